@@ -1,0 +1,118 @@
+# sandprobe build. `make` builds build/sandprobe (all verbs) and the static
+# in-sandbox binary build/sandprobe-doctor. `make SAN=1` builds the same into
+# build-san/ with AddressSanitizer and UndefinedBehaviorSanitizer.
+# `make check` runs the whole test suite (tests/run).
+
+PREFIX ?= /usr/local
+DESTDIR ?=
+CC ?= cc
+SAN ?= 0
+
+ifeq ($(SAN),1)
+BUILD ?= build-san
+SANFLAGS = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+OPT = -O1 -g
+DOCTOR_LINK =
+else
+BUILD ?= build
+SANFLAGS =
+OPT = -O2 -g
+DOCTOR_LINK = -static
+endif
+
+VERSION := $(shell git describe --tags --always --dirty 2>/dev/null || echo 0.1.0)
+COMMIT := $(shell git rev-parse HEAD 2>/dev/null || echo unknown)
+
+WARN = -Wall -Wextra -Werror -Wshadow -Wmissing-prototypes -Wstrict-prototypes \
+       -Wformat=2 -Wswitch-enum -Wpointer-arith -Wvla -Wnull-dereference \
+       -Wimplicit-fallthrough -Wundef -Wno-format-nonliteral -Wno-format-truncation
+CPPFLAGS += -D_GNU_SOURCE -Isrc -I$(BUILD)/gen \
+	    -DSP_VERSION='"$(VERSION)"' -DSP_COMMIT='"$(COMMIT)"'
+CFLAGS ?= $(OPT)
+CFLAGS += -std=gnu11 $(WARN) $(SANFLAGS) -fstack-protector-strong -ffunction-sections -fdata-sections -MMD -MP
+LDFLAGS += $(SANFLAGS) -Wl,--gc-sections
+
+DOCTOR_LIBS = -ljansson -linih -lm
+FULL_LIBS = -ljansson -linih -lyaml -lcrypto -lm -lpthread
+
+# every .c under src/ but main.c; the doctor subset is what the static binary carries
+ALL_SRC := $(shell find src -name '*.c' ! -name main.c | sort)
+DOCTOR_SRC := $(filter src/core/% src/checks/%,$(ALL_SRC)) src/cmd/doctor.c
+GEN_SRC := $(BUILD)/gen/policies.c
+POLICIES := $(sort $(wildcard policies/*.ini))
+
+ALL_OBJ := $(patsubst %.c,$(BUILD)/obj/%.o,$(ALL_SRC)) $(BUILD)/obj/gen/policies.o
+DOCTOR_OBJ := $(patsubst %.c,$(BUILD)/obj/%.o,$(DOCTOR_SRC)) $(BUILD)/obj/gen/policies.o
+
+UNIT_SRC := $(sort $(wildcard tests/unit/*.c))
+UNIT_BIN := $(patsubst tests/unit/%.c,$(BUILD)/tests/unit/%,$(UNIT_SRC))
+HELPER_SRC := $(sort $(wildcard tests/helpers/*.c))
+HELPER_BIN := $(patsubst tests/helpers/%.c,$(BUILD)/tests/helpers/%,$(HELPER_SRC))
+
+.PHONY: all check install clean tests fuzz
+all: $(BUILD)/sandprobe $(BUILD)/sandprobe-doctor
+
+$(BUILD)/gen/policies.c: $(POLICIES) tools/embed-policies.sh
+	@mkdir -p $(dir $@)
+	tools/embed-policies.sh $@ $(POLICIES)
+
+$(BUILD)/obj/gen/policies.o: $(BUILD)/gen/policies.c
+	@mkdir -p $(dir $@)
+	@echo "  CC      $<"
+	@$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
+
+$(BUILD)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	@echo "  CC      $<"
+	@$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
+
+$(BUILD)/obj/main-doctor.o: src/main.c
+	@mkdir -p $(dir $@)
+	@echo "  CC      $< (doctor only)"
+	@$(CC) $(CPPFLAGS) -DSP_DOCTOR_ONLY $(CFLAGS) -c $< -o $@
+
+$(BUILD)/libsp.a: $(ALL_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(BUILD)/sandprobe: $(BUILD)/obj/src/main.o $(BUILD)/libsp.a
+	$(CC) $(LDFLAGS) -o $@ $^ $(FULL_LIBS)
+
+$(BUILD)/sandprobe-doctor: $(BUILD)/obj/main-doctor.o $(DOCTOR_OBJ)
+	$(CC) $(LDFLAGS) $(DOCTOR_LINK) -o $@ $^ $(DOCTOR_LIBS)
+ifneq ($(SAN),1)
+	strip --strip-unneeded $@
+endif
+
+$(BUILD)/tests/unit/%: tests/unit/%.c $(BUILD)/libsp.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) -Itests $(CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libsp.a $(FULL_LIBS)
+
+$(BUILD)/tests/helpers/%: tests/helpers/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -static -o $@ $< -lseccomp
+
+tests: all $(UNIT_BIN) $(HELPER_BIN)
+
+check: tests
+	tests/run
+
+# libFuzzer harnesses (clang), one per parser of untrusted input
+FUZZ_SRC := $(sort $(wildcard tests/fuzz/*.c))
+FUZZ_BIN := $(patsubst tests/fuzz/%.c,build-fuzz/%,$(FUZZ_SRC))
+FUZZ_LIB_SRC := $(filter-out src/cmd/%,$(ALL_SRC))
+fuzz: $(FUZZ_BIN)
+build-fuzz/%: tests/fuzz/%.c $(FUZZ_LIB_SRC) $(GEN_SRC)
+	@mkdir -p build-fuzz
+	clang -D_GNU_SOURCE -Isrc -I$(BUILD)/gen -g -O1 -fsanitize=fuzzer,address,undefined -o $@ $< $(FUZZ_LIB_SRC) $(GEN_SRC) $(FULL_LIBS)
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/sandprobe/policies
+	install -m 0755 $(BUILD)/sandprobe $(BUILD)/sandprobe-doctor $(DESTDIR)$(PREFIX)/bin/
+	install -m 0644 docs/man/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+	install -m 0644 $(POLICIES) $(DESTDIR)$(PREFIX)/share/sandprobe/policies/
+
+clean:
+	rm -rf build build-san build-fuzz
+
+-include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)

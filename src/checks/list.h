@@ -1,0 +1,13 @@
+/* Every category's list, in report order. No include guard: X-macro. */
+#include "checks/list_namespaces.h"
+#include "checks/list_processes.h"
+#include "checks/list_privileges.h"
+#include "checks/list_seccomp.h"
+#include "checks/list_filesystem.h"
+#include "checks/list_kernel.h"
+#include "checks/list_devices.h"
+#include "checks/list_cgroups.h"
+#include "checks/list_network.h"
+#include "checks/list_environment.h"
+#include "checks/list_workflows.h"
+#include "checks/list_injection.h"

@@ -1,0 +1,1 @@
+/* checks of category devices: SP_X(symbol) lines (X-macro, no guard) */

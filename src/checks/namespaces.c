@@ -1,0 +1,176 @@
+/* Namespaces: is the sandbox in a namespace other than the kernel's initial
+ * one? Each /proc/self/ns link is compared with the initial namespace's
+ * inode, which the kernel fixes for pid, user, uts, ipc, cgroup and time
+ * (and, since 6.18, for net and mnt). On older kernels net and mnt are
+ * compared with host init's links when /proc shows host init; otherwise the
+ * inside view cannot prove it and `sandprobe live` compares from the host. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "checks/probe.h"
+#include "core/util.h"
+
+struct ns_type {
+	const char *name;
+	unsigned long init_ino;
+	unsigned min_kernel; /* kernel from which init_ino is fixed */
+};
+
+static const struct ns_type ns_types[] = {
+	{"pid", 0xEFFFFFFCul, 30800},  {"net", 0xEFFFFFF9ul, 61800},    {"mnt", 0xEFFFFFF8ul, 61800},
+	{"uts", 0xEFFFFFFEul, 30800},  {"ipc", 0xEFFFFFFFul, 30800},    {"user", 0xEFFFFFFDul, 30800},
+	{"cgroup", 0xEFFFFFFBul, 40600}, {"time", 0xEFFFFFFAul, 50600},
+};
+
+static const struct ns_type *ns_type_find(const char *name)
+{
+	for (size_t i = 0; i < SP_ARRAY_SIZE(ns_types); i++)
+		if (!strcmp(ns_types[i].name, name))
+			return &ns_types[i];
+	return NULL;
+}
+
+/* readlink /proc/PID/ns/TYPE -> "net:[4026531833]" and its inode */
+static int ns_link(const char *pid, const char *type, char *buf, size_t size, unsigned long *ino)
+{
+	char path[64];
+	snprintf(path, sizeof path, "/proc/%s/ns/%s", pid, type);
+	ssize_t n = readlink(path, buf, size - 1);
+	if (n < 0)
+		return -errno;
+	buf[n] = '\0';
+	const char *lb = strchr(buf, '[');
+	if (!lb || !*buf)
+		return -EINVAL;
+	char *end;
+	*ino = strtoul(lb + 1, &end, 10);
+	if (*end != ']' || *ino == 0)
+		return -EINVAL;
+	return 0;
+}
+
+static void describe_user_map(sp_result *r)
+{
+	char map[512];
+	ssize_t n = sp_read_file("/proc/self/uid_map", map, sizeof map);
+	if (n < 0) {
+		sp_observed_add(r, "uid_map unreadable: %s", strerror((int)-n));
+		return;
+	}
+	for (char *p = map; *p; p++)
+		if (*p == '\n')
+			*p = (p[1] ? '|' : '\0');
+	/* "0 0 4294967295" is the identity map of the initial user namespace */
+	char a[32], b[32], c[32];
+	bool identity = sscanf(map, " %31s %31s %31s", a, b, c) == 3 && !strcmp(a, "0") && !strcmp(b, "0") &&
+			!strcmp(c, "4294967295") && !strchr(map, '|');
+	char *squeezed = map;
+	for (char *w = map, *rd = map; ; rd++) {
+		if (*rd == ' ' && (w == squeezed || w[-1] == ' '))
+			continue;
+		*w++ = *rd;
+		if (!*rd)
+			break;
+	}
+	sp_observed_add(r, "uid_map \"%s\" (%s)", sp_trim(squeezed), identity ? "identity map" : "translated map");
+}
+
+static void run_ns(const char *type, const sp_ctx *ctx, sp_result *r)
+{
+	const struct ns_type *t = ns_type_find(type);
+	sp_strv required;
+	sp_policy_list(ctx->policy, "ns.required", &required);
+	bool must = sp_strv_contains(&required, type);
+	sp_strv_free(&required);
+	sp_expected(r, "%s", must ? "a namespace other than the initial one" : "any (not required by policy)");
+
+	char self[128];
+	unsigned long ino;
+	int e = ns_link("self", type, self, sizeof self, &ino);
+	if (e == -ENOENT) {
+		sp_observed(r, "/proc/self/ns/%s absent", type);
+		if (must)
+			sp_failr(r, "kernel has no %s namespaces, so the sandbox cannot have its own", type);
+		else
+			sp_skip(r, "kernel has no %s namespaces", type);
+		return;
+	}
+	if (e < 0) {
+		sp_observed(r, "/proc/self/ns/%s unreadable: %s", type, strerror(-e));
+		sp_errorr(r, "cannot read the %s namespace link: %s", type, strerror(-e));
+		return;
+	}
+	sp_observed(r, "%s", self);
+	if (!strcmp(type, "user"))
+		describe_user_map(r);
+
+	int verdict; /* 1 separate, 0 initial, -1 unknown */
+	const char *how;
+	unsigned kv = sp_kernel_version();
+	if (kv >= t->min_kernel) {
+		verdict = ino != t->init_ino;
+		how = "initial-namespace inode";
+	} else {
+		/* fall back on host init's link, visible only without pid isolation */
+		char init[128];
+		unsigned long init_ino, pidns;
+		char pidlink[128];
+		if (ns_link("self", "pid", pidlink, sizeof pidlink, &pidns) == 0 && pidns == 0xEFFFFFFCul &&
+		    ns_link("1", type, init, sizeof init, &init_ino) == 0) {
+			verdict = ino != init_ino;
+			how = "host init's link";
+			sp_observed_add(r, "host init %s", init);
+		} else {
+			verdict = -1;
+			how = "no inside signal on this kernel";
+		}
+	}
+	sp_observed_add(r, "initial %s namespace is %s:[%lu] (%s)", type, type, t->init_ino, how);
+
+	if (verdict < 0) {
+		if (must)
+			sp_warn(r, "cannot prove a separate %s namespace from inside on kernel < 6.18; use sandprobe live",
+				type);
+		else
+			sp_pass(r, "not required by policy (undetermined from inside)");
+	} else if (verdict == 1) {
+		sp_pass(r, "own %s namespace (%s)", type, self);
+	} else if (must) {
+		sp_failr(r, "shares the initial %s namespace (%s)", type, self);
+	} else {
+		sp_pass(r, "shares the initial %s namespace, not required by policy", type);
+	}
+}
+
+#define NS_CHECK(sym, type_, title_, why_, tech_)                                                             \
+	static void run_##sym(const sp_ctx *ctx, sp_result *r) { run_ns(type_, ctx, r); }                    \
+	const sp_check sp_check_##sym = {                                                                   \
+		.id = "ns." type_,                                                                              \
+		.category = "namespaces",                                                                    \
+		.title = title_,                                                                             \
+		.rationale = why_,                                                                           \
+		.techniques = tech_,                                                                         \
+		.policy_keys = "ns.required:list",                                                           \
+		.method = "read",                                                                            \
+		.run = run_##sym,                                                                            \
+		.flags = SP_CHECK_INPROCESS,                                                                 \
+	}
+
+NS_CHECK(ns_pid, "pid", "own PID namespace",
+	 "a shared PID namespace lets the sandbox see and signal host processes", "T1611,T1057");
+NS_CHECK(ns_net, "net", "own network namespace",
+	 "a shared network namespace gives the sandbox the host's interfaces and routes", "T1611,AML.T0086");
+NS_CHECK(ns_mnt, "mnt", "own mount namespace",
+	 "a shared mount namespace exposes and lets the sandbox change the host's mounts", "T1611");
+NS_CHECK(ns_uts, "uts", "own UTS namespace", "a shared UTS namespace lets the sandbox rename the host", "T1611");
+NS_CHECK(ns_ipc, "ipc", "own IPC namespace",
+	 "a shared IPC namespace exposes host System V IPC and POSIX message queues", "T1611");
+NS_CHECK(ns_user, "user", "own user namespace",
+	 "without a user namespace, root in the sandbox is root on the host", "T1611,T1068");
+NS_CHECK(ns_cgroup, "cgroup", "own cgroup namespace",
+	 "a shared cgroup namespace reveals the host's cgroup tree and eases release_agent escapes", "T1611");
+NS_CHECK(ns_time, "time", "own time namespace",
+	 "a time namespace keeps the sandbox's monotonic and boot clocks apart from the host", "");

@@ -1,0 +1,12 @@
+/* placeholder until the atlas verb lands (see the issue tracker) */
+#include <stdio.h>
+#include "cmd/cmd.h"
+#include "core/error.h"
+
+int cmd_atlas(int argc, char **argv)
+{
+	(void)argc;
+	(void)argv;
+	fprintf(stderr, "sandprobe: 'atlas' is not implemented yet\n");
+	return SP_EXIT_INTERNAL;
+}

@@ -1,0 +1,212 @@
+/* sandprobe doctor: argument parsing and wiring. Everything that can be
+ * wrong with the input is found before any check runs (exit 2). */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cmd/cmd.h"
+#include "core/output.h"
+#include "core/runner.h"
+#include "core/select.h"
+#include "core/util.h"
+#include "checks/manifest.h"
+
+static void usage(FILE *f)
+{
+	fputs("usage: sandprobe doctor [--profile NAME | --policy FILE] [--set KEY=VALUE]...\n"
+	      "                        [-k EXPR] [-x] [-v] [--strict] [--list]\n"
+	      "                        [--format text|json|tap|junit] [--output FILE]\n"
+	      "                        [--manifest FILE] [--timeout-ms N]\n"
+	      "\n"
+	      "Runs the isolation and environment checks inside this sandbox and judges each\n"
+	      "against a policy. Every check passes, fails, warns, skips or errors on its own.\n"
+	      "\n"
+	      "  --profile NAME    shipped policy: strict (AI-agent sandbox, default), container, host\n"
+	      "  --policy FILE     policy file (INI; '[policy] base = strict' inherits a profile)\n"
+	      "  --set KEY=VALUE   override one policy key, dotted form (net.egress.deny=...)\n"
+	      "  -k EXPR           select checks by substring of id or category, with and/or/not/()\n"
+	      "  -x                stop after the first failure\n"
+	      "  -v                print evidence (expected/observed) for passing checks too\n"
+	      "  --strict          a skipped check counts as a failure (release gates)\n"
+	      "  --list            print the catalogue and each check's expectation, run nothing\n"
+	      "  --format F        text (default), json (sandprobe.doctor.v1), tap, junit\n"
+	      "  --output FILE     write the report to FILE instead of standard output\n"
+	      "  --manifest FILE   JSON list of env vars and files the host injected (checked exactly)\n"
+	      "  --timeout-ms N    per-check timeout in milliseconds (default 5000)\n"
+	      "\n"
+	      "exit: 0 all passed, 1 a check failed or errored, 2 usage error, 3 internal error\n",
+	      f);
+}
+
+static bool known_word(const char *w)
+{
+	for (size_t i = 0; i < sp_checks_count; i++)
+		if (strstr(sp_checks[i]->id, w) || strstr(sp_checks[i]->category, w))
+			return true;
+	return false;
+}
+
+struct doctor_opts {
+	const char *profile, *policy_file, *kexpr, *format, *output, *manifest;
+	sp_strv sets;
+	bool stop, verbose, strict, list, timeout_forced;
+	unsigned timeout_ms;
+};
+
+static int parse_args(int argc, char **argv, struct doctor_opts *o, sp_error *err)
+{
+	enum { O_PROFILE = 256, O_POLICY, O_SET, O_STRICT, O_LIST, O_FORMAT, O_OUTPUT, O_MANIFEST, O_TIMEOUT, O_HELP };
+	static const struct option longopts[] = {
+		{"profile", required_argument, NULL, O_PROFILE}, {"policy", required_argument, NULL, O_POLICY},
+		{"set", required_argument, NULL, O_SET},	 {"strict", no_argument, NULL, O_STRICT},
+		{"list", no_argument, NULL, O_LIST},		 {"format", required_argument, NULL, O_FORMAT},
+		{"output", required_argument, NULL, O_OUTPUT},	 {"manifest", required_argument, NULL, O_MANIFEST},
+		{"timeout-ms", required_argument, NULL, O_TIMEOUT}, {"help", no_argument, NULL, O_HELP},
+		{"verbose", no_argument, NULL, 'v'},		 {"exitfirst", no_argument, NULL, 'x'},
+		{NULL, 0, NULL, 0},
+	};
+	optind = 1;
+	opterr = 0;
+	int c;
+	while ((c = getopt_long(argc, argv, ":k:xvh", longopts, NULL)) != -1) {
+		switch (c) {
+		case O_PROFILE: o->profile = optarg; break;
+		case O_POLICY: o->policy_file = optarg; break;
+		case O_SET: sp_strv_push(&o->sets, optarg); break;
+		case O_STRICT: o->strict = true; break;
+		case O_LIST: o->list = true; break;
+		case O_FORMAT: o->format = optarg; break;
+		case O_OUTPUT: o->output = optarg; break;
+		case O_MANIFEST: o->manifest = optarg; break;
+		case O_TIMEOUT: {
+			unsigned long long v;
+			if (sp_parse_u64(optarg, &v) < 0 || v == 0 || v > 600000)
+				return sp_usage(err, "--timeout-ms '%s': expected milliseconds between 1 and 600000", optarg);
+			o->timeout_ms = (unsigned)v;
+			o->timeout_forced = true;
+			break;
+		}
+		case 'k': o->kexpr = optarg; break;
+		case 'x': o->stop = true; break;
+		case 'v': o->verbose = true; break;
+		case 'h':
+		case O_HELP: return 1;
+		case ':': return sp_usage(err, "doctor: option '%s' needs a value", argv[optind - 1]);
+		default: return sp_usage(err, "doctor: unknown option '%s' (see 'sandprobe doctor --help')", argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		return sp_usage(err, "doctor: unexpected argument '%s'", argv[optind]);
+	if (o->profile && o->policy_file)
+		return sp_usage(err, "doctor: --profile and --policy exclude each other (use '[policy] base = NAME')");
+	return 0;
+}
+
+int cmd_doctor(int argc, char **argv)
+{
+	sp_error err;
+	sp_error_clear(&err);
+	struct doctor_opts o = {.timeout_ms = 5000, .format = "text"};
+	sp_strv_split(&o.sets, NULL, ",");
+	int rc = SP_EXIT_OK;
+	sp_policy policy;
+	sp_policy_init(&policy);
+	sp_kexpr *k = NULL;
+	FILE *out = stdout;
+	const sp_check **sel = NULL;
+	void *manifest = NULL;
+
+	int pr = parse_args(argc, argv, &o, &err);
+	if (pr == 1) {
+		usage(stdout);
+		goto done;
+	}
+	if (pr < 0)
+		goto fail;
+	sp_format fmt;
+	if (sp_format_parse(o.format, &fmt) < 0) {
+		sp_usage(&err, "doctor: --format '%s': expected text, json, tap or junit", o.format);
+		goto fail;
+	}
+	if (o.policy_file ? sp_policy_load_file(&policy, o.policy_file, &err) < 0
+			  : sp_policy_load_profile(&policy, o.profile ? o.profile : "strict", &err) < 0)
+		goto fail;
+	for (size_t i = 0; i < o.sets.n; i++)
+		if (sp_policy_set(&policy, o.sets.v[i], &err) < 0)
+			goto fail;
+	if (o.kexpr && sp_kexpr_parse(o.kexpr, known_word, &k, &err) < 0)
+		goto fail;
+	if (o.manifest && sp_manifest_load(o.manifest, &manifest, &err) < 0)
+		goto fail;
+	if (o.output) {
+		/* open without truncating first: an unwritable path fails before any check runs */
+		int fd = open(o.output, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOCTTY, 0644);
+		if (fd < 0) {
+			sp_usage(&err, "doctor: --output %s: %s", o.output, strerror(errno));
+			goto fail;
+		}
+		out = fdopen(fd, "w");
+		if (!out) {
+			close(fd);
+			sp_fail_errno(&err, errno, "doctor: --output %s", o.output);
+			goto fail;
+		}
+	}
+
+	sp_ctx ctx = {.policy = &policy,
+		      .profile = policy.name ? policy.name : "custom",
+		      .manifest_path = o.manifest,
+		      .manifest = manifest,
+		      .verbose = o.verbose,
+		      .timeout_ms = o.timeout_ms};
+	sel = sp_xcalloc(sp_checks_count + 1, sizeof *sel);
+	size_t nsel = 0;
+	for (size_t i = 0; i < sp_checks_count; i++) {
+		const sp_check *c = sp_checks[i];
+		if (k && !sp_kexpr_match(k, c->id, c->category))
+			continue;
+		if (!o.list && sp_policy_expect(&policy, c->id) == SP_EXPECT_OFF)
+			continue;
+		sel[nsel++] = c;
+	}
+	if (o.output && ftruncate(fileno(out), 0) < 0) {
+		sp_fail_errno(&err, errno, "doctor: --output %s", o.output);
+		goto fail;
+	}
+	if (o.list) {
+		if (sp_write_list(out, fmt, &ctx, sel, nsel) < 0 || fflush(out) != 0) {
+			sp_fail_errno(&err, errno, "doctor: cannot write the list");
+			goto fail;
+		}
+		goto done;
+	}
+	sp_run_opts ro = {.strict = o.strict, .stop_on_fail = o.stop, .timeout_forced = o.timeout_forced};
+	sp_report rep;
+	sp_run(&ctx, sel, nsel, &ro, &rep);
+	int w = sp_write_report(out, fmt, &ctx, &rep, o.verbose, o.strict);
+	rc = rep.failed ? SP_EXIT_FAIL : SP_EXIT_OK;
+	sp_report_free(&rep);
+	if (w < 0) {
+		sp_fail_errno(&err, -w, "doctor: cannot write the report");
+		goto fail;
+	}
+	goto done;
+fail:
+	rc = sp_error_report(&err);
+done:
+	if (out && out != stdout && fclose(out) != 0 && rc == SP_EXIT_OK) {
+		fprintf(stderr, "sandprobe: doctor: cannot write %s: %s\n", o.output, strerror(errno));
+		rc = SP_EXIT_INTERNAL;
+	}
+	free(sel);
+	sp_manifest_free(manifest);
+	sp_kexpr_free(k);
+	sp_policy_free(&policy);
+	sp_strv_free(&o.sets);
+	return rc;
+}

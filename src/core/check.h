@@ -1,0 +1,98 @@
+/* The doctor's data model: a check descriptor (one per check, listed once in
+ * src/checks/list_*.h), the context a check runs in, and the result record it
+ * fills. A check never exits or prints: it fills its sp_result. */
+#ifndef SP_CHECK_H
+#define SP_CHECK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/error.h"
+#include "core/policy.h"
+
+typedef enum sp_status {
+	SP_STATUS_PASS,
+	SP_STATUS_FAIL,
+	SP_STATUS_SKIP,
+	SP_STATUS_WARN,
+	SP_STATUS_ERROR,
+} sp_status;
+
+/* What the policy says about one check ([expect] section). */
+typedef enum sp_expect {
+	SP_EXPECT_REQUIRED, /* a failure is a failure */
+	SP_EXPECT_ADVISORY, /* a failure is reported as a warning */
+	SP_EXPECT_OFF,      /* not run at all */
+} sp_expect;
+
+struct sp_check;
+
+/* Fixed-size so that a forked probe can hand it back through a pipe. */
+typedef struct sp_result {
+	const struct sp_check *check; /* set by the runner */
+	sp_status status;
+	sp_expect expect;             /* set by the runner, from the policy */
+	char expected[256];
+	char observed[1024];
+	char detail[1024];
+	uint64_t duration_us;
+} sp_result;
+
+typedef struct sp_ctx {
+	const sp_policy *policy;
+	const char *profile;       /* profile or policy name */
+	const char *manifest_path; /* --manifest FILE, or NULL */
+	void *manifest;            /* parsed manifest (json_t *), or NULL */
+	bool verbose;
+	unsigned timeout_ms;       /* default per-check timeout */
+} sp_ctx;
+
+enum {
+	/* run in the doctor process itself: only for checks that read a few
+	 * small files, cannot hang and change nothing */
+	SP_CHECK_INPROCESS = 1u << 0,
+};
+
+typedef struct sp_check {
+	const char *id;          /* stable, dotted: "ns.pid" */
+	const char *category;    /* "namespaces" */
+	const char *title;       /* short sentence */
+	const char *rationale;   /* why this matters, one line */
+	const char *techniques;  /* "AML.T0105,T1611" or "" */
+	const char *policy_keys; /* policy keys this check reads, comma-separated */
+	const char *method;      /* "action" (proven by an operation) or "read" */
+	/* NULL: always supported. Otherwise false + reason means skip. */
+	bool (*supported)(const sp_ctx *ctx, char *why, size_t whysz);
+	void (*run)(const sp_ctx *ctx, sp_result *r);
+	unsigned timeout_ms;     /* 0: the context's default */
+	unsigned flags;
+} sp_check;
+
+/* Result helpers: set the status and a short reason (detail). */
+void sp_set(sp_result *r, sp_status st, const char *fmt, ...) SP_PRINTF(3, 4);
+#define sp_pass(r, ...) sp_set((r), SP_STATUS_PASS, __VA_ARGS__)
+#define sp_failr(r, ...) sp_set((r), SP_STATUS_FAIL, __VA_ARGS__)
+#define sp_skip(r, ...) sp_set((r), SP_STATUS_SKIP, __VA_ARGS__)
+#define sp_warn(r, ...) sp_set((r), SP_STATUS_WARN, __VA_ARGS__)
+#define sp_errorr(r, ...) sp_set((r), SP_STATUS_ERROR, __VA_ARGS__)
+void sp_expected(sp_result *r, const char *fmt, ...) SP_PRINTF(2, 3);
+void sp_observed(sp_result *r, const char *fmt, ...) SP_PRINTF(2, 3);
+/* append "; text" to observed */
+void sp_observed_add(sp_result *r, const char *fmt, ...) SP_PRINTF(2, 3);
+
+const char *sp_status_name(sp_status st);     /* "pass" */
+const char *sp_status_label(sp_status st);    /* "PASS" */
+const char *sp_expect_name(sp_expect e);
+
+/* The registry (src/checks/registry.c). */
+extern const sp_check *const sp_checks[];
+extern const size_t sp_checks_count;
+const sp_check *sp_check_find(const char *id);
+
+/* Is key read by any check (or a global policy key)? */
+bool sp_policy_key_known(const char *key);
+/* Does the string match a check id/glob for [expect] ("ns.*", "*", "ns.pid")? */
+bool sp_check_glob_match(const char *glob, const char *id);
+
+#endif

@@ -1,0 +1,59 @@
+#include "core/error.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+static void vformat(sp_error *err, const char *fmt, va_list ap)
+{
+	vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+}
+
+int sp_usage(sp_error *err, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vformat(err, fmt, ap);
+	va_end(ap);
+	err->errnum = 0;
+	err->exit_code = SP_EXIT_USAGE;
+	return -1;
+}
+
+int sp_fail_errno(sp_error *err, int errnum, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vformat(err, fmt, ap);
+	va_end(ap);
+	err->errnum = errnum;
+	err->exit_code = SP_EXIT_INTERNAL;
+	if (errnum) {
+		size_t n = strlen(err->msg);
+		snprintf(err->msg + n, sizeof err->msg - n, ": %s", strerror(errnum));
+	}
+	return -1;
+}
+
+void sp_error_prefix(sp_error *err, const char *fmt, ...)
+{
+	char prefix[512], old[sizeof err->msg];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(prefix, sizeof prefix, fmt, ap);
+	va_end(ap);
+	memcpy(old, err->msg, sizeof old);
+	snprintf(err->msg, sizeof err->msg, "%s: %s", prefix, old);
+}
+
+int sp_error_report(const sp_error *err)
+{
+	fprintf(stderr, "sandprobe: %s\n", err->msg[0] ? err->msg : "unknown error");
+	return err->exit_code ? err->exit_code : SP_EXIT_INTERNAL;
+}
+
+void sp_error_clear(sp_error *err)
+{
+	memset(err, 0, sizeof *err);
+}

@@ -1,0 +1,115 @@
+/* JSON writers (jansson): the doctor report (sandprobe.doctor.v1) and the
+ * machine-readable catalogue (sandprobe.checks.v1). */
+#include <jansson.h>
+#include <string.h>
+
+#include "core/output.h"
+#include "core/util.h"
+#include "core/version.h"
+
+static json_t *techniques_array(const char *t)
+{
+	json_t *a = json_array();
+	sp_strv v;
+	sp_strv_split(&v, t, ",");
+	for (size_t i = 0; i < v.n; i++)
+		json_array_append_new(a, json_string(v.v[i]));
+	sp_strv_free(&v);
+	return a;
+}
+
+/* json_string() refuses invalid UTF-8: fall back on a lossy ASCII copy */
+static json_t *jstr(const char *s)
+{
+	json_t *j = json_string(s ? s : "");
+	if (j)
+		return j;
+	_cleanup_free_ char *copy = sp_xstrdup(s);
+	for (char *p = copy; *p; p++)
+		if ((unsigned char)*p >= 0x80)
+			*p = '?';
+	return json_string(copy);
+}
+
+int sp_write_json(FILE *f, const sp_ctx *ctx, const sp_report *rep, bool strict)
+{
+	json_t *root = json_object();
+	json_object_set_new(root, "schema", json_string("sandprobe.doctor.v1"));
+	json_object_set_new(root, "tool", json_pack("{s:s,s:s}", "name", "sandprobe", "version", SP_VERSION));
+	json_object_set_new(root, "profile", jstr(ctx->profile));
+	json_object_set_new(root, "strict", json_boolean(strict));
+	json_object_set_new(root, "started_at", json_string(rep->started_at));
+	json_object_set_new(root, "duration_ms", json_real(rep->duration_ms));
+	json_object_set_new(root, "environment",
+			    json_pack("{s:o,s:o,s:o,s:o,s:I}", "runtime_guess", jstr(rep->env.runtime_guess),
+				      "runtime_signals", jstr(rep->env.runtime_signals), "kernel", jstr(rep->env.kernel),
+				      "arch", jstr(rep->env.arch), "uid", (json_int_t)rep->env.uid));
+	json_t *results = json_array();
+	for (size_t i = 0; i < rep->n; i++) {
+		const sp_result *r = &rep->results[i];
+		json_t *o = json_object();
+		json_object_set_new(o, "id", json_string(r->check->id));
+		json_object_set_new(o, "category", json_string(r->check->category));
+		json_object_set_new(o, "title", json_string(r->check->title));
+		json_object_set_new(o, "status", json_string(sp_status_name(r->status)));
+		json_object_set_new(o, "expect", json_string(sp_expect_name(r->expect)));
+		json_object_set_new(o, "method", json_string(r->check->method ? r->check->method : "read"));
+		json_object_set_new(o, "expected", jstr(r->expected));
+		json_object_set_new(o, "observed", jstr(r->observed));
+		json_object_set_new(o, "detail", jstr(r->detail));
+		json_object_set_new(o, "duration_us", json_integer((json_int_t)r->duration_us));
+		json_object_set_new(o, "techniques", techniques_array(r->check->techniques));
+		json_array_append_new(results, o);
+	}
+	json_object_set_new(root, "results", results);
+	json_object_set_new(root, "summary",
+			    json_pack("{s:I,s:I,s:I,s:I,s:I}", "pass", (json_int_t)rep->sum.pass, "fail",
+				      (json_int_t)rep->sum.fail, "skip", (json_int_t)rep->sum.skip, "warn",
+				      (json_int_t)rep->sum.warn, "error", (json_int_t)rep->sum.error));
+	json_object_set_new(root, "stopped_early", json_boolean(rep->stopped_early));
+	json_object_set_new(root, "result", json_string(rep->failed ? "fail" : "pass"));
+	int r = json_dumpf(root, f, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	fputc('\n', f);
+	json_decref(root);
+	return r;
+}
+
+int sp_write_list_json(FILE *f, const sp_ctx *ctx, const sp_check *const *checks, size_t n)
+{
+	json_t *root = json_object();
+	json_object_set_new(root, "schema", json_string("sandprobe.checks.v1"));
+	json_object_set_new(root, "profile", jstr(ctx->profile));
+	json_t *arr = json_array();
+	for (size_t i = 0; i < n; i++) {
+		const sp_check *c = checks[i];
+		json_t *o = json_object();
+		json_object_set_new(o, "id", json_string(c->id));
+		json_object_set_new(o, "category", json_string(c->category));
+		json_object_set_new(o, "title", json_string(c->title));
+		json_object_set_new(o, "rationale", json_string(c->rationale));
+		json_object_set_new(o, "techniques", techniques_array(c->techniques));
+		json_object_set_new(o, "method", json_string(c->method ? c->method : "read"));
+		json_object_set_new(o, "expect", json_string(sp_expect_name(sp_policy_expect(ctx->policy, c->id))));
+		json_t *pol = json_object();
+		sp_strv keys;
+		sp_strv_split(&keys, c->policy_keys, ",");
+		for (size_t k = 0; k < keys.n; k++) {
+			char *colon = strchr(keys.v[k], ':');
+			if (colon)
+				*colon = '\0';
+			const char *v = sp_policy_get(ctx->policy, keys.v[k]);
+			json_object_set_new(pol, keys.v[k], v ? jstr(v) : json_null());
+		}
+		sp_strv_free(&keys);
+		json_object_set_new(o, "policy", pol);
+		json_object_set_new(o, "timeout_ms", json_integer(c->timeout_ms ? c->timeout_ms : ctx->timeout_ms));
+		json_object_set_new(o, "isolated", json_boolean(!(c->flags & SP_CHECK_INPROCESS)));
+		json_array_append_new(arr, o);
+	}
+	json_object_set_new(root, "checks", arr);
+	json_object_set_new(root, "count", json_integer((json_int_t)n));
+	int r = json_dumpf(root, f, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	fputc('\n', f);
+	json_decref(root);
+	return r;
+}

@@ -1,0 +1,93 @@
+#include <fnmatch.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "core/check.h"
+#include "core/util.h"
+
+void sp_set(sp_result *r, sp_status st, const char *fmt, ...)
+{
+	va_list ap;
+	r->status = st;
+	va_start(ap, fmt);
+	vsnprintf(r->detail, sizeof r->detail, fmt, ap);
+	va_end(ap);
+}
+
+void sp_expected(sp_result *r, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(r->expected, sizeof r->expected, fmt, ap);
+	va_end(ap);
+}
+
+void sp_observed(sp_result *r, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(r->observed, sizeof r->observed, fmt, ap);
+	va_end(ap);
+}
+
+void sp_observed_add(sp_result *r, const char *fmt, ...)
+{
+	size_t n = strlen(r->observed);
+	if (n && n + 2 < sizeof r->observed) {
+		r->observed[n++] = ';';
+		r->observed[n++] = ' ';
+		r->observed[n] = '\0';
+	}
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(r->observed + n, sizeof r->observed - n, fmt, ap);
+	va_end(ap);
+}
+
+const char *sp_status_name(sp_status st)
+{
+	switch (st) {
+	case SP_STATUS_PASS: return "pass";
+	case SP_STATUS_FAIL: return "fail";
+	case SP_STATUS_SKIP: return "skip";
+	case SP_STATUS_WARN: return "warn";
+	case SP_STATUS_ERROR: return "error";
+	}
+	return "error";
+}
+
+const char *sp_status_label(sp_status st)
+{
+	switch (st) {
+	case SP_STATUS_PASS: return "PASS";
+	case SP_STATUS_FAIL: return "FAIL";
+	case SP_STATUS_SKIP: return "SKIP";
+	case SP_STATUS_WARN: return "WARN";
+	case SP_STATUS_ERROR: return "ERROR";
+	}
+	return "ERROR";
+}
+
+const char *sp_expect_name(sp_expect e)
+{
+	switch (e) {
+	case SP_EXPECT_REQUIRED: return "required";
+	case SP_EXPECT_ADVISORY: return "advisory";
+	case SP_EXPECT_OFF: return "off";
+	}
+	return "required";
+}
+
+bool sp_check_glob_match(const char *glob, const char *id)
+{
+	return fnmatch(glob, id, 0) == 0;
+}
+
+const sp_check *sp_check_find(const char *id)
+{
+	for (size_t i = 0; i < sp_checks_count; i++)
+		if (!strcmp(sp_checks[i]->id, id))
+			return sp_checks[i];
+	return NULL;
+}

@@ -1,0 +1,189 @@
+#include "core/runner.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "core/util.h"
+
+sp_expect sp_policy_expect(const sp_policy *p, const char *id)
+{
+	sp_expect e = SP_EXPECT_REQUIRED;
+	for (size_t i = 0; i < p->n; i++) {
+		if (!sp_startswith(p->e[i].key, "expect."))
+			continue;
+		if (!sp_check_glob_match(p->e[i].key + 7, id))
+			continue;
+		const char *v = p->e[i].value;
+		e = !strcmp(v, "off") ? SP_EXPECT_OFF : !strcmp(v, "advisory") ? SP_EXPECT_ADVISORY : SP_EXPECT_REQUIRED;
+	}
+	return e;
+}
+
+static void run_forked(const sp_ctx *ctx, const sp_check *c, unsigned timeout_ms, sp_result *r)
+{
+	int pfd[2];
+	if (pipe2(pfd, O_CLOEXEC) < 0) {
+		sp_errorr(r, "cannot create a pipe for the probe: %s", strerror(errno));
+		return;
+	}
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid < 0) {
+		close(pfd[0]);
+		close(pfd[1]);
+		sp_errorr(r, "cannot fork the probe: %s", strerror(errno));
+		return;
+	}
+	if (pid == 0) {
+		/* own process group, so a timeout kills whatever the probe started */
+		setpgid(0, 0);
+		close(pfd[0]);
+		signal(SIGPIPE, SIG_IGN);
+		sp_result out;
+		memset(&out, 0, sizeof out);
+		out.status = SP_STATUS_ERROR;
+		snprintf(out.detail, sizeof out.detail, "probe returned no verdict");
+		c->run(ctx, &out);
+		out.check = NULL;
+		_exit(sp_write_all(pfd[1], &out, sizeof out) == 0 ? 0 : 3);
+	}
+	setpgid(pid, pid); /* avoid the race with the child's own call */
+	close(pfd[1]);
+	size_t got = 0;
+	sp_result in;
+	uint64_t deadline = sp_now_ns() + (uint64_t)timeout_ms * 1000000ull;
+	bool timed_out = false;
+	for (;;) {
+		uint64_t now = sp_now_ns();
+		if (now >= deadline) {
+			timed_out = true;
+			break;
+		}
+		struct pollfd p = {.fd = pfd[0], .events = POLLIN};
+		int pr = poll(&p, 1, (int)((deadline - now + 999999) / 1000000ull));
+		if (pr < 0 && errno == EINTR)
+			continue;
+		if (pr < 0)
+			break;
+		if (pr == 0)
+			continue;
+		ssize_t n = read(pfd[0], (char *)&in + got, sizeof in - got);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		got += (size_t)n;
+		if (got == sizeof in)
+			break;
+	}
+	close(pfd[0]);
+	/* the probe is done (or out of time): nothing it started may outlive it */
+	kill(-pid, SIGKILL);
+	int status = 0;
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	if (timed_out) {
+		sp_errorr(r, "probe timed out after %u ms and was killed", timeout_ms);
+		return;
+	}
+	if (got == sizeof in) {
+		sp_expect keep = r->expect;
+		*r = in;
+		r->expect = keep;
+		return;
+	}
+	if (WIFSIGNALED(status))
+		sp_errorr(r, "probe crashed: signal %d (%s)", WTERMSIG(status), strsignal(WTERMSIG(status)));
+	else
+		sp_errorr(r, "probe exited with status %d without a verdict", WEXITSTATUS(status));
+}
+
+void sp_run_one(const sp_ctx *ctx, const sp_check *c, unsigned timeout_ms, sp_result *r)
+{
+	if (c->supported) {
+		char why[512] = "";
+		if (!c->supported(ctx, why, sizeof why)) {
+			sp_skip(r, "%s", why[0] ? why : "not supported here");
+			return;
+		}
+	}
+	if (c->flags & SP_CHECK_INPROCESS) {
+		r->status = SP_STATUS_ERROR;
+		snprintf(r->detail, sizeof r->detail, "probe returned no verdict");
+		c->run(ctx, r);
+	} else {
+		run_forked(ctx, c, timeout_ms, r);
+	}
+}
+
+void sp_run(const sp_ctx *ctx, const sp_check *const *checks, size_t n, const sp_run_opts *o, sp_report *rep)
+{
+	memset(rep, 0, sizeof *rep);
+	sp_utc_now(rep->started_at, sizeof rep->started_at);
+	sp_env_fill(&rep->env);
+	rep->results = sp_xcalloc(n ? n : 1, sizeof *rep->results);
+	uint64_t t0 = sp_now_ns();
+	for (size_t i = 0; i < n; i++) {
+		const sp_check *c = checks[i];
+		sp_result *r = &rep->results[rep->n++];
+		memset(r, 0, sizeof *r);
+		r->expect = sp_policy_expect(ctx->policy, c->id);
+		unsigned timeout = (!o->timeout_forced && c->timeout_ms) ? c->timeout_ms : ctx->timeout_ms;
+		uint64_t s = sp_now_ns();
+		sp_run_one(ctx, c, timeout, r);
+		r->check = c;
+		r->duration_us = (sp_now_ns() - s) / 1000;
+		if (r->status == SP_STATUS_FAIL && r->expect == SP_EXPECT_ADVISORY) {
+			char d[sizeof r->detail];
+			snprintf(d, sizeof d, "advisory: %s", r->detail);
+			memcpy(r->detail, d, sizeof d);
+			r->status = SP_STATUS_WARN;
+		}
+		if (r->status == SP_STATUS_SKIP && o->strict) {
+			char d[sizeof r->detail];
+			snprintf(d, sizeof d, "skipped under --strict: %s", r->detail);
+			memcpy(r->detail, d, sizeof d);
+			r->status = SP_STATUS_FAIL;
+		}
+		switch (r->status) {
+		case SP_STATUS_PASS: rep->sum.pass++; break;
+		case SP_STATUS_FAIL: rep->sum.fail++; break;
+		case SP_STATUS_SKIP: rep->sum.skip++; break;
+		case SP_STATUS_WARN: rep->sum.warn++; break;
+		case SP_STATUS_ERROR: rep->sum.error++; break;
+		}
+		if (o->stop_on_fail && (r->status == SP_STATUS_FAIL || r->status == SP_STATUS_ERROR)) {
+			rep->stopped_early = i + 1 < n;
+			break;
+		}
+	}
+	rep->duration_ms = (double)(sp_now_ns() - t0) / 1e6;
+	rep->failed = rep->sum.fail || rep->sum.error;
+}
+
+void sp_report_free(sp_report *rep)
+{
+	free(rep->results);
+	rep->results = NULL;
+}
+
+void sp_env_fill(sp_env *env)
+{
+	struct utsname u;
+	memset(env, 0, sizeof *env);
+	if (uname(&u) == 0) {
+		snprintf(env->kernel, sizeof env->kernel, "%s", u.release);
+		snprintf(env->arch, sizeof env->arch, "%s", u.machine);
+	}
+	env->uid = (unsigned)getuid();
+	sp_runtime_guess(env->runtime_guess, sizeof env->runtime_guess, env->runtime_signals,
+			 sizeof env->runtime_signals);
+}

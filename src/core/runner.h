@@ -1,0 +1,53 @@
+/* The runner: runs selected checks, each isolated, and collects a report.
+ * A check that can hang or crash runs in a forked child (own process group)
+ * with a timeout; a crash becomes an `error` result naming the signal. */
+#ifndef SP_RUNNER_H
+#define SP_RUNNER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "core/check.h"
+
+typedef struct sp_run_opts {
+	bool strict;       /* a skip becomes a failure */
+	bool stop_on_fail; /* -x */
+	bool timeout_forced; /* --timeout-ms given: overrides each check's own */
+} sp_run_opts;
+
+typedef struct sp_env {
+	char runtime_guess[64];
+	char runtime_signals[256];
+	char kernel[128];
+	char arch[32];
+	unsigned uid;
+} sp_env;
+
+typedef struct sp_summary {
+	size_t pass, fail, skip, warn, error;
+} sp_summary;
+
+typedef struct sp_report {
+	sp_result *results;
+	size_t n;
+	sp_summary sum;
+	char started_at[32];
+	double duration_ms;
+	bool failed;
+	bool stopped_early; /* -x */
+	sp_env env;
+} sp_report;
+
+/* What the policy's [expect] section says of a check (last match wins). */
+sp_expect sp_policy_expect(const sp_policy *p, const char *id);
+/* Run checks[0..n) (already selected). Never fails: problems are results. */
+void sp_run(const sp_ctx *ctx, const sp_check *const *checks, size_t n, const sp_run_opts *o, sp_report *rep);
+/* Run one check (isolated as its descriptor says) into r. */
+void sp_run_one(const sp_ctx *ctx, const sp_check *c, unsigned timeout_ms, sp_result *r);
+void sp_report_free(sp_report *rep);
+/* Fill the environment block (kernel, arch, uid, runtime guess). */
+void sp_env_fill(sp_env *env);
+/* Runtime guess from several signals (src/checks/runtime.c). */
+void sp_runtime_guess(char *guess, size_t gsz, char *signals, size_t ssz);
+
+#endif

@@ -1,0 +1,71 @@
+/* sandprobe: command table. verb -> cmd_<verb>(). The static in-sandbox
+ * binary (sandprobe-doctor, built with SP_DOCTOR_ONLY) carries only the
+ * doctor verb and runs it when called by that name or with no verb. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cmd/cmd.h"
+#include "core/error.h"
+#include "core/version.h"
+
+#ifndef SP_DOCTOR_ONLY
+struct verb {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *summary;
+};
+
+static const struct verb verbs[] = {
+	{"doctor", cmd_doctor, "run the isolation checks inside this sandbox against a policy"},
+	{"live", cmd_live, "launch a sandbox with a real runtime, run the doctor inside, check from the host"},
+	{"lint", cmd_lint, "validate sandbox configuration files without running anything"},
+	{"soak", cmd_soak, "run a workload for a profile's duration and write an evidence bundle"},
+	{"verify", cmd_verify, "judge an evidence bundle against its gates"},
+	{"report", cmd_report, "render an evidence bundle as a self-contained HTML page"},
+	{"atlas", cmd_atlas, "print the threat-model crosswalk (MITRE ATLAS / ATT&CK)"},
+	{"keygen", cmd_keygen, "create an Ed25519 key pair for signing evidence"},
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: sandprobe <verb> [options]\n\n"
+		   "sandprobe proves that a sandbox isolates what its owner believes it does.\n\nverbs:\n");
+	for (size_t i = 0; i < sizeof verbs / sizeof verbs[0]; i++)
+		fprintf(f, "  %-8s %s\n", verbs[i].name, verbs[i].summary);
+	fprintf(f, "\n'sandprobe <verb> --help' explains each verb; 'man sandprobe' has more.\n"
+		   "exit codes: 0 passed, 1 a check/gate/finding failed, 2 usage error, 3 internal error\n");
+}
+#endif
+
+int main(int argc, char **argv)
+{
+#ifdef SP_DOCTOR_ONLY
+	/* a lone static binary: "sandprobe-doctor [doctor] [options]" */
+	if (argc >= 2 && strcmp(argv[1], "doctor") == 0)
+		return cmd_doctor(argc - 1, argv + 1);
+	if (argc >= 2 && strcmp(argv[1], "--version") == 0) {
+		printf("sandprobe-doctor %s\n", SP_VERSION);
+		return 0;
+	}
+	return cmd_doctor(argc, argv);
+#else
+	if (argc < 2) {
+		usage(stderr);
+		return SP_EXIT_USAGE;
+	}
+	const char *verb = argv[1];
+	if (!strcmp(verb, "--help") || !strcmp(verb, "-h") || !strcmp(verb, "help")) {
+		usage(stdout);
+		return SP_EXIT_OK;
+	}
+	if (!strcmp(verb, "--version") || !strcmp(verb, "version")) {
+		printf("sandprobe %s\n", SP_VERSION);
+		return SP_EXIT_OK;
+	}
+	for (size_t i = 0; i < sizeof verbs / sizeof verbs[0]; i++)
+		if (!strcmp(verb, verbs[i].name))
+			return verbs[i].fn(argc - 1, argv + 1);
+	fprintf(stderr, "sandprobe: unknown verb '%s' (try 'sandprobe --help')\n", verb);
+	return SP_EXIT_USAGE;
+#endif
+}
