@@ -512,7 +512,9 @@ void sp_proxy_plan_build(const sp_ctx *ctx, sp_proxy_plan *pl, unsigned timeout_
 					char txt[64];
 					sp_ipv4_format(ntohl(a->sin_addr.s_addr), f, txt, sizeof txt);
 					snprintf(t, sizeof t, f == SP_IPF_MAPPED ? "[%s]:%u" : "%s:%u", txt, ntohs(a->sin_port));
-					add_req(pl, "net.proxy.connect_ip", SP_PK_CONNECT, t, timeout_ms);
+					sp_preq *q = add_req(pl, "net.proxy.connect_ip", SP_PK_CONNECT, t, timeout_ms);
+					/* proxies log the address they decoded, not the spelling sent */
+					sp_net_format_sa((struct sockaddr *)&sa, q->canon, sizeof q->canon);
 				}
 			} else if (sa.ss_family == AF_INET6 && v6++ < 1) {
 				sp_net_format_sa((struct sockaddr *)&sa, t, sizeof t);
@@ -586,31 +588,43 @@ static void scan_log(sp_proxy_plan *pl, bool *complete)
 		snprintf(pl->log_error, sizeof pl->log_error, "net.proxy.access_log %s: %s", pl->access_log, strerror(e));
 		return;
 	}
-	const char *from = (long long)len >= pl->log_offset ? all + pl->log_offset : all;
+	char *from = (long long)len >= pl->log_offset ? all + pl->log_offset : all;
+	/* split into lines; each line can be claimed by one request only, since
+	 * several CONNECT spellings of one address are logged identically */
+	size_t nl = 0, cap = 64;
+	char **lines = sp_xcalloc(cap, sizeof *lines);
+	bool *claimed = NULL;
+	char *save = NULL;
+	for (char *l = strtok_r(from, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+		if (nl == cap)
+			lines = sp_xrealloc(lines, (cap *= 2) * sizeof *lines);
+		lines[nl++] = l;
+	}
+	claimed = sp_xcalloc(nl ? nl : 1, sizeof *claimed);
 	for (size_t i = 0; i < pl->n; i++) {
 		sp_preq *q = &pl->req[i];
 		bool connect = q->kind == SP_PK_CONNECT || q->kind == SP_PK_CONNECT_NONTLS;
 		q->log_seen = 0;
-		for (const char *line = from; line && *line;) {
-			const char *end = strchr(line, '\n');
-			size_t l = end ? (size_t)(end - line) : strlen(line);
-			char buf[1024];
-			snprintf(buf, sizeof buf, "%.*s", (int)(l < sizeof buf ? l : sizeof buf - 1), line);
-			bool mine = connect ? (strstr(buf, "CONNECT") && strstr(buf, q->target)) : strstr(buf, q->marker) != NULL;
-			if (mine) {
-				int k = log_line_kind(buf);
-				if (k > q->log_seen || q->log_seen == 0) {
-					q->log_seen = k ? k : q->log_seen;
-					snprintf(q->log_line, sizeof q->log_line, "%.150s", buf);
-				}
-				if (!k && !q->log_seen)
-					q->log_seen = 3; /* an entry we cannot classify */
-			}
-			line = end ? end + 1 : NULL;
+		for (size_t k = 0; k < nl; k++) {
+			const char *line = lines[k];
+			if (claimed[k])
+				continue;
+			bool mine = connect ? strstr(line, "CONNECT") &&
+						      (strstr(line, q->target) || (q->canon[0] && strstr(line, q->canon)))
+					    : strstr(line, q->marker) != NULL;
+			if (!mine)
+				continue;
+			claimed[k] = true;
+			int kind = log_line_kind(line);
+			q->log_seen = kind ? kind : 3; /* 3: an entry we cannot classify */
+			snprintf(q->log_line, sizeof q->log_line, "%.150s", line);
+			break;
 		}
 		if (q->log_seen == 0 && q->out.verdict != SP_PV_PROXYDOWN)
 			*complete = false;
 	}
+	free(lines);
+	free(claimed);
 }
 
 void sp_proxy_plan_collect(sp_proxy_plan *pl)

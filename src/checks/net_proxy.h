@@ -47,6 +47,7 @@ typedef struct sp_preq {
 	char target[160];       /* host[:port] for the request line */
 	char label[160];        /* shown in observed */
 	char marker[64];        /* unique path segment, found again in the access log */
+	char canon[80];         /* CONNECT target as a proxy logs it (dotted IPv4), or "" */
 	bool positive;          /* a positive control: must be REACHED */
 	/* config copied in for the child */
 	struct sockaddr_storage proxy;
