@@ -73,24 +73,29 @@ $(BUILD)/obj/main-doctor.o: src/main.c
 
 $(BUILD)/libsp.a: $(ALL_OBJ)
 	@rm -f $@
-	ar rcs $@ $^
+	@ar rcs $@ $^
 
 $(BUILD)/sandprobe: $(BUILD)/obj/src/main.o $(BUILD)/libsp.a
-	$(CC) $(LDFLAGS) -o $@ $^ $(FULL_LIBS)
+	@echo "  LINK    $@"
+	@$(CC) $(LDFLAGS) -o $@ $^ $(FULL_LIBS)
 
 $(BUILD)/sandprobe-doctor: $(BUILD)/obj/main-doctor.o $(DOCTOR_OBJ)
-	$(CC) $(LDFLAGS) $(DOCTOR_LINK) -o $@ $^ $(DOCTOR_LIBS)
+	@echo "  LINK    $@"
+	@$(CC) $(LDFLAGS) $(DOCTOR_LINK) -o $@ $^ $(DOCTOR_LIBS)
 ifneq ($(SAN),1)
-	strip --strip-unneeded $@
+	@strip --strip-unneeded $@
 endif
 
 $(BUILD)/tests/unit/%: tests/unit/%.c $(BUILD)/libsp.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) -Itests $(CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libsp.a $(FULL_LIBS)
+	@echo "  TEST    $<"
+	@$(CC) $(CPPFLAGS) -Itests $(CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libsp.a $(FULL_LIBS)
 
+# helpers are static and never sanitized: they run inside sandboxes
 $(BUILD)/tests/helpers/%: tests/helpers/%.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -static -o $@ $< -lseccomp
+	@echo "  HELPER  $<"
+	@$(CC) $(CPPFLAGS) -std=gnu11 $(WARN) -O2 -static -o $@ $< -lseccomp
 
 tests: all $(UNIT_BIN) $(HELPER_BIN)
 
