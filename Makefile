@@ -102,14 +102,30 @@ tests: all $(UNIT_BIN) $(HELPER_BIN)
 check: tests
 	tests/run
 
-# libFuzzer harnesses (clang), one per parser of untrusted input
+# libFuzzer harnesses (clang), one per parser of untrusted input. The
+# library is built once with coverage instrumentation into build-fuzz/.
 FUZZ_SRC := $(sort $(wildcard tests/fuzz/*.c))
 FUZZ_BIN := $(patsubst tests/fuzz/%.c,build-fuzz/%,$(FUZZ_SRC))
 FUZZ_LIB_SRC := $(filter-out src/cmd/%,$(ALL_SRC))
+FUZZ_FLAGS = -D_GNU_SOURCE -Isrc -Ibuild-fuzz/gen -g -O1 -fsanitize=fuzzer-no-link,address,undefined
+FUZZ_OBJ := $(patsubst %.c,build-fuzz/obj/%.o,$(FUZZ_LIB_SRC)) build-fuzz/obj/gen/policies.o
 fuzz: $(FUZZ_BIN)
-build-fuzz/%: tests/fuzz/%.c $(FUZZ_LIB_SRC) $(GEN_SRC)
-	@mkdir -p build-fuzz
-	clang -D_GNU_SOURCE -Isrc -I$(BUILD)/gen -g -O1 -fsanitize=fuzzer,address,undefined -o $@ $< $(FUZZ_LIB_SRC) $(GEN_SRC) $(FULL_LIBS)
+build-fuzz/gen/policies.c: $(POLICIES) tools/embed-policies.sh
+	@mkdir -p $(dir $@)
+	@tools/embed-policies.sh $@ $(POLICIES)
+build-fuzz/obj/gen/policies.o: build-fuzz/gen/policies.c
+	@mkdir -p $(dir $@)
+	@clang $(FUZZ_FLAGS) -c $< -o $@
+build-fuzz/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	@echo "  FUZZCC  $<"
+	@clang $(FUZZ_FLAGS) -c $< -o $@
+build-fuzz/libsp-fuzz.a: $(FUZZ_OBJ)
+	@rm -f $@
+	@ar rcs $@ $^
+build-fuzz/%: tests/fuzz/%.c build-fuzz/libsp-fuzz.a
+	@echo "  FUZZ    $@"
+	@clang $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ $< build-fuzz/libsp-fuzz.a $(FULL_LIBS)
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/sandprobe/policies
