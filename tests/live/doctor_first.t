@@ -17,13 +17,13 @@ BPF=$T/filter.bpf
 "$SP_HELPERS/mkseccomp" > "$BPF" || skip_all "mkseccomp helper missing (make tests)"
 
 # a strict sandbox; extra bwrap options go before the command
-strict() { bwrap --unshare-all --cap-drop ALL --ro-bind / / --proc /proc --dev /dev --tmpfs /tmp --seccomp 9 "$@" 9<"$BPF"; }
+strict() { bwrap --unshare-all --cap-drop ALL --ro-bind / / --proc /proc --dev /dev --tmpfs /tmp --ro-bind "$D" "$D" --seccomp 9 "$@" 9<"$BPF"; }
 # same, with the namespaces spelled out so one can be left out
 ns_all_but() {
 	local skip=$1; shift
 	local args=()
 	for ns in user pid net ipc uts cgroup; do [ "$ns" = "$skip" ] || args+=("--unshare-$ns"); done
-	bwrap "${args[@]}" --cap-drop ALL --ro-bind / / --proc /proc --dev /dev --tmpfs /tmp --seccomp 9 "$@" 9<"$BPF"
+	bwrap "${args[@]}" --cap-drop ALL --ro-bind / / --proc /proc --dev /dev --tmpfs /tmp --ro-bind "$D" "$D" --seccomp 9 "$@" 9<"$BPF"
 }
 status_of() { jq -r --arg id "$1" '.results[] | select(.id == $id) | .status'; }
 
@@ -58,20 +58,20 @@ out=$(unshare -U -r -p -f -n -u -i -C -m --mount-proc "$D" --format json -k ns.m
 is "$(printf '%s' "$out" | status_of ns.mnt)" pass "unshare with -m: ns.mnt passes"
 
 # processes: the host's /proc bound into a pid-namespaced sandbox
-out=$(bwrap --unshare-all --cap-drop ALL --ro-bind / / --dev /dev --tmpfs /tmp --ro-bind /proc /proc "$D" --format json -k proc.host_visible)
+out=$(bwrap --unshare-all --cap-drop ALL --ro-bind / / --dev /dev --tmpfs /tmp --ro-bind "$D" "$D" --ro-bind /proc /proc "$D" --format json -k proc.host_visible)
 expect_fail "host /proc bound in" proc.host_visible "$out"
 like "$(printf '%s' "$out" | jq -r '.results[0].observed')" "outer PID namespace|kernel threads" "host /proc: evidence names what leaked"
 out=$(ns_all_but pid "$D" --format json -k proc.host_visible)
 expect_fail "no pid namespace" proc.host_visible "$out"
 
 # capabilities kept
-out=$(bwrap --unshare-all --cap-add ALL --ro-bind / / --proc /proc --dev /dev --tmpfs /tmp "$D" --format json -k caps)
+out=$(bwrap --unshare-all --cap-add ALL --ro-bind / / --proc /proc --dev /dev --tmpfs /tmp --ro-bind "$D" "$D" "$D" --format json -k caps)
 expect_fail "--cap-add ALL" caps.effective "$out"
 expect_fail "--cap-add ALL" caps.bounding "$out"
-out=$(bwrap --unshare-all --cap-drop ALL --cap-add CAP_NET_RAW --ro-bind / / --proc /proc --dev /dev --tmpfs /tmp "$D" --format json -k caps.effective)
+out=$(bwrap --unshare-all --cap-drop ALL --cap-add CAP_NET_RAW --ro-bind / / --proc /proc --dev /dev --tmpfs /tmp --ro-bind "$D" "$D" "$D" --format json -k caps.effective)
 expect_fail "--cap-add CAP_NET_RAW" caps.effective "$out"
 like "$(printf '%s' "$out" | jq -r '.results[0].detail')" "cap_net_raw" "kept capability named"
-out=$(bwrap --unshare-all --cap-drop ALL --cap-add CAP_NET_RAW --ro-bind / / --proc /proc --dev /dev --tmpfs /tmp "$D" --format json -k caps.effective --set caps.effective=cap_net_raw)
+out=$(bwrap --unshare-all --cap-drop ALL --cap-add CAP_NET_RAW --ro-bind / / --proc /proc --dev /dev --tmpfs /tmp --ro-bind "$D" "$D" "$D" --format json -k caps.effective --set caps.effective=cap_net_raw)
 is "$(printf '%s' "$out" | status_of caps.effective)" pass "policy allowing cap_net_raw: passes"
 # bounding set: an unprivileged user has no effective caps but a full bounding set
 out=$(setpriv --reuid=65534 --regid=65534 --clear-groups "$D" --format json -k caps)
@@ -87,7 +87,7 @@ out=$(setpriv --no-new-privs "$D" --format json -k no_new_privs)
 is "$(printf '%s' "$out" | status_of priv.no_new_privs)" pass "setpriv --no-new-privs passes"
 
 # seccomp: the same strict sandbox without its filter
-out=$(bwrap --unshare-all --cap-drop ALL --ro-bind / / --proc /proc --dev /dev --tmpfs /tmp "$D" --format json -k seccomp)
+out=$(bwrap --unshare-all --cap-drop ALL --ro-bind / / --proc /proc --dev /dev --tmpfs /tmp --ro-bind "$D" "$D" "$D" --format json -k seccomp)
 expect_fail "no --seccomp" seccomp.mode "$out"
 
 # writable root: a rootfs directory of its own, bound read-write
@@ -99,15 +99,15 @@ else
 R=$T/rootfs
 mkdir -p "$R"
 cp "$D" "$R/sandprobe-doctor"
-out=$(bwrap --unshare-all --cap-drop ALL --bind "$R" / --proc /proc --dev /dev --tmpfs /tmp --seccomp 9 /sandprobe-doctor --format json -k rootfs 9<"$BPF")
+out=$(bwrap --unshare-all --cap-drop ALL --bind "$R" / --proc /proc --dev /dev --tmpfs /tmp --ro-bind "$D" "$D" --seccomp 9 /sandprobe-doctor --format json -k rootfs 9<"$BPF")
 expect_fail "rootfs bound rw" fs.rootfs_readonly "$out"
 is "$(find "$R" -maxdepth 1 -name '.sandprobe-*' | wc -l | tr -d ' ')" 0 "the write probe removed its file"
-out=$(bwrap --unshare-all --cap-drop ALL --bind "$R" / --proc /proc --dev /dev --tmpfs /tmp --remount-ro / --seccomp 9 /sandprobe-doctor --format json -k rootfs 9<"$BPF")
+out=$(bwrap --unshare-all --cap-drop ALL --bind "$R" / --proc /proc --dev /dev --tmpfs /tmp --ro-bind "$D" "$D" --remount-ro / --seccomp 9 /sandprobe-doctor --format json -k rootfs 9<"$BPF")
 is "$(printf '%s' "$out" | status_of fs.rootfs_readonly)" pass "same rootfs remounted ro passes"
 fi
 
 # writable paths: no tmpfs on /tmp under a read-only root
-out=$(bwrap --unshare-all --cap-drop ALL --ro-bind / / --proc /proc --dev /dev --seccomp 9 "$D" --format json -k writable 9<"$BPF")
+out=$(bwrap --unshare-all --cap-drop ALL --ro-bind / / --proc /proc --dev /dev --ro-bind "$D" "$D" --seccomp 9 "$D" --format json -k writable 9<"$BPF")
 expect_fail "no tmpfs on /tmp" fs.writable_paths "$out"
 mkdir -p "$T/ws"
 out=$(strict --bind "$T/ws" /mnt "$D" --format json -k writable --set fs.writable=/tmp,/mnt)
