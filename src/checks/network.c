@@ -404,7 +404,7 @@ static size_t targets(const sp_ctx *ctx, const char *key, const char *check, int
 
 static void build_dns(const sp_ctx *ctx, unsigned to)
 {
-	if (check_on(ctx, "net.dns")) {
+	if (check_on(ctx, "net.lookup")) {
 		sp_strv names, res;
 		sp_policy_list(ctx->policy, "net.dns.unlisted", &names);
 		dns_resolvers(ctx, &res);
@@ -413,23 +413,23 @@ static void build_dns(const sp_ctx *ctx, unsigned to)
 			socklen_t len;
 			char why[200];
 			if (sp_net_parse_hostport(res.v[i], 53, &sa, &len, why, sizeof why) < 0) {
-				cfg_error("net.dns", "resolver %s", why);
+				cfg_error("net.lookup", "resolver %s", why);
 				continue;
 			}
 			for (size_t j = 0; j < names.n && j < 4; j++) {
-				add_dns_probe("net.dns", &sa, len, names.v[j], 1, to);
-				add_dns_probe("net.dns", &sa, len, names.v[j], 28, to);
+				add_dns_probe("net.lookup", &sa, len, names.v[j], 1, to);
+				add_dns_probe("net.lookup", &sa, len, names.v[j], 28, to);
 			}
 		}
 		sp_strv_free(&names);
 		sp_strv_free(&res);
 	}
-	if (check_on(ctx, "net.egress.dns")) {
+	if (check_on(ctx, "net.egress.resolver")) {
 		struct sockaddr_storage sa[MAXT];
 		socklen_t len[MAXT];
-		size_t n = targets(ctx, "net.egress.dns", "net.egress.dns", 53, sa, len, NULL, MAXT);
+		size_t n = targets(ctx, "net.egress.dns", "net.egress.resolver", 53, sa, len, NULL, MAXT);
 		for (size_t i = 0; i < n; i++)
-			add_dns_probe("net.egress.dns", &sa[i], len[i], "example.com", 1, to);
+			add_dns_probe("net.egress.resolver", &sa[i], len[i], "example.com", 1, to);
 	}
 }
 
@@ -668,7 +668,7 @@ static void run_egress_metadata(const sp_ctx *ctx, sp_result *r)
 static void run_egress_dns(const sp_ctx *ctx, sp_result *r)
 {
 	sp_expected(r, "a UDP DNS query to each outside resolver (net.egress.dns) gets no answer and no refusal");
-	judge_blocked(ctx, r, "net.egress.dns", "net.egress.dns");
+	judge_blocked(ctx, r, "net.egress.resolver", "net.egress.dns");
 }
 
 static void run_egress_allow(const sp_ctx *ctx, sp_result *r)
@@ -702,13 +702,13 @@ static void run_dns(const sp_ctx *ctx, sp_result *r)
 		fake = NULL;
 	sp_expected(r, "names in net.dns.unlisted do not resolve%s%s", fake ? " or resolve only to " : "", fake ? fake : "");
 	const struct net_batch *b = get_batch(ctx);
-	if (config_errors(b, "net.dns", r))
+	if (config_errors(b, "net.lookup", r))
 		return;
 	size_t n = 0, resolved = 0, odd = 0;
 	sp_observed(r, "resolvers from %s", b->resolvers_src);
 	for (size_t i = 0; i < b->n; i++) {
 		const sp_netprobe *p = &b->p[i];
-		if (strcmp(p->check, "net.dns"))
+		if (strcmp(p->check, "net.lookup"))
 			continue;
 		n++;
 		if (p->cls != SP_NC_REPLIED) {
@@ -807,7 +807,7 @@ const sp_check sp_check_net_ipv6 = {
 };
 
 const sp_check sp_check_net_dns = {
-	.id = "net.dns",
+	.id = "net.lookup",
 	.category = "network",
 	.title = "unlisted names do not resolve (or resolve to the policy's fake address)",
 	.rationale = "a resolver that answers for any name is both a covert channel and a map of the outside",
@@ -879,7 +879,7 @@ const sp_check sp_check_net_egress_metadata = {
 };
 
 const sp_check sp_check_net_egress_dns = {
-	.id = "net.egress.dns",
+	.id = "net.egress.resolver",
 	.category = "network",
 	.title = "UDP DNS to outside resolvers is blocked",
 	.rationale = "DNS to an arbitrary resolver is the classic exfiltration channel past HTTP-only filters",

@@ -61,30 +61,30 @@ is "$(st net.egress.ipv6 "$rep")" fail "open: IPv6 deny target reached" || echo 
 is "$(st net.egress.direct_ip "$rep")" fail "open: octal/hex/integer/v4-mapped forms reached"
 like "$(obs net.egress.direct_ip "$rep")" '012\.0313\.00\.01:80 \(octal\): connected' "open: octal form decoded and probed"
 like "$(obs net.egress.direct_ip "$rep")" '\[::ffff:10\.203\.0\.1\]:80: connected' "open: v4-mapped IPv6 socket reaches the IPv4 target"
-is "$(st net.egress.dns "$rep")" fail "open: UDP DNS to the outside resolver answered"
+is "$(st net.egress.resolver "$rep")" fail "open: UDP DNS to the outside resolver answered"
 is "$(st net.egress.metadata "$rep")" fail "open: metadata stand-in reached"
 is "$(st net.egress.ports "$rep")" fail "open: non-allowed ports on the allowed host reachable"
 is "$(st net.egress.allow "$rep")" pass "open: positive control (allowed target) reachable"
-is "$(st net.dns "$rep")" fail "open: unlisted name resolved by the resolver"
-like "$(obs net.dns "$rep")" 'RESOLVED to 10\.203\.0\.77' "open: resolved address shown"
+is "$(st net.lookup "$rep")" fail "open: unlisted name resolved by the resolver"
+like "$(obs net.lookup "$rep")" 'RESOLVED to 10\.203\.0\.77' "open: resolved address shown"
 is "$(st net.interfaces "$rep")" fail "open: extra interface s0 outside the policy"
 is "$(st net.default_route "$rep")" pass "open: no default route (only a connected subnet)"
 
 # fake-address resolver and NXDOMAIN resolver are acceptable answers
-rep=$(nett_doctor "$open" -k net.dns --set net.dns.resolvers=10.203.0.1:5353 \
+rep=$(nett_doctor "$open" -k net.lookup --set net.dns.resolvers=10.203.0.1:5353 \
 	--set net.dns.unlisted=a.example --set net.dns.fake_address=10.203.0.99)
-is "$(st net.dns "$rep")" pass "DNS answering only the policy's fake address passes"
-rep=$(nett_doctor "$open" -k net.dns --set net.dns.resolvers=10.203.0.1:5354 --set net.dns.unlisted=a.example)
-is "$(st net.dns "$rep")" pass "DNS answering NXDOMAIN passes"
-rep=$(nett_doctor "$open" -k net.dns --set net.dns.resolvers=10.203.0.1:5353 --set net.dns.unlisted=a.example)
-is "$(st net.dns "$rep")" fail "an answer that is not the fake address fails"
+is "$(st net.lookup "$rep")" pass "DNS answering only the policy's fake address passes"
+rep=$(nett_doctor "$open" -k net.lookup --set net.dns.resolvers=10.203.0.1:5354 --set net.dns.unlisted=a.example)
+is "$(st net.lookup "$rep")" pass "DNS answering NXDOMAIN passes"
+rep=$(nett_doctor "$open" -k net.lookup --set net.dns.resolvers=10.203.0.1:5353 --set net.dns.unlisted=a.example)
+is "$(st net.lookup "$rep")" fail "an answer that is not the fake address fails"
 
 # --- the empty sandbox: everything blocked, immediately ----------------------
 start=$(date +%s%N)
 rep=$(nett_doctor "$empty" -k "$K" $(targets 10.203.0) --set net.egress.allow=)
 rc=$?
 ms=$(( ($(date +%s%N) - start) / 1000000 ))
-for id in net.egress net.egress.ipv6 net.egress.direct_ip net.egress.dns net.egress.metadata net.dns \
+for id in net.egress net.egress.ipv6 net.egress.direct_ip net.egress.resolver net.egress.metadata net.lookup \
 	net.interfaces net.default_route; do
 	is "$(st $id "$rep")" pass "empty netns: $id passes"
 done
@@ -99,8 +99,8 @@ if [ "$have_nft" = 1 ]; then
 	rep=$(nett_doctor "$filt" -k "$K" $(targets 10.203.1) --set net.egress.allow= \
 		--set 'net.egress.deny=10.203.1.1:80,10.203.1.1:81' --set net.interfaces=lo,s0)
 	is "$(st net.egress "$rep")" pass "nft-filtered sandbox: TCP egress blocked (SYN dropped: timeout)"
-	is "$(st net.egress.dns "$rep")" pass "nft-filtered sandbox: UDP DNS blocked"
-	like "$(obs net.egress.dns "$rep")" 'filtered \(EPERM' "nft drop on output classified as filtered (EPERM on send)"
+	is "$(st net.egress.resolver "$rep")" pass "nft-filtered sandbox: UDP DNS blocked"
+	like "$(obs net.egress.resolver "$rep")" 'filtered \(EPERM' "nft drop on output classified as filtered (EPERM on send)"
 
 	# --- far side drops: every probe times out, all in parallel ----------------
 	rep=$(nett_doctor "$drop" -k "$K" $(targets 10.203.3) --set net.egress.allow= \
