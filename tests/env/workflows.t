@@ -38,7 +38,9 @@ is "$fail_left" 0 "nothing left behind in the scratch dir"
 # no fork beyond the doctor's own probe child: RLIMIT_NPROC for an
 # unprivileged user (the runner's child is the second process)
 if command -v setpriv >/dev/null && command -v prlimit >/dev/null; then
-	rep=$(cd / && setpriv --reuid=65534 --regid=65534 --clear-groups prlimit --nproc=2 "$D" --format json -k "wf.fork_exec or wf.pipes or wf.signals" 2>/dev/null)
+	# a uid nobody else runs as: RLIMIT_NPROC counts every process of the uid
+	nuid=$((61000 + $$ % 1000))
+	rep=$(cd / && setpriv --reuid=$nuid --regid=$nuid --clear-groups prlimit --nproc=2 "$D" --format json -k "wf.fork_exec or wf.pipes or wf.signals" 2>/dev/null)
 	for id in wf.fork_exec wf.pipes wf.signals; do
 		is "$(st $id "$rep")" fail "fork refused by RLIMIT_NPROC: $id fails" || echo "# $(obs $id "$rep") / $(printf '%s' "$rep" | jq -r --arg id $id '.results[]|select(.id==$id)|.detail')"
 	done
