@@ -185,6 +185,8 @@ static void run_credentials(const sp_ctx *ctx, sp_result *r)
 	} else if (err == EACCES || err == EPERM) {
 		snprintf(note, sizeof note, "%zu own variables scanned; /proc/1/environ not readable (%s), so not exposed",
 			 n, strerrorname_np(err));
+	} else if (err == ENOENT && access("/proc/self", F_OK) < 0) {
+		snprintf(note, sizeof note, "%zu own variables scanned; no /proc mounted, so PID 1's are not exposed", n);
 	} else {
 		sp_strv_free(&allowed);
 		sp_errorr(r, "cannot read /proc/1/environ: %s", strerror(err));

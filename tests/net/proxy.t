@@ -124,6 +124,14 @@ is "$ro" 0 "origin record: no POST/PUT for the read-only host arrived"
 got=$(jq -s '[.[] | select((.path // "") | test("sandprobe-allowed"))] | length' "$rec")
 is "$got" 1 "origin record: the positive control did arrive"
 
+# the proxy named by the environment, as agents' tools find it; the
+# credentials in its URL never appear in the report
+rep=$(ip netns exec "$sb" env -i HTTPS_PROXY=http://agent:s3cretpw@10.203.1.1:3128 "$SP_DOCTOR" --format json \
+	-k net.proxy.canary --set net.proxy.canary_host=canary.test --set net.proxy.allowed_hosts=allowed.test)
+is "$(st net.proxy.canary "$rep")" pass "proxy from HTTPS_PROXY: canary denied"
+like "$(obs net.proxy.canary "$rep")" 'from HTTPS_PROXY' "the proxy's source is reported"
+unlike "$rep" 's3cretpw' "the proxy URL's password is redacted"
+
 # the access log is the authority: a log without the deny entries is an error
 rep=$(doctor --set "net.proxy.access_log=$D/hosts")
 is "$(st net.proxy.canary "$rep")" error "a named access log without deny entries: not proven (error)"
