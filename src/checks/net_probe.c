@@ -374,7 +374,7 @@ static void start_probe(sp_netprobe *p)
 	p->start_ns = sp_now_ns();
 	p->deadline_ns = p->start_ns + (uint64_t)(p->timeout_ms ? p->timeout_ms : 1000) * 1000000ull;
 	p->cls = SP_NC_PENDING;
-	p->fd = socket(p->sa.ss_family, p->socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	p->fd = socket(p->sa.ss_family, p->socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, p->proto);
 	if (p->fd < 0) {
 		int e = errno;
 		finish(p, sp_net_classify_errno(e), e);

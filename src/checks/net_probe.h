@@ -73,14 +73,16 @@ typedef struct sp_dns_answer {
 /* Parse a reply to the query with this id; 0, or -1 when malformed. */
 int sp_dns_parse_reply(const uint8_t *buf, size_t len, uint16_t id, sp_dns_answer *out);
 
-/* One socket probe. TCP: connect only, nothing sent. UDP: connect, send the
- * payload, wait for one datagram. */
+/* One socket probe. TCP: connect only, nothing sent. UDP (and ICMP echo on
+ * an unprivileged ping socket): connect, send the payload, wait for one
+ * datagram. */
 typedef struct sp_netprobe {
 	const char *check;        /* id of the check that reports it */
 	char label[112];          /* how it is shown: "tcp 10.0.0.1:80 (octal 012.0.0.01)" */
 	struct sockaddr_storage sa;
 	socklen_t salen;
 	int socktype;             /* SOCK_STREAM or SOCK_DGRAM */
+	int proto;                /* 0, or IPPROTO_ICMP/IPPROTO_ICMPV6 for a ping socket */
 	uint8_t payload[300];
 	size_t plen;
 	unsigned timeout_ms;

@@ -313,6 +313,38 @@ static sp_netprobe *add_probe(const char *check, int socktype, const struct sock
 	return p;
 }
 
+/* ICMP echo through an unprivileged ping socket (what ping(8) and tunnels
+ * like ptunnel use without CAP_NET_RAW); the kernel fills id and checksum */
+static void add_icmp_probe(const char *check, const struct sockaddr_storage *sa, socklen_t len, unsigned timeout_ms)
+{
+	struct sockaddr_storage s = *sa;
+	bool v6 = s.ss_family == AF_INET6;
+	if (v6)
+		((struct sockaddr_in6 *)&s)->sin6_port = 0;
+	else
+		((struct sockaddr_in *)&s)->sin_port = 0;
+	sp_netprobe *p = add_probe(check, SOCK_DGRAM, &s, len, timeout_ms);
+	p->proto = v6 ? IPPROTO_ICMPV6 : IPPROTO_ICMP;
+	static const uint8_t echo[] = {0, 0, 0, 0, 0, 0, 0, 1, 's', 'a', 'n', 'd', 'p', 'r', 'o', 'b', 'e'};
+	memcpy(p->payload, echo, sizeof echo);
+	p->payload[0] = v6 ? 128 : 8;
+	p->plen = sizeof echo;
+	char t[80];
+	sp_net_format_sa((const struct sockaddr *)&s, t, sizeof t);
+	t[strlen(t) - 2] = '\0'; /* drop ":0" */
+	snprintf(p->label, sizeof p->label, "icmp echo %s", t);
+}
+
+static sp_netprobe *add_udp_probe(const char *check, const struct sockaddr_storage *sa, socklen_t len,
+				  unsigned timeout_ms)
+{
+	sp_netprobe *p = add_probe(check, SOCK_DGRAM, sa, len, timeout_ms);
+	static const char hello[] = "sandprobe egress probe\n";
+	memcpy(p->payload, hello, sizeof hello - 1);
+	p->plen = sizeof hello - 1;
+	return p;
+}
+
 static bool check_on(const sp_ctx *ctx, const char *id)
 {
 	return sp_policy_expect(ctx->policy, id) != SP_EXPECT_OFF;
@@ -440,10 +472,22 @@ static void build_egress(const sp_ctx *ctx, unsigned to)
 	size_t n = targets(ctx, "net.egress.deny", "net.egress", 0, sa, len, NULL, MAXT);
 	bool on_tcp = check_on(ctx, "net.egress"), on6 = check_on(ctx, "net.egress.ipv6"),
 	     on_direct = check_on(ctx, "net.egress.direct_ip");
+	bool on_udp = check_on(ctx, "net.egress.udp"), on_icmp = check_on(ctx, "net.egress.icmp");
 	for (size_t i = 0; i < n; i++) {
 		bool v4 = sa[i].ss_family == AF_INET;
 		if (v4 ? on_tcp : on6)
 			add_probe(v4 ? "net.egress" : "net.egress.ipv6", SOCK_STREAM, &sa[i], len[i], to);
+		if (on_udp)
+			add_udp_probe("net.egress.udp", &sa[i], len[i], to);
+		/* one echo per address, whatever the ports */
+		bool seen = false;
+		for (size_t k = 0; k < i; k++)
+			if (sa[k].ss_family == sa[i].ss_family &&
+			    (v4 ? !memcmp(&((struct sockaddr_in *)&sa[k])->sin_addr, &((struct sockaddr_in *)&sa[i])->sin_addr, 4)
+				: !memcmp(&((struct sockaddr_in6 *)&sa[k])->sin6_addr, &((struct sockaddr_in6 *)&sa[i])->sin6_addr, 16)))
+				seen = true;
+		if (on_icmp && !seen)
+			add_icmp_probe("net.egress.icmp", &sa[i], len[i], to);
 		if (!v4)
 			continue;
 		const struct sockaddr_in *in4 = (const struct sockaddr_in *)&sa[i];
@@ -659,6 +703,21 @@ static void run_egress_ports(const sp_ctx *ctx, sp_result *r)
 	judge_blocked(ctx, r, "net.egress.ports", "net.egress.allow x net.egress.ports");
 }
 
+static void run_egress_udp(const sp_ctx *ctx, sp_result *r)
+{
+	sp_expected(r, "a UDP datagram to each net.egress.deny target gets no answer and no ICMP refusal");
+	judge_blocked(ctx, r, "net.egress.udp", "net.egress.deny");
+	/* silence is all UDP can show: say so, rather than claim a proof */
+	if (r->status == SP_STATUS_PASS && strstr(r->observed, "timeout"))
+		sp_observed_add(r, "note: a UDP timeout means nothing came back, which a filter and a silent peer look alike in");
+}
+
+static void run_egress_icmp(const sp_ctx *ctx, sp_result *r)
+{
+	sp_expected(r, "ICMP echo to each net.egress.deny address gets no reply (or ping sockets are refused)");
+	judge_blocked(ctx, r, "net.egress.icmp", "net.egress.deny");
+}
+
 static void run_egress_metadata(const sp_ctx *ctx, sp_result *r)
 {
 	sp_expected(r, "cloud metadata endpoints (net.egress.metadata) unreachable");
@@ -863,6 +922,30 @@ const sp_check sp_check_net_egress_ports = {
 	.policy_keys = NET_KEYS_EGRESS ",net.egress.ports:list",
 	.method = "action",
 	.run = run_egress_ports,
+	.flags = SP_CHECK_INPROCESS,
+};
+
+const sp_check sp_check_net_egress_udp = {
+	.id = "net.egress.udp",
+	.category = "network",
+	.title = "UDP egress to the policy's deny targets is blocked",
+	.rationale = "QUIC and home-made UDP channels pass filters that only watch TCP",
+	.techniques = NET_TECH_EXFIL,
+	.policy_keys = NET_KEYS_EGRESS,
+	.method = "action",
+	.run = run_egress_udp,
+	.flags = SP_CHECK_INPROCESS,
+};
+
+const sp_check sp_check_net_egress_icmp = {
+	.id = "net.egress.icmp",
+	.category = "network",
+	.title = "ICMP echo to the policy's deny targets gets no reply",
+	.rationale = "ICMP tunnels carry data wherever ping works",
+	.techniques = NET_TECH_EXFIL ",T1095",
+	.policy_keys = NET_KEYS_EGRESS,
+	.method = "action",
+	.run = run_egress_icmp,
 	.flags = SP_CHECK_INPROCESS,
 };
 

@@ -33,7 +33,9 @@ else
 	have_nft=0
 fi
 
-nett_serve "$out" out --tcp 0.0.0.0/80 --tcp 0.0.0.0/443 --tcp 0.0.0.0/2222 --tcp ::/8443 \
+# ping sockets allowed in the leaky sandbox, as Docker allows them by default
+ip netns exec "$open" sh -c 'echo "0 2147483647" >/proc/sys/net/ipv4/ping_group_range'
+nett_serve "$out" out --tcp 0.0.0.0/80 --tcp 0.0.0.0/443 --tcp 0.0.0.0/2222 --tcp ::/8443 --udp 0.0.0.0/80 \
 	--dns 0.0.0.0/53/10.203.0.77 --dns 0.0.0.0/5353/10.203.0.99 --dns 0.0.0.0/5354/nx ||
 	{ echo "Bail out! fake internet did not start"; exit 1; }
 
@@ -57,6 +59,11 @@ is "$rc" 1 "open sandbox: doctor exits 1"
 is "$(st net.egress "$rep")" fail "open: TCP to deny targets fails"
 like "$(obs net.egress "$rep")" 'tcp 10\.203\.0\.1:80: connected' "open: connected probe reported as connected"
 like "$(obs net.egress "$rep")" 'tcp 10\.203\.0\.1:81: refused \(ECONNREFUSED' "open: RST is classified refused (a packet came back) and counts as a leak"
+is "$(st net.egress.udp "$rep")" fail "open: UDP to deny targets answered or refused"
+like "$(obs net.egress.udp "$rep")" 'udp 10\.203\.0\.1:80: replied' "open: UDP echo reply classified replied"
+like "$(obs net.egress.udp "$rep")" 'udp 10\.203\.0\.1:81: refused \(ECONNREFUSED' "open: ICMP port unreachable classified refused"
+is "$(st net.egress.icmp "$rep")" fail "open: ICMP echo answered"
+like "$(obs net.egress.icmp "$rep")" 'icmp echo 10\.203\.0\.1: replied' "open: echo reply through a ping socket"
 is "$(st net.egress.ipv6 "$rep")" fail "open: IPv6 deny target reached" || echo "# $(obs net.egress.ipv6 "$rep")"
 is "$(st net.egress.direct_ip "$rep")" fail "open: octal/hex/integer/v4-mapped forms reached"
 like "$(obs net.egress.direct_ip "$rep")" '012\.0313\.00\.01:80 \(octal\): connected' "open: octal form decoded and probed"
@@ -69,6 +76,12 @@ is "$(st net.lookup "$rep")" fail "open: unlisted name resolved by the resolver"
 like "$(obs net.lookup "$rep")" 'RESOLVED to 10\.203\.0\.77' "open: resolved address shown"
 is "$(st net.interfaces "$rep")" fail "open: extra interface s0 outside the policy"
 is "$(st net.default_route "$rep")" pass "open: no default route (only a connected subnet)"
+
+# ping sockets refused by the kernel (the default ping_group_range): ICMP blocked
+ip netns exec "$open" sh -c 'echo "1 0" >/proc/sys/net/ipv4/ping_group_range'
+rep=$(nett_doctor "$open" -k net.egress.icmp $(targets 10.203.0))
+is "$(st net.egress.icmp "$rep")" pass "ping sockets not permitted: ICMP egress blocked"
+like "$(obs net.egress.icmp "$rep")" 'filtered \(EACCES' "classified as filtered (EACCES)"
 
 # fake-address resolver and NXDOMAIN resolver are acceptable answers
 rep=$(nett_doctor "$open" -k net.lookup --set net.dns.resolvers=10.203.0.1:5353 \
@@ -84,7 +97,7 @@ start=$(date +%s%N)
 rep=$(nett_doctor "$empty" -k "$K" $(targets 10.203.0) --set net.egress.allow=)
 rc=$?
 ms=$(( ($(date +%s%N) - start) / 1000000 ))
-for id in net.egress net.egress.ipv6 net.egress.direct_ip net.egress.resolver net.egress.metadata net.lookup \
+for id in net.egress net.egress.ipv6 net.egress.udp net.egress.icmp net.egress.direct_ip net.egress.resolver net.egress.metadata net.lookup \
 	net.interfaces net.default_route; do
 	is "$(st $id "$rep")" pass "empty netns: $id passes"
 done
@@ -118,6 +131,19 @@ else
 	skip "nft not installed (drop sandbox)"
 	skip "nft not installed"
 	skip "nft not installed"
+fi
+
+# --- a real sandbox runtime in the leaky namespace: bwrap with and without
+# its own network namespace ------------------------------------------------------
+if command -v bwrap >/dev/null; then
+	box() { ip netns exec "$open" bwrap --ro-bind / / --proc /proc --dev /dev "$@" \
+		"$SP_DOCTOR" --format json -k 'egress and not proxy' $(targets 10.203.0) --set net.egress.allow=; }
+	rep=$(box --unshare-net)
+	is "$(st net.egress "$rep")" pass "bwrap --unshare-net inside the leaky namespace: egress blocked"
+	rep=$(box)
+	is "$(st net.egress "$rep")" fail "bwrap sharing the leaky namespace: egress reached"
+else
+	skip "bwrap not installed"; skip "bwrap not installed"
 fi
 
 # a malformed target is a check error naming the key, not a pass

@@ -7,6 +7,7 @@ test's own namespaces).
              [--http ADDR/PORT]... [--record FILE]
 
 --tcp   accept and close TCP connections (a plain listener)
+--udp   UDP echo: send every datagram back
 --dns   UDP DNS responder: ANSWER is an IPv4 address (every A query gets it)
         or "nx" (NXDOMAIN for everything)
 --http  HTTP/1.1 origin: answers 200 to anything, and appends one JSON line per
@@ -50,6 +51,18 @@ def tcp_server(host, port):
         while True:
             c, _ = s.accept()
             c.close()
+
+    return loop
+
+
+def udp_echo(host, port):
+    s = socket.socket(family(host), socket.SOCK_DGRAM)
+    s.bind((host, port))
+
+    def loop():
+        while True:
+            d, peer = s.recvfrom(2048)
+            s.sendto(d, peer)
 
     return loop
 
@@ -178,12 +191,15 @@ def main():
     ap.add_argument("--ready", required=True)
     ap.add_argument("--tcp", action="append", default=[])
     ap.add_argument("--dns", action="append", default=[])
+    ap.add_argument("--udp", action="append", default=[])
     ap.add_argument("--http", action="append", default=[])
     ap.add_argument("--record")
     a = ap.parse_args()
     loops = []
     for t in a.tcp:
         loops.append(tcp_server(*split(t)))
+    for u in a.udp:
+        loops.append(udp_echo(*split(u)))
     for d in a.dns:
         spec, answer = d.rsplit("/", 1)
         loops.append(dns_server(*split(spec), answer))
