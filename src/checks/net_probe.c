@@ -403,8 +403,12 @@ static void step_probe(sp_netprobe *p, short revents)
 		socklen_t el = sizeof e;
 		if (getsockopt(p->fd, SOL_SOCKET, SO_ERROR, &e, &el) < 0)
 			e = errno;
-		if (e == 0 && !(revents & POLLOUT))
+		if (e == 0 && !(revents & POLLOUT)) {
+			/* hung up without an error or a connection: never spin on it */
+			if (revents & (POLLHUP | POLLERR | POLLNVAL))
+				finish(p, SP_NC_ERROR, EIO);
 			return;
+		}
 		if (e == 0)
 			connected(p);
 		else
