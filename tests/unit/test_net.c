@@ -129,6 +129,47 @@ static void test_dns(void)
 	is_int(sp_dns_parse_reply(loop, sizeof loop, 0x1234, &a), -1, "pointer loop refused");
 }
 
+/* replies are untrusted network input: mutate a valid one many times and
+ * parse each (run under ASan/UBSan by tests/run --san) */
+static void test_dns_mutations(void)
+{
+	uint8_t q[300], r[300];
+	int n = sp_dns_build_query(q, sizeof q, 0x4242, "mut.example", 1);
+	memcpy(r, q, (size_t)n);
+	r[2] = 0x81;
+	r[3] = 0x80;
+	r[7] = 2;
+	uint8_t rr[] = {0xc0, 0x0c, 0, 1, 0, 1, 0, 0, 0, 60, 0, 4, 10, 203, 0, 1,
+			0xc0, 0x0c, 0, 28, 0, 1, 0, 0, 0, 60, 0, 16, 0xfd, 0, 0x5a, 0x9d, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1};
+	memcpy(r + n, rr, sizeof rr);
+	size_t len = (size_t)n + sizeof rr;
+	sp_dns_answer a;
+	is_int(sp_dns_parse_reply(r, len, 0x4242, &a), 0, "A + AAAA reply parses");
+	is_int(a.nanswers, 2, "two addresses");
+	is_str(a.addrs[1], "fd00:5a9d::1", "the AAAA address");
+	uint32_t x = 2463534242u;
+	size_t parsed = 0;
+	for (int i = 0; i < 50000; i++) {
+		uint8_t m[300];
+		memcpy(m, r, len);
+		size_t ml = len;
+		for (int k = 0; k < 1 + i % 4; k++) {
+			x ^= x << 13, x ^= x >> 17, x ^= x << 5;
+			m[x % len] = (uint8_t)(x >> 8);
+		}
+		x ^= x << 13, x ^= x >> 17, x ^= x << 5;
+		if (i % 3 == 0)
+			ml = x % (len + 1);
+		m[0] = 0x42, m[1] = 0x42;
+		parsed += sp_dns_parse_reply(m, ml, 0x4242, &a) == 0;
+		if (a.nanswers > 64) {
+			ok(0, "absurd answer count %u", a.nanswers);
+			return;
+		}
+	}
+	ok(parsed > 0, "50000 mutated replies parsed without a crash (%zu accepted)", parsed);
+}
+
 static void test_http(void)
 {
 	is_int(sp_http_status("HTTP/1.1 403 Forbidden\r\n\r\n"), 403, "status line");
@@ -235,6 +276,7 @@ int main(void)
 	test_hostport();
 	test_classify();
 	test_dns();
+	test_dns_mutations();
 	test_http();
 	test_credentials();
 	test_manifest_mode();
