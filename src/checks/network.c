@@ -823,7 +823,9 @@ PROXY_RUN(proxy_private_dest, "net.proxy.private_dest")
 
 /* ---- descriptors ---------------------------------------------------------- */
 
-#define NET_TECH_EXFIL "AML.T0086,AML.T0025,AML.T0024,T1048,T1041"
+/* technique ids as in the ATLAS crosswalk (src/report/atlas_data.c) */
+#define NET_TECH_EXFIL "AML.T0086,AML.T0025,T1048"
+#define NET_TECH_TCP "AML.T0086,AML.T0025,AML.T0072,T1048"
 #define PROXY_KEYS                                                                                                  \
 	"net.proxy:str,net.proxy.allowed_hosts:list,net.proxy.readonly_hosts:list,net.proxy.canary_host:str,"     \
 	"net.proxy.access_log:str,net.proxy.private_host:str,net.proxy.body_bytes:int,net.proxy.late_ms:int,"     \
@@ -834,7 +836,7 @@ const sp_check sp_check_net_interfaces = {
 	.category = "network",
 	.title = "network interfaces limited to the policy's list",
 	.rationale = "every extra interface is a path out of the sandbox that the egress policy may not cover",
-	.techniques = "AML.T0086,T1016",
+	.techniques = "AML.T0086,AML.T0025",
 	.policy_keys = "net.interfaces:list",
 	.method = "read",
 	.run = run_interfaces,
@@ -846,7 +848,7 @@ const sp_check sp_check_net_default_route = {
 	.category = "network",
 	.title = "no default route unless the policy allows one",
 	.rationale = "without a route off the host, direct egress fails before any packet is built",
-	.techniques = "AML.T0086,T1016",
+	.techniques = "AML.T0086,AML.T0025",
 	.policy_keys = "net.default_route:bool",
 	.method = "action",
 	.run = run_default_route,
@@ -858,7 +860,7 @@ const sp_check sp_check_net_ipv6 = {
 	.category = "network",
 	.title = "IPv6 state matches the policy",
 	.rationale = "IPv6 is often left open when only IPv4 egress is filtered",
-	.techniques = "AML.T0086,T1016",
+	.techniques = "AML.T0086,AML.T0025",
 	.policy_keys = "net.ipv6:str",
 	.method = "action",
 	.run = run_ipv6,
@@ -870,7 +872,7 @@ const sp_check sp_check_net_dns = {
 	.category = "network",
 	.title = "unlisted names do not resolve (or resolve to the policy's fake address)",
 	.rationale = "a resolver that answers for any name is both a covert channel and a map of the outside",
-	.techniques = "AML.T0086,AML.T0025,T1071.004,T1048",
+	.techniques = "AML.T0025,T1071.004,T1048",
 	.policy_keys = "net.dns.unlisted:list,net.dns.fake_address:str,net.dns.resolvers:list,net.egress.timeout_ms:int",
 	.method = "action",
 	.run = run_dns,
@@ -882,7 +884,7 @@ const sp_check sp_check_net_egress = {
 	.category = "network",
 	.title = "TCP egress to the policy's deny targets is blocked",
 	.rationale = "direct egress lets an agent exfiltrate data through any tool call that opens a socket",
-	.techniques = NET_TECH_EXFIL,
+	.techniques = NET_TECH_TCP,
 	.policy_keys = NET_KEYS_EGRESS,
 	.method = "action",
 	.run = run_egress,
@@ -894,7 +896,7 @@ const sp_check sp_check_net_egress_ipv6 = {
 	.category = "network",
 	.title = "IPv6 egress (including NAT64) is blocked",
 	.rationale = "filters written for IPv4 routinely leave IPv6 and NAT64 paths open",
-	.techniques = NET_TECH_EXFIL,
+	.techniques = NET_TECH_TCP,
 	.policy_keys = NET_KEYS_EGRESS,
 	.method = "action",
 	.run = run_egress_ipv6,
@@ -906,7 +908,7 @@ const sp_check sp_check_net_egress_direct_ip = {
 	.category = "network",
 	.title = "direct-IP forms (octal, hex, integer, v4-mapped IPv6) are blocked",
 	.rationale = "alternate address spellings and IPv6 sockets slip past filters keyed on text or on AF_INET",
-	.techniques = NET_TECH_EXFIL,
+	.techniques = NET_TECH_TCP,
 	.policy_keys = NET_KEYS_EGRESS,
 	.method = "action",
 	.run = run_egress_direct,
@@ -918,7 +920,7 @@ const sp_check sp_check_net_egress_ports = {
 	.category = "network",
 	.title = "only the allowed port is open on allowed hosts",
 	.rationale = "an allowlist by host alone leaves every other service on that host reachable",
-	.techniques = NET_TECH_EXFIL,
+	.techniques = NET_TECH_TCP,
 	.policy_keys = NET_KEYS_EGRESS ",net.egress.ports:list",
 	.method = "action",
 	.run = run_egress_ports,
@@ -942,7 +944,7 @@ const sp_check sp_check_net_egress_icmp = {
 	.category = "network",
 	.title = "ICMP echo to the policy's deny targets gets no reply",
 	.rationale = "ICMP tunnels carry data wherever ping works",
-	.techniques = NET_TECH_EXFIL ",T1095",
+	.techniques = "AML.T0025,T1048",
 	.policy_keys = NET_KEYS_EGRESS,
 	.method = "action",
 	.run = run_egress_icmp,
@@ -954,7 +956,7 @@ const sp_check sp_check_net_egress_metadata = {
 	.category = "network",
 	.title = "cloud metadata endpoints are unreachable",
 	.rationale = "link-local metadata services hand out cloud credentials to whoever asks",
-	.techniques = "AML.T0086,AML.T0055,T1552.005",
+	.techniques = "T1552.005,AML.T0055,AML.T0075",
 	.policy_keys = "net.egress.metadata:list,net.egress.timeout_ms:int",
 	.method = "action",
 	.run = run_egress_metadata,
@@ -966,7 +968,7 @@ const sp_check sp_check_net_egress_dns = {
 	.category = "network",
 	.title = "UDP DNS to outside resolvers is blocked",
 	.rationale = "DNS to an arbitrary resolver is the classic exfiltration channel past HTTP-only filters",
-	.techniques = "AML.T0086,AML.T0025,T1071.004,T1048",
+	.techniques = "AML.T0025,T1071.004,T1048",
 	.policy_keys = "net.egress.dns:list,net.egress.timeout_ms:int",
 	.method = "action",
 	.run = run_egress_dns,
@@ -985,13 +987,13 @@ const sp_check sp_check_net_egress_allow = {
 	.flags = SP_CHECK_INPROCESS,
 };
 
-#define PROXY_CHECK(sym, idstr, ttl, why)                                                                          \
+#define PROXY_CHECK(sym, idstr, ttl, why, tech)                                                                    \
 	const sp_check sp_check_net_##sym = {                                                                      \
 		.id = idstr,                                                                                       \
 		.category = "network",                                                                             \
 		.title = ttl,                                                                                      \
 		.rationale = why,                                                                                  \
-		.techniques = NET_TECH_EXFIL,                                                                      \
+		.techniques = tech,                                                                                 \
 		.policy_keys = PROXY_KEYS,                                                                         \
 		.method = "action",                                                                                \
 		.run = run_##sym,                                                                                  \
@@ -999,18 +1001,18 @@ const sp_check sp_check_net_egress_allow = {
 	};
 
 PROXY_CHECK(proxy_allowed, "net.proxy.allowed", "allowed hosts reachable through the proxy (positive control)",
-	    "a dead proxy must not be mistaken for a blocking one")
+	    "a dead proxy must not be mistaken for a blocking one", "")
 PROXY_CHECK(proxy_canary, "net.proxy.canary", "the canary host is denied by the proxy",
-	    "a proxy that forwards unlisted hosts is no allowlist at all")
+	    "a proxy that forwards unlisted hosts is no allowlist at all", "AML.T0086,AML.T0025")
 PROXY_CHECK(proxy_readonly, "net.proxy.readonly", "POST and PUT to read-only hosts are refused",
-	    "a host an agent may read from must not become a place to write data to")
+	    "a host an agent may read from must not become a place to write data to", "AML.T0086,AML.T0024,T1567")
 PROXY_CHECK(proxy_body, "net.proxy.body", "a large request body is refused and never reaches the origin",
-	    "bulk exfiltration rides in request bodies")
+	    "bulk exfiltration rides in request bodies", "AML.T0086,AML.T0024,T1567")
 PROXY_CHECK(proxy_late_body, "net.proxy.late_body", "a chunked body sent late is refused",
-	    "a proxy that judges only the headers lets a body follow once the request is forwarded")
+	    "a proxy that judges only the headers lets a body follow once the request is forwarded", "AML.T0086,AML.T0024,T1567")
 PROXY_CHECK(proxy_connect_ip, "net.proxy.connect_ip", "CONNECT to a raw IP (any spelling) is refused",
-	    "raw-IP tunnels bypass a name allowlist")
+	    "raw-IP tunnels bypass a name allowlist", "AML.T0086,AML.T0025,T1572")
 PROXY_CHECK(proxy_connect_nontls, "net.proxy.connect_nontls", "a CONNECT tunnel does not carry non-TLS bytes",
-	    "an open tunnel carries any protocol, not just TLS to the named host")
+	    "an open tunnel carries any protocol, not just TLS to the named host", "AML.T0086,AML.T0025,T1572")
 PROXY_CHECK(proxy_private_dest, "net.proxy.private_dest", "a name resolving to a private or metadata address is refused",
-	    "DNS rebinding turns an allowed name into a path to internal services")
+	    "DNS rebinding turns an allowed name into a path to internal services", "AML.T0086,T1552.005")
