@@ -477,7 +477,8 @@ void sp_net_run_parallel(sp_netprobe *p, size_t n, sp_netchild *c, size_t nc)
 		start_child(&c[i]);
 	for (size_t i = 0; i < n; i++) {
 		p[i].fd = -1;
-		start_probe(&p[i]);
+		if (!p[i].decided)
+			start_probe(&p[i]);
 	}
 	struct pollfd *pfd = sp_xcalloc(n + nc + 1, sizeof *pfd);
 	/* who each pollfd belongs to: i < n a probe, else child i - n */

@@ -86,6 +86,7 @@ typedef struct sp_netprobe {
 	uint8_t payload[300];
 	size_t plen;
 	unsigned timeout_ms;
+	bool decided;             /* result set before the run: the engine skips it */
 	/* results */
 	sp_netclass cls;
 	int err;                  /* errno behind cls (0 when connected/replied) */

@@ -4,9 +4,11 @@
  * net_probe.c): the first of these checks to run starts all of them at once,
  * each bounded by its own deadline (net.egress.timeout_ms, default 1000 ms),
  * and the later checks read the same results. So the whole category costs
- * one probe timeout, not one per probe. The batch is non-blocking sockets
- * plus forked children for proxied requests, with a hard deadline, which is
- * why these checks are flagged to run in the doctor process.
+ * one probe timeout, not one per probe. The batch-reading checks run in the
+ * doctor process (they share the cached results); the batch itself runs in
+ * a forked child with a hard deadline, so a seccomp filter that kills on
+ * socket() costs a verdict ("filtered: SIGSYS"), not the doctor. Probes only
+ * go to targets the policy names: shipped profiles name none.
  *
  * A probe that connects, gets any UDP answer, or is refused (RST, ICMP port
  * unreachable) proves a packet left the sandbox: FAIL. Unreachable, timeout,
@@ -17,11 +19,15 @@
 #include <stdarg.h>
 #include <net/if.h>
 #include <netinet/in.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
+#include <fcntl.h>
 #include <unistd.h>
 
 #include "checks/net_probe.h"
@@ -274,6 +280,7 @@ static struct net_batch {
 	sp_proxy_plan proxy;
 	uint64_t elapsed_us;
 	char resolvers_src[64];
+	char fault[240];         /* the prober itself died: every batch check errors */
 } batch;
 
 static void cfg_error(const char *check, const char *fmt, ...) SP_PRINTF(2, 3);
@@ -589,6 +596,124 @@ static void build_egress(const sp_ctx *ctx, unsigned to)
 	}
 }
 
+/* Run the batch in a child and copy the results back: a sandbox whose
+ * seccomp filter kills on socket() or connect() must cost a verdict, not
+ * the doctor. Returns 0, or the signal that killed the child (-1: other). */
+static int run_isolated(unsigned to)
+{
+	sp_proxy_plan *pl = &batch.proxy;
+	size_t pn = pl->child ? pl->n : 0;
+	size_t need = sizeof batch.elapsed_us + batch.n * sizeof *batch.p + pn * (sizeof *pl->req + sizeof *pl->child) +
+		      sizeof pl->log_error;
+	int pfd[2];
+	if (pipe2(pfd, O_CLOEXEC) < 0)
+		return -1;
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid < 0) {
+		close(pfd[0]);
+		close(pfd[1]);
+		return -1;
+	}
+	if (pid == 0) {
+		close(pfd[0]);
+		signal(SIGPIPE, SIG_IGN);
+		uint64_t t0 = sp_now_ns();
+		sp_net_run_parallel(batch.p, batch.n, pl->child, pn);
+		batch.elapsed_us = (sp_now_ns() - t0) / 1000;
+		sp_proxy_plan_collect(pl);
+		int w = sp_write_all(pfd[1], &batch.elapsed_us, sizeof batch.elapsed_us);
+		if (!w && batch.n)
+			w = sp_write_all(pfd[1], batch.p, batch.n * sizeof *batch.p);
+		if (!w && pn)
+			w = sp_write_all(pfd[1], pl->req, pn * sizeof *pl->req);
+		if (!w && pn)
+			w = sp_write_all(pfd[1], pl->child, pn * sizeof *pl->child);
+		if (!w)
+			w = sp_write_all(pfd[1], pl->log_error, sizeof pl->log_error);
+		_exit(w ? 3 : 0);
+	}
+	close(pfd[1]);
+	_cleanup_free_ char *buf = sp_xmalloc(need);
+	size_t got = 0;
+	/* every probe has its own deadline; this one only guards against a wedged child */
+	uint64_t deadline = sp_now_ns() + ((uint64_t)to + 3000) * 1000000ull;
+	while (got < need) {
+		uint64_t now = sp_now_ns();
+		if (now >= deadline)
+			break;
+		struct pollfd pf = {.fd = pfd[0], .events = POLLIN};
+		int r = poll(&pf, 1, (int)((deadline - now) / 1000000ull) + 1);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		ssize_t k = read(pfd[0], buf + got, need - got);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			break;
+		got += (size_t)k;
+	}
+	close(pfd[0]);
+	kill(pid, SIGKILL);
+	int status = 0;
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	if (got != need)
+		return WIFSIGNALED(status) && WTERMSIG(status) != SIGKILL ? WTERMSIG(status) : -1;
+	char *at = buf;
+	memcpy(&batch.elapsed_us, at, sizeof batch.elapsed_us);
+	at += sizeof batch.elapsed_us;
+	memcpy(batch.p, at, batch.n * sizeof *batch.p);
+	at += batch.n * sizeof *batch.p;
+	if (pn) {
+		memcpy(pl->req, at, pn * sizeof *pl->req);
+		at += pn * sizeof *pl->req;
+		memcpy(pl->child, at, pn * sizeof *pl->child);
+		at += pn * sizeof *pl->child;
+	}
+	memcpy(pl->log_error, at, sizeof pl->log_error);
+	return 0;
+}
+
+/* Which socket kinds does a seccomp filter kill outright? Each is tried in
+ * its own short-lived child; probes of a killed kind are decided as
+ * filtered without being run. Returns how many kinds were killed. */
+static size_t preflight_sigsys(void)
+{
+	size_t killed_kinds = 0;
+	for (size_t i = 0; i < batch.n; i++) {
+		sp_netprobe *p = &batch.p[i];
+		if (p->decided)
+			continue;
+		pid_t pid = fork();
+		if (pid < 0)
+			break;
+		if (pid == 0) {
+			int fd = socket(p->sa.ss_family, p->socktype | SOCK_CLOEXEC, p->proto);
+			_exit(fd >= 0 ? 0 : 1);
+		}
+		int st = 0;
+		while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+			;
+		if (!(WIFSIGNALED(st) && WTERMSIG(st) == SIGSYS))
+			continue;
+		killed_kinds++;
+		/* decide every probe of the same kind */
+		for (size_t k = i; k < batch.n; k++) {
+			sp_netprobe *q = &batch.p[k];
+			if (q->sa.ss_family == p->sa.ss_family && q->socktype == p->socktype && q->proto == p->proto) {
+				q->decided = true;
+				q->cls = SP_NC_FILTERED;
+				q->err = 0; /* shown as SIGSYS */
+				q->fd = -1;
+			}
+		}
+	}
+	return killed_kinds;
+}
+
 static const struct net_batch *get_batch(const sp_ctx *ctx)
 {
 	if (batch.ran && batch.policy == ctx->policy)
@@ -601,10 +726,19 @@ static const struct net_batch *get_batch(const sp_ctx *ctx)
 	build_dns(ctx, to);
 	build_egress(ctx, to);
 	sp_proxy_plan_build(ctx, &batch.proxy, to);
-	uint64_t t0 = sp_now_ns();
-	sp_net_run_parallel(batch.p, batch.n, batch.proxy.child, batch.proxy.child ? batch.proxy.n : 0);
-	batch.elapsed_us = (sp_now_ns() - t0) / 1000;
-	sp_proxy_plan_collect(&batch.proxy);
+	for (size_t i = 0; i < batch.n; i++)
+		batch.p[i].fd = -1;
+	int sig = run_isolated(to);
+	if (sig > 0 && sig == SIGSYS && preflight_sigsys() > 0)
+		sig = run_isolated(to);
+	if (sig != 0) {
+		if (sig > 0)
+			snprintf(batch.fault, sizeof batch.fault,
+				 "the probe process was killed by signal %d (%s)%s: egress not proven", sig, strsignal(sig),
+				 sig == SIGSYS ? ", a seccomp filter kills a call it needs besides socket()" : "");
+		else
+			snprintf(batch.fault, sizeof batch.fault, "the probe process gave no results: egress not proven");
+	}
 	batch.ran = true;
 	return &batch;
 }
@@ -627,7 +761,9 @@ static const char *errname(int e)
 
 static void describe(sp_result *r, const sp_netprobe *p)
 {
-	if (p->cls == SP_NC_CONNECTED || p->cls == SP_NC_REPLIED)
+	if (p->decided && p->cls == SP_NC_FILTERED && p->err == 0)
+		sp_observed_add(r, "%s: filtered (socket() killed by seccomp: SIGSYS)", p->label);
+	else if (p->cls == SP_NC_CONNECTED || p->cls == SP_NC_REPLIED)
 		sp_observed_add(r, "%s: %s in %.1f ms", p->label, sp_netclass_name(p->cls), (double)p->elapsed_us / 1000);
 	else
 		sp_observed_add(r, "%s: %s (%s, %.1f ms)", p->label, sp_netclass_name(p->cls), errname(p->err),
@@ -636,6 +772,10 @@ static void describe(sp_result *r, const sp_netprobe *p)
 
 static bool config_errors(const struct net_batch *b, const char *check, sp_result *r)
 {
+	if (b->fault[0]) {
+		sp_errorr(r, "%s", b->fault);
+		return true;
+	}
 	for (size_t i = 0; i < b->nerr; i++)
 		if (!strcmp(b->err[i].check, check)) {
 			sp_errorr(r, "%s", b->err[i].msg);
@@ -807,6 +947,10 @@ static void run_dns(const sp_ctx *ctx, sp_result *r)
 static void run_proxy(const sp_ctx *ctx, sp_result *r, const char *id)
 {
 	const struct net_batch *b = get_batch(ctx);
+	if (b->fault[0] && b->proxy.configured) {
+		sp_errorr(r, "%s", b->fault);
+		return;
+	}
 	sp_proxy_judge(ctx, &b->proxy, id, r);
 }
 
@@ -840,8 +984,7 @@ const sp_check sp_check_net_interfaces = {
 	.policy_keys = "net.interfaces:list",
 	.method = "read",
 	.run = run_interfaces,
-	.flags = SP_CHECK_INPROCESS,
-};
+	};
 
 const sp_check sp_check_net_default_route = {
 	.id = "net.default_route",
@@ -852,8 +995,7 @@ const sp_check sp_check_net_default_route = {
 	.policy_keys = "net.default_route:bool",
 	.method = "action",
 	.run = run_default_route,
-	.flags = SP_CHECK_INPROCESS,
-};
+	};
 
 const sp_check sp_check_net_ipv6 = {
 	.id = "net.ipv6",
@@ -864,8 +1006,7 @@ const sp_check sp_check_net_ipv6 = {
 	.policy_keys = "net.ipv6:str",
 	.method = "action",
 	.run = run_ipv6,
-	.flags = SP_CHECK_INPROCESS,
-};
+	};
 
 const sp_check sp_check_net_dns = {
 	.id = "net.lookup",

@@ -142,8 +142,20 @@ if command -v bwrap >/dev/null; then
 	is "$(st net.egress "$rep")" pass "bwrap --unshare-net inside the leaky namespace: egress blocked"
 	rep=$(box)
 	is "$(st net.egress "$rep")" fail "bwrap sharing the leaky namespace: egress reached"
+	# seccomp refusing socket(AF_INET/AF_INET6) in the leaky namespace: by
+	# EPERM, and by killing the caller (the doctor must survive and report)
+	bpf=$(sp_tmpdir)
+	"$SP_HELPERS/net_seccomp" eperm >"$bpf/eperm" && "$SP_HELPERS/net_seccomp" kill >"$bpf/kill"
+	rep=$(box --seccomp 9 9<"$bpf/eperm")
+	is "$(st net.egress "$rep")" pass "seccomp EPERM on socket(): egress blocked"
+	like "$(obs net.egress "$rep")" 'filtered \(EPERM' "classified filtered (EPERM)"
+	rep=$(box --seccomp 9 9<"$bpf/kill")
+	is "$(st net.egress "$rep")" pass "seccomp killing socket(): egress blocked, doctor survives"
+	like "$(obs net.egress "$rep")" 'filtered \(socket\(\) killed by seccomp: SIGSYS\)' "classified filtered (SIGSYS)"
+	is "$(st net.egress.udp "$rep")" pass "SIGSYS: UDP probes decided too"
+	is "$(printf '%s' "$rep" | jq -r .result)" pass "SIGSYS: the report is complete"
 else
-	skip "bwrap not installed"; skip "bwrap not installed"
+	for _ in 1 2 3 4 5 6 7 8; do skip "bwrap not installed"; done
 fi
 
 # a malformed target is a check error naming the key, not a pass
