@@ -665,7 +665,8 @@ static int run_isolated(unsigned to)
 	char *at = buf;
 	memcpy(&batch.elapsed_us, at, sizeof batch.elapsed_us);
 	at += sizeof batch.elapsed_us;
-	memcpy(batch.p, at, batch.n * sizeof *batch.p);
+	if (batch.n)
+		memcpy(batch.p, at, batch.n * sizeof *batch.p);
 	at += batch.n * sizeof *batch.p;
 	if (pn) {
 		memcpy(pl->req, at, pn * sizeof *pl->req);
