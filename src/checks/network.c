@@ -729,7 +729,8 @@ static const struct net_batch *get_batch(const sp_ctx *ctx)
 	sp_proxy_plan_build(ctx, &batch.proxy, to);
 	for (size_t i = 0; i < batch.n; i++)
 		batch.p[i].fd = -1;
-	int sig = run_isolated(to);
+	/* nothing to send: no child needed */
+	int sig = batch.n || batch.proxy.n ? run_isolated(to) : 0;
 	if (sig > 0 && sig == SIGSYS && preflight_sigsys() > 0)
 		sig = run_isolated(to);
 	if (sig != 0) {
