@@ -9,7 +9,8 @@ need_root
 D="$SP_DOCTOR"
 st() { printf '%s' "$2" | json_status "$1"; }
 obs() { printf '%s' "$2" | jq -r --arg id "$1" '.results[] | select(.id == $id) | .observed'; }
-T=$(sp_tmpdir)
+T=$(mktemp -d /tmp/sandprobe-test.XXXXXX)
+at_exit "rm -rf '$T'" # registered here: inside $(...) it would be lost
 mkdir "$T/secrets"
 printf 'synthetic-token-value\n' >"$T/secrets/token"
 chown 1000:1001 "$T/secrets/token"

@@ -20,7 +20,8 @@ done
 like "$(obs wf.bigfile "$rep")" 'wrote 10485760 bytes.*removed, verified gone' "10 MiB written, digest compared, file removed"
 
 # the scratch dir is read-only
-T=$(sp_tmpdir)
+T=$(mktemp -d /tmp/sandprobe-test.XXXXXX)
+at_exit "rm -rf '$T'" # registered here: inside $(...) it would be lost
 rep=$(bwrap --ro-bind / / --proc /proc --dev /dev "$D" --format json -k wf --set workflows.dir="$T")
 for id in wf.write_read wf.bigfile wf.tmpdir; do
 	is "$(st $id "$rep")" fail "read-only scratch dir: $id fails"

@@ -11,11 +11,11 @@
 need jq
 nett_init
 
-out=$(nett_ns out)
-open=$(nett_ns open)
-empty=$(nett_ns empty)
-filt=$(nett_ns filt)
-drop=$(nett_ns drop)
+nett_ns out out
+nett_ns open open
+nett_ns empty empty
+nett_ns filt filt
+nett_ns drop drop
 nett_link "$open" s0 10.203.0.2/24 "$out" o0 10.203.0.1/24 fd00:5a9d::2/64 fd00:5a9d::1/64
 nett_link "$filt" s0 10.203.1.2/24 "$out" o1 10.203.1.1/24
 nett_link "$drop" s0 10.203.3.2/24 "$out" o3 10.203.3.1/24
@@ -144,7 +144,7 @@ if command -v bwrap >/dev/null; then
 	is "$(st net.egress "$rep")" fail "bwrap sharing the leaky namespace: egress reached"
 	# seccomp refusing socket(AF_INET/AF_INET6) in the leaky namespace: by
 	# EPERM, and by killing the caller (the doctor must survive and report)
-	bpf=$(sp_tmpdir)
+	nett_tmpdir bpf
 	"$SP_HELPERS/net_seccomp" eperm >"$bpf/eperm" && "$SP_HELPERS/net_seccomp" kill >"$bpf/kill"
 	rep=$(box --seccomp 9 9<"$bpf/eperm")
 	is "$(st net.egress "$rep")" pass "seccomp EPERM on socket(): egress blocked"

@@ -12,19 +12,30 @@ nett_init() {
 	need ip
 	need python3
 	ip netns list >/dev/null 2>&1 || skip_all "ip netns unusable here"
-	NETT_DIR=$(sp_tmpdir)
+	nett_tmpdir NETT_DIR
 	chmod 755 "$NETT_DIR"
 }
 
-# nett_ns NAME: create namespace $NETT_ID-NAME with lo up; echoes its name
+# nett_tmpdir VAR: a temp dir removed at exit, its path in VAR. (Not
+# VAR=$(...): cleanup registered inside a command substitution is lost with
+# the subshell.)
+nett_tmpdir() {
+	local d
+	d=$(mktemp -d /tmp/sandprobe-test.XXXXXX) || return 1
+	at_exit "rm -rf '$d'"
+	printf -v "$1" '%s' "$d"
+}
+
+# nett_ns VAR NAME: create namespace $NETT_ID-NAME with lo up, its name in
+# VAR (called directly, so the cleanup it registers is not lost in a subshell)
 nett_ns() {
-	local ns="$NETT_ID-$1"
-	ip netns add "$ns" || return 1
+	local ns="$NETT_ID-$2"
+	ip netns add "$ns" || { echo "Bail out! cannot create namespace $ns"; exit 1; }
 	at_exit "ip netns del '$ns'"
+	printf -v "$1" '%s' "$ns"
 	ip -n "$ns" link set lo up
 	# no duplicate address detection: IPv6 is usable at once
 	ip netns exec "$ns" sh -c 'echo 0 >/proc/sys/net/ipv6/conf/all/accept_dad; echo 0 >/proc/sys/net/ipv6/conf/default/accept_dad' 2>/dev/null
-	echo "$ns"
 }
 
 # nett_link NS_A IF_A ADDR_A NS_B IF_B ADDR_B [ADDR6_A ADDR6_B]

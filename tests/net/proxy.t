@@ -12,9 +12,9 @@ need jq
 need squid
 nett_init
 
-sb=$(nett_ns sb)
-px=$(nett_ns px)
-net=$(nett_ns net)
+nett_ns sb sb
+nett_ns px px
+nett_ns net net
 nett_link "$sb" s0 10.203.1.2/24 "$px" p0 10.203.1.1/24
 nett_link "$px" p1 10.203.2.1/24 "$net" n0 10.203.2.2/24
 ip -n "$net" addr add 10.203.2.3/24 dev n0
