@@ -713,6 +713,16 @@ void sp_proxy_judge(const sp_ctx *ctx, const sp_proxy_plan *pl, const char *chec
 	}
 	sp_observed(r, "proxy %s (from %s)", pl->url, pl->source);
 	size_t n = 0, reached = 0, denied = 0, down = 0, upstream = 0, other = 0, log_missing = 0, log_fwd = 0;
+	/* the requests that were not cleanly refused first: they must survive
+	 * the truncation of observed */
+	for (size_t i = 0; i < pl->n; i++) {
+		sp_pverdict v;
+		const char *why;
+		effective(pl, i, &v, &why);
+		bool clean = v == SP_PV_DENIED && pl->req[i].log_seen != 0 && pl->req[i].log_seen != 2;
+		if (!strcmp(pl->req[i].check, check) && !clean)
+			describe(r, pl, i);
+	}
 	for (size_t i = 0; i < pl->n; i++) {
 		if (strcmp(pl->req[i].check, check))
 			continue;
@@ -720,7 +730,9 @@ void sp_proxy_judge(const sp_ctx *ctx, const sp_proxy_plan *pl, const char *chec
 		const char *why;
 		effective(pl, i, &v, &why);
 		n++;
-		describe(r, pl, i);
+		bool clean = v == SP_PV_DENIED && pl->req[i].log_seen != 0 && pl->req[i].log_seen != 2;
+		if (clean)
+			describe(r, pl, i);
 		switch (v) {
 		case SP_PV_REACHED: reached++; break;
 		case SP_PV_DENIED: denied++; break;
