@@ -6,6 +6,7 @@
 . "$(dirname "$0")/../lib/tap.sh"
 need python3
 need sha256sum
+need jq
 here=$(cd "$(dirname "$0")" && pwd)
 mk=$here/mkbundle.sh
 chk="python3 $here/check_html.py"
@@ -25,8 +26,23 @@ is "$(pj "$tmp/a.json" "d['errors']")" "[]" "no structure errors"
 is "$(pj "$tmp/a.json" "d['scripts']")" 0 "no <script> element"
 is "$(pj "$tmp/a.json" "d['external']")" "[]" "no external reference (src/href to non-fragment, url(), http(s):)"
 unlike "$(cat "$tmp/a.html")" 'https?://' "no http:// or https:// anywhere in the page"
-like "$(cat "$tmp/a.html")" 'id="verifier-unavailable">verifier unavailable: verifier exited with status 3' \
-	"placeholder verifier (exit 3, no JSON): the gate table says why it is unavailable"
+# the real verify verb (a placeholder exiting 3 until it lands): the page
+# shows its gates when it answers with JSON, else says why it is unavailable
+"$SP_BIN" verify "$tmp/a" --format json >"$tmp/verify.json" 2>/dev/null; vrc=$?
+if [ "$vrc" -le 1 ] && jq -e '.schema == "sandprobe.verify.v1"' "$tmp/verify.json" >/dev/null 2>&1; then
+	is "$(grep -c '<tr class="gate ' "$tmp/a.html")" "$(jq '.gates | length' "$tmp/verify.json")" \
+		"real verifier: one row per gate of its JSON"
+else
+	like "$(cat "$tmp/a.html")" "id=\"verifier-unavailable\">verifier unavailable: verifier exited with status $vrc" \
+		"real verifier without JSON (exit $vrc): the gate table says why it is unavailable"
+fi
+printf '#!/bin/sh\necho "sandprobe: not implemented yet" >&2\nexit 3\n' >"$tmp/verify-3"
+chmod +x "$tmp/verify-3"
+SANDPROBE_VERIFY=$tmp/verify-3 "$SP_BIN" report "$tmp/a" -o "$tmp/a3.html"
+is "$?" 0 "a verifier exiting 3 without JSON: the report is still written"
+like "$(cat "$tmp/a3.html")" 'id="verifier-unavailable">verifier unavailable: verifier exited with status 3: sandprobe: not implemented yet' \
+	"and the gate table reads 'verifier unavailable: <reason>'"
+is "$(grep -c 'id="chart-' "$tmp/a3.html")" 10 "and every chart is still rendered"
 for c in chart-rss chart-fds chart-processes chart-mounts chart-disk chart-rate chart-latency-0 chart-latency-1 chart-latency-2 chart-extra.boxes; do
 	n=$(pj "$tmp/a.json" "max([len(x.split(' L')) for x in d['paths'].get('$c', [''])])")
 	ok test "$n" -ge 20 || echo "# $c: $n points"
@@ -39,6 +55,14 @@ like "$(cat "$tmp/a.html")" '<tr class="cap"><td>RUN-01</td><td class="num">400<
 like "$(cat "$tmp/a.html")" 'requested 2/s' "requested rate from metadata shown"
 like "$(cat "$tmp/a.html")" 'fixture &lt;demo&gt; &amp; &quot;quotes&quot;' "bundle text is HTML-escaped"
 unlike "$(cat "$tmp/a.html")" '<demo>' "no raw markup from the bundle"
+
+# --- markup in scenario names (TSV rows, chart titles, legends) stays text ---
+"$mk" "$tmp/x" --scenarios 'A&B,<svg onload=x>,C"D'
+"$SP_BIN" report "$tmp/x" -o "$tmp/x.html"
+$chk parse "$tmp/x.html" >"$tmp/x.json"
+is "$(pj "$tmp/x.json" "(d['ok'], d['scripts'], d['svgs'])")" "(True, 0, 10)" "hostile scenario names: page still well-formed, 10 charts"
+like "$(cat "$tmp/x.html")" '<title>Latency &lt;svg onload=x&gt;</title>' "scenario name escaped in the chart title"
+unlike "$(cat "$tmp/x.html")" '<svg onload' "no raw element from a scenario name"
 
 # --- charts come from the data: change one input, that path changes, others do not ---
 "$mk" "$tmp/b" --rss-growth 90000
