@@ -14,6 +14,18 @@
 
 #define MAX_LINE (1u << 20)
 
+/* at most 40 bytes of an untrusted value for an error message, with
+ * control characters and non-ASCII bytes shown as '?' */
+static const char *shown(const char *s)
+{
+	static char buf[48]; /* single-threaded; one use per message */
+	size_t i = 0;
+	for (; s[i] && i < 40; i++)
+		buf[i] = (s[i] >= 0x20 && s[i] < 0x7f) ? s[i] : '?';
+	buf[i] = '\0';
+	return buf;
+}
+
 typedef struct tsv {
 	FILE *f;
 	char *path;
@@ -100,7 +112,7 @@ static int tsv_open(tsv *t, const char *dir, const char *name, sp_error *err)
 			return sp_usage(err, "%s:1: empty column name (column %zu)", t->path, i + 1);
 		for (size_t j = 0; j < i; j++)
 			if (!strcmp(t->hdr[i], t->hdr[j]))
-				return sp_usage(err, "%s:1: duplicate column '%s'", t->path, t->hdr[i]);
+				return sp_usage(err, "%s:1: duplicate column '%s'", t->path, shown(t->hdr[i]));
 	}
 	t->fld = sp_xcalloc(t->nhdr, sizeof(char *));
 	return 0;
@@ -151,9 +163,9 @@ static int tsv_num(tsv *t, int col, double *out, sp_error *err)
 {
 	const char *s = t->fld[col];
 	if (parse_double(s, out) < 0)
-		return sp_usage(err, "%s:%zu: %s: '%.40s' is not a number", t->path, t->lineno, t->hdr[col], s);
+		return sp_usage(err, "%s:%zu: %s: '%s' is not a number", t->path, t->lineno, t->hdr[col], shown(s));
 	if (*out < 0)
-		return sp_usage(err, "%s:%zu: %s: %s is negative", t->path, t->lineno, t->hdr[col], s);
+		return sp_usage(err, "%s:%zu: %s: %s is negative", t->path, t->lineno, t->hdr[col], shown(s));
 	return 0;
 }
 
@@ -161,8 +173,8 @@ static int tsv_int(tsv *t, int col, long long *out, sp_error *err)
 {
 	unsigned long long v;
 	if (sp_parse_u64(t->fld[col], &v) < 0)
-		return sp_usage(err, "%s:%zu: %s: '%.40s' is not a non-negative integer", t->path, t->lineno, t->hdr[col],
-				t->fld[col]);
+		return sp_usage(err, "%s:%zu: %s: '%s' is not a non-negative integer", t->path, t->lineno, t->hdr[col],
+				shown(t->fld[col]));
 	*out = (long long)v;
 	return 0;
 }
@@ -184,8 +196,8 @@ static int tsv_passfail(tsv *t, int col, bool *out, sp_error *err)
 	else if (!strcmp(t->fld[col], "fail"))
 		*out = false;
 	else
-		return sp_usage(err, "%s:%zu: %s: '%.40s' is neither pass nor fail", t->path, t->lineno, t->hdr[col],
-				t->fld[col]);
+		return sp_usage(err, "%s:%zu: %s: '%s' is neither pass nor fail", t->path, t->lineno, t->hdr[col],
+				shown(t->fld[col]));
 	return 0;
 }
 
@@ -238,7 +250,7 @@ static int load_metadata(rp_bundle *b, sp_error *err)
 		}
 		*eq = '\0';
 		if (rp_meta(b, t.line)) {
-			rc = sp_usage(err, "%s:%zu: duplicate key '%.60s'", t.path, t.lineno, t.line);
+			rc = sp_usage(err, "%s:%zu: duplicate key '%s'", t.path, t.lineno, shown(t.line));
 			break;
 		}
 		if (!strcmp(t.line, "schema"))
@@ -254,8 +266,8 @@ static int load_metadata(rp_bundle *b, sp_error *err)
 		if (!schema)
 			rc = sp_usage(err, "%s: missing key 'schema'", t.path);
 		else if (strcmp(schema, "sandprobe.evidence.v1"))
-			rc = sp_usage(err, "%s:%zu: schema is '%.60s', expected sandprobe.evidence.v1", t.path,
-				      schema_line, schema);
+			rc = sp_usage(err, "%s:%zu: schema is '%s', expected sandprobe.evidence.v1", t.path,
+				      schema_line, shown(schema));
 		else if (!rp_meta(b, "run_id"))
 			rc = sp_usage(err, "%s: missing key 'run_id'", t.path);
 	}
@@ -318,7 +330,7 @@ static int load_samples(rp_bundle *b, sp_error *err)
 		else if (!strcmp(ph, "final"))
 			b->phase[n] = RP_PHASE_FINAL;
 		else {
-			rc = sp_usage(err, "%s:%zu: phase: '%.40s' is not start, periodic or final", t.path, t.lineno, ph);
+			rc = sp_usage(err, "%s:%zu: phase: '%s' is not start, periodic or final", t.path, t.lineno, shown(ph));
 			break;
 		}
 		if ((n == 0) != (b->phase[n] == RP_PHASE_START)) {
@@ -386,8 +398,8 @@ static int load_operations(rp_bundle *b, sp_error *err)
 			else if (!strcmp(r, "expected_fault"))
 				o->result = RP_EXPECTED_FAULT;
 			else {
-				rc = sp_usage(err, "%s:%zu: result: '%.40s' is not ok, fail or expected_fault", t.path,
-					      t.lineno, r);
+				rc = sp_usage(err, "%s:%zu: result: '%s' is not ok, fail or expected_fault", t.path,
+					      t.lineno, shown(r));
 				break;
 			}
 			if (!t.fld[csc][0]) {
@@ -422,7 +434,7 @@ static int load_latency(rp_bundle *b, sp_error *err)
 			}
 			const char *w = t.fld[cwu];
 			if (strcmp(w, "0") && strcmp(w, "1")) {
-				rc = sp_usage(err, "%s:%zu: warmup: '%.40s' is neither 0 nor 1", t.path, t.lineno, w);
+				rc = sp_usage(err, "%s:%zu: warmup: '%s' is neither 0 nor 1", t.path, t.lineno, shown(w));
 				break;
 			}
 			l->warmup = w[0] == '1';
