@@ -408,6 +408,16 @@ static void faults(FILE *f, const rp_bundle *b)
 	fputs("</table>\n", f);
 }
 
+/* "601 s", or "-" when the summary has no such field */
+static const char *secs(double v, char *buf, size_t size)
+{
+	if (isnan(v))
+		snprintf(buf, size, "-");
+	else
+		snprintf(buf, size, "%.6g s", v);
+	return buf;
+}
+
 static void run_facts(FILE *f, const rp_bundle *b, double warmup)
 {
 	fputs("<h2 id=\"run\">Run facts</h2>\n<table class=\"facts\">\n", f);
@@ -425,8 +435,10 @@ static void run_facts(FILE *f, const rp_bundle *b, double warmup)
 		rp_meta(b, "host_memory_bytes") ? rp_meta(b, "host_memory_bytes") : "-");
 	fact(f, "host", host);
 	fact(f, "started at", rp_meta(b, "started_at"));
-	snprintf(buf, sizeof buf, "requested %.6g s, measured %.6g s, sample span %.6g s, max gap %.6g s",
-		 b->requested_duration_s, b->measured_duration_s, b->span_s, b->max_gap_s);
+	char n1[32], n2[32], n3[32], n4[32];
+	snprintf(buf, sizeof buf, "requested %s, measured %s, sample span %s, max gap %s",
+		 secs(b->requested_duration_s, n1, sizeof n1), secs(b->measured_duration_s, n2, sizeof n2),
+		 secs(b->span_s, n3, sizeof n3), secs(b->max_gap_s, n4, sizeof n4));
 	fact(f, "duration", buf);
 	snprintf(buf, sizeof buf, "ends at %.6g s (metadata warmup_s %s)", warmup,
 		 rp_meta(b, "warmup_s") ? rp_meta(b, "warmup_s") : "-");
