@@ -111,13 +111,18 @@ static void header(FILE *f, const rp_bundle *b, const rp_verdict *v)
 	      f);
 }
 
-static void gates(FILE *f, const rp_verdict *v)
+static void gates(FILE *f, const rp_bundle *b, const rp_verdict *v)
 {
 	fputs("<h2 id=\"gates\">Verifier gates</h2>\n", f);
 	if (!v->available) {
 		fputs("<p class=\"note\" id=\"verifier-unavailable\">verifier unavailable: ", f);
 		E(v->reason);
-		fputs("</p>\n", f);
+		fputs("</p>\n<p>Thresholds fixed before the run (metadata.txt), unjudged:</p>\n"
+		      "<table class=\"thresholds\">\n<tr><th>threshold</th><th>value</th></tr>\n", f);
+		for (size_t i = 0; i < b->nmeta; i++)
+			if (sp_startswith(b->meta_key[i], "threshold."))
+				fact(f, b->meta_key[i] + 10, b->meta_val[i]);
+		fputs("</table>\n", f);
 		return;
 	}
 	fprintf(f, "<p>%lld passed, %lld failed &middot; result <b>", v->npass, v->nfail);
@@ -484,7 +489,7 @@ int rp_render_html(FILE *f, const rp_bundle *b, const rp_verdict *v)
 		nwin = 1;
 
 	header(f, b, v);
-	gates(f, v);
+	gates(f, b, v);
 	resources(f, &pg);
 	rate(f, &pg, w, nwin);
 	latency(f, &pg, w, nwin);

@@ -43,6 +43,7 @@ is "$?" 0 "a verifier exiting 3 without JSON: the report is still written"
 like "$(cat "$tmp/a3.html")" 'id="verifier-unavailable">verifier unavailable: verifier exited with status 3: sandprobe: not implemented yet' \
 	"and the gate table reads 'verifier unavailable: <reason>'"
 is "$(grep -c 'id="chart-' "$tmp/a3.html")" 10 "and every chart is still rendered"
+like "$(cat "$tmp/a3.html")" '<tr><td>rss_slope_mib_per_day</td><td>50</td></tr>' "and the recorded thresholds are listed, unjudged"
 for c in chart-rss chart-fds chart-processes chart-mounts chart-disk chart-rate chart-latency-0 chart-latency-1 chart-latency-2 chart-extra.boxes; do
 	n=$(pj "$tmp/a.json" "max([len(x.split(' L')) for x in d['paths'].get('$c', [''])])")
 	ok test "$n" -ge 20 || echo "# $c: $n points"
