@@ -253,6 +253,7 @@ int sp_lint_add_buffer(sp_lint *l, const char *name, const char *data, size_t le
 	memset(f, 0, sizeof *f);
 	f->path = sp_xstrdup(name);
 	f->kind = kind;
+	f->no_external = l->opts.no_external_files;
 	f->text = sp_xmalloc(len + 1);
 	memcpy(f->text, data, len);
 	f->text[len] = '\0';

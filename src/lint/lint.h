@@ -66,6 +66,7 @@ typedef struct sp_lint_file {
 	struct sp_yaml *yaml;  /* compose, kube */
 	struct sp_squid *squid;
 	bool is_sandbox;       /* oci or compose: may carry proxy settings */
+	bool no_external;      /* from sp_lint_opts.no_external_files */
 	sp_lint_proxyref *proxies;
 	size_t nproxies;
 } sp_lint_file;
@@ -80,6 +81,7 @@ typedef struct sp_lint_finding {
 
 typedef struct sp_lint_opts {
 	const char *require_runtime_class; /* NULL: no RuntimeClass demanded */
+	bool no_external_files; /* squid include and "acl file" are not read (fuzzing) */
 } sp_lint_opts;
 
 typedef struct sp_lint {

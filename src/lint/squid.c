@@ -56,6 +56,7 @@ struct reader {
 	const char *dir;  /* its directory, for relative names */
 	struct sp_squid *s;
 	sp_error *err;
+	bool no_external;
 };
 
 /* split a line into tokens (whitespace; "quoted" kept with a leading '"') */
@@ -93,7 +94,7 @@ static char *resolve(const struct reader *r, const char *name)
 /* values of an acl line; a "quoted" value names a file of values */
 static int acl_values(const struct reader *r, unsigned line, const char *tok, sp_strv *vals)
 {
-	if (tok[0] != '"') {
+	if (tok[0] != '"' || r->no_external) {
 		sp_strv_push(vals, tok);
 		return 0;
 	}
@@ -144,6 +145,8 @@ static int parse_text(struct reader *r, char *text, unsigned base_line, int dept
 
 static int do_include(struct reader *r, unsigned line, const char *pattern, int depth)
 {
+	if (r->no_external)
+		return 0;
 	if (depth >= SQUID_MAX_INCLUDE_DEPTH)
 		return sp_usage(r->err, "%s:%u: include nested deeper than %d", r->path, line, SQUID_MAX_INCLUDE_DEPTH);
 	_cleanup_free_ char *pat = resolve(r, pattern);
@@ -289,7 +292,7 @@ int sp_lint_squid_parse(sp_lint_file *f, sp_error *err)
 	char *slash = strrchr(dir, '/');
 	if (slash)
 		*slash = '\0';
-	struct reader r = {.path = f->path, .dir = slash ? dir : NULL, .s = s, .err = err};
+	struct reader r = {.path = f->path, .dir = slash ? dir : NULL, .s = s, .err = err, .no_external = f->no_external};
 	_cleanup_free_ char *text = sp_xstrndup(f->text, f->len);
 	if (parse_text(&r, text, 0, 0) < 0)
 		return -1;
