@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "lint/lint.h"
+#include "lint/strmap.h"
 
 static const sp_jschema allowlist_schema[] = {
 	{"", 'o'},
@@ -98,14 +99,12 @@ bool sp_lint_is_dns_name(const char *h)
 	return labels >= 2 && tld_alpha;
 }
 
-static bool in_list(json_t *a, const char *host)
+static void map_of(json_t *a, sp_strmap *m)
 {
 	size_t i;
 	json_t *v;
 	json_array_foreach(a, i, v)
-		if (!strcasecmp(json_string_value(v), host))
-			return true;
-	return false;
+		sp_strmap_add(m, json_string_value(v), (int)i);
 }
 
 /* wildcard, raw IP, invalid name: one finding at most, the most specific */
@@ -128,6 +127,9 @@ void sp_lint_allowlist_check(sp_lint *l, size_t fi)
 	json_t *domains = json_object_get(root, "domains");
 	json_t *providers = json_object_get(root, "inference_providers");
 	json_t *forbidden = json_object_get(root, "forbidden_hosts");
+	sp_strmap prov = {0}, forb = {0};
+	map_of(providers, &prov);
+	map_of(forbidden, &forb);
 	const char *host;
 	json_t *v;
 	json_object_foreach(domains, host, v) {
@@ -137,13 +139,15 @@ void sp_lint_allowlist_check(sp_lint *l, size_t fi)
 		if (strcmp(mode, "ro") && strcmp(mode, "rw"))
 			sp_lint_report(l, fi, SP_LR_ALLOW_MODE, p, 0, 0, "'%s' has mode '%s' (only \"ro\" or \"rw\")", host,
 				       mode);
-		else if (!strcmp(mode, "rw") && !in_list(providers, host))
+		else if (!strcmp(mode, "rw") && !sp_strmap_get(&prov, host))
 			sp_lint_report(l, fi, SP_LR_ALLOW_RW_NOT_PROVIDER, p, 0, 0,
 				       "'%s' is read-write but not a declared inference provider", host);
-		if (in_list(forbidden, host))
+		if (sp_strmap_get(&forb, host))
 			sp_lint_report(l, fi, SP_LR_ALLOW_FORBIDDEN, p, 0, 0, "'%s' is allowlisted and also forbidden",
 				       host);
 	}
+	sp_strmap_free(&prov);
+	sp_strmap_free(&forb);
 	size_t i;
 	json_array_foreach(providers, i, v) {
 		_cleanup_free_ char *p = sp_jptr_index("/inference_providers", i);

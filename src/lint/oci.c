@@ -216,7 +216,8 @@ static void check_caps(sp_lint *l, size_t fi, json_t *process)
 		json_array_foreach(a, i, v) {
 			const char *name = json_string_value(v);
 			int c = sp_cap_from_name(name);
-			_cleanup_free_ char *p = sp_xasprintf("/process/capabilities/%s/%zu", sets[s], i);
+			char p[80];
+			snprintf(p, sizeof p, "/process/capabilities/%s/%zu", sets[s], i);
 			if (c < 0)
 				sp_lint_report(l, fi, SP_LR_OCI_CAPS_EXCESS, p, 0, 0,
 					       "unknown capability %s in the %s set", name, sets[s]);
@@ -290,7 +291,8 @@ static void check_mounts(sp_lint *l, size_t fi, json_t *root)
 		json_t *opts = json_object_get(m, "options");
 		bool bind = (type && !strcmp(type, "bind")) || str_in_array(opts, "bind") || str_in_array(opts, "rbind");
 		bool ro = str_in_array(opts, "ro");
-		_cleanup_free_ char *p = sp_xasprintf("/mounts/%zu", i);
+		char p[48];
+		snprintf(p, sizeof p, "/mounts/%zu", i);
 		if (!dst)
 			dst = "?";
 		if (bind && src) {

@@ -19,6 +19,9 @@ void sp_lint_squid_free(struct sp_squid *s)
 		free(s->acls[i].name);
 		free(s->acls[i].type);
 		sp_strv_free(&s->acls[i].vals);
+		for (size_t k = 0; k < s->acls[i].nre; k++)
+			regfree(&s->acls[i].re[k]);
+		free(s->acls[i].re);
 	}
 	free(s->acls);
 	for (size_t i = 0; i < s->nacc; i++) {
@@ -31,6 +34,9 @@ void sp_lint_squid_free(struct sp_squid *s)
 	for (size_t i = 0; i < s->nports; i++)
 		free(s->ports[i].addr);
 	free(s->ports);
+	sp_strmap_free(&s->dom);
+	free(s->memo_host);
+	free(s->memo_acls);
 	free(s);
 }
 
@@ -301,32 +307,73 @@ int sp_lint_squid_parse(sp_lint_file *f, sp_error *err)
 			if (!acl_find(s, s->acc[i].t[k].acl) && !acl_builtin(s->acc[i].t[k].acl))
 				return sp_usage(err, "%s:%u:1: http_access uses undefined acl '%s'", f->path, s->acc[i].line,
 						s->acc[i].t[k].acl);
+	for (size_t i = 0; i < s->nacls; i++) {
+		struct squid_acl *a = &s->acls[i];
+		if (!strcmp(a->type, "dstdomain")) {
+			for (size_t k = 0; k < a->vals.n; k++)
+				sp_strmap_add(&s->dom, a->vals.v[k], (int)i);
+		} else if (!strcmp(a->type, "dstdom_regex") || !strcmp(a->type, "url_regex")) {
+			a->re = sp_xcalloc(a->vals.n, sizeof *a->re);
+			for (size_t k = 0; k < a->vals.n; k++) {
+				int e = regcomp(&a->re[k], a->vals.v[k], REG_EXTENDED | REG_NOSUB | (a->icase ? REG_ICASE : 0));
+				if (e != 0)
+					return sp_usage(err, "%s:%u:1: acl %s: invalid regular expression '%s'", f->path,
+							a->line, a->name, a->vals.v[k]);
+				a->nre++;
+			}
+		}
+	}
 	return 0;
 }
 
-/* squid's dstdomain: ".example.com" matches it and every subdomain */
-static bool domain_match(const char *pattern, const char *host)
+/* squid's dstdomain: "example.com" matches the host exactly, ".example.com"
+ * matches it and every subdomain. The dstdomain acls that match host are
+ * found through the value index (O(labels), not O(values)) and remembered
+ * for the next call with the same host. */
+static void dom_matches(const struct sp_squid *cs, const char *host)
 {
-	size_t pl = strlen(pattern), hl = strlen(host);
-	if (pattern[0] == '.') {
-		if (hl == pl - 1 && !strcasecmp(host, pattern + 1))
-			return true;
-		return hl > pl && !strcasecmp(host + hl - pl, pattern);
-	}
-	return !strcasecmp(pattern, host);
+	struct sp_squid *s = (struct sp_squid *)cs; /* the memo only */
+	if (s->memo_host && !strcmp(s->memo_host, host))
+		return;
+	free(s->memo_host);
+	s->memo_host = sp_xstrdup(host);
+	s->memo_n = 0;
+	size_t hl = strlen(host);
+	if (!hl || hl > 1024)
+		return;
+	char buf[1100];
+	const sp_strmap_ent *cand[130];
+	size_t nc = 0;
+	if ((cand[nc] = sp_strmap_get(&s->dom, host)))
+		nc++;
+	buf[0] = '.';
+	memcpy(buf + 1, host, hl + 1);
+	if ((cand[nc] = sp_strmap_get(&s->dom, buf)))
+		nc++;
+	for (size_t i = 1; i < hl && nc < SP_ARRAY_SIZE(cand); i++)
+		if (host[i] == '.' && (cand[nc] = sp_strmap_get(&s->dom, host + i)))
+			nc++;
+	for (size_t c = 0; c < nc; c++)
+		for (size_t k = 0; k < cand[c]->nv; k++) {
+			s->memo_acls = sp_xrealloc(s->memo_acls, (s->memo_n + 1) * sizeof *s->memo_acls);
+			s->memo_acls[s->memo_n++] = cand[c]->vals[k];
+		}
 }
 
-static bool regex_any(const sp_strv *vals, bool icase, const char *subject)
+static bool dom_match_acl(const struct sp_squid *s, const char *host, int acl)
 {
-	for (size_t i = 0; i < vals->n; i++) {
-		regex_t re;
-		if (regcomp(&re, vals->v[i], REG_EXTENDED | REG_NOSUB | (icase ? REG_ICASE : 0)) != 0)
-			continue;
-		int m = regexec(&re, subject, 0, NULL, 0);
-		regfree(&re);
-		if (m == 0)
+	dom_matches(s, host);
+	for (size_t i = 0; i < s->memo_n; i++)
+		if (s->memo_acls[i] == acl)
 			return true;
-	}
+	return false;
+}
+
+static bool regex_any(const struct squid_acl *a, const char *subject)
+{
+	for (size_t i = 0; i < a->nre; i++)
+		if (regexec(&a->re[i], subject, 0, NULL, 0) == 0)
+			return true;
 	return false;
 }
 
@@ -356,18 +403,14 @@ static bool acl_match(const struct sp_squid *s, const char *name, const char *ho
 		return false; /* manager, to_localhost, to_linklocal */
 	}
 	const char *t = a->type;
-	if (!strcmp(t, "dstdomain")) {
-		for (size_t i = 0; i < a->vals.n; i++)
-			if (domain_match(a->vals.v[i], host))
-				return true;
-		return false;
-	}
+	if (!strcmp(t, "dstdomain"))
+		return dom_match_acl(s, host, (int)(a - s->acls));
 	if (!strcmp(t, "dstdom_regex"))
-		return regex_any(&a->vals, a->icase, host);
+		return regex_any(a, host);
 	if (!strcmp(t, "url_regex")) {
 		_cleanup_free_ char *url = !strcmp(method, "CONNECT") ? sp_xasprintf("%s:%u", host, port)
 								      : sp_xasprintf("https://%s/", host);
-		return regex_any(&a->vals, a->icase, url);
+		return regex_any(a, url);
 	}
 	if (!strcmp(t, "method"))
 		return sp_strv_contains(&a->vals, method);
@@ -407,15 +450,12 @@ bool sp_squid_allows(const struct sp_squid *s, const char *host, const char *met
 
 const struct squid_acl *sp_squid_dstdomain_for(const struct sp_squid *s, const char *host)
 {
-	for (size_t i = 0; i < s->nacls; i++) {
-		const struct squid_acl *a = &s->acls[i];
-		if (strcmp(a->type, "dstdomain"))
-			continue;
-		for (size_t k = 0; k < a->vals.n; k++)
-			if (domain_match(a->vals.v[k], host))
-				return a;
-	}
-	return NULL;
+	dom_matches(s, host);
+	int first = -1;
+	for (size_t i = 0; i < s->memo_n; i++)
+		if (first < 0 || s->memo_acls[i] < first)
+			first = s->memo_acls[i];
+	return first >= 0 ? &s->acls[first] : NULL;
 }
 
 void sp_lint_squid_check(sp_lint *l, size_t fi)

@@ -7,7 +7,10 @@
 #ifndef SP_LINT_SQUID_H
 #define SP_LINT_SQUID_H
 
+#include <regex.h>
+
 #include "lint/lint.h"
+#include "lint/strmap.h"
 
 struct squid_acl {
 	char *name;
@@ -15,6 +18,8 @@ struct squid_acl {
 	bool icase;
 	sp_strv vals;
 	unsigned line;
+	regex_t *re; /* dstdom_regex, url_regex: compiled once */
+	size_t nre;
 };
 
 struct squid_term {
@@ -44,6 +49,12 @@ struct sp_squid {
 	struct squid_port *ports;
 	size_t nports;
 	bool ssl_bump;
+	sp_strmap dom; /* dstdomain value (".example.com" or "host") -> acl indexes */
+	/* the dstdomain acls of the last host looked up (a host is evaluated
+	 * for several methods in a row) */
+	char *memo_host;
+	int *memo_acls;
+	size_t memo_n;
 };
 
 /* Would squid forward method to host:port? *line gets the deciding
