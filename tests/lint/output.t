@@ -108,6 +108,12 @@ is "$(jq -r '[.rules[] | (.rationale | length > 10) and (.title | length > 5) an
 is "$(jq -r '[.rules[] | select(.techniques | length == 0)] | length' "$T/rules.json")" 0 "every rule names a technique"
 is "$(jq -r '[.rules[].id] | (length == (unique | length))' "$T/rules.json")" true "rule ids are unique"
 
+# the man page documents every rule
+man=$(dirname "$0")/../../docs/man/sandprobe-lint.1
+missing=""
+for id in $(jq -r '.rules[].id' "$T/rules.json"); do grep -qx "\.B $id" "$man" || missing="$missing $id"; done
+is "$missing" "" "docs/man/sandprobe-lint.1 lists every rule"
+
 # --- usage errors
 "$SP_BIN" lint 2>"$T/err"
 is "$?" 2 "no files: exit 2"
