@@ -113,13 +113,18 @@ static json_t *json_report(const sp_lint *l, sp_lint_sev fail_on)
 	return root;
 }
 
-/* a relative URI reference for a path: percent-encode what RFC 3986 reserves */
+/* a URI for a path: file:///abs for absolute paths, a relative reference
+ * otherwise (what code-scanning uploads expect); percent-encode the rest */
 static json_t *uri_of(const char *path)
 {
 	static const char hex[] = "0123456789ABCDEF";
 	size_t n = strlen(path);
-	_cleanup_free_ char *u = sp_xmalloc(n * 3 + 1);
+	_cleanup_free_ char *u = sp_xmalloc(n * 3 + 8);
 	size_t k = 0;
+	if (path[0] == '/') {
+		memcpy(u, "file://", 7);
+		k = 7;
+	}
 	for (size_t i = 0; i < n; i++) {
 		unsigned char c = (unsigned char)path[i];
 		if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || strchr("-._~/", c)) {
@@ -181,8 +186,8 @@ static json_t *sarif_report(const sp_lint *l)
 		json_object_set_new(res, "locations", json_pack("[o]", loc));
 		json_array_append_new(results, res);
 	}
-	json_t *run = json_pack("{s:{s:o},s:o,s:o,s:s}", "tool", "driver", driver, "artifacts", artifacts, "results",
-				results, "columnKind", "unicodeCodePoints");
+	json_t *run = json_pack("{s:{s:o},s:o,s:o}", "tool", "driver", driver, "artifacts", artifacts, "results",
+				results);
 	return json_pack("{s:s,s:s,s:[o]}", "$schema", "https://json.schemastore.org/sarif-2.1.0.json", "version",
 			 "2.1.0", "runs", run);
 }

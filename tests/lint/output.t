@@ -69,6 +69,11 @@ is "$(jq -r '[.runs[0].results[] | (.level | IN("error","warning","note")) and (
 	"sarif: results have level, message, uri and a region"
 is "$(jq -r '.runs[0] as $r | [$r.results[].locations[0].physicalLocation.artifactLocation.index] | map(. < ($r.artifacts | length)) | all' "$T/s.sarif")" true \
 	"sarif: artifact indexes are in range"
+is "$(jq -r '[.runs[0].artifacts[].location.uri | startswith("file:///")] | all' "$T/s.sarif")" true \
+	"sarif: absolute paths are file:// URIs"
+(cd "$FIX" && "$SP_BIN" lint --format sarif trigger/oci.caps_dangerous.json) >"$T/rel.sarif"
+is "$(jq -r '.runs[0].artifacts[0].location.uri' "$T/rel.sarif")" "trigger/oci.caps_dangerous.json" \
+	"sarif: relative paths stay relative references"
 is "$(jq -r '[.runs[0].results[].ruleId] | sort | unique | join(" ")' "$T/s.sarif")" \
 	"compose.privileged oci.caps_dangerous" "sarif: the expected results"
 
