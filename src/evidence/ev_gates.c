@@ -46,6 +46,15 @@ static void num(char *buf, size_t sz, double d)
 		snprintf(buf, sz, "%.10g", d);
 }
 
+/* "<= 60": the threshold with its comparison (a static buffer per call
+ * site would be overwritten: this one is copied by gate() at once) */
+static const char *pre(const char *t, const char *op)
+{
+	static char buf[80];
+	snprintf(buf, sizeof buf, "%s %s", op, t);
+	return buf;
+}
+
 /* ---- verdict ----------------------------------------------------------- */
 static sp_gate *gate(sp_verdict *v, bool pass, const char *id, const char *measured, const char *threshold,
 		     const char *fmt, ...) SP_PRINTF(6, 7);
@@ -544,11 +553,11 @@ static void gate_ops(state *s)
 	if (denom == 0)
 		gate(v, false, "ops.success", "0 operations", t, "no non-fault operations in operations.tsv");
 	else if (ratio + EPS < s->th.min_success_ratio || (s->th.min_success_ratio >= 1 && unexpected > 0))
-		gate(v, false, "ops.success", m, t,
+		gate(v, false, "ops.success", m, pre(t, ">="),
 		     "%lld unexpected failure(s) in %lld non-fault operations (%lld fail, %lld expected_fault outside a passing fault window)",
 		     unexpected, denom, s->ops_fail, s->ops_untied);
 	else
-		gate(v, true, "ops.success", m, t, "%lld unexpected failure(s) in %lld non-fault operations", unexpected,
+		gate(v, true, "ops.success", m, pre(t, ">="), "%lld unexpected failure(s) in %lld non-fault operations", unexpected,
 		     denom);
 	snprintf(m, sizeof m, "%lld untied", s->ops_untied);
 	if (s->ops_untied)
@@ -730,7 +739,7 @@ static void gate_latency(state *s, const sp_baseline *base)
 			continue;
 		}
 		num(m, sizeof m, e->p95);
-		gate(v, le(e->p95, thr), id, m, t, "scenario %s: p95 %s ms against baseline p95 %.10g ms + %.10g%% (p50 %.10g, p99 %.10g, %llu samples)",
+		gate(v, le(e->p95, thr), id, m, pre(t, "<="), "scenario %s: p95 %s ms against baseline p95 %.10g ms + %.10g%% (p50 %.10g, p99 %.10g, %llu samples)",
 		     sc->id, m, b->p95, s->th.p95_regression_pct, e->p50, e->p99, e->count);
 	}
 }
@@ -862,18 +871,18 @@ static void gate_samples(state *s, struct samples_acc *a)
 	double span = a->final.ts - a->start.ts;
 	num(m, sizeof m, span);
 	num(t, sizeof t, th->min_span_s);
-	gate(v, ge(span, th->min_span_s), "samples.span", m, t, "sample span %s s against a minimum of %s s", m, t);
+	gate(v, ge(span, th->min_span_s), "samples.span", m, pre(t, ">="), "sample span %s s against a minimum of %s s", m, t);
 	snprintf(m, sizeof m, "%lld", a->nperiodic);
 	snprintf(t, sizeof t, "%lld", th->min_periodic_samples);
-	gate(v, a->nperiodic >= th->min_periodic_samples, "samples.count", m, t,
+	gate(v, a->nperiodic >= th->min_periodic_samples, "samples.count", m, pre(t, ">="),
 	     "%lld periodic samples (plus start and final) against a minimum of %lld", a->nperiodic,
 	     th->min_periodic_samples);
 	num(m, sizeof m, a->max_gap);
 	num(t, sizeof t, th->max_gap_s);
-	gate(v, le(a->max_gap, th->max_gap_s), "samples.gap", m, t, "largest gap between consecutive samples %s s (maximum %s s)", m, t);
+	gate(v, le(a->max_gap, th->max_gap_s), "samples.gap", m, pre(t, "<="), "largest gap between consecutive samples %s s (maximum %s s)", m, t);
 	num(m, sizeof m, s->meta.sample_interval_s);
 	num(t, sizeof t, th->max_interval_s);
-	gate(v, le(s->meta.sample_interval_s, th->max_interval_s) && s->meta.sample_interval_s > 0, "samples.interval", m, t,
+	gate(v, le(s->meta.sample_interval_s, th->max_interval_s) && s->meta.sample_interval_s > 0, "samples.interval", m, pre(t, "<="),
 	     "declared sample interval %s s (maximum %s s)", m, t);
 
 	/* regressions over post-warm-up periodic samples */
@@ -886,7 +895,7 @@ static void gate_samples(state *s, struct samples_acc *a)
 	} else {
 		double slope = sp_linreg_slope(&a->rss) * 86400.0 / 1048576.0;
 		num(m, sizeof m, slope);
-		gate(v, le(slope, th->rss_slope_mib_per_day), "leak.rss_slope", m, t,
+		gate(v, le(slope, th->rss_slope_mib_per_day), "leak.rss_slope", m, pre(t, "<="),
 		     "owned RSS slope %s MiB/day over %llu post-warm-up periodic samples (maximum %s)", m, a->rss.n, t);
 	}
 	snprintf(t, sizeof t, "%lld", th->fd_growth_max);
@@ -896,22 +905,22 @@ static void gate_samples(state *s, struct samples_acc *a)
 	} else {
 		double growth = sp_linreg_slope(&a->fds) * (a->fds.xmax - a->fds.xmin);
 		num(m, sizeof m, growth);
-		gate(v, le(growth, (double)th->fd_growth_max), "leak.fd_growth", m, t,
+		gate(v, le(growth, (double)th->fd_growth_max), "leak.fd_growth", m, pre(t, "<="),
 		     "owned FDs grow by %s over the post-warm-up window (least squares; allowance %s)", m, t);
 	}
 	long long fdd = a->final.c[SP_C_OWNED_FDS] - a->start.c[SP_C_OWNED_FDS];
 	snprintf(m, sizeof m, "%lld", fdd);
-	gate(v, fdd <= th->fd_growth_max, "leak.fd_final", m, t, "final owned FDs %lld, start %lld: growth %lld (allowance %s)",
+	gate(v, fdd <= th->fd_growth_max, "leak.fd_final", m, pre(t, "<="), "final owned FDs %lld, start %lld: growth %lld (allowance %s)",
 	     a->final.c[SP_C_OWNED_FDS], a->start.c[SP_C_OWNED_FDS], fdd, t);
 
 	long long peak = a->disk_peak - a->start.c[SP_C_DISK_BYTES];
 	long long fin = a->final.c[SP_C_DISK_BYTES] - a->start.c[SP_C_DISK_BYTES];
 	snprintf(t, sizeof t, "%lld", th->disk_budget_bytes);
 	snprintf(m, sizeof m, "%lld", peak);
-	gate(v, peak <= th->disk_budget_bytes, "disk.peak", m, t, "state-root disk growth peaked at %lld bytes (budget %lld)",
+	gate(v, peak <= th->disk_budget_bytes, "disk.peak", m, pre(t, "<="), "state-root disk growth peaked at %lld bytes (budget %lld)",
 	     peak, th->disk_budget_bytes);
 	snprintf(m, sizeof m, "%lld", fin);
-	gate(v, fin <= th->disk_budget_bytes, "disk.final", m, t, "state-root disk growth after cleanup %lld bytes (budget %lld)",
+	gate(v, fin <= th->disk_budget_bytes, "disk.final", m, pre(t, "<="), "state-root disk growth after cleanup %lld bytes (budget %lld)",
 	     fin, th->disk_budget_bytes);
 
 	/* cleanup: owned counts back to the start baseline */
@@ -924,7 +933,7 @@ static void gate_samples(state *s, struct samples_acc *a)
 		snprintf(id, sizeof id, "cleanup.%s", sp_counter_name(owned[i]));
 		snprintf(m, sizeof m, "%lld", fi);
 		snprintf(t, sizeof t, "%lld", st);
-		gate(v, fi == st, id, m, t, "final %s %lld, start %lld", sp_counter_name(owned[i]), fi, st);
+		gate(v, fi == st, id, m, pre(t, "="), "final %s %lld, start %lld", sp_counter_name(owned[i]), fi, st);
 		all = all && fi == st;
 	}
 	for (size_t i = 0; i < a->nextra; i++) {
@@ -933,7 +942,7 @@ static void gate_samples(state *s, struct samples_acc *a)
 		snprintf(id, sizeof id, "cleanup.%.60s", a->extra_names[i]);
 		snprintf(m, sizeof m, "%lld", fi);
 		snprintf(t, sizeof t, "%lld", st);
-		gate(v, fi == st, id, m, t, "final %s %lld, start %lld", a->extra_names[i], fi, st);
+		gate(v, fi == st, id, m, pre(t, "="), "final %s %lld, start %lld", a->extra_names[i], fi, st);
 		all = all && fi == st;
 	}
 	(void)all;
