@@ -253,6 +253,8 @@ static int next_line(sp_rows *r, char **line, size_t *len)
 			*nl = '\0';
 			r->start += *len + 1;
 			r->line++;
+			if (*len + 1 > SP_EV_MAX_LINE)
+				return rerr(r, SP_EVE_TYPES, "line longer than %d bytes", SP_EV_MAX_LINE);
 			return 1;
 		}
 		if (r->eof) {
