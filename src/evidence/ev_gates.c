@@ -55,6 +55,30 @@ static const char *pre(const char *t, const char *op)
 	return buf;
 }
 
+/* Messages quote bundle bytes: keep them printable, valid UTF-8 (JSON needs
+ * it), replacing anything else by '?'. */
+static void sanitize(char *p)
+{
+	unsigned char *s = (unsigned char *)p;
+	size_t n = strlen(p), i = 0;
+	while (i < n) {
+		if (s[i] < 0x20 || s[i] == 0x7f) {
+			s[i++] = '?';
+			continue;
+		}
+		if (s[i] < 0x80) {
+			i++;
+			continue;
+		}
+		size_t len = (s[i] & 0xe0) == 0xc0 ? 2 : (s[i] & 0xf0) == 0xe0 ? 3 : (s[i] & 0xf8) == 0xf0 ? 4 : 0;
+		if (len && i + len <= n && sp_ev_is_text(p + i, len)) {
+			i += len;
+			continue;
+		}
+		s[i++] = '?';
+	}
+}
+
 /* ---- verdict ----------------------------------------------------------- */
 static sp_gate *gate(sp_verdict *v, bool pass, const char *id, const char *measured, const char *threshold,
 		     const char *fmt, ...) SP_PRINTF(6, 7);
@@ -75,6 +99,10 @@ static sp_gate *gate(sp_verdict *v, bool pass, const char *id, const char *measu
 	va_start(ap, fmt);
 	vsnprintf(g->message, sizeof g->message, fmt, ap);
 	va_end(ap);
+	sanitize(g->id);
+	sanitize(g->measured);
+	sanitize(g->threshold);
+	sanitize(g->message);
 	if (pass)
 		v->npass++;
 	else
@@ -131,6 +159,10 @@ struct scen {
 	sp_cap cap;
 };
 
+struct window {
+	double started, ended;
+};
+
 struct fault_row {
 	char id[4];
 	double started, ended, recovery_ms, rto_ms;
@@ -149,10 +181,13 @@ typedef struct state {
 
 	struct scen *sc;
 	size_t nsc;
+	size_t *by_id; /* indexes of sc sorted by id, for binary search */
 	size_t last_sc;
 
 	struct fault_row *faults;
 	size_t nfaults;
+	struct window *win;
+	size_t nwin;
 	bool faults_ok, caps_ok, caps_dup;
 	char caps_extra[80]; /* first undeclared scenario in capability-results.tsv */
 
@@ -177,12 +212,26 @@ static struct scen *find_scen(state *s, const char *id)
 {
 	if (s->last_sc < s->nsc && !strcmp(s->sc[s->last_sc].id, id))
 		return &s->sc[s->last_sc];
-	for (size_t i = 0; i < s->nsc; i++)
-		if (!strcmp(s->sc[i].id, id)) {
-			s->last_sc = i;
-			return &s->sc[i];
+	size_t lo = 0, hi = s->nsc;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = strcmp(s->sc[s->by_id[mid]].id, id);
+		if (c == 0) {
+			s->last_sc = s->by_id[mid];
+			return &s->sc[s->last_sc];
 		}
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
 	return NULL;
+}
+
+static const struct scen *sort_base;
+static int cmp_scen_idx(const void *a, const void *b)
+{
+	return strcmp(sort_base[*(const size_t *)a].id, sort_base[*(const size_t *)b].id);
 }
 
 /* columns.<stem> and types.<stem> gates from a reader outcome */
@@ -462,12 +511,41 @@ static void read_caps(state *s)
 }
 
 /* ---- operations.tsv ---------------------------------------------------- */
+/* the passing fault windows sorted by start, with the running maximum of
+ * their ends: ts is inside one iff the last window starting at or before ts
+ * has a running end at or after ts */
+static int cmp_win(const void *a, const void *b)
+{
+	double x = ((const struct window *)a)->started, y = ((const struct window *)b)->started;
+	return x < y ? -1 : x > y;
+}
+
+static void build_windows(state *s)
+{
+	s->win = sp_xcalloc(s->nfaults ? s->nfaults : 1, sizeof *s->win);
+	s->nwin = 0;
+	for (size_t i = 0; i < s->nfaults; i++)
+		if (s->faults[i].pass) {
+			s->win[s->nwin].started = s->faults[i].started;
+			s->win[s->nwin].ended = s->faults[i].ended;
+			s->nwin++;
+		}
+	qsort(s->win, s->nwin, sizeof *s->win, cmp_win);
+	for (size_t i = 1; i < s->nwin; i++)
+		s->win[i].ended = fmax(s->win[i].ended, s->win[i - 1].ended);
+}
+
 static bool tied(const state *s, double ts)
 {
-	for (size_t i = 0; i < s->nfaults; i++)
-		if (s->faults[i].pass && s->faults[i].started <= ts && ts <= s->faults[i].ended)
-			return true;
-	return false;
+	size_t lo = 0, hi = s->nwin; /* first window starting after ts */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (s->win[mid].started <= ts)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo > 0 && s->win[lo - 1].ended >= ts;
 }
 
 static void read_ops(state *s)
@@ -1209,6 +1287,7 @@ int sp_verify(const char *dir, const sp_verify_opts *o, sp_verdict *v, sp_error 
 	s->dir = dir;
 	s->v = v;
 	v->bundle = sp_xstrdup(dir);
+	sanitize(v->bundle);
 
 	check_present(s);
 	check_metadata(s, o);
@@ -1216,13 +1295,18 @@ int sp_verify(const char *dir, const sp_verify_opts *o, sp_verdict *v, sp_error 
 	if (s->meta_ok) {
 		s->nsc = s->meta.nscenarios;
 		s->sc = sp_xcalloc(s->nsc ? s->nsc : 1, sizeof *s->sc);
+		s->by_id = sp_xcalloc(s->nsc ? s->nsc : 1, sizeof *s->by_id);
 		for (size_t i = 0; i < s->nsc; i++) {
 			s->sc[i].id = s->meta.scenarios[i];
 			s->sc[i].t1 = s->sc[i].t2 = INFINITY;
+			s->by_id[i] = i;
 		}
+		sort_base = s->sc;
+		qsort(s->by_id, s->nsc, sizeof *s->by_id, cmp_scen_idx);
 	}
 	read_faults(s);
 	gate_faults(s);
+	build_windows(s);
 	read_caps(s);
 	read_ops(s);
 	if (!s->meta_ok)
@@ -1242,7 +1326,9 @@ int sp_verify(const char *dir, const sp_verify_opts *o, sp_verdict *v, sp_error 
 	for (size_t i = 0; i < s->nsc; i++)
 		sp_dvec_free(&s->sc[i].lat);
 	free(s->sc);
+	free(s->by_id);
 	free(s->faults);
+	free(s->win);
 	sp_meta_free(&s->meta);
 	free(s);
 	free(a);

@@ -658,6 +658,19 @@ static void c_fault_declared(bundle *b, const tcase *c)
 		tab_row(&b->faults, "F03\tsp-box-2\tkill\t400.000\t401.000\t10\t1000\tpass");
 }
 
+/* several fault windows: nested passing ones tie an operation, a failing one
+ * covering it does not */
+static void c_multi_fault(bundle *b, const tcase *c)
+{
+	meta_set(b, "faults", "F01,F02,F03");
+	tab_set(&b->faults, 1, "started", "100.000");
+	tab_set(&b->faults, 1, "ended", c->n ? "200.000" : "400.000");
+	tab_row(&b->faults, "F02\tsp-box-2\tkill\t250.000\t260.000\t10\t1000\tpass");
+	tab_row(&b->faults, "F03\tsp-box-3\tkill\t300.000\t320.000\t10\t1000\t%s", c->n ? "fail" : "pass");
+	tab_set(&b->ops, NOPS + 1, "ts", "315.000");
+	tab_set(&b->ops, NOPS + 2, "ts", "255.000");
+}
+
 static void c_rss(bundle *b, const tcase *c)
 {
 	/* +1 MiB per 60 s periodic sample is exactly 1440 MiB/day */
@@ -1026,6 +1039,8 @@ static void build_cases(void)
 	add(NULL, c_ef_ts, "300.000", NULL, 0, "expected_fault at the start of its fault window");
 	add("ops.expected_faults", c_ef_ts, "299.999", NULL, 0, "expected_fault 1 ms before its fault window");
 	add("ops.expected_faults", c_untied_failing_fault, NULL, NULL, 0, "expected_fault tied to a failing fault record");
+	add(NULL, c_multi_fault, NULL, NULL, 0, "expected_faults inside overlapping passing fault windows");
+	add("ops.expected_faults", c_multi_fault, NULL, NULL, 1, "expected_fault only inside a failing fault's window");
 	add(NULL, c_fault, "recovery_ms", "10000", 0, "fault recovery exactly at its RTO");
 	add("faults.recovered", c_fault, "recovery_ms", "10000.001", 0, "fault recovery 1 us beyond its RTO");
 	add("faults.recovered", c_fault, "result", "fail", 0, "fault record with result fail");
