@@ -1179,17 +1179,11 @@ static void check_integrity(state *s, const sp_verify_opts *o)
 	size_t mlen = 0;
 	int e = 0;
 	_cleanup_free_ char *mbuf = NULL;
-	int fd = open(mp, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-	if (fd >= 0) {
-		close(fd);
-		mbuf = sp_read_file_alloc(mp, 64 * 1024 * 1024, &mlen, &e);
-	} else {
-		e = errno;
-	}
+	mbuf = sp_ev_read_all(mp, 64 * 1024 * 1024, &mlen, &e);
 	sp_ev_manifest man = {0};
 	if (!mbuf) {
 		gate(v, false, "integrity.manifest", "missing", "every file listed and matching", "MANIFEST: %s",
-		     e == ENOENT ? "missing" : strerror(e));
+		     sp_ev_strerror(e));
 	} else if (sp_ev_manifest_parse(&man, mbuf, mlen, msg, sizeof msg) < 0) {
 		gate(v, false, "integrity.manifest", "invalid", "every file listed and matching", "%s", msg);
 	} else if (lrc < 0) {
@@ -1249,19 +1243,13 @@ static void check_integrity(state *s, const sp_verify_opts *o)
 	size_t slen = 0;
 	int se = 0;
 	_cleanup_free_ char *sig = NULL;
-	fd = open(sp, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-	if (fd >= 0) {
-		close(fd);
-		sig = sp_read_file_alloc(sp, 4096, &slen, &se);
-	} else {
-		se = errno;
-	}
+	sig = sp_ev_read_all(sp, 4096, &slen, &se);
 	if (!o->pubkey) {
 		gate(v, true, "integrity.signature", "not checked", "--pubkey",
 		     "no --pubkey given: signature not checked (MANIFEST.sig %s)", sig ? "present" : "absent");
 	} else if (!sig) {
 		gate(v, false, "integrity.signature", "unsigned", "valid Ed25519",
-		     "a public key was given but MANIFEST.sig is %s", se == ENOENT ? "missing" : strerror(se));
+		     "a public key was given but MANIFEST.sig is %s", sp_ev_strerror(se));
 	} else if (!mbuf) {
 		gate(v, false, "integrity.signature", "no MANIFEST", "valid Ed25519", "MANIFEST is missing");
 	} else if (sp_sig_verify(o->pubkey, mbuf, mlen, sig, slen, msg, sizeof msg) == 1) {

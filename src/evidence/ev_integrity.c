@@ -64,9 +64,9 @@ void sp_sha256_free(sp_sha256 *h)
 
 int sp_sha256_file(const char *path, unsigned char digest[32], unsigned long long *size)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY);
+	int fd = sp_ev_open_regular(path);
 	if (fd < 0)
-		return -errno;
+		return fd;
 	_cleanup_free_ char *buf = sp_xmalloc(HASH_CHUNK);
 	sp_sha256 h;
 	sp_sha256_init(&h);

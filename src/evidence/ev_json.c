@@ -48,15 +48,9 @@ static json_t *parse(const char *buf, size_t len, char *msg, size_t msgsz)
 static char *load(const char *path, sp_sha256 *hash, size_t *len, char *msg, size_t msgsz)
 {
 	int e = 0;
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-	if (fd < 0) {
-		jmsg(msg, msgsz, "%s", errno == ENOENT ? "missing" : strerror(errno));
-		return NULL;
-	}
-	close(fd);
-	char *buf = sp_read_file_alloc(path, JSON_MAX, len, &e);
+	char *buf = sp_ev_read_all(path, JSON_MAX, len, &e);
 	if (!buf) {
-		jmsg(msg, msgsz, "%s", e == EFBIG ? "larger than 64 MiB" : strerror(e));
+		jmsg(msg, msgsz, "%s", e == EFBIG ? "larger than 64 MiB" : sp_ev_strerror(e));
 		return NULL;
 	}
 	if (hash) {

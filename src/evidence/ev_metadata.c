@@ -353,16 +353,10 @@ int sp_meta_load(sp_meta *m, const char *dir, sp_sha256 *hash, char *msg, size_t
 	size_t len = 0;
 	int e = 0;
 	memset(m, 0, sizeof *m);
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-	if (fd < 0) {
-		*kind = "present";
-		return kmsg(msg, msgsz, "metadata.txt: %s", errno == ENOENT ? "missing" : strerror(errno));
-	}
-	close(fd);
-	_cleanup_free_ char *buf = sp_read_file_alloc(path, META_MAX, &len, &e);
+	_cleanup_free_ char *buf = sp_ev_read_all(path, META_MAX, &len, &e);
 	if (!buf) {
 		*kind = e == EFBIG ? "keys" : "present";
-		return kmsg(msg, msgsz, "metadata.txt: %s", e == EFBIG ? "larger than 1 MiB" : strerror(e));
+		return kmsg(msg, msgsz, "metadata.txt: %s", e == EFBIG ? "larger than 1 MiB" : sp_ev_strerror(e));
 	}
 	if (hash) {
 		sp_sha256_init(hash);

@@ -164,7 +164,7 @@ static char *tab_text(const tab *t)
 }
 
 /* ---- the synthetic bundle ---------------------------------------------- */
-enum fop { FO_NONE, FO_DELETE, FO_EMPTY, FO_TRUNCATE, FO_APPEND, FO_ADD, FO_SYMLINK, FO_MKDIR_RM };
+enum fop { FO_NONE, FO_DELETE, FO_EMPTY, FO_TRUNCATE, FO_APPEND, FO_ADD, FO_SYMLINK, FO_MKDIR_RM, FO_FIFO };
 
 typedef struct bundle {
 	tab meta; /* two columns: key, value (no header semantics: row 0 is a key) */
@@ -470,6 +470,10 @@ static void file_op(const char *dir, enum fop op, const char *path)
 		break;
 	case FO_MKDIR_RM:
 		rm_rf(p);
+		break;
+	case FO_FIFO:
+		if (unlink(p) < 0 || mkfifo(p, 0644) < 0)
+			abort();
 		break;
 	}
 }
@@ -1095,6 +1099,8 @@ static void build_cases(void)
 	add("integrity.manifest", c_manifest, NULL, NULL, 0, "MANIFEST not sorted");
 	add("integrity.manifest", c_manifest, NULL, NULL, 1, "MANIFEST lists ../outside");
 	add("integrity.manifest", c_symlink, NULL, NULL, 0, "a symlink inside the bundle");
+	add("files.present", c_post, "operations.tsv", NULL, FO_FIFO, "operations.tsv replaced by a fifo (must not hang)");
+	add("integrity.manifest", c_post, "MANIFEST", NULL, FO_FIFO, "MANIFEST replaced by a fifo (must not hang)");
 	for (size_t i = 0; i < SP_ARRAY_SIZE(known); i++)
 		add("integrity.manifest", c_post, known[i], NULL, FO_APPEND, "%s edited after the MANIFEST", known[i]);
 	add("integrity.manifest", c_post, "logs/step-001.log", NULL, FO_APPEND, "a log edited after the MANIFEST");

@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <math.h>
 #include <stdarg.h>
+#include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -224,6 +225,78 @@ const char *sp_counter_name(enum sp_counter c)
 	return c < SP_C_NCOUNTERS ? cols_samples[3 + c] : "?";
 }
 
+/* ---- opening files of a bundle ----------------------------------------- */
+int sp_ev_open_regular(const char *path)
+{
+	/* O_NONBLOCK: a fifo planted in a bundle must not hang the verifier */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW | O_NONBLOCK);
+	if (fd < 0)
+		return -errno;
+	struct stat st;
+	if (fstat(fd, &st) < 0) {
+		int e = errno;
+		close(fd);
+		return -e;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		close(fd);
+		return -EINVAL;
+	}
+	int fl = fcntl(fd, F_GETFL);
+	if (fl >= 0)
+		fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+	return fd;
+}
+
+const char *sp_ev_strerror(int e)
+{
+	return e == ENOENT ? "missing" : e == EINVAL ? "not a regular file" : e == ELOOP ? "a symlink" : e == EFBIG ? "too large" : strerror(e);
+}
+
+char *sp_ev_read_all(const char *path, size_t max, size_t *len, int *errnum)
+{
+	int fd = sp_ev_open_regular(path);
+	if (fd < 0) {
+		*errnum = -fd;
+		return NULL;
+	}
+	size_t cap = 4096, off = 0;
+	char *buf = sp_xmalloc(cap);
+	for (;;) {
+		if (off + 1 >= cap) {
+			if (cap > max) {
+				free(buf);
+				close(fd);
+				*errnum = EFBIG;
+				return NULL;
+			}
+			cap *= 2;
+			buf = sp_xrealloc(buf, cap);
+		}
+		ssize_t n = read(fd, buf + off, cap - 1 - off);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			*errnum = errno;
+			free(buf);
+			close(fd);
+			return NULL;
+		}
+		if (n == 0)
+			break;
+		off += (size_t)n;
+	}
+	close(fd);
+	if (off > max) {
+		free(buf);
+		*errnum = EFBIG;
+		return NULL;
+	}
+	buf[off] = '\0';
+	*len = off;
+	return buf;
+}
+
 /* ---- reader ------------------------------------------------------------ */
 static int rerr(sp_rows *r, enum sp_ev_err e, const char *fmt, ...) SP_PRINTF(3, 4);
 static int rerr(sp_rows *r, enum sp_ev_err e, const char *fmt, ...)
@@ -398,12 +471,12 @@ fail:
 int sp_rows_open(sp_rows *r, const char *dir, enum sp_ev_file kind, sp_sha256 *hash)
 {
 	_cleanup_free_ char *path = sp_xasprintf("%s/%s", dir, kinds[kind].name);
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW);
+	int fd = sp_ev_open_regular(path);
 	if (fd < 0) {
 		memset(r, 0, sizeof *r);
 		r->kind = kind;
 		r->fd = -1;
-		return rerr(r, SP_EVE_PRESENT, "%s", errno == ENOENT ? "missing" : strerror(errno));
+		return rerr(r, SP_EVE_PRESENT, "%s", sp_ev_strerror(-fd));
 	}
 	return sp_rows_open_fd(r, fd, kind, hash);
 }

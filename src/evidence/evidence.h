@@ -44,6 +44,15 @@ bool sp_ev_is_iso8601(const char *s, size_t n);
 bool sp_ev_is_text(const char *s, size_t n);
 bool sp_ev_is_hex(const char *s, size_t n, size_t want);
 
+/* Open a bundle file for reading: never follows a symlink, never blocks on
+ * a fifo; -errno (-EINVAL: not a regular file). */
+int sp_ev_open_regular(const char *path);
+/* Whole regular file (at most max bytes, else EFBIG) NUL-terminated, or NULL
+ * with *errnum. */
+char *sp_ev_read_all(const char *path, size_t max, size_t *len, int *errnum);
+/* "missing", "not a regular file", "a symlink", "too large" or strerror */
+const char *sp_ev_strerror(int e);
+
 /* ---- metadata.txt ----------------------------------------------------- */
 typedef struct sp_kv {
 	char *key, *value;
