@@ -113,7 +113,7 @@ static sp_gate *gate(sp_verdict *v, bool pass, const char *id, const char *measu
 
 static void na(sp_verdict *v, const char *id, const char *why)
 {
-	gate(v, false, id, "n/a", "", "not evaluated: %s", why);
+	gate(v, false, id, "n/a", "-", "not evaluated: %s", why);
 }
 
 void sp_verdict_free(sp_verdict *v)

@@ -152,6 +152,23 @@ V --emit-baseline "$T/base2.json" "$T/leak" >/dev/null 2>&1; rc=$?
 is "$rc" 1 "--emit-baseline on a failing bundle: exit 1"
 ok test ! -e "$T/base2.json"
 
+# streaming: memory grows with the operations log only by the latencies kept
+# for exact quantiles (8 bytes each), not by the rows read
+if [ "${SP_SAN:-0}" = 1 ] || [ ! -x /usr/bin/time ]; then
+	skip "peak RSS is not meaningful under ASan (or /usr/bin/time missing)"
+	skip "peak RSS is not meaningful under ASan (or /usr/bin/time missing)"
+else
+	"$MK" -o 20000 -s 20 "$T/small" >/dev/null
+	"$MK" -o 400000 -s 20 "$T/large" >/dev/null
+	rss_small=$(/usr/bin/time -f %M "$SP_BIN" verify "$T/small" 2>&1 >/dev/null | tail -1)
+	rss_large=$(/usr/bin/time -f %M "$SP_BIN" verify "$T/large" 2>&1 >/dev/null | tail -1)
+	TAP_NAME="400,000 rows: peak RSS $rss_large KiB under 32 MiB" ok test "$rss_large" -lt 32768
+	# 380,000 more latencies are 3 MB of doubles (x1.5 growth slack): allow 8 MiB
+	TAP_NAME="20x more rows: peak RSS $rss_small KiB -> $rss_large KiB (at most 8 MiB more)" \
+		ok test $((rss_large - rss_small)) -lt 8192
+	rm -rf "$T/small" "$T/large"
+fi
+
 # the self-test
 st=$("$SP_BIN" verify --self-test); rc=$?
 is "$rc" 0 "verify --self-test exits 0"
