@@ -1005,7 +1005,6 @@ static void gate_samples(state *s, struct samples_acc *a)
 	/* cleanup: owned counts back to the start baseline */
 	static const enum sp_counter owned[] = {SP_C_OWNED_PROCESSES, SP_C_OWNED_MOUNTS, SP_C_OWNED_SOCKETS,
 						SP_C_OWNED_CGROUPS};
-	bool all = true;
 	for (size_t i = 0; i < SP_ARRAY_SIZE(owned); i++) {
 		char id[80];
 		long long st = a->start.c[owned[i]], fi = a->final.c[owned[i]];
@@ -1013,7 +1012,6 @@ static void gate_samples(state *s, struct samples_acc *a)
 		snprintf(m, sizeof m, "%lld", fi);
 		snprintf(t, sizeof t, "%lld", st);
 		gate(v, fi == st, id, m, pre(t, "="), "final %s %lld, start %lld", sp_counter_name(owned[i]), fi, st);
-		all = all && fi == st;
 	}
 	for (size_t i = 0; i < a->nextra; i++) {
 		char id[80];
@@ -1022,9 +1020,7 @@ static void gate_samples(state *s, struct samples_acc *a)
 		snprintf(m, sizeof m, "%lld", fi);
 		snprintf(t, sizeof t, "%lld", st);
 		gate(v, fi == st, id, m, pre(t, "="), "final %s %lld, start %lld", a->extra_names[i], fi, st);
-		all = all && fi == st;
 	}
-	(void)all;
 }
 
 /* ---- inventories, summary ---------------------------------------------- */
