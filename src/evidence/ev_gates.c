@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <jansson.h>
 #include <math.h>
+#include <regex.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1131,6 +1132,79 @@ static void check_summary(state *s, const struct samples_acc *a)
 	sp_summary_free(&sm);
 }
 
+/* ---- logs/: redaction ------------------------------------------------- */
+/* High-confidence secret shapes that any redactor must have replaced by
+ * [REDACTED] (a subset of the soak writer's patterns, case-sensitive, so a
+ * correctly redacted log never trips it). The secret itself is never echoed. */
+static const struct {
+	const char *name, *re;
+} secret_shapes[] = {
+	{"a private key block", "-----BEGIN [A-Z ]*PRIVATE KEY-----"},
+	{"an AWS access key id", "(AKIA|ASIA)[0-9A-Z]{16}"},
+	{"a GitHub token", "(ghp|gho|ghu|ghs|ghr|github_pat)_[A-Za-z0-9_]{20,}"},
+	{"a Slack token", "xox[abprs]-[A-Za-z0-9-]{10,}"},
+	{"a JSON web token", "eyJ[A-Za-z0-9_-]{8,}\\.[A-Za-z0-9_-]{8,}\\.[A-Za-z0-9_-]{8,}"},
+	{"a URL with a password", "://[^/:@[:space:]]+:[^[/@[:space:]]+@"},
+};
+
+static void check_redacted(state *s, char **paths, size_t n, const char *listerr)
+{
+	sp_verdict *v = s->v;
+	if (!paths && listerr) {
+		na(v, "logs.redacted", listerr);
+		return;
+	}
+	regex_t re[SP_ARRAY_SIZE(secret_shapes)];
+	for (size_t k = 0; k < SP_ARRAY_SIZE(secret_shapes); k++)
+		if (regcomp(&re[k], secret_shapes[k].re, REG_EXTENDED | REG_NOSUB) != 0) {
+			for (size_t j = 0; j < k; j++)
+				regfree(&re[j]);
+			na(v, "logs.redacted", "cannot compile the secret patterns");
+			return;
+		}
+	char where[300] = "";
+	size_t nlogs = 0, hits = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (!sp_startswith(paths[i], "logs/"))
+			continue;
+		nlogs++;
+		_cleanup_free_ char *p = sp_xasprintf("%s/%s", s->dir, paths[i]);
+		size_t len = 0;
+		int e = 0;
+		_cleanup_free_ char *buf = sp_ev_read_all(p, 4 * SP_EV_MAX_LOG, &len, &e);
+		if (!buf)
+			continue; /* unreadable or oversized: logs.bounded and integrity.manifest judge it */
+		unsigned line = 0;
+		for (char *l = buf; l && l < buf + len;) {
+			char *nl = memchr(l, '\n', (size_t)(buf + len - l));
+			if (nl)
+				*nl = '\0';
+			line++;
+			/* a NUL byte inside a line would hide the rest from regexec */
+			for (char *c = l, *ce = nl ? nl : buf + len; c < ce; c++)
+				if (!*c)
+					*c = ' ';
+			for (size_t k = 0; k < SP_ARRAY_SIZE(secret_shapes); k++)
+				if (regexec(&re[k], l, 0, NULL, 0) == 0) {
+					if (!hits++)
+						snprintf(where, sizeof where, "%s line %u holds %s", paths[i], line,
+							 secret_shapes[k].name);
+					break;
+				}
+			l = nl ? nl + 1 : NULL;
+		}
+	}
+	for (size_t k = 0; k < SP_ARRAY_SIZE(secret_shapes); k++)
+		regfree(&re[k]);
+	char m[48];
+	snprintf(m, sizeof m, "%zu unredacted", hits);
+	if (hits)
+		gate(v, false, "logs.redacted", m, "0 unredacted", "%zu secret-shaped value(s) not redacted; first: %s", hits,
+		     where);
+	else
+		gate(v, true, "logs.redacted", m, "0 unredacted", "no secret-shaped value in %zu log file(s)", nlogs);
+}
+
 /* ---- logs/ and integrity ----------------------------------------------- */
 static void check_integrity(state *s, const sp_verify_opts *o)
 {
@@ -1169,6 +1243,8 @@ static void check_integrity(state *s, const sp_verify_opts *o)
 			gate(v, true, "logs.bounded", m, t, "%zu log file(s), each within 64 KiB", nlogs);
 		}
 	}
+
+	check_redacted(s, lrc == 0 ? paths : NULL, n, lrc < 0 ? msg : NULL);
 
 	/* MANIFEST */
 	_cleanup_free_ char *mp = sp_xasprintf("%s/MANIFEST", s->dir);

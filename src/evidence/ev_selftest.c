@@ -721,6 +721,12 @@ static void c_logs(bundle *b, const tcase *c)
 	b->log_size = (size_t)(SP_EV_MAX_LOG + c->n);
 }
 
+static void c_secret(bundle *b, const tcase *c)
+{
+	free(b->log);
+	b->log = sp_xasprintf("step 1: ok\n%s\nstep 2: ok\n", c->a);
+}
+
 static void c_warmflag(bundle *b, const tcase *c)
 {
 	(void)c;
@@ -1067,6 +1073,11 @@ static void build_cases(void)
 	add(NULL, c_logs, NULL, NULL, 0, "a log file at the 64 KiB bound");
 	add("logs.bounded", c_logs, NULL, NULL, 1, "a log file one byte over the bound");
 	add("latency.warmup", c_warmflag, NULL, NULL, 0, "a warm-up latency row flagged warmup=0");
+	add(NULL, c_secret, "export AWS_ACCESS_KEY_ID=[REDACTED] token=[REDACTED] https://u:[REDACTED]@example.invalid/r", NULL, 0, "a redacted log passes");
+	add("logs.redacted", c_secret, "export AWS_ACCESS_KEY_ID=AKIAIOSFODNN7EXAMPLE", NULL, 0, "a log with an AWS key id");
+	add("logs.redacted", c_secret, "-----BEGIN OPENSSH PRIVATE KEY-----", NULL, 0, "a log with a private key block");
+	add("logs.redacted", c_secret, "git clone https://u:hunter2secret@example.invalid/r", NULL, 0, "a log with a URL password");
+	add("logs.redacted", c_secret, "auth ghp_0123456789abcdefghijABCDEFGHIJ0123", NULL, 0, "a log with a GitHub token");
 
 	/* leaks of each counter */
 	static const char *const leak[] = {"owned_processes", "owned_mounts", "owned_sockets", "owned_cgroups",
