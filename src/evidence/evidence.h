@@ -4,13 +4,16 @@
  * memory (fixed line buffer, chunked hashing) and names file/line/field in
  * its messages.
  *
- * Reading a bundle:
- *   sp_meta m; sp_meta_load(&m, dir, NULL, &err);
- *   sp_rows r; sp_rows_open(&r, dir, SP_EV_OPERATIONS, NULL, &err);
- *   sp_op op; while ((rc = sp_ops_next(&r, &op)) > 0) ...; (rc < 0: r.msg)
- *   sp_rows_close(&r);
- * and the same with sp_samples_next, sp_latency_next, sp_caps_next,
- * sp_faults_next. */
+ * Reading a bundle (as report and soak do):
+ *   char msg[512]; const char *kind;
+ *   sp_meta m; if (sp_meta_load(&m, dir, NULL, msg, sizeof msg, &kind) < 0) ...
+ *   sp_rows r; if (sp_rows_open(&r, dir, SP_EV_OPERATIONS, NULL) < 0) ... r.msg
+ *   sp_op op; int rc; while ((rc = sp_ops_next(&r, &op)) > 0) { ... }
+ *   if (rc < 0) ... r.msg names file, line and column
+ *   sp_rows_close(&r); sp_meta_free(&m);
+ * and the same with sp_samples_next, sp_latency_next, sp_caps_next and
+ * sp_faults_next; sp_inventory_load and sp_summary_load for the JSON files;
+ * sp_ev_manifest_build to write a MANIFEST; sp_verify for the whole verdict. */
 #ifndef SP_EVIDENCE_H
 #define SP_EVIDENCE_H
 
@@ -78,17 +81,17 @@ typedef struct sp_meta {
 	sp_thresholds th;
 } sp_meta;
 
-/* Generic key=value parser (one key once, "key=value" per line, newline at
- * the end). 0, or -1 with msg ("line N: ..."). hash (may be NULL) is fed the
- * bytes read. */
 typedef struct sp_sha256 sp_sha256;
+/* Generic key=value parser (one key once, "key=value" per line, newline at
+ * the end). 0, or -1 with msg ("line N: ..."). */
 int sp_kv_parse_buf(const char *buf, size_t len, sp_kv **out, size_t *n, char *msg, size_t msgsz);
 const char *sp_kv_get(const sp_kv *kv, size_t n, const char *key);
 void sp_kv_free(sp_kv *kv, size_t n);
 
-/* Parse and type-check dir/metadata.txt. Returns 0, or -1 with msg naming the
- * line and key; *kind is "schema" when the schema is missing or unknown,
- * "keys" for any other problem, "present" when the file is missing/empty. */
+/* Parse and type-check dir/metadata.txt (hash, may be NULL, receives its
+ * SHA-256). Returns 0, or -1 with msg naming the line and key; *kind is
+ * "schema" when the schema is missing or unknown, "keys" for any other
+ * problem, "present" when the file is missing/empty. */
 int sp_meta_load(sp_meta *m, const char *dir, sp_sha256 *hash, char *msg, size_t msgsz, const char **kind);
 int sp_meta_parse_buf(sp_meta *m, const char *buf, size_t len, char *msg, size_t msgsz, const char **kind);
 void sp_meta_free(sp_meta *m);
