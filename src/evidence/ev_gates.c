@@ -174,7 +174,7 @@ struct fault_row {
 typedef struct state {
 	const char *dir;
 	sp_verdict *v;
-	sp_sha256 hash[KF_N];
+	sp_ev_sha256 hash[KF_N];
 	bool present[KF_N];
 
 	sp_meta meta;
@@ -829,7 +829,7 @@ struct samples_acc {
 	bool any, mono_bad, phase_bad;
 	char mono_msg[200], phase_msg[200];
 	long long nstart, nfinal, nperiodic, n;
-	sp_sample start, final;
+	sp_ev_sample start, final;
 	double prev_ts, max_gap, first_ts;
 	long long disk_peak;
 	sp_linreg rss, fds;
@@ -841,7 +841,7 @@ struct samples_acc {
 static void read_samples(state *s, struct samples_acc *a)
 {
 	sp_rows r;
-	sp_sample x;
+	sp_ev_sample x;
 	memset(a, 0, sizeof *a);
 	bool opened = sp_rows_open(&r, s->dir, SP_EV_SAMPLES, &s->hash[KF_SAMPLES]) == 0;
 	bool ok = opened;
@@ -1004,15 +1004,15 @@ static void gate_samples(state *s, struct samples_acc *a)
 	     fin, th->disk_budget_bytes);
 
 	/* cleanup: owned counts back to the start baseline */
-	static const enum sp_counter owned[] = {SP_C_OWNED_PROCESSES, SP_C_OWNED_MOUNTS, SP_C_OWNED_SOCKETS,
+	static const enum sp_ev_counter owned[] = {SP_C_OWNED_PROCESSES, SP_C_OWNED_MOUNTS, SP_C_OWNED_SOCKETS,
 						SP_C_OWNED_CGROUPS};
 	for (size_t i = 0; i < SP_ARRAY_SIZE(owned); i++) {
 		char id[80];
 		long long st = a->start.c[owned[i]], fi = a->final.c[owned[i]];
-		snprintf(id, sizeof id, "cleanup.%s", sp_counter_name(owned[i]));
+		snprintf(id, sizeof id, "cleanup.%s", sp_ev_counter_name(owned[i]));
 		snprintf(m, sizeof m, "%lld", fi);
 		snprintf(t, sizeof t, "%lld", st);
-		gate(v, fi == st, id, m, pre(t, "="), "final %s %lld, start %lld", sp_counter_name(owned[i]), fi, st);
+		gate(v, fi == st, id, m, pre(t, "="), "final %s %lld, start %lld", sp_ev_counter_name(owned[i]), fi, st);
 	}
 	for (size_t i = 0; i < a->nextra; i++) {
 		char id[80];
@@ -1280,7 +1280,7 @@ static void check_integrity(state *s, const sp_verify_opts *o)
 						dp = s->hash[k].digest;
 				if (!dp) {
 					_cleanup_free_ char *fp = sp_xasprintf("%s/%s", s->dir, paths[j]);
-					int r = sp_sha256_file(fp, d, NULL);
+					int r = sp_ev_sha256_file(fp, d, NULL);
 					if (r < 0) {
 						what = "unreadable";
 						who = paths[j];
@@ -1383,7 +1383,7 @@ int sp_verify(const char *dir, const sp_verify_opts *o, sp_verdict *v, sp_error 
 	check_integrity(s, o);
 
 	for (int k = 0; k < KF_N; k++)
-		sp_sha256_free(&s->hash[k]);
+		sp_ev_sha256_free(&s->hash[k]);
 	for (size_t i = 0; i < s->nsc; i++)
 		sp_dvec_free(&s->sc[i].lat);
 	free(s->sc);

@@ -28,7 +28,7 @@ static int mmsg(char *msg, size_t msgsz, const char *fmt, ...)
 }
 
 /* ---- SHA-256 ----------------------------------------------------------- */
-void sp_sha256_init(sp_sha256 *h)
+void sp_ev_sha256_init(sp_ev_sha256 *h)
 {
 	h->done = false;
 	h->ctx = EVP_MD_CTX_new();
@@ -38,13 +38,13 @@ void sp_sha256_init(sp_sha256 *h)
 	}
 }
 
-void sp_sha256_update(sp_sha256 *h, const void *p, size_t n)
+void sp_ev_sha256_update(sp_ev_sha256 *h, const void *p, size_t n)
 {
 	if (h->ctx)
 		EVP_DigestUpdate(h->ctx, p, n);
 }
 
-void sp_sha256_final(sp_sha256 *h)
+void sp_ev_sha256_final(sp_ev_sha256 *h)
 {
 	unsigned int len = 0;
 	if (!h->ctx)
@@ -55,21 +55,21 @@ void sp_sha256_final(sp_sha256 *h)
 	h->done = true;
 }
 
-void sp_sha256_free(sp_sha256 *h)
+void sp_ev_sha256_free(sp_ev_sha256 *h)
 {
 	if (h->ctx)
 		EVP_MD_CTX_free(h->ctx);
 	h->ctx = NULL;
 }
 
-int sp_sha256_file(const char *path, unsigned char digest[32], unsigned long long *size)
+int sp_ev_sha256_file(const char *path, unsigned char digest[32], unsigned long long *size)
 {
 	int fd = sp_ev_open_regular(path);
 	if (fd < 0)
 		return fd;
 	_cleanup_free_ char *buf = sp_xmalloc(HASH_CHUNK);
-	sp_sha256 h;
-	sp_sha256_init(&h);
+	sp_ev_sha256 h;
+	sp_ev_sha256_init(&h);
 	unsigned long long total = 0;
 	for (;;) {
 		ssize_t n = read(fd, buf, HASH_CHUNK);
@@ -78,16 +78,16 @@ int sp_sha256_file(const char *path, unsigned char digest[32], unsigned long lon
 				continue;
 			int e = errno;
 			close(fd);
-			sp_sha256_free(&h);
+			sp_ev_sha256_free(&h);
 			return -e;
 		}
 		if (n == 0)
 			break;
-		sp_sha256_update(&h, buf, (size_t)n);
+		sp_ev_sha256_update(&h, buf, (size_t)n);
 		total += (unsigned long long)n;
 	}
 	close(fd);
-	sp_sha256_final(&h);
+	sp_ev_sha256_final(&h);
 	memcpy(digest, h.digest, 32);
 	if (size)
 		*size = total;
@@ -258,7 +258,7 @@ char *sp_ev_manifest_build(const char *dir, char *msg, size_t msgsz)
 	for (size_t i = 0; i < n; i++) {
 		_cleanup_free_ char *p = sp_xasprintf("%s/%s", dir, paths[i]);
 		unsigned char d[32];
-		int r = sp_sha256_file(p, d, NULL);
+		int r = sp_ev_sha256_file(p, d, NULL);
 		if (r < 0) {
 			mmsg(msg, msgsz, "%s: %s", paths[i], strerror(-r));
 			free(out);

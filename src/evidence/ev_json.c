@@ -45,7 +45,7 @@ static json_t *parse(const char *buf, size_t len, char *msg, size_t msgsz)
 	return j;
 }
 
-static char *load(const char *path, sp_sha256 *hash, size_t *len, char *msg, size_t msgsz)
+static char *load(const char *path, sp_ev_sha256 *hash, size_t *len, char *msg, size_t msgsz)
 {
 	int e = 0;
 	char *buf = sp_ev_read_all(path, JSON_MAX, len, &e);
@@ -54,9 +54,9 @@ static char *load(const char *path, sp_sha256 *hash, size_t *len, char *msg, siz
 		return NULL;
 	}
 	if (hash) {
-		sp_sha256_init(hash);
-		sp_sha256_update(hash, buf, *len);
-		sp_sha256_final(hash);
+		sp_ev_sha256_init(hash);
+		sp_ev_sha256_update(hash, buf, *len);
+		sp_ev_sha256_final(hash);
 	}
 	return buf;
 }
@@ -134,7 +134,7 @@ out:
 	return rc;
 }
 
-int sp_inventory_load(sp_inventory *inv, const char *path, sp_sha256 *hash, char *msg, size_t msgsz)
+int sp_inventory_load(sp_inventory *inv, const char *path, sp_ev_sha256 *hash, char *msg, size_t msgsz)
 {
 	size_t len;
 	inv->v = NULL;
@@ -256,7 +256,7 @@ out:
 	return rc;
 }
 
-int sp_summary_load(sp_summary *s, const char *path, sp_sha256 *hash, char *msg, size_t msgsz)
+int sp_summary_load(sp_summary *s, const char *path, sp_ev_sha256 *hash, char *msg, size_t msgsz)
 {
 	size_t len;
 	memset(s, 0, sizeof *s);

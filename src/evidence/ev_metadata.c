@@ -347,7 +347,7 @@ int sp_meta_parse_buf(sp_meta *m, const char *buf, size_t len, char *msg, size_t
 	return 0;
 }
 
-int sp_meta_load(sp_meta *m, const char *dir, sp_sha256 *hash, char *msg, size_t msgsz, const char **kind)
+int sp_meta_load(sp_meta *m, const char *dir, sp_ev_sha256 *hash, char *msg, size_t msgsz, const char **kind)
 {
 	_cleanup_free_ char *path = sp_xasprintf("%s/metadata.txt", dir);
 	size_t len = 0;
@@ -359,9 +359,9 @@ int sp_meta_load(sp_meta *m, const char *dir, sp_sha256 *hash, char *msg, size_t
 		return kmsg(msg, msgsz, "metadata.txt: %s", e == EFBIG ? "larger than 1 MiB" : sp_ev_strerror(e));
 	}
 	if (hash) {
-		sp_sha256_init(hash);
-		sp_sha256_update(hash, buf, len);
-		sp_sha256_final(hash);
+		sp_ev_sha256_init(hash);
+		sp_ev_sha256_update(hash, buf, len);
+		sp_ev_sha256_final(hash);
 	}
 	char inner[400];
 	if (sp_meta_parse_buf(m, buf, len, inner, sizeof inner, kind) < 0) {

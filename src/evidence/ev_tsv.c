@@ -220,7 +220,7 @@ const char *sp_ev_file_stem(enum sp_ev_file f)
 	return f < SP_EV_NFILES ? kinds[f].stem : "?";
 }
 
-const char *sp_counter_name(enum sp_counter c)
+const char *sp_ev_counter_name(enum sp_ev_counter c)
 {
 	return c < SP_C_NCOUNTERS ? cols_samples[3 + c] : "?";
 }
@@ -355,11 +355,11 @@ static int next_line(sp_rows *r, char **line, size_t *len)
 		if (n == 0) {
 			r->eof = true;
 			if (r->hash)
-				sp_sha256_final(r->hash);
+				sp_ev_sha256_final(r->hash);
 			continue;
 		}
 		if (r->hash)
-			sp_sha256_update(r->hash, r->buf + r->end, (size_t)n);
+			sp_ev_sha256_update(r->hash, r->buf + r->end, (size_t)n);
 		r->end += (size_t)n;
 	}
 }
@@ -395,7 +395,7 @@ static int split(sp_rows *r, char *line, size_t len, size_t *nf)
 	return 0;
 }
 
-int sp_rows_open_fd(sp_rows *r, int fd, enum sp_ev_file kind, sp_sha256 *hash)
+int sp_rows_open_fd(sp_rows *r, int fd, enum sp_ev_file kind, sp_ev_sha256 *hash)
 {
 	memset(r, 0, sizeof *r);
 	r->kind = kind;
@@ -404,7 +404,7 @@ int sp_rows_open_fd(sp_rows *r, int fd, enum sp_ev_file kind, sp_sha256 *hash)
 	r->cap = READ_BUF;
 	r->buf = sp_xmalloc(r->cap);
 	if (hash)
-		sp_sha256_init(hash);
+		sp_ev_sha256_init(hash);
 	char *line;
 	size_t len, nf;
 	int rc = next_line(r, &line, &len);
@@ -468,7 +468,7 @@ fail:
 	return -1;
 }
 
-int sp_rows_open(sp_rows *r, const char *dir, enum sp_ev_file kind, sp_sha256 *hash)
+int sp_rows_open(sp_rows *r, const char *dir, enum sp_ev_file kind, sp_ev_sha256 *hash)
 {
 	_cleanup_free_ char *path = sp_xasprintf("%s/%s", dir, kinds[kind].name);
 	int fd = sp_ev_open_regular(path);
@@ -505,7 +505,7 @@ void sp_rows_close(sp_rows *r)
 	free(r->hdr_copy);
 	r->hdr_copy = NULL;
 	if (r->hash && !r->hash->done)
-		sp_sha256_free(r->hash);
+		sp_ev_sha256_free(r->hash);
 }
 
 /* ---- typed rows -------------------------------------------------------- */
@@ -594,7 +594,7 @@ int sp_latency_next(sp_rows *r, sp_lat *l)
 	return 1;
 }
 
-int sp_samples_next(sp_rows *r, sp_sample *s)
+int sp_samples_next(sp_rows *r, sp_ev_sample *s)
 {
 	int rc = sp_rows_next_raw(r);
 	if (rc <= 0)

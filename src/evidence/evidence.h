@@ -81,7 +81,7 @@ typedef struct sp_meta {
 	sp_thresholds th;
 } sp_meta;
 
-typedef struct sp_sha256 sp_sha256;
+typedef struct sp_ev_sha256 sp_ev_sha256;
 /* Generic key=value parser (one key once, "key=value" per line, newline at
  * the end). 0, or -1 with msg ("line N: ..."). */
 int sp_kv_parse_buf(const char *buf, size_t len, sp_kv **out, size_t *n, char *msg, size_t msgsz);
@@ -92,7 +92,7 @@ void sp_kv_free(sp_kv *kv, size_t n);
  * SHA-256). Returns 0, or -1 with msg naming the line and key; *kind is
  * "schema" when the schema is missing or unknown, "keys" for any other
  * problem, "present" when the file is missing/empty. */
-int sp_meta_load(sp_meta *m, const char *dir, sp_sha256 *hash, char *msg, size_t msgsz, const char **kind);
+int sp_meta_load(sp_meta *m, const char *dir, sp_ev_sha256 *hash, char *msg, size_t msgsz, const char **kind);
 int sp_meta_parse_buf(sp_meta *m, const char *buf, size_t len, char *msg, size_t msgsz, const char **kind);
 void sp_meta_free(sp_meta *m);
 
@@ -120,7 +120,7 @@ enum { SP_RES_OK, SP_RES_FAIL, SP_RES_EXPECTED_FAULT };
 enum { SP_PHASE_START, SP_PHASE_PERIODIC, SP_PHASE_FINAL };
 
 /* counters of resource-samples.tsv, in column order */
-enum sp_counter {
+enum sp_ev_counter {
 	SP_C_OWNED_PROCESSES,
 	SP_C_OWNED_THREADS,
 	SP_C_OWNED_RSS_BYTES,
@@ -136,7 +136,7 @@ enum sp_counter {
 	SP_C_RUNNER_FDS,
 	SP_C_NCOUNTERS
 };
-const char *sp_counter_name(enum sp_counter c);
+const char *sp_ev_counter_name(enum sp_ev_counter c);
 
 #define SP_EV_MAX_COLS 128
 #define SP_EV_MAX_EXTRA 64
@@ -158,7 +158,7 @@ typedef struct sp_rows {
 	size_t nextra;
 	char *f[SP_EV_MAX_COLS]; /* fields of the current row */
 	size_t flen[SP_EV_MAX_COLS];
-	sp_sha256 *hash;
+	sp_ev_sha256 *hash;
 	enum sp_ev_err err;
 	char msg[512];
 } sp_rows;
@@ -166,9 +166,9 @@ typedef struct sp_rows {
 /* Open dir/<file>, read and check its header. hash (may be NULL) receives
  * every byte read. 0, or -1 with r->err and r->msg set (the reader is
  * closed again). */
-int sp_rows_open(sp_rows *r, const char *dir, enum sp_ev_file kind, sp_sha256 *hash);
+int sp_rows_open(sp_rows *r, const char *dir, enum sp_ev_file kind, sp_ev_sha256 *hash);
 /* Same over an already open fd (taken over). */
-int sp_rows_open_fd(sp_rows *r, int fd, enum sp_ev_file kind, sp_sha256 *hash);
+int sp_rows_open_fd(sp_rows *r, int fd, enum sp_ev_file kind, sp_ev_sha256 *hash);
 /* Next raw row: 1, 0 at the end, -1 on error (r->err, r->msg). */
 int sp_rows_next_raw(sp_rows *r);
 void sp_rows_close(sp_rows *r);
@@ -186,14 +186,14 @@ typedef struct sp_lat {
 	int warmup;
 } sp_lat;
 
-typedef struct sp_sample {
+typedef struct sp_ev_sample {
 	double ts;
 	const char *wall;
 	int phase; /* SP_PHASE_* */
 	long long c[SP_C_NCOUNTERS]; /* integers (cpu seconds: 0, see cpu_seconds) */
 	double cpu_seconds;
 	long long extra[SP_EV_MAX_EXTRA]; /* r->extra_name[i] */
-} sp_sample;
+} sp_ev_sample;
 
 typedef struct sp_cap {
 	const char *scenario;
@@ -212,7 +212,7 @@ typedef struct sp_fault {
  * next call. */
 int sp_ops_next(sp_rows *r, sp_op *op);
 int sp_latency_next(sp_rows *r, sp_lat *l);
-int sp_samples_next(sp_rows *r, sp_sample *s);
+int sp_samples_next(sp_rows *r, sp_ev_sample *s);
 int sp_caps_next(sp_rows *r, sp_cap *c);
 int sp_faults_next(sp_rows *r, sp_fault *f);
 
@@ -226,7 +226,7 @@ typedef struct sp_inventory {
 } sp_inventory;
 /* parse an inventory document; 0 or -1 with msg */
 int sp_inventory_parse(sp_inventory *inv, const char *buf, size_t len, char *msg, size_t msgsz);
-int sp_inventory_load(sp_inventory *inv, const char *path, sp_sha256 *hash, char *msg, size_t msgsz);
+int sp_inventory_load(sp_inventory *inv, const char *path, sp_ev_sha256 *hash, char *msg, size_t msgsz);
 /* set equality of (type,id); on difference msg names the first one */
 bool sp_inventory_equal(const sp_inventory *a, const sp_inventory *b, char *msg, size_t msgsz);
 void sp_inventory_free(sp_inventory *inv);
@@ -238,21 +238,21 @@ typedef struct sp_summary {
 	long long ops_total, ops_ok, ops_fail, ops_expected_fault, unexpected_failures;
 } sp_summary;
 int sp_summary_parse(sp_summary *s, const char *buf, size_t len, char *msg, size_t msgsz);
-int sp_summary_load(sp_summary *s, const char *path, sp_sha256 *hash, char *msg, size_t msgsz);
+int sp_summary_load(sp_summary *s, const char *path, sp_ev_sha256 *hash, char *msg, size_t msgsz);
 void sp_summary_free(sp_summary *s);
 
 /* ---- hashing, MANIFEST, signature -------------------------------------- */
-struct sp_sha256 {
+struct sp_ev_sha256 {
 	void *ctx; /* EVP_MD_CTX */
 	bool done;
 	unsigned char digest[32];
 };
-void sp_sha256_init(sp_sha256 *h);
-void sp_sha256_update(sp_sha256 *h, const void *p, size_t n);
-void sp_sha256_final(sp_sha256 *h); /* fills digest, frees ctx */
-void sp_sha256_free(sp_sha256 *h);
+void sp_ev_sha256_init(sp_ev_sha256 *h);
+void sp_ev_sha256_update(sp_ev_sha256 *h, const void *p, size_t n);
+void sp_ev_sha256_final(sp_ev_sha256 *h); /* fills digest, frees ctx */
+void sp_ev_sha256_free(sp_ev_sha256 *h);
 /* hash a whole file in chunks; 0 or -errno; *size gets its length */
-int sp_sha256_file(const char *path, unsigned char digest[32], unsigned long long *size);
+int sp_ev_sha256_file(const char *path, unsigned char digest[32], unsigned long long *size);
 
 typedef struct sp_ev_manifest_entry {
 	char *path;

@@ -23,7 +23,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	lseek(fd, 0, SEEK_SET);
 	sp_rows r;
-	sp_sha256 h = {0};
+	sp_ev_sha256 h = {0};
 	if (sp_rows_open_fd(&r, fd, kind, &h) < 0)
 		return 0;
 	int rc;
@@ -31,7 +31,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		switch (kind) {
 		case SP_EV_OPERATIONS: { sp_op x; rc = sp_ops_next(&r, &x); break; }
 		case SP_EV_LATENCY: { sp_lat x; rc = sp_latency_next(&r, &x); break; }
-		case SP_EV_SAMPLES: { sp_sample x; rc = sp_samples_next(&r, &x); break; }
+		case SP_EV_SAMPLES: { sp_ev_sample x; rc = sp_samples_next(&r, &x); break; }
 		case SP_EV_CAPABILITIES: { sp_cap x; rc = sp_caps_next(&r, &x); break; }
 		case SP_EV_FAULTS: { sp_fault x; rc = sp_faults_next(&r, &x); break; }
 		case SP_EV_NFILES:
@@ -41,6 +41,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			break;
 	}
 	sp_rows_close(&r);
-	sp_sha256_free(&h);
+	sp_ev_sha256_free(&h);
 	return 0;
 }

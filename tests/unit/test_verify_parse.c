@@ -118,7 +118,7 @@ static void rows(void)
 			  "1.5\tq\tA\tcli\tcreate\t12.25\tok\t0\t-\n"
 			  "2\tq\tB\tcli\tstart\t1\texpected_fault\t3\tE_X\n";
 	put("operations.tsv", ops, strlen(ops));
-	sp_sha256 h = {0};
+	sp_ev_sha256 h = {0};
 	ok(sp_rows_open(&r, tmpdir, SP_EV_OPERATIONS, &h) == 0, "operations.tsv opens (columns by name, extra column ok)");
 	ok(sp_ops_next(&r, &op) == 1 && op.ts == 1.5 && !strcmp(op.scenario, "A") && op.latency_ms == 12.25 &&
 		   op.result == SP_RES_OK,
@@ -129,7 +129,7 @@ static void rows(void)
 	unsigned char d[32];
 	char path[256];
 	snprintf(path, sizeof path, "%s/operations.tsv", tmpdir);
-	sp_sha256_file(path, d, NULL);
+	sp_ev_sha256_file(path, d, NULL);
 	ok(memcmp(d, h.digest, 32) == 0, "streamed digest equals the chunked file digest");
 	sp_rows_close(&r);
 
@@ -180,7 +180,7 @@ static void rows(void)
 			      "global_mounts\trunner_rss_bytes\trunner_fds\textra.boxes\textra.volumes\n"
 			      "0.000\t2026-01-01T00:00:00Z\tstart\t1\t2\t3\t0.25\t4\t5\t6\t7\t8\t9\t10\t11\t12\t13\t14\n";
 	put("resource-samples.tsv", samples, strlen(samples));
-	sp_sample s;
+	sp_ev_sample s;
 	ok(sp_rows_open(&r, tmpdir, SP_EV_SAMPLES, NULL) == 0 && r.nextra == 2, "two extra.* counters found");
 	ok(sp_samples_next(&r, &s) == 1 && s.phase == SP_PHASE_START && s.c[SP_C_OWNED_FDS] == 4 &&
 		   s.cpu_seconds == 0.25 && s.extra[0] == 13 && s.extra[1] == 14 &&
