@@ -9,7 +9,7 @@ need openssl
 need awk
 
 MK="$(dirname "$0")/mkbundle.sh"
-T=$(sp_tmpdir)
+T=$(mktemp -d /tmp/sandprobe-test.XXXXXX) && at_exit "rm -rf '$T'"  # not $(sp_tmpdir): its at_exit is lost in the $( ) subshell
 V() { "$SP_BIN" verify "$@"; }
 gate_status() { jq -r --arg id "$1" '.gates[] | select(.id == $id) | .status'; }
 gate_measured() { jq -r --arg id "$1" '.gates[] | select(.id == $id) | .measured'; }

@@ -11,7 +11,7 @@ for h in fuzz_evidence_tsv fuzz_evidence_kv fuzz_evidence_json fuzz_evidence_man
 		TAP_NAME="$h builds" ok false
 		continue
 	fi
-	c=$(sp_tmpdir)
+	c=$(mktemp -d /tmp/sandprobe-test.XXXXXX) && at_exit "rm -rf '$c'"  # not $(sp_tmpdir): see cli.t
 	seeds=tests/fuzz/corpus/${h#fuzz_}
 	is "$(find "$seeds" -type f | wc -l | tr -d ' ')" "$(ls "$seeds" | wc -l | tr -d ' ')" "$h: committed corpus present"
 	cp "$seeds"/* "$c/"
