@@ -1148,11 +1148,11 @@ PROXY_CHECK(proxy_allowed, "net.proxy.allowed", "allowed hosts reachable through
 PROXY_CHECK(proxy_canary, "net.proxy.canary", "the canary host is denied by the proxy",
 	    "a proxy that forwards unlisted hosts is no allowlist at all", "AML.T0086,AML.T0025")
 PROXY_CHECK(proxy_readonly, "net.proxy.readonly", "POST and PUT to read-only hosts are refused",
-	    "a host an agent may read from must not become a place to write data to", "AML.T0086,AML.T0024,T1567")
+	    "a host an agent may read from must not become a place to write data to", "AML.T0086,T1567")
 PROXY_CHECK(proxy_body, "net.proxy.body", "a large request body is refused and never reaches the origin",
-	    "bulk exfiltration rides in request bodies", "AML.T0086,AML.T0024,T1567")
+	    "bulk exfiltration rides in request bodies", "AML.T0086,T1567")
 PROXY_CHECK(proxy_late_body, "net.proxy.late_body", "a chunked body sent late is refused",
-	    "a proxy that judges only the headers lets a body follow once the request is forwarded", "AML.T0086,AML.T0024,T1567")
+	    "a proxy that judges only the headers lets a body follow once the request is forwarded", "AML.T0086,T1567")
 PROXY_CHECK(proxy_connect_ip, "net.proxy.connect_ip", "CONNECT to a raw IP (any spelling) is refused",
 	    "raw-IP tunnels bypass a name allowlist", "AML.T0086,AML.T0025,T1572")
 PROXY_CHECK(proxy_connect_nontls, "net.proxy.connect_nontls", "a CONNECT tunnel does not carry non-TLS bytes",
