@@ -607,9 +607,18 @@ static void run_host_sensitive(const sp_ctx *ctx, sp_result *r)
 			how = reach ? "directory listable" : sp_errname(errno);
 		} else {
 			int fd = open(paths.v[i], O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-			char c;
-			reach = fd >= 0 && read(fd, &c, 1) == 1;
-			how = reach ? "READABLE" : fd < 0 ? sp_errname(errno) : "empty";
+			char buf[4096];
+			ssize_t n = fd >= 0 ? read(fd, buf, sizeof buf - 1) : -1;
+			int e = errno;
+			reach = n > 0;
+			how = reach ? "READABLE" : fd < 0 ? sp_errname(e) : "empty";
+			/* a shadow file matters when it holds password hashes ("user:$..."),
+			 * not when it is an image's own locked accounts */
+			if (reach && sp_endswith(paths.v[i], "shadow")) {
+				buf[n] = '\0';
+				reach = strstr(buf, ":$") != NULL;
+				how = reach ? "READABLE, holds password hashes" : "readable, no password hash";
+			}
 			if (fd >= 0)
 				close(fd);
 		}
