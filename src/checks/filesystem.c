@@ -361,6 +361,7 @@ const sp_check sp_check_fs_masked_paths = {
 	.id = "fs.masked_paths", .category = "filesystem", .title = "kernel information paths masked",
 	.rationale = "/proc/kcore, /proc/keys, timer_list and firmware tables leak kernel memory, keys and layout",
 	.techniques = "T1082,T1552", .policy_keys = "fs.masked:list", .method = "action", .run = run_masked,
+	.flags = SP_CHECK_INPROCESS,
 };
 
 /* a writable-looking file under dir (depth <= 2), for the write probe */
@@ -436,6 +437,7 @@ const sp_check sp_check_fs_readonly_paths = {
 	.rationale = "writable /proc/sys, /proc/irq or /proc/bus reconfigure the host kernel",
 	.techniques = "T1611,T1562", .policy_keys = "fs.readonly:list", .method = "action",
 	.run = run_readonly_paths,
+	.flags = SP_CHECK_INPROCESS,
 };
 
 /* ---- kernel escape knobs ---- */
@@ -638,6 +640,7 @@ const sp_check sp_check_fs_host_sensitive = {
 	.rationale = "password hashes, SSH host keys, kubeconfigs and runtime sockets must not be bind-mounted in",
 	.techniques = "T1552.001,T1552.004,AML.T0055", .policy_keys = "fs.host_sensitive:list", .method = "action",
 	.run = run_host_sensitive,
+	.flags = SP_CHECK_INPROCESS,
 };
 
 static void run_proc1_root(const sp_ctx *ctx, sp_result *r)

@@ -794,6 +794,12 @@ static void run_file_caps(const sp_ctx *ctx, sp_result *r)
 	bool nnp = sp_no_new_privs();
 	size_t files = 0, found = 0, eff = 0;
 	sp_observed(r, "PATH %zu dirs%s", dirs.n, nnp ? ", NoNewPrivs set" : "");
+	if (nnp) {
+		sp_strv_free(&dirs);
+		sp_observed_add(r, "exec under NoNewPrivs grants no file capability; not read");
+		sp_pass(r, "NoNewPrivs set: file capabilities cannot raise privileges");
+		return;
+	}
 	for (size_t i = 0; i < dirs.n; i++) {
 		DIR *d = opendir(dirs.v[i]);
 		if (!d)
@@ -834,6 +840,7 @@ const sp_check sp_check_priv_file_caps = {
 	.policy_keys = "",
 	.method = "read",
 	.run = run_file_caps,
+	.flags = SP_CHECK_INPROCESS,
 };
 
 static void run_sudo_helpers(const sp_ctx *ctx, sp_result *r)
@@ -912,6 +919,7 @@ const sp_check sp_check_priv_sudo_helpers = {
 	.policy_keys = "",
 	.method = "read",
 	.run = run_sudo_helpers,
+	.flags = SP_CHECK_INPROCESS,
 };
 
 /* ---- container runtime control sockets ---- */
@@ -1098,6 +1106,7 @@ const sp_check sp_check_priv_runtime_sockets = {
 	.policy_keys = "priv.runtime_sockets_allowed:bool",
 	.method = "action",
 	.run = run_runtime_sockets,
+	.flags = SP_CHECK_INPROCESS,
 };
 
 const sp_check sp_check_priv_abstract_sockets = {
@@ -1109,4 +1118,5 @@ const sp_check sp_check_priv_abstract_sockets = {
 	.policy_keys = "priv.runtime_sockets_allowed:bool",
 	.method = "action",
 	.run = run_abstract_sockets,
+	.flags = SP_CHECK_INPROCESS,
 };

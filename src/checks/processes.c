@@ -387,6 +387,7 @@ const sp_check sp_check_proc_forbidden = {
 	.policy_keys = "proc.forbidden:list",
 	.method = "read",
 	.run = run_forbidden,
+	.flags = SP_CHECK_INPROCESS,
 };
 
 const sp_check sp_check_proc_required = {
@@ -398,6 +399,7 @@ const sp_check sp_check_proc_required = {
 	.policy_keys = "proc.required:list",
 	.method = "read",
 	.run = run_required,
+	.flags = SP_CHECK_INPROCESS,
 };
 
 const sp_check sp_check_proc_pid1 = {
@@ -421,6 +423,7 @@ const sp_check sp_check_proc_signal_foreign = {
 	.policy_keys = "proc.isolated:bool",
 	.method = "action",
 	.run = run_signal_foreign,
+	.flags = SP_CHECK_INPROCESS,
 };
 
 const sp_check sp_check_proc_environ_foreign = {
@@ -432,4 +435,5 @@ const sp_check sp_check_proc_environ_foreign = {
 	.policy_keys = "proc.isolated:bool",
 	.method = "action",
 	.run = run_environ_foreign,
+	.flags = SP_CHECK_INPROCESS,
 };

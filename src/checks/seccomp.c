@@ -6,6 +6,8 @@
  * filtered or absent; a SIGSYS kill = blocked by a killing filter. */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
+#include <sys/wait.h>
 #include <linux/capability.h>
 #include <linux/seccomp.h>
 #include <sched.h>
@@ -166,38 +168,32 @@ static bool errno_in(const char *list, int e)
 
 enum sc_verdict { SC_BLOCKED, SC_REACHED, SC_UNAVAILABLE, SC_UNKNOWN };
 
-/* classify one call; text into buf */
-static enum sc_verdict sc_classify(const struct sc_probe *p, enum abi abi, int mode, char *buf, size_t bsz)
+/* judge one call's outcome; text into buf */
+static enum sc_verdict sc_judge(const struct sc_probe *p, enum abi abi, int mode, const sp_call *res, char *buf,
+				size_t bsz)
 {
-	struct sc_call c = {.p = p, .abi = abi};
-	sp_call res;
-	int rc = sp_child_call(do_sc, &c, 1000, &res);
-	if (rc < 0) {
-		snprintf(buf, bsz, "cannot fork: %s", strerror(-rc));
-		return SC_UNKNOWN;
-	}
-	if (res.timed_out) {
+	if (res->timed_out) {
 		snprintf(buf, bsz, "timed out");
 		return SC_UNKNOWN;
 	}
-	if (res.sig == SIGSYS) {
+	if (res->sig == SIGSYS) {
 		snprintf(buf, bsz, "killed by SIGSYS (filter)");
 		return SC_BLOCKED;
 	}
-	if (res.sig) {
-		snprintf(buf, bsz, "child killed by signal %d%s", res.sig,
-			 abi == ABI_32 && (res.sig == SIGSEGV || res.sig == SIGBUS) ? " (32-bit ABI not available)" : "");
-		return abi == ABI_32 && (res.sig == SIGSEGV || res.sig == SIGBUS) ? SC_UNAVAILABLE : SC_UNKNOWN;
+	if (res->sig) {
+		bool noabi = abi == ABI_32 && (res->sig == SIGSEGV || res->sig == SIGBUS);
+		snprintf(buf, bsz, "child killed by signal %d%s", res->sig, noabi ? " (32-bit ABI not available)" : "");
+		return noabi ? SC_UNAVAILABLE : SC_UNKNOWN;
 	}
-	if (!res.ran) {
+	if (!res->ran) {
 		snprintf(buf, bsz, "no result");
 		return SC_UNKNOWN;
 	}
-	if (res.ret >= 0) {
-		snprintf(buf, bsz, "returned %ld (allowed)", res.ret);
+	if (res->ret >= 0) {
+		snprintf(buf, bsz, "returned %ld (allowed)", res->ret);
 		return SC_REACHED;
 	}
-	int e = res.err;
+	int e = res->err;
 	if (errno_in(p->allowed, e)) {
 		snprintf(buf, bsz, "%s: reached the kernel", sp_errname(e));
 		return SC_REACHED;
@@ -220,6 +216,110 @@ static enum sc_verdict sc_classify(const struct sc_probe *p, enum abi abi, int m
 	}
 	snprintf(buf, bsz, "%s from the filter", sp_errname(e));
 	return SC_BLOCKED;
+}
+
+struct sc_rec {
+	int idx;
+	long ret;
+	int err;
+};
+
+/* Run probes [0, n) of one ABI in as few children as possible: a child runs
+ * them in order and reports each before the next; when a filter kills it,
+ * the probe it was in is the first unreported one, and a new child resumes
+ * after it. Results are cached: the seccomp.* checks run in the doctor
+ * process, so the first one probes for all of them. */
+static sp_call sc_cache[3][SP_ARRAY_SIZE(probes)];
+static bool sc_cached[3];
+
+static void sc_batch(enum abi abi)
+{
+	if (sc_cached[abi])
+		return;
+	size_t n = SP_ARRAY_SIZE(probes);
+	sp_call *out = sc_cache[abi];
+	memset(out, 0, sizeof sc_cache[abi]);
+	size_t next = 0;
+	while (next < n) {
+		int pfd[2];
+		if (pipe2(pfd, O_CLOEXEC) < 0)
+			break;
+		pid_t pid = fork();
+		if (pid < 0) {
+			close(pfd[0]);
+			close(pfd[1]);
+			break;
+		}
+		if (pid == 0) {
+			close(pfd[0]);
+			for (size_t i = next; i < n; i++) {
+				struct sc_call c = {.p = &probes[i], .abi = abi};
+				long nr = abi == ABI_64 ? probes[i].nr : abi == ABI_32 ? probes[i].nr32 : probes[i].nrx32;
+				struct sc_rec rec = {.idx = (int)i, .ret = -1, .err = ENOSYS};
+				if (nr >= 0) {
+					errno = 0;
+					rec.ret = do_sc(&c);
+					rec.err = rec.ret < 0 ? errno : 0;
+				}
+				if (write(pfd[1], &rec, sizeof rec) != (ssize_t)sizeof rec)
+					_exit(1);
+			}
+			_exit(0);
+		}
+		close(pfd[1]);
+		size_t last = next;
+		bool any = false;
+		uint64_t deadline = sp_now_ns() + 2000000000ull;
+		for (;;) {
+			struct pollfd pf = {.fd = pfd[0], .events = POLLIN};
+			uint64_t now = sp_now_ns();
+			if (now >= deadline)
+				break;
+			int pr = poll(&pf, 1, (int)((deadline - now) / 1000000ull) + 1);
+			if (pr < 0 && errno == EINTR)
+				continue;
+			if (pr <= 0)
+				break;
+			struct sc_rec rec;
+			ssize_t got = read(pfd[0], &rec, sizeof rec);
+			if (got != (ssize_t)sizeof rec || rec.idx < 0 || (size_t)rec.idx >= n)
+				break;
+			out[rec.idx].ran = true;
+			out[rec.idx].ret = rec.ret;
+			out[rec.idx].err = rec.err;
+			last = (size_t)rec.idx + 1;
+			any = true;
+		}
+		close(pfd[0]);
+		kill(pid, SIGKILL);
+		int status = 0;
+		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+			;
+		(void)any;
+		if (last >= n)
+			break;
+		/* the child died in probe `last` */
+		if (WIFSIGNALED(status) && WTERMSIG(status) != SIGKILL) {
+			out[last].sig = WTERMSIG(status);
+			if (abi == ABI_32 && (out[last].sig == SIGSEGV || out[last].sig == SIGBUS)) {
+				/* no int 0x80 at all: every remaining probe is unavailable */
+				for (size_t i = last; i < n; i++)
+					out[i].sig = out[last].sig;
+				break;
+			}
+		} else {
+			out[last].timed_out = true;
+		}
+		next = last + 1;
+	}
+	sc_cached[abi] = true;
+}
+
+/* classify one call; text into buf */
+static enum sc_verdict sc_classify(const struct sc_probe *p, enum abi abi, int mode, char *buf, size_t bsz)
+{
+	sc_batch(abi);
+	return sc_judge(p, abi, mode, &sc_cache[abi][p - probes], buf, bsz);
 }
 
 static const struct sc_probe *probe_find(const char *name)
