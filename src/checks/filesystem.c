@@ -646,31 +646,54 @@ const sp_check sp_check_fs_host_sensitive = {
 static void run_proc1_root(const sp_ctx *ctx, sp_result *r)
 {
 	bool must = sp_policy_bool(ctx->policy, "proc.isolated", true);
-	sp_expected(r, "%s", must ? "/proc/1/root is our own root or unreachable" : "any (not required by policy)");
-	struct stat self, other;
+	sp_expected(r, "%s", must ? "no visible process's /proc/PID/root is another, listable root"
+				  : "any (not required by policy)");
+	struct stat self;
 	if (stat("/", &self) < 0) {
 		sp_errorr(r, "cannot stat /: %s", strerror(errno));
 		return;
 	}
-	if (stat("/proc/1/root/", &other) < 0) {
-		sp_observed(r, "/proc/1/root: %s", sp_errname(errno));
-		sp_pass(r, "/proc/1/root unreachable (%s)", sp_errname(errno));
+	DIR *d = opendir("/proc");
+	if (!d) {
+		sp_errorr(r, "cannot list /proc: %s", strerror(errno));
 		return;
 	}
-	bool same = self.st_dev == other.st_dev && self.st_ino == other.st_ino;
-	DIR *d = opendir("/proc/1/root/");
-	bool listable = d != NULL;
-	if (d)
-		closedir(d);
-	sp_observed(r, "/ dev %lu ino %lu; /proc/1/root dev %lu ino %lu; %s", (unsigned long)self.st_dev,
-		    (unsigned long)self.st_ino, (unsigned long)other.st_dev, (unsigned long)other.st_ino,
-		    listable ? "listable" : "not listable");
-	if (same || !listable)
-		sp_pass(r, "%s", same ? "pid 1 shares our root" : "another root, but not listable");
-	else if (must)
-		sp_failr(r, "/proc/1/root is another filesystem root and can be listed: an escape path");
+	size_t seen = 0, same = 0, refused = 0, other = 0;
+	char first[64] = "";
+	struct dirent *de;
+	while ((de = readdir(d)) && seen < 1024) {
+		if (de->d_name[0] < '1' || de->d_name[0] > '9')
+			continue;
+		seen++;
+		char p[64];
+		snprintf(p, sizeof p, "/proc/%s/root/", de->d_name);
+		struct stat st;
+		if (stat(p, &st) < 0) {
+			refused++;
+			continue;
+		}
+		if (st.st_dev == self.st_dev && st.st_ino == self.st_ino) {
+			same++;
+			continue;
+		}
+		DIR *o = opendir(p);
+		if (!o) {
+			refused++;
+			continue;
+		}
+		closedir(o);
+		if (!other++)
+			snprintf(first, sizeof first, "%s", p);
+	}
+	closedir(d);
+	sp_observed(r, "%zu processes: %zu share our root, %zu refuse, %zu show another listable root%s%s", seen, same,
+		    refused, other, other ? " (first: " : "", other ? first : "");
+	if (other)
+		sp_observed_add(r, "/ is dev %lu ino %lu", (unsigned long)self.st_dev, (unsigned long)self.st_ino);
+	if (other && must)
+		sp_failr(r, "%s is another filesystem root and can be listed: an escape path", first);
 	else
-		sp_pass(r, "another root reachable, not required by policy");
+		sp_pass(r, "%s", other ? "another root reachable, not required by policy" : "no other root reachable through /proc");
 }
 
 const sp_check sp_check_fs_proc1_root = {

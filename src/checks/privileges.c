@@ -550,21 +550,39 @@ static long pr_setfcap(void *a)
 static long pr_kill(void *a)
 {
 	(void)a;
-	/* a process of another uid: pid 1 when it is not ours */
-	char v[64];
-	if (sp_status_field("/proc/1/status", "Uid", v, sizeof v) < 0) {
+	/* a visible process of another uid; signal 0 checks permission only */
+	DIR *d = opendir("/proc");
+	if (!d) {
 		errno = ESRCH;
 		return -1;
 	}
-	unsigned ruid = 0;
-	if (sscanf(v, "%u", &ruid) != 1 || ruid == (unsigned)geteuid()) {
-		errno = EXDEV;
-		return -1;
+	struct dirent *de;
+	long res = -1;
+	int e = EXDEV;
+	unsigned scanned = 0;
+	while ((de = readdir(d)) && scanned < 4096) {
+		if (de->d_name[0] < '1' || de->d_name[0] > '9')
+			continue;
+		scanned++;
+		char p[64], v[64];
+		snprintf(p, sizeof p, "/proc/%s/status", de->d_name);
+		unsigned ruid, euid;
+		if (sp_status_field(p, "Uid", v, sizeof v) < 0 || sscanf(v, "%u %u", &ruid, &euid) != 2)
+			continue;
+		if (ruid == (unsigned)getuid() || ruid == (unsigned)geteuid() || euid == (unsigned)geteuid())
+			continue;
+		if (kill(atoi(de->d_name), 0) == 0) {
+			res = 1;
+			break;
+		}
+		if (errno == EPERM) {
+			res = 0;
+			e = EPERM;
+		}
 	}
-	/* signal 0: permission check only, nothing is delivered */
-	if (kill(1, 0) == 0)
-		return 1;
-	return errno == EPERM ? 0 : -1;
+	closedir(d);
+	errno = res == 1 ? 0 : e;
+	return res;
 }
 
 struct cap_def {
@@ -686,7 +704,7 @@ CAP_CHECK(caps_sys_resource, "caps.sys_resource", CAP_SYS_RESOURCE, pr_sys_resou
 	  "CAP_SYS_RESOURCE overrides resource limits and quotas", "T1499");
 CAP_CHECK(caps_setfcap, "caps.setfcap", CAP_SETFCAP, pr_setfcap, true, "set security.capability on a probe file",
 	  "CAP_SETFCAP refused", "CAP_SETFCAP plants file capabilities that raise privileges on exec", "T1548");
-CAP_CHECK(caps_kill, "caps.kill", CAP_KILL, pr_kill, false, "kill(1, 0) on a pid 1 of another uid",
+CAP_CHECK(caps_kill, "caps.kill", CAP_KILL, pr_kill, false, "kill(pid, 0) on a process of another uid",
 	  "CAP_KILL refused", "CAP_KILL signals processes of other users", "T1489");
 
 /* ---- setuid/setgid/file-capability files ---- */
