@@ -40,7 +40,7 @@ strict_box() {
 		bwrap --unshare-all --unshare-user --disable-userns --die-with-parent --new-session --cap-drop ALL \
 		--ro-bind / / --proc /proc --dev /dev --tmpfs /tmp --tmpfs /sys/firmware --tmpfs /sys/fs/cgroup \
 		--ro-bind /dev/null /proc/keys --ro-bind /dev/null /proc/timer_list \
-		--ro-bind "$CAT/doctor" $D "${BOX[@]}" --seccomp 9 \
+		"${BOX[@]}" --ro-bind "$CAT/doctor" $D --seccomp 9 \
 		$D --profile strict --format json "${DOC[@]}" 9<"$STRICT_FILTER"
 }
 
@@ -51,7 +51,7 @@ nofilter_box() {
 		bwrap --unshare-all --unshare-user --disable-userns --die-with-parent --new-session --cap-drop ALL \
 		--ro-bind / / --proc /proc --dev /dev --tmpfs /tmp --tmpfs /sys/firmware --tmpfs /sys/fs/cgroup \
 		--ro-bind /dev/null /proc/keys --ro-bind /dev/null /proc/timer_list \
-		--ro-bind "$CAT/doctor" $D "${BOX[@]}" \
+		"${BOX[@]}" --ro-bind "$CAT/doctor" $D \
 		$D --profile strict --format json "${DOC[@]}"
 }
 
@@ -59,7 +59,7 @@ root_box() {
 	_split "$@"
 	bwrap --unshare-pid --unshare-net --unshare-ipc --unshare-uts --unshare-cgroup --die-with-parent --new-session \
 		--cap-add ALL --ro-bind / / --proc /proc --dev /dev --tmpfs /tmp \
-		--ro-bind "$CAT/doctor" $D "${BOX[@]}" \
+		"${BOX[@]}" --ro-bind "$CAT/doctor" $D \
 		$D --profile strict --format json "${DOC[@]}"
 }
 
