@@ -306,8 +306,8 @@ static void run_dmesg(const sp_ctx *ctx, sp_result *r)
 	sp_observed(r, "syslog(READ_ALL): %s; /dev/kmsg: %s; dmesg_restrict %ld", n >= 0 ? "READ" : sp_errname(e),
 		    fd < 0 ? sp_errname(fe) : kn > 0 || (kn < 0 && fe == EINVAL) ? "READ" : sp_errname(fe), restrict_);
 	bool kmsg = fd >= 0 && (kn > 0 || (kn < 0 && fe == EINVAL));
-	if (n > 0 || kmsg)
-		sp_failr(r, "the kernel log is readable (%s)", n > 0 ? "syslog" : "/dev/kmsg");
+	if (n >= 0 || kmsg)
+		sp_failr(r, "the kernel log is readable (%s)", n >= 0 ? "syslog" : "/dev/kmsg");
 	else
 		sp_pass(r, "kernel log refused");
 }
@@ -352,15 +352,24 @@ static void run_ipv6(const sp_ctx *ctx, sp_result *r)
 	sp_expected(r, "%s", allowed ? "any (IPv6 allowed by policy)" : "no IPv6 address configured");
 	char buf[2048];
 	ssize_t n = sp_read_file("/proc/net/if_inet6", buf, sizeof buf);
-	size_t addrs = 0;
-	if (n > 0)
-		for (char *p = buf; *p; p++)
-			addrs += *p == '\n';
+	size_t addrs = 0, lo = 0;
+	if (n > 0) {
+		char *save = NULL;
+		for (char *l = strtok_r(buf, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+			/* the last field is the interface: loopback (::1) carries nothing out */
+			size_t len = strlen(l);
+			if (len >= 3 && !strcmp(l + len - 3, " lo"))
+				lo++;
+			else
+				addrs++;
+		}
+	}
 	int fd = socket(AF_INET6, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	int e = errno;
 	if (fd >= 0)
 		close(fd);
-	sp_observed(r, "%zu IPv6 address(es); AF_INET6 socket %s", addrs, fd >= 0 ? "ok" : sp_errname(e));
+	sp_observed(r, "%zu IPv6 address(es) beyond loopback (%zu on lo); AF_INET6 socket %s", addrs, lo,
+		    fd >= 0 ? "ok" : sp_errname(e));
 	if (addrs && !allowed)
 		sp_failr(r, "IPv6 is configured: a second, often unfiltered, path out");
 	else
