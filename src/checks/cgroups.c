@@ -109,13 +109,68 @@ static long long cg_min(const char *mnt, const char *dir, const char *file, char
 	return best;
 }
 
+static bool procs_has_self(const char *dir)
+{
+	char p[1200];
+	snprintf(p, sizeof p, "%s/cgroup.procs", dir);
+	int e = 0;
+	_cleanup_free_ char *buf = sp_read_file_alloc(p, 1u << 20, NULL, &e);
+	if (!buf)
+		return false;
+	long self = (long)getpid();
+	char *save = NULL;
+	for (char *l = strtok_r(buf, "\n", &save); l; l = strtok_r(NULL, "\n", &save))
+		if (atol(l) == self)
+			return true;
+	return false;
+}
+
+/* In a cgroup namespace over a bind of the host's hierarchy (mountinfo root
+ * "/.."), the path in /proc/self/cgroup is relative to a root we cannot
+ * name: find our directory by membership instead (bounded walk). */
+static bool find_by_membership(const char *mnt, char *out, size_t osz)
+{
+	char **q = sp_xmalloc(4096 * sizeof *q);
+	size_t head = 0, tail = 0;
+	bool found = false;
+	q[tail++] = sp_xstrdup(mnt);
+	while (head < tail && !found) {
+		char *d = q[head++];
+		if (procs_has_self(d)) {
+			snprintf(out, osz, "%s", d);
+			found = true;
+		} else {
+			DIR *dd = opendir(d);
+			struct dirent *de;
+			while (dd && (de = readdir(dd)) && tail < 4096) {
+				if (de->d_type != DT_DIR || de->d_name[0] == '.')
+					continue;
+				q[tail++] = sp_xasprintf("%s/%s", d, de->d_name);
+			}
+			if (dd)
+				closedir(dd);
+		}
+	}
+	for (size_t i = 0; i < tail; i++)
+		free(q[i]);
+	free(q);
+	return found;
+}
+
+static void cg_resolve(const char *mnt, const char *root, const char *path, char *dir, size_t dsz)
+{
+	cg_dir(mnt, root, path, dir, dsz);
+	if (!procs_has_self(dir) && sp_startswith(root, "/.."))
+		find_by_membership(mnt, dir, dsz);
+}
+
 /* locate the v2 dir or the v1 dir of a controller */
 static bool cg_locate(const struct cg_mounts *c, const char *v1ctrl, char *mnt, size_t msz, char *dir, size_t dsz)
 {
 	char path[1024];
 	if (c->v2[0] && self_cgroup("", path, sizeof path)) {
 		char test[1200];
-		cg_dir(c->v2, c->v2root, path, dir, dsz);
+		cg_resolve(c->v2, c->v2root, path, dir, dsz);
 		snprintf(test, sizeof test, "%s/cgroup.controllers", dir);
 		char ctl[512];
 		if (sp_read_file(test, ctl, sizeof ctl) >= 0) {
@@ -134,7 +189,7 @@ static bool cg_locate(const struct cg_mounts *c, const char *v1ctrl, char *mnt, 
 			continue;
 		if (!self_cgroup(v1ctrl, path, sizeof path))
 			continue;
-		cg_dir(c->v1[i], c->v1root[i], path, dir, dsz);
+		cg_resolve(c->v1[i], c->v1root[i], path, dir, dsz);
 		snprintf(mnt, msz, "%s", c->v1[i]);
 		return true;
 	}
@@ -359,7 +414,7 @@ static void run_cg_devices(const sp_ctx *ctx, sp_result *r)
 		char path[1024], dir[1100], p[1200], buf[4096];
 		if (!self_cgroup("devices", path, sizeof path))
 			break;
-		cg_dir(c.v1[i], c.v1root[i], path, dir, sizeof dir);
+		cg_resolve(c.v1[i], c.v1root[i], path, dir, sizeof dir);
 		snprintf(p, sizeof p, "%s/devices.list", dir);
 		ssize_t n = sp_read_file(p, buf, sizeof buf);
 		if (n < 0) {
