@@ -18,7 +18,8 @@ done
 
 # a writable root (bwrap's own tmpfs as /), a read-only path demanded writable
 run_json rwroot setpriv --reuid=65534 --regid=65534 --clear-groups -- bwrap --unshare-all --die-with-parent \
-	--ro-bind /usr /usr --proc /proc --dev /dev --ro-bind "$CAT/doctor" /sd \
+	--ro-bind /usr /usr --symlink usr/lib /lib --symlink usr/lib64 /lib64 --proc /proc --dev /dev \
+	--ro-bind "$CAT/doctor" /sd \
 	/sd --profile strict --format json -k 'fs.rootfs_readonly or fs.writable_paths' --set fs.writable=/,/usr
 is_status rwroot fs.rootfs_readonly fail
 is_status rwroot fs.writable_paths fail
@@ -71,7 +72,8 @@ is_status shadow fs.host_sensitive fail
 sleep 300 &
 SLP=$!
 at_exit "kill $SLP"
-run_json proc1 bwrap --unshare-net --die-with-parent --ro-bind /usr /usr --proc /proc --dev /dev \
+run_json proc1 bwrap --unshare-net --die-with-parent --ro-bind /usr /usr --symlink usr/lib /lib \
+	--symlink usr/lib64 /lib64 --proc /proc --dev /dev \
 	--ro-bind "$CAT/doctor" /sd /sd --profile strict --format json -k fs.proc1_root
 is_status proc1 fs.proc1_root fail
 
