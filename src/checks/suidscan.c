@@ -135,6 +135,14 @@ static void record(struct worker *w, const char *path, const struct stat *st, bo
 	pthread_mutex_unlock(&s->mu);
 }
 
+/* getxattrat(2), Linux 6.13: fall back to lgetxattr on older kernels */
+#define SYS_getxattrat_ 464
+struct xattr_args_ {
+	unsigned long long value;
+	unsigned size, flags;
+};
+static bool have_getxattrat = true;
+
 struct linux_dirent64_ {
 	unsigned long long d_ino;
 	long long d_off;
@@ -211,12 +219,24 @@ static void scan_dir(struct worker *w, const char *dir, char *buf, size_t bufsz)
 			bool su = st.st_mode & S_ISUID, sg = (st.st_mode & S_ISGID) && (st.st_mode & S_IXGRP);
 			bool fc = false;
 			if (s->o->fcaps && (st.st_mode & 0111)) {
-				memcpy(path, dir, dl);
-				size_t p = dl;
-				if (!root)
-					path[p++] = '/';
-				memcpy(path + p, name, nl + 1);
-				fc = lgetxattr(path, "security.capability", NULL, 0) > 0;
+				long xr = -1;
+				if (have_getxattrat) {
+					/* relative to the open directory: no second path walk */
+					struct xattr_args_ xa = {0, 0, 0};
+					xr = syscall(SYS_getxattrat_, fd, name, AT_SYMLINK_NOFOLLOW, "security.capability", &xa,
+						     sizeof xa);
+					if (xr < 0 && errno == ENOSYS)
+						have_getxattrat = false;
+				}
+				if (!have_getxattrat) {
+					memcpy(path, dir, dl);
+					size_t p = dl;
+					if (!root)
+						path[p++] = '/';
+					memcpy(path + p, name, nl + 1);
+					xr = lgetxattr(path, "security.capability", NULL, 0);
+				}
+				fc = xr > 0;
 			}
 			if (su || sg || fc) {
 				memcpy(path, dir, dl);
