@@ -579,6 +579,7 @@ const sp_check sp_check_fs_release_agent = {
 	.policy_keys = "fs.knobs_readonly:bool",
 	.method = "action",
 	.run = run_release_agent,
+	.flags = SP_CHECK_INPROCESS,
 };
 
 /* ---- host-sensitive paths, /proc/1/root, propagation ---- */

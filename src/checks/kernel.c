@@ -222,6 +222,7 @@ const sp_check sp_check_kernel_debugfs = {
 	.id = "kernel.debugfs", .category = "kernel", .title = "debugfs not mounted and not mountable",
 	.rationale = "debugfs exposes raw kernel internals and writable debug knobs", .techniques = "T1082,T1611",
 	.policy_keys = "", .method = "action", .run = run_debugfs,
+	.flags = SP_CHECK_INPROCESS,
 };
 
 static void run_devmem(const sp_ctx *ctx, sp_result *r)

@@ -181,6 +181,7 @@ const sp_check sp_check_caps_effective = {
 	.policy_keys = "caps.effective:caps",
 	.method = "action",
 	.run = run_effective,
+	.flags = SP_CHECK_INPROCESS,
 };
 
 const sp_check sp_check_caps_bounding = {
@@ -192,6 +193,7 @@ const sp_check sp_check_caps_bounding = {
 	.policy_keys = "caps.bounding:caps",
 	.method = "read",
 	.run = run_bounding,
+	.flags = SP_CHECK_INPROCESS,
 };
 
 const sp_check sp_check_priv_no_new_privs = {

@@ -583,4 +583,5 @@ const sp_check sp_check_lsm_landlock = {
 	.policy_keys = "lsm.landlock:bool,lsm.landlock_hidden:list",
 	.method = "action",
 	.run = run_landlock,
+	.flags = SP_CHECK_INPROCESS,
 };
