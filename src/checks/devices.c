@@ -18,9 +18,11 @@
 #include "core/util.h"
 
 /* names (relative to /dev) whose open has side effects */
-static const char *const no_open[] = {"watchdog*", "ttyS*", "ttyUSB*", "ttyACM*", "ttyAMA*", "rfcomm*",
-				      "ttyprintk", "st[0-9]*", "nst[0-9]*", "sg[0-9]*", "snapshot", "console",
-				      "tty[0-9]*", "vcs*", "uinput", "cpu_dma_latency"};
+static const char *const no_open[] = {
+	"watchdog*", "ttyS*",	"ttyUSB*", "ttyACM*",	"ttyAMA*", "rfcomm*", "ttyprintk",	  "st[0-9]*",
+	"nst[0-9]*", "sg[0-9]*", "snapshot", "console",	"tty[0-9]*", "vcs*",	"uinput",	  "cpu_dma_latency",
+	"tpm*",	     "lp[0-9]*", "video*",	"fd[0-9]*", "sr[0-9]*", "network_latency", "network_throughput",
+};
 
 static bool no_open_name(const char *rel)
 {
