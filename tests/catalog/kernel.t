@@ -7,9 +7,11 @@
 # Sysctls are global to the host: a sandbox cannot change them, so each
 # sysctl check is made to fail by a policy that demands more than this host
 # provides, and to pass by one that demands what it has.
-# Cannot fail on this machine (asserted as pass): kernel.modules and
-# kernel.proc_modules (no module support: init_module is ENOSYS and
-# /proc/modules absent), kernel.devmem (no /dev/mem driver: ENXIO even on a
+# Cannot fail on a kernel without module support or /proc/kcore (this
+# machine: init_module is ENOSYS, /proc/modules and /proc/kcore absent):
+# kernel.modules, kernel.proc_modules, kernel.kcore are then asserted as pass
+# in the root box, and as fail where the kernel has them. Cannot fail here
+# at all (asserted as pass): kernel.devmem (no /dev/mem driver: ENXIO even on a
 # node made with mknod), kernel.kcore (no /proc/kcore), kernel.swap (no swap,
 # and turning it on would change the host), kernel.unprivileged_userfaultfd
 # (the sysctl is 0; raising it would change the host).
@@ -27,7 +29,12 @@ run_json root root_box -- -k kernel
 is_status root kernel.kallsyms fail
 is_status root kernel.debugfs fail
 is_status root kernel.dmesg fail
-for id in kernel.modules kernel.proc_modules kernel.devmem kernel.kcore kernel.swap; do is_status root $id pass; done
+for id in kernel.devmem kernel.swap; do is_status root $id pass; done
+# with module support, real root reaches the module loader and reads /proc/modules
+if have_modules; then want=fail; else want=pass; fi
+is_status root kernel.modules $want
+is_status root kernel.proc_modules $want
+if [ -e /proc/kcore ]; then is_status root kernel.kcore fail; else is_status root kernel.kcore pass; fi
 
 run_json sharednet setpriv --reuid=65534 --regid=65534 --clear-groups -- bwrap --unshare-pid --die-with-parent \
 	--ro-bind / / --proc /proc --dev /dev --tmpfs /tmp --ro-bind "$CAT/doctor" $D \

@@ -39,13 +39,22 @@ _split() { # bwrap args before --, doctor args after
 	done
 }
 
+# kernel information files a strict sandbox masks, where this kernel has them
+MASKS=()
+for f in /proc/kallsyms /proc/modules /proc/kcore /proc/sched_debug /proc/latency_stats; do
+	[ -e "$f" ] && MASKS+=(--ro-bind /dev/null "$f")
+done
+# feature probes: a check whose operation the kernel lacks cannot fail here
+have_modules() { [ -e /proc/modules ]; }
+have_kexec() { [ -e /proc/sys/kernel/kexec_load_disabled ]; }
+
 STRICT_FILTER=${STRICT_FILTER:-$CAT/filter}
 strict_box() {
 	_split "$@"
 	setpriv --reuid=65534 --regid=65534 --clear-groups -- \
 		bwrap --unshare-all --unshare-user --disable-userns --die-with-parent --new-session --cap-drop ALL \
 		--ro-bind / / --proc /proc --dev /dev --tmpfs /tmp --tmpfs /sys/firmware --tmpfs /sys/fs/cgroup \
-		--ro-bind /dev/null /proc/keys --ro-bind /dev/null /proc/timer_list \
+		--ro-bind /dev/null /proc/keys --ro-bind /dev/null /proc/timer_list "${MASKS[@]}" \
 		"${BOX[@]}" --ro-bind "$CAT/doctor" $D --seccomp 9 \
 		$D --profile strict --format json "${DOC[@]}" 9<"$STRICT_FILTER"
 }
@@ -56,7 +65,7 @@ nofilter_box() {
 	setpriv --reuid=65534 --regid=65534 --clear-groups -- \
 		bwrap --unshare-all --unshare-user --disable-userns --die-with-parent --new-session --cap-drop ALL \
 		--ro-bind / / --proc /proc --dev /dev --tmpfs /tmp --tmpfs /sys/firmware --tmpfs /sys/fs/cgroup \
-		--ro-bind /dev/null /proc/keys --ro-bind /dev/null /proc/timer_list \
+		--ro-bind /dev/null /proc/keys --ro-bind /dev/null /proc/timer_list "${MASKS[@]}" \
 		"${BOX[@]}" --ro-bind "$CAT/doctor" $D \
 		$D --profile strict --format json "${DOC[@]}"
 }
