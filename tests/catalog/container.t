@@ -10,6 +10,10 @@ need runc
 B=$CAT/bundle
 mkdir -p "$B/rootfs/tmp" "$B/rootfs/proc" "$B/rootfs/dev" "$B/rootfs/sys"
 cp "$CAT/doctor" "$B/rootfs/sandprobe-doctor"
+# the host's /usr read-only, for the dynamic (SP_SAN=1) doctor's libraries
+mkdir -p "$B/rootfs/usr"
+ln -s usr/lib "$B/rootfs/lib"
+ln -s usr/lib64 "$B/rootfs/lib64"
 (cd "$B" && runc spec)
 SEL='namespaces or processes or privileges or seccomp or filesystem or kernel or devices or cgroups'
 DENY='["mount","umount2","unshare","setns","keyctl","add_key","request_key","bpf","perf_event_open","userfaultfd",
@@ -18,7 +22,9 @@ jq --arg sel "$SEL" --argjson deny "$DENY" '
 	.process.terminal = false |
 	.process.args = ["/sandprobe-doctor", "--profile", "container", "--format", "json", "-k", $sel] |
 	.process.capabilities = {} | .process.noNewPrivileges = true | .root.readonly = true |
-	.mounts += [{"destination": "/tmp", "type": "tmpfs", "source": "tmpfs", "options": ["nosuid", "nodev", "mode=1777"]}] |
+	.mounts += [{"destination": "/tmp", "type": "tmpfs", "source": "tmpfs", "options": ["nosuid", "nodev", "mode=1777"]},
+		{"destination": "/usr", "type": "bind", "source": "/usr", "options": ["rbind", "ro", "nosuid", "nodev"]}] |
+	.process.env += ["ASAN_OPTIONS=detect_leaks=0"] |
 	.linux.seccomp = {"defaultAction": "SCMP_ACT_ALLOW",
 		"architectures": ["SCMP_ARCH_X86_64", "SCMP_ARCH_X86", "SCMP_ARCH_X32"],
 		"syscalls": [{"names": $deny, "action": "SCMP_ACT_ERRNO", "errnoRet": 1},
