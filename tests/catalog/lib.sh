@@ -21,6 +21,8 @@ if [ "${SP_SAN:-0}" = 1 ]; then
 fi
 
 CAT=$(sp_tmpdir)
+# sandboxes run as nobody: the per-file temp base must be traversable
+[ -n "${TAP_TMPBASE:-}" ] && chmod 755 "$TAP_TMPBASE"
 chmod 755 "$CAT"
 cp "$SP_DOCTOR" "$CAT/doctor"
 chmod 755 "$CAT/doctor"
