@@ -175,11 +175,12 @@ NS_CHECK(ns_cgroup, "cgroup", "own cgroup namespace",
 NS_CHECK(ns_time, "time", "own time namespace",
 	 "a time namespace keeps the sandbox's monotonic and boot clocks apart from the host", "");
 
-/* ---- user namespace mapping: is root inside root outside? ---- */
+/* ---- user namespace mapping: is root inside root outside? (category
+ * privileges: it is about what uid 0 is worth, not about the namespace) ---- */
 
 static void run_user_map(const sp_ctx *ctx, sp_result *r)
 {
-	bool may = sp_policy_bool(ctx->policy, "ns.user_root_is_host_root", false);
+	bool may = sp_policy_bool(ctx->policy, "priv.root_is_host_root", false);
 	sp_expected(r, "%s", may ? "any (policy allows the sandbox's root to be the host's root)"
 				 : "uid 0 inside is not uid 0 of the initial user namespace");
 	char map[1024];
@@ -222,13 +223,13 @@ static void run_user_map(const sp_ctx *ctx, sp_result *r)
 		sp_failr(r, "root inside is root of %s", initial ? "the initial user namespace" : "the parent namespace (0 -> 0)");
 }
 
-const sp_check sp_check_ns_user_map = {
-	.id = "ns.user_map",
-	.category = "namespaces",
+const sp_check sp_check_priv_root_mapped = {
+	.id = "priv.root_mapped",
+	.category = "privileges",
 	.title = "sandbox root is not host root",
 	.rationale = "with an identity uid map, a process that escapes is root on the host",
 	.techniques = "T1611,T1068",
-	.policy_keys = "ns.user_root_is_host_root:bool",
+	.policy_keys = "priv.root_is_host_root:bool",
 	.method = "read",
 	.run = run_user_map,
 	.flags = SP_CHECK_INPROCESS,

@@ -17,7 +17,7 @@ CAPS="caps.net_raw caps.sys_admin caps.sys_ptrace caps.mknod caps.dac_override c
 caps.net_admin caps.sys_time caps.sys_chroot caps.sys_boot caps.sys_rawio caps.sys_nice caps.setfcap caps.kill"
 
 run_json strict strict_box -- -k 'privileges'
-for id in caps.effective caps.bounding caps.permitted caps.inheritable caps.ambient priv.no_new_privs $CAPS \
+for id in caps.effective caps.bounding caps.permitted caps.inheritable caps.ambient priv.no_new_privs priv.root_mapped $CAPS \
 	caps.sys_module caps.sys_resource priv.setuid_files priv.file_caps priv.sudo_helpers priv.runtime_sockets \
 	priv.abstract_sockets; do
 	is_status strict $id pass
@@ -43,6 +43,11 @@ run_json ambient setpriv --inh-caps +net_raw --ambient-caps +net_raw -- "$CAT/do
 	-k 'caps.inheritable or caps.ambient'
 is_status ambient caps.inheritable fail
 is_status ambient caps.ambient fail
+
+# root inside is root outside: bwrap as real root with a user namespace maps 0 -> 0
+run_json rootmap bwrap --unshare-user --uid 0 --die-with-parent --ro-bind / / --proc /proc --dev /dev --tmpfs /tmp \
+	--ro-bind "$CAT/doctor" $D $D --profile strict --format json -k priv.root_mapped
+is_status rootmap priv.root_mapped fail
 
 # no NoNewPrivs
 run_json nonnp unshare --pid --fork --mount-proc "$CAT/doctor" --profile strict --format json -k priv.no_new_privs
