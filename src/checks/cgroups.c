@@ -396,7 +396,7 @@ static void run_cg_readonly(const sp_ctx *ctx, sp_result *r)
 
 const sp_check sp_check_cgroup_readonly = {
 	.id = "cgroup.readonly", .category = "cgroups", .title = "the sandbox cannot change its own limits",
-	.rationale = "a writable memory.max or pids.max makes every limit advisory", .techniques = "T1562,T1499",
+	.rationale = "a writable memory.max or pids.max makes every limit advisory", .techniques = "T1611,T1499",
 	.policy_keys = "cgroup.readonly:bool", .method = "action", .run = run_cg_readonly,
 	.flags = SP_CHECK_INPROCESS,
 };

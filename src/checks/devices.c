@@ -135,7 +135,7 @@ static void run_host_devices(const sp_ctx *ctx, sp_result *r)
 const sp_check sp_check_dev_host_devices = {
 	.id = "dev.host_devices", .category = "devices", .title = "only allowlisted devices usable",
 	.rationale = "a host device node (disk, GPU, kvm, tty) gives the sandbox direct access to host hardware",
-	.techniques = "T1006,T1611,T1200", .policy_keys = "dev.allow:list", .method = "action",
+	.techniques = "T1006,T1611", .policy_keys = "dev.allow:list", .method = "action",
 	.run = run_host_devices,
 };
 
@@ -283,6 +283,6 @@ static void run_tiocsti(const sp_ctx *ctx, sp_result *r)
 const sp_check sp_check_dev_tiocsti = {
 	.id = "dev.tiocsti", .category = "devices", .title = "no terminal injection (TIOCSTI)",
 	.rationale = "a shared terminal lets the sandbox type commands into the user's shell (CVE-2017-5226)",
-	.techniques = "T1059,T1611", .policy_keys = "", .method = "read", .run = run_tiocsti,
+	.techniques = "AML.T0050,T1611", .policy_keys = "", .method = "read", .run = run_tiocsti,
 	.flags = SP_CHECK_INPROCESS,
 };

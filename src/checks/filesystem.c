@@ -187,7 +187,7 @@ const sp_check sp_check_fs_tmpfs = {
 	.category = "filesystem",
 	.title = "scratch paths are tmpfs",
 	.rationale = "scratch data on tmpfs vanishes with the sandbox instead of persisting on a host disk",
-	.techniques = "T1074",
+	.techniques = "T1005",
 	.policy_keys = "fs.tmpfs:list",
 	.method = "read",
 	.run = run_tmpfs,
@@ -288,7 +288,7 @@ const sp_check sp_check_fs_nodev = {
 const sp_check sp_check_fs_noexec = {
 	.id = "fs.noexec", .category = "filesystem", .title = "named mounts are noexec (proven by exec)",
 	.rationale = "executing downloaded payloads from scratch space is the usual next step of an attack",
-	.techniques = "T1204,T1059", .policy_keys = "fs.noexec:list", .method = "action", .run = run_noexec,
+	.techniques = "AML.T0011,AML.T0050", .policy_keys = "fs.noexec:list", .method = "action", .run = run_noexec,
 };
 
 /* ---- masked and read-only paths ---- */
@@ -360,7 +360,7 @@ static void run_masked(const sp_ctx *ctx, sp_result *r)
 const sp_check sp_check_fs_masked_paths = {
 	.id = "fs.masked_paths", .category = "filesystem", .title = "kernel information paths masked",
 	.rationale = "/proc/kcore, /proc/keys, timer_list and firmware tables leak kernel memory, keys and layout",
-	.techniques = "T1082,T1552", .policy_keys = "fs.masked:list", .method = "action", .run = run_masked,
+	.techniques = "T1613,T1552", .policy_keys = "fs.masked:list", .method = "action", .run = run_masked,
 	.flags = SP_CHECK_INPROCESS,
 };
 
@@ -435,7 +435,7 @@ static void run_readonly_paths(const sp_ctx *ctx, sp_result *r)
 const sp_check sp_check_fs_readonly_paths = {
 	.id = "fs.readonly_paths", .category = "filesystem", .title = "kernel tunables read-only",
 	.rationale = "writable /proc/sys, /proc/irq or /proc/bus reconfigure the host kernel",
-	.techniques = "T1611,T1562", .policy_keys = "fs.readonly:list", .method = "action",
+	.techniques = "T1611", .policy_keys = "fs.readonly:list", .method = "action",
 	.run = run_readonly_paths,
 	.flags = SP_CHECK_INPROCESS,
 };
@@ -474,14 +474,14 @@ static void run_knob(const char *path, bool write0, const sp_ctx *ctx, sp_result
  * binfmt_misc's register refuses it with EINVAL; nothing changes */
 KNOB_CHECK(fs_core_pattern, "fs.core_pattern", "/proc/sys/kernel/core_pattern", true,
 	   "core_pattern not writable", "a piped core_pattern runs a program as root on the host at the next crash",
-	   "T1611,T1546");
+	   "T1611,T1543");
 KNOB_CHECK(fs_modprobe, "fs.modprobe", "/proc/sys/kernel/modprobe", true, "modprobe path not writable",
 	   "the kernel runs the modprobe path as root on the host", "T1611,T1547.006");
 KNOB_CHECK(fs_sysrq_trigger, "fs.sysrq_trigger", "/proc/sysrq-trigger", true, "sysrq-trigger not writable",
-	   "sysrq-trigger reboots, crashes or freezes the host", "T1529");
+	   "sysrq-trigger reboots, crashes or freezes the host", "T1499");
 KNOB_CHECK(fs_binfmt_misc, "fs.binfmt_misc", "/proc/sys/fs/binfmt_misc/register", true,
 	   "binfmt_misc register not writable", "a binfmt_misc handler runs for every matching exec on the host",
-	   "T1546,T1611");
+	   "T1543,T1611");
 KNOB_CHECK(fs_uevent_helper, "fs.uevent_helper", "/sys/kernel/uevent_helper", true, "uevent_helper not writable",
 	   "the uevent helper runs as root on the host for every device event", "T1611");
 
@@ -639,7 +639,7 @@ static void run_host_sensitive(const sp_ctx *ctx, sp_result *r)
 const sp_check sp_check_fs_host_sensitive = {
 	.id = "fs.host_sensitive", .category = "filesystem", .title = "host-sensitive paths absent",
 	.rationale = "password hashes, SSH host keys, kubeconfigs and runtime sockets must not be bind-mounted in",
-	.techniques = "T1552.001,T1552.004,AML.T0055", .policy_keys = "fs.host_sensitive:list", .method = "action",
+	.techniques = "T1552.001,T1552,AML.T0055", .policy_keys = "fs.host_sensitive:list", .method = "action",
 	.run = run_host_sensitive,
 	.flags = SP_CHECK_INPROCESS,
 };
@@ -805,7 +805,7 @@ static void run_large_write(const sp_ctx *ctx, sp_result *r)
 const sp_check sp_check_fs_large_write = {
 	.id = "fs.large_write", .category = "filesystem", .title = "large file write within quota",
 	.rationale = "the sandbox must hold a normal artefact, and a quota must stop it filling the host disk",
-	.techniques = "T1499.001", .policy_keys = "fs.large_write_mib:int,fs.quota_mib:int", .method = "action",
+	.techniques = "T1499", .policy_keys = "fs.large_write_mib:int,fs.quota_mib:int", .method = "action",
 	.run = run_large_write,
 };
 

@@ -76,7 +76,7 @@ static void run_modules(const sp_ctx *ctx, sp_result *r)
 
 const sp_check sp_check_kernel_modules = {
 	.id = "kernel.modules", .category = "kernel", .title = "module loading refused",
-	.rationale = "a loaded module runs arbitrary code in the host kernel", .techniques = "T1547.006,T1014",
+	.rationale = "a loaded module runs arbitrary code in the host kernel", .techniques = "T1547.006,T1611",
 	.policy_keys = "kernel.modules_allowed:bool", .method = "action", .run = run_modules,
 	.flags = SP_CHECK_INPROCESS,
 };
@@ -104,7 +104,7 @@ static void run_proc_modules(const sp_ctx *ctx, sp_result *r)
 
 const sp_check sp_check_kernel_proc_modules = {
 	.id = "kernel.proc_modules", .category = "kernel", .title = "/proc/modules empty",
-	.rationale = "the module list tells an attacker which vulnerable drivers are loaded", .techniques = "T1082",
+	.rationale = "the module list tells an attacker which vulnerable drivers are loaded", .techniques = "T1613",
 	.policy_keys = "", .method = "read", .run = run_proc_modules, .flags = SP_CHECK_INPROCESS,
 };
 
@@ -146,7 +146,7 @@ static void run_kallsyms(const sp_ctx *ctx, sp_result *r)
 
 const sp_check sp_check_kernel_kallsyms = {
 	.id = "kernel.kallsyms", .category = "kernel", .title = "kernel symbol addresses hidden",
-	.rationale = "symbol addresses defeat KASLR, the first step of most kernel exploits", .techniques = "T1082,T1068",
+	.rationale = "symbol addresses defeat KASLR, the first step of most kernel exploits", .techniques = "T1613,T1068",
 	.policy_keys = "", .method = "read", .run = run_kallsyms, .flags = SP_CHECK_INPROCESS,
 };
 
@@ -220,7 +220,7 @@ static void run_debugfs(const sp_ctx *ctx, sp_result *r)
 
 const sp_check sp_check_kernel_debugfs = {
 	.id = "kernel.debugfs", .category = "kernel", .title = "debugfs not mounted and not mountable",
-	.rationale = "debugfs exposes raw kernel internals and writable debug knobs", .techniques = "T1082,T1611",
+	.rationale = "debugfs exposes raw kernel internals and writable debug knobs", .techniques = "T1613,T1611",
 	.policy_keys = "", .method = "action", .run = run_debugfs,
 	.flags = SP_CHECK_INPROCESS,
 };
@@ -282,7 +282,7 @@ static void run_kcore(const sp_ctx *ctx, sp_result *r)
 
 const sp_check sp_check_kernel_kcore = {
 	.id = "kernel.kcore", .category = "kernel", .title = "/proc/kcore unreadable",
-	.rationale = "/proc/kcore is the kernel's memory as an ELF core file", .techniques = "T1003,T1082",
+	.rationale = "/proc/kcore is the kernel's memory as an ELF core file", .techniques = "T1003,T1613",
 	.policy_keys = "", .method = "read", .run = run_kcore, .flags = SP_CHECK_INPROCESS,
 };
 
@@ -315,7 +315,7 @@ static void run_dmesg(const sp_ctx *ctx, sp_result *r)
 
 const sp_check sp_check_kernel_dmesg = {
 	.id = "kernel.dmesg", .category = "kernel", .title = "kernel log restricted",
-	.rationale = "the kernel log leaks addresses, hardware and other tenants' activity", .techniques = "T1082",
+	.rationale = "the kernel log leaks addresses, hardware and other tenants' activity", .techniques = "T1613",
 	.policy_keys = "", .method = "action", .run = run_dmesg, .flags = SP_CHECK_INPROCESS,
 };
 
@@ -459,16 +459,16 @@ SYSCTL_CHECK(kernel_bpf, "kernel.unprivileged_bpf", "/proc/sys/kernel/unprivileg
 	     "unprivileged eBPF is a large attack surface and a source of Spectre gadgets", "T1068");
 SYSCTL_CHECK(kernel_perf, "kernel.perf_event_paranoid", "/proc/sys/kernel/perf_event_paranoid",
 	     "kernel.perf_event_paranoid_min", 2, "perf events", "perf_event_paranoid per policy",
-	     "perf events leak kernel addresses and have a long history of privilege escalations", "T1068,T1082");
+	     "perf events leak kernel addresses and have a long history of privilege escalations", "T1068,T1613");
 SYSCTL_CHECK(kernel_ptrace_scope, "kernel.ptrace_scope", "/proc/sys/kernel/yama/ptrace_scope",
 	     "kernel.ptrace_scope_min", 1, "Yama", "Yama ptrace scope per policy",
 	     "a permissive ptrace scope lets any process read the memory of its siblings", "T1055.008");
 SYSCTL_CHECK(kernel_kptr_restrict, "kernel.kptr_restrict", "/proc/sys/kernel/kptr_restrict",
 	     "kernel.kptr_restrict_min", 1, "the sysctl", "kptr_restrict per policy",
-	     "kernel pointers printed in /proc defeat KASLR", "T1082");
+	     "kernel pointers printed in /proc defeat KASLR", "T1613");
 SYSCTL_CHECK(kernel_dmesg_restrict, "kernel.dmesg_restrict", "/proc/sys/kernel/dmesg_restrict",
 	     "kernel.dmesg_restrict_min", 1, "the sysctl", "dmesg_restrict per policy",
-	     "an unrestricted kernel log leaks addresses and activity", "T1082");
+	     "an unrestricted kernel log leaks addresses and activity", "T1613");
 
 static void run_userfaultfd_sysctl(const sp_ctx *ctx, sp_result *r)
 {

@@ -668,7 +668,7 @@ static void run_cap(const struct cap_def *d, const sp_ctx *ctx, sp_result *r)
 	}
 
 CAP_CHECK(caps_net_raw, "caps.net_raw", CAP_NET_RAW, pr_net_raw, false, "raw ICMP socket", "CAP_NET_RAW refused",
-	  "raw sockets forge packets and sniff traffic on the sandbox's interfaces", "T1040,T1557");
+	  "raw sockets forge packets and sniff traffic on the sandbox's interfaces", "T1048");
 CAP_CHECK(caps_sys_admin, "caps.sys_admin", CAP_SYS_ADMIN, pr_sys_admin, true, "tmpfs mount on a private dir",
 	  "CAP_SYS_ADMIN refused", "CAP_SYS_ADMIN allows mounts, the usual first step out of a container", "T1611");
 CAP_CHECK(caps_sys_ptrace, "caps.sys_ptrace", CAP_SYS_PTRACE, pr_sys_ptrace, false,
@@ -681,22 +681,22 @@ CAP_CHECK(caps_sys_module, "caps.sys_module", CAP_SYS_MODULE, pr_sys_module, fal
 	  "T1547.006");
 CAP_CHECK(caps_dac_override, "caps.dac_override", CAP_DAC_OVERRIDE, pr_dac_override, true,
 	  "write open of a mode-000 file", "CAP_DAC_OVERRIDE refused",
-	  "CAP_DAC_OVERRIDE ignores file permissions, including on bind-mounted host files", "T1222");
+	  "CAP_DAC_OVERRIDE ignores file permissions, including on bind-mounted host files", "T1548");
 CAP_CHECK(caps_chown, "caps.chown", CAP_CHOWN, pr_chown, true, "chown of a probe file to another mapped uid",
-	  "CAP_CHOWN refused", "CAP_CHOWN hands files to other users, for example to plant setuid binaries", "T1222");
+	  "CAP_CHOWN refused", "CAP_CHOWN hands files to other users, for example to plant setuid binaries", "T1548");
 CAP_CHECK(caps_setuid, "caps.setuid", CAP_SETUID, pr_setuid, false, "setresuid to another mapped uid",
 	  "CAP_SETUID refused", "CAP_SETUID becomes any user, including host-mapped ones", "T1548");
 CAP_CHECK(caps_setgid, "caps.setgid", CAP_SETGID, pr_setgid, false, "setresgid to another mapped gid",
 	  "CAP_SETGID refused", "CAP_SETGID joins any group, for example disk or docker", "T1548");
 CAP_CHECK(caps_net_admin, "caps.net_admin", CAP_NET_ADMIN, pr_net_admin, false, "SO_RCVBUFFORCE on a UDP socket",
-	  "CAP_NET_ADMIN refused", "CAP_NET_ADMIN reconfigures interfaces, routes and firewall rules", "T1562.004");
+	  "CAP_NET_ADMIN refused", "CAP_NET_ADMIN reconfigures interfaces, routes and firewall rules", "T1611");
 CAP_CHECK(caps_sys_time, "caps.sys_time", CAP_SYS_TIME, pr_sys_time, false, "settimeofday(NULL, NULL)",
 	  "CAP_SYS_TIME refused", "the clock is shared with the host: changing it breaks logs and certificates",
-	  "T1070.006");
+	  "");
 CAP_CHECK(caps_sys_chroot, "caps.sys_chroot", CAP_SYS_CHROOT, pr_sys_chroot, false, "chroot(\"/\") in a child",
 	  "CAP_SYS_CHROOT refused", "chroot combined with other capabilities escapes a chroot jail", "T1611");
 CAP_CHECK(caps_sys_boot, "caps.sys_boot", CAP_SYS_BOOT, pr_sys_boot, false, "reboot with bad magic numbers",
-	  "CAP_SYS_BOOT refused", "CAP_SYS_BOOT reboots the machine or loads a new kernel", "T1529");
+	  "CAP_SYS_BOOT refused", "CAP_SYS_BOOT reboots the machine or loads a new kernel", "T1499");
 CAP_CHECK(caps_sys_rawio, "caps.sys_rawio", CAP_SYS_RAWIO, pr_sys_rawio, true, "FIBMAP ioctl on a probe file",
 	  "CAP_SYS_RAWIO refused", "raw I/O reaches hardware ports and memory directly", "T1611");
 CAP_CHECK(caps_sys_nice, "caps.sys_nice", CAP_SYS_NICE, pr_sys_nice, false, "lower own nice value",
@@ -707,7 +707,7 @@ CAP_CHECK(caps_sys_resource, "caps.sys_resource", CAP_SYS_RESOURCE, pr_sys_resou
 CAP_CHECK(caps_setfcap, "caps.setfcap", CAP_SETFCAP, pr_setfcap, true, "set security.capability on a probe file",
 	  "CAP_SETFCAP refused", "CAP_SETFCAP plants file capabilities that raise privileges on exec", "T1548");
 CAP_CHECK(caps_kill, "caps.kill", CAP_KILL, pr_kill, false, "kill(pid, 0) on a process of another uid",
-	  "CAP_KILL refused", "CAP_KILL signals processes of other users", "T1489");
+	  "CAP_KILL refused", "CAP_KILL signals processes of other users", "T1499");
 
 /* ---- setuid/setgid/file-capability files ---- */
 
@@ -935,7 +935,7 @@ const sp_check sp_check_priv_sudo_helpers = {
 	.category = "privileges",
 	.title = "no passwordless privilege-raising helper",
 	.rationale = "a passwordless sudo or doas turns any code execution into root",
-	.techniques = "T1548.003",
+	.techniques = "T1548",
 	.policy_keys = "",
 	.method = "read",
 	.run = run_sudo_helpers,

@@ -449,7 +449,7 @@ SC_CHECK(seccomp_io_uring_setup, "io_uring_setup", "io_uring bypasses syscall fi
 	 "T1068");
 SC_CHECK(seccomp_ptrace, "ptrace", "ptrace can inject into other processes and bypass filters on old kernels",
 	 "T1055.008");
-SC_CHECK(seccomp_kexec_load, "kexec_load", "kexec replaces the running kernel", "T1014");
+SC_CHECK(seccomp_kexec_load, "kexec_load", "kexec replaces the running kernel", "T1611");
 SC_CHECK(seccomp_init_module, "init_module", "loading a module runs code in the kernel", "T1547.006");
 SC_CHECK(seccomp_finit_module, "finit_module", "loading a module runs code in the kernel", "T1547.006");
 SC_CHECK(seccomp_open_by_handle_at, "open_by_handle_at", "file handles escape a chroot or bind mount (shocker)",
@@ -579,7 +579,7 @@ const sp_check sp_check_lsm_landlock = {
 	.category = "seccomp",
 	.title = "Landlock domain hides the policy's paths",
 	.rationale = "Landlock lets an unprivileged sandbox restrict its own file access",
-	.techniques = "T1083",
+	.techniques = "T1005",
 	.policy_keys = "lsm.landlock:bool,lsm.landlock_hidden:list",
 	.method = "action",
 	.run = run_landlock,
