@@ -54,4 +54,25 @@ for id in seccomp.mode seccomp.mount seccomp.abi32 caps.effective caps.bounding 
 	is_status weak $id fail
 done
 is_status weak fs.masked_paths pass
+
+# podman (with runc) and its default seccomp profile, hardened on the command line: capabilities,
+# NoNewPrivs, read-only root and masks hold; its profile lets mount, unshare and setns reach
+# the kernel (refused there only for lack of CAP_SYS_ADMIN), which the container profile reports
+if command -v podman >/dev/null 2>&1; then
+	mkdir -p "$CAT/prootfs/usr"
+	cp "$CAT/doctor" "$CAT/prootfs/sandprobe-doctor"
+	ln -s usr/lib "$CAT/prootfs/lib"
+	ln -s usr/lib64 "$CAT/prootfs/lib64"
+	run_json podman timeout 120 podman --runtime runc run --rm --ulimit nofile=1024:1024 --ulimit nproc=1024:1024 \
+		--cap-drop ALL --read-only --security-opt no-new-privileges -v /usr:/usr:ro -e ASAN_OPTIONS=detect_leaks=0 \
+		--rootfs "$CAT/prootfs" /sandprobe-doctor --profile container --format json -k "$SEL"
+	is "$(jq -r .environment.runtime_guess "$CAT/podman.json")" podman "runtime guess names podman"
+	for id in caps.effective caps.bounding priv.no_new_privs seccomp.mode fs.rootfs_readonly fs.masked_paths \
+		fs.readonly_paths dev.host_devices seccomp.bpf seccomp.ptrace; do
+		is_status podman $id pass
+	done
+	for id in seccomp.mount seccomp.unshare seccomp.setns kernel.userns; do is_status podman $id fail; done
+else
+	skip "podman not installed"
+fi
 done_testing
