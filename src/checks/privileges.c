@@ -20,6 +20,7 @@
 #include <sys/sysmacros.h>
 #include <sys/time.h>
 #include <sys/wait.h>
+#include <poll.h>
 #include <sys/xattr.h>
 #include <sys/statvfs.h>
 #include <sys/un.h>
@@ -301,6 +302,8 @@ static long pr_sys_ptrace(void *a)
 	if (t < 0)
 		return -1;
 	if (t == 0) {
+		/* dies with the prober, even when a filter kills it mid-probe */
+		prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
 		/* a non-dumpable target needs CAP_SYS_PTRACE to attach */
 		prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
 		close(pfd[0]);
@@ -357,6 +360,7 @@ static int make_file(const struct cap_probe_arg *p, char *path, size_t size, mod
 		return -1;
 	}
 	snprintf(path, size, "%s/f", p->dir);
+	unlink(path); /* left by an earlier probe that a filter killed */
 	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 	if (fd < 0)
 		return -1;
@@ -594,6 +598,109 @@ struct cap_def {
 	const char *how;
 };
 
+/* All capability probes run in one child, in this order: those that change
+ * nothing first, those that change the child's limits, mount namespace and
+ * ids last. The child reports each result before the next probe; when a
+ * filter kills it, the probe it was in is the first unreported one and a new
+ * child resumes after it. The caps.* checks run in the doctor process, so the
+ * first one probes for all of them. */
+static const struct cap_def cap_defs[] = {
+	{CAP_NET_RAW, pr_net_raw, false, ""},	      {CAP_SYS_PTRACE, pr_sys_ptrace, false, ""},
+	{CAP_MKNOD, pr_mknod, true, ""},	      {CAP_SYS_MODULE, pr_sys_module, false, ""},
+	{CAP_DAC_OVERRIDE, pr_dac_override, true, ""}, {CAP_CHOWN, pr_chown, true, ""},
+	{CAP_NET_ADMIN, pr_net_admin, false, ""},     {CAP_SYS_TIME, pr_sys_time, false, ""},
+	{CAP_SYS_BOOT, pr_sys_boot, false, ""},	      {CAP_SYS_RAWIO, pr_sys_rawio, true, ""},
+	{CAP_SETFCAP, pr_setfcap, true, ""},	      {CAP_KILL, pr_kill, false, ""},
+	{CAP_SYS_CHROOT, pr_sys_chroot, false, ""},   {CAP_SYS_NICE, pr_sys_nice, false, ""},
+	{CAP_SYS_RESOURCE, pr_sys_resource, false, ""}, {CAP_SYS_ADMIN, pr_sys_admin, true, ""},
+	{CAP_SETGID, pr_setgid, false, ""},	      {CAP_SETUID, pr_setuid, false, ""},
+};
+
+struct cap_rec {
+	int idx;
+	long ret;
+	int err;
+};
+
+static sp_call cap_cache[SP_ARRAY_SIZE(cap_defs)];
+static bool cap_cached;
+static int cap_dir_rm;
+static char cap_dir[512];
+static int cap_fork_err;
+
+static void cap_batch(const sp_ctx *ctx)
+{
+	if (cap_cached)
+		return;
+	cap_cached = true;
+	struct cap_probe_arg arg;
+	memset(&arg, 0, sizeof arg);
+	if (sp_private_dir(ctx, arg.dir, sizeof arg.dir) < 0)
+		arg.dir[0] = '\0';
+	snprintf(cap_dir, sizeof cap_dir, "%s", arg.dir);
+	size_t n = SP_ARRAY_SIZE(cap_defs), next = 0;
+	while (next < n) {
+		int pfd[2];
+		if (pipe2(pfd, O_CLOEXEC) < 0) {
+			cap_fork_err = errno;
+			break;
+		}
+		pid_t pid = fork();
+		if (pid < 0) {
+			cap_fork_err = errno;
+			close(pfd[0]);
+			close(pfd[1]);
+			break;
+		}
+		if (pid == 0) {
+			close(pfd[0]);
+			for (size_t i = next; i < n; i++) {
+				errno = 0;
+				long ret = cap_defs[i].fn(&arg);
+				struct cap_rec rec = {.idx = (int)i, .ret = ret, .err = ret <= 0 ? errno : 0};
+				if (write(pfd[1], &rec, sizeof rec) != (ssize_t)sizeof rec)
+					_exit(1);
+			}
+			_exit(0);
+		}
+		close(pfd[1]);
+		size_t last = next;
+		uint64_t deadline = sp_now_ns() + 3000000000ull;
+		for (;;) {
+			uint64_t now = sp_now_ns();
+			if (now >= deadline)
+				break;
+			struct pollfd pf = {.fd = pfd[0], .events = POLLIN};
+			int pr = poll(&pf, 1, (int)((deadline - now) / 1000000ull) + 1);
+			if (pr < 0 && errno == EINTR)
+				continue;
+			if (pr <= 0)
+				break;
+			struct cap_rec rec;
+			if (read(pfd[0], &rec, sizeof rec) != (ssize_t)sizeof rec || rec.idx < 0 || (size_t)rec.idx >= n)
+				break;
+			cap_cache[rec.idx].ran = true;
+			cap_cache[rec.idx].ret = rec.ret;
+			cap_cache[rec.idx].err = rec.err;
+			last = (size_t)rec.idx + 1;
+		}
+		close(pfd[0]);
+		kill(pid, SIGKILL);
+		int status = 0;
+		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+			;
+		if (last >= n)
+			break;
+		/* the child died (or hung) in probe `last` */
+		if (WIFSIGNALED(status) && WTERMSIG(status) != SIGKILL)
+			cap_cache[last].sig = WTERMSIG(status);
+		else
+			cap_cache[last].timed_out = true;
+		next = last + 1;
+	}
+	cap_dir_rm = arg.dir[0] ? sp_private_dir_remove(arg.dir) : 0;
+}
+
 static void run_cap(const struct cap_def *d, const sp_ctx *ctx, sp_result *r)
 {
 	uint64_t allowed = 0;
@@ -602,24 +709,27 @@ static void run_cap(const struct cap_def *d, const sp_ctx *ctx, sp_result *r)
 	bool has = sp_has_cap(d->cap);
 	const char *name = sp_cap_name(d->cap);
 	sp_expected(r, "%s", may ? "any (capability allowed by policy)" : "the guarded operation refused");
-	struct cap_probe_arg arg;
-	memset(&arg, 0, sizeof arg);
-	int dr = -ENOENT;
-	if (d->needs_dir || d->cap == CAP_SYS_ADMIN)
-		dr = sp_private_dir(ctx, arg.dir, sizeof arg.dir);
-	if (dr < 0)
-		arg.dir[0] = '\0';
-	sp_call c;
-	int rc = sp_child_call(d->fn, &arg, 2000, &c);
-	int rm = arg.dir[0] ? sp_private_dir_remove(arg.dir) : 0;
+	cap_batch(ctx);
+	size_t idx = SP_ARRAY_SIZE(cap_defs);
+	for (size_t i = 0; i < SP_ARRAY_SIZE(cap_defs); i++)
+		if (cap_defs[i].cap == d->cap)
+			idx = i;
+	sp_call c = idx < SP_ARRAY_SIZE(cap_defs) ? cap_cache[idx] : (sp_call){0};
 	sp_observed(r, "%s in CapEff: %s; %s: ", name, has ? "yes" : "no", d->how);
-	if (rc < 0 || c.timed_out || c.sig || !c.ran) {
-		sp_observed_add(r, "probe did not finish");
-		sp_errorr(r, "probe failed: %s", rc < 0 ? strerror(-rc) : c.timed_out ? "timed out" : "killed");
+	if (cap_dir_rm < 0) {
+		sp_errorr(r, "private probe directory %s not removed: %s", cap_dir, strerror(-cap_dir_rm));
 		return;
 	}
-	if (rm < 0) {
-		sp_errorr(r, "private probe directory %s not removed: %s", arg.dir, strerror(-rm));
+	if (c.sig == SIGSYS) {
+		/* a killing seccomp filter refused the guarded syscall */
+		sp_observed_add(r, "killed by SIGSYS (seccomp)");
+		sp_pass(r, "%s: operation refused by a killing seccomp filter", name);
+		return;
+	}
+	if (c.timed_out || c.sig || !c.ran) {
+		sp_observed_add(r, "probe did not finish");
+		sp_errorr(r, "probe failed: %s", cap_fork_err ? strerror(cap_fork_err) : c.timed_out ? "timed out"
+															: "killed");
 		return;
 	}
 	enum cap_outcome o = c.ret == 1 ? CAP_USED : c.ret == 0 ? CAP_REFUSED : CAP_NA;

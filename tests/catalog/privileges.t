@@ -23,6 +23,12 @@ for id in caps.effective caps.bounding caps.permitted caps.inheritable caps.ambi
 	is_status strict $id pass
 done
 
+# a seccomp filter that kills (SIGSYS) on mount, ptrace, reboot ...: the batched capability
+# probes resume after each kill, every check still has its verdict, and nothing is left running
+STRICT_FILTER=$CAT/filter-kill run_json killfilter strict_box -- -k 'caps or priv.no_new_privs'
+for id in $CAPS caps.sys_module caps.sys_resource; do is_status killfilter $id pass; done
+is "$(pgrep -u 65534 -f "$D" | wc -l | tr -d ' ')" 0 "no probe process outlives a killed batch"
+
 # real root, every capability, host PID namespace (for caps.kill: a process of another uid)
 setpriv --reuid=65534 --regid=65534 --clear-groups sleep 300 &
 OTHER=$!
