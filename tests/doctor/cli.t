@@ -68,7 +68,7 @@ like "$text" "caps.effective" "--list -k filters (kept)"
 unlike "$text" "ns.pid" "--list -k filters (dropped)"
 
 # -k runs only the selection
-out=$("$D" --profile host -k 'ns and not (user or cgroup)' --format json)
+out=$("$D" --profile host -k 'ns. and not (user or cgroup)' --format json)
 is "$(printf '%s' "$out" | jq -r '[.results[].id] | join(",")')" "ns.pid,ns.net,ns.mnt,ns.uts,ns.ipc,ns.time" "-k selects exactly"
 
 # formats on this host (host profile: warnings, exit 0)

@@ -19,22 +19,33 @@ TAP_NAME="doctor binary under 2 MiB ($size bytes)" ok test "$size" -lt 2097152
 
 verdicts() { jq -r '[.results[] | "\(.id)=\(.status)"] | join(" ")'; }
 
-# --- bwrap: empty rootfs vs the host's root, same options
+# --- bwrap: empty rootfs vs the host's root, same options (those of
+# tools/strict-bwrap: nobody, every namespace, masked kernel files)
+chmod 755 "$TAP_TMPBASE" "$T"
+chmod 644 "$T/filter.bpf"
 E=$T/empty
-mkdir -p "$E"
+mkdir -p "$E/proc" "$E/dev" "$E/tmp"   # mount points: nobody cannot create them
 cp "$D" "$E/sandprobe-doctor"
-# the root comes first: later mounts go on top of it
-opts=(--unshare-all --cap-drop ALL --proc /proc --dev /dev --tmpfs /tmp --seccomp 9)
-empty=$(bwrap --bind "$E" / "${opts[@]}" --remount-ro / /sandprobe-doctor --format json 9<"$T/filter.bpf"); rc=$?
+masks=()
+for f in /proc/keys /proc/timer_list /proc/kallsyms /proc/modules /proc/kcore /proc/sched_debug /proc/latency_stats; do
+	[ -e "$f" ] && masks+=(--ro-bind /dev/null "$f")
+done
+opts=(--unshare-all --unshare-user --disable-userns --die-with-parent --new-session --cap-drop ALL
+      --proc /proc --dev /dev --tmpfs /tmp "${masks[@]}" --seccomp 9)
+nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups -- "$@"; }
+empty=$(nobody bwrap --bind "$E" / "${opts[@]}" --remount-ro / /sandprobe-doctor --format json 9<"$T/filter.bpf"); rc=$?
 is "$rc" 0 "bwrap, empty rootfs: doctor exits 0"
-full=$(bwrap --ro-bind / / "${opts[@]}" --ro-bind "$D" "$D" "$D" --format json 9<"$T/filter.bpf")
+full=$(nobody bwrap --ro-bind / / "${opts[@]}" --tmpfs /sys/firmware --tmpfs /sys/fs/cgroup --ro-bind "$D" "$D" "$D" --format json 9<"$T/filter.bpf")
 is "$(printf '%s' "$empty" | verdicts)" "$(printf '%s' "$full" | verdicts)" "bwrap: same verdicts in an empty and a full rootfs"
+ok test "$(printf '%s' "$empty" | jq '.results | length')" -ge 100
 is "$(printf '%s' "$empty" | jq -r .result)" pass "bwrap, empty rootfs: strict verdict pass"
 is "$(ls -A "$E" | sort | tr '\n' ' ')" "dev proc sandprobe-doctor tmp " "empty rootfs holds only the doctor (and mount points)"
-text=$(bwrap --bind "$E" / "${opts[@]}" --remount-ro / /sandprobe-doctor 9<"$T/filter.bpf")
+text=$(nobody bwrap --bind "$E" / "${opts[@]}" --remount-ro / /sandprobe-doctor 9<"$T/filter.bpf")
 like "$(printf '%s\n' "$text" | tail -1)" "^RESULT: PASS" "bwrap, empty rootfs: text verdict"
 
 # --- runc: the doctor alone vs a rootfs with busybox, same config
+# the syscalls the strict filter refuses (the same list as tests/helpers/mkseccomp)
+DENY='["mount","umount2","unshare","setns","keyctl","add_key","request_key","bpf","perf_event_open","userfaultfd","io_uring_setup","kexec_load","kexec_file_load","init_module","finit_module","delete_module","open_by_handle_at","ptrace","personality","pivot_root","chroot","swapon","swapoff","reboot","syslog","acct","quotactl","lookup_dcookie","name_to_handle_at","clone3"]'
 mkbundle() { # dir, with_busybox
 	local b=$1
 	mkdir -p "$b/rootfs"
@@ -50,7 +61,8 @@ mkbundle() { # dir, with_busybox
 	    | .process.capabilities={"bounding":[],"effective":[],"permitted":[]}
 	    | .mounts += [{"destination":"/tmp","type":"tmpfs","source":"tmpfs","options":["nosuid","nodev","mode=1777"]}]
 	    | .linux.seccomp={"defaultAction":"SCMP_ACT_ALLOW","architectures":["SCMP_ARCH_X86_64","SCMP_ARCH_X86","SCMP_ARCH_X32"],
-	                      "syscalls":[{"names":["mount","umount2","unshare","setns","keyctl","bpf","ptrace"],"action":"SCMP_ACT_ERRNO"}]}' \
+	                      "syscalls":[{"names":$deny,"action":"SCMP_ACT_ERRNO"},
+	                                  {"names":["clone"],"action":"SCMP_ACT_ERRNO","args":[{"index":0,"value":268435456,"valueTwo":268435456,"op":"SCMP_CMP_MASKED_EQ"}]}]}' --argjson deny "$DENY" \
 	    "$b/config.json" > "$b/c.json" && mv "$b/c.json" "$b/config.json"
 }
 mkbundle "$T/r-empty" 0
