@@ -171,7 +171,10 @@ int sp_proc_run(char *const argv[], const sp_run_opts *o, sp_capture *cap, sp_pr
 	posix_spawn_file_actions_init(&fa);
 	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
 	posix_spawn_file_actions_adddup2(&fa, pfd[1], 1);
-	posix_spawn_file_actions_adddup2(&fa, pfd[1], 2);
+	if (o->stderr_null)
+		posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+	else
+		posix_spawn_file_actions_adddup2(&fa, pfd[1], 2);
 	posix_spawnattr_init(&at);
 	sigemptyset(&none);
 	sigemptyset(&defs);

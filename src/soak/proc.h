@@ -13,7 +13,7 @@
 
 #include "core/error.h"
 
-#define SP_CAP_HALF (32 * 1024)
+#define SP_CAP_HALF (32 * 1024 - 64) /* head + tail + elision line <= 64 KiB */
 
 /* Output of one child: the first SP_CAP_HALF bytes and the last SP_CAP_HALF. */
 typedef struct sp_capture {
@@ -44,6 +44,7 @@ typedef struct sp_run_opts {
 	int interrupt_sig;
 	char *const *envp;
 	volatile int *abort_flag; /* when it becomes non-zero, kill the group (SIGKILL) */
+	bool stderr_null;     /* capture stdout only; stderr goes to /dev/null */
 } sp_run_opts;
 
 /* Run argv (PATH search) to completion. cap may be NULL (output discarded).
