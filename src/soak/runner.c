@@ -113,6 +113,9 @@ struct run {
 	pthread_t sampler_thr;
 	int sampler_timer, sampler_kick, sampler_quit;
 	bool sampler_running;
+	pthread_t reaper_thr;
+	int reaper_quit;
+	bool reaper_running;
 	sp_sample last;
 	long long sample_count, periodic_count;
 	double first_ts, last_ts, max_gap;
@@ -707,6 +710,22 @@ static void *sampler_main(void *arg)
 			due = true;
 		if (due)
 			take_sample(r, "periodic");
+	}
+	return NULL;
+}
+
+/* The runner is a child subreaper: orphans of runtimes (container inits,
+ * killed conmons' children) become its children. They are reaped here all
+ * the time, so that a runtime waiting for a pid to vanish is not held up
+ * by a zombie of ours while the main thread runs cleanup steps. */
+static void *reaper_main(void *arg)
+{
+	struct run *r = arg;
+	for (;;) {
+		struct pollfd pf = {.fd = r->reaper_quit, .events = POLLIN};
+		if (poll(&pf, 1, 50) > 0 && (pf.revents & POLLIN))
+			break;
+		sp_proc_reap_orphans();
 	}
 	return NULL;
 }
@@ -1319,7 +1338,7 @@ int sp_soak_run(const sp_soak_opts *o, sp_error *err)
 	bool bundle_ok = false, state_made = false;
 	r->o = o;
 	r->warmup_end = -1;
-	r->sampler_timer = r->sampler_kick = r->sampler_quit = -1;
+	r->sampler_timer = r->sampler_kick = r->sampler_quit = r->reaper_quit = -1;
 	r->b.dirfd = -1;
 	pthread_mutex_init(&r->mu, NULL);
 	pthread_mutex_init(&r->rows_mu, NULL);
@@ -1406,6 +1425,9 @@ int sp_soak_run(const sp_soak_opts *o, sp_error *err)
 	}
 	state_made = true;
 	r->sampler = sp_sampler_new(getpid(), r->prefix, r->state_dir);
+	r->reaper_quit = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (r->reaper_quit >= 0 && pthread_create(&r->reaper_thr, NULL, reaper_main, r) == 0)
+		r->reaper_running = true;
 
 	if (!o->quiet)
 		fprintf(stderr, "soak: run %s profile %s workload %s (%zu scenarios, concurrency %d, seed %llu) -> %s\n",
@@ -1422,12 +1444,14 @@ int sp_soak_run(const sp_soak_opts *o, sp_error *err)
 	if (write_inventory(r, "inventory-start.json", err) < 0)
 		goto teardown_early;
 
-	/* start sample, then the sampler's own timer */
-	take_sample(r, "start");
-	r->start_sample_ns = r->t0_ns + (uint64_t)(r->first_ts * 1e9);
+	/* start sample, then the sampler's own timer (its fds exist before the
+	 * start sample so that the runner's fd count compares like for like) */
 	r->sampler_timer = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
 	r->sampler_kick = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	r->sampler_quit = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	int dfd = r->r0 ? -1 : timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+	take_sample(r, "start");
+	r->start_sample_ns = r->t0_ns + (uint64_t)(r->first_ts * 1e9);
 	{
 		uint64_t first = r->start_sample_ns + (uint64_t)r->interval_s * 1000000000ull;
 		struct itimerspec its = {.it_interval = {.tv_sec = (time_t)r->interval_s},
@@ -1441,9 +1465,7 @@ int sp_soak_run(const sp_soak_opts *o, sp_error *err)
 	r->sampler_running = true;
 
 	/* duration timer from the start sample */
-	int dfd = -1;
-	if (!r->r0) {
-		dfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+	if (dfd >= 0) {
 		uint64_t end = r->start_sample_ns + (uint64_t)r->duration_s * 1000000000ull;
 		struct itimerspec its = {.it_value = {.tv_sec = (time_t)(end / 1000000000ull), .tv_nsec = (long)(end % 1000000000ull)}};
 		timerfd_settime(dfd, TFD_TIMER_ABSTIME, &its, NULL);
@@ -1593,6 +1615,16 @@ teardown_early:
 	close(sfd);
 	exit_code = -3;
 out:
+	if (r->reaper_running) {
+		uint64_t one = 1;
+		if (write(r->reaper_quit, &one, sizeof one) < 0) {
+			/* cannot fail on our own eventfd */
+		}
+		pthread_join(r->reaper_thr, NULL);
+		r->reaper_running = false;
+	}
+	if (r->reaper_quit >= 0)
+		close(r->reaper_quit);
 	if (state_made) {
 		if (r->sampler)
 			sweep(r);
