@@ -142,9 +142,11 @@ struct run {
 	uint64_t last_progress_ns;
 };
 
+/* seconds since the run's start, rounded to the millisecond that the
+ * bundle prints, so that every derived figure agrees with the rows */
 static double ts_now(const struct run *r)
 {
-	return (double)(sp_now_ns() - r->t0_ns) / 1e9;
+	return round((double)(sp_now_ns() - r->t0_ns) / 1e6) / 1e3;
 }
 
 static double ns_to_ts(const struct run *r, uint64_t ns)
@@ -657,7 +659,7 @@ static void take_sample(struct run *r, const char *phase)
 	s.ts = ts_now(r);
 	/* keep timestamps strictly increasing even at millisecond resolution */
 	if (r->sample_count && s.ts < r->last_ts + 0.001)
-		s.ts = r->last_ts + 0.001;
+		s.ts = round((r->last_ts + 0.001) * 1e3) / 1e3;
 	fprintf(r->samples, "%.3f\t%s\t%s\t%lld\t%lld\t%lld\t%.3f\t%lld\t%lld\t%lld\t%lld\t%lld\t%lld\t%lld\t%lld\t%lld", s.ts,
 		s.wall, s.phase, s.owned_processes, s.owned_threads, s.owned_rss_bytes, s.owned_cpu_seconds, s.owned_fds,
 		s.owned_mounts, s.owned_sockets, s.owned_cgroups, s.disk_bytes, s.global_processes, s.global_mounts,
@@ -675,7 +677,7 @@ static void take_sample(struct run *r, const char *phase)
 		if (gap > r->max_gap)
 			r->max_gap = gap;
 	}
-	r->last_ts = (double)((long long)(s.ts * 1000.0 + 0.5)) / 1000.0;
+	r->last_ts = s.ts;
 	r->sample_count++;
 	if (!strcmp(phase, "periodic"))
 		r->periodic_count++;
