@@ -4,6 +4,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/types.h>
 
 #include <openssl/evp.h>
 
@@ -38,35 +39,46 @@ static const char *var_value(const sp_vars *v, size_t i)
 	return vals[i];
 }
 
+/* A placeholder is '{' + [a-z_]+ + '}' not preceded by '$' (so shell
+ * "${var}", awk "{print $1}", jq "{type: .t}" and Go "{{.Names}}" stay
+ * literal). Returns the name length and sets *name, or 0 when c does not
+ * start a placeholder. */
+static size_t placeholder_at(const char *start, const char *c, const char **name)
+{
+	if (*c != '{' || (c > start && c[-1] == '$') || (c > start && c[-1] == '{') || c[1] == '{')
+		return 0;
+	size_t n = 0;
+	while ((c[1 + n] >= 'a' && c[1 + n] <= 'z') || c[1 + n] == '_')
+		n++;
+	if (n == 0 || c[1 + n] != '}')
+		return 0;
+	*name = c + 1;
+	return n;
+}
+
+static ssize_t var_index(const char *name, size_t len)
+{
+	for (size_t i = 0; i < SP_ARRAY_SIZE(var_names); i++)
+		if (strlen(var_names[i]) == len && !strncmp(name, var_names[i], len))
+			return (ssize_t)i;
+	return -1;
+}
+
 /* Check every placeholder of s is known and allowed in ctx (bitmask). */
 static int check_placeholders(struct pctx *p, const sp_ynode *n, const char *s, int ctx)
 {
 	for (const char *c = s; *c; c++) {
-		if (c[0] == '{' && c[1] == '{') {
-			c++;
+		const char *name;
+		size_t len = placeholder_at(s, c, &name);
+		if (!len)
 			continue;
-		}
-		if (c[0] == '}' && c[1] == '}') {
-			c++;
-			continue;
-		}
-		if (*c == '}')
-			return sp_usage(p->err, "%s:%d: unmatched '}' in '%s' (write '}}' for a literal brace)", p->origin, n->line, s);
-		if (*c != '{')
-			continue;
-		const char *end = strchr(c, '}');
-		if (!end)
-			return sp_usage(p->err, "%s:%d: unterminated placeholder in '%s'", p->origin, n->line, s);
-		size_t len = (size_t)(end - c - 1);
-		size_t i;
-		for (i = 0; i < SP_ARRAY_SIZE(var_names); i++)
-			if (strlen(var_names[i]) == len && !strncmp(c + 1, var_names[i], len))
-				break;
-		if (i == SP_ARRAY_SIZE(var_names))
-			return sp_usage(p->err, "%s:%d: unknown placeholder '{%.*s}'", p->origin, n->line, (int)(len > 40 ? 40 : len), c + 1);
+		ssize_t i = var_index(name, len);
+		if (i < 0)
+			return sp_usage(p->err, "%s:%d: unknown placeholder '{%.*s}' (known: {id} {sid} {gen} {scenario} {state} {rootfs} {prefix} {run} {exe})",
+					p->origin, n->line, (int)(len > 40 ? 40 : len), name);
 		if (!(var_ctx[i] & ctx))
 			return sp_usage(p->err, "%s:%d: placeholder '{%s}' is only available in scenario steps", p->origin, n->line, var_names[i]);
-		c = end;
+		c += len + 1;
 	}
 	return 0;
 }
@@ -76,23 +88,17 @@ char *sp_expand(const char *tmpl, const sp_vars *v)
 	size_t cap = strlen(tmpl) + 64, len = 0;
 	char *out = sp_xmalloc(cap);
 	for (const char *c = tmpl; *c; c++) {
-		const char *piece = c;
-		size_t plen = 1;
-		if ((c[0] == '{' && c[1] == '{') || (c[0] == '}' && c[1] == '}')) {
-			c++;
-		} else if (*c == '{') {
-			const char *end = strchr(c, '}');
-			size_t i, nlen = end ? (size_t)(end - c - 1) : 0;
-			if (!end)
-				goto fail;
-			for (i = 0; i < SP_ARRAY_SIZE(var_names); i++)
-				if (strlen(var_names[i]) == nlen && !strncmp(c + 1, var_names[i], nlen))
-					break;
-			if (i == SP_ARRAY_SIZE(var_names) || !var_value(v, i))
-				goto fail;
-			piece = var_value(v, i);
+		const char *piece = c, *name;
+		size_t plen = 1, nlen = placeholder_at(tmpl, c, &name);
+		if (nlen) {
+			ssize_t i = var_index(name, nlen);
+			if (i < 0 || !var_value(v, (size_t)i)) {
+				free(out);
+				return NULL;
+			}
+			piece = var_value(v, (size_t)i);
 			plen = strlen(piece);
-			c = end;
+			c += nlen + 1;
 		}
 		if (len + plen + 1 > cap) {
 			cap = (len + plen + 1) * 2;
@@ -103,9 +109,6 @@ char *sp_expand(const char *tmpl, const sp_vars *v)
 	}
 	out[len] = '\0';
 	return out;
-fail:
-	free(out);
-	return NULL;
 }
 
 /* ---- typed accessors ---- */

@@ -103,9 +103,10 @@ typedef struct sp_vars {
 	const char *id, *sid, *gen, *state, *rootfs, *prefix, *run, *scenario, *exe;
 } sp_vars;
 
-/* Expand {name} placeholders ({{ and }} are literal braces). Returns a new
- * string, or NULL when a placeholder is unknown or unavailable (the parser
- * has already refused those, so at run time this does not happen). */
+/* Expand {name} placeholders: '{' + [a-z_]+ + '}' not preceded by '$' or
+ * '{' and not followed by a second '{'; any other brace is literal. Returns
+ * a new string, or NULL when a placeholder is unknown or unavailable (the
+ * parser has already refused those, so at run time this does not happen). */
 char *sp_expand(const char *tmpl, const sp_vars *v);
 
 #endif
