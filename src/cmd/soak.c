@@ -4,11 +4,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cmd/cmd.h"
 #include "core/error.h"
 #include "core/util.h"
+#include "soak/proc.h"
 #include "soak/runner.h"
 #include "soak/sampler.h"
 
@@ -41,30 +43,47 @@ static int parse_num(const char *opt, const char *v, long long lo, long long hi,
 	return 0;
 }
 
+static double thread_cpu_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* one sample of PREFIX/DIR, repeated: wall and CPU time of each, medians */
 static int sample_once(const char *prefix, const char *state, long long repeat)
 {
+	sp_proc_raise_nofile();
 	sp_sampler *s = sp_sampler_new(getpid(), prefix, state);
 	sp_sample smp = {0};
-	double *ms = sp_xcalloc((size_t)repeat, sizeof(double));
+	double *ms = sp_xcalloc((size_t)repeat, sizeof(double)), *cpu = sp_xcalloc((size_t)repeat, sizeof(double));
+	double first = 0;
 	for (long long i = 0; i < repeat; i++) {
 		uint64_t t = sp_now_ns();
+		double c = thread_cpu_ms();
 		sp_sampler_take(s, &smp);
+		cpu[i] = thread_cpu_ms() - c;
 		ms[i] = (double)(sp_now_ns() - t) / 1e6;
+		if (i == 0)
+			first = ms[0];
 	}
-	/* median */
-	for (long long i = 1; i < repeat; i++)
-		for (long long j = i; j > 0 && ms[j - 1] > ms[j]; j--) {
-			double t = ms[j];
-			ms[j] = ms[j - 1];
-			ms[j - 1] = t;
-		}
+	qsort(ms, (size_t)repeat, sizeof(double), cmp_double);
+	qsort(cpu, (size_t)repeat, sizeof(double), cmp_double);
 	printf("owned_processes\towned_threads\towned_rss_bytes\towned_cpu_seconds\towned_fds\towned_mounts\towned_sockets\t"
-	       "owned_cgroups\tdisk_bytes\tglobal_processes\tglobal_mounts\trunner_rss_bytes\trunner_fds\tsample_ms_median\tsample_ms_first\n");
-	printf("%lld\t%lld\t%lld\t%.3f\t%lld\t%lld\t%lld\t%lld\t%lld\t%lld\t%lld\t%lld\t%lld\t%.3f\t%.3f\n", smp.owned_processes,
-	       smp.owned_threads, smp.owned_rss_bytes, smp.owned_cpu_seconds, smp.owned_fds, smp.owned_mounts, smp.owned_sockets,
-	       smp.owned_cgroups, smp.disk_bytes, smp.global_processes, smp.global_mounts, smp.runner_rss_bytes, smp.runner_fds,
-	       ms[repeat / 2], ms[0]);
+	       "owned_cgroups\tdisk_bytes\tglobal_processes\tglobal_mounts\trunner_rss_bytes\trunner_fds\t"
+	       "sample_ms_median\tsample_ms_first\tsample_ms_min\tsample_cpu_ms_median\n");
+	printf("%lld\t%lld\t%lld\t%.3f\t%lld\t%lld\t%lld\t%lld\t%lld\t%lld\t%lld\t%lld\t%lld\t%.3f\t%.3f\t%.3f\t%.3f\n",
+	       smp.owned_processes, smp.owned_threads, smp.owned_rss_bytes, smp.owned_cpu_seconds, smp.owned_fds,
+	       smp.owned_mounts, smp.owned_sockets, smp.owned_cgroups, smp.disk_bytes, smp.global_processes,
+	       smp.global_mounts, smp.runner_rss_bytes, smp.runner_fds, ms[repeat / 2], first, ms[0], cpu[repeat / 2]);
 	free(ms);
+	free(cpu);
 	sp_sampler_free(s);
 	return SP_EXIT_OK;
 }

@@ -5,9 +5,10 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -157,47 +158,132 @@ static int remaining_ms(uint64_t now, uint64_t deadline)
 	return ms > 1000 ? 1000 : (int)ms;
 }
 
+/* ---- rlimits: the runner may raise its own; children get the original ---- */
+static struct rlimit child_nofile;
+static bool restore_nofile;
+
+void sp_proc_raise_nofile(void)
+{
+	struct rlimit rl;
+	if (restore_nofile || getrlimit(RLIMIT_NOFILE, &rl) < 0)
+		return;
+	struct rlimit up = rl;
+	rlim_t want = 1 << 16;
+	if (up.rlim_max != RLIM_INFINITY && up.rlim_max < want)
+		want = up.rlim_max;
+	if (up.rlim_cur != RLIM_INFINITY && up.rlim_cur >= want)
+		return;
+	up.rlim_cur = want;
+	if (setrlimit(RLIMIT_NOFILE, &up) == 0) {
+		child_nofile = rl;
+		restore_nofile = true;
+	}
+}
+
+/* Resolve a program on PATH (from envp, else the environment) in the
+ * parent: nothing may allocate between vfork and exec. */
+static char *resolve_prog(const char *prog, char *const *envp, int *err)
+{
+	if (strchr(prog, '/')) {
+		*err = access(prog, X_OK) == 0 ? 0 : errno;
+		return *err ? NULL : sp_xstrdup(prog);
+	}
+	const char *path = NULL;
+	for (char *const *e = envp; e && *e; e++)
+		if (!strncmp(*e, "PATH=", 5))
+			path = *e + 5;
+	if (!path)
+		path = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
+	*err = ENOENT;
+	while (*path) {
+		size_t n = strcspn(path, ":");
+		char *cand = n ? sp_xasprintf("%.*s/%s", (int)n, path, prog) : sp_xasprintf("./%s", prog);
+		struct stat st;
+		if (stat(cand, &st) == 0 && S_ISREG(st.st_mode)) {
+			if (access(cand, X_OK) == 0) {
+				*err = 0;
+				return cand;
+			}
+			*err = EACCES;
+		}
+		free(cand);
+		path += n;
+		if (*path == ':')
+			path++;
+	}
+	return NULL;
+}
+
 int sp_proc_run(char *const argv[], const sp_run_opts *o, sp_capture *cap, sp_proc_result *res, sp_error *err)
 {
 	int pfd[2];
-	posix_spawn_file_actions_t fa;
-	posix_spawnattr_t at;
-	sigset_t none, defs;
 	pid_t pid;
+	char *const *envp = o->envp ? o->envp : environ;
 
 	memset(res, 0, sizeof *res);
-	if (pipe2(pfd, O_CLOEXEC) < 0)
+	int rerr = 0;
+	char *prog = resolve_prog(argv[0], envp, &rerr);
+	if (!prog) {
+		res->spawn_errno = rerr;
+		res->start_ns = res->end_ns = sp_now_ns();
+		return 0;
+	}
+	if (pipe2(pfd, O_CLOEXEC) < 0) {
+		free(prog);
 		return sp_fail_errno(err, errno, "pipe");
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-	posix_spawn_file_actions_adddup2(&fa, pfd[1], 1);
-	if (o->stderr_null)
-		posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
-	else
-		posix_spawn_file_actions_adddup2(&fa, pfd[1], 2);
-	posix_spawnattr_init(&at);
+	}
+	int devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
+	if (devnull < 0) {
+		int e = errno;
+		free(prog);
+		close(pfd[0]);
+		close(pfd[1]);
+		return sp_fail_errno(err, e, "/dev/null");
+	}
+	sigset_t none;
 	sigemptyset(&none);
-	sigemptyset(&defs);
-	int sigs[] = {SIGINT, SIGTERM, SIGCHLD, SIGPIPE, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM};
-	for (size_t i = 0; i < SP_ARRAY_SIZE(sigs); i++)
-		sigaddset(&defs, sigs[i]);
-	posix_spawnattr_setsigmask(&at, &none);
-	posix_spawnattr_setsigdefault(&at, &defs);
-	posix_spawnattr_setpgroup(&at, 0);
-	posix_spawnattr_setflags(&at, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+	static const int sigs[] = {SIGINT, SIGTERM, SIGCHLD, SIGPIPE, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM};
+	volatile int child_errno = 0;
+	int out_fd = pfd[1], err_fd = o->stderr_null ? devnull : pfd[1];
 
 	pthread_rwlock_rdlock(&spawn_lock);
 	res->start_ns = sp_now_ns();
-	int rc = posix_spawnp(&pid, argv[0], &fa, &at, argv, o->envp ? o->envp : environ);
-	if (rc == 0)
+	/* vfork: the child shares our memory until it execs, so it only makes
+	 * system calls (as glibc's posix_spawn does) and reports a failure
+	 * through child_errno */
+	pid = vfork();
+	if (pid == 0) {
+		setpgid(0, 0);
+		for (size_t i = 0; i < SP_ARRAY_SIZE(sigs); i++)
+			signal(sigs[i], SIG_DFL);
+		if (restore_nofile)
+			setrlimit(RLIMIT_NOFILE, &child_nofile);
+		if (dup2(devnull, 0) < 0 || dup2(out_fd, 1) < 0 || dup2(err_fd, 2) < 0) {
+			child_errno = errno;
+			_exit(127);
+		}
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		execve(prog, argv, envp);
+		child_errno = errno ? errno : ENOEXEC;
+		_exit(127);
+	}
+	int spawn_e = pid < 0 ? errno : 0;
+	if (pid > 0 && child_errno) {
+		/* exec failed: reap the child now */
+		int st;
+		waitpid(pid, &st, 0);
+		spawn_e = child_errno;
+		pid = -1;
+	}
+	if (pid > 0)
 		track_add(pid);
 	pthread_rwlock_unlock(&spawn_lock);
-	posix_spawn_file_actions_destroy(&fa);
-	posix_spawnattr_destroy(&at);
+	free(prog);
+	close(devnull);
 	close(pfd[1]);
-	if (rc != 0) {
+	if (pid < 0) {
 		close(pfd[0]);
-		res->spawn_errno = rc;
+		res->spawn_errno = spawn_e;
 		res->end_ns = sp_now_ns();
 		return 0;
 	}

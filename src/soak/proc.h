@@ -55,6 +55,10 @@ int sp_proc_run(char *const argv[], const sp_run_opts *o, sp_capture *cap, sp_pr
 void sp_proc_describe(const sp_proc_result *r, char *buf, size_t size);
 bool sp_proc_ok(const sp_proc_result *r);
 
+/* Raise this process's soft RLIMIT_NOFILE (the sampler keeps /proc handles
+ * of owned processes open); children get the original limit back. */
+void sp_proc_raise_nofile(void);
+
 /* Reap zombie children that no worker is waiting for (reparented orphans).
  * Returns how many were reaped. */
 int sp_proc_reap_orphans(void);

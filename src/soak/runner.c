@@ -1411,6 +1411,7 @@ int sp_soak_run(const sp_soak_opts *o, sp_error *err)
 	signal(SIGPIPE, SIG_IGN);
 	int sfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
+	sp_proc_raise_nofile(); /* for the sampler's handles; children keep the original limit */
 	r->t0_ns = sp_now_ns();
 
 	if (sp_bundle_create(&r->b, o->out, err) < 0) {

@@ -7,6 +7,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -21,13 +22,29 @@ struct pinfo {
 	long long rss_pages;
 	int tree;   /* 0 unknown, 1 owned by descent, 2 not */
 	int own;    /* SP_OWN_* bits */
+	int ci;     /* index of its cache entry in the new table */
 };
 
-struct cache_ent {
-	pid_t pid;
+/* What the sampler remembers about a process between samples, keyed by pid
+ * and start time: its ownership verdict, and for owned processes open
+ * handles on /proc/PID/stat and /proc/PID/fd so that a sample costs one
+ * pread and one fstat per owned process (Linux >= 6.2 reports the number of
+ * open fds as the size of /proc/PID/fd). Foreign processes cost nothing
+ * once judged; their cgroup is re-checked every SP_RECHECK samples. */
+struct pcache {
+	pid_t pid, ppid;
+	unsigned long flags;
 	unsigned long long starttime;
-	int bits; /* SP_OWN_ENV | SP_OWN_CMDLINE, or 0 */
+	int tree;          /* 1 descends from the runner, 2 does not */
+	int bits;          /* SP_OWN_ENV | SP_OWN_CMDLINE | SP_OWN_CGROUP */
+	int statfd, fdfd;  /* owned processes only, -1 otherwise */
+	unsigned long seen_at; /* scan number of the last full judgement */
+	long long fdcount; /* at the last socket scan */
+	unsigned long long *socks;
+	size_t nsocks;
 };
+
+#define SP_RECHECK 16
 
 struct sp_sampler {
 	pid_t root;
@@ -43,11 +60,14 @@ struct sp_sampler {
 	size_t np, capp;
 	int *idx;          /* open addressing pid -> index into p, -1 empty */
 	size_t idxcap;
-	struct cache_ent *cache;
+	struct pcache *cache; /* open addressing by pid, pid 0 = empty */
 	size_t cachecap;   /* power of two */
+	unsigned long scan_no;
+	long long cached_fds;
 	unsigned long long *socks;
 	size_t nsocks, capsocks;
 	char *big; /* environ/cmdline buffer */
+	bool fd_size_works;
 };
 
 sp_sampler *sp_sampler_new(pid_t root, const char *prefix, const char *state_dir)
@@ -73,6 +93,8 @@ sp_sampler *sp_sampler_new(pid_t root, const char *prefix, const char *state_dir
 	s->page = sysconf(_SC_PAGESIZE);
 	s->clk = sysconf(_SC_CLK_TCK);
 	pthread_mutex_init(&s->mu, NULL);
+	struct stat st;
+	s->fd_size_works = stat("/proc/self/fd", &st) == 0 && st.st_size > 0;
 	return s;
 }
 
@@ -88,6 +110,14 @@ void sp_sampler_free(sp_sampler *s)
 	free(s->state_esc);
 	free(s->p);
 	free(s->idx);
+	for (size_t i = 0; i < s->cachecap; i++)
+		if (s->cache[i].pid > 0) {
+			if (s->cache[i].statfd >= 0)
+				close(s->cache[i].statfd);
+			if (s->cache[i].fdfd >= 0)
+				close(s->cache[i].fdfd);
+			free(s->cache[i].socks);
+		}
 	free(s->cache);
 	free(s->socks);
 	free(s->big);
@@ -173,12 +203,27 @@ static int idx_find(const sp_sampler *s, pid_t pid)
 	return -1;
 }
 
-static struct cache_ent *cache_slot(struct cache_ent *tab, size_t cap, pid_t pid)
+static struct pcache *cache_slot(struct pcache *tab, size_t cap, pid_t pid)
 {
 	size_t h = ((size_t)pid * 2654435761u) & (cap - 1);
 	while (tab[h].pid && tab[h].pid != pid)
 		h = (h + 1) & (cap - 1);
 	return &tab[h];
+}
+
+static void cache_drop(sp_sampler *s, struct pcache *ce)
+{
+	if (ce->statfd >= 0) {
+		close(ce->statfd);
+		s->cached_fds--;
+	}
+	if (ce->fdfd >= 0) {
+		close(ce->fdfd);
+		s->cached_fds--;
+	}
+	free(ce->socks);
+	ce->socks = NULL;
+	ce->statfd = ce->fdfd = -1;
 }
 
 /* does the NUL-separated block contain needle (as an entry or a substring)? */
@@ -228,11 +273,15 @@ static bool cgroup_has_prefix(sp_sampler *s, pid_t pid)
 
 #define PF_KTHREAD_ 0x00200000UL
 
-/* Scan every process; fill s->p with ownership decided. */
+/* Scan every process; fill s->p with ownership decided (see struct pcache). */
 static void scan_procs(sp_sampler *s)
 {
 	char buf[1024], path[64];
 	s->np = 0;
+	s->scan_no++;
+	size_t ccap = 64;
+	/* a generous table: the old one's live entries move over */
+	size_t want = s->cachecap ? s->cachecap : 64;
 	int dfd = dup(s->procfd);
 	if (dfd < 0)
 		return;
@@ -243,25 +292,110 @@ static void scan_procs(sp_sampler *s)
 	}
 	rewinddir(d);
 	struct dirent *de;
+	pid_t *pids = NULL;
+	size_t npids = 0, cappids = 0;
 	while ((de = readdir(d))) {
 		if (de->d_name[0] < '1' || de->d_name[0] > '9')
 			continue;
-		snprintf(path, sizeof path, "%s/stat", de->d_name);
-		if (read_at(s->procfd, path, buf, sizeof buf) <= 0)
-			continue;
-		struct pinfo pi = {.pid = (pid_t)atoi(de->d_name)};
-		if (!parse_stat(buf, &pi))
-			continue;
-		if (s->np == s->capp) {
-			s->capp = s->capp ? s->capp * 2 : 512;
-			s->p = sp_xrealloc(s->p, s->capp * sizeof *s->p);
+		if (npids == cappids) {
+			cappids = cappids ? cappids * 2 : 1024;
+			pids = sp_xrealloc(pids, cappids * sizeof(pid_t));
 		}
-		s->p[s->np++] = pi;
+		pids[npids++] = (pid_t)atoi(de->d_name);
 	}
 	closedir(d);
+	while (ccap < npids * 2 || ccap < want / 2)
+		ccap *= 2;
+	struct pcache *nc = sp_xcalloc(ccap, sizeof *nc);
+	if (s->capp < npids) {
+		s->capp = npids + 64;
+		s->p = sp_xrealloc(s->p, s->capp * sizeof *s->p);
+	}
+	for (size_t k = 0; k < npids; k++) {
+		pid_t pid = pids[k];
+		struct pcache *old = s->cache ? cache_slot(s->cache, s->cachecap, pid) : NULL;
+		struct pinfo pi = {.pid = pid};
+		struct pcache ce = {.pid = pid, .statfd = -1, .fdfd = -1};
+		bool have = false;
+		if (old && old->pid == pid) {
+			ce = *old;
+			old->pid = -1; /* moved (a tombstone keeps the probe chain intact) */
+			old->socks = NULL;
+			bool owned = ce.tree == 1 || ce.bits > 0;
+			if (owned) { /* re-read, through the open handle when there is one */
+				ssize_t n;
+				if (ce.statfd >= 0) {
+					n = pread(ce.statfd, buf, sizeof buf - 1, 0);
+				} else {
+					snprintf(path, sizeof path, "%d/stat", (int)pid);
+					n = read_at(s->procfd, path, buf, sizeof buf);
+				}
+				if (n > 0) {
+					buf[n] = '\0';
+					have = parse_stat(buf, &pi) && pi.starttime == ce.starttime;
+				}
+				if (!have) { /* that process is gone; a new one has its pid */
+					cache_drop(s, &ce);
+					ce = (struct pcache){.pid = pid, .statfd = -1, .fdfd = -1};
+				}
+			} else if (s->scan_no - ce.seen_at < SP_RECHECK) {
+				/* foreign and judged recently: its record stands */
+				pi.ppid = ce.ppid;
+				pi.flags = ce.flags;
+				pi.starttime = ce.starttime;
+				pi.tree = ce.tree;
+				struct pcache *slot = cache_slot(nc, ccap, pid);
+				*slot = ce;
+				pi.ci = (int)(slot - nc);
+				s->p[s->np++] = pi;
+				continue;
+			} else {
+				cache_drop(s, &ce);
+				ce = (struct pcache){.pid = pid, .statfd = -1, .fdfd = -1};
+			}
+		}
+		if (!have) { /* first sight (or a periodic re-check): full judgement */
+			snprintf(path, sizeof path, "%d/stat", (int)pid);
+			int fd = openat(s->procfd, path, O_RDONLY | O_CLOEXEC);
+			if (fd < 0)
+				continue;
+			ssize_t n = read(fd, buf, sizeof buf - 1);
+			if (n <= 0) {
+				close(fd);
+				continue;
+			}
+			buf[n] = '\0';
+			if (!parse_stat(buf, &pi)) {
+				close(fd);
+				continue;
+			}
+			ce.statfd = fd; /* kept if the process turns out owned */
+			s->cached_fds++;
+			ce.ppid = pi.ppid;
+			ce.flags = pi.flags;
+			ce.starttime = pi.starttime;
+			ce.tree = 0;
+			ce.bits = -1; /* markers to be read */
+			ce.seen_at = s->scan_no;
+		} else {
+			pi.tree = ce.tree;
+		}
+		struct pcache *slot = cache_slot(nc, ccap, pid);
+		*slot = ce;
+		pi.ci = (int)(slot - nc);
+		s->p[s->np++] = pi;
+	}
+	free(pids);
+	/* processes that vanished */
+	for (size_t i = 0; i < s->cachecap; i++)
+		if (s->cache[i].pid > 0)
+			cache_drop(s, &s->cache[i]);
+	free(s->cache);
+	s->cache = nc;
+	s->cachecap = ccap;
 	idx_build(s);
 
-	/* descent from the runner, memoised */
+	/* descent from the runner, memoised (known verdicts are kept) */
 	int stack[4096];
 	for (size_t i = 0; i < s->np; i++) {
 		size_t depth = 0;
@@ -287,46 +421,47 @@ static void scan_procs(sp_sampler *s)
 			s->p[stack[k]].tree = verdict;
 	}
 
-	/* environment/command line markers, cached per process lifetime */
-	size_t ccap = 64;
-	while (ccap < s->np * 2)
-		ccap *= 2;
-	struct cache_ent *nc = sp_xcalloc(ccap, sizeof *nc);
+	/* markers of processes judged this scan; handles only for owned ones,
+	 * within an fd budget (beyond it they are re-read by path) */
+	struct rlimit rl;
+	long long budget = getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY ? (long long)rl.rlim_cur - 256 : 4096;
 	for (size_t i = 0; i < s->np; i++) {
 		struct pinfo *pi = &s->p[i];
-		pi->own = 0;
-		if (pi->pid == s->root)
-			continue;
-		if (pi->tree == 1)
-			pi->own |= SP_OWN_TREE;
-		if ((pi->flags & PF_KTHREAD_) || pi->pid == 2 || pi->ppid == 2)
-			continue;
-		int bits = -1;
-		if (s->cache) {
-			struct cache_ent *ce = cache_slot(s->cache, s->cachecap, pi->pid);
-			if (ce->pid == pi->pid && ce->starttime == pi->starttime)
-				bits = ce->bits;
+		struct pcache *ce = &s->cache[pi->ci];
+		ce->tree = pi->tree;
+		if (ce->seen_at == s->scan_no) { /* judged now: read its markers */
+			int bits = 0;
+			bool kthread = (pi->flags & PF_KTHREAD_) || pi->pid == 2 || pi->ppid == 2;
+			if (!kthread && pi->pid != s->root) {
+				bits = marker_bits(s, pi->pid);
+				if (!bits && pi->tree != 1 && cgroup_has_prefix(s, pi->pid))
+					bits |= SP_OWN_CGROUP;
+			}
+			ce->bits = bits;
 		}
-		if (bits < 0)
-			bits = marker_bits(s, pi->pid);
-		struct cache_ent *ne = cache_slot(nc, ccap, pi->pid);
-		ne->pid = pi->pid;
-		ne->starttime = pi->starttime;
-		ne->bits = bits;
-		pi->own |= bits;
-		if (!pi->own && cgroup_has_prefix(s, pi->pid))
-			pi->own |= SP_OWN_CGROUP;
+		pi->own = pi->pid == s->root ? 0 : (pi->tree == 1 ? SP_OWN_TREE : 0) | ce->bits;
+		bool keep = pi->tree == 1 || ce->bits > 0;
+		if (keep && s->cached_fds >= budget && ce->seen_at == s->scan_no && ce->statfd >= 0) {
+			close(ce->statfd);
+			ce->statfd = -1;
+			s->cached_fds--;
+		}
+		if (!keep && ce->statfd >= 0) {
+			close(ce->statfd);
+			ce->statfd = -1;
+			s->cached_fds--;
+		}
+		if (pi->own && ce->fdfd < 0 && s->fd_size_works && s->cached_fds < budget) {
+			snprintf(path, sizeof path, "%d/fd", (int)pi->pid);
+			ce->fdfd = openat(s->procfd, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+			if (ce->fdfd >= 0)
+				s->cached_fds++;
+		}
 	}
-	free(s->cache);
-	s->cache = nc;
-	s->cachecap = ccap;
 }
 
 static void add_sock(sp_sampler *s, unsigned long long ino)
 {
-	for (size_t i = 0; i < s->nsocks; i++)
-		if (s->socks[i] == ino)
-			return;
 	if (s->nsocks == s->capsocks) {
 		s->capsocks = s->capsocks ? s->capsocks * 2 : 64;
 		s->socks = sp_xrealloc(s->socks, s->capsocks * sizeof *s->socks);
@@ -334,12 +469,35 @@ static void add_sock(sp_sampler *s, unsigned long long ino)
 	s->socks[s->nsocks++] = ino;
 }
 
-/* count fds of pid, collecting socket inodes */
-static long long count_fds(sp_sampler *s, pid_t pid)
+static int cmp_ull(const void *a, const void *b)
+{
+	unsigned long long x = *(const unsigned long long *)a, y = *(const unsigned long long *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* distinct socket inodes (a socket shared by parent and child counts once) */
+static long long unique_socks(sp_sampler *s)
+{
+	if (s->nsocks == 0)
+		return 0;
+	qsort(s->socks, s->nsocks, sizeof *s->socks, cmp_ull);
+	long long n = 1;
+	for (size_t i = 1; i < s->nsocks; i++)
+		n += s->socks[i] != s->socks[i - 1];
+	return n;
+}
+
+/* scan the fd links of one process: count, and its socket inodes */
+static long long scan_fd_links(sp_sampler *s, struct pcache *ce, pid_t pid)
 {
 	char path[64];
-	snprintf(path, sizeof path, "%d/fd", (int)pid);
-	int fd = openat(s->procfd, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int fd;
+	if (ce->fdfd >= 0) {
+		fd = openat(ce->fdfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	} else {
+		snprintf(path, sizeof path, "%d/fd", (int)pid);
+		fd = openat(s->procfd, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	}
 	if (fd < 0)
 		return 0;
 	DIR *d = fdopendir(fd);
@@ -348,6 +506,8 @@ static long long count_fds(sp_sampler *s, pid_t pid)
 		return 0;
 	}
 	long long n = 0;
+	size_t cap = 0;
+	ce->nsocks = 0;
 	struct dirent *de;
 	while ((de = readdir(d))) {
 		if (de->d_name[0] == '.')
@@ -357,10 +517,34 @@ static long long count_fds(sp_sampler *s, pid_t pid)
 		ssize_t l = readlinkat(dirfd(d), de->d_name, link, sizeof link - 1);
 		if (l > 8 && !memcmp(link, "socket:[", 8)) {
 			link[l] = '\0';
-			add_sock(s, strtoull(link + 8, NULL, 10));
+			if (ce->nsocks == cap) {
+				cap = cap ? cap * 2 : 8;
+				ce->socks = sp_xrealloc(ce->socks, cap * sizeof *ce->socks);
+			}
+			ce->socks[ce->nsocks++] = strtoull(link + 8, NULL, 10);
 		}
 	}
 	closedir(d);
+	return n;
+}
+
+/* fds of an owned process: one fstat of its /proc/PID/fd handle; the links
+ * (for sockets) are read again only when that count changed, or every
+ * SP_RECHECK samples */
+static long long count_fds(sp_sampler *s, struct pcache *ce, pid_t pid)
+{
+	struct stat st;
+	long long n = -1;
+	if (ce->fdfd >= 0 && fstat(ce->fdfd, &st) == 0 && st.st_size > 0)
+		n = (long long)st.st_size;
+	if (n < 0 || n != ce->fdcount || (s->scan_no % SP_RECHECK) == 0 || ce->seen_at == s->scan_no) {
+		long long m = scan_fd_links(s, ce, pid);
+		if (n < 0)
+			n = m;
+	}
+	ce->fdcount = n;
+	for (size_t i = 0; i < ce->nsocks; i++)
+		add_sock(s, ce->socks[i]);
 	return n;
 }
 
@@ -439,7 +623,7 @@ static long long count_cgroups(int dfd, const char *prefix, int depth)
 			continue;
 		if (strstr(de->d_name, prefix))
 			n++;
-		if (depth < 8) {
+		if (depth < 3) {
 			int sub = openat(dirfd(d), de->d_name, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
 			if (sub >= 0) {
 				n += count_cgroups(sub, prefix, depth + 1);
@@ -540,12 +724,15 @@ void sp_sampler_take(sp_sampler *s, sp_sample *o)
 		o->owned_threads += pi->threads;
 		o->owned_rss_bytes += pi->rss_pages * s->page;
 		ticks += pi->utime + pi->stime;
-		o->owned_fds += count_fds(s, pi->pid);
+		o->owned_fds += count_fds(s, &s->cache[pi->ci], pi->pid);
 	}
 	o->owned_cpu_seconds = (double)ticks / (double)s->clk;
-	o->owned_sockets = (long long)s->nsocks;
+	o->owned_sockets = unique_socks(s);
 	pthread_mutex_unlock(&s->mu);
-	o->runner_fds = fd_count_self();
+	/* the runner's own fds, not counting the sampler's /proc handles */
+	pthread_mutex_lock(&s->mu);
+	o->runner_fds = fd_count_self() - s->cached_fds;
+	pthread_mutex_unlock(&s->mu);
 	count_mounts(s, &o->global_mounts, &o->owned_mounts, NULL, NULL);
 	int cg = open("/sys/fs/cgroup", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	o->owned_cgroups = 0;
