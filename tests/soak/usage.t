@@ -76,6 +76,10 @@ is "$(ls -d "$tmp"/spuse-* 2>/dev/null | wc -l)" "0" "non-empty --out: no state 
 is "$?" "2" "keygen without --out: exit 2"
 "$SP_BIN" soak --help | grep -q -- '--workload FILE'
 is "$?" "0" "soak --help"
+# children run with the runner's original RLIMIT_NOFILE (the sampler's raised one is not inherited)
+sed 's#\[touch, "{state}/started-{gen}"\]#[sh, -c, "echo nofile=$(ulimit -n)"]#' "$tmp/good.yaml" > "$tmp/nofile.yaml"
+"$SP_BIN" soak --workload "$tmp/nofile.yaml" --profile R0 --out "$tmp/nofile" --quiet >/dev/null 2>&1
+like "$(cat "$tmp/nofile/logs/RUN-01.one.log")" "^nofile=$(ulimit -n)\$" "operations see the original open-files limit ($(ulimit -n))"
 # the good workload does run (control for the cases above)
 "$SP_BIN" soak --workload "$tmp/good.yaml" --profile R0 --out "$tmp/ok" --quiet >/dev/null 2>&1
 ok test -f "$tmp/ok/summary.json"
