@@ -406,6 +406,7 @@ static void scan_procs(sp_sampler *s)
 				verdict = c->tree;
 				break;
 			}
+			stack[depth++] = cur;
 			if (c->pid == s->root) {
 				verdict = 1;
 				break;
@@ -414,7 +415,6 @@ static void scan_procs(sp_sampler *s)
 				verdict = 2;
 				break;
 			}
-			stack[depth++] = cur;
 			cur = idx_find(s, c->ppid);
 		}
 		for (size_t k = 0; k < depth; k++)

@@ -54,6 +54,7 @@ check_bundle() {
 		for (i = 4; i <= NF; i++) if (i != 7 && $i !~ /^-?[0-9]+$/) print NR": column "i" "$i;
 		if ($7 !~ /^[0-9]+(\.[0-9]+)?$/) print NR": cpu "$7 }' "$d/resource-samples.tsv")
 	is "$bad" "" "resource-samples.tsv: strictly increasing ts, ISO wall, integer counters"
+	is "$(awk -F'\t' 'NR>1 && ($15 <= 0 || $16 <= 0)' "$d/resource-samples.tsv")" "" "samples: the runner's RSS and fds measured in every row"
 	is "$(awk -F'\t' 'NR>1{print $3}' "$d/resource-samples.tsv" | sed -n '1p')" "start" "samples: first row is start"
 	is "$(awk -F'\t' 'NR>1{print $3}' "$d/resource-samples.tsv" | tail -1)" "final" "samples: last row is final"
 	is "$(awk -F'\t' 'NR>1 && $3=="start"' "$d/resource-samples.tsv" | wc -l)$(awk -F'\t' 'NR>1 && $3=="final"' "$d/resource-samples.tsv" | wc -l)" "11" "samples: exactly one start and one final"

@@ -219,6 +219,11 @@ static void test_proc_and_ownership(void)
 	sp_sample smp = {0};
 	sp_sampler_take(s, &smp);
 	ok(smp.owned_processes >= 1 && smp.global_processes > smp.owned_processes, "sample counts owned and global processes");
+	for (int i = 0; i < 3; i++)
+		sp_sampler_take(s, &smp);
+	ok(smp.owned_processes >= 1 && smp.runner_rss_bytes > 0 && smp.runner_fds > 0,
+	   "repeated samples (cached handles) still see owned processes and the runner (%lld, %lld)", smp.owned_processes,
+	   smp.runner_rss_bytes);
 	kill(gc, SIGKILL);
 	sp_sampler_free(s);
 	/* a timeout kills the process group */
