@@ -338,6 +338,7 @@ int sp_proc_run(char *const argv[], const sp_run_opts *o, sp_capture *cap, sp_pr
 		}
 		if (!killed && (now >= deadline || (o->abort_flag && *o->abort_flag))) {
 			res->timed_out = now >= deadline;
+			res->aborted = !res->timed_out;
 			killed = true;
 			kill(-pid, SIGKILL);
 			deadline = now + 5000000000ull; /* keep polling for the exit */
@@ -364,7 +365,7 @@ int sp_proc_run(char *const argv[], const sp_run_opts *o, sp_capture *cap, sp_pr
 
 bool sp_proc_ok(const sp_proc_result *r)
 {
-	return !r->spawn_errno && !r->timed_out && !r->interrupted && WIFEXITED(r->status) && WEXITSTATUS(r->status) == 0;
+	return !r->spawn_errno && !r->timed_out && !r->interrupted && !r->aborted && WIFEXITED(r->status) && WEXITSTATUS(r->status) == 0;
 }
 
 void sp_proc_describe(const sp_proc_result *r, char *buf, size_t size)
@@ -373,6 +374,8 @@ void sp_proc_describe(const sp_proc_result *r, char *buf, size_t size)
 		snprintf(buf, size, "spawn=%s", strerrorname_np(r->spawn_errno) ? strerrorname_np(r->spawn_errno) : "error");
 	else if (r->timed_out)
 		snprintf(buf, size, "timeout");
+	else if (r->aborted)
+		snprintf(buf, size, "aborted-by-stop");
 	else if (WIFEXITED(r->status))
 		snprintf(buf, size, "exit=%d", WEXITSTATUS(r->status));
 	else if (WIFSIGNALED(r->status))

@@ -35,6 +35,7 @@ typedef struct sp_proc_result {
 	bool timed_out;       /* killed by the runner at its timeout */
 	bool interrupted;     /* killed by the runner as a planned fault */
 	bool interrupt_missed;/* the planned fault came too late: it had exited */
+	bool aborted;         /* killed because the run stopped at once */
 	uint64_t start_ns, end_ns, interrupt_ns;
 } sp_proc_result;
 

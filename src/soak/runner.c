@@ -357,7 +357,7 @@ static enum op_result run_step(struct run *r, struct scen_state *st, const sp_ws
 static bool run_steps(struct run *r, struct scen_state *st, const sp_wsteps *steps, unsigned long long gen)
 {
 	for (size_t i = 0; i < steps->n; i++) {
-		if (r->stop >= 2)
+		if (r->abort_ops)
 			return false;
 		if (run_step(r, st, &steps->v[i], gen, -1, 0, NULL) != OP_OK)
 			return false;
@@ -447,7 +447,7 @@ static void run_cycle(struct run *r, struct scen_state *st, unsigned long long g
 	const sp_wfault *f = sc->fault.present ? &sc->fault : NULL;
 	for (size_t i = 0; i < sc->steps.n; i++) {
 		const sp_wstep *step = &sc->steps.v[i];
-		if (r->stop >= 2)
+		if (r->abort_ops)
 			return;
 		bool here = f && !strcmp(step->op, f->step);
 		if (here && (!strcmp(f->id, "F01") || !strcmp(f->id, "F07"))) {
@@ -465,7 +465,7 @@ static void run_cycle(struct run *r, struct scen_state *st, unsigned long long g
 		}
 		enum op_result o = run_step(r, st, step, gen, -1, 0, NULL);
 		if (o != OP_OK) {
-			if (r->stop < 2)
+			if (!r->abort_ops)
 				run_steps(r, st, &sc->recover, gen);
 			return;
 		}
@@ -556,7 +556,7 @@ static void *worker(void *arg)
 			pthread_mutex_lock(&r->mu);
 			st->started = true; /* its stop steps run at drain, even after a failed start */
 			pthread_mutex_unlock(&r->mu);
-			if (!ok && r->stop < 2)
+			if (!ok && !r->abort_ops)
 				run_steps(r, st, &st->sc->recover, 0);
 		}
 		run_cycle(r, st, gen);
