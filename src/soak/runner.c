@@ -253,7 +253,7 @@ static void record_op(struct run *r, struct scen_state *st, const char *op, enum
 {
 	static const char *const names[] = {"ok", "fail", "expected_fault"};
 	double lat_ms = (double)(end_ns - start_ns) / 1e6;
-	char ecode[72];
+	char ecode[65]; /* at most 64 characters, no spaces */
 	snprintf(ecode, sizeof ecode, "%s", code && code[0] ? code : "-");
 	for (char *c = ecode; *c; c++)
 		if (*c == ' ' || (unsigned char)*c < 0x21)
@@ -1074,12 +1074,10 @@ static int write_metadata(struct run *r, sp_error *err)
 	meta_add(&m, &len, &cap, "prefix", "%s", r->prefix);
 	meta_add(&m, &len, &cap, "class_mix", "%s", mix);
 	meta_add(&m, &len, &cap, "target_rate_ops_s", "%g", r->w.rate);
-	meta_add(&m, &len, &cap, "extra_counters", "%s", r->w.ncounters ? "" : "none");
-	if (r->w.ncounters) { /* rewrite the last line with the names */
-		len -= strlen("extra_counters=\n");
-		char names[1024] = "";
+	{
+		char names[2048] = "none";
 		size_t nl = 0;
-		for (size_t i = 0; i < r->w.ncounters; i++)
+		for (size_t i = 0; i < r->w.ncounters && nl < sizeof names; i++)
 			nl += (size_t)snprintf(names + nl, sizeof names - nl, "%s%s", i ? "," : "", r->w.counters[i].name);
 		meta_add(&m, &len, &cap, "extra_counters", "%s", names);
 	}
