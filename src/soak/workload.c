@@ -26,6 +26,7 @@ enum { CTX_GLOBAL = 1, CTX_SCENARIO = 2 };
 struct pctx {
 	const char *origin;
 	sp_error *err;
+	bool has_rootfs; /* {rootfs} is only available when 'rootfs' is declared */
 };
 
 /* ---- placeholders ---- */
@@ -78,6 +79,8 @@ static int check_placeholders(struct pctx *p, const sp_ynode *n, const char *s, 
 					p->origin, n->line, (int)(len > 40 ? 40 : len), name);
 		if (!(var_ctx[i] & ctx))
 			return sp_usage(p->err, "%s:%d: placeholder '{%s}' is only available in scenario steps", p->origin, n->line, var_names[i]);
+		if (!strcmp(var_names[i], "rootfs") && !p->has_rootfs)
+			return sp_usage(p->err, "%s:%d: placeholder '{rootfs}' needs a top-level 'rootfs' key", p->origin, n->line);
 		c += len + 1;
 	}
 	return 0;
@@ -612,6 +615,7 @@ int sp_workload_parse(sp_workload *w, const char *text, size_t len, const char *
 		sp_usage(err, "%s:%d: 'rootfs' cannot refer to itself", origin, v->line);
 		goto out;
 	}
+	pc.has_rootfs = w->rootfs != NULL;
 	if ((v = map_get(root, "concurrency")) && get_int32(p, v, "concurrency", 1, 256, &w->concurrency) < 0)
 		goto out;
 	if ((v = map_get(root, "rate")) && get_num(p, v, "rate", 0, 100000, &w->rate) < 0)

@@ -129,6 +129,7 @@ static void test_bad(void)
 	bad("not a map", "version: 1\n", "- 1\n", "");
 	bad("tab indent", "name: unit", "name:\tunit\n\t- x", "w.yaml:");
 	bad("placeholder", "mkdir -p {rootfs}", "mkdir -p {root}", "w.yaml:12: unknown placeholder '{root}'");
+	bad("rootfs undeclared", "rootfs: \"{state}/rootfs\"\n", "", "w.yaml:11: placeholder '{rootfs}' needs a top-level 'rootfs' key");
 	bad("anchor", "name: unit", "name: &x unit", "anchors are not allowed");
 	bad("scenario missing steps", "    steps:\n      - {op: start", "    stepz:\n      - {op: start", "unknown key 'stepz' in a scenario");
 	bad("concurrency range", "concurrency: 3", "concurrency: 300", "'concurrency' must be an integer from 1 to 256");
