@@ -43,10 +43,10 @@ static int parse_num(const char *opt, const char *v, long long lo, long long hi,
 	return 0;
 }
 
-static double thread_cpu_ms(void)
+static double process_cpu_ms(void)
 {
 	struct timespec ts;
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
 	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
@@ -66,9 +66,9 @@ static int sample_once(const char *prefix, const char *state, long long repeat)
 	double first = 0;
 	for (long long i = 0; i < repeat; i++) {
 		uint64_t t = sp_now_ns();
-		double c = thread_cpu_ms();
+		double c = process_cpu_ms();
 		sp_sampler_take(s, &smp);
-		cpu[i] = thread_cpu_ms() - c;
+		cpu[i] = process_cpu_ms() - c;
 		ms[i] = (double)(sp_now_ns() - t) / 1e6;
 		if (i == 0)
 			first = ms[0];

@@ -40,6 +40,7 @@ struct pcache {
 	int statfd, fdfd;  /* owned processes only, -1 otherwise */
 	unsigned long seen_at; /* scan number of the last full judgement */
 	long long fdcount; /* at the last socket scan */
+	long long fdsize_now; /* this scan's fd count, read ahead (-1 unknown) */
 	unsigned long long *socks;
 	size_t nsocks;
 };
@@ -68,6 +69,8 @@ struct sp_sampler {
 	size_t nsocks, capsocks;
 	char *big; /* environ/cmdline buffer */
 	bool fd_size_works;
+	struct pref *pref;
+	size_t capref;
 };
 
 sp_sampler *sp_sampler_new(pid_t root, const char *prefix, const char *state_dir)
@@ -121,6 +124,7 @@ void sp_sampler_free(sp_sampler *s)
 	free(s->cache);
 	free(s->socks);
 	free(s->big);
+	free(s->pref);
 	pthread_mutex_destroy(&s->mu);
 	free(s);
 }
@@ -273,6 +277,83 @@ static bool cgroup_has_prefix(sp_sampler *s, pid_t pid)
 
 #define PF_KTHREAD_ 0x00200000UL
 
+/* Read-ahead of owned processes with open handles: one pread of
+ * /proc/PID/stat and one fstat of /proc/PID/fd each. With many owned
+ * processes the work is split with a second thread. */
+struct pref {
+	struct pcache *old; /* the entry in the previous table, NULL: not read ahead */
+	struct pinfo pi;
+	long long fdsize;
+	int state;          /* 1 read and still the same process, 2 gone */
+};
+
+struct pref_job {
+	struct pref *v;
+	size_t lo, hi;
+};
+
+static void *pref_run(void *arg)
+{
+	struct pref_job *j = arg;
+	char buf[1024];
+	for (size_t k = j->lo; k < j->hi; k++) {
+		struct pref *r = &j->v[k];
+		if (!r->old)
+			continue;
+		ssize_t n = pread(r->old->statfd, buf, sizeof buf - 1, 0);
+		r->state = 2;
+		if (n > 0) {
+			buf[n] = '\0';
+			r->pi.pid = r->old->pid;
+			if (parse_stat(buf, &r->pi) && r->pi.starttime == r->old->starttime)
+				r->state = 1;
+		}
+		struct stat st;
+		r->fdsize = r->state == 1 && r->old->fdfd >= 0 && fstat(r->old->fdfd, &st) == 0 && st.st_size > 0
+				    ? (long long)st.st_size
+				    : -1;
+	}
+	return NULL;
+}
+
+#define SP_PARALLEL_MIN 256
+
+static void prefetch(sp_sampler *s, const pid_t *pids, size_t npids, struct pref *v)
+{
+	size_t n = 0;
+	for (size_t k = 0; k < npids; k++) {
+		v[k].old = NULL;
+		v[k].state = 0;
+		if (!s->cache)
+			continue;
+		struct pcache *o = cache_slot(s->cache, s->cachecap, pids[k]);
+		if (o->pid == pids[k] && o->statfd >= 0 && (o->tree == 1 || o->bits > 0)) {
+			v[k].old = o;
+			n++;
+		}
+	}
+	struct pref_job all = {v, 0, npids};
+	if (n < SP_PARALLEL_MIN || !s->fd_size_works) {
+		pref_run(&all);
+		return;
+	}
+	/* split the candidates, not the pids, in two halves */
+	size_t half = 0, seen = 0;
+	for (size_t k = 0; k < npids; k++)
+		if (v[k].old && ++seen == n / 2) {
+			half = k + 1;
+			break;
+		}
+	struct pref_job a = {v, 0, half}, b = {v, half, npids};
+	pthread_t t;
+	if (pthread_create(&t, NULL, pref_run, &b) != 0) {
+		pref_run(&all);
+		return;
+	}
+	pref_run(&a);
+	pthread_join(t, NULL);
+}
+
 /* Scan every process; fill s->p with ownership decided (see struct pcache). */
 static void scan_procs(sp_sampler *s)
 {
@@ -311,9 +392,15 @@ static void scan_procs(sp_sampler *s)
 		s->capp = npids + 64;
 		s->p = sp_xrealloc(s->p, s->capp * sizeof *s->p);
 	}
+	if (s->capref < npids) {
+		s->capref = npids + 64;
+		s->pref = sp_xrealloc(s->pref, s->capref * sizeof *s->pref);
+	}
+	prefetch(s, pids, npids, s->pref);
 	for (size_t k = 0; k < npids; k++) {
 		pid_t pid = pids[k];
-		struct pcache *old = s->cache ? cache_slot(s->cache, s->cachecap, pid) : NULL;
+		struct pref *pr = &s->pref[k];
+		struct pcache *old = pr->old ? pr->old : s->cache ? cache_slot(s->cache, s->cachecap, pid) : NULL;
 		struct pinfo pi = {.pid = pid};
 		struct pcache ce = {.pid = pid, .statfd = -1, .fdfd = -1};
 		bool have = false;
@@ -321,16 +408,24 @@ static void scan_procs(sp_sampler *s)
 			ce = *old;
 			old->pid = -1; /* moved (a tombstone keeps the probe chain intact) */
 			old->socks = NULL;
+			ce.fdsize_now = -1;
 			bool owned = ce.tree == 1 || ce.bits > 0;
 			if (owned) { /* re-read, through the open handle when there is one */
 				ssize_t n;
-				if (ce.statfd >= 0) {
+				if (pr->old) { /* read ahead */
+					n = 0;
+					if (pr->state == 1) {
+						pi = pr->pi;
+						have = true;
+						ce.fdsize_now = pr->fdsize;
+					}
+				} else if (ce.statfd >= 0) {
 					n = pread(ce.statfd, buf, sizeof buf - 1, 0);
 				} else {
 					snprintf(path, sizeof path, "%d/stat", (int)pid);
 					n = read_at(s->procfd, path, buf, sizeof buf);
 				}
-				if (n > 0) {
+				if (!pr->old && n > 0) {
 					buf[n] = '\0';
 					have = parse_stat(buf, &pi) && pi.starttime == ce.starttime;
 				}
@@ -355,6 +450,7 @@ static void scan_procs(sp_sampler *s)
 			}
 		}
 		if (!have) { /* first sight (or a periodic re-check): full judgement */
+			ce.fdsize_now = -1;
 			snprintf(path, sizeof path, "%d/stat", (int)pid);
 			int fd = openat(s->procfd, path, O_RDONLY | O_CLOEXEC);
 			if (fd < 0)
@@ -535,7 +631,9 @@ static long long count_fds(sp_sampler *s, struct pcache *ce, pid_t pid)
 {
 	struct stat st;
 	long long n = -1;
-	if (ce->fdfd >= 0 && fstat(ce->fdfd, &st) == 0 && st.st_size > 0)
+	if (ce->fdsize_now >= 0)
+		n = ce->fdsize_now; /* read ahead this scan */
+	else if (ce->fdfd >= 0 && fstat(ce->fdfd, &st) == 0 && st.st_size > 0)
 		n = (long long)st.st_size;
 	if (n < 0 || n != ce->fdcount || (s->scan_no % SP_RECHECK) == 0 || ce->seen_at == s->scan_no) {
 		long long m = scan_fd_links(s, ce, pid);
