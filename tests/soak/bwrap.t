@@ -59,6 +59,14 @@ grep -q 'SP_MARK' "$out/logs/RUN-03.long-run.log"
 is "$?" "0" "per-step log written"
 like "$(cat "$tmp/metrics.prom")" 'sandprobe_soak_owned_processes\{run_id="[^"]+"\} 0' "metrics file: Prometheus gauge, final sample"
 ok test ! -e "$tmp/metrics.prom.tmp"
+# progress: a redrawn status line on a terminal, plain lines otherwise
+if command -v script >/dev/null; then
+	script -qec "'$SP_BIN' soak --workload '$tmp/w.yaml' --profile R0 --out '$tmp/tty'" "$tmp/tty.log" >/dev/null 2>&1 </dev/null
+	like "$(tr '\r' '\n' < "$tmp/tty.log")" 'soak [0-9.]+s/R0  ops [0-9]+  fail 0  faults [0-9]+  samples [0-9]+  owned: procs' "terminal: status line with elapsed, operations, failures, last sample"
+else
+	skip "script(1) not installed"
+fi
+like "$(cat "$tmp/stderr")" 'soak: t=[0-9.]+s/R0 ops=[0-9]+ fail=0 faults=[0-9]+ samples=[0-9]+ owned_procs=' "not a terminal: plain progress lines"
 if verify_available; then
 	is "$rc" "0" "verifier accepts the R0 bundle"
 else

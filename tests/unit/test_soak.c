@@ -6,6 +6,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -250,6 +251,34 @@ static void test_proc_and_ownership(void)
 	rmdir(dir);
 }
 
+/* a child of the test process holding a socket pair: owned by descent, its
+ * fds and sockets counted; after it exits, nothing owned remains */
+static void test_sockets(void)
+{
+	int sv[2];
+	ok(socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0, "socketpair");
+	pid_t c = fork();
+	if (c == 0) {
+		pause();
+		_exit(0);
+	}
+	close(sv[0]);
+	close(sv[1]);
+	sp_sampler *s = sp_sampler_new(getpid(), "spunit-nomatch", "/nonexistent-state");
+	sp_sample smp = {0};
+	sp_sampler_take(s, &smp);
+	sp_sampler_take(s, &smp);
+	ok(smp.owned_processes == 1, "the forked child is owned by descent (%lld)", smp.owned_processes);
+	ok(smp.owned_sockets == 2, "its two sockets are counted (%lld)", smp.owned_sockets);
+	ok(smp.owned_fds >= 5, "its fds are counted (%lld)", smp.owned_fds);
+	ok(sp_sampler_owner(s, c) & SP_OWN_TREE, "owner: by descent");
+	kill(c, SIGKILL);
+	waitpid(c, NULL, 0);
+	sp_sampler_take(s, &smp);
+	ok(smp.owned_processes == 0 && smp.owned_sockets == 0 && smp.owned_fds == 0, "after it exits: nothing owned");
+	sp_sampler_free(s);
+}
+
 static void test_manifest(void)
 {
 	char dir[] = "/tmp/sp-unit-XXXXXX";
@@ -295,6 +324,7 @@ int main(void)
 	test_redact();
 	test_capture();
 	test_proc_and_ownership();
+	test_sockets();
 	test_manifest();
 	return done_testing();
 }
