@@ -95,6 +95,7 @@ struct run {
 	bool r0;              /* one cycle of every scenario */
 	long long duration_s, interval_s, warmup_s;
 	long long min_span_s, max_interval_s, min_periodic, max_gap_s;
+	double rss_slope; /* MiB/day, scaled for custom runs */
 	const char *min_success;
 	int concurrency;
 	unsigned long long seed;
@@ -1064,9 +1065,18 @@ static int write_metadata(struct run *r, sp_error *err)
 	meta_add(&m, &len, &cap, "threshold.min_periodic_samples", "%lld", r->min_periodic);
 	meta_add(&m, &len, &cap, "threshold.max_gap_s", "%lld", r->max_gap_s);
 	meta_add(&m, &len, &cap, "threshold.min_success_ratio", "%s", r->min_success);
-	meta_add(&m, &len, &cap, "threshold.rss_slope_mib_per_day", "%g", r->w.rss_slope_mib_per_day);
+	{
+		char slope[64]; /* a plain decimal, never an exponent */
+		snprintf(slope, sizeof slope, "%.3f", r->rss_slope);
+		char *e = slope + strlen(slope) - 1;
+		while (*e == '0')
+			*e-- = '\0';
+		if (*e == '.')
+			*e = '\0';
+		meta_add(&m, &len, &cap, "threshold.rss_slope_mib_per_day", "%s", slope);
+	}
 	meta_add(&m, &len, &cap, "threshold.fd_growth_max", "%lld", r->w.fd_growth_max);
-	meta_add(&m, &len, &cap, "threshold.p95_regression_pct", "%g", r->w.p95_regression_pct);
+	meta_add(&m, &len, &cap, "threshold.p95_regression_pct", "%.10g", r->w.p95_regression_pct);
 	meta_add(&m, &len, &cap, "threshold.disk_budget_bytes", "%lld", r->w.disk_budget_bytes);
 	meta_add(&m, &len, &cap, "workload_name", "%s", r->w.name);
 	meta_add(&m, &len, &cap, "workload_file", "%s", r->w.path);
@@ -1280,6 +1290,8 @@ static int plan(struct run *r, sp_error *err)
 		r->min_periodic = r->duration_s / r->max_interval_s;
 		long long pd = r->base->duration_s ? r->base->duration_s : 7200;
 		r->warmup_s = 900 * r->duration_s / pd;
+		/* the same absolute growth allowed over the shorter run */
+		r->rss_slope = r->w.rss_slope_mib_per_day * (double)pd / (double)r->duration_s;
 	} else if (r->r0) {
 		r->duration_s = 0;
 		r->min_span_s = 0;
@@ -1294,6 +1306,8 @@ static int plan(struct run *r, sp_error *err)
 		r->min_periodic = r->base->min_periodic;
 		r->warmup_s = r->base->warmup_s;
 	}
+	if (!custom)
+		r->rss_slope = r->w.rss_slope_mib_per_day;
 	r->concurrency = o->concurrency > 0 ? o->concurrency : r->w.concurrency;
 	if (r->concurrency < 1 || r->concurrency > 256)
 		return sp_usage(err, "--concurrency must be 1 to 256");

@@ -13,6 +13,7 @@ need_root
 [ -x /bin/busybox ] || skip_all "/bin/busybox (busybox-static) missing"
 
 tmp=$(sp_tmpdir)
+at_exit "rm -rf '$tmp'" # sp_tmpdir ran in a subshell: register the cleanup here
 workload_copy "$SP_ROOT/workloads/bwrap-churn.yaml" "$tmp/w.yaml" "$tmp"
 "$SP_BIN" keygen --out "$tmp/k" >/dev/null
 is "$(stat -c %a "$tmp/k.key")" "600" "keygen: private key mode 0600"

@@ -13,6 +13,7 @@ need jq
 need_root
 
 tmp=$(sp_tmpdir)
+at_exit "rm -rf '$tmp'" # sp_tmpdir ran in a subshell: register the cleanup here
 mkworkload() { # FILE LEAK(0|1)
 	local leak_proc="true" leak_mount="true"
 	if [ "$2" = 1 ]; then

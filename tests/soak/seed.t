@@ -7,6 +7,7 @@
 . "$(dirname "$0")/lib.sh"
 need jq
 tmp=$(sp_tmpdir)
+at_exit "rm -rf '$tmp'" # sp_tmpdir ran in a subshell: register the cleanup here
 cat > "$tmp/w.yaml" <<EOW
 version: 1
 name: seeded

@@ -4,6 +4,7 @@
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/lib.sh"
 tmp=$(sp_tmpdir)
+at_exit "rm -rf '$tmp'" # sp_tmpdir ran in a subshell: register the cleanup here
 good() {
 	cat <<EOW
 version: 1
