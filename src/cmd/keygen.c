@@ -1,12 +1,98 @@
-/* placeholder until the keygen verb lands (see the issue tracker) */
+/* sandprobe keygen --out PREFIX: an Ed25519 key pair for signing evidence
+ * (PREFIX.key: PEM PKCS#8 "PRIVATE KEY", mode 0600; PREFIX.pub: PEM "PUBLIC KEY").
+ * Existing files are never overwritten. */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <sys/stat.h>
 #include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <openssl/evp.h>
+#include <openssl/pem.h>
+
 #include "cmd/cmd.h"
 #include "core/error.h"
+#include "core/util.h"
+
+static int write_pem(const char *path, mode_t mode, EVP_PKEY *k, int private_key)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
+	if (fd < 0)
+		return -errno;
+	if (fchmod(fd, mode) < 0) { /* whatever the umask */
+		int e = errno;
+		close(fd);
+		unlink(path);
+		return -e;
+	}
+	FILE *f = fdopen(fd, "w");
+	if (!f) {
+		int e = errno;
+		close(fd);
+		unlink(path);
+		return -e;
+	}
+	int ok = private_key ? PEM_write_PKCS8PrivateKey(f, k, NULL, NULL, 0, NULL, NULL) : PEM_write_PUBKEY(f, k);
+	if (fclose(f) != 0 || !ok) {
+		unlink(path);
+		return -EIO;
+	}
+	return 0;
+}
 
 int cmd_keygen(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	fprintf(stderr, "sandprobe: 'keygen' is not implemented yet\n");
-	return SP_EXIT_INTERNAL;
+	static const struct option lo[] = {{"out", required_argument, NULL, 'o'}, {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
+	const char *prefix = NULL;
+	int c;
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "ho:", lo, NULL)) != -1) {
+		switch (c) {
+		case 'o': prefix = optarg; break;
+		case 'h':
+			printf("usage: sandprobe keygen --out PREFIX\n\n"
+			       "Writes an Ed25519 key pair: PREFIX.key (PEM PKCS#8, mode 0600) for\n"
+			       "'sandprobe soak --sign-key' and PREFIX.pub (PEM) for 'sandprobe verify --pubkey'.\n"
+			       "Refuses to overwrite existing files.\n");
+			return SP_EXIT_OK;
+		default:
+			fprintf(stderr, "sandprobe: keygen: unknown option or missing value '%s' (try --help)\n", argv[optind - 1]);
+			return SP_EXIT_USAGE;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "sandprobe: keygen: unexpected argument '%s'\n", argv[optind]);
+		return SP_EXIT_USAGE;
+	}
+	if (!prefix || !prefix[0]) {
+		fprintf(stderr, "sandprobe: keygen: --out PREFIX is required\n");
+		return SP_EXIT_USAGE;
+	}
+	_cleanup_free_ char *key = sp_xasprintf("%s.key", prefix);
+	_cleanup_free_ char *pub = sp_xasprintf("%s.pub", prefix);
+	if (access(key, F_OK) == 0 || access(pub, F_OK) == 0) {
+		fprintf(stderr, "sandprobe: keygen: %s or %s already exists; not overwriting\n", key, pub);
+		return SP_EXIT_USAGE;
+	}
+	EVP_PKEY *k = EVP_PKEY_Q_keygen(NULL, NULL, "ED25519");
+	if (!k) {
+		fprintf(stderr, "sandprobe: keygen: cannot generate an Ed25519 key\n");
+		return SP_EXIT_INTERNAL;
+	}
+	int r = write_pem(key, 0600, k, 1);
+	if (r == 0) {
+		r = write_pem(pub, 0644, k, 0);
+		if (r < 0)
+			unlink(key);
+	}
+	EVP_PKEY_free(k);
+	if (r < 0) {
+		fprintf(stderr, "sandprobe: keygen: cannot write %s: %s\n", r == -EEXIST ? key : prefix, strerror(-r));
+		return r == -EEXIST || r == -ENOENT || r == -EACCES ? SP_EXIT_USAGE : SP_EXIT_INTERNAL;
+	}
+	printf("%s\n%s\n", key, pub);
+	return SP_EXIT_OK;
 }

@@ -1,12 +1,184 @@
-/* placeholder until the soak verb lands (see the issue tracker) */
+/* sandprobe soak: argument parsing and wiring only (src/soak/runner.c). */
+#include <errno.h>
+#include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
 #include "cmd/cmd.h"
 #include "core/error.h"
+#include "core/util.h"
+#include "soak/proc.h"
+#include "soak/runner.h"
+#include "soak/sampler.h"
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: sandprobe soak --workload FILE --profile R0|G2|R24|E72 --out DIR\n"
+		"                      [--duration S] [--sample-interval S] [--concurrency N] [--seed N]\n"
+		"                      [--sign-key FILE] [--metrics-file PATH] [--quiet]\n"
+		"       sandprobe soak --sample-once --prefix PREFIX --state DIR [--repeat N]\n\n"
+		"Runs the workload's scenarios against a real runtime for the profile's duration\n"
+		"(R0: one cycle of every scenario; G2 7200 s; R24 86400 s; E72 259200 s) with an\n"
+		"independent resource sampler, writes the evidence bundle to DIR and runs\n"
+		"'sandprobe verify DIR', whose exit code it returns. --duration or a shorter run\n"
+		"records profile 'custom' with thresholds scaled and fixed in metadata.txt.\n"
+		"SIGINT/SIGTERM: stop launching, drain, clean up, final sample (a second signal\n"
+		"also interrupts in-flight operations).\n"
+		"--sample-once prints one resource sample for PREFIX/DIR (a diagnostic and benchmark aid).\n"
+		"See sandprobe-soak(1) and docs/workload-format.md.\n");
+}
+
+static int parse_num(const char *opt, const char *v, long long lo, long long hi, long long *out)
+{
+	unsigned long long x;
+	if (sp_parse_u64(v, &x) < 0 || x < (unsigned long long)lo || x > (unsigned long long)hi) {
+		fprintf(stderr, "sandprobe: soak: %s must be an integer from %lld to %lld (got '%s')\n", opt, lo, hi, v);
+		return -1;
+	}
+	*out = (long long)x;
+	return 0;
+}
+
+static double process_cpu_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* one sample of PREFIX/DIR, repeated: wall and CPU time of each, medians */
+static int sample_once(const char *prefix, const char *state, long long repeat)
+{
+	sp_proc_raise_nofile();
+	sp_sampler *s = sp_sampler_new(getpid(), prefix, state);
+	sp_sample smp = {0};
+	double *ms = sp_xcalloc((size_t)repeat, sizeof(double)), *cpu = sp_xcalloc((size_t)repeat, sizeof(double));
+	double first = 0;
+	for (long long i = 0; i < repeat; i++) {
+		uint64_t t = sp_now_ns();
+		double c = process_cpu_ms();
+		sp_sampler_take(s, &smp);
+		cpu[i] = process_cpu_ms() - c;
+		ms[i] = (double)(sp_now_ns() - t) / 1e6;
+		if (i == 0)
+			first = ms[0];
+	}
+	qsort(ms, (size_t)repeat, sizeof(double), cmp_double);
+	qsort(cpu, (size_t)repeat, sizeof(double), cmp_double);
+	printf("owned_processes\towned_threads\towned_rss_bytes\towned_cpu_seconds\towned_fds\towned_mounts\towned_sockets\t"
+	       "owned_cgroups\tdisk_bytes\tglobal_processes\tglobal_mounts\trunner_rss_bytes\trunner_fds\t"
+	       "sample_ms_median\tsample_ms_first\tsample_ms_min\tsample_cpu_ms_median\n");
+	printf("%lld\t%lld\t%lld\t%.3f\t%lld\t%lld\t%lld\t%lld\t%lld\t%lld\t%lld\t%lld\t%lld\t%.3f\t%.3f\t%.3f\t%.3f\n",
+	       smp.owned_processes, smp.owned_threads, smp.owned_rss_bytes, smp.owned_cpu_seconds, smp.owned_fds,
+	       smp.owned_mounts, smp.owned_sockets, smp.owned_cgroups, smp.disk_bytes, smp.global_processes,
+	       smp.global_mounts, smp.runner_rss_bytes, smp.runner_fds, ms[repeat / 2], first, ms[0], cpu[repeat / 2]);
+	free(ms);
+	free(cpu);
+	sp_sampler_free(s);
+	return SP_EXIT_OK;
+}
 
 int cmd_soak(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	fprintf(stderr, "sandprobe: 'soak' is not implemented yet\n");
-	return SP_EXIT_INTERNAL;
+	enum { O_WORKLOAD = 256, O_PROFILE, O_OUT, O_DURATION, O_INTERVAL, O_CONC, O_SEED, O_KEY, O_METRICS, O_QUIET,
+	       O_SAMPLE_ONCE, O_PREFIX, O_STATE, O_REPEAT };
+	static const struct option lo[] = {
+		{"workload", required_argument, NULL, O_WORKLOAD}, {"profile", required_argument, NULL, O_PROFILE},
+		{"out", required_argument, NULL, O_OUT},           {"duration", required_argument, NULL, O_DURATION},
+		{"sample-interval", required_argument, NULL, O_INTERVAL},
+		{"concurrency", required_argument, NULL, O_CONC},  {"seed", required_argument, NULL, O_SEED},
+		{"sign-key", required_argument, NULL, O_KEY},      {"metrics-file", required_argument, NULL, O_METRICS},
+		{"quiet", no_argument, NULL, O_QUIET},             {"sample-once", no_argument, NULL, O_SAMPLE_ONCE},
+		{"prefix", required_argument, NULL, O_PREFIX},     {"state", required_argument, NULL, O_STATE},
+		{"repeat", required_argument, NULL, O_REPEAT},     {"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	sp_soak_opts o = {.duration_s = -1, .sample_interval_s = -1};
+	bool once = false;
+	const char *prefix = NULL, *state = NULL;
+	long long v, repeat = 1;
+	int c;
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
+		switch (c) {
+		case O_WORKLOAD: o.workload = optarg; break;
+		case O_PROFILE: o.profile = optarg; break;
+		case O_OUT: o.out = optarg; break;
+		case O_DURATION:
+			if (parse_num("--duration", optarg, 1, 10LL * 365 * 86400, &o.duration_s) < 0)
+				return SP_EXIT_USAGE;
+			break;
+		case O_INTERVAL:
+			if (parse_num("--sample-interval", optarg, 1, 86400, &o.sample_interval_s) < 0)
+				return SP_EXIT_USAGE;
+			break;
+		case O_CONC:
+			if (parse_num("--concurrency", optarg, 1, 256, &v) < 0)
+				return SP_EXIT_USAGE;
+			o.concurrency = (int)v;
+			break;
+		case O_SEED:
+			if (parse_num("--seed", optarg, 0, 0x7fffffffffffffffLL, &v) < 0)
+				return SP_EXIT_USAGE;
+			o.seed = (unsigned long long)v;
+			o.seed_set = true;
+			break;
+		case O_KEY: o.sign_key = optarg; break;
+		case O_METRICS: o.metrics_file = optarg; break;
+		case O_QUIET: o.quiet = true; break;
+		case O_SAMPLE_ONCE: once = true; break;
+		case O_PREFIX: prefix = optarg; break;
+		case O_STATE: state = optarg; break;
+		case O_REPEAT:
+			if (parse_num("--repeat", optarg, 1, 100000, &repeat) < 0)
+				return SP_EXIT_USAGE;
+			break;
+		case 'h': usage(stdout); return SP_EXIT_OK;
+		case '?':
+		default:
+			if (optopt)
+				fprintf(stderr, "sandprobe: soak: option '--%s' needs a value or is unknown (try --help)\n",
+					argv[optind - 1] + (argv[optind - 1][0] == '-' && argv[optind - 1][1] == '-' ? 2 : 0));
+			else
+				fprintf(stderr, "sandprobe: soak: unknown option '%s' (try --help)\n", argv[optind - 1]);
+			return SP_EXIT_USAGE;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "sandprobe: soak: unexpected argument '%s'\n", argv[optind]);
+		return SP_EXIT_USAGE;
+	}
+	if (once) {
+		if (!prefix || !state) {
+			fprintf(stderr, "sandprobe: soak: --sample-once needs --prefix and --state\n");
+			return SP_EXIT_USAGE;
+		}
+		return sample_once(prefix, state, repeat);
+	}
+	if (!o.workload || !o.profile || !o.out) {
+		fprintf(stderr, "sandprobe: soak: --workload, --profile and --out are required (try --help)\n");
+		return SP_EXIT_USAGE;
+	}
+	sp_error err = {0};
+	int rc = sp_soak_run(&o, &err);
+	if (rc == -1) {
+		err.exit_code = SP_EXIT_USAGE;
+		return sp_error_report(&err);
+	}
+	if (rc < 0) {
+		err.exit_code = SP_EXIT_INTERNAL;
+		return sp_error_report(&err);
+	}
+	return rc;
 }

@@ -1,0 +1,388 @@
+/* Evidence bundle writer (see bundle.h). */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <regex.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <openssl/pem.h>
+
+#include "soak/bundle.h"
+#include "core/util.h"
+#include "soak/sampler.h"
+
+int sp_bundle_create(sp_bundle *b, const char *dir, sp_error *err)
+{
+	memset(b, 0, sizeof *b);
+	b->dirfd = -1;
+	if (mkdir(dir, 0755) < 0 && errno != EEXIST)
+		return sp_usage(err, "--out %s: cannot create: %s", dir, strerror(errno));
+	if (sp_count_dir(dir) != 0)
+		return sp_usage(err, "--out %s: exists and is not an empty directory", dir);
+	char *abs = realpath(dir, NULL);
+	if (!abs)
+		return sp_usage(err, "--out %s: %s", dir, strerror(errno));
+	b->dir = abs;
+	b->dirfd = open(abs, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (b->dirfd < 0)
+		return sp_fail_errno(err, errno, "%s", abs);
+	if (mkdirat(b->dirfd, "logs", 0755) < 0)
+		return sp_fail_errno(err, errno, "%s/logs", abs);
+	pthread_mutex_init(&b->mu, NULL);
+	return 0;
+}
+
+void sp_bundle_close(sp_bundle *b)
+{
+	for (size_t i = 0; i < b->nlogs; i++) {
+		free(b->logs[i]->name);
+		free(b->logs[i]);
+	}
+	free(b->logs);
+	if (b->dirfd >= 0)
+		close(b->dirfd);
+	free(b->dir);
+	if (b->dir)
+		pthread_mutex_destroy(&b->mu);
+	memset(b, 0, sizeof *b);
+	b->dirfd = -1;
+}
+
+int sp_bundle_write(sp_bundle *b, const char *name, const char *data, size_t len, sp_error *err)
+{
+	char tmp[512];
+	snprintf(tmp, sizeof tmp, "%s.tmp", name);
+	int fd = openat(b->dirfd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return sp_fail_errno(err, errno, "%s/%s", b->dir, tmp);
+	int r = sp_write_all(fd, data, len);
+	if (r == 0 && fsync(fd) < 0)
+		r = -errno;
+	close(fd);
+	if (r < 0 || renameat(b->dirfd, tmp, b->dirfd, name) < 0) {
+		int e = r < 0 ? -r : errno;
+		unlinkat(b->dirfd, tmp, 0);
+		return sp_fail_errno(err, e, "%s/%s", b->dir, name);
+	}
+	return 0;
+}
+
+FILE *sp_bundle_open_tsv(sp_bundle *b, const char *name, const char *header, sp_error *err)
+{
+	int fd = openat(b->dirfd, name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		sp_fail_errno(err, errno, "%s/%s", b->dir, name);
+		return NULL;
+	}
+	FILE *f = fdopen(fd, "w");
+	if (!f) {
+		close(fd);
+		sp_fail_errno(err, errno, "%s/%s", b->dir, name);
+		return NULL;
+	}
+	fprintf(f, "%s\n", header);
+	fflush(f);
+	return f;
+}
+
+void sp_tsv_clean(char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			*s = ' ';
+}
+
+/* ---- redaction ---- */
+struct rx {
+	const char *pat;
+	int value_group; /* group holding the secret; 0 = the whole match */
+	regex_t re;
+};
+
+static struct rx rxs[] = {
+	/* key = value, key: value, "key": "value" */
+	{"(pass(word|wd)?|pwd|secret|token|api[_-]?key|access[_-]?key|private[_-]?key|client[_-]?secret|credentials?|session[_-]?id)"
+	 "[A-Za-z0-9_.-]*[\"']?[[:space:]]*[:=][[:space:]]*[\"']?([^[:space:]\"',;&]{3,})",
+	 3, {0}},
+	{"(authorization|proxy-authorization)[\"']?[[:space:]]*[:=][[:space:]]*(bearer[[:space:]]+|basic[[:space:]]+|token[[:space:]]+)?([^[:space:]\"',;]{6,})",
+	 3, {0}},
+	{"bearer[[:space:]]+([A-Za-z0-9._~+/=-]{8,})", 1, {0}},
+	{"://[^/:@[:space:]]+:([^/@[:space:]]+)@", 1, {0}},
+	{"(AKIA|ASIA)[0-9A-Z]{16}", 0, {0}},
+	{"(ghp|gho|ghu|ghs|ghr|github_pat)_[A-Za-z0-9_]{20,}", 0, {0}},
+	{"sk-[A-Za-z0-9_-]{20,}", 0, {0}},
+	{"xox[abprs]-[A-Za-z0-9-]{10,}", 0, {0}},
+	{"eyJ[A-Za-z0-9_-]{8,}\\.[A-Za-z0-9_-]{8,}\\.[A-Za-z0-9_-]{8,}", 0, {0}},
+};
+static pthread_once_t rx_once = PTHREAD_ONCE_INIT;
+static int rx_ok;
+
+static void rx_init(void)
+{
+	rx_ok = 1;
+	for (size_t i = 0; i < SP_ARRAY_SIZE(rxs); i++)
+		if (regcomp(&rxs[i].re, rxs[i].pat, REG_EXTENDED | REG_ICASE) != 0)
+			rx_ok = 0;
+}
+
+/* redact one NUL-terminated line in place-ish: returns a new string */
+static char *redact_line(const char *line)
+{
+	char *cur = sp_xstrdup(line);
+	for (size_t i = 0; i < SP_ARRAY_SIZE(rxs); i++) {
+		regmatch_t m[5];
+		size_t off = 0;
+		int guard = 0;
+		while (guard++ < 64 && regexec(&rxs[i].re, cur + off, 5, m, off ? REG_NOTBOL : 0) == 0) {
+			regmatch_t g = m[rxs[i].value_group];
+			if (g.rm_so < 0) {
+				off += (size_t)m[0].rm_eo > 0 ? (size_t)m[0].rm_eo : 1;
+				continue;
+			}
+			size_t so = off + (size_t)g.rm_so, eo = off + (size_t)g.rm_eo;
+			char *n = sp_xasprintf("%.*s[REDACTED]%s", (int)so, cur, cur + eo);
+			free(cur);
+			cur = n;
+			off = so + strlen("[REDACTED]");
+			if (!cur[off])
+				break;
+		}
+	}
+	return cur;
+}
+
+char *sp_redact(const char *text, size_t len, size_t *outlen)
+{
+	pthread_once(&rx_once, rx_init);
+	size_t cap = len + 64, olen = 0;
+	char *out = sp_xmalloc(cap);
+	int in_key = 0;
+	const char *p = text, *end = text + len;
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t ll = nl ? (size_t)(nl - p) : (size_t)(end - p);
+		char *line = sp_xstrndup(p, ll);
+		/* NUL bytes inside a line would hide the rest from the patterns */
+		for (size_t i = 0; i < ll; i++)
+			if (!line[i])
+				line[i] = ' ';
+		char *red;
+		if (strstr(line, "-----BEGIN") && strstr(line, "PRIVATE KEY")) {
+			in_key = !strstr(line, "-----END");
+			red = sp_xstrdup("[REDACTED]");
+		} else if (in_key) {
+			if (strstr(line, "-----END"))
+				in_key = 0;
+			red = sp_xstrdup("[REDACTED]");
+		} else {
+			red = rx_ok ? redact_line(line) : sp_xstrdup("[REDACTED]");
+		}
+		size_t rl = strlen(red);
+		if (olen + rl + 2 > cap) {
+			cap = (olen + rl + 2) * 2;
+			out = sp_xrealloc(out, cap);
+		}
+		memcpy(out + olen, red, rl);
+		olen += rl;
+		if (nl)
+			out[olen++] = '\n';
+		free(red);
+		free(line);
+		p = nl ? nl + 1 : end;
+	}
+	out[olen] = '\0';
+	if (outlen)
+		*outlen = olen;
+	return out;
+}
+
+void sp_bundle_log(sp_bundle *b, const char *name, const char *header, const char *text, size_t len)
+{
+	size_t rlen = 0;
+	char *red = len ? sp_redact(text, len, &rlen) : NULL;
+	char *hdr = sp_redact(header, strlen(header), NULL);
+	pthread_mutex_lock(&b->mu);
+	sp_log *lg = NULL;
+	for (size_t i = 0; i < b->nlogs && !lg; i++)
+		if (!strcmp(b->logs[i]->name, name))
+			lg = b->logs[i];
+	if (!lg) {
+		lg = sp_xcalloc(1, sizeof *lg);
+		lg->name = sp_xstrdup(name);
+		b->logs = sp_xrealloc(b->logs, (b->nlogs + 1) * sizeof *b->logs);
+		b->logs[b->nlogs++] = lg;
+	}
+	sp_capture_add(&lg->cap, hdr, strlen(hdr));
+	sp_capture_add(&lg->cap, "\n", 1);
+	if (red) {
+		sp_capture_add(&lg->cap, red, rlen);
+		if (rlen && red[rlen - 1] != '\n')
+			sp_capture_add(&lg->cap, "\n", 1);
+	}
+	lg->dirty = 1;
+	pthread_mutex_unlock(&b->mu);
+	free(red);
+	free(hdr);
+}
+
+int sp_bundle_flush_logs(sp_bundle *b, sp_error *err)
+{
+	int r = 0;
+	pthread_mutex_lock(&b->mu);
+	for (size_t i = 0; i < b->nlogs && r == 0; i++) {
+		sp_log *lg = b->logs[i];
+		if (!lg->dirty)
+			continue;
+		size_t len;
+		char *text = sp_capture_text(&lg->cap, &len);
+		char name[512];
+		snprintf(name, sizeof name, "logs/%s", lg->name);
+		r = sp_bundle_write(b, name, text, len, err);
+		free(text);
+		lg->dirty = 0;
+	}
+	pthread_mutex_unlock(&b->mu);
+	return r;
+}
+
+/* ---- manifest and signature ---- */
+int sp_sha256_file(int dirfd, const char *path, char hex[65])
+{
+	int fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return -errno;
+	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
+	unsigned char md[EVP_MAX_MD_SIZE], buf[65536];
+	unsigned int mdlen = 0;
+	int r = 0;
+	if (!ctx || !EVP_DigestInit_ex(ctx, EVP_sha256(), NULL))
+		r = -ENOMEM;
+	while (r == 0) {
+		ssize_t n = read(fd, buf, sizeof buf);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			r = -errno;
+		if (n <= 0)
+			break;
+		if (!EVP_DigestUpdate(ctx, buf, (size_t)n))
+			r = -EIO;
+	}
+	if (r == 0 && (!EVP_DigestFinal_ex(ctx, md, &mdlen) || mdlen != 32))
+		r = -EIO;
+	EVP_MD_CTX_free(ctx);
+	close(fd);
+	if (r == 0)
+		for (int i = 0; i < 32; i++)
+			snprintf(hex + 2 * i, 3, "%02x", md[i]);
+	return r;
+}
+
+static void list_files(int dirfd, const char *rel, sp_strv *out, int depth)
+{
+	int fd = openat(dirfd, rel[0] ? rel : ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return;
+	DIR *d = fdopendir(fd);
+	if (!d) {
+		close(fd);
+		return;
+	}
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		char *path = rel[0] ? sp_xasprintf("%s/%s", rel, de->d_name) : sp_xstrdup(de->d_name);
+		struct stat st;
+		if (fstatat(dirfd, path, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+			if (S_ISDIR(st.st_mode) && depth < 16)
+				list_files(dirfd, path, out, depth + 1);
+			else if (S_ISREG(st.st_mode))
+				sp_strv_push(out, path);
+		}
+		free(path);
+	}
+	closedir(d);
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int sp_bundle_manifest(sp_bundle *b, EVP_PKEY *key, sp_error *err)
+{
+	sp_strv files = {0};
+	list_files(b->dirfd, "", &files, 0);
+	if (files.n)
+		qsort(files.v, files.n, sizeof(char *), cmp_str);
+	size_t cap = 4096, len = 0;
+	char *m = sp_xmalloc(cap);
+	int r = 0;
+	for (size_t i = 0; i < files.n && r == 0; i++) {
+		const char *f = files.v[i];
+		if (!strcmp(f, "MANIFEST") || !strcmp(f, "MANIFEST.sig") || !strcmp(f, "verify.out") ||
+		    sp_endswith(f, ".tmp"))
+			continue;
+		if (strchr(f, '\n') || strchr(f, '\\')) {
+			r = sp_fail_errno(err, 0, "%s: file name not representable in MANIFEST", f);
+			break;
+		}
+		char hex[65];
+		int e = sp_sha256_file(b->dirfd, f, hex);
+		if (e < 0) {
+			r = sp_fail_errno(err, -e, "%s/%s", b->dir, f);
+			break;
+		}
+		size_t need = strlen(f) + 70;
+		if (len + need > cap) {
+			cap = (len + need) * 2;
+			m = sp_xrealloc(m, cap);
+		}
+		len += (size_t)snprintf(m + len, cap - len, "%s  %s\n", hex, f);
+	}
+	sp_strv_free(&files);
+	if (r == 0)
+		r = sp_bundle_write(b, "MANIFEST", m, len, err);
+	if (r == 0 && key) {
+		EVP_MD_CTX *ctx = EVP_MD_CTX_new();
+		unsigned char sig[64];
+		size_t siglen = sizeof sig;
+		if (!ctx || EVP_DigestSignInit(ctx, NULL, NULL, NULL, key) != 1 ||
+		    EVP_DigestSign(ctx, sig, &siglen, (const unsigned char *)m, len) != 1 || siglen != 64) {
+			r = sp_fail_errno(err, 0, "cannot sign MANIFEST with Ed25519");
+		} else {
+			unsigned char b64[128];
+			int bl = EVP_EncodeBlock(b64, sig, 64);
+			b64[bl] = '\n';
+			r = sp_bundle_write(b, "MANIFEST.sig", (const char *)b64, (size_t)bl + 1, err);
+		}
+		EVP_MD_CTX_free(ctx);
+	}
+	free(m);
+	return r;
+}
+
+EVP_PKEY *sp_load_sign_key(const char *path, sp_error *err)
+{
+	FILE *f = fopen(path, "re");
+	if (!f) {
+		sp_usage(err, "--sign-key %s: %s", path, strerror(errno));
+		return NULL;
+	}
+	EVP_PKEY *k = PEM_read_PrivateKey(f, NULL, NULL, NULL);
+	fclose(f);
+	if (!k) {
+		sp_usage(err, "--sign-key %s: not a PEM private key", path);
+		return NULL;
+	}
+	if (EVP_PKEY_get_id(k) != EVP_PKEY_ED25519) {
+		EVP_PKEY_free(k);
+		sp_usage(err, "--sign-key %s: not an Ed25519 key (make one with 'sandprobe keygen')", path);
+		return NULL;
+	}
+	return k;
+}

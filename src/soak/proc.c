@@ -1,0 +1,385 @@
+/* Child process handling for the soak runner (see proc.h). */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "soak/proc.h"
+#include "core/util.h"
+
+extern char **environ;
+
+void sp_capture_add(sp_capture *c, const char *buf, size_t len)
+{
+	c->total += len;
+	if (c->head_len < SP_CAP_HALF) {
+		size_t n = SP_CAP_HALF - c->head_len;
+		if (n > len)
+			n = len;
+		memcpy(c->head + c->head_len, buf, n);
+		c->head_len += n;
+		buf += n;
+		len -= n;
+	}
+	while (len > 0) {
+		size_t n = SP_CAP_HALF - c->tail_pos;
+		if (n > len)
+			n = len;
+		memcpy(c->tail + c->tail_pos, buf, n);
+		c->tail_pos = (c->tail_pos + n) % SP_CAP_HALF;
+		if (c->tail_len < SP_CAP_HALF)
+			c->tail_len = c->tail_len + n > SP_CAP_HALF ? SP_CAP_HALF : c->tail_len + n;
+		buf += n;
+		len -= n;
+	}
+}
+
+char *sp_capture_text(const sp_capture *c, size_t *lenp)
+{
+	unsigned long long elided = c->total - c->head_len - c->tail_len;
+	size_t cap = c->head_len + c->tail_len + 80, len = 0;
+	char *out = sp_xmalloc(cap);
+	memcpy(out, c->head, c->head_len);
+	len = c->head_len;
+	if (elided > 0)
+		len += (size_t)snprintf(out + len, cap - len, "%s[... %llu bytes elided ...]\n",
+					len && out[len - 1] != '\n' ? "\n" : "", elided);
+	if (c->tail_len) {
+		size_t start = c->tail_len < SP_CAP_HALF ? 0 : c->tail_pos;
+		size_t first = SP_CAP_HALF - start;
+		if (first > c->tail_len)
+			first = c->tail_len;
+		memcpy(out + len, c->tail + start, first);
+		memcpy(out + len + first, c->tail, c->tail_len - first);
+		len += c->tail_len;
+	}
+	out[len] = '\0';
+	if (lenp)
+		*lenp = len;
+	return out;
+}
+
+/* ---- pids workers wait for ---- */
+static pthread_rwlock_t spawn_lock = PTHREAD_RWLOCK_INITIALIZER;
+static pthread_mutex_t track_mu = PTHREAD_MUTEX_INITIALIZER;
+static pid_t *tracked;
+static size_t ntracked, captracked;
+
+static void track_add(pid_t pid)
+{
+	pthread_mutex_lock(&track_mu);
+	if (ntracked == captracked) {
+		captracked = captracked ? captracked * 2 : 64;
+		tracked = sp_xrealloc(tracked, captracked * sizeof(pid_t));
+	}
+	tracked[ntracked++] = pid;
+	pthread_mutex_unlock(&track_mu);
+}
+
+static void track_del(pid_t pid)
+{
+	pthread_mutex_lock(&track_mu);
+	for (size_t i = 0; i < ntracked; i++)
+		if (tracked[i] == pid) {
+			tracked[i] = tracked[--ntracked];
+			break;
+		}
+	pthread_mutex_unlock(&track_mu);
+}
+
+static bool is_tracked(pid_t pid)
+{
+	bool r = false;
+	pthread_mutex_lock(&track_mu);
+	for (size_t i = 0; i < ntracked && !r; i++)
+		r = tracked[i] == pid;
+	pthread_mutex_unlock(&track_mu);
+	return r;
+}
+
+int sp_proc_reap_orphans(void)
+{
+	pid_t cand[512];
+	size_t nc = 0;
+	int reaped = 0;
+	_cleanup_closedir_ DIR *d = opendir("/proc/self/task");
+	struct dirent *de;
+	if (!d)
+		return 0;
+	while ((de = readdir(d)) && nc < SP_ARRAY_SIZE(cand)) {
+		if (de->d_name[0] == '.')
+			continue;
+		char path[96], buf[8192];
+		snprintf(path, sizeof path, "/proc/self/task/%s/children", de->d_name);
+		if (sp_read_file(path, buf, sizeof buf) <= 0)
+			continue;
+		char *s = buf, *end;
+		while (nc < SP_ARRAY_SIZE(cand)) {
+			long v = strtol(s, &end, 10);
+			if (end == s)
+				break;
+			s = end;
+			if (v > 0 && !is_tracked((pid_t)v))
+				cand[nc++] = (pid_t)v;
+		}
+	}
+	if (!nc)
+		return 0;
+	/* every spawn that started before this point has registered its pid */
+	pthread_rwlock_wrlock(&spawn_lock);
+	for (size_t i = 0; i < nc; i++) {
+		int st;
+		if (!is_tracked(cand[i]) && waitpid(cand[i], &st, WNOHANG) > 0)
+			reaped++;
+	}
+	pthread_rwlock_unlock(&spawn_lock);
+	return reaped;
+}
+
+static int pidfd_open_(pid_t pid)
+{
+	return (int)syscall(SYS_pidfd_open, pid, 0);
+}
+
+static int remaining_ms(uint64_t now, uint64_t deadline)
+{
+	if (deadline <= now)
+		return 0;
+	uint64_t ms = (deadline - now + 999999) / 1000000;
+	return ms > 1000 ? 1000 : (int)ms;
+}
+
+/* ---- rlimits: the runner may raise its own; children get the original ---- */
+static struct rlimit child_nofile;
+static bool restore_nofile;
+
+void sp_proc_raise_nofile(void)
+{
+	struct rlimit rl;
+	if (restore_nofile || getrlimit(RLIMIT_NOFILE, &rl) < 0)
+		return;
+	struct rlimit up = rl;
+	rlim_t want = 1 << 16;
+	if (up.rlim_max != RLIM_INFINITY && up.rlim_max < want)
+		want = up.rlim_max;
+	if (up.rlim_cur != RLIM_INFINITY && up.rlim_cur >= want)
+		return;
+	up.rlim_cur = want;
+	if (setrlimit(RLIMIT_NOFILE, &up) == 0) {
+		child_nofile = rl;
+		restore_nofile = true;
+	}
+}
+
+/* Resolve a program on PATH (from envp, else the environment) in the
+ * parent: nothing may allocate between vfork and exec. */
+static char *resolve_prog(const char *prog, char *const *envp, int *err)
+{
+	if (strchr(prog, '/')) {
+		*err = access(prog, X_OK) == 0 ? 0 : errno;
+		return *err ? NULL : sp_xstrdup(prog);
+	}
+	const char *path = NULL;
+	for (char *const *e = envp; e && *e; e++)
+		if (!strncmp(*e, "PATH=", 5))
+			path = *e + 5;
+	if (!path)
+		path = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
+	*err = ENOENT;
+	while (*path) {
+		size_t n = strcspn(path, ":");
+		char *cand = n ? sp_xasprintf("%.*s/%s", (int)n, path, prog) : sp_xasprintf("./%s", prog);
+		struct stat st;
+		if (stat(cand, &st) == 0 && S_ISREG(st.st_mode)) {
+			if (access(cand, X_OK) == 0) {
+				*err = 0;
+				return cand;
+			}
+			*err = EACCES;
+		}
+		free(cand);
+		path += n;
+		if (*path == ':')
+			path++;
+	}
+	return NULL;
+}
+
+int sp_proc_run(char *const argv[], const sp_run_opts *o, sp_capture *cap, sp_proc_result *res, sp_error *err)
+{
+	int pfd[2];
+	pid_t pid;
+	char *const *envp = o->envp ? o->envp : environ;
+
+	memset(res, 0, sizeof *res);
+	int rerr = 0;
+	char *prog = resolve_prog(argv[0], envp, &rerr);
+	if (!prog) {
+		res->spawn_errno = rerr;
+		res->start_ns = res->end_ns = sp_now_ns();
+		return 0;
+	}
+	if (pipe2(pfd, O_CLOEXEC) < 0) {
+		free(prog);
+		return sp_fail_errno(err, errno, "pipe");
+	}
+	int devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
+	if (devnull < 0) {
+		int e = errno;
+		free(prog);
+		close(pfd[0]);
+		close(pfd[1]);
+		return sp_fail_errno(err, e, "/dev/null");
+	}
+	sigset_t none;
+	sigemptyset(&none);
+	static const int sigs[] = {SIGINT, SIGTERM, SIGCHLD, SIGPIPE, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM};
+	volatile int child_errno = 0;
+	int out_fd = pfd[1], err_fd = o->stderr_null ? devnull : pfd[1];
+
+	pthread_rwlock_rdlock(&spawn_lock);
+	res->start_ns = sp_now_ns();
+	/* vfork: the child shares our memory until it execs, so it only makes
+	 * system calls (as glibc's posix_spawn does) and reports a failure
+	 * through child_errno */
+	pid = vfork();
+	if (pid == 0) {
+		setpgid(0, 0);
+		for (size_t i = 0; i < SP_ARRAY_SIZE(sigs); i++)
+			signal(sigs[i], SIG_DFL);
+		if (restore_nofile)
+			setrlimit(RLIMIT_NOFILE, &child_nofile);
+		if (dup2(devnull, 0) < 0 || dup2(out_fd, 1) < 0 || dup2(err_fd, 2) < 0) {
+			child_errno = errno;
+			_exit(127);
+		}
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		execve(prog, argv, envp);
+		child_errno = errno ? errno : ENOEXEC;
+		_exit(127);
+	}
+	int spawn_e = pid < 0 ? errno : 0;
+	if (pid > 0 && child_errno) {
+		/* exec failed: reap the child now */
+		int st;
+		waitpid(pid, &st, 0);
+		spawn_e = child_errno;
+		pid = -1;
+	}
+	if (pid > 0)
+		track_add(pid);
+	pthread_rwlock_unlock(&spawn_lock);
+	free(prog);
+	close(devnull);
+	close(pfd[1]);
+	if (pid < 0) {
+		close(pfd[0]);
+		res->spawn_errno = spawn_e;
+		res->end_ns = sp_now_ns();
+		return 0;
+	}
+	int pidfd = pidfd_open_(pid);
+	if (pidfd < 0) {
+		int e = errno;
+		kill(pid, SIGKILL);
+		waitpid(pid, &res->status, 0);
+		track_del(pid);
+		close(pfd[0]);
+		return sp_fail_errno(err, e, "pidfd_open");
+	}
+	fcntl(pfd[0], F_SETFL, O_NONBLOCK);
+	uint64_t deadline = res->start_ns + (uint64_t)o->timeout_ms * 1000000ull;
+	uint64_t interrupt_at = o->interrupt_ms >= 0 ? res->start_ns + (uint64_t)o->interrupt_ms * 1000000ull : 0;
+	bool out_open = true, exited = false, killed = false;
+	char buf[16384];
+
+	while (!exited) {
+		struct pollfd pf[2] = {{.fd = pidfd, .events = POLLIN}, {.fd = out_open ? pfd[0] : -1, .events = POLLIN}};
+		uint64_t now = sp_now_ns();
+		int wait_ms = remaining_ms(now, deadline);
+		if (interrupt_at && !res->interrupted) {
+			int w2 = remaining_ms(now, interrupt_at);
+			if (w2 < wait_ms)
+				wait_ms = w2;
+		}
+		if (o->abort_flag && wait_ms > 100)
+			wait_ms = 100;
+		int n = poll(pf, 2, wait_ms);
+		if (n < 0 && errno != EINTR)
+			break;
+		if (n > 0 && (pf[1].revents & (POLLIN | POLLHUP | POLLERR))) {
+			ssize_t r = read(pfd[0], buf, sizeof buf);
+			if (r > 0) {
+				if (cap)
+					sp_capture_add(cap, buf, (size_t)r);
+			} else if (r == 0 || (errno != EAGAIN && errno != EINTR)) {
+				out_open = false;
+			}
+		}
+		if (n > 0 && (pf[0].revents & POLLIN)) {
+			exited = true;
+			break;
+		}
+		now = sp_now_ns();
+		if (interrupt_at && !res->interrupted && now >= interrupt_at) {
+			res->interrupted = true;
+			res->interrupt_ns = now;
+			/* our child, not yet reaped: its pid and group cannot have been reused */
+			kill(-pid, o->interrupt_sig);
+		}
+		if (!killed && (now >= deadline || (o->abort_flag && *o->abort_flag))) {
+			res->timed_out = now >= deadline;
+			res->aborted = !res->timed_out;
+			killed = true;
+			kill(-pid, SIGKILL);
+			deadline = now + 5000000000ull; /* keep polling for the exit */
+		}
+	}
+	/* drain what is already in the pipe; a grandchild may keep it open */
+	for (int i = 0; i < 64 && out_open; i++) {
+		ssize_t r = read(pfd[0], buf, sizeof buf);
+		if (r <= 0)
+			break;
+		if (cap)
+			sp_capture_add(cap, buf, (size_t)r);
+	}
+	while (waitpid(pid, &res->status, 0) < 0 && errno == EINTR)
+		;
+	res->end_ns = sp_now_ns();
+	track_del(pid);
+	if (interrupt_at && !res->interrupted)
+		res->interrupt_missed = true;
+	close(pidfd);
+	close(pfd[0]);
+	return 0;
+}
+
+bool sp_proc_ok(const sp_proc_result *r)
+{
+	return !r->spawn_errno && !r->timed_out && !r->interrupted && !r->aborted && WIFEXITED(r->status) && WEXITSTATUS(r->status) == 0;
+}
+
+void sp_proc_describe(const sp_proc_result *r, char *buf, size_t size)
+{
+	if (r->spawn_errno)
+		snprintf(buf, size, "spawn=%s", strerrorname_np(r->spawn_errno) ? strerrorname_np(r->spawn_errno) : "error");
+	else if (r->timed_out)
+		snprintf(buf, size, "timeout");
+	else if (r->aborted)
+		snprintf(buf, size, "aborted-by-stop");
+	else if (WIFEXITED(r->status))
+		snprintf(buf, size, "exit=%d", WEXITSTATUS(r->status));
+	else if (WIFSIGNALED(r->status))
+		snprintf(buf, size, "signal=%s", sigabbrev_np(WTERMSIG(r->status)) ? sigabbrev_np(WTERMSIG(r->status)) : "?");
+	else
+		snprintf(buf, size, "status=%d", r->status);
+}

@@ -1,0 +1,50 @@
+/* The resource sampler: one reading of owned and global resources, straight
+ * from /proc, /sys/fs/cgroup and the state directory (no shelling out).
+ * Ownership is proven, never guessed by name: a process is owned when it
+ * descends from the runner, or its environment carries
+ * SANDPROBE_SOAK_PREFIX=<run prefix>, or its cgroup path or command line
+ * contains the run prefix (which includes the run's random id). */
+#ifndef SP_SOAK_SAMPLER_H
+#define SP_SOAK_SAMPLER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#define SP_MAX_COUNTERS 32
+#define SP_SOAK_ENV "SANDPROBE_SOAK_PREFIX"
+
+typedef struct sp_sample {
+	double ts;
+	char wall[32];
+	char phase[12];
+	long long owned_processes, owned_threads, owned_rss_bytes;
+	double owned_cpu_seconds;
+	long long owned_fds, owned_mounts, owned_sockets, owned_cgroups, disk_bytes;
+	long long global_processes, global_mounts, runner_rss_bytes, runner_fds;
+	long long extra[SP_MAX_COUNTERS];
+	size_t nextra;
+} sp_sample;
+
+typedef struct sp_sampler sp_sampler;
+
+/* root: the runner's pid (its descendants are owned, it is not);
+ * prefix: the run prefix; state_dir: mounts and disk bytes are counted under it. */
+sp_sampler *sp_sampler_new(pid_t root, const char *prefix, const char *state_dir);
+void sp_sampler_free(sp_sampler *s);
+/* Fill everything but ts/wall/phase/extra. */
+void sp_sampler_take(sp_sampler *s, sp_sample *out);
+
+/* Why pid is owned: 0 not owned, else a bitmask of these. */
+enum { SP_OWN_TREE = 1, SP_OWN_ENV = 2, SP_OWN_CGROUP = 4, SP_OWN_CMDLINE = 8 };
+int sp_sampler_owner(sp_sampler *s, pid_t pid);
+/* pids owned by tree, environment or cgroup (the ones the runner may signal),
+ * in a new array; *n set. */
+pid_t *sp_sampler_signalable(sp_sampler *s, size_t *n);
+/* mount points under the state directory, deepest first (new strv-like array) */
+char **sp_sampler_owned_mounts(sp_sampler *s, size_t *n);
+
+/* count the entries of a directory (0 when missing) */
+long long sp_count_dir(const char *path);
+
+#endif

@@ -1,0 +1,112 @@
+/* Workload files for `sandprobe soak` (YAML, docs/workload-format.md).
+ * sp_workload_load() parses and validates everything before anything runs:
+ * an unknown key, a wrong type, an out-of-range value or an unknown
+ * placeholder is a usage error naming file:line. */
+#ifndef SP_SOAK_WORKLOAD_H
+#define SP_SOAK_WORKLOAD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "core/error.h"
+#include "core/util.h"
+
+typedef enum {
+	SP_CLASS_LIFECYCLE,
+	SP_CLASS_SERVICE,
+	SP_CLASS_STORAGE,
+	SP_CLASS_NETWORK,
+	SP_CLASS_FAULT,
+	SP_CLASS_COUNT
+} sp_class;
+
+const char *sp_class_name(sp_class c);
+
+typedef struct sp_wstep {
+	char *op;          /* operation name (operations.tsv "operation") */
+	sp_strv argv;      /* argument vector, placeholders unexpanded */
+	bool expect_fail;  /* a negative test: the command must exit non-zero */
+	bool invariant;    /* a failure is a security invariant violation: stop now */
+	int timeout_ms;
+	int line;
+} sp_wstep;
+
+typedef struct sp_wsteps {
+	sp_wstep *v;
+	size_t n;
+} sp_wsteps;
+
+typedef struct sp_wfault {
+	bool present;
+	char id[4];        /* F01 F02 F03 F07 */
+	char *step;        /* F01/F07: step to interrupt; F02/F03: step after which to inject */
+	char *pidfile;     /* F02/F03: file holding the target pid (must be owned) */
+	int signal;        /* default SIGKILL (F03: SIGTERM) */
+	int after_ms;      /* delay after the step starts (F01/F07) or ends (F02/F03) */
+	int rto_ms;        /* recovery time objective */
+	char *expected;    /* expected outcome, one line */
+	int line;
+} sp_wfault;
+
+typedef struct sp_scenario {
+	char *id;          /* RUN-01 ... */
+	sp_class cls;
+	char *api;         /* operations.tsv "api" column */
+	bool parallel;     /* cycles may overlap (steps use per-generation ids only) */
+	sp_wsteps start;   /* once, before the first cycle */
+	sp_wsteps steps;   /* one cycle */
+	sp_wsteps recover; /* after a failed cycle or a fault */
+	sp_wsteps stop;    /* once, when the run drains */
+	sp_wfault fault;
+	int line;
+} sp_scenario;
+
+typedef struct sp_counter {
+	char *name;        /* resource-samples.tsv column extra.<name> */
+	char *dir;         /* count entries of this directory (placeholders allowed) */
+	sp_strv argv;      /* or: a command printing one integer */
+} sp_counter;
+
+typedef struct sp_workload {
+	char *path;
+	char sha256[65];
+	char *name;
+	char *runtime;
+	sp_strv version_argv;
+	char *state_root;  /* parent directory of the run's state directory */
+	char *prefix;      /* declared ownership prefix; the run adds its id */
+	char *rootfs;      /* optional, placeholders allowed */
+	int concurrency;
+	double rate;       /* target operations per second, 0 = unbounded */
+	int timeout_ms;
+	int mix[SP_CLASS_COUNT];
+	long long fd_growth_max;
+	long long disk_budget_bytes;
+	double rss_slope_mib_per_day;
+	double p95_regression_pct;
+	sp_wsteps setup, cleanup, teardown;
+	sp_strv inventory;
+	sp_counter *counters;
+	size_t ncounters;
+	sp_scenario *scen;
+	size_t nscen;
+} sp_workload;
+
+/* Parse a workload from memory (origin names it in errors). */
+int sp_workload_parse(sp_workload *w, const char *text, size_t len, const char *origin, sp_error *err);
+/* Read and parse a file; also fills w->sha256 with the file's digest. */
+int sp_workload_load(sp_workload *w, const char *path, sp_error *err);
+void sp_workload_free(sp_workload *w);
+
+/* Placeholder values for expansion; a NULL field is "not available here". */
+typedef struct sp_vars {
+	const char *id, *sid, *gen, *state, *rootfs, *prefix, *run, *scenario, *exe;
+} sp_vars;
+
+/* Expand {name} placeholders: '{' + [a-z_]+ + '}' not preceded by '$' or
+ * '{' and not followed by a second '{'; any other brace is literal. Returns
+ * a new string, or NULL when a placeholder is unknown or unavailable (the
+ * parser has already refused those, so at run time this does not happen). */
+char *sp_expand(const char *tmpl, const sp_vars *v);
+
+#endif

@@ -1,0 +1,196 @@
+/* libyaml events -> sp_ynode tree (see yamltree.h). */
+#include <string.h>
+#include <yaml.h>
+
+#include "soak/yamltree.h"
+#include "core/util.h"
+
+#define SP_YAML_MAX_DEPTH 32
+#define SP_YAML_MAX_NODES 200000
+
+struct builder {
+	yaml_parser_t parser;
+	const char *origin;
+	sp_error *err;
+	size_t nodes;
+};
+
+static sp_ynode *node_new(sp_ynode_kind kind, int line)
+{
+	sp_ynode *n = sp_xcalloc(1, sizeof *n);
+	n->kind = kind;
+	n->line = line;
+	return n;
+}
+
+void sp_ynode_free(sp_ynode *n)
+{
+	if (!n)
+		return;
+	size_t count = n->kind == SP_YN_MAP ? 2 * n->n : n->n;
+	for (size_t i = 0; i < count; i++)
+		sp_ynode_free(n->items[i]);
+	free(n->items);
+	free(n->str);
+	free(n);
+}
+
+static int next_event(struct builder *b, yaml_event_t *ev)
+{
+	if (!yaml_parser_parse(&b->parser, ev)) {
+		const char *prob = b->parser.problem ? b->parser.problem : "malformed YAML";
+		return sp_usage(b->err, "%s:%zu: %s", b->origin, b->parser.problem_mark.line + 1, prob);
+	}
+	return 0;
+}
+
+/* Build the node that starts with ev (already read). */
+static int build(struct builder *b, yaml_event_t *ev, int depth, sp_ynode **out)
+{
+	int line = (int)ev->start_mark.line + 1;
+	*out = NULL;
+	if (depth > SP_YAML_MAX_DEPTH)
+		return sp_usage(b->err, "%s:%d: nesting too deep", b->origin, line);
+	if (++b->nodes > SP_YAML_MAX_NODES)
+		return sp_usage(b->err, "%s:%d: document too large", b->origin, line);
+	switch (ev->type) {
+	case YAML_ALIAS_EVENT:
+		return sp_usage(b->err, "%s:%d: aliases are not allowed in a workload", b->origin, line);
+	case YAML_SCALAR_EVENT: {
+		if (ev->data.scalar.anchor)
+			return sp_usage(b->err, "%s:%d: anchors are not allowed in a workload", b->origin, line);
+		sp_ynode *n = node_new(SP_YN_SCALAR, line);
+		n->str = sp_xstrndup((const char *)ev->data.scalar.value, ev->data.scalar.length);
+		if (strlen(n->str) != ev->data.scalar.length) {
+			sp_ynode_free(n);
+			return sp_usage(b->err, "%s:%d: NUL byte in a value", b->origin, line);
+		}
+		n->quoted = ev->data.scalar.style == YAML_SINGLE_QUOTED_SCALAR_STYLE ||
+			    ev->data.scalar.style == YAML_DOUBLE_QUOTED_SCALAR_STYLE ||
+			    ev->data.scalar.style == YAML_LITERAL_SCALAR_STYLE ||
+			    ev->data.scalar.style == YAML_FOLDED_SCALAR_STYLE;
+		*out = n;
+		return 0;
+	}
+	case YAML_SEQUENCE_START_EVENT:
+	case YAML_MAPPING_START_EVENT: {
+		int is_map = ev->type == YAML_MAPPING_START_EVENT;
+		if ((is_map ? ev->data.mapping_start.anchor : ev->data.sequence_start.anchor))
+			return sp_usage(b->err, "%s:%d: anchors are not allowed in a workload", b->origin, line);
+		sp_ynode *n = node_new(is_map ? SP_YN_MAP : SP_YN_SEQ, line);
+		sp_ynode *key = NULL; /* MAP: key read, value pending */
+		size_t cap = 0;
+		for (;;) {
+			yaml_event_t cev;
+			if (next_event(b, &cev) < 0)
+				goto fail_container;
+			if (cev.type == YAML_SEQUENCE_END_EVENT || cev.type == YAML_MAPPING_END_EVENT) {
+				yaml_event_delete(&cev);
+				break;
+			}
+			sp_ynode *child = NULL;
+			int r = build(b, &cev, depth + 1, &child);
+			yaml_event_delete(&cev);
+			if (r < 0)
+				goto fail_container;
+			if (is_map && !key) {
+				if (child->kind != SP_YN_SCALAR) {
+					sp_usage(b->err, "%s:%d: mapping keys must be plain scalars", b->origin, child->line);
+					sp_ynode_free(child);
+					goto fail_container;
+				}
+				for (size_t i = 0; i < n->n; i++)
+					if (!strcmp(n->items[2 * i]->str, child->str)) {
+						sp_usage(b->err, "%s:%d: duplicate key '%s'", b->origin, child->line, child->str);
+						sp_ynode_free(child);
+						goto fail_container;
+					}
+				key = child;
+				continue;
+			}
+			size_t used = is_map ? 2 * n->n : n->n;
+			size_t need = used + (is_map ? 2 : 1);
+			if (need > cap) {
+				cap = cap ? cap * 2 : 8;
+				if (cap < need)
+					cap = need;
+				n->items = sp_xrealloc(n->items, cap * sizeof(sp_ynode *));
+			}
+			if (is_map) {
+				n->items[used] = key;
+				n->items[used + 1] = child;
+				key = NULL;
+			} else {
+				n->items[used] = child;
+			}
+			n->n++;
+		}
+		sp_ynode_free(key);
+		*out = n;
+		return 0;
+fail_container:
+		sp_ynode_free(key);
+		sp_ynode_free(n);
+		return -1;
+	}
+	case YAML_NO_EVENT:
+	case YAML_STREAM_START_EVENT:
+	case YAML_STREAM_END_EVENT:
+	case YAML_DOCUMENT_START_EVENT:
+	case YAML_DOCUMENT_END_EVENT:
+	case YAML_SEQUENCE_END_EVENT:
+	case YAML_MAPPING_END_EVENT:
+		break;
+	}
+	return sp_usage(b->err, "%s:%d: unexpected YAML structure", b->origin, line);
+}
+
+sp_ynode *sp_yaml_parse(const char *text, size_t len, const char *origin, sp_error *err)
+{
+	struct builder b = {.origin = origin, .err = err};
+	sp_ynode *root = NULL;
+	yaml_event_t ev;
+	int state = 0; /* 0 before document, 1 in document (root read), 2 after */
+
+	if (!yaml_parser_initialize(&b.parser)) {
+		sp_fail_errno(err, 0, "%s: cannot initialise the YAML parser", origin);
+		return NULL;
+	}
+	yaml_parser_set_input_string(&b.parser, (const unsigned char *)text, len);
+	for (;;) {
+		if (next_event(&b, &ev) < 0)
+			goto fail;
+		yaml_event_type_t t = ev.type;
+		int line = (int)ev.start_mark.line + 1;
+		if (t == YAML_STREAM_END_EVENT) {
+			yaml_event_delete(&ev);
+			break;
+		}
+		if (t == YAML_STREAM_START_EVENT || t == YAML_DOCUMENT_END_EVENT) {
+			yaml_event_delete(&ev);
+			continue;
+		}
+		if (t == YAML_DOCUMENT_START_EVENT) {
+			yaml_event_delete(&ev);
+			if (state != 0) {
+				sp_usage(err, "%s:%d: only one YAML document is allowed", origin, line);
+				goto fail;
+			}
+			state = 1;
+			continue;
+		}
+		int r = build(&b, &ev, 0, &root);
+		yaml_event_delete(&ev);
+		if (r < 0)
+			goto fail;
+		state = 2;
+	}
+	yaml_parser_delete(&b.parser);
+	if (!root)
+		root = node_new(SP_YN_MAP, 1);
+	return root;
+fail:
+	yaml_parser_delete(&b.parser);
+	sp_ynode_free(root);
+	return NULL;
+}

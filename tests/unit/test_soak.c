@@ -1,0 +1,330 @@
+/* Unit tests for the soak building blocks: workload parser (values,
+ * defaults, file:line errors), placeholder expansion, redaction, bounded
+ * capture, the sampler's ownership proof and the manifest. */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "unit/tap.h"
+#include "soak/bundle.h"
+#include "soak/proc.h"
+#include "soak/sampler.h"
+#include "soak/workload.h"
+#include "core/util.h"
+
+static const char *good =
+	"version: 1\n"
+	"name: unit\n"
+	"runtime: {name: runc, version: [runc, --version]}\n"
+	"state_root: /tmp\n"
+	"prefix: spunit\n"
+	"rootfs: \"{state}/rootfs\"\n"
+	"concurrency: 3\n"
+	"rate: 2.5\n"
+	"mix: {lifecycle: 50, service: 0, storage: 25, network: 15, fault: 10}\n"
+	"thresholds: {fd_growth_max: 4, disk_budget_bytes: 1000}\n"
+	"setup:\n"
+	"  - [sh, -c, \"mkdir -p {rootfs}\"]\n"
+	"inventory: [sh, -c, \"echo '{\\\"schema\\\":1}' ${HOME} {prefix}\"]\n"
+	"counters:\n"
+	"  - {name: boxes, dir: \"{state}/runc\"}\n"
+	"scenarios:\n"
+	"  - id: RUN-01\n"
+	"    class: lifecycle\n"
+	"    parallel: true\n"
+	"    steps:\n"
+	"      - {op: create, argv: [runc, create, \"{id}\"], timeout_ms: 500}\n"
+	"      - {op: neg, argv: [\"false\"], expect: fail, invariant: true}\n"
+	"  - id: RUN-02\n"
+	"    class: fault\n"
+	"    steps:\n"
+	"      - {op: start, argv: [runc, start, \"{sid}\"]}\n"
+	"    recover: [[runc, delete, \"{id}\"]]\n"
+	"    fault: {id: F02, step: start, pidfile: \"{state}/{id}.pid\", after_ms: 5, rto_ms: 99, expected: back}\n";
+
+static int parse(const char *text, sp_workload *w, sp_error *err)
+{
+	memset(err, 0, sizeof *err);
+	return sp_workload_parse(w, text, strlen(text), "w.yaml", err);
+}
+
+static void test_good(void)
+{
+	sp_workload w;
+	sp_error err;
+	int r = parse(good, &w, &err);
+	is_int(r, 0, "good workload parses");
+	if (r < 0) {
+		printf("# %s\n", err.msg);
+		return;
+	}
+	is_str(w.name, "unit", "name");
+	is_str(w.runtime, "runc", "runtime name");
+	is_int(w.version_argv.n, 2, "version argv");
+	is_int(w.concurrency, 3, "concurrency");
+	ok(w.rate > 2.49 && w.rate < 2.51, "rate");
+	is_int(w.mix[SP_CLASS_STORAGE], 25, "mix storage");
+	is_int(w.fd_growth_max, 4, "threshold fd_growth_max");
+	is_int(w.disk_budget_bytes, 1000, "threshold disk budget");
+	ok(w.p95_regression_pct == 30 && w.rss_slope_mib_per_day == 50, "threshold defaults");
+	is_int(w.setup.n, 1, "setup steps");
+	is_str(w.setup.v[0].op, "setup-1", "bare argv steps are named by section");
+	is_int(w.nscen, 2, "two scenarios");
+	is_str(w.scen[0].id, "RUN-01", "scenario id");
+	is_int(w.scen[0].cls, SP_CLASS_LIFECYCLE, "class");
+	ok(w.scen[0].parallel, "parallel");
+	is_str(w.scen[0].api, "runc", "api defaults to the runtime");
+	is_int(w.scen[0].steps.v[0].timeout_ms, 500, "step timeout");
+	is_int(w.scen[0].steps.v[1].timeout_ms, 30000, "default timeout");
+	ok(w.scen[0].steps.v[1].expect_fail && w.scen[0].steps.v[1].invariant, "expect fail, invariant");
+	ok(w.scen[1].fault.present, "fault present");
+	is_str(w.scen[1].fault.id, "F02", "fault id");
+	is_int(w.scen[1].fault.signal, SIGKILL, "F02 default signal");
+	is_int(w.scen[1].fault.rto_ms, 99, "rto");
+	is_str(w.scen[1].fault.expected, "back", "expected outcome");
+	is_int(w.ncounters, 1, "counter");
+	is_str(w.counters[0].dir, "{state}/runc", "counter dir kept unexpanded");
+	sp_workload_free(&w);
+}
+
+static void bad(const char *label, const char *from, const char *to, const char *want)
+{
+	const char *at = strstr(good, from);
+	if (!at) {
+		ok(0, "%s: pattern '%s' not in the good workload", label, from);
+		return;
+	}
+	char *text = sp_xasprintf("%.*s%s%s", (int)(at - good), good, to, at + strlen(from));
+	sp_workload w;
+	sp_error err;
+	int r = parse(text, &w, &err);
+	ok(r < 0 && err.exit_code == SP_EXIT_USAGE, "%s: usage error", label);
+	like_str(err.msg, want, "%s: message", label);
+	if (r == 0)
+		sp_workload_free(&w);
+	free(text);
+}
+
+static void test_bad(void)
+{
+	bad("unknown key", "rate: 2.5", "rat: 2.5", "w.yaml:8: unknown key 'rat' in the workload");
+	bad("bad rate", "rate: 2.5", "rate: fast", "w.yaml:8: 'rate' must be a number");
+	bad("negative rate", "rate: 2.5", "rate: -1", "w.yaml:8: 'rate' must be a number");
+	bad("bool", "parallel: true", "parallel: yes", "w.yaml:19: 'parallel' must be true or false");
+	bad("expect", "expect: fail", "expect: maybe", "w.yaml:22: 'expect' must be ok or fail");
+	bad("duplicate op", "op: neg", "op: create", "duplicate op 'create'");
+	bad("duplicate scenario", "id: RUN-02", "id: run-01", "duplicate scenario id 'run-01'");
+	bad("empty argv", "[runc, start, \"{sid}\"]", "[]", "w.yaml:26: 'argv' must list at least the program");
+	bad("argv item map", "[runc, start, \"{sid}\"]", "[runc, {a: b}]", "w.yaml:26: every item of 'argv' must be a string");
+	bad("counter both", "dir: \"{state}/runc\"", "dir: x, argv: [ls]", "needs exactly one of 'dir' or 'argv'");
+	bad("fault outside class", "class: fault", "class: storage", "'fault' is only allowed in a scenario of class fault");
+	bad("pidfile on F01", "id: F02", "id: F01", "'pidfile' is for F02 and F03 only");
+	bad("signal", "after_ms: 5", "signal: STOP", "'signal' must be KILL, TERM, INT, HUP or QUIT");
+	bad("version", "version: 1", "version: 2", "w.yaml:1: unsupported workload version '2'");
+	bad("not a map", "version: 1\n", "- 1\n", "");
+	bad("tab indent", "name: unit", "name:\tunit\n\t- x", "w.yaml:");
+	bad("placeholder", "mkdir -p {rootfs}", "mkdir -p {root}", "w.yaml:12: unknown placeholder '{root}'");
+	bad("rootfs undeclared", "rootfs: \"{state}/rootfs\"\n", "", "w.yaml:11: placeholder '{rootfs}' needs a top-level 'rootfs' key");
+	bad("anchor", "name: unit", "name: &x unit", "anchors are not allowed");
+	bad("scenario missing steps", "    steps:\n      - {op: start", "    stepz:\n      - {op: start", "unknown key 'stepz' in a scenario");
+	bad("concurrency range", "concurrency: 3", "concurrency: 300", "'concurrency' must be an integer from 1 to 256");
+	bad("timeout zero", "timeout_ms: 500", "timeout_ms: 0", "'timeout_ms' must be an integer from 1 to 3600000");
+}
+
+static void test_expand(void)
+{
+	sp_vars v = {.id = "p-run01-3", .sid = "p-run01", .gen = "3", .state = "/s", .prefix = "p"};
+	char *s = sp_expand("{state}/{id}.pid", &v);
+	is_str(s, "/s/p-run01-3.pid", "expand placeholders");
+	free(s);
+	s = sp_expand("${HOME} {print $1} {{.Names}} {} {\"a\":1} gen={gen}", &v);
+	is_str(s, "${HOME} {print $1} {{.Names}} {} {\"a\":1} gen=3", "shell, awk, Go and JSON braces stay literal");
+	free(s);
+	s = sp_expand("{rootfs}", &v);
+	ok(s == NULL, "an unavailable placeholder does not expand");
+	free(s);
+}
+
+static void test_redact(void)
+{
+	static const struct {
+		const char *in, *out;
+	} cases[] = {
+		{"password=hunter22 ok", "password=[REDACTED] ok"},
+		{"API_KEY: abcdef123456", "API_KEY: [REDACTED]"},
+		{"\"token\": \"tok123456789\"", "\"token\": \"[REDACTED]\""},
+		{"Authorization: Bearer abc.def.ghi123", "Authorization: Bearer [REDACTED]"},
+		{"https://user:s3cr3t@host/x", "https://user:[REDACTED]@host/x"},
+		{"key AKIAABCDEFGHIJKLMNOP end", "key [REDACTED] end"},
+		{"ghp_0123456789abcdefghijABCDEFGHIJ", "[REDACTED]"},
+		{"nothing secret here: 42 tokens", "nothing secret here: 42 tokens"},
+		{"-----BEGIN PRIVATE KEY-----\nMIIEv\n-----END PRIVATE KEY-----\nafter", "[REDACTED]\n[REDACTED]\n[REDACTED]\nafter"},
+	};
+	for (size_t i = 0; i < SP_ARRAY_SIZE(cases); i++) {
+		char *r = sp_redact(cases[i].in, strlen(cases[i].in), NULL);
+		is_str(r, cases[i].out, "redact case %zu", i);
+		free(r);
+	}
+}
+
+static void test_capture(void)
+{
+	sp_capture *c = calloc(1, sizeof *c);
+	char buf[1000];
+	memset(buf, 'x', sizeof buf);
+	for (int i = 0; i < 200; i++) {
+		buf[0] = (char)('A' + i % 26);
+		sp_capture_add(c, buf, sizeof buf);
+	}
+	size_t len;
+	char *t = sp_capture_text(c, &len);
+	ok(len <= 65536, "capture: head + tail + elision line <= 64 KiB (%zu)", len);
+	like_str(t, "bytes elided ...]", "capture: elision line");
+	ok(t[0] == 'A', "capture: head kept");
+	ok(t[len - 1] == 'x' && c->total == 200000, "capture: tail kept, total counted");
+	free(t);
+	memset(c, 0, sizeof *c);
+	sp_capture_add(c, "short\n", 6);
+	t = sp_capture_text(c, &len);
+	is_str(t, "short\n", "capture: small output verbatim");
+	free(t);
+	free(c);
+}
+
+static void test_proc_and_ownership(void)
+{
+	char dir[] = "/tmp/sp-unit-XXXXXX";
+	ok(mkdtemp(dir) != NULL, "temp dir");
+	char *marker = sp_xasprintf("%s=spunit-own1", SP_SOAK_ENV);
+	char *envp[] = {marker, (char *)"PATH=/usr/bin:/bin", NULL};
+	/* a detached grandchild carrying the marker: owned through its environment */
+	char *argv[] = {(char *)"sh", (char *)"-c", (char *)"setsid sleep 30 </dev/null >/dev/null 2>&1 & echo $!", NULL};
+	sp_capture *cap = calloc(1, sizeof *cap);
+	sp_proc_result res;
+	sp_error err = {0};
+	sp_run_opts o = {.timeout_ms = 5000, .interrupt_ms = -1, .envp = envp};
+	is_int(sp_proc_run(argv, &o, cap, &res, &err), 0, "proc_run");
+	ok(sp_proc_ok(&res), "child exited 0");
+	char *t = sp_capture_text(cap, NULL);
+	pid_t gc = (pid_t)atoi(t);
+	free(t);
+	sp_sampler *s = sp_sampler_new(getpid(), "spunit-own1", dir);
+	int own = sp_sampler_owner(s, gc);
+	ok(own & SP_OWN_ENV, "detached grandchild owned by its environment marker (%d)", own);
+	ok(sp_sampler_owner(s, 1) == 0, "pid 1 is not owned");
+	sp_sample smp = {0};
+	sp_sampler_take(s, &smp);
+	ok(smp.owned_processes >= 1 && smp.global_processes > smp.owned_processes, "sample counts owned and global processes");
+	for (int i = 0; i < 3; i++)
+		sp_sampler_take(s, &smp);
+	ok(smp.owned_processes >= 1 && smp.runner_rss_bytes > 0 && smp.runner_fds > 0,
+	   "repeated samples (cached handles) still see owned processes and the runner (%lld, %lld)", smp.owned_processes,
+	   smp.runner_rss_bytes);
+	kill(gc, SIGKILL);
+	sp_sampler_free(s);
+	/* a timeout kills the process group */
+	char *slow[] = {(char *)"sleep", (char *)"10", NULL};
+	o.timeout_ms = 100;
+	sp_proc_run(slow, &o, NULL, &res, &err);
+	ok(res.timed_out && WIFSIGNALED(res.status), "timeout kills the child");
+	char code[64];
+	sp_proc_describe(&res, code, sizeof code);
+	is_str(code, "timeout", "timeout described");
+	/* a planned interruption */
+	o.timeout_ms = 5000;
+	o.interrupt_ms = 50;
+	o.interrupt_sig = SIGKILL;
+	sp_proc_run(slow, &o, NULL, &res, &err);
+	ok(res.interrupted && !res.interrupt_missed, "planned interruption lands");
+	char *nope[] = {(char *)"/nonexistent/prog", NULL};
+	o.interrupt_ms = -1;
+	sp_proc_run(nope, &o, NULL, &res, &err);
+	ok(res.spawn_errno == ENOENT, "spawn failure reported");
+	free(cap);
+	free(marker);
+	rmdir(dir);
+}
+
+/* a child of the test process holding a socket pair: owned by descent, its
+ * fds and sockets counted; after it exits, nothing owned remains */
+static void test_sockets(void)
+{
+	int sv[2];
+	ok(socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0, "socketpair");
+	pid_t c = fork();
+	if (c == 0) {
+		pause();
+		_exit(0);
+	}
+	close(sv[0]);
+	close(sv[1]);
+	sp_sampler *s = sp_sampler_new(getpid(), "spunit-nomatch", "/nonexistent-state");
+	sp_sample smp = {0};
+	sp_sampler_take(s, &smp);
+	sp_sampler_take(s, &smp);
+	ok(smp.owned_processes == 1, "the forked child is owned by descent (%lld)", smp.owned_processes);
+	ok(smp.owned_sockets == 2, "its two sockets are counted (%lld)", smp.owned_sockets);
+	ok(smp.owned_fds >= 5, "its fds are counted (%lld)", smp.owned_fds);
+	ok(sp_sampler_owner(s, c) & SP_OWN_TREE, "owner: by descent");
+	kill(c, SIGKILL);
+	waitpid(c, NULL, 0);
+	sp_sampler_take(s, &smp);
+	ok(smp.owned_processes == 0 && smp.owned_sockets == 0 && smp.owned_fds == 0, "after it exits: nothing owned");
+	sp_sampler_free(s);
+}
+
+static void test_manifest(void)
+{
+	char dir[] = "/tmp/sp-unit-XXXXXX";
+	ok(mkdtemp(dir) != NULL, "temp dir");
+	char *out = sp_xasprintf("%s/b", dir);
+	sp_bundle b;
+	sp_error err = {0};
+	is_int(sp_bundle_create(&b, out, &err), 0, "bundle created");
+	sp_bundle_write(&b, "z.txt", "z\n", 2, &err);
+	sp_bundle_write(&b, "a.txt", "a\n", 2, &err);
+	sp_bundle_log(&b, "s.op.log", "## header password=abc123", "line token=xyz789\n", 18);
+	sp_bundle_flush_logs(&b, &err);
+	sp_bundle_write(&b, "verify.out", "v\n", 2, &err);
+	is_int(sp_bundle_manifest(&b, NULL, &err), 0, "manifest written");
+	char *mp = sp_xasprintf("%s/MANIFEST", out);
+	char buf[4096];
+	sp_read_file(mp, buf, sizeof buf);
+	like_str(buf, "87428fc522803d31065e7bce3cf03fe475096631e5e07bbd7a0fde60c4cf25c7  a.txt\n", "manifest: sha256 of a.txt");
+	ok(strstr(buf, "a.txt") < strstr(buf, "logs/s.op.log") && strstr(buf, "logs/s.op.log") < strstr(buf, "z.txt"),
+	   "manifest: sorted by path");
+	ok(!strstr(buf, "verify.out") && !strstr(buf, "MANIFEST"), "manifest: excludes verify.out and itself");
+	char *lp = sp_xasprintf("%s/logs/s.op.log", out);
+	sp_read_file(lp, buf, sizeof buf);
+	ok(!strstr(buf, "abc123") && !strstr(buf, "xyz789"), "log: secrets redacted");
+	sp_error e2 = {0};
+	sp_bundle b2;
+	ok(sp_bundle_create(&b2, out, &e2) < 0 && e2.exit_code == SP_EXIT_USAGE, "non-empty bundle dir refused");
+	sp_bundle_close(&b);
+	char *cmd = sp_xasprintf("rm -rf %s", dir);
+	if (system(cmd) != 0)
+		ok(0, "cleanup");
+	free(cmd);
+	free(lp);
+	free(mp);
+	free(out);
+}
+
+int main(void)
+{
+	test_good();
+	test_bad();
+	test_expand();
+	test_redact();
+	test_capture();
+	test_proc_and_ownership();
+	test_sockets();
+	test_manifest();
+	return done_testing();
+}
