@@ -50,7 +50,7 @@ targets() { # PREFIX (10.203.0 / 10.203.1 / 10.203.3)
 	echo --set "net.dns.resolvers=$p.1:53"
 	echo --set "net.dns.unlisted=unlisted.example"
 }
-K='net and not proxy'
+K='net. and not proxy'
 
 # --- the leaky sandbox: every probe class must be caught ---------------------
 rep=$(nett_doctor "$open" -k "$K" $(targets 10.203.0))
