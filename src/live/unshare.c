@@ -1,0 +1,77 @@
+/* util-linux unshare: namespaces only. It makes a user namespace whose root
+ * keeps every capability inside it, chroots into the rootfs (writable: unshare
+ * cannot make it read-only) and mounts a fresh /proc; setpriv sets
+ * no_new_privs first. Its strict variant claims exactly that, so its
+ * negative controls can only remove namespaces. */
+#include <stdio.h>
+#include <string.h>
+
+#include "live/live.h"
+
+static int probe(const sp_live_cfg *cfg, char *why, size_t whysz)
+{
+	(void)cfg;
+	char p[4096];
+	if (!sp_which("unshare", p, sizeof p)) {
+		snprintf(why, whysz, "unshare not installed (package util-linux)");
+		return -1;
+	}
+	if (!sp_which("setpriv", p, sizeof p)) {
+		snprintf(why, whysz, "setpriv not installed (package util-linux)");
+		return -1;
+	}
+	/* --root appeared in util-linux 2.38 */
+	char *argv[] = {"unshare", "--help", NULL};
+	_cleanup_free_ char *out = NULL;
+	if (sp_run_cmd(argv, &out, NULL, 5000) != 0 || !strstr(out, "--root")) {
+		snprintf(why, whysz, "this unshare has no --root option (util-linux older than 2.38)");
+		return -1;
+	}
+	return 0;
+}
+
+static void claims(sp_launch *l)
+{
+	*l = (sp_launch){.ns = SP_NS_ALL, .nnp = true, .tmp = false};
+}
+
+static int launch(sp_lane *l, sp_error *err)
+{
+	const sp_launch *a = &l->actual;
+	sp_strv argv;
+	sp_strv_split(&argv, NULL, ",");
+	sp_strv_push(&argv, "setpriv");
+	sp_strv_push(&argv, "--no-new-privs");
+	sp_strv_push(&argv, "--");
+	sp_strv_push(&argv, "unshare");
+	static const char *const flags[] = {"--pid", "--net", "--mount", "--uts", "--ipc", "--user", "--cgroup"};
+	for (unsigned i = 0; i < 7; i++)
+		if (a->ns & (1u << i))
+			sp_strv_push(&argv, flags[i]);
+	if (a->ns & SP_NS_USER)
+		sp_strv_push(&argv, "--map-root-user");
+	if (a->ns & SP_NS_PID) {
+		sp_strv_push(&argv, "--fork");
+		sp_strv_push(&argv, "--kill-child");
+	}
+	_cleanup_free_ char *root = sp_xasprintf("--root=%s", l->rootfs);
+	sp_strv_push(&argv, root);
+	/* a proc of the (new or host) pid namespace, mounted inside the new mount namespace */
+	sp_strv_push(&argv, "--mount-proc");
+	sp_strv_push(&argv, "--");
+	for (size_t i = 0; i < l->inside.n; i++)
+		sp_strv_push(&argv, l->inside.v[i]);
+	int r = sp_proc_spawn(&l->proc, argv.v, true, err);
+	sp_strv_free(&argv);
+	snprintf(l->rtinfo, sizeof l->rtinfo, "setpriv --no-new-privs unshare --root");
+	return r;
+}
+
+const sp_runtime sp_rt_unshare = {
+	.name = "unshare",
+	.summary = "util-linux unshare: namespaces and a chroot, nothing else",
+	.removable = SP_PROT_PIDNS | SP_PROT_NETNS,
+	.probe = probe,
+	.claims = claims,
+	.launch = launch,
+};
