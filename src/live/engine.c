@@ -71,11 +71,19 @@ int sp_engine_launch(sp_lane *l, sp_engine *e, sp_error *err)
 	if (a->privileged) {
 		sp_strv_push(&argv, "--privileged");
 	} else {
-		sp_strv_push(&argv, "--cap-drop");
-		sp_strv_push(&argv, "ALL");
-		if (!a->drop_caps) {
-			sp_strv_push(&argv, "--cap-add");
+		if (a->drop_caps) {
+			sp_strv_push(&argv, "--cap-drop");
 			sp_strv_push(&argv, "ALL");
+		} else {
+			/* the host's own set: a capability it lacks makes the OCI runtime fail */
+			sp_strv caps;
+			sp_strv_split(&caps, NULL, ",");
+			sp_host_caps(&caps);
+			for (size_t i = 0; i < caps.n; i++) {
+				sp_strv_push(&argv, "--cap-add");
+				sp_strv_push(&argv, caps.v[i]);
+			}
+			sp_strv_free(&caps);
 		}
 	}
 	if (a->nnp) {
@@ -103,10 +111,19 @@ int sp_engine_launch(sp_lane *l, sp_engine *e, sp_error *err)
 		sp_strv_push(&argv, "-v");
 		sp_strv_push(&argv, "/dev:/dev");
 	}
-	sp_strv_push(&argv, e->image);
+	if (!a->ro_root && e->has_rootfs) {
+		/* an imported layer's root is mode 0555 (containers/storage), so without
+		 * --read-only a write at / would still be refused by permissions: the
+		 * writable-root control runs from the lane's own rootfs (mode 0755) */
+		sp_strv_push(&argv, "--rootfs");
+		sp_strv_push(&argv, l->rootfs);
+	} else {
+		sp_strv_push(&argv, e->image);
+	}
 	for (size_t i = 0; i < l->inside.n; i++)
 		sp_strv_push(&argv, l->inside.v[i]);
-	snprintf(l->rtinfo, sizeof l->rtinfo, "%s run image %s%s", e->bin, e->image, a->privileged ? " --privileged" : "");
+	snprintf(l->rtinfo, sizeof l->rtinfo, "%s run %s %s%s", e->bin, !a->ro_root && e->has_rootfs ? "--rootfs" : "image",
+		 !a->ro_root && e->has_rootfs ? l->rootfs : e->image, a->privileged ? " --privileged" : "");
 	int r = sp_proc_spawn(&l->proc, argv.v, true, err);
 	sp_strv_free(&argv);
 	return r;

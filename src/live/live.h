@@ -202,6 +202,10 @@ pid_t sp_find_nonce_pid(const char *nonce);
 /* the last line of text that is not empty, trimmed, into out */
 void sp_last_line(const char *text, char *out, size_t outsz);
 
+/* ---- oci.c ---- */
+/* the capabilities in the host's bounding set, as "CAP_CHOWN" ... */
+void sp_host_caps(sp_strv *out);
+
 /* ---- rootfs.c ---- */
 /* lane dir + rootfs: the static doctor at /sandprobe-doctor, busybox at /bin/busybox (+ sh) */
 int sp_rootfs_prepare(sp_lane *l, sp_error *err);

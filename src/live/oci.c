@@ -8,25 +8,42 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/caps.h"
 #include "live/live.h"
 #include "live/oci.h"
 
-static const char *const all_caps[] = {
-	"CAP_CHOWN", "CAP_DAC_OVERRIDE", "CAP_DAC_READ_SEARCH", "CAP_FOWNER", "CAP_FSETID", "CAP_KILL", "CAP_SETGID",
-	"CAP_SETUID", "CAP_SETPCAP", "CAP_LINUX_IMMUTABLE", "CAP_NET_BIND_SERVICE", "CAP_NET_BROADCAST",
-	"CAP_NET_ADMIN", "CAP_NET_RAW", "CAP_IPC_LOCK", "CAP_IPC_OWNER", "CAP_SYS_MODULE", "CAP_SYS_RAWIO",
-	"CAP_SYS_CHROOT", "CAP_SYS_PTRACE", "CAP_SYS_PACCT", "CAP_SYS_ADMIN", "CAP_SYS_BOOT", "CAP_SYS_NICE",
-	"CAP_SYS_RESOURCE", "CAP_SYS_TIME", "CAP_SYS_TTY_CONFIG", "CAP_MKNOD", "CAP_LEASE", "CAP_AUDIT_WRITE",
-	"CAP_AUDIT_CONTROL", "CAP_SETFCAP", "CAP_MAC_OVERRIDE", "CAP_MAC_ADMIN", "CAP_SYSLOG", "CAP_WAKE_ALARM",
-	"CAP_BLOCK_SUSPEND", "CAP_AUDIT_READ", "CAP_PERFMON", "CAP_BPF", "CAP_CHECKPOINT_RESTORE", NULL,
-};
+void sp_host_caps(sp_strv *out)
+{
+	char v[64];
+	uint64_t bnd = 0;
+	if (sp_status_field("/proc/self/status", "CapBnd", v, sizeof v) < 0 || sp_caps_parse(v, &bnd) < 0)
+		return;
+	for (unsigned c = 0; c < 64; c++) {
+		const char *name = sp_cap_name(c);
+		if (!(bnd & (1ull << c)) || !name)
+			continue;
+		char up[64];
+		size_t i = 0;
+		for (; name[i] && i < sizeof up - 1; i++)
+			up[i] = (char)(name[i] >= 'a' && name[i] <= 'z' ? name[i] - 32 : name[i]);
+		up[i] = '\0';
+		sp_strv_push(out, up);
+	}
+}
 
+/* every capability the host itself holds in its bounding set (asking for
+ * one it lacks makes the runtime fail with EPERM) */
 static json_t *caps_array(bool all)
 {
 	json_t *a = json_array();
-	if (all)
-		for (const char *const *c = all_caps; *c; c++)
-			json_array_append_new(a, json_string(*c));
+	if (!all)
+		return a;
+	sp_strv caps;
+	sp_strv_split(&caps, NULL, ",");
+	sp_host_caps(&caps);
+	for (size_t i = 0; i < caps.n; i++)
+		json_array_append_new(a, json_string(caps.v[i]));
+	sp_strv_free(&caps);
 	return a;
 }
 

@@ -2,9 +2,14 @@
  * keeps every capability inside it, chroots into the rootfs (writable: unshare
  * cannot make it read-only) and mounts a fresh /proc; setpriv sets
  * no_new_privs first. Its strict variant claims exactly that, so its
- * negative controls can only remove namespaces. */
+ * negative controls can only remove namespaces. Without a pid namespace a
+ * user namespace may not mount a proc of the host's pid namespace, so that
+ * control binds the host's /proc into the rootfs first (removed, and proven
+ * removed, at teardown). */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mount.h>
 
 #include "live/live.h"
 
@@ -56,8 +61,9 @@ static int launch(sp_lane *l, sp_error *err)
 	}
 	_cleanup_free_ char *root = sp_xasprintf("--root=%s", l->rootfs);
 	sp_strv_push(&argv, root);
-	/* a proc of the (new or host) pid namespace, mounted inside the new mount namespace */
-	sp_strv_push(&argv, "--mount-proc");
+	/* a proc of the new pid namespace, mounted inside the new mount namespace */
+	if (a->ns & SP_NS_PID)
+		sp_strv_push(&argv, "--mount-proc");
 	sp_strv_push(&argv, "--");
 	for (size_t i = 0; i < l->inside.n; i++)
 		sp_strv_push(&argv, l->inside.v[i]);
@@ -67,11 +73,33 @@ static int launch(sp_lane *l, sp_error *err)
 	return r;
 }
 
+static int prepare(sp_lane *l, sp_error *err)
+{
+	if (l->actual.ns & SP_NS_PID)
+		return 0;
+	char p[600];
+	snprintf(p, sizeof p, "%s/proc", l->rootfs);
+	if (mount("/proc", p, NULL, MS_BIND | MS_REC, NULL) < 0)
+		return sp_fail_errno(err, errno, "bind /proc to %s", p);
+	return 0;
+}
+
+static void teardown(sp_lane *l)
+{
+	if (l->actual.ns & SP_NS_PID)
+		return;
+	char p[600];
+	snprintf(p, sizeof p, "%s/proc", l->rootfs);
+	umount2(p, MNT_DETACH);
+}
+
 const sp_runtime sp_rt_unshare = {
 	.name = "unshare",
 	.summary = "util-linux unshare: namespaces and a chroot, nothing else",
 	.removable = SP_PROT_PIDNS | SP_PROT_NETNS,
 	.probe = probe,
 	.claims = claims,
+	.prepare = prepare,
 	.launch = launch,
+	.teardown = teardown,
 };
