@@ -14,6 +14,20 @@ static int probe(const sp_live_cfg *cfg, char *why, size_t whysz)
 		snprintf(why, whysz, "firejail not installed");
 		return -1;
 	}
+	/* --chroot is off unless firejail.config says "chroot yes" (default "no" since 0.9.72) */
+	_cleanup_fclose_ FILE *f = fopen("/etc/firejail/firejail.config", "re");
+	bool chroot_on = false;
+	char line[512];
+	while (f && fgets(line, sizeof line, f)) {
+		char *t = sp_trim(line);
+		if (sp_startswith(t, "chroot ") || sp_startswith(t, "chroot\t"))
+			chroot_on = !strcmp(sp_trim(t + 6), "yes");
+	}
+	if (!chroot_on) {
+		snprintf(why, whysz, "firejail's chroot feature is disabled (/etc/firejail/firejail.config has no 'chroot yes'; "
+				     "the default is no), and the lane runs the doctor from its own rootfs");
+		return -1;
+	}
 	return 0;
 }
 

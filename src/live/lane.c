@@ -477,8 +477,23 @@ void sp_lane_run(sp_lane *l)
 		sp_lane_add(l, "host.doctor.report", "error", "a report under 8 MiB", "more than 8 MiB", "oversized report rejected");
 		goto teardown;
 	}
+	/* the marker may arrive in pieces (a serial console): wait for its closing "@@" */
+	uint64_t mdl = sp_now_ns() + 5000000000ull;
+	while (!strstr(strstr(l->proc.obuf, needle) + strlen(needle), "@@") && sp_now_ns() < mdl)
+		if (sp_proc_read_until(&l->proc, NULL, sp_now_ns() + 50000000ull) == 0)
+			break;
 	char *m = strstr(l->proc.obuf, needle);
-	int rc = atoi(m + strlen(needle));
+	char *mend = strstr(m + strlen(needle), "@@");
+	unsigned long long urc;
+	char rcs[32] = "";
+	if (mend && (size_t)(mend - m) - strlen(needle) < sizeof rcs)
+		memcpy(rcs, m + strlen(needle), (size_t)(mend - m) - strlen(needle));
+	if (!rcs[0] || sp_parse_u64(rcs, &urc) < 0 || urc > 255) {
+		sp_lane_add(l, "host.doctor.report", "error", "the exit marker with the doctor's exit status",
+			    mend ? rcs : "(cut off)", "malformed exit marker");
+		goto teardown;
+	}
+	int rc = (int)urc;
 	/* the report: from its opening brace to the marker */
 	char begin[64];
 	snprintf(begin, sizeof begin, "@@%s-begin@@", l->nonce);
