@@ -55,7 +55,7 @@ for rt in bwrap runc podman; do
 done
 
 # each negative control: fails, and exactly its covering checks fail (inside and host side)
-while IFS=$'\t' read -r rt v status must missed collateral failing; do
+while IFS='|' read -r rt v status must missed collateral failing; do
 	is "$status" fail "$rt/$v fails"
 	isnt "$must" "" "$rt/$v has covering checks ($must)"
 	is "$missed" "" "$rt/$v: every covering check failed"
@@ -64,7 +64,7 @@ while IFS=$'\t' read -r rt v status must missed collateral failing; do
 done < <(jq -r '.lanes[] | select(.negative_control) |
 	[.runtime, .variant, .status, (.must_fail | sort | join(",")), (.did_not_fail | join(",")),
 	 (.collateral | join(",")),
-	 ([.results[] | select(.status == "fail" or .status == "error") | .id] | sort | join(","))] | @tsv' "$J")
+	 ([.results[] | select(.status == "fail" or .status == "error") | .id] | sort | join(","))] | join("|")' "$J")
 
 # inside and outside both saw the removal, where the host can see it
 is "$(jq -r '.lanes[] | select(.runtime=="bwrap" and .variant=="host-pid") | [.results[] | select(.status=="fail") | .id] | sort | join(",")' "$J")" \
