@@ -500,8 +500,12 @@ void sp_lane_run(sp_lane *l)
 	char *from = strstr(l->proc.obuf, begin);
 	from = from && from < m ? from + strlen(begin) : l->proc.obuf;
 	char *start = strchr(from, '{');
-	size_t jlen = start && start < m ? (size_t)(m - start) : 0;
-	l->doctor_json = sp_xstrndup(start && start < m ? start : "", jlen);
+	if (!start || start > m)
+		start = from; /* no object: hand over the raw text, which the validator rejects */
+	while (start < m && (*start == ' ' || *start == '\n' || *start == '\r' || *start == '\t'))
+		start++;
+	size_t jlen = (size_t)(m - start);
+	l->doctor_json = sp_xstrndup(start, jlen);
 	l->doctor_rc = rc;
 	if (l->rt->host_pid) {
 		if (l->rt->host_pid(l, &err) < 0) {
