@@ -90,7 +90,7 @@ $(BUILD)/tests/unit/%: tests/unit/%.c $(BUILD)/libsp.a
 
 $(BUILD)/tests/helpers/%: tests/helpers/%.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -static -o $@ $< -lseccomp
+	$(CC) $(CPPFLAGS) $(filter-out $(SANFLAGS),$(CFLAGS) $(LDFLAGS)) -static -o $@ $< -lseccomp
 
 tests: all $(UNIT_BIN) $(HELPER_BIN)
 
