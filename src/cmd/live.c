@@ -7,6 +7,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/magic.h>
+#include <sys/statfs.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include "cmd/cmd.h"
@@ -141,6 +144,23 @@ static int check_file(const char *what, const char *path, sp_error *err)
 	return 0;
 }
 
+/* lane dirs: $SP_LIVE_TMPDIR, else /dev/shm when it is a tmpfs that allows
+ * exec (a rootfs is created and removed per lane: memory is much faster
+ * than a journalled disk), else /tmp */
+static void pick_tmpbase(char *out, size_t n)
+{
+	const char *env = getenv("SP_LIVE_TMPDIR");
+	struct statfs sf;
+	struct statvfs sv;
+	if (env && *env)
+		snprintf(out, n, "%s", env);
+	else if (statfs("/dev/shm", &sf) == 0 && sf.f_type == TMPFS_MAGIC && statvfs("/dev/shm", &sv) == 0 &&
+		 !(sv.f_flag & ST_NOEXEC) && access("/dev/shm", W_OK) == 0)
+		snprintf(out, n, "/dev/shm");
+	else
+		snprintf(out, n, "/tmp");
+}
+
 /* the lanes to run, validated before any of them starts */
 static int plan(const struct live_opts *o, sp_live_run *run, const sp_live_cfg *cfg, sp_error *err)
 {
@@ -231,6 +251,7 @@ int cmd_live(int argc, char **argv)
 	if (check_file("doctor", cfg.doctor, &err) < 0 || sp_live_check_static(cfg.doctor, &err) < 0 ||
 	    check_file("busybox", cfg.busybox, &err) < 0 || sp_live_check_static(cfg.busybox, &err) < 0)
 		goto fail;
+	pick_tmpbase(cfg.tmpbase, sizeof cfg.tmpbase);
 	cfg.profile = o.profile;
 	cfg.timeout_ms = o.timeout_ms;
 	cfg.vm_timeout_ms = o.timeout_ms * 10;
@@ -257,7 +278,10 @@ int cmd_live(int argc, char **argv)
 		}
 	}
 
-	sp_platform_detect(&run.platform);
+	bool vm = false;
+	for (size_t i = 0; i < run.n; i++)
+		vm |= run.lanes[i].rt == &sp_rt_qemu;
+	sp_platform_detect(&run.platform, vm || o.matrix);
 	for (size_t i = 0; i < run.n; i++) {
 		sp_lane_run(&run.lanes[i]);
 		if (o.matrix && !strcmp(o.format, "text") && out != stdout)

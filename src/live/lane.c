@@ -8,6 +8,7 @@
 #include <jansson.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
@@ -331,10 +332,22 @@ static void random_hex(char *out, size_t bytes)
 		snprintf(out + 2 * i, 3, "%02x", b[i]);
 }
 
+/* SP_LIVE_TIMING=1: phase times on stderr (for tuning the lane) */
+static void phase(const sp_lane *l, const char *what, uint64_t t0)
+{
+	static int on = -1;
+	if (on < 0)
+		on = getenv("SP_LIVE_TIMING") != NULL;
+	if (on)
+		fprintf(stderr, "sandprobe: live: %s/%s %-10s %7.2f ms\n", l->rt->name, l->variant->name, what,
+			(double)(sp_now_ns() - t0) / 1e6);
+}
+
 static const char inside_script[] = "\"$@\"; rc=$?; echo; echo \"@@$0:$rc@@\"; read _";
 
 static void teardown_and_prove(sp_lane *l, bool launched)
 {
+	uint64_t t0 = sp_now_ns();
 	char obs[1024] = "", what[512];
 	bool ok = true;
 	if (launched) {
@@ -350,14 +363,24 @@ static void teardown_and_prove(sp_lane *l, bool launched)
 		}
 		if (l->stderr_tail == NULL && l->proc.ebuf)
 			l->stderr_tail = sp_xstrdup(l->proc.ebuf);
+		phase(l, "td.reaped", t0);
 	}
 	if (l->rt->teardown)
 		l->rt->teardown(l);
 	size_t len = strlen(obs);
 	if (l->host_pid > 0) {
 		/* the sandbox's shell must be gone (or at least no longer ours: pid reuse) */
-		pid_t again = sp_find_nonce_pid(l->nonce);
-		bool gone = again == 0;
+		/* wait (cheaply) for the shell itself, then prove with a full scan that no process carries the nonce */
+		char pp[64];
+		snprintf(pp, sizeof pp, "/proc/%d/cmdline", (int)l->host_pid);
+		for (int i = 0; i < 4000; i++) {
+			char cl[4096];
+			ssize_t n = sp_read_file(pp, cl, sizeof cl);
+			if (n <= 0 || !memmem(cl, (size_t)n, l->nonce, strlen(l->nonce)))
+				break;
+			usleep(500);
+		}
+		bool gone = sp_find_nonce_pid(l->nonce) == 0;
 		for (int i = 0; i < 200 && !gone; i++) {
 			usleep(10000);
 			gone = sp_find_nonce_pid(l->nonce) == 0;
@@ -372,13 +395,16 @@ static void teardown_and_prove(sp_lane *l, bool launched)
 		ok &= lr == 0;
 		len = strlen(obs);
 	}
+	phase(l, "td.scanned", t0);
 	if (l->dir[0]) {
 		int m = sp_mounts_below(l->dir);
 		if (m > 0) {
 			ok = false;
 			snprintf(obs + len, sizeof obs - len, "%d mounts left under %s; ", m, l->dir);
 		} else if (!l->cfg->keep) {
+			phase(l, "td.mounts", t0);
 			int rr = sp_rm_rf(l->dir);
+			phase(l, "td.rm", t0);
 			struct stat st;
 			bool gone = lstat(l->dir, &st) < 0 && errno == ENOENT;
 			snprintf(obs + len, sizeof obs - len, "temp dir %s %s", l->dir,
@@ -415,7 +441,7 @@ void sp_lane_run(sp_lane *l)
 
 	random_hex(l->nonce + snprintf(l->nonce, sizeof l->nonce, "sp-live-"), 8);
 	snprintf(l->name, sizeof l->name, "sandprobe-%s", l->nonce + 8);
-	snprintf(l->dir, sizeof l->dir, "/tmp/sandprobe-live.XXXXXX");
+	snprintf(l->dir, sizeof l->dir, "%s/sandprobe-live.XXXXXX", cfg->tmpbase[0] ? cfg->tmpbase : "/tmp");
 	if (!mkdtemp(l->dir)) {
 		sp_fail_errno(&err, errno, "mkdtemp");
 		l->dir[0] = '\0';
@@ -449,6 +475,7 @@ void sp_lane_run(sp_lane *l)
 	for (size_t i = 0; i < l->doctor_args.n; i++)
 		sp_strv_push(&l->inside, l->doctor_args.v[i]);
 
+	phase(l, "plan", t0);
 	if (sp_rootfs_prepare(l, &err) < 0)
 		goto broken;
 	if (l->rt->prepare && l->rt->prepare(l, &err) < 0)
@@ -457,6 +484,7 @@ void sp_lane_run(sp_lane *l)
 	if (l->rt->launch(l, &err) < 0)
 		goto broken;
 	launched = true;
+	phase(l, "launched", t0);
 
 	char needle[64];
 	snprintf(needle, sizeof needle, "@@%s:", l->nonce);
@@ -519,8 +547,10 @@ void sp_lane_run(sp_lane *l)
 			sp_lane_add(l, "host.pid", "error", "exactly one process with the lane's nonce", p ? "several" : "none",
 				    "cannot find the sandbox's process from the host");
 	}
+	phase(l, "report", t0);
 	sp_doctor_ingest(l, l->doctor_json, jlen, rc);
 	sp_host_checks(l);
+	phase(l, "checked", t0);
 	goto teardown;
 
 broken:
@@ -528,6 +558,7 @@ broken:
 	snprintf(l->reason, sizeof l->reason, "%s", err.msg);
 teardown:
 	teardown_and_prove(l, launched);
+	phase(l, "torn down", t0);
 	{
 		char reason[sizeof l->reason];
 		snprintf(reason, sizeof reason, "%s", l->reason);

@@ -88,6 +88,7 @@ typedef struct sp_live_cfg {
 	const char *accel;      /* qemu: "auto", "kvm" or "tcg" */
 	bool strict;            /* a skipped lane is a failure */
 	bool keep;              /* debugging: keep the lane's temp dir */
+	char tmpbase[256];      /* where lane dirs go: a tmpfs when one allows exec, else /tmp */
 	/* catalogue of the doctor (from --list --format json) */
 	sp_strv ids;        /* check ids */
 	sp_strv keys;       /* policy keys that some check reads */
@@ -243,11 +244,12 @@ typedef struct sp_platform {
 	char host_kind[32];  /* linux, wsl2, colima, orbstack, docker-desktop, lima */
 	char virt[64];       /* hypervisor the host runs under, if any */
 	char cgroup[16];     /* v1, hybrid, v2 */
-	bool kvm_present, kvm_usable;
+	bool kvm_present, kvm_usable, kvm_probed;
 	char kvm_reason[256];
 	char notes[1024];    /* what this means for the lanes */
 } sp_platform;
-void sp_platform_detect(sp_platform *p);
+/* probe_kvm: run the KVM probe (a VM with one instruction; only when a qemu lane runs) */
+void sp_platform_detect(sp_platform *p, bool probe_kvm);
 /* KVM: can we create a VM and run one instruction? (cached) */
 bool sp_kvm_usable(char *why, size_t whysz);
 

@@ -155,7 +155,7 @@ static void note(sp_platform *p, const char *s)
 	snprintf(p->notes + len, sizeof p->notes - len, "%s%s", len ? "; " : "", s);
 }
 
-void sp_platform_detect(sp_platform *p)
+void sp_platform_detect(sp_platform *p, bool probe_kvm)
 {
 	memset(p, 0, sizeof *p);
 	struct utsname u;
@@ -165,9 +165,13 @@ void sp_platform_detect(sp_platform *p)
 	cgroup_mode(p->cgroup, sizeof p->cgroup);
 	struct stat st;
 	p->kvm_present = stat("/dev/kvm", &st) == 0;
-	p->kvm_usable = p->kvm_present && sp_kvm_usable(p->kvm_reason, sizeof p->kvm_reason);
+	p->kvm_probed = probe_kvm || !p->kvm_present;
 	if (!p->kvm_present)
 		snprintf(p->kvm_reason, sizeof p->kvm_reason, "no /dev/kvm");
+	else if (probe_kvm)
+		p->kvm_usable = sp_kvm_usable(p->kvm_reason, sizeof p->kvm_reason);
+	else
+		snprintf(p->kvm_reason, sizeof p->kvm_reason, "not probed (no qemu lane in this run)");
 
 	/* what the host itself runs on */
 	char hostname[256] = "";
@@ -206,7 +210,7 @@ void sp_platform_detect(sp_platform *p)
 		note(p, "cgroup v2: every OCI runtime can run");
 	if (p->kvm_usable)
 		note(p, "qemu lanes use KVM");
-	else
+	else if (p->kvm_probed)
 		note(p, "qemu lanes use software emulation (TCG): slower boots, same checks");
 	if (!strcmp(p->host_kind, "wsl2"))
 		note(p, "WSL2: one shared Microsoft kernel for all distributions; KVM only with nested virtualization; docker lanes need an engine inside this distribution or Docker Desktop integration");

@@ -158,8 +158,8 @@ int sp_proc_finish(sp_proc *p, uint64_t deadline_ns)
 			status = -1;
 			break;
 		}
-		if (pump(p, 20) == 0)
-			usleep(2000);
+		if (pump(p, 2) == 0)
+			usleep(500);
 	}
 	/* drain what is left without blocking on grandchildren that hold the pipes */
 	while (p->out >= 0 || p->err >= 0)
@@ -247,6 +247,10 @@ pid_t sp_find_nonce_pid(const char *nonce)
 		if (!isdigit((unsigned char)de->d_name[0]))
 			continue;
 		char path[64], buf[8192];
+		/* comm first: it needs no lock on the target's memory, cmdline does */
+		snprintf(path, sizeof path, "/proc/%s/comm", de->d_name);
+		if (sp_read_file(path, buf, sizeof buf) <= 0 || strcmp(buf, "sh\n"))
+			continue;
 		snprintf(path, sizeof path, "/proc/%s/cmdline", de->d_name);
 		ssize_t n = sp_read_file(path, buf, sizeof buf);
 		if (n <= 0)

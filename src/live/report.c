@@ -143,7 +143,7 @@ void sp_live_write_text(FILE *f, const sp_live_run *run, bool verbose)
 {
 	const sp_platform *p = &run->platform;
 	fprintf(f, "platform: %s %s, %s host (virt: %s), cgroup %s, kvm %s (%s)\n", p->kernel, p->arch, p->host_kind, p->virt,
-		p->cgroup, p->kvm_usable ? "usable" : "not usable", p->kvm_reason);
+		p->cgroup, !p->kvm_probed ? "present" : p->kvm_usable ? "usable" : "not usable", p->kvm_reason);
 	if (run->matrix) {
 		write_matrix_text(f, run);
 	} else {
@@ -212,9 +212,10 @@ int sp_live_write_json(FILE *f, const sp_live_run *run)
 	json_object_set_new(root, "schema", json_string("sandprobe.live.v1"));
 	json_object_set_new(root, "tool", json_pack("{s:s,s:s}", "name", "sandprobe", "version", SP_VERSION));
 	json_object_set_new(root, "platform",
-			    json_pack("{s:s,s:o,s:o,s:o,s:o,s:o,s:{s:b,s:b,s:o},s:o}", "os", "linux", "kernel", jstr(p->kernel),
+			    json_pack("{s:s,s:o,s:o,s:o,s:o,s:o,s:{s:b,s:b,s:b,s:o},s:o}", "os", "linux", "kernel", jstr(p->kernel),
 				      "arch", jstr(p->arch), "host_kind", jstr(p->host_kind), "virtualization", jstr(p->virt),
-				      "cgroup", jstr(p->cgroup), "kvm", "present", p->kvm_present, "usable", p->kvm_usable,
+				      "cgroup", jstr(p->cgroup), "kvm", "present", p->kvm_present, "probed", p->kvm_probed,
+				      "usable", p->kvm_usable,
 				      "reason", jstr(p->kvm_reason), "notes", jstr(p->notes)));
 	json_t *lanes = json_array();
 	for (size_t i = 0; i < run->n; i++) {
@@ -288,7 +289,7 @@ void sp_live_write_html(FILE *f, const sp_live_run *run)
 	html_text(f, p->virt);
 	fputs("), cgroup ", f);
 	html_text(f, p->cgroup);
-	fprintf(f, ", KVM %s: ", p->kvm_usable ? "usable" : "not usable");
+	fprintf(f, ", KVM %s: ", !p->kvm_probed ? "present" : p->kvm_usable ? "usable" : "not usable");
 	html_text(f, p->kvm_reason);
 	fputs("<br><small>", f);
 	html_text(f, p->notes);

@@ -9,7 +9,7 @@ need jq
 DOCTOR=$SP_DOCTOR
 [ "${SP_SAN:-0}" = 1 ] && DOCTOR=$SP_ROOT/build/sandprobe-doctor
 tmp=$(sp_tmpdir)
-before=$(ls -d /tmp/sandprobe-live.* 2>/dev/null | wc -l)
+before=$(ls -d /tmp/sandprobe-live.* /dev/shm/sandprobe-live.* 2>/dev/null | wc -l)
 
 usage_case() { # name expected-regex args...
 	local name=$1 re=$2
@@ -32,7 +32,7 @@ usage_case "variant the runtime cannot launch" "unshare cannot launch the 'kept-
 	--runtime unshare --variant kept-caps --doctor "$DOCTOR"
 usage_case "bad timeout" "--timeout-ms" --runtime bwrap --timeout-ms 5
 usage_case "unwritable output" "/nonexistent/dir/out.json" --runtime bwrap --doctor "$DOCTOR" --output /nonexistent/dir/out.json
-is "$(ls -d /tmp/sandprobe-live.* 2>/dev/null | wc -l)" "$before" "usage errors launched nothing"
+is "$(ls -d /tmp/sandprobe-live.* /dev/shm/sandprobe-live.* 2>/dev/null | wc -l)" "$before" "usage errors launched nothing"
 
 # a runtime that cannot run here: skip with the reason; --strict makes it a failure
 if docker info >/dev/null 2>&1; then
@@ -71,5 +71,5 @@ if command -v xmllint >/dev/null; then
 fi
 "$SP_BIN" live --list-runtimes >"$tmp/l"
 is "$(wc -l <"$tmp/l" | tr -d ' ')" 9 "--list-runtimes lists the nine adapters"
-is "$(ls -d /tmp/sandprobe-live.* 2>/dev/null | wc -l)" "$before" "no lane temp dir left"
+is "$(ls -d /tmp/sandprobe-live.* /dev/shm/sandprobe-live.* 2>/dev/null | wc -l)" "$before" "no lane temp dir left"
 done_testing

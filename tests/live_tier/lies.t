@@ -52,6 +52,6 @@ done
 like "$(lane summary strict | detail_of host.doctor.report)" "summary" "summary mismatch named"
 like "$(lane huge strict | detail_of host.doctor.report)" "bytes|at most" "oversized field named"
 like "$(lane unknown strict | detail_of host.doctor.report)" "ns.invented" "unknown check id named"
-ls -d /tmp/sandprobe-live.* >/dev/null 2>&1
+ls -d /tmp/sandprobe-live.* /dev/shm/sandprobe-live.* >/dev/null 2>&1
 isnt "$?" 0 "no lane temp dir left"
 done_testing

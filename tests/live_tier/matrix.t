@@ -22,7 +22,7 @@ snapshot() {
 	{
 		echo "procs: $(grep -l 'sp-live-' /proc/[0-9]*/cmdline 2>/dev/null | grep -v "/proc/$$/" | wc -l)"
 		echo "mounts: $(grep -c 'sandprobe-live' /proc/self/mountinfo)"
-		echo "tmpdirs: $(ls -d /tmp/sandprobe-live.* 2>/dev/null | wc -l)"
+		echo "tmpdirs: $(ls -d /tmp/sandprobe-live.* /dev/shm/sandprobe-live.* 2>/dev/null | wc -l)"
 		echo "netns: $(ip netns list 2>/dev/null | grep -c sandprobe)"
 		echo "runc: $(runc list -q 2>/dev/null | grep -c '^sandprobe-')"
 		echo "podman: $(podman ps -a --format '{{.Names}}' 2>/dev/null | grep -c '^sandprobe-')"
