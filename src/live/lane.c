@@ -62,6 +62,31 @@ const char *const *sp_prot_checks(unsigned prot)
 	}
 }
 
+/* checks that may also fail when the protection goes (not required to, not
+ * collateral): finer probes of the same property that other check families
+ * add, whose outcome depends on the host (e.g. egress with host networking) */
+static const char *const may_pidns[] = {"proc.*", "host.cgroup", NULL};
+static const char *const may_netns[] = {"net.*", NULL};
+static const char *const may_roroot[] = {"fs.*", NULL};
+static const char *const may_caps[] = {"caps.*", "priv.*", "kernel.*", "dev.mknod*", "fs.*", NULL};
+static const char *const may_dev[] = {"dev.*", "kernel.*", NULL};
+static const char *const may_seccomp[] = {"seccomp.*", "kernel.*", "priv.*", NULL};
+static const char *const may_unpriv[] = {"fs.*", "proc.*", "kernel.*", "sys.*", "dev.*", "priv.*", NULL};
+
+const char *const *sp_prot_may_fail(unsigned prot)
+{
+	switch (prot) {
+	case SP_PROT_PIDNS: return may_pidns;
+	case SP_PROT_NETNS: return may_netns;
+	case SP_PROT_ROROOT: return may_roroot;
+	case SP_PROT_CAPS: return may_caps;
+	case SP_PROT_DEV: return may_dev;
+	case SP_PROT_SECCOMP: return may_seccomp;
+	case SP_PROT_UNPRIV: return may_unpriv;
+	default: return checks_none;
+	}
+}
+
 const char *sp_prot_name(unsigned prot)
 {
 	switch (prot) {
@@ -243,6 +268,7 @@ void sp_lane_free(sp_lane *l)
 	sp_strv_free(&l->expected_fail);
 	sp_strv_free(&l->missed);
 	sp_strv_free(&l->collateral);
+	sp_strv_free(&l->also_failed);
 	sp_proc_free(&l->proc);
 	if (l->seccomp_fd >= 0)
 		close(l->seccomp_fd);
@@ -298,15 +324,27 @@ static void judge(sp_lane *l)
 	compute_expected(l);
 	sp_strv_split(&l->missed, NULL, ",");
 	sp_strv_split(&l->collateral, NULL, ",");
+	sp_strv_split(&l->also_failed, NULL, ",");
 	for (size_t i = 0; i < l->expected_fail.n; i++) {
 		const sp_lresult *r = sp_lane_find(l, l->expected_fail.v[i]);
 		if (!r || strcmp(r->status, "fail"))
 			sp_strv_push(&l->missed, l->expected_fail.v[i]);
 	}
-	for (size_t i = 0; i < l->nres; i++)
-		if ((!strcmp(l->res[i].status, "fail") || !strcmp(l->res[i].status, "error")) &&
-		    !sp_strv_contains(&l->expected_fail, l->res[i].id))
-			sp_strv_push(&l->collateral, l->res[i].id);
+	for (size_t i = 0; i < l->nres; i++) {
+		const char *id = l->res[i].id;
+		if ((strcmp(l->res[i].status, "fail") && strcmp(l->res[i].status, "error")) ||
+		    sp_strv_contains(&l->expected_fail, id))
+			continue;
+		bool may = false;
+		for (unsigned bit = 1; bit <= SP_PROT_UNPRIV && !may; bit <<= 1)
+			if (l->variant->removes & bit)
+				for (const char *const *g = sp_prot_may_fail(bit); *g && !may; g++)
+					may = sp_glob_match(*g, id) && !strcmp(l->res[i].status, "fail");
+		if (may)
+			sp_strv_push(&l->also_failed, id);
+		else
+			sp_strv_push(&l->collateral, id);
+	}
 	l->defect = l->expected_fail.n == 0 || l->missed.n > 0;
 	if (l->expected_fail.n == 0)
 		snprintf(l->reason, sizeof l->reason, "negative control: no check in this doctor covers %s",

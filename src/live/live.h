@@ -75,6 +75,8 @@ extern const size_t sp_variants_count;
 const sp_variant *sp_variant_find(const char *name);
 /* check-id globs that must FAIL when the protection is removed */
 const char *const *sp_prot_checks(unsigned prot);
+/* check-id globs that may also fail when it is removed (finer probes of the same property) */
+const char *const *sp_prot_may_fail(unsigned prot);
 const char *sp_prot_name(unsigned prot);
 
 /* settings for a whole run */
@@ -161,6 +163,7 @@ struct sp_lane {
 	sp_lresult *res;
 	size_t nres;
 	sp_strv expected_fail, missed, collateral;
+	sp_strv also_failed; /* failed, and allowed to (sp_prot_may_fail) */
 	bool defect;
 	double ms;
 	int doctor_rc;

@@ -246,6 +246,7 @@ int sp_live_write_json(FILE *f, const sp_live_run *run)
 		if (l->variant->removes) {
 			json_object_set_new(o, "must_fail", strv_json(&l->expected_fail));
 			json_object_set_new(o, "did_not_fail", strv_json(&l->missed));
+			json_object_set_new(o, "also_failed", strv_json(&l->also_failed));
 			json_object_set_new(o, "collateral", strv_json(&l->collateral));
 		}
 		json_object_set_new(o, "results", results);
