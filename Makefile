@@ -73,38 +73,59 @@ $(BUILD)/obj/main-doctor.o: src/main.c
 
 $(BUILD)/libsp.a: $(ALL_OBJ)
 	@rm -f $@
-	ar rcs $@ $^
+	@ar rcs $@ $^
 
 $(BUILD)/sandprobe: $(BUILD)/obj/src/main.o $(BUILD)/libsp.a
-	$(CC) $(LDFLAGS) -o $@ $^ $(FULL_LIBS)
+	@echo "  LINK    $@"
+	@$(CC) $(LDFLAGS) -o $@ $^ $(FULL_LIBS)
 
 $(BUILD)/sandprobe-doctor: $(BUILD)/obj/main-doctor.o $(DOCTOR_OBJ)
-	$(CC) $(LDFLAGS) $(DOCTOR_LINK) -o $@ $^ $(DOCTOR_LIBS)
+	@echo "  LINK    $@"
+	@$(CC) $(LDFLAGS) $(DOCTOR_LINK) -o $@ $^ $(DOCTOR_LIBS)
 ifneq ($(SAN),1)
-	strip --strip-unneeded $@
+	@strip --strip-unneeded $@
 endif
 
 $(BUILD)/tests/unit/%: tests/unit/%.c $(BUILD)/libsp.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) -Itests $(CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libsp.a $(FULL_LIBS)
+	@echo "  TEST    $<"
+	@$(CC) $(CPPFLAGS) -Itests $(CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libsp.a $(FULL_LIBS)
 
+# helpers are static and never sanitized: they run inside sandboxes
 $(BUILD)/tests/helpers/%: tests/helpers/%.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(filter-out $(SANFLAGS),$(CFLAGS) $(LDFLAGS)) -static -o $@ $< -lseccomp
+	@echo "  HELPER  $<"
+	@$(CC) $(CPPFLAGS) -std=gnu11 $(WARN) -O2 -static -o $@ $< -lseccomp
 
 tests: all $(UNIT_BIN) $(HELPER_BIN)
 
 check: tests
 	tests/run
 
-# libFuzzer harnesses (clang), one per parser of untrusted input
+# libFuzzer harnesses (clang), one per parser of untrusted input. The
+# library is built once with coverage instrumentation into build-fuzz/.
 FUZZ_SRC := $(sort $(wildcard tests/fuzz/*.c))
 FUZZ_BIN := $(patsubst tests/fuzz/%.c,build-fuzz/%,$(FUZZ_SRC))
 FUZZ_LIB_SRC := $(filter-out src/cmd/%,$(ALL_SRC))
+FUZZ_FLAGS = -D_GNU_SOURCE -Isrc -Ibuild-fuzz/gen -g -O1 -fsanitize=fuzzer-no-link,address,undefined
+FUZZ_OBJ := $(patsubst %.c,build-fuzz/obj/%.o,$(FUZZ_LIB_SRC)) build-fuzz/obj/gen/policies.o
 fuzz: $(FUZZ_BIN)
-build-fuzz/%: tests/fuzz/%.c $(FUZZ_LIB_SRC) $(GEN_SRC)
-	@mkdir -p build-fuzz
-	clang -D_GNU_SOURCE -Isrc -I$(BUILD)/gen -g -O1 -fsanitize=fuzzer,address,undefined -o $@ $< $(FUZZ_LIB_SRC) $(GEN_SRC) $(FULL_LIBS)
+build-fuzz/gen/policies.c: $(POLICIES) tools/embed-policies.sh
+	@mkdir -p $(dir $@)
+	@tools/embed-policies.sh $@ $(POLICIES)
+build-fuzz/obj/gen/policies.o: build-fuzz/gen/policies.c
+	@mkdir -p $(dir $@)
+	@clang $(FUZZ_FLAGS) -c $< -o $@
+build-fuzz/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	@echo "  FUZZCC  $<"
+	@clang $(FUZZ_FLAGS) -c $< -o $@
+build-fuzz/libsp-fuzz.a: $(FUZZ_OBJ)
+	@rm -f $@
+	@ar rcs $@ $^
+build-fuzz/%: tests/fuzz/%.c build-fuzz/libsp-fuzz.a
+	@echo "  FUZZ    $@"
+	@clang $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ $< build-fuzz/libsp-fuzz.a $(FULL_LIBS)
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/sandprobe/policies

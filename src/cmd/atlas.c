@@ -1,12 +1,71 @@
-/* placeholder until the atlas verb lands (see the issue tracker) */
+/* sandprobe atlas: the threat-model crosswalk (MITRE ATLAS / ATT&CK) over
+ * the checks compiled into this binary. */
+#include <errno.h>
+#include <getopt.h>
 #include <stdio.h>
+#include <string.h>
+
 #include "cmd/cmd.h"
 #include "core/error.h"
+#include "core/util.h"
+#include "report/atlas.h"
+
+static void usage(FILE *f)
+{
+	fputs("usage: sandprobe atlas [--format text|json|md]\n"
+	      "\n"
+	      "Prints the threat-model crosswalk: for each MITRE ATLAS " SP_ATLAS_RELEASE " and ATT&CK\n"
+	      SP_ATTACK_RELEASE " technique relevant to sandboxes, and each layer (runtime escape,\n"
+	      "egress filter, credentials, persistence, resource consumption): whether it is\n"
+	      "reachable from inside, what stops it, which checks detect it, which prove the stop\n"
+	      "by action, and why nothing covers it when nothing does.\n"
+	      "\n"
+	      "  --format F   text (default), json (sandprobe.atlas.v1), md (docs/threat-model-crosswalk.md)\n"
+	      "\n"
+	      "exit: 0 written, 2 usage error, 3 internal error (output not writable)\n",
+	      f);
+}
 
 int cmd_atlas(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	fprintf(stderr, "sandprobe: 'atlas' is not implemented yet\n");
-	return SP_EXIT_INTERNAL;
+	static const struct option longopts[] = {
+		{"format", required_argument, NULL, 'f'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	sp_error err = {0};
+	sp_atlas_format fmt = SP_ATLAS_TEXT;
+	optind = 1;
+	opterr = 0;
+	int c;
+	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'f':
+			if (sp_atlas_format_parse(optarg, &fmt) < 0) {
+				sp_usage(&err, "--format: unknown format '%s' (text, json, md)", optarg);
+				return sp_error_report(&err);
+			}
+			break;
+		case 'h': usage(stdout); return SP_EXIT_OK;
+		case ':':
+			sp_usage(&err, "%s: missing argument", argv[optind - 1]);
+			return sp_error_report(&err);
+		default:
+			sp_usage(&err, "unknown option '%s' (try 'sandprobe atlas --help')", argv[optind - 1]);
+			return sp_error_report(&err);
+		}
+	}
+	if (optind < argc) {
+		sp_usage(&err, "unexpected argument '%s'", argv[optind]);
+		return sp_error_report(&err);
+	}
+	sp_atlas_items items = {0};
+	sp_atlas_collect(&items);
+	int rc = sp_atlas_write(stdout, fmt, &items);
+	sp_atlas_items_free(&items);
+	if (rc < 0) {
+		sp_fail_errno(&err, -rc, "cannot write the crosswalk");
+		return sp_error_report(&err);
+	}
+	return SP_EXIT_OK;
 }

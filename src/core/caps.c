@@ -58,6 +58,19 @@ void sp_caps_format(uint64_t mask, char *buf, size_t size)
 		snprintf(buf, size, "none");
 		return;
 	}
+	unsigned last = sp_cap_last();
+	uint64_t all = last >= 63 ? ~0ull : ((1ull << (last + 1)) - 1);
+	if ((mask & all) == all && !(mask & ~all)) {
+		snprintf(buf, size, "all %u capabilities", last + 1);
+		return;
+	}
+	if (!(mask & ~all) && (unsigned)__builtin_popcountll(mask) > (last + 1) / 2) {
+		/* mostly full: name what is missing */
+		char missing[512];
+		sp_caps_format(all & ~mask, missing, sizeof missing);
+		snprintf(buf, size, "all but %s", missing);
+		return;
+	}
 	for (unsigned i = 0; i < 64; i++) {
 		if (!(mask & (1ull << i)))
 			continue;

@@ -85,6 +85,21 @@ static void run_forked(const sp_ctx *ctx, const sp_check *c, unsigned timeout_ms
 			break;
 	}
 	close(pfd[0]);
+	if (timed_out) {
+		/* evidence before the kill: where the probe sat, and the load */
+		char path[64], wchan[64] = "?", load[64] = "?", state[256] = "";
+		snprintf(path, sizeof path, "/proc/%d/wchan", (int)pid);
+		if (sp_read_file(path, wchan, sizeof wchan) <= 0)
+			snprintf(wchan, sizeof wchan, "?");
+		if (sp_read_file("/proc/loadavg", load, sizeof load) > 0)
+			sp_trim(load);
+		snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+		if (sp_read_file(path, state, sizeof state) > 0) {
+			char *rp = strrchr(state, ')');
+			snprintf(state, sizeof state, "%c", rp && rp[1] ? rp[2] : '?');
+		}
+		sp_observed(r, "probe state %s, waiting in %s; loadavg %s", state, wchan, load);
+	}
 	/* the probe is done (or out of time): nothing it started may outlive it */
 	kill(-pid, SIGKILL);
 	int status = 0;

@@ -56,6 +56,8 @@ skip_all() {
 	fi
 	echo "1..0 # SKIP $*"; TAP_PLANNED=0; exit 0
 }
+# not applicable here (not a missing prerequisite): always a skip
+skip_na() { echo "1..0 # SKIP $*"; TAP_PLANNED=0; exit 0; }
 need() { command -v "$1" >/dev/null 2>&1 || skip_all "${2:-$1 not installed}"; }
 need_root() { [ "$(id -u)" = 0 ] || skip_all "needs root"; }
 sp_tmpdir() {

@@ -1,0 +1,677 @@
+/* Readers for the files of an evidence bundle (docs/evidence-format.md).
+ * Strict: a row with the wrong number of fields, a value of the wrong type
+ * or an unknown enum word is an error naming file:line and the column. */
+#include "report/bundle.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/util.h"
+
+#define MAX_LINE (1u << 20)
+
+/* at most 40 bytes of an untrusted value for an error message, with
+ * control characters and non-ASCII bytes shown as '?' */
+static const char *shown(const char *s)
+{
+	static char buf[48]; /* single-threaded; one use per message */
+	size_t i = 0;
+	for (; s[i] && i < 40; i++)
+		buf[i] = (s[i] >= 0x20 && s[i] < 0x7f) ? s[i] : '?';
+	buf[i] = '\0';
+	return buf;
+}
+
+typedef struct tsv {
+	FILE *f;
+	char *path;
+	char *line;
+	size_t cap;
+	size_t lineno;
+	char **hdr;
+	size_t nhdr;
+	char **fld;
+} tsv;
+
+static void tsv_close(tsv *t)
+{
+	if (t->f)
+		fclose(t->f);
+	free(t->path);
+	free(t->line);
+	free(t->hdr);
+	free(t->fld);
+	*t = (tsv){0};
+}
+
+/* split line at tabs into out (at most max fields, the rest stays joined
+ * with '\0'); returns the number of fields found */
+static size_t split_tabs(char *line, char **out, size_t max)
+{
+	size_t n = 0;
+	char *p = line;
+	for (;;) {
+		char *tab = strchr(p, '\t');
+		if (n < max)
+			out[n] = p;
+		n++;
+		if (!tab)
+			break;
+		*tab = '\0';
+		p = tab + 1;
+	}
+	return n;
+}
+
+/* read one line into t->line without its newline; 1, 0 at end, -1 error */
+static int read_line(tsv *t, sp_error *err)
+{
+	errno = 0;
+	ssize_t len = getline(&t->line, &t->cap, t->f);
+	if (len < 0) {
+		if (ferror(t->f))
+			return sp_fail_errno(err, errno, "%s:%zu: read error", t->path, t->lineno + 1);
+		return 0;
+	}
+	t->lineno++;
+	if ((size_t)len > MAX_LINE)
+		return sp_usage(err, "%s:%zu: line longer than %u bytes", t->path, t->lineno, MAX_LINE);
+	if (strlen(t->line) != (size_t)len)
+		return sp_usage(err, "%s:%zu: contains a NUL byte", t->path, t->lineno);
+	while (len > 0 && (t->line[len - 1] == '\n' || t->line[len - 1] == '\r'))
+		t->line[--len] = '\0';
+	return 1;
+}
+
+static int tsv_open(tsv *t, const char *dir, const char *name, sp_error *err)
+{
+	*t = (tsv){0};
+	t->path = sp_xasprintf("%s/%s", dir, name);
+	t->f = fopen(t->path, "re");
+	if (!t->f)
+		return sp_usage(err, "%s: %s", t->path, strerror(errno));
+	int rc = read_line(t, err);
+	if (rc < 0)
+		return -1;
+	if (rc == 0 || !t->line[0])
+		return sp_usage(err, "%s:1: missing header row", t->path);
+	size_t n = 1;
+	for (const char *p = t->line; *p; p++)
+		n += *p == '\t';
+	t->hdr = sp_xcalloc(n, sizeof(char *));
+	t->nhdr = split_tabs(t->line, t->hdr, n);
+	/* the header strings live in t->line, which the next read overwrites */
+	for (size_t i = 0; i < t->nhdr; i++)
+		t->hdr[i] = sp_xstrdup(t->hdr[i]);
+	for (size_t i = 0; i < t->nhdr; i++) {
+		if (!t->hdr[i][0])
+			return sp_usage(err, "%s:1: empty column name (column %zu)", t->path, i + 1);
+		for (size_t j = 0; j < i; j++)
+			if (!strcmp(t->hdr[i], t->hdr[j]))
+				return sp_usage(err, "%s:1: duplicate column '%s'", t->path, shown(t->hdr[i]));
+	}
+	t->fld = sp_xcalloc(t->nhdr, sizeof(char *));
+	return 0;
+}
+
+static void tsv_free_hdr(tsv *t)
+{
+	for (size_t i = 0; i < t->nhdr; i++)
+		free(t->hdr[i]);
+}
+
+static int tsv_col(tsv *t, const char *name, sp_error *err)
+{
+	for (size_t i = 0; i < t->nhdr; i++)
+		if (!strcmp(t->hdr[i], name))
+			return (int)i;
+	return sp_usage(err, "%s:1: missing column '%s'", t->path, name);
+}
+
+/* next row into t->fld: 1, 0 at end, -1 error */
+static int tsv_next(tsv *t, sp_error *err)
+{
+	int rc = read_line(t, err);
+	if (rc <= 0)
+		return rc;
+	if (!t->line[0])
+		return sp_usage(err, "%s:%zu: empty line", t->path, t->lineno);
+	size_t n = split_tabs(t->line, t->fld, t->nhdr);
+	if (n != t->nhdr)
+		return sp_usage(err, "%s:%zu: %zu fields, the header has %zu", t->path, t->lineno, n, t->nhdr);
+	return 1;
+}
+
+static int parse_double(const char *s, double *out)
+{
+	if (!*s || strchr(" \t", *s))
+		return -1;
+	char *end;
+	errno = 0;
+	double v = strtod(s, &end);
+	if (errno || *end || !isfinite(v))
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static int tsv_num(tsv *t, int col, double *out, sp_error *err)
+{
+	const char *s = t->fld[col];
+	if (parse_double(s, out) < 0)
+		return sp_usage(err, "%s:%zu: %s: '%s' is not a number", t->path, t->lineno, t->hdr[col], shown(s));
+	if (*out < 0)
+		return sp_usage(err, "%s:%zu: %s: %s is negative", t->path, t->lineno, t->hdr[col], shown(s));
+	return 0;
+}
+
+static int tsv_int(tsv *t, int col, long long *out, sp_error *err)
+{
+	unsigned long long v;
+	if (sp_parse_u64(t->fld[col], &v) < 0)
+		return sp_usage(err, "%s:%zu: %s: '%s' is not a non-negative integer", t->path, t->lineno, t->hdr[col],
+				shown(t->fld[col]));
+	*out = (long long)v;
+	return 0;
+}
+
+/* a number, or NaN for "-" */
+static int tsv_num_or_dash(tsv *t, int col, double *out, sp_error *err)
+{
+	if (!strcmp(t->fld[col], "-")) {
+		*out = NAN;
+		return 0;
+	}
+	return tsv_num(t, col, out, err);
+}
+
+static int tsv_passfail(tsv *t, int col, bool *out, sp_error *err)
+{
+	if (!strcmp(t->fld[col], "pass"))
+		*out = true;
+	else if (!strcmp(t->fld[col], "fail"))
+		*out = false;
+	else
+		return sp_usage(err, "%s:%zu: %s: '%s' is neither pass nor fail", t->path, t->lineno, t->hdr[col],
+				shown(t->fld[col]));
+	return 0;
+}
+
+/* grow *v (element size sz) to hold n+1 elements */
+static void *grow(void *v, size_t n, size_t *cap, size_t sz)
+{
+	if (n < *cap)
+		return v;
+	*cap = *cap ? *cap * 2 : 256;
+	return sp_xrealloc(v, *cap * sz);
+}
+
+static unsigned scenario_index(rp_bundle *b, const char *name)
+{
+	for (size_t i = 0; i < b->nscenarios; i++)
+		if (!strcmp(b->scenarios[i], name))
+			return (unsigned)i;
+	b->scenarios = sp_xrealloc(b->scenarios, (b->nscenarios + 1) * sizeof(char *));
+	b->scenarios[b->nscenarios] = sp_xstrdup(name);
+	return (unsigned)b->nscenarios++;
+}
+
+const char *rp_meta(const rp_bundle *b, const char *key)
+{
+	for (size_t i = 0; i < b->nmeta; i++)
+		if (!strcmp(b->meta_key[i], key))
+			return b->meta_val[i];
+	return NULL;
+}
+
+static int load_metadata(rp_bundle *b, sp_error *err)
+{
+	tsv t = {0};
+	t.path = sp_xasprintf("%s/metadata.txt", b->dir);
+	t.f = fopen(t.path, "re");
+	if (!t.f) {
+		sp_usage(err, "%s: %s", t.path, strerror(errno));
+		tsv_close(&t);
+		return -1;
+	}
+	int rc;
+	size_t schema_line = 0;
+	while ((rc = read_line(&t, err)) > 0) {
+		if (!t.line[0])
+			continue;
+		char *eq = strchr(t.line, '=');
+		if (!eq || eq == t.line) {
+			rc = sp_usage(err, "%s:%zu: expected key=value", t.path, t.lineno);
+			break;
+		}
+		*eq = '\0';
+		if (rp_meta(b, t.line)) {
+			rc = sp_usage(err, "%s:%zu: duplicate key '%s'", t.path, t.lineno, shown(t.line));
+			break;
+		}
+		if (!strcmp(t.line, "schema"))
+			schema_line = t.lineno;
+		b->meta_key = sp_xrealloc(b->meta_key, (b->nmeta + 1) * sizeof(char *));
+		b->meta_val = sp_xrealloc(b->meta_val, (b->nmeta + 1) * sizeof(char *));
+		b->meta_key[b->nmeta] = sp_xstrdup(t.line);
+		b->meta_val[b->nmeta] = sp_xstrdup(eq + 1);
+		b->nmeta++;
+	}
+	if (rc == 0) {
+		const char *schema = rp_meta(b, "schema");
+		if (!schema)
+			rc = sp_usage(err, "%s: missing key 'schema'", t.path);
+		else if (strcmp(schema, "sandprobe.evidence.v1"))
+			rc = sp_usage(err, "%s:%zu: schema is '%s', expected sandprobe.evidence.v1", t.path,
+				      schema_line, shown(schema));
+		else if (!rp_meta(b, "run_id"))
+			rc = sp_usage(err, "%s: missing key 'run_id'", t.path);
+	}
+	tsv_close(&t);
+	if (rc < 0)
+		return -1;
+	sp_strv sc = {0};
+	sp_strv_split(&sc, rp_meta(b, "scenarios"), ",");
+	for (size_t i = 0; i < sc.n; i++)
+		scenario_index(b, sc.v[i]);
+	sp_strv_free(&sc);
+	return 0;
+}
+
+static const char *const sample_required[] = {
+	"ts", "wall", "phase", "owned_processes", "owned_threads", "owned_rss_bytes", "owned_cpu_seconds",
+	"owned_fds", "owned_mounts", "owned_sockets", "owned_cgroups", "disk_bytes", "global_processes",
+	"global_mounts", "runner_rss_bytes", "runner_fds",
+};
+
+static int load_samples(rp_bundle *b, sp_error *err)
+{
+	tsv t;
+	int rc = tsv_open(&t, b->dir, "resource-samples.tsv", err);
+	if (rc == 0)
+		for (size_t i = 0; i < SP_ARRAY_SIZE(sample_required); i++)
+			if ((rc = tsv_col(&t, sample_required[i], err)) < 0)
+				break;
+	if (rc < 0)
+		goto out;
+	int c_wall = tsv_col(&t, "wall", err), c_phase = tsv_col(&t, "phase", err);
+	/* every column but wall and phase is numeric */
+	b->ncols = t.nhdr - 2;
+	b->col_name = sp_xcalloc(b->ncols, sizeof(char *));
+	b->col = sp_xcalloc(b->ncols, sizeof(double *));
+	size_t *map = sp_xcalloc(t.nhdr, sizeof(size_t));
+	for (size_t i = 0, k = 0; i < t.nhdr; i++) {
+		if ((int)i == c_wall || (int)i == c_phase)
+			continue;
+		b->col_name[k] = sp_xstrdup(t.hdr[i]);
+		map[i] = k++;
+	}
+	size_t cap = 0;
+	bool seen_final = false;
+	double last_ts = -1;
+	size_t ts_col = map[tsv_col(&t, "ts", err)];
+	while ((rc = tsv_next(&t, err)) > 0) {
+		size_t n = b->nsamples;
+		if (n == cap) {
+			cap = cap ? cap * 2 : 256;
+			b->phase = sp_xrealloc(b->phase, cap * sizeof(rp_phase));
+			for (size_t k = 0; k < b->ncols; k++)
+				b->col[k] = sp_xrealloc(b->col[k], cap * sizeof(double));
+		}
+		const char *ph = t.fld[c_phase];
+		if (!strcmp(ph, "start"))
+			b->phase[n] = RP_PHASE_START;
+		else if (!strcmp(ph, "periodic"))
+			b->phase[n] = RP_PHASE_PERIODIC;
+		else if (!strcmp(ph, "final"))
+			b->phase[n] = RP_PHASE_FINAL;
+		else {
+			rc = sp_usage(err, "%s:%zu: phase: '%s' is not start, periodic or final", t.path, t.lineno, shown(ph));
+			break;
+		}
+		if ((n == 0) != (b->phase[n] == RP_PHASE_START)) {
+			rc = sp_usage(err, "%s:%zu: phase: exactly the first row is 'start'", t.path, t.lineno);
+			break;
+		}
+		if (seen_final) {
+			rc = sp_usage(err, "%s:%zu: a row after the 'final' row", t.path, t.lineno);
+			break;
+		}
+		seen_final = b->phase[n] == RP_PHASE_FINAL;
+		if (!t.fld[c_wall][0]) {
+			rc = sp_usage(err, "%s:%zu: wall: empty", t.path, t.lineno);
+			break;
+		}
+		for (size_t i = 0; i < t.nhdr && rc >= 0; i++) {
+			if ((int)i == c_wall || (int)i == c_phase)
+				continue;
+			if (tsv_num(&t, (int)i, &b->col[map[i]][n], err) < 0)
+				rc = -1;
+		}
+		if (rc < 0)
+			break;
+		double ts = b->col[ts_col][n];
+		if (ts < last_ts) {
+			rc = sp_usage(err, "%s:%zu: ts: %g goes back in time (previous %g)", t.path, t.lineno, ts, last_ts);
+			break;
+		}
+		last_ts = ts;
+		b->nsamples++;
+	}
+	free(map);
+	if (rc == 0 && b->nsamples == 0)
+		rc = sp_usage(err, "%s: no sample rows", t.path);
+	else if (rc == 0 && !seen_final)
+		rc = sp_usage(err, "%s:%zu: the last row is not 'final'", t.path, t.lineno);
+out:
+	tsv_free_hdr(&t);
+	tsv_close(&t);
+	return rc < 0 ? -1 : 0;
+}
+
+static int load_operations(rp_bundle *b, sp_error *err)
+{
+	tsv t;
+	int rc = tsv_open(&t, b->dir, "operations.tsv", err);
+	int cts = -1, csc = -1, clat = -1, cres = -1;
+	if (rc == 0 && (cts = tsv_col(&t, "ts", err)) >= 0 && (csc = tsv_col(&t, "scenario", err)) >= 0 &&
+	    tsv_col(&t, "api", err) >= 0 && tsv_col(&t, "operation", err) >= 0 &&
+	    (clat = tsv_col(&t, "latency_ms", err)) >= 0 && (cres = tsv_col(&t, "result", err)) >= 0 &&
+	    tsv_col(&t, "generation", err) >= 0 && tsv_col(&t, "error_code", err) >= 0) {
+		size_t cap = 0;
+		while ((rc = tsv_next(&t, err)) > 0) {
+			b->ops = grow(b->ops, b->nops, &cap, sizeof(rp_op));
+			rp_op *o = &b->ops[b->nops];
+			if (tsv_num(&t, cts, &o->ts, err) < 0 || tsv_num(&t, clat, &o->latency_ms, err) < 0) {
+				rc = -1;
+				break;
+			}
+			const char *r = t.fld[cres];
+			if (!strcmp(r, "ok"))
+				o->result = RP_OK;
+			else if (!strcmp(r, "fail"))
+				o->result = RP_FAIL;
+			else if (!strcmp(r, "expected_fault"))
+				o->result = RP_EXPECTED_FAULT;
+			else {
+				rc = sp_usage(err, "%s:%zu: result: '%s' is not ok, fail or expected_fault", t.path,
+					      t.lineno, shown(r));
+				break;
+			}
+			if (!t.fld[csc][0]) {
+				rc = sp_usage(err, "%s:%zu: scenario: empty", t.path, t.lineno);
+				break;
+			}
+			o->scenario = scenario_index(b, t.fld[csc]);
+			b->nops++;
+		}
+	} else
+		rc = -1;
+	tsv_free_hdr(&t);
+	tsv_close(&t);
+	return rc < 0 ? -1 : 0;
+}
+
+static int load_latency(rp_bundle *b, sp_error *err)
+{
+	tsv t;
+	int rc = tsv_open(&t, b->dir, "latency.tsv", err);
+	int cts = -1, csc = -1, clat = -1, cwu = -1;
+	if (rc == 0 && (cts = tsv_col(&t, "ts", err)) >= 0 && (csc = tsv_col(&t, "scenario", err)) >= 0 &&
+	    tsv_col(&t, "operation", err) >= 0 && (clat = tsv_col(&t, "latency_ms", err)) >= 0 &&
+	    (cwu = tsv_col(&t, "warmup", err)) >= 0) {
+		size_t cap = 0;
+		while ((rc = tsv_next(&t, err)) > 0) {
+			b->lat = grow(b->lat, b->nlat, &cap, sizeof(rp_lat));
+			rp_lat *l = &b->lat[b->nlat];
+			if (tsv_num(&t, cts, &l->ts, err) < 0 || tsv_num(&t, clat, &l->latency_ms, err) < 0) {
+				rc = -1;
+				break;
+			}
+			const char *w = t.fld[cwu];
+			if (strcmp(w, "0") && strcmp(w, "1")) {
+				rc = sp_usage(err, "%s:%zu: warmup: '%s' is neither 0 nor 1", t.path, t.lineno, shown(w));
+				break;
+			}
+			l->warmup = w[0] == '1';
+			if (!t.fld[csc][0]) {
+				rc = sp_usage(err, "%s:%zu: scenario: empty", t.path, t.lineno);
+				break;
+			}
+			l->scenario = scenario_index(b, t.fld[csc]);
+			b->nlat++;
+		}
+	} else
+		rc = -1;
+	tsv_free_hdr(&t);
+	tsv_close(&t);
+	return rc < 0 ? -1 : 0;
+}
+
+static int load_capabilities(rp_bundle *b, sp_error *err)
+{
+	tsv t;
+	int rc = tsv_open(&t, b->dir, "capability-results.tsv", err);
+	int c[6] = {-1, -1, -1, -1, -1, -1};
+	static const char *const names[6] = {"scenario", "attempted", "succeeded", "expected_faults",
+					     "unexpected_failures", "result"};
+	for (int i = 0; i < 6 && rc == 0; i++)
+		if ((c[i] = tsv_col(&t, names[i], err)) < 0)
+			rc = -1;
+	if (rc == 0) {
+		size_t cap = 0;
+		while ((rc = tsv_next(&t, err)) > 0) {
+			b->caps = grow(b->caps, b->ncaps, &cap, sizeof(rp_capability));
+			rp_capability *k = &b->caps[b->ncaps];
+			*k = (rp_capability){0};
+			if (!t.fld[c[0]][0]) {
+				rc = sp_usage(err, "%s:%zu: scenario: empty", t.path, t.lineno);
+				break;
+			}
+			if (tsv_int(&t, c[1], &k->attempted, err) < 0 || tsv_int(&t, c[2], &k->succeeded, err) < 0 ||
+			    tsv_int(&t, c[3], &k->expected_faults, err) < 0 ||
+			    tsv_int(&t, c[4], &k->unexpected_failures, err) < 0 || tsv_passfail(&t, c[5], &k->pass, err) < 0) {
+				rc = -1;
+				break;
+			}
+			k->scenario = sp_xstrdup(t.fld[c[0]]);
+			b->ncaps++;
+		}
+	}
+	tsv_free_hdr(&t);
+	tsv_close(&t);
+	return rc < 0 ? -1 : 0;
+}
+
+static int load_faults(rp_bundle *b, sp_error *err)
+{
+	tsv t;
+	int rc = tsv_open(&t, b->dir, "faults.tsv", err);
+	int c[8] = {-1, -1, -1, -1, -1, -1, -1, -1};
+	static const char *const names[8] = {"fault_id", "target", "expected", "started",
+					     "ended", "recovery_ms", "rto_ms", "result"};
+	for (int i = 0; i < 8 && rc == 0; i++)
+		if ((c[i] = tsv_col(&t, names[i], err)) < 0)
+			rc = -1;
+	if (rc == 0) {
+		size_t cap = 0;
+		while ((rc = tsv_next(&t, err)) > 0) {
+			b->faults = grow(b->faults, b->nfaults, &cap, sizeof(rp_fault));
+			rp_fault *f = &b->faults[b->nfaults];
+			*f = (rp_fault){0};
+			if (!t.fld[c[0]][0]) {
+				rc = sp_usage(err, "%s:%zu: fault_id: empty", t.path, t.lineno);
+				break;
+			}
+			if (tsv_num(&t, c[3], &f->started, err) < 0 || tsv_num_or_dash(&t, c[4], &f->ended, err) < 0 ||
+			    tsv_num_or_dash(&t, c[5], &f->recovery_ms, err) < 0 || tsv_num(&t, c[6], &f->rto_ms, err) < 0 ||
+			    tsv_passfail(&t, c[7], &f->pass, err) < 0) {
+				rc = -1;
+				break;
+			}
+			if (!isnan(f->ended) && f->ended < f->started) {
+				rc = sp_usage(err, "%s:%zu: ended: %g is before started %g", t.path, t.lineno, f->ended,
+					      f->started);
+				break;
+			}
+			f->id = sp_xstrdup(t.fld[c[0]]);
+			f->target = sp_xstrdup(t.fld[c[1]]);
+			f->expected = sp_xstrdup(t.fld[c[2]]);
+			b->nfaults++;
+		}
+	}
+	tsv_free_hdr(&t);
+	tsv_close(&t);
+	return rc < 0 ? -1 : 0;
+}
+
+static int summary_num(json_t *root, const char *key, double *out, const char *path, sp_error *err)
+{
+	json_t *v = json_object_get(root, key);
+	*out = NAN;
+	if (!v)
+		return 0;
+	if (!json_is_number(v))
+		return sp_usage(err, "%s: %s: not a number", path, key);
+	*out = json_number_value(v);
+	return 0;
+}
+
+static int load_summary(rp_bundle *b, sp_error *err)
+{
+	_cleanup_free_ char *path = sp_xasprintf("%s/summary.json", b->dir);
+	json_error_t je;
+	json_t *root = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
+	if (!root) {
+		if (je.line <= 0)
+			return sp_usage(err, "%s: %s", path, je.text);
+		return sp_usage(err, "%s:%d: %s", path, je.line, je.text);
+	}
+	int rc = 0;
+	json_t *schema = json_object_get(root, "schema");
+	if (!json_is_object(root))
+		rc = sp_usage(err, "%s: not a JSON object", path);
+	else if (!json_is_string(schema) || strcmp(json_string_value(schema), "sandprobe.summary.v1"))
+		rc = sp_usage(err, "%s: schema: expected \"sandprobe.summary.v1\"", path);
+	else if (summary_num(root, "warmup_end_s", &b->warmup_end_s, path, err) < 0 ||
+		 summary_num(root, "measured_duration_s", &b->measured_duration_s, path, err) < 0 ||
+		 summary_num(root, "requested_duration_s", &b->requested_duration_s, path, err) < 0 ||
+		 summary_num(root, "span_s", &b->span_s, path, err) < 0 ||
+		 summary_num(root, "max_gap_s", &b->max_gap_s, path, err) < 0)
+		rc = -1;
+	if (rc == 0) {
+		json_t *s = json_object_get(root, "stop_condition");
+		if (json_is_string(s))
+			b->stop_condition = sp_xstrdup(json_string_value(s));
+		s = json_object_get(root, "cleanup");
+		if (json_is_string(s))
+			b->cleanup = sp_xstrdup(json_string_value(s));
+		b->has_summary = true;
+	}
+	json_decref(root);
+	return rc;
+}
+
+int rp_bundle_load(rp_bundle *b, const char *dir, sp_error *err)
+{
+	*b = (rp_bundle){0};
+	b->dir = sp_xstrdup(dir);
+	b->warmup_end_s = b->measured_duration_s = b->requested_duration_s = b->span_s = b->max_gap_s = NAN;
+	if (load_metadata(b, err) < 0 || load_samples(b, err) < 0 || load_operations(b, err) < 0 ||
+	    load_latency(b, err) < 0 || load_capabilities(b, err) < 0 || load_faults(b, err) < 0 ||
+	    load_summary(b, err) < 0) {
+		rp_bundle_free(b);
+		return -1;
+	}
+	return 0;
+}
+
+void rp_bundle_free(rp_bundle *b)
+{
+	for (size_t i = 0; i < b->nmeta; i++) {
+		free(b->meta_key[i]);
+		free(b->meta_val[i]);
+	}
+	free(b->meta_key);
+	free(b->meta_val);
+	for (size_t i = 0; i < b->ncols; i++) {
+		free(b->col_name[i]);
+		free(b->col[i]);
+	}
+	free(b->col_name);
+	free(b->col);
+	free(b->phase);
+	for (size_t i = 0; i < b->nscenarios; i++)
+		free(b->scenarios[i]);
+	free(b->scenarios);
+	free(b->ops);
+	free(b->lat);
+	for (size_t i = 0; i < b->ncaps; i++)
+		free(b->caps[i].scenario);
+	free(b->caps);
+	for (size_t i = 0; i < b->nfaults; i++) {
+		free(b->faults[i].id);
+		free(b->faults[i].target);
+		free(b->faults[i].expected);
+	}
+	free(b->faults);
+	free(b->stop_condition);
+	free(b->cleanup);
+	free(b->dir);
+	*b = (rp_bundle){0};
+}
+
+const double *rp_column(const rp_bundle *b, const char *name)
+{
+	for (size_t i = 0; i < b->ncols; i++)
+		if (!strcmp(b->col_name[i], name))
+			return b->col[i];
+	return NULL;
+}
+
+double rp_time_max(const rp_bundle *b)
+{
+	double m = 0;
+	const double *ts = rp_column(b, "ts");
+	for (size_t i = 0; ts && i < b->nsamples; i++)
+		m = fmax(m, ts[i]);
+	for (size_t i = 0; i < b->nops; i++)
+		m = fmax(m, b->ops[i].ts);
+	for (size_t i = 0; i < b->nlat; i++)
+		m = fmax(m, b->lat[i].ts);
+	return m;
+}
+
+double rp_warmup_end(const rp_bundle *b)
+{
+	if (!isnan(b->warmup_end_s))
+		return b->warmup_end_s;
+	double w = 0;
+	const char *ws = rp_meta(b, "warmup_s");
+	if (ws)
+		parse_double(ws, &w);
+	sp_strv sc = {0};
+	sp_strv_split(&sc, rp_meta(b, "scenarios"), ",");
+	double cycles = 0;
+	for (size_t s = 0; s < sc.n; s++) {
+		/* the second earliest finished operation of the scenario */
+		double first = INFINITY, second = INFINITY;
+		for (size_t i = 0; i < b->nops; i++) {
+			if (strcmp(b->scenarios[b->ops[i].scenario], sc.v[s]))
+				continue;
+			double ts = b->ops[i].ts;
+			if (ts < first) {
+				second = first;
+				first = ts;
+			} else if (ts < second)
+				second = ts;
+		}
+		cycles = fmax(cycles, second);
+	}
+	sp_strv_free(&sc);
+	return isinf(cycles) ? w : fmax(w, cycles);
+}

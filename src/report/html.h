@@ -1,0 +1,20 @@
+/* The evidence report: one self-contained HTML page (inline CSS and SVG, no
+ * scripts, no external assets) for a bundle and the verifier's verdict. */
+#ifndef SP_REPORT_HTML_H
+#define SP_REPORT_HTML_H
+
+#include <stdio.h>
+
+#include "report/bundle.h"
+#include "report/verifier.h"
+
+/* the width in seconds of the time windows latency and rate are bucketed
+ * into: a round step giving at most 40 windows over tmax */
+double rp_window_width(double tmax);
+/* nearest-rank percentile (p in (0,1]) of sorted v[0..n) */
+double rp_percentile(const double *sorted, size_t n, double p);
+
+/* Write the page; 0 or -errno when f cannot be written. */
+int rp_render_html(FILE *f, const rp_bundle *b, const rp_verdict *v);
+
+#endif

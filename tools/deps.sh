@@ -1,0 +1,22 @@
+#!/bin/sh
+# Install the Debian packages sandprobe builds and tests with (Debian 12, as
+# root). Does nothing when everything is already installed.
+set -eu
+PKGS="make gcc clang libc6-dev pkg-config libjansson-dev libinih-dev libyaml-dev libssl-dev libseccomp-dev
+ bubblewrap runc crun podman firejail systemd-container busybox-static uidmap
+ qemu-system-x86 linux-image-amd64 squid tinyproxy iproute2 iputils-ping netcat-openbsd curl
+ jq libxml2-utils perl bc file util-linux procps python3 time chromium"
+missing=""
+for p in $PKGS; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+if [ "$(id -u)" != 0 ]; then
+	echo "tools/deps.sh: missing Debian packages:$missing (run as root to install them)" >&2
+	exit 2
+fi
+echo "tools/deps.sh: installing$missing" >&2
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -q >/dev/null
+# shellcheck disable=SC2086
+apt-get install -y -q --no-install-recommends $missing >/dev/null
