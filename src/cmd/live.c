@@ -33,7 +33,7 @@ static void usage(FILE *f)
 	      "  --runtimes LIST     comma-separated runtimes for --matrix (default: all)\n"
 	      "  --variants LIST     comma-separated variants for --matrix (default: all)\n"
 	      "  --format F          text (default), json (sandprobe.live.v1), html (matrix page)\n"
-	      "  --output FILE       write the report to FILE\n"
+	      "  -o, --output FILE   write the report to FILE\n"
 	      "  --doctor PATH       static sandprobe-doctor (default: next to this binary)\n"
 	      "  --busybox PATH      static busybox for the sandbox's shell (default: /bin/busybox)\n"
 	      "  --kernel PATH       qemu: kernel image (default: newest /boot/vmlinuz-*)\n"
@@ -74,7 +74,7 @@ static int parse_args(int argc, char **argv, struct live_opts *o, sp_error *err)
 	optind = 1;
 	opterr = 0;
 	int c;
-	while ((c = getopt_long(argc, argv, ":vh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":vho:", longopts, NULL)) != -1) {
 		switch (c) {
 		case O_RUNTIME: o->runtime = optarg; break;
 		case O_VARIANT: o->variant = optarg; break;
@@ -82,7 +82,8 @@ static int parse_args(int argc, char **argv, struct live_opts *o, sp_error *err)
 		case O_RUNTIMES: o->runtimes = optarg; break;
 		case O_VARIANTS: o->variants = optarg; break;
 		case O_FORMAT: o->format = optarg; break;
-		case O_OUTPUT: o->output = optarg; break;
+		case O_OUTPUT:
+		case 'o': o->output = optarg; break;
 		case O_DOCTOR: o->doctor = optarg; break;
 		case O_BUSYBOX: o->busybox = optarg; break;
 		case O_KERNEL: o->kernel = optarg; break;
@@ -213,6 +214,8 @@ int cmd_live(int argc, char **argv)
 	memset(&cfg, 0, sizeof cfg);
 	sp_strv_split(&cfg.ids, NULL, ",");
 	sp_strv_split(&cfg.keys, NULL, ",");
+	sp_strv_split(&cfg.run_ids, NULL, ",");
+	sp_strv_split(&cfg.seccomp_deny, NULL, ",");
 	sp_live_run run;
 	memset(&run, 0, sizeof run);
 	FILE *out = stdout;
@@ -325,5 +328,7 @@ done:
 	sp_strv_free(&run.defects);
 	sp_strv_free(&cfg.ids);
 	sp_strv_free(&cfg.keys);
+	sp_strv_free(&cfg.run_ids);
+	sp_strv_free(&cfg.seccomp_deny);
 	return rc;
 }

@@ -62,7 +62,7 @@ static int launch(sp_lane *l, sp_error *err)
 	}
 	char fdbuf[16];
 	if (a->seccomp) {
-		l->seccomp_fd = sp_seccomp_bpf_fd(err);
+		l->seccomp_fd = sp_seccomp_bpf_fd(l->cfg, err);
 		if (l->seccomp_fd < 0) {
 			sp_strv_free(&argv);
 			return -1;

@@ -94,7 +94,7 @@ int sp_engine_launch(sp_lane *l, sp_engine *e, sp_error *err)
 	if (a->seccomp) {
 		char path[600];
 		snprintf(path, sizeof path, "%s/seccomp.json", l->dir);
-		json_t *j = sp_seccomp_oci();
+		json_t *j = sp_seccomp_oci(l->cfg);
 		int r = json_dump_file(j, path, 0);
 		json_decref(j);
 		if (r < 0) {

@@ -141,9 +141,9 @@ static int validate(json_t *root, int rc, const sp_live_cfg *cfg, char *why, siz
 		}
 	}
 	if (ret == 0)
-		for (size_t k = 0; k < cfg->ids.n; k++)
-			if (!sp_strv_contains(&seen, cfg->ids.v[k])) {
-				snprintf(why, whysz, "check '%s' of the catalogue is missing from the report", cfg->ids.v[k]);
+		for (size_t k = 0; k < cfg->run_ids.n; k++)
+			if (!sp_strv_contains(&seen, cfg->run_ids.v[k])) {
+				snprintf(why, whysz, "check '%s' of the catalogue is missing from the report", cfg->run_ids.v[k]);
 				ret = -1;
 				break;
 			}

@@ -177,7 +177,7 @@ int sp_live_check_static(const char *path, sp_error *err)
 
 int sp_live_load_catalogue(sp_live_cfg *cfg, sp_error *err)
 {
-	char *argv[] = {cfg->doctor, "--list", "--format", "json", NULL};
+	char *argv[] = {cfg->doctor, "--list", "--format", "json", "--profile", (char *)cfg->profile, NULL};
 	_cleanup_free_ char *out = NULL;
 	_cleanup_free_ char *eout = NULL;
 	int rc = sp_run_cmd(argv, &out, &eout, 10000);
@@ -200,13 +200,22 @@ int sp_live_load_catalogue(sp_live_cfg *cfg, sp_error *err)
 		if (!id)
 			continue;
 		sp_strv_push(&cfg->ids, id);
+		/* a check the profile turns off is not run, so not in the report */
+		const char *expect = json_string_value(json_object_get(c, "expect"));
+		if (!expect || strcmp(expect, "off"))
+			sp_strv_push(&cfg->run_ids, id);
 		json_t *pol = json_object_get(c, "policy");
 		const char *k;
 		json_t *v;
 		if (json_is_object(pol))
-			json_object_foreach(pol, k, v)
+			json_object_foreach(pol, k, v) {
 				if (!sp_strv_contains(&cfg->keys, k))
 					sp_strv_push(&cfg->keys, k);
+				if (!strcmp(k, "seccomp.deny") && json_is_string(v) && cfg->seccomp_deny.n == 0) {
+					sp_strv_free(&cfg->seccomp_deny);
+					sp_strv_split(&cfg->seccomp_deny, json_string_value(v), ", \t\n");
+				}
+			}
 	}
 	json_decref(root);
 	if (cfg->ids.n == 0)

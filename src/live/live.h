@@ -93,7 +93,9 @@ typedef struct sp_live_cfg {
 	char tmpbase[256];      /* where lane dirs go: a tmpfs when one allows exec, else /tmp */
 	/* catalogue of the doctor (from --list --format json) */
 	sp_strv ids;        /* check ids */
+	sp_strv run_ids;    /* ids the profile does not turn off: each must be in a report */
 	sp_strv keys;       /* policy keys that some check reads */
+	sp_strv seccomp_deny; /* the profile's seccomp.deny: the lanes' filters refuse these too */
 } sp_live_cfg;
 
 /* a spawned runtime process with piped stdio */
@@ -227,9 +229,9 @@ void sp_doctor_ingest(sp_lane *l, const char *json, size_t len, int rc);
 /* the syscalls a strict lane denies (EPERM) */
 extern const char *const sp_live_denied_syscalls[];
 /* BPF program for bwrap --seccomp FD: a memfd positioned at 0, or -1 */
-int sp_seccomp_bpf_fd(sp_error *err);
+int sp_seccomp_bpf_fd(const sp_live_cfg *cfg, sp_error *err);
 /* OCI linux.seccomp object (json_t *) */
-void *sp_seccomp_oci(void);
+void *sp_seccomp_oci(const sp_live_cfg *cfg);
 
 /* ---- cpio.c ---- */
 typedef struct sp_cpio sp_cpio;

@@ -99,7 +99,7 @@ int sp_oci_write_bundle(sp_lane *l, sp_error *err)
 					      "/proc/sysrq-trigger"));
 	}
 	if (a->seccomp)
-		json_object_set_new(linux_, "seccomp", sp_seccomp_oci());
+		json_object_set_new(linux_, "seccomp", sp_seccomp_oci(l->cfg));
 	json_t *root = json_pack("{s:s,s:o,s:{s:s,s:b},s:s,s:o,s:o}", "ociVersion", "1.0.2", "process", process, "root",
 				 "path", "rootfs", "readonly", a->ro_root, "hostname", "sandprobe", "mounts", mounts, "linux",
 				 linux_);

@@ -189,7 +189,8 @@ static void test_ingest(void)
 
 int main(void)
 {
-	sp_strv_split(&cfg.ids, "ns.pid,caps.effective", ",");
+	sp_strv_split(&cfg.ids, "ns.pid,caps.effective,ns.time", ",");
+	sp_strv_split(&cfg.run_ids, "ns.pid,caps.effective", ",");
 	sp_strv_split(&cfg.keys, "ns.required,caps.effective,caps.bounding,proc.isolated,priv.no_new_privs,"
 				 "seccomp.required,fs.rootfs_readonly,fs.writable", ",");
 	cfg.profile = "strict";
@@ -198,6 +199,7 @@ int main(void)
 	test_cpio();
 	test_ingest();
 	sp_strv_free(&cfg.ids);
+	sp_strv_free(&cfg.run_ids);
 	sp_strv_free(&cfg.keys);
 	return done_testing();
 }
