@@ -216,6 +216,7 @@ int cmd_live(int argc, char **argv)
 	sp_strv_split(&cfg.keys, NULL, ",");
 	sp_strv_split(&cfg.run_ids, NULL, ",");
 	sp_strv_split(&cfg.seccomp_deny, NULL, ",");
+	sp_strv_split(&cfg.masked, NULL, ",");
 	sp_live_run run;
 	memset(&run, 0, sizeof run);
 	FILE *out = stdout;
@@ -330,5 +331,6 @@ done:
 	sp_strv_free(&cfg.keys);
 	sp_strv_free(&cfg.run_ids);
 	sp_strv_free(&cfg.seccomp_deny);
+	sp_strv_free(&cfg.masked);
 	return rc;
 }

@@ -1,9 +1,13 @@
-/* bubblewrap: every namespace (user included), the rootfs bound read-only
- * at /, a fresh /proc and a minimal /dev, tmpfs /tmp, cap-drop ALL and a
- * seccomp BPF program passed on an fd. bwrap always sets no_new_privs. */
+/* bubblewrap, as bwrap is meant to run: unprivileged (when sandprobe runs as
+ * root, bwrap runs as nobody, so root inside maps to nobody outside), every
+ * namespace (user included), the rootfs bound read-only at /, a fresh /proc
+ * with the profile's sensitive paths masked, a minimal /dev, tmpfs /tmp,
+ * cap-drop ALL and a seccomp BPF program passed on an fd. bwrap always sets
+ * no_new_privs. */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "live/live.h"
@@ -22,7 +26,16 @@ static int probe(const sp_live_cfg *cfg, char *why, size_t whysz)
 static void claims(sp_launch *l)
 {
 	*l = (sp_launch){.ns = SP_NS_ALL, .ro_root = true, .drop_caps = true, .seccomp = true, .nnp = true,
-			 .min_dev = true, .tmp = true};
+			 .min_dev = true, .tmp = true, .masked = true};
+}
+
+/* bwrap runs as nobody when we are root: the rootfs is nobody's, so that root
+ * inside (nobody outside) owns it as root owns a root filesystem */
+static int prepare(sp_lane *l, sp_error *err)
+{
+	if (getuid() == 0 && chown(l->rootfs, 65534, 65534) < 0)
+		return sp_fail_errno(err, errno, "chown %s", l->rootfs);
+	return 0;
 }
 
 static int launch(sp_lane *l, sp_error *err)
@@ -30,12 +43,25 @@ static int launch(sp_lane *l, sp_error *err)
 	const sp_launch *a = &l->actual;
 	sp_strv argv;
 	sp_strv_split(&argv, NULL, ",");
+	if (getuid() == 0) {
+		sp_strv_push(&argv, "setpriv");
+		sp_strv_push(&argv, "--reuid=65534");
+		sp_strv_push(&argv, "--regid=65534");
+		sp_strv_push(&argv, "--clear-groups");
+		sp_strv_push(&argv, "--");
+	}
 	sp_strv_push(&argv, "bwrap");
 	static const char *const flags[] = {"--unshare-pid", "--unshare-net", NULL, "--unshare-uts", "--unshare-ipc",
 					    "--unshare-user", "--unshare-cgroup"};
 	for (unsigned i = 0; i < 7; i++)
 		if ((a->ns & (1u << i)) && flags[i])
 			sp_strv_push(&argv, flags[i]);
+	if (a->ns & SP_NS_USER) {
+		sp_strv_push(&argv, "--uid");
+		sp_strv_push(&argv, "0");
+		sp_strv_push(&argv, "--gid");
+		sp_strv_push(&argv, "0");
+	}
 	sp_strv_push(&argv, "--die-with-parent");
 	sp_strv_push(&argv, a->ro_root ? "--ro-bind" : "--bind");
 	sp_strv_push(&argv, l->rootfs);
@@ -53,6 +79,17 @@ static int launch(sp_lane *l, sp_error *err)
 	if (a->tmp) {
 		sp_strv_push(&argv, "--tmpfs");
 		sp_strv_push(&argv, "/tmp");
+	}
+	_cleanup_free_ char *emptydir = sp_xasprintf("%s/var", l->rootfs);
+	for (size_t i = 0; a->masked && !a->privileged && i < l->cfg->masked.n; i++) {
+		/* only what exists under the new /proc (bwrap mounts no /sys): a file gets /dev/null, a dir an empty dir */
+		const char *m = l->cfg->masked.v[i];
+		struct stat st;
+		if (!sp_startswith(m, "/proc/") || stat(m, &st) < 0)
+			continue;
+		sp_strv_push(&argv, "--ro-bind-try");
+		sp_strv_push(&argv, S_ISDIR(st.st_mode) ? emptydir : "/dev/null");
+		sp_strv_push(&argv, m);
 	}
 	sp_strv_push(&argv, "--cap-drop");
 	sp_strv_push(&argv, "ALL");
@@ -91,5 +128,6 @@ const sp_runtime sp_rt_bwrap = {
 		     SP_PROT_UNPRIV,
 	.probe = probe,
 	.claims = claims,
+	.prepare = prepare,
 	.launch = launch,
 };

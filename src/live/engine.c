@@ -14,7 +14,7 @@
 void sp_engine_claims(sp_launch *l)
 {
 	*l = (sp_launch){.ns = SP_NS_ALL & ~(unsigned)SP_NS_USER, .ro_root = true, .drop_caps = true, .seccomp = true,
-			 .nnp = true, .min_dev = true, .tmp = true, .own_cgroup = true};
+			 .nnp = true, .min_dev = true, .tmp = true, .own_cgroup = true, .masked = true, .root_is_host_root = true};
 }
 
 int sp_engine_prepare(sp_lane *l, sp_engine *e, sp_error *err)
@@ -89,6 +89,19 @@ int sp_engine_launch(sp_lane *l, sp_engine *e, sp_error *err)
 	if (a->nnp) {
 		sp_strv_push(&argv, "--security-opt");
 		sp_strv_push(&argv, "no-new-privileges");
+	}
+	_cleanup_free_ char *mask = NULL;
+	if (a->masked && !a->privileged && l->cfg->masked.n && e->has_mask) {
+		/* the engine's defaults plus the profile's list */
+		size_t len = 0;
+		for (size_t i = 0; i < l->cfg->masked.n; i++)
+			len += strlen(l->cfg->masked.v[i]) + 1;
+		mask = sp_xmalloc(len + 8);
+		char *w = mask + snprintf(mask, len + 8, "mask=");
+		for (size_t i = 0; i < l->cfg->masked.n; i++)
+			w += snprintf(w, len + 8 - (size_t)(w - mask), "%s%s", i ? ":" : "", l->cfg->masked.v[i]);
+		sp_strv_push(&argv, "--security-opt");
+		sp_strv_push(&argv, mask);
 	}
 	char sopt[700];
 	if (a->seccomp) {

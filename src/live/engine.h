@@ -8,6 +8,7 @@ typedef struct sp_engine {
 	const char *bin;
 	const char *const *extra; /* flags every `run` gets */
 	bool has_rootfs;          /* `run --rootfs DIR` exists (podman) */
+	bool has_mask;            /* `--security-opt mask=A:B` exists (podman) */
 	char image[160];          /* imported once per run */
 } sp_engine;
 

@@ -34,7 +34,7 @@ static int probe(const sp_live_cfg *cfg, char *why, size_t whysz)
 static void claims(sp_launch *l)
 {
 	*l = (sp_launch){.ns = SP_NS_PID | SP_NS_NET | SP_NS_MNT | SP_NS_UTS | SP_NS_IPC, .ro_root = true, .drop_caps = true,
-			 .seccomp = true, .nnp = true, .min_dev = true, .tmp = true};
+			 .seccomp = true, .nnp = true, .min_dev = true, .tmp = true, .root_is_host_root = true};
 }
 
 static int launch(sp_lane *l, sp_error *err)

@@ -69,9 +69,9 @@ static const char *const may_pidns[] = {"proc.*", "host.cgroup", NULL};
 static const char *const may_netns[] = {"net.*", NULL};
 static const char *const may_roroot[] = {"fs.*", NULL};
 static const char *const may_caps[] = {"caps.*", "priv.*", "kernel.*", "dev.mknod*", "fs.*", NULL};
-static const char *const may_dev[] = {"dev.*", "kernel.*", NULL};
+static const char *const may_dev[] = {"dev.*", "kernel.*", "fs.nodev", NULL};
 static const char *const may_seccomp[] = {"seccomp.*", "kernel.*", "priv.*", NULL};
-static const char *const may_unpriv[] = {"fs.*", "proc.*", "kernel.*", "sys.*", "dev.*", "priv.*", NULL};
+static const char *const may_unpriv[] = {"fs.*", "proc.*", "kernel.*", "sys.*", "dev.*", "priv.*", "cgroup.*", NULL};
 
 const char *const *sp_prot_may_fail(unsigned prot)
 {
@@ -152,7 +152,27 @@ void sp_live_derive_sets(const sp_launch *c, const sp_live_cfg *cfg, sp_strv *se
 	if (c->ns & SP_NS_NET)
 		set_if_known(cfg, sets, "net.interfaces", "lo");
 	if (c->min_dev)
-		set_if_known(cfg, sets, "dev.allow", "null,zero,full,random,urandom,tty,ptmx,console");
+		set_if_known(cfg, sets, "dev.allow", "null,zero,full,random,urandom,tty,ptmx");
+	else
+		set_if_known(cfg, sets, "dev.allow", "");
+	set_if_known(cfg, sets, "ns.user_root_is_host_root", c->root_is_host_root ? "true" : "false");
+	/* a launch without a filter, masks or mounts of its own does not claim what they give */
+	if (!c->seccomp) {
+		set_if_known(cfg, sets, "seccomp.deny", "");
+		set_if_known(cfg, sets, "kernel.userns_allowed", "true");
+	}
+	if (!c->masked) {
+		set_if_known(cfg, sets, "fs.masked", "");
+		set_if_known(cfg, sets, "fs.readonly", "");
+		set_if_known(cfg, sets, "fs.knobs_readonly", "false");
+	}
+	if (c->chroot)
+		set_if_known(cfg, sets, "fs.propagation", ""); /* no mount at /: nothing to propagate */
+	if (!c->tmp) {
+		set_if_known(cfg, sets, "fs.tmpfs", "");
+		set_if_known(cfg, sets, "fs.nosuid", "");
+		set_if_known(cfg, sets, "fs.nodev", "");
+	}
 }
 
 int sp_live_check_static(const char *path, sp_error *err)
@@ -214,6 +234,10 @@ int sp_live_load_catalogue(sp_live_cfg *cfg, sp_error *err)
 				if (!strcmp(k, "seccomp.deny") && json_is_string(v) && cfg->seccomp_deny.n == 0) {
 					sp_strv_free(&cfg->seccomp_deny);
 					sp_strv_split(&cfg->seccomp_deny, json_string_value(v), ", \t\n");
+				}
+				if (!strcmp(k, "fs.masked") && json_is_string(v) && cfg->masked.n == 0) {
+					sp_strv_free(&cfg->masked);
+					sp_strv_split(&cfg->masked, json_string_value(v), ", \t\n");
 				}
 			}
 	}

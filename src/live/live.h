@@ -62,6 +62,9 @@ typedef struct sp_launch {
 	bool tmp;         /* a writable tmpfs at /tmp */
 	bool own_cgroup;  /* the runtime puts the sandbox in a cgroup of its own */
 	bool privileged;  /* the runtime's "privileged" mode */
+	bool masked;      /* sensitive /proc and /sys paths masked (the profile's fs.masked) */
+	bool root_is_host_root; /* uid 0 inside is uid 0 of the host */
+	bool chroot;      /* the root is a chroot, not a mount of its own */
 	bool vm;          /* a virtual machine: the boundary is the hypervisor */
 } sp_launch;
 
@@ -96,6 +99,7 @@ typedef struct sp_live_cfg {
 	sp_strv run_ids;    /* ids the profile does not turn off: each must be in a report */
 	sp_strv keys;       /* policy keys that some check reads */
 	sp_strv seccomp_deny; /* the profile's seccomp.deny: the lanes' filters refuse these too */
+	sp_strv masked;       /* the profile's fs.masked: the lanes mask these too */
 } sp_live_cfg;
 
 /* a spawned runtime process with piped stdio */

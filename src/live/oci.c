@@ -91,9 +91,21 @@ int sp_oci_write_bundle(sp_lane *l, sp_error *err)
 			json_array_append_new(ns, json_pack("{s:s}", "type", oci_ns[i]));
 	json_t *linux_ = json_pack("{s:o,s:s}", "namespaces", ns, "cgroupsPath", l->name);
 	if (!a->privileged) {
-		json_object_set_new(linux_, "maskedPaths",
-				    json_pack("[s,s,s,s,s,s,s,s]", "/proc/acpi", "/proc/kcore", "/proc/keys", "/proc/latency_stats",
-					      "/proc/timer_list", "/proc/timer_stats", "/proc/sched_debug", "/sys/firmware"));
+		static const char *const defaults[] = {"/proc/acpi", "/proc/kcore", "/proc/keys", "/proc/latency_stats",
+						       "/proc/timer_list", "/proc/timer_stats", "/proc/sched_debug",
+						       "/proc/scsi", "/sys/firmware", "/sys/devices/virtual/powercap"};
+		sp_strv masked;
+		sp_strv_split(&masked, NULL, ",");
+		for (size_t i = 0; i < SP_ARRAY_SIZE(defaults); i++)
+			sp_strv_push(&masked, defaults[i]);
+		for (size_t i = 0; i < l->cfg->masked.n; i++)
+			if (!sp_strv_contains(&masked, l->cfg->masked.v[i]))
+				sp_strv_push(&masked, l->cfg->masked.v[i]);
+		json_t *mp = json_array();
+		for (size_t i = 0; i < masked.n; i++)
+			json_array_append_new(mp, json_string(masked.v[i]));
+		sp_strv_free(&masked);
+		json_object_set_new(linux_, "maskedPaths", mp);
 		json_object_set_new(linux_, "readonlyPaths",
 				    json_pack("[s,s,s,s,s,s]", "/proc/asound", "/proc/bus", "/proc/fs", "/proc/irq", "/proc/sys",
 					      "/proc/sysrq-trigger"));

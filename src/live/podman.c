@@ -7,7 +7,7 @@
 
 static const char *const podman_extra[] = {"--runtime", "runc", "--ulimit", "nofile=1024:1024", "--ulimit",
 					   "nproc=1024:1024", "--pull", "never", "--log-driver", "none", NULL};
-static sp_engine podman = {.bin = "podman", .extra = podman_extra, .has_rootfs = true};
+static sp_engine podman = {.bin = "podman", .extra = podman_extra, .has_rootfs = true, .has_mask = true};
 
 static int probe(const sp_live_cfg *cfg, char *why, size_t whysz)
 {

@@ -4,7 +4,7 @@
 void sp_oci_claims(sp_launch *l)
 {
 	*l = (sp_launch){.ns = SP_NS_ALL & ~(unsigned)SP_NS_USER, .ro_root = true, .drop_caps = true, .seccomp = true,
-			 .nnp = true, .min_dev = true, .tmp = true, .own_cgroup = true};
+			 .nnp = true, .min_dev = true, .tmp = true, .own_cgroup = true, .masked = true, .root_is_host_root = true};
 }
 
 static int probe(const sp_live_cfg *cfg, char *why, size_t whysz)

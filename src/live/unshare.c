@@ -1,15 +1,17 @@
-/* util-linux unshare: namespaces only. It makes a user namespace whose root
- * keeps every capability inside it, chroots into the rootfs (writable: unshare
- * cannot make it read-only) and mounts a fresh /proc; setpriv sets
- * no_new_privs first. Its strict variant claims exactly that, so its
- * negative controls can only remove namespaces. Without a pid namespace a
- * user namespace may not mount a proc of the host's pid namespace, so that
- * control binds the host's /proc into the rootfs first (removed, and proven
- * removed, at teardown). */
+/* util-linux unshare: namespaces and a root. It makes a user namespace whose
+ * root keeps every capability inside it, chroots into the rootfs and mounts a
+ * fresh /proc; setpriv sets no_new_privs first. The rootfs is bind-mounted
+ * onto itself beforehand, read-only (the copy into the sandbox's mount
+ * namespace locks the flag), so the sandbox's / is a mount of its own. Its
+ * claims are exactly that: no capability drop, no seccomp. Without a pid
+ * namespace a user namespace may not mount a proc of the host's pid
+ * namespace, so that control binds the host's /proc into the rootfs first.
+ * Both binds are removed, and proven removed, at teardown. */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <unistd.h>
 
 #include "live/live.h"
 
@@ -37,7 +39,8 @@ static int probe(const sp_live_cfg *cfg, char *why, size_t whysz)
 
 static void claims(sp_launch *l)
 {
-	*l = (sp_launch){.ns = SP_NS_ALL, .nnp = true, .tmp = false};
+	/* --map-root-user maps root inside to the uid that runs unshare */
+	*l = (sp_launch){.ns = SP_NS_ALL, .nnp = true, .ro_root = true, .root_is_host_root = getuid() == 0};
 }
 
 static int launch(sp_lane *l, sp_error *err)
@@ -75,6 +78,13 @@ static int launch(sp_lane *l, sp_error *err)
 
 static int prepare(sp_lane *l, sp_error *err)
 {
+	if (mount(l->rootfs, l->rootfs, NULL, MS_BIND, NULL) < 0)
+		return sp_fail_errno(err, errno, "bind %s onto itself", l->rootfs);
+	if (mount(NULL, l->rootfs, NULL, MS_PRIVATE, NULL) < 0)
+		return sp_fail_errno(err, errno, "make %s private", l->rootfs);
+	if (l->actual.ro_root &&
+	    mount(NULL, l->rootfs, NULL, MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV, NULL) < 0)
+		return sp_fail_errno(err, errno, "remount %s read-only", l->rootfs);
 	if (l->actual.ns & SP_NS_PID)
 		return 0;
 	char p[600];
@@ -86,17 +96,17 @@ static int prepare(sp_lane *l, sp_error *err)
 
 static void teardown(sp_lane *l)
 {
-	if (l->actual.ns & SP_NS_PID)
-		return;
 	char p[600];
 	snprintf(p, sizeof p, "%s/proc", l->rootfs);
-	umount2(p, MNT_DETACH);
+	if (!(l->actual.ns & SP_NS_PID))
+		umount2(p, MNT_DETACH);
+	umount2(l->rootfs, MNT_DETACH);
 }
 
 const sp_runtime sp_rt_unshare = {
 	.name = "unshare",
 	.summary = "util-linux unshare: namespaces and a chroot, nothing else",
-	.removable = SP_PROT_PIDNS | SP_PROT_NETNS,
+	.removable = SP_PROT_PIDNS | SP_PROT_NETNS | SP_PROT_ROROOT,
 	.probe = probe,
 	.claims = claims,
 	.prepare = prepare,
