@@ -155,7 +155,19 @@ void sp_live_derive_sets(const sp_launch *c, const sp_live_cfg *cfg, sp_strv *se
 		set_if_known(cfg, sets, "dev.allow", "null,zero,full,random,urandom,tty,ptmx");
 	else
 		set_if_known(cfg, sets, "dev.allow", "");
-	set_if_known(cfg, sets, "ns.user_root_is_host_root", c->root_is_host_root ? "true" : "false");
+	/* a VM's root is root of its own kernel: the initial user namespace there is not the host's */
+	set_if_known(cfg, sets, "ns.user_root_is_host_root", c->root_is_host_root || c->vm ? "true" : "false");
+	if (c->vm) {
+		/* the guest's kernel and devices are the sandbox's own: report them, do not judge them */
+		static const char *const guest_own[] = {"kernel.*", "dev.*"};
+		for (size_t g = 0; g < SP_ARRAY_SIZE(guest_own); g++)
+			for (size_t i = 0; i < cfg->ids.n; i++)
+				if (sp_glob_match(guest_own[g], cfg->ids.v[i])) {
+					_cleanup_free_ char *a = sp_xasprintf("expect.%s=advisory", guest_own[g]);
+					sp_strv_push(sets, a);
+					break;
+				}
+	}
 	/* a launch without a filter, masks or mounts of its own does not claim what they give */
 	if (!c->seccomp) {
 		set_if_known(cfg, sets, "seccomp.deny", "");
