@@ -232,6 +232,8 @@ void sp_doctor_ingest(sp_lane *l, const char *json, size_t len, int rc);
 /* ---- seccomp.c ---- */
 /* the syscalls a strict lane denies (EPERM) */
 extern const char *const sp_live_denied_syscalls[];
+/* the syscalls to refuse outright (base list and the profile's seccomp.deny, but clone/clone3) */
+void sp_seccomp_deny_list(const sp_live_cfg *cfg, sp_strv *out);
 /* BPF program for bwrap --seccomp FD: a memfd positioned at 0, or -1 */
 int sp_seccomp_bpf_fd(const sp_live_cfg *cfg, sp_error *err);
 /* OCI linux.seccomp object (json_t *) */

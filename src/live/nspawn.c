@@ -54,7 +54,22 @@ static int launch(sp_lane *l, sp_error *err)
 	else
 		sp_strv_push(&argv, "--capability=all");
 	if (a->tmp)
-		sp_strv_push(&argv, "--tmpfs=/tmp");
+		sp_strv_push(&argv, "--tmpfs=/tmp:mode=1777,nosuid,nodev");
+	_cleanup_free_ char *filter = NULL;
+	if (a->seccomp) {
+		/* its built-in filter plus the syscalls the profile wants refused (no argument filters here) */
+		sp_strv deny;
+		sp_seccomp_deny_list(l->cfg, &deny);
+		size_t len = 32;
+		for (size_t i = 0; i < deny.n; i++)
+			len += strlen(deny.v[i]) + 1;
+		filter = sp_xmalloc(len);
+		char *w = filter + snprintf(filter, len, "--system-call-filter=~");
+		for (size_t i = 0; i < deny.n; i++)
+			w += snprintf(w, len - (size_t)(w - filter), "%s%s", i ? " " : "", deny.v[i]);
+		sp_strv_free(&deny);
+		sp_strv_push(&argv, filter);
+	}
 	sp_strv_push(&argv, "--");
 	for (size_t i = 0; i < l->inside.n; i++)
 		sp_strv_push(&argv, l->inside.v[i]);

@@ -28,7 +28,7 @@ static const unsigned long ns_flags[] = {CLONE_NEWNS, CLONE_NEWUSER, CLONE_NEWPI
 					 CLONE_NEWUTS, CLONE_NEWIPC, CLONE_NEWCGROUP};
 
 /* every syscall to refuse outright: the base list and the profile's demands */
-static void deny_list(const sp_live_cfg *cfg, sp_strv *out)
+void sp_seccomp_deny_list(const sp_live_cfg *cfg, sp_strv *out)
 {
 	sp_strv_split(out, NULL, ",");
 	for (const char *const *s = sp_live_denied_syscalls; *s; s++)
@@ -47,7 +47,7 @@ int sp_seccomp_bpf_fd(const sp_live_cfg *cfg, sp_error *err)
 		return sp_fail_errno(err, ENOMEM, "seccomp_init");
 	int rc = seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_ERRNO(EPERM));
 	sp_strv deny;
-	deny_list(cfg, &deny);
+	sp_seccomp_deny_list(cfg, &deny);
 	for (size_t i = 0; i < deny.n && rc == 0; i++) {
 		int nr = seccomp_syscall_resolve_name(deny.v[i]);
 		if (nr == __NR_SCMP_ERROR)
@@ -83,7 +83,7 @@ int sp_seccomp_bpf_fd(const sp_live_cfg *cfg, sp_error *err)
 void *sp_seccomp_oci(const sp_live_cfg *cfg)
 {
 	sp_strv deny;
-	deny_list(cfg, &deny);
+	sp_seccomp_deny_list(cfg, &deny);
 	json_t *names = json_array();
 	for (size_t i = 0; i < deny.n; i++)
 		json_array_append_new(names, json_string(deny.v[i]));
