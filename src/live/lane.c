@@ -572,7 +572,21 @@ void sp_lane_run(sp_lane *l)
 	char needle[64];
 	snprintf(needle, sizeof needle, "@@%s:", l->nonce);
 	unsigned tmo = l->claim.vm ? cfg->vm_timeout_ms : cfg->timeout_ms;
-	int rr = sp_proc_read_until(&l->proc, needle, sp_now_ns() + (uint64_t)tmo * 1000000ull);
+	uint64_t deadline = sp_now_ns() + (uint64_t)tmo * 1000000ull;
+	if (l->rt->boot_watchdog_ms && l->rt->fallback) {
+		/* a guest that prints nothing in time under one accelerator gets one more try under the fallback */
+		unsigned wd = l->rt->boot_watchdog_ms(l);
+		char begin_mark[64];
+		snprintf(begin_mark, sizeof begin_mark, "@@%s-begin@@", l->nonce);
+		if (wd && sp_proc_read_until(&l->proc, begin_mark, sp_now_ns() + (uint64_t)wd * 1000000ull) != 1) {
+			sp_proc_free(&l->proc);
+			l->proc.omax = 8u << 20;
+			if (l->rt->fallback(l, &err) < 0)
+				goto broken;
+			deadline = sp_now_ns() + (uint64_t)tmo * 1000000ull;
+		}
+	}
+	int rr = sp_proc_read_until(&l->proc, needle, deadline);
 	if (rr != 1) {
 		char last[512];
 		sp_last_line(l->proc.ebuf, last, sizeof last);

@@ -128,6 +128,9 @@ typedef struct sp_runtime {
 	/* 0: nothing left; 1: something is left (named in what) */
 	int (*leftovers)(sp_lane *l, char *what, size_t whatsz);
 	void (*finish)(const sp_live_cfg *cfg);     /* end of run: shared state (images) */
+	/* VMs: ms to wait for the guest's first output (0: no watchdog), and a relaunch under a fallback */
+	unsigned (*boot_watchdog_ms)(sp_lane *l);
+	int (*fallback)(sp_lane *l, sp_error *err);
 } sp_runtime;
 
 extern const sp_runtime sp_rt_bwrap, sp_rt_unshare, sp_rt_runc, sp_rt_crun, sp_rt_podman, sp_rt_docker,

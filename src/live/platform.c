@@ -115,6 +115,11 @@ bool sp_kvm_usable(char *why, size_t whysz)
 {
 	static int cached = -2;
 	static char reason[256];
+	if (cached == -2 && getenv("SP_LIVE_ASSUME_KVM")) {
+		/* tests: pretend the probe passed, to exercise the boot watchdog and the fallback */
+		snprintf(reason, sizeof reason, "assumed usable (SP_LIVE_ASSUME_KVM)");
+		cached = access("/dev/kvm", R_OK | W_OK) == 0 ? 0 : -1;
+	}
 	if (cached == -2) {
 		int kvm = open("/dev/kvm", O_RDWR | O_CLOEXEC);
 		if (kvm < 0) {

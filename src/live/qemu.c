@@ -182,15 +182,19 @@ static int prepare(sp_lane *l, sp_error *err)
 	return sp_cpio_close(c, err);
 }
 
+static bool kvm_failed_boot; /* this run: KVM passed the probe but a guest did not boot */
+
+static int spawn(sp_lane *l, const char *accel, sp_error *err);
+
 static int launch(sp_lane *l, sp_error *err)
 {
-	char why[256], k[4096];
-	if (pick_kernel(l->cfg, k, sizeof k, why, sizeof why) < 0)
-		return sp_usage(err, "%s", why);
 	const char *accel;
 	char kwhy[256];
 	bool kvm = sp_kvm_usable(kwhy, sizeof kwhy);
-	if (!strcmp(l->cfg->accel, "tcg")) {
+	if (kvm && kvm_failed_boot && strcmp(l->cfg->accel, "kvm")) {
+		accel = "tcg";
+		snprintf(l->vm_accel, sizeof l->vm_accel, "tcg (KVM passed its probe but an earlier guest did not boot under it)");
+	} else if (!strcmp(l->cfg->accel, "tcg")) {
 		accel = "tcg";
 		snprintf(l->vm_accel, sizeof l->vm_accel, "tcg (--accel tcg)");
 	} else if (kvm) {
@@ -200,6 +204,14 @@ static int launch(sp_lane *l, sp_error *err)
 		accel = "tcg";
 		snprintf(l->vm_accel, sizeof l->vm_accel, "tcg (software emulation: %s)", kwhy);
 	}
+	return spawn(l, accel, err);
+}
+
+static int spawn(sp_lane *l, const char *accel, sp_error *err)
+{
+	char why[256], k[4096];
+	if (pick_kernel(l->cfg, k, sizeof k, why, sizeof why) < 0)
+		return sp_usage(err, "%s", why);
 	char initrd[600], console[700];
 	snprintf(initrd, sizeof initrd, "%s/initramfs.cpio", l->dir);
 	snprintf(console, sizeof console, "file:%s/console.log", l->dir);
@@ -210,6 +222,27 @@ static int launch(sp_lane *l, sp_error *err)
 	snprintf(l->rtinfo, sizeof l->rtinfo, "%s -accel %s -M pc, kernel %s (%s), initramfs %s", argv[0], accel, k,
 		 l->vm_kernel, initrd);
 	return sp_proc_spawn(&l->proc, argv, true, err);
+}
+
+/* under KVM a guest prints its begin marker within seconds; TCG gets no watchdog */
+static unsigned watchdog_ms(void)
+{
+	const char *e = getenv("SP_LIVE_KVM_WATCHDOG_MS"); /* tests shorten it */
+	unsigned long long v;
+	return e && sp_parse_u64(e, &v) == 0 && v >= 100 && v <= 600000 ? (unsigned)v : 30000;
+}
+
+static unsigned boot_watchdog_ms(sp_lane *l)
+{
+	return sp_startswith(l->vm_accel, "kvm") && strcmp(l->cfg->accel, "kvm") ? watchdog_ms() : 0;
+}
+
+static int fallback(sp_lane *l, sp_error *err)
+{
+	kvm_failed_boot = true;
+	snprintf(l->vm_accel, sizeof l->vm_accel, "tcg (KVM passed its probe, but the guest printed nothing in %u ms under it)",
+		 watchdog_ms());
+	return spawn(l, "tcg", err);
 }
 
 static int host_pid(sp_lane *l, sp_error *err)
@@ -228,4 +261,6 @@ const sp_runtime sp_rt_qemu = {
 	.prepare = prepare,
 	.launch = launch,
 	.host_pid = host_pid,
+	.boot_watchdog_ms = boot_watchdog_ms,
+	.fallback = fallback,
 };

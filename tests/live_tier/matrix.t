@@ -20,7 +20,9 @@ tmp=$(sp_tmpdir)
 
 snapshot() {
 	{
-		echo "procs: $(grep -l 'sp-live-' /proc/[0-9]*/cmdline 2>/dev/null | grep -v "/proc/$$/" | wc -l)"
+		# a lane's shell carries its nonce (sp-live-HEX); runtimes, conmon and qemu carry the lane name or dir
+		echo "procs: $(grep -lE 'sp-live-[0-9a-f]{16}|sandprobe-[0-9a-f]{16}|sandprobe-live\.' /proc/[0-9]*/cmdline 2>/dev/null | grep -v "/proc/$$/" | wc -l)"
+		echo "nsfs: $(grep -E ' nsfs ' /proc/self/mountinfo | grep -c 'sandprobe')"
 		echo "mounts: $(grep -c 'sandprobe-live' /proc/self/mountinfo)"
 		echo "tmpdirs: $(ls -d /tmp/sandprobe-live.* /dev/shm/sandprobe-live.* 2>/dev/null | wc -l)"
 		echo "netns: $(ip netns list 2>/dev/null | grep -c sandprobe)"
