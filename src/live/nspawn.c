@@ -11,6 +11,10 @@ static int probe(const sp_live_cfg *cfg, char *why, size_t whysz)
 {
 	(void)cfg;
 	char p[4096];
+	if (geteuid() != 0) {
+		snprintf(why, whysz, "systemd-nspawn needs root");
+		return -1;
+	}
 	if (!sp_which("systemd-nspawn", p, sizeof p)) {
 		snprintf(why, whysz, "systemd-nspawn not installed (package systemd-container)");
 		return -1;

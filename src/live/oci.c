@@ -169,6 +169,10 @@ int sp_oci_leftovers(sp_lane *l, const char *runtime, char *what, size_t whatsz)
 int sp_oci_probe(const char *runtime, char *why, size_t whysz)
 {
 	char p[4096];
+	if (geteuid() != 0) {
+		snprintf(why, whysz, "%s lanes need root (rootless bundles are not implemented)", runtime);
+		return -1;
+	}
 	if (!sp_which(runtime, p, sizeof p)) {
 		snprintf(why, whysz, "%s not installed", runtime);
 		return -1;

@@ -2,6 +2,7 @@
  * (crun) cannot run on its hybrid cgroup layout. */
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "live/engine.h"
 
@@ -13,6 +14,10 @@ static int probe(const sp_live_cfg *cfg, char *why, size_t whysz)
 {
 	(void)cfg;
 	char p[4096];
+	if (geteuid() != 0) {
+		snprintf(why, whysz, "podman lanes need root (rootless podman is not implemented)");
+		return -1;
+	}
 	if (!sp_which("podman", p, sizeof p)) {
 		snprintf(why, whysz, "podman not installed");
 		return -1;

@@ -19,6 +19,10 @@ static int probe(const sp_live_cfg *cfg, char *why, size_t whysz)
 {
 	(void)cfg;
 	char p[4096];
+	if (geteuid() != 0) {
+		snprintf(why, whysz, "unshare lanes need root (the rootfs is bind-mounted read-only first)");
+		return -1;
+	}
 	if (!sp_which("unshare", p, sizeof p)) {
 		snprintf(why, whysz, "unshare not installed (package util-linux)");
 		return -1;
