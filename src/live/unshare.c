@@ -109,7 +109,7 @@ static void teardown(sp_lane *l)
 
 const sp_runtime sp_rt_unshare = {
 	.name = "unshare",
-	.summary = "util-linux unshare: namespaces and a chroot, nothing else",
+	.summary = "util-linux unshare: namespaces, a read-only bind root, nothing else",
 	.removable = SP_PROT_PIDNS | SP_PROT_NETNS | SP_PROT_ROROOT,
 	.probe = probe,
 	.claims = claims,
