@@ -65,11 +65,11 @@ const char *const *sp_prot_checks(unsigned prot)
 /* checks that may also fail when the protection goes (not required to, not
  * collateral): finer probes of the same property that other check families
  * add, whose outcome depends on the host (e.g. egress with host networking) */
-static const char *const may_pidns[] = {"proc.*", "caps.kill", "host.cgroup", NULL};
+static const char *const may_pidns[] = {"proc.*", "caps.kill", "fs.proc1_root", "host.cgroup", NULL};
 static const char *const may_netns[] = {"net.*", NULL};
 static const char *const may_roroot[] = {"fs.*", NULL};
 static const char *const may_caps[] = {"caps.*", "priv.*", "kernel.*", "dev.mknod*", "fs.*", NULL};
-static const char *const may_dev[] = {"dev.*", "kernel.*", "fs.nodev", NULL};
+static const char *const may_dev[] = {"dev.*", "kernel.*", "fs.nodev", "fs.nosuid", NULL};
 static const char *const may_seccomp[] = {"seccomp.*", "kernel.*", "priv.*", NULL};
 static const char *const may_unpriv[] = {"fs.*", "proc.*", "kernel.*", "sys.*", "dev.*", "priv.*", "cgroup.*", NULL};
 

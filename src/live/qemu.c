@@ -138,6 +138,9 @@ static int prepare(sp_lane *l, sp_error *err)
 		   "busybox mount -t proc proc /proc\n"
 		   "busybox mount -t sysfs sysfs /sys\n"
 		   "busybox mount -t devtmpfs devtmpfs /dev\n"
+		   "busybox mkdir -p /dev/pts /dev/shm\n"
+		   "busybox mount -t devpts -o newinstance,ptmxmode=0666,mode=0620 devpts /dev/pts\n"
+		   "busybox mount -t tmpfs -o mode=1777,nosuid,nodev shm /dev/shm\n"
 		   "busybox mount -t tmpfs -o mode=1777,nosuid,nodev tmpfs /tmp\n");
 	if (l->actual.ro_root)
 		fprintf(f, "busybox mount -o remount,ro /\n");

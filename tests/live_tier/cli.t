@@ -64,7 +64,7 @@ like "$(grep '^bwrap  *host-net' "$tmp/m.txt")" "FAIL\*" "host-net row marks the
 "$SP_BIN" live --matrix --runtimes bwrap,unshare --doctor "$DOCTOR" --format html --output "$tmp/m.html"
 is "$?" 0 "html matrix written"
 like "$(head -1 "$tmp/m.html")" '^<!DOCTYPE html>' "html: a document"
-is "$(grep -c "<tr>" "$tmp/m.html")" 13 "html: header + 12 lanes (8 bwrap, 4 unshare)"
+is "$(grep -c "<tr>" "$tmp/m.html")" 14 "html: header + 13 lanes (8 bwrap, 5 unshare)"
 unlike "$(cat "$tmp/m.html")" '<script|<link|src=|href=|@import|url\(' "html: no scripts and no external assets"
 if command -v xmllint >/dev/null; then
 	ok xmllint --html --noout "$tmp/m.html"
