@@ -70,10 +70,17 @@ done < <(jq -r '.lanes[] | select(.negative_control) |
 	 ([.results[] | select(.status == "fail" or .status == "error") | .id] | sort | join(","))] | join("|")' "$J")
 
 # inside and outside both saw the removal, where the host can see it
-is "$(jq -r '.lanes[] | select(.runtime=="bwrap" and .variant=="host-pid") | [.results[] | select(.status=="fail") | .id] | sort | join(",")' "$J")" \
-	"host.ns.pid,ns.pid,proc.host_visible" "bwrap host-pid: ns.pid, proc.host_visible and host.ns.pid fail"
-is "$(jq -r '.lanes[] | select(.runtime=="runc" and .variant=="kept-caps") | [.results[] | select(.status=="fail") | .id] | sort | join(",")' "$J")" \
-	"caps.bounding,caps.effective,host.caps" "runc kept-caps: caps.* and host.caps fail"
+fails_of() { jq -r --arg r "$1" --arg v "$2" '.lanes[] | select(.runtime==$r and .variant==$v) | [.results[] | select(.status=="fail") | .id] | sort | join(",")' "$J"; }
+fails_all() { # runtime variant id... : every id is among the lane's failures
+	local f r=$1 v=$2
+	f=",$(fails_of "$r" "$v"),"
+	shift 2
+	for id in "$@"; do case "$f" in *",$id,"*) ;; *) echo "missing $id in $f"; return 1 ;; esac; done
+}
+TAP_NAME="bwrap host-pid: ns.pid, proc.host_visible and host.ns.pid fail" ok fails_all bwrap host-pid ns.pid proc.host_visible host.ns.pid
+TAP_NAME="runc kept-caps: caps.effective, caps.bounding and host.caps fail" ok fails_all runc kept-caps caps.effective caps.bounding host.caps
+TAP_NAME="podman no-seccomp: seccomp.mode and host.seccomp fail" ok fails_all podman no-seccomp seccomp.mode host.seccomp
+TAP_NAME="unshare host-net: ns.net and host.ns.net fail" ok fails_all unshare host-net ns.net host.ns.net
 # expectations come from the launch, not from a table: unshare keeps root's capabilities in its user namespace
 like "$(jq -r '.lanes[] | select(.runtime=="unshare" and .variant=="strict") | .doctor_args | join(" ")' "$J")" \
 	'caps.effective=ALL' "unshare: derived expectation caps.effective=ALL (its launch keeps them)"
