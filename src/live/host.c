@@ -187,6 +187,8 @@ void sp_doctor_ingest(sp_lane *l, const char *json, size_t len, int rc)
 		sp_lane_add(l, json_string_value(json_object_get(r, "id")), json_string_value(json_object_get(r, "status")), g[0],
 			    g[1], "%s", g[2]);
 	}
+	json_t *dms = json_object_get(root, "duration_ms");
+	l->doctor_ms = json_is_number(dms) ? json_number_value(dms) : 0;
 	snprintf(l->doctor_kernel, sizeof l->doctor_kernel, "%s",
 		 json_string_value(json_object_get(json_object_get(root, "environment"), "kernel")));
 	sp_lane_add(l, "host.doctor.report", "pass", exp, "", "valid report: %zu results, exit status %d",

@@ -165,6 +165,7 @@ struct sp_lane {
 	char vm_kernel[128];   /* VM lanes: release of the kernel image booted */
 	char vm_accel[256];    /* VM lanes: "kvm" or "tcg (why)" */
 	char doctor_kernel[128]; /* the kernel the doctor reported (environment.kernel) */
+	double doctor_ms;        /* the doctor's own duration_ms (as it reports it) */
 	int seccomp_fd;
 	/* outcome */
 	char status[8];   /* pass fail skip error */

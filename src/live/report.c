@@ -239,6 +239,7 @@ int sp_live_write_json(FILE *f, const sp_live_run *run)
 		if (l->variant->property)
 			json_object_set_new(o, "property", json_string(l->variant->property));
 		json_object_set_new(o, "launch", jstr(l->rtinfo));
+		json_object_set_new(o, "doctor_ms", json_real(l->doctor_ms));
 		if (strcmp(l->status, "skip")) {
 			json_object_set_new(o, "claims", launch_json(&l->claim));
 			json_object_set_new(o, "actual", launch_json(&l->actual));
