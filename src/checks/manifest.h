@@ -1,5 +1,6 @@
 /* The injection manifest (--manifest FILE): env vars and files the host
- * injected into the sandbox, with the modes and owners they must have. */
+ * injected into the sandbox, with the modes and owners they must have. The
+ * schema is documented at the top of src/checks/manifest.c. */
 #ifndef SP_MANIFEST_H
 #define SP_MANIFEST_H
 
@@ -9,5 +10,7 @@
  * field when malformed. *out is opaque (json_t *). */
 int sp_manifest_load(const char *path, void **out, sp_error *err);
 void sp_manifest_free(void *m);
+/* "0640" / "640" / "1777" -> permission bits; 0, or -1 when not octal <= 07777 */
+int sp_manifest_parse_mode(const char *s, unsigned *out);
 
 #endif

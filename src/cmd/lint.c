@@ -1,12 +1,156 @@
-/* placeholder until the lint verb lands (see the issue tracker) */
+/* sandprobe lint: argument parsing and wiring (src/lint/ does the work). */
+#include <errno.h>
+#include <getopt.h>
 #include <stdio.h>
+#include <string.h>
+
 #include "cmd/cmd.h"
-#include "core/error.h"
+#include "lint/lint.h"
+
+static void usage(FILE *f)
+{
+	fputs("usage: sandprobe lint [--kind oci|allowlist|seccomp|compose|kube|squid|auto]\n"
+	      "                      [--format text|json|sarif] [--output FILE]\n"
+	      "                      [--fail-on error|warning|note] [--require-runtime-class NAME] FILE...\n"
+	      "       sandprobe lint --list-rules [--format text|json|sarif]\n"
+	      "\n"
+	      "Validates sandbox configuration without running anything: OCI config.json,\n"
+	      "seccomp profiles, egress allowlists, compose files, Kubernetes workloads and\n"
+	      "squid configs. Files given together are also checked against each other\n"
+	      "(allowlist vs squid ACLs, HTTPS_PROXY vs squid http_port).\n"
+	      "\n"
+	      "  --kind K          force the kind of every FILE (default auto: detected from content)\n"
+	      "  --format F        text (default), json (sandprobe.lint.v1) or sarif (2.1.0)\n"
+	      "  --output FILE     write the report to FILE instead of standard output\n"
+	      "  --fail-on S       lowest severity that makes the exit status 1 (default warning)\n"
+	      "  --require-runtime-class NAME\n"
+	      "                    every pod (runtimeClassName) or compose service (runtime) must use NAME\n"
+	      "  --list-rules      print the rule catalogue and exit\n"
+	      "\n"
+	      "exit: 0 no finding at or above --fail-on, 1 findings, 2 usage error or malformed file,\n"
+	      "      3 internal error\n",
+	      f);
+}
+
+struct lint_opts {
+	const char *kind, *format, *output, *fail_on, *runtime_class;
+	bool list;
+};
+
+static int parse_args(int argc, char **argv, struct lint_opts *o, sp_error *err)
+{
+	enum { O_KIND = 256, O_FORMAT, O_OUTPUT, O_FAIL_ON, O_RTC, O_LIST, O_HELP };
+	static const struct option longopts[] = {
+		{"kind", required_argument, NULL, O_KIND},
+		{"format", required_argument, NULL, O_FORMAT},
+		{"output", required_argument, NULL, O_OUTPUT},
+		{"fail-on", required_argument, NULL, O_FAIL_ON},
+		{"require-runtime-class", required_argument, NULL, O_RTC},
+		{"list-rules", no_argument, NULL, O_LIST},
+		{"help", no_argument, NULL, O_HELP},
+		{NULL, 0, NULL, 0},
+	};
+	optind = 1;
+	opterr = 0;
+	int c;
+	while ((c = getopt_long(argc, argv, ":ho:", longopts, NULL)) != -1) {
+		switch (c) {
+		case O_KIND: o->kind = optarg; break;
+		case O_FORMAT: o->format = optarg; break;
+		case 'o':
+		case O_OUTPUT: o->output = optarg; break;
+		case O_FAIL_ON: o->fail_on = optarg; break;
+		case O_RTC:
+			if (!optarg[0])
+				return sp_usage(err, "lint: --require-runtime-class needs a name");
+			o->runtime_class = optarg;
+			break;
+		case O_LIST: o->list = true; break;
+		case 'h':
+		case O_HELP: return 1;
+		case ':': return sp_usage(err, "lint: option '%s' needs a value", argv[optind - 1]);
+		default: return sp_usage(err, "lint: unknown option '%s' (see 'sandprobe lint --help')", argv[optind - 1]);
+		}
+	}
+	return 0;
+}
 
 int cmd_lint(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	fprintf(stderr, "sandprobe: 'lint' is not implemented yet\n");
-	return SP_EXIT_INTERNAL;
+	sp_error err;
+	sp_error_clear(&err);
+	struct lint_opts o = {.kind = "auto", .format = "text", .fail_on = "warning"};
+	sp_lint l;
+	sp_lint_init(&l, NULL);
+	FILE *out = stdout;
+	int rc = SP_EXIT_OK;
+
+	int pr = parse_args(argc, argv, &o, &err);
+	if (pr == 1) {
+		usage(stdout);
+		return SP_EXIT_OK;
+	}
+	if (pr < 0)
+		goto fail;
+	sp_lint_kind kind;
+	sp_lint_format fmt;
+	sp_lint_sev fail_on;
+	if (sp_lint_kind_parse(o.kind, &kind) < 0) {
+		sp_usage(&err, "lint: --kind '%s': expected oci, allowlist, seccomp, compose, kube, squid or auto", o.kind);
+		goto fail;
+	}
+	if (sp_lint_format_parse(o.format, &fmt) < 0) {
+		sp_usage(&err, "lint: --format '%s': expected text, json or sarif", o.format);
+		goto fail;
+	}
+	if (sp_lint_sev_parse(o.fail_on, &fail_on) < 0) {
+		sp_usage(&err, "lint: --fail-on '%s': expected error, warning or note", o.fail_on);
+		goto fail;
+	}
+	if (o.list) {
+		if (optind < argc) {
+			sp_usage(&err, "lint: --list-rules takes no files");
+			goto fail;
+		}
+	} else if (optind >= argc) {
+		sp_usage(&err, "lint: no files given (see 'sandprobe lint --help')");
+		goto fail;
+	}
+	sp_lint_opts lo = {.require_runtime_class = o.runtime_class};
+	sp_lint_init(&l, &lo);
+	/* every file is read and parsed before anything is written */
+	for (int i = optind; i < argc; i++)
+		if (sp_lint_add_file(&l, argv[i], kind, &err) < 0)
+			goto fail;
+	if (o.output) {
+		out = fopen(o.output, "we");
+		if (!out) {
+			sp_usage(&err, "lint: --output %s: %s", o.output, strerror(errno));
+			out = stdout;
+			goto fail;
+		}
+	}
+	int wr;
+	if (o.list) {
+		wr = sp_lint_write_rules(out, fmt);
+	} else {
+		sp_lint_run(&l);
+		wr = sp_lint_write(out, fmt, &l, fail_on);
+		int worst = sp_lint_worst(&l);
+		rc = worst >= 0 && worst >= (int)fail_on ? SP_EXIT_FAIL : SP_EXIT_OK;
+	}
+	if (wr < 0) {
+		sp_fail_errno(&err, -wr, "lint: cannot write the report");
+		goto fail;
+	}
+	goto done;
+fail:
+	rc = sp_error_report(&err);
+done:
+	if (out != stdout && fclose(out) != 0 && rc != SP_EXIT_USAGE) {
+		fprintf(stderr, "sandprobe: lint: cannot write %s: %s\n", o.output, strerror(errno));
+		rc = SP_EXIT_INTERNAL;
+	}
+	sp_lint_free(&l);
+	return rc;
 }

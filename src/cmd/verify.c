@@ -1,12 +1,149 @@
-/* placeholder until the verify verb lands (see the issue tracker) */
+/* sandprobe verify: argument parsing and wiring only; the gates live in
+ * src/evidence/. */
 #include <stdio.h>
+#include <string.h>
+
 #include "cmd/cmd.h"
 #include "core/error.h"
+#include "core/util.h"
+#include "evidence/evidence.h"
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: sandprobe verify DIR [--profile NAME] [--baseline FILE] [--pubkey FILE] [--format text|json]\n"
+		   "       sandprobe verify --emit-baseline FILE DIR [--pubkey FILE]\n"
+		   "       sandprobe verify --self-test [--verbose]\n\n"
+		   "Judge an evidence bundle (docs/evidence-format.md) against every hard gate of\n"
+		   "spec/evidence.md. Exit 0 when every gate passes, 1 when any fails, 2 usage, 3 internal.\n"
+		   "  --profile NAME        also judge against R0, G2, R24 or E72 (the stricter threshold wins)\n"
+		   "  --baseline FILE       calibrated latency baseline (from --emit-baseline): p95 gate per scenario\n"
+		   "  --pubkey FILE         Ed25519 PEM public key: MANIFEST.sig must be a valid signature\n"
+		   "  --format text|json    output (json: schema sandprobe.verify.v1)\n"
+		   "  --emit-baseline FILE  write the bundle's post-warm-up p50/p95/p99 per scenario (only if it passes)\n"
+		   "  --self-test           check the verifier against synthetic bundles, one per way of being wrong\n");
+}
+
+/* "--opt VALUE" or "--opt=VALUE" */
+static int optval(int argc, char **argv, int *i, const char *name, const char **out, sp_error *err)
+{
+	size_t n = strlen(name);
+	if (strncmp(argv[*i], name, n))
+		return 0;
+	if (argv[*i][n] == '=') {
+		*out = argv[*i] + n + 1;
+	} else if (argv[*i][n] == '\0') {
+		if (*i + 1 >= argc)
+			return sp_usage(err, "verify: %s needs a value", name);
+		*out = argv[++*i];
+	} else {
+		return 0;
+	}
+	if (!**out)
+		return sp_usage(err, "verify: %s: empty value", name);
+	return 1;
+}
 
 int cmd_verify(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	fprintf(stderr, "sandprobe: 'verify' is not implemented yet\n");
-	return SP_EXIT_INTERNAL;
+	sp_error err = {0};
+	const char *dir = NULL, *profile = NULL, *baseline = NULL, *pubkey = NULL, *format = "text", *emit = NULL;
+	bool selftest = false, verbose = false;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		int r;
+		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+			usage(stdout);
+			return SP_EXIT_OK;
+		}
+		if (!strcmp(a, "--self-test")) {
+			selftest = true;
+			continue;
+		}
+		if (!strcmp(a, "--verbose") || !strcmp(a, "-v")) {
+			verbose = true;
+			continue;
+		}
+		if ((r = optval(argc, argv, &i, "--profile", &profile, &err)) ||
+		    (r = optval(argc, argv, &i, "--baseline", &baseline, &err)) ||
+		    (r = optval(argc, argv, &i, "--pubkey", &pubkey, &err)) ||
+		    (r = optval(argc, argv, &i, "--format", &format, &err)) ||
+		    (r = optval(argc, argv, &i, "--emit-baseline", &emit, &err))) {
+			if (r < 0)
+				return sp_error_report(&err);
+			continue;
+		}
+		if (a[0] == '-' && a[1]) {
+			sp_usage(&err, "verify: unknown option '%s' (try 'sandprobe verify --help')", a);
+			return sp_error_report(&err);
+		}
+		if (dir) {
+			sp_usage(&err, "verify: more than one bundle directory ('%s' and '%s')", dir, a);
+			return sp_error_report(&err);
+		}
+		dir = a;
+	}
+	if (strcmp(format, "text") && strcmp(format, "json")) {
+		sp_usage(&err, "verify: --format %s: not text or json", format);
+		return sp_error_report(&err);
+	}
+	if (selftest) {
+		if (dir || profile || baseline || pubkey || emit) {
+			sp_usage(&err, "verify: --self-test takes no bundle or other options");
+			return sp_error_report(&err);
+		}
+		return sp_verify_selftest(stdout, verbose) == 0 ? SP_EXIT_OK : SP_EXIT_FAIL;
+	}
+	if (!dir) {
+		sp_usage(&err, "verify: missing bundle directory (usage: sandprobe verify DIR [options])");
+		return sp_error_report(&err);
+	}
+	if (emit && baseline) {
+		sp_usage(&err, "verify: --emit-baseline and --baseline exclude each other");
+		return sp_error_report(&err);
+	}
+
+	sp_verify_opts o = {.profile = profile};
+	sp_baseline base = {0};
+	char msg[600];
+	if (baseline) {
+		if (sp_baseline_load(&base, baseline, msg, sizeof msg) < 0) {
+			sp_usage(&err, "verify: --baseline %s", msg);
+			return sp_error_report(&err);
+		}
+		o.baseline = &base;
+	}
+	if (pubkey && sp_pubkey_load(&o.pubkey, pubkey, msg, sizeof msg) < 0) {
+		sp_baseline_free(&base);
+		sp_usage(&err, "verify: %s", msg);
+		return sp_error_report(&err);
+	}
+	sp_verdict v;
+	int rc = sp_verify(dir, &o, &v, &err);
+	sp_baseline_free(&base);
+	sp_pubkey_free(o.pubkey);
+	if (rc < 0) {
+		sp_error_prefix(&err, "verify");
+		return sp_error_report(&err);
+	}
+	if (!strcmp(format, "json"))
+		sp_verdict_print_json(&v, stdout);
+	else
+		sp_verdict_print_text(&v, stdout);
+	int exit_code = v.nfail ? SP_EXIT_FAIL : SP_EXIT_OK;
+	if (emit) {
+		if (v.nfail) {
+			fprintf(stderr, "sandprobe: verify: %s fails %zu gate(s): no baseline written to %s\n", dir, v.nfail,
+				emit);
+		} else if (v.lat.n == 0) {
+			fprintf(stderr, "sandprobe: verify: %s has no post-warm-up latencies: no baseline written\n", dir);
+			exit_code = SP_EXIT_FAIL;
+		} else if (sp_baseline_write(&v, emit, &err) < 0) {
+			sp_verdict_free(&v);
+			sp_error_prefix(&err, "verify: --emit-baseline");
+			return sp_error_report(&err);
+		}
+	}
+	fflush(stdout);
+	sp_verdict_free(&v);
+	return exit_code;
 }

@@ -60,11 +60,10 @@ skip_all() {
 skip_na() { echo "1..0 # SKIP $*"; TAP_PLANNED=0; exit 0; }
 need() { command -v "$1" >/dev/null 2>&1 || skip_all "${2:-$1 not installed}"; }
 need_root() { [ "$(id -u)" = 0 ] || skip_all "needs root"; }
-sp_tmpdir() {
-	local d
-	d=$(mktemp -d /tmp/sandprobe-test.XXXXXX)
-	at_exit "rm -rf '$d'"
-	echo "$d"
-}
+# one base directory per test file, made here in the test's own shell, so
+# that sp_tmpdir (usually called inside $(...)) needs no cleanup of its own
+TAP_TMPBASE=$(mktemp -d /tmp/sandprobe-test.XXXXXX)
+at_exit "rm -rf '$TAP_TMPBASE'"
+sp_tmpdir() { mktemp -d "$TAP_TMPBASE/d.XXXXXX"; }
 # status of check ID in a doctor JSON report on stdin
 json_status() { jq -r --arg id "$1" '.results[] | select(.id == $id) | .status'; }

@@ -1,0 +1,539 @@
+/* Environment: required variables, credentials leaking through the
+ * environment (own and PID 1's), hostname, architecture and kernel per
+ * policy, pseudo filesystems mounted, a sane clock, readable time zone and
+ * locale. Credential values are never printed: only the variable, the shape
+ * that matched and the value's length. */
+#include <errno.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <regex.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "checks/environment.h"
+#include "checks/probe.h"
+#include "core/util.h"
+
+extern char **environ;
+
+static void run_required(const sp_ctx *ctx, sp_result *r)
+{
+	sp_strv need, path;
+	sp_policy_list(ctx->policy, "env.required", &need);
+	sp_policy_list(ctx->policy, "env.path", &path);
+	sp_expected(r, "%zu variable%s set and non-empty%s", need.n, need.n == 1 ? "" : "s",
+		    path.n ? ", PATH holds every env.path entry" : "");
+	if (need.n == 0 && path.n == 0) {
+		sp_strv_free(&need);
+		sp_strv_free(&path);
+		sp_skip(r, "env.required and env.path are empty");
+		return;
+	}
+	size_t missing = 0;
+	char miss[300] = "";
+	for (size_t i = 0; i < need.n; i++) {
+		const char *v = getenv(need.v[i]);
+		bool okv = v && *v;
+		sp_observed_add(r, "%s %s", need.v[i], !v ? "unset" : !*v ? "empty" : "set");
+		if (!okv) {
+			missing++;
+			size_t l = strlen(miss);
+			snprintf(miss + l, sizeof miss - l, "%s%s", l ? "," : "", need.v[i]);
+		}
+	}
+	const char *p = getenv("PATH");
+	sp_strv entries;
+	sp_strv_split(&entries, p ? p : "", ":");
+	for (size_t i = 0; i < path.n; i++) {
+		bool in = sp_strv_contains(&entries, path.v[i]);
+		sp_observed_add(r, "PATH %s %s", in ? "has" : "lacks", path.v[i]);
+		if (!in) {
+			missing++;
+			size_t l = strlen(miss);
+			snprintf(miss + l, sizeof miss - l, "%sPATH:%s", l ? "," : "", path.v[i]);
+		}
+	}
+	sp_strv_free(&entries);
+	sp_strv_free(&need);
+	sp_strv_free(&path);
+	if (missing)
+		sp_failr(r, "missing: %s", miss);
+	else
+		sp_pass(r, "all required variables set");
+}
+
+/* ---- credentials ------------------------------------------------------------ */
+
+static const struct cred_shape {
+	const char *name;
+	const char *re;
+} shapes[] = {
+	{"AWS access key id", "(^|[^A-Z0-9])(AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA)[A-Z0-9]{16}([^A-Z0-9]|$)"},
+	{"GitHub token", "(ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{36}|github_pat_[A-Za-z0-9_]{22,}"},
+	{"GitLab token", "glpat-[A-Za-z0-9_-]{20,}"},
+	{"Slack token", "xox[abposr]-[A-Za-z0-9-]{10,}"},
+	{"Anthropic API key", "sk-ant-[A-Za-z0-9_-]{20,}"},
+	{"OpenAI-style secret key", "(^|[^A-Za-z0-9])sk-(proj-)?[A-Za-z0-9_-]{20,}"},
+	{"Google API key", "AIza[0-9A-Za-z_-]{35}"},
+	{"Stripe secret key", "(sk|rk)_live_[0-9A-Za-z]{20,}"},
+	{"Hugging Face token", "hf_[A-Za-z0-9]{30,}"},
+	{"npm token", "npm_[A-Za-z0-9]{36}"},
+	{"JSON web token", "eyJ[A-Za-z0-9_-]{8,}\\.eyJ[A-Za-z0-9_-]{8,}\\.[A-Za-z0-9_-]{8,}"},
+	{"private key", "-----BEGIN [A-Z ]*PRIVATE KEY"},
+	{"URL with a password", "[a-zA-Z][a-zA-Z0-9+.-]*://[^/:@ ]+:[^/@ ]+@"},
+};
+/* a long value under a secret-sounding name */
+static const char secret_name_re[] =
+	"(SECRET|TOKEN|PASSWORD|PASSWD|API_?KEY|ACCESS_?KEY|PRIVATE_?KEY|CREDENTIAL|AUTH)";
+
+typedef struct cred_scan {
+	regex_t re[SP_ARRAY_SIZE(shapes)];
+	regex_t name_re;
+	bool ready;
+} cred_scan;
+
+static int cred_scan_init(cred_scan *s)
+{
+	memset(s, 0, sizeof *s);
+	for (size_t i = 0; i < SP_ARRAY_SIZE(shapes); i++)
+		if (regcomp(&s->re[i], shapes[i].re, REG_EXTENDED | REG_NOSUB) != 0)
+			return -1;
+	if (regcomp(&s->name_re, secret_name_re, REG_EXTENDED | REG_NOSUB | REG_ICASE) != 0)
+		return -1;
+	s->ready = true;
+	return 0;
+}
+
+/* shape name when "NAME=value" looks like a credential, else NULL; the
+ * compiled patterns live for the whole process */
+const char *sp_env_credential_shape(const char *entry)
+{
+	static cred_scan s;
+	if (!s.ready && cred_scan_init(&s) < 0)
+		return NULL;
+	const char *eq = strchr(entry, '=');
+	if (!eq)
+		return NULL;
+	const char *value = eq + 1;
+	for (size_t i = 0; i < SP_ARRAY_SIZE(shapes); i++)
+		if (regexec(&s.re[i], value, 0, NULL, 0) == 0)
+			return shapes[i].name;
+	char name[256];
+	snprintf(name, sizeof name, "%.*s", (int)(eq - entry), entry);
+	if (strlen(value) >= 12 && !strchr(value, ' ') && regexec(&s.name_re, name, 0, NULL, 0) == 0 &&
+	    !strchr(value, '/'))
+		return "secret-named variable";
+	return NULL;
+}
+
+static size_t scan_env(sp_result *r, const char *where, char *const *entries, size_t n, const sp_strv *allowed,
+		       size_t *hits)
+{
+	size_t scanned = 0;
+	for (size_t i = 0; i < n; i++) {
+		const char *e = entries[i];
+		scanned++;
+		const char *shape = sp_env_credential_shape(e);
+		if (!shape)
+			continue;
+		char name[128];
+		const char *eq = strchr(e, '=');
+		snprintf(name, sizeof name, "%.*s", (int)(eq - e), e);
+		if (sp_strv_contains(allowed, name)) {
+			sp_observed_add(r, "%s %s: %s, allowed by env.credentials_allowed", where, name, shape);
+			continue;
+		}
+		(*hits)++;
+		/* redacted: the shape and the length, never the value */
+		sp_observed_add(r, "%s %s: %s (value redacted, %zu chars)", where, name, shape, strlen(eq + 1));
+	}
+	return scanned;
+}
+
+static void run_credentials(const sp_ctx *ctx, sp_result *r)
+{
+	sp_strv allowed;
+	sp_policy_list(ctx->policy, "env.credentials_allowed", &allowed);
+	sp_expected(r, "no API key, token, private key or password in this process's environment or PID 1's");
+	size_t hits = 0, n = 0;
+	for (char **e = environ; e && *e; e++)
+		n++;
+	scan_env(r, "env", environ, n, &allowed, &hits);
+	int err = 0;
+	size_t len = 0;
+	_cleanup_free_ char *p1 = sp_read_file_alloc("/proc/1/environ", 4u << 20, &len, &err);
+	char note[160] = "";
+	if (p1) {
+		/* NUL-separated entries */
+		size_t cnt = 0, cap = 64;
+		char **v = sp_xcalloc(cap, sizeof *v);
+		for (size_t off = 0; off < len;) {
+			if (cnt == cap)
+				v = sp_xrealloc(v, (cap *= 2) * sizeof *v);
+			v[cnt++] = p1 + off;
+			off += strlen(p1 + off) + 1;
+		}
+		scan_env(r, "pid1", v, cnt, &allowed, &hits);
+		free(v);
+		snprintf(note, sizeof note, "%zu own and %zu PID 1 variables scanned", n, cnt);
+	} else if (err == EACCES || err == EPERM) {
+		snprintf(note, sizeof note, "%zu own variables scanned; /proc/1/environ not readable (%s), so not exposed",
+			 n, strerrorname_np(err));
+	} else if (err == ENOENT && access("/proc/self", F_OK) < 0) {
+		snprintf(note, sizeof note, "%zu own variables scanned; no /proc mounted, so PID 1's are not exposed", n);
+	} else {
+		sp_strv_free(&allowed);
+		sp_errorr(r, "cannot read /proc/1/environ: %s", strerror(err));
+		return;
+	}
+	sp_strv_free(&allowed);
+	if (hits)
+		sp_failr(r, "%zu credential-shaped value%s exposed (%s)", hits, hits == 1 ? "" : "s", note);
+	else
+		sp_pass(r, "none found (%s)", note);
+}
+
+/* ---- identity: hostname, arch, kernel ------------------------------------------ */
+
+static void run_hostname(const sp_ctx *ctx, sp_result *r)
+{
+	const char *want = sp_policy_get(ctx->policy, "env.hostname");
+	sp_strv forbidden;
+	sp_policy_list(ctx->policy, "env.hostname_forbidden", &forbidden);
+	char h[256] = "", k[256] = "";
+	if (gethostname(h, sizeof h) < 0) {
+		sp_strv_free(&forbidden);
+		sp_errorr(r, "gethostname: %s", strerror(errno));
+		return;
+	}
+	ssize_t kr = sp_read_file("/proc/sys/kernel/hostname", k, sizeof k);
+	if (kr > 0)
+		sp_trim(k);
+	sp_expected(r, "hostname %s%s%s", want && *want ? "matching " : "non-empty", want && *want ? want : "",
+		    forbidden.n ? ", not one of env.hostname_forbidden" : "");
+	sp_observed(r, "gethostname: %s; /proc/sys/kernel/hostname: %s", h, kr > 0 ? k : "unreadable");
+	bool bad_forbidden = false;
+	for (size_t i = 0; i < forbidden.n; i++)
+		if (fnmatch(forbidden.v[i], h, 0) == 0)
+			bad_forbidden = true;
+	sp_strv_free(&forbidden);
+	if (!h[0])
+		sp_failr(r, "empty hostname");
+	else if (kr > 0 && strcmp(h, k))
+		sp_errorr(r, "gethostname and /proc/sys/kernel/hostname disagree");
+	else if (bad_forbidden)
+		sp_failr(r, "hostname '%s' is forbidden by policy (the host's name leaks into the sandbox)", h);
+	else if (want && *want && fnmatch(want, h, 0) != 0)
+		sp_failr(r, "hostname '%s' does not match '%s'", h, want);
+	else
+		sp_pass(r, "hostname '%s'", h);
+}
+
+/* "5.10.2" >= "5.10"? compare numerically, field by field */
+static int version_cmp(const char *a, const char *b)
+{
+	for (int i = 0; i < 3; i++) {
+		unsigned long x = strtoul(a, (char **)&a, 10), y = strtoul(b, (char **)&b, 10);
+		if (x != y)
+			return x < y ? -1 : 1;
+		if (*a == '.')
+			a++;
+		if (*b == '.')
+			b++;
+		if (!*b)
+			return 0;
+	}
+	return 0;
+}
+
+static void run_platform(const sp_ctx *ctx, sp_result *r)
+{
+	sp_strv arch;
+	sp_policy_list(ctx->policy, "env.arch", &arch);
+	const char *kmin = sp_policy_get(ctx->policy, "env.kernel_min");
+	struct utsname u;
+	if (uname(&u) < 0) {
+		sp_strv_free(&arch);
+		sp_errorr(r, "uname: %s", strerror(errno));
+		return;
+	}
+	sp_expected(r, "arch %s, kernel %s%s", arch.n ? "in env.arch" : "any", kmin && *kmin ? ">= " : "any",
+		    kmin && *kmin ? kmin : "");
+	sp_observed(r, "machine %s, kernel %s %s", u.machine, u.sysname, u.release);
+	bool arch_ok = arch.n == 0 || sp_strv_contains(&arch, u.machine);
+	sp_strv_free(&arch);
+	if (!arch_ok)
+		sp_failr(r, "architecture %s is not allowed by env.arch", u.machine);
+	else if (kmin && *kmin && version_cmp(u.release, kmin) < 0)
+		sp_failr(r, "kernel %s is older than env.kernel_min %s", u.release, kmin);
+	else
+		sp_pass(r, "%s, kernel %s", u.machine, u.release);
+}
+
+/* ---- pseudo filesystems ------------------------------------------------------------ */
+
+static const struct {
+	const char *path;
+	unsigned long magic;
+	const char *fs;
+} pseudo[] = {
+	{"/proc", 0x9fa0, "proc"},
+	{"/sys", 0x62656572, "sysfs"},
+	{"/dev", 0, "devtmpfs/tmpfs"},
+	{"/dev/pts", 0x1cd1, "devpts"},
+	{"/dev/shm", 0x01021994, "tmpfs"},
+};
+
+static void run_mounts(const sp_ctx *ctx, sp_result *r)
+{
+	sp_strv want;
+	sp_policy_list(ctx->policy, "env.mounts", &want);
+	sp_expected(r, "mounted: %s", want.n ? sp_policy_get(ctx->policy, "env.mounts") : "(env.mounts empty)");
+	if (want.n == 0) {
+		sp_strv_free(&want);
+		sp_skip(r, "env.mounts is empty");
+		return;
+	}
+	size_t missing = 0;
+	for (size_t i = 0; i < want.n; i++) {
+		const char *p = want.v[i];
+		struct statfs sf;
+		sp_mount m;
+		bool mounted = sp_mountinfo_find(p, &m) == 0 && !strcmp(m.mountpoint, p);
+		int sr = statfs(p, &sf);
+		unsigned long magic = 0;
+		const char *fs = NULL;
+		for (size_t k = 0; k < SP_ARRAY_SIZE(pseudo); k++)
+			if (!strcmp(pseudo[k].path, p)) {
+				magic = pseudo[k].magic;
+				fs = pseudo[k].fs;
+			}
+		bool type_ok = sr == 0 && (magic == 0 || (unsigned long)sf.f_type == magic);
+		/* /dev may be a plain tmpfs or devtmpfs; prove it holds /dev/null */
+		if (!strcmp(p, "/dev")) {
+			struct stat st;
+			type_ok = sr == 0 && stat("/dev/null", &st) == 0 && S_ISCHR(st.st_mode);
+		}
+		if (sr < 0)
+			sp_observed_add(r, "%s: %s", p, strerrorname_np(errno));
+		else
+			sp_observed_add(r, "%s: %s%s, f_type 0x%lx", p, mounted ? "mount " : "no mount entry",
+					mounted ? m.fstype : "", (unsigned long)sf.f_type);
+		if (!(mounted && type_ok) && !(type_ok && magic)) {
+			missing++;
+			sp_observed_add(r, "%s: expected %s", p, fs ? fs : "a mount");
+		}
+	}
+	sp_strv_free(&want);
+	if (missing)
+		sp_failr(r, "%zu pseudo filesystem%s missing or of the wrong type", missing, missing == 1 ? "" : "s");
+	else
+		sp_pass(r, "all mounted");
+}
+
+/* ---- clock ---------------------------------------------------------------------------- */
+
+static void run_clock(const sp_ctx *ctx, sp_result *r)
+{
+	(void)ctx;
+	sp_expected(r, "wall clock after 2024-01-01 and before 2100; monotonic and wall clocks advance together");
+	struct timespec w0, m0, w1, m1, b0;
+	if (clock_gettime(CLOCK_REALTIME, &w0) < 0 || clock_gettime(CLOCK_MONOTONIC, &m0) < 0) {
+		sp_errorr(r, "clock_gettime: %s", strerror(errno));
+		return;
+	}
+	struct timespec nap = {0, 20 * 1000000};
+	nanosleep(&nap, NULL);
+	clock_gettime(CLOCK_REALTIME, &w1);
+	clock_gettime(CLOCK_MONOTONIC, &m1);
+	int bt = clock_gettime(CLOCK_BOOTTIME, &b0);
+	double dw = (double)(w1.tv_sec - w0.tv_sec) + (double)(w1.tv_nsec - w0.tv_nsec) / 1e9;
+	double dm = (double)(m1.tv_sec - m0.tv_sec) + (double)(m1.tv_nsec - m0.tv_nsec) / 1e9;
+	char when[40];
+	struct tm tm;
+	gmtime_r(&w0.tv_sec, &tm);
+	strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &tm);
+	sp_observed(r, "wall %s; over a 20 ms sleep wall advanced %.1f ms, monotonic %.1f ms; boottime %s", when,
+		    dw * 1000, dm * 1000, bt == 0 ? "readable" : "unreadable");
+	if (w0.tv_sec < 1704067200 || w0.tv_sec > 4102444800)
+		sp_failr(r, "wall clock %s is implausible", when);
+	else if (dm < 0.019 || dw < 0.0)
+		sp_failr(r, "a clock did not advance over a 20 ms sleep");
+	else if (dw - dm > 0.5 || dm - dw > 0.5)
+		sp_warn(r, "wall and monotonic clocks disagree by %.0f ms over 20 ms (clock being stepped?)",
+			(dw - dm) * 1000);
+	else if (bt == 0 && (b0.tv_sec < m1.tv_sec - 1))
+		sp_failr(r, "boottime behind monotonic");
+	else
+		sp_pass(r, "clock sane (%s)", when);
+}
+
+/* ---- time zone and locale ------------------------------------------------------------- */
+
+static int tzif_ok(const char *path, char *why, size_t whysz)
+{
+	char magic[5] = "";
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		snprintf(why, whysz, "%s: %s", path, strerrorname_np(errno));
+		return -1;
+	}
+	ssize_t n = read(fd, magic, 4);
+	close(fd);
+	if (n != 4 || memcmp(magic, "TZif", 4)) {
+		snprintf(why, whysz, "%s: not a TZif file", path);
+		return -1;
+	}
+	snprintf(why, whysz, "%s: TZif", path);
+	return 0;
+}
+
+static void run_locale(const sp_ctx *ctx, sp_result *r)
+{
+	(void)ctx;
+	sp_expected(r, "the time zone in force is readable; the locale named by LC_ALL/LANG exists (or C/POSIX)");
+	const char *tz = getenv("TZ");
+	char why[300];
+	int tzr;
+	if (tz && *tz) {
+		const char *name = tz[0] == ':' ? tz + 1 : tz;
+		char path[512];
+		if (name[0] == '/')
+			snprintf(path, sizeof path, "%s", name);
+		else
+			snprintf(path, sizeof path, "/usr/share/zoneinfo/%s", name);
+		/* a POSIX TZ rule like "UTC0" or "EST5EDT" needs no file */
+		bool rule = tz[0] != ':' && strpbrk(tz, "0123456789") != NULL;
+		tzr = rule ? 0 : tzif_ok(path, why, sizeof why);
+		if (rule)
+			snprintf(why, sizeof why, "TZ=%s (a POSIX rule, no file needed)", tz);
+	} else if (access("/etc/localtime", F_OK) == 0) {
+		tzr = tzif_ok("/etc/localtime", why, sizeof why);
+	} else {
+		tzr = 0;
+		snprintf(why, sizeof why, "no TZ and no /etc/localtime: UTC");
+	}
+	const char *lc = getenv("LC_ALL");
+	if (!lc || !*lc)
+		lc = getenv("LANG");
+	char lwhy[200];
+	int lr = 0;
+	if (!lc || !*lc || !strcmp(lc, "C") || !strcmp(lc, "POSIX") || !strncmp(lc, "C.", 2)) {
+		snprintf(lwhy, sizeof lwhy, "locale %s (built in)", lc && *lc ? lc : "unset: C");
+	} else {
+		char path[300];
+		struct stat st;
+		snprintf(path, sizeof path, "/usr/lib/locale/%s", lc);
+		bool have = stat(path, &st) == 0 || stat("/usr/lib/locale/locale-archive", &st) == 0;
+		/* locale directories spell utf8 without the dash */
+		if (!have) {
+			char alt[300];
+			snprintf(alt, sizeof alt, "%s", path);
+			char *u = strstr(alt, "UTF-8");
+			if (u) {
+				memmove(u + 3, u + 4, strlen(u + 4) + 1);
+				u[0] = 'u', u[1] = 't', u[2] = 'f';
+				have = stat(alt, &st) == 0;
+			}
+		}
+		lr = have ? 0 : -1;
+		snprintf(lwhy, sizeof lwhy, "locale %s %s", lc, have ? "present" : "has no files in /usr/lib/locale");
+	}
+	sp_observed(r, "%s; %s", why, lwhy);
+	if (tzr < 0)
+		sp_failr(r, "time zone unreadable");
+	else if (lr < 0)
+		sp_warn(r, "locale %s is named but not installed (programs fall back to C)", lc);
+	else
+		sp_pass(r, "time zone and locale readable");
+}
+
+const sp_check sp_check_env_required = {
+	.id = "env.required",
+	.category = "environment",
+	.title = "required environment variables set",
+	.rationale = "tools inside the sandbox break in confusing ways without HOME, PATH or TERM",
+	.techniques = "",
+	.policy_keys = "env.required:list,env.path:list",
+	.method = "read",
+	.run = run_required,
+	.flags = SP_CHECK_INPROCESS,
+};
+
+const sp_check sp_check_env_credentials = {
+	.id = "env.credentials",
+	.category = "environment",
+	.title = "no credentials in the environment or PID 1's environment",
+	.rationale = "an agent reads its environment first; a token there is a token exfiltrated",
+	.techniques = "AML.T0055,T1552",
+	.policy_keys = "env.credentials_allowed:list",
+	.method = "read",
+	.run = run_credentials,
+	.flags = SP_CHECK_INPROCESS,
+};
+
+const sp_check sp_check_env_hostname = {
+	.id = "env.hostname",
+	.category = "environment",
+	.title = "hostname per policy",
+	.rationale = "the host's own name inside the sandbox shows a shared UTS namespace and identifies the host",
+	.techniques = "",
+	.policy_keys = "env.hostname:str,env.hostname_forbidden:list",
+	.method = "read",
+	.run = run_hostname,
+	.flags = SP_CHECK_INPROCESS,
+};
+
+const sp_check sp_check_env_platform = {
+	.id = "env.platform",
+	.category = "environment",
+	.title = "architecture and kernel version per policy",
+	.rationale = "workloads and the isolation they rely on assume an architecture and a minimum kernel",
+	.techniques = "",
+	.policy_keys = "env.arch:list,env.kernel_min:str",
+	.method = "read",
+	.run = run_platform,
+	.flags = SP_CHECK_INPROCESS,
+};
+
+const sp_check sp_check_env_mounts = {
+	.id = "env.mounts",
+	.category = "environment",
+	.title = "/proc, /sys, /dev, /dev/pts and /dev/shm mounted",
+	.rationale = "a usable sandbox has its own pseudo filesystems, of the right type",
+	.techniques = "",
+	.policy_keys = "env.mounts:list",
+	.method = "read",
+	.run = run_mounts,
+	.flags = SP_CHECK_INPROCESS,
+};
+
+const sp_check sp_check_env_clock = {
+	.id = "env.clock",
+	.category = "environment",
+	.title = "clocks sane",
+	.rationale = "TLS, tokens and logs fail with a wrong or frozen clock",
+	.techniques = "",
+	.policy_keys = "",
+	.method = "action",
+	.run = run_clock,
+	.flags = SP_CHECK_INPROCESS,
+};
+
+const sp_check sp_check_env_locale = {
+	.id = "env.locale",
+	.category = "environment",
+	.title = "time zone and locale readable",
+	.rationale = "an unreadable zone file silently turns local times into UTC",
+	.techniques = "",
+	.policy_keys = "",
+	.method = "read",
+	.run = run_locale,
+	.flags = SP_CHECK_INPROCESS,
+};

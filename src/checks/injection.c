@@ -1,0 +1,133 @@
+/* Injection: what the host says it injected (--manifest FILE, validated by
+ * src/checks/manifest.c before any check runs) is present, non-empty and has
+ * exactly the declared mode, owner and type. Values are never printed. */
+#include <errno.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "checks/manifest.h"
+#include "checks/probe.h"
+#include "core/util.h"
+
+static bool have_manifest(const sp_ctx *ctx, sp_result *r, const char *key)
+{
+	if (!ctx->manifest) {
+		sp_skip(r, "no --manifest given");
+		return false;
+	}
+	if (json_array_size(json_object_get((json_t *)ctx->manifest, key)) == 0) {
+		sp_skip(r, "the manifest lists no %s", key);
+		return false;
+	}
+	return true;
+}
+
+static void run_env(const sp_ctx *ctx, sp_result *r)
+{
+	sp_expected(r, "every env entry of the manifest set and non-empty");
+	if (!have_manifest(ctx, r, "env"))
+		return;
+	json_t *env = json_object_get((json_t *)ctx->manifest, "env");
+	size_t i, bad = 0;
+	json_t *e;
+	json_array_foreach(env, i, e)
+	{
+		const char *name = json_string_value(json_object_get(e, "name"));
+		const char *v = getenv(name);
+		/* the length only: a manifest entry may well be a secret */
+		if (!v)
+			sp_observed_add(r, "%s unset", name);
+		else
+			sp_observed_add(r, "%s %s (%zu chars)", name, *v ? "set" : "EMPTY", strlen(v));
+		bad += !v || !*v;
+	}
+	if (bad)
+		sp_failr(r, "%zu of %zu injected variable%s missing or empty", bad, json_array_size(env),
+			 json_array_size(env) == 1 ? "" : "s");
+	else
+		sp_pass(r, "all %zu injected variable%s present", json_array_size(env), json_array_size(env) == 1 ? "" : "s");
+}
+
+static void run_files(const sp_ctx *ctx, sp_result *r)
+{
+	sp_expected(r, "every file of the manifest present (not a symlink), non-empty, with exactly its mode, uid, gid and type");
+	if (!have_manifest(ctx, r, "files"))
+		return;
+	json_t *files = json_object_get((json_t *)ctx->manifest, "files");
+	size_t i, bad = 0;
+	json_t *e;
+	json_array_foreach(files, i, e)
+	{
+		const char *path = json_string_value(json_object_get(e, "path"));
+		unsigned mode = 0;
+		sp_manifest_parse_mode(json_string_value(json_object_get(e, "mode")), &mode);
+		long long uid = json_integer_value(json_object_get(e, "uid"));
+		long long gid = json_integer_value(json_object_get(e, "gid"));
+		const char *type = json_string_value(json_object_get(e, "type"));
+		if (!type)
+			type = "file";
+		struct stat st;
+		if (lstat(path, &st) < 0) {
+			sp_observed_add(r, "%s: %s", path, strerrorname_np(errno));
+			bad++;
+			continue;
+		}
+		const char *is = S_ISREG(st.st_mode) ? "file" : S_ISDIR(st.st_mode) ? "dir" : S_ISSOCK(st.st_mode) ? "socket"
+			       : S_ISLNK(st.st_mode) ? "symlink" : "other";
+		char problems[200] = "";
+		size_t pl;
+#define PROBLEM(...)                                                                                               \
+	(pl = strlen(problems), snprintf(problems + pl, sizeof problems - pl, "%s", pl ? ", " : ""),               \
+	 pl = strlen(problems), snprintf(problems + pl, sizeof problems - pl, __VA_ARGS__))
+		if (strcmp(is, type))
+			PROBLEM("is a %s, not a %s", is, type);
+		if ((st.st_mode & 07777) != mode)
+			PROBLEM("mode %04o, not %04o", st.st_mode & 07777, mode);
+		if ((long long)st.st_uid != uid)
+			PROBLEM("uid %u, not %lld", (unsigned)st.st_uid, uid);
+		if ((long long)st.st_gid != gid)
+			PROBLEM("gid %u, not %lld", (unsigned)st.st_gid, gid);
+		if (!strcmp(type, "file") && S_ISREG(st.st_mode) && st.st_size == 0)
+			PROBLEM("empty");
+#undef PROBLEM
+		if (problems[0]) {
+			bad++;
+			sp_observed_add(r, "%s: %s", path, problems);
+		} else {
+			sp_observed_add(r, "%s: ok (%s %04o %u:%u, %lld bytes)", path, is, st.st_mode & 07777,
+					(unsigned)st.st_uid, (unsigned)st.st_gid, (long long)st.st_size);
+		}
+	}
+	size_t n = json_array_size(files);
+	if (bad)
+		sp_failr(r, "%zu of %zu injected file%s wrong or missing", bad, n, n == 1 ? "" : "s");
+	else
+		sp_pass(r, "all %zu injected file%s exactly as declared", n, n == 1 ? "" : "s");
+}
+
+const sp_check sp_check_inject_env = {
+	.id = "inject.env",
+	.category = "injection",
+	.title = "injected environment variables present",
+	.rationale = "a workload that starts without its injected configuration falls back to unsafe defaults",
+	.techniques = "",
+	.policy_keys = "",
+	.method = "read",
+	.run = run_env,
+	.flags = SP_CHECK_INPROCESS,
+};
+
+const sp_check sp_check_inject_files = {
+	.id = "inject.files",
+	.category = "injection",
+	.title = "injected files present with exactly the declared mode and owner",
+	.rationale = "an injected secret with a loose mode or the wrong owner is readable by more than it should be",
+	.techniques = "AML.T0055,T1552.001",
+	.policy_keys = "",
+	.method = "read",
+	.run = run_files,
+	.flags = SP_CHECK_INPROCESS,
+};

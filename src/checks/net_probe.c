@@ -1,0 +1,591 @@
+/* The network probe engine (see net_probe.h). */
+#include "checks/net_probe.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "core/util.h"
+
+const char *sp_netclass_name(sp_netclass c)
+{
+	switch (c) {
+	case SP_NC_PENDING: return "pending";
+	case SP_NC_CONNECTED: return "connected";
+	case SP_NC_REPLIED: return "replied";
+	case SP_NC_REFUSED: return "refused";
+	case SP_NC_UNREACH: return "unreachable";
+	case SP_NC_TIMEOUT: return "timeout";
+	case SP_NC_FILTERED: return "filtered";
+	case SP_NC_NOFAMILY: return "no-family";
+	case SP_NC_ERROR: return "error";
+	}
+	return "error";
+}
+
+bool sp_netclass_leaked(sp_netclass c)
+{
+	return c == SP_NC_CONNECTED || c == SP_NC_REPLIED || c == SP_NC_REFUSED;
+}
+
+bool sp_netclass_blocked(sp_netclass c)
+{
+	return c == SP_NC_UNREACH || c == SP_NC_TIMEOUT || c == SP_NC_FILTERED || c == SP_NC_NOFAMILY;
+}
+
+sp_netclass sp_net_classify_errno(int e)
+{
+	switch (e) {
+	case 0: return SP_NC_CONNECTED;
+	case ECONNREFUSED:
+	case ECONNRESET: return SP_NC_REFUSED;
+	case ENETUNREACH:
+	case EHOSTUNREACH:
+	case EADDRNOTAVAIL:
+	case ENETDOWN:
+	case EHOSTDOWN: return SP_NC_UNREACH;
+	case ETIMEDOUT: return SP_NC_TIMEOUT;
+	case EPERM:
+	case EACCES: return SP_NC_FILTERED;
+	case EAFNOSUPPORT:
+	case EPROTONOSUPPORT:
+	case ESOCKTNOSUPPORT:
+	case ENOSYS: return SP_NC_NOFAMILY;
+	default: return SP_NC_ERROR;
+	}
+}
+
+static int parse_part(const char *s, size_t len, unsigned long long *v)
+{
+	if (len == 0)
+		return -1;
+	unsigned base = 10;
+	size_t i = 0;
+	if (len > 1 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+		base = 16;
+		i = 2;
+		if (len == 2)
+			return -1;
+	} else if (len > 1 && s[0] == '0') {
+		base = 8;
+		i = 1;
+	}
+	unsigned long long acc = 0;
+	for (; i < len; i++) {
+		unsigned d;
+		char ch = s[i];
+		if (ch >= '0' && ch <= '9')
+			d = (unsigned)(ch - '0');
+		else if (ch >= 'a' && ch <= 'f')
+			d = (unsigned)(ch - 'a' + 10);
+		else if (ch >= 'A' && ch <= 'F')
+			d = (unsigned)(ch - 'A' + 10);
+		else
+			return -1;
+		if (d >= base)
+			return -1;
+		acc = acc * base + d;
+		if (acc > 0xffffffffull)
+			return -1;
+	}
+	*v = acc;
+	return 0;
+}
+
+int sp_net_parse_ipv4_any(const char *s, uint32_t *out)
+{
+	unsigned long long parts[4];
+	size_t n = 0;
+	const char *p = s;
+	if (!s || !*s)
+		return -1;
+	for (;;) {
+		size_t len = strcspn(p, ".");
+		if (n == 4 || parse_part(p, len, &parts[n]) < 0)
+			return -1;
+		n++;
+		p += len;
+		if (!*p)
+			break;
+		p++; /* '.' */
+		if (!*p)
+			return -1;
+	}
+	unsigned long long v;
+	switch (n) {
+	case 1: v = parts[0]; break;
+	case 2:
+		if (parts[0] > 0xff || parts[1] > 0xffffff)
+			return -1;
+		v = parts[0] << 24 | parts[1];
+		break;
+	case 3:
+		if (parts[0] > 0xff || parts[1] > 0xff || parts[2] > 0xffff)
+			return -1;
+		v = parts[0] << 24 | parts[1] << 16 | parts[2];
+		break;
+	default:
+		for (size_t i = 0; i < 4; i++)
+			if (parts[i] > 0xff)
+				return -1;
+		v = parts[0] << 24 | parts[1] << 16 | parts[2] << 8 | parts[3];
+		break;
+	}
+	*out = (uint32_t)v;
+	return 0;
+}
+
+const char *sp_ipform_name(sp_ipform f)
+{
+	static const char *const names[] = {"dotted", "octal", "hex", "integer", "hex-integer", "v4-mapped-ipv6"};
+	return f < SP_IPF_COUNT ? names[f] : "?";
+}
+
+void sp_ipv4_format(uint32_t a, sp_ipform f, char *buf, size_t size)
+{
+	unsigned b0 = a >> 24, b1 = (a >> 16) & 0xff, b2 = (a >> 8) & 0xff, b3 = a & 0xff;
+	switch (f) {
+	case SP_IPF_OCTAL: snprintf(buf, size, "0%o.0%o.0%o.0%o", b0, b1, b2, b3); break;
+	case SP_IPF_HEX: snprintf(buf, size, "0x%02x.0x%02x.0x%02x.0x%02x", b0, b1, b2, b3); break;
+	case SP_IPF_INTEGER: snprintf(buf, size, "%u", a); break;
+	case SP_IPF_HEXINT: snprintf(buf, size, "0x%08x", a); break;
+	case SP_IPF_MAPPED: snprintf(buf, size, "::ffff:%u.%u.%u.%u", b0, b1, b2, b3); break;
+	case SP_IPF_DOTTED:
+	case SP_IPF_COUNT:
+	default: snprintf(buf, size, "%u.%u.%u.%u", b0, b1, b2, b3); break;
+	}
+}
+
+int sp_net_parse_hostport(const char *s, int defport, struct sockaddr_storage *sa, socklen_t *salen, char *why,
+			  size_t whysz)
+{
+	char host[128];
+	const char *port = NULL;
+	memset(sa, 0, sizeof *sa);
+	if (s[0] == '[') {
+		const char *end = strchr(s, ']');
+		if (!end || (size_t)(end - s - 1) >= sizeof host) {
+			snprintf(why, whysz, "'%s': unterminated [IPv6] literal", s);
+			return -1;
+		}
+		memcpy(host, s + 1, (size_t)(end - s - 1));
+		host[end - s - 1] = '\0';
+		if (end[1] == ':')
+			port = end + 2;
+		else if (end[1]) {
+			snprintf(why, whysz, "'%s': expected ':port' after ']'", s);
+			return -1;
+		}
+	} else {
+		const char *colon = strrchr(s, ':');
+		if (colon && strchr(s, ':') != colon) {
+			snprintf(why, whysz, "'%s': write IPv6 addresses as [addr]:port", s);
+			return -1;
+		}
+		size_t hl = colon ? (size_t)(colon - s) : strlen(s);
+		if (hl >= sizeof host) {
+			snprintf(why, whysz, "'%s': host too long", s);
+			return -1;
+		}
+		memcpy(host, s, hl);
+		host[hl] = '\0';
+		if (colon)
+			port = colon + 1;
+	}
+	unsigned long long pv = (unsigned long long)defport;
+	if (port ? sp_parse_u64(port, &pv) < 0 || pv == 0 || pv > 65535 : defport == 0) {
+		snprintf(why, whysz, "'%s': expected host:port with a port between 1 and 65535", s);
+		return -1;
+	}
+	struct sockaddr_in *in4 = (struct sockaddr_in *)sa;
+	struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)sa;
+	if (inet_pton(AF_INET, host, &in4->sin_addr) == 1) {
+		in4->sin_family = AF_INET;
+		in4->sin_port = htons((uint16_t)pv);
+		*salen = sizeof *in4;
+		return 0;
+	}
+	if (inet_pton(AF_INET6, host, &in6->sin6_addr) == 1) {
+		in6->sin6_family = AF_INET6;
+		in6->sin6_port = htons((uint16_t)pv);
+		*salen = sizeof *in6;
+		return 0;
+	}
+	snprintf(why, whysz, "'%s': '%s' is not an IP literal (egress targets are addresses, not names)", s, host);
+	return -1;
+}
+
+void sp_net_format_sa(const struct sockaddr *sa, char *buf, size_t size)
+{
+	char a[INET6_ADDRSTRLEN] = "?";
+	if (sa->sa_family == AF_INET6) {
+		const struct sockaddr_in6 *in6 = (const struct sockaddr_in6 *)sa;
+		inet_ntop(AF_INET6, &in6->sin6_addr, a, sizeof a);
+		snprintf(buf, size, "[%s]:%u", a, ntohs(in6->sin6_port));
+	} else {
+		const struct sockaddr_in *in4 = (const struct sockaddr_in *)sa;
+		inet_ntop(AF_INET, &in4->sin_addr, a, sizeof a);
+		snprintf(buf, size, "%s:%u", a, ntohs(in4->sin_port));
+	}
+}
+
+static bool v4_internal(uint32_t a)
+{
+	return (a >> 24) == 10 || (a >> 24) == 127 || (a >> 24) == 0 || (a >> 16) == 0xa9fe /* 169.254/16 */ ||
+	       (a >> 20) == 0xac1 /* 172.16/12 */ || (a >> 16) == 0xc0a8 /* 192.168/16 */ ||
+	       (a >> 22) == (100u << 2 | 1) /* 100.64/10 */ || (a >> 28) >= 0xe /* multicast, reserved */;
+}
+
+bool sp_net_addr_is_internal(const struct sockaddr *sa)
+{
+	if (sa->sa_family == AF_INET)
+		return v4_internal(ntohl(((const struct sockaddr_in *)sa)->sin_addr.s_addr));
+	const struct in6_addr *a = &((const struct sockaddr_in6 *)sa)->sin6_addr;
+	if (IN6_IS_ADDR_V4MAPPED(a)) {
+		uint32_t v;
+		memcpy(&v, &a->s6_addr[12], 4);
+		return v4_internal(ntohl(v));
+	}
+	return IN6_IS_ADDR_LOOPBACK(a) || IN6_IS_ADDR_LINKLOCAL(a) || IN6_IS_ADDR_UNSPECIFIED(a) ||
+	       (a->s6_addr[0] & 0xfe) == 0xfc /* fc00::/7 */ || IN6_IS_ADDR_MULTICAST(a);
+}
+
+int sp_dns_build_query(uint8_t *buf, size_t size, uint16_t id, const char *name, uint16_t qtype)
+{
+	size_t n = 0;
+	if (size < 12 + 2 + 4 || !name || !*name)
+		return -1;
+	buf[n++] = (uint8_t)(id >> 8);
+	buf[n++] = (uint8_t)id;
+	buf[n++] = 0x01; /* RD */
+	buf[n++] = 0x00;
+	buf[n++] = 0;
+	buf[n++] = 1; /* QDCOUNT */
+	memset(buf + n, 0, 6);
+	n += 6;
+	const char *p = name;
+	while (*p) {
+		size_t len = strcspn(p, ".");
+		if (len == 0 || len > 63 || n + len + 1 + 5 > size)
+			return -1;
+		buf[n++] = (uint8_t)len;
+		memcpy(buf + n, p, len);
+		n += len;
+		p += len;
+		if (*p == '.')
+			p++;
+	}
+	if (n > 12 + 255)
+		return -1;
+	buf[n++] = 0;
+	buf[n++] = (uint8_t)(qtype >> 8);
+	buf[n++] = (uint8_t)qtype;
+	buf[n++] = 0;
+	buf[n++] = 1; /* IN */
+	return (int)n;
+}
+
+/* skip a (possibly compressed) name; returns the offset after it or -1 */
+static long skip_name(const uint8_t *b, size_t len, size_t off)
+{
+	for (int guard = 0; guard < 128; guard++) {
+		if (off >= len)
+			return -1;
+		uint8_t l = b[off];
+		if (l == 0)
+			return (long)off + 1;
+		if ((l & 0xc0) == 0xc0)
+			return off + 2 <= len ? (long)off + 2 : -1;
+		if (l & 0xc0)
+			return -1;
+		off += 1u + l;
+	}
+	return -1;
+}
+
+int sp_dns_parse_reply(const uint8_t *b, size_t len, uint16_t id, sp_dns_answer *out)
+{
+	memset(out, 0, sizeof *out);
+	if (len < 12)
+		return -1;
+	if ((uint16_t)(b[0] << 8 | b[1]) != id || !(b[2] & 0x80))
+		return -1;
+	out->rcode = b[3] & 0x0f;
+	unsigned qd = (unsigned)(b[4] << 8 | b[5]), an = (unsigned)(b[6] << 8 | b[7]);
+	long off = 12;
+	for (unsigned i = 0; i < qd; i++) {
+		off = skip_name(b, len, (size_t)off);
+		if (off < 0 || (size_t)off + 4 > len)
+			return -1;
+		off += 4;
+	}
+	for (unsigned i = 0; i < an; i++) {
+		off = skip_name(b, len, (size_t)off);
+		if (off < 0 || (size_t)off + 10 > len)
+			return -1;
+		unsigned type = (unsigned)(b[off] << 8 | b[off + 1]);
+		unsigned rdlen = (unsigned)(b[off + 8] << 8 | b[off + 9]);
+		off += 10;
+		if ((size_t)off + rdlen > len)
+			return -1;
+		if ((type == 1 && rdlen == 4) || (type == 28 && rdlen == 16)) {
+			if (out->nanswers < SP_ARRAY_SIZE(out->addrs))
+				inet_ntop(type == 1 ? AF_INET : AF_INET6, b + off, out->addrs[out->nanswers],
+					  sizeof out->addrs[0]);
+			out->nanswers++;
+		}
+		off += rdlen;
+	}
+	return 0;
+}
+
+static void finish(sp_netprobe *p, sp_netclass c, int err)
+{
+	p->cls = c;
+	p->err = err;
+	p->elapsed_us = (sp_now_ns() - p->start_ns) / 1000;
+	if (p->fd >= 0)
+		close(p->fd);
+	p->fd = -1;
+}
+
+/* after the connect completed: TCP is done, UDP sends its payload */
+static void connected(sp_netprobe *p)
+{
+	if (p->socktype == SOCK_STREAM) {
+		finish(p, SP_NC_CONNECTED, 0);
+		return;
+	}
+	if (send(p->fd, p->payload, p->plen, MSG_NOSIGNAL) < 0)
+		finish(p, sp_net_classify_errno(errno), errno);
+}
+
+static void start_probe(sp_netprobe *p)
+{
+	p->start_ns = sp_now_ns();
+	p->deadline_ns = p->start_ns + (uint64_t)(p->timeout_ms ? p->timeout_ms : 1000) * 1000000ull;
+	p->cls = SP_NC_PENDING;
+	p->fd = socket(p->sa.ss_family, p->socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, p->proto);
+	if (p->fd < 0) {
+		int e = errno;
+		finish(p, sp_net_classify_errno(e), e);
+		return;
+	}
+	if (p->sa.ss_family == AF_INET6) {
+		/* v4-mapped targets must stay possible on the IPv6 socket */
+		int off = 0;
+		setsockopt(p->fd, IPPROTO_IPV6, IPV6_V6ONLY, &off, sizeof off);
+	}
+	if (connect(p->fd, (struct sockaddr *)&p->sa, p->salen) == 0) {
+		connected(p);
+		return;
+	}
+	if (errno == EINPROGRESS)
+		return;
+	int e = errno;
+	finish(p, sp_net_classify_errno(e), e);
+}
+
+/* the probe's fd is ready */
+static void step_probe(sp_netprobe *p, short revents)
+{
+	if (p->socktype == SOCK_STREAM) {
+		int e = 0;
+		socklen_t el = sizeof e;
+		if (getsockopt(p->fd, SOL_SOCKET, SO_ERROR, &e, &el) < 0)
+			e = errno;
+		if (e == 0 && !(revents & POLLOUT)) {
+			/* hung up without an error or a connection: never spin on it */
+			if (revents & (POLLHUP | POLLERR | POLLNVAL))
+				finish(p, SP_NC_ERROR, EIO);
+			return;
+		}
+		if (e == 0)
+			connected(p);
+		else
+			finish(p, sp_net_classify_errno(e), e);
+		return;
+	}
+	ssize_t n = recv(p->fd, p->reply, sizeof p->reply, MSG_DONTWAIT);
+	if (n >= 0) {
+		p->rlen = (size_t)n;
+		finish(p, SP_NC_REPLIED, 0);
+	} else if (errno != EAGAIN && errno != EINTR) {
+		int e = errno;
+		finish(p, sp_net_classify_errno(e), e);
+	}
+}
+
+static void start_child(sp_netchild *c)
+{
+	int pfd[2];
+	c->start_ns = sp_now_ns();
+	c->deadline_ns = c->start_ns + (uint64_t)(c->timeout_ms ? c->timeout_ms : 1000) * 1000000ull;
+	c->fd = -1;
+	c->pid = -1;
+	if (pipe2(pfd, O_CLOEXEC) < 0) {
+		c->start_err = errno;
+		return;
+	}
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid < 0) {
+		c->start_err = errno;
+		close(pfd[0]);
+		close(pfd[1]);
+		return;
+	}
+	if (pid == 0) {
+		close(pfd[0]);
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		signal(SIGPIPE, SIG_IGN);
+		_exit(c->fn(c->arg, pfd[1]) & 0xff);
+	}
+	close(pfd[1]);
+	c->pid = pid;
+	c->fd = pfd[0];
+	c->started = true;
+}
+
+static void end_child(sp_netchild *c)
+{
+	if (c->fd >= 0)
+		close(c->fd);
+	c->fd = -1;
+	c->elapsed_us = (sp_now_ns() - c->start_ns) / 1000;
+	if (c->pid > 0) {
+		kill(c->pid, SIGKILL);
+		while (waitpid(c->pid, NULL, 0) < 0 && errno == EINTR)
+			;
+		c->pid = -1;
+	}
+}
+
+void sp_net_run_parallel(sp_netprobe *p, size_t n, sp_netchild *c, size_t nc)
+{
+	/* children first, so they do not inherit the probe sockets */
+	for (size_t i = 0; i < nc; i++)
+		start_child(&c[i]);
+	for (size_t i = 0; i < n; i++) {
+		p[i].fd = -1;
+		if (!p[i].decided)
+			start_probe(&p[i]);
+	}
+	struct pollfd *pfd = sp_xcalloc(n + nc + 1, sizeof *pfd);
+	/* who each pollfd belongs to: i < n a probe, else child i - n */
+	size_t *who = sp_xcalloc(n + nc + 1, sizeof *who);
+	for (;;) {
+		size_t np = 0;
+		uint64_t now = sp_now_ns(), next = UINT64_MAX;
+		for (size_t i = 0; i < n; i++) {
+			if (p[i].fd < 0)
+				continue;
+			if (now >= p[i].deadline_ns) {
+				finish(&p[i], SP_NC_TIMEOUT, ETIMEDOUT);
+				continue;
+			}
+			if (p[i].deadline_ns < next)
+				next = p[i].deadline_ns;
+			pfd[np] = (struct pollfd){.fd = p[i].fd, .events = p[i].socktype == SOCK_STREAM ? POLLOUT : POLLIN};
+			who[np++] = i;
+		}
+		for (size_t i = 0; i < nc; i++) {
+			if (c[i].fd < 0)
+				continue;
+			if (now >= c[i].deadline_ns) {
+				c[i].timed_out = true;
+				end_child(&c[i]);
+				continue;
+			}
+			if (c[i].deadline_ns < next)
+				next = c[i].deadline_ns;
+			pfd[np] = (struct pollfd){.fd = c[i].fd, .events = POLLIN};
+			who[np++] = n + i;
+		}
+		if (np == 0)
+			break;
+		int ms = (int)((next - now + 999999) / 1000000ull);
+		int r = poll(pfd, np, ms);
+		if (r < 0 && errno != EINTR)
+			break;
+		if (r <= 0)
+			continue;
+		for (size_t k = 0; k < np; k++) {
+			if (!pfd[k].revents)
+				continue;
+			if (who[k] < n) {
+				step_probe(&p[who[k]], pfd[k].revents);
+				continue;
+			}
+			sp_netchild *ch = &c[who[k] - n];
+			ssize_t got = ch->got < ch->outsz ? read(ch->fd, (char *)ch->out + ch->got, ch->outsz - ch->got) : 0;
+			if (got < 0 && errno == EINTR)
+				continue;
+			if (got > 0) {
+				ch->got += (size_t)got;
+				if (ch->got < ch->outsz)
+					continue;
+			}
+			ch->done = ch->got == ch->outsz;
+			end_child(ch);
+		}
+	}
+	free(who);
+	free(pfd);
+	/* nothing may outlive the run */
+	for (size_t i = 0; i < n; i++)
+		if (p[i].fd >= 0)
+			finish(&p[i], SP_NC_TIMEOUT, ETIMEDOUT);
+	for (size_t i = 0; i < nc; i++)
+		if (c[i].fd >= 0 || c[i].pid > 0)
+			end_child(&c[i]);
+}
+
+int sp_net_connect_deadline(const struct sockaddr *sa, socklen_t salen, uint64_t deadline_ns)
+{
+	int fd = socket(sa->sa_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	if (connect(fd, sa, salen) == 0)
+		return fd;
+	if (errno != EINPROGRESS) {
+		int e = errno;
+		close(fd);
+		return -e;
+	}
+	for (;;) {
+		uint64_t now = sp_now_ns();
+		if (now >= deadline_ns) {
+			close(fd);
+			return -ETIMEDOUT;
+		}
+		struct pollfd pf = {.fd = fd, .events = POLLOUT};
+		int r = poll(&pf, 1, (int)((deadline_ns - now + 999999) / 1000000ull));
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			int e = errno;
+			close(fd);
+			return -e;
+		}
+		if (r == 0)
+			continue;
+		int e = 0;
+		socklen_t el = sizeof e;
+		getsockopt(fd, SOL_SOCKET, SO_ERROR, &e, &el);
+		if (e) {
+			close(fd);
+			return -e;
+		}
+		return fd;
+	}
+}

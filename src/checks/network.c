@@ -1,0 +1,1161 @@
+/* Network: interfaces, routes, DNS, IPv6 state, and egress probes.
+ *
+ * Every egress probe of every net.* check runs in one parallel batch (see
+ * net_probe.c): the first of these checks to run starts all of them at once,
+ * each bounded by its own deadline (net.egress.timeout_ms, default 1000 ms),
+ * and the later checks read the same results. So the whole category costs
+ * one probe timeout, not one per probe. The batch-reading checks run in the
+ * doctor process (they share the cached results); the batch itself runs in
+ * a forked child with a hard deadline, so a seccomp filter that kills on
+ * socket() costs a verdict ("filtered: SIGSYS"), not the doctor. Probes only
+ * go to targets the policy names: shipped profiles name none.
+ *
+ * A probe that connects, gets any UDP answer, or is refused (RST, ICMP port
+ * unreachable) proves a packet left the sandbox: FAIL. Unreachable, timeout,
+ * EPERM/EACCES from a filter, or a missing address family prove a block. */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fnmatch.h>
+#include <stdarg.h>
+#include <net/if.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include "checks/net_probe.h"
+#include "checks/net_proxy.h"
+#include "checks/network.h"
+#include "checks/probe.h"
+#include "core/runner.h"
+#include "core/util.h"
+
+#define NET_KEYS_EGRESS "net.egress.deny:list,net.egress.allow:list,net.egress.timeout_ms:int"
+
+/* ---- interfaces ---------------------------------------------------------- */
+
+static bool iface_allowed(const sp_strv *allowed, const char *name)
+{
+	for (size_t i = 0; i < allowed->n; i++)
+		if (fnmatch(allowed->v[i], name, 0) == 0)
+			return true;
+	return false;
+}
+
+static void run_interfaces(const sp_ctx *ctx, sp_result *r)
+{
+	sp_strv allowed;
+	sp_policy_list(ctx->policy, "net.interfaces", &allowed);
+	if (allowed.n == 0) {
+		sp_expected(r, "any (net.interfaces not set)");
+	} else {
+		char list[200] = "";
+		for (size_t i = 0; i < allowed.n; i++) {
+			size_t l = strlen(list);
+			snprintf(list + l, sizeof list - l, "%s%s", i ? "," : "", allowed.v[i]);
+		}
+		sp_expected(r, "only interfaces matching %s", list);
+	}
+	struct if_nameindex *ifs = if_nameindex();
+	if (!ifs) {
+		int e = errno;
+		sp_strv_free(&allowed);
+		sp_errorr(r, "cannot list interfaces (if_nameindex): %s", strerror(e));
+		return;
+	}
+	int s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	char extra[256] = "";
+	size_t count = 0, bad = 0;
+	r->observed[0] = '\0';
+	for (struct if_nameindex *i = ifs; i->if_index; i++) {
+		count++;
+		struct ifreq ifr;
+		memset(&ifr, 0, sizeof ifr);
+		snprintf(ifr.ifr_name, sizeof ifr.ifr_name, "%s", i->if_name);
+		const char *state = "?";
+		if (s >= 0 && ioctl(s, SIOCGIFFLAGS, &ifr) == 0)
+			state = (ifr.ifr_flags & IFF_UP) ? "up" : "down";
+		sp_observed_add(r, "%s(%s)", i->if_name, state);
+		if (allowed.n && !iface_allowed(&allowed, i->if_name)) {
+			bad++;
+			size_t l = strlen(extra);
+			snprintf(extra + l, sizeof extra - l, "%s%s", l ? "," : "", i->if_name);
+		}
+	}
+	if (s >= 0)
+		close(s);
+	if_freenameindex(ifs);
+	sp_strv_free(&allowed);
+	if (count == 0)
+		sp_errorr(r, "the interface list is empty (not even lo): cannot judge");
+	else if (bad)
+		sp_failr(r, "%zu interface%s outside the policy: %s", bad, bad == 1 ? "" : "s", extra);
+	else
+		sp_pass(r, "%zu interface%s, all allowed", count, count == 1 ? "" : "s");
+}
+
+/* ---- routes -------------------------------------------------------------- */
+
+/* default routes from /proc/net/route and /proc/net/ipv6_route; -1 unreadable */
+static int proc_default_routes(char *desc, size_t size, int *n4, int *n6)
+{
+	*n4 = *n6 = 0;
+	desc[0] = '\0';
+	int e = 0, readable = 0;
+	_cleanup_free_ char *v4 = sp_read_file_alloc("/proc/net/route", 1 << 20, NULL, &e);
+	if (v4) {
+		readable++;
+		char *save = NULL;
+		for (char *line = strtok_r(v4, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+			char dev[64];
+			unsigned dst, gw, flags, mask;
+			if (sscanf(line, "%63s %x %x %x %*d %*d %*d %x", dev, &dst, &gw, &flags, &mask) != 5)
+				continue;
+			if (dst == 0 && mask == 0 && (flags & 0x1) /* RTF_UP */) {
+				(*n4)++;
+				struct in_addr a = {.s_addr = gw};
+				size_t l = strlen(desc);
+				snprintf(desc + l, size - l, "%sv4 default via %s dev %s", l ? ", " : "", inet_ntoa(a), dev);
+			}
+		}
+	}
+	_cleanup_free_ char *v6 = sp_read_file_alloc("/proc/net/ipv6_route", 1 << 20, NULL, &e);
+	if (v6) {
+		readable++;
+		char *save = NULL;
+		for (char *line = strtok_r(v6, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+			char dst[40], plen[4], dev[64];
+			unsigned flags;
+			if (sscanf(line, "%39s %3s %*s %*s %*s %*s %*s %*s %x %63s", dst, plen, &flags, dev) != 4)
+				continue;
+			if (strcmp(dst, "00000000000000000000000000000000") || strcmp(plen, "00"))
+				continue;
+			if ((flags & 0x0200) /* RTF_REJECT */ || !strcmp(dev, "lo"))
+				continue;
+			(*n6)++;
+			size_t l = strlen(desc);
+			snprintf(desc + l, size - l, "%sv6 default dev %s", l ? ", " : "", dev);
+		}
+	}
+	return readable ? 0 : -1;
+}
+
+/* A UDP connect() performs a route lookup and sends nothing. */
+static int route_lookup(int family, const char *addr)
+{
+	struct sockaddr_storage ss;
+	memset(&ss, 0, sizeof ss);
+	socklen_t len;
+	if (family == AF_INET) {
+		struct sockaddr_in *a = (struct sockaddr_in *)&ss;
+		a->sin_family = AF_INET;
+		a->sin_port = htons(9);
+		inet_pton(AF_INET, addr, &a->sin_addr);
+		len = sizeof *a;
+	} else {
+		struct sockaddr_in6 *a = (struct sockaddr_in6 *)&ss;
+		a->sin6_family = AF_INET6;
+		a->sin6_port = htons(9);
+		inet_pton(AF_INET6, addr, &a->sin6_addr);
+		len = sizeof *a;
+	}
+	int fd = socket(family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	int rc = connect(fd, (struct sockaddr *)&ss, len) == 0 ? 0 : -errno;
+	close(fd);
+	return rc;
+}
+
+static void run_default_route(const sp_ctx *ctx, sp_result *r)
+{
+	bool allowed = sp_policy_bool(ctx->policy, "net.default_route", false);
+	sp_expected(r, "%s", allowed ? "any (a default route is allowed)" : "no default route (IPv4 or IPv6)");
+	char desc[400];
+	int n4, n6;
+	int pr = proc_default_routes(desc, sizeof desc, &n4, &n6);
+	/* TEST-NET-1 and the IPv6 documentation prefix: never routed publicly */
+	int l4 = route_lookup(AF_INET, "192.0.2.1"), l6 = route_lookup(AF_INET6, "2001:db8::1");
+	sp_observed(r, "%s; route lookup (UDP connect, nothing sent) to 192.0.2.1: %s, to 2001:db8::1: %s",
+		    pr < 0 ? "/proc/net/route unreadable" : desc[0] ? desc : "no default route in /proc/net",
+		    l4 == 0 ? "routable" : strerrorname_np(-l4), l6 == 0 ? "routable" : strerrorname_np(-l6));
+	bool routable = l4 == 0 || l6 == 0 || n4 > 0 || n6 > 0;
+	if (allowed)
+		sp_pass(r, "%s, allowed by policy", routable ? "a default route exists" : "no default route");
+	else if (routable)
+		sp_failr(r, "the sandbox has a route off the host%s", l4 == 0 || l6 == 0 ? " (proven by route lookup)" : "");
+	else
+		sp_pass(r, "no default route: off-host addresses are unreachable");
+}
+
+/* ---- IPv6 state ------------------------------------------------------------ */
+
+static void run_ipv6(const sp_ctx *ctx, sp_result *r)
+{
+	const char *want = sp_policy_get(ctx->policy, "net.ipv6");
+	if (!want)
+		want = "any";
+	if (strcmp(want, "off") && strcmp(want, "loopback") && strcmp(want, "any")) {
+		sp_errorr(r, "net.ipv6 = '%s': expected off, loopback or any", want);
+		return;
+	}
+	sp_expected(r, "%s", !strcmp(want, "off") ? "IPv6 unavailable (no addresses, or the family refused)"
+			     : !strcmp(want, "loopback") ? "no IPv6 address other than ::1 and no IPv6 route off the host"
+							   : "any (reported only)");
+	int s = socket(AF_INET6, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	int se = s < 0 ? errno : 0;
+	if (s >= 0)
+		close(s);
+	int e = 0;
+	_cleanup_free_ char *if6 = sp_read_file_alloc("/proc/net/if_inet6", 1 << 20, NULL, &e);
+	unsigned nonloop = 0, total = 0;
+	char addrs[400] = "";
+	if (if6) {
+		char *save = NULL;
+		for (char *line = strtok_r(if6, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+			char hex[33], dev[64];
+			unsigned idx, plen, scope, flags;
+			if (sscanf(line, "%32s %x %x %x %x %63s", hex, &idx, &plen, &scope, &flags, dev) != 6)
+				continue;
+			struct in6_addr a;
+			for (int i = 0; i < 16; i++) {
+				unsigned b;
+				sscanf(hex + 2 * i, "%2x", &b);
+				a.s6_addr[i] = (uint8_t)b;
+			}
+			char txt[INET6_ADDRSTRLEN];
+			inet_ntop(AF_INET6, &a, txt, sizeof txt);
+			total++;
+			if (!IN6_IS_ADDR_LOOPBACK(&a))
+				nonloop++;
+			size_t l = strlen(addrs);
+			snprintf(addrs + l, sizeof addrs - l, "%s%s/%u(%s)", l ? " " : "", txt, plen, dev);
+		}
+	}
+	int l6 = route_lookup(AF_INET6, "2001:db8::1");
+	sp_observed(r, "AF_INET6 socket: %s; addresses: %s; route to 2001:db8::1: %s",
+		    s >= 0 ? "ok" : strerrorname_np(se),
+		    if6 ? (addrs[0] ? addrs : "none") : "/proc/net/if_inet6 absent",
+		    l6 == 0 ? "routable" : strerrorname_np(-l6));
+	bool off = s < 0 || (if6 && total == 0) || (!if6 && e == ENOENT);
+	if (!strcmp(want, "any"))
+		sp_pass(r, "IPv6 %s (reported only)", off ? "unavailable" : "available");
+	else if (!strcmp(want, "off"))
+		off ? sp_pass(r, "IPv6 unavailable") : sp_failr(r, "IPv6 is available (%u address%s)", total, total == 1 ? "" : "es");
+	else if (off || (nonloop == 0 && l6 != 0))
+		sp_pass(r, "IPv6 limited to loopback");
+	else if (nonloop)
+		sp_failr(r, "%u IPv6 address%s beyond ::1", nonloop, nonloop == 1 ? "" : "es");
+	else
+		sp_failr(r, "an IPv6 route off the host exists");
+}
+
+/* ---- the parallel batch ------------------------------------------------------ */
+
+typedef struct net_cfgerr {
+	const char *check;
+	char msg[240];
+} net_cfgerr;
+
+typedef struct net_dnsmeta {
+	char name[128];
+	uint16_t id;
+} net_dnsmeta;
+
+static struct net_batch {
+	bool ran;
+	const sp_policy *policy; /* the policy it was built for */
+	sp_netprobe *p;
+	net_dnsmeta *dns;        /* parallel to p (used by DNS probes) */
+	size_t n, cap;
+	net_cfgerr err[16];
+	size_t nerr;
+	sp_proxy_plan proxy;
+	uint64_t elapsed_us;
+	char resolvers_src[64];
+	char fault[240];         /* the prober itself died: every batch check errors */
+} batch;
+
+static void cfg_error(const char *check, const char *fmt, ...) SP_PRINTF(2, 3);
+static void cfg_error(const char *check, const char *fmt, ...)
+{
+	if (batch.nerr >= SP_ARRAY_SIZE(batch.err))
+		return;
+	net_cfgerr *e = &batch.err[batch.nerr++];
+	e->check = check;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(e->msg, sizeof e->msg, fmt, ap);
+	va_end(ap);
+}
+
+static sp_netprobe *add_probe(const char *check, int socktype, const struct sockaddr_storage *sa, socklen_t len,
+			      unsigned timeout_ms)
+{
+	if (batch.n == batch.cap) {
+		batch.cap = batch.cap ? batch.cap * 2 : 32;
+		batch.p = sp_xrealloc(batch.p, batch.cap * sizeof *batch.p);
+		batch.dns = sp_xrealloc(batch.dns, batch.cap * sizeof *batch.dns);
+	}
+	sp_netprobe *p = &batch.p[batch.n];
+	memset(p, 0, sizeof *p);
+	memset(&batch.dns[batch.n], 0, sizeof batch.dns[0]);
+	batch.n++;
+	p->check = check;
+	p->socktype = socktype;
+	p->sa = *sa;
+	p->salen = len;
+	p->timeout_ms = timeout_ms;
+	p->fd = -1;
+	char t[80];
+	sp_net_format_sa((const struct sockaddr *)sa, t, sizeof t);
+	snprintf(p->label, sizeof p->label, "%s %s", socktype == SOCK_STREAM ? "tcp" : "udp", t);
+	return p;
+}
+
+/* ICMP echo through an unprivileged ping socket (what ping(8) and tunnels
+ * like ptunnel use without CAP_NET_RAW); the kernel fills id and checksum */
+static void add_icmp_probe(const char *check, const struct sockaddr_storage *sa, socklen_t len, unsigned timeout_ms)
+{
+	struct sockaddr_storage s = *sa;
+	bool v6 = s.ss_family == AF_INET6;
+	if (v6)
+		((struct sockaddr_in6 *)&s)->sin6_port = 0;
+	else
+		((struct sockaddr_in *)&s)->sin_port = 0;
+	sp_netprobe *p = add_probe(check, SOCK_DGRAM, &s, len, timeout_ms);
+	p->proto = v6 ? IPPROTO_ICMPV6 : IPPROTO_ICMP;
+	static const uint8_t echo[] = {0, 0, 0, 0, 0, 0, 0, 1, 's', 'a', 'n', 'd', 'p', 'r', 'o', 'b', 'e'};
+	memcpy(p->payload, echo, sizeof echo);
+	p->payload[0] = v6 ? 128 : 8;
+	p->plen = sizeof echo;
+	char t[80];
+	sp_net_format_sa((const struct sockaddr *)&s, t, sizeof t);
+	t[strlen(t) - 2] = '\0'; /* drop ":0" */
+	snprintf(p->label, sizeof p->label, "icmp echo %s", t);
+}
+
+static sp_netprobe *add_udp_probe(const char *check, const struct sockaddr_storage *sa, socklen_t len,
+				  unsigned timeout_ms)
+{
+	sp_netprobe *p = add_probe(check, SOCK_DGRAM, sa, len, timeout_ms);
+	static const char hello[] = "sandprobe egress probe\n";
+	memcpy(p->payload, hello, sizeof hello - 1);
+	p->plen = sizeof hello - 1;
+	return p;
+}
+
+static bool check_on(const sp_ctx *ctx, const char *id)
+{
+	return sp_policy_expect(ctx->policy, id) != SP_EXPECT_OFF;
+}
+
+static uint16_t next_id(void)
+{
+	static uint16_t seq;
+	return (uint16_t)((sp_now_ns() >> 10) ^ (uint64_t)getpid() ^ (uint16_t)(++seq * 40503u));
+}
+
+static void add_dns_probe(const char *check, const struct sockaddr_storage *sa, socklen_t len, const char *name,
+			  uint16_t qtype, unsigned timeout_ms)
+{
+	sp_netprobe *p = add_probe(check, SOCK_DGRAM, sa, len, timeout_ms);
+	net_dnsmeta *m = &batch.dns[p - batch.p];
+	m->id = next_id();
+	snprintf(m->name, sizeof m->name, "%s", name);
+	int q = sp_dns_build_query(p->payload, sizeof p->payload, m->id, name, qtype);
+	if (q < 0) {
+		batch.n--;
+		cfg_error(check, "'%s' is not a valid DNS name", name);
+		return;
+	}
+	p->plen = (size_t)q;
+	size_t l = strlen(p->label);
+	snprintf(p->label + l, sizeof p->label - l, " %s? %.60s", qtype == 1 ? "A" : "AAAA", name);
+}
+
+/* resolvers: net.dns.resolvers, else /etc/resolv.conf, else glibc's default */
+static void dns_resolvers(const sp_ctx *ctx, sp_strv *out)
+{
+	sp_policy_list(ctx->policy, "net.dns.resolvers", out);
+	if (out->n) {
+		snprintf(batch.resolvers_src, sizeof batch.resolvers_src, "net.dns.resolvers");
+		return;
+	}
+	int e = 0;
+	_cleanup_free_ char *rc = sp_read_file_alloc("/etc/resolv.conf", 1 << 16, NULL, &e);
+	if (rc) {
+		char *save = NULL;
+		for (char *line = strtok_r(rc, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+			char ns[80];
+			if (sscanf(line, " nameserver %79s", ns) != 1)
+				continue;
+			ns[strcspn(ns, "%")] = '\0'; /* drop an IPv6 zone */
+			if (strchr(ns, ':')) {
+				char b[90];
+				snprintf(b, sizeof b, "[%s]:53", ns);
+				sp_strv_push(out, b);
+			} else {
+				sp_strv_push(out, ns);
+			}
+			if (out->n == 3)
+				break;
+		}
+		snprintf(batch.resolvers_src, sizeof batch.resolvers_src, "/etc/resolv.conf");
+	}
+	if (out->n == 0) {
+		/* what glibc does without a nameserver line: loopback only */
+		sp_strv_push(out, "127.0.0.1:53");
+		snprintf(batch.resolvers_src, sizeof batch.resolvers_src, "%s",
+			 rc ? "no nameserver in /etc/resolv.conf: 127.0.0.1" : "no /etc/resolv.conf: 127.0.0.1");
+	}
+}
+
+/* parse a policy list of targets; bad entries become config errors */
+static size_t targets(const sp_ctx *ctx, const char *key, const char *check, int defport,
+		      struct sockaddr_storage *out, socklen_t *lens, char (*text)[80], size_t max)
+{
+	sp_strv v;
+	sp_policy_list(ctx->policy, key, &v);
+	size_t n = 0;
+	for (size_t i = 0; i < v.n && n < max; i++) {
+		char why[200];
+		if (sp_net_parse_hostport(v.v[i], defport, &out[n], &lens[n], why, sizeof why) < 0) {
+			cfg_error(check, "%s: %s", key, why);
+			continue;
+		}
+		if (text)
+			snprintf(text[n], sizeof text[n], "%s", v.v[i]);
+		n++;
+	}
+	sp_strv_free(&v);
+	return n;
+}
+
+#define MAXT 16
+
+static void build_dns(const sp_ctx *ctx, unsigned to)
+{
+	if (check_on(ctx, "net.lookup")) {
+		sp_strv names, res;
+		sp_policy_list(ctx->policy, "net.dns.unlisted", &names);
+		dns_resolvers(ctx, &res);
+		for (size_t i = 0; i < res.n; i++) {
+			struct sockaddr_storage sa;
+			socklen_t len;
+			char why[200];
+			if (sp_net_parse_hostport(res.v[i], 53, &sa, &len, why, sizeof why) < 0) {
+				cfg_error("net.lookup", "resolver %s", why);
+				continue;
+			}
+			for (size_t j = 0; j < names.n && j < 4; j++) {
+				add_dns_probe("net.lookup", &sa, len, names.v[j], 1, to);
+				add_dns_probe("net.lookup", &sa, len, names.v[j], 28, to);
+			}
+		}
+		sp_strv_free(&names);
+		sp_strv_free(&res);
+	}
+	if (check_on(ctx, "net.egress.resolver")) {
+		struct sockaddr_storage sa[MAXT];
+		socklen_t len[MAXT];
+		size_t n = targets(ctx, "net.egress.dns", "net.egress.resolver", 53, sa, len, NULL, MAXT);
+		for (size_t i = 0; i < n; i++)
+			add_dns_probe("net.egress.resolver", &sa[i], len[i], "example.com", 1, to);
+	}
+}
+
+static void build_egress(const sp_ctx *ctx, unsigned to)
+{
+	struct sockaddr_storage sa[MAXT];
+	socklen_t len[MAXT];
+	size_t n = targets(ctx, "net.egress.deny", "net.egress", 0, sa, len, NULL, MAXT);
+	bool on_tcp = check_on(ctx, "net.egress"), on6 = check_on(ctx, "net.egress.ipv6"),
+	     on_direct = check_on(ctx, "net.egress.direct_ip");
+	bool on_udp = check_on(ctx, "net.egress.udp"), on_icmp = check_on(ctx, "net.egress.icmp");
+	for (size_t i = 0; i < n; i++) {
+		bool v4 = sa[i].ss_family == AF_INET;
+		if (v4 ? on_tcp : on6)
+			add_probe(v4 ? "net.egress" : "net.egress.ipv6", SOCK_STREAM, &sa[i], len[i], to);
+		if (on_udp)
+			add_udp_probe("net.egress.udp", &sa[i], len[i], to);
+		/* one echo per address, whatever the ports */
+		bool seen = false;
+		for (size_t k = 0; k < i; k++)
+			if (sa[k].ss_family == sa[i].ss_family &&
+			    (v4 ? !memcmp(&((struct sockaddr_in *)&sa[k])->sin_addr, &((struct sockaddr_in *)&sa[i])->sin_addr, 4)
+				: !memcmp(&((struct sockaddr_in6 *)&sa[k])->sin6_addr, &((struct sockaddr_in6 *)&sa[i])->sin6_addr, 16)))
+				seen = true;
+		if (on_icmp && !seen)
+			add_icmp_probe("net.egress.icmp", &sa[i], len[i], to);
+		if (!v4)
+			continue;
+		const struct sockaddr_in *in4 = (const struct sockaddr_in *)&sa[i];
+		uint32_t a = ntohl(in4->sin_addr.s_addr);
+		if (on_direct) {
+			/* each textual form, decoded the way a permissive client decodes it */
+			for (sp_ipform f = SP_IPF_OCTAL; f <= SP_IPF_HEXINT; f++) {
+				char txt[64];
+				uint32_t back;
+				sp_ipv4_format(a, f, txt, sizeof txt);
+				if (sp_net_parse_ipv4_any(txt, &back) < 0 || back != a) {
+					cfg_error("net.egress.direct_ip", "internal: form %s of %08x decodes wrong", txt, a);
+					continue;
+				}
+				struct sockaddr_storage f4;
+				memset(&f4, 0, sizeof f4);
+				struct sockaddr_in *p4 = (struct sockaddr_in *)&f4;
+				p4->sin_family = AF_INET;
+				p4->sin_port = in4->sin_port;
+				p4->sin_addr.s_addr = htonl(back);
+				sp_netprobe *p = add_probe("net.egress.direct_ip", SOCK_STREAM, &f4, sizeof *p4, to);
+				snprintf(p->label, sizeof p->label, "tcp %s:%u (%s)", txt, ntohs(in4->sin_port),
+					 sp_ipform_name(f));
+			}
+			/* IPv4 through an IPv6 socket: filters keyed on AF_INET miss it */
+			struct sockaddr_storage m6;
+			memset(&m6, 0, sizeof m6);
+			struct sockaddr_in6 *p6 = (struct sockaddr_in6 *)&m6;
+			p6->sin6_family = AF_INET6;
+			p6->sin6_port = in4->sin_port;
+			p6->sin6_addr.s6_addr[10] = 0xff;
+			p6->sin6_addr.s6_addr[11] = 0xff;
+			memcpy(&p6->sin6_addr.s6_addr[12], &in4->sin_addr.s_addr, 4);
+			add_probe("net.egress.direct_ip", SOCK_STREAM, &m6, sizeof *p6, to);
+		}
+		if (on6) {
+			/* NAT64 well-known prefix 64:ff9b::/96 reaches IPv4 hosts over IPv6 */
+			struct sockaddr_storage n6;
+			memset(&n6, 0, sizeof n6);
+			struct sockaddr_in6 *p6 = (struct sockaddr_in6 *)&n6;
+			p6->sin6_family = AF_INET6;
+			p6->sin6_port = in4->sin_port;
+			p6->sin6_addr.s6_addr[1] = 0x64;
+			p6->sin6_addr.s6_addr[2] = 0xff;
+			p6->sin6_addr.s6_addr[3] = 0x9b;
+			memcpy(&p6->sin6_addr.s6_addr[12], &in4->sin_addr.s_addr, 4);
+			sp_netprobe *p = add_probe("net.egress.ipv6", SOCK_STREAM, &n6, sizeof *p6, to);
+			size_t l = strlen(p->label);
+			snprintf(p->label + l, sizeof p->label - l, " (nat64)");
+		}
+	}
+	if (check_on(ctx, "net.egress.metadata")) {
+		size_t m = targets(ctx, "net.egress.metadata", "net.egress.metadata", 80, sa, len, NULL, MAXT);
+		for (size_t i = 0; i < m; i++)
+			add_probe("net.egress.metadata", SOCK_STREAM, &sa[i], len[i], to);
+	}
+	/* allowed targets: positive control, and their other ports must be closed */
+	size_t na = targets(ctx, "net.egress.allow", "net.egress.allow", 0, sa, len, NULL, MAXT);
+	if (check_on(ctx, "net.egress.allow"))
+		for (size_t i = 0; i < na; i++)
+			add_probe("net.egress.allow", SOCK_STREAM, &sa[i], len[i], to);
+	if (check_on(ctx, "net.egress.ports")) {
+		sp_strv ports;
+		sp_policy_list(ctx->policy, "net.egress.ports", &ports);
+		for (size_t j = 0; j < ports.n; j++) {
+			unsigned long long pv;
+			if (sp_parse_u64(ports.v[j], &pv) < 0 || pv == 0 || pv > 65535) {
+				cfg_error("net.egress.ports", "net.egress.ports: '%s' is not a port", ports.v[j]);
+				continue;
+			}
+			for (size_t i = 0; i < na; i++) {
+				struct sockaddr_storage o = sa[i];
+				bool listed = false;
+				for (size_t k = 0; k < na; k++) {
+					struct sockaddr_in *a = (struct sockaddr_in *)&sa[k];
+					struct sockaddr_in6 *b = (struct sockaddr_in6 *)&sa[k];
+					uint16_t port = sa[k].ss_family == AF_INET ? ntohs(a->sin_port) : ntohs(b->sin6_port);
+					bool same = sa[k].ss_family == sa[i].ss_family &&
+						    (sa[i].ss_family == AF_INET
+							     ? !memcmp(&a->sin_addr, &((struct sockaddr_in *)&sa[i])->sin_addr, 4)
+							     : !memcmp(&b->sin6_addr, &((struct sockaddr_in6 *)&sa[i])->sin6_addr, 16));
+					if (same && port == pv)
+						listed = true;
+				}
+				bool dup = false;
+				for (size_t k = 0; k < i; k++)
+					if (sa[k].ss_family == sa[i].ss_family && !memcmp(&sa[k], &sa[i], len[i]))
+						dup = true;
+				if (listed || dup)
+					continue;
+				if (o.ss_family == AF_INET)
+					((struct sockaddr_in *)&o)->sin_port = htons((uint16_t)pv);
+				else
+					((struct sockaddr_in6 *)&o)->sin6_port = htons((uint16_t)pv);
+				add_probe("net.egress.ports", SOCK_STREAM, &o, len[i], to);
+			}
+		}
+		sp_strv_free(&ports);
+	}
+}
+
+/* Run the batch in a child and copy the results back: a sandbox whose
+ * seccomp filter kills on socket() or connect() must cost a verdict, not
+ * the doctor. Returns 0, or the signal that killed the child (-1: other). */
+static int run_isolated(unsigned to)
+{
+	sp_proxy_plan *pl = &batch.proxy;
+	size_t pn = pl->child ? pl->n : 0;
+	size_t need = sizeof batch.elapsed_us + batch.n * sizeof *batch.p + pn * (sizeof *pl->req + sizeof *pl->child) +
+		      sizeof pl->log_error;
+	int pfd[2];
+	if (pipe2(pfd, O_CLOEXEC) < 0)
+		return -1;
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid < 0) {
+		close(pfd[0]);
+		close(pfd[1]);
+		return -1;
+	}
+	if (pid == 0) {
+		close(pfd[0]);
+		signal(SIGPIPE, SIG_IGN);
+		uint64_t t0 = sp_now_ns();
+		sp_net_run_parallel(batch.p, batch.n, pl->child, pn);
+		batch.elapsed_us = (sp_now_ns() - t0) / 1000;
+		sp_proxy_plan_collect(pl);
+		int w = sp_write_all(pfd[1], &batch.elapsed_us, sizeof batch.elapsed_us);
+		if (!w && batch.n)
+			w = sp_write_all(pfd[1], batch.p, batch.n * sizeof *batch.p);
+		if (!w && pn)
+			w = sp_write_all(pfd[1], pl->req, pn * sizeof *pl->req);
+		if (!w && pn)
+			w = sp_write_all(pfd[1], pl->child, pn * sizeof *pl->child);
+		if (!w)
+			w = sp_write_all(pfd[1], pl->log_error, sizeof pl->log_error);
+		_exit(w ? 3 : 0);
+	}
+	close(pfd[1]);
+	_cleanup_free_ char *buf = sp_xmalloc(need);
+	size_t got = 0;
+	/* every probe has its own deadline; this one only guards against a wedged child */
+	uint64_t deadline = sp_now_ns() + ((uint64_t)to + 3000) * 1000000ull;
+	while (got < need) {
+		uint64_t now = sp_now_ns();
+		if (now >= deadline)
+			break;
+		struct pollfd pf = {.fd = pfd[0], .events = POLLIN};
+		int r = poll(&pf, 1, (int)((deadline - now) / 1000000ull) + 1);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		ssize_t k = read(pfd[0], buf + got, need - got);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			break;
+		got += (size_t)k;
+	}
+	close(pfd[0]);
+	kill(pid, SIGKILL);
+	int status = 0;
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	if (got != need)
+		return WIFSIGNALED(status) && WTERMSIG(status) != SIGKILL ? WTERMSIG(status) : -1;
+	char *at = buf;
+	memcpy(&batch.elapsed_us, at, sizeof batch.elapsed_us);
+	at += sizeof batch.elapsed_us;
+	if (batch.n)
+		memcpy(batch.p, at, batch.n * sizeof *batch.p);
+	at += batch.n * sizeof *batch.p;
+	if (pn) {
+		memcpy(pl->req, at, pn * sizeof *pl->req);
+		at += pn * sizeof *pl->req;
+		memcpy(pl->child, at, pn * sizeof *pl->child);
+		at += pn * sizeof *pl->child;
+	}
+	memcpy(pl->log_error, at, sizeof pl->log_error);
+	return 0;
+}
+
+/* Which socket kinds does a seccomp filter kill outright? Each is tried in
+ * its own short-lived child; probes of a killed kind are decided as
+ * filtered without being run. Returns how many kinds were killed. */
+static size_t preflight_sigsys(void)
+{
+	size_t killed_kinds = 0;
+	for (size_t i = 0; i < batch.n; i++) {
+		sp_netprobe *p = &batch.p[i];
+		if (p->decided)
+			continue;
+		pid_t pid = fork();
+		if (pid < 0)
+			break;
+		if (pid == 0) {
+			int fd = socket(p->sa.ss_family, p->socktype | SOCK_CLOEXEC, p->proto);
+			_exit(fd >= 0 ? 0 : 1);
+		}
+		int st = 0;
+		while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+			;
+		if (!(WIFSIGNALED(st) && WTERMSIG(st) == SIGSYS))
+			continue;
+		killed_kinds++;
+		/* decide every probe of the same kind */
+		for (size_t k = i; k < batch.n; k++) {
+			sp_netprobe *q = &batch.p[k];
+			if (q->sa.ss_family == p->sa.ss_family && q->socktype == p->socktype && q->proto == p->proto) {
+				q->decided = true;
+				q->cls = SP_NC_FILTERED;
+				q->err = 0; /* shown as SIGSYS */
+				q->fd = -1;
+			}
+		}
+	}
+	return killed_kinds;
+}
+
+static const struct net_batch *get_batch(const sp_ctx *ctx)
+{
+	if (batch.ran && batch.policy == ctx->policy)
+		return &batch;
+	sp_net_batch_reset();
+	batch.policy = ctx->policy;
+	unsigned to = (unsigned)sp_policy_int(ctx->policy, "net.egress.timeout_ms", 1000);
+	if (to == 0 || to > 60000)
+		to = 1000;
+	build_dns(ctx, to);
+	build_egress(ctx, to);
+	sp_proxy_plan_build(ctx, &batch.proxy, to);
+	for (size_t i = 0; i < batch.n; i++)
+		batch.p[i].fd = -1;
+	/* nothing to send: no child needed */
+	int sig = batch.n || batch.proxy.n ? run_isolated(to) : 0;
+	if (sig > 0 && sig == SIGSYS && preflight_sigsys() > 0)
+		sig = run_isolated(to);
+	if (sig != 0) {
+		if (sig > 0)
+			snprintf(batch.fault, sizeof batch.fault,
+				 "the probe process was killed by signal %d (%s)%s: egress not proven", sig, strsignal(sig),
+				 sig == SIGSYS ? ", a seccomp filter kills a call it needs besides socket()" : "");
+		else
+			snprintf(batch.fault, sizeof batch.fault, "the probe process gave no results: egress not proven");
+	}
+	batch.ran = true;
+	return &batch;
+}
+
+void sp_net_batch_reset(void)
+{
+	free(batch.p);
+	free(batch.dns);
+	sp_proxy_plan_free(&batch.proxy);
+	memset(&batch, 0, sizeof batch);
+}
+
+/* ---- judging ---------------------------------------------------------------- */
+
+static const char *errname(int e)
+{
+	const char *n = e ? strerrorname_np(e) : NULL;
+	return n ? n : "-";
+}
+
+static void describe(sp_result *r, const sp_netprobe *p)
+{
+	if (p->decided && p->cls == SP_NC_FILTERED && p->err == 0)
+		sp_observed_add(r, "%s: filtered (socket() killed by seccomp: SIGSYS)", p->label);
+	else if (p->cls == SP_NC_CONNECTED || p->cls == SP_NC_REPLIED)
+		sp_observed_add(r, "%s: %s in %.1f ms", p->label, sp_netclass_name(p->cls), (double)p->elapsed_us / 1000);
+	else
+		sp_observed_add(r, "%s: %s (%s, %.1f ms)", p->label, sp_netclass_name(p->cls), errname(p->err),
+				(double)p->elapsed_us / 1000);
+}
+
+static bool config_errors(const struct net_batch *b, const char *check, sp_result *r)
+{
+	if (b->fault[0]) {
+		sp_errorr(r, "%s", b->fault);
+		return true;
+	}
+	for (size_t i = 0; i < b->nerr; i++)
+		if (!strcmp(b->err[i].check, check)) {
+			sp_errorr(r, "%s", b->err[i].msg);
+			return true;
+		}
+	return false;
+}
+
+/* the common verdict: every probe of the check must be blocked */
+static void judge_blocked(const sp_ctx *ctx, sp_result *r, const char *check, const char *key)
+{
+	const struct net_batch *b = get_batch(ctx);
+	if (config_errors(b, check, r))
+		return;
+	size_t n = 0, leaked = 0, errors = 0;
+	/* leaks first, so they survive truncation of observed */
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = 0; i < b->n; i++) {
+			const sp_netprobe *p = &b->p[i];
+			if (strcmp(p->check, check))
+				continue;
+			bool leak = sp_netclass_leaked(p->cls);
+			if ((pass == 0) != leak)
+				continue;
+			n++;
+			leaked += leak;
+			errors += p->cls == SP_NC_ERROR;
+			describe(r, p);
+		}
+	if (n == 0) {
+		sp_skip(r, "no targets for this probe in %s", key);
+		return;
+	}
+	if (leaked)
+		sp_failr(r, "%zu of %zu probe%s reached the outside (a refusal is an answer from outside)", leaked, n,
+			 n == 1 ? "" : "s");
+	else if (errors)
+		sp_errorr(r, "%zu probe%s could not run: blockage not proven", errors, errors == 1 ? "" : "s");
+	else
+		sp_pass(r, "all %zu probe%s blocked (batch of %zu probes took %.1f ms)", n, n == 1 ? "" : "s", b->n,
+			(double)b->elapsed_us / 1000);
+}
+
+static void run_egress(const sp_ctx *ctx, sp_result *r)
+{
+	sp_expected(r, "TCP connect to every IPv4 target in net.egress.deny is blocked (unreachable, timeout, EPERM)");
+	judge_blocked(ctx, r, "net.egress", "net.egress.deny (IPv4 entries)");
+}
+
+static void run_egress_ipv6(const sp_ctx *ctx, sp_result *r)
+{
+	sp_expected(r, "TCP to the IPv6 targets in net.egress.deny and to NAT64 forms of the IPv4 ones is blocked");
+	judge_blocked(ctx, r, "net.egress.ipv6", "net.egress.deny");
+}
+
+static void run_egress_direct(const sp_ctx *ctx, sp_result *r)
+{
+	sp_expected(r, "octal, hex, integer and v4-mapped IPv6 forms of each IPv4 deny target are blocked");
+	judge_blocked(ctx, r, "net.egress.direct_ip", "net.egress.deny (IPv4 entries)");
+}
+
+static void run_egress_ports(const sp_ctx *ctx, sp_result *r)
+{
+	sp_expected(r, "ports in net.egress.ports on each net.egress.allow host, other than the allowed one, are blocked");
+	judge_blocked(ctx, r, "net.egress.ports", "net.egress.allow x net.egress.ports");
+}
+
+static void run_egress_udp(const sp_ctx *ctx, sp_result *r)
+{
+	sp_expected(r, "a UDP datagram to each net.egress.deny target gets no answer and no ICMP refusal");
+	judge_blocked(ctx, r, "net.egress.udp", "net.egress.deny");
+	/* silence is all UDP can show: say so, rather than claim a proof */
+	if (r->status == SP_STATUS_PASS && strstr(r->observed, "timeout"))
+		sp_observed_add(r, "note: a UDP timeout means nothing came back, which a filter and a silent peer look alike in");
+}
+
+static void run_egress_icmp(const sp_ctx *ctx, sp_result *r)
+{
+	sp_expected(r, "ICMP echo to each net.egress.deny address gets no reply (or ping sockets are refused)");
+	judge_blocked(ctx, r, "net.egress.icmp", "net.egress.deny");
+}
+
+static void run_egress_metadata(const sp_ctx *ctx, sp_result *r)
+{
+	sp_expected(r, "cloud metadata endpoints (net.egress.metadata) unreachable");
+	judge_blocked(ctx, r, "net.egress.metadata", "net.egress.metadata");
+}
+
+static void run_egress_dns(const sp_ctx *ctx, sp_result *r)
+{
+	sp_expected(r, "a UDP DNS query to each outside resolver (net.egress.dns) gets no answer and no refusal");
+	judge_blocked(ctx, r, "net.egress.resolver", "net.egress.dns");
+}
+
+static void run_egress_allow(const sp_ctx *ctx, sp_result *r)
+{
+	sp_expected(r, "every net.egress.allow target accepts a TCP connection (positive control)");
+	const struct net_batch *b = get_batch(ctx);
+	if (config_errors(b, "net.egress.allow", r))
+		return;
+	size_t n = 0, reached = 0;
+	for (size_t i = 0; i < b->n; i++) {
+		const sp_netprobe *p = &b->p[i];
+		if (strcmp(p->check, "net.egress.allow"))
+			continue;
+		n++;
+		reached += p->cls == SP_NC_CONNECTED;
+		describe(r, p);
+	}
+	if (n == 0)
+		sp_skip(r, "net.egress.allow is empty: no positive control");
+	else if (reached == n)
+		sp_pass(r, "all %zu allowed target%s reachable", n, n == 1 ? "" : "s");
+	else
+		sp_failr(r, "%zu of %zu allowed target%s unreachable: the sandbox's declared path out is broken", n - reached,
+			 n, n == 1 ? "" : "s");
+}
+
+static void run_dns(const sp_ctx *ctx, sp_result *r)
+{
+	const char *fake = sp_policy_get(ctx->policy, "net.dns.fake_address");
+	if (fake && !*fake)
+		fake = NULL;
+	sp_expected(r, "names in net.dns.unlisted do not resolve%s%s", fake ? " or resolve only to " : "", fake ? fake : "");
+	const struct net_batch *b = get_batch(ctx);
+	if (config_errors(b, "net.lookup", r))
+		return;
+	size_t n = 0, resolved = 0, odd = 0;
+	sp_observed(r, "resolvers from %s", b->resolvers_src);
+	for (size_t i = 0; i < b->n; i++) {
+		const sp_netprobe *p = &b->p[i];
+		if (strcmp(p->check, "net.lookup"))
+			continue;
+		n++;
+		if (p->cls != SP_NC_REPLIED) {
+			describe(r, p);
+			continue;
+		}
+		sp_dns_answer a;
+		if (sp_dns_parse_reply(p->reply, p->rlen, b->dns[i].id, &a) < 0) {
+			odd++;
+			sp_observed_add(r, "%s: malformed reply (%zu bytes)", p->label, p->rlen);
+			continue;
+		}
+		bool only_fake = a.nanswers > 0;
+		for (unsigned k = 0; k < a.nanswers && k < 4; k++)
+			if (!fake || strcmp(a.addrs[k], fake))
+				only_fake = false;
+		if (a.nanswers == 0) {
+			static const char *const rc[] = {"NOERROR", "FORMERR", "SERVFAIL", "NXDOMAIN", "NOTIMP", "REFUSED"};
+			sp_observed_add(r, "%s: %s, no address", p->label, a.rcode < 6 ? rc[a.rcode] : "rcode?");
+		} else if (only_fake) {
+			sp_observed_add(r, "%s: fake address %s", p->label, a.addrs[0]);
+		} else {
+			resolved++;
+			sp_observed_add(r, "%s: RESOLVED to %s%s", p->label, a.addrs[0], a.nanswers > 1 ? " ..." : "");
+		}
+	}
+	if (n == 0)
+		sp_skip(r, "net.dns.unlisted is empty");
+	else if (resolved)
+		sp_failr(r, "%zu quer%s for unlisted names resolved to real addresses", resolved, resolved == 1 ? "y" : "ies");
+	else if (odd)
+		sp_errorr(r, "%zu malformed DNS repl%s: cannot judge", odd, odd == 1 ? "y" : "ies");
+	else
+		sp_pass(r, "no unlisted name resolved (%zu queries)", n);
+}
+
+static void run_proxy(const sp_ctx *ctx, sp_result *r, const char *id)
+{
+	const struct net_batch *b = get_batch(ctx);
+	if (b->fault[0] && b->proxy.configured) {
+		sp_errorr(r, "%s", b->fault);
+		return;
+	}
+	sp_proxy_judge(ctx, &b->proxy, id, r);
+}
+
+#define PROXY_RUN(sym, id)                                                                                         \
+	static void run_##sym(const sp_ctx *ctx, sp_result *r) { run_proxy(ctx, r, id); }
+PROXY_RUN(proxy_allowed, "net.proxy.allowed")
+PROXY_RUN(proxy_canary, "net.proxy.canary")
+PROXY_RUN(proxy_readonly, "net.proxy.readonly")
+PROXY_RUN(proxy_body, "net.proxy.body")
+PROXY_RUN(proxy_late_body, "net.proxy.late_body")
+PROXY_RUN(proxy_connect_ip, "net.proxy.connect_ip")
+PROXY_RUN(proxy_connect_nontls, "net.proxy.connect_nontls")
+PROXY_RUN(proxy_private_dest, "net.proxy.private_dest")
+
+/* ---- descriptors ---------------------------------------------------------- */
+
+/* technique ids as in the ATLAS crosswalk (src/report/atlas_data.c) */
+#define NET_TECH_EXFIL "AML.T0086,AML.T0025,T1048"
+#define NET_TECH_TCP "AML.T0086,AML.T0025,AML.T0072,T1048"
+#define PROXY_KEYS                                                                                                  \
+	"net.proxy:str,net.proxy.allowed_hosts:list,net.proxy.readonly_hosts:list,net.proxy.canary_host:str,"     \
+	"net.proxy.access_log:str,net.proxy.private_host:str,net.proxy.body_bytes:int,net.proxy.late_ms:int,"     \
+	"net.egress.timeout_ms:int"
+
+const sp_check sp_check_net_interfaces = {
+	.id = "net.interfaces",
+	.category = "network",
+	.title = "network interfaces limited to the policy's list",
+	.rationale = "every extra interface is a path out of the sandbox that the egress policy may not cover",
+	.techniques = "AML.T0086,AML.T0025",
+	.policy_keys = "net.interfaces:list",
+	.method = "read",
+	.run = run_interfaces,
+	};
+
+const sp_check sp_check_net_default_route = {
+	.id = "net.default_route",
+	.category = "network",
+	.title = "no default route unless the policy allows one",
+	.rationale = "without a route off the host, direct egress fails before any packet is built",
+	.techniques = "AML.T0086,AML.T0025",
+	.policy_keys = "net.default_route:bool",
+	.method = "action",
+	.run = run_default_route,
+	};
+
+const sp_check sp_check_net_ipv6 = {
+	.id = "net.ipv6",
+	.category = "network",
+	.title = "IPv6 state matches the policy",
+	.rationale = "IPv6 is often left open when only IPv4 egress is filtered",
+	.techniques = "AML.T0086,AML.T0025",
+	.policy_keys = "net.ipv6:str",
+	.method = "action",
+	.run = run_ipv6,
+	};
+
+const sp_check sp_check_net_dns = {
+	.id = "net.lookup",
+	.category = "network",
+	.title = "unlisted names do not resolve (or resolve to the policy's fake address)",
+	.rationale = "a resolver that answers for any name is both a covert channel and a map of the outside",
+	.techniques = "AML.T0025,T1071.004,T1048",
+	.policy_keys = "net.dns.unlisted:list,net.dns.fake_address:str,net.dns.resolvers:list,net.egress.timeout_ms:int",
+	.method = "action",
+	.run = run_dns,
+	.flags = SP_CHECK_INPROCESS,
+};
+
+const sp_check sp_check_net_egress = {
+	.id = "net.egress",
+	.category = "network",
+	.title = "TCP egress to the policy's deny targets is blocked",
+	.rationale = "direct egress lets an agent exfiltrate data through any tool call that opens a socket",
+	.techniques = NET_TECH_TCP,
+	.policy_keys = NET_KEYS_EGRESS,
+	.method = "action",
+	.run = run_egress,
+	.flags = SP_CHECK_INPROCESS,
+};
+
+const sp_check sp_check_net_egress_ipv6 = {
+	.id = "net.egress.ipv6",
+	.category = "network",
+	.title = "IPv6 egress (including NAT64) is blocked",
+	.rationale = "filters written for IPv4 routinely leave IPv6 and NAT64 paths open",
+	.techniques = NET_TECH_TCP,
+	.policy_keys = NET_KEYS_EGRESS,
+	.method = "action",
+	.run = run_egress_ipv6,
+	.flags = SP_CHECK_INPROCESS,
+};
+
+const sp_check sp_check_net_egress_direct_ip = {
+	.id = "net.egress.direct_ip",
+	.category = "network",
+	.title = "direct-IP forms (octal, hex, integer, v4-mapped IPv6) are blocked",
+	.rationale = "alternate address spellings and IPv6 sockets slip past filters keyed on text or on AF_INET",
+	.techniques = NET_TECH_TCP,
+	.policy_keys = NET_KEYS_EGRESS,
+	.method = "action",
+	.run = run_egress_direct,
+	.flags = SP_CHECK_INPROCESS,
+};
+
+const sp_check sp_check_net_egress_ports = {
+	.id = "net.egress.ports",
+	.category = "network",
+	.title = "only the allowed port is open on allowed hosts",
+	.rationale = "an allowlist by host alone leaves every other service on that host reachable",
+	.techniques = NET_TECH_TCP,
+	.policy_keys = NET_KEYS_EGRESS ",net.egress.ports:list",
+	.method = "action",
+	.run = run_egress_ports,
+	.flags = SP_CHECK_INPROCESS,
+};
+
+const sp_check sp_check_net_egress_udp = {
+	.id = "net.egress.udp",
+	.category = "network",
+	.title = "UDP egress to the policy's deny targets is blocked",
+	.rationale = "QUIC and home-made UDP channels pass filters that only watch TCP",
+	.techniques = NET_TECH_EXFIL,
+	.policy_keys = NET_KEYS_EGRESS,
+	.method = "action",
+	.run = run_egress_udp,
+	.flags = SP_CHECK_INPROCESS,
+};
+
+const sp_check sp_check_net_egress_icmp = {
+	.id = "net.egress.icmp",
+	.category = "network",
+	.title = "ICMP echo to the policy's deny targets gets no reply",
+	.rationale = "ICMP tunnels carry data wherever ping works",
+	.techniques = "AML.T0025,T1048",
+	.policy_keys = NET_KEYS_EGRESS,
+	.method = "action",
+	.run = run_egress_icmp,
+	.flags = SP_CHECK_INPROCESS,
+};
+
+const sp_check sp_check_net_egress_metadata = {
+	.id = "net.egress.metadata",
+	.category = "network",
+	.title = "cloud metadata endpoints are unreachable",
+	.rationale = "link-local metadata services hand out cloud credentials to whoever asks",
+	.techniques = "T1552.005,AML.T0055,AML.T0075",
+	.policy_keys = "net.egress.metadata:list,net.egress.timeout_ms:int",
+	.method = "action",
+	.run = run_egress_metadata,
+	.flags = SP_CHECK_INPROCESS,
+};
+
+const sp_check sp_check_net_egress_dns = {
+	.id = "net.egress.resolver",
+	.category = "network",
+	.title = "UDP DNS to outside resolvers is blocked",
+	.rationale = "DNS to an arbitrary resolver is the classic exfiltration channel past HTTP-only filters",
+	.techniques = "AML.T0025,T1071.004,T1048",
+	.policy_keys = "net.egress.dns:list,net.egress.timeout_ms:int",
+	.method = "action",
+	.run = run_egress_dns,
+	.flags = SP_CHECK_INPROCESS,
+};
+
+const sp_check sp_check_net_egress_allow = {
+	.id = "net.egress.allow",
+	.category = "network",
+	.title = "allowed targets reachable (positive control)",
+	.rationale = "a block proves nothing if the network probe cannot reach what it is allowed to reach",
+	.techniques = "",
+	.policy_keys = NET_KEYS_EGRESS,
+	.method = "action",
+	.run = run_egress_allow,
+	.flags = SP_CHECK_INPROCESS,
+};
+
+#define PROXY_CHECK(sym, idstr, ttl, why, tech)                                                                    \
+	const sp_check sp_check_net_##sym = {                                                                      \
+		.id = idstr,                                                                                       \
+		.category = "network",                                                                             \
+		.title = ttl,                                                                                      \
+		.rationale = why,                                                                                  \
+		.techniques = tech,                                                                                 \
+		.policy_keys = PROXY_KEYS,                                                                         \
+		.method = "action",                                                                                \
+		.run = run_##sym,                                                                                  \
+		.flags = SP_CHECK_INPROCESS,                                                                       \
+	};
+
+PROXY_CHECK(proxy_allowed, "net.proxy.allowed", "allowed hosts reachable through the proxy (positive control)",
+	    "a dead proxy must not be mistaken for a blocking one", "")
+PROXY_CHECK(proxy_canary, "net.proxy.canary", "the canary host is denied by the proxy",
+	    "a proxy that forwards unlisted hosts is no allowlist at all", "AML.T0086,AML.T0025")
+PROXY_CHECK(proxy_readonly, "net.proxy.readonly", "POST and PUT to read-only hosts are refused",
+	    "a host an agent may read from must not become a place to write data to", "AML.T0086,T1567")
+PROXY_CHECK(proxy_body, "net.proxy.body", "a large request body is refused and never reaches the origin",
+	    "bulk exfiltration rides in request bodies", "AML.T0086,T1567")
+PROXY_CHECK(proxy_late_body, "net.proxy.late_body", "a chunked body sent late is refused",
+	    "a proxy that judges only the headers lets a body follow once the request is forwarded", "AML.T0086,T1567")
+PROXY_CHECK(proxy_connect_ip, "net.proxy.connect_ip", "CONNECT to a raw IP (any spelling) is refused",
+	    "raw-IP tunnels bypass a name allowlist", "AML.T0086,AML.T0025,T1572")
+PROXY_CHECK(proxy_connect_nontls, "net.proxy.connect_nontls", "a CONNECT tunnel does not carry non-TLS bytes",
+	    "an open tunnel carries any protocol, not just TLS to the named host", "AML.T0086,AML.T0025,T1572")
+PROXY_CHECK(proxy_private_dest, "net.proxy.private_dest", "a name resolving to a private or metadata address is refused",
+	    "DNS rebinding turns an allowed name into a path to internal services", "AML.T0086,T1552.005")

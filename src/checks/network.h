@@ -1,0 +1,9 @@
+/* Network checks (src/checks/network.c). */
+#ifndef SP_NETWORK_H
+#define SP_NETWORK_H
+
+/* Forget the cached probe batch (the next net.* check runs it again). The
+ * batch is also rebuilt when a check runs with a different policy. */
+void sp_net_batch_reset(void);
+
+#endif

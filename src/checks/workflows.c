@@ -1,0 +1,366 @@
+/* Workflows: the sandbox is usable, not only locked. Each check does the
+ * ordinary thing a workload does (write and read a file, fork and exec,
+ * pipe data, write a large file and read it back with the same digest, use
+ * a temp dir, signal and reap a child) in the scratch directory the policy
+ * names, removes what it made and proves the removal. */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "checks/probe.h"
+#include "checks/workflows.h"
+#include "core/util.h"
+
+/* scratch dir: workflows.dir, else $TMPDIR, else /tmp */
+static const char *scratch(const sp_ctx *ctx)
+{
+	const char *d = sp_policy_get(ctx->policy, "workflows.dir");
+	if (d && *d)
+		return d;
+	d = getenv("TMPDIR");
+	return d && *d ? d : "/tmp";
+}
+
+static bool gone(const char *path)
+{
+	struct stat st;
+	return lstat(path, &st) < 0 && errno == ENOENT;
+}
+
+/* ---- 64-bit FNV-1a: the static doctor carries no libcrypto; this detects
+ * corruption and truncation, which is all a round trip needs ---- */
+void sp_wf_digest_init(uint64_t *h)
+{
+	*h = 0xcbf29ce484222325ull;
+}
+
+void sp_wf_digest_update(uint64_t *h, const void *buf, size_t len)
+{
+	const unsigned char *p = buf;
+	uint64_t x = *h;
+	for (size_t i = 0; i < len; i++) {
+		x ^= p[i];
+		x *= 0x100000001b3ull;
+	}
+	*h = x;
+}
+
+static void run_write_read(const sp_ctx *ctx, sp_result *r)
+{
+	const char *dir = scratch(ctx);
+	sp_expected(r, "a text file in %s is written, read back identical, and removed", dir);
+	char name[512];
+	sp_probe_name(name, sizeof name, dir);
+	static const char text[] = "sandprobe workflow probe\nline two: ünïcödé\n";
+	int fd = open(name, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd < 0) {
+		sp_observed(r, "create %s: %s", name, strerrorname_np(errno));
+		sp_failr(r, "cannot create a file in %s: %s", dir, strerror(errno));
+		return;
+	}
+	char back[sizeof text] = "";
+	int w = sp_write_all(fd, text, sizeof text - 1);
+	ssize_t n = w == 0 && lseek(fd, 0, SEEK_SET) == 0 ? read(fd, back, sizeof back - 1) : -1;
+	close(fd);
+	int u = unlink(name);
+	bool cleaned = u == 0 && gone(name);
+	sp_observed(r, "%s: wrote %zu bytes, read %zd, %s; %s", name, sizeof text - 1, n,
+		    n == (ssize_t)(sizeof text - 1) && !memcmp(back, text, sizeof text - 1) ? "identical" : "DIFFERENT",
+		    cleaned ? "removed, verified gone" : "NOT REMOVED");
+	if (!cleaned)
+		sp_errorr(r, "the probe file %s could not be removed", name);
+	else if (n != (ssize_t)(sizeof text - 1) || memcmp(back, text, sizeof text - 1))
+		sp_failr(r, "the file did not read back as written");
+	else
+		sp_pass(r, "write, read back and remove work in %s", dir);
+}
+
+static void run_fork_exec(const sp_ctx *ctx, sp_result *r)
+{
+	(void)ctx;
+	sp_expected(r, "a forked child can exec a program (this binary, --version) and its output and exit status come back");
+	int p[2];
+	if (pipe2(p, O_CLOEXEC) < 0) {
+		sp_errorr(r, "pipe: %s", strerror(errno));
+		return;
+	}
+	pid_t pid = fork();
+	if (pid < 0) {
+		int e = errno;
+		close(p[0]);
+		close(p[1]);
+		sp_failr(r, "fork: %s", strerror(e));
+		return;
+	}
+	if (pid == 0) {
+		dup2(p[1], 1);
+		char *const argv[] = {(char *)"sandprobe", (char *)"--version", NULL};
+		execv("/proc/self/exe", argv);
+		_exit(127);
+	}
+	close(p[1]);
+	char out[256] = "";
+	size_t got = 0;
+	ssize_t n;
+	while (got < sizeof out - 1 && (n = read(p[0], out + got, sizeof out - 1 - got)) != 0) {
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			break;
+		got += (size_t)n;
+	}
+	out[got] = '\0';
+	close(p[0]);
+	int status = 0;
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	out[strcspn(out, "\n")] = '\0';
+	sp_observed(r, "child %d: exit %d, output '%.80s'", (int)pid, WIFEXITED(status) ? WEXITSTATUS(status) : -1, out);
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
+		sp_failr(r, "exec of /proc/self/exe failed in the child");
+	else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || !strstr(out, "sandprobe"))
+		sp_failr(r, "the exec'd child did not run to completion");
+	else
+		sp_pass(r, "fork and exec work");
+}
+
+static void run_pipes(const sp_ctx *ctx, sp_result *r)
+{
+	(void)ctx;
+	const size_t total = 1u << 20;
+	sp_expected(r, "1 MiB through a pipe from a child arrives intact");
+	int p[2];
+	if (pipe2(p, O_CLOEXEC) < 0) {
+		sp_failr(r, "pipe: %s", strerror(errno));
+		return;
+	}
+	pid_t pid = fork();
+	if (pid < 0) {
+		int e = errno;
+		close(p[0]);
+		close(p[1]);
+		sp_failr(r, "fork: %s", strerror(e));
+		return;
+	}
+	if (pid == 0) {
+		close(p[0]);
+		unsigned char buf[8192];
+		for (size_t off = 0; off < total; off += sizeof buf) {
+			for (size_t i = 0; i < sizeof buf; i++)
+				buf[i] = (unsigned char)((off + i) * 31u);
+			if (sp_write_all(p[1], buf, sizeof buf) < 0)
+				_exit(1);
+		}
+		_exit(0);
+	}
+	close(p[1]);
+	uint64_t want, got;
+	sp_wf_digest_init(&want);
+	sp_wf_digest_init(&got);
+	unsigned char buf[8192];
+	size_t n_total = 0;
+	for (size_t off = 0; off < total; off += sizeof buf) {
+		for (size_t i = 0; i < sizeof buf; i++)
+			buf[i] = (unsigned char)((off + i) * 31u);
+		sp_wf_digest_update(&want, buf, sizeof buf);
+	}
+	for (;;) {
+		ssize_t n = read(p[0], buf, sizeof buf);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		sp_wf_digest_update(&got, buf, (size_t)n);
+		n_total += (size_t)n;
+	}
+	close(p[0]);
+	int status = 0;
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	sp_observed(r, "received %zu bytes, digest %016llx (expected %016llx), writer exit %d", n_total,
+		    (unsigned long long)got, (unsigned long long)want, WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+	if (n_total != total || got != want)
+		sp_failr(r, "data through the pipe was lost or altered");
+	else
+		sp_pass(r, "pipe carried 1 MiB intact");
+}
+
+static void run_bigfile(const sp_ctx *ctx, sp_result *r)
+{
+	const char *dir = scratch(ctx);
+	long long mib = sp_policy_int(ctx->policy, "workflows.bigfile_mib", 10);
+	if (mib <= 0 || mib > 4096)
+		mib = 10;
+	size_t total = (size_t)mib << 20;
+	sp_expected(r, "a %lld MiB file in %s written, fsynced, read back with the same digest, removed", mib, dir);
+	char name[512];
+	sp_probe_name(name, sizeof name, dir);
+	int fd = open(name, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd < 0) {
+		sp_failr(r, "cannot create %s: %s", name, strerror(errno));
+		return;
+	}
+	size_t bsz = 1u << 16;
+	_cleanup_free_ unsigned char *buf = sp_xmalloc(bsz);
+	uint64_t wd, rd;
+	sp_wf_digest_init(&wd);
+	sp_wf_digest_init(&rd);
+	/* a cheap generator, so the data is not all one byte */
+	uint64_t x = 0x9e3779b97f4a7c15ull ^ (uint64_t)getpid();
+	int werr = 0;
+	uint64_t t0 = sp_now_ns();
+	for (size_t off = 0; off < total && !werr; off += bsz) {
+		for (size_t i = 0; i < bsz; i += 8) {
+			x ^= x << 13;
+			x ^= x >> 7;
+			x ^= x << 17;
+			memcpy(buf + i, &x, 8);
+		}
+		sp_wf_digest_update(&wd, buf, bsz);
+		werr = -sp_write_all(fd, buf, bsz);
+	}
+	if (!werr && fsync(fd) < 0)
+		werr = errno;
+	uint64_t t1 = sp_now_ns();
+	size_t rtotal = 0;
+	if (!werr && lseek(fd, 0, SEEK_SET) == 0) {
+		for (;;) {
+			ssize_t n = read(fd, buf, bsz);
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n <= 0)
+				break;
+			sp_wf_digest_update(&rd, buf, (size_t)n);
+			rtotal += (size_t)n;
+		}
+	}
+	uint64_t t2 = sp_now_ns();
+	close(fd);
+	int u = unlink(name);
+	bool cleaned = u == 0 && gone(name);
+	if (werr) {
+		sp_observed(r, "%s: write failed with %s", name, strerrorname_np(werr));
+		if (!cleaned)
+			sp_errorr(r, "write failed (%s) and %s could not be removed", strerror(werr), name);
+		else
+			sp_failr(r, "could not write %lld MiB in %s: %s", mib, dir, strerror(werr));
+		return;
+	}
+	sp_observed(r, "wrote %zu bytes in %.0f ms, read %zu in %.0f ms; FNV-1a-64 written %016llx, read %016llx; %s", total,
+		    (double)(t1 - t0) / 1e6, rtotal, (double)(t2 - t1) / 1e6, (unsigned long long)wd,
+		    (unsigned long long)rd, cleaned ? "removed, verified gone" : "NOT REMOVED");
+	if (!cleaned)
+		sp_errorr(r, "the probe file %s could not be removed", name);
+	else if (rtotal != total || wd != rd)
+		sp_failr(r, "the file read back differs from what was written");
+	else
+		sp_pass(r, "%lld MiB round trip intact", mib);
+}
+
+static void run_tmpdir(const sp_ctx *ctx, sp_result *r)
+{
+	const char *dir = scratch(ctx);
+	sp_expected(r, "a private temp dir can be made in %s, used and removed", dir);
+	char tmpl[512];
+	snprintf(tmpl, sizeof tmpl, "%s%ssandprobe-wf-XXXXXX", dir, sp_endswith(dir, "/") ? "" : "/");
+	if (!mkdtemp(tmpl)) {
+		sp_observed(r, "mkdtemp in %s: %s", dir, strerrorname_np(errno));
+		sp_failr(r, "cannot make a temp dir in %s: %s", dir, strerror(errno));
+		return;
+	}
+	struct stat st;
+	bool priv = stat(tmpl, &st) == 0 && (st.st_mode & 07777) == 0700;
+	char f[600];
+	snprintf(f, sizeof f, "%s/a", tmpl);
+	int fd = open(f, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	bool used = fd >= 0 && sp_write_all(fd, "x", 1) == 0;
+	if (fd >= 0)
+		close(fd);
+	char f2[610];
+	snprintf(f2, sizeof f2, "%s/b", tmpl);
+	bool renamed = used && rename(f, f2) == 0;
+	if (renamed)
+		unlink(f2);
+	else
+		unlink(f);
+	int rr = rmdir(tmpl);
+	bool cleaned = rr == 0 && gone(tmpl);
+	sp_observed(r, "%s: mode %s, create %s, rename %s; %s", tmpl, priv ? "0700" : "NOT 0700", used ? "ok" : "failed",
+		    renamed ? "ok" : "failed", cleaned ? "removed, verified gone" : "NOT REMOVED");
+	if (!cleaned)
+		sp_errorr(r, "the temp dir %s could not be removed", tmpl);
+	else if (!used || !renamed)
+		sp_failr(r, "the temp dir is not usable");
+	else if (!priv)
+		sp_failr(r, "mkdtemp made a directory that is not private (0700)");
+	else
+		sp_pass(r, "temp dir usable");
+}
+
+static void run_signals(const sp_ctx *ctx, sp_result *r)
+{
+	(void)ctx;
+	sp_expected(r, "a child can be stopped, continued, terminated with SIGTERM and reaped (no zombie left)");
+	pid_t pid = fork();
+	if (pid < 0) {
+		sp_failr(r, "fork: %s", strerror(errno));
+		return;
+	}
+	if (pid == 0) {
+		signal(SIGTERM, SIG_DFL);
+		for (;;)
+			pause();
+	}
+	int st = 0;
+	bool stopped = kill(pid, SIGSTOP) == 0 && waitpid(pid, &st, WUNTRACED) == pid && WIFSTOPPED(st);
+	bool cont = kill(pid, SIGCONT) == 0 && waitpid(pid, &st, WCONTINUED) == pid && WIFCONTINUED(st);
+	int kr = kill(pid, SIGTERM);
+	pid_t w;
+	while ((w = waitpid(pid, &st, 0)) < 0 && errno == EINTR)
+		;
+	bool termed = kr == 0 && w == pid && WIFSIGNALED(st) && WTERMSIG(st) == SIGTERM;
+	bool reaped = kill(pid, 0) < 0 && errno == ESRCH;
+	if (w != pid) {
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+	}
+	sp_observed(r, "child %d: stop %s, continue %s, SIGTERM %s, reaped %s", (int)pid, stopped ? "seen" : "NOT seen",
+		    cont ? "seen" : "NOT seen", termed ? "killed it" : "did not", reaped ? "yes" : "NO");
+	if (stopped && cont && termed && reaped)
+		sp_pass(r, "signals delivered and the child reaped");
+	else
+		sp_failr(r, "signal delivery or reaping does not work as a workload expects");
+}
+
+#define WF_CHECK(sym, idstr, ttl, why, keys)                                                                       \
+	const sp_check sp_check_##sym = {                                                                          \
+		.id = idstr,                                                                                       \
+		.category = "workflows",                                                                           \
+		.title = ttl,                                                                                      \
+		.rationale = why,                                                                                  \
+		.techniques = "",                                                                                  \
+		.policy_keys = keys,                                                                               \
+		.method = "action",                                                                                \
+		.run = run_##sym,                                                                                  \
+	};
+
+static void run_wf_write_read(const sp_ctx *c, sp_result *r) { run_write_read(c, r); }
+static void run_wf_fork_exec(const sp_ctx *c, sp_result *r) { run_fork_exec(c, r); }
+static void run_wf_pipes(const sp_ctx *c, sp_result *r) { run_pipes(c, r); }
+static void run_wf_bigfile(const sp_ctx *c, sp_result *r) { run_bigfile(c, r); }
+static void run_wf_tmpdir(const sp_ctx *c, sp_result *r) { run_tmpdir(c, r); }
+static void run_wf_signals(const sp_ctx *c, sp_result *r) { run_signals(c, r); }
+
+WF_CHECK(wf_write_read, "wf.write_read", "a text file can be written and read back", "a sandbox nobody can work in gets weakened until it is usable", "workflows.dir:str")
+WF_CHECK(wf_fork_exec, "wf.fork_exec", "fork and exec work", "build tools and shells need to start programs", "")
+WF_CHECK(wf_pipes, "wf.pipes", "pipes carry data between processes", "pipelines are how tools are combined", "")
+WF_CHECK(wf_bigfile, "wf.bigfile", "a large file round-trips with the same digest", "quotas and broken overlays show up as truncated or corrupted files", "workflows.dir:str,workflows.bigfile_mib:int")
+WF_CHECK(wf_tmpdir, "wf.tmpdir", "a private temp dir is usable", "compilers and test runners need a temp dir", "workflows.dir:str")
+WF_CHECK(wf_signals, "wf.signals", "a child can be signalled and reaped", "job control and timeouts rely on signals and reaping", "")

@@ -1,0 +1,12 @@
+/* Workflow checks (src/checks/workflows.c). */
+#ifndef SP_WORKFLOWS_H
+#define SP_WORKFLOWS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* 64-bit FNV-1a, the round-trip digest of the static doctor (no libcrypto) */
+void sp_wf_digest_init(uint64_t *h);
+void sp_wf_digest_update(uint64_t *h, const void *buf, size_t len);
+
+#endif

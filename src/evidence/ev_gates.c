@@ -1,0 +1,1436 @@
+/* The verdict on a bundle: every hard gate of spec/evidence.md, each with a
+ * stable id, the measured value, the threshold and pass/fail. A gate whose
+ * input could not be read fails ("not evaluated: ..."): nothing passes
+ * without evidence. Files are parsed in one streaming pass each and hashed
+ * while they are parsed, so the MANIFEST check re-reads only what was not
+ * parsed (logs/, unexpected files). */
+#include "evidence/evidence.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <math.h>
+#include <regex.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/util.h"
+
+#define EPS 1e-9
+/* summary values are compared with the rows at millisecond resolution: a
+ * writer may round a difference of two printed (rounded) ts, so 1 ms apart */
+#define SUM_TOL 0.0010000001
+#define MAX_SMALL_ROWS 100000 /* faults.tsv, capability-results.tsv */
+
+static bool le(double a, double b)
+{
+	return a <= b + EPS * fmax(1.0, fabs(b));
+}
+
+static bool ge(double a, double b)
+{
+	return a + EPS * fmax(1.0, fabs(b)) >= b;
+}
+
+static bool near(double a, double b)
+{
+	return fabs(a - b) <= SUM_TOL + 1e-12 * fabs(b);
+}
+
+static void num(char *buf, size_t sz, double d)
+{
+	if (isinf(d))
+		snprintf(buf, sz, "%s", d > 0 ? "inf" : "-inf");
+	else
+		snprintf(buf, sz, "%.10g", d);
+}
+
+/* "<= 60": the threshold with its comparison (a static buffer per call
+ * site would be overwritten: this one is copied by gate() at once) */
+static const char *pre(const char *t, const char *op)
+{
+	static char buf[80];
+	snprintf(buf, sizeof buf, "%s %s", op, t);
+	return buf;
+}
+
+/* Messages quote bundle bytes: keep them printable, valid UTF-8 (JSON needs
+ * it), replacing anything else by '?'. */
+static void sanitize(char *p)
+{
+	unsigned char *s = (unsigned char *)p;
+	size_t n = strlen(p), i = 0;
+	while (i < n) {
+		if (s[i] < 0x20 || s[i] == 0x7f) {
+			s[i++] = '?';
+			continue;
+		}
+		if (s[i] < 0x80) {
+			i++;
+			continue;
+		}
+		size_t len = (s[i] & 0xe0) == 0xc0 ? 2 : (s[i] & 0xf0) == 0xe0 ? 3 : (s[i] & 0xf8) == 0xf0 ? 4 : 0;
+		if (len && i + len <= n && sp_ev_is_text(p + i, len)) {
+			i += len;
+			continue;
+		}
+		s[i++] = '?';
+	}
+}
+
+/* ---- verdict ----------------------------------------------------------- */
+static sp_gate *gate(sp_verdict *v, bool pass, const char *id, const char *measured, const char *threshold,
+		     const char *fmt, ...) SP_PRINTF(6, 7);
+static sp_gate *gate(sp_verdict *v, bool pass, const char *id, const char *measured, const char *threshold,
+		     const char *fmt, ...)
+{
+	if (v->n == v->cap) {
+		v->cap = v->cap ? 2 * v->cap : 64;
+		v->g = sp_xrealloc(v->g, v->cap * sizeof *v->g);
+	}
+	sp_gate *g = &v->g[v->n++];
+	memset(g, 0, sizeof *g);
+	snprintf(g->id, sizeof g->id, "%s", id);
+	g->status = pass ? SP_GATE_PASS : SP_GATE_FAIL;
+	snprintf(g->measured, sizeof g->measured, "%s", measured ? measured : "");
+	snprintf(g->threshold, sizeof g->threshold, "%s", threshold ? threshold : "");
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(g->message, sizeof g->message, fmt, ap);
+	va_end(ap);
+	sanitize(g->id);
+	sanitize(g->measured);
+	sanitize(g->threshold);
+	sanitize(g->message);
+	if (pass)
+		v->npass++;
+	else
+		v->nfail++;
+	return g;
+}
+
+static void na(sp_verdict *v, const char *id, const char *why)
+{
+	gate(v, false, id, "n/a", "-", "not evaluated: %s", why);
+}
+
+void sp_verdict_free(sp_verdict *v)
+{
+	free(v->g);
+	free(v->bundle);
+	free(v->profile);
+	sp_baseline_free(&v->lat);
+	memset(v, 0, sizeof *v);
+}
+
+const sp_gate *sp_verdict_find(const sp_verdict *v, const char *id)
+{
+	for (size_t i = 0; i < v->n; i++)
+		if (!strcmp(v->g[i].id, id))
+			return &v->g[i];
+	return NULL;
+}
+
+/* ---- state of one verification ----------------------------------------- */
+enum known_file {
+	KF_METADATA,
+	KF_OPERATIONS,
+	KF_LATENCY,
+	KF_SAMPLES,
+	KF_CAPABILITIES,
+	KF_FAULTS,
+	KF_INV_START,
+	KF_INV_FINAL,
+	KF_SUMMARY,
+	KF_N
+};
+static const char *const known_name[KF_N] = {
+	"metadata.txt",		  "operations.tsv",	"latency.tsv",	       "resource-samples.tsv", "capability-results.tsv",
+	"faults.tsv",		  "inventory-start.json", "inventory-final.json", "summary.json",
+};
+
+struct scen {
+	const char *id;
+	long long total, ok, fail, ef, ef_untied;
+	double t1, t2; /* two smallest operation ts */
+	sp_dvec lat;   /* post-warm-up latencies */
+	bool has_cap;
+	sp_cap cap;
+};
+
+struct window {
+	double started, ended;
+};
+
+struct fault_row {
+	char id[4];
+	double started, ended, recovery_ms, rto_ms;
+	bool pass;
+};
+
+typedef struct state {
+	const char *dir;
+	sp_verdict *v;
+	sp_ev_sha256 hash[KF_N];
+	bool present[KF_N];
+
+	sp_meta meta;
+	bool meta_ok;
+	sp_thresholds th;
+
+	struct scen *sc;
+	size_t nsc;
+	size_t *by_id; /* indexes of sc sorted by id, for binary search */
+	size_t last_sc;
+
+	struct fault_row *faults;
+	size_t nfaults;
+	struct window *win;
+	size_t nwin;
+	bool faults_ok, caps_ok, caps_dup;
+	char caps_extra[80]; /* first undeclared scenario in capability-results.tsv */
+
+	bool ops_ok;
+	long long ops_total, ops_ok_n, ops_fail, ops_ef, ops_untied;
+	unsigned long long first_untied_line;
+	double first_untied_ts;
+	double ops_max_ts;
+	long long ops_undeclared;
+	char undeclared[80];
+	double warmup_end;
+
+	bool lat_ok;
+	unsigned long long lat_bad_line;
+	char lat_bad[160];
+
+	bool samples_ok;
+	long long nsamples, nperiodic;
+} state;
+
+static struct scen *find_scen(state *s, const char *id)
+{
+	if (s->last_sc < s->nsc && !strcmp(s->sc[s->last_sc].id, id))
+		return &s->sc[s->last_sc];
+	size_t lo = 0, hi = s->nsc;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = strcmp(s->sc[s->by_id[mid]].id, id);
+		if (c == 0) {
+			s->last_sc = s->by_id[mid];
+			return &s->sc[s->last_sc];
+		}
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+static const struct scen *sort_base;
+static int cmp_scen_idx(const void *a, const void *b)
+{
+	return strcmp(sort_base[*(const size_t *)a].id, sort_base[*(const size_t *)b].id);
+}
+
+/* columns.<stem> and types.<stem> gates from a reader outcome */
+static void struct_gates(state *s, enum sp_ev_file f, const sp_rows *r, bool opened, bool read_ok,
+			 unsigned long long rows)
+{
+	char id[64], m[32];
+	const char *stem = sp_ev_file_stem(f);
+	snprintf(id, sizeof id, "columns.%s", stem);
+	if (!opened && r->err == SP_EVE_PRESENT)
+		na(s->v, id, r->msg);
+	else if (!opened)
+		gate(s->v, false, id, "missing", "all required", "%s", r->msg);
+	else
+		gate(s->v, true, id, "all required", "all required", "%s: every required column present",
+		     sp_ev_file_name(f));
+	snprintf(id, sizeof id, "types.%s", stem);
+	snprintf(m, sizeof m, "%llu rows", rows);
+	if (!opened)
+		na(s->v, id, r->msg);
+	else if (!read_ok)
+		gate(s->v, false, id, "invalid", "every value typed", "%s", r->msg);
+	else
+		gate(s->v, true, id, m, "every value typed", "%s: %llu rows, every value of the right type",
+		     sp_ev_file_name(f), rows);
+}
+
+/* ---- files.present ----------------------------------------------------- */
+static void check_present(state *s)
+{
+	char missing[256] = "";
+	size_t nmiss = 0, len = 0;
+	for (int k = 0; k < KF_N; k++) {
+		_cleanup_free_ char *p = sp_xasprintf("%s/%s", s->dir, known_name[k]);
+		struct stat st;
+		const char *why = NULL;
+		if (lstat(p, &st) < 0)
+			why = "missing";
+		else if (!S_ISREG(st.st_mode))
+			why = "not a regular file";
+		else if (st.st_size == 0)
+			why = "empty";
+		s->present[k] = !why;
+		if (why) {
+			nmiss++;
+			len += (size_t)snprintf(missing + len, len < sizeof missing ? sizeof missing - len : 0, "%s%s %s",
+						nmiss > 1 ? ", " : "", known_name[k], why);
+			if (len >= sizeof missing)
+				len = sizeof missing;
+		}
+	}
+	_cleanup_free_ char *lp = sp_xasprintf("%s/logs", s->dir);
+	struct stat st;
+	if (lstat(lp, &st) < 0 || !S_ISDIR(st.st_mode)) {
+		nmiss++;
+		len += (size_t)snprintf(missing + len, len < sizeof missing ? sizeof missing - len : 0, "%slogs/ missing",
+					nmiss > 1 ? ", " : "");
+	}
+	char m[32];
+	snprintf(m, sizeof m, "%zu missing", nmiss);
+	if (nmiss)
+		gate(s->v, false, "files.present", m, "0 missing", "%s", missing);
+	else
+		gate(s->v, true, "files.present", m, "0 missing", "every required file present and non-empty");
+}
+
+/* ---- metadata and profile ---------------------------------------------- */
+static void check_metadata(state *s, const sp_verify_opts *o)
+{
+	char msg[512];
+	const char *kind = "keys";
+	sp_verdict *v = s->v;
+	if (sp_meta_load(&s->meta, s->dir, &s->hash[KF_METADATA], msg, sizeof msg, &kind) < 0) {
+		if (!strcmp(kind, "schema")) {
+			gate(v, false, "metadata.schema", "unknown", SP_EVIDENCE_SCHEMA, "%s", msg);
+			na(v, "metadata.keys", "metadata.txt has no known schema");
+		} else if (!strcmp(kind, "present")) {
+			na(v, "metadata.schema", msg);
+			na(v, "metadata.keys", msg);
+		} else {
+			const char *sch = s->meta.n ? sp_kv_get(s->meta.kv, s->meta.n, "schema") : NULL;
+			if (sch && !strcmp(sch, SP_EVIDENCE_SCHEMA))
+				gate(v, true, "metadata.schema", SP_EVIDENCE_SCHEMA, SP_EVIDENCE_SCHEMA,
+				     "metadata.txt: schema %s", SP_EVIDENCE_SCHEMA);
+			else
+				na(v, "metadata.schema", msg);
+			gate(v, false, "metadata.keys", "invalid", "every required key typed", "%s", msg);
+		}
+		na(v, "profile.claim", "metadata.txt is invalid");
+		return;
+	}
+	s->meta_ok = true;
+	gate(v, true, "metadata.schema", SP_EVIDENCE_SCHEMA, SP_EVIDENCE_SCHEMA, "metadata.txt: schema %s",
+	     SP_EVIDENCE_SCHEMA);
+	gate(v, true, "metadata.keys", "all typed", "every required key typed",
+	     "metadata.txt: %zu keys, %zu declared scenarios, %zu declared faults", s->meta.n, s->meta.nscenarios,
+	     s->meta.nfaults);
+
+	/* thresholds: the metadata's, made stricter by the claimed profile and
+	 * by --profile; a named profile whose thresholds the metadata loosens
+	 * is a claim the bundle does not meet */
+	s->th = s->meta.th;
+	sp_thresholds pt;
+	const char *claim = s->meta.profile;
+	if (sp_profile_thresholds(claim, &pt)) {
+		const sp_thresholds *m = &s->meta.th;
+		const char *loose = NULL;
+		char have[48] = "", want[48] = "";
+#define LOOSER_MIN(f)                                                          \
+	if (!loose && m->f < pt.f) {                                           \
+		loose = "threshold." #f;                                       \
+		num(have, sizeof have, (double)m->f);                          \
+		num(want, sizeof want, (double)pt.f);                          \
+	}
+#define LOOSER_MAX(f)                                                          \
+	if (!loose && m->f > pt.f) {                                           \
+		loose = "threshold." #f;                                       \
+		num(have, sizeof have, (double)m->f);                          \
+		num(want, sizeof want, (double)pt.f);                          \
+	}
+		LOOSER_MIN(min_span_s)
+		LOOSER_MAX(max_interval_s)
+		LOOSER_MIN(min_periodic_samples)
+		LOOSER_MAX(max_gap_s)
+		LOOSER_MIN(min_success_ratio)
+		LOOSER_MAX(rss_slope_mib_per_day)
+		LOOSER_MAX(p95_regression_pct)
+#undef LOOSER_MIN
+#undef LOOSER_MAX
+		if (loose)
+			gate(v, false, "profile.claim", have, want,
+			     "bundle claims profile %s but metadata %s=%s is looser than the profile's %s", claim, loose,
+			     have, want);
+		else
+			gate(v, true, "profile.claim", claim, claim, "metadata thresholds meet profile %s", claim);
+		sp_thresholds_stricter(&s->th, &pt, &s->th);
+	} else {
+		gate(v, true, "profile.claim", claim, "custom", "custom profile: judged by the thresholds in metadata.txt");
+	}
+	if (o->profile && sp_profile_thresholds(o->profile, &pt))
+		sp_thresholds_stricter(&s->th, &pt, &s->th);
+}
+
+/* ---- faults.tsv -------------------------------------------------------- */
+static void read_faults(state *s)
+{
+	sp_rows r;
+	sp_fault f;
+	unsigned long long rows = 0;
+	bool opened = sp_rows_open(&r, s->dir, SP_EV_FAULTS, &s->hash[KF_FAULTS]) == 0;
+	bool ok = opened;
+	if (opened) {
+		int rc;
+		while ((rc = sp_faults_next(&r, &f)) > 0) {
+			if (++rows > MAX_SMALL_ROWS) {
+				snprintf(r.msg, sizeof r.msg, "faults.tsv: more than %d rows", MAX_SMALL_ROWS);
+				rc = -1;
+				break;
+			}
+			s->faults = sp_xrealloc(s->faults, (s->nfaults + 1) * sizeof *s->faults);
+			struct fault_row *fr = &s->faults[s->nfaults++];
+			memcpy(fr->id, f.fault_id, 4);
+			fr->started = f.started;
+			fr->ended = f.ended;
+			fr->recovery_ms = f.recovery_ms;
+			fr->rto_ms = f.rto_ms;
+			fr->pass = f.pass;
+			if (f.ended < f.started) {
+				snprintf(r.msg, sizeof r.msg, "faults.tsv line %llu: column ended: %.10g is before started %.10g",
+					 r.line, f.ended, f.started);
+				rc = -1;
+				break;
+			}
+		}
+		ok = rc == 0;
+	}
+	struct_gates(s, SP_EV_FAULTS, &r, opened, ok, rows);
+	if (opened)
+		sp_rows_close(&r);
+	s->faults_ok = ok;
+}
+
+static void gate_faults(state *s)
+{
+	sp_verdict *v = s->v;
+	if (!s->faults_ok) {
+		na(v, "faults.recovered", "faults.tsv is invalid");
+		na(v, "faults.declared", "faults.tsv is invalid");
+		return;
+	}
+	size_t bad = 0, first = 0;
+	double worst = 0;
+	for (size_t i = 0; i < s->nfaults; i++) {
+		struct fault_row *f = &s->faults[i];
+		bool okf = f->pass && le(f->recovery_ms, f->rto_ms);
+		if (f->rto_ms > 0 && f->recovery_ms / f->rto_ms > worst)
+			worst = f->recovery_ms / f->rto_ms;
+		if (!okf && !bad++)
+			first = i;
+	}
+	char m[48], t[48];
+	snprintf(m, sizeof m, "%zu of %zu", s->nfaults - bad, s->nfaults);
+	snprintf(t, sizeof t, "%zu of %zu", s->nfaults, s->nfaults);
+	if (bad) {
+		struct fault_row *f = &s->faults[first];
+		gate(v, false, "faults.recovered", m, t,
+		     "%zu fault(s) not recovered inside their RTO; first: %s (faults.tsv row %zu) result %s, recovery %.10g ms, rto %.10g ms",
+		     bad, f->id, first + 1, f->pass ? "pass" : "fail", f->recovery_ms, f->rto_ms);
+	} else {
+		gate(v, true, "faults.recovered", m, t, "every fault recovered inside its RTO (worst %.0f%% of RTO)",
+		     worst * 100);
+	}
+	if (!s->meta_ok) {
+		na(v, "faults.declared", "metadata.txt is invalid");
+		return;
+	}
+	for (size_t i = 0; i < s->meta.nfaults; i++) {
+		bool found = false;
+		for (size_t k = 0; k < s->nfaults && !found; k++)
+			found = !strcmp(s->faults[k].id, s->meta.faults[i]);
+		if (!found) {
+			gate(v, false, "faults.declared", s->meta.faults[i], "every declared fault injected",
+			     "fault %s is declared in metadata.txt but has no row in faults.tsv", s->meta.faults[i]);
+			return;
+		}
+	}
+	for (size_t k = 0; k < s->nfaults; k++) {
+		bool found = false;
+		for (size_t i = 0; i < s->meta.nfaults && !found; i++)
+			found = !strcmp(s->faults[k].id, s->meta.faults[i]);
+		if (!found) {
+			gate(v, false, "faults.declared", s->faults[k].id, "only declared faults",
+			     "faults.tsv row %zu: fault %s is not declared in metadata.txt (faults=%s)", k + 1,
+			     s->faults[k].id, s->meta.nfaults ? "..." : "none");
+			return;
+		}
+	}
+	snprintf(m, sizeof m, "%zu declared", s->meta.nfaults);
+	gate(v, true, "faults.declared", m, "every declared fault injected",
+	     "faults.tsv matches the %zu fault(s) declared in metadata.txt", s->meta.nfaults);
+}
+
+/* ---- capability-results.tsv -------------------------------------------- */
+static void read_caps(state *s)
+{
+	sp_rows r;
+	sp_cap c;
+	unsigned long long rows = 0;
+	bool opened = sp_rows_open(&r, s->dir, SP_EV_CAPABILITIES, &s->hash[KF_CAPABILITIES]) == 0;
+	bool ok = opened;
+	if (opened) {
+		int rc;
+		while ((rc = sp_caps_next(&r, &c)) > 0) {
+			if (++rows > MAX_SMALL_ROWS) {
+				snprintf(r.msg, sizeof r.msg, "capability-results.tsv: more than %d rows", MAX_SMALL_ROWS);
+				rc = -1;
+				break;
+			}
+			struct scen *sc = find_scen(s, c.scenario);
+			if (!sc) {
+				if (!s->caps_extra[0])
+					snprintf(s->caps_extra, sizeof s->caps_extra, "%s", c.scenario);
+				continue;
+			}
+			if (sc->has_cap)
+				s->caps_dup = true;
+			sc->has_cap = true;
+			sc->cap = c;
+			sc->cap.scenario = sc->id;
+		}
+		ok = rc == 0;
+	}
+	struct_gates(s, SP_EV_CAPABILITIES, &r, opened, ok, rows);
+	if (opened)
+		sp_rows_close(&r);
+	s->caps_ok = ok;
+}
+
+/* ---- operations.tsv ---------------------------------------------------- */
+/* the passing fault windows sorted by start, with the running maximum of
+ * their ends: ts is inside one iff the last window starting at or before ts
+ * has a running end at or after ts */
+static int cmp_win(const void *a, const void *b)
+{
+	double x = ((const struct window *)a)->started, y = ((const struct window *)b)->started;
+	return x < y ? -1 : x > y;
+}
+
+static void build_windows(state *s)
+{
+	s->win = sp_xcalloc(s->nfaults ? s->nfaults : 1, sizeof *s->win);
+	s->nwin = 0;
+	for (size_t i = 0; i < s->nfaults; i++)
+		if (s->faults[i].pass) {
+			s->win[s->nwin].started = s->faults[i].started;
+			s->win[s->nwin].ended = s->faults[i].ended;
+			s->nwin++;
+		}
+	qsort(s->win, s->nwin, sizeof *s->win, cmp_win);
+	for (size_t i = 1; i < s->nwin; i++)
+		s->win[i].ended = fmax(s->win[i].ended, s->win[i - 1].ended);
+}
+
+static bool tied(const state *s, double ts)
+{
+	size_t lo = 0, hi = s->nwin; /* first window starting after ts */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (s->win[mid].started <= ts)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo > 0 && s->win[lo - 1].ended >= ts;
+}
+
+static void read_ops(state *s)
+{
+	sp_rows r;
+	sp_op op;
+	unsigned long long rows = 0;
+	bool opened = sp_rows_open(&r, s->dir, SP_EV_OPERATIONS, &s->hash[KF_OPERATIONS]) == 0;
+	bool ok = opened;
+	if (opened) {
+		int rc;
+		while ((rc = sp_ops_next(&r, &op)) > 0) {
+			rows++;
+			s->ops_total++;
+			if (op.ts > s->ops_max_ts)
+				s->ops_max_ts = op.ts;
+			struct scen *sc = find_scen(s, op.scenario);
+			if (!sc) {
+				if (!s->ops_undeclared++)
+					snprintf(s->undeclared, sizeof s->undeclared, "%s", op.scenario);
+			} else {
+				sc->total++;
+				if (op.ts < sc->t1) {
+					sc->t2 = sc->t1;
+					sc->t1 = op.ts;
+				} else if (op.ts < sc->t2) {
+					sc->t2 = op.ts;
+				}
+			}
+			switch (op.result) {
+			case SP_RES_OK:
+				s->ops_ok_n++;
+				if (sc)
+					sc->ok++;
+				break;
+			case SP_RES_FAIL:
+				s->ops_fail++;
+				if (sc)
+					sc->fail++;
+				break;
+			default:
+				s->ops_ef++;
+				if (sc)
+					sc->ef++;
+				if (!s->faults_ok || !tied(s, op.ts)) {
+					if (!s->ops_untied++) {
+						s->first_untied_line = r.line;
+						s->first_untied_ts = op.ts;
+					}
+					if (sc)
+						sc->ef_untied++;
+				}
+				break;
+			}
+		}
+		ok = rc == 0;
+	}
+	struct_gates(s, SP_EV_OPERATIONS, &r, opened, ok, rows);
+	if (opened)
+		sp_rows_close(&r);
+	s->ops_ok = ok;
+	/* warm-up ends after warmup_s and two finished operations of every
+	 * declared scenario */
+	s->warmup_end = s->meta.warmup_s;
+	for (size_t i = 0; i < s->nsc; i++)
+		s->warmup_end = fmax(s->warmup_end, s->sc[i].t2);
+}
+
+static void gate_ops(state *s)
+{
+	sp_verdict *v = s->v;
+	char m[96], t[48];
+	if (!s->ops_ok || !s->meta_ok) {
+		na(v, "ops.success", s->ops_ok ? "metadata.txt is invalid" : "operations.tsv is invalid");
+		na(v, "ops.expected_faults", s->ops_ok ? "metadata.txt is invalid" : "operations.tsv is invalid");
+		return;
+	}
+	long long unexpected = s->ops_fail + s->ops_untied;
+	long long denom = s->ops_ok_n + unexpected;
+	double ratio = denom ? (double)s->ops_ok_n / (double)denom : 0;
+	num(t, sizeof t, s->th.min_success_ratio);
+	snprintf(m, sizeof m, "%.6f", ratio);
+	if (denom == 0)
+		gate(v, false, "ops.success", "0 operations", t, "no non-fault operations in operations.tsv");
+	else if (ratio + EPS < s->th.min_success_ratio || (s->th.min_success_ratio >= 1 && unexpected > 0))
+		gate(v, false, "ops.success", m, pre(t, ">="),
+		     "%lld unexpected failure(s) in %lld non-fault operations (%lld fail, %lld expected_fault outside a passing fault window)",
+		     unexpected, denom, s->ops_fail, s->ops_untied);
+	else
+		gate(v, true, "ops.success", m, pre(t, ">="), "%lld unexpected failure(s) in %lld non-fault operations", unexpected,
+		     denom);
+	snprintf(m, sizeof m, "%lld untied", s->ops_untied);
+	if (s->ops_untied)
+		gate(v, false, "ops.expected_faults", m, "0 untied",
+		     "%lld expected_fault operation(s) outside every passing fault window; first at operations.tsv line %llu (ts %.10g)",
+		     s->ops_untied, s->first_untied_line, s->first_untied_ts);
+	else
+		gate(v, true, "ops.expected_faults", m, "0 untied",
+		     "each of %lld expected_fault operation(s) falls inside a passing fault window", s->ops_ef);
+}
+
+static void gate_caps(state *s)
+{
+	sp_verdict *v = s->v;
+	if (!s->meta_ok || !s->ops_ok || !s->caps_ok) {
+		const char *why = !s->meta_ok ? "metadata.txt is invalid"
+				  : !s->ops_ok ? "operations.tsv is invalid"
+					       : "capability-results.tsv is invalid";
+		na(v, "capability.coverage", why);
+		na(v, "capability.agree", why);
+		return;
+	}
+	char m[48], t[48];
+	snprintf(t, sizeof t, "%zu of %zu", s->nsc, s->nsc);
+	size_t covered = 0;
+	const char *problem = NULL, *who = NULL;
+	for (size_t i = 0; i < s->nsc; i++) {
+		if (s->sc[i].total && s->sc[i].has_cap)
+			covered++;
+		else if (!problem) {
+			who = s->sc[i].id;
+			problem = !s->sc[i].total ? "has no operations in operations.tsv"
+						  : "has no row in capability-results.tsv";
+		}
+	}
+	snprintf(m, sizeof m, "%zu of %zu", covered, s->nsc);
+	if (problem)
+		gate(v, false, "capability.coverage", m, t, "declared scenario %s %s", who, problem);
+	else if (s->ops_undeclared)
+		gate(v, false, "capability.coverage", m, t,
+		     "%lld operation(s) of undeclared scenario(s); first: %s", s->ops_undeclared, s->undeclared);
+	else if (s->caps_extra[0])
+		gate(v, false, "capability.coverage", m, t, "capability-results.tsv has undeclared scenario %s",
+		     s->caps_extra);
+	else if (s->caps_dup)
+		gate(v, false, "capability.coverage", m, t, "capability-results.tsv lists a scenario twice");
+	else
+		gate(v, true, "capability.coverage", m, t, "every declared scenario has operations and a capability row");
+
+	for (size_t i = 0; i < s->nsc; i++) {
+		struct scen *sc = &s->sc[i];
+		if (!sc->has_cap)
+			continue;
+		const char *field = NULL;
+		long long want = 0, have = 0;
+		if (sc->cap.attempted != sc->total)
+			field = "attempted", have = sc->cap.attempted, want = sc->total;
+		else if (sc->cap.succeeded != sc->ok)
+			field = "succeeded", have = sc->cap.succeeded, want = sc->ok;
+		else if (sc->cap.expected_faults != sc->ef)
+			field = "expected_faults", have = sc->cap.expected_faults, want = sc->ef;
+		else if (sc->cap.unexpected_failures != sc->fail)
+			field = "unexpected_failures", have = sc->cap.unexpected_failures, want = sc->fail;
+		else if (sc->cap.pass != (sc->fail == 0))
+			field = "result", have = sc->cap.pass, want = sc->fail == 0;
+		if (field) {
+			char hv[32], wv[32];
+			snprintf(hv, sizeof hv, "%s=%lld", field, have);
+			snprintf(wv, sizeof wv, "%s=%lld", field, want);
+			if (!strcmp(field, "result")) {
+				snprintf(hv, sizeof hv, "result=%s", have ? "pass" : "fail");
+				snprintf(wv, sizeof wv, "result=%s", want ? "pass" : "fail");
+			}
+			gate(v, false, "capability.agree", hv, wv,
+			     "capability-results.tsv scenario %s: %s but operations.tsv gives %s", sc->id, hv, wv);
+			return;
+		}
+	}
+	gate(v, true, "capability.agree", "agree", "agree", "capability-results.tsv agrees with operations.tsv");
+}
+
+/* ---- latency.tsv ------------------------------------------------------- */
+static void read_latency(state *s)
+{
+	sp_rows r;
+	sp_lat l;
+	unsigned long long rows = 0;
+	bool opened = sp_rows_open(&r, s->dir, SP_EV_LATENCY, &s->hash[KF_LATENCY]) == 0;
+	bool ok = opened;
+	if (opened) {
+		int rc;
+		while ((rc = sp_latency_next(&r, &l)) > 0) {
+			rows++;
+			struct scen *sc = find_scen(s, l.scenario);
+			if (!sc) {
+				if (!s->lat_bad_line) {
+					s->lat_bad_line = r.line;
+					snprintf(s->lat_bad, sizeof s->lat_bad, "scenario %.60s is not declared",
+						 l.scenario);
+				}
+				continue;
+			}
+			bool want_warm = l.ts < s->warmup_end, want_cold = l.ts > s->warmup_end;
+			if ((want_warm && !l.warmup) || (want_cold && l.warmup)) {
+				if (!s->lat_bad_line) {
+					s->lat_bad_line = r.line;
+					snprintf(s->lat_bad, sizeof s->lat_bad,
+						 "warmup=%d at ts %.10g but warm-up ends at %.10g", l.warmup, l.ts,
+						 s->warmup_end);
+				}
+			}
+			if (!l.warmup)
+				sp_dvec_push(&sc->lat, l.latency_ms);
+		}
+		ok = rc == 0;
+	}
+	struct_gates(s, SP_EV_LATENCY, &r, opened, ok, rows);
+	if (opened)
+		sp_rows_close(&r);
+	s->lat_ok = ok;
+}
+
+static void gate_latency(state *s, const sp_baseline *base)
+{
+	sp_verdict *v = s->v;
+	if (!s->lat_ok || !s->ops_ok || !s->meta_ok) {
+		const char *why = !s->meta_ok ? "metadata.txt is invalid"
+				  : !s->ops_ok ? "operations.tsv is invalid (warm-up unknown)"
+					       : "latency.tsv is invalid";
+		na(v, "latency.warmup", why);
+		na(v, "latency.p95", why);
+		return;
+	}
+	char m[48];
+	if (s->lat_bad_line)
+		gate(v, false, "latency.warmup", "mismatch", "consistent", "latency.tsv line %llu: %s", s->lat_bad_line,
+		     s->lat_bad);
+	else {
+		num(m, sizeof m, s->warmup_end);
+		gate(v, true, "latency.warmup", m, "consistent",
+		     "latency.tsv warmup flags agree with the warm-up end (%s s)", m);
+	}
+	/* exact quantiles per scenario (also kept for --emit-baseline) */
+	v->lat.run_id = sp_xstrdup(s->meta.run_id);
+	v->lat.v = sp_xcalloc(s->nsc ? s->nsc : 1, sizeof *v->lat.v);
+	for (size_t i = 0; i < s->nsc; i++) {
+		struct scen *sc = &s->sc[i];
+		if (!sc->lat.n)
+			continue;
+		sp_baseline_entry *e = &v->lat.v[v->lat.n++];
+		e->scenario = sp_xstrdup(sc->id);
+		e->count = sc->lat.n;
+		e->p50 = sp_quantile(sc->lat.v, sc->lat.n, 50);
+		e->p95 = sp_quantile(sc->lat.v, sc->lat.n, 95);
+		e->p99 = sp_quantile(sc->lat.v, sc->lat.n, 99);
+	}
+	if (!base) {
+		gate(v, true, "latency.p95", "no baseline", "--baseline",
+		     "no --baseline given: p95 regression not judged (quantiles of %zu scenario(s) computed)", v->lat.n);
+		return;
+	}
+	for (size_t i = 0; i < s->nsc; i++) {
+		struct scen *sc = &s->sc[i];
+		char id[64], t[48];
+		snprintf(id, sizeof id, "latency.p95.%s", sc->id);
+		const sp_baseline_entry *b = sp_baseline_get(base, sc->id);
+		const sp_baseline_entry *e = NULL;
+		for (size_t k = 0; k < v->lat.n; k++)
+			if (!strcmp(v->lat.v[k].scenario, sc->id))
+				e = &v->lat.v[k];
+		if (!b) {
+			gate(v, false, id, "n/a", "baseline", "the baseline has no entry for scenario %s", sc->id);
+			continue;
+		}
+		double thr = b->p95 + b->p95 * s->th.p95_regression_pct / 100.0;
+		num(t, sizeof t, thr);
+		if (!e) {
+			gate(v, false, id, "no samples", t, "scenario %s has no post-warm-up latency rows", sc->id);
+			continue;
+		}
+		num(m, sizeof m, e->p95);
+		gate(v, le(e->p95, thr), id, m, pre(t, "<="), "scenario %s: p95 %s ms against baseline p95 %.10g ms + %.10g%% (p50 %.10g, p99 %.10g, %llu samples)",
+		     sc->id, m, b->p95, s->th.p95_regression_pct, e->p50, e->p99, e->count);
+	}
+}
+
+/* ---- resource-samples.tsv ---------------------------------------------- */
+struct samples_acc {
+	bool any, mono_bad, phase_bad;
+	char mono_msg[200], phase_msg[200];
+	long long nstart, nfinal, nperiodic, n;
+	sp_ev_sample start, final;
+	double prev_ts, max_gap, first_ts;
+	long long disk_peak;
+	sp_linreg rss, fds;
+	size_t nextra;
+	char extra_names[SP_EV_MAX_EXTRA][64];
+	bool last_was_final;
+};
+
+static void read_samples(state *s, struct samples_acc *a)
+{
+	sp_rows r;
+	sp_ev_sample x;
+	memset(a, 0, sizeof *a);
+	bool opened = sp_rows_open(&r, s->dir, SP_EV_SAMPLES, &s->hash[KF_SAMPLES]) == 0;
+	bool ok = opened;
+	if (opened) {
+		a->nextra = r.nextra;
+		for (size_t i = 0; i < r.nextra; i++)
+			snprintf(a->extra_names[i], sizeof a->extra_names[i], "%s", r.extra_name[i]);
+		int rc;
+		while ((rc = sp_samples_next(&r, &x)) > 0) {
+			a->n++;
+			if (a->any) {
+				double gap = x.ts - a->prev_ts;
+				if (x.ts <= a->prev_ts && !a->mono_bad) {
+					a->mono_bad = true;
+					snprintf(a->mono_msg, sizeof a->mono_msg,
+						 "resource-samples.tsv line %llu: ts %.10g is not after the previous %.10g",
+						 r.line, x.ts, a->prev_ts);
+				}
+				if (gap > a->max_gap)
+					a->max_gap = gap;
+			} else {
+				a->first_ts = x.ts;
+			}
+			if (!a->phase_bad) {
+				const char *p = NULL;
+				if (!a->any && x.phase != SP_PHASE_START)
+					p = "the first sample is not phase start";
+				else if (a->any && x.phase == SP_PHASE_START)
+					p = "a second start sample";
+				else if (a->last_was_final)
+					p = x.phase == SP_PHASE_FINAL ? "a second final sample" : "a sample after the final one";
+				if (p) {
+					a->phase_bad = true;
+					snprintf(a->phase_msg, sizeof a->phase_msg, "resource-samples.tsv line %llu: %s",
+						 r.line, p);
+				}
+			}
+			a->any = true;
+			a->prev_ts = x.ts;
+			a->last_was_final = x.phase == SP_PHASE_FINAL;
+			if (x.phase == SP_PHASE_START) {
+				if (!a->nstart++)
+					a->start = x;
+			} else if (x.phase == SP_PHASE_FINAL) {
+				a->nfinal++;
+				a->final = x;
+			} else {
+				a->nperiodic++;
+				if (x.ts >= s->warmup_end) {
+					sp_linreg_add(&a->rss, x.ts, (double)x.c[SP_C_OWNED_RSS_BYTES]);
+					sp_linreg_add(&a->fds, x.ts, (double)x.c[SP_C_OWNED_FDS]);
+				}
+			}
+			if (a->n == 1 || x.c[SP_C_DISK_BYTES] > a->disk_peak)
+				a->disk_peak = x.c[SP_C_DISK_BYTES];
+		}
+		ok = rc == 0;
+		if (ok && !a->phase_bad && (a->nfinal != 1 || !a->last_was_final)) {
+			a->phase_bad = true;
+			snprintf(a->phase_msg, sizeof a->phase_msg, "resource-samples.tsv: %s",
+				 a->n == 0 ? "no samples" : "the last sample is not phase final");
+		}
+	}
+	struct_gates(s, SP_EV_SAMPLES, &r, opened, ok, (unsigned long long)a->n);
+	if (opened)
+		sp_rows_close(&r);
+	s->samples_ok = ok;
+	s->nsamples = a->n;
+	s->nperiodic = a->nperiodic;
+}
+
+static void gate_samples(state *s, struct samples_acc *a)
+{
+	sp_verdict *v = s->v;
+	char m[64], t[64];
+	static const char *const sample_gates[] = {"samples.monotonic", "samples.phases", "samples.span",
+						   "samples.count", "samples.gap", "samples.interval",
+						   "leak.rss_slope", "leak.fd_growth", "leak.fd_final",
+						   "disk.peak", "disk.final", "cleanup.owned_processes",
+						   "cleanup.owned_mounts", "cleanup.owned_sockets",
+						   "cleanup.owned_cgroups"};
+	if (!s->samples_ok || !s->meta_ok || !s->ops_ok) {
+		const char *why = !s->samples_ok ? "resource-samples.tsv is invalid"
+				  : !s->meta_ok	 ? "metadata.txt is invalid"
+						 : "operations.tsv is invalid (warm-up unknown)";
+		for (size_t i = 0; i < SP_ARRAY_SIZE(sample_gates); i++)
+			na(v, sample_gates[i], why);
+		return;
+	}
+	const sp_thresholds *th = &s->th;
+	if (a->mono_bad)
+		gate(v, false, "samples.monotonic", "not increasing", "strictly increasing", "%s", a->mono_msg);
+	else
+		gate(v, true, "samples.monotonic", "increasing", "strictly increasing", "%lld sample timestamps strictly increasing",
+		     a->n);
+	snprintf(m, sizeof m, "%lld start, %lld final", a->nstart, a->nfinal);
+	if (a->phase_bad)
+		gate(v, false, "samples.phases", m, "1 start first, 1 final last", "%s", a->phase_msg);
+	else
+		gate(v, true, "samples.phases", m, "1 start first, 1 final last", "one start sample first, one final sample last");
+	bool phases = !a->phase_bad && !a->mono_bad;
+	if (!phases) {
+		for (size_t i = 2; i < SP_ARRAY_SIZE(sample_gates); i++)
+			na(v, sample_gates[i], "samples have no single start and final in order");
+		return;
+	}
+	double span = a->final.ts - a->start.ts;
+	num(m, sizeof m, span);
+	num(t, sizeof t, th->min_span_s);
+	gate(v, ge(span, th->min_span_s), "samples.span", m, pre(t, ">="), "sample span %s s against a minimum of %s s", m, t);
+	snprintf(m, sizeof m, "%lld", a->nperiodic);
+	snprintf(t, sizeof t, "%lld", th->min_periodic_samples);
+	gate(v, a->nperiodic >= th->min_periodic_samples, "samples.count", m, pre(t, ">="),
+	     "%lld periodic samples (plus start and final) against a minimum of %lld", a->nperiodic,
+	     th->min_periodic_samples);
+	num(m, sizeof m, a->max_gap);
+	num(t, sizeof t, th->max_gap_s);
+	gate(v, le(a->max_gap, th->max_gap_s), "samples.gap", m, pre(t, "<="), "largest gap between consecutive samples %s s (maximum %s s)", m, t);
+	num(m, sizeof m, s->meta.sample_interval_s);
+	num(t, sizeof t, th->max_interval_s);
+	gate(v, le(s->meta.sample_interval_s, th->max_interval_s) && s->meta.sample_interval_s > 0, "samples.interval", m, pre(t, "<="),
+	     "declared sample interval %s s (maximum %s s)", m, t);
+
+	/* regressions over post-warm-up periodic samples */
+	bool need = th->min_periodic_samples >= 2;
+	num(t, sizeof t, th->rss_slope_mib_per_day);
+	if (a->rss.n < 2) {
+		gate(v, !need, "leak.rss_slope", "n/a", t,
+		     "%llu post-warm-up periodic sample(s): the RSS slope %s", a->rss.n,
+		     need ? "cannot be measured although the profile requires periodic samples" : "is not measurable");
+	} else {
+		double slope = sp_linreg_slope(&a->rss) * 86400.0 / 1048576.0;
+		num(m, sizeof m, slope);
+		gate(v, le(slope, th->rss_slope_mib_per_day), "leak.rss_slope", m, pre(t, "<="),
+		     "owned RSS slope %s MiB/day over %llu post-warm-up periodic samples (maximum %s)", m, a->rss.n, t);
+	}
+	snprintf(t, sizeof t, "%lld", th->fd_growth_max);
+	if (a->fds.n < 2) {
+		gate(v, !need, "leak.fd_growth", "n/a", t, "%llu post-warm-up periodic sample(s): FD growth %s", a->fds.n,
+		     need ? "cannot be measured although the profile requires periodic samples" : "is not measurable");
+	} else {
+		double growth = sp_linreg_slope(&a->fds) * (a->fds.xmax - a->fds.xmin);
+		num(m, sizeof m, growth);
+		gate(v, le(growth, (double)th->fd_growth_max), "leak.fd_growth", m, pre(t, "<="),
+		     "owned FDs grow by %s over the post-warm-up window (least squares; allowance %s)", m, t);
+	}
+	long long fdd = a->final.c[SP_C_OWNED_FDS] - a->start.c[SP_C_OWNED_FDS];
+	snprintf(m, sizeof m, "%lld", fdd);
+	gate(v, fdd <= th->fd_growth_max, "leak.fd_final", m, pre(t, "<="), "final owned FDs %lld, start %lld: growth %lld (allowance %s)",
+	     a->final.c[SP_C_OWNED_FDS], a->start.c[SP_C_OWNED_FDS], fdd, t);
+
+	long long peak = a->disk_peak - a->start.c[SP_C_DISK_BYTES];
+	long long fin = a->final.c[SP_C_DISK_BYTES] - a->start.c[SP_C_DISK_BYTES];
+	snprintf(t, sizeof t, "%lld", th->disk_budget_bytes);
+	snprintf(m, sizeof m, "%lld", peak);
+	gate(v, peak <= th->disk_budget_bytes, "disk.peak", m, pre(t, "<="), "state-root disk growth peaked at %lld bytes (budget %lld)",
+	     peak, th->disk_budget_bytes);
+	snprintf(m, sizeof m, "%lld", fin);
+	gate(v, fin <= th->disk_budget_bytes, "disk.final", m, pre(t, "<="), "state-root disk growth after cleanup %lld bytes (budget %lld)",
+	     fin, th->disk_budget_bytes);
+
+	/* cleanup: owned counts back to the start baseline */
+	static const enum sp_ev_counter owned[] = {SP_C_OWNED_PROCESSES, SP_C_OWNED_MOUNTS, SP_C_OWNED_SOCKETS,
+						SP_C_OWNED_CGROUPS};
+	for (size_t i = 0; i < SP_ARRAY_SIZE(owned); i++) {
+		char id[80];
+		long long st = a->start.c[owned[i]], fi = a->final.c[owned[i]];
+		snprintf(id, sizeof id, "cleanup.%s", sp_ev_counter_name(owned[i]));
+		snprintf(m, sizeof m, "%lld", fi);
+		snprintf(t, sizeof t, "%lld", st);
+		gate(v, fi == st, id, m, pre(t, "="), "final %s %lld, start %lld", sp_ev_counter_name(owned[i]), fi, st);
+	}
+	for (size_t i = 0; i < a->nextra; i++) {
+		char id[80];
+		long long st = a->start.extra[i], fi = a->final.extra[i];
+		snprintf(id, sizeof id, "cleanup.%.60s", a->extra_names[i]);
+		snprintf(m, sizeof m, "%lld", fi);
+		snprintf(t, sizeof t, "%lld", st);
+		gate(v, fi == st, id, m, pre(t, "="), "final %s %lld, start %lld", a->extra_names[i], fi, st);
+	}
+}
+
+/* ---- inventories, summary ---------------------------------------------- */
+static void check_inventory(state *s)
+{
+	sp_verdict *v = s->v;
+	sp_inventory a = {0}, b = {0};
+	char ma[300], mb[300], msg[400];
+	_cleanup_free_ char *pa = sp_xasprintf("%s/inventory-start.json", s->dir);
+	_cleanup_free_ char *pb = sp_xasprintf("%s/inventory-final.json", s->dir);
+	int ra = sp_inventory_load(&a, pa, &s->hash[KF_INV_START], ma, sizeof ma);
+	int rb = sp_inventory_load(&b, pb, &s->hash[KF_INV_FINAL], mb, sizeof mb);
+	if (ra < 0 || rb < 0) {
+		snprintf(msg, sizeof msg, "%s: %s", ra < 0 ? "inventory-start.json" : "inventory-final.json",
+			 ra < 0 ? ma : mb);
+		gate(v, false, "types.inventory", "invalid", "valid", "%s", msg);
+		na(v, "cleanup.inventory", msg);
+	} else {
+		char m[48];
+		snprintf(m, sizeof m, "%zu + %zu", a.n, b.n);
+		gate(v, true, "types.inventory", m, "valid", "inventories: %zu start, %zu final resources", a.n, b.n);
+		snprintf(m, sizeof m, "%zu resources", b.n);
+		char t[48];
+		snprintf(t, sizeof t, "%zu resources", a.n);
+		if (sp_inventory_equal(&a, &b, msg, sizeof msg))
+			gate(v, true, "cleanup.inventory", m, t, "inventory-final equals inventory-start (%zu resources)", a.n);
+		else
+			gate(v, false, "cleanup.inventory", m, t, "%s", msg);
+	}
+	sp_inventory_free(&a);
+	sp_inventory_free(&b);
+}
+
+static void check_summary(state *s, const struct samples_acc *a)
+{
+	sp_verdict *v = s->v;
+	sp_summary sm;
+	char msg[300];
+	_cleanup_free_ char *p = sp_xasprintf("%s/summary.json", s->dir);
+	if (sp_summary_load(&sm, p, &s->hash[KF_SUMMARY], msg, sizeof msg) < 0) {
+		gate(v, false, "types.summary", "invalid", "valid", "summary.json: %s", msg);
+		na(v, "summary.consistent", "summary.json is invalid");
+		na(v, "cleanup.status", "summary.json is invalid");
+		na(v, "run.completed", "summary.json is invalid");
+		return;
+	}
+	gate(v, true, "types.summary", "valid", "valid", "summary.json: every field of the right type");
+	gate(v, !strcmp(sm.cleanup, "ok"), "cleanup.status", sm.cleanup, "ok", "summary.json: cleanup %s", sm.cleanup);
+	gate(v, !strcmp(sm.stop_condition, "duration"), "run.completed", sm.stop_condition, "duration",
+	     "summary.json: the run stopped on %s", sm.stop_condition);
+	if (!s->meta_ok || !s->ops_ok || !s->samples_ok) {
+		na(v, "summary.consistent",
+		   !s->meta_ok ? "metadata.txt is invalid"
+		   : !s->ops_ok ? "operations.tsv is invalid"
+				: "resource-samples.tsv is invalid");
+		sp_summary_free(&sm);
+		return;
+	}
+	char f[64] = "", have[64] = "", want[64] = "";
+#define CHK_STR(name, got, exp)                                                         \
+	if (!f[0] && strcmp(got, exp)) {                                                \
+		snprintf(f, sizeof f, "%s", name);                                      \
+		snprintf(have, sizeof have, "%.60s", got);                              \
+		snprintf(want, sizeof want, "%.60s", exp);                              \
+	}
+#define CHK_INT(name, got, exp)                                                         \
+	if (!f[0] && (long long)(got) != (long long)(exp)) {                            \
+		snprintf(f, sizeof f, "%s", name);                                      \
+		snprintf(have, sizeof have, "%lld", (long long)(got));                  \
+		snprintf(want, sizeof want, "%lld", (long long)(exp));                  \
+	}
+#define CHK_DEC(name, got, exp)                                                         \
+	if (!f[0] && !near(got, exp)) {                                                 \
+		snprintf(f, sizeof f, "%s", name);                                      \
+		num(have, sizeof have, got);                                            \
+		num(want, sizeof want, exp);                                            \
+	}
+	CHK_STR("run_id", sm.run_id, s->meta.run_id)
+	CHK_STR("profile", sm.profile, s->meta.profile)
+	CHK_DEC("requested_duration_s", sm.requested_duration_s, s->meta.duration_s)
+	CHK_INT("sample_count", sm.sample_count, a->n)
+	CHK_INT("periodic_samples", sm.periodic_samples, a->nperiodic)
+	if (!a->phase_bad && !a->mono_bad) {
+		CHK_DEC("span_s", sm.span_s, a->final.ts - a->start.ts)
+		CHK_DEC("max_gap_s", sm.max_gap_s, a->max_gap)
+	}
+	if (isfinite(s->warmup_end)) {
+		CHK_DEC("warmup_end_s", sm.warmup_end_s, s->warmup_end)
+	} else if (!f[0] && sm.warmup_end_s < s->ops_max_ts) {
+		snprintf(f, sizeof f, "warmup_end_s");
+		num(have, sizeof have, sm.warmup_end_s);
+		snprintf(want, sizeof want, "never (a scenario has fewer than 2 operations)");
+	}
+	CHK_INT("operations.total", sm.ops_total, s->ops_total)
+	CHK_INT("operations.ok", sm.ops_ok, s->ops_ok_n)
+	CHK_INT("operations.fail", sm.ops_fail, s->ops_fail)
+	CHK_INT("operations.expected_fault", sm.ops_expected_fault, s->ops_ef)
+	CHK_INT("unexpected_failures", sm.unexpected_failures, s->ops_fail)
+#undef CHK_STR
+#undef CHK_INT
+#undef CHK_DEC
+	if (f[0])
+		gate(v, false, "summary.consistent", have, want, "summary.json %s is %s but the bundle gives %s", f, have,
+		     want);
+	else
+		gate(v, true, "summary.consistent", "consistent", "consistent",
+		     "summary.json agrees with metadata.txt, operations.tsv and resource-samples.tsv");
+	sp_summary_free(&sm);
+}
+
+/* ---- logs/: redaction ------------------------------------------------- */
+/* High-confidence secret shapes that any redactor must have replaced by
+ * [REDACTED] (a subset of the soak writer's patterns, case-sensitive, so a
+ * correctly redacted log never trips it). The secret itself is never echoed. */
+static const struct {
+	const char *name, *re;
+} secret_shapes[] = {
+	{"a private key block", "-----BEGIN [A-Z ]*PRIVATE KEY-----"},
+	{"an AWS access key id", "(AKIA|ASIA)[0-9A-Z]{16}"},
+	{"a GitHub token", "(ghp|gho|ghu|ghs|ghr|github_pat)_[A-Za-z0-9_]{20,}"},
+	{"a Slack token", "xox[abprs]-[A-Za-z0-9-]{10,}"},
+	{"a JSON web token", "eyJ[A-Za-z0-9_-]{8,}\\.[A-Za-z0-9_-]{8,}\\.[A-Za-z0-9_-]{8,}"},
+	{"a URL with a password", "://[^/:@[:space:]]+:[^[/@[:space:]]+@"},
+};
+
+static void check_redacted(state *s, char **paths, size_t n, const char *listerr)
+{
+	sp_verdict *v = s->v;
+	if (!paths && listerr) {
+		na(v, "logs.redacted", listerr);
+		return;
+	}
+	regex_t re[SP_ARRAY_SIZE(secret_shapes)];
+	for (size_t k = 0; k < SP_ARRAY_SIZE(secret_shapes); k++)
+		if (regcomp(&re[k], secret_shapes[k].re, REG_EXTENDED | REG_NOSUB) != 0) {
+			for (size_t j = 0; j < k; j++)
+				regfree(&re[j]);
+			na(v, "logs.redacted", "cannot compile the secret patterns");
+			return;
+		}
+	char where[300] = "";
+	size_t nlogs = 0, hits = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (!sp_startswith(paths[i], "logs/"))
+			continue;
+		nlogs++;
+		_cleanup_free_ char *p = sp_xasprintf("%s/%s", s->dir, paths[i]);
+		size_t len = 0;
+		int e = 0;
+		_cleanup_free_ char *buf = sp_ev_read_all(p, 4 * SP_EV_MAX_LOG, &len, &e);
+		if (!buf)
+			continue; /* unreadable or oversized: logs.bounded and integrity.manifest judge it */
+		unsigned line = 0;
+		for (char *l = buf; l && l < buf + len;) {
+			char *nl = memchr(l, '\n', (size_t)(buf + len - l));
+			if (nl)
+				*nl = '\0';
+			line++;
+			/* a NUL byte inside a line would hide the rest from regexec */
+			for (char *c = l, *ce = nl ? nl : buf + len; c < ce; c++)
+				if (!*c)
+					*c = ' ';
+			for (size_t k = 0; k < SP_ARRAY_SIZE(secret_shapes); k++)
+				if (regexec(&re[k], l, 0, NULL, 0) == 0) {
+					if (!hits++)
+						snprintf(where, sizeof where, "%s line %u holds %s", paths[i], line,
+							 secret_shapes[k].name);
+					break;
+				}
+			l = nl ? nl + 1 : NULL;
+		}
+	}
+	for (size_t k = 0; k < SP_ARRAY_SIZE(secret_shapes); k++)
+		regfree(&re[k]);
+	char m[48];
+	snprintf(m, sizeof m, "%zu unredacted", hits);
+	if (hits)
+		gate(v, false, "logs.redacted", m, "0 unredacted", "%zu secret-shaped value(s) not redacted; first: %s", hits,
+		     where);
+	else
+		gate(v, true, "logs.redacted", m, "0 unredacted", "no secret-shaped value in %zu log file(s)", nlogs);
+}
+
+/* ---- logs/ and integrity ----------------------------------------------- */
+static void check_integrity(state *s, const sp_verify_opts *o)
+{
+	sp_verdict *v = s->v;
+	char msg[400];
+	char **paths = NULL;
+	size_t n = 0;
+	int lrc = sp_bundle_list(s->dir, &paths, &n, msg, sizeof msg);
+
+	/* logs/ bounded */
+	if (lrc < 0) {
+		na(v, "logs.bounded", msg);
+	} else {
+		size_t nlogs = 0;
+		const char *big = NULL;
+		long long bigsz = 0;
+		for (size_t i = 0; i < n; i++) {
+			if (!sp_startswith(paths[i], "logs/"))
+				continue;
+			nlogs++;
+			_cleanup_free_ char *p = sp_xasprintf("%s/%s", s->dir, paths[i]);
+			struct stat st;
+			if (lstat(p, &st) == 0 && st.st_size > SP_EV_MAX_LOG && !big) {
+				big = paths[i];
+				bigsz = (long long)st.st_size;
+			}
+		}
+		char m[48], t[48];
+		snprintf(t, sizeof t, "%d bytes", SP_EV_MAX_LOG);
+		if (big) {
+			snprintf(m, sizeof m, "%lld bytes", bigsz);
+			gate(v, false, "logs.bounded", m, t, "%s is %lld bytes: logs are bounded to 64 KiB (head and tail)",
+			     big, bigsz);
+		} else {
+			snprintf(m, sizeof m, "%zu files", nlogs);
+			gate(v, true, "logs.bounded", m, t, "%zu log file(s), each within 64 KiB", nlogs);
+		}
+	}
+
+	check_redacted(s, lrc == 0 ? paths : NULL, n, lrc < 0 ? msg : NULL);
+
+	/* MANIFEST */
+	_cleanup_free_ char *mp = sp_xasprintf("%s/MANIFEST", s->dir);
+	size_t mlen = 0;
+	int e = 0;
+	_cleanup_free_ char *mbuf = NULL;
+	mbuf = sp_ev_read_all(mp, 64 * 1024 * 1024, &mlen, &e);
+	sp_ev_manifest man = {0};
+	if (!mbuf) {
+		gate(v, false, "integrity.manifest", "missing", "every file listed and matching", "MANIFEST: %s",
+		     sp_ev_strerror(e));
+	} else if (sp_ev_manifest_parse(&man, mbuf, mlen, msg, sizeof msg) < 0) {
+		gate(v, false, "integrity.manifest", "invalid", "every file listed and matching", "%s", msg);
+	} else if (lrc < 0) {
+		gate(v, false, "integrity.manifest", "invalid", "every file listed and matching", "bundle: %s", msg);
+	} else {
+		size_t i = 0, j = 0, bad = 0;
+		char first[300] = "";
+		while (i < man.n || j < n) {
+			int c = i == man.n ? 1 : j == n ? -1 : strcmp(man.v[i].path, paths[j]);
+			const char *what = NULL, *who = NULL;
+			if (c < 0) {
+				what = "listed in MANIFEST but missing (removed)";
+				who = man.v[i++].path;
+			} else if (c > 0) {
+				what = "present but not listed in MANIFEST (added)";
+				who = paths[j++];
+			} else {
+				unsigned char d[32];
+				const unsigned char *dp = NULL;
+				for (int k = 0; k < KF_N; k++)
+					if (!strcmp(known_name[k], paths[j]) && s->hash[k].done)
+						dp = s->hash[k].digest;
+				if (!dp) {
+					_cleanup_free_ char *fp = sp_xasprintf("%s/%s", s->dir, paths[j]);
+					int r = sp_ev_sha256_file(fp, d, NULL);
+					if (r < 0) {
+						what = "unreadable";
+						who = paths[j];
+					}
+					dp = d;
+				}
+				if (!what && memcmp(dp, man.v[i].digest, 32)) {
+					what = "does not match its MANIFEST digest (edited or truncated)";
+					who = paths[j];
+				}
+				i++;
+				j++;
+			}
+			if (what && !bad++)
+				snprintf(first, sizeof first, "%s %s", who, what);
+		}
+		char m[48], t[48];
+		snprintf(m, sizeof m, "%zu bad", bad);
+		snprintf(t, sizeof t, "0 bad of %zu", man.n);
+		if (bad)
+			gate(v, false, "integrity.manifest", m, t, "%zu file(s) fail the MANIFEST; first: %s", bad, first);
+		else
+			gate(v, true, "integrity.manifest", m, t, "MANIFEST lists and matches all %zu files", man.n);
+	}
+	sp_ev_manifest_free(&man);
+	for (size_t i = 0; i < n; i++)
+		free(paths[i]);
+	free(paths);
+
+	/* MANIFEST.sig */
+	_cleanup_free_ char *sp = sp_xasprintf("%s/MANIFEST.sig", s->dir);
+	size_t slen = 0;
+	int se = 0;
+	_cleanup_free_ char *sig = NULL;
+	sig = sp_ev_read_all(sp, 4096, &slen, &se);
+	if (!o->pubkey) {
+		gate(v, true, "integrity.signature", "not checked", "--pubkey",
+		     "no --pubkey given: signature not checked (MANIFEST.sig %s)", sig ? "present" : "absent");
+	} else if (!sig) {
+		gate(v, false, "integrity.signature", "unsigned", "valid Ed25519",
+		     "a public key was given but MANIFEST.sig is %s", sp_ev_strerror(se));
+	} else if (!mbuf) {
+		gate(v, false, "integrity.signature", "no MANIFEST", "valid Ed25519", "MANIFEST is missing");
+	} else if (sp_sig_verify(o->pubkey, mbuf, mlen, sig, slen, msg, sizeof msg) == 1) {
+		gate(v, true, "integrity.signature", "valid", "valid Ed25519", "MANIFEST.sig is a valid Ed25519 signature of MANIFEST");
+	} else {
+		gate(v, false, "integrity.signature", "invalid", "valid Ed25519", "%s", msg);
+	}
+}
+
+/* ---- entry ------------------------------------------------------------- */
+int sp_verify(const char *dir, const sp_verify_opts *o, sp_verdict *v, sp_error *err)
+{
+	struct stat st;
+	memset(v, 0, sizeof *v);
+	if (stat(dir, &st) < 0)
+		return sp_usage(err, "%s: %s", dir, strerror(errno));
+	if (!S_ISDIR(st.st_mode))
+		return sp_usage(err, "%s: not a directory", dir);
+	if (o->profile && strcmp(o->profile, "custom") && !sp_profile_thresholds(o->profile, &(sp_thresholds){0}))
+		return sp_usage(err, "--profile %s: not one of R0, G2, R24, E72, custom", o->profile);
+
+	state *s = sp_xcalloc(1, sizeof *s);
+	struct samples_acc *a = sp_xcalloc(1, sizeof *a);
+	s->dir = dir;
+	s->v = v;
+	v->bundle = sp_xstrdup(dir);
+	sanitize(v->bundle);
+
+	check_present(s);
+	check_metadata(s, o);
+	v->profile = sp_xstrdup(o->profile ? o->profile : s->meta_ok ? s->meta.profile : "unknown");
+	if (s->meta_ok) {
+		s->nsc = s->meta.nscenarios;
+		s->sc = sp_xcalloc(s->nsc ? s->nsc : 1, sizeof *s->sc);
+		s->by_id = sp_xcalloc(s->nsc ? s->nsc : 1, sizeof *s->by_id);
+		for (size_t i = 0; i < s->nsc; i++) {
+			s->sc[i].id = s->meta.scenarios[i];
+			s->sc[i].t1 = s->sc[i].t2 = INFINITY;
+			s->by_id[i] = i;
+		}
+		sort_base = s->sc;
+		qsort(s->by_id, s->nsc, sizeof *s->by_id, cmp_scen_idx);
+	}
+	read_faults(s);
+	gate_faults(s);
+	build_windows(s);
+	read_caps(s);
+	read_ops(s);
+	if (!s->meta_ok)
+		s->warmup_end = INFINITY;
+	gate_ops(s);
+	gate_caps(s);
+	read_latency(s);
+	gate_latency(s, o->baseline);
+	read_samples(s, a);
+	gate_samples(s, a);
+	check_inventory(s);
+	check_summary(s, a);
+	check_integrity(s, o);
+
+	for (int k = 0; k < KF_N; k++)
+		sp_ev_sha256_free(&s->hash[k]);
+	for (size_t i = 0; i < s->nsc; i++)
+		sp_dvec_free(&s->sc[i].lat);
+	free(s->sc);
+	free(s->by_id);
+	free(s->faults);
+	free(s->win);
+	sp_meta_free(&s->meta);
+	free(s);
+	free(a);
+	return 0;
+}
+
+/* ---- output ------------------------------------------------------------ */
+void sp_verdict_print_text(const sp_verdict *v, FILE *f)
+{
+	fprintf(f, "sandprobe verify %s (profile %s)\n", v->bundle, v->profile);
+	for (size_t i = 0; i < v->n; i++) {
+		const sp_gate *g = &v->g[i];
+		fprintf(f, "%s %-28s measured %s, threshold %s: %s\n", g->status == SP_GATE_PASS ? "PASS" : "FAIL",
+			g->id, g->measured, g->threshold, g->message);
+	}
+	fprintf(f, "result: %s (%zu gates passed, %zu failed)\n", v->nfail ? "FAIL" : "PASS", v->npass, v->nfail);
+}
+
+void sp_verdict_print_json(const sp_verdict *v, FILE *f)
+{
+	json_t *j = json_object(), *gates = json_array();
+	json_object_set_new(j, "schema", json_string(SP_VERIFY_SCHEMA));
+	json_object_set_new(j, "bundle", json_string(v->bundle));
+	json_object_set_new(j, "profile", json_string(v->profile));
+	for (size_t i = 0; i < v->n; i++) {
+		const sp_gate *g = &v->g[i];
+		json_t *o = json_object();
+		json_object_set_new(o, "id", json_string(g->id));
+		json_object_set_new(o, "status", json_string(g->status == SP_GATE_PASS ? "pass" : "fail"));
+		json_object_set_new(o, "measured", json_string(g->measured));
+		json_object_set_new(o, "threshold", json_string(g->threshold));
+		json_object_set_new(o, "message", json_string(g->message));
+		json_array_append_new(gates, o);
+	}
+	json_object_set_new(j, "gates", gates);
+	json_t *sum = json_object();
+	json_object_set_new(sum, "pass", json_integer((json_int_t)v->npass));
+	json_object_set_new(sum, "fail", json_integer((json_int_t)v->nfail));
+	json_object_set_new(j, "summary", sum);
+	json_object_set_new(j, "result", json_string(v->nfail ? "fail" : "pass"));
+	json_dumpf(j, f, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	fputc('\n', f);
+	json_decref(j);
+}

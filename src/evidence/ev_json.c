@@ -1,0 +1,376 @@
+/* JSON documents of a bundle (inventories, summary) and the latency
+ * baseline, with jansson. Each parser checks the shape and every type. */
+#include "evidence/evidence.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/util.h"
+
+#define JSON_MAX (64 * 1024 * 1024)
+
+static int jmsg(char *msg, size_t msgsz, const char *fmt, ...) SP_PRINTF(3, 4);
+static int jmsg(char *msg, size_t msgsz, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, msgsz, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+static json_t *parse(const char *buf, size_t len, char *msg, size_t msgsz)
+{
+	json_error_t je;
+	if (len == 0) {
+		jmsg(msg, msgsz, "empty file");
+		return NULL;
+	}
+	json_t *j = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &je);
+	if (!j) {
+		jmsg(msg, msgsz, "line %d: %s", je.line, je.text);
+		return NULL;
+	}
+	if (!json_is_object(j)) {
+		json_decref(j);
+		jmsg(msg, msgsz, "top level is not an object");
+		return NULL;
+	}
+	return j;
+}
+
+static char *load(const char *path, sp_ev_sha256 *hash, size_t *len, char *msg, size_t msgsz)
+{
+	int e = 0;
+	char *buf = sp_ev_read_all(path, JSON_MAX, len, &e);
+	if (!buf) {
+		jmsg(msg, msgsz, "%s", e == EFBIG ? "larger than 64 MiB" : sp_ev_strerror(e));
+		return NULL;
+	}
+	if (hash) {
+		sp_ev_sha256_init(hash);
+		sp_ev_sha256_update(hash, buf, *len);
+		sp_ev_sha256_final(hash);
+	}
+	return buf;
+}
+
+static bool jtext(json_t *v)
+{
+	return json_is_string(v) && sp_ev_is_text(json_string_value(v), json_string_length(v));
+}
+
+/* ---- inventory --------------------------------------------------------- */
+void sp_inventory_free(sp_inventory *inv)
+{
+	for (size_t i = 0; i < inv->n; i++) {
+		free(inv->v[i].type);
+		free(inv->v[i].id);
+	}
+	free(inv->v);
+	inv->v = NULL;
+	inv->n = 0;
+}
+
+static int res_cmp(const void *a, const void *b)
+{
+	const sp_res_id *x = a, *y = b;
+	int c = strcmp(x->type, y->type);
+	return c ? c : strcmp(x->id, y->id);
+}
+
+int sp_inventory_parse(sp_inventory *inv, const char *buf, size_t len, char *msg, size_t msgsz)
+{
+	inv->v = NULL;
+	inv->n = 0;
+	json_t *j = parse(buf, len, msg, msgsz);
+	if (!j)
+		return -1;
+	int rc = -1;
+	json_t *schema = json_object_get(j, "schema"), *res = json_object_get(j, "resources");
+	if (!json_is_string(schema) || strcmp(json_string_value(schema), SP_INVENTORY_SCHEMA)) {
+		jmsg(msg, msgsz, "field schema: not %s", SP_INVENTORY_SCHEMA);
+		goto out;
+	}
+	if (!json_is_array(res)) {
+		jmsg(msg, msgsz, "field resources: not an array");
+		goto out;
+	}
+	size_t n = json_array_size(res);
+	inv->v = sp_xcalloc(n ? n : 1, sizeof *inv->v);
+	for (size_t i = 0; i < n; i++) {
+		json_t *e = json_array_get(res, i), *t = json_object_get(e, "type"), *id = json_object_get(e, "id");
+		if (!json_is_object(e) || !jtext(t) || !jtext(id)) {
+			jmsg(msg, msgsz, "resources[%zu]: not an object with non-empty string type and id", i);
+			goto out;
+		}
+		inv->v[inv->n].type = sp_xstrdup(json_string_value(t));
+		inv->v[inv->n].id = sp_xstrdup(json_string_value(id));
+		inv->n++;
+	}
+	qsort(inv->v, inv->n, sizeof *inv->v, res_cmp);
+	/* a set: drop duplicates */
+	size_t k = 0;
+	for (size_t i = 0; i < inv->n; i++) {
+		if (k && !res_cmp(&inv->v[k - 1], &inv->v[i])) {
+			free(inv->v[i].type);
+			free(inv->v[i].id);
+			continue;
+		}
+		inv->v[k++] = inv->v[i];
+	}
+	inv->n = k;
+	rc = 0;
+out:
+	json_decref(j);
+	if (rc < 0)
+		sp_inventory_free(inv);
+	return rc;
+}
+
+int sp_inventory_load(sp_inventory *inv, const char *path, sp_ev_sha256 *hash, char *msg, size_t msgsz)
+{
+	size_t len;
+	inv->v = NULL;
+	inv->n = 0;
+	_cleanup_free_ char *buf = load(path, hash, &len, msg, msgsz);
+	if (!buf)
+		return -1;
+	return sp_inventory_parse(inv, buf, len, msg, msgsz);
+}
+
+bool sp_inventory_equal(const sp_inventory *a, const sp_inventory *b, char *msg, size_t msgsz)
+{
+	size_t i = 0, j = 0;
+	while (i < a->n || j < b->n) {
+		int c = i == a->n ? 1 : j == b->n ? -1 : res_cmp(&a->v[i], &b->v[j]);
+		if (c < 0) {
+			jmsg(msg, msgsz, "%s %s is in the start inventory but not in the final one", a->v[i].type,
+			     a->v[i].id);
+			return false;
+		}
+		if (c > 0) {
+			jmsg(msg, msgsz, "%s %s is left in the final inventory (not in the start one)",
+			     b->v[j].type, b->v[j].id);
+			return false;
+		}
+		i++;
+		j++;
+	}
+	return true;
+}
+
+/* ---- summary ----------------------------------------------------------- */
+void sp_summary_free(sp_summary *s)
+{
+	free(s->run_id);
+	free(s->profile);
+	free(s->stop_condition);
+	free(s->cleanup);
+	free(s->evidence_path);
+	memset(s, 0, sizeof *s);
+}
+
+static int get_num(json_t *o, const char *k, double *out, char *msg, size_t msgsz)
+{
+	json_t *v = json_object_get(o, k);
+	if (!json_is_number(v) || json_number_value(v) < 0 || !isfinite(json_number_value(v)))
+		return jmsg(msg, msgsz, "field %s: missing or not a non-negative number", k);
+	*out = json_number_value(v);
+	return 0;
+}
+
+static int get_int(json_t *o, const char *pfx, const char *k, long long *out, char *msg, size_t msgsz)
+{
+	json_t *v = json_object_get(o, k);
+	if (!json_is_integer(v) || json_integer_value(v) < 0)
+		return jmsg(msg, msgsz, "field %s%s: missing or not a non-negative integer", pfx, k);
+	*out = json_integer_value(v);
+	return 0;
+}
+
+static int get_str(json_t *o, const char *k, char **out, const char *const *allowed, char *msg, size_t msgsz)
+{
+	json_t *v = json_object_get(o, k);
+	if (!jtext(v))
+		return jmsg(msg, msgsz, "field %s: missing or not a non-empty string", k);
+	if (allowed) {
+		bool found = false;
+		for (size_t i = 0; allowed[i]; i++)
+			if (!strcmp(allowed[i], json_string_value(v)))
+				found = true;
+		if (!found)
+			return jmsg(msg, msgsz, "field %s: '%.40s' is not an allowed value", k, json_string_value(v));
+	}
+	*out = sp_xstrdup(json_string_value(v));
+	return 0;
+}
+
+int sp_summary_parse(sp_summary *s, const char *buf, size_t len, char *msg, size_t msgsz)
+{
+	static const char *const stops[] = {"duration", "signal", "invariant", "error", NULL};
+	static const char *const cleanups[] = {"ok", "failed", NULL};
+	memset(s, 0, sizeof *s);
+	json_t *j = parse(buf, len, msg, msgsz);
+	if (!j)
+		return -1;
+	int rc = -1;
+	json_t *schema = json_object_get(j, "schema"), *ops = json_object_get(j, "operations");
+	if (!json_is_string(schema) || strcmp(json_string_value(schema), SP_SUMMARY_SCHEMA)) {
+		jmsg(msg, msgsz, "field schema: not %s", SP_SUMMARY_SCHEMA);
+		goto out;
+	}
+	if (get_str(j, "run_id", &s->run_id, NULL, msg, msgsz) < 0 ||
+	    get_str(j, "profile", &s->profile, NULL, msg, msgsz) < 0 ||
+	    get_num(j, "requested_duration_s", &s->requested_duration_s, msg, msgsz) < 0 ||
+	    get_num(j, "measured_duration_s", &s->measured_duration_s, msg, msgsz) < 0 ||
+	    get_int(j, "", "sample_count", &s->sample_count, msg, msgsz) < 0 ||
+	    get_int(j, "", "periodic_samples", &s->periodic_samples, msg, msgsz) < 0 ||
+	    get_num(j, "span_s", &s->span_s, msg, msgsz) < 0 || get_num(j, "max_gap_s", &s->max_gap_s, msg, msgsz) < 0 ||
+	    get_num(j, "warmup_end_s", &s->warmup_end_s, msg, msgsz) < 0)
+		goto out;
+	if (!json_is_object(ops)) {
+		jmsg(msg, msgsz, "field operations: missing or not an object");
+		goto out;
+	}
+	if (get_int(ops, "operations.", "total", &s->ops_total, msg, msgsz) < 0 ||
+	    get_int(ops, "operations.", "ok", &s->ops_ok, msg, msgsz) < 0 ||
+	    get_int(ops, "operations.", "fail", &s->ops_fail, msg, msgsz) < 0 ||
+	    get_int(ops, "operations.", "expected_fault", &s->ops_expected_fault, msg, msgsz) < 0 ||
+	    get_int(j, "", "unexpected_failures", &s->unexpected_failures, msg, msgsz) < 0 ||
+	    get_str(j, "stop_condition", &s->stop_condition, stops, msg, msgsz) < 0 ||
+	    get_str(j, "cleanup", &s->cleanup, cleanups, msg, msgsz) < 0 ||
+	    get_str(j, "evidence_path", &s->evidence_path, NULL, msg, msgsz) < 0)
+		goto out;
+	rc = 0;
+out:
+	json_decref(j);
+	if (rc < 0)
+		sp_summary_free(s);
+	return rc;
+}
+
+int sp_summary_load(sp_summary *s, const char *path, sp_ev_sha256 *hash, char *msg, size_t msgsz)
+{
+	size_t len;
+	memset(s, 0, sizeof *s);
+	_cleanup_free_ char *buf = load(path, hash, &len, msg, msgsz);
+	if (!buf)
+		return -1;
+	return sp_summary_parse(s, buf, len, msg, msgsz);
+}
+
+/* ---- baseline ---------------------------------------------------------- */
+/* {"schema":"sandprobe.baseline.v1","run_id":"...","quantile":"nearest-rank",
+ *  "scenarios":{"RUN-01":{"count":N,"p50":x,"p95":x,"p99":x},...}} */
+void sp_baseline_free(sp_baseline *b)
+{
+	for (size_t i = 0; i < b->n; i++)
+		free(b->v[i].scenario);
+	free(b->v);
+	free(b->run_id);
+	memset(b, 0, sizeof *b);
+}
+
+const sp_baseline_entry *sp_baseline_get(const sp_baseline *b, const char *scenario)
+{
+	for (size_t i = 0; b && i < b->n; i++)
+		if (!strcmp(b->v[i].scenario, scenario))
+			return &b->v[i];
+	return NULL;
+}
+
+int sp_baseline_load(sp_baseline *b, const char *path, char *msg, size_t msgsz)
+{
+	size_t len;
+	char inner[300];
+	memset(b, 0, sizeof *b);
+	_cleanup_free_ char *buf = load(path, NULL, &len, inner, sizeof inner);
+	if (!buf)
+		return jmsg(msg, msgsz, "%s: %s", path, inner);
+	json_t *j = parse(buf, len, inner, sizeof inner);
+	if (!j)
+		return jmsg(msg, msgsz, "%s: %s", path, inner);
+	int rc = -1;
+	json_t *schema = json_object_get(j, "schema"), *sc = json_object_get(j, "scenarios"),
+	       *rid = json_object_get(j, "run_id");
+	if (!json_is_string(schema) || strcmp(json_string_value(schema), SP_BASELINE_SCHEMA)) {
+		jmsg(msg, msgsz, "%s: field schema: not %s", path, SP_BASELINE_SCHEMA);
+		goto out;
+	}
+	if (!json_is_object(sc) || json_object_size(sc) == 0) {
+		jmsg(msg, msgsz, "%s: field scenarios: missing, empty or not an object", path);
+		goto out;
+	}
+	b->run_id = sp_xstrdup(json_is_string(rid) ? json_string_value(rid) : "");
+	b->v = sp_xcalloc(json_object_size(sc), sizeof *b->v);
+	const char *key;
+	json_t *e;
+	json_object_foreach(sc, key, e)
+	{
+		sp_baseline_entry *be = &b->v[b->n];
+		json_t *cnt = json_object_get(e, "count");
+		const char *q[3] = {"p50", "p95", "p99"};
+		double *qv[3] = {&be->p50, &be->p95, &be->p99};
+		if (!json_is_integer(cnt) || json_integer_value(cnt) < 1) {
+			jmsg(msg, msgsz, "%s: scenarios.%s.count: missing or not a positive integer", path, key);
+			goto out;
+		}
+		be->count = (unsigned long long)json_integer_value(cnt);
+		for (int k = 0; k < 3; k++) {
+			json_t *v = json_object_get(e, q[k]);
+			if (!json_is_number(v) || json_number_value(v) < 0 || !isfinite(json_number_value(v))) {
+				jmsg(msg, msgsz, "%s: scenarios.%s.%s: missing or not a non-negative number", path,
+				     key, q[k]);
+				goto out;
+			}
+			*qv[k] = json_number_value(v);
+		}
+		be->scenario = sp_xstrdup(key);
+		b->n++;
+	}
+	rc = 0;
+out:
+	json_decref(j);
+	if (rc < 0)
+		sp_baseline_free(b);
+	return rc;
+}
+
+int sp_baseline_write(const sp_verdict *v, const char *path, sp_error *err)
+{
+	json_t *j = json_object(), *sc = json_object();
+	json_object_set_new(j, "schema", json_string(SP_BASELINE_SCHEMA));
+	json_object_set_new(j, "run_id", json_string(v->lat.run_id ? v->lat.run_id : ""));
+	json_object_set_new(j, "quantile", json_string("nearest-rank"));
+	json_object_set_new(j, "bundle", json_string(v->bundle));
+	for (size_t i = 0; i < v->lat.n; i++) {
+		const sp_baseline_entry *e = &v->lat.v[i];
+		json_t *o = json_object();
+		json_object_set_new(o, "count", json_integer((json_int_t)e->count));
+		json_object_set_new(o, "p50", json_real(e->p50));
+		json_object_set_new(o, "p95", json_real(e->p95));
+		json_object_set_new(o, "p99", json_real(e->p99));
+		json_object_set_new(sc, e->scenario, o);
+	}
+	json_object_set_new(j, "scenarios", sc);
+	_cleanup_free_ char *tmp = sp_xasprintf("%s.tmp.%d", path, (int)getpid());
+	int rc = json_dump_file(j, tmp, JSON_INDENT(2) | JSON_SORT_KEYS | JSON_REAL_PRECISION(17));
+	json_decref(j);
+	if (rc < 0) {
+		unlink(tmp);
+		return sp_usage(err, "%s: cannot write the baseline", path);
+	}
+	if (rename(tmp, path) < 0) {
+		int e = errno;
+		unlink(tmp);
+		return sp_usage(err, "%s: %s", path, strerror(e));
+	}
+	return 0;
+}

@@ -1,0 +1,1291 @@
+/* sandprobe verify --self-test: builds synthetic bundles in a temp dir, one
+ * per way of being wrong, and asserts that each is rejected by its specific
+ * gate id, that each boundary passes and one unit beyond it fails, and that
+ * a correct bundle passes. The generator below is written independently of
+ * the gates (its summary is computed from its own tables). */
+#include "evidence/evidence.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <jansson.h>
+#include <math.h>
+#include <openssl/evp.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/util.h"
+
+/* ---- a small table of strings ------------------------------------------ */
+typedef struct tab {
+	size_t ncol, nrow; /* nrow counts the header */
+	char **c;
+} tab;
+
+static char *cell_dup(const char *s, size_t n)
+{
+	return sp_xstrndup(s, n);
+}
+
+static void tab_free(tab *t)
+{
+	for (size_t i = 0; i < t->ncol * t->nrow; i++)
+		free(t->c[i]);
+	free(t->c);
+	memset(t, 0, sizeof *t);
+}
+
+/* append a row given as one tab-separated formatted string */
+static void tab_row(tab *t, const char *fmt, ...) SP_PRINTF(2, 3);
+static void tab_row(tab *t, const char *fmt, ...)
+{
+	va_list ap;
+	char *line = NULL;
+	va_start(ap, fmt);
+	if (vasprintf(&line, fmt, ap) < 0)
+		abort();
+	va_end(ap);
+	size_t n = 1;
+	for (char *p = line; *p; p++)
+		n += *p == '\t';
+	if (!t->nrow)
+		t->ncol = n;
+	if (n != t->ncol)
+		abort();
+	t->c = sp_xrealloc(t->c, (t->nrow + 1) * t->ncol * sizeof *t->c);
+	char *s = line;
+	for (size_t k = 0; k < n; k++) {
+		char *e = strchr(s, '\t');
+		size_t l = e ? (size_t)(e - s) : strlen(s);
+		t->c[t->nrow * t->ncol + k] = cell_dup(s, l);
+		s += l + 1;
+	}
+	t->nrow++;
+	free(line);
+}
+
+static int tab_col(const tab *t, const char *name)
+{
+	for (size_t k = 0; k < t->ncol; k++)
+		if (!strcmp(t->c[k], name))
+			return (int)k;
+	return -1;
+}
+
+static const char *tab_get(const tab *t, size_t row, const char *col)
+{
+	int k = tab_col(t, col);
+	return k < 0 || row >= t->nrow ? "" : t->c[row * t->ncol + (size_t)k];
+}
+
+static void tab_set(tab *t, size_t row, const char *col, const char *fmt, ...) SP_PRINTF(4, 5);
+static void tab_set(tab *t, size_t row, const char *col, const char *fmt, ...)
+{
+	int k = tab_col(t, col);
+	if (k < 0 || row >= t->nrow)
+		abort();
+	va_list ap;
+	char *v = NULL;
+	va_start(ap, fmt);
+	if (vasprintf(&v, fmt, ap) < 0)
+		abort();
+	va_end(ap);
+	free(t->c[row * t->ncol + (size_t)k]);
+	t->c[row * t->ncol + (size_t)k] = v;
+}
+
+static void tab_del_col(tab *t, const char *col)
+{
+	int k = tab_col(t, col);
+	if (k < 0)
+		abort();
+	size_t o = 0;
+	for (size_t r = 0; r < t->nrow; r++)
+		for (size_t c = 0; c < t->ncol; c++) {
+			if (c == (size_t)k)
+				free(t->c[r * t->ncol + c]);
+			else
+				t->c[o++] = t->c[r * t->ncol + c];
+		}
+	t->ncol--;
+}
+
+static void tab_dup_col(tab *t, const char *col)
+{
+	int k = tab_col(t, col);
+	if (k < 0)
+		abort();
+	char **n = sp_xcalloc(t->nrow * (t->ncol + 1), sizeof *n);
+	for (size_t r = 0; r < t->nrow; r++) {
+		for (size_t c = 0; c < t->ncol; c++)
+			n[r * (t->ncol + 1) + c] = t->c[r * t->ncol + c];
+		n[r * (t->ncol + 1) + t->ncol] = sp_xstrdup(t->c[r * t->ncol + (size_t)k]);
+	}
+	free(t->c);
+	t->c = n;
+	t->ncol++;
+}
+
+static void tab_del_row(tab *t, size_t row)
+{
+	for (size_t c = 0; c < t->ncol; c++)
+		free(t->c[row * t->ncol + c]);
+	memmove(&t->c[row * t->ncol], &t->c[(row + 1) * t->ncol], (t->nrow - row - 1) * t->ncol * sizeof *t->c);
+	t->nrow--;
+}
+
+static void tab_dup_row(tab *t, size_t row)
+{
+	t->c = sp_xrealloc(t->c, (t->nrow + 1) * t->ncol * sizeof *t->c);
+	memmove(&t->c[(row + 1) * t->ncol], &t->c[row * t->ncol], (t->nrow - row) * t->ncol * sizeof *t->c);
+	for (size_t c = 0; c < t->ncol; c++)
+		t->c[(row + 1) * t->ncol + c] = sp_xstrdup(t->c[row * t->ncol + c]);
+	t->nrow++;
+}
+
+static char *tab_text(const tab *t)
+{
+	size_t len = 0;
+	for (size_t i = 0; i < t->nrow * t->ncol; i++)
+		len += strlen(t->c[i]) + 1;
+	char *s = sp_xmalloc(len + 1), *p = s;
+	for (size_t r = 0; r < t->nrow; r++)
+		for (size_t c = 0; c < t->ncol; c++) {
+			size_t l = strlen(t->c[r * t->ncol + c]);
+			memcpy(p, t->c[r * t->ncol + c], l);
+			p += l;
+			*p++ = c + 1 == t->ncol ? '\n' : '\t';
+		}
+	*p = '\0';
+	return s;
+}
+
+/* ---- the synthetic bundle ---------------------------------------------- */
+enum fop { FO_NONE, FO_DELETE, FO_EMPTY, FO_TRUNCATE, FO_APPEND, FO_ADD, FO_SYMLINK, FO_MKDIR_RM, FO_FIFO };
+
+typedef struct bundle {
+	tab meta; /* two columns: key, value (no header semantics: row 0 is a key) */
+	tab ops, lat, samples, caps, faults;
+	char *inv_start, *inv_final;
+	char *log;
+	size_t log_size; /* when > 0, the log file is this many bytes */
+	bool no_caps_recompute;
+	void (*summary_edit)(json_t *s);
+	/* file operation, before (pre) or after (post) the MANIFEST is written */
+	enum fop pre, post;
+	const char *pre_path, *post_path;
+	bool sign, wrong_key, tamper_sig, demand_key, use_baseline, baseline_one;
+	const char *profile_opt;
+	void (*manifest_edit)(char **text);
+} bundle;
+
+static void meta_set(bundle *b, const char *key, const char *fmt, ...) SP_PRINTF(3, 4);
+static void meta_set(bundle *b, const char *key, const char *fmt, ...)
+{
+	va_list ap;
+	char *v = NULL;
+	va_start(ap, fmt);
+	if (vasprintf(&v, fmt, ap) < 0)
+		abort();
+	va_end(ap);
+	for (size_t r = 0; r < b->meta.nrow; r++)
+		if (!strcmp(b->meta.c[r * 2], key)) {
+			free(b->meta.c[r * 2 + 1]);
+			b->meta.c[r * 2 + 1] = v;
+			return;
+		}
+	tab_row(&b->meta, "%s\t%s", key, v);
+	free(v);
+}
+
+static const char *meta_get(const bundle *b, const char *key)
+{
+	for (size_t r = 0; r < b->meta.nrow; r++)
+		if (!strcmp(b->meta.c[r * 2], key))
+			return b->meta.c[r * 2 + 1];
+	return "";
+}
+
+static void meta_del(bundle *b, const char *key)
+{
+	for (size_t r = 0; r < b->meta.nrow; r++)
+		if (!strcmp(b->meta.c[r * 2], key)) {
+			tab_del_row(&b->meta, r);
+			return;
+		}
+	abort();
+}
+
+#define NOPS 200
+#define LAT_DEFAULT 50.0
+
+static void wall(char *buf, size_t sz, double ts)
+{
+	long s = (long)ts;
+	snprintf(buf, sz, "2026-01-01T%02ld:%02ld:%02ldZ", s / 3600, (s / 60) % 60, s % 60);
+}
+
+static void add_sample(bundle *b, double ts, const char *phase)
+{
+	char w[32];
+	wall(w, sizeof w, ts);
+	tab_row(&b->samples, "%.3f\t%s\t%s\t3\t10\t104857600\t1.5\t20\t5\t2\t1\t5000000\t200\t40\t10485760\t8\t1", ts, w,
+		phase);
+}
+
+static void bundle_default(bundle *b)
+{
+	memset(b, 0, sizeof *b);
+	static const char *const kv[][2] = {
+		{"schema", SP_EVIDENCE_SCHEMA},
+		{"run_id", "selftest-0001"},
+		{"profile", "custom"},
+		{"scenarios", "RUN-01,RUN-02"},
+		{"tool_version", "0.1.0"},
+		{"tool_commit", "0000000000000000000000000000000000000000"},
+		{"dirty", "0"},
+		{"host_kernel", "6.1.0"},
+		{"host_arch", "x86_64"},
+		{"host_cpus", "2"},
+		{"host_memory_bytes", "4294967296"},
+		{"runtime", "selftest"},
+		{"runtime_version", "selftest 1.0"},
+		{"rootfs_digest", "none"},
+		{"started_at", "2026-01-01T00:00:00Z"},
+		{"seed", "42"},
+		{"workload_sha256", "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"},
+		{"concurrency", "2"},
+		{"faults", "F01"},
+		{"duration_s", "600"},
+		{"sample_interval_s", "60"},
+		{"warmup_s", "60"},
+		{"threshold.min_span_s", "600"},
+		{"threshold.max_interval_s", "60"},
+		{"threshold.min_periodic_samples", "9"},
+		{"threshold.max_gap_s", "60"},
+		{"threshold.min_success_ratio", "0.99"},
+		{"threshold.rss_slope_mib_per_day", "1440"},
+		{"threshold.fd_growth_max", "8"},
+		{"threshold.p95_regression_pct", "30"},
+		{"threshold.disk_budget_bytes", "1000000"},
+		{"workload_name", "selftest"},
+	};
+	for (size_t i = 0; i < SP_ARRAY_SIZE(kv); i++)
+		tab_row(&b->meta, "%s\t%s", kv[i][0], kv[i][1]);
+
+	tab_row(&b->ops, "ts\tscenario\tapi\toperation\tlatency_ms\tresult\tgeneration\terror_code");
+	tab_row(&b->lat, "ts\tscenario\toperation\tlatency_ms\twarmup");
+	for (int i = 0; i < NOPS; i++) {
+		double ts = 1.0 + i * 2.9;
+		const char *sc = i % 2 ? "RUN-02" : "RUN-01";
+		tab_row(&b->ops, "%.3f\t%s\tcli\tcreate\t%.3f\tok\t%d\t-", ts, sc, LAT_DEFAULT, i / 10);
+	}
+	/* two operations that fail on purpose inside fault F01's window */
+	tab_row(&b->ops, "305.000\tRUN-01\tcli\tcreate\t1.000\texpected_fault\t30\tECONNREFUSED");
+	tab_row(&b->ops, "306.000\tRUN-02\tcli\tcreate\t1.000\texpected_fault\t30\tECONNREFUSED");
+	for (size_t r = 1; r < b->ops.nrow; r++)
+		if (!strcmp(tab_get(&b->ops, r, "result"), "ok")) {
+			double ts = strtod(tab_get(&b->ops, r, "ts"), NULL);
+			tab_row(&b->lat, "%s\t%s\tcreate\t%s\t%d", tab_get(&b->ops, r, "ts"), tab_get(&b->ops, r, "scenario"),
+				tab_get(&b->ops, r, "latency_ms"), ts < 60 ? 1 : 0);
+		}
+
+	tab_row(&b->samples, "ts\twall\tphase\towned_processes\towned_threads\towned_rss_bytes\towned_cpu_seconds\t"
+			     "owned_fds\towned_mounts\towned_sockets\towned_cgroups\tdisk_bytes\tglobal_processes\t"
+			     "global_mounts\trunner_rss_bytes\trunner_fds\textra.boxes");
+	add_sample(b, 0, "start");
+	for (int k = 1; k <= 9; k++)
+		add_sample(b, 60.0 * k, "periodic");
+	add_sample(b, 600, "final");
+
+	tab_row(&b->caps, "scenario\tattempted\tsucceeded\texpected_faults\tunexpected_failures\tresult");
+	tab_row(&b->faults, "fault_id\ttarget\texpected\tstarted\tended\trecovery_ms\trto_ms\tresult");
+	tab_row(&b->faults, "F01\tsp-box-1\trestart\t300.000\t310.000\t5000\t10000\tpass");
+	b->inv_start = sp_xstrdup("{\"schema\":\"sandprobe.inventory.v1\",\"resources\":[{\"type\":\"container\",\"id\":\"sp-base\"}]}\n");
+	b->inv_final = sp_xstrdup(b->inv_start);
+	b->log = sp_xstrdup("step 1: ok\n");
+}
+
+static void bundle_free(bundle *b)
+{
+	tab_free(&b->meta);
+	tab_free(&b->ops);
+	tab_free(&b->lat);
+	tab_free(&b->samples);
+	tab_free(&b->caps);
+	tab_free(&b->faults);
+	free(b->inv_start);
+	free(b->inv_final);
+	free(b->log);
+}
+
+static double dval(const char *s)
+{
+	return *s ? strtod(s, NULL) : 0;
+}
+
+/* capability rows and summary, from the generator's own tables */
+static void recompute_caps(bundle *b)
+{
+	if (b->no_caps_recompute)
+		return;
+	while (b->caps.nrow > 1)
+		tab_del_row(&b->caps, 1);
+	sp_strv sc = {0};
+	sp_strv_split(&sc, meta_get(b, "scenarios"), ",");
+	for (size_t i = 0; i < sc.n; i++) {
+		long long n = 0, okn = 0, ef = 0, fail = 0;
+		for (size_t r = 1; r < b->ops.nrow; r++) {
+			if (strcmp(tab_get(&b->ops, r, "scenario"), sc.v[i]))
+				continue;
+			n++;
+			const char *res = tab_get(&b->ops, r, "result");
+			okn += !strcmp(res, "ok");
+			ef += !strcmp(res, "expected_fault");
+			fail += !strcmp(res, "fail");
+		}
+		if (n)
+			tab_row(&b->caps, "%s\t%lld\t%lld\t%lld\t%lld\t%s", sc.v[i], n, okn, ef, fail, fail ? "fail" : "pass");
+	}
+	sp_strv_free(&sc);
+}
+
+static json_t *make_summary(const bundle *b)
+{
+	long long total = 0, okn = 0, fail = 0, ef = 0;
+	for (size_t r = 1; r < b->ops.nrow; r++) {
+		const char *res = tab_get(&b->ops, r, "result");
+		total++;
+		okn += !strcmp(res, "ok");
+		fail += !strcmp(res, "fail");
+		ef += !strcmp(res, "expected_fault");
+	}
+	/* warm-up end: warmup_s and the 2nd operation of every scenario */
+	double we = dval(meta_get(b, "warmup_s"));
+	sp_strv sc = {0};
+	sp_strv_split(&sc, meta_get(b, "scenarios"), ",");
+	for (size_t i = 0; i < sc.n; i++) {
+		double t1 = INFINITY, t2 = INFINITY;
+		for (size_t r = 1; r < b->ops.nrow; r++) {
+			if (strcmp(tab_get(&b->ops, r, "scenario"), sc.v[i]))
+				continue;
+			double ts = dval(tab_get(&b->ops, r, "ts"));
+			if (ts < t1) {
+				t2 = t1;
+				t1 = ts;
+			} else if (ts < t2) {
+				t2 = ts;
+			}
+		}
+		if (t2 > we)
+			we = t2;
+	}
+	sp_strv_free(&sc);
+	if (isinf(we))
+		we = 1e9;
+	long long ns = (long long)b->samples.nrow - 1, np = 0;
+	double gap = 0;
+	for (size_t r = 1; r < b->samples.nrow; r++) {
+		np += !strcmp(tab_get(&b->samples, r, "phase"), "periodic");
+		if (r > 1) {
+			double g = dval(tab_get(&b->samples, r, "ts")) - dval(tab_get(&b->samples, r - 1, "ts"));
+			if (g > gap)
+				gap = g;
+		}
+	}
+	double span = ns > 0 ? dval(tab_get(&b->samples, (size_t)ns, "ts")) - dval(tab_get(&b->samples, 1, "ts")) : 0;
+	json_t *s = json_pack("{s:s,s:s,s:s,s:f,s:f,s:I,s:I,s:f,s:f,s:f,s:{s:I,s:I,s:I,s:I},s:I,s:s,s:s,s:s}", "schema",
+			      SP_SUMMARY_SCHEMA, "run_id", meta_get(b, "run_id"), "profile", meta_get(b, "profile"),
+			      "requested_duration_s", dval(meta_get(b, "duration_s")), "measured_duration_s", span,
+			      "sample_count", (json_int_t)ns, "periodic_samples", (json_int_t)np, "span_s", span,
+			      "max_gap_s", gap, "warmup_end_s", we, "operations", "total", (json_int_t)total, "ok",
+			      (json_int_t)okn, "fail", (json_int_t)fail, "expected_fault", (json_int_t)ef,
+			      "unexpected_failures", (json_int_t)fail, "stop_condition", "duration", "cleanup", "ok",
+			      "evidence_path", "/tmp/selftest");
+	return s;
+}
+
+/* ---- writing ----------------------------------------------------------- */
+static int write_text(const char *dir, const char *name, const char *text, size_t len)
+{
+	_cleanup_free_ char *p = sp_xasprintf("%s/%s", dir, name);
+	int fd = open(p, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return -1;
+	int r = sp_write_all(fd, text, len);
+	close(fd);
+	return r;
+}
+
+static int rm_cb(const char *p, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(p);
+}
+
+static void rm_rf(const char *dir)
+{
+	nftw(dir, rm_cb, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+static void file_op(const char *dir, enum fop op, const char *path)
+{
+	_cleanup_free_ char *p = sp_xasprintf("%s/%s", dir, path);
+	struct stat st;
+	switch (op) {
+	case FO_NONE:
+		break;
+	case FO_DELETE:
+		if (unlink(p) < 0)
+			rm_rf(p);
+		break;
+	case FO_EMPTY:
+		if (truncate(p, 0) < 0)
+			abort();
+		break;
+	case FO_TRUNCATE:
+		/* cut the file in its last line (no final newline any more) */
+		if (stat(p, &st) < 0 || truncate(p, st.st_size - 3) < 0)
+			abort();
+		break;
+	case FO_APPEND: {
+		int fd = open(p, O_WRONLY | O_APPEND | O_CLOEXEC);
+		if (fd < 0 || write(fd, "x", 1) != 1)
+			abort();
+		close(fd);
+		break;
+	}
+	case FO_ADD:
+		if (write_text(dir, path, "extra\n", 6) < 0)
+			abort();
+		break;
+	case FO_SYMLINK:
+		if (symlink("/etc/hostname", p) < 0)
+			abort();
+		break;
+	case FO_MKDIR_RM:
+		rm_rf(p);
+		break;
+	case FO_FIFO:
+		if (unlink(p) < 0 || mkfifo(p, 0644) < 0)
+			abort();
+		break;
+	}
+}
+
+static EVP_PKEY *key_a, *key_b;
+
+static int write_bundle(bundle *b, const char *dir)
+{
+	if (mkdir(dir, 0755) < 0)
+		return -1;
+	_cleanup_free_ char *logs = sp_xasprintf("%s/logs", dir);
+	if (mkdir(logs, 0755) < 0)
+		return -1;
+	recompute_caps(b);
+	json_t *s = make_summary(b);
+	if (b->summary_edit)
+		b->summary_edit(s);
+	_cleanup_free_ char *st = json_dumps(s, JSON_COMPACT);
+	json_decref(s);
+	/* metadata as key=value */
+	size_t mlen = 0;
+	for (size_t r = 0; r < b->meta.nrow; r++)
+		mlen += strlen(b->meta.c[r * 2]) + strlen(b->meta.c[r * 2 + 1]) + 2;
+	_cleanup_free_ char *mt = sp_xmalloc(mlen + 1);
+	size_t o = 0;
+	for (size_t r = 0; r < b->meta.nrow; r++)
+		o += (size_t)snprintf(mt + o, mlen + 1 - o, b->meta.c[r * 2][0] == '!' ? "%s%s\n" : "%s=%s\n",
+				      b->meta.c[r * 2] + (b->meta.c[r * 2][0] == '!'), b->meta.c[r * 2 + 1]);
+	const struct {
+		const char *name;
+		char *text;
+	} files[] = {
+		{"metadata.txt", sp_xstrdup(mt)},
+		{"operations.tsv", tab_text(&b->ops)},
+		{"latency.tsv", tab_text(&b->lat)},
+		{"resource-samples.tsv", tab_text(&b->samples)},
+		{"capability-results.tsv", tab_text(&b->caps)},
+		{"faults.tsv", tab_text(&b->faults)},
+		{"inventory-start.json", sp_xstrdup(b->inv_start)},
+		{"inventory-final.json", sp_xstrdup(b->inv_final)},
+		{"summary.json", sp_xasprintf("%s\n", st)},
+	};
+	int rc = 0;
+	for (size_t i = 0; i < SP_ARRAY_SIZE(files); i++) {
+		if (write_text(dir, files[i].name, files[i].text, strlen(files[i].text)) < 0)
+			rc = -1;
+		free(files[i].text);
+	}
+	if (b->log_size) {
+		char *big = sp_xmalloc(b->log_size);
+		memset(big, 'a', b->log_size);
+		big[b->log_size - 1] = '\n';
+		rc |= write_text(dir, "logs/step-001.log", big, b->log_size);
+		free(big);
+	} else {
+		rc |= write_text(dir, "logs/step-001.log", b->log, strlen(b->log));
+	}
+	if (rc < 0)
+		return -1;
+	if (b->pre)
+		file_op(dir, b->pre, b->pre_path);
+	char msg[300];
+	char *man = sp_ev_manifest_build(dir, msg, sizeof msg);
+	if (!man)
+		man = sp_xstrdup("");
+	if (b->manifest_edit)
+		b->manifest_edit(&man);
+	rc = write_text(dir, "MANIFEST", man, strlen(man));
+	if (b->sign) {
+		EVP_MD_CTX *ctx = EVP_MD_CTX_new();
+		unsigned char sig[64];
+		size_t sl = sizeof sig;
+		EVP_PKEY *k = b->wrong_key ? key_b : key_a;
+		if (!ctx || EVP_DigestSignInit(ctx, NULL, NULL, NULL, k) != 1 ||
+		    EVP_DigestSign(ctx, sig, &sl, (unsigned char *)man, strlen(man)) != 1)
+			abort();
+		EVP_MD_CTX_free(ctx);
+		if (b->tamper_sig)
+			sig[10] ^= 1;
+		char b64[100];
+		int n = EVP_EncodeBlock((unsigned char *)b64, sig, 64);
+		b64[n++] = '\n';
+		rc |= write_text(dir, "MANIFEST.sig", b64, (size_t)n);
+	}
+	free(man);
+	if (b->post)
+		file_op(dir, b->post, b->post_path);
+	return rc;
+}
+
+/* ---- cases ------------------------------------------------------------- */
+typedef struct tcase {
+	char name[120];
+	char expect[64]; /* gate id that must fail; "" = the bundle must pass */
+	void (*fn)(bundle *b, const struct tcase *c);
+	const char *a, *bv; /* parameters for fn */
+	int n;
+} tcase;
+
+static void c_none(bundle *b, const tcase *c)
+{
+	(void)b;
+	(void)c;
+}
+
+static void c_signed(bundle *b, const tcase *c)
+{
+	(void)c;
+	b->sign = b->demand_key = true;
+}
+
+static void c_sig(bundle *b, const tcase *c)
+{
+	b->demand_key = true;
+	b->sign = c->n != 0;
+	b->wrong_key = c->n == 2;
+	b->tamper_sig = c->n == 3;
+	if (c->n == 4)
+		b->post = FO_APPEND, b->post_path = "MANIFEST";
+	if (c->n == 5)
+		b->post = FO_DELETE, b->post_path = "MANIFEST";
+}
+
+static void c_span(bundle *b, const tcase *c)
+{
+	tab_set(&b->samples, b->samples.nrow - 1, "ts", "%s", c->a);
+}
+
+static void c_meta(bundle *b, const tcase *c)
+{
+	meta_set(b, c->a, "%s", c->bv);
+}
+
+static void c_meta_del(bundle *b, const tcase *c)
+{
+	meta_del(b, c->a);
+}
+
+static void c_meta_dup(bundle *b, const tcase *c)
+{
+	(void)c;
+	tab_row(&b->meta, "seed\t43");
+}
+
+static void c_meta_line(bundle *b, const tcase *c)
+{
+	(void)c;
+	tab_row(&b->meta, "!this line has no equals sign\t"); /* '!': written without '=' */
+}
+
+static void c_gap(bundle *b, const tcase *c)
+{
+	tab_set(&b->samples, 3, "ts", "%s", c->a);
+}
+
+static void set_fail(bundle *b, int n)
+{
+	for (int i = 0; i < n; i++) {
+		tab_set(&b->ops, (size_t)(1 + 7 * i), "result", "fail");
+		tab_set(&b->ops, (size_t)(1 + 7 * i), "error_code", "EIO");
+	}
+}
+
+static void c_fails(bundle *b, const tcase *c)
+{
+	if (c->a)
+		meta_set(b, "threshold.min_success_ratio", "%s", c->a);
+	set_fail(b, c->n);
+}
+
+static void c_ef_ts(bundle *b, const tcase *c)
+{
+	tab_set(&b->ops, NOPS + 1, "ts", "%s", c->a);
+}
+
+static void c_fault(bundle *b, const tcase *c)
+{
+	tab_set(&b->faults, 1, c->a, "%s", c->bv);
+}
+
+static void c_fault_declared(bundle *b, const tcase *c)
+{
+	if (c->n == 1)
+		meta_set(b, "faults", "F01,F02");
+	else
+		tab_row(&b->faults, "F03\tsp-box-2\tkill\t400.000\t401.000\t10\t1000\tpass");
+}
+
+/* several fault windows: nested passing ones tie an operation, a failing one
+ * covering it does not */
+static void c_multi_fault(bundle *b, const tcase *c)
+{
+	meta_set(b, "faults", "F01,F02,F03");
+	tab_set(&b->faults, 1, "started", "100.000");
+	tab_set(&b->faults, 1, "ended", c->n ? "200.000" : "400.000");
+	tab_row(&b->faults, "F02\tsp-box-2\tkill\t250.000\t260.000\t10\t1000\tpass");
+	tab_row(&b->faults, "F03\tsp-box-3\tkill\t300.000\t320.000\t10\t1000\t%s", c->n ? "fail" : "pass");
+	tab_set(&b->ops, NOPS + 1, "ts", "315.000");
+	tab_set(&b->ops, NOPS + 2, "ts", "255.000");
+}
+
+static void c_rss(bundle *b, const tcase *c)
+{
+	/* +1 MiB per 60 s periodic sample is exactly 1440 MiB/day */
+	for (size_t r = 2; r + 1 < b->samples.nrow; r++)
+		tab_set(&b->samples, r, "owned_rss_bytes", "%lld", 104857600LL + (long long)(r - 2) * (1048576 + c->n));
+}
+
+static void c_fd_growth(bundle *b, const tcase *c)
+{
+	for (size_t r = 2; r + 1 < b->samples.nrow; r++)
+		tab_set(&b->samples, r, "owned_fds", "%lld", 20LL + (long long)(r - 2));
+	if (c->n)
+		tab_set(&b->samples, b->samples.nrow - 2, "owned_fds", "%d", 20 + 8 + c->n);
+}
+
+static void c_counter(bundle *b, const tcase *c)
+{
+	size_t last = b->samples.nrow - 1;
+	long long v = atoll(tab_get(&b->samples, last, c->a));
+	tab_set(&b->samples, last, c->a, "%lld", v + c->n);
+}
+
+static void c_disk_peak(bundle *b, const tcase *c)
+{
+	tab_set(&b->samples, 5, "disk_bytes", "%lld", 5000000LL + c->n);
+}
+
+static void c_latency(bundle *b, const tcase *c)
+{
+	b->use_baseline = true;
+	for (size_t r = 1; r < b->lat.nrow; r++)
+		if (!strcmp(tab_get(&b->lat, r, "scenario"), "RUN-01") && !strcmp(tab_get(&b->lat, r, "warmup"), "0"))
+			tab_set(&b->lat, r, "latency_ms", "%s", c->a);
+}
+
+static void c_baseline_one(bundle *b, const tcase *c)
+{
+	(void)c;
+	b->use_baseline = b->baseline_one = true;
+}
+
+static void c_logs(bundle *b, const tcase *c)
+{
+	b->log_size = (size_t)(SP_EV_MAX_LOG + c->n);
+}
+
+static void c_secret(bundle *b, const tcase *c)
+{
+	free(b->log);
+	b->log = sp_xasprintf("step 1: ok\n%s\nstep 2: ok\n", c->a);
+}
+
+static void c_warmflag(bundle *b, const tcase *c)
+{
+	(void)c;
+	tab_set(&b->lat, 1, "warmup", "0");
+}
+
+static void c_inventory(bundle *b, const tcase *c)
+{
+	free(b->inv_final);
+	if (c->n == 1)
+		b->inv_final = sp_xstrdup("{\"schema\":\"sandprobe.inventory.v1\",\"resources\":[{\"type\":\"container\",\"id\":\"sp-base\"},{\"type\":\"volume\",\"id\":\"sp-vol-1\"}]}\n");
+	else if (c->n == 2)
+		b->inv_final = sp_xstrdup("{\"schema\":\"sandprobe.inventory.v1\",\"resources\":[]}\n");
+	else
+		b->inv_final = sp_xstrdup("{\"schema\":\"sandprobe.inventory.v2\",\"resources\":[]}\n");
+}
+
+static const char *sum_key, *sum_val;
+static double sum_delta;
+static void sum_edit(json_t *s)
+{
+	json_t *target = s;
+	const char *k = sum_key;
+	if (sp_startswith(k, "operations.")) {
+		target = json_object_get(s, "operations");
+		k += strlen("operations.");
+	}
+	json_t *old = json_object_get(target, k);
+	json_t *nv;
+	if (json_is_integer(old))
+		nv = json_integer(json_integer_value(old) + 1);
+	else if (json_is_real(old))
+		nv = json_real(json_real_value(old) + sum_delta);
+	else
+		nv = json_string(sum_val ? sum_val : "other");
+	json_object_set_new(target, k, nv);
+}
+
+static void c_summary(bundle *b, const tcase *c)
+{
+	sum_key = c->a;
+	sum_val = c->bv;
+	sum_delta = c->n ? c->n / 1e6 : 0.0015; /* default: beyond the 1 ms tolerance */
+	b->summary_edit = sum_edit;
+}
+
+static void sum_schema(json_t *s)
+{
+	json_object_set_new(s, "schema", json_string("sandprobe.summary.v2"));
+}
+
+static void sum_drop(json_t *s)
+{
+	json_object_del(s, "span_s");
+}
+
+static void c_summary_type(bundle *b, const tcase *c)
+{
+	b->summary_edit = c->n ? sum_drop : sum_schema;
+}
+
+static void c_samples_order(bundle *b, const tcase *c)
+{
+	switch (c->n) {
+	case 0: /* non-monotonic */
+		tab_set(&b->samples, 4, "ts", "100.000");
+		tab_set(&b->samples, 3, "ts", "130.000");
+		break;
+	case 1: /* duplicate final */
+		tab_dup_row(&b->samples, b->samples.nrow - 1);
+		break;
+	case 2: /* first sample not start */
+		tab_set(&b->samples, 1, "phase", "periodic");
+		break;
+	case 3: /* second start */
+		tab_set(&b->samples, 2, "phase", "start");
+		break;
+	case 4: /* no final */
+		tab_set(&b->samples, b->samples.nrow - 1, "phase", "periodic");
+		break;
+	case 5: /* final not last */
+		tab_set(&b->samples, b->samples.nrow - 2, "phase", "final");
+		tab_set(&b->samples, b->samples.nrow - 1, "phase", "periodic");
+		break;
+	default: /* equal timestamps */
+		tab_set(&b->samples, 3, "ts", "%s", tab_get(&b->samples, 2, "ts"));
+		break;
+	}
+}
+
+static tab *tab_of(bundle *b, const char *name)
+{
+	if (!strcmp(name, "operations"))
+		return &b->ops;
+	if (!strcmp(name, "latency"))
+		return &b->lat;
+	if (!strcmp(name, "samples"))
+		return &b->samples;
+	if (!strcmp(name, "capabilities"))
+		return &b->caps;
+	return &b->faults;
+}
+
+static void c_del_col(bundle *b, const tcase *c)
+{
+	if (!strcmp(c->a, "capabilities"))
+		recompute_caps(b), b->no_caps_recompute = true;
+	tab_del_col(tab_of(b, c->a), c->bv);
+}
+
+static void c_dup_col(bundle *b, const tcase *c)
+{
+	if (!strcmp(c->a, "capabilities"))
+		recompute_caps(b), b->no_caps_recompute = true;
+	tab_dup_col(tab_of(b, c->a), c->bv);
+}
+
+/* a wrong value in column bv of file a; the value is the case's n-th */
+static void c_bad_type(bundle *b, const tcase *c)
+{
+	if (!strcmp(c->a, "capabilities"))
+		recompute_caps(b), b->no_caps_recompute = true;
+	tab *t = tab_of(b, c->a);
+	const char *col = c->bv;
+	const char *bad = "x";
+	if (!strcmp(col, "ts") || !strcmp(col, "latency_ms") || !strcmp(col, "started") || !strcmp(col, "ended") ||
+	    !strcmp(col, "recovery_ms") || !strcmp(col, "rto_ms") || !strcmp(col, "owned_cpu_seconds"))
+		bad = c->n == 1 ? "-1" : c->n == 2 ? "1e3" : c->n == 3 ? "nan" : "12.";
+	else if (!strcmp(col, "scenario") || !strcmp(col, "api") || !strcmp(col, "operation") ||
+		 !strcmp(col, "target") || !strcmp(col, "expected"))
+		bad = "";
+	else if (!strcmp(col, "wall"))
+		bad = "2026-13-01T00:00:00Z";
+	else if (!strcmp(col, "error_code"))
+		bad = "has space";
+	else if (!strcmp(col, "fault_id"))
+		bad = "X01";
+	else if (!strcmp(col, "result") || !strcmp(col, "phase") || !strcmp(col, "warmup"))
+		bad = "maybe";
+	else
+		bad = c->n == 1 ? "-3" : c->n == 2 ? "1.5" : "x"; /* integer columns */
+	tab_set(t, 1, col, "%s", bad);
+}
+
+static void c_present(bundle *b, const tcase *c)
+{
+	b->pre = (enum fop)c->n;
+	b->pre_path = c->a;
+}
+
+static void c_post(bundle *b, const tcase *c)
+{
+	b->post = (enum fop)c->n;
+	b->post_path = c->a;
+}
+
+static void man_unsorted(char **m)
+{
+	/* swap the first two lines */
+	char *nl1 = strchr(*m, '\n');
+	if (!nl1)
+		return;
+	char *nl2 = strchr(nl1 + 1, '\n');
+	if (!nl2)
+		return;
+	size_t l1 = (size_t)(nl1 - *m) + 1, l2 = (size_t)(nl2 - nl1);
+	char *n = sp_xmalloc(strlen(*m) + 1);
+	memcpy(n, nl1 + 1, l2);
+	memcpy(n + l2, *m, l1);
+	memcpy(n + l1 + l2, nl2 + 1, strlen(nl2 + 1) + 1);
+	free(*m);
+	*m = n;
+}
+
+static void man_dotdot(char **m)
+{
+	char *n = sp_xasprintf("%s%064d  ../outside\n", *m, 0);
+	free(*m);
+	*m = n;
+}
+
+static void c_manifest(bundle *b, const tcase *c)
+{
+	b->manifest_edit = c->n ? man_dotdot : man_unsorted;
+}
+
+static void c_caps(bundle *b, const tcase *c)
+{
+	switch (c->n) {
+	case 0: /* a declared scenario without operations */
+		meta_set(b, "scenarios", "RUN-01,RUN-02,RUN-03");
+		break;
+	case 1: /* operations of an undeclared scenario */
+		tab_set(&b->ops, 5, "scenario", "RUN-09");
+		tab_set(&b->lat, 3, "scenario", "RUN-01");
+		break;
+	case 2: /* capability row missing */
+		recompute_caps(b);
+		b->no_caps_recompute = true;
+		tab_del_row(&b->caps, 2);
+		break;
+	case 3: /* counts disagree */
+		recompute_caps(b);
+		b->no_caps_recompute = true;
+		tab_set(&b->caps, 1, "succeeded", "%lld", atoll(tab_get(&b->caps, 1, "succeeded")) - 1);
+		break;
+	default: /* result disagrees */
+		recompute_caps(b);
+		b->no_caps_recompute = true;
+		tab_set(&b->caps, 1, "result", "fail");
+		break;
+	}
+}
+
+static void c_profile_claim(bundle *b, const tcase *c)
+{
+	meta_set(b, "profile", "%s", c->a);
+	if (c->n) { /* an R0 bundle that meets R0 */
+		meta_set(b, "threshold.min_success_ratio", "1");
+		meta_set(b, "threshold.rss_slope_mib_per_day", "50");
+	}
+}
+
+static void c_profile_opt(bundle *b, const tcase *c)
+{
+	b->profile_opt = c->a;
+}
+
+static void c_text(bundle *b, const tcase *c)
+{
+	tab_set(tab_of(b, c->a), 2, c->bv, "%s", c->n ? "bad\rvalue" : "caf\xc3(");
+}
+
+static void c_symlink(bundle *b, const tcase *c)
+{
+	(void)c;
+	b->post = FO_SYMLINK;
+	b->post_path = "logs/link";
+}
+
+static void c_untied_failing_fault(bundle *b, const tcase *c)
+{
+	(void)c;
+	tab_set(&b->faults, 1, "result", "fail");
+}
+
+/* ---- the case table ---------------------------------------------------- */
+static tcase *cases;
+static size_t ncases;
+
+static void add(const char *expect, void (*fn)(bundle *, const tcase *), const char *a, const char *bv, int n,
+		const char *fmt, ...) SP_PRINTF(6, 7);
+static void add(const char *expect, void (*fn)(bundle *, const tcase *), const char *a, const char *bv, int n,
+		const char *fmt, ...)
+{
+	cases = sp_xrealloc(cases, (ncases + 1) * sizeof *cases);
+	tcase *c = &cases[ncases++];
+	memset(c, 0, sizeof *c);
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(c->name, sizeof c->name, fmt, ap);
+	va_end(ap);
+	snprintf(c->expect, sizeof c->expect, "%s", expect ? expect : "");
+	c->fn = fn;
+	c->a = a;
+	c->bv = bv;
+	c->n = n;
+}
+
+static const char *const known[] = {"metadata.txt",	  "operations.tsv",	  "latency.tsv",
+				    "resource-samples.tsv", "capability-results.tsv", "faults.tsv",
+				    "inventory-start.json", "inventory-final.json",   "summary.json"};
+static const char *const truncate_gate[] = {"metadata.keys",	  "types.operations", "types.latency",
+					    "types.samples",	  "types.capabilities", "types.faults",
+					    "types.inventory",	  "types.inventory",   "types.summary"};
+
+static const struct {
+	const char *stem;
+	const char *cols[20];
+} colsets[] = {
+	{"operations", {"ts", "scenario", "api", "operation", "latency_ms", "result", "generation", "error_code"}},
+	{"latency", {"ts", "scenario", "operation", "latency_ms", "warmup"}},
+	{"samples",
+	 {"ts", "wall", "phase", "owned_processes", "owned_threads", "owned_rss_bytes", "owned_cpu_seconds",
+	  "owned_fds", "owned_mounts", "owned_sockets", "owned_cgroups", "disk_bytes", "global_processes",
+	  "global_mounts", "runner_rss_bytes", "runner_fds"}},
+	{"capabilities", {"scenario", "attempted", "succeeded", "expected_faults", "unexpected_failures", "result"}},
+	{"faults", {"fault_id", "target", "expected", "started", "ended", "recovery_ms", "rto_ms", "result"}},
+};
+
+static const char *const meta_keys[] = {
+	"schema", "run_id", "profile", "scenarios", "tool_version", "tool_commit", "dirty", "host_kernel",
+	"host_arch", "host_cpus", "host_memory_bytes", "runtime", "runtime_version", "rootfs_digest", "started_at",
+	"seed", "workload_sha256", "concurrency", "faults", "duration_s", "sample_interval_s", "warmup_s",
+	"threshold.min_span_s", "threshold.max_interval_s", "threshold.min_periodic_samples", "threshold.max_gap_s",
+	"threshold.min_success_ratio", "threshold.rss_slope_mib_per_day", "threshold.fd_growth_max",
+	"threshold.p95_regression_pct", "threshold.disk_budget_bytes"};
+
+static void build_cases(void)
+{
+	add(NULL, c_none, NULL, NULL, 0, "a correct bundle passes");
+	add(NULL, c_signed, NULL, NULL, 0, "a correct signed bundle passes with --pubkey");
+	add(NULL, c_baseline_one, NULL, NULL, 0, "baseline covering RUN-01 only: RUN-02 rejected");
+	cases[ncases - 1].expect[0] = 0;
+	snprintf(cases[ncases - 1].expect, sizeof cases[ncases - 1].expect, "latency.p95.RUN-02");
+
+	/* boundaries: at (passes) and one unit beyond (fails) */
+	add(NULL, c_span, "600.000", NULL, 0, "span at its minimum 600 s");
+	add("samples.span", c_span, "599.999", NULL, 0, "span 1 ms below its minimum");
+	add(NULL, c_meta, "threshold.min_periodic_samples", "9", 0, "periodic samples at the minimum 9");
+	add("samples.count", c_meta, "threshold.min_periodic_samples", "10", 0, "one periodic sample short");
+	add(NULL, c_gap, "120.000", NULL, 0, "largest gap at its maximum 60 s");
+	add("samples.gap", c_gap, "120.001", NULL, 0, "a gap 1 ms above its maximum");
+	add(NULL, c_meta, "sample_interval_s", "60", 0, "sample interval at its maximum");
+	add("samples.interval", c_meta, "sample_interval_s", "60.001", 0, "sample interval 1 ms above its maximum");
+	add(NULL, c_fails, NULL, NULL, 2, "success ratio at 0.99 (2 failures in 200)");
+	add("ops.success", c_fails, NULL, NULL, 3, "success ratio below 0.99 (3 failures in 200)");
+	add(NULL, c_fails, "1", NULL, 0, "ratio 1: zero failures pass");
+	add("ops.success", c_fails, "1", NULL, 1, "ratio 1: one unexpected failure");
+	add(NULL, c_ef_ts, "310.000", NULL, 0, "expected_fault at the end of its fault window");
+	add("ops.expected_faults", c_ef_ts, "310.001", NULL, 0, "expected_fault 1 ms after its fault window");
+	add(NULL, c_ef_ts, "300.000", NULL, 0, "expected_fault at the start of its fault window");
+	add("ops.expected_faults", c_ef_ts, "299.999", NULL, 0, "expected_fault 1 ms before its fault window");
+	add("ops.expected_faults", c_untied_failing_fault, NULL, NULL, 0, "expected_fault tied to a failing fault record");
+	add(NULL, c_multi_fault, NULL, NULL, 0, "expected_faults inside overlapping passing fault windows");
+	add("ops.expected_faults", c_multi_fault, NULL, NULL, 1, "expected_fault only inside a failing fault's window");
+	add(NULL, c_fault, "recovery_ms", "10000", 0, "fault recovery exactly at its RTO");
+	add("faults.recovered", c_fault, "recovery_ms", "10000.001", 0, "fault recovery 1 us beyond its RTO");
+	add("faults.recovered", c_fault, "result", "fail", 0, "fault record with result fail");
+	add("faults.declared", c_fault_declared, NULL, NULL, 1, "a declared fault never injected");
+	add("faults.declared", c_fault_declared, NULL, NULL, 2, "an undeclared fault injected");
+	add(NULL, c_rss, NULL, NULL, 0, "RSS slope exactly at 1440 MiB/day");
+	add("leak.rss_slope", c_rss, NULL, NULL, 1024, "RSS slope 1 KiB per sample beyond");
+	add(NULL, c_fd_growth, NULL, NULL, 0, "FD growth exactly at the allowance 8");
+	add("leak.fd_growth", c_fd_growth, NULL, NULL, 1, "FD growth one descriptor beyond");
+	add(NULL, c_counter, "owned_fds", NULL, 8, "final FDs at the allowance (+8)");
+	add("leak.fd_final", c_counter, "owned_fds", NULL, 9, "final FDs one beyond the allowance (+9)");
+	add(NULL, c_disk_peak, NULL, NULL, 1000000, "disk peak growth at the budget");
+	add("disk.peak", c_disk_peak, NULL, NULL, 1000001, "disk peak growth one byte over the budget");
+	add(NULL, c_counter, "disk_bytes", NULL, 1000000, "disk growth after cleanup at the budget");
+	add("disk.final", c_counter, "disk_bytes", NULL, 1000001, "disk growth after cleanup one byte over");
+	add(NULL, c_latency, "130", NULL, 0, "p95 exactly 30%% above the baseline");
+	add("latency.p95.RUN-01", c_latency, "130.001", NULL, 0, "p95 1 us beyond 30%% above the baseline");
+	add(NULL, c_logs, NULL, NULL, 0, "a log file at the 64 KiB bound");
+	add("logs.bounded", c_logs, NULL, NULL, 1, "a log file one byte over the bound");
+	add("latency.warmup", c_warmflag, NULL, NULL, 0, "a warm-up latency row flagged warmup=0");
+	add(NULL, c_secret, "export AWS_ACCESS_KEY_ID=[REDACTED] token=[REDACTED] https://u:[REDACTED]@example.invalid/r", NULL, 0, "a redacted log passes");
+	add("logs.redacted", c_secret, "export AWS_ACCESS_KEY_ID=AKIAIOSFODNN7EXAMPLE", NULL, 0, "a log with an AWS key id");
+	add("logs.redacted", c_secret, "-----BEGIN OPENSSH PRIVATE KEY-----", NULL, 0, "a log with a private key block");
+	add("logs.redacted", c_secret, "git clone https://u:hunter2secret@example.invalid/r", NULL, 0, "a log with a URL password");
+	add("logs.redacted", c_secret, "auth ghp_0123456789abcdefghijABCDEFGHIJ0123", NULL, 0, "a log with a GitHub token");
+
+	/* leaks of each counter */
+	static const char *const leak[] = {"owned_processes", "owned_mounts", "owned_sockets", "owned_cgroups",
+					   "extra.boxes"};
+	for (size_t i = 0; i < SP_ARRAY_SIZE(leak); i++) {
+		char *g = sp_xasprintf("cleanup.%s", leak[i]);
+		add(g, c_counter, leak[i], NULL, 1, "leak: final %s one above start", leak[i]);
+		free(g);
+	}
+	add("cleanup.owned_processes", c_counter, "owned_processes", NULL, -1, "final owned_processes below start");
+	add("cleanup.inventory", c_inventory, NULL, NULL, 1, "a resource left in the final inventory");
+	add("cleanup.inventory", c_inventory, NULL, NULL, 2, "a resource gone from the final inventory");
+	add("types.inventory", c_inventory, NULL, NULL, 3, "inventory with an unknown schema");
+	add("cleanup.status", c_summary, "cleanup", "failed", 0, "summary reports cleanup failed");
+	add("run.completed", c_summary, "stop_condition", "signal", 0, "run stopped by a signal");
+
+	/* profiles */
+	add("profile.claim", c_profile_claim, "G2", NULL, 0, "claims G2 with looser thresholds");
+	add("profile.claim", c_profile_claim, "R0", NULL, 0, "claims R0 with a success ratio below 1");
+	add(NULL, c_profile_claim, "R0", NULL, 1, "claims R0 and meets it");
+	add("samples.span", c_profile_opt, "G2", NULL, 0, "--profile G2 on a 600 s custom bundle");
+	add(NULL, c_profile_opt, "custom", NULL, 0, "--profile custom uses the metadata thresholds");
+
+	/* integrity */
+	add("integrity.signature", c_sig, NULL, NULL, 0, "unsigned bundle when a key is demanded");
+	add("integrity.signature", c_sig, NULL, NULL, 2, "signed with another key");
+	add("integrity.signature", c_sig, NULL, NULL, 3, "signature with one bit flipped");
+	add("integrity.signature", c_sig, NULL, NULL, 4, "MANIFEST edited after signing");
+	add("integrity.manifest", c_sig, NULL, NULL, 5, "MANIFEST removed");
+	add("integrity.manifest", c_manifest, NULL, NULL, 0, "MANIFEST not sorted");
+	add("integrity.manifest", c_manifest, NULL, NULL, 1, "MANIFEST lists ../outside");
+	add("integrity.manifest", c_symlink, NULL, NULL, 0, "a symlink inside the bundle");
+	add("files.present", c_post, "operations.tsv", NULL, FO_FIFO, "operations.tsv replaced by a fifo (must not hang)");
+	add("integrity.manifest", c_post, "MANIFEST", NULL, FO_FIFO, "MANIFEST replaced by a fifo (must not hang)");
+	for (size_t i = 0; i < SP_ARRAY_SIZE(known); i++)
+		add("integrity.manifest", c_post, known[i], NULL, FO_APPEND, "%s edited after the MANIFEST", known[i]);
+	add("integrity.manifest", c_post, "logs/step-001.log", NULL, FO_APPEND, "a log edited after the MANIFEST");
+	for (size_t i = 0; i < 6; i++)
+		add("integrity.manifest", c_post, known[i], NULL, FO_TRUNCATE, "%s truncated after the MANIFEST", known[i]);
+	add("integrity.manifest", c_post, "logs/added.log", NULL, FO_ADD, "a file added after the MANIFEST");
+	add("integrity.manifest", c_post, "extra.txt", NULL, FO_ADD, "a top-level file added after the MANIFEST");
+	add("integrity.manifest", c_post, "logs/step-001.log", NULL, FO_DELETE, "a log removed after the MANIFEST");
+	add("integrity.manifest", c_post, "summary.json", NULL, FO_DELETE, "summary.json removed after the MANIFEST");
+
+	/* each file missing, empty, truncated (MANIFEST rewritten, so the
+	 * structural gate alone must catch it) */
+	for (size_t i = 0; i < SP_ARRAY_SIZE(known); i++)
+		add("files.present", c_present, known[i], NULL, FO_DELETE, "%s missing", known[i]);
+	add("files.present", c_present, "logs", NULL, FO_MKDIR_RM, "logs/ missing");
+	for (size_t i = 0; i < SP_ARRAY_SIZE(known); i++)
+		add("files.present", c_present, known[i], NULL, FO_EMPTY, "%s empty", known[i]);
+	for (size_t i = 0; i < SP_ARRAY_SIZE(known); i++)
+		add(truncate_gate[i], c_present, known[i], NULL, FO_TRUNCATE, "%s truncated mid-line", known[i]);
+
+	/* each required column missing; duplicate columns */
+	for (size_t s = 0; s < SP_ARRAY_SIZE(colsets); s++) {
+		char *g = sp_xasprintf("columns.%s", colsets[s].stem);
+		for (size_t k = 0; colsets[s].cols[k]; k++)
+			add(g, c_del_col, colsets[s].stem, colsets[s].cols[k], 0, "%s: column %s missing", colsets[s].stem,
+			    colsets[s].cols[k]);
+		add(g, c_dup_col, colsets[s].stem, colsets[s].cols[0], 0, "%s: column %s twice", colsets[s].stem,
+		    colsets[s].cols[0]);
+		free(g);
+	}
+	/* each type wrong */
+	for (size_t s = 0; s < SP_ARRAY_SIZE(colsets); s++) {
+		char *g = sp_xasprintf("types.%s", colsets[s].stem);
+		for (size_t k = 0; colsets[s].cols[k]; k++)
+			add(g, c_bad_type, colsets[s].stem, colsets[s].cols[k], 0, "%s: wrong type in column %s",
+			    colsets[s].stem, colsets[s].cols[k]);
+		free(g);
+	}
+	add("types.operations", c_bad_type, "operations", "ts", 1, "operations: negative ts");
+	add("types.operations", c_bad_type, "operations", "ts", 2, "operations: ts with an exponent");
+	add("types.operations", c_bad_type, "operations", "latency_ms", 3, "operations: latency nan");
+	add("types.operations", c_bad_type, "operations", "latency_ms", 4, "operations: latency '12.'");
+	add("types.operations", c_bad_type, "operations", "generation", 2, "operations: fractional generation");
+	add("types.samples", c_bad_type, "samples", "owned_fds", 1, "samples: negative owned_fds");
+	add("types.samples", c_bad_type, "samples", "extra.boxes", 2, "samples: fractional extra.boxes");
+	add("types.operations", c_text, "operations", "api", 0, "operations: invalid UTF-8");
+	add("types.operations", c_text, "operations", "operation", 1, "operations: carriage return in a value");
+
+	/* metadata */
+	for (size_t i = 0; i < SP_ARRAY_SIZE(meta_keys); i++)
+		add(i == 0 ? "metadata.schema" : "metadata.keys", c_meta_del, meta_keys[i], NULL, 0,
+		    "metadata: key %s missing", meta_keys[i]);
+	add("metadata.schema", c_meta, "schema", "sandprobe.evidence.v2", 0, "metadata: unknown schema version");
+	add("metadata.keys", c_meta_dup, NULL, NULL, 0, "metadata: a key given twice");
+	add("metadata.keys", c_meta_line, NULL, NULL, 0, "metadata: a line without '='");
+	add("metadata.keys", c_meta, "profile", "G3", 0, "metadata: unknown profile name");
+	add("metadata.keys", c_meta, "threshold.min_success_ratio", "1.5", 0, "metadata: success ratio above 1");
+	add("metadata.keys", c_meta, "threshold.fd_growth_max", "4.5", 0, "metadata: fractional fd allowance");
+	add("metadata.keys", c_meta, "workload_sha256", "abc", 0, "metadata: short workload digest");
+	add("metadata.keys", c_meta, "scenarios", "RUN-01,RUN-01", 0, "metadata: scenario listed twice");
+	add("metadata.keys", c_meta, "faults", "F1", 0, "metadata: malformed fault id");
+	add("metadata.keys", c_meta, "started_at", "yesterday", 0, "metadata: started_at not ISO 8601");
+
+	/* samples order and phases */
+	add("samples.monotonic", c_samples_order, NULL, NULL, 0, "samples: timestamps go backwards");
+	add("samples.phases", c_samples_order, NULL, NULL, 1, "samples: duplicate final sample");
+	add("samples.phases", c_samples_order, NULL, NULL, 2, "samples: first sample not start");
+	add("samples.phases", c_samples_order, NULL, NULL, 3, "samples: a second start sample");
+	add("samples.phases", c_samples_order, NULL, NULL, 4, "samples: no final sample");
+	add("samples.phases", c_samples_order, NULL, NULL, 5, "samples: final sample not last");
+	add("samples.monotonic", c_samples_order, NULL, NULL, 6, "samples: two samples at the same ts");
+
+	/* capability coverage */
+	add("capability.coverage", c_caps, NULL, NULL, 0, "a declared scenario without operations");
+	add("capability.coverage", c_caps, NULL, NULL, 1, "operations of an undeclared scenario");
+	add("capability.coverage", c_caps, NULL, NULL, 2, "a capability row missing");
+	add("capability.agree", c_caps, NULL, NULL, 3, "capability counts disagree with operations");
+	add("capability.agree", c_caps, NULL, NULL, 4, "capability result disagrees with operations");
+
+	/* summary consistency */
+	static const char *const sum_fields[] = {"run_id", "profile", "requested_duration_s", "sample_count",
+						 "periodic_samples", "span_s", "max_gap_s", "warmup_end_s",
+						 "operations.total", "operations.ok", "operations.fail",
+						 "operations.expected_fault", "unexpected_failures"};
+	for (size_t i = 0; i < SP_ARRAY_SIZE(sum_fields); i++)
+		add("summary.consistent", c_summary, sum_fields[i], i == 1 ? "G2" : NULL, 0, "summary: %s disagrees",
+		    sum_fields[i]);
+	add(NULL, c_summary, "span_s", NULL, 1000, "summary: span_s 1 ms off (the rounding tolerance)");
+	add("summary.consistent", c_summary, "span_s", NULL, 1001, "summary: span_s 1.001 ms off");
+	add("types.summary", c_summary_type, NULL, NULL, 0, "summary: unknown schema version");
+	add("types.summary", c_summary_type, NULL, NULL, 1, "summary: span_s missing");
+}
+
+static int run_case(const tcase *c, const char *root, size_t idx, FILE *f, bool verbose)
+{
+	bundle b;
+	bundle_default(&b);
+	c->fn(&b, c);
+	_cleanup_free_ char *dir = sp_xasprintf("%s/case-%03zu", root, idx);
+	int ok = 0;
+	char why[600] = "";
+	if (write_bundle(&b, dir) < 0) {
+		snprintf(why, sizeof why, "cannot write the bundle: %s", strerror(errno));
+	} else {
+		sp_baseline base = {0};
+		sp_baseline_entry be[2] = {{.scenario = (char *)"RUN-01", .count = 100, .p50 = 90, .p95 = 100, .p99 = 110},
+					   {.scenario = (char *)"RUN-02", .count = 100, .p50 = 90, .p95 = 100, .p99 = 110}};
+		base.v = be;
+		base.n = b.baseline_one ? 1 : 2;
+		sp_verify_opts o = {.profile = b.profile_opt, .baseline = b.use_baseline ? &base : NULL,
+				    .pubkey = b.demand_key ? key_a : NULL};
+		sp_verdict v;
+		sp_error err = {0};
+		if (sp_verify(dir, &o, &v, &err) < 0) {
+			snprintf(why, sizeof why, "internal error: %s", err.msg);
+		} else {
+			if (!c->expect[0]) {
+				ok = v.nfail == 0;
+				if (!ok)
+					for (size_t i = 0; i < v.n; i++)
+						if (v.g[i].status == SP_GATE_FAIL) {
+							snprintf(why, sizeof why, "unexpected failure %s: %s", v.g[i].id,
+								 v.g[i].message);
+							break;
+						}
+			} else {
+				const sp_gate *g = sp_verdict_find(&v, c->expect);
+				ok = g && g->status == SP_GATE_FAIL;
+				if (!g)
+					snprintf(why, sizeof why, "gate %s not reported", c->expect);
+				else if (!ok)
+					snprintf(why, sizeof why, "gate %s passed: %s", c->expect, g->message);
+				else
+					snprintf(why, sizeof why, "%s", g->message);
+			}
+			if (verbose && ok && why[0])
+				fprintf(f, "#   %s\n", why);
+			sp_verdict_free(&v);
+		}
+	}
+	fprintf(f, "%s %zu - %s%s%s\n", ok ? "ok" : "not ok", idx + 1, c->name,
+		c->expect[0] ? " -> " : " -> passes", c->expect);
+	if (!ok)
+		fprintf(f, "#   %s\n", why);
+	bundle_free(&b);
+	rm_rf(dir);
+	return ok;
+}
+
+int sp_verify_selftest(FILE *f, bool verbose)
+{
+	char root[] = "/tmp/sandprobe-selftest.XXXXXX";
+	if (!mkdtemp(root)) {
+		fprintf(f, "not ok 1 - cannot create a temp dir: %s\n1..1\n", strerror(errno));
+		return -1;
+	}
+	key_a = EVP_PKEY_Q_keygen(NULL, NULL, "ED25519");
+	key_b = EVP_PKEY_Q_keygen(NULL, NULL, "ED25519");
+	if (!key_a || !key_b) {
+		fprintf(f, "not ok 1 - cannot create Ed25519 keys\n1..1\n");
+		rmdir(root);
+		return -1;
+	}
+	ncases = 0;
+	build_cases();
+	size_t good = 0;
+	for (size_t i = 0; i < ncases; i++)
+		good += (size_t)run_case(&cases[i], root, i, f, verbose);
+	fprintf(f, "1..%zu\n# %zu cases: %zu behaved, %zu did not\n", ncases, ncases, good, ncases - good);
+	free(cases);
+	cases = NULL;
+	EVP_PKEY_free(key_a);
+	EVP_PKEY_free(key_b);
+	key_a = key_b = NULL;
+	rm_rf(root);
+	return good == ncases ? 0 : -1;
+}

@@ -1,0 +1,661 @@
+/* Values and the streaming TSV reader of evidence bundles. One fixed buffer
+ * per reader; a row's fields point into it; every byte read can be fed to a
+ * SHA-256 so that a file is parsed and hashed in one pass. */
+#include "evidence/evidence.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdarg.h>
+#include <sys/stat.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/util.h"
+
+#define READ_BUF (256 * 1024)
+
+/* ---- values ----------------------------------------------------------- */
+static const double pow10tab[] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
+				  1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18};
+
+int sp_ev_parse_dec(const char *s, size_t n, double *out)
+{
+	if (n == 0 || n > 40)
+		return -1;
+	unsigned long long v = 0;
+	size_t i = 0, digits = 0, frac = 0;
+	bool dot = false;
+	while (i < n && s[i] >= '0' && s[i] <= '9') {
+		if (digits < 19)
+			v = v * 10 + (unsigned)(s[i] - '0');
+		digits++;
+		i++;
+	}
+	if (i == 0)
+		return -1;
+	if (i < n && s[i] == '.') {
+		dot = true;
+		i++;
+		size_t f0 = i;
+		while (i < n && s[i] >= '0' && s[i] <= '9') {
+			if (digits < 19)
+				v = v * 10 + (unsigned)(s[i] - '0');
+			digits++;
+			i++;
+		}
+		frac = i - f0;
+		if (frac == 0)
+			return -1;
+	}
+	if (i != n)
+		return -1;
+	if (digits <= 15) {
+		/* exact integer divided by an exact power of ten: correctly rounded */
+		*out = dot ? (double)v / pow10tab[frac] : (double)v;
+		return 0;
+	}
+	char tmp[48];
+	memcpy(tmp, s, n);
+	tmp[n] = '\0';
+	char *end;
+	double d = strtod(tmp, &end);
+	if (*end || !isfinite(d))
+		return -1;
+	*out = d;
+	return 0;
+}
+
+int sp_ev_parse_int(const char *s, size_t n, long long *out)
+{
+	if (n == 0 || n > 18)
+		return -1;
+	long long v = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return -1;
+		v = v * 10 + (s[i] - '0');
+	}
+	*out = v;
+	return 0;
+}
+
+static bool digits(const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (s[i] < '0' || s[i] > '9')
+			return false;
+	return true;
+}
+
+bool sp_ev_is_iso8601(const char *s, size_t n)
+{
+	/* 2026-01-01T00:00:00Z or 2026-01-01T00:00:00.123Z */
+	if (n < 20 || n > 40 || s[n - 1] != 'Z')
+		return false;
+	if (!digits(s, 4) || s[4] != '-' || !digits(s + 5, 2) || s[7] != '-' || !digits(s + 8, 2) ||
+	    s[10] != 'T' || !digits(s + 11, 2) || s[13] != ':' || !digits(s + 14, 2) || s[16] != ':' ||
+	    !digits(s + 17, 2))
+		return false;
+	int mon = (s[5] - '0') * 10 + (s[6] - '0'), day = (s[8] - '0') * 10 + (s[9] - '0');
+	int hh = (s[11] - '0') * 10 + (s[12] - '0'), mm = (s[14] - '0') * 10 + (s[15] - '0');
+	int ss = (s[17] - '0') * 10 + (s[18] - '0');
+	if (mon < 1 || mon > 12 || day < 1 || day > 31 || hh > 23 || mm > 59 || ss > 60)
+		return false;
+	if (n == 20)
+		return true;
+	return s[19] == '.' && n > 21 && digits(s + 20, n - 21);
+}
+
+static bool utf8_valid(const unsigned char *s, size_t n)
+{
+	size_t i = 0;
+	while (i < n) {
+		unsigned c = s[i];
+		if (c < 0x80) {
+			i++;
+			continue;
+		}
+		size_t len;
+		unsigned min;
+		if ((c & 0xe0) == 0xc0) {
+			len = 2;
+			min = 0x80;
+			c &= 0x1f;
+		} else if ((c & 0xf0) == 0xe0) {
+			len = 3;
+			min = 0x800;
+			c &= 0x0f;
+		} else if ((c & 0xf8) == 0xf0) {
+			len = 4;
+			min = 0x10000;
+			c &= 0x07;
+		} else {
+			return false;
+		}
+		if (i + len > n)
+			return false;
+		for (size_t k = 1; k < len; k++) {
+			if ((s[i + k] & 0xc0) != 0x80)
+				return false;
+			c = (c << 6) | (s[i + k] & 0x3f);
+		}
+		if (c < min || c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff))
+			return false;
+		i += len;
+	}
+	return true;
+}
+
+bool sp_ev_is_text(const char *s, size_t n)
+{
+	if (n == 0)
+		return false;
+	bool high = false;
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if (c < 0x20 || c == 0x7f)
+			return false;
+		if (c >= 0x80)
+			high = true;
+	}
+	return !high || utf8_valid((const unsigned char *)s, n);
+}
+
+bool sp_ev_is_hex(const char *s, size_t n, size_t want)
+{
+	if (n != want)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
+			return false;
+	return true;
+}
+
+/* ---- file kinds and their columns -------------------------------------- */
+static const char *const cols_ops[] = {"ts", "scenario", "api", "operation", "latency_ms", "result",
+				       "generation", "error_code", NULL};
+static const char *const cols_lat[] = {"ts", "scenario", "operation", "latency_ms", "warmup", NULL};
+static const char *const cols_samples[] = {"ts",
+					   "wall",
+					   "phase",
+					   "owned_processes",
+					   "owned_threads",
+					   "owned_rss_bytes",
+					   "owned_cpu_seconds",
+					   "owned_fds",
+					   "owned_mounts",
+					   "owned_sockets",
+					   "owned_cgroups",
+					   "disk_bytes",
+					   "global_processes",
+					   "global_mounts",
+					   "runner_rss_bytes",
+					   "runner_fds",
+					   NULL};
+static const char *const cols_caps[] = {"scenario",	       "attempted", "succeeded", "expected_faults",
+					"unexpected_failures", "result",    NULL};
+static const char *const cols_faults[] = {"fault_id", "target",	 "expected", "started", "ended",
+					  "recovery_ms", "rto_ms", "result",   NULL};
+
+static const struct {
+	const char *name, *stem;
+	const char *const *cols;
+} kinds[SP_EV_NFILES] = {
+	[SP_EV_OPERATIONS] = {"operations.tsv", "operations", cols_ops},
+	[SP_EV_LATENCY] = {"latency.tsv", "latency", cols_lat},
+	[SP_EV_SAMPLES] = {"resource-samples.tsv", "samples", cols_samples},
+	[SP_EV_CAPABILITIES] = {"capability-results.tsv", "capabilities", cols_caps},
+	[SP_EV_FAULTS] = {"faults.tsv", "faults", cols_faults},
+};
+
+const char *sp_ev_file_name(enum sp_ev_file f)
+{
+	return f < SP_EV_NFILES ? kinds[f].name : "?";
+}
+
+const char *sp_ev_file_stem(enum sp_ev_file f)
+{
+	return f < SP_EV_NFILES ? kinds[f].stem : "?";
+}
+
+const char *sp_ev_counter_name(enum sp_ev_counter c)
+{
+	return c < SP_C_NCOUNTERS ? cols_samples[3 + c] : "?";
+}
+
+/* ---- opening files of a bundle ----------------------------------------- */
+int sp_ev_open_regular(const char *path)
+{
+	/* O_NONBLOCK: a fifo planted in a bundle must not hang the verifier */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW | O_NONBLOCK);
+	if (fd < 0)
+		return -errno;
+	struct stat st;
+	if (fstat(fd, &st) < 0) {
+		int e = errno;
+		close(fd);
+		return -e;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		close(fd);
+		return -EINVAL;
+	}
+	int fl = fcntl(fd, F_GETFL);
+	if (fl >= 0)
+		fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+	return fd;
+}
+
+const char *sp_ev_strerror(int e)
+{
+	return e == ENOENT ? "missing" : e == EINVAL ? "not a regular file" : e == ELOOP ? "a symlink" : e == EFBIG ? "too large" : strerror(e);
+}
+
+char *sp_ev_read_all(const char *path, size_t max, size_t *len, int *errnum)
+{
+	int fd = sp_ev_open_regular(path);
+	if (fd < 0) {
+		*errnum = -fd;
+		return NULL;
+	}
+	size_t cap = 4096, off = 0;
+	char *buf = sp_xmalloc(cap);
+	for (;;) {
+		if (off + 1 >= cap) {
+			if (cap > max) {
+				free(buf);
+				close(fd);
+				*errnum = EFBIG;
+				return NULL;
+			}
+			cap *= 2;
+			buf = sp_xrealloc(buf, cap);
+		}
+		ssize_t n = read(fd, buf + off, cap - 1 - off);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			*errnum = errno;
+			free(buf);
+			close(fd);
+			return NULL;
+		}
+		if (n == 0)
+			break;
+		off += (size_t)n;
+	}
+	close(fd);
+	if (off > max) {
+		free(buf);
+		*errnum = EFBIG;
+		return NULL;
+	}
+	buf[off] = '\0';
+	*len = off;
+	return buf;
+}
+
+/* ---- reader ------------------------------------------------------------ */
+static int rerr(sp_rows *r, enum sp_ev_err e, const char *fmt, ...) SP_PRINTF(3, 4);
+static int rerr(sp_rows *r, enum sp_ev_err e, const char *fmt, ...)
+{
+	va_list ap;
+	int n = snprintf(r->msg, sizeof r->msg, "%s", kinds[r->kind].name);
+	if (r->line)
+		n += snprintf(r->msg + n, sizeof r->msg - (size_t)n, " line %llu", r->line);
+	n += snprintf(r->msg + n, sizeof r->msg - (size_t)n, ": ");
+	va_start(ap, fmt);
+	vsnprintf(r->msg + n, sizeof r->msg - (size_t)n, fmt, ap);
+	va_end(ap);
+	r->err = e;
+	return -1;
+}
+
+/* next line (without its newline) into line and len: 1, 0 at EOF, -1 error */
+static int next_line(sp_rows *r, char **line, size_t *len)
+{
+	for (;;) {
+		char *p = r->buf + r->start;
+		size_t avail = r->end - r->start;
+		char *nl = avail ? memchr(p, '\n', avail) : NULL;
+		if (nl) {
+			*line = p;
+			*len = (size_t)(nl - p);
+			*nl = '\0';
+			r->start += *len + 1;
+			r->line++;
+			if (*len + 1 > SP_EV_MAX_LINE)
+				return rerr(r, SP_EVE_TYPES, "line longer than %d bytes", SP_EV_MAX_LINE);
+			return 1;
+		}
+		if (r->eof) {
+			if (avail) {
+				r->line++;
+				return rerr(r, SP_EVE_TYPES, "truncated: last line has no newline");
+			}
+			return 0;
+		}
+		if (avail >= SP_EV_MAX_LINE) {
+			r->line++;
+			return rerr(r, SP_EVE_TYPES, "line longer than %d bytes", SP_EV_MAX_LINE);
+		}
+		if (r->start) {
+			memmove(r->buf, p, avail);
+			r->start = 0;
+			r->end = avail;
+		}
+		ssize_t n = read(r->fd, r->buf + r->end, r->cap - r->end);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return rerr(r, SP_EVE_IO, "read: %s", strerror(errno));
+		}
+		if (n == 0) {
+			r->eof = true;
+			if (r->hash)
+				sp_ev_sha256_final(r->hash);
+			continue;
+		}
+		if (r->hash)
+			sp_ev_sha256_update(r->hash, r->buf + r->end, (size_t)n);
+		r->end += (size_t)n;
+	}
+}
+
+/* split line at tabs into r->f; checks control characters and UTF-8 */
+static int split(sp_rows *r, char *line, size_t len, size_t *nf)
+{
+	size_t k = 0;
+	char *fs = line;
+	bool high = false;
+	for (size_t i = 0; i <= len; i++) {
+		unsigned char c = (unsigned char)line[i];
+		if (i == len || c == '\t') {
+			if (k == SP_EV_MAX_COLS)
+				return rerr(r, SP_EVE_TYPES, "more than %d fields", SP_EV_MAX_COLS);
+			line[i] = '\0';
+			r->f[k] = fs;
+			r->flen[k] = (size_t)(line + i - fs);
+			k++;
+			fs = line + i + 1;
+		} else if (c < 0x20 || c == 0x7f) {
+			return rerr(r, SP_EVE_TYPES, "control character 0x%02x in field %zu", c, k + 1);
+		} else if (c >= 0x80) {
+			high = true;
+		}
+	}
+	if (high) {
+		for (size_t i = 0; i < k; i++)
+			if (!utf8_valid((const unsigned char *)r->f[i], r->flen[i]))
+				return rerr(r, SP_EVE_TYPES, "field %zu is not valid UTF-8", i + 1);
+	}
+	*nf = k;
+	return 0;
+}
+
+int sp_rows_open_fd(sp_rows *r, int fd, enum sp_ev_file kind, sp_ev_sha256 *hash)
+{
+	memset(r, 0, sizeof *r);
+	r->kind = kind;
+	r->fd = fd;
+	r->hash = hash;
+	r->cap = READ_BUF;
+	r->buf = sp_xmalloc(r->cap);
+	if (hash)
+		sp_ev_sha256_init(hash);
+	char *line;
+	size_t len, nf;
+	int rc = next_line(r, &line, &len);
+	if (rc == 0) {
+		rerr(r, SP_EVE_PRESENT, "empty file (no header row)");
+		goto fail;
+	}
+	if (rc < 0) {
+		if (r->err == SP_EVE_TYPES)
+			r->err = SP_EVE_COLUMNS;
+		goto fail;
+	}
+	r->hdr_copy = sp_xstrndup(line, len);
+	if (split(r, r->hdr_copy, len, &nf) < 0) {
+		r->err = SP_EVE_COLUMNS;
+		goto fail;
+	}
+	r->ncols = nf;
+	for (size_t i = 0; i < nf; i++) {
+		r->hdr[i] = r->f[i];
+		if (!r->flen[i]) {
+			rerr(r, SP_EVE_COLUMNS, "header column %zu is empty", i + 1);
+			goto fail;
+		}
+		for (size_t j = 0; j < i; j++)
+			if (!strcmp(r->hdr[i], r->hdr[j])) {
+				rerr(r, SP_EVE_COLUMNS, "column '%s' appears twice in the header", r->hdr[i]);
+				goto fail;
+			}
+	}
+	const char *const *cols = kinds[kind].cols;
+	for (size_t c = 0; cols[c]; c++) {
+		r->col[c] = -1;
+		for (size_t i = 0; i < nf; i++)
+			if (!strcmp(r->hdr[i], cols[c]))
+				r->col[c] = (int)i;
+		if (r->col[c] < 0) {
+			rerr(r, SP_EVE_COLUMNS, "required column '%s' missing from the header", cols[c]);
+			goto fail;
+		}
+	}
+	if (kind == SP_EV_SAMPLES) {
+		for (size_t i = 0; i < nf; i++) {
+			if (!sp_startswith(r->hdr[i], "extra."))
+				continue;
+			if (r->nextra == SP_EV_MAX_EXTRA) {
+				rerr(r, SP_EVE_COLUMNS, "more than %d extra.* columns", SP_EV_MAX_EXTRA);
+				goto fail;
+			}
+			if (!r->hdr[i][6]) {
+				rerr(r, SP_EVE_COLUMNS, "column %zu: 'extra.' without a counter name", i + 1);
+				goto fail;
+			}
+			r->extra_col[r->nextra] = (int)i;
+			r->extra_name[r->nextra++] = r->hdr[i];
+		}
+	}
+	return 0;
+fail:
+	sp_rows_close(r);
+	return -1;
+}
+
+int sp_rows_open(sp_rows *r, const char *dir, enum sp_ev_file kind, sp_ev_sha256 *hash)
+{
+	_cleanup_free_ char *path = sp_xasprintf("%s/%s", dir, kinds[kind].name);
+	int fd = sp_ev_open_regular(path);
+	if (fd < 0) {
+		memset(r, 0, sizeof *r);
+		r->kind = kind;
+		r->fd = -1;
+		return rerr(r, SP_EVE_PRESENT, "%s", sp_ev_strerror(-fd));
+	}
+	return sp_rows_open_fd(r, fd, kind, hash);
+}
+
+int sp_rows_next_raw(sp_rows *r)
+{
+	char *line;
+	size_t len, nf;
+	int rc = next_line(r, &line, &len);
+	if (rc <= 0)
+		return rc;
+	if (split(r, line, len, &nf) < 0)
+		return -1;
+	if (nf != r->ncols)
+		return rerr(r, SP_EVE_TYPES, "%zu fields, the header has %zu", nf, r->ncols);
+	return 1;
+}
+
+void sp_rows_close(sp_rows *r)
+{
+	if (r->fd >= 0)
+		close(r->fd);
+	r->fd = -1;
+	free(r->buf);
+	r->buf = NULL;
+	free(r->hdr_copy);
+	r->hdr_copy = NULL;
+	if (r->hash && !r->hash->done)
+		sp_ev_sha256_free(r->hash);
+}
+
+/* ---- typed rows -------------------------------------------------------- */
+#define FIELD(c) r->f[r->col[c]], r->flen[r->col[c]]
+
+static int bad(sp_rows *r, int c, const char *what)
+{
+	const char *const *cols = kinds[r->kind].cols;
+	size_t n = r->flen[r->col[c]];
+	return rerr(r, SP_EVE_TYPES, "column %s: '%.*s' is not %s", cols[c], (int)(n > 40 ? 40 : n),
+		    r->f[r->col[c]], what);
+}
+
+static int get_dec(sp_rows *r, int c, double *out)
+{
+	return sp_ev_parse_dec(FIELD(c), out) < 0 ? bad(r, c, "a non-negative decimal") : 0;
+}
+
+static int get_int(sp_rows *r, int c, long long *out)
+{
+	return sp_ev_parse_int(FIELD(c), out) < 0 ? bad(r, c, "a non-negative integer") : 0;
+}
+
+static int get_text(sp_rows *r, int c, const char **out)
+{
+	/* control characters and UTF-8 were checked by split() */
+	if (!r->flen[r->col[c]])
+		return bad(r, c, "a non-empty value");
+	*out = r->f[r->col[c]];
+	return 0;
+}
+
+static int get_passfail(sp_rows *r, int c, bool *pass)
+{
+	const char *v = r->f[r->col[c]];
+	if (!strcmp(v, "pass"))
+		*pass = true;
+	else if (!strcmp(v, "fail"))
+		*pass = false;
+	else
+		return bad(r, c, "pass or fail");
+	return 0;
+}
+
+int sp_ops_next(sp_rows *r, sp_op *op)
+{
+	int rc = sp_rows_next_raw(r);
+	if (rc <= 0)
+		return rc;
+	if (get_dec(r, 0, &op->ts) < 0 || get_text(r, 1, &op->scenario) < 0 || get_text(r, 2, &op->api) < 0 ||
+	    get_text(r, 3, &op->operation) < 0 || get_dec(r, 4, &op->latency_ms) < 0 ||
+	    get_int(r, 6, &op->generation) < 0)
+		return -1;
+	const char *res = r->f[r->col[5]];
+	if (!strcmp(res, "ok"))
+		op->result = SP_RES_OK;
+	else if (!strcmp(res, "fail"))
+		op->result = SP_RES_FAIL;
+	else if (!strcmp(res, "expected_fault"))
+		op->result = SP_RES_EXPECTED_FAULT;
+	else
+		return bad(r, 5, "ok, fail or expected_fault");
+	const char *ec = r->f[r->col[7]];
+	size_t ecl = r->flen[r->col[7]];
+	if (!ecl || ecl > 64 || strchr(ec, ' '))
+		return bad(r, 7, "'-' or a sanitized error code (no spaces, 1-64 characters)");
+	op->error_code = ec;
+	return 1;
+}
+
+int sp_latency_next(sp_rows *r, sp_lat *l)
+{
+	int rc = sp_rows_next_raw(r);
+	if (rc <= 0)
+		return rc;
+	if (get_dec(r, 0, &l->ts) < 0 || get_text(r, 1, &l->scenario) < 0 || get_text(r, 2, &l->operation) < 0 ||
+	    get_dec(r, 3, &l->latency_ms) < 0)
+		return -1;
+	const char *w = r->f[r->col[4]];
+	if (!strcmp(w, "0"))
+		l->warmup = 0;
+	else if (!strcmp(w, "1"))
+		l->warmup = 1;
+	else
+		return bad(r, 4, "0 or 1");
+	return 1;
+}
+
+int sp_samples_next(sp_rows *r, sp_ev_sample *s)
+{
+	int rc = sp_rows_next_raw(r);
+	if (rc <= 0)
+		return rc;
+	if (get_dec(r, 0, &s->ts) < 0)
+		return -1;
+	s->wall = r->f[r->col[1]];
+	if (!sp_ev_is_iso8601(FIELD(1)))
+		return bad(r, 1, "an ISO 8601 UTC time (2026-01-01T00:00:00Z)");
+	const char *ph = r->f[r->col[2]];
+	if (!strcmp(ph, "start"))
+		s->phase = SP_PHASE_START;
+	else if (!strcmp(ph, "periodic"))
+		s->phase = SP_PHASE_PERIODIC;
+	else if (!strcmp(ph, "final"))
+		s->phase = SP_PHASE_FINAL;
+	else
+		return bad(r, 2, "start, periodic or final");
+	for (int c = 0; c < SP_C_NCOUNTERS; c++) {
+		if (c == SP_C_OWNED_CPU_SECONDS) {
+			s->c[c] = 0;
+			if (get_dec(r, 3 + c, &s->cpu_seconds) < 0)
+				return -1;
+		} else if (get_int(r, 3 + c, &s->c[c]) < 0) {
+			return -1;
+		}
+	}
+	for (size_t i = 0; i < r->nextra; i++) {
+		if (sp_ev_parse_int(r->f[r->extra_col[i]], r->flen[r->extra_col[i]], &s->extra[i]) < 0) {
+			size_t n = r->flen[r->extra_col[i]];
+			return rerr(r, SP_EVE_TYPES, "column %s: '%.*s' is not a non-negative integer",
+				    r->extra_name[i], (int)(n > 40 ? 40 : n), r->f[r->extra_col[i]]);
+		}
+	}
+	return 1;
+}
+
+int sp_caps_next(sp_rows *r, sp_cap *c)
+{
+	int rc = sp_rows_next_raw(r);
+	if (rc <= 0)
+		return rc;
+	if (get_text(r, 0, &c->scenario) < 0 || get_int(r, 1, &c->attempted) < 0 ||
+	    get_int(r, 2, &c->succeeded) < 0 || get_int(r, 3, &c->expected_faults) < 0 ||
+	    get_int(r, 4, &c->unexpected_failures) < 0 || get_passfail(r, 5, &c->pass) < 0)
+		return -1;
+	return 1;
+}
+
+int sp_faults_next(sp_rows *r, sp_fault *f)
+{
+	int rc = sp_rows_next_raw(r);
+	if (rc <= 0)
+		return rc;
+	const char *id = r->f[r->col[0]];
+	if (r->flen[r->col[0]] != 3 || id[0] != 'F' || id[1] < '0' || id[1] > '9' || id[2] < '0' || id[2] > '9')
+		return bad(r, 0, "a fault id F01..F99");
+	f->fault_id = id;
+	if (get_text(r, 1, &f->target) < 0 || get_text(r, 2, &f->expected) < 0 || get_dec(r, 3, &f->started) < 0 ||
+	    get_dec(r, 4, &f->ended) < 0 || get_dec(r, 5, &f->recovery_ms) < 0 || get_dec(r, 6, &f->rto_ms) < 0 ||
+	    get_passfail(r, 7, &f->pass) < 0)
+		return -1;
+	return 1;
+}

@@ -1,0 +1,354 @@
+/* Evidence bundles (schema sandprobe.evidence.v1, docs/evidence-format.md):
+ * streaming parsers shared by soak (writer), verify (judge) and report
+ * (renderer). Everything here reads untrusted input: every parser bounds its
+ * memory (fixed line buffer, chunked hashing) and names file/line/field in
+ * its messages.
+ *
+ * Reading a bundle (as report and soak do):
+ *   char msg[512]; const char *kind;
+ *   sp_meta m; if (sp_meta_load(&m, dir, NULL, msg, sizeof msg, &kind) < 0) ...
+ *   sp_rows r; if (sp_rows_open(&r, dir, SP_EV_OPERATIONS, NULL) < 0) ... r.msg
+ *   sp_op op; int rc; while ((rc = sp_ops_next(&r, &op)) > 0) { ... }
+ *   if (rc < 0) ... r.msg names file, line and column
+ *   sp_rows_close(&r); sp_meta_free(&m);
+ * and the same with sp_samples_next, sp_latency_next, sp_caps_next and
+ * sp_faults_next; sp_inventory_load and sp_summary_load for the JSON files;
+ * sp_ev_manifest_build to write a MANIFEST; sp_verify for the whole verdict. */
+#ifndef SP_EVIDENCE_H
+#define SP_EVIDENCE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "core/error.h"
+
+#define SP_EVIDENCE_SCHEMA "sandprobe.evidence.v1"
+#define SP_INVENTORY_SCHEMA "sandprobe.inventory.v1"
+#define SP_SUMMARY_SCHEMA "sandprobe.summary.v1"
+#define SP_VERIFY_SCHEMA "sandprobe.verify.v1"
+#define SP_BASELINE_SCHEMA "sandprobe.baseline.v1"
+
+/* longest accepted TSV / metadata line (bytes, newline included) */
+#define SP_EV_MAX_LINE 65536
+/* logs/ files: 64 KiB plus the "[... N bytes elided ...]" line */
+#define SP_EV_MAX_LOG (65536 + 128)
+
+/* ---- values ----------------------------------------------------------- */
+/* Non-negative decimal "123" or "12.345" (no sign, exponent, inf or nan).
+ * 0 on success, -1 when s is not one. */
+int sp_ev_parse_dec(const char *s, size_t n, double *out);
+/* Non-negative integer of at most 18 digits. */
+int sp_ev_parse_int(const char *s, size_t n, long long *out);
+/* 2026-01-01T00:00:00Z, optionally with .fraction before Z */
+bool sp_ev_is_iso8601(const char *s, size_t n);
+/* non-empty, valid UTF-8, no control characters */
+bool sp_ev_is_text(const char *s, size_t n);
+bool sp_ev_is_hex(const char *s, size_t n, size_t want);
+
+/* Open a bundle file for reading: never follows a symlink, never blocks on
+ * a fifo; -errno (-EINVAL: not a regular file). */
+int sp_ev_open_regular(const char *path);
+/* Whole regular file (at most max bytes, else EFBIG) NUL-terminated, or NULL
+ * with *errnum. */
+char *sp_ev_read_all(const char *path, size_t max, size_t *len, int *errnum);
+/* "missing", "not a regular file", "a symlink", "too large" or strerror */
+const char *sp_ev_strerror(int e);
+
+/* ---- metadata.txt ----------------------------------------------------- */
+typedef struct sp_kv {
+	char *key, *value;
+	unsigned line;
+} sp_kv;
+
+typedef struct sp_thresholds {
+	double min_span_s, max_interval_s, max_gap_s, min_success_ratio;
+	double rss_slope_mib_per_day, p95_regression_pct;
+	long long min_periodic_samples, fd_growth_max, disk_budget_bytes;
+} sp_thresholds;
+
+typedef struct sp_meta {
+	sp_kv *kv;
+	size_t n;
+	/* typed view, valid when sp_meta_load returned 0 */
+	const char *schema, *run_id, *profile;
+	char **scenarios; /* declared scenario ids */
+	size_t nscenarios;
+	char **faults; /* declared fault ids (empty for "none") */
+	size_t nfaults;
+	double duration_s, sample_interval_s, warmup_s;
+	sp_thresholds th;
+} sp_meta;
+
+typedef struct sp_ev_sha256 sp_ev_sha256;
+/* Generic key=value parser (one key once, "key=value" per line, newline at
+ * the end). 0, or -1 with msg ("line N: ..."). */
+int sp_kv_parse_buf(const char *buf, size_t len, sp_kv **out, size_t *n, char *msg, size_t msgsz);
+const char *sp_kv_get(const sp_kv *kv, size_t n, const char *key);
+void sp_kv_free(sp_kv *kv, size_t n);
+
+/* Parse and type-check dir/metadata.txt (hash, may be NULL, receives its
+ * SHA-256). Returns 0, or -1 with msg naming the line and key; *kind is
+ * "schema" when the schema is missing or unknown, "keys" for any other
+ * problem, "present" when the file is missing/empty. */
+int sp_meta_load(sp_meta *m, const char *dir, sp_ev_sha256 *hash, char *msg, size_t msgsz, const char **kind);
+int sp_meta_parse_buf(sp_meta *m, const char *buf, size_t len, char *msg, size_t msgsz, const char **kind);
+void sp_meta_free(sp_meta *m);
+
+/* named profiles of evidence.md; false when name is not one (custom is) */
+bool sp_profile_thresholds(const char *name, sp_thresholds *out);
+/* out = the stricter of a and b, field by field */
+void sp_thresholds_stricter(const sp_thresholds *a, const sp_thresholds *b, sp_thresholds *out);
+
+/* ---- TSV files -------------------------------------------------------- */
+enum sp_ev_file {
+	SP_EV_OPERATIONS,
+	SP_EV_LATENCY,
+	SP_EV_SAMPLES,
+	SP_EV_CAPABILITIES,
+	SP_EV_FAULTS,
+	SP_EV_NFILES
+};
+const char *sp_ev_file_name(enum sp_ev_file f); /* "operations.tsv" */
+const char *sp_ev_file_stem(enum sp_ev_file f); /* "operations" (gate ids) */
+
+/* failure classes of a row reader */
+enum sp_ev_err { SP_EVE_NONE, SP_EVE_PRESENT, SP_EVE_COLUMNS, SP_EVE_TYPES, SP_EVE_IO };
+
+enum { SP_RES_OK, SP_RES_FAIL, SP_RES_EXPECTED_FAULT };
+enum { SP_PHASE_START, SP_PHASE_PERIODIC, SP_PHASE_FINAL };
+
+/* counters of resource-samples.tsv, in column order */
+enum sp_ev_counter {
+	SP_C_OWNED_PROCESSES,
+	SP_C_OWNED_THREADS,
+	SP_C_OWNED_RSS_BYTES,
+	SP_C_OWNED_CPU_SECONDS, /* decimal: stored in dvalue */
+	SP_C_OWNED_FDS,
+	SP_C_OWNED_MOUNTS,
+	SP_C_OWNED_SOCKETS,
+	SP_C_OWNED_CGROUPS,
+	SP_C_DISK_BYTES,
+	SP_C_GLOBAL_PROCESSES,
+	SP_C_GLOBAL_MOUNTS,
+	SP_C_RUNNER_RSS_BYTES,
+	SP_C_RUNNER_FDS,
+	SP_C_NCOUNTERS
+};
+const char *sp_ev_counter_name(enum sp_ev_counter c);
+
+#define SP_EV_MAX_COLS 128
+#define SP_EV_MAX_EXTRA 64
+
+/* Streaming row reader: fixed buffer, one row at a time. */
+typedef struct sp_rows {
+	enum sp_ev_file kind;
+	int fd;
+	char *buf;
+	size_t cap, start, end; /* unread bytes are buf[start..end) */
+	bool eof;
+	unsigned long long line;
+	char *hdr_copy;
+	const char *hdr[SP_EV_MAX_COLS];
+	size_t ncols;
+	int col[16]; /* index of each required column, in the kind's order */
+	int extra_col[SP_EV_MAX_EXTRA];
+	const char *extra_name[SP_EV_MAX_EXTRA]; /* "extra.<name>" */
+	size_t nextra;
+	char *f[SP_EV_MAX_COLS]; /* fields of the current row */
+	size_t flen[SP_EV_MAX_COLS];
+	sp_ev_sha256 *hash;
+	enum sp_ev_err err;
+	char msg[512];
+} sp_rows;
+
+/* Open dir/<file>, read and check its header. hash (may be NULL) receives
+ * every byte read. 0, or -1 with r->err and r->msg set (the reader is
+ * closed again). */
+int sp_rows_open(sp_rows *r, const char *dir, enum sp_ev_file kind, sp_ev_sha256 *hash);
+/* Same over an already open fd (taken over). */
+int sp_rows_open_fd(sp_rows *r, int fd, enum sp_ev_file kind, sp_ev_sha256 *hash);
+/* Next raw row: 1, 0 at the end, -1 on error (r->err, r->msg). */
+int sp_rows_next_raw(sp_rows *r);
+void sp_rows_close(sp_rows *r);
+
+typedef struct sp_op {
+	double ts, latency_ms;
+	const char *scenario, *api, *operation, *error_code;
+	int result; /* SP_RES_* */
+	long long generation;
+} sp_op;
+
+typedef struct sp_lat {
+	double ts, latency_ms;
+	const char *scenario, *operation;
+	int warmup;
+} sp_lat;
+
+typedef struct sp_ev_sample {
+	double ts;
+	const char *wall;
+	int phase; /* SP_PHASE_* */
+	long long c[SP_C_NCOUNTERS]; /* integers (cpu seconds: 0, see cpu_seconds) */
+	double cpu_seconds;
+	long long extra[SP_EV_MAX_EXTRA]; /* r->extra_name[i] */
+} sp_ev_sample;
+
+typedef struct sp_cap {
+	const char *scenario;
+	long long attempted, succeeded, expected_faults, unexpected_failures;
+	bool pass;
+} sp_cap;
+
+typedef struct sp_fault {
+	const char *fault_id, *target, *expected;
+	double started, ended, recovery_ms, rto_ms;
+	bool pass;
+} sp_fault;
+
+/* typed iterators: 1 row, 0 end, -1 error (r->err SP_EVE_TYPES names the
+ * line and column). Strings point into the reader's buffer: valid until the
+ * next call. */
+int sp_ops_next(sp_rows *r, sp_op *op);
+int sp_latency_next(sp_rows *r, sp_lat *l);
+int sp_samples_next(sp_rows *r, sp_ev_sample *s);
+int sp_caps_next(sp_rows *r, sp_cap *c);
+int sp_faults_next(sp_rows *r, sp_fault *f);
+
+/* ---- JSON files ------------------------------------------------------- */
+typedef struct sp_res_id {
+	char *type, *id;
+} sp_res_id;
+typedef struct sp_inventory {
+	sp_res_id *v;
+	size_t n;
+} sp_inventory;
+/* parse an inventory document; 0 or -1 with msg */
+int sp_inventory_parse(sp_inventory *inv, const char *buf, size_t len, char *msg, size_t msgsz);
+int sp_inventory_load(sp_inventory *inv, const char *path, sp_ev_sha256 *hash, char *msg, size_t msgsz);
+/* set equality of (type,id); on difference msg names the first one */
+bool sp_inventory_equal(const sp_inventory *a, const sp_inventory *b, char *msg, size_t msgsz);
+void sp_inventory_free(sp_inventory *inv);
+
+typedef struct sp_summary {
+	char *run_id, *profile, *stop_condition, *cleanup, *evidence_path;
+	double requested_duration_s, measured_duration_s, span_s, max_gap_s, warmup_end_s;
+	long long sample_count, periodic_samples;
+	long long ops_total, ops_ok, ops_fail, ops_expected_fault, unexpected_failures;
+} sp_summary;
+int sp_summary_parse(sp_summary *s, const char *buf, size_t len, char *msg, size_t msgsz);
+int sp_summary_load(sp_summary *s, const char *path, sp_ev_sha256 *hash, char *msg, size_t msgsz);
+void sp_summary_free(sp_summary *s);
+
+/* ---- hashing, MANIFEST, signature -------------------------------------- */
+struct sp_ev_sha256 {
+	void *ctx; /* EVP_MD_CTX */
+	bool done;
+	unsigned char digest[32];
+};
+void sp_ev_sha256_init(sp_ev_sha256 *h);
+void sp_ev_sha256_update(sp_ev_sha256 *h, const void *p, size_t n);
+void sp_ev_sha256_final(sp_ev_sha256 *h); /* fills digest, frees ctx */
+void sp_ev_sha256_free(sp_ev_sha256 *h);
+/* hash a whole file in chunks; 0 or -errno; *size gets its length */
+int sp_ev_sha256_file(const char *path, unsigned char digest[32], unsigned long long *size);
+
+typedef struct sp_ev_manifest_entry {
+	char *path;
+	unsigned char digest[32];
+} sp_ev_manifest_entry;
+typedef struct sp_ev_manifest {
+	sp_ev_manifest_entry *v;
+	size_t n;
+} sp_ev_manifest;
+/* "<64 hex>  <relative path>\n" lines, sorted by path (byte order), no
+ * duplicates, no absolute paths and no "." or ".." components. */
+int sp_ev_manifest_parse(sp_ev_manifest *m, const char *buf, size_t len, char *msg, size_t msgsz);
+void sp_ev_manifest_free(sp_ev_manifest *m);
+/* relative paths of every file of the bundle except MANIFEST, MANIFEST.sig
+ * and verify.out, sorted; non-regular entries (symlinks, fifos) fail. */
+int sp_bundle_list(const char *dir, char ***paths, size_t *n, char *msg, size_t msgsz);
+/* MANIFEST text for dir (what the soak runner writes) */
+char *sp_ev_manifest_build(const char *dir, char *msg, size_t msgsz);
+
+/* Ed25519. Loading a PEM public key: 0 or -1 with msg (usage error). */
+int sp_pubkey_load(void **pkey, const char *path, char *msg, size_t msgsz);
+void sp_pubkey_free(void *pkey);
+/* 1 valid, 0 invalid (msg says why) */
+int sp_sig_verify(void *pkey, const void *data, size_t len, const char *sig_b64, size_t siglen, char *msg,
+		  size_t msgsz);
+
+/* ---- statistics -------------------------------------------------------- */
+typedef struct sp_dvec {
+	double *v;
+	size_t n, cap;
+} sp_dvec;
+void sp_dvec_push(sp_dvec *d, double x);
+void sp_dvec_free(sp_dvec *d);
+/* nearest-rank quantile: the value of rank ceil(p/100 * n) (1-based) of the
+ * sorted data, found by selection (reorders v). n must be > 0. */
+double sp_quantile(double *v, size_t n, double p);
+
+/* online least squares (Welford co-moments) */
+typedef struct sp_linreg {
+	unsigned long long n;
+	double mx, my, sxx, sxy, xmin, xmax;
+} sp_linreg;
+void sp_linreg_add(sp_linreg *l, double x, double y);
+/* slope dy/dx; 0 with fewer than 2 distinct x */
+double sp_linreg_slope(const sp_linreg *l);
+
+/* ---- baseline ---------------------------------------------------------- */
+typedef struct sp_baseline_entry {
+	char *scenario;
+	unsigned long long count;
+	double p50, p95, p99;
+} sp_baseline_entry;
+typedef struct sp_baseline {
+	char *run_id;
+	sp_baseline_entry *v;
+	size_t n;
+} sp_baseline;
+int sp_baseline_load(sp_baseline *b, const char *path, char *msg, size_t msgsz);
+const sp_baseline_entry *sp_baseline_get(const sp_baseline *b, const char *scenario);
+void sp_baseline_free(sp_baseline *b);
+
+/* ---- the verdict ------------------------------------------------------- */
+enum { SP_GATE_PASS, SP_GATE_FAIL };
+typedef struct sp_gate {
+	char id[64];
+	int status;
+	char measured[64], threshold[64];
+	char message[320];
+} sp_gate;
+
+typedef struct sp_verdict {
+	char *bundle, *profile;
+	sp_gate *g;
+	size_t n, cap;
+	size_t npass, nfail;
+	/* per-scenario post-warm-up latency quantiles (for --emit-baseline) */
+	sp_baseline lat;
+} sp_verdict;
+
+typedef struct sp_verify_opts {
+	const char *profile;       /* --profile, NULL for the bundle's own */
+	const sp_baseline *baseline; /* --baseline, may be NULL */
+	void *pubkey;              /* --pubkey (EVP_PKEY), may be NULL */
+} sp_verify_opts;
+
+/* Judge the bundle in dir. Gate failures are results, not errors: returns 0
+ * (then v->nfail says the verdict) or -1 with err for internal errors. */
+int sp_verify(const char *dir, const sp_verify_opts *o, sp_verdict *v, sp_error *err);
+void sp_verdict_free(sp_verdict *v);
+const sp_gate *sp_verdict_find(const sp_verdict *v, const char *id);
+void sp_verdict_print_text(const sp_verdict *v, FILE *f);
+void sp_verdict_print_json(const sp_verdict *v, FILE *f);
+/* write v->lat as a baseline JSON file (atomic rename); 0 or -1 with err */
+int sp_baseline_write(const sp_verdict *v, const char *path, sp_error *err);
+
+/* the self-test of verify: TAP lines on f; 0 when every case behaves */
+int sp_verify_selftest(FILE *f, bool verbose);
+
+#endif

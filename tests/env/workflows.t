@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Workflow checks: a usable sandbox passes them all; a sandbox whose scratch
+# dir is read-only, one whose tmpfs is too small for the large file, and one
+# that cannot fork each fail the checks that cover them.
+. "$(dirname "$0")/../lib/tap.sh"
+need jq
+need bwrap
+need_root
+
+D="$SP_DOCTOR"
+st() { printf '%s' "$2" | json_status "$1"; }
+obs() { printf '%s' "$2" | jq -r --arg id "$1" '.results[] | select(.id == $id) | .observed'; }
+ALL="wf.write_read wf.fork_exec wf.pipes wf.bigfile wf.tmpdir wf.signals"
+
+# a usable sandbox: read-only root, private tmpfs /tmp
+rep=$(bwrap --ro-bind / / --proc /proc --dev /dev --tmpfs /tmp --unshare-pid "$D" --format json -k wf)
+for id in $ALL; do
+	is "$(st $id "$rep")" pass "usable bwrap sandbox: $id passes" || echo "# $(obs $id "$rep")"
+done
+like "$(obs wf.bigfile "$rep")" 'wrote 10485760 bytes.*removed, verified gone' "10 MiB written, digest compared, file removed"
+
+# the scratch dir is read-only
+T=$(mktemp -d /tmp/sandprobe-test.XXXXXX)
+at_exit "rm -rf '$T'" # registered here: inside $(...) it would be lost
+rep=$(bwrap --ro-bind / / --proc /proc --dev /dev "$D" --format json -k wf --set workflows.dir="$T")
+for id in wf.write_read wf.bigfile wf.tmpdir; do
+	is "$(st $id "$rep")" fail "read-only scratch dir: $id fails"
+done
+is "$(st wf.pipes "$rep")" pass "read-only scratch dir: pipes still work"
+
+# a 2 MiB tmpfs: small files fit, the 10 MiB file does not
+rep=$(bwrap --ro-bind / / --proc /proc --dev /dev --size 2097152 --tmpfs /tmp "$D" --format json -k wf)
+is "$(st wf.write_read "$rep")" pass "2 MiB tmpfs: small file fits"
+is "$(st wf.bigfile "$rep")" fail "2 MiB tmpfs: the 10 MiB file does not fit"
+like "$(obs wf.bigfile "$rep")" 'ENOSPC' "the failure names ENOSPC"
+ls -A "$T" | grep -q sandprobe && fail_left=1 || fail_left=0
+is "$fail_left" 0 "nothing left behind in the scratch dir"
+
+# no fork beyond the doctor's own probe child: RLIMIT_NPROC for an
+# unprivileged user (the runner's child is the second process)
+if command -v setpriv >/dev/null && command -v prlimit >/dev/null; then
+	# a uid nobody else runs as: RLIMIT_NPROC counts every process of the uid
+	nuid=$((61000 + $$ % 1000))
+	rep=$(cd / && setpriv --reuid=$nuid --regid=$nuid --clear-groups prlimit --nproc=2 "$D" --format json -k "wf.fork_exec or wf.pipes or wf.signals" 2>/dev/null)
+	for id in wf.fork_exec wf.pipes wf.signals; do
+		is "$(st $id "$rep")" fail "fork refused by RLIMIT_NPROC: $id fails" || echo "# $(obs $id "$rep") / $(printf '%s' "$rep" | jq -r --arg id $id '.results[]|select(.id==$id)|.detail')"
+	done
+else
+	skip "setpriv/prlimit missing"; skip "setpriv"; skip "setpriv"
+fi
+
+done_testing

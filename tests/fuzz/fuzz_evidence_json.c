@@ -1,0 +1,26 @@
+/* libFuzzer harness: the JSON documents of a bundle (inventories, summary).
+ * The first byte picks the parser. */
+#include <stdint.h>
+
+#include "evidence/evidence.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	char msg[512];
+	if (size < 1)
+		return 0;
+	const char *doc = (const char *)data + 1;
+	if (data[0] & 1) {
+		sp_summary s;
+		if (sp_summary_parse(&s, doc, size - 1, msg, sizeof msg) == 0)
+			sp_summary_free(&s);
+	} else {
+		sp_inventory a;
+		if (sp_inventory_parse(&a, doc, size - 1, msg, sizeof msg) == 0) {
+			(void)sp_inventory_equal(&a, &a, msg, sizeof msg);
+			sp_inventory_free(&a);
+		}
+	}
+	return 0;
+}

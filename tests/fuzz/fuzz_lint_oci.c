@@ -1,0 +1,13 @@
+/* libFuzzer: sandprobe lint's oci parser and rules (src/lint/), with the
+ * relation rules against fixed companion files, and every output format. */
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lint/lint.h"
+
+int sp_lint_fuzz_one(sp_lint_kind kind, const unsigned char *data, size_t size);
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	return sp_lint_fuzz_one(SP_LK_OCI, data, size);
+}

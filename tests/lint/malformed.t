@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# Malformed input never crashes the linter: truncated JSON and YAML, wrong
+# types, duplicate keys, huge and deeply nested inputs, binary data. Each is
+# a one-line error naming file:line:column, exit 2, nothing on stdout.
+. "$(dirname "$0")/../lib/tap.sh"
+FIX=$(cd "$(dirname "$0")/fixtures" && pwd)
+T=$(sp_tmpdir)
+
+# expect_usage NAME REGEX FILE [ARGS...]: exit 2, one stderr line matching REGEX, empty stdout
+expect_usage() {
+	local name=$1 re=$2
+	shift 2
+	"$SP_BIN" lint "$@" >"$T/stdout" 2>"$T/stderr"
+	local rc=$?
+	is "$rc" 2 "$name: exit 2"
+	like "$(cat "$T/stderr")" "^sandprobe: $re" "$name: the error names the place"
+	is "$(wc -l <"$T/stderr" | tr -d ' '):$(wc -c <"$T/stdout" | tr -d ' ')" "1:0" "$name: one line on stderr, nothing on stdout"
+}
+
+# truncated JSON: the position is where the text ends
+head -c 300 "$FIX/good/oci.json" >"$T/trunc.json"
+lines=$(wc -l <"$T/trunc.json" | tr -d ' ')
+expect_usage "truncated JSON" "$T/trunc.json:$((lines + 1)):[0-9]+: invalid JSON: " "$T/trunc.json"
+
+# wrong types, located on the offending member
+sed 's/"noNewPrivileges": true/"noNewPrivileges": "yes"/' "$FIX/good/oci.json" >"$T/type.json"
+l=$(grep -n noNewPrivileges "$T/type.json" | cut -d: -f1)
+expect_usage "OCI wrong type" "$T/type.json:$l:5: /process/noNewPrivileges: expected a boolean, got a string" "$T/type.json"
+sed 's/"limit": 256/"limit": "256"/' "$FIX/good/oci.json" >"$T/type2.json"
+expect_usage "OCI wrong type deep" "$T/type2.json:[0-9]+:[0-9]+: /linux/resources/pids/limit: expected an integer" "$T/type2.json"
+printf '{"domains": {"pypi.org": ["ro"]}}\n' >"$T/al.json"
+expect_usage "allowlist wrong type" "$T/al.json:1:14: /domains/pypi.org: expected a string, got an array" "$T/al.json"
+printf '{"inference_providers": []}\n' >"$T/al2.json"
+expect_usage "allowlist without domains" "$T/al2.json:1:1: /: \"domains\" is required" "$T/al2.json"
+printf '{"defaultAction": "SCMP_ACT_ERRNO", "syscalls": [{"names": "mount", "action": "SCMP_ACT_ALLOW"}]}\n' >"$T/sc.json"
+expect_usage "seccomp wrong type" "$T/sc.json:1:51: /syscalls/0/names: expected an array or null, got a string" "$T/sc.json"
+
+# duplicate keys are refused at parse time (a second "pypi.org" could hide the first)
+printf '{"domains": {\n  "pypi.org": "ro",\n  "pypi.org": "rw"}}\n' >"$T/dup.json"
+expect_usage "duplicate key" "$T/dup.json:3:[0-9]+: invalid JSON: duplicate object key" "$T/dup.json"
+
+# YAML: truncated, wrong types
+printf 'services:\n  agent:\n    cap_add: [NET_ADMIN\n' >"$T/trunc.yaml"
+expect_usage "truncated YAML" "$T/trunc.yaml:4:1: invalid YAML: " "$T/trunc.yaml"
+printf 'services: 5\n' >"$T/svc.yaml"
+expect_usage "compose wrong type" "$T/svc.yaml:1:11: /services: expected a mapping, got a scalar" "$T/svc.yaml"
+printf 'apiVersion: v1\nkind: Pod\nspec:\n  containers: nginx\n' >"$T/pod.yaml"
+expect_usage "kube wrong type" "$T/pod.yaml:4:15: /spec/containers: expected a sequence, got a scalar" "$T/pod.yaml"
+printf 'services:\n  a:\n    privileged: [true]\n' >"$T/priv.yaml"
+expect_usage "compose wrong scalar" "$T/priv.yaml:3:17: /services/a/privileged: expected a scalar" "$T/priv.yaml"
+
+# squid: bad directives name the line
+printf 'http_port 3128\nhttp_access maybe all\n' >"$T/bad.conf"
+expect_usage "squid bad http_access" "$T/bad.conf:2:1: http_access needs allow or deny" "$T/bad.conf"
+printf 'http_port 3128\nhttp_access allow nosuchacl\n' >"$T/bad2.conf"
+expect_usage "squid undefined acl" "$T/bad2.conf:2:1: http_access uses undefined acl 'nosuchacl'" "$T/bad2.conf"
+printf 'http_port 127.0.0.1:99999\n' >"$T/bad3.conf"
+expect_usage "squid bad port" "$T/bad3.conf:1:11: http_port '127.0.0.1:99999'" "$T/bad3.conf"
+
+# huge input: refused before it is read into memory
+truncate -s 65M "$T/huge.json"
+expect_usage "huge file" "$T/huge.json: file too large" "$T/huge.json"
+# deep nesting: jansson's depth limit, and ours for YAML flow nesting (libyaml is quadratic there)
+head -c 100000 /dev/zero | tr '\0' '[' >"$T/deep.json"
+expect_usage "deep JSON" "$T/deep.json:1:[0-9]+: invalid JSON: maximum parsing depth" "$T/deep.json"
+{ printf 'services: '; head -c 100000 /dev/zero | tr '\0' '['; } >"$T/deep.yaml"
+start=$(date +%s%N)
+expect_usage "deep YAML" "$T/deep.yaml:1:[0-9]+: YAML nested deeper than 1000 levels" "$T/deep.yaml"
+ms=$(( ($(date +%s%N) - start) / 1000000 ))
+TAP_NAME="deep YAML refused in under 2 s (${ms} ms)" ok test "$ms" -lt 2000
+
+# alias bombs cost nothing: aliases share nodes, walkers follow fixed paths
+{
+	printf 'x-bomb:\n  a: &a [x, x, x, x, x, x, x, x, x]\n'
+	prev=a
+	for k in b c d e f g h i; do printf '  %s: &%s [*%s, *%s, *%s, *%s, *%s, *%s, *%s, *%s, *%s]\n' $k $k $prev $prev $prev $prev $prev $prev $prev $prev $prev; prev=$k; done
+	printf 'services:\n  agent:\n    environment: *i\n'
+} >"$T/bomb.yaml"
+"$SP_BIN" lint "$T/bomb.yaml" >/dev/null 2>"$T/stderr"
+rc=$?
+is "$rc" 2 "alias bomb under environment: a clean type error, exit 2"
+printf 'services: &s\n  a:\n    read_only: true\n    user: "1000"\n    security_opt: [no-new-privileges:true]\n  b: *s\n' >"$T/rec.yaml"
+timeout 10 "$SP_BIN" lint "$T/rec.yaml" >/dev/null 2>&1
+rc=$?
+TAP_NAME="a recursive alias neither hangs nor crashes (exit $rc)" ok test "$rc" -lt 3
+
+# binary, empty, missing, unknown
+printf '{"a":\0}' >"$T/bin.json"
+expect_usage "binary data" "$T/bin.json: binary data" "$T/bin.json"
+: >"$T/empty"
+expect_usage "empty file" "$T/empty: cannot tell what kind" "$T/empty"
+expect_usage "missing file" "$T/nope.json: cannot read: No such file" "$T/nope.json"
+printf '{"hello": "world"}\n' >"$T/what.json"
+expect_usage "unknown JSON kind" "$T/what.json: cannot tell what kind of config this is" "$T/what.json"
+printf '{"domains": {"caf\xe9.example": "ro"}}\n' >"$T/utf.json"
+expect_usage "invalid UTF-8" "$T/utf.json:1:[0-9]+: invalid JSON: " "$T/utf.json"
+# a bad file among good ones: nothing is reported for the good ones
+"$SP_BIN" lint "$FIX/good/oci.json" "$T/dup.json" >"$T/stdout" 2>/dev/null
+is "$?:$(wc -c <"$T/stdout" | tr -d ' ')" "2:0" "one malformed file among good ones: exit 2, no report"
+done_testing

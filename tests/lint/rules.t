@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# Every lint rule has a fixture that raises it (fixtures/trigger/<rule>.*,
+# the clean file of its kind with one change) and a clean file that does not
+# (fixtures/good/*, which as a set raises nothing, not even a note).
+. "$(dirname "$0")/../lib/tap.sh"
+need jq
+FIX=$(cd "$(dirname "$0")/fixtures" && pwd)
+T=$(sp_tmpdir)
+
+rules=$("$SP_BIN" lint --list-rules --format json | jq -r '.rules[].id')
+n=$(printf '%s\n' "$rules" | wc -l)
+TAP_NAME="the catalogue lists at least 50 rules ($n)" ok test "$n" -ge 50
+
+# the clean set, given together so that the relation rules run too
+"$SP_BIN" lint --format json --fail-on note --require-runtime-class runsc "$FIX"/good/* >"$T/good.json"
+is "$?" 0 "the clean fixtures pass with --fail-on note"
+is "$(jq '.findings | length' "$T/good.json")" 0 "the clean fixtures raise no finding"
+is "$(jq '.files | length' "$T/good.json")" 6 "all six clean files were read"
+is "$(jq -r '[.files[].kind] | sort | join(",")' "$T/good.json")" "allowlist,compose,kube,oci,seccomp,squid" \
+	"each clean file was detected as its kind"
+
+trigger_of() { # rule -> the files to lint (a file, or every file of a directory)
+	local base=$FIX/trigger/$1
+	if [ -d "$base" ]; then ls "$base"/*; else ls "$base".json "$base".yaml "$base".conf 2>/dev/null; fi
+}
+
+for r in $rules; do
+	files=$(trigger_of "$r")
+	if [ -z "$files" ]; then
+		_tap_result 1 "$r: has a trigger fixture"
+		continue
+	fi
+	args=()
+	[ -f "$FIX/trigger/$r.args" ] && read -ra args <"$FIX/trigger/$r.args"
+	# shellcheck disable=SC2086
+	"$SP_BIN" lint --format json --fail-on note "${args[@]}" $files >"$T/out.json"
+	rc=$?
+	got=$(jq -r --arg r "$r" '[.findings[] | select(.rule == $r)] | length' "$T/out.json")
+	if [ "$got" -ge 1 ] && [ "$rc" = 1 ]; then
+		_tap_result 0 "$r: raised by its trigger (exit 1)"
+	else
+		_tap_result 1 "$r: raised by its trigger (exit 1)" "exit $rc; findings: $(jq -c '[.findings[].rule]' "$T/out.json")"
+	fi
+	# the finding is located: a line (and a pointer for JSON kinds)
+	is "$(jq -r --arg r "$r" '[.findings[] | select(.rule == $r) | .line != null] | all' "$T/out.json")" true \
+		"$r: every finding has a line"
+	is "$(jq -r --arg r "$r" '[.findings[] | select(.rule == $r)] | length' "$T/good.json")" 0 \
+		"$r: the clean file of its kind does not raise it"
+done
+
+# no stale fixture: every trigger names a rule that exists
+for f in "$FIX"/trigger/*; do
+	b=$(basename "$f"); b=${b%.json}; b=${b%.yaml}; b=${b%.conf}; b=${b%.args}
+	printf '%s\n' "$rules" | grep -qxF "$b" || stale="$stale $b"
+done
+is "${stale:-}" "" "every trigger fixture names an existing rule"
+done_testing

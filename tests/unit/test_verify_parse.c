@@ -1,0 +1,299 @@
+/* Parsers of evidence: values, key=value, TSV rows (streaming reader),
+ * MANIFEST, inventories, summary, baseline. Each accepts what the format
+ * allows and rejects, with the line and field named, what it does not. */
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "evidence/evidence.h"
+#include "unit/tap.h"
+
+static char tmpdir[] = "/tmp/sp-test-verify.XXXXXX";
+
+static void put(const char *name, const char *text, size_t len)
+{
+	char p[256];
+	snprintf(p, sizeof p, "%s/%s", tmpdir, name);
+	int fd = open(p, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (fd < 0 || write(fd, text, len) != (ssize_t)len)
+		abort();
+	close(fd);
+}
+
+static void values(void)
+{
+	double d;
+	long long ll;
+	ok(sp_ev_parse_dec("12.345", 6, &d) == 0 && d == 12.345, "decimal 12.345");
+	ok(sp_ev_parse_dec("0", 1, &d) == 0 && d == 0, "decimal 0");
+	ok(sp_ev_parse_dec("86400.000", 9, &d) == 0 && d == 86400, "decimal 86400.000");
+	ok(sp_ev_parse_dec("0.995", 5, &d) == 0 && d == 0.995, "decimal 0.995 is the nearest double");
+	ok(sp_ev_parse_dec("12345678901234567.5", 19, &d) == 0 && d == 12345678901234567.5, "long decimal via strtod");
+	static const char *const baddec[] = {"", "-1", "+1", "1e3", "nan", "inf", ".5", "5.", "1.2.3", " 1", "1 ", "0x10", "1,5"};
+	for (size_t i = 0; i < sizeof baddec / sizeof baddec[0]; i++)
+		ok(sp_ev_parse_dec(baddec[i], strlen(baddec[i]), &d) < 0, "decimal rejects '%s'", baddec[i]);
+	ok(sp_ev_parse_int("123456789012345678", 18, &ll) == 0 && ll == 123456789012345678LL, "integer of 18 digits");
+	static const char *const badint[] = {"", "-1", "1.0", "1234567890123456789", "12a", " 1"};
+	for (size_t i = 0; i < sizeof badint / sizeof badint[0]; i++)
+		ok(sp_ev_parse_int(badint[i], strlen(badint[i]), &ll) < 0, "integer rejects '%s'", badint[i]);
+	ok(sp_ev_is_iso8601("2026-01-01T00:00:00Z", 20), "ISO 8601 time");
+	ok(sp_ev_is_iso8601("2026-01-01T00:00:00.125Z", 24), "ISO 8601 time with fraction");
+	ok(!sp_ev_is_iso8601("2026-01-01 00:00:00Z", 20), "ISO 8601 needs T");
+	ok(!sp_ev_is_iso8601("2026-01-01T00:00:00+01:00", 25), "ISO 8601 must be UTC (Z)");
+	ok(!sp_ev_is_iso8601("2026-00-01T00:00:00Z", 20), "ISO 8601 month 00 rejected");
+	ok(sp_ev_is_text("caf\xc3\xa9", 5), "UTF-8 text accepted");
+	ok(!sp_ev_is_text("caf\xc3(", 5), "invalid UTF-8 rejected");
+	ok(!sp_ev_is_text("\xc0\xaf", 2), "overlong UTF-8 rejected");
+	ok(!sp_ev_is_text("a\rb", 3), "carriage return rejected");
+	ok(!sp_ev_is_text("", 0), "empty text rejected");
+}
+
+static void kv(void)
+{
+	sp_kv *k;
+	size_t n;
+	char msg[256];
+	const char *good = "a=1\nb.c=x=y\nempty=\n";
+	ok(sp_kv_parse_buf(good, strlen(good), &k, &n, msg, sizeof msg) == 0 && n == 3, "three keys parsed");
+	is_str(sp_kv_get(k, n, "b.c"), "x=y", "value keeps later '='");
+	is_str(sp_kv_get(k, n, "empty"), "", "an empty value");
+	ok(sp_kv_get(k, n, "nope") == NULL, "absent key is NULL");
+	sp_kv_free(k, n);
+	const char *dup = "a=1\nb=2\na=3\n";
+	ok(sp_kv_parse_buf(dup, strlen(dup), &k, &n, msg, sizeof msg) < 0, "duplicate key rejected");
+	like_str(msg, "line 3: key a given twice (first on line 1)", "duplicate key message names both lines");
+	const char *trunc = "a=1\nb=2";
+	ok(sp_kv_parse_buf(trunc, strlen(trunc), &k, &n, msg, sizeof msg) < 0, "missing final newline rejected");
+	like_str(msg, "line 2: truncated", "truncation message names the line");
+	const char *noeq = "a=1\nplain\n";
+	ok(sp_kv_parse_buf(noeq, strlen(noeq), &k, &n, msg, sizeof msg) < 0, "line without '=' rejected");
+	like_str(msg, "line 2: not key=value", "message names line 2");
+	ok(sp_kv_parse_buf("a=1\0\n", 5, &k, &n, msg, sizeof msg) < 0, "NUL byte rejected");
+}
+
+static const char *META =
+	"schema=sandprobe.evidence.v1\nrun_id=r1\nprofile=custom\nscenarios=A,B\ntool_version=1\ntool_commit=c\n"
+	"dirty=0\nhost_kernel=6\nhost_arch=x86_64\nhost_cpus=2\nhost_memory_bytes=1024\nruntime=rt\n"
+	"runtime_version=rt 1\nrootfs_digest=none\nstarted_at=2026-01-01T00:00:00Z\nseed=1\n"
+	"workload_sha256=e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855\nconcurrency=1\nfaults=none\n"
+	"duration_s=60\nsample_interval_s=10\nwarmup_s=5\nthreshold.min_span_s=60\nthreshold.max_interval_s=10\n"
+	"threshold.min_periodic_samples=4\nthreshold.max_gap_s=10\nthreshold.min_success_ratio=0.995\n"
+	"threshold.rss_slope_mib_per_day=50\nthreshold.fd_growth_max=2\nthreshold.p95_regression_pct=30\n"
+	"threshold.disk_budget_bytes=100\n";
+
+static void meta(void)
+{
+	sp_meta m;
+	char msg[256];
+	const char *kind;
+	ok(sp_meta_parse_buf(&m, META, strlen(META), msg, sizeof msg, &kind) == 0, "typed metadata parses");
+	is_int(m.nscenarios, 2, "two scenarios");
+	is_int(m.nfaults, 0, "faults=none is no fault");
+	ok(m.th.min_success_ratio == 0.995 && m.th.fd_growth_max == 2 && m.warmup_s == 5, "thresholds read");
+	sp_meta_free(&m);
+	char *v2 = strdup(META);
+	memcpy(v2 + strlen("schema=sandprobe.evidence.v"), "2", 1);
+	ok(sp_meta_parse_buf(&m, v2, strlen(v2), msg, sizeof msg, &kind) < 0 && !strcmp(kind, "schema"),
+	   "unknown schema version rejected as a schema problem");
+	like_str(msg, "unknown schema 'sandprobe.evidence.v2'", "schema message quotes the value");
+	sp_meta_free(&m);
+	free(v2);
+	char *bad = NULL;
+	if (asprintf(&bad, "%s", META) < 0)
+		abort();
+	char *p = strstr(bad, "host_cpus=2");
+	p[10] = 'x';
+	ok(sp_meta_parse_buf(&m, bad, strlen(bad), msg, sizeof msg, &kind) < 0 && !strcmp(kind, "keys"), "host_cpus=x rejected");
+	like_str(msg, "line 10: key host_cpus: 'x' is not a positive integer", "message names line, key and type");
+	sp_meta_free(&m);
+	free(bad);
+}
+
+static void rows(void)
+{
+	sp_rows r;
+	sp_op op;
+	const char *ops = "ts\textra\tscenario\tapi\toperation\tlatency_ms\tresult\tgeneration\terror_code\n"
+			  "1.5\tq\tA\tcli\tcreate\t12.25\tok\t0\t-\n"
+			  "2\tq\tB\tcli\tstart\t1\texpected_fault\t3\tE_X\n";
+	put("operations.tsv", ops, strlen(ops));
+	sp_ev_sha256 h = {0};
+	ok(sp_rows_open(&r, tmpdir, SP_EV_OPERATIONS, &h) == 0, "operations.tsv opens (columns by name, extra column ok)");
+	ok(sp_ops_next(&r, &op) == 1 && op.ts == 1.5 && !strcmp(op.scenario, "A") && op.latency_ms == 12.25 &&
+		   op.result == SP_RES_OK,
+	   "first row typed");
+	ok(sp_ops_next(&r, &op) == 1 && op.result == SP_RES_EXPECTED_FAULT && op.generation == 3, "second row typed");
+	ok(sp_ops_next(&r, &op) == 0, "end of rows");
+	ok(h.done, "the file was hashed while it was read");
+	unsigned char d[32];
+	char path[256];
+	snprintf(path, sizeof path, "%s/operations.tsv", tmpdir);
+	sp_ev_sha256_file(path, d, NULL);
+	ok(memcmp(d, h.digest, 32) == 0, "streamed digest equals the chunked file digest");
+	sp_rows_close(&r);
+
+	const char *missing = "ts\tscenario\tapi\toperation\tresult\tgeneration\terror_code\n";
+	put("operations.tsv", missing, strlen(missing));
+	ok(sp_rows_open(&r, tmpdir, SP_EV_OPERATIONS, NULL) < 0 && r.err == SP_EVE_COLUMNS, "missing column rejected");
+	like_str(r.msg, "required column 'latency_ms' missing", "message names the column");
+
+	const char *badtype = "ts\tscenario\tapi\toperation\tlatency_ms\tresult\tgeneration\terror_code\n"
+			      "1\tA\tcli\tc\t1\tok\t0\t-\n1\tA\tcli\tc\tfast\tok\t0\t-\n";
+	put("operations.tsv", badtype, strlen(badtype));
+	ok(sp_rows_open(&r, tmpdir, SP_EV_OPERATIONS, NULL) == 0, "opens");
+	ok(sp_ops_next(&r, &op) == 1, "good first row");
+	ok(sp_ops_next(&r, &op) < 0 && r.err == SP_EVE_TYPES, "bad type rejected");
+	like_str(r.msg, "operations.tsv line 3: column latency_ms: 'fast' is not a non-negative decimal",
+		 "type message names file, line, column and value");
+	sp_rows_close(&r);
+
+	const char *nfields = "ts\tscenario\tapi\toperation\tlatency_ms\tresult\tgeneration\terror_code\n1\tA\n";
+	put("operations.tsv", nfields, strlen(nfields));
+	sp_rows_open(&r, tmpdir, SP_EV_OPERATIONS, NULL);
+	ok(sp_ops_next(&r, &op) < 0, "short row rejected");
+	like_str(r.msg, "line 2: 2 fields, the header has 8", "field-count message");
+	sp_rows_close(&r);
+
+	const char *trunc = "ts\tscenario\tapi\toperation\tlatency_ms\tresult\tgeneration\terror_code\n1\tA\tcli\tc\t1\tok\t0\t-";
+	put("operations.tsv", trunc, strlen(trunc));
+	sp_rows_open(&r, tmpdir, SP_EV_OPERATIONS, NULL);
+	ok(sp_ops_next(&r, &op) < 0, "last line without newline rejected");
+	like_str(r.msg, "truncated", "truncation named");
+	sp_rows_close(&r);
+
+	/* a line longer than the fixed buffer allows */
+	size_t big = SP_EV_MAX_LINE + 100;
+	char *long_line = malloc(big + 200);
+	int n = snprintf(long_line, 200, "ts\tscenario\tapi\toperation\tlatency_ms\tresult\tgeneration\terror_code\n1\t");
+	memset(long_line + n, 'a', big);
+	memcpy(long_line + n + big, "\tcli\tc\t1\tok\t0\t-\n", 16);
+	put("operations.tsv", long_line, (size_t)n + big + 16);
+	free(long_line);
+	sp_rows_open(&r, tmpdir, SP_EV_OPERATIONS, NULL);
+	ok(sp_ops_next(&r, &op) < 0, "over-long line rejected");
+	like_str(r.msg, "longer than", "over-long line named");
+	sp_rows_close(&r);
+
+	const char *samples = "ts\twall\tphase\towned_processes\towned_threads\towned_rss_bytes\towned_cpu_seconds\t"
+			      "owned_fds\towned_mounts\towned_sockets\towned_cgroups\tdisk_bytes\tglobal_processes\t"
+			      "global_mounts\trunner_rss_bytes\trunner_fds\textra.boxes\textra.volumes\n"
+			      "0.000\t2026-01-01T00:00:00Z\tstart\t1\t2\t3\t0.25\t4\t5\t6\t7\t8\t9\t10\t11\t12\t13\t14\n";
+	put("resource-samples.tsv", samples, strlen(samples));
+	sp_ev_sample s;
+	ok(sp_rows_open(&r, tmpdir, SP_EV_SAMPLES, NULL) == 0 && r.nextra == 2, "two extra.* counters found");
+	ok(sp_samples_next(&r, &s) == 1 && s.phase == SP_PHASE_START && s.c[SP_C_OWNED_FDS] == 4 &&
+		   s.cpu_seconds == 0.25 && s.extra[0] == 13 && s.extra[1] == 14 &&
+		   !strcmp(r.extra_name[1], "extra.volumes"),
+	   "sample counters typed");
+	sp_rows_close(&r);
+	ok(sp_rows_open(&r, tmpdir, SP_EV_FAULTS, NULL) < 0 && r.err == SP_EVE_PRESENT, "missing faults.tsv: present error");
+	like_str(r.msg, "faults.tsv: missing", "missing file named");
+}
+
+static void manifest(void)
+{
+	sp_ev_manifest m;
+	char msg[256];
+	char h[65];
+	memset(h, 'a', 64);
+	h[64] = 0;
+	char *good = NULL, *bad = NULL;
+	if (asprintf(&good, "%s  a.txt\n%s  logs/b.txt\n", h, h) < 0)
+		abort();
+	ok(sp_ev_manifest_parse(&m, good, strlen(good), msg, sizeof msg) == 0 && m.n == 2, "two entries");
+	is_str(m.v[1].path, "logs/b.txt", "paths kept");
+	ok(m.v[0].digest[0] == 0xaa, "digest decoded");
+	sp_ev_manifest_free(&m);
+	static const char *const badfmt[] = {"%s  b\n%s  a\n", "%s  a\n%s  a\n", "%s  /etc/passwd\n%s  z\n",
+					     "%s  ../x\n%s  z\n", "%s *a\n%s  z\n", "%s  MANIFEST\n%s  z\n",
+					     "%s  a/./b\n%s  z\n", "%s  a\n%s  z"};
+	static const char *const why[] = {"out of order", "listed twice", "plain relative", "plain relative",
+					  "not '<64", "must not be listed", "plain relative", "truncated"};
+	for (size_t i = 0; i < sizeof badfmt / sizeof badfmt[0]; i++) {
+		if (asprintf(&bad, badfmt[i], h, h) < 0)
+			abort();
+		ok(sp_ev_manifest_parse(&m, bad, strlen(bad), msg, sizeof msg) < 0, "MANIFEST rejected: %s", why[i]);
+		like_str(msg, why[i], "message says %s", why[i]);
+		free(bad);
+	}
+	free(good);
+	char upper[200];
+	snprintf(upper, sizeof upper, "%.63sA  a\n", h);
+	ok(sp_ev_manifest_parse(&m, upper, strlen(upper), msg, sizeof msg) < 0, "uppercase hex rejected");
+}
+
+static void json_docs(void)
+{
+	sp_inventory a, b;
+	char msg[256];
+	const char *i1 = "{\"schema\":\"sandprobe.inventory.v1\",\"resources\":[{\"type\":\"c\",\"id\":\"2\"},{\"type\":\"c\",\"id\":\"1\"}]}";
+	const char *i2 = "{\"schema\":\"sandprobe.inventory.v1\",\"resources\":[{\"type\":\"c\",\"id\":\"1\"},{\"type\":\"c\",\"id\":\"2\"},{\"type\":\"c\",\"id\":\"1\"}]}";
+	ok(sp_inventory_parse(&a, i1, strlen(i1), msg, sizeof msg) == 0, "inventory parses");
+	ok(sp_inventory_parse(&b, i2, strlen(i2), msg, sizeof msg) == 0, "inventory with a duplicate parses");
+	ok(sp_inventory_equal(&a, &b, msg, sizeof msg), "inventories compare as sets");
+	sp_inventory_free(&b);
+	const char *i3 = "{\"schema\":\"sandprobe.inventory.v1\",\"resources\":[{\"type\":\"c\",\"id\":\"1\"}]}";
+	sp_inventory_parse(&b, i3, strlen(i3), msg, sizeof msg);
+	ok(!sp_inventory_equal(&a, &b, msg, sizeof msg), "a missing resource makes them differ");
+	like_str(msg, "c 2 is in the start inventory but not in the final one", "difference named");
+	sp_inventory_free(&a);
+	sp_inventory_free(&b);
+	const char *bad = "{\"schema\":\"sandprobe.inventory.v1\",\"resources\":[{\"type\":\"c\"}]}";
+	ok(sp_inventory_parse(&a, bad, strlen(bad), msg, sizeof msg) < 0, "resource without id rejected");
+	like_str(msg, "resources[0]", "index named");
+	const char *dupkey = "{\"schema\":\"sandprobe.inventory.v1\",\"schema\":\"x\",\"resources\":[]}";
+	ok(sp_inventory_parse(&a, dupkey, strlen(dupkey), msg, sizeof msg) < 0, "duplicate JSON key rejected");
+
+	sp_summary s;
+	const char *sum = "{\"schema\":\"sandprobe.summary.v1\",\"run_id\":\"r\",\"profile\":\"custom\","
+			  "\"requested_duration_s\":60,\"measured_duration_s\":60.5,\"sample_count\":6,\"periodic_samples\":4,"
+			  "\"span_s\":60,\"max_gap_s\":10,\"warmup_end_s\":5,\"operations\":{\"total\":3,\"ok\":2,\"fail\":1,"
+			  "\"expected_fault\":0},\"unexpected_failures\":1,\"stop_condition\":\"duration\",\"cleanup\":\"ok\","
+			  "\"evidence_path\":\"/x\"}";
+	ok(sp_summary_parse(&s, sum, strlen(sum), msg, sizeof msg) == 0, "summary parses");
+	ok(s.ops_fail == 1 && s.measured_duration_s == 60.5 && !strcmp(s.stop_condition, "duration"), "summary typed");
+	sp_summary_free(&s);
+	char *badsum = strdup(sum);
+	char *p = strstr(badsum, "\"sample_count\":6");
+	memcpy(p + 15, "\"", 1);
+	ok(sp_summary_parse(&s, badsum, strlen(badsum), msg, sizeof msg) < 0, "malformed summary rejected");
+	free(badsum);
+	char *badstop = strdup(sum);
+	p = strstr(badstop, "duration\",\"cleanup");
+	memcpy(p, "whatever", 8);
+	ok(sp_summary_parse(&s, badstop, strlen(badstop), msg, sizeof msg) < 0, "unknown stop_condition rejected");
+	like_str(msg, "stop_condition", "field named");
+	free(badstop);
+
+	const char *base = "{\"schema\":\"sandprobe.baseline.v1\",\"scenarios\":{\"A\":{\"count\":10,\"p50\":1,\"p95\":2.5,\"p99\":3}}}";
+	put("base.json", base, strlen(base));
+	char path[256];
+	snprintf(path, sizeof path, "%s/base.json", tmpdir);
+	sp_baseline bl;
+	ok(sp_baseline_load(&bl, path, msg, sizeof msg) == 0 && bl.n == 1, "baseline loads");
+	ok(sp_baseline_get(&bl, "A") && sp_baseline_get(&bl, "A")->p95 == 2.5, "baseline p95 read");
+	ok(sp_baseline_get(&bl, "B") == NULL, "unknown scenario has no baseline");
+	sp_baseline_free(&bl);
+	const char *nob = "{\"schema\":\"sandprobe.baseline.v1\",\"scenarios\":{\"A\":{\"count\":10,\"p50\":1,\"p99\":3}}}";
+	put("base.json", nob, strlen(nob));
+	ok(sp_baseline_load(&bl, path, msg, sizeof msg) < 0, "baseline without p95 rejected");
+	like_str(msg, "scenarios.A.p95", "missing field named");
+}
+
+int main(void)
+{
+	if (!mkdtemp(tmpdir))
+		return 3;
+	values();
+	kv();
+	meta();
+	rows();
+	manifest();
+	json_docs();
+	char cmd[300];
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
+	if (system(cmd) != 0)
+		ok(0, "cleanup of %s", tmpdir);
+	return done_testing();
+}
