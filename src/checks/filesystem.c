@@ -6,6 +6,13 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <dirent.h>
+#include <sched.h>
+#include <linux/magic.h>
+#include <sys/mount.h>
+#include <sys/statfs.h>
+#include <sys/statvfs.h>
+#include <sys/sysmacros.h>
 
 #include "checks/probe.h"
 #include "core/util.h"
@@ -142,4 +149,708 @@ const sp_check sp_check_fs_writable_paths = {
 	.policy_keys = "fs.writable:list",
 	.method = "action",
 	.run = run_writable_paths,
+};
+
+/* ---- tmpfs and mount flags ---- */
+
+static void run_tmpfs(const sp_ctx *ctx, sp_result *r)
+{
+	sp_strv paths;
+	sp_policy_list(ctx->policy, "fs.tmpfs", &paths);
+	sp_expected(r, "tmpfs at: %s", paths.n ? sp_policy_get(ctx->policy, "fs.tmpfs") : "(none listed)");
+	if (!paths.n) {
+		sp_pass(r, "policy demands no tmpfs");
+		sp_strv_free(&paths);
+		return;
+	}
+	size_t bad = 0;
+	for (size_t i = 0; i < paths.n; i++) {
+		struct statfs sf;
+		if (statfs(paths.v[i], &sf) < 0) {
+			sp_observed_add(r, "%s: %s", paths.v[i], sp_errname(errno));
+			bad++;
+			continue;
+		}
+		bool t = sf.f_type == TMPFS_MAGIC;
+		sp_observed_add(r, "%s: f_type 0x%lx%s", paths.v[i], (unsigned long)sf.f_type, t ? " (tmpfs)" : "");
+		bad += !t;
+	}
+	if (bad)
+		sp_failr(r, "%zu of %zu paths are not tmpfs", bad, paths.n);
+	else
+		sp_pass(r, "all %zu paths are tmpfs", paths.n);
+	sp_strv_free(&paths);
+}
+
+const sp_check sp_check_fs_tmpfs = {
+	.id = "fs.tmpfs",
+	.category = "filesystem",
+	.title = "scratch paths are tmpfs",
+	.rationale = "scratch data on tmpfs vanishes with the sandbox instead of persisting on a host disk",
+	.techniques = "T1005",
+	.policy_keys = "fs.tmpfs:list",
+	.method = "read",
+	.run = run_tmpfs,
+	.flags = SP_CHECK_INPROCESS,
+};
+
+/* exec of a garbage file: EACCES on a noexec mount, ENOEXEC otherwise */
+static long pr_exec(void *a)
+{
+	char *const argv[] = {a, NULL};
+	char *const envp[] = {NULL};
+	execve(a, argv, envp);
+	return -1;
+}
+
+static int exec_probe(const char *dir, int *err)
+{
+	char name[512];
+	sp_probe_name(name, sizeof name, dir);
+	int fd = open(name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0700);
+	if (fd < 0) {
+		*err = errno;
+		return -1;
+	}
+	static const char junk[] = "\x7fSPX not an executable\n";
+	int w = sp_write_all(fd, junk, sizeof junk - 1);
+	close(fd);
+	sp_call c;
+	int rc = w == 0 ? sp_child_call(pr_exec, name, 1000, &c) : -EIO;
+	unlink(name);
+	if (rc < 0 || !c.ran) {
+		*err = rc < 0 ? -rc : EIO;
+		return -1;
+	}
+	*err = c.err;
+	return c.err == EACCES ? 0 : 1; /* 1: the kernel went past the noexec check */
+}
+
+static void run_mount_flag(const char *key, const char *flag, unsigned long stflag, const sp_ctx *ctx, sp_result *r)
+{
+	sp_strv paths;
+	sp_policy_list(ctx->policy, key, &paths);
+	sp_expected(r, "%s on: %s", flag, paths.n ? sp_policy_get(ctx->policy, key) : "(none listed)");
+	if (!paths.n) {
+		sp_pass(r, "policy names no mount that must be %s", flag);
+		sp_strv_free(&paths);
+		return;
+	}
+	size_t bad = 0, absent = 0;
+	for (size_t i = 0; i < paths.n; i++) {
+		struct statvfs sv;
+		if (statvfs(paths.v[i], &sv) < 0) {
+			sp_observed_add(r, "%s: %s", paths.v[i], sp_errname(errno));
+			absent++;
+			continue;
+		}
+		bool has = sv.f_flag & stflag;
+		sp_observed_add(r, "%s: %s%s", paths.v[i], has ? "" : "NOT ", flag);
+		if (stflag == ST_NOEXEC) {
+			int e = 0;
+			int x = exec_probe(paths.v[i], &e);
+			if (x >= 0) {
+				sp_observed_add(r, "exec of a probe file: %s", sp_errname(e));
+				if (x == 1 && has) {
+					sp_errorr(r, "%s reports noexec but an exec went past the check", paths.v[i]);
+					sp_strv_free(&paths);
+					return;
+				}
+				has = x == 0;
+			}
+		}
+		bad += !has;
+	}
+	sp_strv_free(&paths);
+	if (bad)
+		sp_failr(r, "%zu mount(s) lack %s", bad, flag);
+	else if (absent)
+		sp_pass(r, "%s where present (%zu path(s) absent)", flag, absent);
+	else
+		sp_pass(r, "all named mounts are %s", flag);
+}
+
+static void run_nosuid(const sp_ctx *ctx, sp_result *r) { run_mount_flag("fs.nosuid", "nosuid", ST_NOSUID, ctx, r); }
+static void run_nodev(const sp_ctx *ctx, sp_result *r) { run_mount_flag("fs.nodev", "nodev", ST_NODEV, ctx, r); }
+static void run_noexec(const sp_ctx *ctx, sp_result *r) { run_mount_flag("fs.noexec", "noexec", ST_NOEXEC, ctx, r); }
+
+const sp_check sp_check_fs_nosuid = {
+	.id = "fs.nosuid", .category = "filesystem", .title = "named mounts are nosuid",
+	.rationale = "setuid files on a writable mount let a compromised workload plant privilege escalation",
+	.techniques = "T1548.001", .policy_keys = "fs.nosuid:list", .method = "read", .run = run_nosuid,
+	.flags = SP_CHECK_INPROCESS,
+};
+const sp_check sp_check_fs_nodev = {
+	.id = "fs.nodev", .category = "filesystem", .title = "named mounts are nodev",
+	.rationale = "device nodes on a writable mount give raw access to host devices", .techniques = "T1006",
+	.policy_keys = "fs.nodev:list", .method = "read", .run = run_nodev, .flags = SP_CHECK_INPROCESS,
+};
+const sp_check sp_check_fs_noexec = {
+	.id = "fs.noexec", .category = "filesystem", .title = "named mounts are noexec (proven by exec)",
+	.rationale = "executing downloaded payloads from scratch space is the usual next step of an attack",
+	.techniques = "AML.T0011,AML.T0050", .policy_keys = "fs.noexec:list", .method = "action", .run = run_noexec,
+};
+
+/* ---- masked and read-only paths ---- */
+
+/* 1 readable with content, 0 masked (absent, refused or empty) */
+static int masked_probe(const char *p, char *how, size_t hsz)
+{
+	struct stat st;
+	if (stat(p, &st) < 0) {
+		snprintf(how, hsz, "%s", sp_errname(errno));
+		return 0;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		DIR *d = opendir(p);
+		if (!d) {
+			snprintf(how, hsz, "dir, %s", sp_errname(errno));
+			return 0;
+		}
+		size_t n = 0;
+		struct dirent *de;
+		while ((de = readdir(d)))
+			n += strcmp(de->d_name, ".") && strcmp(de->d_name, "..");
+		closedir(d);
+		snprintf(how, hsz, "dir with %zu entries", n);
+		return n > 0;
+	}
+	int fd = open(p, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	if (fd < 0) {
+		snprintf(how, hsz, "open %s", sp_errname(errno));
+		return 0;
+	}
+	char c[16];
+	ssize_t n = read(fd, c, sizeof c);
+	int e = errno;
+	close(fd);
+	if (n <= 0) {
+		snprintf(how, hsz, "%s", n == 0 ? "empty" : sp_errname(e));
+		return 0;
+	}
+	if (S_ISCHR(st.st_mode) && major(st.st_rdev) == 1 && minor(st.st_rdev) == 3) {
+		snprintf(how, hsz, "/dev/null bind");
+		return 0;
+	}
+	snprintf(how, hsz, "READABLE");
+	return 1;
+}
+
+static void run_masked(const sp_ctx *ctx, sp_result *r)
+{
+	sp_strv paths;
+	sp_policy_list(ctx->policy, "fs.masked", &paths);
+	sp_expected(r, "absent, unreadable or empty: %s", paths.n ? sp_policy_get(ctx->policy, "fs.masked") : "(none)");
+	size_t bad = 0;
+	char first[128] = "";
+	for (size_t i = 0; i < paths.n; i++) {
+		char how[64];
+		int m = masked_probe(paths.v[i], how, sizeof how);
+		sp_observed_add(r, "%s: %s", paths.v[i], how);
+		if (m == 1 && !bad++)
+			snprintf(first, sizeof first, "%s", paths.v[i]);
+	}
+	if (bad)
+		sp_failr(r, "%zu masked path(s) readable (first: %s)", bad, first);
+	else
+		sp_pass(r, "all %zu masked paths hidden", paths.n);
+	sp_strv_free(&paths);
+}
+
+const sp_check sp_check_fs_masked_paths = {
+	.id = "fs.masked_paths", .category = "filesystem", .title = "kernel information paths masked",
+	.rationale = "/proc/kcore, /proc/keys, timer_list and firmware tables leak kernel memory, keys and layout",
+	.techniques = "T1613,T1552", .policy_keys = "fs.masked:list", .method = "action", .run = run_masked,
+	.flags = SP_CHECK_INPROCESS,
+};
+
+/* a writable-looking file under dir (depth <= 2), for the write probe */
+static bool find_writable_file(const char *dir, int depth, char *out, size_t osz)
+{
+	DIR *d = opendir(dir);
+	if (!d)
+		return false;
+	struct dirent *de;
+	bool found = false;
+	while (!found && (de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		char p[512];
+		snprintf(p, sizeof p, "%s/%s", dir, de->d_name);
+		struct stat st;
+		if (lstat(p, &st) < 0)
+			continue;
+		if (S_ISREG(st.st_mode) && (st.st_mode & S_IWUSR)) {
+			snprintf(out, osz, "%s", p);
+			found = true;
+		} else if (S_ISDIR(st.st_mode) && depth > 0) {
+			found = find_writable_file(p, depth - 1, out, osz);
+		}
+	}
+	closedir(d);
+	return found;
+}
+
+static void run_readonly_paths(const sp_ctx *ctx, sp_result *r)
+{
+	sp_strv paths;
+	sp_policy_list(ctx->policy, "fs.readonly", &paths);
+	sp_expected(r, "refuse a zero-byte write: %s", paths.n ? sp_policy_get(ctx->policy, "fs.readonly") : "(none)");
+	size_t bad = 0;
+	char first[128] = "";
+	for (size_t i = 0; i < paths.n; i++) {
+		struct stat st;
+		if (stat(paths.v[i], &st) < 0) {
+			sp_observed_add(r, "%s: %s", paths.v[i], sp_errname(errno));
+			continue;
+		}
+		char target[512];
+		if (S_ISDIR(st.st_mode)) {
+			struct statvfs sv;
+			if (statvfs(paths.v[i], &sv) == 0 && (sv.f_flag & ST_RDONLY)) {
+				sp_observed_add(r, "%s: read-only mount", paths.v[i]);
+				continue;
+			}
+			if (!find_writable_file(paths.v[i], 2, target, sizeof target)) {
+				sp_observed_add(r, "%s: no file with a write bit", paths.v[i]);
+				continue;
+			}
+		} else {
+			snprintf(target, sizeof target, "%s", paths.v[i]);
+		}
+		/* open for write without O_TRUNC; no byte is written */
+		int e = 0;
+		int w = sp_write_probe(target, false, &e);
+		sp_observed_add(r, "%s: write open %s", target, w == 1 ? "ACCEPTED" : sp_errname(e));
+		if (w == 1 && !bad++)
+			snprintf(first, sizeof first, "%s", target);
+	}
+	if (bad)
+		sp_failr(r, "%zu read-only path(s) accept writes (first: %s)", bad, first);
+	else
+		sp_pass(r, "all %zu read-only paths refuse writes", paths.n);
+	sp_strv_free(&paths);
+}
+
+const sp_check sp_check_fs_readonly_paths = {
+	.id = "fs.readonly_paths", .category = "filesystem", .title = "kernel tunables read-only",
+	.rationale = "writable /proc/sys, /proc/irq or /proc/bus reconfigure the host kernel",
+	.techniques = "T1611", .policy_keys = "fs.readonly:list", .method = "action",
+	.run = run_readonly_paths,
+	.flags = SP_CHECK_INPROCESS,
+};
+
+/* ---- kernel escape knobs ---- */
+
+static void run_knob(const char *path, bool write0, const sp_ctx *ctx, sp_result *r)
+{
+	bool must = sp_policy_bool(ctx->policy, "fs.knobs_readonly", true);
+	sp_expected(r, "%s", must ? "open for writing refused (or absent)" : "any (fs.knobs_readonly = false)");
+	int e = 0;
+	int w = sp_write_probe(path, write0, &e);
+	if (w == -ENOENT) {
+		sp_observed(r, "%s absent", path);
+		sp_pass(r, "%s absent", path);
+		return;
+	}
+	sp_observed(r, "%s: write open%s %s", path, write0 ? " + zero-byte write" : "", w == 1 ? "ACCEPTED" : sp_errname(e));
+	if (w == 1 && must)
+		sp_failr(r, "%s is writable: a host-wide escape knob", path);
+	else if (w == 1)
+		sp_pass(r, "%s writable, allowed by policy", path);
+	else
+		sp_pass(r, "%s refused (%s)", path, sp_errname(e));
+}
+
+#define KNOB_CHECK(sym, id_, path_, write0_, title_, why_, tech_)                                            \
+	static void run_##sym(const sp_ctx *ctx, sp_result *r) { run_knob(path_, write0_, ctx, r); }         \
+	const sp_check sp_check_##sym = {                                                                  \
+		.id = id_, .category = "filesystem", .title = title_, .rationale = why_, .techniques = tech_, \
+		.policy_keys = "fs.knobs_readonly:bool", .method = "action", .run = run_##sym,            \
+		.flags = SP_CHECK_INPROCESS,                                                               \
+	}
+
+/* zero-byte writes: sysctl strings and sysfs stores ignore a zero count;
+ * binfmt_misc's register refuses it with EINVAL; nothing changes */
+KNOB_CHECK(fs_core_pattern, "fs.core_pattern", "/proc/sys/kernel/core_pattern", true,
+	   "core_pattern not writable", "a piped core_pattern runs a program as root on the host at the next crash",
+	   "T1611,T1543");
+KNOB_CHECK(fs_modprobe, "fs.modprobe", "/proc/sys/kernel/modprobe", true, "modprobe path not writable",
+	   "the kernel runs the modprobe path as root on the host", "T1611,T1547.006");
+KNOB_CHECK(fs_sysrq_trigger, "fs.sysrq_trigger", "/proc/sysrq-trigger", true, "sysrq-trigger not writable",
+	   "sysrq-trigger reboots, crashes or freezes the host", "T1499");
+KNOB_CHECK(fs_binfmt_misc, "fs.binfmt_misc", "/proc/sys/fs/binfmt_misc/register", true,
+	   "binfmt_misc register not writable", "a binfmt_misc handler runs for every matching exec on the host",
+	   "T1543,T1611");
+KNOB_CHECK(fs_uevent_helper, "fs.uevent_helper", "/sys/kernel/uevent_helper", true, "uevent_helper not writable",
+	   "the uevent helper runs as root on the host for every device event", "T1611");
+
+struct ra_arg {
+	char dir[512];
+};
+
+static long pr_release_agent(void *a)
+{
+	struct ra_arg *p = a;
+	if (unshare(CLONE_NEWNS) == 0)
+		mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL);
+	char opts[64];
+	/* a fresh, uniquely named v1 hierarchy of our own: writing its
+	 * release_agent (zero bytes) touches nothing of the host's */
+	snprintf(opts, sizeof opts, "none,name=sandprobe%d", (int)getpid());
+	if (mount("cgroup", p->dir, "cgroup", MS_NOSUID | MS_NODEV | MS_NOEXEC, opts) < 0)
+		return 0;
+	char path[600];
+	snprintf(path, sizeof path, "%s/release_agent", p->dir);
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	int e = errno;
+	long ok = fd >= 0 && write(fd, "", 0) == 0;
+	if (fd >= 0)
+		close(fd);
+	umount2(p->dir, MNT_DETACH);
+	errno = ok ? 0 : e;
+	return ok ? 1 : 0;
+}
+
+struct ra_walk {
+	sp_result *r;
+	size_t writable;
+	char first[256];
+};
+
+static int ra_cb(const sp_mount *m, void *arg)
+{
+	struct ra_walk *w = arg;
+	if (strcmp(m->fstype, "cgroup"))
+		return 0;
+	char p[600];
+	snprintf(p, sizeof p, "%s/release_agent", m->mountpoint);
+	int e = 0;
+	/* the host's own file: open only, never a write */
+	int ok = sp_write_probe(p, false, &e);
+	if (ok == -ENOENT)
+		return 0;
+	sp_observed_add(w->r, "%s: write open %s", p, ok == 1 ? "ACCEPTED" : sp_errname(e));
+	if (ok == 1 && !w->writable++)
+		snprintf(w->first, sizeof w->first, "%s", p);
+	return 0;
+}
+
+static void run_release_agent(const sp_ctx *ctx, sp_result *r)
+{
+	bool must = sp_policy_bool(ctx->policy, "fs.knobs_readonly", true);
+	sp_expected(r, "%s", must ? "no writable cgroup v1 release_agent, and no cgroup v1 mount possible"
+				  : "any (fs.knobs_readonly = false)");
+	struct ra_walk w = {.r = r};
+	sp_observed(r, "mounted v1 hierarchies");
+	sp_mountinfo_each(ra_cb, &w);
+	struct ra_arg a;
+	int dr = sp_private_dir(ctx, a.dir, sizeof a.dir);
+	sp_call c = {0};
+	int rc = -1;
+	if (dr == 0) {
+		rc = sp_child_call(pr_release_agent, &a, 2000, &c);
+		int rm = sp_private_dir_remove(a.dir);
+		if (rm < 0) {
+			sp_errorr(r, "probe directory %s not removed: %s", a.dir, strerror(-rm));
+			return;
+		}
+		if (rc == 0 && c.ran)
+			sp_observed_add(r, "fresh cgroup v1 mount in a child: %s",
+					c.ret == 1 ? "mounted, release_agent writable" : sp_errname(c.err));
+	} else {
+		sp_observed_add(r, "no private dir for the mount probe: %s", strerror(-dr));
+	}
+	bool fresh = rc == 0 && c.ran && c.ret == 1;
+	if ((w.writable || fresh) && must)
+		sp_failr(r, "release_agent writable (%s)", w.writable ? w.first : "by mounting a cgroup v1 hierarchy");
+	else if (w.writable || fresh)
+		sp_pass(r, "release_agent writable, allowed by policy");
+	else
+		sp_pass(r, "no writable release_agent");
+}
+
+const sp_check sp_check_fs_release_agent = {
+	.id = "fs.release_agent",
+	.category = "filesystem",
+	.title = "cgroup release_agent not writable",
+	.rationale = "a cgroup v1 release_agent runs a program as root on the host (CVE-2022-0492)",
+	.techniques = "T1611",
+	.policy_keys = "fs.knobs_readonly:bool",
+	.method = "action",
+	.run = run_release_agent,
+	.flags = SP_CHECK_INPROCESS,
+};
+
+/* ---- host-sensitive paths, /proc/1/root, propagation ---- */
+
+static void run_host_sensitive(const sp_ctx *ctx, sp_result *r)
+{
+	sp_strv paths;
+	sp_policy_list(ctx->policy, "fs.host_sensitive", &paths);
+	sp_expected(r, "absent or unreadable: %s", paths.n ? sp_policy_get(ctx->policy, "fs.host_sensitive") : "(none)");
+	size_t bad = 0;
+	char first[128] = "";
+	for (size_t i = 0; i < paths.n; i++) {
+		struct stat st;
+		if (lstat(paths.v[i], &st) < 0) {
+			sp_observed_add(r, "%s: %s", paths.v[i], sp_errname(errno));
+			continue;
+		}
+		bool reach;
+		const char *how;
+		if (S_ISSOCK(st.st_mode)) {
+			reach = access(paths.v[i], W_OK) == 0;
+			how = reach ? "socket, writable" : "socket, no write permission";
+		} else if (S_ISDIR(st.st_mode)) {
+			DIR *d = opendir(paths.v[i]);
+			reach = d != NULL;
+			if (d)
+				closedir(d);
+			how = reach ? "directory listable" : sp_errname(errno);
+		} else {
+			int fd = open(paths.v[i], O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+			char buf[4096];
+			ssize_t n = fd >= 0 ? read(fd, buf, sizeof buf - 1) : -1;
+			int e = errno;
+			reach = n > 0;
+			how = reach ? "READABLE" : fd < 0 ? sp_errname(e) : "empty";
+			/* a shadow file matters when it holds password hashes ("user:$..."),
+			 * not when it is an image's own locked accounts */
+			if (reach && sp_endswith(paths.v[i], "shadow")) {
+				buf[n] = '\0';
+				reach = strstr(buf, ":$") != NULL;
+				how = reach ? "READABLE, holds password hashes" : "readable, no password hash";
+			}
+			if (fd >= 0)
+				close(fd);
+		}
+		sp_observed_add(r, "%s: %s", paths.v[i], how);
+		if (reach && !bad++)
+			snprintf(first, sizeof first, "%s", paths.v[i]);
+	}
+	if (bad)
+		sp_failr(r, "%zu host-sensitive path(s) reachable (first: %s)", bad, first);
+	else
+		sp_pass(r, "none of %zu host-sensitive paths reachable", paths.n);
+	sp_strv_free(&paths);
+}
+
+const sp_check sp_check_fs_host_sensitive = {
+	.id = "fs.host_sensitive", .category = "filesystem", .title = "host-sensitive paths absent",
+	.rationale = "password hashes, SSH host keys, kubeconfigs and runtime sockets must not be bind-mounted in",
+	.techniques = "T1552.001,T1552,AML.T0055", .policy_keys = "fs.host_sensitive:list", .method = "action",
+	.run = run_host_sensitive,
+	.flags = SP_CHECK_INPROCESS,
+};
+
+static void run_proc1_root(const sp_ctx *ctx, sp_result *r)
+{
+	bool must = sp_policy_bool(ctx->policy, "proc.isolated", true);
+	sp_expected(r, "%s", must ? "no visible process's /proc/PID/root is another, listable root"
+				  : "any (not required by policy)");
+	struct stat self;
+	if (stat("/", &self) < 0) {
+		sp_errorr(r, "cannot stat /: %s", strerror(errno));
+		return;
+	}
+	DIR *d = opendir("/proc");
+	if (!d) {
+		sp_errorr(r, "cannot list /proc: %s", strerror(errno));
+		return;
+	}
+	size_t seen = 0, same = 0, refused = 0, other = 0;
+	char first[64] = "";
+	struct dirent *de;
+	while ((de = readdir(d)) && seen < 1024) {
+		if (de->d_name[0] < '1' || de->d_name[0] > '9')
+			continue;
+		seen++;
+		char p[64];
+		snprintf(p, sizeof p, "/proc/%s/root/", de->d_name);
+		struct stat st;
+		if (stat(p, &st) < 0) {
+			refused++;
+			continue;
+		}
+		if (st.st_dev == self.st_dev && st.st_ino == self.st_ino) {
+			same++;
+			continue;
+		}
+		DIR *o = opendir(p);
+		if (!o) {
+			refused++;
+			continue;
+		}
+		closedir(o);
+		if (!other++)
+			snprintf(first, sizeof first, "%s", p);
+	}
+	closedir(d);
+	sp_observed(r, "%zu processes: %zu share our root, %zu refuse, %zu show another listable root%s%s", seen, same,
+		    refused, other, other ? " (first: " : "", other ? first : "");
+	if (other)
+		sp_observed_add(r, "/ is dev %lu ino %lu", (unsigned long)self.st_dev, (unsigned long)self.st_ino);
+	if (other && must)
+		sp_failr(r, "%s is another filesystem root and can be listed: an escape path", first);
+	else
+		sp_pass(r, "%s", other ? "another root reachable, not required by policy" : "no other root reachable through /proc");
+}
+
+const sp_check sp_check_fs_proc1_root = {
+	.id = "fs.proc1_root", .category = "filesystem", .title = "no escape through /proc/1/root",
+	.rationale = "a host pid 1 in view exposes the host's whole filesystem at /proc/1/root",
+	.techniques = "T1611", .policy_keys = "proc.isolated:bool", .method = "action", .run = run_proc1_root,
+	.flags = SP_CHECK_INPROCESS,
+};
+
+static void run_propagation(const sp_ctx *ctx, sp_result *r)
+{
+	sp_strv ok;
+	sp_policy_list(ctx->policy, "fs.propagation", &ok);
+	sp_expected(r, "propagation of / is one of: %s", ok.n ? sp_policy_get(ctx->policy, "fs.propagation") : "any");
+	sp_mount m;
+	int rc = sp_mountinfo_find("/", &m);
+	if (rc < 0) {
+		sp_errorr(r, "cannot read mountinfo: %s", strerror(-rc));
+		sp_strv_free(&ok);
+		return;
+	}
+	const char *kind = strstr(m.optional, "shared:") ? (strstr(m.optional, "master:") ? "shared,slave" : "shared")
+			   : strstr(m.optional, "master:") ? "slave"
+			   : strstr(m.optional, "unbindable") ? "unbindable"
+							      : "private";
+	sp_observed(r, "/ propagation \"%s\" (%s)", m.optional, kind);
+	bool good = !ok.n || sp_strv_contains(&ok, !strcmp(kind, "shared,slave") ? "shared" : kind);
+	if (good)
+		sp_pass(r, "/ is %s", kind);
+	else
+		sp_failr(r, "/ is %s: mounts propagate %s", kind,
+			 !strcmp(kind, "slave") ? "in from the host" : "between the sandbox and the host");
+	sp_strv_free(&ok);
+}
+
+const sp_check sp_check_fs_propagation = {
+	.id = "fs.propagation", .category = "filesystem", .title = "root mount propagation private or slave",
+	.rationale = "a shared root propagates the sandbox's mounts to the host and the host's into the sandbox",
+	.techniques = "T1611", .policy_keys = "fs.propagation:list", .method = "read", .run = run_propagation,
+	.flags = SP_CHECK_INPROCESS,
+};
+
+/* ---- large write within quota, durability ---- */
+
+static int first_writable(const sp_ctx *ctx, char *out, size_t osz)
+{
+	sp_strv paths;
+	sp_policy_list(ctx->policy, "fs.writable", &paths);
+	int rc = -ENOENT;
+	for (size_t i = 0; i < paths.n && rc < 0; i++)
+		if (access(paths.v[i], W_OK) == 0) {
+			snprintf(out, osz, "%s", paths.v[i]);
+			rc = 0;
+		}
+	sp_strv_free(&paths);
+	return rc;
+}
+
+static void run_large_write(const sp_ctx *ctx, sp_result *r)
+{
+	long long mib = sp_policy_int(ctx->policy, "fs.large_write_mib", 10);
+	long long quota = sp_policy_int(ctx->policy, "fs.quota_mib", 0);
+	sp_expected(r, "a %lld MiB file can be written%s", mib, quota ? " and a write beyond fs.quota_mib fails" : "");
+	char dir[512];
+	if (first_writable(ctx, dir, sizeof dir) < 0) {
+		sp_skip(r, "no writable path from fs.writable");
+		return;
+	}
+	char name[600];
+	sp_probe_name(name, sizeof name, dir);
+	int fd = open(name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd < 0) {
+		sp_failr(r, "cannot create a probe file in %s: %s", dir, strerror(errno));
+		return;
+	}
+	static char chunk[1 << 20];
+	memset(chunk, 0x5a, sizeof chunk);
+	long long limit = quota ? quota + 2 : mib;
+	long long written = 0;
+	int e = 0;
+	for (long long i = 0; i < limit; i++) {
+		if (sp_write_all(fd, chunk, sizeof chunk) < 0) {
+			e = errno;
+			break;
+		}
+		written++;
+	}
+	close(fd);
+	int u = unlink(name);
+	struct stat st;
+	bool gone = lstat(name, &st) < 0 && errno == ENOENT;
+	sp_observed(r, "%s: wrote %lld MiB%s%s; probe %s", dir, written, e ? ", then " : "", e ? sp_errname(e) : "",
+		    u == 0 && gone ? "removed" : "NOT REMOVED");
+	if (u != 0 || !gone) {
+		sp_errorr(r, "probe %s could not be removed", name);
+		return;
+	}
+	if (written < mib && !(quota && quota < mib))
+		sp_failr(r, "only %lld of %lld MiB could be written (%s)", written, mib, sp_errname(e));
+	else if (quota && !(e == ENOSPC || e == EDQUOT || e == EFBIG))
+		sp_failr(r, "wrote %lld MiB, beyond the %lld MiB quota, without refusal", written, quota);
+	else if (quota)
+		sp_pass(r, "quota enforced: %s after %lld MiB", sp_errname(e), written);
+	else
+		sp_pass(r, "%lld MiB written and removed", written);
+}
+
+const sp_check sp_check_fs_large_write = {
+	.id = "fs.large_write", .category = "filesystem", .title = "large file write within quota",
+	.rationale = "the sandbox must hold a normal artefact, and a quota must stop it filling the host disk",
+	.techniques = "T1499", .policy_keys = "fs.large_write_mib:int,fs.quota_mib:int", .method = "action",
+	.run = run_large_write,
+};
+
+static void run_fsync(const sp_ctx *ctx, sp_result *r)
+{
+	sp_expected(r, "content written, fsynced and read back is identical");
+	char dir[512];
+	if (first_writable(ctx, dir, sizeof dir) < 0) {
+		sp_skip(r, "no writable path from fs.writable");
+		return;
+	}
+	char name[600];
+	sp_probe_name(name, sizeof name, dir);
+	int fd = open(name, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd < 0) {
+		sp_failr(r, "cannot create a probe file in %s: %s", dir, strerror(errno));
+		return;
+	}
+	static unsigned char a[65536], b[65536];
+	for (size_t i = 0; i < sizeof a; i++)
+		a[i] = (unsigned char)(i * 131 + 7);
+	int w = sp_write_all(fd, a, sizeof a);
+	int s = fsync(fd);
+	int se = errno;
+	close(fd);
+	fd = open(name, O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd >= 0 ? read(fd, b, sizeof b) : -1;
+	if (fd >= 0)
+		close(fd);
+	int u = unlink(name);
+	struct stat st;
+	bool gone = lstat(name, &st) < 0 && errno == ENOENT;
+	sp_observed(r, "%s: write %s, fsync %s, read %zd bytes, %s; probe %s", dir, w ? "failed" : "ok",
+		    s ? sp_errname(se) : "ok", n, n == (ssize_t)sizeof a && !memcmp(a, b, sizeof a) ? "identical" : "DIFFERENT",
+		    u == 0 && gone ? "removed" : "NOT REMOVED");
+	if (u != 0 || !gone)
+		sp_errorr(r, "probe %s could not be removed", name);
+	else if (w || s || n != (ssize_t)sizeof a || memcmp(a, b, sizeof a))
+		sp_failr(r, "content did not survive write/fsync/read");
+	else
+		sp_pass(r, "64 KiB survived write/fsync/read");
+}
+
+const sp_check sp_check_fs_fsync = {
+	.id = "fs.fsync", .category = "filesystem", .title = "file content survives write, fsync and read",
+	.rationale = "a scratch filesystem that loses or corrupts data breaks the workload silently",
+	.techniques = "", .policy_keys = "fs.writable:list", .method = "action", .run = run_fsync,
 };

@@ -174,3 +174,63 @@ NS_CHECK(ns_cgroup, "cgroup", "own cgroup namespace",
 	 "a shared cgroup namespace reveals the host's cgroup tree and eases release_agent escapes", "T1611");
 NS_CHECK(ns_time, "time", "own time namespace",
 	 "a time namespace keeps the sandbox's monotonic and boot clocks apart from the host", "");
+
+/* ---- user namespace mapping: is root inside root outside? (category
+ * privileges: it is about what uid 0 is worth, not about the namespace) ---- */
+
+static void run_user_map(const sp_ctx *ctx, sp_result *r)
+{
+	bool may = sp_policy_bool(ctx->policy, "priv.root_is_host_root", false);
+	sp_expected(r, "%s", may ? "any (policy allows the sandbox's root to be the host's root)"
+				 : "uid 0 inside is not uid 0 of the initial user namespace");
+	char map[1024];
+	ssize_t n = sp_read_file("/proc/self/uid_map", map, sizeof map);
+	if (n < 0) {
+		sp_errorr(r, "cannot read /proc/self/uid_map: %s", strerror((int)-n));
+		return;
+	}
+	if (n == 0) {
+		sp_observed(r, "uid_map empty");
+		sp_errorr(r, "empty uid_map: cannot judge");
+		return;
+	}
+	char link[64] = "";
+	ssize_t l = readlink("/proc/self/ns/user", link, sizeof link - 1);
+	if (l > 0)
+		link[l] = '\0';
+	bool initial = !strcmp(link, "user:[4026531837]");
+	/* inside-0 maps to which outside id (of the parent namespace)? */
+	long root_out = -1;
+	char *save = NULL;
+	size_t lines = 0;
+	for (char *ln = strtok_r(map, "\n", &save); ln; ln = strtok_r(NULL, "\n", &save)) {
+		unsigned long in, out, cnt;
+		if (sscanf(ln, "%lu %lu %lu", &in, &out, &cnt) != 3)
+			continue;
+		lines++;
+		if (in == 0 && cnt > 0)
+			root_out = (long)out;
+	}
+	sp_observed(r, "%s; %zu map line(s); uid 0 inside -> %s%ld", link, lines, root_out < 0 ? "unmapped" : "", root_out);
+	bool host_root = initial || root_out == 0;
+	/* nested namespaces: a 0->0 map in a child of a non-initial namespace is
+	 * still not host root, but we cannot see the parent's map from here */
+	if (!host_root)
+		sp_pass(r, "root inside is %s outside", root_out < 0 ? "unmapped" : "an unprivileged uid");
+	else if (may)
+		sp_pass(r, "root inside is host root, allowed by policy");
+	else
+		sp_failr(r, "root inside is root of %s", initial ? "the initial user namespace" : "the parent namespace (0 -> 0)");
+}
+
+const sp_check sp_check_priv_root_mapped = {
+	.id = "priv.root_mapped",
+	.category = "privileges",
+	.title = "sandbox root is not host root",
+	.rationale = "with an identity uid map, a process that escapes is root on the host",
+	.techniques = "T1611,T1068",
+	.policy_keys = "priv.root_is_host_root:bool",
+	.method = "read",
+	.run = run_user_map,
+	.flags = SP_CHECK_INPROCESS,
+};

@@ -10,6 +10,25 @@
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/mount.h>
+#include <sys/ptrace.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <poll.h>
+#include <sys/xattr.h>
+#include <sys/statvfs.h>
+#include <sys/un.h>
+#include <dirent.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <sys/ioctl.h>
+#include <linux/fs.h>
 
 #include "checks/probe.h"
 #include "core/util.h"
@@ -163,6 +182,7 @@ const sp_check sp_check_caps_effective = {
 	.policy_keys = "caps.effective:caps",
 	.method = "action",
 	.run = run_effective,
+	.flags = SP_CHECK_INPROCESS,
 };
 
 const sp_check sp_check_caps_bounding = {
@@ -174,6 +194,7 @@ const sp_check sp_check_caps_bounding = {
 	.policy_keys = "caps.bounding:caps",
 	.method = "read",
 	.run = run_bounding,
+	.flags = SP_CHECK_INPROCESS,
 };
 
 const sp_check sp_check_priv_no_new_privs = {
@@ -185,5 +206,1047 @@ const sp_check sp_check_priv_no_new_privs = {
 	.policy_keys = "priv.no_new_privs:bool",
 	.method = "read",
 	.run = run_nnp,
+	.flags = SP_CHECK_INPROCESS,
+};
+
+/* ---- the other capability sets ---- */
+
+static void run_capset(const char *field, const char *what, const sp_ctx *ctx, sp_result *r)
+{
+	uint64_t v, allowed = 0;
+	if (status_caps(field, &v, r) < 0)
+		return;
+	policy_mask(ctx, "caps.effective", &allowed);
+	char buf[1024];
+	sp_caps_format(allowed, buf, sizeof buf);
+	sp_expected(r, "%s set within: %s", what, buf);
+	sp_caps_format(v, buf, sizeof buf);
+	sp_observed(r, "%s %016llx (%s)", field, (unsigned long long)v, buf);
+	uint64_t extra = v & ~allowed;
+	if (extra) {
+		sp_caps_format(extra, buf, sizeof buf);
+		sp_failr(r, "%s set beyond policy: %s", what, buf);
+	} else {
+		sp_pass(r, "%s set within policy", what);
+	}
+}
+
+static void run_permitted(const sp_ctx *ctx, sp_result *r) { run_capset("CapPrm", "permitted", ctx, r); }
+static void run_inheritable(const sp_ctx *ctx, sp_result *r) { run_capset("CapInh", "inheritable", ctx, r); }
+static void run_ambient(const sp_ctx *ctx, sp_result *r) { run_capset("CapAmb", "ambient", ctx, r); }
+
+#define CAPSET_CHECK(sym, id_, title_, why_, run_)                                                            \
+	const sp_check sp_check_##sym = {                                                                   \
+		.id = id_,                                                                                  \
+		.category = "privileges",                                                                   \
+		.title = title_,                                                                            \
+		.rationale = why_,                                                                          \
+		.techniques = "T1611,T1548",                                                                \
+		.policy_keys = "caps.effective:caps",                                                       \
+		.method = "read",                                                                           \
+		.run = run_,                                                                                \
+		.flags = SP_CHECK_INPROCESS,                                                                \
+	}
+CAPSET_CHECK(caps_permitted, "caps.permitted", "permitted capabilities within policy",
+	     "a permitted capability can be raised into the effective set at any time", run_permitted);
+CAPSET_CHECK(caps_inheritable, "caps.inheritable", "inheritable capabilities within policy",
+	     "inheritable capabilities pass to programs with matching file capabilities", run_inheritable);
+CAPSET_CHECK(caps_ambient, "caps.ambient", "ambient capabilities within policy",
+	     "ambient capabilities survive execve of ordinary programs", run_ambient);
+
+/* ---- each capability proven by the operation it guards ---- */
+
+enum cap_outcome { CAP_USED, CAP_REFUSED, CAP_NA };
+
+struct cap_probe_arg {
+	char dir[512]; /* private dir, "" when none */
+	char why[256];
+};
+
+/* each probe returns 1 when the guarded operation succeeded, 0 when refused,
+ * -1 when it cannot be judged (errno tells why); it runs in a child */
+static long pr_net_raw(void *a)
+{
+	(void)a;
+	int fd = socket(AF_INET, SOCK_RAW | SOCK_CLOEXEC, IPPROTO_ICMP);
+	if (fd >= 0)
+		return 1;
+	return errno == EPERM || errno == EACCES ? 0 : -1;
+}
+
+static long pr_sys_admin(void *a)
+{
+	struct cap_probe_arg *p = a;
+	/* a private mount namespace first, so nothing can propagate out */
+	if (unshare(CLONE_NEWNS) == 0)
+		mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL);
+	if (p->dir[0]) {
+		if (mount("sandprobe", p->dir, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, "size=4k") == 0) {
+			umount2(p->dir, MNT_DETACH);
+			return 1;
+		}
+	} else if (mount("sandprobe", "/", "sandprobe-nonexistent-fs", 0, NULL) == 0 || errno == ENODEV) {
+		/* the capability check comes before the filesystem type lookup */
+		return 1;
+	}
+	return errno == EPERM || errno == EACCES ? 0 : -1;
+}
+
+static long pr_sys_ptrace(void *a)
+{
+	(void)a;
+	int pfd[2];
+	if (pipe(pfd) < 0)
+		return -1;
+	pid_t t = fork();
+	if (t < 0)
+		return -1;
+	if (t == 0) {
+		/* dies with the prober, even when a filter kills it mid-probe */
+		prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+		/* a non-dumpable target needs CAP_SYS_PTRACE to attach */
+		prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+		close(pfd[0]);
+		if (write(pfd[1], "r", 1) != 1)
+			_exit(1);
+		for (;;)
+			pause();
+	}
+	close(pfd[1]);
+	char c;
+	long res = -1;
+	if (read(pfd[0], &c, 1) == 1) {
+		long pr = ptrace(PTRACE_SEIZE, t, 0, 0);
+		int e = errno;
+		res = pr == 0 ? 1 : (e == EPERM || e == EACCES) ? 0 : -1;
+		errno = e;
+	}
+	kill(t, SIGKILL);
+	waitpid(t, NULL, 0);
+	return res;
+}
+
+static long pr_mknod(void *a)
+{
+	struct cap_probe_arg *p = a;
+	if (!p->dir[0]) {
+		errno = ENOENT;
+		return -1;
+	}
+	char path[600];
+	snprintf(path, sizeof path, "%s/null", p->dir);
+	if (mknod(path, S_IFCHR | 0600, makedev(1, 3)) == 0) {
+		unlink(path);
+		return 1;
+	}
+	return errno == EPERM || errno == EACCES ? 0 : -1;
+}
+
+static long pr_sys_module(void *a)
+{
+	(void)a;
+	/* a NULL image of length 0: with the capability ENOEXEC, nothing loads */
+	if (syscall(SYS_init_module, NULL, 0UL, "") == 0)
+		return 1;
+	if (errno == ENOEXEC || errno == EFAULT || errno == EINVAL)
+		return 1;
+	return errno == EPERM ? 0 : -1;
+}
+
+static int make_file(const struct cap_probe_arg *p, char *path, size_t size, mode_t mode)
+{
+	if (!p->dir[0]) {
+		errno = ENOENT;
+		return -1;
+	}
+	snprintf(path, size, "%s/f", p->dir);
+	unlink(path); /* left by an earlier probe that a filter killed */
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return -1;
+	close(fd);
+	return chmod(path, mode);
+}
+
+static long pr_dac_override(void *a)
+{
+	char path[600];
+	if (make_file(a, path, sizeof path, 0) < 0)
+		return -1;
+	/* a write open of a mode-000 file: only CAP_DAC_OVERRIDE allows it */
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	int e = errno;
+	unlink(path);
+	if (fd >= 0)
+		return 1;
+	errno = e;
+	return e == EACCES || e == EPERM ? 0 : -1;
+}
+
+static long pr_chown(void *a)
+{
+	char path[600];
+	if (make_file(a, path, sizeof path, 0600) < 0)
+		return -1;
+	long other = sp_other_mapped_id((unsigned)geteuid(), false);
+	if (other < 0) {
+		unlink(path);
+		errno = EXDEV;
+		return -1;
+	}
+	int rc = chown(path, (uid_t)other, (gid_t)-1);
+	int e = errno;
+	unlink(path);
+	errno = e;
+	if (rc == 0)
+		return 1;
+	return e == EPERM ? 0 : -1;
+}
+
+static long pr_setuid(void *a)
+{
+	(void)a;
+	long other = sp_other_mapped_id((unsigned)geteuid(), false);
+	if (other < 0) {
+		errno = EXDEV;
+		return -1;
+	}
+	if (setresuid((uid_t)other, (uid_t)other, (uid_t)other) == 0)
+		return 1;
+	return errno == EPERM ? 0 : -1;
+}
+
+static long pr_setgid(void *a)
+{
+	(void)a;
+	long other = sp_other_mapped_id((unsigned)getegid(), true);
+	if (other < 0) {
+		errno = EXDEV;
+		return -1;
+	}
+	if (setresgid((gid_t)other, (gid_t)other, (gid_t)other) == 0)
+		return 1;
+	return errno == EPERM ? 0 : -1;
+}
+
+static long pr_net_admin(void *a)
+{
+	(void)a;
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -1;
+	int v = 65536;
+	/* SO_RCVBUFFORCE on our own socket: only CAP_NET_ADMIN may exceed rmem_max */
+	int rc = setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &v, sizeof v);
+	int e = errno;
+	close(fd);
+	errno = e;
+	if (rc == 0)
+		return 1;
+	return e == EPERM ? 0 : -1;
+}
+
+static long pr_sys_time(void *a)
+{
+	(void)a;
+	/* both NULL: the capability check runs, the clock is not touched */
+	if (syscall(SYS_settimeofday, NULL, NULL) == 0)
+		return 1;
+	return errno == EPERM ? 0 : -1;
+}
+
+static long pr_sys_chroot(void *a)
+{
+	(void)a;
+	if (chroot("/") == 0)
+		return 1;
+	return errno == EPERM ? 0 : -1;
+}
+
+static long pr_sys_boot(void *a)
+{
+	(void)a;
+	/* bad magic numbers: EINVAL with the capability, EPERM without */
+	if (syscall(SYS_reboot, 0L, 0L, 0L, NULL) == 0)
+		return 1;
+	if (errno == EINVAL)
+		return 1;
+	return errno == EPERM ? 0 : -1;
+}
+
+static long pr_sys_rawio(void *a)
+{
+	char path[600];
+	if (make_file(a, path, sizeof path, 0600) < 0)
+		return -1;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	unlink(path);
+	if (fd < 0)
+		return -1;
+	/* FIBMAP checks CAP_SYS_RAWIO first; it only reads a block number */
+	int blk = 0;
+	int rc = ioctl(fd, FIBMAP, &blk);
+	int e = errno;
+	close(fd);
+	errno = e;
+	if (rc == 0 || e == EINVAL || e == ENOTTY)
+		return 1;
+	return e == EPERM ? 0 : -1;
+}
+
+static long pr_sys_nice(void *a)
+{
+	(void)a;
+	errno = 0;
+	int cur = getpriority(PRIO_PROCESS, 0);
+	if (cur <= -20 && errno == 0) {
+		errno = EXDEV;
+		return -1;
+	}
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_NICE, &rl) == 0 && rl.rlim_cur >= (rlim_t)(20 - (cur - 1))) {
+		/* RLIMIT_NICE already allows it: lower it first (child only) */
+		rl.rlim_cur = rl.rlim_max = 0;
+		setrlimit(RLIMIT_NICE, &rl);
+	}
+	if (setpriority(PRIO_PROCESS, 0, cur - 1) == 0)
+		return 1;
+	return errno == EPERM || errno == EACCES ? 0 : -1;
+}
+
+static long pr_sys_resource(void *a)
+{
+	(void)a;
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_FSIZE, &rl) < 0 || rl.rlim_max < 4096) {
+		errno = EXDEV;
+		return -1;
+	}
+	rlim_t hard = rl.rlim_max;
+	rl.rlim_max = hard == RLIM_INFINITY ? (rlim_t)1 << 40 : hard - 1;
+	if (rl.rlim_cur > rl.rlim_max)
+		rl.rlim_cur = rl.rlim_max;
+	if (setrlimit(RLIMIT_FSIZE, &rl) < 0)
+		return -1;
+	/* raising a hard limit back needs CAP_SYS_RESOURCE (child only) */
+	rl.rlim_max = hard;
+	if (setrlimit(RLIMIT_FSIZE, &rl) == 0)
+		return 1;
+	return errno == EPERM ? 0 : -1;
+}
+
+static long pr_setfcap(void *a)
+{
+	char path[600];
+	if (make_file(a, path, sizeof path, 0700) < 0)
+		return -1;
+	/* a v2 capability xattr granting nothing */
+	struct vfs_cap_data data;
+	memset(&data, 0, sizeof data);
+	data.magic_etc = VFS_CAP_REVISION_2;
+	int rc = setxattr(path, "security.capability", &data, XATTR_CAPS_SZ_2, 0);
+	int e = errno;
+	unlink(path);
+	errno = e;
+	if (rc == 0)
+		return 1;
+	return e == EPERM ? 0 : -1;
+}
+
+static long pr_kill(void *a)
+{
+	(void)a;
+	/* a visible process of another uid; signal 0 checks permission only */
+	DIR *d = opendir("/proc");
+	if (!d) {
+		errno = ESRCH;
+		return -1;
+	}
+	struct dirent *de;
+	long res = -1;
+	int e = EXDEV;
+	unsigned scanned = 0;
+	while ((de = readdir(d)) && scanned < 4096) {
+		if (de->d_name[0] < '1' || de->d_name[0] > '9')
+			continue;
+		scanned++;
+		char p[64], v[64];
+		snprintf(p, sizeof p, "/proc/%s/status", de->d_name);
+		unsigned ruid, euid;
+		if (sp_status_field(p, "Uid", v, sizeof v) < 0 || sscanf(v, "%u %u", &ruid, &euid) != 2)
+			continue;
+		if (ruid == (unsigned)getuid() || ruid == (unsigned)geteuid() || euid == (unsigned)geteuid())
+			continue;
+		if (kill(atoi(de->d_name), 0) == 0) {
+			res = 1;
+			break;
+		}
+		if (errno == EPERM) {
+			res = 0;
+			e = EPERM;
+		}
+	}
+	closedir(d);
+	errno = res == 1 ? 0 : e;
+	return res;
+}
+
+struct cap_def {
+	unsigned cap;
+	long (*fn)(void *);
+	bool needs_dir;
+	const char *how;
+};
+
+/* All capability probes run in one child, in this order: those that change
+ * nothing first, those that change the child's limits, mount namespace and
+ * ids last. The child reports each result before the next probe; when a
+ * filter kills it, the probe it was in is the first unreported one and a new
+ * child resumes after it. The caps.* checks run in the doctor process, so the
+ * first one probes for all of them. */
+static const struct cap_def cap_defs[] = {
+	{CAP_NET_RAW, pr_net_raw, false, ""},	      {CAP_SYS_PTRACE, pr_sys_ptrace, false, ""},
+	{CAP_MKNOD, pr_mknod, true, ""},	      {CAP_SYS_MODULE, pr_sys_module, false, ""},
+	{CAP_DAC_OVERRIDE, pr_dac_override, true, ""}, {CAP_CHOWN, pr_chown, true, ""},
+	{CAP_NET_ADMIN, pr_net_admin, false, ""},     {CAP_SYS_TIME, pr_sys_time, false, ""},
+	{CAP_SYS_BOOT, pr_sys_boot, false, ""},	      {CAP_SYS_RAWIO, pr_sys_rawio, true, ""},
+	{CAP_SETFCAP, pr_setfcap, true, ""},	      {CAP_KILL, pr_kill, false, ""},
+	{CAP_SYS_CHROOT, pr_sys_chroot, false, ""},   {CAP_SYS_NICE, pr_sys_nice, false, ""},
+	{CAP_SYS_RESOURCE, pr_sys_resource, false, ""}, {CAP_SYS_ADMIN, pr_sys_admin, true, ""},
+	{CAP_SETGID, pr_setgid, false, ""},	      {CAP_SETUID, pr_setuid, false, ""},
+};
+
+struct cap_rec {
+	int idx;
+	long ret;
+	int err;
+};
+
+static sp_call cap_cache[SP_ARRAY_SIZE(cap_defs)];
+static bool cap_cached;
+static int cap_dir_rm;
+static char cap_dir[512];
+static int cap_fork_err;
+
+static void cap_batch(const sp_ctx *ctx)
+{
+	if (cap_cached)
+		return;
+	cap_cached = true;
+	struct cap_probe_arg arg;
+	memset(&arg, 0, sizeof arg);
+	if (sp_private_dir(ctx, arg.dir, sizeof arg.dir) < 0)
+		arg.dir[0] = '\0';
+	snprintf(cap_dir, sizeof cap_dir, "%s", arg.dir);
+	size_t n = SP_ARRAY_SIZE(cap_defs), next = 0;
+	while (next < n) {
+		int pfd[2];
+		if (pipe2(pfd, O_CLOEXEC) < 0) {
+			cap_fork_err = errno;
+			break;
+		}
+		pid_t pid = fork();
+		if (pid < 0) {
+			cap_fork_err = errno;
+			close(pfd[0]);
+			close(pfd[1]);
+			break;
+		}
+		if (pid == 0) {
+			close(pfd[0]);
+			for (size_t i = next; i < n; i++) {
+				errno = 0;
+				long ret = cap_defs[i].fn(&arg);
+				struct cap_rec rec = {.idx = (int)i, .ret = ret, .err = ret <= 0 ? errno : 0};
+				if (write(pfd[1], &rec, sizeof rec) != (ssize_t)sizeof rec)
+					_exit(1);
+			}
+			_exit(0);
+		}
+		close(pfd[1]);
+		size_t last = next;
+		uint64_t deadline = sp_now_ns() + 3000000000ull;
+		for (;;) {
+			uint64_t now = sp_now_ns();
+			if (now >= deadline)
+				break;
+			struct pollfd pf = {.fd = pfd[0], .events = POLLIN};
+			int pr = poll(&pf, 1, (int)((deadline - now) / 1000000ull) + 1);
+			if (pr < 0 && errno == EINTR)
+				continue;
+			if (pr <= 0)
+				break;
+			struct cap_rec rec;
+			if (read(pfd[0], &rec, sizeof rec) != (ssize_t)sizeof rec || rec.idx < 0 || (size_t)rec.idx >= n)
+				break;
+			cap_cache[rec.idx].ran = true;
+			cap_cache[rec.idx].ret = rec.ret;
+			cap_cache[rec.idx].err = rec.err;
+			last = (size_t)rec.idx + 1;
+		}
+		close(pfd[0]);
+		kill(pid, SIGKILL);
+		int status = 0;
+		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+			;
+		if (last >= n)
+			break;
+		/* the child died (or hung) in probe `last` */
+		if (WIFSIGNALED(status) && WTERMSIG(status) != SIGKILL)
+			cap_cache[last].sig = WTERMSIG(status);
+		else
+			cap_cache[last].timed_out = true;
+		next = last + 1;
+	}
+	cap_dir_rm = arg.dir[0] ? sp_private_dir_remove(arg.dir) : 0;
+}
+
+static void run_cap(const struct cap_def *d, const sp_ctx *ctx, sp_result *r)
+{
+	uint64_t allowed = 0;
+	policy_mask(ctx, "caps.effective", &allowed);
+	bool may = (allowed >> d->cap) & 1;
+	bool has = sp_has_cap(d->cap);
+	const char *name = sp_cap_name(d->cap);
+	sp_expected(r, "%s", may ? "any (capability allowed by policy)" : "the guarded operation refused");
+	cap_batch(ctx);
+	size_t idx = SP_ARRAY_SIZE(cap_defs);
+	for (size_t i = 0; i < SP_ARRAY_SIZE(cap_defs); i++)
+		if (cap_defs[i].cap == d->cap)
+			idx = i;
+	sp_call c = idx < SP_ARRAY_SIZE(cap_defs) ? cap_cache[idx] : (sp_call){0};
+	sp_observed(r, "%s in CapEff: %s; %s: ", name, has ? "yes" : "no", d->how);
+	if (cap_dir_rm < 0) {
+		sp_errorr(r, "private probe directory %s not removed: %s", cap_dir, strerror(-cap_dir_rm));
+		return;
+	}
+	if (c.sig == SIGSYS) {
+		/* a killing seccomp filter refused the guarded syscall */
+		sp_observed_add(r, "killed by SIGSYS (seccomp)");
+		sp_pass(r, "%s: operation refused by a killing seccomp filter", name);
+		return;
+	}
+	if (c.timed_out || c.sig || !c.ran) {
+		sp_observed_add(r, "probe did not finish");
+		sp_errorr(r, "probe failed: %s", cap_fork_err ? strerror(cap_fork_err) : c.timed_out ? "timed out"
+															: "killed");
+		return;
+	}
+	enum cap_outcome o = c.ret == 1 ? CAP_USED : c.ret == 0 ? CAP_REFUSED : CAP_NA;
+	size_t len = strlen(r->observed);
+	snprintf(r->observed + len, sizeof r->observed - len, "%s",
+		 o == CAP_USED ? "succeeded" : o == CAP_REFUSED ? "refused (" : "not exercisable (");
+	if (o != CAP_USED) {
+		len = strlen(r->observed);
+		snprintf(r->observed + len, sizeof r->observed - len, "%s)", sp_errname(c.err));
+	}
+	if (o == CAP_USED && !has && !may) {
+		sp_failr(r, "%s is not in CapEff but its operation succeeded", name);
+	} else if (o == CAP_USED) {
+		if (may)
+			sp_pass(r, "%s usable, allowed by policy", name);
+		else
+			sp_failr(r, "%s usable: %s succeeded", name, d->how);
+	} else if (o == CAP_REFUSED) {
+		sp_pass(r, "%s: operation refused%s", name, has ? " although the capability is in CapEff (namespace or LSM)" : "");
+	} else if (!has) {
+		sp_pass(r, "%s absent from CapEff (operation not exercisable here: %s)", name, sp_errname(c.err));
+	} else if (c.err == EXDEV) {
+		sp_pass(r, "%s has nothing to act on here (no other id or process of another user)", name);
+	} else if (c.err == ENOSYS) {
+		sp_pass(r, "%s: the guarded operation does not exist in this kernel", name);
+	} else if (may) {
+		sp_pass(r, "%s allowed by policy (not exercisable here)", name);
+	} else {
+		sp_skip(r, "%s is in CapEff but the operation cannot be exercised here (%s)", name, sp_errname(c.err));
+	}
+}
+
+#define CAP_CHECK(sym, id_, capn, fn_, dir_, how_, title_, why_, tech_)                                          \
+	static const struct cap_def def_##sym = {capn, fn_, dir_, how_};                                     \
+	static void run_##sym(const sp_ctx *ctx, sp_result *r) { run_cap(&def_##sym, ctx, r); }             \
+	const sp_check sp_check_##sym = {                                                                   \
+		.id = id_,                                                                     \
+		.category = "privileges",                                                                   \
+		.title = title_,                                                                            \
+		.rationale = why_,                                                                          \
+		.techniques = tech_,                                                                        \
+		.policy_keys = "caps.effective:caps",                                                       \
+		.method = "action",                                                                         \
+		.run = run_##sym,                                                                           \
+		.flags = SP_CHECK_INPROCESS,                                                                \
+	}
+
+CAP_CHECK(caps_net_raw, "caps.net_raw", CAP_NET_RAW, pr_net_raw, false, "raw ICMP socket", "CAP_NET_RAW refused",
+	  "raw sockets forge packets and sniff traffic on the sandbox's interfaces", "T1048");
+CAP_CHECK(caps_sys_admin, "caps.sys_admin", CAP_SYS_ADMIN, pr_sys_admin, true, "tmpfs mount on a private dir",
+	  "CAP_SYS_ADMIN refused", "CAP_SYS_ADMIN allows mounts, the usual first step out of a container", "T1611");
+CAP_CHECK(caps_sys_ptrace, "caps.sys_ptrace", CAP_SYS_PTRACE, pr_sys_ptrace, false,
+	  "PTRACE_SEIZE of a non-dumpable child", "CAP_SYS_PTRACE refused",
+	  "CAP_SYS_PTRACE lets the sandbox inject code into any process it can see", "T1055.008");
+CAP_CHECK(caps_mknod, "caps.mknod", CAP_MKNOD, pr_mknod, true, "mknod c 1 3 in a private dir", "CAP_MKNOD refused",
+	  "device nodes give direct access to host disks and memory", "T1006,T1611");
+CAP_CHECK(caps_sys_module, "caps.sys_module", CAP_SYS_MODULE, pr_sys_module, false,
+	  "init_module with a NULL image", "CAP_SYS_MODULE refused", "module loading runs code in the host kernel",
+	  "T1547.006");
+CAP_CHECK(caps_dac_override, "caps.dac_override", CAP_DAC_OVERRIDE, pr_dac_override, true,
+	  "write open of a mode-000 file", "CAP_DAC_OVERRIDE refused",
+	  "CAP_DAC_OVERRIDE ignores file permissions, including on bind-mounted host files", "T1548");
+CAP_CHECK(caps_chown, "caps.chown", CAP_CHOWN, pr_chown, true, "chown of a probe file to another mapped uid",
+	  "CAP_CHOWN refused", "CAP_CHOWN hands files to other users, for example to plant setuid binaries", "T1548");
+CAP_CHECK(caps_setuid, "caps.setuid", CAP_SETUID, pr_setuid, false, "setresuid to another mapped uid",
+	  "CAP_SETUID refused", "CAP_SETUID becomes any user, including host-mapped ones", "T1548");
+CAP_CHECK(caps_setgid, "caps.setgid", CAP_SETGID, pr_setgid, false, "setresgid to another mapped gid",
+	  "CAP_SETGID refused", "CAP_SETGID joins any group, for example disk or docker", "T1548");
+CAP_CHECK(caps_net_admin, "caps.net_admin", CAP_NET_ADMIN, pr_net_admin, false, "SO_RCVBUFFORCE on a UDP socket",
+	  "CAP_NET_ADMIN refused", "CAP_NET_ADMIN reconfigures interfaces, routes and firewall rules", "T1611");
+CAP_CHECK(caps_sys_time, "caps.sys_time", CAP_SYS_TIME, pr_sys_time, false, "settimeofday(NULL, NULL)",
+	  "CAP_SYS_TIME refused", "the clock is shared with the host: changing it breaks logs and certificates",
+	  "");
+CAP_CHECK(caps_sys_chroot, "caps.sys_chroot", CAP_SYS_CHROOT, pr_sys_chroot, false, "chroot(\"/\") in a child",
+	  "CAP_SYS_CHROOT refused", "chroot combined with other capabilities escapes a chroot jail", "T1611");
+CAP_CHECK(caps_sys_boot, "caps.sys_boot", CAP_SYS_BOOT, pr_sys_boot, false, "reboot with bad magic numbers",
+	  "CAP_SYS_BOOT refused", "CAP_SYS_BOOT reboots the machine or loads a new kernel", "T1499");
+CAP_CHECK(caps_sys_rawio, "caps.sys_rawio", CAP_SYS_RAWIO, pr_sys_rawio, true, "FIBMAP ioctl on a probe file",
+	  "CAP_SYS_RAWIO refused", "raw I/O reaches hardware ports and memory directly", "T1611");
+CAP_CHECK(caps_sys_nice, "caps.sys_nice", CAP_SYS_NICE, pr_sys_nice, false, "lower own nice value",
+	  "CAP_SYS_NICE refused", "CAP_SYS_NICE starves the host's processes of CPU", "T1499");
+CAP_CHECK(caps_sys_resource, "caps.sys_resource", CAP_SYS_RESOURCE, pr_sys_resource, false,
+	  "raise a lowered RLIMIT_FSIZE hard limit", "CAP_SYS_RESOURCE refused",
+	  "CAP_SYS_RESOURCE overrides resource limits and quotas", "T1499");
+CAP_CHECK(caps_setfcap, "caps.setfcap", CAP_SETFCAP, pr_setfcap, true, "set security.capability on a probe file",
+	  "CAP_SETFCAP refused", "CAP_SETFCAP plants file capabilities that raise privileges on exec", "T1548");
+CAP_CHECK(caps_kill, "caps.kill", CAP_KILL, pr_kill, false, "kill(pid, 0) on a process of another uid",
+	  "CAP_KILL refused", "CAP_KILL signals processes of other users", "T1499");
+
+/* ---- setuid/setgid/file-capability files ---- */
+
+static bool effective_hit(const sp_scan_hit *h)
+{
+	if (h->fcap)
+		return true;
+	bool su = h->mode & S_ISUID, sg = (h->mode & S_ISGID) && (h->mode & S_IXGRP);
+	/* an owner that is unmapped in our user namespace is ignored by exec */
+	bool su_eff = su && sp_id_mapped(h->uid, false) && h->uid != (unsigned)geteuid();
+	bool sg_eff = sg && sp_id_mapped(h->gid, true) && h->gid != (unsigned)getegid();
+	return su_eff || sg_eff;
+}
+
+static void run_setuid_files(const sp_ctx *ctx, sp_result *r)
+{
+	sp_strv allow, roots;
+	sp_policy_list(ctx->policy, "priv.setuid_allow", &allow);
+	sp_policy_list(ctx->policy, "priv.scan_roots", &roots);
+	long long budget = sp_policy_int(ctx->policy, "priv.scan_budget_ms", 2000);
+	bool nnp = sp_no_new_privs();
+	bool under_nnp = sp_policy_bool(ctx->policy, "priv.scan_under_nnp", false);
+	sp_expected(r, "no setuid/setgid/file-capability executable that exec would honour%s%s",
+		    allow.n ? " beyond priv.setuid_allow" : "", "");
+	if (nnp && !under_nnp) {
+		sp_observed(r, "NoNewPrivs 1: exec ignores setuid/setgid bits and file capabilities; scan not needed");
+		sp_pass(r, "NoNewPrivs set: no file can raise privileges");
+		sp_strv_free(&allow);
+		sp_strv_free(&roots);
+		return;
+	}
+	sp_scan_opts o = {.roots = roots.v,
+			  .nroots = roots.n,
+			  .budget_ns = (uint64_t)budget * 1000000ull,
+			  .threads = (unsigned)sp_policy_int(ctx->policy, "priv.scan_threads", 2),
+			  .all_mounts = sp_policy_bool(ctx->policy, "priv.scan_all_mounts", false),
+			  .fcaps = true};
+	sp_scan_result *res = sp_xcalloc(1, sizeof *res);
+	int rc = sp_suid_scan(&o, res);
+	if (rc < 0) {
+		sp_errorr(r, "cannot read mountinfo: %s", strerror(-rc));
+		goto out;
+	}
+	sp_observed(r, "%llu files, %llu dirs in %.1f ms on %zu mount(s), %zu nosuid/pseudo mount(s) skipped%s; "
+		       "setuid %zu, setgid %zu, file caps %zu",
+		    (unsigned long long)res->files, (unsigned long long)res->dirs, (double)res->elapsed_ns / 1e6,
+		    res->mounts_walked, res->mounts_skipped, nnp ? " (NoNewPrivs set)" : "", res->suid, res->sgid,
+		    res->fcap);
+	size_t eff = 0, shown = 0;
+	char first[256] = "";
+	for (size_t i = 0; i < res->nhits; i++) {
+		const sp_scan_hit *h = &res->hits[i];
+		if (sp_strv_contains(&allow, h->path))
+			continue;
+		bool e = effective_hit(h) && !nnp;
+		eff += e;
+		if (e && !first[0])
+			snprintf(first, sizeof first, "%s", h->path);
+		if (shown++ < 8)
+			sp_observed_add(r, "%s %04o uid %u gid %u%s%s", h->path, h->mode & 07777, h->uid, h->gid,
+					h->fcap ? " file-caps" : "", e ? "" : " (ineffective: unmapped owner, own id or NoNewPrivs)");
+	}
+	if (eff)
+		sp_failr(r, "%zu privilege-raising file(s) on setuid-honouring mounts (first: %s)", eff, first);
+	else if (res->over_budget)
+		sp_warn(r, "scan over its %lld ms budget after %llu files and %llu dirs (at %s); none found so far",
+			budget, (unsigned long long)res->files, (unsigned long long)res->dirs, res->last_dir);
+	else
+		sp_pass(r, "no effective setuid/setgid/file-capability file in %llu files",
+			(unsigned long long)res->files);
+out:
+	free(res);
+	sp_strv_free(&allow);
+	sp_strv_free(&roots);
+}
+
+const sp_check sp_check_priv_setuid_files = {
+	.id = "priv.setuid_files",
+	.category = "privileges",
+	.title = "no setuid/setgid or file-capability executables",
+	.rationale = "a setuid-root or capability-bearing program is a ready-made privilege escalation",
+	.techniques = "T1548.001,T1068",
+	.policy_keys = "priv.setuid_allow:list,priv.scan_roots:list,priv.scan_budget_ms:int,priv.scan_threads:int,"
+		       "priv.scan_all_mounts:bool,priv.scan_under_nnp:bool",
+	.method = "action",
+	.run = run_setuid_files,
+	.timeout_ms = 15000,
+};
+
+/* is the mount a path lies on nosuid? */
+static bool path_nosuid(const char *path)
+{
+	struct statvfs sv;
+	return statvfs(path, &sv) == 0 && (sv.f_flag & ST_NOSUID);
+}
+
+static void run_file_caps(const sp_ctx *ctx, sp_result *r)
+{
+	(void)ctx;
+	sp_expected(r, "no program on PATH carries file capabilities that exec would grant");
+	const char *path = getenv("PATH");
+	sp_strv dirs;
+	sp_strv_split(&dirs, path && *path ? path : "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", ":");
+	bool nnp = sp_no_new_privs();
+	size_t files = 0, found = 0, eff = 0;
+	sp_observed(r, "PATH %zu dirs%s", dirs.n, nnp ? ", NoNewPrivs set" : "");
+	if (nnp) {
+		sp_strv_free(&dirs);
+		sp_observed_add(r, "exec under NoNewPrivs grants no file capability; not read");
+		sp_pass(r, "NoNewPrivs set: file capabilities cannot raise privileges");
+		return;
+	}
+	for (size_t i = 0; i < dirs.n; i++) {
+		DIR *d = opendir(dirs.v[i]);
+		if (!d)
+			continue;
+		bool nosuid = path_nosuid(dirs.v[i]);
+		struct dirent *de;
+		while ((de = readdir(d))) {
+			if (de->d_type != DT_REG && de->d_type != DT_UNKNOWN)
+				continue;
+			char p[4096];
+			snprintf(p, sizeof p, "%s/%s", dirs.v[i], de->d_name);
+			files++;
+			unsigned char cap[64];
+			if (lgetxattr(p, "security.capability", cap, sizeof cap) <= 0)
+				continue;
+			found++;
+			bool e = !nosuid && !nnp;
+			eff += e;
+			if (found <= 8)
+				sp_observed_add(r, "%s has file capabilities%s", p, e ? "" : " (ineffective: nosuid or NoNewPrivs)");
+		}
+		closedir(d);
+	}
+	sp_strv_free(&dirs);
+	sp_observed_add(r, "%zu files examined", files);
+	if (eff)
+		sp_failr(r, "%zu program(s) on PATH gain capabilities on exec", eff);
+	else
+		sp_pass(r, "no effective file capabilities on PATH (%zu found, %zu files)", found, files);
+}
+
+const sp_check sp_check_priv_file_caps = {
+	.id = "priv.file_caps",
+	.category = "privileges",
+	.title = "no file capabilities on PATH",
+	.rationale = "file capabilities (security.capability) grant privileges on exec like setuid does",
+	.techniques = "T1548,T1068",
+	.policy_keys = "",
+	.method = "read",
+	.run = run_file_caps,
+	.flags = SP_CHECK_INPROCESS,
+};
+
+static void run_sudo_helpers(const sp_ctx *ctx, sp_result *r)
+{
+	(void)ctx;
+	static const char *const helpers[] = {"sudo", "doas", "pkexec", "su", "sudoedit", "run0", "calife", "super"};
+	static const char *const dirs[] = {"/usr/local/bin", "/usr/local/sbin", "/usr/bin", "/usr/sbin", "/bin", "/sbin"};
+	sp_expected(r, "no setuid privilege-raising helper that exec would honour, or none configured passwordless");
+	bool nnp = sp_no_new_privs();
+	size_t eff = 0;
+	char list[300] = "";
+	sp_observed(r, "NoNewPrivs %d", nnp);
+	for (size_t i = 0; i < SP_ARRAY_SIZE(dirs); i++)
+		for (size_t j = 0; j < SP_ARRAY_SIZE(helpers); j++) {
+			char p[256];
+			snprintf(p, sizeof p, "%s/%s", dirs[i], helpers[j]);
+			struct stat st;
+			if (stat(p, &st) < 0 || !S_ISREG(st.st_mode) || !(st.st_mode & S_ISUID))
+				continue;
+			bool e = !nnp && !path_nosuid(p) && sp_id_mapped(st.st_uid, false) && st.st_uid != geteuid();
+			sp_observed_add(r, "%s setuid uid %u%s", p, (unsigned)st.st_uid, e ? "" : " (ineffective)");
+			if (e) {
+				eff++;
+				size_t l = strlen(list);
+				snprintf(list + l, sizeof list - l, "%s%s", l ? "," : "", p);
+			}
+		}
+	/* passwordless configuration, when readable */
+	static const char *const confs[] = {"/etc/sudoers", "/etc/doas.conf"};
+	bool nopass = false, conf_readable = false;
+	for (size_t i = 0; i < SP_ARRAY_SIZE(confs); i++) {
+		char buf[16384];
+		ssize_t n = sp_read_file(confs[i], buf, sizeof buf);
+		if (n < 0)
+			continue;
+		conf_readable = true;
+		if (strstr(buf, "NOPASSWD") || strstr(buf, "nopass")) {
+			nopass = true;
+			sp_observed_add(r, "%s allows passwordless use", confs[i]);
+		}
+	}
+	DIR *d = opendir("/etc/sudoers.d");
+	if (d) {
+		struct dirent *de;
+		while ((de = readdir(d))) {
+			if (de->d_name[0] == '.')
+				continue;
+			char p[512], buf[8192];
+			snprintf(p, sizeof p, "/etc/sudoers.d/%s", de->d_name);
+			if (sp_read_file(p, buf, sizeof buf) >= 0) {
+				conf_readable = true;
+				if (strstr(buf, "NOPASSWD")) {
+					nopass = true;
+					sp_observed_add(r, "%s allows passwordless use", p);
+				}
+			}
+		}
+		closedir(d);
+	}
+	if (eff && nopass)
+		sp_failr(r, "passwordless privilege raising through %s", list);
+	else if (eff && !conf_readable)
+		sp_warn(r, "setuid helper(s) %s usable; their configuration is unreadable", list);
+	else if (eff)
+		sp_pass(r, "setuid helper(s) %s present, none configured passwordless", list);
+	else
+		sp_pass(r, "no usable setuid privilege-raising helper");
+}
+
+const sp_check sp_check_priv_sudo_helpers = {
+	.id = "priv.sudo_helpers",
+	.category = "privileges",
+	.title = "no passwordless privilege-raising helper",
+	.rationale = "a passwordless sudo or doas turns any code execution into root",
+	.techniques = "T1548",
+	.policy_keys = "",
+	.method = "read",
+	.run = run_sudo_helpers,
+	.flags = SP_CHECK_INPROCESS,
+};
+
+/* ---- container runtime control sockets ---- */
+
+static const char *const runtime_words[] = {"docker", "containerd", "podman", "libpod", "crio", "cri-o", "kubelet",
+					     "buildkit", "cri-dockerd", "conmon", "runc", "k3s", "dockershim",
+					     "firecracker", "lxd", "incus"};
+
+static bool runtime_name(const char *s)
+{
+	for (size_t i = 0; i < SP_ARRAY_SIZE(runtime_words); i++)
+		if (strstr(s, runtime_words[i]))
+			return true;
+	return false;
+}
+
+/* connect only: nothing is ever sent */
+static int unix_connect(const char *name, bool abstract)
+{
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0)
+		return -errno;
+	struct sockaddr_un a;
+	memset(&a, 0, sizeof a);
+	a.sun_family = AF_UNIX;
+	size_t len = strlen(name);
+	if (len + 2 > sizeof a.sun_path) {
+		close(fd);
+		return -ENAMETOOLONG;
+	}
+	socklen_t sl;
+	if (abstract) {
+		memcpy(a.sun_path + 1, name, len);
+		sl = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + len);
+	} else {
+		memcpy(a.sun_path, name, len + 1);
+		sl = (socklen_t)sizeof a;
+	}
+	int rc = connect(fd, (struct sockaddr *)&a, sl);
+	int e = errno;
+	if (rc < 0 && e == EPROTOTYPE) {
+		close(fd);
+		fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+		rc = fd >= 0 ? connect(fd, (struct sockaddr *)&a, sl) : -1;
+		e = errno;
+	}
+	if (fd >= 0)
+		close(fd);
+	if (rc == 0 || e == EAGAIN || e == EINPROGRESS)
+		return 0;
+	return -e;
+}
+
+struct sock_walk {
+	sp_result *r;
+	size_t found, reachable;
+	char first[256];
+	unsigned seen;
+};
+
+static void sock_consider(struct sock_walk *w, const char *path)
+{
+	if (w->seen++ > 4096)
+		return;
+	int rc = unix_connect(path, false);
+	w->found++;
+	if (rc == 0) {
+		w->reachable++;
+		if (!w->first[0])
+			snprintf(w->first, sizeof w->first, "%s", path);
+	}
+	if (w->found <= 10)
+		sp_observed_add(w->r, "%s %s", path, rc == 0 ? "ANSWERS" : sp_errname(-rc));
+}
+
+static void sock_walk_dir(struct sock_walk *w, const char *dir, int depth)
+{
+	DIR *d = opendir(dir);
+	if (!d)
+		return;
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.' && (!de->d_name[1] || (de->d_name[1] == '.' && !de->d_name[2])))
+			continue;
+		char p[1024];
+		snprintf(p, sizeof p, "%s/%s", dir, de->d_name);
+		if (de->d_type == DT_SOCK) {
+			if (runtime_name(p))
+				sock_consider(w, p);
+		} else if (de->d_type == DT_DIR && depth > 0) {
+			sock_walk_dir(w, p, depth - 1);
+		}
+	}
+	closedir(d);
+}
+
+static void run_runtime_sockets(const sp_ctx *ctx, sp_result *r)
+{
+	bool must = !sp_policy_bool(ctx->policy, "priv.runtime_sockets_allowed", false);
+	sp_expected(r, "%s", must ? "no container runtime control socket reachable" : "any (allowed by policy)");
+	static const char *const known[] = {
+		"/var/run/docker.sock", "/run/docker.sock", "/run/containerd/containerd.sock",
+		"/var/run/containerd/containerd.sock", "/run/podman/podman.sock", "/var/run/podman/podman.sock",
+		"/run/crio/crio.sock", "/var/run/crio/crio.sock", "/var/lib/kubelet/pod-resources/kubelet.sock",
+		"/run/k3s/containerd/containerd.sock", "/run/buildkit/buildkitd.sock", "/var/run/cri-dockerd.sock",
+		"/run/dockershim.sock", "/var/snap/lxd/common/lxd/unix.socket", "/var/lib/incus/unix.socket",
+	};
+	struct sock_walk w = {.r = r};
+	sp_observed(r, "walked known paths, /run, /var/run, /tmp, /run/user");
+	for (size_t i = 0; i < SP_ARRAY_SIZE(known); i++) {
+		struct stat st;
+		if (lstat(known[i], &st) == 0 && S_ISSOCK(st.st_mode))
+			sock_consider(&w, known[i]);
+	}
+	/* the walk below finds the known ones again: count each once */
+	size_t known_found = w.found, known_reach = w.reachable;
+	struct sock_walk w2 = {.r = r};
+	sock_walk_dir(&w2, "/run", 3);
+	sock_walk_dir(&w2, "/var/run", 3);
+	sock_walk_dir(&w2, "/tmp", 2);
+	sock_walk_dir(&w2, "/var/lib/kubelet", 2);
+	size_t found = w2.found > known_found ? w2.found : known_found;
+	size_t reach = w2.reachable > known_reach ? w2.reachable : known_reach;
+	const char *first = w.first[0] ? w.first : w2.first;
+	sp_observed_add(r, "%zu runtime socket(s), %zu answering", found, reach);
+	if (reach && must)
+		sp_failr(r, "runtime control socket answers: %s", first);
+	else if (reach)
+		sp_pass(r, "runtime socket reachable, allowed by policy");
+	else
+		sp_pass(r, "%zu runtime socket(s) found, none answers", found);
+}
+
+static void run_abstract_sockets(const sp_ctx *ctx, sp_result *r)
+{
+	bool must = !sp_policy_bool(ctx->policy, "priv.runtime_sockets_allowed", false);
+	sp_expected(r, "%s", must ? "no runtime abstract unix socket (containerd-shim ...) reachable"
+				  : "any (allowed by policy)");
+	int e = 0;
+	_cleanup_free_ char *buf = sp_read_file_alloc("/proc/net/unix", 8u << 20, NULL, &e);
+	if (!buf) {
+		sp_observed(r, "/proc/net/unix unreadable: %s", strerror(e));
+		if (e == ENOENT)
+			sp_pass(r, "no /proc/net/unix (no unix sockets visible)");
+		else
+			sp_errorr(r, "cannot read /proc/net/unix: %s", strerror(e));
+		return;
+	}
+	size_t abstract = 0, runtime = 0, reach = 0;
+	char first[256] = "";
+	char *save = NULL;
+	sp_observed(r, "/proc/net/unix read");
+	for (char *l = strtok_r(buf, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+		char *at = strstr(l, " @");
+		if (!at)
+			continue;
+		abstract++;
+		char *name = sp_trim(at + 2);
+		if (!runtime_name(name))
+			continue;
+		runtime++;
+		int rc = unix_connect(name, true);
+		if (rc == 0) {
+			reach++;
+			if (!first[0])
+				snprintf(first, sizeof first, "@%s", name);
+		}
+		if (runtime <= 8)
+			sp_observed_add(r, "@%s %s", name, rc == 0 ? "ANSWERS" : sp_errname(-rc));
+	}
+	sp_observed_add(r, "%zu abstract sockets, %zu with runtime names, %zu answering", abstract, runtime, reach);
+	if (reach && must)
+		sp_failr(r, "runtime abstract socket answers: %s (shared network namespace?)", first);
+	else
+		sp_pass(r, "no runtime abstract socket answers");
+}
+
+const sp_check sp_check_priv_runtime_sockets = {
+	.id = "priv.runtime_sockets",
+	.category = "privileges",
+	.title = "no container runtime control socket reachable",
+	.rationale = "a reachable docker/containerd/podman/kubelet socket starts a privileged container on the host",
+	.techniques = "T1610,T1611,T1552.007",
+	.policy_keys = "priv.runtime_sockets_allowed:bool",
+	.method = "action",
+	.run = run_runtime_sockets,
+	.flags = SP_CHECK_INPROCESS,
+};
+
+const sp_check sp_check_priv_abstract_sockets = {
+	.id = "priv.abstract_sockets",
+	.category = "privileges",
+	.title = "no runtime abstract unix socket reachable",
+	.rationale = "abstract sockets follow the network namespace: containerd-shim sockets leak into host-network sandboxes",
+	.techniques = "T1610,T1611",
+	.policy_keys = "priv.runtime_sockets_allowed:bool",
+	.method = "action",
+	.run = run_abstract_sockets,
 	.flags = SP_CHECK_INPROCESS,
 };

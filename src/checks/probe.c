@@ -7,6 +7,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -204,4 +207,238 @@ int sp_run_child(int (*fn)(void *arg), void *arg, unsigned timeout_ms, int *stat
 	if (status_out)
 		*status_out = status;
 	return r;
+}
+
+struct call_msg {
+	long ret;
+	int err;
+};
+
+int sp_child_call(long (*fn)(void *arg), void *arg, unsigned timeout_ms, sp_call *out)
+{
+	memset(out, 0, sizeof *out);
+	int pfd[2];
+	if (pipe2(pfd, O_CLOEXEC) < 0)
+		return -errno;
+	pid_t pid = fork();
+	if (pid < 0) {
+		int e = errno;
+		close(pfd[0]);
+		close(pfd[1]);
+		return -e;
+	}
+	if (pid == 0) {
+		close(pfd[0]);
+		errno = 0;
+		long ret = fn(arg);
+		struct call_msg m = {.ret = ret, .err = ret <= 0 ? errno : 0};
+		ssize_t w = write(pfd[1], &m, sizeof m);
+		_exit(w == (ssize_t)sizeof m ? 0 : 1);
+	}
+	close(pfd[1]);
+	struct call_msg m;
+	size_t got = 0;
+	uint64_t deadline = sp_now_ns() + (uint64_t)timeout_ms * 1000000ull;
+	for (;;) {
+		uint64_t now = sp_now_ns();
+		if (now >= deadline) {
+			out->timed_out = true;
+			break;
+		}
+		struct pollfd p = {.fd = pfd[0], .events = POLLIN};
+		int pr = poll(&p, 1, (int)((deadline - now + 999999) / 1000000ull));
+		if (pr < 0 && errno == EINTR)
+			continue;
+		if (pr <= 0) {
+			if (pr < 0)
+				break;
+			continue;
+		}
+		ssize_t n = read(pfd[0], (char *)&m + got, sizeof m - got);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		got += (size_t)n;
+		if (got == sizeof m)
+			break;
+	}
+	close(pfd[0]);
+	if (out->timed_out)
+		kill(pid, SIGKILL);
+	int status = 0;
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	if (got == sizeof m) {
+		out->ran = true;
+		out->ret = m.ret;
+		out->err = m.err;
+	}
+	if (WIFSIGNALED(status) && !out->timed_out)
+		out->sig = WTERMSIG(status);
+	return 0;
+}
+
+const char *sp_errname(int e)
+{
+	const char *n = e ? strerrorname_np(e) : "0";
+	return n ? n : "E?";
+}
+
+int sp_private_dir(const sp_ctx *ctx, char *out, size_t size)
+{
+	sp_strv dirs;
+	sp_policy_list(ctx->policy, "fs.writable", &dirs);
+	static const char *const fallback[] = {"/tmp", "/dev/shm", "/var/tmp", "/run"};
+	for (size_t i = 0; i < SP_ARRAY_SIZE(fallback); i++)
+		sp_strv_push(&dirs, fallback[i]);
+	int last = -ENOENT;
+	for (size_t i = 0; i < dirs.n; i++) {
+		char tmpl[512];
+		snprintf(tmpl, sizeof tmpl, "%s%s.sandprobe-XXXXXX", dirs.v[i], sp_endswith(dirs.v[i], "/") ? "" : "/");
+		if (mkdtemp(tmpl)) {
+			snprintf(out, size, "%s", tmpl);
+			sp_strv_free(&dirs);
+			return 0;
+		}
+		last = -errno;
+	}
+	sp_strv_free(&dirs);
+	return last;
+}
+
+int sp_private_dir_remove(const char *dir)
+{
+	DIR *d = opendir(dir);
+	if (d) {
+		struct dirent *de;
+		while ((de = readdir(d))) {
+			if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+				continue;
+			if (unlinkat(dirfd(d), de->d_name, 0) < 0 && errno == EISDIR)
+				unlinkat(dirfd(d), de->d_name, AT_REMOVEDIR);
+		}
+		closedir(d);
+	}
+	if (rmdir(dir) < 0)
+		return -errno;
+	struct stat st;
+	if (lstat(dir, &st) == 0)
+		return -EEXIST;
+	return 0;
+}
+
+int sp_write_probe(const char *path, bool write0, int *err)
+{
+	*err = 0;
+	int fd = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW);
+	if (fd < 0) {
+		*err = errno;
+		return errno == ENOENT ? -ENOENT : 0;
+	}
+	int ok = 1;
+	/* a handler that rejects the empty write (EINVAL) was still reached */
+	if (write0 && write(fd, "", 0) < 0 && (errno == EACCES || errno == EPERM || errno == EROFS)) {
+		*err = errno;
+		ok = 0;
+	}
+	close(fd);
+	return ok;
+}
+
+uint64_t sp_cap_eff(void)
+{
+	char v[64];
+	uint64_t m = 0;
+	if (sp_status_field("/proc/self/status", "CapEff", v, sizeof v) == 0)
+		sp_caps_parse(v, &m);
+	return m;
+}
+
+int sp_seccomp_mode(void)
+{
+	char v[16];
+	if (sp_status_field("/proc/self/status", "Seccomp", v, sizeof v) < 0)
+		return -1;
+	return atoi(v);
+}
+
+bool sp_no_new_privs(void)
+{
+	return prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0) == 1;
+}
+
+/* each line of uid_map: inside outside count */
+static int id_map_each(bool gid, bool (*fn)(unsigned long in, unsigned long count, void *arg), void *arg)
+{
+	char buf[4096];
+	ssize_t n = sp_read_file(gid ? "/proc/self/gid_map" : "/proc/self/uid_map", buf, sizeof buf);
+	if (n < 0)
+		return (int)n;
+	char *save = NULL;
+	for (char *l = strtok_r(buf, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+		unsigned long in, outside, count;
+		if (sscanf(l, "%lu %lu %lu", &in, &outside, &count) == 3 && fn(in, count, arg))
+			return 1;
+	}
+	return 0;
+}
+
+struct id_q {
+	unsigned long id, self;
+	long found;
+};
+
+static bool id_in(unsigned long in, unsigned long count, void *arg)
+{
+	struct id_q *q = arg;
+	return q->id >= in && q->id - in < count;
+}
+
+bool sp_id_mapped(unsigned id, bool gid)
+{
+	struct id_q q = {.id = id};
+	return id_map_each(gid, id_in, &q) == 1;
+}
+
+static bool id_other(unsigned long in, unsigned long count, void *arg)
+{
+	struct id_q *q = arg;
+	for (unsigned long i = 0; i < count && i < 4; i++)
+		if (in + i != q->self && in + i != 65534 && in + i < 0xfffffffful) {
+			q->found = (long)(in + i);
+			return true;
+		}
+	return false;
+}
+
+long sp_other_mapped_id(unsigned self, bool gid)
+{
+	struct id_q q = {.self = self, .found = -1};
+	id_map_each(gid, id_other, &q);
+	return q.found;
+}
+
+int sp_sysctl_long(const char *path, long *out)
+{
+	char buf[64];
+	ssize_t n = sp_read_file(path, buf, sizeof buf);
+	if (n < 0)
+		return (int)n;
+	char *end;
+	errno = 0;
+	long v = strtol(sp_trim(buf), &end, 10);
+	if (errno || end == buf)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+bool sp_policy_list_has(const sp_ctx *ctx, const char *key, const char *item)
+{
+	sp_strv v;
+	sp_policy_list(ctx->policy, key, &v);
+	bool has = sp_strv_contains(&v, item);
+	sp_strv_free(&v);
+	return has;
 }

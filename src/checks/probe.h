@@ -42,4 +42,82 @@ unsigned sp_kernel_version(void);
  * killing the child, or -errno when it cannot fork. */
 int sp_run_child(int (*fn)(void *arg), void *arg, unsigned timeout_ms, int *status_out);
 
+/* Outcome of a call made in a bounded child (sp_child_call). */
+typedef struct sp_call {
+	long ret;        /* the function's return value */
+	int err;         /* errno after the call (0 when ret >= 0) */
+	int sig;         /* signal that killed the child, 0 if it exited */
+	bool timed_out;  /* killed after timeout_ms */
+	bool ran;        /* the child reported a result */
+} sp_call;
+
+/* Run fn(arg) in a forked child (timeout_ms bound) and hand back its return
+ * value and errno. A SIGSYS kill (seccomp) is reported in ->sig. Returns 0,
+ * or -errno when the child cannot be started. */
+int sp_child_call(long (*fn)(void *arg), void *arg, unsigned timeout_ms, sp_call *out);
+
+/* errno name ("EPERM"), never NULL */
+const char *sp_errname(int e);
+
+/* Create a private directory (mode 0700) for probes under the first
+ * writable of fs.writable, /tmp, /dev/shm, /var/tmp, /run. 0 or -errno. */
+int sp_private_dir(const sp_ctx *ctx, char *out, size_t size);
+/* Remove the private directory and what is in it (one level); proves it
+ * is gone. 0 or -errno. */
+int sp_private_dir_remove(const char *dir);
+
+/* Open path for writing without O_TRUNC or O_CREAT (never changes it), and
+ * write zero bytes when write0. Returns 1 when the open (and the zero-byte
+ * write) succeeded, 0 when refused (*err set), -ENOENT when absent. */
+int sp_write_probe(const char *path, bool write0, int *err);
+
+/* current effective capability mask (/proc/self/status CapEff), 0 on error */
+uint64_t sp_cap_eff(void);
+static inline bool sp_has_cap(unsigned cap) { return (sp_cap_eff() >> cap) & 1u; }
+/* seccomp mode from /proc/self/status (0, 1, 2), -1 if unknown */
+int sp_seccomp_mode(void);
+/* NoNewPrivs, from prctl */
+bool sp_no_new_privs(void);
+/* is id (as seen inside) mapped in /proc/self/{uid,gid}_map? */
+bool sp_id_mapped(unsigned id, bool gid);
+/* an id other than the caller's that is mapped (for setuid/chown probes),
+ * or -1 when only the caller's is mapped */
+long sp_other_mapped_id(unsigned self, bool gid);
+/* integer value of a /proc/sys file: 0 or -errno */
+int sp_sysctl_long(const char *path, long *out);
+/* is a list-valued policy key containing item (case-sensitive)? */
+bool sp_policy_list_has(const sp_ctx *ctx, const char *key, const char *item);
+
+/* One-pass scan for setuid, setgid (with group exec) and file-capability
+ * (security.capability) files over every mount that honours setuid (not
+ * nosuid, not a pseudo filesystem), below the given roots, bounded in time,
+ * on up to `threads` threads. */
+typedef struct sp_scan_opts {
+	char *const *roots;   /* default "/" when nroots == 0 */
+	size_t nroots;
+	uint64_t budget_ns;   /* 0: unbounded */
+	unsigned threads;     /* 1 or 2 */
+	bool all_mounts;      /* also walk nosuid mounts (benchmarks, audits) */
+	bool fcaps;           /* look for file capabilities too */
+} sp_scan_opts;
+
+typedef struct sp_scan_hit {
+	char path[256];
+	unsigned mode, uid, gid;
+	bool fcap;
+} sp_scan_hit;
+
+typedef struct sp_scan_result {
+	uint64_t files, dirs, errors, elapsed_ns;
+	size_t suid, sgid, fcap;
+	size_t nhits;             /* hits recorded (at most 64) */
+	sp_scan_hit hits[64];
+	size_t mounts_walked, mounts_skipped;
+	bool over_budget;
+	char last_dir[256];       /* where the scan was when the budget ran out */
+} sp_scan_result;
+
+/* 0, or -errno when mountinfo cannot be read */
+int sp_suid_scan(const sp_scan_opts *o, sp_scan_result *res);
+
 #endif

@@ -6,6 +6,8 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -146,4 +148,293 @@ const sp_check sp_check_proc_host_visible = {
 	.policy_keys = "proc.isolated:bool",
 	.method = "read",
 	.run = run_host_visible,
+	.flags = SP_CHECK_INPROCESS,
+};
+
+/* ---- process lists: forbidden, required, pid 1 ---- */
+
+struct comm_list {
+	int pids[4096];
+	char comms[4096][20];
+	size_t n;
+};
+
+static struct comm_list *list_procs(void)
+{
+	DIR *d = opendir("/proc");
+	if (!d)
+		return NULL;
+	struct comm_list *l = sp_xcalloc(1, sizeof *l);
+	struct dirent *de;
+	while ((de = readdir(d)) && l->n < SP_ARRAY_SIZE(l->pids)) {
+		if (!isdigit((unsigned char)de->d_name[0]))
+			continue;
+		struct proc_entry e;
+		if (read_stat(atoi(de->d_name), &e) < 0)
+			continue;
+		if (e.flags & PF_KTHREAD)
+			continue;
+		l->pids[l->n] = e.pid;
+		snprintf(l->comms[l->n], sizeof l->comms[l->n], "%s", e.comm);
+		l->n++;
+	}
+	closedir(d);
+	return l;
+}
+
+static void run_forbidden(const sp_ctx *ctx, sp_result *r)
+{
+	sp_strv names;
+	sp_policy_list(ctx->policy, "proc.forbidden", &names);
+	sp_expected(r, "none of these running: %s", names.n ? sp_policy_get(ctx->policy, "proc.forbidden") : "(none listed)");
+	_cleanup_free_ struct comm_list *l = list_procs();
+	if (!l || l->n == 0) {
+		sp_errorr(r, "cannot list processes in /proc");
+		sp_strv_free(&names);
+		return;
+	}
+	size_t bad = 0;
+	char list[512] = "";
+	for (size_t i = 0; i < l->n; i++)
+		if (sp_strv_contains(&names, l->comms[i])) {
+			bad++;
+			size_t len = strlen(list);
+			snprintf(list + len, sizeof list - len, "%s%d(%s)", len ? " " : "", l->pids[i], l->comms[i]);
+		}
+	sp_observed(r, "%zu processes visible%s%s", l->n, bad ? "; forbidden: " : "", list);
+	if (bad)
+		sp_failr(r, "%zu forbidden process(es) running: %s", bad, list);
+	else
+		sp_pass(r, "no forbidden process among %zu", l->n);
+	sp_strv_free(&names);
+}
+
+static void run_required(const sp_ctx *ctx, sp_result *r)
+{
+	sp_strv names;
+	sp_policy_list(ctx->policy, "proc.required", &names);
+	sp_expected(r, "running: %s", names.n ? sp_policy_get(ctx->policy, "proc.required") : "(none listed)");
+	if (names.n == 0) {
+		sp_skip(r, "policy lists no required process (proc.required)");
+		sp_strv_free(&names);
+		return;
+	}
+	_cleanup_free_ struct comm_list *l = list_procs();
+	if (!l || l->n == 0) {
+		sp_errorr(r, "cannot list processes in /proc");
+		sp_strv_free(&names);
+		return;
+	}
+	size_t missing = 0;
+	for (size_t j = 0; j < names.n; j++) {
+		bool found = false;
+		for (size_t i = 0; i < l->n && !found; i++)
+			found = !strcmp(l->comms[i], names.v[j]);
+		sp_observed_add(r, "%s %s", names.v[j], found ? "running" : "MISSING");
+		missing += !found;
+	}
+	if (missing)
+		sp_failr(r, "%zu required process(es) not running", missing);
+	else
+		sp_pass(r, "all %zu required processes running", names.n);
+	sp_strv_free(&names);
+}
+
+static void run_pid1(const sp_ctx *ctx, sp_result *r)
+{
+	sp_strv bad;
+	sp_policy_list(ctx->policy, "proc.pid1_forbidden", &bad);
+	sp_expected(r, "pid 1 is the sandbox's own init, not one of: %s",
+		    bad.n ? sp_policy_get(ctx->policy, "proc.pid1_forbidden") : "(none listed)");
+	struct proc_entry e;
+	int rc = read_stat(1, &e);
+	if (rc < 0) {
+		sp_observed(r, "/proc/1/stat: %s", strerror(-rc));
+		sp_errorr(r, "cannot read pid 1: %s", strerror(-rc));
+		sp_strv_free(&bad);
+		return;
+	}
+	char exe[256] = "";
+	ssize_t n = readlink("/proc/1/exe", exe, sizeof exe - 1);
+	if (n > 0)
+		exe[n] = '\0';
+	else
+		snprintf(exe, sizeof exe, "(%s)", sp_errname(errno));
+	sp_observed(r, "pid 1 comm %s, exe %s, ppid %d", e.comm, exe, e.ppid);
+	if (sp_strv_contains(&bad, e.comm))
+		sp_failr(r, "pid 1 is %s: the host's init is visible", e.comm);
+	else
+		sp_pass(r, "pid 1 is %s", e.comm);
+	sp_strv_free(&bad);
+}
+
+/* the foreign (non-sandbox) processes, as proc.host_visible defines them */
+static size_t foreign_pids(int *out, size_t max)
+{
+	DIR *d = opendir("/proc");
+	if (!d)
+		return 0;
+	size_t cap = 256, n = 0;
+	struct proc_entry *v = sp_xmalloc(cap * sizeof *v);
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		if (!isdigit((unsigned char)de->d_name[0]))
+			continue;
+		if (n == cap) {
+			cap *= 2;
+			v = sp_xrealloc(v, cap * sizeof *v);
+		}
+		if (read_stat(atoi(de->d_name), &v[n]) == 0)
+			n++;
+	}
+	closedir(d);
+	char self[32];
+	ssize_t sl = readlink("/proc/self", self, sizeof self - 1);
+	size_t k = 0;
+	if (sl > 0) {
+		self[sl] = '\0';
+		int selfroot = root_of(v, n, atoi(self));
+		/* without a PID namespace of our own, the process tree cannot tell the
+		 * sandbox from the host: a process in another mount namespace (or one
+		 * whose namespace we may not read) is outside */
+		char pidns[64] = "", mntns[64] = "";
+		ssize_t pl = readlink("/proc/self/ns/pid", pidns, sizeof pidns - 1);
+		ssize_t ml = readlink("/proc/self/ns/mnt", mntns, sizeof mntns - 1);
+		if (pl > 0)
+			pidns[pl] = '\0';
+		if (ml > 0)
+			mntns[ml] = '\0';
+		bool shared_pid = !strcmp(pidns, "pid:[4026531836]") || atoi(self) != (int)getpid();
+		for (size_t i = 0; i < n && k < max; i++) {
+			if (v[i].flags & PF_KTHREAD)
+				continue;
+			int root = root_of(v, n, v[i].pid);
+			bool foreign = root != 1 && root != selfroot;
+			if (!foreign && shared_pid && ml > 0) {
+				char p[64], l[64];
+				snprintf(p, sizeof p, "/proc/%d/ns/mnt", v[i].pid);
+				ssize_t ll = readlink(p, l, sizeof l - 1);
+				if (ll > 0)
+					l[ll] = '\0';
+				foreign = ll <= 0 ? errno != ENOENT : strcmp(l, mntns) != 0;
+			}
+			if (foreign)
+				out[k++] = v[i].pid;
+		}
+	}
+	free(v);
+	return k;
+}
+
+static void run_signal_foreign(const sp_ctx *ctx, sp_result *r)
+{
+	bool must = sp_policy_bool(ctx->policy, "proc.isolated", true);
+	sp_expected(r, "%s", must ? "no process outside the sandbox can be signalled (kill with signal 0)"
+				  : "any (not required by policy)");
+	int pids[512];
+	size_t n = foreign_pids(pids, SP_ARRAY_SIZE(pids));
+	size_t ok = 0;
+	int first = 0;
+	for (size_t i = 0; i < n; i++)
+		if (kill(pids[i], 0) == 0) {
+			ok++;
+			if (!first)
+				first = pids[i];
+		}
+	sp_observed(r, "%zu foreign processes visible, %zu accept signals (signal 0: nothing delivered)", n, ok);
+	if (ok && must)
+		sp_failr(r, "%zu process(es) outside the sandbox can be signalled (first pid %d)", ok, first);
+	else
+		sp_pass(r, "%s", n ? "foreign processes visible but cannot be signalled" : "no foreign process visible");
+}
+
+static void run_environ_foreign(const sp_ctx *ctx, sp_result *r)
+{
+	bool must = sp_policy_bool(ctx->policy, "proc.isolated", true);
+	sp_expected(r, "%s", must ? "no environment or memory of a process outside the sandbox readable"
+				  : "any (not required by policy)");
+	int pids[512];
+	size_t n = foreign_pids(pids, SP_ARRAY_SIZE(pids));
+	size_t readable = 0;
+	int first = 0;
+	for (size_t i = 0; i < n; i++) {
+		char p[64];
+		snprintf(p, sizeof p, "/proc/%d/environ", pids[i]);
+		int fd = open(p, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		char c;
+		ssize_t got = read(fd, &c, 1);
+		close(fd);
+		if (got >= 0) {
+			readable++;
+			if (!first)
+				first = pids[i];
+		}
+	}
+	sp_observed(r, "%zu foreign processes visible, %zu environments readable", n, readable);
+	if (readable && must)
+		sp_failr(r, "environment of %zu process(es) outside the sandbox readable (first pid %d)", readable, first);
+	else
+		sp_pass(r, "%s", n ? "foreign environments unreadable" : "no foreign process visible");
+}
+
+const sp_check sp_check_proc_forbidden = {
+	.id = "proc.forbidden",
+	.category = "processes",
+	.title = "no forbidden process running",
+	.rationale = "a visible sshd, cron or container daemon is a host service within reach",
+	.techniques = "T1057,T1543",
+	.policy_keys = "proc.forbidden:list",
+	.method = "read",
+	.run = run_forbidden,
+	.flags = SP_CHECK_INPROCESS,
+};
+
+const sp_check sp_check_proc_required = {
+	.id = "proc.required",
+	.category = "processes",
+	.title = "required processes running",
+	.rationale = "a sandbox that lacks its supervisor or proxy is not the sandbox the policy describes",
+	.techniques = "",
+	.policy_keys = "proc.required:list",
+	.method = "read",
+	.run = run_required,
+	.flags = SP_CHECK_INPROCESS,
+};
+
+const sp_check sp_check_proc_pid1 = {
+	.id = "proc.pid1",
+	.category = "processes",
+	.title = "PID 1 is the sandbox's init",
+	.rationale = "the host's init as pid 1 means the sandbox shares the host's process tree",
+	.techniques = "T1057,T1611",
+	.policy_keys = "proc.pid1_forbidden:list",
+	.method = "read",
+	.run = run_pid1,
+	.flags = SP_CHECK_INPROCESS,
+};
+
+const sp_check sp_check_proc_signal_foreign = {
+	.id = "proc.signal_foreign",
+	.category = "processes",
+	.title = "processes outside the sandbox cannot be signalled",
+	.rationale = "signalling host processes kills or disturbs the host's services",
+	.techniques = "T1499,T1611",
+	.policy_keys = "proc.isolated:bool",
+	.method = "action",
+	.run = run_signal_foreign,
+	.flags = SP_CHECK_INPROCESS,
+};
+
+const sp_check sp_check_proc_environ_foreign = {
+	.id = "proc.environ_foreign",
+	.category = "processes",
+	.title = "environments outside the sandbox unreadable",
+	.rationale = "host process environments carry credentials and tokens",
+	.techniques = "T1552.001,T1057",
+	.policy_keys = "proc.isolated:bool",
+	.method = "action",
+	.run = run_environ_foreign,
+	.flags = SP_CHECK_INPROCESS,
 };

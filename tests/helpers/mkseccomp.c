@@ -1,7 +1,12 @@
 /* Test helper: write a seccomp BPF program (as bwrap --seccomp reads it) to
  * stdout. Default allow; the syscalls a sandbox commonly refuses return
- * EPERM (or kill with --kill). Used to build sandboxes that have a filter. */
+ * EPERM (or kill with --kill); clone is refused only with namespace flags,
+ * clone3 returns ENOSYS (its flags cannot be inspected).
+ *   mkseccomp [--kill] [--native-only] [--omit NAME,NAME...]
+ * --omit leaves syscalls out (a deliberately weakened filter);
+ * --native-only does not add the i386/x32 ABIs (bad-arch calls are allowed). */
 #include <errno.h>
+#include <sched.h>
 #include <seccomp.h>
 #include <stdio.h>
 #include <string.h>
@@ -14,22 +19,66 @@ static const char *const denied[] = {
 	"swapoff", "reboot", "syslog", "acct", "quotactl", "lookup_dcookie", "name_to_handle_at",
 };
 
+static int omitted(const char *omit, const char *name)
+{
+	size_t n = strlen(name);
+	for (const char *p = omit; p && *p;) {
+		size_t len = strcspn(p, ",");
+		if (len == n && !strncmp(p, name, n))
+			return 1;
+		p += len;
+		if (*p == ',')
+			p++;
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
-	int kill = argc > 1 && !strcmp(argv[1], "--kill");
+	int kill = 0, native = 0;
+	const char *omit = "";
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--kill"))
+			kill = 1;
+		else if (!strcmp(argv[i], "--native-only"))
+			native = 1;
+		else if (!strcmp(argv[i], "--omit") && i + 1 < argc)
+			omit = argv[++i];
+		else {
+			fprintf(stderr, "usage: mkseccomp [--kill] [--native-only] [--omit NAME,...]\n");
+			return 2;
+		}
+	}
 	scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
 	if (!ctx)
 		return 1;
-	seccomp_arch_add(ctx, SCMP_ARCH_X86);
-	seccomp_arch_add(ctx, SCMP_ARCH_X32);
+	if (!native) {
+		seccomp_arch_add(ctx, SCMP_ARCH_X86);
+		seccomp_arch_add(ctx, SCMP_ARCH_X32);
+	} else {
+		/* calls from other ABIs are allowed: the weakness seccomp.abi32 finds */
+		seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_ALLOW);
+	}
+	uint32_t act = kill ? SCMP_ACT_KILL_PROCESS : SCMP_ACT_ERRNO(EPERM);
 	for (size_t i = 0; i < sizeof denied / sizeof denied[0]; i++) {
+		if (omitted(omit, denied[i]))
+			continue;
 		int nr = seccomp_syscall_resolve_name(denied[i]);
 		if (nr == __NR_SCMP_ERROR)
 			continue;
-		if (seccomp_rule_add(ctx, kill ? SCMP_ACT_KILL_PROCESS : SCMP_ACT_ERRNO(EPERM), nr, 0) < 0) {
+		if (seccomp_rule_add(ctx, act, nr, 0) < 0) {
 			fprintf(stderr, "mkseccomp: cannot add %s\n", denied[i]);
 			return 1;
 		}
+	}
+	if (!omitted(omit, "clone") &&
+	    seccomp_rule_add(ctx, act, SCMP_SYS(clone), 1, SCMP_A0(SCMP_CMP_MASKED_EQ, CLONE_NEWUSER, CLONE_NEWUSER)) < 0) {
+		fprintf(stderr, "mkseccomp: cannot add clone\n");
+		return 1;
+	}
+	if (!omitted(omit, "clone3") && seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(clone3), 0) < 0) {
+		fprintf(stderr, "mkseccomp: cannot add clone3\n");
+		return 1;
 	}
 	if (seccomp_export_bpf(ctx, STDOUT_FILENO) < 0)
 		return 1;

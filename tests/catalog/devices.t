@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Devices. Passing sandbox: the strict box (bwrap --dev: null, zero, full,
+# random, urandom, tty, ptmx; no capabilities; new session). Failing
+# sandboxes: real root with the host's /dev bind-mounted in (host devices and
+# block devices open), a /dev without the allowlisted nodes, root with a
+# scratch mount that allows devices (mknod works and the node opens), and a
+# process that shares its controlling terminal (TIOCSTI injection possible).
+. "$(dirname "$0")/lib.sh"
+need script
+
+run_json strict strict_box -- -k devices
+for id in dev.host_devices dev.allowlist dev.mknod dev.block_devices dev.tiocsti; do is_status strict $id pass; done
+
+run_json hostdev root_box --dev-bind /dev /dev -- -k 'dev.host_devices or dev.block_devices'
+is_status hostdev dev.host_devices fail
+if ls /dev | grep -qE '^(vd|sd|nvme|loop[0-9])'; then
+	is_status hostdev dev.block_devices fail
+else
+	skip "this host has no block device node"
+fi
+
+run_json nodev strict_box --tmpfs /dev -- -k dev.allowlist
+is_status nodev dev.allowlist fail
+
+mkdir -p "$CAT/m"
+run_json mknod unshare --mount --propagation private sh -c 'mount -t tmpfs -o dev tmpfs "$1/m" &&
+	"$1/doctor" --profile strict --format json -k dev.mknod --set "fs.writable=$1/m"' sh "$CAT"
+is_status mknod dev.mknod fail
+
+# a controlling terminal shared with the caller (script gives the doctor a pty)
+script -qec "'$CAT/doctor' --profile strict --format json -k dev.tiocsti --output '$CAT/tty.json'" /dev/null >/dev/null
+if [ "$(cat /proc/sys/dev/tty/legacy_tiocsti 2>/dev/null || echo 1)" = 1 ]; then
+	is_status tty dev.tiocsti fail
+else
+	is_status tty dev.tiocsti pass
+fi
+done_testing

@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# Filesystems and mounts. Passing sandbox: the strict box (read-only root,
+# tmpfs /tmp, masked /proc and /sys paths, nobody). Failing sandboxes: a
+# writable tmpfs root, a disk-backed /tmp, a suid/dev/exec scratch mount,
+# real root mapped to uid 0 in its user namespace (/proc/sys writable), a
+# planted /etc/shadow with a hash, a shared root propagation, a 1 MiB /tmp.
+# Cannot fail on this machine (asserted as pass): fs.modprobe,
+# fs.sysrq_trigger and fs.uevent_helper -- this kernel has no module support,
+# no magic SysRq and no uevent helper, so the files do not exist.
+. "$(dirname "$0")/lib.sh"
+
+run_json strict strict_box -- -k filesystem --set fs.writable=/tmp --set fs.tmpfs=/tmp
+for id in fs.rootfs_readonly fs.writable_paths fs.tmpfs fs.nosuid fs.nodev fs.masked_paths fs.readonly_paths \
+	fs.core_pattern fs.modprobe fs.sysrq_trigger fs.binfmt_misc fs.uevent_helper fs.release_agent fs.host_sensitive \
+	fs.proc1_root fs.propagation fs.large_write fs.fsync; do
+	is_status strict $id pass
+done
+
+# a writable root (bwrap's own tmpfs as /), a read-only path demanded writable
+run_json rwroot setpriv --reuid=65534 --regid=65534 --clear-groups -- bwrap --unshare-all --die-with-parent \
+	--ro-bind /usr /usr --symlink usr/lib /lib --symlink usr/lib64 /lib64 --proc /proc --dev /dev \
+	--ro-bind "$CAT/doctor" /sd \
+	/sd --profile strict --format json -k 'fs.rootfs_readonly or fs.writable_paths' --set fs.writable=/,/usr
+is_status rwroot fs.rootfs_readonly fail
+is_status rwroot fs.writable_paths fail
+
+# /tmp on the host disk instead of tmpfs
+mkdir -m 1777 "$CAT/disk"
+run_json disk strict_box --bind "$CAT/disk" /tmp -- -k fs.tmpfs --set fs.tmpfs=/tmp
+is_status disk fs.tmpfs fail
+
+# scratch mounts with and without nosuid/nodev/noexec (real mounts in a private mount namespace)
+mkdir -p "$CAT/m"
+flags_run() {
+	unshare --mount --propagation private sh -c 'mount -t tmpfs -o "$1" tmpfs "$2/m" && chmod 1777 "$2/m" &&
+		"$2/doctor" --profile strict --format json -k "fs.nosuid or fs.nodev or fs.noexec" \
+			--set "fs.nosuid=$2/m" --set "fs.nodev=$2/m" --set "fs.noexec=$2/m" --set "fs.writable=$2/m"' sh "$1" "$CAT"
+}
+run_json locked flags_run nosuid,nodev,noexec
+run_json open flags_run suid,dev,exec
+for id in fs.nosuid fs.nodev fs.noexec; do
+	is_status locked $id pass
+	is_status open $id fail
+done
+like "$(detail locked fs.noexec)" "exec of a probe file: EACCES" "noexec proven by an exec attempt"
+
+# real root whose user namespace maps 0 -> 0: /proc/sys is writable, masks absent
+run_json rootmap bwrap --unshare-user --uid 0 --unshare-pid --die-with-parent --ro-bind / / --proc /proc --dev /dev \
+	--tmpfs /tmp --ro-bind "$CAT/doctor" $D $D --profile strict --format json -k filesystem
+is_status rootmap fs.readonly_paths fail
+is_status rootmap fs.core_pattern fail
+is_status rootmap fs.masked_paths fail
+
+# binfmt_misc mounted and writable by root
+run_json binfmt unshare --mount --propagation private sh -c \
+	'mount -t binfmt_misc none /proc/sys/fs/binfmt_misc && "$1" --profile strict --format json -k fs.binfmt_misc' sh "$CAT/doctor"
+is_status binfmt fs.binfmt_misc fail
+
+# every capability in the initial cgroup namespace: a fresh cgroup v1 hierarchy can be mounted and
+# its release_agent written (from a cgroup namespace of its own, the kernel refuses new hierarchies)
+run_json root bwrap --unshare-pid --unshare-net --die-with-parent --cap-add ALL --ro-bind / / --proc /proc \
+	--dev /dev --tmpfs /tmp --ro-bind "$CAT/doctor" $D $D --profile strict --format json -k fs.release_agent
+is_status root fs.release_agent fail
+
+# a host shadow file with password hashes bind-mounted in
+printf 'root:$6$sandprobe$Zm9vYmFy:19000:0:99999:7:::\n' >"$CAT/shadow"
+chmod 644 "$CAT/shadow"
+run_json shadow strict_box --ro-bind "$CAT/shadow" /etc/shadow -- -k fs.host_sensitive
+is_status shadow fs.host_sensitive fail
+
+# host processes with another root in view (shared PID namespace, tmpfs root)
+sleep 300 &
+SLP=$!
+at_exit "kill $SLP"
+run_json proc1 bwrap --unshare-net --die-with-parent --ro-bind /usr /usr --symlink usr/lib /lib \
+	--symlink usr/lib64 /lib64 --proc /proc --dev /dev \
+	--ro-bind "$CAT/doctor" /sd /sd --profile strict --format json -k fs.proc1_root
+is_status proc1 fs.proc1_root fail
+
+# shared propagation of /
+run_json shared unshare --mount --propagation shared "$CAT/doctor" --profile strict --format json -k fs.propagation
+is_status shared fs.propagation fail
+
+# a 1 MiB /tmp: the 10 MiB write fails; a 2 MiB quota is enforced; 32 KiB cannot hold the fsync probe
+run_json small strict_box --size 1048576 --tmpfs /tmp -- -k 'fs.large_write or fs.fsync'
+is_status small fs.large_write fail
+run_json quota strict_box --size 2097152 --tmpfs /tmp -- -k fs.large_write --set fs.quota_mib=2 --set fs.large_write_mib=1
+is_status quota fs.large_write pass
+run_json noquota strict_box -- -k fs.large_write --set fs.quota_mib=2 --set fs.large_write_mib=1
+is_status noquota fs.large_write fail
+run_json tiny strict_box --size 32768 --tmpfs /tmp -- -k fs.fsync
+is_status tiny fs.fsync fail
+done_testing

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Processes: the strict sandbox (own PID namespace) sees only itself; a
+# sandbox that shares the host's PID namespace (own mount namespace, real
+# root) sees, signals and reads host processes, including a planted
+# "forbidden" one.
+. "$(dirname "$0")/lib.sh"
+
+# a host process with a distinctive name, and one of another uid
+cp /bin/sleep "$CAT/sp-fake-sshd"
+"$CAT/sp-fake-sshd" 300 &
+FAKE=$!
+at_exit "kill $FAKE"
+setpriv --reuid=65534 --regid=65534 --clear-groups sleep 300 &
+OTHER=$!
+at_exit "kill $OTHER"
+PID1=$(cat /proc/1/comm)
+
+run_json strict strict_box -- -k processes --set proc.forbidden=sp-fake-sshd --set "proc.pid1_forbidden=$PID1" \
+	--set proc.required=bwrap --set expect.proc.required=required
+for id in proc.host_visible proc.pid1 proc.forbidden proc.required proc.signal_foreign proc.environ_foreign; do
+	is_status strict $id pass
+done
+
+run_json shared bwrap --unshare-net --unshare-ipc --die-with-parent --ro-bind / / --proc /proc --dev /dev --tmpfs /tmp \
+	--ro-bind "$CAT/doctor" $D $D --profile strict --format json -k processes --set proc.forbidden=sp-fake-sshd \
+	--set "proc.pid1_forbidden=$PID1" --set proc.required=sp-not-running --set expect.proc.required=required
+for id in proc.host_visible proc.pid1 proc.forbidden proc.required proc.signal_foreign proc.environ_foreign; do
+	is_status shared $id fail
+done
+done_testing

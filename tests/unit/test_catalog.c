@@ -1,0 +1,122 @@
+/* The isolation catalogue as data: every check is fully described, ids are
+ * unique and stable, the ids spec/cli.md requires exist, every policy key a
+ * check reads is set by each shipped profile, and the seccomp/capability
+ * helpers classify as documented. */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "checks/probe.h"
+#include "core/check.h"
+#include "core/policy.h"
+#include "core/runner.h"
+#include "core/util.h"
+#include "tap.h"
+
+static const char *const isolation[] = {"namespaces", "processes", "privileges", "seccomp",
+					"filesystem", "kernel",	   "devices",	 "cgroups"};
+
+static bool is_isolation(const char *cat)
+{
+	for (size_t i = 0; i < SP_ARRAY_SIZE(isolation); i++)
+		if (!strcmp(cat, isolation[i]))
+			return true;
+	return false;
+}
+
+static long child_pid(void *arg)
+{
+	(void)arg;
+	return (long)getpid();
+}
+
+int main(void)
+{
+	size_t n = 0, described = 0, techniques_ok = 0, unique = 1;
+	for (size_t i = 0; i < sp_checks_count; i++) {
+		const sp_check *c = sp_checks[i];
+		if (!is_isolation(c->category))
+			continue;
+		n++;
+		described += c->id && *c->id && c->title && *c->title && c->rationale && *c->rationale && c->run &&
+			     c->method && (!strcmp(c->method, "action") || !strcmp(c->method, "read"));
+		/* technique ids: AML.Tdddd or Tdddd[.ddd], comma-separated */
+		bool ok = true;
+		sp_strv t;
+		sp_strv_split(&t, c->techniques, ",");
+		for (size_t k = 0; k < t.n; k++) {
+			const char *s = t.v[k];
+			if (sp_startswith(s, "AML."))
+				s += 4;
+			ok &= s[0] == 'T' && strlen(s) >= 5 && strspn(s + 1, "0123456789.") == strlen(s + 1);
+		}
+		sp_strv_free(&t);
+		techniques_ok += ok;
+		for (size_t j = 0; j < i; j++)
+			if (!strcmp(sp_checks[j]->id, c->id))
+				unique = 0;
+	}
+	ok(n >= 100, "the isolation catalogue has %zu checks (at least 100)", n);
+	is_int(described, n, "every isolation check has id, title, rationale, method and run");
+	is_int(techniques_ok, n, "technique ids are well-formed");
+	ok(unique, "check ids are unique");
+
+	static const char *const required[] = {"ns.pid", "ns.net", "ns.mnt", "ns.uts", "ns.ipc", "ns.cgroup", "ns.user",
+					       "proc.host_visible", "caps.effective", "caps.bounding", "priv.no_new_privs",
+					       "priv.setuid_files", "seccomp.mode", "fs.rootfs_readonly",
+					       "fs.writable_paths", "kernel.modules", "kernel.kallsyms", "dev.host_devices"};
+	for (size_t i = 0; i < SP_ARRAY_SIZE(required); i++)
+		ok(sp_check_find(required[i]) != NULL, "spec/cli.md id %s exists", required[i]);
+
+	/* every key a check reads is stated by every shipped profile */
+	static const char *const profiles[] = {"strict", "container", "host"};
+	for (size_t p = 0; p < SP_ARRAY_SIZE(profiles); p++) {
+		sp_policy pol;
+		sp_error err;
+		sp_policy_init(&pol);
+		if (sp_policy_load_profile(&pol, profiles[p], &err) < 0) {
+			ok(0, "profile %s loads: %s", profiles[p], err.msg);
+			continue;
+		}
+		size_t missing = 0;
+		char first[128] = "";
+		for (size_t i = 0; i < sp_checks_count; i++) {
+			if (!is_isolation(sp_checks[i]->category))
+				continue;
+			sp_strv keys;
+			sp_strv_split(&keys, sp_checks[i]->policy_keys, ",");
+			for (size_t k = 0; k < keys.n; k++) {
+				char *colon = strchr(keys.v[k], ':');
+				if (colon)
+					*colon = '\0';
+				if (!sp_policy_get(&pol, keys.v[k]) && !missing++)
+					snprintf(first, sizeof first, "%s", keys.v[k]);
+			}
+			sp_strv_free(&keys);
+		}
+		is_int(missing, 0, "profile %s states every isolation policy key%s%s", profiles[p],
+		       missing ? ", first missing: " : "", first);
+		/* host: everything advisory */
+		if (!strcmp(profiles[p], "host"))
+			is_int(sp_policy_expect(&pol, "kernel.modules"), SP_EXPECT_ADVISORY, "host profile is advisory");
+		else
+			is_int(sp_policy_expect(&pol, "priv.setuid_files"), SP_EXPECT_REQUIRED,
+			       "%s requires priv.setuid_files", profiles[p]);
+		sp_policy_free(&pol);
+	}
+
+	/* a bounded child reports its return value, errno and a kill */
+	sp_call c;
+	is_int(sp_child_call(child_pid, NULL, 1000, &c), 0, "sp_child_call runs");
+	ok(c.ran && c.ret > 0 && c.ret != (long)getpid() && !c.sig, "the child's return value comes back");
+	is_str(sp_errname(1), "EPERM", "errno names");
+
+	/* the scan finds nothing in an empty tree and counts what it walks */
+	sp_scan_result *res = sp_xcalloc(1, sizeof *res);
+	char *const roots[] = {"/proc/self/fdinfo"};
+	sp_scan_opts o = {.roots = roots, .nroots = 1, .budget_ns = 1000000000ull, .threads = 2, .all_mounts = true};
+	is_int(sp_suid_scan(&o, res), 0, "scan runs");
+	is_int(res->suid + res->sgid + res->fcap, 0, "no setuid file in /proc/self/fdinfo");
+	free(res);
+	return done_testing();
+}
