@@ -157,6 +157,7 @@ void sp_live_derive_sets(const sp_launch *c, const sp_live_cfg *cfg, sp_strv *se
 		set_if_known(cfg, sets, "dev.allow", "");
 	/* a VM's root is root of its own kernel: the initial user namespace there is not the host's */
 	set_if_known(cfg, sets, "ns.user_root_is_host_root", c->root_is_host_root || c->vm ? "true" : "false");
+	set_if_known(cfg, sets, "priv.root_is_host_root", c->root_is_host_root || c->vm ? "true" : "false");
 	if (c->vm) {
 		/* the guest's kernel and devices are the sandbox's own: report them, do not judge them */
 		static const char *const guest_own[] = {"kernel.*", "dev.*"};
