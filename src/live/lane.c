@@ -124,6 +124,18 @@ void sp_launch_remove(sp_launch *l, unsigned removes)
 		l->privileged = true;
 }
 
+/* report, do not judge, the checks matching glob (when any exists) */
+static void advise(const sp_live_cfg *cfg, sp_strv *sets, const char *glob)
+{
+	for (size_t i = 0; i < cfg->ids.n; i++)
+		if (sp_glob_match(glob, cfg->ids.v[i])) {
+			_cleanup_free_ char *a = sp_xasprintf("expect.%s=advisory", glob);
+			if (!sp_strv_contains(sets, a))
+				sp_strv_push(sets, a);
+			return;
+		}
+}
+
 static void set_if_known(const sp_live_cfg *cfg, sp_strv *sets, const char *key, const char *value)
 {
 	if (!sp_strv_contains(&cfg->keys, key))
@@ -154,20 +166,14 @@ void sp_live_derive_sets(const sp_launch *c, const sp_live_cfg *cfg, sp_strv *se
 	if (c->min_dev)
 		set_if_known(cfg, sets, "dev.allow", "null,zero,full,random,urandom,tty,ptmx");
 	else
-		set_if_known(cfg, sets, "dev.allow", "");
+		advise(cfg, sets, "dev.*"); /* an empty dev.allow would demand no device at all */
 	/* a VM's root is root of its own kernel: the initial user namespace there is not the host's */
 	set_if_known(cfg, sets, "ns.user_root_is_host_root", c->root_is_host_root || c->vm ? "true" : "false");
 	set_if_known(cfg, sets, "priv.root_is_host_root", c->root_is_host_root || c->vm ? "true" : "false");
 	if (c->vm) {
 		/* the guest's kernel and devices are the sandbox's own: report them, do not judge them */
-		static const char *const guest_own[] = {"kernel.*", "dev.*"};
-		for (size_t g = 0; g < SP_ARRAY_SIZE(guest_own); g++)
-			for (size_t i = 0; i < cfg->ids.n; i++)
-				if (sp_glob_match(guest_own[g], cfg->ids.v[i])) {
-					_cleanup_free_ char *a = sp_xasprintf("expect.%s=advisory", guest_own[g]);
-					sp_strv_push(sets, a);
-					break;
-				}
+		advise(cfg, sets, "kernel.*");
+		advise(cfg, sets, "dev.*");
 	}
 	/* a launch without a filter, masks or mounts of its own does not claim what they give */
 	if (!c->seccomp) {

@@ -42,6 +42,7 @@ static void test_derive(void)
 	is_str(find_set(&sets, "caps.effective"), "ALL", "kept capabilities -> caps.effective=ALL");
 	is_str(find_set(&sets, "proc.isolated"), "false", "no pid namespace -> proc.isolated=false");
 	is_str(find_set(&sets, "priv.no_new_privs"), "false", "no nnp -> not demanded");
+	ok(find_set(&sets, "dev.allow") == NULL, "no minimal /dev claimed -> no dev.allow (empty would mean none)");
 	sp_strv_free(&sets);
 }
 
