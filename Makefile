@@ -33,7 +33,7 @@ CFLAGS += -std=gnu11 $(WARN) $(SANFLAGS) -fstack-protector-strong -ffunction-sec
 LDFLAGS += $(SANFLAGS) -Wl,--gc-sections
 
 DOCTOR_LIBS = -ljansson -linih -lm
-FULL_LIBS = -ljansson -linih -lyaml -lcrypto -lm -lpthread
+FULL_LIBS = -ljansson -linih -lyaml -lcrypto -lseccomp -lm -lpthread
 
 # every .c under src/ but main.c; the doctor subset is what the static binary carries
 ALL_SRC := $(shell find src -name '*.c' ! -name main.c | sort)

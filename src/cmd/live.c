@@ -1,12 +1,336 @@
-/* placeholder until the live verb lands (see the issue tracker) */
+/* sandprobe live: argument parsing and wiring (src/live/ does the work).
+ * Every input problem is found before any sandbox is launched (exit 2). */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <libgen.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <linux/magic.h>
+#include <sys/statfs.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
+
 #include "cmd/cmd.h"
-#include "core/error.h"
+#include "core/util.h"
+#include "live/live.h"
+
+static void usage(FILE *f)
+{
+	fputs("usage: sandprobe live --runtime NAME [--variant NAME] [options]\n"
+	      "       sandprobe live --matrix [--runtimes LIST] [--variants LIST] [options]\n"
+	      "       sandprobe live --list-runtimes\n"
+	      "\n"
+	      "Launches a sandbox with a real runtime, runs the static doctor inside it, checks the\n"
+	      "same properties from the host (host.* checks) and judges both. Negative controls\n"
+	      "remove one protection and must fail; one that does not is reported as a tool defect.\n"
+	      "\n"
+	      "  --runtime NAME      bwrap, unshare, runc, crun, podman, docker, firejail, systemd-nspawn, qemu\n"
+	      "  --variant NAME      strict (default), host-pid, host-net, writable-root, kept-caps,\n"
+	      "                      host-dev, no-seccomp, privileged\n"
+	      "  --matrix            every available runtime and every variant it can launch\n"
+	      "  --runtimes LIST     comma-separated runtimes for --matrix (default: all)\n"
+	      "  --variants LIST     comma-separated variants for --matrix (default: all)\n"
+	      "  --format F          text (default), json (sandprobe.live.v1), html (matrix page)\n"
+	      "  -o, --output FILE   write the report to FILE\n"
+	      "  --doctor PATH       static sandprobe-doctor (default: next to this binary)\n"
+	      "  --busybox PATH      static busybox for the sandbox's shell (default: /bin/busybox)\n"
+	      "  --kernel PATH       qemu: kernel image (default: newest /boot/vmlinuz-*)\n"
+	      "  --accel A           qemu: auto (default: KVM when it really works), kvm, tcg\n"
+	      "  --profile NAME      the doctor's base profile (default strict; launch-derived --set on top)\n"
+	      "  --timeout-ms N      per-lane timeout for containers (default 30000; qemu: 10x)\n"
+	      "  --strict            a skipped lane (runtime missing or unusable) is a failure\n"
+	      "  --keep              keep each lane's temp dir (debugging)\n"
+	      "  -v                  print expected/observed for passing checks too\n"
+	      "\n"
+	      "exit: 0 every strict lane passed and every negative control failed, 1 otherwise,\n"
+	      "      2 usage error, 3 internal error\n",
+	      f);
+}
+
+struct live_opts {
+	const char *runtime, *variant, *runtimes, *variants, *format, *output, *doctor, *busybox, *kernel, *accel, *profile;
+	bool matrix, strict, keep, verbose, list;
+	unsigned timeout_ms;
+};
+
+static int parse_args(int argc, char **argv, struct live_opts *o, sp_error *err)
+{
+	enum { O_RUNTIME = 256, O_VARIANT, O_MATRIX, O_RUNTIMES, O_VARIANTS, O_FORMAT, O_OUTPUT, O_DOCTOR, O_BUSYBOX,
+	       O_KERNEL, O_ACCEL, O_PROFILE, O_TIMEOUT, O_STRICT, O_KEEP, O_LIST, O_HELP };
+	static const struct option longopts[] = {
+		{"runtime", required_argument, NULL, O_RUNTIME}, {"variant", required_argument, NULL, O_VARIANT},
+		{"matrix", no_argument, NULL, O_MATRIX},	 {"runtimes", required_argument, NULL, O_RUNTIMES},
+		{"variants", required_argument, NULL, O_VARIANTS}, {"format", required_argument, NULL, O_FORMAT},
+		{"output", required_argument, NULL, O_OUTPUT},	 {"doctor", required_argument, NULL, O_DOCTOR},
+		{"busybox", required_argument, NULL, O_BUSYBOX}, {"kernel", required_argument, NULL, O_KERNEL},
+		{"accel", required_argument, NULL, O_ACCEL},	 {"profile", required_argument, NULL, O_PROFILE},
+		{"timeout-ms", required_argument, NULL, O_TIMEOUT}, {"strict", no_argument, NULL, O_STRICT},
+		{"keep", no_argument, NULL, O_KEEP},		 {"list-runtimes", no_argument, NULL, O_LIST},
+		{"help", no_argument, NULL, O_HELP},		 {"verbose", no_argument, NULL, 'v'},
+		{NULL, 0, NULL, 0},
+	};
+	optind = 1;
+	opterr = 0;
+	int c;
+	while ((c = getopt_long(argc, argv, ":vho:", longopts, NULL)) != -1) {
+		switch (c) {
+		case O_RUNTIME: o->runtime = optarg; break;
+		case O_VARIANT: o->variant = optarg; break;
+		case O_MATRIX: o->matrix = true; break;
+		case O_RUNTIMES: o->runtimes = optarg; break;
+		case O_VARIANTS: o->variants = optarg; break;
+		case O_FORMAT: o->format = optarg; break;
+		case O_OUTPUT:
+		case 'o': o->output = optarg; break;
+		case O_DOCTOR: o->doctor = optarg; break;
+		case O_BUSYBOX: o->busybox = optarg; break;
+		case O_KERNEL: o->kernel = optarg; break;
+		case O_ACCEL: o->accel = optarg; break;
+		case O_PROFILE: o->profile = optarg; break;
+		case O_TIMEOUT: {
+			unsigned long long v;
+			if (sp_parse_u64(optarg, &v) < 0 || v < 100 || v > 3600000)
+				return sp_usage(err, "live: --timeout-ms '%s': expected milliseconds between 100 and 3600000", optarg);
+			o->timeout_ms = (unsigned)v;
+			break;
+		}
+		case O_STRICT: o->strict = true; break;
+		case O_KEEP: o->keep = true; break;
+		case O_LIST: o->list = true; break;
+		case 'v': o->verbose = true; break;
+		case 'h':
+		case O_HELP: return 1;
+		case ':': return sp_usage(err, "live: option '%s' needs a value", argv[optind - 1]);
+		default: return sp_usage(err, "live: unknown option '%s' (see 'sandprobe live --help')", argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		return sp_usage(err, "live: unexpected argument '%s'", argv[optind]);
+	if (o->list)
+		return 0;
+	if (o->matrix && o->runtime)
+		return sp_usage(err, "live: --runtime and --matrix exclude each other (use --matrix --runtimes LIST)");
+	if (!o->matrix && !o->runtime)
+		return sp_usage(err, "live: give --runtime NAME or --matrix");
+	if (!o->matrix && (o->runtimes || o->variants))
+		return sp_usage(err, "live: --runtimes and --variants go with --matrix");
+	if (o->matrix && o->variant)
+		return sp_usage(err, "live: --variant goes with --runtime (use --matrix --variants LIST)");
+	if (strcmp(o->format, "text") && strcmp(o->format, "json") && strcmp(o->format, "html"))
+		return sp_usage(err, "live: --format '%s': expected text, json or html", o->format);
+	if (strcmp(o->accel, "auto") && strcmp(o->accel, "kvm") && strcmp(o->accel, "tcg"))
+		return sp_usage(err, "live: --accel '%s': expected auto, kvm or tcg", o->accel);
+	if (!strcmp(o->profile, "") || strchr(o->profile, '/'))
+		return sp_usage(err, "live: --profile '%s': expected a shipped profile name", o->profile);
+	return 0;
+}
+
+static int default_doctor(char *out, size_t n)
+{
+	char self[4096];
+	ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
+	if (len <= 0)
+		return -1;
+	self[len] = '\0';
+	snprintf(out, n, "%s/sandprobe-doctor", dirname(self));
+	return 0;
+}
+
+static int check_file(const char *what, const char *path, sp_error *err)
+{
+	if (access(path, R_OK) != 0)
+		return sp_usage(err, "live: %s %s: %s", what, path, strerror(errno));
+	return 0;
+}
+
+/* lane dirs: $SP_LIVE_TMPDIR, else /dev/shm when it is a tmpfs that allows
+ * exec (a rootfs is created and removed per lane: memory is much faster
+ * than a journalled disk), else /tmp */
+static void pick_tmpbase(char *out, size_t n)
+{
+	const char *env = getenv("SP_LIVE_TMPDIR");
+	struct statfs sf;
+	struct statvfs sv;
+	if (env && *env)
+		snprintf(out, n, "%s", env);
+	else if (statfs("/dev/shm", &sf) == 0 && sf.f_type == TMPFS_MAGIC && statvfs("/dev/shm", &sv) == 0 &&
+		 !(sv.f_flag & ST_NOEXEC) && access("/dev/shm", W_OK) == 0)
+		snprintf(out, n, "/dev/shm");
+	else
+		snprintf(out, n, "/tmp");
+}
+
+/* the lanes to run, validated before any of them starts */
+static int plan(const struct live_opts *o, sp_live_run *run, const sp_live_cfg *cfg, sp_error *err)
+{
+	sp_strv rts, vs;
+	sp_strv_split(&rts, o->matrix ? o->runtimes : o->runtime, ",");
+	sp_strv_split(&vs, o->matrix ? o->variants : (o->variant ? o->variant : "strict"), ",");
+	if (o->matrix && !o->runtimes)
+		for (size_t i = 0; i < sp_runtimes_count; i++)
+			sp_strv_push(&rts, sp_runtimes[i]->name);
+	if (o->matrix && !o->variants)
+		for (size_t i = 0; i < sp_variants_count; i++)
+			sp_strv_push(&vs, sp_variants[i].name);
+	int rc = 0;
+	for (size_t i = 0; i < rts.n && rc == 0; i++)
+		if (!sp_runtime_find(rts.v[i]))
+			rc = sp_usage(err, "live: unknown runtime '%s' (see --list-runtimes)", rts.v[i]);
+	for (size_t i = 0; i < vs.n && rc == 0; i++)
+		if (!sp_variant_find(vs.v[i]))
+			rc = sp_usage(err, "live: unknown variant '%s'", vs.v[i]);
+	if (rc == 0 && (rts.n == 0 || vs.n == 0))
+		rc = sp_usage(err, "live: empty runtime or variant list");
+	if (rc == 0) {
+		run->lanes = sp_xcalloc(rts.n * vs.n, sizeof *run->lanes);
+		for (size_t i = 0; i < rts.n; i++) {
+			const sp_runtime *rt = sp_runtime_find(rts.v[i]);
+			for (size_t k = 0; k < vs.n; k++) {
+				const sp_variant *v = sp_variant_find(vs.v[k]);
+				/* the matrix holds only the variants a runtime can launch */
+				if (o->matrix && (v->removes & ~rt->removable))
+					continue;
+				if (!o->matrix && (v->removes & ~rt->removable)) {
+					rc = sp_usage(err, "live: %s cannot launch the '%s' variant", rt->name, v->name);
+					break;
+				}
+				sp_lane_init(&run->lanes[run->n++], rt, v, cfg);
+			}
+		}
+	}
+	sp_strv_free(&rts);
+	sp_strv_free(&vs);
+	return rc;
+}
 
 int cmd_live(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	fprintf(stderr, "sandprobe: 'live' is not implemented yet\n");
-	return SP_EXIT_INTERNAL;
+	sp_error err;
+	sp_error_clear(&err);
+	struct live_opts o = {.format = "text", .accel = "auto", .profile = "strict", .timeout_ms = 30000};
+	sp_live_cfg cfg;
+	memset(&cfg, 0, sizeof cfg);
+	sp_strv_split(&cfg.ids, NULL, ",");
+	sp_strv_split(&cfg.keys, NULL, ",");
+	sp_strv_split(&cfg.run_ids, NULL, ",");
+	sp_strv_split(&cfg.seccomp_deny, NULL, ",");
+	sp_strv_split(&cfg.masked, NULL, ",");
+	sp_live_run run;
+	memset(&run, 0, sizeof run);
+	FILE *out = stdout;
+	int rc = SP_EXIT_OK;
+
+	int pr = parse_args(argc, argv, &o, &err);
+	if (pr == 1) {
+		usage(stdout);
+		goto done;
+	}
+	if (pr < 0)
+		goto fail;
+	if (o.list) {
+		for (size_t i = 0; i < sp_runtimes_count; i++) {
+			char why[1024] = "";
+			sp_live_cfg probe_cfg = {.accel = "auto"};
+			snprintf(probe_cfg.busybox, sizeof probe_cfg.busybox, "/bin/busybox");
+			int a = sp_runtimes[i]->probe(&probe_cfg, why, sizeof why);
+			printf("%-15s %-9s %s%s%s\n", sp_runtimes[i]->name, a == 0 ? "available" : "skip", sp_runtimes[i]->summary,
+			       a == 0 ? "" : " -- ", a == 0 ? "" : why);
+		}
+		goto done;
+	}
+	if (o.doctor)
+		snprintf(cfg.doctor, sizeof cfg.doctor, "%s", o.doctor);
+	else if (default_doctor(cfg.doctor, sizeof cfg.doctor) < 0) {
+		sp_usage(&err, "live: cannot locate sandprobe-doctor next to this binary: give --doctor PATH");
+		goto fail;
+	}
+	snprintf(cfg.busybox, sizeof cfg.busybox, "%s", o.busybox ? o.busybox : "/bin/busybox");
+	if (o.kernel) {
+		if (check_file("--kernel", o.kernel, &err) < 0)
+			goto fail;
+		snprintf(cfg.kernel, sizeof cfg.kernel, "%s", o.kernel);
+	}
+	if (check_file("doctor", cfg.doctor, &err) < 0 || sp_live_check_static(cfg.doctor, &err) < 0 ||
+	    check_file("busybox", cfg.busybox, &err) < 0 || sp_live_check_static(cfg.busybox, &err) < 0)
+		goto fail;
+	pick_tmpbase(cfg.tmpbase, sizeof cfg.tmpbase);
+	cfg.profile = o.profile;
+	cfg.timeout_ms = o.timeout_ms;
+	cfg.vm_timeout_ms = o.timeout_ms * 10;
+	cfg.accel = o.accel;
+	cfg.strict = o.strict;
+	cfg.keep = o.keep;
+	if (sp_live_load_catalogue(&cfg, &err) < 0)
+		goto fail;
+	run.matrix = o.matrix;
+	run.strict = o.strict;
+	if (plan(&o, &run, &cfg, &err) < 0)
+		goto fail;
+	if (o.output) {
+		int fd = open(o.output, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOCTTY, 0644);
+		if (fd < 0) {
+			sp_usage(&err, "live: --output %s: %s", o.output, strerror(errno));
+			goto fail;
+		}
+		out = fdopen(fd, "w");
+		if (!out) {
+			close(fd);
+			sp_fail_errno(&err, errno, "live: --output %s", o.output);
+			goto fail;
+		}
+	}
+
+	bool vm = false;
+	for (size_t i = 0; i < run.n; i++)
+		vm |= run.lanes[i].rt == &sp_rt_qemu;
+	sp_platform_detect(&run.platform, vm || o.matrix);
+	for (size_t i = 0; i < run.n; i++) {
+		sp_lane_run(&run.lanes[i]);
+		if (o.matrix && !strcmp(o.format, "text") && out != stdout)
+			fprintf(stderr, "lane %s/%s: %s (%.0f ms)\n", run.lanes[i].rt->name, run.lanes[i].variant->name,
+				run.lanes[i].status, run.lanes[i].ms);
+	}
+	for (size_t i = 0; i < sp_runtimes_count; i++)
+		if (sp_runtimes[i]->finish)
+			sp_runtimes[i]->finish(&cfg);
+	sp_live_judge(&run);
+	if (o.output && ftruncate(fileno(out), 0) < 0) {
+		sp_fail_errno(&err, errno, "live: --output %s", o.output);
+		goto fail;
+	}
+	if (!strcmp(o.format, "json")) {
+		if (sp_live_write_json(out, &run) < 0) {
+			sp_fail_errno(&err, EIO, "live: cannot write the report");
+			goto fail;
+		}
+	} else if (!strcmp(o.format, "html")) {
+		sp_live_write_html(out, &run);
+	} else {
+		sp_live_write_text(out, &run, o.verbose);
+	}
+	if (fflush(out) != 0) {
+		sp_fail_errno(&err, errno, "live: cannot write the report");
+		goto fail;
+	}
+	rc = sp_live_failed(&run) ? SP_EXIT_FAIL : SP_EXIT_OK;
+	goto done;
+fail:
+	rc = sp_error_report(&err);
+done:
+	if (out && out != stdout && fclose(out) != 0 && rc == SP_EXIT_OK) {
+		fprintf(stderr, "sandprobe: live: cannot write %s: %s\n", o.output, strerror(errno));
+		rc = SP_EXIT_INTERNAL;
+	}
+	for (size_t i = 0; i < run.n; i++)
+		sp_lane_free(&run.lanes[i]);
+	free(run.lanes);
+	sp_strv_free(&run.defects);
+	sp_strv_free(&cfg.ids);
+	sp_strv_free(&cfg.keys);
+	sp_strv_free(&cfg.run_ids);
+	sp_strv_free(&cfg.seccomp_deny);
+	sp_strv_free(&cfg.masked);
+	return rc;
 }

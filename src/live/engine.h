@@ -1,0 +1,22 @@
+/* Shared by the CLI engine adapters (podman.c, docker.c). */
+#ifndef SP_LIVE_ENGINE_H
+#define SP_LIVE_ENGINE_H
+
+#include "live/live.h"
+
+typedef struct sp_engine {
+	const char *bin;
+	const char *const *extra; /* flags every `run` gets */
+	bool has_rootfs;          /* `run --rootfs DIR` exists (podman) */
+	bool has_mask;            /* `--security-opt mask=A:B` exists (podman) */
+	char image[160];          /* imported once per run */
+} sp_engine;
+
+void sp_engine_claims(sp_launch *l);
+int sp_engine_prepare(sp_lane *l, sp_engine *e, sp_error *err);
+int sp_engine_launch(sp_lane *l, sp_engine *e, sp_error *err);
+void sp_engine_teardown(sp_lane *l, sp_engine *e);
+int sp_engine_leftovers(sp_lane *l, sp_engine *e, char *what, size_t whatsz);
+void sp_engine_finish(sp_engine *e);
+
+#endif

@@ -1,0 +1,534 @@
+/* Host-side checks (host.*) and the doctor's report as untrusted input.
+ * Every host check reads the sandbox from outside (/proc/PID/...), compares
+ * with the claim, and compares with what the doctor saw inside: a
+ * disagreement between inside and outside is a failure. Empty or unreadable
+ * values are errors, never passes. */
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <dirent.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "checks/probe.h"
+#include "live/live.h"
+
+#define DOCTOR_REPORT_MAX (4u << 20)
+#define FIELD_MAX 65536
+
+static const char *const statuses[] = {"pass", "fail", "skip", "warn", "error"};
+
+static bool valid_id(const char *id)
+{
+	size_t n = strlen(id);
+	if (n == 0 || n >= 96)
+		return false;
+	for (const char *p = id; *p; p++)
+		if (!islower((unsigned char)*p) && !isdigit((unsigned char)*p) && *p != '.' && *p != '_' && *p != '-')
+			return false;
+	return true;
+}
+
+static bool valid_status(const char *s)
+{
+	for (size_t i = 0; i < SP_ARRAY_SIZE(statuses); i++)
+		if (!strcmp(s, statuses[i]))
+			return true;
+	return false;
+}
+
+/* a string member no longer than FIELD_MAX (absent: "") */
+static int str_field(json_t *o, const char *k, const char **out, char *why, size_t whysz, size_t idx)
+{
+	json_t *v = json_object_get(o, k);
+	if (!v) {
+		*out = "";
+		return 0;
+	}
+	if (!json_is_string(v) || json_string_length(v) > FIELD_MAX) {
+		snprintf(why, whysz, "results[%zu].%s: not a string of at most %u bytes", idx, k, FIELD_MAX);
+		return -1;
+	}
+	*out = json_string_value(v);
+	return 0;
+}
+
+/* validate against sandprobe.doctor.v1; 0 or -1 with why */
+static int validate(json_t *root, int rc, const sp_live_cfg *cfg, char *why, size_t whysz)
+{
+	if (!json_is_object(root))
+		return snprintf(why, whysz, "top level is not an object"), -1;
+	const char *schema = json_string_value(json_object_get(root, "schema"));
+	if (!schema || strcmp(schema, "sandprobe.doctor.v1"))
+		return snprintf(why, whysz, "schema is '%s', want sandprobe.doctor.v1", schema ? schema : "(missing)"), -1;
+	json_t *results = json_object_get(root, "results");
+	if (!json_is_array(results) || json_array_size(results) == 0)
+		return snprintf(why, whysz, "results: missing or empty"), -1;
+	if (json_array_size(results) > 4096)
+		return snprintf(why, whysz, "results: %zu entries, more than 4096", json_array_size(results)), -1;
+	json_t *sum = json_object_get(root, "summary");
+	if (!json_is_object(sum))
+		return snprintf(why, whysz, "summary: missing"), -1;
+	const char *result = json_string_value(json_object_get(root, "result"));
+	if (!result || (strcmp(result, "pass") && strcmp(result, "fail")))
+		return snprintf(why, whysz, "result: '%s', want pass or fail", result ? result : "(missing)"), -1;
+	json_t *env = json_object_get(root, "environment");
+	if (!json_is_object(env) || !json_is_string(json_object_get(env, "kernel")))
+		return snprintf(why, whysz, "environment.kernel: missing"), -1;
+	size_t counts[5] = {0};
+	sp_strv seen;
+	sp_strv_split(&seen, NULL, ",");
+	size_t i;
+	json_t *r;
+	int ret = 0;
+	json_array_foreach(results, i, r) {
+		const char *id = json_string_value(json_object_get(r, "id"));
+		const char *st = json_string_value(json_object_get(r, "status"));
+		const char *dummy;
+		if (!json_is_object(r) || !id || !valid_id(id)) {
+			snprintf(why, whysz, "results[%zu].id: missing or malformed", i);
+			ret = -1;
+			break;
+		}
+		if (!st || !valid_status(st)) {
+			snprintf(why, whysz, "results[%zu].status: '%s' is not pass/fail/skip/warn/error", i, st ? st : "(missing)");
+			ret = -1;
+			break;
+		}
+		if (str_field(r, "expected", &dummy, why, whysz, i) < 0 || str_field(r, "observed", &dummy, why, whysz, i) < 0 ||
+		    str_field(r, "detail", &dummy, why, whysz, i) < 0) {
+			ret = -1;
+			break;
+		}
+		if (sp_strv_contains(&seen, id)) {
+			snprintf(why, whysz, "results[%zu].id: '%s' appears twice", i, id);
+			ret = -1;
+			break;
+		}
+		if (!sp_strv_contains(&cfg->ids, id)) {
+			snprintf(why, whysz, "results[%zu].id: '%s' is not in the doctor's catalogue", i, id);
+			ret = -1;
+			break;
+		}
+		sp_strv_push(&seen, id);
+		for (size_t s = 0; s < SP_ARRAY_SIZE(statuses); s++)
+			counts[s] += !strcmp(st, statuses[s]);
+	}
+	if (ret == 0)
+		for (size_t s = 0; s < SP_ARRAY_SIZE(statuses); s++) {
+			json_t *c = json_object_get(sum, statuses[s]);
+			if (!json_is_integer(c) || json_integer_value(c) != (json_int_t)counts[s]) {
+				snprintf(why, whysz, "summary.%s is not the number of %s results (%zu)", statuses[s], statuses[s],
+					 counts[s]);
+				ret = -1;
+				break;
+			}
+		}
+	if (ret == 0) {
+		bool failed = counts[1] || counts[4];
+		if (failed != !strcmp(result, "fail")) {
+			snprintf(why, whysz, "result '%s' contradicts its results (%zu fail, %zu error)", result, counts[1], counts[4]);
+			ret = -1;
+		} else if ((rc == 0) != !strcmp(result, "pass") || (rc != 0 && rc != 1)) {
+			snprintf(why, whysz, "exit status %d contradicts result '%s'", rc, result);
+			ret = -1;
+		}
+	}
+	if (ret == 0)
+		for (size_t k = 0; k < cfg->run_ids.n; k++)
+			if (!sp_strv_contains(&seen, cfg->run_ids.v[k])) {
+				snprintf(why, whysz, "check '%s' of the catalogue is missing from the report", cfg->run_ids.v[k]);
+				ret = -1;
+				break;
+			}
+	sp_strv_free(&seen);
+	return ret;
+}
+
+void sp_doctor_ingest(sp_lane *l, const char *json, size_t len, int rc)
+{
+	const char *exp = "a sandprobe.doctor.v1 report under 4 MiB, consistent with itself and the exit status";
+	if (len == 0) {
+		sp_lane_add(l, "host.doctor.report", "error", exp, "no JSON before the exit marker", "the doctor printed no report");
+		return;
+	}
+	if (len > DOCTOR_REPORT_MAX) {
+		sp_lane_add(l, "host.doctor.report", "fail", exp, "oversized", "report of %zu bytes rejected", len);
+		return;
+	}
+	json_error_t je;
+	json_t *root = json_loadb(json, len, JSON_REJECT_DUPLICATES, &je);
+	if (!root) {
+		sp_lane_add(l, "host.doctor.report", "fail", exp, je.text, "not valid JSON at line %d column %d", je.line,
+			    je.column);
+		return;
+	}
+	char why[512];
+	if (validate(root, rc, l->cfg, why, sizeof why) < 0) {
+		sp_lane_add(l, "host.doctor.report", "fail", exp, why, "report rejected: %s", why);
+		json_decref(root);
+		return;
+	}
+	json_t *results = json_object_get(root, "results");
+	size_t i;
+	json_t *r;
+	json_array_foreach(results, i, r) {
+		const char *g[3];
+		char dummy[8];
+		str_field(r, "expected", &g[0], dummy, sizeof dummy, i);
+		str_field(r, "observed", &g[1], dummy, sizeof dummy, i);
+		str_field(r, "detail", &g[2], dummy, sizeof dummy, i);
+		sp_lane_add(l, json_string_value(json_object_get(r, "id")), json_string_value(json_object_get(r, "status")), g[0],
+			    g[1], "%s", g[2]);
+	}
+	json_t *dms = json_object_get(root, "duration_ms");
+	l->doctor_ms = json_is_number(dms) ? json_number_value(dms) : 0;
+	snprintf(l->doctor_kernel, sizeof l->doctor_kernel, "%s",
+		 json_string_value(json_object_get(json_object_get(root, "environment"), "kernel")));
+	sp_lane_add(l, "host.doctor.report", "pass", exp, "", "valid report: %zu results, exit status %d",
+		    json_array_size(results), rc);
+	json_decref(root);
+}
+
+/* ------------------------------------------------------------- helpers */
+
+static int ns_link(pid_t pid, const char *type, char *buf, size_t size)
+{
+	char path[64];
+	if (pid)
+		snprintf(path, sizeof path, "/proc/%d/ns/%s", (int)pid, type);
+	else
+		snprintf(path, sizeof path, "/proc/self/ns/%s", type);
+	ssize_t n = readlink(path, buf, size - 1);
+	if (n < 0)
+		return -errno;
+	buf[n] = '\0';
+	return n > 0 ? 0 : -EINVAL;
+}
+
+/* what the doctor observed for id (NULL when the check did not run) */
+static const char *inside(const sp_lane *l, const char *id)
+{
+	const sp_lresult *r = sp_lane_find(l, id);
+	return r && !r->host ? r->observed : NULL;
+}
+
+/* hex value after "KEY " in text; 0 or -1 */
+static int after_key_hex(const char *text, const char *key, uint64_t *out)
+{
+	const char *p = text ? strstr(text, key) : NULL;
+	if (!p)
+		return -1;
+	p += strlen(key);
+	while (*p == ' ' || *p == ':' || *p == '\t')
+		p++;
+	char *end;
+	errno = 0;
+	unsigned long long v = strtoull(p, &end, 16);
+	if (end == p || errno)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static void host_ns(sp_lane *l)
+{
+	for (unsigned i = 0; i < 7; i++) {
+		const char *t = sp_ns_names[i];
+		char id[32], exp[128], sb[128], hb[128], obs[512];
+		snprintf(id, sizeof id, "host.ns.%s", t);
+		bool claimed = l->claim.ns & (1u << i);
+		snprintf(exp, sizeof exp, "%s", claimed ? "the sandbox's link differs from the host's, both readable"
+							 : "any (not claimed by this launch)");
+		int es = ns_link(l->host_pid, t, sb, sizeof sb), eh = ns_link(0, t, hb, sizeof hb);
+		if (es < 0 || eh < 0) {
+			snprintf(obs, sizeof obs, "sandbox %s, host %s", es < 0 ? strerror(-es) : sb, eh < 0 ? strerror(-eh) : hb);
+			sp_lane_add(l, id, "error", exp, obs, "cannot read both namespace links: empty-vs-empty is no proof");
+			continue;
+		}
+		snprintf(obs, sizeof obs, "sandbox (pid %d) %s, host %s", (int)l->host_pid, sb, hb);
+		char did[32];
+		snprintf(did, sizeof did, "ns.%s", t);
+		const char *in = inside(l, did);
+		if (in && strncmp(in, sb, strlen(sb)) != 0) {
+			sp_lane_add(l, id, "fail", exp, obs, "inside and outside disagree: the doctor saw '%.60s', the host sees %s", in, sb);
+			continue;
+		}
+		bool same = !strcmp(sb, hb);
+		if (same && claimed)
+			sp_lane_add(l, id, "fail", exp, obs, "the sandbox shares the host's %s namespace", t);
+		else
+			sp_lane_add(l, id, "pass", exp, obs, "%s%s", same ? "shared, not claimed" : "own namespace",
+				    in ? ", and the doctor saw the same link" : "");
+	}
+}
+
+static void host_caps(sp_lane *l)
+{
+	char path[64], eff[64], bnd[64];
+	snprintf(path, sizeof path, "/proc/%d/status", (int)l->host_pid);
+	const char *exp = l->claim.drop_caps ? "CapEff and CapBnd empty, as the doctor saw"
+					     : "any capabilities (not dropped by this launch), as the doctor saw";
+	int a = sp_status_field(path, "CapEff", eff, sizeof eff), b = sp_status_field(path, "CapBnd", bnd, sizeof bnd);
+	uint64_t e, bb;
+	if (a < 0 || b < 0 || sp_caps_parse(eff, &e) < 0 || sp_caps_parse(bnd, &bb) < 0) {
+		sp_lane_add(l, "host.caps", "error", exp, path, "cannot read CapEff/CapBnd of the sandbox from the host");
+		return;
+	}
+	char obs[512];
+	snprintf(obs, sizeof obs, "host view of pid %d: CapEff %016llx, CapBnd %016llx", (int)l->host_pid,
+		 (unsigned long long)e, (unsigned long long)bb);
+	const char *ie = inside(l, "caps.effective"), *ib = inside(l, "caps.bounding");
+	uint64_t de, db;
+	if (ie && (after_key_hex(ie, "CapEff", &de) < 0)) {
+		sp_lane_add(l, "host.caps", "error", exp, obs, "cannot read the doctor's CapEff from '%.80s'", ie);
+		return;
+	}
+	if (ib && (after_key_hex(ib, "CapBnd", &db) < 0)) {
+		sp_lane_add(l, "host.caps", "error", exp, obs, "cannot read the doctor's CapBnd from '%.80s'", ib);
+		return;
+	}
+	if ((ie && de != e) || (ib && db != bb)) {
+		sp_lane_add(l, "host.caps", "fail", exp, obs, "inside and outside disagree: the doctor saw CapEff %016llx CapBnd %016llx",
+			    ie ? (unsigned long long)de : 0ull, ib ? (unsigned long long)db : 0ull);
+		return;
+	}
+	if (l->claim.drop_caps && (e || bb))
+		sp_lane_add(l, "host.caps", "fail", exp, obs, "the launch dropped every capability, but the sandbox holds some");
+	else
+		sp_lane_add(l, "host.caps", "pass", exp, obs, "%s", ie ? "matches the claim and the doctor's view" : "matches the claim");
+}
+
+static void host_status_flag(sp_lane *l, const char *id, const char *field, const char *doctor_id, const char *doctor_key,
+			     bool claimed, const char *want, const char *what)
+{
+	char path[64], v[32], exp[160];
+	snprintf(path, sizeof path, "/proc/%d/status", (int)l->host_pid);
+	snprintf(exp, sizeof exp, "%s %s, as the doctor saw", field, claimed ? want : "any (not claimed)");
+	if (sp_status_field(path, field, v, sizeof v) < 0 || !v[0]) {
+		sp_lane_add(l, id, "error", exp, path, "cannot read %s of the sandbox from the host", field);
+		return;
+	}
+	char obs[256];
+	snprintf(obs, sizeof obs, "host view of pid %d: %s %s", (int)l->host_pid, field, v);
+	const char *in = inside(l, doctor_id);
+	if (in) {
+		const char *p = strstr(in, doctor_key);
+		if (!p) {
+			sp_lane_add(l, id, "error", exp, obs, "cannot find '%s' in the doctor's observation '%.80s'", doctor_key, in);
+			return;
+		}
+		p += strlen(doctor_key);
+		char dv[32];
+		size_t n = strcspn(p, " ,;");
+		snprintf(dv, sizeof dv, "%.*s", (int)(n < 31 ? n : 31), p);
+		if (strcmp(dv, v)) {
+			sp_lane_add(l, id, "fail", exp, obs, "inside and outside disagree: the doctor saw %s %s", field, dv);
+			return;
+		}
+	}
+	if (claimed && strcmp(v, want))
+		sp_lane_add(l, id, "fail", exp, obs, "the launch claims %s, the host sees %s %s", what, field, v);
+	else
+		sp_lane_add(l, id, "pass", exp, obs, "%s%s", claimed ? what : "not claimed", in ? ", the doctor agrees" : "");
+}
+
+static void host_cgroup(sp_lane *l)
+{
+	char path[64], sb[4096], hb[4096];
+	snprintf(path, sizeof path, "/proc/%d/cgroup", (int)l->host_pid);
+	const char *exp = l->claim.own_cgroup ? "a cgroup other than the host side's" : "any (this runtime makes no cgroup)";
+	ssize_t a = sp_read_file(path, sb, sizeof sb), b = sp_read_file("/proc/self/cgroup", hb, sizeof hb);
+	if (a <= 0 || b <= 0) {
+		sp_lane_add(l, "host.cgroup", "error", exp, path, "cannot read both cgroup files");
+		return;
+	}
+	/* the unified (0::) line, or the pids controller on v1 */
+	char line[512] = "";
+	for (char *s = sb; s && *s;) {
+		char *nl = strchr(s, '\n');
+		size_t n = nl ? (size_t)(nl - s) : strlen(s);
+		if (!strncmp(s, "0::", 3) || strstr(s, ":pids:")) {
+			snprintf(line, sizeof line, "%.*s", (int)(n < 500 ? n : 500), s);
+			if (strstr(line, ":pids:"))
+				break;
+		}
+		s = nl ? nl + 1 : NULL;
+	}
+	char obs[700];
+	snprintf(obs, sizeof obs, "sandbox %s", line[0] ? line : "(no pids/unified line)");
+	bool same = !strcmp(sb, hb);
+	if (l->claim.own_cgroup && same)
+		sp_lane_add(l, "host.cgroup", "fail", exp, obs, "the sandbox sits in the same cgroups as sandprobe");
+	else
+		sp_lane_add(l, "host.cgroup", "pass", exp, obs, "%s", same ? "same cgroups as sandprobe (not claimed)" : "own cgroup");
+}
+
+/* the sandbox's root mount from its own mountinfo (paths are relative to its root) */
+static int root_mount(pid_t pid, char *opts, size_t osz, char *super, size_t ssz, char *fstype, size_t fsz, size_t *nmounts)
+{
+	char path[64];
+	snprintf(path, sizeof path, "/proc/%d/mountinfo", (int)pid);
+	_cleanup_fclose_ FILE *f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	char line[4096];
+	int found = 0;
+	*nmounts = 0;
+	while (fgets(line, sizeof line, f)) {
+		(*nmounts)++;
+		char mp[2048], o[512];
+		if (sscanf(line, "%*d %*d %*s %*s %2047s %511s", mp, o) != 2 || strcmp(mp, "/"))
+			continue;
+		const char *dash = strstr(line, " - ");
+		char fs[64] = "", src[512] = "", so[1024] = "";
+		if (dash)
+			sscanf(dash + 3, "%63s %511s %1023s", fs, src, so);
+		snprintf(opts, osz, "%s", o);
+		snprintf(super, ssz, "%s", so);
+		snprintf(fstype, fsz, "%s", fs);
+		found = 1; /* keep the last: the topmost mount at / */
+	}
+	return found;
+}
+
+static void host_mounts(sp_lane *l)
+{
+	char opts[512] = "", super[1024] = "", fstype[64] = "";
+	size_t n = 0;
+	int rm = root_mount(l->host_pid, opts, sizeof opts, super, sizeof super, fstype, sizeof fstype, &n);
+	/* mount namespace: its root is not the host's root */
+	char rp[64];
+	snprintf(rp, sizeof rp, "/proc/%d/root/", (int)l->host_pid);
+	struct stat a, b;
+	bool mnt_claim = l->claim.ns & SP_NS_MNT;
+	const char *exp = "a mountinfo of its own, whose root is not the host's /";
+	if (rm < 0 || n == 0 || stat(rp, &a) < 0 || stat("/", &b) < 0) {
+		sp_lane_add(l, "host.mounts", "error", exp, rp, "cannot read the sandbox's mountinfo or root from the host");
+	} else {
+		bool same_root = a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+		char obs[512];
+		snprintf(obs, sizeof obs, "%zu mounts; root %u:%u inode %lu (host / %u:%u inode %lu)", n, major(a.st_dev),
+			 minor(a.st_dev), (unsigned long)a.st_ino, major(b.st_dev), minor(b.st_dev), (unsigned long)b.st_ino);
+		if (same_root && mnt_claim)
+			sp_lane_add(l, "host.mounts", "fail", exp, obs, "the sandbox's root is the host's /");
+		else
+			sp_lane_add(l, "host.mounts", "pass", exp, obs, "%s", same_root ? "host root (not claimed)" : "own root");
+	}
+
+	const char *exp2 = l->claim.ro_root ? "the sandbox's / mounted ro, and the doctor's write probe refused"
+					    : "any (this launch does not claim a read-only root)";
+	const char *in = inside(l, "fs.rootfs_readonly");
+	bool in_refused = in && strstr(in, "failed with");
+	bool in_wrote = in && sp_startswith(in, "created");
+	if (rm < 0) {
+		sp_lane_add(l, "host.fs.rootfs_readonly", "error", exp2, "", "mountinfo unreadable: %s", strerror(-rm));
+		return;
+	}
+	if (rm == 0) {
+		/* no mount at / (a chroot): nothing to read from outside */
+		if (l->claim.ro_root)
+			sp_lane_add(l, "host.fs.rootfs_readonly", "error", exp2, "no mount at / in the sandbox's mountinfo",
+				    "cannot see the root mount from the host");
+		else
+			sp_lane_add(l, "host.fs.rootfs_readonly", "pass", exp2, "no mount at / (chroot)", "not claimed");
+		return;
+	}
+	bool ro = sp_opt_has(opts, "ro") || sp_opt_has(super, "ro");
+	char obs[1024];
+	snprintf(obs, sizeof obs, "/ is %s (%s, super %s)", fstype, opts, super);
+	if (in && !in_refused && !in_wrote) {
+		sp_lane_add(l, "host.fs.rootfs_readonly", "error", exp2, obs, "cannot read the doctor's probe from '%.80s'", in);
+	} else if (in && ro && in_wrote) {
+		sp_lane_add(l, "host.fs.rootfs_readonly", "fail", exp2, obs,
+			    "inside and outside disagree: mounted ro, but the doctor created a file at /");
+	} else if (l->claim.ro_root && !ro) {
+		sp_lane_add(l, "host.fs.rootfs_readonly", "fail", exp2, obs, "the launch claims a read-only root, the host sees it rw");
+	} else if (l->claim.ro_root && in_wrote) {
+		sp_lane_add(l, "host.fs.rootfs_readonly", "fail", exp2, obs, "the doctor created a file at /");
+	} else {
+		sp_lane_add(l, "host.fs.rootfs_readonly", "pass", exp2, obs, "%s", ro ? "root mounted ro" : "root rw, not claimed");
+	}
+}
+
+static void host_dev(sp_lane *l)
+{
+	static const char *const allow[] = {"null", "zero", "full", "random", "urandom", "tty", "ptmx", "console"};
+	char path[64];
+	snprintf(path, sizeof path, "/proc/%d/root/dev", (int)l->host_pid);
+	const char *exp = l->claim.min_dev ? "no device nodes in /dev beyond null,zero,full,random,urandom,tty,ptmx,console"
+					   : "any (this launch does not claim a minimal /dev)";
+	_cleanup_closedir_ DIR *d = opendir(path);
+	if (!d) {
+		sp_lane_add(l, "host.dev", "error", exp, path, "cannot list the sandbox's /dev from the host: %s", strerror(errno));
+		return;
+	}
+	size_t nodes = 0, extra = 0, blocks = 0;
+	char list[512] = "";
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		struct stat st;
+		if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+			continue;
+		if (!S_ISCHR(st.st_mode) && !S_ISBLK(st.st_mode))
+			continue;
+		nodes++;
+		bool ok = false;
+		for (size_t i = 0; i < SP_ARRAY_SIZE(allow) && S_ISCHR(st.st_mode); i++)
+			ok |= !strcmp(de->d_name, allow[i]);
+		if (ok)
+			continue;
+		extra++;
+		blocks += S_ISBLK(st.st_mode);
+		size_t len = strlen(list);
+		if (extra <= 8)
+			snprintf(list + len, sizeof list - len, "%s%s", len ? "," : "", de->d_name);
+	}
+	char obs[700];
+	snprintf(obs, sizeof obs, "%zu device nodes, %zu beyond the allowlist (%zu block)%s%s%s", nodes, extra, blocks,
+		 extra ? ": " : "", list, extra > 8 ? ",..." : "");
+	if (l->claim.min_dev && extra)
+		sp_lane_add(l, "host.dev", "fail", exp, obs, "host device nodes reachable in the sandbox");
+	else
+		sp_lane_add(l, "host.dev", "pass", exp, obs, "%s", extra ? "extra devices (not claimed)" : "only harmless device nodes");
+}
+
+static void host_vm(sp_lane *l)
+{
+	struct utsname u;
+	uname(&u);
+	sp_lane_add(l, "host.vm.accel", "pass", "a working accelerator, reported", l->vm_accel, "guest ran under %s", l->vm_accel);
+	char obs[512];
+	snprintf(obs, sizeof obs, "doctor reports kernel '%s'; image is '%s'; host runs '%s'", l->doctor_kernel, l->vm_kernel,
+		 u.release);
+	const char *exp = "the doctor ran on the guest kernel that was booted";
+	if (!l->doctor_kernel[0] || !l->vm_kernel[0])
+		sp_lane_add(l, "host.vm.kernel", "error", exp, obs, "cannot compare: a kernel release is missing");
+	else if (!sp_startswith(l->vm_kernel, l->doctor_kernel))
+		sp_lane_add(l, "host.vm.kernel", "fail", exp, obs, "the report does not come from the booted guest kernel");
+	else
+		sp_lane_add(l, "host.vm.kernel", "pass", exp, obs, "the report comes from the guest kernel");
+}
+
+void sp_host_checks(sp_lane *l)
+{
+	if (l->claim.vm) {
+		host_vm(l);
+		return;
+	}
+	if (l->host_pid <= 0)
+		return; /* host.pid already says why */
+	host_ns(l);
+	host_caps(l);
+	host_status_flag(l, "host.seccomp", "Seccomp", "seccomp.mode", "Seccomp ", l->claim.seccomp, "2", "a seccomp filter");
+	host_status_flag(l, "host.nnp", "NoNewPrivs", "priv.no_new_privs", "NoNewPrivs ", l->claim.nnp, "1", "no_new_privs");
+	host_cgroup(l);
+	host_mounts(l);
+	host_dev(l);
+}

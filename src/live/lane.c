@@ -1,0 +1,675 @@
+/* One lane, start to end: derive the doctor's expectations from the claimed
+ * launch, prepare, launch, collect the doctor's report, check from the host
+ * while the sandbox is held open, tear down and prove nothing is left. */
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <jansson.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "live/live.h"
+
+const char *const sp_ns_names[7] = {"pid", "net", "mnt", "uts", "ipc", "user", "cgroup"};
+
+const sp_variant sp_variants[] = {
+	{"strict", 0, NULL},
+	{"host-pid", SP_PROT_PIDNS, "host pid namespace"},
+	{"host-net", SP_PROT_NETNS, "host network"},
+	{"writable-root", SP_PROT_ROROOT, "writable root"},
+	{"kept-caps", SP_PROT_CAPS, "kept capabilities"},
+	{"host-dev", SP_PROT_DEV, "host /dev"},
+	{"no-seccomp", SP_PROT_SECCOMP, "no seccomp"},
+	{"privileged", SP_PROT_UNPRIV | SP_PROT_CAPS | SP_PROT_SECCOMP | SP_PROT_DEV, "privileged"},
+};
+const size_t sp_variants_count = SP_ARRAY_SIZE(sp_variants);
+
+const sp_variant *sp_variant_find(const char *name)
+{
+	for (size_t i = 0; i < sp_variants_count; i++)
+		if (!strcmp(sp_variants[i].name, name))
+			return &sp_variants[i];
+	return NULL;
+}
+
+/* which checks cover each protection (globs; only ids that exist count) */
+static const char *const checks_pidns[] = {"ns.pid", "proc.host_visible", "host.ns.pid", NULL};
+static const char *const checks_netns[] = {"ns.net", "net.interfaces", "host.ns.net", NULL};
+static const char *const checks_roroot[] = {"fs.rootfs_readonly", "host.fs.rootfs_readonly", NULL};
+static const char *const checks_caps[] = {"caps.effective", "caps.bounding", "host.caps", NULL};
+static const char *const checks_dev[] = {"dev.host_devices", "host.dev", NULL};
+static const char *const checks_seccomp[] = {"seccomp.mode", "host.seccomp", NULL};
+static const char *const checks_none[] = {NULL};
+
+const char *const *sp_prot_checks(unsigned prot)
+{
+	switch (prot) {
+	case SP_PROT_PIDNS: return checks_pidns;
+	case SP_PROT_NETNS: return checks_netns;
+	case SP_PROT_ROROOT: return checks_roroot;
+	case SP_PROT_CAPS: return checks_caps;
+	case SP_PROT_DEV: return checks_dev;
+	case SP_PROT_SECCOMP: return checks_seccomp;
+	default: return checks_none; /* UNPRIV: covered by the protections it implies */
+	}
+}
+
+/* checks that may also fail when the protection goes (not required to, not
+ * collateral): finer probes of the same property that other check families
+ * add, whose outcome depends on the host (e.g. egress with host networking) */
+static const char *const may_pidns[] = {"proc.*", "caps.kill", "fs.proc1_root", "host.cgroup", NULL};
+static const char *const may_netns[] = {"net.*", NULL};
+static const char *const may_roroot[] = {"fs.*", NULL};
+static const char *const may_caps[] = {"caps.*", "priv.*", "kernel.*", "dev.mknod*", "fs.*", NULL};
+static const char *const may_dev[] = {"dev.*", "kernel.*", "fs.nodev", "fs.nosuid", NULL};
+static const char *const may_seccomp[] = {"seccomp.*", "kernel.*", "priv.*", NULL};
+static const char *const may_unpriv[] = {"fs.*", "proc.*", "kernel.*", "sys.*", "dev.*", "priv.*", "cgroup.*", NULL};
+
+const char *const *sp_prot_may_fail(unsigned prot)
+{
+	switch (prot) {
+	case SP_PROT_PIDNS: return may_pidns;
+	case SP_PROT_NETNS: return may_netns;
+	case SP_PROT_ROROOT: return may_roroot;
+	case SP_PROT_CAPS: return may_caps;
+	case SP_PROT_DEV: return may_dev;
+	case SP_PROT_SECCOMP: return may_seccomp;
+	case SP_PROT_UNPRIV: return may_unpriv;
+	default: return checks_none;
+	}
+}
+
+const char *sp_prot_name(unsigned prot)
+{
+	switch (prot) {
+	case SP_PROT_PIDNS: return "pid namespace";
+	case SP_PROT_NETNS: return "network namespace";
+	case SP_PROT_ROROOT: return "read-only root";
+	case SP_PROT_CAPS: return "capabilities dropped";
+	case SP_PROT_DEV: return "minimal /dev";
+	case SP_PROT_SECCOMP: return "seccomp filter";
+	case SP_PROT_UNPRIV: return "unprivileged";
+	default: return "?";
+	}
+}
+
+bool sp_glob_match(const char *glob, const char *s)
+{
+	return fnmatch(glob, s, 0) == 0;
+}
+
+void sp_launch_remove(sp_launch *l, unsigned removes)
+{
+	if (removes & SP_PROT_PIDNS)
+		l->ns &= ~(unsigned)SP_NS_PID;
+	if (removes & SP_PROT_NETNS)
+		l->ns &= ~(unsigned)SP_NS_NET;
+	if (removes & SP_PROT_ROROOT)
+		l->ro_root = false;
+	if (removes & SP_PROT_CAPS)
+		l->drop_caps = false;
+	if (removes & SP_PROT_DEV)
+		l->min_dev = false;
+	if (removes & SP_PROT_SECCOMP)
+		l->seccomp = false;
+	if (removes & SP_PROT_UNPRIV)
+		l->privileged = true;
+}
+
+/* report, do not judge, the checks matching glob (when any exists) */
+static void advise(const sp_live_cfg *cfg, sp_strv *sets, const char *glob)
+{
+	for (size_t i = 0; i < cfg->ids.n; i++)
+		if (sp_glob_match(glob, cfg->ids.v[i])) {
+			_cleanup_free_ char *a = sp_xasprintf("expect.%s=advisory", glob);
+			if (!sp_strv_contains(sets, a))
+				sp_strv_push(sets, a);
+			return;
+		}
+}
+
+static void set_if_known(const sp_live_cfg *cfg, sp_strv *sets, const char *key, const char *value)
+{
+	if (!sp_strv_contains(&cfg->keys, key))
+		return;
+	_cleanup_free_ char *a = sp_xasprintf("%s=%s", key, value);
+	sp_strv_push(sets, a);
+}
+
+void sp_live_derive_sets(const sp_launch *c, const sp_live_cfg *cfg, sp_strv *sets)
+{
+	char ns[128] = "";
+	for (unsigned i = 0; i < 7; i++)
+		if (c->ns & (1u << i)) {
+			size_t len = strlen(ns);
+			snprintf(ns + len, sizeof ns - len, "%s%s", len ? "," : "", sp_ns_names[i]);
+		}
+	set_if_known(cfg, sets, "ns.required", ns);
+	/* a VM's own kernel threads are the guest's, not the host's */
+	set_if_known(cfg, sets, "proc.isolated", (c->ns & SP_NS_PID) ? "true" : "false");
+	set_if_known(cfg, sets, "caps.effective", c->drop_caps ? "" : "ALL");
+	set_if_known(cfg, sets, "caps.bounding", c->drop_caps ? "" : "ALL");
+	set_if_known(cfg, sets, "priv.no_new_privs", c->nnp ? "true" : "false");
+	set_if_known(cfg, sets, "seccomp.required", c->seccomp ? "true" : "false");
+	set_if_known(cfg, sets, "fs.rootfs_readonly", c->ro_root ? "true" : "false");
+	set_if_known(cfg, sets, "fs.writable", c->tmp ? "/tmp" : "");
+	if (c->ns & SP_NS_NET)
+		set_if_known(cfg, sets, "net.interfaces", "lo");
+	if (c->min_dev)
+		set_if_known(cfg, sets, "dev.allow", "null,zero,full,random,urandom,tty,ptmx");
+	else
+		advise(cfg, sets, "dev.*"); /* an empty dev.allow would demand no device at all */
+	/* a VM's root is root of its own kernel: the initial user namespace there is not the host's */
+	set_if_known(cfg, sets, "ns.user_root_is_host_root", c->root_is_host_root || c->vm ? "true" : "false");
+	set_if_known(cfg, sets, "priv.root_is_host_root", c->root_is_host_root || c->vm ? "true" : "false");
+	if (c->vm) {
+		/* the guest's kernel and devices are the sandbox's own: report them, do not judge them */
+		advise(cfg, sets, "kernel.*");
+		advise(cfg, sets, "dev.*");
+	}
+	/* a launch without a filter, masks or mounts of its own does not claim what they give */
+	if (!c->seccomp) {
+		set_if_known(cfg, sets, "seccomp.deny", "");
+		set_if_known(cfg, sets, "kernel.userns_allowed", "true");
+	}
+	if (!c->masked) {
+		set_if_known(cfg, sets, "fs.masked", "");
+		set_if_known(cfg, sets, "fs.readonly", "");
+		set_if_known(cfg, sets, "fs.knobs_readonly", "false");
+	}
+	if (c->chroot)
+		set_if_known(cfg, sets, "fs.propagation", ""); /* no mount at /: nothing to propagate */
+	if (!c->tmp) {
+		set_if_known(cfg, sets, "fs.tmpfs", "");
+		set_if_known(cfg, sets, "fs.nosuid", "");
+		set_if_known(cfg, sets, "fs.nodev", "");
+	}
+}
+
+int sp_live_check_static(const char *path, sp_error *err)
+{
+	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return sp_usage(err, "%s: %s", path, strerror(errno));
+	Elf64_Ehdr eh;
+	if (pread(fd, &eh, sizeof eh, 0) != (ssize_t)sizeof eh || memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 ||
+	    eh.e_ident[EI_CLASS] != ELFCLASS64)
+		return sp_usage(err, "%s: not a 64-bit ELF executable", path);
+	for (unsigned i = 0; i < eh.e_phnum && i < 256; i++) {
+		Elf64_Phdr ph;
+		if (pread(fd, &ph, sizeof ph, (off_t)(eh.e_phoff + (uint64_t)i * eh.e_phentsize)) != (ssize_t)sizeof ph)
+			return sp_usage(err, "%s: truncated program headers", path);
+		if (ph.p_type == PT_INTERP)
+			return sp_usage(err, "%s: dynamically linked, but a sandbox rootfs has no libc (give a static build)",
+					path);
+	}
+	return 0;
+}
+
+int sp_live_load_catalogue(sp_live_cfg *cfg, sp_error *err)
+{
+	char *argv[] = {cfg->doctor, "--list", "--format", "json", "--profile", (char *)cfg->profile, NULL};
+	_cleanup_free_ char *out = NULL;
+	_cleanup_free_ char *eout = NULL;
+	int rc = sp_run_cmd(argv, &out, &eout, 10000);
+	if (rc != 0) {
+		char last[256];
+		sp_last_line(eout, last, sizeof last);
+		return sp_usage(err, "%s --list --format json: exit %d (%s)", cfg->doctor, rc, last);
+	}
+	json_error_t je;
+	json_t *root = json_loads(out, 0, &je);
+	json_t *checks = root ? json_object_get(root, "checks") : NULL;
+	if (!json_is_array(checks)) {
+		json_decref(root);
+		return sp_usage(err, "%s --list: no checks array (line %d: %s)", cfg->doctor, je.line, je.text);
+	}
+	size_t i;
+	json_t *c;
+	json_array_foreach(checks, i, c) {
+		const char *id = json_string_value(json_object_get(c, "id"));
+		if (!id)
+			continue;
+		sp_strv_push(&cfg->ids, id);
+		/* a check the profile turns off is not run, so not in the report */
+		const char *expect = json_string_value(json_object_get(c, "expect"));
+		if (!expect || strcmp(expect, "off"))
+			sp_strv_push(&cfg->run_ids, id);
+		json_t *pol = json_object_get(c, "policy");
+		const char *k;
+		json_t *v;
+		if (json_is_object(pol))
+			json_object_foreach(pol, k, v) {
+				if (!sp_strv_contains(&cfg->keys, k))
+					sp_strv_push(&cfg->keys, k);
+				if (!strcmp(k, "seccomp.deny") && json_is_string(v) && cfg->seccomp_deny.n == 0) {
+					sp_strv_free(&cfg->seccomp_deny);
+					sp_strv_split(&cfg->seccomp_deny, json_string_value(v), ", \t\n");
+				}
+				if (!strcmp(k, "fs.masked") && json_is_string(v) && cfg->masked.n == 0) {
+					sp_strv_free(&cfg->masked);
+					sp_strv_split(&cfg->masked, json_string_value(v), ", \t\n");
+				}
+			}
+	}
+	json_decref(root);
+	if (cfg->ids.n == 0)
+		return sp_usage(err, "%s --list: empty catalogue", cfg->doctor);
+	return 0;
+}
+
+/* ---------------------------------------------------------------- results */
+
+sp_lresult *sp_lane_add(sp_lane *l, const char *id, const char *status, const char *expected, const char *observed,
+			const char *fmt, ...)
+{
+	l->res = sp_xrealloc(l->res, (l->nres + 1) * sizeof *l->res);
+	sp_lresult *r = &l->res[l->nres++];
+	memset(r, 0, sizeof *r);
+	snprintf(r->id, sizeof r->id, "%s", id);
+	snprintf(r->status, sizeof r->status, "%s", status);
+	r->expected = sp_xstrdup(expected ? expected : "");
+	r->observed = sp_xstrdup(observed ? observed : "");
+	va_list ap;
+	va_start(ap, fmt);
+	if (vasprintf(&r->detail, fmt, ap) < 0)
+		r->detail = sp_xstrdup("");
+	va_end(ap);
+	r->host = sp_startswith(id, "host.");
+	return r;
+}
+
+const sp_lresult *sp_lane_find(const sp_lane *l, const char *id)
+{
+	for (size_t i = 0; i < l->nres; i++)
+		if (!strcmp(l->res[i].id, id))
+			return &l->res[i];
+	return NULL;
+}
+
+void sp_lane_init(sp_lane *l, const sp_runtime *rt, const sp_variant *v, const sp_live_cfg *cfg)
+{
+	memset(l, 0, sizeof *l);
+	l->rt = rt;
+	l->variant = v;
+	l->cfg = cfg;
+	l->proc.in = l->proc.out = l->proc.err = -1;
+	l->seccomp_fd = -1;
+	l->doctor_rc = -1;
+	snprintf(l->status, sizeof l->status, "error");
+}
+
+void sp_lane_free(sp_lane *l)
+{
+	for (size_t i = 0; i < l->nres; i++) {
+		free(l->res[i].expected);
+		free(l->res[i].observed);
+		free(l->res[i].detail);
+	}
+	free(l->res);
+	sp_strv_free(&l->inside);
+	sp_strv_free(&l->doctor_args);
+	sp_strv_free(&l->expected_fail);
+	sp_strv_free(&l->missed);
+	sp_strv_free(&l->collateral);
+	sp_strv_free(&l->also_failed);
+	sp_proc_free(&l->proc);
+	if (l->seccomp_fd >= 0)
+		close(l->seccomp_fd);
+	free(l->doctor_json);
+	free(l->stderr_tail);
+}
+
+static void lane_skip(sp_lane *l, const char *fmt, ...) SP_PRINTF(2, 3);
+static void lane_skip(sp_lane *l, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(l->reason, sizeof l->reason, fmt, ap);
+	va_end(ap);
+	snprintf(l->status, sizeof l->status, "skip");
+}
+
+/* the ids (doctor catalogue, host checks this lane produced) that cover what the variant removed */
+static void compute_expected(sp_lane *l)
+{
+	sp_strv_free(&l->expected_fail);
+	sp_strv_split(&l->expected_fail, NULL, ",");
+	for (unsigned bit = 1; bit <= SP_PROT_UNPRIV; bit <<= 1) {
+		if (!(l->variant->removes & bit))
+			continue;
+		for (const char *const *g = sp_prot_checks(bit); *g; g++) {
+			for (size_t i = 0; i < l->cfg->ids.n; i++)
+				if (sp_glob_match(*g, l->cfg->ids.v[i]) && !sp_strv_contains(&l->expected_fail, l->cfg->ids.v[i]))
+					sp_strv_push(&l->expected_fail, l->cfg->ids.v[i]);
+			for (size_t i = 0; i < l->nres; i++)
+				if (l->res[i].host && sp_glob_match(*g, l->res[i].id) &&
+				    !sp_strv_contains(&l->expected_fail, l->res[i].id))
+					sp_strv_push(&l->expected_fail, l->res[i].id);
+		}
+	}
+}
+
+static void judge(sp_lane *l)
+{
+	bool bad = false;
+	size_t nfail = 0;
+	for (size_t i = 0; i < l->nres; i++)
+		if (!strcmp(l->res[i].status, "fail") || !strcmp(l->res[i].status, "error")) {
+			bad = true;
+			nfail++;
+		}
+	snprintf(l->status, sizeof l->status, "%s", bad ? "fail" : "pass");
+	if (!l->variant->removes) {
+		if (!l->reason[0])
+			snprintf(l->reason, sizeof l->reason, "%s", bad ? "a check failed" : "all checks passed");
+		return;
+	}
+	compute_expected(l);
+	sp_strv_split(&l->missed, NULL, ",");
+	sp_strv_split(&l->collateral, NULL, ",");
+	sp_strv_split(&l->also_failed, NULL, ",");
+	for (size_t i = 0; i < l->expected_fail.n; i++) {
+		const sp_lresult *r = sp_lane_find(l, l->expected_fail.v[i]);
+		if (!r || strcmp(r->status, "fail"))
+			sp_strv_push(&l->missed, l->expected_fail.v[i]);
+	}
+	for (size_t i = 0; i < l->nres; i++) {
+		const char *id = l->res[i].id;
+		if ((strcmp(l->res[i].status, "fail") && strcmp(l->res[i].status, "error")) ||
+		    sp_strv_contains(&l->expected_fail, id))
+			continue;
+		bool may = false;
+		for (unsigned bit = 1; bit <= SP_PROT_UNPRIV && !may; bit <<= 1)
+			if (l->variant->removes & bit)
+				for (const char *const *g = sp_prot_may_fail(bit); *g && !may; g++)
+					may = sp_glob_match(*g, id) && !strcmp(l->res[i].status, "fail");
+		if (may)
+			sp_strv_push(&l->also_failed, id);
+		else
+			sp_strv_push(&l->collateral, id);
+	}
+	l->defect = l->expected_fail.n == 0 || l->missed.n > 0;
+	if (l->expected_fail.n == 0)
+		snprintf(l->reason, sizeof l->reason, "negative control: no check in this doctor covers %s",
+			 l->variant->property);
+	else if (l->missed.n)
+		snprintf(l->reason, sizeof l->reason, "TOOL DEFECT: negative control (%s) did not fail %zu of %zu covering checks",
+			 l->variant->property, l->missed.n, l->expected_fail.n);
+	else
+		snprintf(l->reason, sizeof l->reason, "negative control (%s) failed as it must: %zu covering checks failed%s",
+			 l->variant->property, l->expected_fail.n, l->collateral.n ? ", with collateral failures" : "");
+}
+
+static void random_hex(char *out, size_t bytes)
+{
+	unsigned char b[32];
+	if (bytes > sizeof b)
+		bytes = sizeof b;
+	if (getrandom(b, bytes, 0) != (ssize_t)bytes) {
+		uint64_t t = sp_now_ns() ^ (uint64_t)getpid();
+		memcpy(b, &t, bytes < 8 ? bytes : 8);
+	}
+	for (size_t i = 0; i < bytes; i++)
+		snprintf(out + 2 * i, 3, "%02x", b[i]);
+}
+
+/* SP_LIVE_TIMING=1: phase times on stderr (for tuning the lane) */
+static void phase(const sp_lane *l, const char *what, uint64_t t0)
+{
+	static int on = -1;
+	if (on < 0)
+		on = getenv("SP_LIVE_TIMING") != NULL;
+	if (on)
+		fprintf(stderr, "sandprobe: live: %s/%s %-10s %7.2f ms\n", l->rt->name, l->variant->name, what,
+			(double)(sp_now_ns() - t0) / 1e6);
+}
+
+static const char inside_script[] = "\"$@\"; rc=$?; echo; echo \"@@$0:$rc@@\"; read _";
+
+static void teardown_and_prove(sp_lane *l, bool launched)
+{
+	uint64_t t0 = sp_now_ns();
+	char obs[1024] = "", what[512];
+	bool ok = true;
+	if (launched) {
+		uint64_t deadline = sp_now_ns() + 20000000000ull;
+		int st = sp_proc_finish(&l->proc, deadline);
+		size_t len = strlen(obs);
+		if (st < 0) {
+			ok = false;
+			snprintf(obs + len, sizeof obs - len, "runtime process not reaped; ");
+		} else {
+			snprintf(obs + len, sizeof obs - len, "runtime exited (%s %d); ",
+				 WIFEXITED(st) ? "status" : "signal", WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st));
+		}
+		if (l->stderr_tail == NULL && l->proc.ebuf)
+			l->stderr_tail = sp_xstrdup(l->proc.ebuf);
+		phase(l, "td.reaped", t0);
+	}
+	if (l->rt->teardown)
+		l->rt->teardown(l);
+	size_t len = strlen(obs);
+	if (l->host_pid > 0) {
+		/* the sandbox's shell must be gone (or at least no longer ours: pid reuse) */
+		/* wait (cheaply) for the shell itself, then prove with a full scan that no process carries the nonce */
+		char pp[64];
+		snprintf(pp, sizeof pp, "/proc/%d/cmdline", (int)l->host_pid);
+		for (int i = 0; i < 4000; i++) {
+			char cl[4096];
+			ssize_t n = sp_read_file(pp, cl, sizeof cl);
+			if (n <= 0 || !memmem(cl, (size_t)n, l->nonce, strlen(l->nonce)))
+				break;
+			usleep(500);
+		}
+		bool gone = sp_find_nonce_pid(l->nonce) == 0;
+		for (int i = 0; i < 200 && !gone; i++) {
+			usleep(10000);
+			gone = sp_find_nonce_pid(l->nonce) == 0;
+		}
+		snprintf(obs + len, sizeof obs - len, "sandbox process %d %s; ", (int)l->host_pid, gone ? "gone" : "STILL RUNNING");
+		ok &= gone;
+		len = strlen(obs);
+	}
+	if (l->rt->leftovers) {
+		int lr = l->rt->leftovers(l, what, sizeof what);
+		snprintf(obs + len, sizeof obs - len, "%s: %s; ", l->rt->name, lr == 0 ? "nothing left" : what);
+		ok &= lr == 0;
+		len = strlen(obs);
+	}
+	phase(l, "td.scanned", t0);
+	if (l->dir[0]) {
+		int m = sp_mounts_below(l->dir);
+		if (m > 0) {
+			ok = false;
+			snprintf(obs + len, sizeof obs - len, "%d mounts left under %s; ", m, l->dir);
+		} else if (!l->cfg->keep) {
+			phase(l, "td.mounts", t0);
+			int rr = sp_rm_rf(l->dir);
+			phase(l, "td.rm", t0);
+			struct stat st;
+			bool gone = lstat(l->dir, &st) < 0 && errno == ENOENT;
+			snprintf(obs + len, sizeof obs - len, "temp dir %s %s", l->dir,
+				 rr == 0 && gone ? "removed, verified gone" : "NOT REMOVED");
+			ok &= rr == 0 && gone;
+		} else {
+			snprintf(obs + len, sizeof obs - len, "temp dir %s kept (--keep)", l->dir);
+		}
+	}
+	sp_lane_add(l, "host.teardown", ok ? "pass" : "fail", "no process, mount, runtime state or temp dir left",
+		    obs, "%s", ok ? "nothing left behind" : "something was left behind");
+}
+
+void sp_lane_run(sp_lane *l)
+{
+	uint64_t t0 = sp_now_ns();
+	const sp_live_cfg *cfg = l->cfg;
+	char why[1024];
+	sp_error err;
+	sp_error_clear(&err);
+	bool launched = false;
+
+	if ((l->variant->removes & ~l->rt->removable) != 0) {
+		lane_skip(l, "%s cannot launch the '%s' variant", l->rt->name, l->variant->name);
+		goto out;
+	}
+	if (l->rt->probe(cfg, why, sizeof why) < 0) {
+		lane_skip(l, "%s", why);
+		goto out;
+	}
+	l->rt->claims(&l->claim);
+	l->actual = l->claim;
+	sp_launch_remove(&l->actual, l->variant->removes);
+
+	random_hex(l->nonce + snprintf(l->nonce, sizeof l->nonce, "sp-live-"), 8);
+	snprintf(l->name, sizeof l->name, "sandprobe-%s", l->nonce + 8);
+	snprintf(l->dir, sizeof l->dir, "%s/sandprobe-live.XXXXXX", cfg->tmpbase[0] ? cfg->tmpbase : "/tmp");
+	if (!mkdtemp(l->dir)) {
+		sp_fail_errno(&err, errno, "mkdtemp");
+		l->dir[0] = '\0';
+		goto broken;
+	}
+	if (chmod(l->dir, 0755) < 0) {
+		sp_fail_errno(&err, errno, "chmod %s", l->dir);
+		goto broken;
+	}
+
+	/* the doctor's arguments: expectations derived from the claimed launch */
+	sp_strv sets;
+	sp_strv_split(&sets, NULL, ",");
+	sp_live_derive_sets(&l->claim, cfg, &sets);
+	sp_strv_split(&l->doctor_args, NULL, ",");
+	sp_strv_push(&l->doctor_args, "--format");
+	sp_strv_push(&l->doctor_args, "json");
+	sp_strv_push(&l->doctor_args, "--profile");
+	sp_strv_push(&l->doctor_args, cfg->profile);
+	for (size_t i = 0; i < sets.n; i++) {
+		sp_strv_push(&l->doctor_args, "--set");
+		sp_strv_push(&l->doctor_args, sets.v[i]);
+	}
+	sp_strv_free(&sets);
+	sp_strv_split(&l->inside, NULL, ",");
+	sp_strv_push(&l->inside, "/bin/sh");
+	sp_strv_push(&l->inside, "-c");
+	sp_strv_push(&l->inside, inside_script);
+	sp_strv_push(&l->inside, l->nonce);
+	sp_strv_push(&l->inside, "/sandprobe-doctor");
+	for (size_t i = 0; i < l->doctor_args.n; i++)
+		sp_strv_push(&l->inside, l->doctor_args.v[i]);
+
+	phase(l, "plan", t0);
+	if (sp_rootfs_prepare(l, &err) < 0)
+		goto broken;
+	if (l->rt->prepare && l->rt->prepare(l, &err) < 0)
+		goto broken;
+	l->proc.omax = 8u << 20;
+	if (l->rt->launch(l, &err) < 0)
+		goto broken;
+	launched = true;
+	phase(l, "launched", t0);
+
+	char needle[64];
+	snprintf(needle, sizeof needle, "@@%s:", l->nonce);
+	unsigned tmo = l->claim.vm ? cfg->vm_timeout_ms : cfg->timeout_ms;
+	uint64_t deadline = sp_now_ns() + (uint64_t)tmo * 1000000ull;
+	if (l->rt->boot_watchdog_ms && l->rt->fallback) {
+		/* a guest that prints nothing in time under one accelerator gets one more try under the fallback */
+		unsigned wd = l->rt->boot_watchdog_ms(l);
+		char begin_mark[64];
+		snprintf(begin_mark, sizeof begin_mark, "@@%s-begin@@", l->nonce);
+		if (wd && sp_proc_read_until(&l->proc, begin_mark, sp_now_ns() + (uint64_t)wd * 1000000ull) != 1) {
+			sp_proc_free(&l->proc);
+			l->proc.omax = 8u << 20;
+			if (l->rt->fallback(l, &err) < 0)
+				goto broken;
+			deadline = sp_now_ns() + (uint64_t)tmo * 1000000ull;
+		}
+	}
+	int rr = sp_proc_read_until(&l->proc, needle, deadline);
+	if (rr != 1) {
+		char last[512];
+		sp_last_line(l->proc.ebuf, last, sizeof last);
+		if (!last[0])
+			sp_last_line(l->proc.obuf, last, sizeof last);
+		sp_lane_add(l, "host.doctor.report", "error", "a doctor report followed by the exit marker", last,
+			    "%s", rr == -ETIMEDOUT ? "no report before the lane timeout" : "the sandbox ended without a report");
+		snprintf(l->reason, sizeof l->reason, "%s: %s", rr == -ETIMEDOUT ? "timeout" : "no report",
+			 last[0] ? last : "(no output)");
+		goto teardown;
+	}
+	if (l->proc.overflow) {
+		sp_lane_add(l, "host.doctor.report", "error", "a report under 8 MiB", "more than 8 MiB", "oversized report rejected");
+		goto teardown;
+	}
+	/* the marker may arrive in pieces (a serial console): wait for its closing "@@" */
+	uint64_t mdl = sp_now_ns() + 5000000000ull;
+	while (!strstr(strstr(l->proc.obuf, needle) + strlen(needle), "@@") && sp_now_ns() < mdl)
+		if (sp_proc_read_until(&l->proc, NULL, sp_now_ns() + 50000000ull) == 0)
+			break;
+	char *m = strstr(l->proc.obuf, needle);
+	char *mend = strstr(m + strlen(needle), "@@");
+	unsigned long long urc;
+	char rcs[32] = "";
+	if (mend && (size_t)(mend - m) - strlen(needle) < sizeof rcs)
+		memcpy(rcs, m + strlen(needle), (size_t)(mend - m) - strlen(needle));
+	if (!rcs[0] || sp_parse_u64(rcs, &urc) < 0 || urc > 255) {
+		sp_lane_add(l, "host.doctor.report", "error", "the exit marker with the doctor's exit status",
+			    mend ? rcs : "(cut off)", "malformed exit marker");
+		goto teardown;
+	}
+	int rc = (int)urc;
+	/* the report: from its opening brace to the marker */
+	char begin[64];
+	snprintf(begin, sizeof begin, "@@%s-begin@@", l->nonce);
+	char *from = strstr(l->proc.obuf, begin);
+	from = from && from < m ? from + strlen(begin) : l->proc.obuf;
+	char *start = strchr(from, '{');
+	if (!start || start > m)
+		start = from; /* no object: hand over the raw text, which the validator rejects */
+	while (start < m && (*start == ' ' || *start == '\n' || *start == '\r' || *start == '\t'))
+		start++;
+	size_t jlen = (size_t)(m - start);
+	l->doctor_json = sp_xstrndup(start, jlen);
+	l->doctor_rc = rc;
+	if (l->rt->host_pid) {
+		if (l->rt->host_pid(l, &err) < 0) {
+			sp_lane_add(l, "host.pid", "error", "the sandbox's process found from the host", "", "%s", err.msg);
+		}
+	} else {
+		pid_t p = sp_find_nonce_pid(l->nonce);
+		if (p > 0)
+			l->host_pid = p;
+		else
+			sp_lane_add(l, "host.pid", "error", "exactly one process with the lane's nonce", p ? "several" : "none",
+				    "cannot find the sandbox's process from the host");
+	}
+	phase(l, "report", t0);
+	sp_doctor_ingest(l, l->doctor_json, jlen, rc);
+	sp_host_checks(l);
+	phase(l, "checked", t0);
+	goto teardown;
+
+broken:
+	sp_lane_add(l, "host.launch", "error", "the sandbox launches", "", "%s", err.msg);
+	snprintf(l->reason, sizeof l->reason, "%s", err.msg);
+teardown:
+	teardown_and_prove(l, launched);
+	phase(l, "torn down", t0);
+	{
+		char reason[sizeof l->reason];
+		snprintf(reason, sizeof reason, "%s", l->reason);
+		judge(l);
+		if (reason[0] && !l->variant->removes)
+			snprintf(l->reason, sizeof l->reason, "%s", reason);
+	}
+out:
+	l->ms = (double)(sp_now_ns() - t0) / 1e6;
+}

@@ -1,0 +1,286 @@
+/* sandprobe live: launch a sandbox with a real runtime, run the static doctor
+ * inside it, check the same properties from the host side and judge both.
+ *
+ * A lane is one (runtime, variant) pair. The runtime's strict launch is what
+ * the lane *claims*; a negative-control variant launches with one or more
+ * protections removed but keeps the strict claims, so every check that covers
+ * a removed protection must FAIL (a control that passes is a tool defect).
+ * The doctor's expectations are derived from the claims (--set overrides),
+ * never hard-coded per runtime.
+ *
+ * Every runtime adapter (src/live/<runtime>.c) fills one sp_runtime: probe
+ * (can it run here? else the exact reason), claims (its strict launch),
+ * prepare (rootfs/bundle/image), launch (start the sandbox running
+ * lane->inside with stdin/stdout piped to us), host_pid (default: find the
+ * sandbox's shell by its nonce), teardown and leftovers (prove that nothing
+ * is left). */
+#ifndef SP_LIVE_H
+#define SP_LIVE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#include "core/check.h"
+#include "core/error.h"
+#include "core/util.h"
+
+/* namespaces a launch creates */
+enum {
+	SP_NS_PID = 1u << 0,
+	SP_NS_NET = 1u << 1,
+	SP_NS_MNT = 1u << 2,
+	SP_NS_UTS = 1u << 3,
+	SP_NS_IPC = 1u << 4,
+	SP_NS_USER = 1u << 5,
+	SP_NS_CGROUP = 1u << 6,
+	SP_NS_ALL = (1u << 7) - 1,
+};
+extern const char *const sp_ns_names[7]; /* "pid", "net", ... in bit order */
+
+/* protections a negative control may remove */
+enum {
+	SP_PROT_PIDNS = 1u << 0,   /* host pid namespace */
+	SP_PROT_NETNS = 1u << 1,   /* host network */
+	SP_PROT_ROROOT = 1u << 2,  /* writable root */
+	SP_PROT_CAPS = 1u << 3,    /* kept capabilities */
+	SP_PROT_DEV = 1u << 4,     /* host /dev */
+	SP_PROT_SECCOMP = 1u << 5, /* no seccomp */
+	SP_PROT_UNPRIV = 1u << 6,  /* privileged */
+};
+
+/* What a launch gives the sandbox. */
+typedef struct sp_launch {
+	unsigned ns;      /* SP_NS_* */
+	bool ro_root;     /* root refuses writes */
+	bool drop_caps;   /* cap-drop ALL: effective and bounding sets empty */
+	bool seccomp;     /* a seccomp filter */
+	bool nnp;         /* no_new_privs */
+	bool min_dev;     /* only the harmless device nodes */
+	bool tmp;         /* a writable tmpfs at /tmp */
+	bool own_cgroup;  /* the runtime puts the sandbox in a cgroup of its own */
+	bool privileged;  /* the runtime's "privileged" mode */
+	bool masked;      /* sensitive /proc and /sys paths masked (the profile's fs.masked) */
+	bool root_is_host_root; /* uid 0 inside is uid 0 of the host */
+	bool chroot;      /* the root is a chroot, not a mount of its own */
+	bool vm;          /* a virtual machine: the boundary is the hypervisor */
+} sp_launch;
+
+typedef struct sp_variant {
+	const char *name;
+	unsigned removes;     /* SP_PROT_* */
+	const char *property; /* "host pid namespace" ... (NULL for strict) */
+} sp_variant;
+extern const sp_variant sp_variants[];
+extern const size_t sp_variants_count;
+const sp_variant *sp_variant_find(const char *name);
+/* check-id globs that must FAIL when the protection is removed */
+const char *const *sp_prot_checks(unsigned prot);
+/* check-id globs that may also fail when it is removed (finer probes of the same property) */
+const char *const *sp_prot_may_fail(unsigned prot);
+const char *sp_prot_name(unsigned prot);
+
+/* settings for a whole run */
+typedef struct sp_live_cfg {
+	char doctor[4096];  /* static sandprobe-doctor */
+	char busybox[4096]; /* static busybox (the sandbox's shell) */
+	char kernel[4096];  /* qemu: kernel image ("" = newest /boot/vmlinuz-*) */
+	const char *profile;
+	unsigned timeout_ms;    /* per lane (containers) */
+	unsigned vm_timeout_ms; /* per lane (qemu) */
+	const char *accel;      /* qemu: "auto", "kvm" or "tcg" */
+	bool strict;            /* a skipped lane is a failure */
+	bool keep;              /* debugging: keep the lane's temp dir */
+	char tmpbase[256];      /* where lane dirs go: a tmpfs when one allows exec, else /tmp */
+	/* catalogue of the doctor (from --list --format json) */
+	sp_strv ids;        /* check ids */
+	sp_strv run_ids;    /* ids the profile does not turn off: each must be in a report */
+	sp_strv keys;       /* policy keys that some check reads */
+	sp_strv seccomp_deny; /* the profile's seccomp.deny: the lanes' filters refuse these too */
+	sp_strv masked;       /* the profile's fs.masked: the lanes mask these too */
+} sp_live_cfg;
+
+/* a spawned runtime process with piped stdio */
+typedef struct sp_proc {
+	pid_t pid;
+	int in, out, err;  /* our ends, -1 when closed */
+	char *obuf, *ebuf; /* collected stdout / stderr */
+	size_t olen, elen, ocap, ecap;
+	size_t omax;       /* stdout bound (bytes) */
+	bool overflow;
+} sp_proc;
+
+typedef struct sp_lane sp_lane;
+
+typedef struct sp_runtime {
+	const char *name;
+	const char *summary;
+	unsigned removable; /* SP_PROT_* its variants may remove */
+	/* 0: usable here; -1: skip, with the exact reason in why */
+	int (*probe)(const sp_live_cfg *cfg, char *why, size_t whysz);
+	void (*claims)(sp_launch *l);
+	int (*prepare)(sp_lane *l, sp_error *err);  /* NULL: the plain rootfs is enough */
+	int (*launch)(sp_lane *l, sp_error *err);
+	int (*host_pid)(sp_lane *l, sp_error *err); /* NULL: find the shell by its nonce */
+	void (*teardown)(sp_lane *l);               /* after the sandbox was told to stop */
+	/* 0: nothing left; 1: something is left (named in what) */
+	int (*leftovers)(sp_lane *l, char *what, size_t whatsz);
+	void (*finish)(const sp_live_cfg *cfg);     /* end of run: shared state (images) */
+	/* VMs: ms to wait for the guest's first output (0: no watchdog), and a relaunch under a fallback */
+	unsigned (*boot_watchdog_ms)(sp_lane *l);
+	int (*fallback)(sp_lane *l, sp_error *err);
+} sp_runtime;
+
+extern const sp_runtime sp_rt_bwrap, sp_rt_unshare, sp_rt_runc, sp_rt_crun, sp_rt_podman, sp_rt_docker,
+	sp_rt_firejail, sp_rt_nspawn, sp_rt_qemu;
+extern const sp_runtime *const sp_runtimes[];
+extern const size_t sp_runtimes_count;
+const sp_runtime *sp_runtime_find(const char *name);
+
+/* one result of a lane (doctor or host side) */
+typedef struct sp_lresult {
+	char id[96];
+	char status[8]; /* pass fail skip warn error */
+	char *expected, *observed, *detail;
+	bool host;      /* a host.* check */
+} sp_lresult;
+
+struct sp_lane {
+	const sp_runtime *rt;
+	const sp_variant *variant;
+	const sp_live_cfg *cfg;
+	sp_launch claim;  /* the strict launch: what the lane claims */
+	sp_launch actual; /* what is launched */
+	char dir[256];    /* lane temp dir */
+	char rootfs[512];
+	char nonce[40];   /* "sp-live-<hex>": $0 of the sandbox's shell */
+	char name[64];    /* container/machine name: "sandprobe-<hex>" */
+	sp_strv inside;   /* argv run inside the sandbox */
+	sp_strv doctor_args; /* the doctor's arguments (for VMs: baked into init) */
+	sp_proc proc;     /* the runtime process */
+	pid_t host_pid;   /* the sandbox's shell as the host sees it */
+	char rtinfo[512]; /* what the adapter wants reported (accel, image ...) */
+	char vm_kernel[128];   /* VM lanes: release of the kernel image booted */
+	char vm_accel[256];    /* VM lanes: "kvm" or "tcg (why)" */
+	char doctor_kernel[128]; /* the kernel the doctor reported (environment.kernel) */
+	double doctor_ms;        /* the doctor's own duration_ms (as it reports it) */
+	int seccomp_fd;
+	/* outcome */
+	char status[8];   /* pass fail skip error */
+	char reason[1024];
+	sp_lresult *res;
+	size_t nres;
+	sp_strv expected_fail, missed, collateral;
+	sp_strv also_failed; /* failed, and allowed to (sp_prot_may_fail) */
+	bool defect;
+	double ms;
+	int doctor_rc;
+	char *doctor_json;  /* the doctor's report (untrusted) */
+	char *stderr_tail;
+};
+
+/* ---- lane.c ---- */
+void sp_lane_init(sp_lane *l, const sp_runtime *rt, const sp_variant *v, const sp_live_cfg *cfg);
+/* Run one lane start to end; never fails: problems are results/reason. */
+void sp_lane_run(sp_lane *l);
+void sp_lane_free(sp_lane *l);
+sp_lresult *sp_lane_add(sp_lane *l, const char *id, const char *status, const char *expected,
+			const char *observed, const char *fmt, ...) SP_PRINTF(6, 7);
+const sp_lresult *sp_lane_find(const sp_lane *l, const char *id);
+/* derive the doctor's --set overrides from a claimed launch (keys the doctor knows) */
+void sp_live_derive_sets(const sp_launch *claim, const sp_live_cfg *cfg, sp_strv *sets);
+/* apply a variant's removals to a launch */
+void sp_launch_remove(sp_launch *l, unsigned removes);
+/* load the doctor's catalogue (ids and policy keys) into cfg */
+int sp_live_load_catalogue(sp_live_cfg *cfg, sp_error *err);
+bool sp_glob_match(const char *glob, const char *s);
+/* does the doctor binary exist, run, and is it static? */
+int sp_live_check_static(const char *path, sp_error *err);
+
+/* ---- proc.c ---- */
+int sp_proc_spawn(sp_proc *p, char *const argv[], bool pipe_in, sp_error *err);
+/* read stdout/stderr until stdout contains needle (1), EOF (0), deadline (-ETIMEDOUT) */
+int sp_proc_read_until(sp_proc *p, const char *needle, uint64_t deadline_ns);
+/* close stdin, wait until the deadline, then SIGKILL the group; returns the wait status */
+int sp_proc_finish(sp_proc *p, uint64_t deadline_ns);
+void sp_proc_free(sp_proc *p);
+/* run argv to completion (timeout_ms), capture stdout/stderr (may be NULL);
+ * returns the exit code (or 128+signal), -1 when it cannot run */
+int sp_run_cmd(char *const argv[], char **out, char **errout, unsigned timeout_ms);
+/* find PATH in $PATH (or "" when absent) */
+bool sp_which(const char *name, char *out, size_t outsz);
+/* the one process whose argv is {"/bin/sh", "-c", _, nonce, ...}: its pid, 0 if none, -1 if several */
+pid_t sp_find_nonce_pid(const char *nonce);
+/* the last line of text that is not empty, trimmed, into out */
+void sp_last_line(const char *text, char *out, size_t outsz);
+
+/* ---- oci.c ---- */
+/* the capabilities in the host's bounding set, as "CAP_CHOWN" ... */
+void sp_host_caps(sp_strv *out);
+
+/* ---- rootfs.c ---- */
+/* lane dir + rootfs: the static doctor at /sandprobe-doctor, busybox at /bin/busybox (+ sh) */
+int sp_rootfs_prepare(sp_lane *l, sp_error *err);
+int sp_copy_file(const char *from, const char *to, mode_t mode, sp_error *err);
+int sp_rm_rf(const char *path);
+/* mounts in our mountinfo below path (0 none) */
+int sp_mounts_below(const char *path);
+
+/* ---- host.c ---- */
+void sp_host_checks(sp_lane *l);
+/* validate the doctor's report (schema sandprobe.doctor.v1); adds its results to the lane */
+void sp_doctor_ingest(sp_lane *l, const char *json, size_t len, int rc);
+
+/* ---- seccomp.c ---- */
+/* the syscalls a strict lane denies (EPERM) */
+extern const char *const sp_live_denied_syscalls[];
+/* the syscalls to refuse outright (base list and the profile's seccomp.deny, but clone/clone3) */
+void sp_seccomp_deny_list(const sp_live_cfg *cfg, sp_strv *out);
+/* BPF program for bwrap --seccomp FD: a memfd positioned at 0, or -1 */
+int sp_seccomp_bpf_fd(const sp_live_cfg *cfg, sp_error *err);
+/* OCI linux.seccomp object (json_t *) */
+void *sp_seccomp_oci(const sp_live_cfg *cfg);
+
+/* ---- cpio.c ---- */
+typedef struct sp_cpio sp_cpio;
+sp_cpio *sp_cpio_open(const char *path, sp_error *err);
+int sp_cpio_dir(sp_cpio *c, const char *name, unsigned mode);
+int sp_cpio_file(sp_cpio *c, const char *name, unsigned mode, const void *data, size_t len);
+int sp_cpio_file_from(sp_cpio *c, const char *name, unsigned mode, const char *hostpath, sp_error *err);
+int sp_cpio_symlink(sp_cpio *c, const char *name, const char *target);
+int sp_cpio_node(sp_cpio *c, const char *name, unsigned mode, unsigned major, unsigned minor);
+int sp_cpio_close(sp_cpio *c, sp_error *err); /* writes the trailer */
+
+/* ---- platform.c ---- */
+typedef struct sp_platform {
+	char kernel[128], arch[32];
+	char host_kind[32];  /* linux, wsl2, colima, orbstack, docker-desktop, lima */
+	char virt[64];       /* hypervisor the host runs under, if any */
+	char cgroup[16];     /* v1, hybrid, v2 */
+	bool kvm_present, kvm_usable, kvm_probed;
+	char kvm_reason[256];
+	char notes[1024];    /* what this means for the lanes */
+} sp_platform;
+/* probe_kvm: run the KVM probe (a VM with one instruction; only when a qemu lane runs) */
+void sp_platform_detect(sp_platform *p, bool probe_kvm);
+/* KVM: can we create a VM and run one instruction? (cached) */
+bool sp_kvm_usable(char *why, size_t whysz);
+
+/* ---- report.c ---- */
+typedef struct sp_live_run {
+	sp_platform platform;
+	sp_lane *lanes;
+	size_t n;
+	sp_strv defects;
+	bool matrix;
+	bool strict;
+} sp_live_run;
+void sp_live_judge(sp_live_run *run);
+bool sp_live_failed(const sp_live_run *run);
+void sp_live_write_text(FILE *f, const sp_live_run *run, bool verbose);
+int sp_live_write_json(FILE *f, const sp_live_run *run);
+void sp_live_write_html(FILE *f, const sp_live_run *run);
+
+#endif

@@ -1,0 +1,129 @@
+/* The lane's temp dir and its minimal rootfs: the static doctor, a static
+ * busybox as the shell that holds the sandbox open, and the empty mount
+ * points runtimes need. Copies (not links): a sandbox with a writable root
+ * must not be able to touch the host's binaries. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/sendfile.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "live/live.h"
+
+int sp_copy_file(const char *from, const char *to, mode_t mode, sp_error *err)
+{
+	_cleanup_close_ int in = open(from, O_RDONLY | O_CLOEXEC);
+	if (in < 0)
+		return sp_fail_errno(err, errno, "open %s", from);
+	struct stat st;
+	if (fstat(in, &st) < 0)
+		return sp_fail_errno(err, errno, "stat %s", from);
+	_cleanup_close_ int out = open(to, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
+	if (out < 0)
+		return sp_fail_errno(err, errno, "create %s", to);
+	off_t left = st.st_size;
+	while (left > 0) {
+		ssize_t n = sendfile(out, in, NULL, (size_t)left);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return sp_fail_errno(err, n < 0 ? errno : EIO, "copy %s to %s", from, to);
+		left -= n;
+	}
+	if (fchmod(out, mode) < 0)
+		return sp_fail_errno(err, errno, "chmod %s", to);
+	return 0;
+}
+
+static int rm_at(int dirfd, const char *name)
+{
+	struct stat st;
+	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return errno == ENOENT ? 0 : -errno;
+	if (S_ISDIR(st.st_mode)) {
+		int fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0)
+			return -errno;
+		DIR *d = fdopendir(fd);
+		if (!d) {
+			close(fd);
+			return -errno;
+		}
+		struct dirent *de;
+		int rc = 0;
+		while ((de = readdir(d)))
+			if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
+				if (rm_at(fd, de->d_name) < 0)
+					rc = -1;
+		closedir(d);
+		if (unlinkat(dirfd, name, AT_REMOVEDIR) < 0)
+			return -errno;
+		return rc;
+	}
+	if (unlinkat(dirfd, name, 0) < 0)
+		return -errno;
+	return 0;
+}
+
+int sp_rm_rf(const char *path)
+{
+	/* never follow into a mount: a lane dir with a mount left under it is a leak to report, not to delete */
+	if (sp_mounts_below(path) > 0)
+		return -EBUSY;
+	return rm_at(AT_FDCWD, path);
+}
+
+int sp_mounts_below(const char *path)
+{
+	_cleanup_fclose_ FILE *f = fopen("/proc/self/mountinfo", "re");
+	if (!f)
+		return -errno;
+	char line[4096];
+	size_t plen = strlen(path);
+	int n = 0;
+	while (fgets(line, sizeof line, f)) {
+		char mp[2048];
+		if (sscanf(line, "%*d %*d %*s %*s %2047s", mp) != 1)
+			continue;
+		if (!strncmp(mp, path, plen) && (mp[plen] == '/' || mp[plen] == '\0'))
+			n++;
+	}
+	return n;
+}
+
+int sp_rootfs_prepare(sp_lane *l, sp_error *err)
+{
+	static const char *const dirs[] = {"bin", "proc", "dev", "sys", "tmp", "etc", "usr", "run", "var", "root"};
+	snprintf(l->rootfs, sizeof l->rootfs, "%s/rootfs", l->dir);
+	if (mkdir(l->rootfs, 0755) < 0)
+		return sp_fail_errno(err, errno, "mkdir %s", l->rootfs);
+	for (size_t i = 0; i < SP_ARRAY_SIZE(dirs); i++) {
+		char p[700];
+		snprintf(p, sizeof p, "%s/%s", l->rootfs, dirs[i]);
+		if (mkdir(p, 0755) < 0)
+			return sp_fail_errno(err, errno, "mkdir %s", p);
+	}
+	char p[700];
+	snprintf(p, sizeof p, "%s/sandprobe-doctor", l->rootfs);
+	if (sp_copy_file(l->cfg->doctor, p, 0755, err) < 0)
+		return -1;
+	snprintf(p, sizeof p, "%s/bin/busybox", l->rootfs);
+	if (sp_copy_file(l->cfg->busybox, p, 0755, err) < 0)
+		return -1;
+	snprintf(p, sizeof p, "%s/bin/sh", l->rootfs);
+	if (symlink("busybox", p) < 0)
+		return sp_fail_errno(err, errno, "symlink %s", p);
+	/* systemd-nspawn wants an OS tree: /usr and an os-release */
+	snprintf(p, sizeof p, "%s/etc/os-release", l->rootfs);
+	_cleanup_close_ int fd = open(p, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return sp_fail_errno(err, errno, "create %s", p);
+	static const char osrel[] = "ID=sandprobe\nNAME=\"sandprobe live rootfs\"\n";
+	if (sp_write_all(fd, osrel, sizeof osrel - 1) < 0)
+		return sp_fail_errno(err, errno, "write %s", p);
+	return 0;
+}

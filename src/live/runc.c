@@ -1,0 +1,30 @@
+/* runc: an OCI bundle run in the foreground (see oci.c). */
+#include "live/oci.h"
+
+void sp_oci_claims(sp_launch *l)
+{
+	*l = (sp_launch){.ns = SP_NS_ALL & ~(unsigned)SP_NS_USER, .ro_root = true, .drop_caps = true, .seccomp = true,
+			 .nnp = true, .min_dev = true, .tmp = true, .own_cgroup = true, .masked = true, .root_is_host_root = true};
+}
+
+static int probe(const sp_live_cfg *cfg, char *why, size_t whysz)
+{
+	(void)cfg;
+	return sp_oci_probe("runc", why, whysz);
+}
+
+static int launch(sp_lane *l, sp_error *err) { return sp_oci_launch(l, "runc", err); }
+static void teardown(sp_lane *l) { sp_oci_delete(l, "runc"); }
+static int leftovers(sp_lane *l, char *what, size_t whatsz) { return sp_oci_leftovers(l, "runc", what, whatsz); }
+
+const sp_runtime sp_rt_runc = {
+	.name = "runc",
+	.summary = "runc: OCI bundle, read-only root, no capabilities, OCI seccomp, own cgroup",
+	.removable = SP_PROT_PIDNS | SP_PROT_NETNS | SP_PROT_ROROOT | SP_PROT_CAPS | SP_PROT_DEV | SP_PROT_SECCOMP |
+		     SP_PROT_UNPRIV,
+	.probe = probe,
+	.claims = sp_oci_claims,
+	.launch = launch,
+	.teardown = teardown,
+	.leftovers = leftovers,
+};

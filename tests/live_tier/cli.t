@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# sandprobe live: bad input is a one-line error with exit 2 and launches
+# nothing; a runtime that cannot run here is a skip naming the exact reason,
+# and --strict turns it into a failure; the text and HTML matrices.
+. "$(dirname "$0")/../lib/tap.sh"
+need_root
+need bwrap
+need jq
+DOCTOR=$SP_DOCTOR
+[ "${SP_SAN:-0}" = 1 ] && DOCTOR=$SP_ROOT/build/sandprobe-doctor
+tmp=$(sp_tmpdir)
+before=$(ls -d /tmp/sandprobe-live.* /dev/shm/sandprobe-live.* 2>/dev/null | wc -l)
+
+usage_case() { # name expected-regex args...
+	local name=$1 re=$2
+	shift 2
+	"$SP_BIN" live "$@" >"$tmp/o" 2>"$tmp/e"
+	is "$?" 2 "$name: exit 2"
+	is "$(wc -l <"$tmp/e" | tr -d ' ')" 1 "$name: one line on stderr"
+	like "$(cat "$tmp/e")" "$re" "$name: message names the fault"
+}
+usage_case "unknown option" "--bogus" --bogus
+usage_case "unknown runtime" "unknown runtime 'nope'" --runtime nope --doctor "$DOCTOR"
+usage_case "unknown variant" "unknown variant 'loose'" --runtime bwrap --variant loose --doctor "$DOCTOR"
+usage_case "runtime and matrix" "exclude" --runtime bwrap --matrix
+usage_case "neither" "--runtime NAME or --matrix"
+usage_case "bad format" "--format 'xml'" --runtime bwrap --format xml
+usage_case "bad accel" "--accel 'fast'" --runtime qemu --accel fast
+usage_case "dynamic doctor" "dynamically linked" --runtime bwrap --doctor /bin/ls
+usage_case "missing doctor" "/nonexistent/doctor" --runtime bwrap --doctor /nonexistent/doctor
+usage_case "variant the runtime cannot launch" "unshare cannot launch the 'kept-caps' variant" \
+	--runtime unshare --variant kept-caps --doctor "$DOCTOR"
+usage_case "bad timeout" "--timeout-ms" --runtime bwrap --timeout-ms 5
+usage_case "unwritable output" "/nonexistent/dir/out.json" --runtime bwrap --doctor "$DOCTOR" --output /nonexistent/dir/out.json
+is "$(ls -d /tmp/sandprobe-live.* /dev/shm/sandprobe-live.* 2>/dev/null | wc -l)" "$before" "usage errors launched nothing"
+
+# a runtime that cannot run here: skip with the reason; --strict makes it a failure
+if docker info >/dev/null 2>&1; then
+	skip "docker engine reachable: no skip to observe"
+	skip "docker engine reachable"
+	skip "docker engine reachable"
+else
+	"$SP_BIN" live --runtime docker --doctor "$DOCTOR" --format json >"$tmp/d.json"
+	is "$?" 0 "docker without an engine: exit 0 (skipped)"
+	like "$(jq -r '.lanes[0].status + ": " + .lanes[0].reason' "$tmp/d.json")" '^skip: (docker CLI not installed|docker info fails)' \
+		"docker lane skips with the exact reason"
+	"$SP_BIN" live --runtime docker --doctor "$DOCTOR" --strict >/dev/null
+	is "$?" 1 "--strict turns the skip into a failure"
+fi
+if [ "$(stat -fc %T /sys/fs/cgroup)" = tmpfs ] && [ -n "$(cat /sys/fs/cgroup/unified/cgroup.controllers 2>/dev/null)" ] && command -v crun >/dev/null; then
+	like "$("$SP_BIN" live --runtime crun --doctor "$DOCTOR")" "hybrid cgroup" "crun on a hybrid cgroup host: skip says why"
+else
+	skip "not a hybrid cgroup host with crun"
+fi
+
+# text matrix: the controls are marked, and the run passes
+"$SP_BIN" live --matrix --runtimes bwrap --doctor "$DOCTOR" >"$tmp/m.txt"
+is "$?" 0 "bwrap matrix passes"
+is "$(grep -c 'FAILED AS EXPECTED' "$tmp/m.txt")" 7 "seven negative controls failed as expected"
+like "$(grep '^bwrap  *strict' "$tmp/m.txt")" "PASS \(" "strict row passes"
+like "$(grep '^bwrap  *host-net' "$tmp/m.txt")" "FAIL\*" "host-net row marks the expected failure"
+
+# HTML matrix: one self-contained page
+"$SP_BIN" live --matrix --runtimes bwrap,unshare --doctor "$DOCTOR" --format html --output "$tmp/m.html"
+is "$?" 0 "html matrix written"
+like "$(head -1 "$tmp/m.html")" '^<!DOCTYPE html>' "html: a document"
+is "$(grep -c "<tr>" "$tmp/m.html")" 14 "html: header + 13 lanes (8 bwrap, 5 unshare)"
+unlike "$(cat "$tmp/m.html")" '<script|<link|src=|href=|@import|url\(' "html: no scripts and no external assets"
+if command -v xmllint >/dev/null; then
+	ok xmllint --html --noout "$tmp/m.html"
+fi
+"$SP_BIN" live --list-runtimes >"$tmp/l"
+is "$(wc -l <"$tmp/l" | tr -d ' ')" 9 "--list-runtimes lists the nine adapters"
+is "$(ls -d /tmp/sandprobe-live.* /dev/shm/sandprobe-live.* 2>/dev/null | wc -l)" "$before" "no lane temp dir left"
+done_testing

@@ -1,0 +1,206 @@
+/* Unit tests for the live tier's pure parts: expectations derived from a
+ * launch, variant removals and their covering checks, the cpio newc writer,
+ * and the validation of the doctor's report as untrusted input. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "live/live.h"
+#include "unit/tap.h"
+
+static sp_live_cfg cfg;
+
+static const char *find_set(const sp_strv *sets, const char *key)
+{
+	size_t n = strlen(key);
+	for (size_t i = 0; i < sets->n; i++)
+		if (!strncmp(sets->v[i], key, n) && sets->v[i][n] == '=')
+			return sets->v[i] + n + 1;
+	return NULL;
+}
+
+static void test_derive(void)
+{
+	sp_launch strict = {.ns = SP_NS_ALL, .ro_root = true, .drop_caps = true, .seccomp = true, .nnp = true, .tmp = true};
+	sp_strv sets;
+	sp_strv_split(&sets, NULL, ",");
+	sp_live_derive_sets(&strict, &cfg, &sets);
+	is_str(find_set(&sets, "ns.required"), "pid,net,mnt,uts,ipc,user,cgroup", "all namespaces claimed -> ns.required lists all");
+	is_str(find_set(&sets, "caps.effective"), "", "cap-drop ALL -> empty effective set");
+	is_str(find_set(&sets, "fs.rootfs_readonly"), "true", "read-only root -> fs.rootfs_readonly=true");
+	is_str(find_set(&sets, "seccomp.required"), "true", "seccomp -> seccomp.required=true");
+	is_str(find_set(&sets, "fs.writable"), "/tmp", "tmpfs /tmp -> fs.writable=/tmp");
+	ok(find_set(&sets, "net.interfaces") == NULL, "a key no check reads is not passed (net.interfaces)");
+	sp_strv_free(&sets);
+
+	sp_launch loose = {.ns = SP_NS_MNT | SP_NS_USER};
+	sp_strv_split(&sets, NULL, ",");
+	sp_live_derive_sets(&loose, &cfg, &sets);
+	is_str(find_set(&sets, "ns.required"), "mnt,user", "only the namespaces the launch makes");
+	is_str(find_set(&sets, "caps.effective"), "ALL", "kept capabilities -> caps.effective=ALL");
+	is_str(find_set(&sets, "proc.isolated"), "false", "no pid namespace -> proc.isolated=false");
+	is_str(find_set(&sets, "priv.no_new_privs"), "false", "no nnp -> not demanded");
+	ok(find_set(&sets, "dev.allow") == NULL, "no minimal /dev claimed -> no dev.allow (empty would mean none)");
+	sp_strv_free(&sets);
+}
+
+static void test_variants(void)
+{
+	sp_launch l = {.ns = SP_NS_ALL, .ro_root = true, .drop_caps = true, .seccomp = true, .min_dev = true};
+	sp_launch a = l;
+	sp_launch_remove(&a, sp_variant_find("host-pid")->removes);
+	is_int(a.ns, SP_NS_ALL & ~(unsigned)SP_NS_PID, "host-pid removes only the pid namespace");
+	is_int(a.ro_root && a.drop_caps && a.seccomp, 1, "host-pid keeps the rest");
+	a = l;
+	sp_launch_remove(&a, sp_variant_find("privileged")->removes);
+	ok(a.privileged && !a.drop_caps && !a.seccomp && !a.min_dev && a.ro_root && a.ns == SP_NS_ALL,
+	   "privileged: capabilities, seccomp and /dev go, namespaces and ro root stay");
+	ok(sp_variant_find("nope") == NULL, "unknown variant");
+	const char *const *g = sp_prot_checks(SP_PROT_PIDNS);
+	ok(g[0] && !strcmp(g[0], "ns.pid"), "host pid namespace is covered by ns.pid first");
+	ok(sp_glob_match("host.ns.*", "host.ns.pid") && !sp_glob_match("ns.pid", "ns.pidx"), "globs");
+	for (size_t i = 1; i < sp_variants_count; i++)
+		ok(sp_variants[i].removes != 0 && sp_variants[i].property != NULL, "variant %s removes something",
+		   sp_variants[i].name);
+	for (size_t i = 0; i < sp_runtimes_count; i++)
+		ok(sp_runtimes[i]->probe && sp_runtimes[i]->claims && sp_runtimes[i]->launch, "adapter %s is complete",
+		   sp_runtimes[i]->name);
+}
+
+static unsigned hex8(const char *p)
+{
+	char b[9];
+	memcpy(b, p, 8);
+	b[8] = '\0';
+	return (unsigned)strtoul(b, NULL, 16);
+}
+
+static void test_cpio(void)
+{
+	char dir[] = "/tmp/sandprobe-unit.XXXXXX";
+	if (!mkdtemp(dir)) {
+		ok(0, "mkdtemp");
+		return;
+	}
+	char path[128];
+	snprintf(path, sizeof path, "%s/a.cpio", dir);
+	sp_error err;
+	sp_cpio *c = sp_cpio_open(path, &err);
+	ok(c != NULL, "cpio open");
+	if (!c)
+		return;
+	ok(sp_cpio_dir(c, "bin", 0755) == 0, "dir entry");
+	ok(sp_cpio_file(c, "init", 0755, "hello", 5) == 0, "file entry");
+	ok(sp_cpio_symlink(c, "bin/sh", "busybox") == 0, "symlink entry");
+	ok(sp_cpio_node(c, "dev/console", 020600, 5, 1) == 0, "device node entry");
+	ok(sp_cpio_close(c, &err) == 0, "trailer written");
+	size_t len;
+	int e;
+	char *a = sp_read_file_alloc(path, 1 << 20, &len, &e);
+	ok(a && len % 4 == 0, "archive is 4-byte aligned (%zu bytes)", a ? len : 0);
+	/* walk the headers back */
+	size_t off = 0, n = 0;
+	const char *names[8];
+	unsigned modes[8], sizes[8];
+	while (a && off + 110 <= len && n < 8) {
+		if (memcmp(a + off, "070701", 6)) {
+			ok(0, "magic at %zu", off);
+			break;
+		}
+		modes[n] = hex8(a + off + 14);
+		sizes[n] = hex8(a + off + 54);
+		unsigned nlen = hex8(a + off + 94);
+		names[n] = a + off + 110;
+		off += (110 + nlen + 3) & ~3u;
+		off += (sizes[n] + 3) & ~3u;
+		n++;
+		if (!strcmp(names[n - 1], "TRAILER!!!"))
+			break;
+	}
+	is_int(n, 5, "five entries read back");
+	if (n == 5) {
+		is_str(names[1], "init", "second entry is init");
+		is_int(modes[1], 0100755, "init is a regular 0755 file");
+		is_int(sizes[1], 5, "init holds 5 bytes");
+		is_int(modes[2] & 0170000, 0120000, "bin/sh is a symlink");
+		is_int(modes[3], 020600, "console is a char device");
+		is_str(names[4], "TRAILER!!!", "archive ends with the trailer");
+		is_int(off, len, "nothing after the trailer");
+	}
+	free(a);
+	unlink(path);
+	rmdir(dir);
+}
+
+static const char *ingest(const char *json, int rc, sp_lane *l)
+{
+	sp_lane_init(l, &sp_rt_bwrap, &sp_variants[0], &cfg);
+	sp_doctor_ingest(l, json, strlen(json), rc);
+	const sp_lresult *r = sp_lane_find(l, "host.doctor.report");
+	return r ? r->status : "(none)";
+}
+
+#define REPORT(results, summary, result)                                                                        \
+	"{\"schema\":\"sandprobe.doctor.v1\",\"environment\":{\"kernel\":\"6.1.0\"},\"results\":[" results "],"   \
+	"\"summary\":" summary ",\"result\":\"" result "\"}"
+#define R(id, st) "{\"id\":\"" id "\",\"status\":\"" st "\",\"observed\":\"x\"}"
+#define SUM(p, f) "{\"pass\":" #p ",\"fail\":" #f ",\"skip\":0,\"warn\":0,\"error\":0}"
+
+static void test_ingest(void)
+{
+	sp_lane l;
+	is_str(ingest(REPORT(R("ns.pid", "pass") "," R("caps.effective", "fail"), SUM(1, 1), "fail"), 1, &l), "pass",
+	       "a consistent report is accepted");
+	is_int(l.nres, 3, "its two results are taken, plus host.doctor.report");
+	is_str(l.doctor_kernel, "6.1.0", "the kernel it reports is kept");
+	sp_lane_free(&l);
+	is_str(ingest(REPORT(R("ns.pid", "pass") "," R("caps.effective", "fail"), SUM(1, 1), "fail"), 0, &l), "fail",
+	       "exit status 0 with result fail is rejected");
+	sp_lane_free(&l);
+	is_str(ingest(REPORT(R("ns.pid", "pass") "," R("caps.effective", "pass"), SUM(5, 0), "pass"), 0, &l), "fail",
+	       "summary counts that do not match are rejected");
+	is_int(l.nres, 1, "a rejected report contributes no result");
+	sp_lane_free(&l);
+	is_str(ingest(REPORT(R("ns.pid", "pass") "," R("caps.effective", "fail"), SUM(1, 1), "pass"), 0, &l), "fail",
+	       "result pass with a failing check is rejected");
+	sp_lane_free(&l);
+	is_str(ingest(REPORT(R("ns.pid", "pass") "," R("ns.pid", "pass"), SUM(2, 0), "pass"), 0, &l), "fail",
+	       "duplicate ids are rejected");
+	sp_lane_free(&l);
+	is_str(ingest(REPORT(R("ns.pid", "pass") "," R("caps.effective", "bogus"), SUM(2, 0), "pass"), 0, &l), "fail",
+	       "an unknown status is rejected");
+	sp_lane_free(&l);
+	is_str(ingest(REPORT(R("ns.pid", "pass"), SUM(1, 0), "pass"), 0, &l), "fail",
+	       "a check of the catalogue missing from the report is rejected");
+	sp_lane_free(&l);
+	is_str(ingest(REPORT(R("ns.pid", "pass") "," R("Caps Effective", "pass"), SUM(2, 0), "pass"), 0, &l), "fail",
+	       "a malformed id is rejected");
+	sp_lane_free(&l);
+	is_str(ingest("{\"schema\":\"sandprobe.doctor.v2\"}", 0, &l), "fail", "another schema is rejected");
+	sp_lane_free(&l);
+	is_str(ingest("{\"schema\":\"sandprobe.doctor.v1\",\"a\":1,\"a\":2}", 0, &l), "fail", "duplicate keys are rejected");
+	sp_lane_free(&l);
+	is_str(ingest("all good", 0, &l), "fail", "text that is not JSON is rejected");
+	sp_lane_free(&l);
+	is_str(ingest("", 0, &l), "error", "no report at all is an error (nothing to judge)");
+	sp_lane_free(&l);
+}
+
+int main(void)
+{
+	sp_strv_split(&cfg.ids, "ns.pid,caps.effective,ns.time", ",");
+	sp_strv_split(&cfg.run_ids, "ns.pid,caps.effective", ",");
+	sp_strv_split(&cfg.keys, "ns.required,caps.effective,caps.bounding,proc.isolated,priv.no_new_privs,"
+				 "seccomp.required,fs.rootfs_readonly,fs.writable", ",");
+	cfg.profile = "strict";
+	test_derive();
+	test_variants();
+	test_cpio();
+	test_ingest();
+	sp_strv_free(&cfg.ids);
+	sp_strv_free(&cfg.run_ids);
+	sp_strv_free(&cfg.keys);
+	return done_testing();
+}
