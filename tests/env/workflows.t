@@ -13,7 +13,7 @@ obs() { printf '%s' "$2" | jq -r --arg id "$1" '.results[] | select(.id == $id) 
 ALL="wf.write_read wf.fork_exec wf.pipes wf.bigfile wf.tmpdir wf.signals"
 
 # a usable sandbox: read-only root, private tmpfs /tmp
-rep=$(bwrap --ro-bind / / --proc /proc --dev /dev --tmpfs /tmp --unshare-pid "$D" --format json -k wf)
+rep=$(bwrap --ro-bind / / --proc /proc --dev /dev --tmpfs /tmp --ro-bind "$D" "$D" --unshare-pid "$D" --format json -k wf)
 for id in $ALL; do
 	is "$(st $id "$rep")" pass "usable bwrap sandbox: $id passes" || echo "# $(obs $id "$rep")"
 done
@@ -29,7 +29,7 @@ done
 is "$(st wf.pipes "$rep")" pass "read-only scratch dir: pipes still work"
 
 # a 2 MiB tmpfs: small files fit, the 10 MiB file does not
-rep=$(bwrap --ro-bind / / --proc /proc --dev /dev --size 2097152 --tmpfs /tmp "$D" --format json -k wf)
+rep=$(bwrap --ro-bind / / --proc /proc --dev /dev --size 2097152 --tmpfs /tmp --ro-bind "$D" "$D" "$D" --format json -k wf)
 is "$(st wf.write_read "$rep")" pass "2 MiB tmpfs: small file fits"
 is "$(st wf.bigfile "$rep")" fail "2 MiB tmpfs: the 10 MiB file does not fit"
 like "$(obs wf.bigfile "$rep")" 'ENOSPC' "the failure names ENOSPC"
