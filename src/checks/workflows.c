@@ -34,8 +34,19 @@ static bool gone(const char *path)
 	return lstat(path, &st) < 0 && errno == ENOENT;
 }
 
-/* ---- 64-bit FNV-1a: the static doctor carries no libcrypto; this detects
- * corruption and truncation, which is all a round trip needs ---- */
+/* ---- the round-trip digest: the static doctor carries no libcrypto, and a
+ * round trip only needs to detect corruption and truncation. Words of 8 bytes
+ * go through a multiply-rotate chain (several times faster than a byte-wise
+ * FNV-1a on 10 MiB); the tail bytes and the length close each update, so the
+ * digest depends on how the data is split into updates: both sides of a
+ * round trip use the same block size. ---- */
+static uint64_t digest_mix(uint64_t h, uint64_t w)
+{
+	h ^= w * 0x9e3779b97f4a7c15ull;
+	h = (h << 31 | h >> 33) * 0xbf58476d1ce4e5b9ull;
+	return h;
+}
+
 void sp_wf_digest_init(uint64_t *h)
 {
 	*h = 0xcbf29ce484222325ull;
@@ -45,11 +56,32 @@ void sp_wf_digest_update(uint64_t *h, const void *buf, size_t len)
 {
 	const unsigned char *p = buf;
 	uint64_t x = *h;
-	for (size_t i = 0; i < len; i++) {
-		x ^= p[i];
-		x *= 0x100000001b3ull;
+	size_t i = 0;
+	for (; i + 8 <= len; i += 8) {
+		uint64_t w;
+		memcpy(&w, p + i, 8);
+		x = digest_mix(x, w);
 	}
-	*h = x;
+	for (; i < len; i++)
+		x = digest_mix(x, 0x100ull | p[i]);
+	*h = digest_mix(x, (uint64_t)len);
+}
+
+/* read up to len bytes, retrying short reads: the digest's blocks must match */
+static ssize_t read_block(int fd, unsigned char *buf, size_t len)
+{
+	size_t got = 0;
+	while (got < len) {
+		ssize_t n = read(fd, buf + got, len - got);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return got ? (ssize_t)got : -1;
+		if (n == 0)
+			break;
+		got += (size_t)n;
+	}
+	return (ssize_t)got;
 }
 
 static void run_write_read(const sp_ctx *ctx, sp_result *r)
@@ -232,9 +264,7 @@ static void run_bigfile(const sp_ctx *ctx, sp_result *r)
 	size_t rtotal = 0;
 	if (!werr && lseek(fd, 0, SEEK_SET) == 0) {
 		for (;;) {
-			ssize_t n = read(fd, buf, bsz);
-			if (n < 0 && errno == EINTR)
-				continue;
+			ssize_t n = read_block(fd, buf, bsz);
 			if (n <= 0)
 				break;
 			sp_wf_digest_update(&rd, buf, (size_t)n);
@@ -253,7 +283,7 @@ static void run_bigfile(const sp_ctx *ctx, sp_result *r)
 			sp_failr(r, "could not write %lld MiB in %s: %s", mib, dir, strerror(werr));
 		return;
 	}
-	sp_observed(r, "wrote %zu bytes in %.0f ms, read %zu in %.0f ms; FNV-1a-64 written %016llx, read %016llx; %s", total,
+	sp_observed(r, "wrote %zu bytes in %.0f ms, read %zu in %.0f ms; digest written %016llx, read %016llx; %s", total,
 		    (double)(t1 - t0) / 1e6, rtotal, (double)(t2 - t1) / 1e6, (unsigned long long)wd,
 		    (unsigned long long)rd, cleaned ? "removed, verified gone" : "NOT REMOVED");
 	if (!cleaned)
