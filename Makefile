@@ -128,9 +128,12 @@ build-fuzz/%: tests/fuzz/%.c build-fuzz/libsp-fuzz.a
 	@clang $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ $< build-fuzz/libsp-fuzz.a $(FULL_LIBS)
 
 install: all
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/sandprobe/policies
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/man/man7 \
+		$(DESTDIR)$(PREFIX)/share/sandprobe/policies $(DESTDIR)$(PREFIX)/share/sandprobe/workloads
 	install -m 0755 $(BUILD)/sandprobe $(BUILD)/sandprobe-doctor $(DESTDIR)$(PREFIX)/bin/
 	install -m 0644 docs/man/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+	install -m 0644 docs/man/*.7 $(DESTDIR)$(PREFIX)/share/man/man7/
+	install -m 0644 workloads/*.yaml $(DESTDIR)$(PREFIX)/share/sandprobe/workloads/
 	install -m 0644 $(POLICIES) $(DESTDIR)$(PREFIX)/share/sandprobe/policies/
 
 clean:
