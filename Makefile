@@ -107,7 +107,7 @@ check: tests
 FUZZ_SRC := $(sort $(wildcard tests/fuzz/*.c))
 FUZZ_BIN := $(patsubst tests/fuzz/%.c,build-fuzz/%,$(FUZZ_SRC))
 FUZZ_LIB_SRC := $(filter-out src/cmd/%,$(ALL_SRC))
-FUZZ_FLAGS = -D_GNU_SOURCE -Isrc -Ibuild-fuzz/gen -g -O1 -fsanitize=fuzzer-no-link,address,undefined
+FUZZ_FLAGS = -D_GNU_SOURCE -Isrc -Ibuild-fuzz/gen -g -O1 -fsanitize=fuzzer-no-link,address,undefined -MMD -MP
 FUZZ_OBJ := $(patsubst %.c,build-fuzz/obj/%.o,$(FUZZ_LIB_SRC)) build-fuzz/obj/gen/policies.o
 fuzz: $(FUZZ_BIN)
 build-fuzz/gen/policies.c: $(POLICIES) tools/embed-policies.sh
@@ -139,4 +139,4 @@ install: all
 clean:
 	rm -rf build build-san build-fuzz
 
--include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
+-include $(shell find $(BUILD)/obj build-fuzz/obj -name '*.d' 2>/dev/null)
