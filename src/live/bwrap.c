@@ -15,12 +15,7 @@
 static int probe(const sp_live_cfg *cfg, char *why, size_t whysz)
 {
 	(void)cfg;
-	char p[4096];
-	if (!sp_which("bwrap", p, sizeof p)) {
-		snprintf(why, whysz, "bwrap not installed (package bubblewrap)");
-		return -1;
-	}
-	return 0;
+	return sp_probe_tool("bwrap", why, whysz, "bwrap not installed (package bubblewrap)");
 }
 
 static void claims(sp_launch *l)

@@ -12,21 +12,10 @@ static sp_engine docker = {.bin = "docker", .extra = docker_extra};
 static int probe(const sp_live_cfg *cfg, char *why, size_t whysz)
 {
 	(void)cfg;
-	char p[4096];
-	if (!sp_which("docker", p, sizeof p)) {
-		snprintf(why, whysz, "docker CLI not installed");
-		return -1;
-	}
 	char *argv[] = {"docker", "info", "--format", "{{.ServerVersion}}", NULL};
-	_cleanup_free_ char *out = NULL;
-	_cleanup_free_ char *err = NULL;
-	int rc = sp_run_cmd(argv, &out, &err, 20000);
-	if (rc != 0 || !sp_trim(out)[0]) {
-		char last[256];
-		sp_last_line(err, last, sizeof last);
-		snprintf(why, whysz, "docker info fails (exit %d): %s", rc, last[0] ? last : "no engine");
+	if (sp_probe_tool("docker", why, whysz, "docker CLI not installed") < 0 ||
+	    sp_probe_cmd(argv, true, 20000, "no engine", why, whysz) < 0)
 		return -1;
-	}
 	return 0;
 }
 

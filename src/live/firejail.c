@@ -9,11 +9,8 @@
 static int probe(const sp_live_cfg *cfg, char *why, size_t whysz)
 {
 	(void)cfg;
-	char p[4096];
-	if (!sp_which("firejail", p, sizeof p)) {
-		snprintf(why, whysz, "firejail not installed");
+	if (sp_probe_tool("firejail", why, whysz, "firejail not installed") < 0)
 		return -1;
-	}
 	/* --chroot is off unless firejail.config says "chroot yes" (default "no" since 0.9.72) */
 	_cleanup_fclose_ FILE *f = fopen("/etc/firejail/firejail.config", "re");
 	bool chroot_on = false;

@@ -215,6 +215,13 @@ bool sp_which(const char *name, char *out, size_t outsz);
 pid_t sp_find_nonce_pid(const char *nonce);
 /* the last line of text that is not empty, trimmed, into out */
 void sp_last_line(const char *text, char *out, size_t outsz);
+/* probe helpers for the adapters: 0 when the condition holds, else -1 with
+ * the skip reason (printf-style, or the command's failure) in why */
+int sp_probe_root(char *why, size_t whysz, const char *fmt, ...) SP_PRINTF(3, 4);
+int sp_probe_tool(const char *bin, char *why, size_t whysz, const char *fmt, ...) SP_PRINTF(4, 5);
+/* argv runs and exits 0 (and, with want_out, prints something): else why is
+ * "ARGV0 ARGV1 fails (exit N): <last stderr line, or if_silent>" */
+int sp_probe_cmd(char *const argv[], bool want_out, unsigned timeout_ms, const char *if_silent, char *why, size_t whysz);
 
 /* ---- oci.c ---- */
 /* the capabilities in the host's bounding set, as "CAP_CHOWN" ... */

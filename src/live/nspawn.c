@@ -10,15 +10,9 @@
 static int probe(const sp_live_cfg *cfg, char *why, size_t whysz)
 {
 	(void)cfg;
-	char p[4096];
-	if (geteuid() != 0) {
-		snprintf(why, whysz, "systemd-nspawn needs root");
+	if (sp_probe_root(why, whysz, "systemd-nspawn needs root") < 0 ||
+	    sp_probe_tool("systemd-nspawn", why, whysz, "systemd-nspawn not installed (package systemd-container)") < 0)
 		return -1;
-	}
-	if (!sp_which("systemd-nspawn", p, sizeof p)) {
-		snprintf(why, whysz, "systemd-nspawn not installed (package systemd-container)");
-		return -1;
-	}
 	return 0;
 }
 

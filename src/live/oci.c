@@ -168,15 +168,9 @@ int sp_oci_leftovers(sp_lane *l, const char *runtime, char *what, size_t whatsz)
 
 int sp_oci_probe(const char *runtime, char *why, size_t whysz)
 {
-	char p[4096];
-	if (geteuid() != 0) {
-		snprintf(why, whysz, "%s lanes need root (rootless bundles are not implemented)", runtime);
+	if (sp_probe_root(why, whysz, "%s lanes need root (rootless bundles are not implemented)", runtime) < 0 ||
+	    sp_probe_tool(runtime, why, whysz, "%s not installed", runtime) < 0)
 		return -1;
-	}
-	if (!sp_which(runtime, p, sizeof p)) {
-		snprintf(why, whysz, "%s not installed", runtime);
-		return -1;
-	}
 	char *argv[] = {(char *)runtime, "--version", NULL};
 	if (sp_run_cmd(argv, NULL, NULL, 5000) != 0) {
 		snprintf(why, whysz, "%s --version fails", runtime);

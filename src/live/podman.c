@@ -2,7 +2,6 @@
  * (crun) cannot run on its hybrid cgroup layout. */
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "live/engine.h"
 
@@ -13,28 +12,12 @@ static sp_engine podman = {.bin = "podman", .extra = podman_extra, .has_rootfs =
 static int probe(const sp_live_cfg *cfg, char *why, size_t whysz)
 {
 	(void)cfg;
-	char p[4096];
-	if (geteuid() != 0) {
-		snprintf(why, whysz, "podman lanes need root (rootless podman is not implemented)");
-		return -1;
-	}
-	if (!sp_which("podman", p, sizeof p)) {
-		snprintf(why, whysz, "podman not installed");
-		return -1;
-	}
-	if (!sp_which("runc", p, sizeof p)) {
-		snprintf(why, whysz, "podman lanes use runc, which is not installed");
-		return -1;
-	}
 	char *argv[] = {"podman", "info", "--format", "{{.Host.CgroupsVersion}}", NULL};
-	_cleanup_free_ char *err = NULL;
-	int rc = sp_run_cmd(argv, NULL, &err, 30000);
-	if (rc != 0) {
-		char last[256];
-		sp_last_line(err, last, sizeof last);
-		snprintf(why, whysz, "podman info fails (exit %d): %s", rc, last);
+	if (sp_probe_root(why, whysz, "podman lanes need root (rootless podman is not implemented)") < 0 ||
+	    sp_probe_tool("podman", why, whysz, "podman not installed") < 0 ||
+	    sp_probe_tool("runc", why, whysz, "podman lanes use runc, which is not installed") < 0 ||
+	    sp_probe_cmd(argv, false, 30000, "", why, whysz) < 0)
 		return -1;
-	}
 	return 0;
 }
 

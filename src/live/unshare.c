@@ -21,19 +21,10 @@
 static int probe(const sp_live_cfg *cfg, char *why, size_t whysz)
 {
 	(void)cfg;
-	char p[4096];
-	if (geteuid() != 0) {
-		snprintf(why, whysz, "unshare lanes need root (the rootfs is bind-mounted read-only first)");
+	if (sp_probe_root(why, whysz, "unshare lanes need root (the rootfs is bind-mounted read-only first)") < 0 ||
+	    sp_probe_tool("unshare", why, whysz, "unshare not installed (package util-linux)") < 0 ||
+	    sp_probe_tool("setpriv", why, whysz, "setpriv not installed (package util-linux)") < 0)
 		return -1;
-	}
-	if (!sp_which("unshare", p, sizeof p)) {
-		snprintf(why, whysz, "unshare not installed (package util-linux)");
-		return -1;
-	}
-	if (!sp_which("setpriv", p, sizeof p)) {
-		snprintf(why, whysz, "setpriv not installed (package util-linux)");
-		return -1;
-	}
 	/* --root appeared in util-linux 2.38 */
 	char *argv[] = {"unshare", "--help", NULL};
 	_cleanup_free_ char *out = NULL;
