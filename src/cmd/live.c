@@ -294,7 +294,7 @@ int cmd_live(int argc, char **argv)
 	}
 	for (size_t i = 0; i < sp_runtimes_count; i++)
 		if (sp_runtimes[i]->finish)
-			sp_runtimes[i]->finish(&cfg);
+			sp_runtimes[i]->finish(sp_runtimes[i], &cfg);
 	sp_live_judge(&run);
 	if (o.output && ftruncate(fileno(out), 0) < 0) {
 		sp_fail_errno(&err, errno, "live: --output %s", o.output);

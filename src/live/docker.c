@@ -19,16 +19,6 @@ static int probe(const sp_live_cfg *cfg, char *why, size_t whysz)
 	return 0;
 }
 
-static int prepare(sp_lane *l, sp_error *err) { return sp_engine_prepare(l, &docker, err); }
-static int launch(sp_lane *l, sp_error *err) { return sp_engine_launch(l, &docker, err); }
-static void teardown(sp_lane *l) { sp_engine_teardown(l, &docker); }
-static int leftovers(sp_lane *l, char *what, size_t whatsz) { return sp_engine_leftovers(l, &docker, what, whatsz); }
-static void finish(const sp_live_cfg *cfg)
-{
-	(void)cfg;
-	sp_engine_finish(&docker);
-}
-
 const sp_runtime sp_rt_docker = {
 	.name = "docker",
 	.summary = "docker (CLI): imported local image, --read-only, --cap-drop ALL, OCI seccomp",
@@ -36,9 +26,10 @@ const sp_runtime sp_rt_docker = {
 		     SP_PROT_UNPRIV,
 	.probe = probe,
 	.claims = sp_engine_claims,
-	.prepare = prepare,
-	.launch = launch,
-	.teardown = teardown,
-	.leftovers = leftovers,
-	.finish = finish,
+	.prepare = sp_engine_prepare,
+	.launch = sp_engine_launch,
+	.teardown = sp_engine_teardown,
+	.leftovers = sp_engine_leftovers,
+	.finish = sp_engine_finish,
+	.engine = &docker,
 };

@@ -12,11 +12,12 @@ typedef struct sp_engine {
 	char image[160];          /* imported once per run */
 } sp_engine;
 
+/* the sp_runtime hooks of an engine adapter: the engine is l->rt->engine (rt->engine) */
 void sp_engine_claims(sp_launch *l);
-int sp_engine_prepare(sp_lane *l, sp_engine *e, sp_error *err);
-int sp_engine_launch(sp_lane *l, sp_engine *e, sp_error *err);
-void sp_engine_teardown(sp_lane *l, sp_engine *e);
-int sp_engine_leftovers(sp_lane *l, sp_engine *e, char *what, size_t whatsz);
-void sp_engine_finish(sp_engine *e);
+int sp_engine_prepare(sp_lane *l, sp_error *err);
+int sp_engine_launch(sp_lane *l, sp_error *err);
+void sp_engine_teardown(sp_lane *l);
+int sp_engine_leftovers(sp_lane *l, char *what, size_t whatsz);
+void sp_engine_finish(const sp_runtime *rt, const sp_live_cfg *cfg);
 
 #endif

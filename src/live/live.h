@@ -114,7 +114,9 @@ typedef struct sp_proc {
 
 typedef struct sp_lane sp_lane;
 
-typedef struct sp_runtime {
+typedef struct sp_runtime sp_runtime;
+
+struct sp_runtime {
 	const char *name;
 	const char *summary;
 	unsigned removable; /* SP_PROT_* its variants may remove */
@@ -127,11 +129,12 @@ typedef struct sp_runtime {
 	void (*teardown)(sp_lane *l);               /* after the sandbox was told to stop */
 	/* 0: nothing left; 1: something is left (named in what) */
 	int (*leftovers)(sp_lane *l, char *what, size_t whatsz);
-	void (*finish)(const sp_live_cfg *cfg);     /* end of run: shared state (images) */
+	void (*finish)(const sp_runtime *rt, const sp_live_cfg *cfg); /* end of run: shared state (images) */
 	/* VMs: ms to wait for the guest's first output (0: no watchdog), and a relaunch under a fallback */
 	unsigned (*boot_watchdog_ms)(sp_lane *l);
 	int (*fallback)(sp_lane *l, sp_error *err);
-} sp_runtime;
+	struct sp_engine *engine; /* CLI engines (engine.c): the engine's binary, flags and image; else NULL */
+};
 
 extern const sp_runtime sp_rt_bwrap, sp_rt_unshare, sp_rt_runc, sp_rt_crun, sp_rt_podman, sp_rt_docker,
 	sp_rt_firejail, sp_rt_nspawn, sp_rt_qemu;

@@ -21,16 +21,6 @@ static int probe(const sp_live_cfg *cfg, char *why, size_t whysz)
 	return 0;
 }
 
-static int prepare(sp_lane *l, sp_error *err) { return sp_engine_prepare(l, &podman, err); }
-static int launch(sp_lane *l, sp_error *err) { return sp_engine_launch(l, &podman, err); }
-static void teardown(sp_lane *l) { sp_engine_teardown(l, &podman); }
-static int leftovers(sp_lane *l, char *what, size_t whatsz) { return sp_engine_leftovers(l, &podman, what, whatsz); }
-static void finish(const sp_live_cfg *cfg)
-{
-	(void)cfg;
-	sp_engine_finish(&podman);
-}
-
 const sp_runtime sp_rt_podman = {
 	.name = "podman",
 	.summary = "podman (runtime runc): imported local image, --read-only, --cap-drop ALL, OCI seccomp",
@@ -38,9 +28,10 @@ const sp_runtime sp_rt_podman = {
 		     SP_PROT_UNPRIV,
 	.probe = probe,
 	.claims = sp_engine_claims,
-	.prepare = prepare,
-	.launch = launch,
-	.teardown = teardown,
-	.leftovers = leftovers,
-	.finish = finish,
+	.prepare = sp_engine_prepare,
+	.launch = sp_engine_launch,
+	.teardown = sp_engine_teardown,
+	.leftovers = sp_engine_leftovers,
+	.finish = sp_engine_finish,
+	.engine = &podman,
 };

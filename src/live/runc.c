@@ -13,10 +13,6 @@ static int probe(const sp_live_cfg *cfg, char *why, size_t whysz)
 	return sp_oci_probe("runc", why, whysz);
 }
 
-static int launch(sp_lane *l, sp_error *err) { return sp_oci_launch(l, "runc", err); }
-static void teardown(sp_lane *l) { sp_oci_delete(l, "runc"); }
-static int leftovers(sp_lane *l, char *what, size_t whatsz) { return sp_oci_leftovers(l, "runc", what, whatsz); }
-
 const sp_runtime sp_rt_runc = {
 	.name = "runc",
 	.summary = "runc: OCI bundle, read-only root, no capabilities, OCI seccomp, own cgroup",
@@ -24,7 +20,7 @@ const sp_runtime sp_rt_runc = {
 		     SP_PROT_UNPRIV,
 	.probe = probe,
 	.claims = sp_oci_claims,
-	.launch = launch,
-	.teardown = teardown,
-	.leftovers = leftovers,
+	.launch = sp_oci_launch,
+	.teardown = sp_oci_delete,
+	.leftovers = sp_oci_leftovers,
 };
