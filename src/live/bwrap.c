@@ -103,11 +103,7 @@ static int launch(sp_lane *l, sp_error *err)
 		sp_strv_push(&argv, "--seccomp");
 		sp_strv_push(&argv, fdbuf);
 	}
-	sp_strv_push(&argv, "--");
-	for (size_t i = 0; i < l->inside.n; i++)
-		sp_strv_push(&argv, l->inside.v[i]);
-	int r = sp_proc_spawn(&l->proc, argv.v, true, err);
-	sp_strv_free(&argv);
+	int r = sp_lane_spawn(l, &argv, err);
 	if (l->seccomp_fd >= 0) {
 		close(l->seccomp_fd);
 		l->seccomp_fd = -1;

@@ -60,13 +60,8 @@ static int launch(sp_lane *l, sp_error *err)
 		sp_strv_push(&argv, "--private-dev");
 	if (a->tmp)
 		sp_strv_push(&argv, "--private-tmp");
-	sp_strv_push(&argv, "--");
-	for (size_t i = 0; i < l->inside.n; i++)
-		sp_strv_push(&argv, l->inside.v[i]);
 	snprintf(l->rtinfo, sizeof l->rtinfo, "firejail --chroot");
-	int r = sp_proc_spawn(&l->proc, argv.v, true, err);
-	sp_strv_free(&argv);
-	return r;
+	return sp_lane_spawn(l, &argv, err);
 }
 
 const sp_runtime sp_rt_firejail = {

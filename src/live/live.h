@@ -204,6 +204,9 @@ int sp_live_check_static(const char *path, sp_error *err);
 
 /* ---- proc.c ---- */
 int sp_proc_spawn(sp_proc *p, char *const argv[], bool pipe_in, sp_error *err);
+/* a wrapper command's launch: push "--" and the lane's inside command onto
+ * argv, spawn it as the lane's process (stdin piped), free argv */
+int sp_lane_spawn(sp_lane *l, sp_strv *argv, sp_error *err);
 /* read stdout/stderr until stdout contains needle (1), EOF (0), deadline (-ETIMEDOUT) */
 int sp_proc_read_until(sp_proc *p, const char *needle, uint64_t deadline_ns);
 /* close stdin, wait until the deadline, then SIGKILL the group; returns the wait status */

@@ -68,13 +68,8 @@ static int launch(sp_lane *l, sp_error *err)
 		sp_strv_free(&deny);
 		sp_strv_push(&argv, filter);
 	}
-	sp_strv_push(&argv, "--");
-	for (size_t i = 0; i < l->inside.n; i++)
-		sp_strv_push(&argv, l->inside.v[i]);
 	snprintf(l->rtinfo, sizeof l->rtinfo, "systemd-nspawn --register=no%s", a->seccomp ? "" : " SYSTEMD_SECCOMP=0");
-	int r = sp_proc_spawn(&l->proc, argv.v, true, err);
-	sp_strv_free(&argv);
-	return r;
+	return sp_lane_spawn(l, &argv, err);
 }
 
 static int leftovers(sp_lane *l, char *what, size_t whatsz)

@@ -238,13 +238,28 @@ bool sp_which(const char *name, char *out, size_t outsz)
 	return false;
 }
 
+int sp_lane_spawn(sp_lane *l, sp_strv *argv, sp_error *err)
+{
+	sp_strv_push(argv, "--");
+	for (size_t i = 0; i < l->inside.n; i++)
+		sp_strv_push(argv, l->inside.v[i]);
+	int r = sp_proc_spawn(&l->proc, argv->v, true, err);
+	sp_strv_free(argv);
+	return r;
+}
+
+static void set_why(char *why, size_t whysz, const char *fmt, va_list ap)
+{
+	vsnprintf(why, whysz, fmt, ap);
+}
+
 int sp_probe_root(char *why, size_t whysz, const char *fmt, ...)
 {
 	if (geteuid() == 0)
 		return 0;
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(why, whysz, fmt, ap);
+	set_why(why, whysz, fmt, ap);
 	va_end(ap);
 	return -1;
 }
@@ -256,7 +271,7 @@ int sp_probe_tool(const char *bin, char *why, size_t whysz, const char *fmt, ...
 		return 0;
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(why, whysz, fmt, ap);
+	set_why(why, whysz, fmt, ap);
 	va_end(ap);
 	return -1;
 }

@@ -66,11 +66,7 @@ static int launch(sp_lane *l, sp_error *err)
 	/* a proc of the new pid namespace, mounted inside the new mount namespace */
 	if (a->ns & SP_NS_PID)
 		sp_strv_push(&argv, "--mount-proc");
-	sp_strv_push(&argv, "--");
-	for (size_t i = 0; i < l->inside.n; i++)
-		sp_strv_push(&argv, l->inside.v[i]);
-	int r = sp_proc_spawn(&l->proc, argv.v, true, err);
-	sp_strv_free(&argv);
+	int r = sp_lane_spawn(l, &argv, err);
 	snprintf(l->rtinfo, sizeof l->rtinfo, "setpriv --no-new-privs unshare --root");
 	return r;
 }
