@@ -115,8 +115,7 @@ static int launch(sp_lane *l, sp_error *err)
 const sp_runtime sp_rt_bwrap = {
 	.name = "bwrap",
 	.summary = "bubblewrap: user namespace sandbox, read-only bind root, seccomp BPF",
-	.removable = SP_PROT_PIDNS | SP_PROT_NETNS | SP_PROT_ROROOT | SP_PROT_CAPS | SP_PROT_DEV | SP_PROT_SECCOMP |
-		     SP_PROT_UNPRIV,
+	.removable = SP_PROT_ALL,
 	.probe = probe,
 	.claims = claims,
 	.prepare = prepare,

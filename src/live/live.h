@@ -49,6 +49,7 @@ enum {
 	SP_PROT_DEV = 1u << 4,     /* host /dev */
 	SP_PROT_SECCOMP = 1u << 5, /* no seccomp */
 	SP_PROT_UNPRIV = 1u << 6,  /* privileged */
+	SP_PROT_ALL = (1u << 7) - 1, /* every one: the runtime can launch every variant */
 };
 
 /* What a launch gives the sandbox. */

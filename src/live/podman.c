@@ -24,14 +24,6 @@ static int probe(const sp_live_cfg *cfg, char *why, size_t whysz)
 const sp_runtime sp_rt_podman = {
 	.name = "podman",
 	.summary = "podman (runtime runc): imported local image, --read-only, --cap-drop ALL, OCI seccomp",
-	.removable = SP_PROT_PIDNS | SP_PROT_NETNS | SP_PROT_ROROOT | SP_PROT_CAPS | SP_PROT_DEV | SP_PROT_SECCOMP |
-		     SP_PROT_UNPRIV,
 	.probe = probe,
-	.claims = sp_engine_claims,
-	.prepare = sp_engine_prepare,
-	.launch = sp_engine_launch,
-	.teardown = sp_engine_teardown,
-	.leftovers = sp_engine_leftovers,
-	.finish = sp_engine_finish,
-	.engine = &podman,
+	SP_ENGINE_HOOKS(&podman),
 };

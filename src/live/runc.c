@@ -16,11 +16,6 @@ static int probe(const sp_live_cfg *cfg, char *why, size_t whysz)
 const sp_runtime sp_rt_runc = {
 	.name = "runc",
 	.summary = "runc: OCI bundle, read-only root, no capabilities, OCI seccomp, own cgroup",
-	.removable = SP_PROT_PIDNS | SP_PROT_NETNS | SP_PROT_ROROOT | SP_PROT_CAPS | SP_PROT_DEV | SP_PROT_SECCOMP |
-		     SP_PROT_UNPRIV,
 	.probe = probe,
-	.claims = sp_oci_claims,
-	.launch = sp_oci_launch,
-	.teardown = sp_oci_delete,
-	.leftovers = sp_oci_leftovers,
+	SP_OCI_HOOKS,
 };
