@@ -248,32 +248,31 @@ int sp_lane_spawn(sp_lane *l, sp_strv *argv, sp_error *err)
 	return r;
 }
 
-static void set_why(char *why, size_t whysz, const char *fmt, va_list ap)
+static int why_unless(bool ok, char *why, size_t whysz, const char *fmt, va_list ap)
 {
+	if (ok)
+		return 0;
 	vsnprintf(why, whysz, fmt, ap);
+	return -1;
 }
 
 int sp_probe_root(char *why, size_t whysz, const char *fmt, ...)
 {
-	if (geteuid() == 0)
-		return 0;
 	va_list ap;
 	va_start(ap, fmt);
-	set_why(why, whysz, fmt, ap);
+	int r = why_unless(geteuid() == 0, why, whysz, fmt, ap);
 	va_end(ap);
-	return -1;
+	return r;
 }
 
 int sp_probe_tool(const char *bin, char *why, size_t whysz, const char *fmt, ...)
 {
 	char p[4096];
-	if (sp_which(bin, p, sizeof p))
-		return 0;
 	va_list ap;
 	va_start(ap, fmt);
-	set_why(why, whysz, fmt, ap);
+	int r = why_unless(sp_which(bin, p, sizeof p), why, whysz, fmt, ap);
 	va_end(ap);
-	return -1;
+	return r;
 }
 
 int sp_probe_cmd(char *const argv[], bool want_out, unsigned timeout_ms, const char *if_silent, char *why, size_t whysz)
