@@ -162,6 +162,22 @@ static void pick_tmpbase(char *out, size_t n)
 		snprintf(out, n, "/tmp");
 }
 
+/* --output FILE, opened (not truncated) before any lane runs: an unwritable
+ * path is a usage error found up front; the report truncates it later */
+static int open_output(const char *path, FILE **out, sp_error *err)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOCTTY, 0644);
+	if (fd < 0)
+		return sp_usage(err, "live: --output %s: %s", path, strerror(errno));
+	*out = fdopen(fd, "w");
+	if (!*out) {
+		int e = errno;
+		close(fd);
+		return sp_fail_errno(err, e, "live: --output %s", path);
+	}
+	return 0;
+}
+
 /* the lanes to run, validated before any of them starts */
 static int plan(const struct live_opts *o, sp_live_run *run, const sp_live_cfg *cfg, sp_error *err)
 {
@@ -268,19 +284,8 @@ int cmd_live(int argc, char **argv)
 	run.strict = o.strict;
 	if (plan(&o, &run, &cfg, &err) < 0)
 		goto fail;
-	if (o.output) {
-		int fd = open(o.output, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOCTTY, 0644);
-		if (fd < 0) {
-			sp_usage(&err, "live: --output %s: %s", o.output, strerror(errno));
-			goto fail;
-		}
-		out = fdopen(fd, "w");
-		if (!out) {
-			close(fd);
-			sp_fail_errno(&err, errno, "live: --output %s", o.output);
-			goto fail;
-		}
-	}
+	if (o.output && open_output(o.output, &out, &err) < 0)
+		goto fail;
 
 	bool vm = false;
 	for (size_t i = 0; i < run.n; i++)
@@ -294,7 +299,7 @@ int cmd_live(int argc, char **argv)
 	}
 	for (size_t i = 0; i < sp_runtimes_count; i++)
 		if (sp_runtimes[i]->finish)
-			sp_runtimes[i]->finish(&cfg);
+			sp_runtimes[i]->finish(sp_runtimes[i], &cfg);
 	sp_live_judge(&run);
 	if (o.output && ftruncate(fileno(out), 0) < 0) {
 		sp_fail_errno(&err, errno, "live: --output %s", o.output);

@@ -15,12 +15,7 @@
 static int probe(const sp_live_cfg *cfg, char *why, size_t whysz)
 {
 	(void)cfg;
-	char p[4096];
-	if (!sp_which("bwrap", p, sizeof p)) {
-		snprintf(why, whysz, "bwrap not installed (package bubblewrap)");
-		return -1;
-	}
-	return 0;
+	return sp_probe_tool("bwrap", why, whysz, "bwrap not installed (package bubblewrap)");
 }
 
 static void claims(sp_launch *l)
@@ -108,11 +103,7 @@ static int launch(sp_lane *l, sp_error *err)
 		sp_strv_push(&argv, "--seccomp");
 		sp_strv_push(&argv, fdbuf);
 	}
-	sp_strv_push(&argv, "--");
-	for (size_t i = 0; i < l->inside.n; i++)
-		sp_strv_push(&argv, l->inside.v[i]);
-	int r = sp_proc_spawn(&l->proc, argv.v, true, err);
-	sp_strv_free(&argv);
+	int r = sp_lane_spawn(l, &argv, err);
 	if (l->seccomp_fd >= 0) {
 		close(l->seccomp_fd);
 		l->seccomp_fd = -1;
@@ -124,8 +115,7 @@ static int launch(sp_lane *l, sp_error *err)
 const sp_runtime sp_rt_bwrap = {
 	.name = "bwrap",
 	.summary = "bubblewrap: user namespace sandbox, read-only bind root, seccomp BPF",
-	.removable = SP_PROT_PIDNS | SP_PROT_NETNS | SP_PROT_ROROOT | SP_PROT_CAPS | SP_PROT_DEV | SP_PROT_SECCOMP |
-		     SP_PROT_UNPRIV,
+	.removable = SP_PROT_ALL,
 	.probe = probe,
 	.claims = claims,
 	.prepare = prepare,

@@ -29,18 +29,9 @@ static int probe(const sp_live_cfg *cfg, char *why, size_t whysz)
 	return 0;
 }
 
-static int launch(sp_lane *l, sp_error *err) { return sp_oci_launch(l, "crun", err); }
-static void teardown(sp_lane *l) { sp_oci_delete(l, "crun"); }
-static int leftovers(sp_lane *l, char *what, size_t whatsz) { return sp_oci_leftovers(l, "crun", what, whatsz); }
-
 const sp_runtime sp_rt_crun = {
 	.name = "crun",
 	.summary = "crun: the same OCI bundle as runc",
-	.removable = SP_PROT_PIDNS | SP_PROT_NETNS | SP_PROT_ROROOT | SP_PROT_CAPS | SP_PROT_DEV | SP_PROT_SECCOMP |
-		     SP_PROT_UNPRIV,
 	.probe = probe,
-	.claims = sp_oci_claims,
-	.launch = launch,
-	.teardown = teardown,
-	.leftovers = leftovers,
+	SP_OCI_HOOKS,
 };

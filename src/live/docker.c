@@ -12,44 +12,16 @@ static sp_engine docker = {.bin = "docker", .extra = docker_extra};
 static int probe(const sp_live_cfg *cfg, char *why, size_t whysz)
 {
 	(void)cfg;
-	char p[4096];
-	if (!sp_which("docker", p, sizeof p)) {
-		snprintf(why, whysz, "docker CLI not installed");
-		return -1;
-	}
 	char *argv[] = {"docker", "info", "--format", "{{.ServerVersion}}", NULL};
-	_cleanup_free_ char *out = NULL;
-	_cleanup_free_ char *err = NULL;
-	int rc = sp_run_cmd(argv, &out, &err, 20000);
-	if (rc != 0 || !sp_trim(out)[0]) {
-		char last[256];
-		sp_last_line(err, last, sizeof last);
-		snprintf(why, whysz, "docker info fails (exit %d): %s", rc, last[0] ? last : "no engine");
+	if (sp_probe_tool("docker", why, whysz, "docker CLI not installed") < 0 ||
+	    sp_probe_cmd(argv, true, 20000, "no engine", why, whysz) < 0)
 		return -1;
-	}
 	return 0;
-}
-
-static int prepare(sp_lane *l, sp_error *err) { return sp_engine_prepare(l, &docker, err); }
-static int launch(sp_lane *l, sp_error *err) { return sp_engine_launch(l, &docker, err); }
-static void teardown(sp_lane *l) { sp_engine_teardown(l, &docker); }
-static int leftovers(sp_lane *l, char *what, size_t whatsz) { return sp_engine_leftovers(l, &docker, what, whatsz); }
-static void finish(const sp_live_cfg *cfg)
-{
-	(void)cfg;
-	sp_engine_finish(&docker);
 }
 
 const sp_runtime sp_rt_docker = {
 	.name = "docker",
 	.summary = "docker (CLI): imported local image, --read-only, --cap-drop ALL, OCI seccomp",
-	.removable = SP_PROT_PIDNS | SP_PROT_NETNS | SP_PROT_ROROOT | SP_PROT_CAPS | SP_PROT_DEV | SP_PROT_SECCOMP |
-		     SP_PROT_UNPRIV,
 	.probe = probe,
-	.claims = sp_engine_claims,
-	.prepare = prepare,
-	.launch = launch,
-	.teardown = teardown,
-	.leftovers = leftovers,
-	.finish = finish,
+	SP_ENGINE_HOOKS(&docker),
 };

@@ -17,8 +17,9 @@ void sp_engine_claims(sp_launch *l)
 			 .nnp = true, .min_dev = true, .tmp = true, .own_cgroup = true, .masked = true, .root_is_host_root = true};
 }
 
-int sp_engine_prepare(sp_lane *l, sp_engine *e, sp_error *err)
+int sp_engine_prepare(sp_lane *l, sp_error *err)
 {
+	sp_engine *e = l->rt->engine;
 	if (e->image[0])
 		return 0;
 	char tarp[600];
@@ -43,8 +44,9 @@ int sp_engine_prepare(sp_lane *l, sp_engine *e, sp_error *err)
 	return 0;
 }
 
-int sp_engine_launch(sp_lane *l, sp_engine *e, sp_error *err)
+int sp_engine_launch(sp_lane *l, sp_error *err)
 {
+	const sp_engine *e = l->rt->engine;
 	const sp_launch *a = &l->actual;
 	sp_strv argv;
 	sp_strv_split(&argv, NULL, ",");
@@ -142,14 +144,16 @@ int sp_engine_launch(sp_lane *l, sp_engine *e, sp_error *err)
 	return r;
 }
 
-void sp_engine_teardown(sp_lane *l, sp_engine *e)
+void sp_engine_teardown(sp_lane *l)
 {
+	const sp_engine *e = l->rt->engine;
 	char *argv[] = {(char *)e->bin, "rm", "-f", l->name, NULL};
 	sp_run_cmd(argv, NULL, NULL, 30000);
 }
 
-int sp_engine_leftovers(sp_lane *l, sp_engine *e, char *what, size_t whatsz)
+int sp_engine_leftovers(sp_lane *l, char *what, size_t whatsz)
 {
+	const sp_engine *e = l->rt->engine;
 	char filter[128];
 	snprintf(filter, sizeof filter, "name=^%s$", l->name);
 	char *argv[] = {(char *)e->bin, "ps", "-a", "-q", "--filter", filter, NULL};
@@ -167,8 +171,10 @@ int sp_engine_leftovers(sp_lane *l, sp_engine *e, char *what, size_t whatsz)
 	return 0;
 }
 
-void sp_engine_finish(sp_engine *e)
+void sp_engine_finish(const sp_runtime *rt, const sp_live_cfg *cfg)
 {
+	(void)cfg;
+	sp_engine *e = rt->engine;
 	if (!e->image[0])
 		return;
 	char *argv[] = {(char *)e->bin, "rmi", "-f", e->image, NULL};

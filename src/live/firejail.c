@@ -9,11 +9,8 @@
 static int probe(const sp_live_cfg *cfg, char *why, size_t whysz)
 {
 	(void)cfg;
-	char p[4096];
-	if (!sp_which("firejail", p, sizeof p)) {
-		snprintf(why, whysz, "firejail not installed");
+	if (sp_probe_tool("firejail", why, whysz, "firejail not installed") < 0)
 		return -1;
-	}
 	/* --chroot is off unless firejail.config says "chroot yes" (default "no" since 0.9.72) */
 	_cleanup_fclose_ FILE *f = fopen("/etc/firejail/firejail.config", "re");
 	bool chroot_on = false;
@@ -63,13 +60,8 @@ static int launch(sp_lane *l, sp_error *err)
 		sp_strv_push(&argv, "--private-dev");
 	if (a->tmp)
 		sp_strv_push(&argv, "--private-tmp");
-	sp_strv_push(&argv, "--");
-	for (size_t i = 0; i < l->inside.n; i++)
-		sp_strv_push(&argv, l->inside.v[i]);
 	snprintf(l->rtinfo, sizeof l->rtinfo, "firejail --chroot");
-	int r = sp_proc_spawn(&l->proc, argv.v, true, err);
-	sp_strv_free(&argv);
-	return r;
+	return sp_lane_spawn(l, &argv, err);
 }
 
 const sp_runtime sp_rt_firejail = {

@@ -49,6 +49,7 @@ enum {
 	SP_PROT_DEV = 1u << 4,     /* host /dev */
 	SP_PROT_SECCOMP = 1u << 5, /* no seccomp */
 	SP_PROT_UNPRIV = 1u << 6,  /* privileged */
+	SP_PROT_ALL = (1u << 7) - 1, /* every one: the runtime can launch every variant */
 };
 
 /* What a launch gives the sandbox. */
@@ -114,7 +115,9 @@ typedef struct sp_proc {
 
 typedef struct sp_lane sp_lane;
 
-typedef struct sp_runtime {
+typedef struct sp_runtime sp_runtime;
+
+struct sp_runtime {
 	const char *name;
 	const char *summary;
 	unsigned removable; /* SP_PROT_* its variants may remove */
@@ -127,11 +130,12 @@ typedef struct sp_runtime {
 	void (*teardown)(sp_lane *l);               /* after the sandbox was told to stop */
 	/* 0: nothing left; 1: something is left (named in what) */
 	int (*leftovers)(sp_lane *l, char *what, size_t whatsz);
-	void (*finish)(const sp_live_cfg *cfg);     /* end of run: shared state (images) */
+	void (*finish)(const sp_runtime *rt, const sp_live_cfg *cfg); /* end of run: shared state (images) */
 	/* VMs: ms to wait for the guest's first output (0: no watchdog), and a relaunch under a fallback */
 	unsigned (*boot_watchdog_ms)(sp_lane *l);
 	int (*fallback)(sp_lane *l, sp_error *err);
-} sp_runtime;
+	struct sp_engine *engine; /* CLI engines (engine.c): the engine's binary, flags and image; else NULL */
+};
 
 extern const sp_runtime sp_rt_bwrap, sp_rt_unshare, sp_rt_runc, sp_rt_crun, sp_rt_podman, sp_rt_docker,
 	sp_rt_firejail, sp_rt_nspawn, sp_rt_qemu;
@@ -201,6 +205,9 @@ int sp_live_check_static(const char *path, sp_error *err);
 
 /* ---- proc.c ---- */
 int sp_proc_spawn(sp_proc *p, char *const argv[], bool pipe_in, sp_error *err);
+/* a wrapper command's launch: push "--" and the lane's inside command onto
+ * argv, spawn it as the lane's process (stdin piped), free argv */
+int sp_lane_spawn(sp_lane *l, sp_strv *argv, sp_error *err);
 /* read stdout/stderr until stdout contains needle (1), EOF (0), deadline (-ETIMEDOUT) */
 int sp_proc_read_until(sp_proc *p, const char *needle, uint64_t deadline_ns);
 /* close stdin, wait until the deadline, then SIGKILL the group; returns the wait status */
@@ -215,6 +222,13 @@ bool sp_which(const char *name, char *out, size_t outsz);
 pid_t sp_find_nonce_pid(const char *nonce);
 /* the last line of text that is not empty, trimmed, into out */
 void sp_last_line(const char *text, char *out, size_t outsz);
+/* probe helpers for the adapters: 0 when the condition holds, else -1 with
+ * the skip reason (printf-style, or the command's failure) in why */
+int sp_probe_root(char *why, size_t whysz, const char *fmt, ...) SP_PRINTF(3, 4);
+int sp_probe_tool(const char *bin, char *why, size_t whysz, const char *fmt, ...) SP_PRINTF(4, 5);
+/* argv runs and exits 0 (and, with want_out, prints something): else why is
+ * "ARGV0 ARGV1 fails (exit N): <last stderr line, or if_silent>" */
+int sp_probe_cmd(char *const argv[], bool want_out, unsigned timeout_ms, const char *if_silent, char *why, size_t whysz);
 
 /* ---- oci.c ---- */
 /* the capabilities in the host's bounding set, as "CAP_CHOWN" ... */

@@ -10,15 +10,9 @@
 static int probe(const sp_live_cfg *cfg, char *why, size_t whysz)
 {
 	(void)cfg;
-	char p[4096];
-	if (geteuid() != 0) {
-		snprintf(why, whysz, "systemd-nspawn needs root");
+	if (sp_probe_root(why, whysz, "systemd-nspawn needs root") < 0 ||
+	    sp_probe_tool("systemd-nspawn", why, whysz, "systemd-nspawn not installed (package systemd-container)") < 0)
 		return -1;
-	}
-	if (!sp_which("systemd-nspawn", p, sizeof p)) {
-		snprintf(why, whysz, "systemd-nspawn not installed (package systemd-container)");
-		return -1;
-	}
 	return 0;
 }
 
@@ -74,13 +68,8 @@ static int launch(sp_lane *l, sp_error *err)
 		sp_strv_free(&deny);
 		sp_strv_push(&argv, filter);
 	}
-	sp_strv_push(&argv, "--");
-	for (size_t i = 0; i < l->inside.n; i++)
-		sp_strv_push(&argv, l->inside.v[i]);
 	snprintf(l->rtinfo, sizeof l->rtinfo, "systemd-nspawn --register=no%s", a->seccomp ? "" : " SYSTEMD_SECCOMP=0");
-	int r = sp_proc_spawn(&l->proc, argv.v, true, err);
-	sp_strv_free(&argv);
-	return r;
+	return sp_lane_spawn(l, &argv, err);
 }
 
 static int leftovers(sp_lane *l, char *what, size_t whatsz)

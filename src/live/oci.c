@@ -124,8 +124,9 @@ int sp_oci_write_bundle(sp_lane *l, sp_error *err)
 	return 0;
 }
 
-int sp_oci_launch(sp_lane *l, const char *runtime, sp_error *err)
+int sp_oci_launch(sp_lane *l, sp_error *err)
 {
+	const char *runtime = l->rt->name;
 	if (sp_oci_write_bundle(l, err) < 0)
 		return -1;
 	char *argv[] = {(char *)runtime, "run", "--bundle", l->dir, l->name, NULL};
@@ -134,16 +135,18 @@ int sp_oci_launch(sp_lane *l, const char *runtime, sp_error *err)
 	return sp_proc_spawn(&l->proc, argv, true, err);
 }
 
-void sp_oci_delete(sp_lane *l, const char *runtime)
+void sp_oci_delete(sp_lane *l)
 {
+	const char *runtime = l->rt->name;
 	char *argv[] = {(char *)runtime, "delete", "--force", l->name, NULL};
 	_cleanup_free_ char *o = NULL;
 	_cleanup_free_ char *e = NULL;
 	sp_run_cmd(argv, &o, &e, 10000);
 }
 
-int sp_oci_leftovers(sp_lane *l, const char *runtime, char *what, size_t whatsz)
+int sp_oci_leftovers(sp_lane *l, char *what, size_t whatsz)
 {
+	const char *runtime = l->rt->name;
 	char *argv[] = {(char *)runtime, "state", l->name, NULL};
 	_cleanup_free_ char *o = NULL;
 	_cleanup_free_ char *e = NULL;
@@ -168,15 +171,9 @@ int sp_oci_leftovers(sp_lane *l, const char *runtime, char *what, size_t whatsz)
 
 int sp_oci_probe(const char *runtime, char *why, size_t whysz)
 {
-	char p[4096];
-	if (geteuid() != 0) {
-		snprintf(why, whysz, "%s lanes need root (rootless bundles are not implemented)", runtime);
+	if (sp_probe_root(why, whysz, "%s lanes need root (rootless bundles are not implemented)", runtime) < 0 ||
+	    sp_probe_tool(runtime, why, whysz, "%s not installed", runtime) < 0)
 		return -1;
-	}
-	if (!sp_which(runtime, p, sizeof p)) {
-		snprintf(why, whysz, "%s not installed", runtime);
-		return -1;
-	}
 	char *argv[] = {(char *)runtime, "--version", NULL};
 	if (sp_run_cmd(argv, NULL, NULL, 5000) != 0) {
 		snprintf(why, whysz, "%s --version fails", runtime);

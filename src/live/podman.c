@@ -2,7 +2,6 @@
  * (crun) cannot run on its hybrid cgroup layout. */
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "live/engine.h"
 
@@ -13,51 +12,18 @@ static sp_engine podman = {.bin = "podman", .extra = podman_extra, .has_rootfs =
 static int probe(const sp_live_cfg *cfg, char *why, size_t whysz)
 {
 	(void)cfg;
-	char p[4096];
-	if (geteuid() != 0) {
-		snprintf(why, whysz, "podman lanes need root (rootless podman is not implemented)");
-		return -1;
-	}
-	if (!sp_which("podman", p, sizeof p)) {
-		snprintf(why, whysz, "podman not installed");
-		return -1;
-	}
-	if (!sp_which("runc", p, sizeof p)) {
-		snprintf(why, whysz, "podman lanes use runc, which is not installed");
-		return -1;
-	}
 	char *argv[] = {"podman", "info", "--format", "{{.Host.CgroupsVersion}}", NULL};
-	_cleanup_free_ char *err = NULL;
-	int rc = sp_run_cmd(argv, NULL, &err, 30000);
-	if (rc != 0) {
-		char last[256];
-		sp_last_line(err, last, sizeof last);
-		snprintf(why, whysz, "podman info fails (exit %d): %s", rc, last);
+	if (sp_probe_root(why, whysz, "podman lanes need root (rootless podman is not implemented)") < 0 ||
+	    sp_probe_tool("podman", why, whysz, "podman not installed") < 0 ||
+	    sp_probe_tool("runc", why, whysz, "podman lanes use runc, which is not installed") < 0 ||
+	    sp_probe_cmd(argv, false, 30000, "", why, whysz) < 0)
 		return -1;
-	}
 	return 0;
-}
-
-static int prepare(sp_lane *l, sp_error *err) { return sp_engine_prepare(l, &podman, err); }
-static int launch(sp_lane *l, sp_error *err) { return sp_engine_launch(l, &podman, err); }
-static void teardown(sp_lane *l) { sp_engine_teardown(l, &podman); }
-static int leftovers(sp_lane *l, char *what, size_t whatsz) { return sp_engine_leftovers(l, &podman, what, whatsz); }
-static void finish(const sp_live_cfg *cfg)
-{
-	(void)cfg;
-	sp_engine_finish(&podman);
 }
 
 const sp_runtime sp_rt_podman = {
 	.name = "podman",
 	.summary = "podman (runtime runc): imported local image, --read-only, --cap-drop ALL, OCI seccomp",
-	.removable = SP_PROT_PIDNS | SP_PROT_NETNS | SP_PROT_ROROOT | SP_PROT_CAPS | SP_PROT_DEV | SP_PROT_SECCOMP |
-		     SP_PROT_UNPRIV,
 	.probe = probe,
-	.claims = sp_engine_claims,
-	.prepare = prepare,
-	.launch = launch,
-	.teardown = teardown,
-	.leftovers = leftovers,
-	.finish = finish,
+	SP_ENGINE_HOOKS(&podman),
 };

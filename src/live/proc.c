@@ -7,6 +7,8 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -234,6 +236,56 @@ bool sp_which(const char *name, char *out, size_t outsz)
 		}
 	}
 	return false;
+}
+
+int sp_lane_spawn(sp_lane *l, sp_strv *argv, sp_error *err)
+{
+	sp_strv_push(argv, "--");
+	for (size_t i = 0; i < l->inside.n; i++)
+		sp_strv_push(argv, l->inside.v[i]);
+	int r = sp_proc_spawn(&l->proc, argv->v, true, err);
+	sp_strv_free(argv);
+	return r;
+}
+
+static int why_unless(bool ok, char *why, size_t whysz, const char *fmt, va_list ap)
+{
+	if (ok)
+		return 0;
+	vsnprintf(why, whysz, fmt, ap);
+	return -1;
+}
+
+int sp_probe_root(char *why, size_t whysz, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int r = why_unless(geteuid() == 0, why, whysz, fmt, ap);
+	va_end(ap);
+	return r;
+}
+
+int sp_probe_tool(const char *bin, char *why, size_t whysz, const char *fmt, ...)
+{
+	char p[4096];
+	va_list ap;
+	va_start(ap, fmt);
+	int r = why_unless(sp_which(bin, p, sizeof p), why, whysz, fmt, ap);
+	va_end(ap);
+	return r;
+}
+
+int sp_probe_cmd(char *const argv[], bool want_out, unsigned timeout_ms, const char *if_silent, char *why, size_t whysz)
+{
+	_cleanup_free_ char *out = NULL;
+	_cleanup_free_ char *err = NULL;
+	int rc = sp_run_cmd(argv, want_out ? &out : NULL, &err, timeout_ms);
+	if (rc == 0 && (!want_out || sp_trim(out)[0]))
+		return 0;
+	char last[256];
+	sp_last_line(err, last, sizeof last);
+	snprintf(why, whysz, "%s %s fails (exit %d): %s", argv[0], argv[1], rc, last[0] ? last : if_silent);
+	return -1;
 }
 
 pid_t sp_find_nonce_pid(const char *nonce)

@@ -82,15 +82,12 @@ static int pick_kernel(const sp_live_cfg *cfg, char *path, size_t psz, char *why
 static int probe(const sp_live_cfg *cfg, char *why, size_t whysz)
 {
 	const char *q = qemu_binary();
-	char p[4096];
 	if (!q) {
 		snprintf(why, whysz, "qemu lanes are implemented for x86_64 hosts only");
 		return -1;
 	}
-	if (!sp_which(q, p, sizeof p)) {
-		snprintf(why, whysz, "%s not installed (package qemu-system-x86)", q);
+	if (sp_probe_tool(q, why, whysz, "%s not installed (package qemu-system-x86)", q) < 0)
 		return -1;
-	}
 	char k[4096], rel[128];
 	if (pick_kernel(cfg, k, sizeof k, why, whysz) < 0)
 		return -1;

@@ -13,18 +13,9 @@ static int probe(const sp_live_cfg *cfg, char *why, size_t whysz)
 	return sp_oci_probe("runc", why, whysz);
 }
 
-static int launch(sp_lane *l, sp_error *err) { return sp_oci_launch(l, "runc", err); }
-static void teardown(sp_lane *l) { sp_oci_delete(l, "runc"); }
-static int leftovers(sp_lane *l, char *what, size_t whatsz) { return sp_oci_leftovers(l, "runc", what, whatsz); }
-
 const sp_runtime sp_rt_runc = {
 	.name = "runc",
 	.summary = "runc: OCI bundle, read-only root, no capabilities, OCI seccomp, own cgroup",
-	.removable = SP_PROT_PIDNS | SP_PROT_NETNS | SP_PROT_ROROOT | SP_PROT_CAPS | SP_PROT_DEV | SP_PROT_SECCOMP |
-		     SP_PROT_UNPRIV,
 	.probe = probe,
-	.claims = sp_oci_claims,
-	.launch = launch,
-	.teardown = teardown,
-	.leftovers = leftovers,
+	SP_OCI_HOOKS,
 };

@@ -21,19 +21,10 @@
 static int probe(const sp_live_cfg *cfg, char *why, size_t whysz)
 {
 	(void)cfg;
-	char p[4096];
-	if (geteuid() != 0) {
-		snprintf(why, whysz, "unshare lanes need root (the rootfs is bind-mounted read-only first)");
+	if (sp_probe_root(why, whysz, "unshare lanes need root (the rootfs is bind-mounted read-only first)") < 0 ||
+	    sp_probe_tool("unshare", why, whysz, "unshare not installed (package util-linux)") < 0 ||
+	    sp_probe_tool("setpriv", why, whysz, "setpriv not installed (package util-linux)") < 0)
 		return -1;
-	}
-	if (!sp_which("unshare", p, sizeof p)) {
-		snprintf(why, whysz, "unshare not installed (package util-linux)");
-		return -1;
-	}
-	if (!sp_which("setpriv", p, sizeof p)) {
-		snprintf(why, whysz, "setpriv not installed (package util-linux)");
-		return -1;
-	}
 	/* --root appeared in util-linux 2.38 */
 	char *argv[] = {"unshare", "--help", NULL};
 	_cleanup_free_ char *out = NULL;
@@ -75,11 +66,7 @@ static int launch(sp_lane *l, sp_error *err)
 	/* a proc of the new pid namespace, mounted inside the new mount namespace */
 	if (a->ns & SP_NS_PID)
 		sp_strv_push(&argv, "--mount-proc");
-	sp_strv_push(&argv, "--");
-	for (size_t i = 0; i < l->inside.n; i++)
-		sp_strv_push(&argv, l->inside.v[i]);
-	int r = sp_proc_spawn(&l->proc, argv.v, true, err);
-	sp_strv_free(&argv);
+	int r = sp_lane_spawn(l, &argv, err);
 	snprintf(l->rtinfo, sizeof l->rtinfo, "setpriv --no-new-privs unshare --root");
 	return r;
 }
