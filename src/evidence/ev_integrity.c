@@ -256,9 +256,15 @@ char *sp_ev_manifest_build(const char *dir, char *msg, size_t msgsz)
 	char *out = sp_xmalloc(cap);
 	out[0] = '\0';
 	for (size_t i = 0; i < n; i++) {
+		if (strchr(paths[i], '\n') || strchr(paths[i], '\\')) {
+			mmsg(msg, msgsz, "%s: file name not representable in MANIFEST", paths[i]);
+			free(out);
+			out = NULL;
+			break;
+		}
 		_cleanup_free_ char *p = sp_xasprintf("%s/%s", dir, paths[i]);
-		unsigned char d[32];
-		int r = sp_ev_sha256_file(p, d, NULL);
+		char hex[65];
+		int r = sp_ev_sha256_file_hex(p, hex);
 		if (r < 0) {
 			mmsg(msg, msgsz, "%s: %s", paths[i], strerror(-r));
 			free(out);
@@ -270,9 +276,7 @@ char *sp_ev_manifest_build(const char *dir, char *msg, size_t msgsz)
 			cap *= 2;
 			out = sp_xrealloc(out, cap);
 		}
-		for (int k = 0; k < 32; k++)
-			len += (size_t)snprintf(out + len, cap - len, "%02x", d[k]);
-		len += (size_t)snprintf(out + len, cap - len, "  %s\n", paths[i]);
+		len += (size_t)snprintf(out + len, cap - len, "%s  %s\n", hex, paths[i]);
 	}
 	for (size_t i = 0; i < n; i++)
 		free(paths[i]);

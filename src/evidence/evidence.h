@@ -279,6 +279,22 @@ void sp_pubkey_free(void *pkey);
 int sp_sig_verify(void *pkey, const void *data, size_t len, const char *sig_b64, size_t siglen, char *msg,
 		  size_t msgsz);
 
+/* ---- the writing side (ev_write.c: soak and keygen) -------------------- */
+/* n bytes as 2n lowercase hex digits and a NUL */
+void sp_ev_hex(const unsigned char *d, size_t n, char *out);
+/* sp_ev_sha256_file as 64 hex digits; 0 or -errno */
+int sp_ev_sha256_file_hex(const char *path, char hex[65]);
+/* Ed25519 signature of data as MANIFEST.sig holds it: one line of base64
+ * (88 characters and a newline, NUL-terminated); 0 or -1. */
+int sp_ev_sign(void *pkey, const void *data, size_t len, char sig_b64[90], size_t *siglen);
+/* Ed25519 private key (PEM PKCS#8) for --sign-key: 0 or -1 with msg. */
+int sp_privkey_load(void **pkey, const char *path, char *msg, size_t msgsz);
+/* a new Ed25519 key pair (free with sp_pubkey_free), NULL on failure */
+void *sp_ev_keygen(void);
+/* PEM file (private: PKCS#8) created with exactly mode, never over an
+ * existing file; 0 or -errno (nothing left behind). */
+int sp_ev_pem_write(const char *path, unsigned mode, void *pkey, bool private_key);
+
 /* ---- statistics -------------------------------------------------------- */
 typedef struct sp_dvec {
 	double *v;
