@@ -45,7 +45,24 @@ void sp_kv_free(sp_kv *kv, size_t n)
 	free(kv);
 }
 
+static void why_set(sp_kv_why *why, enum sp_kv_fail code, unsigned line, const char *key, size_t kl)
+{
+	if (!why)
+		return;
+	why->code = code;
+	why->line = line;
+	if (kl >= sizeof why->key)
+		kl = sizeof why->key - 1;
+	memcpy(why->key, key, kl);
+	why->key[kl] = '\0';
+}
+
 int sp_kv_parse_buf(const char *buf, size_t len, sp_kv **out, size_t *nout, char *msg, size_t msgsz)
+{
+	return sp_kv_parse_why(buf, len, out, nout, msg, msgsz, NULL);
+}
+
+int sp_kv_parse_why(const char *buf, size_t len, sp_kv **out, size_t *nout, char *msg, size_t msgsz, sp_kv_why *why)
 {
 	sp_kv *kv = NULL;
 	size_t n = 0;
@@ -53,48 +70,63 @@ int sp_kv_parse_buf(const char *buf, size_t len, sp_kv **out, size_t *nout, char
 	size_t pos = 0;
 	*out = NULL;
 	*nout = 0;
-	if (len == 0)
+	if (len == 0) {
+		why_set(why, SP_KVF_EMPTY, 0, "", 0);
 		return kmsg(msg, msgsz, "empty file");
-	if (memchr(buf, '\0', len))
+	}
+	if (memchr(buf, '\0', len)) {
+		const char *z = memchr(buf, '\0', len);
+		unsigned zl = 1;
+		for (const char *q = buf; q < z; q++)
+			zl += *q == '\n';
+		why_set(why, SP_KVF_NUL, zl, "", 0);
 		return kmsg(msg, msgsz, "contains a NUL byte");
+	}
 	while (pos < len) {
 		line++;
 		const char *s = buf + pos;
 		const char *nl = memchr(s, '\n', len - pos);
 		if (!nl) {
 			sp_kv_free(kv, n);
+			why_set(why, SP_KVF_TRUNCATED, line, "", 0);
 			return kmsg(msg, msgsz, "line %u: truncated (no newline at the end of the file)", line);
 		}
 		size_t l = (size_t)(nl - s);
 		pos += l + 1;
 		if (l >= SP_EV_MAX_LINE) {
 			sp_kv_free(kv, n);
+			why_set(why, SP_KVF_LONG, line, "", 0);
 			return kmsg(msg, msgsz, "line %u: longer than %d bytes", line, SP_EV_MAX_LINE);
 		}
 		const char *eq = memchr(s, '=', l);
 		if (!eq) {
 			sp_kv_free(kv, n);
+			why_set(why, SP_KVF_SYNTAX, line, "", 0);
 			return kmsg(msg, msgsz, "line %u: not key=value", line);
 		}
 		size_t kl = (size_t)(eq - s), vl = l - kl - 1;
 		if (!key_ok(s, kl)) {
 			sp_kv_free(kv, n);
+			why_set(why, kl ? SP_KVF_KEY : SP_KVF_SYNTAX, line, s, kl);
 			return kmsg(msg, msgsz, "line %u: invalid key '%.*s'", line, (int)(kl > 40 ? 40 : kl), s);
 		}
 		for (size_t i = 0; i < vl; i++) {
 			unsigned char c = (unsigned char)eq[1 + i];
 			if (c < 0x20 || c == 0x7f) {
 				sp_kv_free(kv, n);
+				why_set(why, SP_KVF_VALUE, line, s, kl);
 				return kmsg(msg, msgsz, "line %u: key %.*s: control character in the value", line,
 					    (int)kl, s);
 			}
 		}
 		if (vl && !sp_ev_is_text(eq + 1, vl)) {
 			sp_kv_free(kv, n);
+			why_set(why, SP_KVF_VALUE, line, s, kl);
 			return kmsg(msg, msgsz, "line %u: key %.*s: value is not valid UTF-8", line, (int)kl, s);
 		}
 		for (size_t i = 0; i < n; i++)
 			if (strlen(kv[i].key) == kl && !memcmp(kv[i].key, s, kl)) {
+				why_set(why, SP_KVF_DUP, line, s, kl);
 				int r = kmsg(msg, msgsz, "line %u: key %s given twice (first on line %u)", line,
 					     kv[i].key, kv[i].line);
 				sp_kv_free(kv, n);

@@ -85,6 +85,15 @@ typedef struct sp_ev_sha256 sp_ev_sha256;
 /* Generic key=value parser (one key once, "key=value" per line, newline at
  * the end). 0, or -1 with msg ("line N: ..."). */
 int sp_kv_parse_buf(const char *buf, size_t len, sp_kv **out, size_t *n, char *msg, size_t msgsz);
+/* The same, also saying why it failed for callers that word their own
+ * messages (why may be NULL; key is the offending key, cut to 63 bytes). */
+enum sp_kv_fail { SP_KVF_EMPTY, SP_KVF_NUL, SP_KVF_TRUNCATED, SP_KVF_LONG, SP_KVF_SYNTAX, SP_KVF_KEY, SP_KVF_VALUE, SP_KVF_DUP };
+typedef struct sp_kv_why {
+	enum sp_kv_fail code;
+	unsigned line;
+	char key[64];
+} sp_kv_why;
+int sp_kv_parse_why(const char *buf, size_t len, sp_kv **out, size_t *n, char *msg, size_t msgsz, sp_kv_why *why);
 const char *sp_kv_get(const sp_kv *kv, size_t n, const char *key);
 void sp_kv_free(sp_kv *kv, size_t n);
 

@@ -222,58 +222,49 @@ static unsigned scenario_index(rp_bundle *b, const char *name)
 
 const char *rp_meta(const rp_bundle *b, const char *key)
 {
-	for (size_t i = 0; i < b->nmeta; i++)
-		if (!strcmp(b->meta_key[i], key))
-			return b->meta_val[i];
-	return NULL;
+	return sp_kv_get(b->meta, b->nmeta, key);
 }
 
+/* metadata.txt through the evidence key=value parser, in the report's words */
 static int load_metadata(rp_bundle *b, sp_error *err)
 {
-	tsv t = {0};
-	t.path = sp_xasprintf("%s/metadata.txt", b->dir);
-	t.f = fopen(t.path, "re");
-	if (!t.f) {
-		sp_usage(err, "%s: %s", t.path, strerror(errno));
-		tsv_close(&t);
-		return -1;
+	_cleanup_free_ char *path = sp_xasprintf("%s/metadata.txt", b->dir);
+	size_t len = 0;
+	int e = 0;
+	_cleanup_free_ char *buf = sp_ev_read_all(path, 16 * MAX_LINE, &len, &e);
+	if (!buf) {
+		if (e == EFBIG)
+			return sp_usage(err, "%s: larger than %u bytes", path, 16 * MAX_LINE);
+		return sp_usage(err, "%s: %s", path, e == EINVAL ? "not a regular file" : strerror(e));
 	}
-	int rc;
-	size_t schema_line = 0;
-	while ((rc = read_line(&t, err)) > 0) {
-		if (!t.line[0])
-			continue;
-		char *eq = strchr(t.line, '=');
-		if (!eq || eq == t.line) {
-			rc = sp_usage(err, "%s:%zu: expected key=value", t.path, t.lineno);
-			break;
+	char msg[256];
+	sp_kv_why why;
+	if (sp_kv_parse_why(buf, len, &b->meta, &b->nmeta, msg, sizeof msg, &why) < 0) {
+		switch (why.code) {
+		case SP_KVF_EMPTY: return sp_usage(err, "%s: missing key 'schema'", path);
+		case SP_KVF_NUL: return sp_usage(err, "%s:%u: contains a NUL byte", path, why.line);
+		case SP_KVF_TRUNCATED: return sp_usage(err, "%s:%u: no newline at the end of the file", path, why.line);
+		case SP_KVF_LONG: return sp_usage(err, "%s:%u: line longer than %d bytes", path, why.line, SP_EV_MAX_LINE);
+		case SP_KVF_SYNTAX: return sp_usage(err, "%s:%u: expected key=value", path, why.line);
+		case SP_KVF_KEY: return sp_usage(err, "%s:%u: invalid key '%s'", path, why.line, shown(why.key));
+		case SP_KVF_VALUE:
+			return sp_usage(err, "%s:%u: %s: control character or invalid UTF-8 in the value", path, why.line,
+					shown(why.key));
+		case SP_KVF_DUP: return sp_usage(err, "%s:%u: duplicate key '%s'", path, why.line, shown(why.key));
 		}
-		*eq = '\0';
-		if (rp_meta(b, t.line)) {
-			rc = sp_usage(err, "%s:%zu: duplicate key '%s'", t.path, t.lineno, shown(t.line));
-			break;
-		}
-		if (!strcmp(t.line, "schema"))
-			schema_line = t.lineno;
-		b->meta_key = sp_xrealloc(b->meta_key, (b->nmeta + 1) * sizeof(char *));
-		b->meta_val = sp_xrealloc(b->meta_val, (b->nmeta + 1) * sizeof(char *));
-		b->meta_key[b->nmeta] = sp_xstrdup(t.line);
-		b->meta_val[b->nmeta] = sp_xstrdup(eq + 1);
-		b->nmeta++;
+		return sp_usage(err, "%s: %s", path, msg);
 	}
-	if (rc == 0) {
-		const char *schema = rp_meta(b, "schema");
-		if (!schema)
-			rc = sp_usage(err, "%s: missing key 'schema'", t.path);
-		else if (strcmp(schema, "sandprobe.evidence.v1"))
-			rc = sp_usage(err, "%s:%zu: schema is '%s', expected sandprobe.evidence.v1", t.path,
-				      schema_line, shown(schema));
-		else if (!rp_meta(b, "run_id"))
-			rc = sp_usage(err, "%s: missing key 'run_id'", t.path);
-	}
-	tsv_close(&t);
-	if (rc < 0)
-		return -1;
+	const sp_kv *schema = NULL;
+	for (size_t i = 0; i < b->nmeta && !schema; i++)
+		if (!strcmp(b->meta[i].key, "schema"))
+			schema = &b->meta[i];
+	if (!schema)
+		return sp_usage(err, "%s: missing key 'schema'", path);
+	if (strcmp(schema->value, SP_EVIDENCE_SCHEMA))
+		return sp_usage(err, "%s:%u: schema is '%s', expected sandprobe.evidence.v1", path, schema->line,
+				shown(schema->value));
+	if (!rp_meta(b, "run_id"))
+		return sp_usage(err, "%s: missing key 'run_id'", path);
 	sp_strv sc = {0};
 	sp_strv_split(&sc, rp_meta(b, "scenarios"), ",");
 	for (size_t i = 0; i < sc.n; i++)
@@ -592,12 +583,7 @@ int rp_bundle_load(rp_bundle *b, const char *dir, sp_error *err)
 
 void rp_bundle_free(rp_bundle *b)
 {
-	for (size_t i = 0; i < b->nmeta; i++) {
-		free(b->meta_key[i]);
-		free(b->meta_val[i]);
-	}
-	free(b->meta_key);
-	free(b->meta_val);
+	sp_kv_free(b->meta, b->nmeta);
 	for (size_t i = 0; i < b->ncols; i++) {
 		free(b->col_name[i]);
 		free(b->col[i]);

@@ -10,6 +10,7 @@
 #include <stddef.h>
 
 #include "core/error.h"
+#include "evidence/evidence.h"
 
 typedef enum rp_result { RP_OK, RP_FAIL, RP_EXPECTED_FAULT } rp_result;
 typedef enum rp_phase { RP_PHASE_START, RP_PHASE_PERIODIC, RP_PHASE_FINAL } rp_phase;
@@ -41,8 +42,8 @@ typedef struct rp_fault {
 
 typedef struct rp_bundle {
 	char *dir;
-	/* metadata.txt, in file order */
-	char **meta_key, **meta_val;
+	/* metadata.txt, in file order (parsed by src/evidence/) */
+	sp_kv *meta;
 	size_t nmeta;
 	/* resource-samples.tsv: every column but wall and phase, by name */
 	size_t nsamples, ncols;
