@@ -150,6 +150,20 @@ const char *sp_ev_counter_name(enum sp_ev_counter c);
 #define SP_EV_MAX_COLS 128
 #define SP_EV_MAX_EXTRA 64
 
+/* what went wrong, for callers that word their own messages (the report) */
+enum sp_rows_why {
+	SP_RW_NONE,
+	SP_RW_OTHER,       /* msg says it */
+	SP_RW_OPEN,        /* why_n: errno of opening the file */
+	SP_RW_IO,          /* why_n: errno of a read */
+	SP_RW_NOHEADER,    /* empty file or empty first line */
+	SP_RW_EMPTY_COL,   /* why_n: 1-based header column */
+	SP_RW_DUP_COL,     /* why_name: the column */
+	SP_RW_MISSING_COL, /* why_name: the required column */
+	SP_RW_FIELDS,      /* why_n: fields of the row (ncols in the header) */
+	SP_RW_EMPTY_LINE,
+};
+
 /* Streaming row reader: fixed buffer, one row at a time. */
 typedef struct sp_rows {
 	enum sp_ev_file kind;
@@ -170,6 +184,9 @@ typedef struct sp_rows {
 	sp_ev_sha256 *hash;
 	enum sp_ev_err err;
 	char msg[512];
+	enum sp_rows_why why; /* with err: why_n / why_name as the enum says */
+	size_t why_n;
+	char why_name[64]; /* cut to 63 bytes */
 } sp_rows;
 
 /* Open dir/<file>, read and check its header. hash (may be NULL) receives
