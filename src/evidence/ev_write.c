@@ -15,8 +15,7 @@
 
 #include "core/util.h"
 
-static int wmsg(char *msg, size_t msgsz, const char *fmt, ...) SP_PRINTF(3, 4);
-static int wmsg(char *msg, size_t msgsz, const char *fmt, ...)
+int sp_ev_msg(char *msg, size_t msgsz, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
@@ -60,24 +59,6 @@ int sp_ev_sign(void *pkey, const void *data, size_t len, char sig_b64[90], size_
 	}
 	EVP_MD_CTX_free(ctx);
 	return r;
-}
-
-int sp_privkey_load(void **pkey, const char *path, char *msg, size_t msgsz)
-{
-	*pkey = NULL;
-	FILE *f = fopen(path, "re");
-	if (!f)
-		return wmsg(msg, msgsz, "--sign-key %s: %s", path, strerror(errno));
-	EVP_PKEY *k = PEM_read_PrivateKey(f, NULL, NULL, NULL);
-	fclose(f);
-	if (!k)
-		return wmsg(msg, msgsz, "--sign-key %s: not a PEM private key", path);
-	if (EVP_PKEY_get_id(k) != EVP_PKEY_ED25519) {
-		EVP_PKEY_free(k);
-		return wmsg(msg, msgsz, "--sign-key %s: not an Ed25519 key (make one with 'sandprobe keygen')", path);
-	}
-	*pkey = k;
-	return 0;
 }
 
 void *sp_ev_keygen(void)

@@ -35,6 +35,9 @@
 /* logs/ files: 64 KiB plus the "[... N bytes elided ...]" line */
 #define SP_EV_MAX_LOG (65536 + 128)
 
+/* vsnprintf into msg; returns -1 (the parsers' error return) */
+int sp_ev_msg(char *msg, size_t msgsz, const char *fmt, ...) SP_PRINTF(3, 4);
+
 /* ---- values ----------------------------------------------------------- */
 /* Non-negative decimal "123" or "12.345" (no sign, exponent, inf or nan).
  * 0 on success, -1 when s is not one. */

@@ -1,8 +1,9 @@
 /* A read-only view of an evidence bundle (docs/evidence-format.md) for the
  * report: metadata, samples, operations, latency, capabilities, faults and
  * summary. Every malformed value is a usage error naming file:line and the
- * column. (The report's own small readers; src/evidence/ holds the
- * verifier's.) */
+ * column. Lines, fields, headers and metadata keys are read by the
+ * evidence readers (src/evidence/) that verify uses; the typed checks and
+ * the wording of the messages are the report's. */
 #ifndef SP_REPORT_BUNDLE_H
 #define SP_REPORT_BUNDLE_H
 
