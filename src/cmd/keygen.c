@@ -2,45 +2,15 @@
  * (PREFIX.key: PEM PKCS#8 "PRIVATE KEY", mode 0600; PREFIX.pub: PEM "PUBLIC KEY").
  * Existing files are never overwritten. */
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
-#include <sys/stat.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
-#include <openssl/evp.h>
-#include <openssl/pem.h>
-
 #include "cmd/cmd.h"
 #include "core/error.h"
 #include "core/util.h"
-
-static int write_pem(const char *path, mode_t mode, EVP_PKEY *k, int private_key)
-{
-	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
-	if (fd < 0)
-		return -errno;
-	if (fchmod(fd, mode) < 0) { /* whatever the umask */
-		int e = errno;
-		close(fd);
-		unlink(path);
-		return -e;
-	}
-	FILE *f = fdopen(fd, "w");
-	if (!f) {
-		int e = errno;
-		close(fd);
-		unlink(path);
-		return -e;
-	}
-	int ok = private_key ? PEM_write_PKCS8PrivateKey(f, k, NULL, NULL, 0, NULL, NULL) : PEM_write_PUBKEY(f, k);
-	if (fclose(f) != 0 || !ok) {
-		unlink(path);
-		return -EIO;
-	}
-	return 0;
-}
+#include "evidence/evidence.h"
 
 int cmd_keygen(int argc, char **argv)
 {
@@ -77,18 +47,18 @@ int cmd_keygen(int argc, char **argv)
 		fprintf(stderr, "sandprobe: keygen: %s or %s already exists; not overwriting\n", key, pub);
 		return SP_EXIT_USAGE;
 	}
-	EVP_PKEY *k = EVP_PKEY_Q_keygen(NULL, NULL, "ED25519");
+	void *k = sp_ev_keygen();
 	if (!k) {
 		fprintf(stderr, "sandprobe: keygen: cannot generate an Ed25519 key\n");
 		return SP_EXIT_INTERNAL;
 	}
-	int r = write_pem(key, 0600, k, 1);
+	int r = sp_ev_pem_write(key, 0600, k, true);
 	if (r == 0) {
-		r = write_pem(pub, 0644, k, 0);
+		r = sp_ev_pem_write(pub, 0644, k, false);
 		if (r < 0)
 			unlink(key);
 	}
-	EVP_PKEY_free(k);
+	sp_pubkey_free(k);
 	if (r < 0) {
 		fprintf(stderr, "sandprobe: keygen: cannot write %s: %s\n", r == -EEXIST ? key : prefix, strerror(-r));
 		return r == -EEXIST || r == -ENOENT || r == -EACCES ? SP_EXIT_USAGE : SP_EXIT_INTERNAL;

@@ -7,7 +7,6 @@
 #include <fcntl.h>
 #include <openssl/evp.h>
 #include <openssl/pem.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -16,16 +15,6 @@
 #include "core/util.h"
 
 #define HASH_CHUNK (1024 * 1024)
-
-static int mmsg(char *msg, size_t msgsz, const char *fmt, ...) SP_PRINTF(3, 4);
-static int mmsg(char *msg, size_t msgsz, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(msg, msgsz, fmt, ap);
-	va_end(ap);
-	return -1;
-}
 
 /* ---- SHA-256 ----------------------------------------------------------- */
 void sp_ev_sha256_init(sp_ev_sha256 *h)
@@ -134,36 +123,36 @@ int sp_ev_manifest_parse(sp_ev_manifest *m, const char *buf, size_t len, char *m
 	size_t pos = 0, cap = 0;
 	unsigned line = 0;
 	if (len == 0)
-		return mmsg(msg, msgsz, "MANIFEST is empty");
+		return sp_ev_msg(msg, msgsz, "MANIFEST is empty");
 	while (pos < len) {
 		line++;
 		const char *s = buf + pos;
 		const char *nl = memchr(s, '\n', len - pos);
 		if (!nl) {
 			sp_ev_manifest_free(m);
-			return mmsg(msg, msgsz, "MANIFEST line %u: truncated (no newline)", line);
+			return sp_ev_msg(msg, msgsz, "MANIFEST line %u: truncated (no newline)", line);
 		}
 		size_t l = (size_t)(nl - s);
 		pos += l + 1;
 		if (l < 67 || s[64] != ' ' || s[65] != ' ' || !sp_ev_is_hex(s, 64, 64)) {
 			sp_ev_manifest_free(m);
-			return mmsg(msg, msgsz, "MANIFEST line %u: not '<64 lowercase hex>  <path>'", line);
+			return sp_ev_msg(msg, msgsz, "MANIFEST line %u: not '<64 lowercase hex>  <path>'", line);
 		}
 		const char *p = s + 66;
 		size_t pl = l - 66;
 		if (!path_ok(p, pl) || memchr(p, '\0', pl)) {
 			sp_ev_manifest_free(m);
-			return mmsg(msg, msgsz, "MANIFEST line %u: path is not a plain relative path", line);
+			return sp_ev_msg(msg, msgsz, "MANIFEST line %u: path is not a plain relative path", line);
 		}
 		char *path = sp_xstrndup(p, pl);
 		if (!strcmp(path, "MANIFEST") || !strcmp(path, "MANIFEST.sig") || !strcmp(path, "verify.out")) {
-			int r = mmsg(msg, msgsz, "MANIFEST line %u: %s must not be listed", line, path);
+			int r = sp_ev_msg(msg, msgsz, "MANIFEST line %u: %s must not be listed", line, path);
 			free(path);
 			sp_ev_manifest_free(m);
 			return r;
 		}
 		if (m->n && strcmp(m->v[m->n - 1].path, path) >= 0) {
-			int r = mmsg(msg, msgsz, "MANIFEST line %u: %s %s", line, path,
+			int r = sp_ev_msg(msg, msgsz, "MANIFEST line %u: %s %s", line, path,
 				     strcmp(m->v[m->n - 1].path, path) ? "is out of order (not sorted by path)"
 								       : "is listed twice");
 			free(path);
@@ -192,14 +181,14 @@ static int walk(const char *root, const char *rel, char ***paths, size_t *n, siz
 {
 	_cleanup_free_ char *dpath = rel ? sp_xasprintf("%s/%s", root, rel) : sp_xstrdup(root);
 	if (depth > 8)
-		return mmsg(msg, msgsz, "%s: directories nested too deep", rel ? rel : ".");
+		return sp_ev_msg(msg, msgsz, "%s: directories nested too deep", rel ? rel : ".");
 	int fd = open(dpath, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
 	if (fd < 0)
-		return mmsg(msg, msgsz, "%s: %s", rel ? rel : dpath, strerror(errno));
+		return sp_ev_msg(msg, msgsz, "%s: %s", rel ? rel : dpath, strerror(errno));
 	_cleanup_closedir_ DIR *d = fdopendir(fd);
 	if (!d) {
 		close(fd);
-		return mmsg(msg, msgsz, "%s: %s", dpath, strerror(errno));
+		return sp_ev_msg(msg, msgsz, "%s: %s", dpath, strerror(errno));
 	}
 	struct dirent *de;
 	while ((de = readdir(d))) {
@@ -211,7 +200,7 @@ static int walk(const char *root, const char *rel, char ***paths, size_t *n, siz
 		_cleanup_free_ char *r = rel ? sp_xasprintf("%s/%s", rel, de->d_name) : sp_xstrdup(de->d_name);
 		struct stat st;
 		if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
-			return mmsg(msg, msgsz, "%s: %s", r, strerror(errno));
+			return sp_ev_msg(msg, msgsz, "%s: %s", r, strerror(errno));
 		if (S_ISDIR(st.st_mode)) {
 			if (walk(root, r, paths, n, cap, depth + 1, msg, msgsz) < 0)
 				return -1;
@@ -222,7 +211,7 @@ static int walk(const char *root, const char *rel, char ***paths, size_t *n, siz
 			}
 			(*paths)[(*n)++] = steal_pointer(&r);
 		} else {
-			return mmsg(msg, msgsz, "%s: not a regular file or directory (%s)", r,
+			return sp_ev_msg(msg, msgsz, "%s: not a regular file or directory (%s)", r,
 				    S_ISLNK(st.st_mode) ? "symlink" : "special file");
 		}
 	}
@@ -256,11 +245,17 @@ char *sp_ev_manifest_build(const char *dir, char *msg, size_t msgsz)
 	char *out = sp_xmalloc(cap);
 	out[0] = '\0';
 	for (size_t i = 0; i < n; i++) {
+		if (strchr(paths[i], '\n') || strchr(paths[i], '\\')) {
+			sp_ev_msg(msg, msgsz, "%s: file name not representable in MANIFEST", paths[i]);
+			free(out);
+			out = NULL;
+			break;
+		}
 		_cleanup_free_ char *p = sp_xasprintf("%s/%s", dir, paths[i]);
-		unsigned char d[32];
-		int r = sp_ev_sha256_file(p, d, NULL);
+		char hex[65];
+		int r = sp_ev_sha256_file_hex(p, hex);
 		if (r < 0) {
-			mmsg(msg, msgsz, "%s: %s", paths[i], strerror(-r));
+			sp_ev_msg(msg, msgsz, "%s: %s", paths[i], strerror(-r));
 			free(out);
 			out = NULL;
 			break;
@@ -270,9 +265,7 @@ char *sp_ev_manifest_build(const char *dir, char *msg, size_t msgsz)
 			cap *= 2;
 			out = sp_xrealloc(out, cap);
 		}
-		for (int k = 0; k < 32; k++)
-			len += (size_t)snprintf(out + len, cap - len, "%02x", d[k]);
-		len += (size_t)snprintf(out + len, cap - len, "  %s\n", paths[i]);
+		len += (size_t)snprintf(out + len, cap - len, "%s  %s\n", hex, paths[i]);
 	}
 	for (size_t i = 0; i < n; i++)
 		free(paths[i]);
@@ -281,22 +274,35 @@ char *sp_ev_manifest_build(const char *dir, char *msg, size_t msgsz)
 }
 
 /* ---- Ed25519 ----------------------------------------------------------- */
-int sp_pubkey_load(void **pkey, const char *path, char *msg, size_t msgsz)
+/* an Ed25519 key from a PEM file, named by the flag that gave it */
+static int load_ed25519(void **pkey, const char *path, bool private_key, char *msg, size_t msgsz)
 {
+	const char *flag = private_key ? "--sign-key" : "--pubkey";
 	*pkey = NULL;
 	FILE *f = fopen(path, "re");
 	if (!f)
-		return mmsg(msg, msgsz, "--pubkey %s: %s", path, strerror(errno));
-	EVP_PKEY *k = PEM_read_PUBKEY(f, NULL, NULL, NULL);
+		return sp_ev_msg(msg, msgsz, "%s %s: %s", flag, path, strerror(errno));
+	EVP_PKEY *k = private_key ? PEM_read_PrivateKey(f, NULL, NULL, NULL) : PEM_read_PUBKEY(f, NULL, NULL, NULL);
 	fclose(f);
 	if (!k)
-		return mmsg(msg, msgsz, "--pubkey %s: not a PEM public key", path);
-	if (EVP_PKEY_id(k) != EVP_PKEY_ED25519) {
+		return sp_ev_msg(msg, msgsz, "%s %s: not a PEM %s key", flag, path, private_key ? "private" : "public");
+	if (EVP_PKEY_get_id(k) != EVP_PKEY_ED25519) {
 		EVP_PKEY_free(k);
-		return mmsg(msg, msgsz, "--pubkey %s: not an Ed25519 key", path);
+		return sp_ev_msg(msg, msgsz, "%s %s: not an Ed25519 key%s", flag, path,
+				 private_key ? " (make one with 'sandprobe keygen')" : "");
 	}
 	*pkey = k;
 	return 0;
+}
+
+int sp_pubkey_load(void **pkey, const char *path, char *msg, size_t msgsz)
+{
+	return load_ed25519(pkey, path, false, msg, msgsz);
+}
+
+int sp_privkey_load(void **pkey, const char *path, char *msg, size_t msgsz)
+{
+	return load_ed25519(pkey, path, true, msg, msgsz);
 }
 
 void sp_pubkey_free(void *pkey)
@@ -311,7 +317,7 @@ int sp_sig_verify(void *pkey, const void *data, size_t len, const char *sig_b64,
 	if (siglen && sig_b64[siglen - 1] == '\n')
 		siglen--;
 	if (siglen != 88) {
-		mmsg(msg, msgsz, "MANIFEST.sig is not one line of base64 of a 64-byte signature");
+		sp_ev_msg(msg, msgsz, "MANIFEST.sig is not one line of base64 of a 64-byte signature");
 		return 0;
 	}
 	for (size_t i = 0; i < siglen; i++) {
@@ -319,7 +325,7 @@ int sp_sig_verify(void *pkey, const void *data, size_t len, const char *sig_b64,
 		if (!((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '+' ||
 		      c == '/' || (c == '=' && i >= 86)))
 			{
-				mmsg(msg, msgsz, "MANIFEST.sig: invalid base64 character at offset %zu", i);
+				sp_ev_msg(msg, msgsz, "MANIFEST.sig: invalid base64 character at offset %zu", i);
 				return 0;
 			}
 	}
@@ -327,18 +333,18 @@ int sp_sig_verify(void *pkey, const void *data, size_t len, const char *sig_b64,
 	int n = EVP_DecodeBlock(raw, (const unsigned char *)sig_b64, (int)siglen);
 	/* EVP_DecodeBlock counts padding bytes: 88 chars with "==" -> 66 */
 	if (n != 66 || sig_b64[86] != '=' || sig_b64[87] != '=') {
-		mmsg(msg, msgsz, "MANIFEST.sig does not decode to 64 bytes");
+		sp_ev_msg(msg, msgsz, "MANIFEST.sig does not decode to 64 bytes");
 		return 0;
 	}
 	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
 	if (!ctx) {
-		mmsg(msg, msgsz, "openssl: out of memory");
+		sp_ev_msg(msg, msgsz, "openssl: out of memory");
 		return 0;
 	}
 	int ok = EVP_DigestVerifyInit(ctx, NULL, NULL, NULL, pkey) == 1 &&
 		 EVP_DigestVerify(ctx, raw, 64, data, len) == 1;
 	EVP_MD_CTX_free(ctx);
 	if (!ok)
-		mmsg(msg, msgsz, "Ed25519 signature of MANIFEST does not verify with the given public key");
+		sp_ev_msg(msg, msgsz, "Ed25519 signature of MANIFEST does not verify with the given public key");
 	return ok ? 1 : 0;
 }

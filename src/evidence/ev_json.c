@@ -6,7 +6,6 @@
 #include <fcntl.h>
 #include <jansson.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -15,31 +14,21 @@
 
 #define JSON_MAX (64 * 1024 * 1024)
 
-static int jmsg(char *msg, size_t msgsz, const char *fmt, ...) SP_PRINTF(3, 4);
-static int jmsg(char *msg, size_t msgsz, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(msg, msgsz, fmt, ap);
-	va_end(ap);
-	return -1;
-}
-
 static json_t *parse(const char *buf, size_t len, char *msg, size_t msgsz)
 {
 	json_error_t je;
 	if (len == 0) {
-		jmsg(msg, msgsz, "empty file");
+		sp_ev_msg(msg, msgsz, "empty file");
 		return NULL;
 	}
 	json_t *j = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &je);
 	if (!j) {
-		jmsg(msg, msgsz, "line %d: %s", je.line, je.text);
+		sp_ev_msg(msg, msgsz, "line %d: %s", je.line, je.text);
 		return NULL;
 	}
 	if (!json_is_object(j)) {
 		json_decref(j);
-		jmsg(msg, msgsz, "top level is not an object");
+		sp_ev_msg(msg, msgsz, "top level is not an object");
 		return NULL;
 	}
 	return j;
@@ -50,7 +39,7 @@ static char *load(const char *path, sp_ev_sha256 *hash, size_t *len, char *msg, 
 	int e = 0;
 	char *buf = sp_ev_read_all(path, JSON_MAX, len, &e);
 	if (!buf) {
-		jmsg(msg, msgsz, "%s", e == EFBIG ? "larger than 64 MiB" : sp_ev_strerror(e));
+		sp_ev_msg(msg, msgsz, "%s", e == EFBIG ? "larger than 64 MiB" : sp_ev_strerror(e));
 		return NULL;
 	}
 	if (hash) {
@@ -95,11 +84,11 @@ int sp_inventory_parse(sp_inventory *inv, const char *buf, size_t len, char *msg
 	int rc = -1;
 	json_t *schema = json_object_get(j, "schema"), *res = json_object_get(j, "resources");
 	if (!json_is_string(schema) || strcmp(json_string_value(schema), SP_INVENTORY_SCHEMA)) {
-		jmsg(msg, msgsz, "field schema: not %s", SP_INVENTORY_SCHEMA);
+		sp_ev_msg(msg, msgsz, "field schema: not %s", SP_INVENTORY_SCHEMA);
 		goto out;
 	}
 	if (!json_is_array(res)) {
-		jmsg(msg, msgsz, "field resources: not an array");
+		sp_ev_msg(msg, msgsz, "field resources: not an array");
 		goto out;
 	}
 	size_t n = json_array_size(res);
@@ -107,7 +96,7 @@ int sp_inventory_parse(sp_inventory *inv, const char *buf, size_t len, char *msg
 	for (size_t i = 0; i < n; i++) {
 		json_t *e = json_array_get(res, i), *t = json_object_get(e, "type"), *id = json_object_get(e, "id");
 		if (!json_is_object(e) || !jtext(t) || !jtext(id)) {
-			jmsg(msg, msgsz, "resources[%zu]: not an object with non-empty string type and id", i);
+			sp_ev_msg(msg, msgsz, "resources[%zu]: not an object with non-empty string type and id", i);
 			goto out;
 		}
 		inv->v[inv->n].type = sp_xstrdup(json_string_value(t));
@@ -151,12 +140,12 @@ bool sp_inventory_equal(const sp_inventory *a, const sp_inventory *b, char *msg,
 	while (i < a->n || j < b->n) {
 		int c = i == a->n ? 1 : j == b->n ? -1 : res_cmp(&a->v[i], &b->v[j]);
 		if (c < 0) {
-			jmsg(msg, msgsz, "%s %s is in the start inventory but not in the final one", a->v[i].type,
+			sp_ev_msg(msg, msgsz, "%s %s is in the start inventory but not in the final one", a->v[i].type,
 			     a->v[i].id);
 			return false;
 		}
 		if (c > 0) {
-			jmsg(msg, msgsz, "%s %s is left in the final inventory (not in the start one)",
+			sp_ev_msg(msg, msgsz, "%s %s is left in the final inventory (not in the start one)",
 			     b->v[j].type, b->v[j].id);
 			return false;
 		}
@@ -181,7 +170,7 @@ static int get_num(json_t *o, const char *k, double *out, char *msg, size_t msgs
 {
 	json_t *v = json_object_get(o, k);
 	if (!json_is_number(v) || json_number_value(v) < 0 || !isfinite(json_number_value(v)))
-		return jmsg(msg, msgsz, "field %s: missing or not a non-negative number", k);
+		return sp_ev_msg(msg, msgsz, "field %s: missing or not a non-negative number", k);
 	*out = json_number_value(v);
 	return 0;
 }
@@ -190,7 +179,7 @@ static int get_int(json_t *o, const char *pfx, const char *k, long long *out, ch
 {
 	json_t *v = json_object_get(o, k);
 	if (!json_is_integer(v) || json_integer_value(v) < 0)
-		return jmsg(msg, msgsz, "field %s%s: missing or not a non-negative integer", pfx, k);
+		return sp_ev_msg(msg, msgsz, "field %s%s: missing or not a non-negative integer", pfx, k);
 	*out = json_integer_value(v);
 	return 0;
 }
@@ -199,14 +188,14 @@ static int get_str(json_t *o, const char *k, char **out, const char *const *allo
 {
 	json_t *v = json_object_get(o, k);
 	if (!jtext(v))
-		return jmsg(msg, msgsz, "field %s: missing or not a non-empty string", k);
+		return sp_ev_msg(msg, msgsz, "field %s: missing or not a non-empty string", k);
 	if (allowed) {
 		bool found = false;
 		for (size_t i = 0; allowed[i]; i++)
 			if (!strcmp(allowed[i], json_string_value(v)))
 				found = true;
 		if (!found)
-			return jmsg(msg, msgsz, "field %s: '%.40s' is not an allowed value", k, json_string_value(v));
+			return sp_ev_msg(msg, msgsz, "field %s: '%.40s' is not an allowed value", k, json_string_value(v));
 	}
 	*out = sp_xstrdup(json_string_value(v));
 	return 0;
@@ -223,7 +212,7 @@ int sp_summary_parse(sp_summary *s, const char *buf, size_t len, char *msg, size
 	int rc = -1;
 	json_t *schema = json_object_get(j, "schema"), *ops = json_object_get(j, "operations");
 	if (!json_is_string(schema) || strcmp(json_string_value(schema), SP_SUMMARY_SCHEMA)) {
-		jmsg(msg, msgsz, "field schema: not %s", SP_SUMMARY_SCHEMA);
+		sp_ev_msg(msg, msgsz, "field schema: not %s", SP_SUMMARY_SCHEMA);
 		goto out;
 	}
 	if (get_str(j, "run_id", &s->run_id, NULL, msg, msgsz) < 0 ||
@@ -236,7 +225,7 @@ int sp_summary_parse(sp_summary *s, const char *buf, size_t len, char *msg, size
 	    get_num(j, "warmup_end_s", &s->warmup_end_s, msg, msgsz) < 0)
 		goto out;
 	if (!json_is_object(ops)) {
-		jmsg(msg, msgsz, "field operations: missing or not an object");
+		sp_ev_msg(msg, msgsz, "field operations: missing or not an object");
 		goto out;
 	}
 	if (get_int(ops, "operations.", "total", &s->ops_total, msg, msgsz) < 0 ||
@@ -293,19 +282,19 @@ int sp_baseline_load(sp_baseline *b, const char *path, char *msg, size_t msgsz)
 	memset(b, 0, sizeof *b);
 	_cleanup_free_ char *buf = load(path, NULL, &len, inner, sizeof inner);
 	if (!buf)
-		return jmsg(msg, msgsz, "%s: %s", path, inner);
+		return sp_ev_msg(msg, msgsz, "%s: %s", path, inner);
 	json_t *j = parse(buf, len, inner, sizeof inner);
 	if (!j)
-		return jmsg(msg, msgsz, "%s: %s", path, inner);
+		return sp_ev_msg(msg, msgsz, "%s: %s", path, inner);
 	int rc = -1;
 	json_t *schema = json_object_get(j, "schema"), *sc = json_object_get(j, "scenarios"),
 	       *rid = json_object_get(j, "run_id");
 	if (!json_is_string(schema) || strcmp(json_string_value(schema), SP_BASELINE_SCHEMA)) {
-		jmsg(msg, msgsz, "%s: field schema: not %s", path, SP_BASELINE_SCHEMA);
+		sp_ev_msg(msg, msgsz, "%s: field schema: not %s", path, SP_BASELINE_SCHEMA);
 		goto out;
 	}
 	if (!json_is_object(sc) || json_object_size(sc) == 0) {
-		jmsg(msg, msgsz, "%s: field scenarios: missing, empty or not an object", path);
+		sp_ev_msg(msg, msgsz, "%s: field scenarios: missing, empty or not an object", path);
 		goto out;
 	}
 	b->run_id = sp_xstrdup(json_is_string(rid) ? json_string_value(rid) : "");
@@ -319,14 +308,14 @@ int sp_baseline_load(sp_baseline *b, const char *path, char *msg, size_t msgsz)
 		const char *q[3] = {"p50", "p95", "p99"};
 		double *qv[3] = {&be->p50, &be->p95, &be->p99};
 		if (!json_is_integer(cnt) || json_integer_value(cnt) < 1) {
-			jmsg(msg, msgsz, "%s: scenarios.%s.count: missing or not a positive integer", path, key);
+			sp_ev_msg(msg, msgsz, "%s: scenarios.%s.count: missing or not a positive integer", path, key);
 			goto out;
 		}
 		be->count = (unsigned long long)json_integer_value(cnt);
 		for (int k = 0; k < 3; k++) {
 			json_t *v = json_object_get(e, q[k]);
 			if (!json_is_number(v) || json_number_value(v) < 0 || !isfinite(json_number_value(v))) {
-				jmsg(msg, msgsz, "%s: scenarios.%s.%s: missing or not a non-negative number", path,
+				sp_ev_msg(msg, msgsz, "%s: scenarios.%s.%s: missing or not a non-negative number", path,
 				     key, q[k]);
 				goto out;
 			}

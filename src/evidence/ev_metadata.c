@@ -4,7 +4,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -12,16 +11,6 @@
 #include "core/util.h"
 
 #define META_MAX (1024 * 1024)
-
-static int kmsg(char *msg, size_t msgsz, const char *fmt, ...) SP_PRINTF(3, 4);
-static int kmsg(char *msg, size_t msgsz, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(msg, msgsz, fmt, ap);
-	va_end(ap);
-	return -1;
-}
 
 static bool key_ok(const char *k, size_t n)
 {
@@ -45,7 +34,24 @@ void sp_kv_free(sp_kv *kv, size_t n)
 	free(kv);
 }
 
+static void why_set(sp_kv_why *why, enum sp_kv_fail code, unsigned line, const char *key, size_t kl)
+{
+	if (!why)
+		return;
+	why->code = code;
+	why->line = line;
+	if (kl >= sizeof why->key)
+		kl = sizeof why->key - 1;
+	memcpy(why->key, key, kl);
+	why->key[kl] = '\0';
+}
+
 int sp_kv_parse_buf(const char *buf, size_t len, sp_kv **out, size_t *nout, char *msg, size_t msgsz)
+{
+	return sp_kv_parse_why(buf, len, out, nout, msg, msgsz, NULL);
+}
+
+int sp_kv_parse_why(const char *buf, size_t len, sp_kv **out, size_t *nout, char *msg, size_t msgsz, sp_kv_why *why)
 {
 	sp_kv *kv = NULL;
 	size_t n = 0;
@@ -53,49 +59,64 @@ int sp_kv_parse_buf(const char *buf, size_t len, sp_kv **out, size_t *nout, char
 	size_t pos = 0;
 	*out = NULL;
 	*nout = 0;
-	if (len == 0)
-		return kmsg(msg, msgsz, "empty file");
-	if (memchr(buf, '\0', len))
-		return kmsg(msg, msgsz, "contains a NUL byte");
+	if (len == 0) {
+		why_set(why, SP_KVF_EMPTY, 0, "", 0);
+		return sp_ev_msg(msg, msgsz, "empty file");
+	}
+	if (memchr(buf, '\0', len)) {
+		const char *z = memchr(buf, '\0', len);
+		unsigned zl = 1;
+		for (const char *q = buf; q < z; q++)
+			zl += *q == '\n';
+		why_set(why, SP_KVF_NUL, zl, "", 0);
+		return sp_ev_msg(msg, msgsz, "contains a NUL byte");
+	}
 	while (pos < len) {
 		line++;
 		const char *s = buf + pos;
 		const char *nl = memchr(s, '\n', len - pos);
 		if (!nl) {
 			sp_kv_free(kv, n);
-			return kmsg(msg, msgsz, "line %u: truncated (no newline at the end of the file)", line);
+			why_set(why, SP_KVF_TRUNCATED, line, "", 0);
+			return sp_ev_msg(msg, msgsz, "line %u: truncated (no newline at the end of the file)", line);
 		}
 		size_t l = (size_t)(nl - s);
 		pos += l + 1;
 		if (l >= SP_EV_MAX_LINE) {
 			sp_kv_free(kv, n);
-			return kmsg(msg, msgsz, "line %u: longer than %d bytes", line, SP_EV_MAX_LINE);
+			why_set(why, SP_KVF_LONG, line, "", 0);
+			return sp_ev_msg(msg, msgsz, "line %u: longer than %d bytes", line, SP_EV_MAX_LINE);
 		}
 		const char *eq = memchr(s, '=', l);
 		if (!eq) {
 			sp_kv_free(kv, n);
-			return kmsg(msg, msgsz, "line %u: not key=value", line);
+			why_set(why, SP_KVF_SYNTAX, line, "", 0);
+			return sp_ev_msg(msg, msgsz, "line %u: not key=value", line);
 		}
 		size_t kl = (size_t)(eq - s), vl = l - kl - 1;
 		if (!key_ok(s, kl)) {
 			sp_kv_free(kv, n);
-			return kmsg(msg, msgsz, "line %u: invalid key '%.*s'", line, (int)(kl > 40 ? 40 : kl), s);
+			why_set(why, kl ? SP_KVF_KEY : SP_KVF_SYNTAX, line, s, kl);
+			return sp_ev_msg(msg, msgsz, "line %u: invalid key '%.*s'", line, (int)(kl > 40 ? 40 : kl), s);
 		}
 		for (size_t i = 0; i < vl; i++) {
 			unsigned char c = (unsigned char)eq[1 + i];
 			if (c < 0x20 || c == 0x7f) {
 				sp_kv_free(kv, n);
-				return kmsg(msg, msgsz, "line %u: key %.*s: control character in the value", line,
+				why_set(why, SP_KVF_VALUE, line, s, kl);
+				return sp_ev_msg(msg, msgsz, "line %u: key %.*s: control character in the value", line,
 					    (int)kl, s);
 			}
 		}
 		if (vl && !sp_ev_is_text(eq + 1, vl)) {
 			sp_kv_free(kv, n);
-			return kmsg(msg, msgsz, "line %u: key %.*s: value is not valid UTF-8", line, (int)kl, s);
+			why_set(why, SP_KVF_VALUE, line, s, kl);
+			return sp_ev_msg(msg, msgsz, "line %u: key %.*s: value is not valid UTF-8", line, (int)kl, s);
 		}
 		for (size_t i = 0; i < n; i++)
 			if (strlen(kv[i].key) == kl && !memcmp(kv[i].key, s, kl)) {
-				int r = kmsg(msg, msgsz, "line %u: key %s given twice (first on line %u)", line,
+				why_set(why, SP_KVF_DUP, line, s, kl);
+				int r = sp_ev_msg(msg, msgsz, "line %u: key %s given twice (first on line %u)", line,
 					     kv[i].key, kv[i].line);
 				sp_kv_free(kv, n);
 				return r;
@@ -206,12 +227,12 @@ static int split_list(const sp_kv *kv, bool faults, char ***out, size_t *nout, c
 			for (size_t i = 0; i < n; i++)
 				free(list[i]);
 			free(list);
-			return kmsg(msg, msgsz, "line %u: key %s: '%.*s' is not a %s", kv->line, kv->key,
+			return sp_ev_msg(msg, msgsz, "line %u: key %s: '%.*s' is not a %s", kv->line, kv->key,
 				    (int)(l > 40 ? 40 : l), p, faults ? "fault id F01..F99 (or 'none')" : "scenario id");
 		}
 		for (size_t i = 0; i < n; i++)
 			if (strlen(list[i]) == l && !memcmp(list[i], p, l)) {
-				int r = kmsg(msg, msgsz, "line %u: key %s: '%s' listed twice", kv->line, kv->key,
+				int r = sp_ev_msg(msg, msgsz, "line %u: key %s: '%s' listed twice", kv->line, kv->key,
 					     list[i]);
 				for (size_t j = 0; j < n; j++)
 					free(list[j]);
@@ -253,17 +274,17 @@ int sp_meta_parse_buf(sp_meta *m, const char *buf, size_t len, char *msg, size_t
 	const sp_kv *sk = kv_find(m, "schema");
 	if (!sk) {
 		*kind = "schema";
-		return kmsg(msg, msgsz, "required key schema missing");
+		return sp_ev_msg(msg, msgsz, "required key schema missing");
 	}
 	if (strcmp(sk->value, SP_EVIDENCE_SCHEMA)) {
 		*kind = "schema";
-		return kmsg(msg, msgsz, "line %u: unknown schema '%.60s' (want %s)", sk->line, sk->value,
+		return sp_ev_msg(msg, msgsz, "line %u: unknown schema '%.60s' (want %s)", sk->line, sk->value,
 			    SP_EVIDENCE_SCHEMA);
 	}
 	for (size_t i = 0; i < SP_ARRAY_SIZE(required); i++) {
 		const sp_kv *kv = kv_find(m, required[i].key);
 		if (!kv)
-			return kmsg(msg, msgsz, "required key %s missing", required[i].key);
+			return sp_ev_msg(msg, msgsz, "required key %s missing", required[i].key);
 		const char *v = kv->value;
 		size_t vl = strlen(v);
 		double d = 0;
@@ -316,11 +337,11 @@ int sp_meta_parse_buf(sp_meta *m, const char *buf, size_t len, char *msg, size_t
 			break;
 		}
 		if (want)
-			return kmsg(msg, msgsz, "line %u: key %s: '%.40s' is not %s", kv->line, kv->key, v, want);
+			return sp_ev_msg(msg, msgsz, "line %u: key %s: '%.40s' is not %s", kv->line, kv->key, v, want);
 	}
 	const sp_kv *skv = kv_find(m, "scenarios"), *fkv = kv_find(m, "faults");
 	if (!skv || !fkv)
-		return kmsg(msg, msgsz, "required key scenarios or faults missing");
+		return sp_ev_msg(msg, msgsz, "required key scenarios or faults missing");
 	if (split_list(skv, false, &m->scenarios, &m->nscenarios, msg, msgsz) < 0)
 		return -1;
 	if (split_list(fkv, true, &m->faults, &m->nfaults, msg, msgsz) < 0)
@@ -356,7 +377,7 @@ int sp_meta_load(sp_meta *m, const char *dir, sp_ev_sha256 *hash, char *msg, siz
 	_cleanup_free_ char *buf = sp_ev_read_all(path, META_MAX, &len, &e);
 	if (!buf) {
 		*kind = e == EFBIG ? "keys" : "present";
-		return kmsg(msg, msgsz, "metadata.txt: %s", e == EFBIG ? "larger than 1 MiB" : sp_ev_strerror(e));
+		return sp_ev_msg(msg, msgsz, "metadata.txt: %s", e == EFBIG ? "larger than 1 MiB" : sp_ev_strerror(e));
 	}
 	if (hash) {
 		sp_ev_sha256_init(hash);
@@ -365,7 +386,7 @@ int sp_meta_load(sp_meta *m, const char *dir, sp_ev_sha256 *hash, char *msg, siz
 	}
 	char inner[400];
 	if (sp_meta_parse_buf(m, buf, len, inner, sizeof inner, kind) < 0) {
-		kmsg(msg, msgsz, "metadata.txt: %s", inner);
+		sp_ev_msg(msg, msgsz, "metadata.txt: %s", inner);
 		return -1;
 	}
 	return 0;

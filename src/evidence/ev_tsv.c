@@ -310,7 +310,17 @@ static int rerr(sp_rows *r, enum sp_ev_err e, const char *fmt, ...)
 	vsnprintf(r->msg + n, sizeof r->msg - (size_t)n, fmt, ap);
 	va_end(ap);
 	r->err = e;
+	r->why = SP_RW_OTHER;
 	return -1;
+}
+
+/* the structured side of the last rerr (see sp_rows.why) */
+static int rwhy(sp_rows *r, enum sp_rows_why why, size_t n, const char *name, int rc)
+{
+	r->why = why;
+	r->why_n = n;
+	snprintf(r->why_name, sizeof r->why_name, "%s", name ? name : "");
+	return rc;
 }
 
 /* next line (without its newline) into line and len: 1, 0 at EOF, -1 error */
@@ -350,7 +360,7 @@ static int next_line(sp_rows *r, char **line, size_t *len)
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
-			return rerr(r, SP_EVE_IO, "read: %s", strerror(errno));
+			return rwhy(r, SP_RW_IO, (size_t)errno, NULL, rerr(r, SP_EVE_IO, "read: %s", strerror(errno)));
 		}
 		if (n == 0) {
 			r->eof = true;
@@ -409,7 +419,7 @@ int sp_rows_open_fd(sp_rows *r, int fd, enum sp_ev_file kind, sp_ev_sha256 *hash
 	size_t len, nf;
 	int rc = next_line(r, &line, &len);
 	if (rc == 0) {
-		rerr(r, SP_EVE_PRESENT, "empty file (no header row)");
+		rwhy(r, SP_RW_NOHEADER, 0, NULL, rerr(r, SP_EVE_PRESENT, "empty file (no header row)"));
 		goto fail;
 	}
 	if (rc < 0) {
@@ -426,12 +436,14 @@ int sp_rows_open_fd(sp_rows *r, int fd, enum sp_ev_file kind, sp_ev_sha256 *hash
 	for (size_t i = 0; i < nf; i++) {
 		r->hdr[i] = r->f[i];
 		if (!r->flen[i]) {
-			rerr(r, SP_EVE_COLUMNS, "header column %zu is empty", i + 1);
+			rwhy(r, nf == 1 ? SP_RW_NOHEADER : SP_RW_EMPTY_COL, i + 1, NULL,
+			     rerr(r, SP_EVE_COLUMNS, "header column %zu is empty", i + 1));
 			goto fail;
 		}
 		for (size_t j = 0; j < i; j++)
 			if (!strcmp(r->hdr[i], r->hdr[j])) {
-				rerr(r, SP_EVE_COLUMNS, "column '%s' appears twice in the header", r->hdr[i]);
+				rwhy(r, SP_RW_DUP_COL, i + 1, r->hdr[i],
+				     rerr(r, SP_EVE_COLUMNS, "column '%s' appears twice in the header", r->hdr[i]));
 				goto fail;
 			}
 	}
@@ -442,7 +454,8 @@ int sp_rows_open_fd(sp_rows *r, int fd, enum sp_ev_file kind, sp_ev_sha256 *hash
 			if (!strcmp(r->hdr[i], cols[c]))
 				r->col[c] = (int)i;
 		if (r->col[c] < 0) {
-			rerr(r, SP_EVE_COLUMNS, "required column '%s' missing from the header", cols[c]);
+			rwhy(r, SP_RW_MISSING_COL, c, cols[c],
+			     rerr(r, SP_EVE_COLUMNS, "required column '%s' missing from the header", cols[c]));
 			goto fail;
 		}
 	}
@@ -476,7 +489,7 @@ int sp_rows_open(sp_rows *r, const char *dir, enum sp_ev_file kind, sp_ev_sha256
 		memset(r, 0, sizeof *r);
 		r->kind = kind;
 		r->fd = -1;
-		return rerr(r, SP_EVE_PRESENT, "%s", sp_ev_strerror(-fd));
+		return rwhy(r, SP_RW_OPEN, (size_t)-fd, NULL, rerr(r, SP_EVE_PRESENT, "%s", sp_ev_strerror(-fd)));
 	}
 	return sp_rows_open_fd(r, fd, kind, hash);
 }
@@ -491,7 +504,8 @@ int sp_rows_next_raw(sp_rows *r)
 	if (split(r, line, len, &nf) < 0)
 		return -1;
 	if (nf != r->ncols)
-		return rerr(r, SP_EVE_TYPES, "%zu fields, the header has %zu", nf, r->ncols);
+		return rwhy(r, nf == 1 && !r->flen[0] ? SP_RW_EMPTY_LINE : SP_RW_FIELDS, nf, NULL,
+			    rerr(r, SP_EVE_TYPES, "%zu fields, the header has %zu", nf, r->ncols));
 	return 1;
 }
 

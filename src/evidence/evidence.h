@@ -35,6 +35,9 @@
 /* logs/ files: 64 KiB plus the "[... N bytes elided ...]" line */
 #define SP_EV_MAX_LOG (65536 + 128)
 
+/* vsnprintf into msg; returns -1 (the parsers' error return) */
+int sp_ev_msg(char *msg, size_t msgsz, const char *fmt, ...) SP_PRINTF(3, 4);
+
 /* ---- values ----------------------------------------------------------- */
 /* Non-negative decimal "123" or "12.345" (no sign, exponent, inf or nan).
  * 0 on success, -1 when s is not one. */
@@ -85,6 +88,15 @@ typedef struct sp_ev_sha256 sp_ev_sha256;
 /* Generic key=value parser (one key once, "key=value" per line, newline at
  * the end). 0, or -1 with msg ("line N: ..."). */
 int sp_kv_parse_buf(const char *buf, size_t len, sp_kv **out, size_t *n, char *msg, size_t msgsz);
+/* The same, also saying why it failed for callers that word their own
+ * messages (why may be NULL; key is the offending key, cut to 63 bytes). */
+enum sp_kv_fail { SP_KVF_EMPTY, SP_KVF_NUL, SP_KVF_TRUNCATED, SP_KVF_LONG, SP_KVF_SYNTAX, SP_KVF_KEY, SP_KVF_VALUE, SP_KVF_DUP };
+typedef struct sp_kv_why {
+	enum sp_kv_fail code;
+	unsigned line;
+	char key[64];
+} sp_kv_why;
+int sp_kv_parse_why(const char *buf, size_t len, sp_kv **out, size_t *n, char *msg, size_t msgsz, sp_kv_why *why);
 const char *sp_kv_get(const sp_kv *kv, size_t n, const char *key);
 void sp_kv_free(sp_kv *kv, size_t n);
 
@@ -141,6 +153,20 @@ const char *sp_ev_counter_name(enum sp_ev_counter c);
 #define SP_EV_MAX_COLS 128
 #define SP_EV_MAX_EXTRA 64
 
+/* what went wrong, for callers that word their own messages (the report) */
+enum sp_rows_why {
+	SP_RW_NONE,
+	SP_RW_OTHER,       /* msg says it */
+	SP_RW_OPEN,        /* why_n: errno of opening the file */
+	SP_RW_IO,          /* why_n: errno of a read */
+	SP_RW_NOHEADER,    /* empty file or empty first line */
+	SP_RW_EMPTY_COL,   /* why_n: 1-based header column */
+	SP_RW_DUP_COL,     /* why_name: the column */
+	SP_RW_MISSING_COL, /* why_name: the required column */
+	SP_RW_FIELDS,      /* why_n: fields of the row (ncols in the header) */
+	SP_RW_EMPTY_LINE,
+};
+
 /* Streaming row reader: fixed buffer, one row at a time. */
 typedef struct sp_rows {
 	enum sp_ev_file kind;
@@ -161,6 +187,9 @@ typedef struct sp_rows {
 	sp_ev_sha256 *hash;
 	enum sp_ev_err err;
 	char msg[512];
+	enum sp_rows_why why; /* with err: why_n / why_name as the enum says */
+	size_t why_n;
+	char why_name[64]; /* cut to 63 bytes */
 } sp_rows;
 
 /* Open dir/<file>, read and check its header. hash (may be NULL) receives
@@ -278,6 +307,22 @@ void sp_pubkey_free(void *pkey);
 /* 1 valid, 0 invalid (msg says why) */
 int sp_sig_verify(void *pkey, const void *data, size_t len, const char *sig_b64, size_t siglen, char *msg,
 		  size_t msgsz);
+
+/* ---- the writing side (ev_write.c: soak and keygen) -------------------- */
+/* n bytes as 2n lowercase hex digits and a NUL */
+void sp_ev_hex(const unsigned char *d, size_t n, char *out);
+/* sp_ev_sha256_file as 64 hex digits; 0 or -errno */
+int sp_ev_sha256_file_hex(const char *path, char hex[65]);
+/* Ed25519 signature of data as MANIFEST.sig holds it: one line of base64
+ * (88 characters and a newline, NUL-terminated); 0 or -1. */
+int sp_ev_sign(void *pkey, const void *data, size_t len, char sig_b64[90], size_t *siglen);
+/* Ed25519 private key (PEM PKCS#8) for --sign-key: 0 or -1 with msg. */
+int sp_privkey_load(void **pkey, const char *path, char *msg, size_t msgsz);
+/* a new Ed25519 key pair (free with sp_pubkey_free), NULL on failure */
+void *sp_ev_keygen(void);
+/* PEM file (private: PKCS#8) created with exactly mode, never over an
+ * existing file; 0 or -errno (nothing left behind). */
+int sp_ev_pem_write(const char *path, unsigned mode, void *pkey, bool private_key);
 
 /* ---- statistics -------------------------------------------------------- */
 typedef struct sp_dvec {

@@ -26,102 +26,61 @@ static const char *shown(const char *s)
 	return buf;
 }
 
+/* A TSV file read through the evidence row reader (src/evidence/), with
+ * the report's own file:line messages. */
 typedef struct tsv {
-	FILE *f;
+	sp_rows r;
 	char *path;
-	char *line;
-	size_t cap;
 	size_t lineno;
-	char **hdr;
+	const char **hdr; /* r.hdr */
 	size_t nhdr;
-	char **fld;
+	char **fld; /* r.f: fields of the current row */
 } tsv;
 
 static void tsv_close(tsv *t)
 {
-	if (t->f)
-		fclose(t->f);
+	if (t->hdr)
+		sp_rows_close(&t->r);
 	free(t->path);
-	free(t->line);
-	free(t->hdr);
-	free(t->fld);
-	*t = (tsv){0};
+	t->path = NULL;
+	t->hdr = NULL;
 }
 
-/* split line at tabs into out (at most max fields, the rest stays joined
- * with '\0'); returns the number of fields found */
-static size_t split_tabs(char *line, char **out, size_t max)
+/* the reader's failure, worded as the report words it */
+static int tsv_fail(tsv *t, sp_error *err)
 {
-	size_t n = 0;
-	char *p = line;
-	for (;;) {
-		char *tab = strchr(p, '\t');
-		if (n < max)
-			out[n] = p;
-		n++;
-		if (!tab)
-			break;
-		*tab = '\0';
-		p = tab + 1;
+	sp_rows *r = &t->r;
+	const char *text = strstr(r->msg, ": ");
+	text = text ? text + 2 : r->msg;
+	switch (r->why) {
+	case SP_RW_OPEN:
+		return sp_usage(err, "%s: %s", t->path,
+				r->why_n == EINVAL ? "not a regular file" : strerror((int)r->why_n));
+	case SP_RW_IO: return sp_fail_errno(err, (int)r->why_n, "%s:%llu: read error", t->path, r->line + 1);
+	case SP_RW_NOHEADER: return sp_usage(err, "%s:1: missing header row", t->path);
+	case SP_RW_EMPTY_COL: return sp_usage(err, "%s:1: empty column name (column %zu)", t->path, r->why_n);
+	case SP_RW_DUP_COL: return sp_usage(err, "%s:1: duplicate column '%s'", t->path, shown(r->why_name));
+	case SP_RW_MISSING_COL: return sp_usage(err, "%s:1: missing column '%s'", t->path, shown(r->why_name));
+	case SP_RW_EMPTY_LINE: return sp_usage(err, "%s:%llu: empty line", t->path, r->line);
+	case SP_RW_FIELDS:
+		return sp_usage(err, "%s:%llu: %zu fields, the header has %zu", t->path, r->line, r->why_n, r->ncols);
+	case SP_RW_NONE:
+	case SP_RW_OTHER: break;
 	}
-	return n;
+	return sp_usage(err, "%s:%llu: %s", t->path, r->line ? r->line : 1, text);
 }
 
-/* read one line into t->line without its newline; 1, 0 at end, -1 error */
-static int read_line(tsv *t, sp_error *err)
-{
-	errno = 0;
-	ssize_t len = getline(&t->line, &t->cap, t->f);
-	if (len < 0) {
-		if (ferror(t->f))
-			return sp_fail_errno(err, errno, "%s:%zu: read error", t->path, t->lineno + 1);
-		return 0;
-	}
-	t->lineno++;
-	if ((size_t)len > MAX_LINE)
-		return sp_usage(err, "%s:%zu: line longer than %u bytes", t->path, t->lineno, MAX_LINE);
-	if (strlen(t->line) != (size_t)len)
-		return sp_usage(err, "%s:%zu: contains a NUL byte", t->path, t->lineno);
-	while (len > 0 && (t->line[len - 1] == '\n' || t->line[len - 1] == '\r'))
-		t->line[--len] = '\0';
-	return 1;
-}
-
-static int tsv_open(tsv *t, const char *dir, const char *name, sp_error *err)
+static int tsv_open(tsv *t, const char *dir, enum sp_ev_file kind, sp_error *err)
 {
 	*t = (tsv){0};
-	t->path = sp_xasprintf("%s/%s", dir, name);
-	t->f = fopen(t->path, "re");
-	if (!t->f)
-		return sp_usage(err, "%s: %s", t->path, strerror(errno));
-	int rc = read_line(t, err);
-	if (rc < 0)
-		return -1;
-	if (rc == 0 || !t->line[0])
-		return sp_usage(err, "%s:1: missing header row", t->path);
-	size_t n = 1;
-	for (const char *p = t->line; *p; p++)
-		n += *p == '\t';
-	t->hdr = sp_xcalloc(n, sizeof(char *));
-	t->nhdr = split_tabs(t->line, t->hdr, n);
-	/* the header strings live in t->line, which the next read overwrites */
-	for (size_t i = 0; i < t->nhdr; i++)
-		t->hdr[i] = sp_xstrdup(t->hdr[i]);
-	for (size_t i = 0; i < t->nhdr; i++) {
-		if (!t->hdr[i][0])
-			return sp_usage(err, "%s:1: empty column name (column %zu)", t->path, i + 1);
-		for (size_t j = 0; j < i; j++)
-			if (!strcmp(t->hdr[i], t->hdr[j]))
-				return sp_usage(err, "%s:1: duplicate column '%s'", t->path, shown(t->hdr[i]));
-	}
-	t->fld = sp_xcalloc(t->nhdr, sizeof(char *));
+	t->path = sp_xasprintf("%s/%s", dir, sp_ev_file_name(kind));
+	if (sp_rows_open(&t->r, dir, kind, NULL) < 0)
+		return tsv_fail(t, err);
+	t->hdr = t->r.hdr;
+	t->nhdr = t->r.ncols;
+	t->fld = t->r.f;
+	t->lineno = (size_t)t->r.line;
 	return 0;
-}
-
-static void tsv_free_hdr(tsv *t)
-{
-	for (size_t i = 0; i < t->nhdr; i++)
-		free(t->hdr[i]);
 }
 
 static int tsv_col(tsv *t, const char *name, sp_error *err)
@@ -135,15 +94,9 @@ static int tsv_col(tsv *t, const char *name, sp_error *err)
 /* next row into t->fld: 1, 0 at end, -1 error */
 static int tsv_next(tsv *t, sp_error *err)
 {
-	int rc = read_line(t, err);
-	if (rc <= 0)
-		return rc;
-	if (!t->line[0])
-		return sp_usage(err, "%s:%zu: empty line", t->path, t->lineno);
-	size_t n = split_tabs(t->line, t->fld, t->nhdr);
-	if (n != t->nhdr)
-		return sp_usage(err, "%s:%zu: %zu fields, the header has %zu", t->path, t->lineno, n, t->nhdr);
-	return 1;
+	int rc = sp_rows_next_raw(&t->r);
+	t->lineno = (size_t)t->r.line;
+	return rc < 0 ? tsv_fail(t, err) : rc;
 }
 
 static int parse_double(const char *s, double *out)
@@ -222,58 +175,49 @@ static unsigned scenario_index(rp_bundle *b, const char *name)
 
 const char *rp_meta(const rp_bundle *b, const char *key)
 {
-	for (size_t i = 0; i < b->nmeta; i++)
-		if (!strcmp(b->meta_key[i], key))
-			return b->meta_val[i];
-	return NULL;
+	return sp_kv_get(b->meta, b->nmeta, key);
 }
 
+/* metadata.txt through the evidence key=value parser, in the report's words */
 static int load_metadata(rp_bundle *b, sp_error *err)
 {
-	tsv t = {0};
-	t.path = sp_xasprintf("%s/metadata.txt", b->dir);
-	t.f = fopen(t.path, "re");
-	if (!t.f) {
-		sp_usage(err, "%s: %s", t.path, strerror(errno));
-		tsv_close(&t);
-		return -1;
+	_cleanup_free_ char *path = sp_xasprintf("%s/metadata.txt", b->dir);
+	size_t len = 0;
+	int e = 0;
+	_cleanup_free_ char *buf = sp_ev_read_all(path, 16 * MAX_LINE, &len, &e);
+	if (!buf) {
+		if (e == EFBIG)
+			return sp_usage(err, "%s: larger than %u bytes", path, 16 * MAX_LINE);
+		return sp_usage(err, "%s: %s", path, e == EINVAL ? "not a regular file" : strerror(e));
 	}
-	int rc;
-	size_t schema_line = 0;
-	while ((rc = read_line(&t, err)) > 0) {
-		if (!t.line[0])
-			continue;
-		char *eq = strchr(t.line, '=');
-		if (!eq || eq == t.line) {
-			rc = sp_usage(err, "%s:%zu: expected key=value", t.path, t.lineno);
-			break;
+	char msg[256];
+	sp_kv_why why;
+	if (sp_kv_parse_why(buf, len, &b->meta, &b->nmeta, msg, sizeof msg, &why) < 0) {
+		switch (why.code) {
+		case SP_KVF_EMPTY: return sp_usage(err, "%s: missing key 'schema'", path);
+		case SP_KVF_NUL: return sp_usage(err, "%s:%u: contains a NUL byte", path, why.line);
+		case SP_KVF_TRUNCATED: return sp_usage(err, "%s:%u: no newline at the end of the file", path, why.line);
+		case SP_KVF_LONG: return sp_usage(err, "%s:%u: line longer than %d bytes", path, why.line, SP_EV_MAX_LINE);
+		case SP_KVF_SYNTAX: return sp_usage(err, "%s:%u: expected key=value", path, why.line);
+		case SP_KVF_KEY: return sp_usage(err, "%s:%u: invalid key '%s'", path, why.line, shown(why.key));
+		case SP_KVF_VALUE:
+			return sp_usage(err, "%s:%u: %s: control character or invalid UTF-8 in the value", path, why.line,
+					shown(why.key));
+		case SP_KVF_DUP: return sp_usage(err, "%s:%u: duplicate key '%s'", path, why.line, shown(why.key));
 		}
-		*eq = '\0';
-		if (rp_meta(b, t.line)) {
-			rc = sp_usage(err, "%s:%zu: duplicate key '%s'", t.path, t.lineno, shown(t.line));
-			break;
-		}
-		if (!strcmp(t.line, "schema"))
-			schema_line = t.lineno;
-		b->meta_key = sp_xrealloc(b->meta_key, (b->nmeta + 1) * sizeof(char *));
-		b->meta_val = sp_xrealloc(b->meta_val, (b->nmeta + 1) * sizeof(char *));
-		b->meta_key[b->nmeta] = sp_xstrdup(t.line);
-		b->meta_val[b->nmeta] = sp_xstrdup(eq + 1);
-		b->nmeta++;
+		return sp_usage(err, "%s: %s", path, msg);
 	}
-	if (rc == 0) {
-		const char *schema = rp_meta(b, "schema");
-		if (!schema)
-			rc = sp_usage(err, "%s: missing key 'schema'", t.path);
-		else if (strcmp(schema, "sandprobe.evidence.v1"))
-			rc = sp_usage(err, "%s:%zu: schema is '%s', expected sandprobe.evidence.v1", t.path,
-				      schema_line, shown(schema));
-		else if (!rp_meta(b, "run_id"))
-			rc = sp_usage(err, "%s: missing key 'run_id'", t.path);
-	}
-	tsv_close(&t);
-	if (rc < 0)
-		return -1;
+	const sp_kv *schema = NULL;
+	for (size_t i = 0; i < b->nmeta && !schema; i++)
+		if (!strcmp(b->meta[i].key, "schema"))
+			schema = &b->meta[i];
+	if (!schema)
+		return sp_usage(err, "%s: missing key 'schema'", path);
+	if (strcmp(schema->value, SP_EVIDENCE_SCHEMA))
+		return sp_usage(err, "%s:%u: schema is '%s', expected sandprobe.evidence.v1", path, schema->line,
+				shown(schema->value));
+	if (!rp_meta(b, "run_id"))
+		return sp_usage(err, "%s: missing key 'run_id'", path);
 	sp_strv sc = {0};
 	sp_strv_split(&sc, rp_meta(b, "scenarios"), ",");
 	for (size_t i = 0; i < sc.n; i++)
@@ -291,7 +235,7 @@ static const char *const sample_required[] = {
 static int load_samples(rp_bundle *b, sp_error *err)
 {
 	tsv t;
-	int rc = tsv_open(&t, b->dir, "resource-samples.tsv", err);
+	int rc = tsv_open(&t, b->dir, SP_EV_SAMPLES, err);
 	if (rc == 0)
 		for (size_t i = 0; i < SP_ARRAY_SIZE(sample_required); i++)
 			if ((rc = tsv_col(&t, sample_required[i], err)) < 0)
@@ -368,7 +312,6 @@ static int load_samples(rp_bundle *b, sp_error *err)
 	else if (rc == 0 && !seen_final)
 		rc = sp_usage(err, "%s:%zu: the last row is not 'final'", t.path, t.lineno);
 out:
-	tsv_free_hdr(&t);
 	tsv_close(&t);
 	return rc < 0 ? -1 : 0;
 }
@@ -376,7 +319,7 @@ out:
 static int load_operations(rp_bundle *b, sp_error *err)
 {
 	tsv t;
-	int rc = tsv_open(&t, b->dir, "operations.tsv", err);
+	int rc = tsv_open(&t, b->dir, SP_EV_OPERATIONS, err);
 	int cts = -1, csc = -1, clat = -1, cres = -1;
 	if (rc == 0 && (cts = tsv_col(&t, "ts", err)) >= 0 && (csc = tsv_col(&t, "scenario", err)) >= 0 &&
 	    tsv_col(&t, "api", err) >= 0 && tsv_col(&t, "operation", err) >= 0 &&
@@ -411,7 +354,6 @@ static int load_operations(rp_bundle *b, sp_error *err)
 		}
 	} else
 		rc = -1;
-	tsv_free_hdr(&t);
 	tsv_close(&t);
 	return rc < 0 ? -1 : 0;
 }
@@ -419,7 +361,7 @@ static int load_operations(rp_bundle *b, sp_error *err)
 static int load_latency(rp_bundle *b, sp_error *err)
 {
 	tsv t;
-	int rc = tsv_open(&t, b->dir, "latency.tsv", err);
+	int rc = tsv_open(&t, b->dir, SP_EV_LATENCY, err);
 	int cts = -1, csc = -1, clat = -1, cwu = -1;
 	if (rc == 0 && (cts = tsv_col(&t, "ts", err)) >= 0 && (csc = tsv_col(&t, "scenario", err)) >= 0 &&
 	    tsv_col(&t, "operation", err) >= 0 && (clat = tsv_col(&t, "latency_ms", err)) >= 0 &&
@@ -447,7 +389,6 @@ static int load_latency(rp_bundle *b, sp_error *err)
 		}
 	} else
 		rc = -1;
-	tsv_free_hdr(&t);
 	tsv_close(&t);
 	return rc < 0 ? -1 : 0;
 }
@@ -455,7 +396,7 @@ static int load_latency(rp_bundle *b, sp_error *err)
 static int load_capabilities(rp_bundle *b, sp_error *err)
 {
 	tsv t;
-	int rc = tsv_open(&t, b->dir, "capability-results.tsv", err);
+	int rc = tsv_open(&t, b->dir, SP_EV_CAPABILITIES, err);
 	int c[6] = {-1, -1, -1, -1, -1, -1};
 	static const char *const names[6] = {"scenario", "attempted", "succeeded", "expected_faults",
 					     "unexpected_failures", "result"};
@@ -482,7 +423,6 @@ static int load_capabilities(rp_bundle *b, sp_error *err)
 			b->ncaps++;
 		}
 	}
-	tsv_free_hdr(&t);
 	tsv_close(&t);
 	return rc < 0 ? -1 : 0;
 }
@@ -490,7 +430,7 @@ static int load_capabilities(rp_bundle *b, sp_error *err)
 static int load_faults(rp_bundle *b, sp_error *err)
 {
 	tsv t;
-	int rc = tsv_open(&t, b->dir, "faults.tsv", err);
+	int rc = tsv_open(&t, b->dir, SP_EV_FAULTS, err);
 	int c[8] = {-1, -1, -1, -1, -1, -1, -1, -1};
 	static const char *const names[8] = {"fault_id", "target", "expected", "started",
 					     "ended", "recovery_ms", "rto_ms", "result"};
@@ -524,7 +464,6 @@ static int load_faults(rp_bundle *b, sp_error *err)
 			b->nfaults++;
 		}
 	}
-	tsv_free_hdr(&t);
 	tsv_close(&t);
 	return rc < 0 ? -1 : 0;
 }
@@ -592,12 +531,7 @@ int rp_bundle_load(rp_bundle *b, const char *dir, sp_error *err)
 
 void rp_bundle_free(rp_bundle *b)
 {
-	for (size_t i = 0; i < b->nmeta; i++) {
-		free(b->meta_key[i]);
-		free(b->meta_val[i]);
-	}
-	free(b->meta_key);
-	free(b->meta_val);
+	sp_kv_free(b->meta, b->nmeta);
 	for (size_t i = 0; i < b->ncols; i++) {
 		free(b->col_name[i]);
 		free(b->col[i]);

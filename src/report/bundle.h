@@ -1,8 +1,9 @@
 /* A read-only view of an evidence bundle (docs/evidence-format.md) for the
  * report: metadata, samples, operations, latency, capabilities, faults and
  * summary. Every malformed value is a usage error naming file:line and the
- * column. (The report's own small readers; src/evidence/ holds the
- * verifier's.) */
+ * column. Lines, fields, headers and metadata keys are read by the
+ * evidence readers (src/evidence/) that verify uses; the typed checks and
+ * the wording of the messages are the report's. */
 #ifndef SP_REPORT_BUNDLE_H
 #define SP_REPORT_BUNDLE_H
 
@@ -10,6 +11,7 @@
 #include <stddef.h>
 
 #include "core/error.h"
+#include "evidence/evidence.h"
 
 typedef enum rp_result { RP_OK, RP_FAIL, RP_EXPECTED_FAULT } rp_result;
 typedef enum rp_phase { RP_PHASE_START, RP_PHASE_PERIODIC, RP_PHASE_FINAL } rp_phase;
@@ -41,8 +43,8 @@ typedef struct rp_fault {
 
 typedef struct rp_bundle {
 	char *dir;
-	/* metadata.txt, in file order */
-	char **meta_key, **meta_val;
+	/* metadata.txt, in file order (parsed by src/evidence/) */
+	sp_kv *meta;
 	size_t nmeta;
 	/* resource-samples.tsv: every column but wall and phase, by name */
 	size_t nsamples, ncols;

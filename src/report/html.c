@@ -120,8 +120,8 @@ static void gates(FILE *f, const rp_bundle *b, const rp_verdict *v)
 		fputs("</p>\n<p>Thresholds fixed before the run (metadata.txt), unjudged:</p>\n"
 		      "<table class=\"thresholds\">\n<tr><th>threshold</th><th>value</th></tr>\n", f);
 		for (size_t i = 0; i < b->nmeta; i++)
-			if (sp_startswith(b->meta_key[i], "threshold."))
-				fact(f, b->meta_key[i] + 10, b->meta_val[i]);
+			if (sp_startswith(b->meta[i].key, "threshold."))
+				fact(f, b->meta[i].key + 10, b->meta[i].value);
 		fputs("</table>\n", f);
 		return;
 	}
@@ -460,7 +460,7 @@ static void run_facts(FILE *f, const rp_bundle *b, double warmup)
 	fact(f, "concurrency", rp_meta(b, "concurrency"));
 	fputs("</table>\n<details><summary>All metadata.txt keys</summary>\n<table class=\"meta\">\n", f);
 	for (size_t i = 0; i < b->nmeta; i++)
-		fact(f, b->meta_key[i], b->meta_val[i]);
+		fact(f, b->meta[i].key, b->meta[i].value);
 	fputs("</table>\n</details>\n", f);
 	/* the verdict the soak runner recorded, when the bundle has one */
 	_cleanup_free_ char *path = sp_xasprintf("%s/verify.out", b->dir);

@@ -8,10 +8,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <openssl/pem.h>
-
 #include "soak/bundle.h"
 #include "core/util.h"
+#include "evidence/evidence.h"
 #include "soak/sampler.h"
 
 int sp_bundle_create(sp_bundle *b, const char *dir, sp_error *err)
@@ -248,141 +247,23 @@ int sp_bundle_flush_logs(sp_bundle *b, sp_error *err)
 	return r;
 }
 
-/* ---- manifest and signature ---- */
-int sp_sha256_file(int dirfd, const char *path, char hex[65])
-{
-	int fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-	if (fd < 0)
-		return -errno;
-	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
-	unsigned char md[EVP_MAX_MD_SIZE], buf[65536];
-	unsigned int mdlen = 0;
-	int r = 0;
-	if (!ctx || !EVP_DigestInit_ex(ctx, EVP_sha256(), NULL))
-		r = -ENOMEM;
-	while (r == 0) {
-		ssize_t n = read(fd, buf, sizeof buf);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			r = -errno;
-		if (n <= 0)
-			break;
-		if (!EVP_DigestUpdate(ctx, buf, (size_t)n))
-			r = -EIO;
-	}
-	if (r == 0 && (!EVP_DigestFinal_ex(ctx, md, &mdlen) || mdlen != 32))
-		r = -EIO;
-	EVP_MD_CTX_free(ctx);
-	close(fd);
-	if (r == 0)
-		for (int i = 0; i < 32; i++)
-			snprintf(hex + 2 * i, 3, "%02x", md[i]);
-	return r;
-}
-
-static void list_files(int dirfd, const char *rel, sp_strv *out, int depth)
-{
-	int fd = openat(dirfd, rel[0] ? rel : ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
-	if (fd < 0)
-		return;
-	DIR *d = fdopendir(fd);
-	if (!d) {
-		close(fd);
-		return;
-	}
-	struct dirent *de;
-	while ((de = readdir(d))) {
-		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
-			continue;
-		char *path = rel[0] ? sp_xasprintf("%s/%s", rel, de->d_name) : sp_xstrdup(de->d_name);
-		struct stat st;
-		if (fstatat(dirfd, path, &st, AT_SYMLINK_NOFOLLOW) == 0) {
-			if (S_ISDIR(st.st_mode) && depth < 16)
-				list_files(dirfd, path, out, depth + 1);
-			else if (S_ISREG(st.st_mode))
-				sp_strv_push(out, path);
-		}
-		free(path);
-	}
-	closedir(d);
-}
-
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
+/* ---- manifest and signature (src/evidence/ does both) ---- */
 int sp_bundle_manifest(sp_bundle *b, EVP_PKEY *key, sp_error *err)
 {
-	sp_strv files = {0};
-	list_files(b->dirfd, "", &files, 0);
-	if (files.n)
-		qsort(files.v, files.n, sizeof(char *), cmp_str);
-	size_t cap = 4096, len = 0;
-	char *m = sp_xmalloc(cap);
-	int r = 0;
-	for (size_t i = 0; i < files.n && r == 0; i++) {
-		const char *f = files.v[i];
-		if (!strcmp(f, "MANIFEST") || !strcmp(f, "MANIFEST.sig") || !strcmp(f, "verify.out") ||
-		    sp_endswith(f, ".tmp"))
-			continue;
-		if (strchr(f, '\n') || strchr(f, '\\')) {
-			r = sp_fail_errno(err, 0, "%s: file name not representable in MANIFEST", f);
-			break;
-		}
-		char hex[65];
-		int e = sp_sha256_file(b->dirfd, f, hex);
-		if (e < 0) {
-			r = sp_fail_errno(err, -e, "%s/%s", b->dir, f);
-			break;
-		}
-		size_t need = strlen(f) + 70;
-		if (len + need > cap) {
-			cap = (len + need) * 2;
-			m = sp_xrealloc(m, cap);
-		}
-		len += (size_t)snprintf(m + len, cap - len, "%s  %s\n", hex, f);
-	}
-	sp_strv_free(&files);
-	if (r == 0)
-		r = sp_bundle_write(b, "MANIFEST", m, len, err);
+	char msg[512];
+	char *m = sp_ev_manifest_build(b->dir, msg, sizeof msg);
+	if (!m)
+		return sp_fail_errno(err, 0, "%s: %s", b->dir, msg);
+	size_t len = strlen(m);
+	int r = sp_bundle_write(b, "MANIFEST", m, len, err);
 	if (r == 0 && key) {
-		EVP_MD_CTX *ctx = EVP_MD_CTX_new();
-		unsigned char sig[64];
-		size_t siglen = sizeof sig;
-		if (!ctx || EVP_DigestSignInit(ctx, NULL, NULL, NULL, key) != 1 ||
-		    EVP_DigestSign(ctx, sig, &siglen, (const unsigned char *)m, len) != 1 || siglen != 64) {
+		char sig[90];
+		size_t siglen;
+		if (sp_ev_sign(key, m, len, sig, &siglen) < 0)
 			r = sp_fail_errno(err, 0, "cannot sign MANIFEST with Ed25519");
-		} else {
-			unsigned char b64[128];
-			int bl = EVP_EncodeBlock(b64, sig, 64);
-			b64[bl] = '\n';
-			r = sp_bundle_write(b, "MANIFEST.sig", (const char *)b64, (size_t)bl + 1, err);
-		}
-		EVP_MD_CTX_free(ctx);
+		else
+			r = sp_bundle_write(b, "MANIFEST.sig", sig, siglen, err);
 	}
 	free(m);
 	return r;
-}
-
-EVP_PKEY *sp_load_sign_key(const char *path, sp_error *err)
-{
-	FILE *f = fopen(path, "re");
-	if (!f) {
-		sp_usage(err, "--sign-key %s: %s", path, strerror(errno));
-		return NULL;
-	}
-	EVP_PKEY *k = PEM_read_PrivateKey(f, NULL, NULL, NULL);
-	fclose(f);
-	if (!k) {
-		sp_usage(err, "--sign-key %s: not a PEM private key", path);
-		return NULL;
-	}
-	if (EVP_PKEY_get_id(k) != EVP_PKEY_ED25519) {
-		EVP_PKEY_free(k);
-		sp_usage(err, "--sign-key %s: not an Ed25519 key (make one with 'sandprobe keygen')", path);
-		return NULL;
-	}
-	return k;
 }

@@ -45,9 +45,4 @@ char *sp_redact(const char *text, size_t len, size_t *outlen);
 /* Replace tabs, newlines and other control characters by spaces, in place. */
 void sp_tsv_clean(char *s);
 
-/* SHA-256 of a file as 64 hex digits; 0 or -errno. */
-int sp_sha256_file(int dirfd, const char *path, char hex[65]);
-/* Load an Ed25519 private key (PEM PKCS#8); usage error when unusable. */
-EVP_PKEY *sp_load_sign_key(const char *path, sp_error *err);
-
 #endif

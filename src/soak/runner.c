@@ -37,6 +37,7 @@
 
 #include "soak/runner.h"
 #include "soak/bundle.h"
+#include "evidence/evidence.h"
 #include "soak/proc.h"
 #include "soak/sampler.h"
 #include "soak/workload.h"
@@ -923,7 +924,7 @@ static int rfs_cb(const char *fpath, const struct stat *sb, int flag, struct FTW
 	e->mode = (unsigned)(sb->st_mode & 07777);
 	e->kind = flag == FTW_D || flag == FTW_DP ? 'd' : flag == FTW_SL || flag == FTW_SLN ? 'l' : S_ISREG(sb->st_mode) ? 'f' : 'o';
 	if (e->kind == 'f') {
-		if (sp_sha256_file(AT_FDCWD, fpath, e->h) < 0)
+		if (sp_ev_sha256_file_hex(fpath, e->h) < 0)
 			snprintf(e->h, sizeof e->h, "unreadable");
 	} else if (e->kind == 'l') {
 		char t[4096];
@@ -1313,8 +1314,13 @@ static int plan(struct run *r, sp_error *err)
 		return sp_usage(err, "--concurrency must be 1 to 256");
 	if (!dir_exists(r->w.state_root))
 		return sp_usage(err, "%s: state_root %s is not an existing directory", r->w.path, r->w.state_root);
-	if (o->sign_key && !(r->key = sp_load_sign_key(o->sign_key, err)))
-		return -1;
+	if (o->sign_key) {
+		char msg[512];
+		void *k;
+		if (sp_privkey_load(&k, o->sign_key, msg, sizeof msg) < 0)
+			return sp_usage(err, "%s", msg);
+		r->key = k;
+	}
 	if (o->metrics_file) {
 		char *dup = sp_xstrdup(o->metrics_file);
 		char *slash = strrchr(dup, '/');
