@@ -403,30 +403,31 @@ static long pr_chown(void *a)
 	return e == EPERM ? 0 : -1;
 }
 
-static long pr_setuid(void *a)
+/* setres[ug]id to another mapped id: 1 done, 0 EPERM, -1 other (EXDEV: none) */
+static long set_other_id(bool gid)
 {
-	(void)a;
-	long other = sp_other_mapped_id((unsigned)geteuid(), false);
+	long other = sp_other_mapped_id((unsigned)(gid ? getegid() : geteuid()), gid);
 	if (other < 0) {
 		errno = EXDEV;
 		return -1;
 	}
-	if (setresuid((uid_t)other, (uid_t)other, (uid_t)other) == 0)
+	int rc = gid ? setresgid((gid_t)other, (gid_t)other, (gid_t)other)
+		     : setresuid((uid_t)other, (uid_t)other, (uid_t)other);
+	if (rc == 0)
 		return 1;
 	return errno == EPERM ? 0 : -1;
+}
+
+static long pr_setuid(void *a)
+{
+	(void)a;
+	return set_other_id(false);
 }
 
 static long pr_setgid(void *a)
 {
 	(void)a;
-	long other = sp_other_mapped_id((unsigned)getegid(), true);
-	if (other < 0) {
-		errno = EXDEV;
-		return -1;
-	}
-	if (setresgid((gid_t)other, (gid_t)other, (gid_t)other) == 0)
-		return 1;
-	return errno == EPERM ? 0 : -1;
+	return set_other_id(true);
 }
 
 static long pr_net_admin(void *a)
