@@ -51,6 +51,26 @@ static int read_stat(int pid, struct proc_entry *e)
 	return 0;
 }
 
+/* every process of the open /proc directory d whose stat parses (malloc'd) */
+static struct proc_entry *read_procs(DIR *d, size_t *count)
+{
+	size_t cap = 256, n = 0;
+	struct proc_entry *v = sp_xmalloc(cap * sizeof *v);
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		if (!isdigit((unsigned char)de->d_name[0]))
+			continue;
+		if (n == cap) {
+			cap *= 2;
+			v = sp_xrealloc(v, cap * sizeof *v);
+		}
+		if (read_stat(atoi(de->d_name), &v[n]) == 0)
+			n++;
+	}
+	*count = n;
+	return v;
+}
+
 static const struct proc_entry *lookup(const struct proc_entry *v, size_t n, int pid)
 {
 	for (size_t i = 0; i < n; i++)
@@ -90,19 +110,8 @@ static void run_host_visible(const sp_ctx *ctx, sp_result *r)
 		sp_errorr(r, "cannot list /proc: %s", strerror(errno));
 		return;
 	}
-	size_t cap = 256, n = 0;
-	_cleanup_free_ struct proc_entry *v = sp_xmalloc(cap * sizeof *v);
-	struct dirent *de;
-	while ((de = readdir(d))) {
-		if (!isdigit((unsigned char)de->d_name[0]))
-			continue;
-		if (n == cap) {
-			cap *= 2;
-			v = sp_xrealloc(v, cap * sizeof *v);
-		}
-		if (read_stat(atoi(de->d_name), &v[n]) == 0)
-			n++;
-	}
+	size_t n;
+	_cleanup_free_ struct proc_entry *v = read_procs(d, &n);
 	/* empty-vs-empty guard: we must at least see ourselves */
 	if (n == 0 || !lookup(v, n, selfpid)) {
 		sp_observed(r, "%zu processes listed, own pid %d %s", n, selfpid, n ? "absent" : "");
@@ -274,19 +283,8 @@ static size_t foreign_pids(int *out, size_t max)
 	DIR *d = opendir("/proc");
 	if (!d)
 		return 0;
-	size_t cap = 256, n = 0;
-	struct proc_entry *v = sp_xmalloc(cap * sizeof *v);
-	struct dirent *de;
-	while ((de = readdir(d))) {
-		if (!isdigit((unsigned char)de->d_name[0]))
-			continue;
-		if (n == cap) {
-			cap *= 2;
-			v = sp_xrealloc(v, cap * sizeof *v);
-		}
-		if (read_stat(atoi(de->d_name), &v[n]) == 0)
-			n++;
-	}
+	size_t n;
+	struct proc_entry *v = read_procs(d, &n);
 	closedir(d);
 	char self[32];
 	ssize_t sl = readlink("/proc/self", self, sizeof self - 1);
