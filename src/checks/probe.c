@@ -165,9 +165,11 @@ unsigned sp_kernel_version(void)
 	return a * 10000 + b * 100 + c;
 }
 
-int sp_run_child(int (*fn)(void *arg), void *arg, unsigned timeout_ms, int *status_out)
+/* A pipe and a child: the child keeps the write end pfd[1], the parent the
+ * read end pfd[0] (each closes the other end).
+ * Returns the pid (0 in the child), or -errno with nothing left open. */
+static pid_t fork_piped(int pfd[2])
 {
-	int pfd[2];
 	if (pipe2(pfd, O_CLOEXEC) < 0)
 		return -errno;
 	pid_t pid = fork();
@@ -177,11 +179,18 @@ int sp_run_child(int (*fn)(void *arg), void *arg, unsigned timeout_ms, int *stat
 		close(pfd[1]);
 		return -e;
 	}
-	if (pid == 0) {
-		close(pfd[0]);
+	close(pfd[pid == 0 ? 0 : 1]);
+	return pid;
+}
+
+int sp_run_child(int (*fn)(void *arg), void *arg, unsigned timeout_ms, int *status_out)
+{
+	int pfd[2];
+	pid_t pid = fork_piped(pfd);
+	if (pid < 0)
+		return (int)pid;
+	if (pid == 0)
 		_exit(fn(arg) & 0xff);
-	}
-	close(pfd[1]);
 	/* the pipe closes when the child exits: poll it for the deadline */
 	struct pollfd p = {.fd = pfd[0], .events = POLLIN};
 	uint64_t deadline = sp_now_ns() + (uint64_t)timeout_ms * 1000000ull;
@@ -218,24 +227,16 @@ int sp_child_call(long (*fn)(void *arg), void *arg, unsigned timeout_ms, sp_call
 {
 	memset(out, 0, sizeof *out);
 	int pfd[2];
-	if (pipe2(pfd, O_CLOEXEC) < 0)
-		return -errno;
-	pid_t pid = fork();
-	if (pid < 0) {
-		int e = errno;
-		close(pfd[0]);
-		close(pfd[1]);
-		return -e;
-	}
+	pid_t pid = fork_piped(pfd);
+	if (pid < 0)
+		return (int)pid;
 	if (pid == 0) {
-		close(pfd[0]);
 		errno = 0;
 		long ret = fn(arg);
 		struct call_msg m = {.ret = ret, .err = ret <= 0 ? errno : 0};
 		ssize_t w = write(pfd[1], &m, sizeof m);
 		_exit(w == (ssize_t)sizeof m ? 0 : 1);
 	}
-	close(pfd[1]);
 	struct call_msg m;
 	size_t got = 0;
 	uint64_t deadline = sp_now_ns() + (uint64_t)timeout_ms * 1000000ull;
