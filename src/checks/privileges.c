@@ -353,6 +353,15 @@ static long pr_sys_module(void *a)
 	return errno == EPERM ? 0 : -1;
 }
 
+/* a probe's verdict from a call's return: 1 when it succeeded (rc == 0), 0
+ * when refused with EPERM, -1 otherwise (errno as the call left it) */
+static long eperm_verdict(long rc)
+{
+	if (rc == 0)
+		return 1;
+	return errno == EPERM ? 0 : -1;
+}
+
 static int make_file(const struct cap_probe_arg *p, char *path, size_t size, mode_t mode)
 {
 	if (!p->dir[0]) {
@@ -398,9 +407,7 @@ static long pr_chown(void *a)
 	int e = errno;
 	unlink(path);
 	errno = e;
-	if (rc == 0)
-		return 1;
-	return e == EPERM ? 0 : -1;
+	return eperm_verdict(rc);
 }
 
 /* setres[ug]id to another mapped id: 1 done, 0 EPERM, -1 other (EXDEV: none) */
@@ -413,9 +420,7 @@ static long set_other_id(bool gid)
 	}
 	int rc = gid ? setresgid((gid_t)other, (gid_t)other, (gid_t)other)
 		     : setresuid((uid_t)other, (uid_t)other, (uid_t)other);
-	if (rc == 0)
-		return 1;
-	return errno == EPERM ? 0 : -1;
+	return eperm_verdict(rc);
 }
 
 static long pr_setuid(void *a)
@@ -442,26 +447,20 @@ static long pr_net_admin(void *a)
 	int e = errno;
 	close(fd);
 	errno = e;
-	if (rc == 0)
-		return 1;
-	return e == EPERM ? 0 : -1;
+	return eperm_verdict(rc);
 }
 
 static long pr_sys_time(void *a)
 {
 	(void)a;
 	/* both NULL: the capability check runs, the clock is not touched */
-	if (syscall(SYS_settimeofday, NULL, NULL) == 0)
-		return 1;
-	return errno == EPERM ? 0 : -1;
+	return eperm_verdict(syscall(SYS_settimeofday, NULL, NULL));
 }
 
 static long pr_sys_chroot(void *a)
 {
 	(void)a;
-	if (chroot("/") == 0)
-		return 1;
-	return errno == EPERM ? 0 : -1;
+	return eperm_verdict(chroot("/"));
 }
 
 static long pr_sys_boot(void *a)
@@ -531,9 +530,7 @@ static long pr_sys_resource(void *a)
 		return -1;
 	/* raising a hard limit back needs CAP_SYS_RESOURCE (child only) */
 	rl.rlim_max = hard;
-	if (setrlimit(RLIMIT_FSIZE, &rl) == 0)
-		return 1;
-	return errno == EPERM ? 0 : -1;
+	return eperm_verdict(setrlimit(RLIMIT_FSIZE, &rl));
 }
 
 static long pr_setfcap(void *a)
@@ -549,9 +546,7 @@ static long pr_setfcap(void *a)
 	int e = errno;
 	unlink(path);
 	errno = e;
-	if (rc == 0)
-		return 1;
-	return e == EPERM ? 0 : -1;
+	return eperm_verdict(rc);
 }
 
 static long pr_kill(void *a)
