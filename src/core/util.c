@@ -108,13 +108,8 @@ ssize_t sp_read_file(const char *path, char *buf, size_t size)
 	return (ssize_t)off;
 }
 
-char *sp_read_file_alloc(const char *path, size_t max, size_t *len, int *errnum)
+char *sp_read_fd_alloc(int fd, size_t max, size_t *len, int *errnum)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-	if (fd < 0) {
-		*errnum = errno;
-		return NULL;
-	}
 	size_t cap = 4096, off = 0;
 	char *buf = sp_xmalloc(cap);
 	for (;;) {
@@ -152,6 +147,16 @@ char *sp_read_file_alloc(const char *path, size_t max, size_t *len, int *errnum)
 	if (len)
 		*len = off;
 	return buf;
+}
+
+char *sp_read_file_alloc(const char *path, size_t max, size_t *len, int *errnum)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0) {
+		*errnum = errno;
+		return NULL;
+	}
+	return sp_read_fd_alloc(fd, max, len, errnum);
 }
 
 int sp_write_all(int fd, const void *buf, size_t len)

@@ -26,6 +26,8 @@ ssize_t sp_read_file(const char *path, char *buf, size_t size);
 /* Read a whole file (at most max bytes; -EFBIG beyond) into a new buffer.
  * Returns the buffer (NUL-terminated) or NULL with *errnum set. */
 char *sp_read_file_alloc(const char *path, size_t max, size_t *len, int *errnum);
+/* The same for an open descriptor, which it closes in every case. */
+char *sp_read_fd_alloc(int fd, size_t max, size_t *len, int *errnum);
 /* Write all of buf to fd, retrying on EINTR and short writes; 0 or -errno. */
 int sp_write_all(int fd, const void *buf, size_t len);
 /* Value of "Key:" in a /proc/.../status style file, trimmed; 0 or -errno
