@@ -7,7 +7,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <dirent.h>
-#include <sched.h>
 #include <linux/magic.h>
 #include <sys/mount.h>
 #include <sys/statfs.h>
@@ -509,8 +508,7 @@ struct ra_arg {
 static long pr_release_agent(void *a)
 {
 	struct ra_arg *p = a;
-	if (unshare(CLONE_NEWNS) == 0)
-		mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL);
+	sp_private_mountns();
 	char opts[64];
 	/* a fresh, uniquely named v1 hierarchy of our own: writing its
 	 * release_agent (zero bytes) touches nothing of the host's */

@@ -11,7 +11,6 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 #include <fcntl.h>
-#include <sched.h>
 #include <signal.h>
 #include <sys/mount.h>
 #include <sys/ptrace.h>
@@ -278,8 +277,7 @@ static long pr_sys_admin(void *a)
 {
 	struct cap_probe_arg *p = a;
 	/* a private mount namespace first, so nothing can propagate out */
-	if (unshare(CLONE_NEWNS) == 0)
-		mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL);
+	sp_private_mountns();
 	if (p->dir[0]) {
 		if (mount("sandprobe", p->dir, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, "size=4k") == 0) {
 			umount2(p->dir, MNT_DETACH);

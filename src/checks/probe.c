@@ -3,11 +3,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <dirent.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
@@ -163,6 +165,12 @@ unsigned sp_kernel_version(void)
 	if (sscanf(u.release, "%u.%u.%u", &a, &b, &c) < 2)
 		return 0;
 	return a * 10000 + b * 100 + c;
+}
+
+void sp_private_mountns(void)
+{
+	if (unshare(CLONE_NEWNS) == 0)
+		mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL);
 }
 
 /* A pipe and a child: the child keeps the write end pfd[1], the parent the

@@ -56,6 +56,11 @@ typedef struct sp_call {
  * or -errno when the child cannot be started. */
 int sp_child_call(long (*fn)(void *arg), void *arg, unsigned timeout_ms, sp_call *out);
 
+/* For a probe child about to mount: unshare a mount namespace and make every
+ * mount in it private, so nothing it mounts can propagate out. Best effort:
+ * when unshare is refused, the caller goes on in its own namespace. */
+void sp_private_mountns(void);
+
 /* errno name ("EPERM"), never NULL */
 const char *sp_errname(int e);
 
