@@ -18,8 +18,8 @@
 
 static void run_rootfs_readonly(const sp_ctx *ctx, sp_result *r)
 {
-	bool must = sp_policy_bool(ctx->policy, "fs.rootfs_readonly", true);
-	sp_expected(r, "%s", must ? "a create at / fails with EROFS, and / is mounted ro" : "any (not required by policy)");
+	bool must = sp_expect_required(ctx, r, "fs.rootfs_readonly",
+				       "a create at / fails with EROFS, and / is mounted ro");
 	sp_mount m;
 	int mr = sp_mountinfo_find("/", &m);
 	bool flag_ro = mr == 0 && (sp_opt_has(m.opts, "ro") || sp_opt_has(m.super_opts, "ro"));
@@ -656,9 +656,8 @@ const sp_check sp_check_fs_host_sensitive = {
 
 static void run_proc1_root(const sp_ctx *ctx, sp_result *r)
 {
-	bool must = sp_policy_bool(ctx->policy, "proc.isolated", true);
-	sp_expected(r, "%s", must ? "no visible process's /proc/PID/root is another, listable root"
-				  : "any (not required by policy)");
+	bool must = sp_expect_required(ctx, r, "proc.isolated",
+				       "no visible process's /proc/PID/root is another, listable root");
 	struct stat self;
 	if (stat("/", &self) < 0) {
 		sp_errorr(r, "cannot stat /: %s", strerror(errno));

@@ -146,8 +146,7 @@ static void run_bounding(const sp_ctx *ctx, sp_result *r)
 
 static void run_nnp(const sp_ctx *ctx, sp_result *r)
 {
-	bool must = sp_policy_bool(ctx->policy, "priv.no_new_privs", true);
-	sp_expected(r, "%s", must ? "NoNewPrivs set" : "any (not required by policy)");
+	bool must = sp_expect_required(ctx, r, "priv.no_new_privs", "NoNewPrivs set");
 	char v[16];
 	int e = sp_status_field("/proc/self/status", "NoNewPrivs", v, sizeof v);
 	if (e < 0) {

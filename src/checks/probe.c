@@ -451,3 +451,10 @@ bool sp_policy_list_has(const sp_ctx *ctx, const char *key, const char *item)
 	sp_strv_free(&v);
 	return has;
 }
+
+bool sp_expect_required(const sp_ctx *ctx, sp_result *r, const char *key, const char *expected)
+{
+	bool must = sp_policy_bool(ctx->policy, key, true);
+	sp_expected(r, "%s", must ? expected : "any (not required by policy)");
+	return must;
+}

@@ -92,6 +92,9 @@ long sp_other_mapped_id(unsigned self, bool gid);
 int sp_sysctl_long(const char *path, long *out);
 /* is a list-valued policy key containing item (case-sensitive)? */
 bool sp_policy_list_has(const sp_ctx *ctx, const char *key, const char *item);
+/* Is the boolean policy key (default true) required? Sets r's expected
+ * text to expected when it is, else to "any (not required by policy)". */
+bool sp_expect_required(const sp_ctx *ctx, sp_result *r, const char *key, const char *expected);
 
 /* One-pass scan for setuid, setgid (with group exec) and file-capability
  * (security.capability) files over every mount that honours setuid (not

@@ -93,9 +93,8 @@ static int root_of(const struct proc_entry *v, size_t n, int pid)
 
 static void run_host_visible(const sp_ctx *ctx, sp_result *r)
 {
-	bool must = sp_policy_bool(ctx->policy, "proc.isolated", true);
-	sp_expected(r, "%s", must ? "only processes of the sandbox in /proc (no host processes, no kernel threads)"
-				  : "any (not required by policy)");
+	bool must = sp_expect_required(ctx, r, "proc.isolated",
+				       "only processes of the sandbox in /proc (no host processes, no kernel threads)");
 	char self[32];
 	ssize_t sl = readlink("/proc/self", self, sizeof self - 1);
 	if (sl <= 0) {
@@ -326,9 +325,8 @@ static size_t foreign_pids(int *out, size_t max)
 
 static void run_signal_foreign(const sp_ctx *ctx, sp_result *r)
 {
-	bool must = sp_policy_bool(ctx->policy, "proc.isolated", true);
-	sp_expected(r, "%s", must ? "no process outside the sandbox can be signalled (kill with signal 0)"
-				  : "any (not required by policy)");
+	bool must = sp_expect_required(ctx, r, "proc.isolated",
+				       "no process outside the sandbox can be signalled (kill with signal 0)");
 	int pids[512];
 	size_t n = foreign_pids(pids, SP_ARRAY_SIZE(pids));
 	size_t ok = 0;
@@ -348,9 +346,8 @@ static void run_signal_foreign(const sp_ctx *ctx, sp_result *r)
 
 static void run_environ_foreign(const sp_ctx *ctx, sp_result *r)
 {
-	bool must = sp_policy_bool(ctx->policy, "proc.isolated", true);
-	sp_expected(r, "%s", must ? "no environment or memory of a process outside the sandbox readable"
-				  : "any (not required by policy)");
+	bool must = sp_expect_required(ctx, r, "proc.isolated",
+				       "no environment or memory of a process outside the sandbox readable");
 	int pids[512];
 	size_t n = foreign_pids(pids, SP_ARRAY_SIZE(pids));
 	size_t readable = 0;

@@ -25,8 +25,7 @@
 
 static void run_mode(const sp_ctx *ctx, sp_result *r)
 {
-	bool must = sp_policy_bool(ctx->policy, "seccomp.required", true);
-	sp_expected(r, "%s", must ? "seccomp filter mode (2) with at least one filter" : "any (not required by policy)");
+	bool must = sp_expect_required(ctx, r, "seccomp.required", "seccomp filter mode (2) with at least one filter");
 	char mode[16], filters[16] = "";
 	int e = sp_status_field("/proc/self/status", "Seccomp", mode, sizeof mode);
 	if (e < 0) {
