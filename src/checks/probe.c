@@ -246,32 +246,8 @@ int sp_child_call(long (*fn)(void *arg), void *arg, unsigned timeout_ms, sp_call
 		_exit(w == (ssize_t)sizeof m ? 0 : 1);
 	}
 	struct call_msg m;
-	size_t got = 0;
 	uint64_t deadline = sp_now_ns() + (uint64_t)timeout_ms * 1000000ull;
-	for (;;) {
-		uint64_t now = sp_now_ns();
-		if (now >= deadline) {
-			out->timed_out = true;
-			break;
-		}
-		struct pollfd p = {.fd = pfd[0], .events = POLLIN};
-		int pr = poll(&p, 1, (int)((deadline - now + 999999) / 1000000ull));
-		if (pr < 0 && errno == EINTR)
-			continue;
-		if (pr <= 0) {
-			if (pr < 0)
-				break;
-			continue;
-		}
-		ssize_t n = read(pfd[0], (char *)&m + got, sizeof m - got);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		got += (size_t)n;
-		if (got == sizeof m)
-			break;
-	}
+	size_t got = sp_read_until(pfd[0], &m, sizeof m, deadline, &out->timed_out);
 	close(pfd[0]);
 	if (out->timed_out)
 		kill(pid, SIGKILL);

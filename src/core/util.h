@@ -36,6 +36,9 @@ int sp_status_field(const char *path, const char *key, char *out, size_t outsz);
 
 /* monotonic clock in nanoseconds */
 uint64_t sp_now_ns(void);
+/* Read from fd into buf until size bytes, end of file, an error, or the
+ * sp_now_ns() deadline (then *timed_out = true); returns the bytes read. */
+size_t sp_read_until(int fd, void *buf, size_t size, uint64_t deadline, bool *timed_out);
 /* wall clock as 2026-01-01T00:00:00Z */
 void sp_utc_now(char *buf, size_t size);
 
