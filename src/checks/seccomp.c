@@ -152,17 +152,7 @@ static long do_sc(void *arg)
 
 static bool errno_in(const char *list, int e)
 {
-	const char *n = sp_errname(e);
-	size_t nl = strlen(n);
-	for (const char *p = list; *p;) {
-		size_t len = strcspn(p, ",");
-		if (len == nl && !strncmp(p, n, nl))
-			return true;
-		p += len;
-		if (*p == ',')
-			p++;
-	}
-	return false;
+	return sp_opt_has(list, sp_errname(e));
 }
 
 enum sc_verdict { SC_BLOCKED, SC_REACHED, SC_UNAVAILABLE, SC_UNKNOWN };
