@@ -762,23 +762,31 @@ static int first_writable(const sp_ctx *ctx, char *out, size_t osz)
 	return rc;
 }
 
+/* A new, uniquely named probe file (exclusive create, 0600, no symlink
+ * followed) in the first writable path (dir), opened acc (O_WRONLY or
+ * O_RDWR). Returns its descriptor, or -1 after skipping or failing r. */
+static int open_probe_file(const sp_ctx *ctx, sp_result *r, int acc, char *dir, size_t dsz, char *name, size_t nsz)
+{
+	if (first_writable(ctx, dir, dsz) < 0) {
+		sp_skip(r, "no writable path from fs.writable");
+		return -1;
+	}
+	sp_probe_name(name, nsz, dir);
+	int fd = open(name, acc | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd < 0)
+		sp_failr(r, "cannot create a probe file in %s: %s", dir, strerror(errno));
+	return fd;
+}
+
 static void run_large_write(const sp_ctx *ctx, sp_result *r)
 {
 	long long mib = sp_policy_int(ctx->policy, "fs.large_write_mib", 10);
 	long long quota = sp_policy_int(ctx->policy, "fs.quota_mib", 0);
 	sp_expected(r, "a %lld MiB file can be written%s", mib, quota ? " and a write beyond fs.quota_mib fails" : "");
-	char dir[512];
-	if (first_writable(ctx, dir, sizeof dir) < 0) {
-		sp_skip(r, "no writable path from fs.writable");
+	char dir[512], name[600];
+	int fd = open_probe_file(ctx, r, O_WRONLY, dir, sizeof dir, name, sizeof name);
+	if (fd < 0)
 		return;
-	}
-	char name[600];
-	sp_probe_name(name, sizeof name, dir);
-	int fd = open(name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
-	if (fd < 0) {
-		sp_failr(r, "cannot create a probe file in %s: %s", dir, strerror(errno));
-		return;
-	}
 	static char chunk[1 << 20];
 	memset(chunk, 0x5a, sizeof chunk);
 	long long limit = quota ? quota + 2 : mib;
@@ -821,18 +829,10 @@ const sp_check sp_check_fs_large_write = {
 static void run_fsync(const sp_ctx *ctx, sp_result *r)
 {
 	sp_expected(r, "content written, fsynced and read back is identical");
-	char dir[512];
-	if (first_writable(ctx, dir, sizeof dir) < 0) {
-		sp_skip(r, "no writable path from fs.writable");
+	char dir[512], name[600];
+	int fd = open_probe_file(ctx, r, O_RDWR, dir, sizeof dir, name, sizeof name);
+	if (fd < 0)
 		return;
-	}
-	char name[600];
-	sp_probe_name(name, sizeof name, dir);
-	int fd = open(name, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
-	if (fd < 0) {
-		sp_failr(r, "cannot create a probe file in %s: %s", dir, strerror(errno));
-		return;
-	}
 	static unsigned char a[65536], b[65536];
 	for (size_t i = 0; i < sizeof a; i++)
 		a[i] = (unsigned char)(i * 131 + 7);
