@@ -7,7 +7,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <dirent.h>
-#include <sched.h>
 #include <linux/magic.h>
 #include <sys/mount.h>
 #include <sys/statfs.h>
@@ -19,8 +18,8 @@
 
 static void run_rootfs_readonly(const sp_ctx *ctx, sp_result *r)
 {
-	bool must = sp_policy_bool(ctx->policy, "fs.rootfs_readonly", true);
-	sp_expected(r, "%s", must ? "a create at / fails with EROFS, and / is mounted ro" : "any (not required by policy)");
+	bool must = sp_expect_required(ctx, r, "fs.rootfs_readonly",
+				       "a create at / fails with EROFS, and / is mounted ro");
 	sp_mount m;
 	int mr = sp_mountinfo_find("/", &m);
 	bool flag_ro = mr == 0 && (sp_opt_has(m.opts, "ro") || sp_opt_has(m.super_opts, "ro"));
@@ -336,25 +335,47 @@ static int masked_probe(const char *p, char *how, size_t hsz)
 	return 1;
 }
 
-static void run_masked(const sp_ctx *ctx, sp_result *r)
+/* Probe one path of a list-valued policy key: add an observed line and say
+ * whether the path is bad; name (preset to path) is what a failure names. */
+typedef bool (*path_probe)(const char *path, sp_result *r, char *name, size_t nsz);
+
+/* expected "<expect>: <list>"; fail "N <bad_what> (first: NAME)", pass
+ * "<pass_pre> N <pass_post>" */
+static void run_path_list(const sp_ctx *ctx, sp_result *r, const char *key, const char *expect, path_probe probe,
+			  const char *bad_what, const char *pass_pre, const char *pass_post)
 {
 	sp_strv paths;
-	sp_policy_list(ctx->policy, "fs.masked", &paths);
-	sp_expected(r, "absent, unreadable or empty: %s", paths.n ? sp_policy_get(ctx->policy, "fs.masked") : "(none)");
+	sp_policy_list(ctx->policy, key, &paths);
+	sp_expected(r, "%s: %s", expect, paths.n ? sp_policy_get(ctx->policy, key) : "(none)");
 	size_t bad = 0;
 	char first[128] = "";
 	for (size_t i = 0; i < paths.n; i++) {
-		char how[64];
-		int m = masked_probe(paths.v[i], how, sizeof how);
-		sp_observed_add(r, "%s: %s", paths.v[i], how);
-		if (m == 1 && !bad++)
-			snprintf(first, sizeof first, "%s", paths.v[i]);
+		char name[128];
+		snprintf(name, sizeof name, "%s", paths.v[i]);
+		if (probe(paths.v[i], r, name, sizeof name) && !bad++)
+			snprintf(first, sizeof first, "%s", name);
 	}
 	if (bad)
-		sp_failr(r, "%zu masked path(s) readable (first: %s)", bad, first);
+		sp_failr(r, "%zu %s (first: %s)", bad, bad_what, first);
 	else
-		sp_pass(r, "all %zu masked paths hidden", paths.n);
+		sp_pass(r, "%s %zu %s", pass_pre, paths.n, pass_post);
 	sp_strv_free(&paths);
+}
+
+static bool masked_bad(const char *path, sp_result *r, char *name, size_t nsz)
+{
+	(void)name;
+	(void)nsz;
+	char how[64];
+	int m = masked_probe(path, how, sizeof how);
+	sp_observed_add(r, "%s: %s", path, how);
+	return m == 1;
+}
+
+static void run_masked(const sp_ctx *ctx, sp_result *r)
+{
+	run_path_list(ctx, r, "fs.masked", "absent, unreadable or empty", masked_bad, "masked path(s) readable", "all",
+		      "masked paths hidden");
 }
 
 const sp_check sp_check_fs_masked_paths = {
@@ -391,45 +412,40 @@ static bool find_writable_file(const char *dir, int depth, char *out, size_t osz
 	return found;
 }
 
+static bool readonly_bad(const char *path, sp_result *r, char *name, size_t nsz)
+{
+	struct stat st;
+	if (stat(path, &st) < 0) {
+		sp_observed_add(r, "%s: %s", path, sp_errname(errno));
+		return false;
+	}
+	char target[512];
+	if (S_ISDIR(st.st_mode)) {
+		struct statvfs sv;
+		if (statvfs(path, &sv) == 0 && (sv.f_flag & ST_RDONLY)) {
+			sp_observed_add(r, "%s: read-only mount", path);
+			return false;
+		}
+		if (!find_writable_file(path, 2, target, sizeof target)) {
+			sp_observed_add(r, "%s: no file with a write bit", path);
+			return false;
+		}
+	} else {
+		snprintf(target, sizeof target, "%s", path);
+	}
+	/* open for write without O_TRUNC; no byte is written */
+	int e = 0;
+	int w = sp_write_probe(target, false, &e);
+	sp_observed_add(r, "%s: write open %s", target, w == 1 ? "ACCEPTED" : sp_errname(e));
+	if (w == 1)
+		snprintf(name, nsz, "%s", target);
+	return w == 1;
+}
+
 static void run_readonly_paths(const sp_ctx *ctx, sp_result *r)
 {
-	sp_strv paths;
-	sp_policy_list(ctx->policy, "fs.readonly", &paths);
-	sp_expected(r, "refuse a zero-byte write: %s", paths.n ? sp_policy_get(ctx->policy, "fs.readonly") : "(none)");
-	size_t bad = 0;
-	char first[128] = "";
-	for (size_t i = 0; i < paths.n; i++) {
-		struct stat st;
-		if (stat(paths.v[i], &st) < 0) {
-			sp_observed_add(r, "%s: %s", paths.v[i], sp_errname(errno));
-			continue;
-		}
-		char target[512];
-		if (S_ISDIR(st.st_mode)) {
-			struct statvfs sv;
-			if (statvfs(paths.v[i], &sv) == 0 && (sv.f_flag & ST_RDONLY)) {
-				sp_observed_add(r, "%s: read-only mount", paths.v[i]);
-				continue;
-			}
-			if (!find_writable_file(paths.v[i], 2, target, sizeof target)) {
-				sp_observed_add(r, "%s: no file with a write bit", paths.v[i]);
-				continue;
-			}
-		} else {
-			snprintf(target, sizeof target, "%s", paths.v[i]);
-		}
-		/* open for write without O_TRUNC; no byte is written */
-		int e = 0;
-		int w = sp_write_probe(target, false, &e);
-		sp_observed_add(r, "%s: write open %s", target, w == 1 ? "ACCEPTED" : sp_errname(e));
-		if (w == 1 && !bad++)
-			snprintf(first, sizeof first, "%s", target);
-	}
-	if (bad)
-		sp_failr(r, "%zu read-only path(s) accept writes (first: %s)", bad, first);
-	else
-		sp_pass(r, "all %zu read-only paths refuse writes", paths.n);
-	sp_strv_free(&paths);
+	run_path_list(ctx, r, "fs.readonly", "refuse a zero-byte write", readonly_bad, "read-only path(s) accept writes",
+		      "all", "read-only paths refuse writes");
 }
 
 const sp_check sp_check_fs_readonly_paths = {
@@ -492,8 +508,7 @@ struct ra_arg {
 static long pr_release_agent(void *a)
 {
 	struct ra_arg *p = a;
-	if (unshare(CLONE_NEWNS) == 0)
-		mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL);
+	sp_private_mountns();
 	char opts[64];
 	/* a fresh, uniquely named v1 hierarchy of our own: writing its
 	 * release_agent (zero bytes) touches nothing of the host's */
@@ -584,56 +599,51 @@ const sp_check sp_check_fs_release_agent = {
 
 /* ---- host-sensitive paths, /proc/1/root, propagation ---- */
 
+static bool host_sensitive_bad(const char *path, sp_result *r, char *name, size_t nsz)
+{
+	(void)name;
+	(void)nsz;
+	struct stat st;
+	if (lstat(path, &st) < 0) {
+		sp_observed_add(r, "%s: %s", path, sp_errname(errno));
+		return false;
+	}
+	bool reach;
+	const char *how;
+	if (S_ISSOCK(st.st_mode)) {
+		reach = access(path, W_OK) == 0;
+		how = reach ? "socket, writable" : "socket, no write permission";
+	} else if (S_ISDIR(st.st_mode)) {
+		DIR *d = opendir(path);
+		reach = d != NULL;
+		if (d)
+			closedir(d);
+		how = reach ? "directory listable" : sp_errname(errno);
+	} else {
+		int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+		char buf[4096];
+		ssize_t n = fd >= 0 ? read(fd, buf, sizeof buf - 1) : -1;
+		int e = errno;
+		reach = n > 0;
+		how = reach ? "READABLE" : fd < 0 ? sp_errname(e) : "empty";
+		/* a shadow file matters when it holds password hashes ("user:$..."),
+		 * not when it is an image's own locked accounts */
+		if (reach && sp_endswith(path, "shadow")) {
+			buf[n] = '\0';
+			reach = strstr(buf, ":$") != NULL;
+			how = reach ? "READABLE, holds password hashes" : "readable, no password hash";
+		}
+		if (fd >= 0)
+			close(fd);
+	}
+	sp_observed_add(r, "%s: %s", path, how);
+	return reach;
+}
+
 static void run_host_sensitive(const sp_ctx *ctx, sp_result *r)
 {
-	sp_strv paths;
-	sp_policy_list(ctx->policy, "fs.host_sensitive", &paths);
-	sp_expected(r, "absent or unreadable: %s", paths.n ? sp_policy_get(ctx->policy, "fs.host_sensitive") : "(none)");
-	size_t bad = 0;
-	char first[128] = "";
-	for (size_t i = 0; i < paths.n; i++) {
-		struct stat st;
-		if (lstat(paths.v[i], &st) < 0) {
-			sp_observed_add(r, "%s: %s", paths.v[i], sp_errname(errno));
-			continue;
-		}
-		bool reach;
-		const char *how;
-		if (S_ISSOCK(st.st_mode)) {
-			reach = access(paths.v[i], W_OK) == 0;
-			how = reach ? "socket, writable" : "socket, no write permission";
-		} else if (S_ISDIR(st.st_mode)) {
-			DIR *d = opendir(paths.v[i]);
-			reach = d != NULL;
-			if (d)
-				closedir(d);
-			how = reach ? "directory listable" : sp_errname(errno);
-		} else {
-			int fd = open(paths.v[i], O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-			char buf[4096];
-			ssize_t n = fd >= 0 ? read(fd, buf, sizeof buf - 1) : -1;
-			int e = errno;
-			reach = n > 0;
-			how = reach ? "READABLE" : fd < 0 ? sp_errname(e) : "empty";
-			/* a shadow file matters when it holds password hashes ("user:$..."),
-			 * not when it is an image's own locked accounts */
-			if (reach && sp_endswith(paths.v[i], "shadow")) {
-				buf[n] = '\0';
-				reach = strstr(buf, ":$") != NULL;
-				how = reach ? "READABLE, holds password hashes" : "readable, no password hash";
-			}
-			if (fd >= 0)
-				close(fd);
-		}
-		sp_observed_add(r, "%s: %s", paths.v[i], how);
-		if (reach && !bad++)
-			snprintf(first, sizeof first, "%s", paths.v[i]);
-	}
-	if (bad)
-		sp_failr(r, "%zu host-sensitive path(s) reachable (first: %s)", bad, first);
-	else
-		sp_pass(r, "none of %zu host-sensitive paths reachable", paths.n);
-	sp_strv_free(&paths);
+	run_path_list(ctx, r, "fs.host_sensitive", "absent or unreadable", host_sensitive_bad,
+		      "host-sensitive path(s) reachable", "none of", "host-sensitive paths reachable");
 }
 
 const sp_check sp_check_fs_host_sensitive = {
@@ -646,9 +656,8 @@ const sp_check sp_check_fs_host_sensitive = {
 
 static void run_proc1_root(const sp_ctx *ctx, sp_result *r)
 {
-	bool must = sp_policy_bool(ctx->policy, "proc.isolated", true);
-	sp_expected(r, "%s", must ? "no visible process's /proc/PID/root is another, listable root"
-				  : "any (not required by policy)");
+	bool must = sp_expect_required(ctx, r, "proc.isolated",
+				       "no visible process's /proc/PID/root is another, listable root");
 	struct stat self;
 	if (stat("/", &self) < 0) {
 		sp_errorr(r, "cannot stat /: %s", strerror(errno));
@@ -753,23 +762,31 @@ static int first_writable(const sp_ctx *ctx, char *out, size_t osz)
 	return rc;
 }
 
+/* A new, uniquely named probe file (exclusive create, 0600, no symlink
+ * followed) in the first writable path (dir), opened acc (O_WRONLY or
+ * O_RDWR). Returns its descriptor, or -1 after skipping or failing r. */
+static int open_probe_file(const sp_ctx *ctx, sp_result *r, int acc, char *dir, size_t dsz, char *name, size_t nsz)
+{
+	if (first_writable(ctx, dir, dsz) < 0) {
+		sp_skip(r, "no writable path from fs.writable");
+		return -1;
+	}
+	sp_probe_name(name, nsz, dir);
+	int fd = open(name, acc | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd < 0)
+		sp_failr(r, "cannot create a probe file in %s: %s", dir, strerror(errno));
+	return fd;
+}
+
 static void run_large_write(const sp_ctx *ctx, sp_result *r)
 {
 	long long mib = sp_policy_int(ctx->policy, "fs.large_write_mib", 10);
 	long long quota = sp_policy_int(ctx->policy, "fs.quota_mib", 0);
 	sp_expected(r, "a %lld MiB file can be written%s", mib, quota ? " and a write beyond fs.quota_mib fails" : "");
-	char dir[512];
-	if (first_writable(ctx, dir, sizeof dir) < 0) {
-		sp_skip(r, "no writable path from fs.writable");
+	char dir[512], name[600];
+	int fd = open_probe_file(ctx, r, O_WRONLY, dir, sizeof dir, name, sizeof name);
+	if (fd < 0)
 		return;
-	}
-	char name[600];
-	sp_probe_name(name, sizeof name, dir);
-	int fd = open(name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
-	if (fd < 0) {
-		sp_failr(r, "cannot create a probe file in %s: %s", dir, strerror(errno));
-		return;
-	}
 	static char chunk[1 << 20];
 	memset(chunk, 0x5a, sizeof chunk);
 	long long limit = quota ? quota + 2 : mib;
@@ -812,18 +829,10 @@ const sp_check sp_check_fs_large_write = {
 static void run_fsync(const sp_ctx *ctx, sp_result *r)
 {
 	sp_expected(r, "content written, fsynced and read back is identical");
-	char dir[512];
-	if (first_writable(ctx, dir, sizeof dir) < 0) {
-		sp_skip(r, "no writable path from fs.writable");
+	char dir[512], name[600];
+	int fd = open_probe_file(ctx, r, O_RDWR, dir, sizeof dir, name, sizeof name);
+	if (fd < 0)
 		return;
-	}
-	char name[600];
-	sp_probe_name(name, sizeof name, dir);
-	int fd = open(name, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
-	if (fd < 0) {
-		sp_failr(r, "cannot create a probe file in %s: %s", dir, strerror(errno));
-		return;
-	}
 	static unsigned char a[65536], b[65536];
 	for (size_t i = 0; i < sizeof a; i++)
 		a[i] = (unsigned char)(i * 131 + 7);

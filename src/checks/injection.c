@@ -12,25 +12,27 @@
 #include "checks/probe.h"
 #include "core/util.h"
 
-static bool have_manifest(const sp_ctx *ctx, sp_result *r, const char *key)
+/* the manifest's non-empty list under key, or NULL after skipping r */
+static json_t *manifest_list(const sp_ctx *ctx, sp_result *r, const char *key)
 {
 	if (!ctx->manifest) {
 		sp_skip(r, "no --manifest given");
-		return false;
+		return NULL;
 	}
-	if (json_array_size(json_object_get((json_t *)ctx->manifest, key)) == 0) {
+	json_t *list = json_object_get((json_t *)ctx->manifest, key);
+	if (json_array_size(list) == 0) {
 		sp_skip(r, "the manifest lists no %s", key);
-		return false;
+		return NULL;
 	}
-	return true;
+	return list;
 }
 
 static void run_env(const sp_ctx *ctx, sp_result *r)
 {
 	sp_expected(r, "every env entry of the manifest set and non-empty");
-	if (!have_manifest(ctx, r, "env"))
+	json_t *env = manifest_list(ctx, r, "env");
+	if (!env)
 		return;
-	json_t *env = json_object_get((json_t *)ctx->manifest, "env");
 	size_t i, bad = 0;
 	json_t *e;
 	json_array_foreach(env, i, e)
@@ -54,9 +56,9 @@ static void run_env(const sp_ctx *ctx, sp_result *r)
 static void run_files(const sp_ctx *ctx, sp_result *r)
 {
 	sp_expected(r, "every file of the manifest present (not a symlink), non-empty, with exactly its mode, uid, gid and type");
-	if (!have_manifest(ctx, r, "files"))
+	json_t *files = manifest_list(ctx, r, "files");
+	if (!files)
 		return;
-	json_t *files = json_object_get((json_t *)ctx->manifest, "files");
 	size_t i, bad = 0;
 	json_t *e;
 	json_array_foreach(files, i, e)

@@ -157,8 +157,7 @@ struct dbg_arg {
 static long pr_debugfs(void *a)
 {
 	struct dbg_arg *p = a;
-	if (unshare(CLONE_NEWNS) == 0)
-		mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL);
+	sp_private_mountns();
 	if (mount("debugfs", p->dir, "debugfs", MS_NOSUID | MS_NODEV | MS_NOEXEC | MS_RDONLY, NULL) == 0) {
 		umount2(p->dir, MNT_DETACH);
 		return 1;

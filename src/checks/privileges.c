@@ -11,7 +11,6 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 #include <fcntl.h>
-#include <sched.h>
 #include <signal.h>
 #include <sys/mount.h>
 #include <sys/ptrace.h>
@@ -147,8 +146,7 @@ static void run_bounding(const sp_ctx *ctx, sp_result *r)
 
 static void run_nnp(const sp_ctx *ctx, sp_result *r)
 {
-	bool must = sp_policy_bool(ctx->policy, "priv.no_new_privs", true);
-	sp_expected(r, "%s", must ? "NoNewPrivs set" : "any (not required by policy)");
+	bool must = sp_expect_required(ctx, r, "priv.no_new_privs", "NoNewPrivs set");
 	char v[16];
 	int e = sp_status_field("/proc/self/status", "NoNewPrivs", v, sizeof v);
 	if (e < 0) {
@@ -278,8 +276,7 @@ static long pr_sys_admin(void *a)
 {
 	struct cap_probe_arg *p = a;
 	/* a private mount namespace first, so nothing can propagate out */
-	if (unshare(CLONE_NEWNS) == 0)
-		mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL);
+	sp_private_mountns();
 	if (p->dir[0]) {
 		if (mount("sandprobe", p->dir, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, "size=4k") == 0) {
 			umount2(p->dir, MNT_DETACH);
@@ -353,6 +350,15 @@ static long pr_sys_module(void *a)
 	return errno == EPERM ? 0 : -1;
 }
 
+/* a probe's verdict from a call's return: 1 when it succeeded (rc == 0), 0
+ * when refused with EPERM, -1 otherwise (errno as the call left it) */
+static long eperm_verdict(long rc)
+{
+	if (rc == 0)
+		return 1;
+	return errno == EPERM ? 0 : -1;
+}
+
 static int make_file(const struct cap_probe_arg *p, char *path, size_t size, mode_t mode)
 {
 	if (!p->dir[0]) {
@@ -398,35 +404,32 @@ static long pr_chown(void *a)
 	int e = errno;
 	unlink(path);
 	errno = e;
-	if (rc == 0)
-		return 1;
-	return e == EPERM ? 0 : -1;
+	return eperm_verdict(rc);
+}
+
+/* setres[ug]id to another mapped id: 1 done, 0 EPERM, -1 other (EXDEV: none) */
+static long set_other_id(bool gid)
+{
+	long other = sp_other_mapped_id((unsigned)(gid ? getegid() : geteuid()), gid);
+	if (other < 0) {
+		errno = EXDEV;
+		return -1;
+	}
+	int rc = gid ? setresgid((gid_t)other, (gid_t)other, (gid_t)other)
+		     : setresuid((uid_t)other, (uid_t)other, (uid_t)other);
+	return eperm_verdict(rc);
 }
 
 static long pr_setuid(void *a)
 {
 	(void)a;
-	long other = sp_other_mapped_id((unsigned)geteuid(), false);
-	if (other < 0) {
-		errno = EXDEV;
-		return -1;
-	}
-	if (setresuid((uid_t)other, (uid_t)other, (uid_t)other) == 0)
-		return 1;
-	return errno == EPERM ? 0 : -1;
+	return set_other_id(false);
 }
 
 static long pr_setgid(void *a)
 {
 	(void)a;
-	long other = sp_other_mapped_id((unsigned)getegid(), true);
-	if (other < 0) {
-		errno = EXDEV;
-		return -1;
-	}
-	if (setresgid((gid_t)other, (gid_t)other, (gid_t)other) == 0)
-		return 1;
-	return errno == EPERM ? 0 : -1;
+	return set_other_id(true);
 }
 
 static long pr_net_admin(void *a)
@@ -441,26 +444,20 @@ static long pr_net_admin(void *a)
 	int e = errno;
 	close(fd);
 	errno = e;
-	if (rc == 0)
-		return 1;
-	return e == EPERM ? 0 : -1;
+	return eperm_verdict(rc);
 }
 
 static long pr_sys_time(void *a)
 {
 	(void)a;
 	/* both NULL: the capability check runs, the clock is not touched */
-	if (syscall(SYS_settimeofday, NULL, NULL) == 0)
-		return 1;
-	return errno == EPERM ? 0 : -1;
+	return eperm_verdict(syscall(SYS_settimeofday, NULL, NULL));
 }
 
 static long pr_sys_chroot(void *a)
 {
 	(void)a;
-	if (chroot("/") == 0)
-		return 1;
-	return errno == EPERM ? 0 : -1;
+	return eperm_verdict(chroot("/"));
 }
 
 static long pr_sys_boot(void *a)
@@ -530,9 +527,7 @@ static long pr_sys_resource(void *a)
 		return -1;
 	/* raising a hard limit back needs CAP_SYS_RESOURCE (child only) */
 	rl.rlim_max = hard;
-	if (setrlimit(RLIMIT_FSIZE, &rl) == 0)
-		return 1;
-	return errno == EPERM ? 0 : -1;
+	return eperm_verdict(setrlimit(RLIMIT_FSIZE, &rl));
 }
 
 static long pr_setfcap(void *a)
@@ -548,9 +543,7 @@ static long pr_setfcap(void *a)
 	int e = errno;
 	unlink(path);
 	errno = e;
-	if (rc == 0)
-		return 1;
-	return e == EPERM ? 0 : -1;
+	return eperm_verdict(rc);
 }
 
 static long pr_kill(void *a)

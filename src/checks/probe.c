@@ -3,11 +3,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <dirent.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
@@ -165,9 +167,17 @@ unsigned sp_kernel_version(void)
 	return a * 10000 + b * 100 + c;
 }
 
-int sp_run_child(int (*fn)(void *arg), void *arg, unsigned timeout_ms, int *status_out)
+void sp_private_mountns(void)
 {
-	int pfd[2];
+	if (unshare(CLONE_NEWNS) == 0)
+		mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL);
+}
+
+/* A pipe and a child: the child keeps the write end pfd[1], the parent the
+ * read end pfd[0] (each closes the other end).
+ * Returns the pid (0 in the child), or -errno with nothing left open. */
+static pid_t fork_piped(int pfd[2])
+{
 	if (pipe2(pfd, O_CLOEXEC) < 0)
 		return -errno;
 	pid_t pid = fork();
@@ -177,11 +187,18 @@ int sp_run_child(int (*fn)(void *arg), void *arg, unsigned timeout_ms, int *stat
 		close(pfd[1]);
 		return -e;
 	}
-	if (pid == 0) {
-		close(pfd[0]);
+	close(pfd[pid == 0 ? 0 : 1]);
+	return pid;
+}
+
+int sp_run_child(int (*fn)(void *arg), void *arg, unsigned timeout_ms, int *status_out)
+{
+	int pfd[2];
+	pid_t pid = fork_piped(pfd);
+	if (pid < 0)
+		return (int)pid;
+	if (pid == 0)
 		_exit(fn(arg) & 0xff);
-	}
-	close(pfd[1]);
 	/* the pipe closes when the child exits: poll it for the deadline */
 	struct pollfd p = {.fd = pfd[0], .events = POLLIN};
 	uint64_t deadline = sp_now_ns() + (uint64_t)timeout_ms * 1000000ull;
@@ -218,51 +235,19 @@ int sp_child_call(long (*fn)(void *arg), void *arg, unsigned timeout_ms, sp_call
 {
 	memset(out, 0, sizeof *out);
 	int pfd[2];
-	if (pipe2(pfd, O_CLOEXEC) < 0)
-		return -errno;
-	pid_t pid = fork();
-	if (pid < 0) {
-		int e = errno;
-		close(pfd[0]);
-		close(pfd[1]);
-		return -e;
-	}
+	pid_t pid = fork_piped(pfd);
+	if (pid < 0)
+		return (int)pid;
 	if (pid == 0) {
-		close(pfd[0]);
 		errno = 0;
 		long ret = fn(arg);
 		struct call_msg m = {.ret = ret, .err = ret <= 0 ? errno : 0};
 		ssize_t w = write(pfd[1], &m, sizeof m);
 		_exit(w == (ssize_t)sizeof m ? 0 : 1);
 	}
-	close(pfd[1]);
 	struct call_msg m;
-	size_t got = 0;
 	uint64_t deadline = sp_now_ns() + (uint64_t)timeout_ms * 1000000ull;
-	for (;;) {
-		uint64_t now = sp_now_ns();
-		if (now >= deadline) {
-			out->timed_out = true;
-			break;
-		}
-		struct pollfd p = {.fd = pfd[0], .events = POLLIN};
-		int pr = poll(&p, 1, (int)((deadline - now + 999999) / 1000000ull));
-		if (pr < 0 && errno == EINTR)
-			continue;
-		if (pr <= 0) {
-			if (pr < 0)
-				break;
-			continue;
-		}
-		ssize_t n = read(pfd[0], (char *)&m + got, sizeof m - got);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		got += (size_t)n;
-		if (got == sizeof m)
-			break;
-	}
+	size_t got = sp_read_until(pfd[0], &m, sizeof m, deadline, &out->timed_out);
 	close(pfd[0]);
 	if (out->timed_out)
 		kill(pid, SIGKILL);
@@ -441,4 +426,11 @@ bool sp_policy_list_has(const sp_ctx *ctx, const char *key, const char *item)
 	bool has = sp_strv_contains(&v, item);
 	sp_strv_free(&v);
 	return has;
+}
+
+bool sp_expect_required(const sp_ctx *ctx, sp_result *r, const char *key, const char *expected)
+{
+	bool must = sp_policy_bool(ctx->policy, key, true);
+	sp_expected(r, "%s", must ? expected : "any (not required by policy)");
+	return must;
 }

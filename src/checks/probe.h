@@ -56,6 +56,11 @@ typedef struct sp_call {
  * or -errno when the child cannot be started. */
 int sp_child_call(long (*fn)(void *arg), void *arg, unsigned timeout_ms, sp_call *out);
 
+/* For a probe child about to mount: unshare a mount namespace and make every
+ * mount in it private, so nothing it mounts can propagate out. Best effort:
+ * when unshare is refused, the caller goes on in its own namespace. */
+void sp_private_mountns(void);
+
 /* errno name ("EPERM"), never NULL */
 const char *sp_errname(int e);
 
@@ -87,6 +92,9 @@ long sp_other_mapped_id(unsigned self, bool gid);
 int sp_sysctl_long(const char *path, long *out);
 /* is a list-valued policy key containing item (case-sensitive)? */
 bool sp_policy_list_has(const sp_ctx *ctx, const char *key, const char *item);
+/* Is the boolean policy key (default true) required? Sets r's expected
+ * text to expected when it is, else to "any (not required by policy)". */
+bool sp_expect_required(const sp_ctx *ctx, sp_result *r, const char *key, const char *expected);
 
 /* One-pass scan for setuid, setgid (with group exec) and file-capability
  * (security.capability) files over every mount that honours setuid (not

@@ -51,6 +51,26 @@ static int read_stat(int pid, struct proc_entry *e)
 	return 0;
 }
 
+/* every process of the open /proc directory d whose stat parses (malloc'd) */
+static struct proc_entry *read_procs(DIR *d, size_t *count)
+{
+	size_t cap = 256, n = 0;
+	struct proc_entry *v = sp_xmalloc(cap * sizeof *v);
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		if (!isdigit((unsigned char)de->d_name[0]))
+			continue;
+		if (n == cap) {
+			cap *= 2;
+			v = sp_xrealloc(v, cap * sizeof *v);
+		}
+		if (read_stat(atoi(de->d_name), &v[n]) == 0)
+			n++;
+	}
+	*count = n;
+	return v;
+}
+
 static const struct proc_entry *lookup(const struct proc_entry *v, size_t n, int pid)
 {
 	for (size_t i = 0; i < n; i++)
@@ -73,9 +93,8 @@ static int root_of(const struct proc_entry *v, size_t n, int pid)
 
 static void run_host_visible(const sp_ctx *ctx, sp_result *r)
 {
-	bool must = sp_policy_bool(ctx->policy, "proc.isolated", true);
-	sp_expected(r, "%s", must ? "only processes of the sandbox in /proc (no host processes, no kernel threads)"
-				  : "any (not required by policy)");
+	bool must = sp_expect_required(ctx, r, "proc.isolated",
+				       "only processes of the sandbox in /proc (no host processes, no kernel threads)");
 	char self[32];
 	ssize_t sl = readlink("/proc/self", self, sizeof self - 1);
 	if (sl <= 0) {
@@ -90,19 +109,8 @@ static void run_host_visible(const sp_ctx *ctx, sp_result *r)
 		sp_errorr(r, "cannot list /proc: %s", strerror(errno));
 		return;
 	}
-	size_t cap = 256, n = 0;
-	_cleanup_free_ struct proc_entry *v = sp_xmalloc(cap * sizeof *v);
-	struct dirent *de;
-	while ((de = readdir(d))) {
-		if (!isdigit((unsigned char)de->d_name[0]))
-			continue;
-		if (n == cap) {
-			cap *= 2;
-			v = sp_xrealloc(v, cap * sizeof *v);
-		}
-		if (read_stat(atoi(de->d_name), &v[n]) == 0)
-			n++;
-	}
+	size_t n;
+	_cleanup_free_ struct proc_entry *v = read_procs(d, &n);
 	/* empty-vs-empty guard: we must at least see ourselves */
 	if (n == 0 || !lookup(v, n, selfpid)) {
 		sp_observed(r, "%zu processes listed, own pid %d %s", n, selfpid, n ? "absent" : "");
@@ -274,19 +282,8 @@ static size_t foreign_pids(int *out, size_t max)
 	DIR *d = opendir("/proc");
 	if (!d)
 		return 0;
-	size_t cap = 256, n = 0;
-	struct proc_entry *v = sp_xmalloc(cap * sizeof *v);
-	struct dirent *de;
-	while ((de = readdir(d))) {
-		if (!isdigit((unsigned char)de->d_name[0]))
-			continue;
-		if (n == cap) {
-			cap *= 2;
-			v = sp_xrealloc(v, cap * sizeof *v);
-		}
-		if (read_stat(atoi(de->d_name), &v[n]) == 0)
-			n++;
-	}
+	size_t n;
+	struct proc_entry *v = read_procs(d, &n);
 	closedir(d);
 	char self[32];
 	ssize_t sl = readlink("/proc/self", self, sizeof self - 1);
@@ -328,9 +325,8 @@ static size_t foreign_pids(int *out, size_t max)
 
 static void run_signal_foreign(const sp_ctx *ctx, sp_result *r)
 {
-	bool must = sp_policy_bool(ctx->policy, "proc.isolated", true);
-	sp_expected(r, "%s", must ? "no process outside the sandbox can be signalled (kill with signal 0)"
-				  : "any (not required by policy)");
+	bool must = sp_expect_required(ctx, r, "proc.isolated",
+				       "no process outside the sandbox can be signalled (kill with signal 0)");
 	int pids[512];
 	size_t n = foreign_pids(pids, SP_ARRAY_SIZE(pids));
 	size_t ok = 0;
@@ -350,9 +346,8 @@ static void run_signal_foreign(const sp_ctx *ctx, sp_result *r)
 
 static void run_environ_foreign(const sp_ctx *ctx, sp_result *r)
 {
-	bool must = sp_policy_bool(ctx->policy, "proc.isolated", true);
-	sp_expected(r, "%s", must ? "no environment or memory of a process outside the sandbox readable"
-				  : "any (not required by policy)");
+	bool must = sp_expect_required(ctx, r, "proc.isolated",
+				       "no environment or memory of a process outside the sandbox readable");
 	int pids[512];
 	size_t n = foreign_pids(pids, SP_ARRAY_SIZE(pids));
 	size_t readable = 0;

@@ -25,8 +25,7 @@
 
 static void run_mode(const sp_ctx *ctx, sp_result *r)
 {
-	bool must = sp_policy_bool(ctx->policy, "seccomp.required", true);
-	sp_expected(r, "%s", must ? "seccomp filter mode (2) with at least one filter" : "any (not required by policy)");
+	bool must = sp_expect_required(ctx, r, "seccomp.required", "seccomp filter mode (2) with at least one filter");
 	char mode[16], filters[16] = "";
 	int e = sp_status_field("/proc/self/status", "Seccomp", mode, sizeof mode);
 	if (e < 0) {
@@ -153,17 +152,7 @@ static long do_sc(void *arg)
 
 static bool errno_in(const char *list, int e)
 {
-	const char *n = sp_errname(e);
-	size_t nl = strlen(n);
-	for (const char *p = list; *p;) {
-		size_t len = strcspn(p, ",");
-		if (len == nl && !strncmp(p, n, nl))
-			return true;
-		p += len;
-		if (*p == ',')
-			p++;
-	}
-	return false;
+	return sp_opt_has(list, sp_errname(e));
 }
 
 enum sc_verdict { SC_BLOCKED, SC_REACHED, SC_UNAVAILABLE, SC_UNKNOWN };

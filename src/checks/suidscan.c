@@ -119,6 +119,20 @@ static void push_locked(struct scan *s, char *p)
 	s->stack[s->n++] = p;
 }
 
+/* past the deadline: stop every worker, noting where this one was */
+static void check_budget(struct scan *s, const char *dir)
+{
+	if (!s->deadline || sp_now_ns() <= s->deadline)
+		return;
+	pthread_mutex_lock(&s->mu);
+	if (!s->stop) {
+		s->stop = true;
+		s->res->over_budget = true;
+		snprintf(s->res->last_dir, sizeof s->res->last_dir, "%s", dir);
+	}
+	pthread_mutex_unlock(&s->mu);
+}
+
 static void record(struct worker *w, const char *path, const struct stat *st, bool fcap)
 {
 	struct scan *s = w->s;
@@ -249,15 +263,8 @@ static void scan_dir(struct worker *w, const char *dir, char *buf, size_t bufsz)
 				w->fcap += fc;
 				record(w, path, &st, fc);
 			}
-			if ((++tick & 127) == 0 && s->deadline && sp_now_ns() > s->deadline) {
-				pthread_mutex_lock(&s->mu);
-				if (!s->stop) {
-					s->stop = true;
-					s->res->over_budget = true;
-					snprintf(s->res->last_dir, sizeof s->res->last_dir, "%s", dir);
-				}
-				pthread_mutex_unlock(&s->mu);
-			}
+			if ((++tick & 127) == 0)
+				check_budget(s, dir);
 		}
 		if (s->stop)
 			break;
@@ -271,15 +278,7 @@ static void scan_dir(struct worker *w, const char *dir, char *buf, size_t bufsz)
 		pthread_mutex_unlock(&s->mu);
 	}
 	free(kids);
-	if (s->deadline && sp_now_ns() > s->deadline) {
-		pthread_mutex_lock(&s->mu);
-		if (!s->stop) {
-			s->stop = true;
-			s->res->over_budget = true;
-			snprintf(s->res->last_dir, sizeof s->res->last_dir, "%s", dir);
-		}
-		pthread_mutex_unlock(&s->mu);
-	}
+	check_budget(s, dir);
 }
 
 static void *worker_main(void *arg)

@@ -114,6 +114,19 @@ static void run_write_read(const sp_ctx *ctx, sp_result *r)
 		sp_pass(r, "write, read back and remove work in %s", dir);
 }
 
+/* fork; on failure close both ends of pipe p and fail r ("fork: ...") */
+static pid_t fork_or_fail(int p[2], sp_result *r)
+{
+	pid_t pid = fork();
+	if (pid < 0) {
+		int e = errno;
+		close(p[0]);
+		close(p[1]);
+		sp_failr(r, "fork: %s", strerror(e));
+	}
+	return pid;
+}
+
 static void run_fork_exec(const sp_ctx *ctx, sp_result *r)
 {
 	(void)ctx;
@@ -123,14 +136,9 @@ static void run_fork_exec(const sp_ctx *ctx, sp_result *r)
 		sp_errorr(r, "pipe: %s", strerror(errno));
 		return;
 	}
-	pid_t pid = fork();
-	if (pid < 0) {
-		int e = errno;
-		close(p[0]);
-		close(p[1]);
-		sp_failr(r, "fork: %s", strerror(e));
+	pid_t pid = fork_or_fail(p, r);
+	if (pid < 0)
 		return;
-	}
 	if (pid == 0) {
 		dup2(p[1], 1);
 		char *const argv[] = {(char *)"sandprobe", (char *)"--version", NULL};
@@ -173,14 +181,9 @@ static void run_pipes(const sp_ctx *ctx, sp_result *r)
 		sp_failr(r, "pipe: %s", strerror(errno));
 		return;
 	}
-	pid_t pid = fork();
-	if (pid < 0) {
-		int e = errno;
-		close(p[0]);
-		close(p[1]);
-		sp_failr(r, "fork: %s", strerror(e));
+	pid_t pid = fork_or_fail(p, r);
+	if (pid < 0)
 		return;
-	}
 	if (pid == 0) {
 		close(p[0]);
 		unsigned char buf[8192];

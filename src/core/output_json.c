@@ -3,47 +3,24 @@
 #include <jansson.h>
 #include <string.h>
 
+#include "core/json.h"
 #include "core/output.h"
 #include "core/util.h"
 #include "core/version.h"
-
-static json_t *techniques_array(const char *t)
-{
-	json_t *a = json_array();
-	sp_strv v;
-	sp_strv_split(&v, t, ",");
-	for (size_t i = 0; i < v.n; i++)
-		json_array_append_new(a, json_string(v.v[i]));
-	sp_strv_free(&v);
-	return a;
-}
-
-/* json_string() refuses invalid UTF-8: fall back on a lossy ASCII copy */
-static json_t *jstr(const char *s)
-{
-	json_t *j = json_string(s ? s : "");
-	if (j)
-		return j;
-	_cleanup_free_ char *copy = sp_xstrdup(s);
-	for (char *p = copy; *p; p++)
-		if ((unsigned char)*p >= 0x80)
-			*p = '?';
-	return json_string(copy);
-}
 
 int sp_write_json(FILE *f, const sp_ctx *ctx, const sp_report *rep, bool strict)
 {
 	json_t *root = json_object();
 	json_object_set_new(root, "schema", json_string("sandprobe.doctor.v1"));
 	json_object_set_new(root, "tool", json_pack("{s:s,s:s}", "name", "sandprobe", "version", SP_VERSION));
-	json_object_set_new(root, "profile", jstr(ctx->profile));
+	json_object_set_new(root, "profile", sp_json_str(ctx->profile));
 	json_object_set_new(root, "strict", json_boolean(strict));
 	json_object_set_new(root, "started_at", json_string(rep->started_at));
 	json_object_set_new(root, "duration_ms", json_real(rep->duration_ms));
 	json_object_set_new(root, "environment",
-			    json_pack("{s:o,s:o,s:o,s:o,s:I}", "runtime_guess", jstr(rep->env.runtime_guess),
-				      "runtime_signals", jstr(rep->env.runtime_signals), "kernel", jstr(rep->env.kernel),
-				      "arch", jstr(rep->env.arch), "uid", (json_int_t)rep->env.uid));
+			    json_pack("{s:o,s:o,s:o,s:o,s:I}", "runtime_guess", sp_json_str(rep->env.runtime_guess),
+				      "runtime_signals", sp_json_str(rep->env.runtime_signals), "kernel", sp_json_str(rep->env.kernel),
+				      "arch", sp_json_str(rep->env.arch), "uid", (json_int_t)rep->env.uid));
 	json_t *results = json_array();
 	for (size_t i = 0; i < rep->n; i++) {
 		const sp_result *r = &rep->results[i];
@@ -54,11 +31,11 @@ int sp_write_json(FILE *f, const sp_ctx *ctx, const sp_report *rep, bool strict)
 		json_object_set_new(o, "status", json_string(sp_status_name(r->status)));
 		json_object_set_new(o, "expect", json_string(sp_expect_name(r->expect)));
 		json_object_set_new(o, "method", json_string(r->check->method ? r->check->method : "read"));
-		json_object_set_new(o, "expected", jstr(r->expected));
-		json_object_set_new(o, "observed", jstr(r->observed));
-		json_object_set_new(o, "detail", jstr(r->detail));
+		json_object_set_new(o, "expected", sp_json_str(r->expected));
+		json_object_set_new(o, "observed", sp_json_str(r->observed));
+		json_object_set_new(o, "detail", sp_json_str(r->detail));
 		json_object_set_new(o, "duration_us", json_integer((json_int_t)r->duration_us));
-		json_object_set_new(o, "techniques", techniques_array(r->check->techniques));
+		json_object_set_new(o, "techniques", sp_json_csv_array(r->check->techniques));
 		json_array_append_new(results, o);
 	}
 	json_object_set_new(root, "results", results);
@@ -78,7 +55,7 @@ int sp_write_list_json(FILE *f, const sp_ctx *ctx, const sp_check *const *checks
 {
 	json_t *root = json_object();
 	json_object_set_new(root, "schema", json_string("sandprobe.checks.v1"));
-	json_object_set_new(root, "profile", jstr(ctx->profile));
+	json_object_set_new(root, "profile", sp_json_str(ctx->profile));
 	json_t *arr = json_array();
 	for (size_t i = 0; i < n; i++) {
 		const sp_check *c = checks[i];
@@ -87,7 +64,7 @@ int sp_write_list_json(FILE *f, const sp_ctx *ctx, const sp_check *const *checks
 		json_object_set_new(o, "category", json_string(c->category));
 		json_object_set_new(o, "title", json_string(c->title));
 		json_object_set_new(o, "rationale", json_string(c->rationale));
-		json_object_set_new(o, "techniques", techniques_array(c->techniques));
+		json_object_set_new(o, "techniques", sp_json_csv_array(c->techniques));
 		json_object_set_new(o, "method", json_string(c->method ? c->method : "read"));
 		json_object_set_new(o, "expect", json_string(sp_expect_name(sp_policy_expect(ctx->policy, c->id))));
 		json_t *pol = json_object();
@@ -98,7 +75,7 @@ int sp_write_list_json(FILE *f, const sp_ctx *ctx, const sp_check *const *checks
 			if (colon)
 				*colon = '\0';
 			const char *v = sp_policy_get(ctx->policy, keys.v[k]);
-			json_object_set_new(pol, keys.v[k], v ? jstr(v) : json_null());
+			json_object_set_new(pol, keys.v[k], v ? sp_json_str(v) : json_null());
 		}
 		sp_strv_free(&keys);
 		json_object_set_new(o, "policy", pol);

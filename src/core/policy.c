@@ -65,32 +65,41 @@ static bool parse_bool(const char *v, bool *out)
 	return false;
 }
 
-/* Type of a key as declared by the checks that read it ("key:type"). */
-static const char *key_type(const char *key)
+/* The "key[:type]" entry for key in some check's policy_keys (its length
+ * in *len), or NULL when no check declares the key. */
+static const char *key_spec(const char *key, size_t *len)
 {
 	size_t klen = strlen(key);
 	for (size_t i = 0; i < sp_checks_count; i++) {
 		const char *k = sp_checks[i]->policy_keys;
 		while (k && *k) {
-			size_t len = strcspn(k, ",");
-			const char *colon = memchr(k, ':', len);
-			size_t namelen = colon ? (size_t)(colon - k) : len;
-			if (namelen == klen && strncmp(k, key, klen) == 0) {
-				if (!colon)
-					return "str";
-				if (!strncmp(colon + 1, "bool", 4))
-					return "bool";
-				if (!strncmp(colon + 1, "int", 3))
-					return "int";
-				if (!strncmp(colon + 1, "caps", 4))
-					return "caps";
-				return "str";
-			}
-			k += len;
+			*len = strcspn(k, ",");
+			const char *colon = memchr(k, ':', *len);
+			size_t namelen = colon ? (size_t)(colon - k) : *len;
+			if (namelen == klen && strncmp(k, key, klen) == 0)
+				return k;
+			k += *len;
 			if (*k == ',')
 				k++;
 		}
 	}
+	return NULL;
+}
+
+/* Type of a key as declared by the checks that read it ("key:type"). */
+static const char *key_type(const char *key)
+{
+	size_t len;
+	const char *k = key_spec(key, &len);
+	const char *colon = k ? memchr(k, ':', len) : NULL;
+	if (!colon)
+		return "str";
+	if (!strncmp(colon + 1, "bool", 4))
+		return "bool";
+	if (!strncmp(colon + 1, "int", 3))
+		return "int";
+	if (!strncmp(colon + 1, "caps", 4))
+		return "caps";
 	return "str";
 }
 
@@ -101,21 +110,8 @@ bool sp_policy_key_known(const char *key)
 	for (size_t i = 0; i < SP_ARRAY_SIZE(global_keys); i++)
 		if (!strcmp(key, global_keys[i]))
 			return true;
-	size_t klen = strlen(key);
-	for (size_t i = 0; i < sp_checks_count; i++) {
-		const char *k = sp_checks[i]->policy_keys;
-		while (k && *k) {
-			size_t len = strcspn(k, ",");
-			const char *colon = memchr(k, ':', len);
-			size_t namelen = colon ? (size_t)(colon - k) : len;
-			if (namelen == klen && strncmp(k, key, klen) == 0)
-				return true;
-			k += len;
-			if (*k == ',')
-				k++;
-		}
-	}
-	return false;
+	size_t len;
+	return key_spec(key, &len) != NULL;
 }
 
 /* Validate and store one key=value; origin says where it came from. */

@@ -2,7 +2,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -57,33 +56,10 @@ static void run_forked(const sp_ctx *ctx, const sp_check *c, unsigned timeout_ms
 	}
 	setpgid(pid, pid); /* avoid the race with the child's own call */
 	close(pfd[1]);
-	size_t got = 0;
 	sp_result in;
 	uint64_t deadline = sp_now_ns() + (uint64_t)timeout_ms * 1000000ull;
 	bool timed_out = false;
-	for (;;) {
-		uint64_t now = sp_now_ns();
-		if (now >= deadline) {
-			timed_out = true;
-			break;
-		}
-		struct pollfd p = {.fd = pfd[0], .events = POLLIN};
-		int pr = poll(&p, 1, (int)((deadline - now + 999999) / 1000000ull));
-		if (pr < 0 && errno == EINTR)
-			continue;
-		if (pr < 0)
-			break;
-		if (pr == 0)
-			continue;
-		ssize_t n = read(pfd[0], (char *)&in + got, sizeof in - got);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		got += (size_t)n;
-		if (got == sizeof in)
-			break;
-	}
+	size_t got = sp_read_until(pfd[0], &in, sizeof in, deadline, &timed_out);
 	close(pfd[0]);
 	if (timed_out) {
 		/* evidence before the kill: where the probe sat, and the load */

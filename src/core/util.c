@@ -9,6 +9,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <poll.h>
 #include <sys/wait.h>
 #include <signal.h>
 
@@ -108,13 +109,8 @@ ssize_t sp_read_file(const char *path, char *buf, size_t size)
 	return (ssize_t)off;
 }
 
-char *sp_read_file_alloc(const char *path, size_t max, size_t *len, int *errnum)
+char *sp_read_fd_alloc(int fd, size_t max, size_t *len, int *errnum)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-	if (fd < 0) {
-		*errnum = errno;
-		return NULL;
-	}
 	size_t cap = 4096, off = 0;
 	char *buf = sp_xmalloc(cap);
 	for (;;) {
@@ -152,6 +148,16 @@ char *sp_read_file_alloc(const char *path, size_t max, size_t *len, int *errnum)
 	if (len)
 		*len = off;
 	return buf;
+}
+
+char *sp_read_file_alloc(const char *path, size_t max, size_t *len, int *errnum)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0) {
+		*errnum = errno;
+		return NULL;
+	}
+	return sp_read_fd_alloc(fd, max, len, errnum);
 }
 
 int sp_write_all(int fd, const void *buf, size_t len)
@@ -284,4 +290,33 @@ int sp_parse_u64(const char *s, unsigned long long *out)
 		return -1;
 	*out = v;
 	return 0;
+}
+
+size_t sp_read_until(int fd, void *buf, size_t size, uint64_t deadline, bool *timed_out)
+{
+	size_t got = 0;
+	for (;;) {
+		uint64_t now = sp_now_ns();
+		if (now >= deadline) {
+			*timed_out = true;
+			break;
+		}
+		struct pollfd p = {.fd = fd, .events = POLLIN};
+		int pr = poll(&p, 1, (int)((deadline - now + 999999) / 1000000ull));
+		if (pr < 0 && errno == EINTR)
+			continue;
+		if (pr < 0)
+			break;
+		if (pr == 0)
+			continue;
+		ssize_t n = read(fd, (char *)buf + got, size - got);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		got += (size_t)n;
+		if (got == size)
+			break;
+	}
+	return got;
 }

@@ -26,6 +26,8 @@ ssize_t sp_read_file(const char *path, char *buf, size_t size);
 /* Read a whole file (at most max bytes; -EFBIG beyond) into a new buffer.
  * Returns the buffer (NUL-terminated) or NULL with *errnum set. */
 char *sp_read_file_alloc(const char *path, size_t max, size_t *len, int *errnum);
+/* The same for an open descriptor, which it closes in every case. */
+char *sp_read_fd_alloc(int fd, size_t max, size_t *len, int *errnum);
 /* Write all of buf to fd, retrying on EINTR and short writes; 0 or -errno. */
 int sp_write_all(int fd, const void *buf, size_t len);
 /* Value of "Key:" in a /proc/.../status style file, trimmed; 0 or -errno
@@ -34,6 +36,9 @@ int sp_status_field(const char *path, const char *key, char *out, size_t outsz);
 
 /* monotonic clock in nanoseconds */
 uint64_t sp_now_ns(void);
+/* Read from fd into buf until size bytes, end of file, an error, or the
+ * sp_now_ns() deadline (then *timed_out = true); returns the bytes read. */
+size_t sp_read_until(int fd, void *buf, size_t size, uint64_t deadline, bool *timed_out);
 /* wall clock as 2026-01-01T00:00:00Z */
 void sp_utc_now(char *buf, size_t size);
 

@@ -4,6 +4,7 @@
 #include <jansson.h>
 #include <string.h>
 
+#include "core/json.h"
 #include "core/version.h"
 #include "lint/lint.h"
 
@@ -18,30 +19,6 @@ int sp_lint_format_parse(const char *s, sp_lint_format *out)
 	else
 		return -1;
 	return 0;
-}
-
-/* json_string() refuses invalid UTF-8: fall back on a lossy copy */
-static json_t *jstr(const char *s)
-{
-	json_t *j = json_string(s ? s : "");
-	if (j)
-		return j;
-	_cleanup_free_ char *copy = sp_xstrdup(s);
-	for (char *p = copy; *p; p++)
-		if ((unsigned char)*p >= 0x80)
-			*p = '?';
-	return json_string(copy);
-}
-
-static json_t *techniques(const char *t)
-{
-	json_t *a = json_array();
-	sp_strv v;
-	sp_strv_split(&v, t, ",");
-	for (size_t i = 0; i < v.n; i++)
-		json_array_append_new(a, json_string(v.v[i]));
-	sp_strv_free(&v);
-	return a;
 }
 
 static void counts(const sp_lint *l, size_t c[3])
@@ -84,7 +61,7 @@ static json_t *json_report(const sp_lint *l, sp_lint_sev fail_on)
 	json_object_set_new(root, "tool", json_pack("{s:s,s:s}", "name", "sandprobe", "version", SP_VERSION));
 	json_t *files = json_array();
 	for (size_t i = 0; i < l->nfiles; i++)
-		json_array_append_new(files, json_pack("{s:o,s:s}", "path", jstr(l->files[i].path), "kind",
+		json_array_append_new(files, json_pack("{s:o,s:s}", "path", sp_json_str(l->files[i].path), "kind",
 						       sp_lint_kind_name(l->files[i].kind)));
 	json_object_set_new(root, "files", files);
 	json_t *fs = json_array();
@@ -94,12 +71,12 @@ static json_t *json_report(const sp_lint *l, sp_lint_sev fail_on)
 		json_t *o = json_object();
 		json_object_set_new(o, "rule", json_string(r->id));
 		json_object_set_new(o, "severity", json_string(sp_lint_sev_name(r->sev)));
-		json_object_set_new(o, "message", jstr(x->message));
-		json_object_set_new(o, "file", jstr(l->files[x->file].path));
-		json_object_set_new(o, "pointer", x->pointer ? jstr(x->pointer) : json_null());
+		json_object_set_new(o, "message", sp_json_str(x->message));
+		json_object_set_new(o, "file", sp_json_str(l->files[x->file].path));
+		json_object_set_new(o, "pointer", x->pointer ? sp_json_str(x->pointer) : json_null());
 		json_object_set_new(o, "line", x->line ? json_integer(x->line) : json_null());
 		json_object_set_new(o, "column", x->column ? json_integer(x->column) : json_null());
-		json_object_set_new(o, "techniques", techniques(r->techniques));
+		json_object_set_new(o, "techniques", sp_json_csv_array(r->techniques));
 		json_array_append_new(fs, o);
 	}
 	json_object_set_new(root, "findings", fs);
@@ -147,7 +124,7 @@ static json_t *sarif_rule(const sp_lint_rule *r)
 	json_object_set_new(o, "fullDescription", json_pack("{s:s}", "text", r->rationale));
 	json_object_set_new(o, "help", json_pack("{s:s}", "text", r->rationale));
 	json_object_set_new(o, "defaultConfiguration", json_pack("{s:s}", "level", sp_lint_sev_name(r->sev)));
-	json_t *tags = techniques(r->techniques);
+	json_t *tags = sp_json_csv_array(r->techniques);
 	json_array_append_new(tags, json_string("security"));
 	json_object_set_new(o, "properties", json_pack("{s:o}", "tags", tags));
 	return o;
@@ -176,13 +153,13 @@ static json_t *sarif_report(const sp_lint *l)
 		json_t *loc = json_pack("{s:o}", "physicalLocation", phys);
 		if (x->pointer)
 			json_object_set_new(loc, "logicalLocations",
-					    json_pack("[{s:o,s:s}]", "fullyQualifiedName", jstr(x->pointer[0] ? x->pointer : "/"),
+					    json_pack("[{s:o,s:s}]", "fullyQualifiedName", sp_json_str(x->pointer[0] ? x->pointer : "/"),
 						      "kind", "object"));
 		json_t *res = json_object();
 		json_object_set_new(res, "ruleId", json_string(r->id));
 		json_object_set_new(res, "ruleIndex", json_integer((json_int_t)x->rule));
 		json_object_set_new(res, "level", json_string(sp_lint_sev_name(r->sev)));
-		json_object_set_new(res, "message", json_pack("{s:o}", "text", jstr(x->message)));
+		json_object_set_new(res, "message", json_pack("{s:o}", "text", sp_json_str(x->message)));
 		json_object_set_new(res, "locations", json_pack("[o]", loc));
 		json_array_append_new(results, res);
 	}
@@ -234,7 +211,7 @@ int sp_lint_write_rules(FILE *f, sp_lint_format fmt)
 				rules, json_pack("{s:s,s:s,s:s,s:s,s:s,s:o}", "id", r->id, "kind",
 						 r->kind == SP_LK_AUTO ? "relation" : sp_lint_kind_name(r->kind), "severity",
 						 sp_lint_sev_name(r->sev), "title", r->title, "rationale", r->rationale,
-						 "techniques", techniques(r->techniques)));
+						 "techniques", sp_json_csv_array(r->techniques)));
 		}
 		int rc = dump(f, json_pack("{s:s,s:o}", "schema", "sandprobe.lint.rules.v1", "rules", rules));
 		if (rc < 0)
