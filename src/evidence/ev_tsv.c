@@ -260,41 +260,7 @@ char *sp_ev_read_all(const char *path, size_t max, size_t *len, int *errnum)
 		*errnum = -fd;
 		return NULL;
 	}
-	size_t cap = 4096, off = 0;
-	char *buf = sp_xmalloc(cap);
-	for (;;) {
-		if (off + 1 >= cap) {
-			if (cap > max) {
-				free(buf);
-				close(fd);
-				*errnum = EFBIG;
-				return NULL;
-			}
-			cap *= 2;
-			buf = sp_xrealloc(buf, cap);
-		}
-		ssize_t n = read(fd, buf + off, cap - 1 - off);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			*errnum = errno;
-			free(buf);
-			close(fd);
-			return NULL;
-		}
-		if (n == 0)
-			break;
-		off += (size_t)n;
-	}
-	close(fd);
-	if (off > max) {
-		free(buf);
-		*errnum = EFBIG;
-		return NULL;
-	}
-	buf[off] = '\0';
-	*len = off;
-	return buf;
+	return sp_read_fd_alloc(fd, max, len, errnum); /* closes fd */
 }
 
 /* ---- reader ------------------------------------------------------------ */

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/json.h"
 #include "core/output.h"
 #include "core/version.h"
 #include "live/live.h"
@@ -175,23 +176,11 @@ void sp_live_write_text(FILE *f, const sp_live_run *run, bool verbose)
 	fprintf(f, "RESULT: %s\n", sp_live_failed(run) ? "FAIL" : "PASS");
 }
 
-static json_t *jstr(const char *s)
-{
-	json_t *j = json_string(s ? s : "");
-	if (j)
-		return j;
-	_cleanup_free_ char *copy = sp_xstrdup(s);
-	for (char *p = copy; *p; p++)
-		if ((unsigned char)*p >= 0x80)
-			*p = '?';
-	return json_string(copy);
-}
-
 static json_t *strv_json(const sp_strv *v)
 {
 	json_t *a = json_array();
 	for (size_t i = 0; i < v->n; i++)
-		json_array_append_new(a, jstr(v->v[i]));
+		json_array_append_new(a, sp_json_str(v->v[i]));
 	return a;
 }
 
@@ -213,11 +202,11 @@ int sp_live_write_json(FILE *f, const sp_live_run *run)
 	json_object_set_new(root, "schema", json_string("sandprobe.live.v1"));
 	json_object_set_new(root, "tool", json_pack("{s:s,s:s}", "name", "sandprobe", "version", SP_VERSION));
 	json_object_set_new(root, "platform",
-			    json_pack("{s:s,s:o,s:o,s:o,s:o,s:o,s:{s:b,s:b,s:b,s:o},s:o}", "os", "linux", "kernel", jstr(p->kernel),
-				      "arch", jstr(p->arch), "host_kind", jstr(p->host_kind), "virtualization", jstr(p->virt),
-				      "cgroup", jstr(p->cgroup), "kvm", "present", p->kvm_present, "probed", p->kvm_probed,
+			    json_pack("{s:s,s:o,s:o,s:o,s:o,s:o,s:{s:b,s:b,s:b,s:o},s:o}", "os", "linux", "kernel", sp_json_str(p->kernel),
+				      "arch", sp_json_str(p->arch), "host_kind", sp_json_str(p->host_kind), "virtualization", sp_json_str(p->virt),
+				      "cgroup", sp_json_str(p->cgroup), "kvm", "present", p->kvm_present, "probed", p->kvm_probed,
 				      "usable", p->kvm_usable,
-				      "reason", jstr(p->kvm_reason), "notes", jstr(p->notes)));
+				      "reason", sp_json_str(p->kvm_reason), "notes", sp_json_str(p->notes)));
 	json_t *lanes = json_array();
 	for (size_t i = 0; i < run->n; i++) {
 		const sp_lane *l = &run->lanes[i];
@@ -228,17 +217,17 @@ int sp_live_write_json(FILE *f, const sp_live_run *run)
 		json_t *results = json_array();
 		for (size_t k = 0; k < l->nres; k++) {
 			const sp_lresult *r = &l->res[k];
-			json_array_append_new(results, json_pack("{s:o,s:s,s:s,s:o,s:o,s:o}", "id", jstr(r->id), "side",
+			json_array_append_new(results, json_pack("{s:o,s:s,s:s,s:o,s:o,s:o}", "id", sp_json_str(r->id), "side",
 								 r->host ? "host" : "inside", "status", r->status, "expected",
-								 jstr(r->expected), "observed", jstr(r->observed), "detail",
-								 jstr(r->detail)));
+								 sp_json_str(r->expected), "observed", sp_json_str(r->observed), "detail",
+								 sp_json_str(r->detail)));
 		}
 		json_t *o = json_pack("{s:s,s:s,s:b,s:o,s:s,s:o,s:s,s:f}", "runtime", l->rt->name, "variant", l->variant->name,
 				      "negative_control", l->variant->removes != 0, "removed", removed, "status", l->status,
-				      "reason", jstr(l->reason), "verdict", verdict(l), "duration_ms", l->ms);
+				      "reason", sp_json_str(l->reason), "verdict", verdict(l), "duration_ms", l->ms);
 		if (l->variant->property)
 			json_object_set_new(o, "property", json_string(l->variant->property));
-		json_object_set_new(o, "launch", jstr(l->rtinfo));
+		json_object_set_new(o, "launch", sp_json_str(l->rtinfo));
 		json_object_set_new(o, "doctor_ms", json_real(l->doctor_ms));
 		if (strcmp(l->status, "skip")) {
 			json_object_set_new(o, "claims", launch_json(&l->claim));
