@@ -20,6 +20,7 @@ struct pinfo {
 	long threads;
 	unsigned long long utime, stime, starttime;
 	long long rss_pages;
+	char state; /* the state letter of /proc/PID/stat */
 	int tree;   /* 0 unknown, 1 owned by descent, 2 not */
 	int own;    /* SP_OWN_* bits */
 	int ci;     /* index of its cache entry in the new table */
@@ -39,6 +40,7 @@ struct pcache {
 	int bits;          /* SP_OWN_ENV | SP_OWN_CMDLINE | SP_OWN_CGROUP */
 	int statfd, fdfd;  /* owned processes only, -1 otherwise */
 	unsigned long seen_at; /* scan number of the last full judgement */
+	int empties;       /* consecutive judgements that read an empty environ */
 	long long fdcount; /* at the last socket scan */
 	long long fdsize_now; /* this scan's fd count, read ahead (-1 unknown) */
 	unsigned long long *socks;
@@ -46,6 +48,7 @@ struct pcache {
 };
 
 #define SP_RECHECK 16
+#define SP_EMPTY_TRIES 3
 
 struct sp_sampler {
 	pid_t root;
@@ -149,6 +152,7 @@ static bool parse_stat(const char *buf, struct pinfo *pi)
 	if (!c || c[1] != ' ')
 		return false;
 	c += 2; /* field 3: state */
+	pi->state = *c;
 	unsigned long long v[24] = {0};
 	/* fields 4..24 as numbers (3 is the state letter) */
 	c = strchr(c, ' ');
@@ -248,7 +252,11 @@ static bool block_has(const char *buf, size_t len, const char *needle, bool whol
 	return memmem(buf, len, needle, nl) != NULL;
 }
 
-static int marker_bits(sp_sampler *s, pid_t pid)
+/* The env and cmdline markers of pid. *unsure is set when the environment
+ * reads empty: the process may be in the middle of execve (the old image is
+ * being torn down, or the new one has no environment area yet), so a
+ * "foreign" verdict must not be kept for long. */
+static int marker_bits(sp_sampler *s, pid_t pid, bool *unsure)
 {
 	char path[64];
 	const size_t bigsz = 256 * 1024;
@@ -258,6 +266,7 @@ static int marker_bits(sp_sampler *s, pid_t pid)
 	char *big = s->big;
 	snprintf(path, sizeof path, "%d/environ", (int)pid);
 	ssize_t n = read_at(s->procfd, path, big, bigsz);
+	*unsure = n == 0;
 	if (n > 0 && block_has(big, (size_t)n, s->env_marker, true))
 		bits |= SP_OWN_ENV;
 	snprintf(path, sizeof path, "%d/cmdline", (int)pid);
@@ -445,8 +454,11 @@ static void scan_procs(sp_sampler *s)
 				s->p[s->np++] = pi;
 				continue;
 			} else {
+				/* periodic re-check; an unsure verdict's count carries over */
+				unsigned long long st = ce.starttime;
+				int empties = ce.empties;
 				cache_drop(s, &ce);
-				ce = (struct pcache){.pid = pid, .statfd = -1, .fdfd = -1};
+				ce = (struct pcache){.pid = pid, .statfd = -1, .fdfd = -1, .starttime = st, .empties = empties};
 			}
 		}
 		if (!have) { /* first sight (or a periodic re-check): full judgement */
@@ -469,6 +481,8 @@ static void scan_procs(sp_sampler *s)
 			s->cached_fds++;
 			ce.ppid = pi.ppid;
 			ce.flags = pi.flags;
+			if (ce.starttime != pi.starttime)
+				ce.empties = 0; /* another process */
 			ce.starttime = pi.starttime;
 			ce.tree = 0;
 			ce.bits = -1; /* markers to be read */
@@ -527,13 +541,26 @@ static void scan_procs(sp_sampler *s)
 		ce->tree = pi->tree;
 		if (ce->seen_at == s->scan_no) { /* judged now: read its markers */
 			int bits = 0;
+			bool unsure = false;
 			bool kthread = (pi->flags & PF_KTHREAD_) || pi->pid == 2 || pi->ppid == 2;
 			if (!kthread && pi->pid != s->root) {
-				bits = marker_bits(s, pi->pid);
+				bits = marker_bits(s, pi->pid, &unsure);
 				if (!bits && pi->tree != 1 && cgroup_has_prefix(s, pi->pid))
 					bits |= SP_OWN_CGROUP;
 			}
 			ce->bits = bits;
+			/* An empty environment from a live process that is not ours:
+			 * perhaps caught mid-execve. Judge it again on the next scans
+			 * rather than keep "foreign" for SP_RECHECK scans; a process
+			 * whose environment really is empty (env -i) is accepted as
+			 * foreign after SP_EMPTY_TRIES such judgements. */
+			if (unsure && !bits && pi->tree != 1 && pi->state != 'Z' && pi->state != 'X' &&
+			    ce->empties < SP_EMPTY_TRIES) {
+				ce->empties++;
+				ce->seen_at = s->scan_no - SP_RECHECK;
+			} else if (!unsure) {
+				ce->empties = 0;
+			}
 		}
 		pi->own = pi->pid == s->root ? 0 : (pi->tree == 1 ? SP_OWN_TREE : 0) | ce->bits;
 		bool keep = pi->tree == 1 || ce->bits > 0;
