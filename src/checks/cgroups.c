@@ -334,17 +334,17 @@ static void run_cpu(const sp_ctx *ctx, sp_result *r)
 
 const sp_check sp_check_cgroup_memory = {
 	.id = "cgroup.memory", .category = "cgroups", .title = "memory limit per policy",
-	.rationale = "without a memory limit one sandbox can push the host into the OOM killer", .techniques = "T1499",
+	.rationale = "without a memory limit one sandbox can push the host into the OOM killer", .techniques = "T1499,AML.T0029",
 	.policy_keys = "cgroup.memory_max_mib:int", .method = "read", .run = run_memory, .flags = SP_CHECK_INPROCESS,
 };
 const sp_check sp_check_cgroup_pids = {
 	.id = "cgroup.pids", .category = "cgroups", .title = "pids limit per policy",
-	.rationale = "without a pids limit a fork bomb takes the whole host down", .techniques = "T1499",
+	.rationale = "without a pids limit a fork bomb takes the whole host down", .techniques = "T1499,AML.T0029,AML.T0034.002",
 	.policy_keys = "cgroup.pids_max:int", .method = "read", .run = run_pids, .flags = SP_CHECK_INPROCESS,
 };
 const sp_check sp_check_cgroup_cpu = {
 	.id = "cgroup.cpu", .category = "cgroups", .title = "CPU quota per policy",
-	.rationale = "without a CPU quota the sandbox starves its neighbours", .techniques = "T1496,T1499",
+	.rationale = "without a CPU quota the sandbox starves its neighbours", .techniques = "T1496,T1499,AML.T0029,AML.T0034,AML.T0034.002",
 	.policy_keys = "cgroup.cpu_max_millicores:int", .method = "read", .run = run_cpu, .flags = SP_CHECK_INPROCESS,
 };
 

@@ -133,7 +133,7 @@ const sp_check sp_check_fs_rootfs_readonly = {
 	.category = "filesystem",
 	.title = "root filesystem read-only",
 	.rationale = "a writable root lets a compromised workload persist and tamper with its own tools",
-	.techniques = "T1554,T1611",
+	.techniques = "T1554,T1611,AML.T0101,AML.T0110,AML.T0011.001",
 	.policy_keys = "fs.rootfs_readonly:bool",
 	.method = "action",
 	.run = run_rootfs_readonly,
@@ -709,7 +709,7 @@ static void run_proc1_root(const sp_ctx *ctx, sp_result *r)
 const sp_check sp_check_fs_proc1_root = {
 	.id = "fs.proc1_root", .category = "filesystem", .title = "no escape through /proc/1/root",
 	.rationale = "a host pid 1 in view exposes the host's whole filesystem at /proc/1/root",
-	.techniques = "T1611", .policy_keys = "proc.isolated:bool", .method = "action", .run = run_proc1_root,
+	.techniques = "T1611,AML.T0112.000", .policy_keys = "proc.isolated:bool", .method = "action", .run = run_proc1_root,
 	.flags = SP_CHECK_INPROCESS,
 };
 

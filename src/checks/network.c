@@ -1146,7 +1146,7 @@ const sp_check sp_check_net_egress_allow = {
 PROXY_CHECK(proxy_allowed, "net.proxy.allowed", "allowed hosts reachable through the proxy (positive control)",
 	    "a dead proxy must not be mistaken for a blocking one", "")
 PROXY_CHECK(proxy_canary, "net.proxy.canary", "the canary host is denied by the proxy",
-	    "a proxy that forwards unlisted hosts is no allowlist at all", "AML.T0086,AML.T0025")
+	    "a proxy that forwards unlisted hosts is no allowlist at all", "AML.T0086,AML.T0025,AML.T0011.001")
 PROXY_CHECK(proxy_readonly, "net.proxy.readonly", "POST and PUT to read-only hosts are refused",
 	    "a host an agent may read from must not become a place to write data to", "AML.T0086,T1567")
 PROXY_CHECK(proxy_body, "net.proxy.body", "a large request body is refused and never reaches the origin",

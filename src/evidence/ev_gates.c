@@ -81,6 +81,75 @@ static void sanitize(char *p)
 	}
 }
 
+/* ---- the gate catalogue -------------------------------------------------- */
+/* Techniques are claimed only where a failing gate shows the attack's effect
+ * over a run: resources that grow without bound (the sandbox's limits failed
+ * to hold, T1499 / AML.T0029) and credentials written to logs. */
+#define SP_DOS "T1499,AML.T0029"
+const sp_gate_info sp_gate_catalog[] = {
+	{"files.present", "", "every required file of the bundle is present"},
+	{"columns.*", "", "a TSV file has every required column"},
+	{"types.*", "", "every value of a file has its declared type"},
+	{"metadata.txt", "", "metadata.txt parses"},
+	{"metadata.keys", "", "metadata.txt has every required key"},
+	{"metadata.schema", "", "the bundle's schema version is known"},
+	{"integrity.manifest", "", "MANIFEST lists every file with its SHA-256, and nothing else"},
+	{"integrity.signature", "", "the Ed25519 signature over MANIFEST verifies"},
+	{"profile.claim", "", "the run meets the duration and interval its claimed profile demands"},
+	{"run.completed", "", "the run ended on its duration, not on an error or a signal"},
+	{"operations.*", "", "operations.tsv: rows, outcomes and expected faults consistent"},
+	{"ops.success", "", "the operation success rate meets the threshold"},
+	{"ops.expected_faults", "", "failures during injected faults are the expected ones"},
+	{"latency.tsv", "", "latency.tsv parses"},
+	{"latency.warmup", "", "latency rows after the warm-up exist"},
+	{"latency.p95", "", "p95 regression judged against a baseline (passes, saying so, without --baseline)"},
+	{"latency.p95.*", "", "a scenario's p95 latency within the baseline's margin"},
+	{"faults.tsv", "", "faults.tsv parses"},
+	{"faults.declared", "", "every injected fault was declared by the workload"},
+	{"faults.recovered", "", "every fault recovered within its RTO"},
+	{"capability.agree", "", "capability probes agree with the claimed sandbox"},
+	{"capability.coverage", "", "every declared capability was probed"},
+	{"samples.monotonic", "", "sample timestamps increase"},
+	{"samples.phases", "", "one start sample, periodic samples, one final sample"},
+	{"samples.span", "", "samples span the run"},
+	{"samples.count", "", "enough periodic samples for the duration"},
+	{"samples.gap", "", "no gap between samples beyond the threshold"},
+	{"samples.interval", "", "the median sample interval as configured"},
+	{"leak.rss_slope", SP_DOS, "owned resident memory does not grow beyond the slope threshold"},
+	{"leak.fd_growth", SP_DOS, "owned open descriptors do not grow over the run"},
+	{"leak.fd_final", SP_DOS, "open descriptors at the end are back to the start"},
+	{"disk.peak", SP_DOS, "disk use of the run's state stays within the budget"},
+	{"disk.final", SP_DOS, "disk use at the end is back within the budget"},
+	{"cleanup.owned_processes", "", "no process the run owned outlives it"},
+	{"cleanup.owned_mounts", "", "no mount the run owned outlives it"},
+	{"cleanup.owned_sockets", "", "no socket the run owned outlives it"},
+	{"cleanup.owned_cgroups", "", "no cgroup the run owned outlives it"},
+	{"cleanup.*", "", "any other owned resource counter of the samples is back to its start value"},
+	{"cleanup.status", "", "the runner's own cleanup reported success"},
+	{"cleanup.inventory", "", "nothing owned is left in the post-run inventory"},
+	{"summary.json", "", "summary.json parses"},
+	{"summary.consistent", "", "summary.json agrees with the rows it summarizes"},
+	{"logs.bounded", "", "logs within their size bound"},
+	{"logs.redacted", "T1552,AML.T0055", "no credential-shaped text in the logs"},
+};
+#undef SP_DOS
+const size_t sp_gate_catalog_count = SP_ARRAY_SIZE(sp_gate_catalog);
+
+const sp_gate_info *sp_gate_info_find(const char *id)
+{
+	/* an exact entry first, then a family (cleanup.status before cleanup.*) */
+	for (size_t i = 0; i < sp_gate_catalog_count; i++)
+		if (!strcmp(id, sp_gate_catalog[i].id))
+			return &sp_gate_catalog[i];
+	for (size_t i = 0; i < sp_gate_catalog_count; i++) {
+		const char *c = sp_gate_catalog[i].id;
+		size_t n = strlen(c);
+		if (n > 2 && !strcmp(c + n - 2, ".*") && !strncmp(id, c, n - 1) && id[n - 1] != '\0')
+			return &sp_gate_catalog[i];
+	}
+	return NULL;
+}
+
 /* ---- verdict ----------------------------------------------------------- */
 static sp_gate *gate(sp_verdict *v, bool pass, const char *id, const char *measured, const char *threshold,
 		     const char *fmt, ...) SP_PRINTF(6, 7);

@@ -1228,7 +1228,14 @@ static int run_case(const tcase *c, const char *root, size_t idx, FILE *f, bool 
 		if (sp_verify(dir, &o, &v, &err) < 0) {
 			snprintf(why, sizeof why, "internal error: %s", err.msg);
 		} else {
-			if (!c->expect[0]) {
+			const char *uncatalogued = NULL;
+			for (size_t i = 0; i < v.n && !uncatalogued; i++)
+				if (!sp_gate_info_find(v.g[i].id))
+					uncatalogued = v.g[i].id;
+			if (uncatalogued) {
+				ok = 0;
+				snprintf(why, sizeof why, "gate %s is missing from the gate catalogue", uncatalogued);
+			} else if (!c->expect[0]) {
 				ok = v.nfail == 0;
 				if (!ok)
 					for (size_t i = 0; i < v.n; i++)

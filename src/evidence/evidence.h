@@ -368,6 +368,21 @@ typedef struct sp_gate {
 	char message[320];
 } sp_gate;
 
+/* The catalogue of gate ids the verifier can report: what each proves and
+ * the techniques (MITRE ATLAS / ATT&CK ids, comma-separated) it detects
+ * over a run. An id ending in ".*" covers a family (columns.<file>,
+ * latency.p95.<scenario>, ...). The self-test fails on a reported gate
+ * missing here, so the catalogue cannot drift from the verifier. */
+typedef struct sp_gate_info {
+	const char *id;
+	const char *techniques;
+	const char *what;
+} sp_gate_info;
+extern const sp_gate_info sp_gate_catalog[];
+extern const size_t sp_gate_catalog_count;
+/* the catalogue entry of a reported gate id, or NULL */
+const sp_gate_info *sp_gate_info_find(const char *id);
+
 typedef struct sp_verdict {
 	char *bundle, *profile;
 	sp_gate *g;

@@ -1,9 +1,9 @@
-/* Every registry that can cover a technique, read at run time: checks added
- * to the doctor's registry (src/checks/list_*.h) appear here by themselves.
- * The lint rules and verify gates join with one line each below once their
- * registries exist on the main branch (each entry: source, id, comma-separated
- * technique ids, method "action" or "read"). */
+/* Every registry that can cover a technique, read at run time: doctor checks
+ * (src/checks/list_*.h), lint rules (src/lint/rules.h) and verify gates (the
+ * gate catalogue in src/evidence/ev_gates.c). Each entry: source, id,
+ * comma-separated technique ids, method "action" or "read". */
 #include "core/check.h"
+#include "evidence/evidence.h"
 #include "lint/lint.h"
 #include "report/atlas.h"
 
@@ -16,5 +16,7 @@ void sp_atlas_collect(sp_atlas_items *out)
 	/* lint rules prove nothing by action: they read configuration */
 	for (size_t i = 0; i < SP_LR__COUNT; i++)
 		sp_atlas_items_add(out, "lint", sp_lint_rules[i].id, sp_lint_rules[i].techniques, "read");
-	/* verify gates: for each gate g: sp_atlas_items_add(out, "verify", g->id, g->techniques, "read"); */
+	/* verify gates read a soak run's evidence: they detect, never stop */
+	for (size_t i = 0; i < sp_gate_catalog_count; i++)
+		sp_atlas_items_add(out, "verify", sp_gate_catalog[i].id, sp_gate_catalog[i].techniques, "read");
 }

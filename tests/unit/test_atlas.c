@@ -7,6 +7,7 @@
 
 #include "core/check.h"
 #include "core/util.h"
+#include "evidence/evidence.h"
 #include "report/atlas.h"
 #include "unit/tap.h"
 
@@ -110,6 +111,10 @@ int main(void)
 	sp_atlas_items items = {0};
 	sp_atlas_collect(&items);
 	is_int(items.n >= sp_checks_count, 1, "every doctor check is a crosswalk source (%zu items)", items.n);
+	size_t ngates = 0;
+	for (size_t i = 0; i < items.n; i++)
+		ngates += !strcmp(items.v[i].source, "verify");
+	is_int(ngates, sp_gate_catalog_count, "every catalogued verify gate is a crosswalk source");
 	size_t missing = 0;
 	for (size_t i = 0; i < sp_checks_count; i++) {
 		sp_strv ids = {0};

@@ -281,6 +281,28 @@ static void json_docs(void)
 	like_str(msg, "scenarios.A.p95", "missing field named");
 }
 
+/* the gate catalogue: exact ids before families, families need a suffix */
+static void gate_catalogue(void)
+{
+	const sp_gate_info *g = sp_gate_info_find("cleanup.status");
+	ok(g && !strcmp(g->id, "cleanup.status"), "an exact entry wins over its family (cleanup.status)");
+	g = sp_gate_info_find("cleanup.owned_processes");
+	ok(g && !strcmp(g->id, "cleanup.owned_processes"), "cleanup.owned_processes has its own entry");
+	g = sp_gate_info_find("cleanup.my_extra_counter");
+	ok(g && !strcmp(g->id, "cleanup.*"), "an extra counter falls in the cleanup.* family");
+	g = sp_gate_info_find("latency.p95.RUN-01");
+	ok(g && !strcmp(g->id, "latency.p95.*"), "a scenario's latency gate falls in latency.p95.*");
+	ok(sp_gate_info_find("cleanup.") == NULL, "a family needs a non-empty suffix");
+	ok(sp_gate_info_find("nosuch.gate") == NULL && sp_gate_info_find("leak") == NULL, "unknown ids are not found");
+	g = sp_gate_info_find("leak.rss_slope");
+	ok(g && strstr(g->techniques, "T1499"), "leak.rss_slope detects T1499");
+	size_t dup = 0;
+	for (size_t i = 0; i < sp_gate_catalog_count; i++)
+		for (size_t j = i + 1; j < sp_gate_catalog_count; j++)
+			dup += !strcmp(sp_gate_catalog[i].id, sp_gate_catalog[j].id);
+	is_int(dup, 0, "no gate id is catalogued twice");
+}
+
 int main(void)
 {
 	if (!mkdtemp(tmpdir))
@@ -291,6 +313,7 @@ int main(void)
 	rows();
 	manifest();
 	json_docs();
+	gate_catalogue();
 	char cmd[300];
 	snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
 	if (system(cmd) != 0)
