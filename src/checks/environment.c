@@ -132,6 +132,42 @@ const char *sp_env_credential_shape(const char *entry)
 	return NULL;
 }
 
+/* a secret-named key, its separator, and the start of its value */
+static const char secret_key_re[] = "(secret|token|password|passwd|api[_-]?key|access[_-]?key|private[_-]?key|"
+				    "credentials?)[\"']?[[:space:]]*[:=][[:space:]]*[\"']?";
+
+const char *sp_text_credential_shape(const char *line)
+{
+	static cred_scan s;
+	static regex_t key_re;
+	static bool key_ready;
+	if (!s.ready && cred_scan_init(&s) < 0)
+		return NULL;
+	if (!key_ready) {
+		if (regcomp(&key_re, secret_key_re, REG_EXTENDED | REG_ICASE) != 0)
+			return NULL;
+		key_ready = true;
+	}
+	for (size_t i = 0; i < SP_ARRAY_SIZE(shapes); i++)
+		if (regexec(&s.re[i], line, 0, NULL, 0) == 0)
+			return shapes[i].name;
+	regmatch_t m;
+	const char *p = line;
+	while (regexec(&key_re, p, 1, &m, 0) == 0) {
+		const char *v = p + m.rm_eo;
+		size_t n = strspn(v, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_+=-");
+		bool digit = false;
+		for (size_t k = 0; k < n; k++)
+			digit |= v[k] >= '0' && v[k] <= '9';
+		if (n >= 12 && digit)
+			return "secret-named key";
+		p += m.rm_eo > 0 ? m.rm_eo : 1;
+		if (!*p)
+			break;
+	}
+	return NULL;
+}
+
 static size_t scan_env(sp_result *r, const char *where, char *const *entries, size_t n, const sp_strv *allowed,
 		       size_t *hits)
 {

@@ -83,8 +83,11 @@ void sp_runtime_guess(char *out, size_t osz, char *signals, size_t ssz)
 		seen(&g, "podman", strstr(buf, "podman") ? 80 : 60, "/run/.containerenv");
 	if (file_has("/run/systemd/container", "systemd-nspawn"))
 		seen(&g, "nspawn", 70, "/run/systemd/container");
+	/* firejail leaves /run/firejail/mnt on the host after any run: in the
+	 * initial PID namespace it says little (firejail's sandboxes have their
+	 * own) */
 	if (exists("/run/firejail/mnt") || exists("/run/firejail/sandbox-name"))
-		seen(&g, "firejail", 55, "/run/firejail");
+		seen(&g, "firejail", init_pid ? 3 : 55, init_pid ? "/run/firejail(initial-pidns)" : "/run/firejail");
 	ssize_t n = sp_read_file("/proc/1/environ", buf, sizeof buf);
 	for (ssize_t off = 0; n > 0 && off < n; off += (ssize_t)strlen(buf + off) + 1)
 		if (sp_startswith(buf + off, "container=")) {

@@ -75,4 +75,17 @@ if command -v podman >/dev/null 2>&1; then
 else
 	skip "podman not installed"
 fi
+
+# firejail leaves /run/firejail/mnt behind on the host: in the initial PID
+# namespace that directory alone must not make the guess "firejail"; in a
+# PID namespace of its own it still counts
+fj() {
+	unshare --mount --propagation private $1 sh -c 'mount -t tmpfs tmpfs /run && mkdir -p /run/firejail/mnt &&
+		"$0" --profile host --format json -k ns.pid' "$CAT/doctor"
+}
+run_json fj_host fj ""
+isnt "$(jq -r .environment.runtime_guess "$CAT/fj_host.json")" firejail "a leftover /run/firejail on the host is not firejail"
+like "$(jq -r .environment.runtime_signals "$CAT/fj_host.json")" 'run/firejail\(initial-pidns\)' "the signal is reported, discounted"
+run_json fj_box fj "--pid --fork --mount-proc"
+is "$(jq -r .environment.runtime_guess "$CAT/fj_box.json")" firejail "the same marker in a PID namespace guesses firejail"
 done_testing

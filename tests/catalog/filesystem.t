@@ -4,6 +4,8 @@
 # writable tmpfs root, a disk-backed /tmp, a suid/dev/exec scratch mount,
 # real root mapped to uid 0 in its user namespace (/proc/sys writable), a
 # planted /etc/shadow with a hash, a shared root propagation, a 1 MiB /tmp.
+# fs.agent_config_*: a read-only and a writable bind of an agent configuration
+# tree, and one holding a token.
 # Cannot fail on this machine (asserted as pass): fs.modprobe,
 # fs.sysrq_trigger and fs.uevent_helper -- this kernel has no module support,
 # no magic SysRq and no uevent helper, so the files do not exist.
@@ -90,4 +92,34 @@ run_json noquota strict_box -- -k fs.large_write --set fs.quota_mib=2 --set fs.l
 is_status noquota fs.large_write fail
 run_json tiny strict_box --size 32768 --tmpfs /tmp -- -k fs.fsync
 is_status tiny fs.fsync fail
+
+# An agent's configuration named by the policy (fs.agent_config). Passing: the
+# tree bound read-only, no credential in it. Failing: the same tree bound
+# writable for the sandbox's user (nobody), and a token in its MCP settings.
+AC=$CAT/agent
+mkdir -p "$AC/cfg/tools"
+printf '{"model": "m", "max_tokens": 4096, "apiKey": "OPENAI_API_KEY_VARIABLE"}\n' >"$AC/cfg/settings.json"
+printf 'name = "lint"\n' >"$AC/cfg/tools/lint.toml"
+chmod -R a+rwX "$AC"
+ACSET=(--set fs.agent_config=/tmp/agent,/tmp/agent-absent)
+run_json ac_ro strict_box --ro-bind "$AC/cfg" /tmp/agent -- -k 'fs.agent_config_readonly or fs.agent_config_secrets' "${ACSET[@]}"
+is_status ac_ro fs.agent_config_readonly pass
+is_status ac_ro fs.agent_config_secrets pass
+like "$(detail ac_ro fs.agent_config_readonly)" '2 files and 2 directories probed' "read-only: every file and directory of the tree probed"
+run_json ac_rw strict_box --bind "$AC/cfg" /tmp/agent -- -k 'fs.agent_config_readonly' "${ACSET[@]}"
+is_status ac_rw fs.agent_config_readonly fail
+like "$(detail ac_rw fs.agent_config_readonly)" '/tmp/agent/settings.json: write open ACCEPTED' "the writable file is named"
+like "$(detail ac_rw fs.agent_config_readonly)" '/tmp/agent/tools: creating a file ACCEPTED \(probe removed\)' "a new file in a subdirectory is refused or named"
+is "$(cd "$AC/cfg" && find . | sort | tr '\n' ' ')" ". ./settings.json ./tools ./tools/lint.toml " "the probes left nothing behind"
+is "$(cat "$AC/cfg/settings.json")" '{"model": "m", "max_tokens": 4096, "apiKey": "OPENAI_API_KEY_VARIABLE"}' "the probed file is unchanged"
+tok=ghp_$(printf 'k%.0s' $(seq 36))
+printf '{"mcpServers": {"gh": {"env": {"GITHUB_TOKEN": "%s"}}}}\n' "$tok" >"$AC/cfg/mcp.json"
+chmod a+r "$AC/cfg/mcp.json"
+run_json ac_tok strict_box --ro-bind "$AC/cfg" /tmp/agent -- -k 'fs.agent_config_secrets' "${ACSET[@]}"
+is_status ac_tok fs.agent_config_secrets fail
+like "$(detail ac_tok fs.agent_config_secrets)" '/tmp/agent/mcp.json:1: GitHub token \(value redacted\)' "the token is located by file and line"
+unlike "$(cat "$CAT/ac_tok.json")" "$tok" "the token's value never appears in the report"
+run_json ac_none strict_box -- -k 'fs.agent_config_readonly or fs.agent_config_secrets'
+is_status ac_none fs.agent_config_readonly skip
+is_status ac_none fs.agent_config_secrets skip
 done_testing

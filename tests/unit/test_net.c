@@ -209,6 +209,34 @@ static void test_credentials(void)
 	for (size_t i = 0; i < sizeof good / sizeof good[0]; i++)
 		ok(sp_env_credential_shape(good[i]) == NULL, "not flagged: %s", good[i]);
 	is_str(sp_env_credential_shape("A=ghp_abcdefghijklmnopqrstuvwxyz0123456789"), "GitHub token", "shape named");
+
+	/* lines of agent configuration files (JSON, TOML, YAML, dotenv) */
+	static const char *const conf_bad[] = {
+		"  \"apiKey\": \"a1b2c3d4e5f6g7h8\",",
+		"password = \"hunter2hunter22\"",
+		"access_token: 0123456789abcdef",
+		"ANTHROPIC_API_KEY=sk-ant-api03-abcdefghijklmnopqrstuvwxyz",
+		"{\"env\":{\"GITHUB_TOKEN\":\"ghp_abcdefghijklmnopqrstuvwxyz0123456789\"}}",
+		"client_secret='Zx9-Zx9-Zx9-Zx9'",
+		"url = \"https://agent:s3cretpass@registry.internal/\"",
+	};
+	for (size_t i = 0; i < sizeof conf_bad / sizeof conf_bad[0]; i++)
+		ok(sp_text_credential_shape(conf_bad[i]) != NULL, "config line flagged: %.*s...", 14, conf_bad[i]);
+	static const char *const conf_good[] = {
+		"\"max_tokens\": 4096,",
+		"\"tokenizer\": \"cl100k_base_tokenizer_v2\",",
+		"\"apiKey\": \"OPENAI_API_KEY_VARIABLE\",",
+		"password = \"${DB_PASSWORD}\"",
+		"password_min_length = 123456789012",
+		"token_file = /run/secrets/token123456789",
+		"api_key: <your key here>",
+		"model = \"claude-sonnet-4-20250514\"",
+		"",
+	};
+	for (size_t i = 0; i < sizeof conf_good / sizeof conf_good[0]; i++)
+		ok(sp_text_credential_shape(conf_good[i]) == NULL, "config line not flagged: %s", conf_good[i]);
+	is_str(sp_text_credential_shape("key = \"hunter2hunter2\" # password: abcdefgh12345678"), "secret-named key",
+	       "a secret-named key later in the line is found");
 }
 
 static void test_manifest_mode(void)
