@@ -1,7 +1,8 @@
 /* Proxy-aware egress probes (see net_proxy.h). Each request runs in its own
  * forked child (so a stuck proxy costs one deadline, not one per request);
- * the child speaks plain HTTP/1.1 to the proxy with non-blocking sockets and
- * an absolute deadline, and writes back one sp_preq_out. */
+ * the child speaks plain HTTP/1.1 to the proxy (or opens a SOCKS5 tunnel and
+ * speaks HTTP to the origin through it) with non-blocking sockets and an
+ * absolute deadline, and writes back one sp_preq_out. */
 #include "checks/net_proxy.h"
 
 #include <arpa/inet.h>
@@ -179,6 +180,231 @@ static void read_verdict(io *c, sp_preq_out *o, bool connect)
 	}
 }
 
+/* ---- SOCKS5 (RFC 1928, method "no authentication") --------------------------- */
+
+/* exactly len bytes: len, 0 at EOF before len, or -errno */
+static ssize_t io_read_exact(io *c, void *buf, size_t len)
+{
+	size_t got = 0;
+	while (got < len) {
+		int ev = io_wait(c, POLLIN);
+		if (ev < 0)
+			return ev;
+		ssize_t n = recv(c->fd, (char *)buf + got, len - got, MSG_DONTWAIT);
+		if (n < 0 && (errno == EAGAIN || errno == EINTR))
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			return 0;
+		got += (size_t)n;
+	}
+	return (ssize_t)got;
+}
+
+static const char *socks_reply_name(int rep)
+{
+	static const char *const names[] = {"succeeded",
+					    "general SOCKS server failure",
+					    "connection not allowed by ruleset",
+					    "network unreachable",
+					    "host unreachable",
+					    "connection refused",
+					    "TTL expired",
+					    "command not supported",
+					    "address type not supported"};
+	return rep >= 0 && rep < (int)SP_ARRAY_SIZE(names) ? names[rep] : "unassigned reply";
+}
+
+/* "host[:port]" / "[v6][:port]" -> host and port (default when absent) */
+static int split_target(const char *t, unsigned defport, char *host, size_t hsz, unsigned *port)
+{
+	const char *colon;
+	*port = defport;
+	if (t[0] == '[') {
+		const char *end = strchr(t, ']');
+		if (!end)
+			return -1;
+		snprintf(host, hsz, "%.*s", (int)(end - t - 1), t + 1);
+		colon = end[1] == ':' ? end + 1 : NULL;
+	} else {
+		colon = strrchr(t, ':');
+		snprintf(host, hsz, "%.*s", colon ? (int)(colon - t) : (int)strlen(t), t);
+	}
+	if (colon) {
+		char *e;
+		unsigned long p = strtoul(colon + 1, &e, 10);
+		if (*e || p == 0 || p > 65535)
+			return -1;
+		*port = (unsigned)p;
+	}
+	return host[0] ? 0 : -1;
+}
+
+/* Greeting and CONNECT. Returns 1 when the tunnel is open, 0 when o holds
+ * the verdict. A name goes to the proxy as a name (ATYP 3: the proxy
+ * resolves it, as socks5h does), a literal address as an address. */
+static int socks_open(io *c, const sp_preq *q, sp_preq_out *o)
+{
+	static const unsigned char hello[] = {5, 1, 0};
+	int s = io_send(c, hello, sizeof hello, false);
+	unsigned char b[4 + 256 + 2];
+	ssize_t n = s < 0 ? s : io_read_exact(c, b, 2);
+	if (n <= 0) {
+		o->verdict = SP_PV_PROXYDOWN;
+		snprintf(o->note, sizeof o->note, "no SOCKS5 greeting from the proxy (%s)",
+			 n == 0 ? "EOF" : strerrorname_np((int)-n));
+		return 0;
+	}
+	if (b[0] != 5 || b[1] != 0) {
+		o->verdict = SP_PV_PROXYDOWN;
+		if (b[0] != 5)
+			snprintf(o->note, sizeof o->note, "not a SOCKS5 proxy (greeting answered with version %u)", b[0]);
+		else
+			snprintf(o->note, sizeof o->note, "the SOCKS5 proxy demands authentication (method 0x%02x): the doctor "
+							  "has no credentials, nothing can be proven", b[1]);
+		return 0;
+	}
+	char host[160];
+	unsigned port;
+	bool connect = q->kind == SP_PK_CONNECT || q->kind == SP_PK_CONNECT_NONTLS;
+	if (split_target(q->target, connect ? 443 : 80, host, sizeof host, &port) < 0) {
+		o->verdict = SP_PV_ERROR;
+		snprintf(o->note, sizeof o->note, "bad target %s", q->target);
+		return 0;
+	}
+	size_t len = 0;
+	b[len++] = 5;
+	b[len++] = 1; /* CONNECT */
+	b[len++] = 0;
+	struct in_addr a4;
+	struct in6_addr a6;
+	if (inet_pton(AF_INET, host, &a4) == 1) {
+		b[len++] = 1;
+		memcpy(b + len, &a4, 4);
+		len += 4;
+	} else if (inet_pton(AF_INET6, host, &a6) == 1) {
+		b[len++] = 4;
+		memcpy(b + len, &a6, 16);
+		len += 16;
+	} else {
+		size_t hl = strlen(host);
+		if (hl > 255) {
+			o->verdict = SP_PV_ERROR;
+			snprintf(o->note, sizeof o->note, "target name longer than SOCKS5 allows");
+			return 0;
+		}
+		b[len++] = 3;
+		b[len++] = (unsigned char)hl;
+		memcpy(b + len, host, hl);
+		len += hl;
+	}
+	b[len++] = (unsigned char)(port >> 8);
+	b[len++] = (unsigned char)(port & 0xff);
+	s = io_send(c, b, len, false);
+	n = s < 0 ? s : io_read_exact(c, b, 4);
+	if (n == 0 || n == -ECONNRESET || n == -EPIPE) {
+		o->verdict = SP_PV_DENIED;
+		snprintf(o->note, sizeof o->note, "proxy closed the connection on the SOCKS5 CONNECT (%s)",
+			 n == 0 ? "EOF" : strerrorname_np((int)-n));
+		return 0;
+	}
+	if (n < 0) {
+		transport_fail(o, (int)-n, "SOCKS5 CONNECT");
+		return 0;
+	}
+	if (b[0] != 5) {
+		o->verdict = SP_PV_ERROR;
+		snprintf(o->note, sizeof o->note, "not a SOCKS5 reply (version %u)", b[0]);
+		return 0;
+	}
+	int rep = b[1];
+	if (rep != 0) {
+		/* 2 is a refusal by the proxy's rules; 3-6 mean it tried the target
+		 * (nothing proven); anything else is not a refusal either */
+		o->verdict = rep == 2 ? SP_PV_DENIED : SP_PV_UPSTREAM;
+		snprintf(o->note, sizeof o->note, "SOCKS5 reply %d: %s", rep, socks_reply_name(rep));
+		return 0;
+	}
+	/* the bound address: consume it so the tunnel starts clean */
+	size_t alen = b[3] == 1 ? 4 : b[3] == 4 ? 16 : 0;
+	if (b[3] == 3) {
+		n = io_read_exact(c, b, 1);
+		alen = n == 1 ? b[0] : 0;
+	}
+	n = io_read_exact(c, b, alen + 2);
+	if (n <= 0) {
+		o->verdict = SP_PV_ERROR;
+		snprintf(o->note, sizeof o->note, "truncated SOCKS5 reply");
+		return 0;
+	}
+	return 1;
+}
+
+/* Through an open tunnel the proxy sees bytes, not requests: once it is
+ * open, the request reached the target. The request is still sent (origin
+ * form) so the origin's own record shows it, and its answer is noted. */
+static void socks_request(io *c, const sp_preq *q, sp_preq_out *o)
+{
+	o->verdict = SP_PV_REACHED;
+	if (q->kind == SP_PK_CONNECT) {
+		snprintf(o->note, sizeof o->note, "SOCKS5 tunnel to %s opened", q->target);
+		return;
+	}
+	char host[160];
+	unsigned port;
+	if (split_target(q->target, 80, host, sizeof host, &port) < 0)
+		snprintf(host, sizeof host, "%s", q->target);
+	static const char small[] = "sandprobe read-only probe: this body must never reach the origin\n";
+	unsigned long long body = q->kind == SP_PK_POST || q->kind == SP_PK_PUT ? sizeof small - 1
+				  : q->kind == SP_PK_POST_LARGE || q->kind == SP_PK_POST_LATE ? q->body_bytes
+											       : 0;
+	bool chunked = q->kind == SP_PK_POST_LATE;
+	char req[1024], len_hdr[64] = "";
+	if (body && !chunked)
+		snprintf(len_hdr, sizeof len_hdr, "Content-Length: %llu\r\n", body);
+	snprintf(req, sizeof req,
+		 "%s /%s HTTP/1.1\r\nHost: %s\r\nUser-Agent: sandprobe-doctor\r\n%s%s%sConnection: close\r\n\r\n",
+		 q->kind == SP_PK_CONNECT_NONTLS ? "GET" : method_name(q->kind), q->marker, host,
+		 body ? "Content-Type: application/octet-stream\r\n" : "", len_hdr,
+		 chunked ? "Transfer-Encoding: chunked\r\n" : "");
+	int s = io_send(c, req, strlen(req), false);
+	if (s == 0 && (q->kind == SP_PK_POST || q->kind == SP_PK_PUT)) {
+		s = io_send(c, small, sizeof small - 1, true);
+		if (s == 0)
+			o->body_sent = sizeof small - 1;
+	} else if (s == 0 && body) {
+		char chunk[16384];
+		for (size_t i = 0; i < sizeof chunk; i++)
+			chunk[i] = (char)('A' + i % 26);
+		while (o->body_sent < body && s == 0) {
+			size_t part = body - o->body_sent < sizeof chunk ? (size_t)(body - o->body_sent) : sizeof chunk;
+			char hdr[32];
+			snprintf(hdr, sizeof hdr, "%zx\r\n", part);
+			if (chunked)
+				s = io_send(c, hdr, strlen(hdr), true);
+			if (s == 0)
+				s = io_send(c, chunk, part, true);
+			if (s == 0 && chunked)
+				s = io_send(c, "\r\n", 2, true);
+			if (s == 0)
+				o->body_sent += part;
+		}
+		if (s == 0 && chunked)
+			s = io_send(c, "0\r\n\r\n", 5, true);
+	}
+	char head[1024];
+	ssize_t n = s < 0 ? s : io_read_head(c, head, sizeof head);
+	int st = n > 0 ? sp_http_status(head) : -1;
+	o->status = st > 0 ? st : 0;
+	if (st > 0)
+		snprintf(o->note, sizeof o->note, "SOCKS5 tunnel opened; the origin answered %d%s", st,
+			 body ? " after the body" : "");
+	else
+		snprintf(o->note, sizeof o->note, "SOCKS5 tunnel opened; %llu body bytes sent, no HTTP answer (%s)",
+			 o->body_sent, n == 0 ? "EOF" : n > 0 ? "not HTTP" : strerrorname_np((int)-n));
+}
+
 static int do_request(sp_preq *q)
 {
 	sp_preq_out *o = &q->out;
@@ -191,6 +417,12 @@ static int do_request(sp_preq *q)
 		return 0;
 	}
 	io c = {.fd = fd, .deadline = deadline};
+	if (q->socks) {
+		if (socks_open(&c, q, o) == 1)
+			socks_request(&c, q, o);
+		close(fd);
+		return 0;
+	}
 	bool connect = q->kind == SP_PK_CONNECT || q->kind == SP_PK_CONNECT_NONTLS;
 	char host[160];
 	snprintf(host, sizeof host, "%s", q->target);
@@ -334,13 +566,22 @@ static int hosts_lookup(const char *name, char *addr, size_t size)
 	return -1;
 }
 
-static int parse_proxy_url(const char *url, struct sockaddr_storage *sa, socklen_t *len, char *why, size_t whysz)
+static int parse_proxy_url(const char *url, struct sockaddr_storage *sa, socklen_t *len, bool *socks, char *why,
+			   size_t whysz)
 {
 	const char *p = url;
-	if (!strncasecmp(p, "http://", 7))
+	*socks = false;
+	if (!strncasecmp(p, "http://", 7)) {
 		p += 7;
-	else if (!strncasecmp(p, "https://", 8) || !strncasecmp(p, "socks", 5)) {
-		snprintf(why, whysz, "only http:// proxies are supported (the static doctor has no TLS or SOCKS)");
+	} else if (!strncasecmp(p, "socks5://", 9) || !strncasecmp(p, "socks5h://", 10)) {
+		*socks = true;
+		p = strstr(p, "://") + 3;
+	} else if (!strncasecmp(p, "https://", 8)) {
+		snprintf(why, whysz, "TLS to the proxy (https://) is not supported by the static doctor: use its http:// "
+				     "or socks5:// address");
+		return -1;
+	} else if (!strncasecmp(p, "socks", 5)) {
+		snprintf(why, whysz, "only socks5:// and socks5h:// SOCKS proxies are supported");
 		return -1;
 	} else if (strstr(p, "://")) {
 		snprintf(why, whysz, "unknown proxy scheme");
@@ -352,7 +593,8 @@ static int parse_proxy_url(const char *url, struct sockaddr_storage *sa, socklen
 		p = at + 1; /* credentials: never shown */
 	char hp[160];
 	snprintf(hp, sizeof hp, "%.*s", (int)strcspn(p, "/"), p);
-	char host[128] = "", port[16] = "80";
+	char host[128] = "", port[16];
+	snprintf(port, sizeof port, "%s", *socks ? "1080" : "80");
 	if (hp[0] == '[') {
 		char *end = strchr(hp, ']');
 		if (!end) {
@@ -392,6 +634,7 @@ static sp_preq *add_req(sp_proxy_plan *pl, const char *check, sp_pkind kind, con
 	memset(q, 0, sizeof *q);
 	q->check = check;
 	q->kind = kind;
+	q->socks = pl->socks;
 	q->timeout_ms = timeout_ms;
 	q->proxy = pl->proxy;
 	q->proxylen = pl->proxylen;
@@ -403,10 +646,12 @@ static sp_preq *add_req(sp_proxy_plan *pl, const char *check, sp_pkind kind, con
 	snprintf(q->marker, sizeof q->marker, "sandprobe-%s-%d-%u-%06lx", check + strlen("net.proxy."), (int)getpid(),
 		 seq++, (unsigned long)(ts.tv_nsec & 0xffffff));
 	const char *m = method_name(kind);
+	const char *via = q->socks ? "SOCKS5 " : "";
 	if (kind == SP_PK_CONNECT || kind == SP_PK_CONNECT_NONTLS)
-		snprintf(q->label, sizeof q->label, "CONNECT %s%s", target, kind == SP_PK_CONNECT_NONTLS ? " +plain HTTP" : "");
+		snprintf(q->label, sizeof q->label, "%sCONNECT %s%s", via, target,
+			 kind == SP_PK_CONNECT_NONTLS ? " +plain HTTP" : "");
 	else
-		snprintf(q->label, sizeof q->label, "%s http://%s/%s", m, target,
+		snprintf(q->label, sizeof q->label, "%s%s http://%s/%s", via, m, target,
 			 kind == SP_PK_POST_LARGE ? "(large body)" : kind == SP_PK_POST_LATE ? "(late chunked body)" : "");
 	return q;
 }
@@ -429,7 +674,8 @@ void sp_proxy_plan_build(const sp_ctx *ctx, sp_proxy_plan *pl, unsigned timeout_
 	if (url && *url) {
 		snprintf(pl->source, sizeof pl->source, "net.proxy");
 	} else {
-		static const char *const envs[] = {"HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy"};
+		static const char *const envs[] = {"HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy",
+						   "ALL_PROXY",   "all_proxy"};
 		url = NULL;
 		for (size_t i = 0; i < SP_ARRAY_SIZE(envs) && !url; i++) {
 			const char *v = getenv(envs[i]);
@@ -450,7 +696,7 @@ void sp_proxy_plan_build(const sp_ctx *ctx, sp_proxy_plan *pl, unsigned timeout_
 	else
 		snprintf(pl->url, sizeof pl->url, "%s", url);
 	char why[240];
-	if (parse_proxy_url(url, &pl->proxy, &pl->proxylen, why, sizeof why) < 0) {
+	if (parse_proxy_url(url, &pl->proxy, &pl->proxylen, &pl->socks, why, sizeof why) < 0) {
 		snprintf(pl->error, sizeof pl->error, "%s = %s: %s", pl->source, pl->url, why);
 		return;
 	}
@@ -536,6 +782,10 @@ void sp_proxy_plan_build(const sp_ctx *ctx, sp_proxy_plan *pl, unsigned timeout_
 
 	pl->access_log = sp_policy_get(ctx->policy, "net.proxy.access_log");
 	if (pl->access_log && !*pl->access_log)
+		pl->access_log = NULL;
+	/* a SOCKS proxy's log names connections, not requests: no marker to
+	 * find again, so the verdict stays the client's (said in observed) */
+	if (pl->socks)
 		pl->access_log = NULL;
 	if (pl->access_log) {
 		struct stat st;
@@ -699,12 +949,11 @@ static void describe(sp_result *r, const sp_proxy_plan *pl, size_t i)
 
 void sp_proxy_judge(const sp_ctx *ctx, const sp_proxy_plan *pl, const char *check, sp_result *r)
 {
-	(void)ctx;
 	bool positive_check = !strcmp(check, "net.proxy.allowed");
 	sp_expected(r, "%s", positive_check ? "every net.proxy.allowed_hosts entry is reachable through the proxy"
 					     : "the proxy refuses the request (and its access log, when named, shows a deny entry)");
 	if (!pl->configured) {
-		sp_skip(r, "no proxy named (net.proxy unset, no HTTPS_PROXY/HTTP_PROXY in the environment)");
+		sp_skip(r, "no proxy named (net.proxy unset, no HTTPS_PROXY/HTTP_PROXY/ALL_PROXY in the environment)");
 		return;
 	}
 	if (pl->error[0]) {
@@ -712,6 +961,9 @@ void sp_proxy_judge(const sp_ctx *ctx, const sp_proxy_plan *pl, const char *chec
 		return;
 	}
 	sp_observed(r, "proxy %s (from %s)", pl->url, pl->source);
+	if (pl->socks && sp_policy_get(ctx->policy, "net.proxy.access_log") &&
+	    *sp_policy_get(ctx->policy, "net.proxy.access_log"))
+		sp_observed_add(r, "net.proxy.access_log not read: a SOCKS5 proxy logs connections, not the requests in them");
 	size_t n = 0, reached = 0, denied = 0, down = 0, upstream = 0, other = 0, log_missing = 0, log_fwd = 0;
 	/* the requests that were not cleanly refused first: they must survive
 	 * the truncation of observed */

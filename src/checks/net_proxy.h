@@ -1,6 +1,7 @@
 /* Proxy-aware egress probes (net.proxy.*): HTTP requests through the
- * sandbox's declared HTTP proxy, each run in a forked child by the parallel
- * engine, judged from the client's view and, where the policy names the
+ * sandbox's declared HTTP proxy, or through a SOCKS5 tunnel when the proxy is
+ * socks5:// (or socks5h://), each run in a forked child by the parallel
+ * engine, judged from the client's view and, where the policy names an HTTP
  * proxy's access log, from the log. */
 #ifndef SP_NET_PROXY_H
 #define SP_NET_PROXY_H
@@ -49,6 +50,7 @@ typedef struct sp_preq {
 	char marker[64];        /* unique path segment, found again in the access log */
 	char canon[80];         /* CONNECT target as a proxy logs it (dotted IPv4), or "" */
 	bool positive;          /* a positive control: must be REACHED */
+	bool socks;             /* through a SOCKS5 tunnel, the request in origin form */
 	/* config copied in for the child */
 	struct sockaddr_storage proxy;
 	socklen_t proxylen;
@@ -64,6 +66,7 @@ typedef struct sp_preq {
 typedef struct sp_proxy_plan {
 	bool configured;        /* a proxy is named (policy or environment) */
 	char source[64];        /* "net.proxy" or "HTTPS_PROXY" */
+	bool socks;             /* a SOCKS5 proxy: every request is a tunnel first */
 	char url[160];
 	char error[300];        /* config problem: every proxy check errors with it */
 	struct sockaddr_storage proxy;

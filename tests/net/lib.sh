@@ -79,7 +79,7 @@ nett_serve() {
 nett_doctor() {
 	local ns=$1
 	shift
-	ip netns exec "$ns" env -u HTTPS_PROXY -u HTTP_PROXY -u https_proxy -u http_proxy \
+	ip netns exec "$ns" env -u HTTPS_PROXY -u HTTP_PROXY -u https_proxy -u http_proxy -u ALL_PROXY -u all_proxy \
 		"$SP_DOCTOR" --format json "$@"
 }
 
