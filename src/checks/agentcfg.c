@@ -23,6 +23,7 @@
 #define AC_MAX_DEPTH 4
 #define AC_MAX_ENTRIES 512u         /* files and directories visited per check */
 #define AC_MAX_FILE_BYTES (1u << 20) /* larger files are not scanned for secrets */
+#define AC_MAX_SCAN_BYTES (32u << 20) /* all files together: a few seconds of matching */
 
 typedef struct ac_walk {
 	size_t entries;
@@ -31,6 +32,7 @@ typedef struct ac_walk {
 	void (*fn)(struct ac_walk *w, const char *path, const struct stat *st, bool is_dir);
 	sp_result *r;
 	size_t bad, files, dirs, unreadable, skipped, leaked;
+	unsigned long long scanned; /* bytes matched so far */
 	char first[PATH_MAX + 32];
 } ac_walk;
 
@@ -149,13 +151,15 @@ static void run_readonly(const sp_ctx *ctx, sp_result *r)
 	if (n == 0)
 		return;
 	char scope[160];
-	snprintf(scope, sizeof scope, "%zu files and %zu directories probed%s", w.files, w.dirs,
-		 w.truncated ? ", walk stopped at its entry bound" : "");
+	snprintf(scope, sizeof scope, "%zu files and %zu director%s probed%s", w.files, w.dirs, w.dirs == 1 ? "y" : "ies",
+		 w.truncated ? ", walk stopped at its bound of 512 entries" : "");
 	if (w.leaked)
 		sp_errorr(r, "a probe file could not be removed (%s)", scope);
 	else if (w.bad)
 		sp_failr(r, "%zu agent configuration entr%s accept writes (first: %s; %s)", w.bad, w.bad == 1 ? "y" : "ies",
 			 w.first, scope);
+	else if (w.truncated)
+		sp_warn(r, "what was probed refuses writes, but not all of it was probed (%s)", scope);
 	else
 		sp_pass(r, "all %zu paths refuse writes (%s)", n, scope);
 }
@@ -170,6 +174,11 @@ static void scan_file(ac_walk *w, const char *path, const struct stat *st, bool 
 		w->skipped++;
 		return;
 	}
+	if (w->scanned + (unsigned long long)st->st_size > AC_MAX_SCAN_BYTES) {
+		w->truncated = true;
+		return;
+	}
+	w->scanned += (unsigned long long)st->st_size;
 	int err = 0;
 	size_t len = 0;
 	_cleanup_free_ char *buf = sp_read_file_alloc(path, AC_MAX_FILE_BYTES, &len, &err);
@@ -208,10 +217,12 @@ static void run_secrets(const sp_ctx *ctx, sp_result *r)
 		return;
 	char scope[200];
 	snprintf(scope, sizeof scope, "%zu files scanned, %zu unreadable, %zu binary or over 1 MiB%s", w.files,
-		 w.unreadable, w.skipped, w.truncated ? ", walk stopped at its entry bound" : "");
+		 w.unreadable, w.skipped, w.truncated ? ", scan stopped at its bound (512 entries, 32 MiB)" : "");
 	if (w.bad)
 		sp_failr(r, "%zu credential-shaped value%s in agent configuration (first: %s; %s)", w.bad,
 			 w.bad == 1 ? "" : "s", w.first, scope);
+	else if (w.truncated)
+		sp_warn(r, "none found in what was scanned, but not everything was (%s)", scope);
 	else
 		sp_pass(r, "none found (%s)", scope);
 }

@@ -119,6 +119,14 @@ run_json ac_tok strict_box --ro-bind "$AC/cfg" /tmp/agent -- -k 'fs.agent_config
 is_status ac_tok fs.agent_config_secrets fail
 like "$(detail ac_tok fs.agent_config_secrets)" '/tmp/agent/mcp.json:1: GitHub token \(value redacted\)' "the token is located by file and line"
 unlike "$(cat "$CAT/ac_tok.json")" "$tok" "the token's value never appears in the report"
+# a tree beyond the walk's bound: what was probed holds, but it is not a pass
+mkdir -p "$AC/many"
+for i in $(seq 1 600); do echo "x = $i" >"$AC/many/f$i.toml"; done
+chmod -R a+rX "$AC/many"
+run_json ac_many strict_box --ro-bind "$AC/many" /tmp/agent -- -k 'fs.agent_config_readonly or fs.agent_config_secrets' "${ACSET[@]}"
+is_status ac_many fs.agent_config_readonly warn
+is_status ac_many fs.agent_config_secrets warn
+like "$(detail ac_many fs.agent_config_readonly)" 'walk stopped at its bound of 512 entries' "the bound is named"
 run_json ac_none strict_box -- -k 'fs.agent_config_readonly or fs.agent_config_secrets'
 is_status ac_none fs.agent_config_readonly skip
 is_status ac_none fs.agent_config_secrets skip
