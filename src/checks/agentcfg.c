@@ -7,7 +7,6 @@
  * checks skip. */
 #include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
@@ -130,17 +129,15 @@ static void probe_write(ac_walk *w, const char *path, const struct stat *st, boo
 	w->dirs++;
 	/* creating a file in the directory: a new file, removed at once */
 	char name[PATH_MAX];
-	sp_probe_name(name, sizeof name, path);
-	int fd = open(name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
-	if (fd < 0)
+	int e;
+	int made = sp_create_probe(path, name, sizeof name, &e);
+	if (made == 0)
 		return;
-	close(fd);
-	struct stat gone;
-	if (unlink(name) != 0 || lstat(name, &gone) == 0) {
-		w->leaked++;
-		sp_observed_add(w->r, "%s: probe file %s could not be removed", path, name);
-	}
-	sp_observed_add(w->r, "%s: creating a file ACCEPTED (probe removed)", path);
+	w->leaked += made < 0;
+	if (made < 0)
+		sp_observed_add(w->r, "%s: creating a file ACCEPTED, probe file %s could not be removed", path, name);
+	else
+		sp_observed_add(w->r, "%s: creating a file ACCEPTED (probe removed)", path);
 	mark_bad(w, path);
 }
 

@@ -24,18 +24,13 @@ static void run_rootfs_readonly(const sp_ctx *ctx, sp_result *r)
 	int mr = sp_mountinfo_find("/", &m);
 	bool flag_ro = mr == 0 && (sp_opt_has(m.opts, "ro") || sp_opt_has(m.super_opts, "ro"));
 	char name[256];
-	sp_probe_name(name, sizeof name, "/");
-	int fd = open(name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
-	int e = errno;
-	if (fd >= 0) {
-		close(fd);
-		int u = unlink(name);
-		struct stat st;
-		bool gone = lstat(name, &st) < 0 && errno == ENOENT;
+	int e;
+	int made = sp_create_probe("/", name, sizeof name, &e);
+	if (made != 0) {
 		sp_observed(r, "created %s (%s); mountinfo / %s%s", name,
-			    u == 0 && gone ? "removed, verified gone" : "COULD NOT REMOVE", mr == 0 ? m.opts : "unreadable",
+			    made == 1 ? "removed, verified gone" : "COULD NOT REMOVE", mr == 0 ? m.opts : "unreadable",
 			    mr == 0 ? "" : "");
-		if (u != 0 || !gone) {
+		if (made < 0) {
 			sp_errorr(r, "root is writable and the probe file %s could not be removed", name);
 			return;
 		}

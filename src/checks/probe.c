@@ -331,6 +331,22 @@ int sp_write_probe(const char *path, bool write0, int *err)
 	return ok;
 }
 
+int sp_create_probe(const char *dir, char *name, size_t size, int *err)
+{
+	*err = 0;
+	sp_probe_name(name, size, dir);
+	int fd = open(name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd < 0) {
+		*err = errno;
+		return 0;
+	}
+	close(fd);
+	int u = unlink(name);
+	struct stat st;
+	bool gone = lstat(name, &st) < 0 && errno == ENOENT;
+	return u == 0 && gone ? 1 : -1;
+}
+
 uint64_t sp_cap_eff(void)
 {
 	char v[64];

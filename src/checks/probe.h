@@ -76,6 +76,13 @@ int sp_private_dir_remove(const char *dir);
  * write) succeeded, 0 when refused (*err set), -ENOENT when absent. */
 int sp_write_probe(const char *path, bool write0, int *err);
 
+/* Create a new file in dir (a unique sp_probe_name, exclusive create, no
+ * byte written) and remove it at once; its name is left in name. Returns 1
+ * when the create succeeded and the removal is proven, 0 when the create
+ * was refused (*err set), -1 when the file was created but could not be
+ * removed. */
+int sp_create_probe(const char *dir, char *name, size_t size, int *err);
+
 /* current effective capability mask (/proc/self/status CapEff), 0 on error */
 uint64_t sp_cap_eff(void);
 static inline bool sp_has_cap(unsigned cap) { return (sp_cap_eff() >> cap) & 1u; }
