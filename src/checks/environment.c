@@ -92,68 +92,73 @@ static const struct cred_shape {
 static const char secret_name_re[] =
 	"(SECRET|TOKEN|PASSWORD|PASSWD|API_?KEY|ACCESS_?KEY|PRIVATE_?KEY|CREDENTIAL|AUTH)";
 
+/* in a configuration line: a secret-named key, its separator, and the start
+ * of its value */
+static const char secret_key_re[] = "(secret|token|password|passwd|api[_-]?key|access[_-]?key|private[_-]?key|"
+				    "credentials?)[\"']?[[:space:]]*[:=][[:space:]]*[\"']?";
+
 typedef struct cred_scan {
 	regex_t re[SP_ARRAY_SIZE(shapes)];
-	regex_t name_re;
-	bool ready;
+	regex_t name_re, key_re;
 } cred_scan;
 
-static int cred_scan_init(cred_scan *s)
-{
-	memset(s, 0, sizeof *s);
-	for (size_t i = 0; i < SP_ARRAY_SIZE(shapes); i++)
-		if (regcomp(&s->re[i], shapes[i].re, REG_EXTENDED | REG_NOSUB) != 0)
-			return -1;
-	if (regcomp(&s->name_re, secret_name_re, REG_EXTENDED | REG_NOSUB | REG_ICASE) != 0)
-		return -1;
-	s->ready = true;
-	return 0;
-}
-
-/* shape name when "NAME=value" looks like a credential, else NULL; the
- * compiled patterns live for the whole process */
-const char *sp_env_credential_shape(const char *entry)
+/* the compiled patterns, once per process (NULL if they do not compile) */
+static const cred_scan *creds(void)
 {
 	static cred_scan s;
-	if (!s.ready && cred_scan_init(&s) < 0)
+	static int state; /* 0 not yet, 1 ready, -1 failed */
+	if (state)
+		return state > 0 ? &s : NULL;
+	state = -1;
+	for (size_t i = 0; i < SP_ARRAY_SIZE(shapes); i++)
+		if (regcomp(&s.re[i], shapes[i].re, REG_EXTENDED | REG_NOSUB) != 0)
+			return NULL;
+	if (regcomp(&s.name_re, secret_name_re, REG_EXTENDED | REG_NOSUB | REG_ICASE) != 0 ||
+	    regcomp(&s.key_re, secret_key_re, REG_EXTENDED | REG_ICASE) != 0)
 		return NULL;
+	state = 1;
+	return &s;
+}
+
+/* the first known token shape found anywhere in text, or NULL */
+static const char *known_shape(const cred_scan *c, const char *text)
+{
+	for (size_t i = 0; i < SP_ARRAY_SIZE(shapes); i++)
+		if (regexec(&c->re[i], text, 0, NULL, 0) == 0)
+			return shapes[i].name;
+	return NULL;
+}
+
+/* shape name when "NAME=value" looks like a credential, else NULL */
+const char *sp_env_credential_shape(const char *entry)
+{
+	const cred_scan *c = creds();
 	const char *eq = strchr(entry, '=');
-	if (!eq)
+	if (!c || !eq)
 		return NULL;
 	const char *value = eq + 1;
-	for (size_t i = 0; i < SP_ARRAY_SIZE(shapes); i++)
-		if (regexec(&s.re[i], value, 0, NULL, 0) == 0)
-			return shapes[i].name;
+	const char *shape = known_shape(c, value);
+	if (shape)
+		return shape;
 	char name[256];
 	snprintf(name, sizeof name, "%.*s", (int)(eq - entry), entry);
-	if (strlen(value) >= 12 && !strchr(value, ' ') && regexec(&s.name_re, name, 0, NULL, 0) == 0 &&
+	if (strlen(value) >= 12 && !strchr(value, ' ') && regexec(&c->name_re, name, 0, NULL, 0) == 0 &&
 	    !strchr(value, '/'))
 		return "secret-named variable";
 	return NULL;
 }
 
-/* a secret-named key, its separator, and the start of its value */
-static const char secret_key_re[] = "(secret|token|password|passwd|api[_-]?key|access[_-]?key|private[_-]?key|"
-				    "credentials?)[\"']?[[:space:]]*[:=][[:space:]]*[\"']?";
-
 const char *sp_text_credential_shape(const char *line)
 {
-	static cred_scan s;
-	static regex_t key_re;
-	static bool key_ready;
-	if (!s.ready && cred_scan_init(&s) < 0)
+	const cred_scan *c = creds();
+	if (!c)
 		return NULL;
-	if (!key_ready) {
-		if (regcomp(&key_re, secret_key_re, REG_EXTENDED | REG_ICASE) != 0)
-			return NULL;
-		key_ready = true;
-	}
-	for (size_t i = 0; i < SP_ARRAY_SIZE(shapes); i++)
-		if (regexec(&s.re[i], line, 0, NULL, 0) == 0)
-			return shapes[i].name;
+	const char *shape = known_shape(c, line);
+	if (shape)
+		return shape;
 	regmatch_t m;
 	const char *p = line;
-	while (regexec(&key_re, p, 1, &m, 0) == 0) {
+	while (regexec(&c->key_re, p, 1, &m, 0) == 0) {
 		const char *v = p + m.rm_eo;
 		size_t n = strspn(v, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_+=-");
 		bool digit = false;
