@@ -180,6 +180,71 @@ static void read_verdict(io *c, sp_preq_out *o, bool connect)
 	}
 }
 
+/* ---- the HTTP request, for a proxy or through a tunnel ------------------------ */
+
+static const char small_body[] = "sandprobe read-only probe: this body must never reach the origin\n";
+
+/* The request line and headers for kind. prefix is "http://TARGET" for an
+ * HTTP proxy (absolute form) or "" inside a tunnel (origin form). */
+static void request_head(const sp_preq *q, sp_pkind kind, const char *prefix, char *req, size_t size)
+{
+	if (kind == SP_PK_GET)
+		snprintf(req, size,
+			 "GET %s/%s HTTP/1.1\r\nHost: %s\r\nUser-Agent: sandprobe-doctor\r\nAccept: */*\r\n"
+			 "Connection: close\r\n\r\n",
+			 prefix, q->marker, q->target);
+	else if (kind == SP_PK_POST_LATE)
+		snprintf(req, size,
+			 "POST %s/%s HTTP/1.1\r\nHost: %s\r\nUser-Agent: sandprobe-doctor\r\n"
+			 "Content-Type: application/octet-stream\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n",
+			 prefix, q->marker, q->target);
+	else
+		snprintf(req, size,
+			 "%s %s/%s HTTP/1.1\r\nHost: %s\r\nUser-Agent: sandprobe-doctor\r\n"
+			 "Content-Type: application/octet-stream\r\nContent-Length: %llu\r\nConnection: close\r\n\r\n",
+			 method_name(kind), prefix, q->marker, q->target,
+			 kind == SP_PK_POST_LARGE ? q->body_bytes : (unsigned long long)(sizeof small_body - 1));
+}
+
+/* The body of q's kind (none for GET and CONNECT): the small read-only probe
+ * for POST/PUT, body_bytes of a pattern for the large and the (chunked) late
+ * body. Stops when the peer starts to answer (returns 1) or fails (-errno);
+ * o->body_sent counts what went out. */
+static int send_body(io *c, const sp_preq *q, sp_preq_out *o)
+{
+	int s = 0;
+	if (q->kind == SP_PK_POST || q->kind == SP_PK_PUT) {
+		s = io_send(c, small_body, sizeof small_body - 1, true);
+		if (s == 0)
+			o->body_sent = sizeof small_body - 1;
+		return s;
+	}
+	if (q->kind != SP_PK_POST_LARGE && q->kind != SP_PK_POST_LATE)
+		return 0;
+	bool chunked = q->kind == SP_PK_POST_LATE;
+	char chunk[16384];
+	for (size_t i = 0; i < sizeof chunk; i++)
+		chunk[i] = (char)('A' + i % 26);
+	while (o->body_sent < q->body_bytes && s == 0) {
+		size_t part = q->body_bytes - o->body_sent < sizeof chunk ? (size_t)(q->body_bytes - o->body_sent)
+									 : sizeof chunk;
+		if (chunked) {
+			char hdr[32];
+			snprintf(hdr, sizeof hdr, "%zx\r\n", part);
+			s = io_send(c, hdr, strlen(hdr), true);
+		}
+		if (s == 0)
+			s = io_send(c, chunk, part, true);
+		if (s == 0 && chunked)
+			s = io_send(c, "\r\n", 2, true);
+		if (s == 0)
+			o->body_sent += part;
+	}
+	if (s == 0 && chunked)
+		s = io_send(c, "0\r\n\r\n", 5, true);
+	return s;
+}
+
 /* ---- SOCKS5 (RFC 1928, method "no authentication") --------------------------- */
 
 /* exactly len bytes: len, 0 at EOF before len, or -errno */
@@ -351,55 +416,18 @@ static void socks_request(io *c, const sp_preq *q, sp_preq_out *o)
 		snprintf(o->note, sizeof o->note, "SOCKS5 tunnel to %s opened", q->target);
 		return;
 	}
-	char host[160];
-	unsigned port;
-	if (split_target(q->target, 80, host, sizeof host, &port) < 0)
-		snprintf(host, sizeof host, "%s", q->target);
-	static const char small[] = "sandprobe read-only probe: this body must never reach the origin\n";
-	unsigned long long body = q->kind == SP_PK_POST || q->kind == SP_PK_PUT ? sizeof small - 1
-				  : q->kind == SP_PK_POST_LARGE || q->kind == SP_PK_POST_LATE ? q->body_bytes
-											       : 0;
-	bool chunked = q->kind == SP_PK_POST_LATE;
-	char req[1024], len_hdr[64] = "";
-	if (body && !chunked)
-		snprintf(len_hdr, sizeof len_hdr, "Content-Length: %llu\r\n", body);
-	snprintf(req, sizeof req,
-		 "%s /%s HTTP/1.1\r\nHost: %s\r\nUser-Agent: sandprobe-doctor\r\n%s%s%sConnection: close\r\n\r\n",
-		 q->kind == SP_PK_CONNECT_NONTLS ? "GET" : method_name(q->kind), q->marker, host,
-		 body ? "Content-Type: application/octet-stream\r\n" : "", len_hdr,
-		 chunked ? "Transfer-Encoding: chunked\r\n" : "");
+	char req[1024];
+	request_head(q, q->kind == SP_PK_CONNECT_NONTLS ? SP_PK_GET : q->kind, "", req, sizeof req);
 	int s = io_send(c, req, strlen(req), false);
-	if (s == 0 && (q->kind == SP_PK_POST || q->kind == SP_PK_PUT)) {
-		s = io_send(c, small, sizeof small - 1, true);
-		if (s == 0)
-			o->body_sent = sizeof small - 1;
-	} else if (s == 0 && body) {
-		char chunk[16384];
-		for (size_t i = 0; i < sizeof chunk; i++)
-			chunk[i] = (char)('A' + i % 26);
-		while (o->body_sent < body && s == 0) {
-			size_t part = body - o->body_sent < sizeof chunk ? (size_t)(body - o->body_sent) : sizeof chunk;
-			char hdr[32];
-			snprintf(hdr, sizeof hdr, "%zx\r\n", part);
-			if (chunked)
-				s = io_send(c, hdr, strlen(hdr), true);
-			if (s == 0)
-				s = io_send(c, chunk, part, true);
-			if (s == 0 && chunked)
-				s = io_send(c, "\r\n", 2, true);
-			if (s == 0)
-				o->body_sent += part;
-		}
-		if (s == 0 && chunked)
-			s = io_send(c, "0\r\n\r\n", 5, true);
-	}
+	if (s == 0)
+		s = send_body(c, q, o);
 	char head[1024];
 	ssize_t n = s < 0 ? s : io_read_head(c, head, sizeof head);
 	int st = n > 0 ? sp_http_status(head) : -1;
 	o->status = st > 0 ? st : 0;
 	if (st > 0)
 		snprintf(o->note, sizeof o->note, "SOCKS5 tunnel opened; the origin answered %d%s", st,
-			 body ? " after the body" : "");
+			 o->body_sent ? " after the body" : "");
 	else
 		snprintf(o->note, sizeof o->note, "SOCKS5 tunnel opened; %llu body bytes sent, no HTTP answer (%s)",
 			 o->body_sent, n == 0 ? "EOF" : n > 0 ? "not HTTP" : strerrorname_np((int)-n));
@@ -424,77 +452,35 @@ static int do_request(sp_preq *q)
 		return 0;
 	}
 	bool connect = q->kind == SP_PK_CONNECT || q->kind == SP_PK_CONNECT_NONTLS;
-	char host[160];
-	snprintf(host, sizeof host, "%s", q->target);
 	char req[1024];
-	static const char small[] = "sandprobe read-only probe: this body must never reach the origin\n";
 	if (connect)
 		snprintf(req, sizeof req, "CONNECT %s HTTP/1.1\r\nHost: %s\r\nUser-Agent: sandprobe-doctor\r\n\r\n", q->target,
 			 q->target);
-	else if (q->kind == SP_PK_GET)
-		snprintf(req, sizeof req,
-			 "GET http://%s/%s HTTP/1.1\r\nHost: %s\r\nUser-Agent: sandprobe-doctor\r\nAccept: */*\r\n"
-			 "Connection: close\r\n\r\n",
-			 q->target, q->marker, host);
-	else if (q->kind == SP_PK_POST_LATE)
-		snprintf(req, sizeof req,
-			 "POST http://%s/%s HTTP/1.1\r\nHost: %s\r\nUser-Agent: sandprobe-doctor\r\n"
-			 "Content-Type: application/octet-stream\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n",
-			 q->target, q->marker, host);
-	else
-		snprintf(req, sizeof req,
-			 "%s http://%s/%s HTTP/1.1\r\nHost: %s\r\nUser-Agent: sandprobe-doctor\r\n"
-			 "Content-Type: application/octet-stream\r\nContent-Length: %llu\r\nConnection: close\r\n\r\n",
-			 method_name(q->kind), q->target, q->marker, host,
-			 q->kind == SP_PK_POST_LARGE ? q->body_bytes : (unsigned long long)(sizeof small - 1));
+	else {
+		char prefix[200];
+		snprintf(prefix, sizeof prefix, "http://%s", q->target);
+		request_head(q, q->kind, prefix, req, sizeof req);
+	}
 	int s = io_send(&c, req, strlen(req), false);
 	if (s < 0) {
 		transport_fail(o, -s, "sending the request");
 		close(fd);
 		return 0;
 	}
-	if (q->kind == SP_PK_POST || q->kind == SP_PK_PUT) {
-		s = io_send(&c, small, sizeof small - 1, true);
-		if (s == 0)
-			o->body_sent = sizeof small - 1;
-	} else if (q->kind == SP_PK_POST_LARGE || q->kind == SP_PK_POST_LATE) {
-		if (q->kind == SP_PK_POST_LATE) {
-			/* the late part: the proxy has the headers and nothing else for late_ms */
-			io w = {.fd = fd, .deadline = sp_now_ns() + (uint64_t)q->late_ms * 1000000ull};
-			if (w.deadline > deadline)
-				w.deadline = deadline;
-			int ev = io_wait(&w, POLLIN);
-			if (ev > 0) {
-				read_verdict(&c, o, false);
-				snprintf(o->note + strlen(o->note), sizeof o->note - strlen(o->note), " (before the body)");
-				close(fd);
-				return 0;
-			}
+	if (q->kind == SP_PK_POST_LATE) {
+		/* the late part: the proxy has the headers and nothing else for late_ms */
+		io w = {.fd = fd, .deadline = sp_now_ns() + (uint64_t)q->late_ms * 1000000ull};
+		if (w.deadline > deadline)
+			w.deadline = deadline;
+		int ev = io_wait(&w, POLLIN);
+		if (ev > 0) {
+			read_verdict(&c, o, false);
+			snprintf(o->note + strlen(o->note), sizeof o->note - strlen(o->note), " (before the body)");
+			close(fd);
+			return 0;
 		}
-		char chunk[16384 + 16];
-		size_t csz = 16384;
-		for (size_t i = 0; i < csz; i++)
-			chunk[i] = (char)('A' + i % 26);
-		s = 0;
-		while (o->body_sent < q->body_bytes && s == 0) {
-			size_t part = q->body_bytes - o->body_sent < csz ? (size_t)(q->body_bytes - o->body_sent) : csz;
-			if (q->kind == SP_PK_POST_LATE) {
-				char hdr[32];
-				snprintf(hdr, sizeof hdr, "%zx\r\n", part);
-				s = io_send(&c, hdr, strlen(hdr), true);
-				if (s == 0)
-					s = io_send(&c, chunk, part, true);
-				if (s == 0)
-					s = io_send(&c, "\r\n", 2, true);
-			} else {
-				s = io_send(&c, chunk, part, true);
-			}
-			if (s == 0)
-				o->body_sent += part;
-		}
-		if (s == 0 && q->kind == SP_PK_POST_LATE)
-			s = io_send(&c, "0\r\n\r\n", 5, true);
 	}
+	s = send_body(&c, q, o);
 	if (s < 0 && s != -EPIPE && s != -ECONNRESET) {
 		transport_fail(o, -s, "sending the body");
 		close(fd);
