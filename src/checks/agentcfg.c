@@ -45,8 +45,11 @@ static void walk(ac_walk *w, const char *path, int depth)
 		return;
 	}
 	struct stat st;
-	if ((depth == 0 ? stat(path, &st) : lstat(path, &st)) < 0)
+	if ((depth == 0 ? stat(path, &st) : lstat(path, &st)) < 0) {
+		if (depth == 0) /* a named path that is absent: nothing to modify or read */
+			sp_observed_add(w->r, "%s: %s", path, sp_errname(errno));
 		return;
+	}
 	if (S_ISREG(st.st_mode)) {
 		w->entries++;
 		w->fn(w, path, &st, false);
@@ -98,14 +101,8 @@ static size_t walk_policy_paths(const sp_ctx *ctx, sp_result *r, ac_walk *w, con
 	}
 	sp_expected(r, "%s: %s", expect, sp_policy_get(ctx->policy, "fs.agent_config"));
 	w->r = r;
-	for (size_t i = 0; i < paths.n; i++) {
-		struct stat st;
-		if (stat(paths.v[i], &st) < 0) {
-			sp_observed_add(r, "%s: %s", paths.v[i], sp_errname(errno));
-			continue;
-		}
+	for (size_t i = 0; i < paths.n; i++)
 		walk(w, paths.v[i], 0);
-	}
 	size_t n = paths.n;
 	sp_strv_free(&paths);
 	return n;
