@@ -247,6 +247,25 @@ static void push(struct scan *sc, const char *seg, size_t seglen, bool escape)
 
 static void value(struct scan *sc);
 
+/* After a member or an element: drop its path segment, then true when a
+ * ',' announces another, false at the closing character (consumed) or on
+ * malformed input (sc->bad). */
+static bool next_item(struct scan *sc, size_t save, char close)
+{
+	sc->plen = save;
+	sc->ptr[save] = '\0';
+	ws(sc);
+	if (sc->i < sc->n && sc->s[sc->i] == ',') {
+		sc->i++;
+		return true;
+	}
+	if (sc->i < sc->n && sc->s[sc->i] == close)
+		sc->i++;
+	else
+		sc->bad = true;
+	return false;
+}
+
 static void object(struct scan *sc)
 {
 	size_t save = sc->plen;
@@ -278,17 +297,8 @@ static void object(struct scan *sc)
 		sc->i++;
 		ws(sc);
 		value(sc);
-		sc->plen = save;
-		sc->ptr[save] = '\0';
-		ws(sc);
-		if (sc->i < sc->n && sc->s[sc->i] == ',') {
-			sc->i++;
+		if (next_item(sc, save, '}'))
 			continue;
-		}
-		if (sc->i < sc->n && sc->s[sc->i] == '}')
-			sc->i++;
-		else
-			sc->bad = true;
 		return;
 	}
 }
@@ -309,17 +319,8 @@ static void array(struct scan *sc)
 		push(sc, num, (size_t)nl, false);
 		mark(sc, sc->line, (unsigned)(sc->i - sc->line_start + 1));
 		value(sc);
-		sc->plen = save;
-		sc->ptr[save] = '\0';
-		ws(sc);
-		if (sc->i < sc->n && sc->s[sc->i] == ',') {
-			sc->i++;
+		if (next_item(sc, save, ']'))
 			continue;
-		}
-		if (sc->i < sc->n && sc->s[sc->i] == ']')
-			sc->i++;
-		else
-			sc->bad = true;
 		return;
 	}
 }
