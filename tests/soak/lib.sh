@@ -124,6 +124,10 @@ check_nothing_left() {
 	is "$(grep -c " $state" /proc/self/mountinfo)" "0" "no mount under the run's state dir survives"
 	ok test ! -e "$state"
 	is "$(find /sys/fs/cgroup -maxdepth 3 -name "$prefix*" 2>/dev/null | wc -l)" "0" "no cgroup named with the run prefix survives"
+	# runc keeps its own state (default root /run/runc), also for podman's containers
+	if command -v runc >/dev/null; then
+		is "$(runc list 2>/dev/null | grep -c " $state/")" "0" "no runc container state with its bundle under the run's state dir survives"
+	fi
 }
 
 # a copy of a shipped workload with state_root moved into a test temp dir
