@@ -5,6 +5,7 @@ set -eu
 PKGS="make gcc clang libc6-dev pkg-config libjansson-dev libinih-dev libyaml-dev libssl-dev libseccomp-dev
  bubblewrap runc crun podman firejail systemd-container busybox-static uidmap
  qemu-system-x86 linux-image-amd64 squid tinyproxy dante-server iproute2 iputils-ping netcat-openbsd curl
+ docker.io runsc containerd nftables
  jq libxml2-utils openssl perl bc file util-linux procps python3 time chromium"
 missing=""
 for p in $PKGS; do
