@@ -344,6 +344,49 @@ static bool same_decision(const sp_decision *d, json_t *j, char *diff, size_t si
 			return false;
 		}
 	}
+	/* the evidence itself: the same bundles, each judged the same, each the
+	 * same to every cell (a failed run dropped from the archive shows here
+	 * even when no cell changes state) */
+	json_t *bundles = json_object_get(j, "bundles");
+	if (!json_is_array(bundles) || json_array_size(bundles) != d->nb) {
+		snprintf(diff, size, "bundles: archived %zu, re-made from %zu",
+			 json_is_array(bundles) ? json_array_size(bundles) : 0, d->nb);
+		return false;
+	}
+	for (size_t i = 0; i < d->nb; i++) {
+		json_t *b = json_array_get(bundles, i);
+		const sp_gbundle *nb = &d->b[i];
+		const char *run = jstr(b, "run_id"), *msha = jstr(b, "manifest_sha256"), *verdict = jstr(b, "verdict");
+		const char *nverdict = nb->verified ? (nb->pass ? "pass" : "fail") : NULL;
+		if ((run == NULL) != (nb->run_id == NULL) || (run && strcmp(run, nb->run_id)) ||
+		    strcmp(msha ? msha : "", nb->manifest_sha256) || (verdict == NULL) != (nverdict == NULL) ||
+		    (verdict && strcmp(verdict, nverdict))) {
+			snprintf(diff, size, "bundle %zu: archived run %s (%s), re-made run %s (%s)", i + 1, run ? run : "?",
+				 verdict ? verdict : "not verified", nb->run_id ? nb->run_id : "?",
+				 nverdict ? nverdict : "not verified");
+			return false;
+		}
+	}
+	for (size_t i = 0; i < d->ncells; i++) {
+		json_t *ev = json_object_get(json_array_get(cells, i), "evidence");
+		const sp_gcell *c = &d->cells[i];
+		char id[200];
+		sp_gcell_id(d, c, id, sizeof id);
+		if (!json_is_array(ev) || json_array_size(ev) != c->nclaims) {
+			snprintf(diff, size, "cell %s: archived %zu bundle(s) of evidence, re-made %zu", id,
+				 json_is_array(ev) ? json_array_size(ev) : 0, c->nclaims);
+			return false;
+		}
+		for (size_t k = 0; k < c->nclaims; k++) {
+			const char *disp = jstr(json_array_get(ev, k), "disposition");
+			const char *nd = sp_claim_disp_name(c->claims[k].disp);
+			if (!disp || strcmp(disp, nd)) {
+				snprintf(diff, size, "cell %s: evidence %zu archived %s, re-made %s", id, k + 1,
+					 disp ? disp : "?", nd);
+				return false;
+			}
+		}
+	}
 	json_t *probs = json_object_get(j, "problems");
 	if (!json_is_array(probs) || json_array_size(probs) != d->nprob) {
 		snprintf(diff, size, "problems: archived %zu, re-made %zu", json_is_array(probs) ? json_array_size(probs) : 0,
