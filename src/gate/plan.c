@@ -478,8 +478,16 @@ int sp_plan_parse(sp_plan *pl, const char *text, size_t len, const char *origin,
 	if (memchr(text, '\0', len))
 		return sp_usage(err, "%s:1: NUL byte in the plan", origin);
 	sp_ynode *root = sp_yaml_parse(text, len, origin, err);
-	if (!root)
+	if (!root) {
+		/* the tree builder words its refusals for workloads */
+		char *w = strstr(err->msg, " in a workload");
+		if (w) {
+			char tail[sizeof err->msg];
+			snprintf(tail, sizeof tail, "%s", w + strlen(" in a workload"));
+			snprintf(w, sizeof err->msg - (size_t)(w - err->msg), " in a plan%s", tail);
+		}
 		return -1;
+	}
 	int rc = -1;
 	bool *used = NULL;
 	const sp_ynode *v, *valid_node = NULL;
