@@ -522,8 +522,10 @@ int sp_plan_parse(sp_plan *pl, const char *text, size_t len, const char *origin,
 	pl->changes = sp_xcalloc(changes->n, sizeof *pl->changes);
 	for (size_t i = 0; i < changes->n; i++) {
 		char *c = NULL;
-		if (get_id(p, changes->items[i], "changes item", 48, &c) < 0)
+		if (get_id(p, changes->items[i], "changes item", 48, &c) < 0) {
+			free(c);
 			goto out;
+		}
 		if (plan_has_change(pl, c)) {
 			BAD(changes->items[i], "'changes' lists '%s' twice", c);
 			free(c);
