@@ -44,6 +44,26 @@ is "$(meta "$T/good" lane)" lane-a "metadata: lane="
 is "$(meta "$T/good" artifact.tool)" "$TOOL" "metadata: artifact.tool is the file's SHA-256 (through the link)"
 is "$(meta "$T/short" profile)" custom "a shortened run records profile custom"
 
+# soak --lane/--artifact: a literal digest recorded (lowercased); bad values refused before anything starts
+D=$(printf image | sha256sum | cut -c1-64)
+soak --workload "$T/ok.yaml" --profile R0 --out "$T/lit" --lane lane-a --artifact "image=sha256:${D^^}"
+is "$(meta "$T/lit" artifact.image)" "sha256:$D" "--artifact NAME=sha256:HEX: recorded as given, lowercased"
+usage_err() { # NAME ARGS...: exit 2, one line, no bundle directory
+	local name=$1 err rc
+	shift
+	err=$("$SP_BIN" soak --workload "$T/ok.yaml" --profile R0 --out "$T/never" "$@" 2>&1 >/dev/null); rc=$?
+	is "$rc/$(wc -l <<<"$err" | tr -d ' ')" 2/1 "$name: exit 2, one line"
+	like "$err" "^sandprobe: soak: --(lane|artifact)" "$name: the flag named"
+	ok test ! -e "$T/never"
+}
+usage_err "a lane with a space" --lane "lane a"
+usage_err "an artifact file that does not exist" --artifact "tool=$T/nonexistent"
+usage_err "an artifact that is a directory" --artifact "tool=$T"
+usage_err "an artifact given twice" --artifact "tool=$T/tool.bin" --artifact "tool=$T/other.bin"
+usage_err "an uppercase artifact name" --artifact "Tool=$T/tool.bin"
+usage_err "a short digest" --artifact "tool=sha256:abc"
+usage_err "no name" --artifact "=$T/tool.bin"
+
 cat >"$T/plan.yaml" <<EOF
 version: 1
 name: rc-soak
