@@ -167,7 +167,7 @@ int cmd_gate(int argc, char **argv)
 			sp_usage(&err, "gate: %s", msg);
 			return sp_error_report(&err);
 		}
-		int rc = sp_gate_from_archive(from, pk, &plan, &d, &same, diff, sizeof diff, &err);
+		int rc = sp_gate_from_archive(from, pk, fm == F_HTML && out, &plan, &d, &same, diff, sizeof diff, &err);
 		sp_pubkey_free(pk);
 		if (rc < 0) {
 			sp_error_prefix(&err, "gate: --from-archive %s", from);

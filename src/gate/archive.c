@@ -226,7 +226,7 @@ int sp_gate_archive(const sp_decision *d, const char *dir, void *sign_key, sp_er
 	bool same = false;
 	char diff[600] = "";
 	sp_error aerr = {0};
-	if (sp_gate_from_archive(tmp, NULL, &plan, &again, &same, diff, sizeof diff, &aerr) < 0) {
+	if (sp_gate_from_archive(tmp, NULL, false, &plan, &again, &same, diff, sizeof diff, &aerr) < 0) {
 		remove_tree(tmp);
 		return sp_fail_errno(err, 0, "--archive %s: the archive cannot be re-decided: %s", dir, aerr.msg);
 	}
@@ -403,8 +403,8 @@ static bool same_decision(const sp_decision *d, json_t *j, char *diff, size_t si
 	return true;
 }
 
-int sp_gate_from_archive(const char *dir, void *pubkey, sp_plan *plan, sp_decision *d, bool *same, char *diff,
-			 size_t diffsz, sp_error *err)
+int sp_gate_from_archive(const char *dir, void *pubkey, bool keep_verdicts, sp_plan *plan, sp_decision *d, bool *same,
+			 char *diff, size_t diffsz, sp_error *err)
 {
 	struct stat st;
 	memset(plan, 0, sizeof *plan);
@@ -452,7 +452,7 @@ int sp_gate_from_archive(const char *dir, void *pubkey, sp_plan *plan, sp_decisi
 	size_t ndirs;
 	if (sp_gate_collect(args, 1, &dirs, &ndirs, err) < 0)
 		goto out;
-	sp_gate_opts o = {.at = at, .keep_verdicts = false};
+	sp_gate_opts o = {.at = at, .keep_verdicts = keep_verdicts};
 	int r = sp_gate_decide(plan, dirs, ndirs, &o, kp, d, err);
 	sp_gate_dirs_free(dirs, ndirs);
 	if (r < 0)

@@ -157,7 +157,7 @@ int sp_gate_archive(const sp_decision *d, const char *dir, void *sign_key, sp_er
 /* Re-decide from an archive alone. pubkey (may be NULL) checks the
  * archive's MANIFEST.sig. *same says whether the re-made decision equals the
  * archived one; diff names the first difference. */
-int sp_gate_from_archive(const char *dir, void *pubkey, sp_plan *plan, sp_decision *d, bool *same, char *diff,
-			 size_t diffsz, sp_error *err);
+int sp_gate_from_archive(const char *dir, void *pubkey, bool keep_verdicts, sp_plan *plan, sp_decision *d, bool *same,
+			 char *diff, size_t diffsz, sp_error *err);
 
 #endif

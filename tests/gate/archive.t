@@ -73,6 +73,10 @@ is "$(jq -c '[.result, .decided_at, [.cells[] | [.id, .state, .bundle.run_id]]]'
 is "$(jq -r '.cells[] | select(.id == "RUN-02/lane-a/R0") | [.evidence[].disposition] | join(",")' <<<"$again")" "retried,used" \
 	"the retried failure is retained and re-judged too"
 G --from-archive "$T/arch" >/dev/null 2>&1; is "$?" 0 "without --pubkey the archive is still re-decided"
+mkdir "$T/again"
+G --from-archive "$T/arch" --format html -o "$T/again/matrix.html" 2>/dev/null; is "$?" 0 "re-made as HTML: exit 0"
+is "$(ls "$T/again/reports" | wc -l)" 3 "re-made as HTML: every bundle's report beside it"
+like "$(cat "$T/again/reports/$(ls "$T/again/reports" | head -1)")" 'leak.rss_slope' "the re-made report of the failed run shows its gate"
 G --from-archive "$T/arch" --pubkey "$T/xk.pub" >/dev/null 2>"$T/err"; rc=$?
 is "$rc" 1 "another archive key: exit 1"
 like "$(cat "$T/err")" 'MANIFEST.sig' "another key: the signature is named"

@@ -80,8 +80,17 @@ jsonschema.Draft202012Validator.check_schema(s)
 jsonschema.validate(json.load(open(sys.argv[2])), s, cls=jsonschema.Draft202012Validator)
 EOF
 }
-printf '%s\n' "$js" >"$T/d.json"
-TAP_NAME="json: valid against docs/schema/gate.schema.json" ok schema_ok "$T/d.json"
+schema_check() { # NAME JSON
+	printf '%s\n' "$2" >"$T/d.json"
+	if python3 -c 'import jsonschema' 2>/dev/null; then
+		TAP_NAME="json: $1: valid against docs/schema/gate.schema.json" ok schema_ok "$T/d.json"
+	elif [ "${SP_MUST_WORK:-0}" = 1 ]; then
+		TAP_NAME="python3-jsonschema installed (SP_MUST_WORK=1)" ok false
+	else
+		skip "python3-jsonschema missing"
+	fi
+}
+schema_check "a passing decision" "$js"
 
 # the same set in another order, and as a directory of bundles: the same decision
 rev=$(G --plan "$T/p.yaml" --at $AT "$T/g2" "$T/r0" --format json)
@@ -257,6 +266,11 @@ like "$out" "NOTE: $T/other-scen fills no cell: none of its scenarios" "other sc
 out=$(G --plan "$T/p.yaml" --at $AT "$T/r0" "$T/g2" "$T/r24fail"); rc=$?
 is "$rc" 0 "a failing bundle at a profile the plan does not require: exit 0"
 like "$out" 'INFO: RUN-01 lane-a R24 fail \(not required\)' "it is shown as INFO"
+
+# every state, disposition and problem kind at once, against the schema
+js=$(G --plan "$T/p24.yaml" --at $AT "$T/r0fail" "$T/g2" "$T/r24" "$T/r0b" "$T/r0t" "$T/late" "$T/cust" "$T/set/r0" "$T/f1" "$T/p1" --format json)
+is "$(jq -r '[.problems[].kind] | unique | join(",")' <<<"$js")" "duplicate-run,future,untrusted" "json: the problems of a mixed set"
+schema_check "a failing decision with problems" "$js"
 
 # ---- JUnit -----------------------------------------------------------------------
 G --plan "$T/p.yaml" --at $AT "$T/r0" --format junit >"$T/j.xml"; rc=$?
