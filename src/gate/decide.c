@@ -169,7 +169,7 @@ static void join_failed(sp_gbundle *b, const sp_verdict *v)
 	}
 }
 
-static void load_bundle(sp_gbundle *b, const char *dir, void *pubkey, bool keep, sp_error *err)
+static void load_bundle(sp_gbundle *b, const char *dir, void *pubkey, bool keep)
 {
 	char msg[512];
 	const char *kind = NULL;
@@ -226,7 +226,6 @@ static void load_bundle(sp_gbundle *b, const char *dir, void *pubkey, bool keep,
 		if (!b->why[0])
 			fmt(b->why, sizeof b->why, "verifier: %s", verr.msg);
 		free(v);
-		(void)err;
 		return;
 	}
 	b->verified = true;
@@ -563,7 +562,7 @@ int sp_gate_decide(const sp_plan *plan, char *const *dirs, size_t ndirs, const s
 	d->b = sp_xcalloc(ndirs ? ndirs : 1, sizeof *d->b);
 	d->nb = ndirs;
 	for (size_t i = 0; i < ndirs; i++)
-		load_bundle(&d->b[i], dirs[i], pubkey, o->keep_verdicts, err);
+		load_bundle(&d->b[i], dirs[i], pubkey, o->keep_verdicts);
 	sp_pubkey_free(pubkey);
 	qsort(d->b, d->nb, sizeof *d->b, cmp_bundle);
 	for (size_t i = 0; i < d->nb; i++)
