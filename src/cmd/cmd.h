@@ -11,5 +11,6 @@ int cmd_verify(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_keygen(int argc, char **argv);
 int cmd_atlas(int argc, char **argv);
+int cmd_gate(int argc, char **argv);
 
 #endif

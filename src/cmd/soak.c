@@ -10,6 +10,7 @@
 #include "cmd/cmd.h"
 #include "core/error.h"
 #include "core/util.h"
+#include "gate/identity.h"
 #include "soak/proc.h"
 #include "soak/runner.h"
 #include "soak/sampler.h"
@@ -20,6 +21,7 @@ static void usage(FILE *f)
 		"usage: sandprobe soak --workload FILE --profile R0|G2|R24|E72 --out DIR\n"
 		"                      [--duration S] [--sample-interval S] [--concurrency N] [--seed N]\n"
 		"                      [--sign-key FILE] [--metrics-file PATH] [--quiet]\n"
+		"                      [--lane ID] [--artifact NAME=FILE|NAME=sha256:HEX]...\n"
 		"       sandprobe soak --sample-once --prefix PREFIX --state DIR [--repeat N]\n\n"
 		"Runs the workload's scenarios against a real runtime for the profile's duration\n"
 		"(R0: one cycle of every scenario; G2 7200 s; R24 86400 s; E72 259200 s) with an\n"
@@ -28,6 +30,9 @@ static void usage(FILE *f)
 		"records profile 'custom' with thresholds scaled and fixed in metadata.txt.\n"
 		"SIGINT/SIGTERM: stop launching, drain, clean up, final sample (a second signal\n"
 		"also interrupts in-flight operations).\n"
+		"--lane and --artifact record the release gate's identity of the run in\n"
+		"metadata.txt (lane=, artifact.NAME=sha256:...; a FILE is hashed; see\n"
+		"docs/plan-format.md and sandprobe-gate(1)).\n"
 		"--sample-once prints one resource sample for PREFIX/DIR (a diagnostic and benchmark aid).\n"
 		"See sandprobe-soak(1) and docs/workload-format.md.\n");
 }
@@ -91,7 +96,7 @@ static int sample_once(const char *prefix, const char *state, long long repeat)
 int cmd_soak(int argc, char **argv)
 {
 	enum { O_WORKLOAD = 256, O_PROFILE, O_OUT, O_DURATION, O_INTERVAL, O_CONC, O_SEED, O_KEY, O_METRICS, O_QUIET,
-	       O_SAMPLE_ONCE, O_PREFIX, O_STATE, O_REPEAT };
+	       O_SAMPLE_ONCE, O_PREFIX, O_STATE, O_REPEAT, O_LANE, O_ARTIFACT };
 	static const struct option lo[] = {
 		{"workload", required_argument, NULL, O_WORKLOAD}, {"profile", required_argument, NULL, O_PROFILE},
 		{"out", required_argument, NULL, O_OUT},           {"duration", required_argument, NULL, O_DURATION},
@@ -101,12 +106,16 @@ int cmd_soak(int argc, char **argv)
 		{"quiet", no_argument, NULL, O_QUIET},             {"sample-once", no_argument, NULL, O_SAMPLE_ONCE},
 		{"prefix", required_argument, NULL, O_PREFIX},     {"state", required_argument, NULL, O_STATE},
 		{"repeat", required_argument, NULL, O_REPEAT},     {"help", no_argument, NULL, 'h'},
+		{"lane", required_argument, NULL, O_LANE},         {"artifact", required_argument, NULL, O_ARTIFACT},
 		{NULL, 0, NULL, 0},
 	};
 	sp_soak_opts o = {.duration_s = -1, .sample_interval_s = -1};
 	bool once = false;
 	const char *prefix = NULL, *state = NULL;
 	long long v, repeat = 1;
+	const char *lane = NULL;
+	_cleanup_free_ char **artifacts = NULL;
+	size_t nartifacts = 0;
 	int c;
 	optind = 1;
 	opterr = 0;
@@ -144,6 +153,11 @@ int cmd_soak(int argc, char **argv)
 			if (parse_num("--repeat", optarg, 1, 100000, &repeat) < 0)
 				return SP_EXIT_USAGE;
 			break;
+		case O_LANE: lane = optarg; break;
+		case O_ARTIFACT:
+			artifacts = sp_xrealloc(artifacts, (nartifacts + 1) * sizeof *artifacts);
+			artifacts[nartifacts++] = optarg;
+			break;
 		case 'h': usage(stdout); return SP_EXIT_OK;
 		case '?':
 		default:
@@ -171,7 +185,19 @@ int cmd_soak(int argc, char **argv)
 		return SP_EXIT_USAGE;
 	}
 	sp_error err = {0};
+	/* the gate's identity, checked (and files hashed) before anything starts */
+	sp_identity id;
+	if (sp_identity_build(&id, lane, artifacts, nartifacts, &err) < 0) {
+		sp_error_prefix(&err, "soak");
+		return sp_error_report(&err);
+	}
+	_cleanup_free_ sp_soak_meta *meta = sp_xcalloc(id.n ? id.n : 1, sizeof *meta);
+	for (size_t i = 0; i < id.n; i++)
+		meta[i] = (sp_soak_meta){.key = id.key[i], .value = id.value[i]};
+	o.extra_meta = meta;
+	o.nextra_meta = id.n;
 	int rc = sp_soak_run(&o, &err);
+	sp_identity_free(&id);
 	if (rc == -1) {
 		err.exit_code = SP_EXIT_USAGE;
 		return sp_error_report(&err);

@@ -13,7 +13,7 @@
 
 #define E(s) rp_html_escape(f, (s) ? (s) : "-")
 
-static const char css[] =
+const char rp_css[] =
 	"body{font:14px/1.45 system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;color:#1d2330;background:#f6f7f9;margin:0}"
 	"main{max-width:1000px;margin:0 auto;padding:18px 24px 40px}"
 	"h1{font-size:22px;margin:8px 0 2px}h2{font-size:17px;margin:28px 0 8px;border-bottom:1px solid #d5d9e0;padding-bottom:4px}"
@@ -90,7 +90,7 @@ static void header(FILE *f, const rp_bundle *b, const rp_verdict *v)
 	      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>sandprobe evidence report: ",
 	      f);
 	E(rp_meta(b, "run_id"));
-	fprintf(f, "</title>\n<style>%s</style>\n</head>\n<body>\n<main>\n", css);
+	fprintf(f, "</title>\n<style>%s</style>\n</head>\n<body>\n<main>\n", rp_css);
 	fputs("<h1>Evidence report ", f);
 	if (v->available && v->result)
 		fprintf(f, "<span class=\"badge b-%s\">%s</span>", !strcmp(v->result, "pass") ? "pass" : "fail",

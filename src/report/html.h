@@ -8,6 +8,10 @@
 #include "report/bundle.h"
 #include "report/verifier.h"
 
+/* the pages' style sheet (inline in every page; other pages such as the
+ * gate's coverage matrix reuse it and add their own few rules) */
+extern const char rp_css[];
+
 /* the width in seconds of the time windows latency and rate are bucketed
  * into: a round step giving at most 40 windows over tmax */
 double rp_window_width(double tmax);

@@ -1092,6 +1092,9 @@ static int write_metadata(struct run *r, sp_error *err)
 			nl += (size_t)snprintf(names + nl, sizeof names - nl, "%s%s", i ? "," : "", r->w.counters[i].name);
 		meta_add(&m, &len, &cap, "extra_counters", "%s", names);
 	}
+	/* release-gate identity: lane=, artifact.<name>= (src/gate/identity.c) */
+	for (size_t i = 0; i < r->o->nextra_meta; i++)
+		meta_add(&m, &len, &cap, r->o->extra_meta[i].key, "%s", r->o->extra_meta[i].value);
 	int rc = sp_bundle_write(&r->b, "metadata.txt", m, len, err);
 	free(m);
 	free(scen);

@@ -6,6 +6,11 @@
 
 #include "core/error.h"
 
+/* one extra metadata.txt line (key=value) */
+typedef struct sp_soak_meta {
+	const char *key, *value;
+} sp_soak_meta;
+
 typedef struct sp_soak_opts {
 	const char *workload;
 	const char *profile;       /* R0 G2 R24 E72 */
@@ -18,6 +23,10 @@ typedef struct sp_soak_opts {
 	unsigned long long seed;
 	bool seed_set;
 	bool quiet;
+	/* release-gate identity (--lane, --artifact; docs/plan-format.md),
+	 * validated and hashed by cmd/soak.c: written into metadata.txt as given */
+	const sp_soak_meta *extra_meta;
+	size_t nextra_meta;
 } sp_soak_opts;
 
 /* Runs the whole soak and returns the exit code of the verifier run on the
