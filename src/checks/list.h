@@ -8,6 +8,7 @@
 #include "checks/list_devices.h"
 #include "checks/list_cgroups.h"
 #include "checks/list_network.h"
+#include "checks/list_transparent.h"
 #include "checks/list_tls.h"
 #include "checks/list_environment.h"
 #include "checks/list_workflows.h"

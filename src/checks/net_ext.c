@@ -23,11 +23,13 @@ size_t sp_net_ext_add(int (*fn)(void *arg, int fd), void *arg, void *out, size_t
 	c->arg = arg;
 	c->out = out;
 	c->outsz = outsz;
-	c->timeout_ms = timeout_ms;
+	/* the probe keeps its own deadline of timeout_ms; the engine gives it a
+	 * little more to report what it saw at that deadline */
+	c->timeout_ms = timeout_ms + SP_NET_EXT_GRACE_MS;
 	c->fd = -1;
 	c->pid = -1;
-	if (timeout_ms > ext.max_ms)
-		ext.max_ms = timeout_ms;
+	if (c->timeout_ms > ext.max_ms)
+		ext.max_ms = c->timeout_ms;
 	return ext.n++;
 }
 

@@ -25,6 +25,9 @@ int sp_net_ext_write(int fd);
 void sp_net_ext_read(const char *buf);
 void sp_net_ext_reset(void);
 
+/* what a child gets beyond its probe's own deadline, to report at it */
+#define SP_NET_EXT_GRACE_MS 300u
+
 /* For the modules: add a child while building (returns its index) and read
  * it back when judging. */
 size_t sp_net_ext_add(int (*fn)(void *arg, int fd), void *arg, void *out, size_t outsz, unsigned timeout_ms);

@@ -39,10 +39,7 @@ static const char *const default_stores[] = {
 static const char *const ca_vars[] = {"SSL_CERT_FILE",  "REQUESTS_CA_BUNDLE", "NODE_EXTRA_CA_CERTS",
 				      "CURL_CA_BUNDLE", "GIT_SSL_CAINFO",     "SSL_CERT_DIR"};
 
-/* Build the trust configuration from the policy. Returns 1 when a CA is
- * named, 0 when none is (the checks skip), -1 with why on a bad policy or an
- * unreadable CA file. The store list is left empty when no bundle exists. */
-static int trust_build(const sp_ctx *ctx, sp_tls_trust *t, char *why, size_t whysz)
+int sp_tls_trust_from_policy(const sp_ctx *ctx, sp_tls_trust *t, char *why, size_t whysz)
 {
 	memset(t, 0, sizeof *t);
 	sp_strv_split(&t->fpr, NULL, ",");
@@ -135,7 +132,7 @@ static void run_ca_store(const sp_ctx *ctx, sp_result *r)
 	sp_expected(r, "the interception CA (%s) is in every system trust store file (tls.store)", ca[0] ? ca : "none named");
 	sp_tls_trust t;
 	char why[300] = "";
-	int rc = trust_build(ctx, &t, why, sizeof why);
+	int rc = sp_tls_trust_from_policy(ctx, &t, why, sizeof why);
 	if (rc < 0) {
 		sp_errorr(r, "%s", why);
 		sp_tls_trust_free(&t);
@@ -189,7 +186,7 @@ static void run_ca_env(const sp_ctx *ctx, sp_result *r)
 		       "the interception CA", need.n ? "set: " : "", need.n ? sp_policy_get(ctx->policy, "tls.ca_env") : "no variable required");
 	sp_tls_trust t;
 	char why[300] = "";
-	int rc = trust_build(ctx, &t, why, sizeof why);
+	int rc = sp_tls_trust_from_policy(ctx, &t, why, sizeof why);
 	if (rc <= 0) {
 		if (rc < 0)
 			sp_errorr(r, "%s", why);
@@ -275,7 +272,7 @@ static void run_ca_env(const sp_ctx *ctx, sp_result *r)
 
 static struct tls_plan {
 	bool built;
-	int have_ca;             /* trust_build's answer */
+	int have_ca;             /* sp_tls_trust_from_policy's answer */
 	char error[320];         /* a configuration problem: both probe checks error */
 	bool proxy_configured;
 	char proxy[200];         /* "http://... (from HTTPS_PROXY)" */
@@ -363,7 +360,7 @@ void sp_tls_plan_build(const sp_ctx *ctx, const sp_proxy_plan *pp, unsigned egre
 	plan.proxy_configured = pp->configured;
 	if (pp->configured)
 		snprintf(plan.proxy, sizeof plan.proxy, "%s (from %s)", pp->url, pp->source);
-	plan.have_ca = trust_build(ctx, &plan.trust, plan.error, sizeof plan.error);
+	plan.have_ca = sp_tls_trust_from_policy(ctx, &plan.trust, plan.error, sizeof plan.error);
 	if (plan.have_ca < 0 || !pp->configured)
 		return;
 	if (pp->error[0]) {

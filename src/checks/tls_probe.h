@@ -89,6 +89,12 @@ int sp_tls_bundle_has(const char *path, const sp_strv *fpr, size_t *ncerts);
  * -errno when the directory is unreadable. */
 int sp_tls_dir_has(const char *dir, const void *ca_certs);
 
+/* Build the trust configuration from the policy (tls.ca, tls.ca_fingerprint,
+ * tls.store; src/checks/tls.c). Returns 1 when a CA is named, 0 when none
+ * is, -1 with why on a bad policy or an unreadable CA file. The store list
+ * is left empty when no bundle exists. */
+struct sp_ctx;
+int sp_tls_trust_from_policy(const struct sp_ctx *ctx, sp_tls_trust *t, char *why, size_t whysz);
 void sp_tls_trust_free(sp_tls_trust *t);
 /* OpenSSL's text for a verify result ("unable to get local issuer certificate") */
 const char *sp_tls_verify_text(long v);
