@@ -11,5 +11,6 @@
 #include "checks/list_transparent.h"
 #include "checks/list_tls.h"
 #include "checks/list_environment.h"
+#include "checks/list_tools.h"
 #include "checks/list_workflows.h"
 #include "checks/list_injection.h"
