@@ -319,7 +319,8 @@ static void start_probe(tool_probe *t)
 		return;
 	}
 	if (pid == 0) {
-		setpgid(0, 0);
+		/* stays in the check's process group: the runner kills that group
+		 * when the check ends or runs out of time, whatever the probe started */
 		int nul = open("/dev/null", O_RDONLY | O_CLOEXEC);
 		if (nul >= 0)
 			dup2(nul, 0);
@@ -329,27 +330,25 @@ static void start_probe(tool_probe *t)
 		execvp(t->argv.v[0], t->argv.v);
 		_exit(127);
 	}
-	setpgid(pid, pid);
 	close(pfd[1]);
 	t->pid = pid;
 	t->fd = pfd[0];
 	t->started = true;
 }
 
-/* collect an exited probe (true), or kill it and its process group */
+/* collect an exited probe (true), or kill it (what it started dies with the
+ * check's process group) */
 static bool collect(tool_probe *t, bool kill_it)
 {
 	if (t->pid <= 0)
 		return true;
 	if (kill_it)
-		kill(-t->pid, SIGKILL);
+		kill(t->pid, SIGKILL);
 	pid_t w;
 	while ((w = waitpid(t->pid, &t->status, kill_it ? 0 : WNOHANG)) < 0 && errno == EINTR)
 		;
 	if (w == 0)
 		return false;
-	/* nothing the probe started may outlive it */
-	kill(-t->pid, SIGKILL);
 	t->exited = !kill_it;
 	t->pid = -1;
 	t->elapsed_us = (sp_now_ns() - t->start_ns) / 1000;
