@@ -204,8 +204,13 @@ static void run_ca_env(const sp_ctx *ctx, sp_result *r)
 	for (size_t i = 0; i < SP_ARRAY_SIZE(ca_vars); i++)
 		if (getenv(ca_vars[i]) && !sp_strv_contains(&vars, ca_vars[i]))
 			sp_strv_push(&vars, ca_vars[i]);
-	size_t bad = 0, checked = 0;
+	size_t bad = 0, checked = 0, nmemo = 0;
 	char badlist[300] = "";
+	struct {
+		char path[512];
+		int has;
+		size_t n;
+	} memo[8];
 	for (size_t i = 0; i < vars.n; i++) {
 		const char *name = vars.v[i], *v = getenv(name);
 		bool required = sp_strv_contains(&need, name);
@@ -235,7 +240,22 @@ static void run_ca_env(const sp_ctx *ctx, sp_result *r)
 					 err ? strerror(err) : ""), problem = note;
 		} else {
 			size_t n = 0;
-			int has = sp_tls_bundle_has(v, &t.fpr, &n);
+			/* variables often name the same bundle: read each file once */
+			int has = 0;
+			size_t k = 0;
+			for (; k < nmemo && strcmp(memo[k].path, v); k++)
+				;
+			if (k < nmemo) {
+				has = memo[k].has;
+				n = memo[k].n;
+			} else {
+				has = sp_tls_bundle_has(v, &t.fpr, &n);
+				if (nmemo < SP_ARRAY_SIZE(memo)) {
+					snprintf(memo[nmemo].path, sizeof memo[nmemo].path, "%s", v);
+					memo[nmemo].has = has;
+					memo[nmemo++].n = n;
+				}
+			}
 			if (has < 0)
 				snprintf(note, sizeof note, "%s: %s", v, has == -EBADMSG ? "holds no certificate" : strerror(-has)),
 					problem = note;
