@@ -19,6 +19,7 @@ mkroot() { # DIR: busybox, an agent user, the agent's own CLI
 	sp_busybox_rootfs "$1" || return 1
 	mkdir -p "$1/usr/bin" "$1/usr/lib" "$1/usr/lib64" "$1/home/agent"
 	ln -s usr/lib64 "$1/lib64"
+	ln -s usr/lib "$1/lib"
 	: >"$1/sandprobe-doctor" # mount points: the sandbox user cannot make them
 	printf '#!/bin/sh\necho "agent-cli 1.4.2"\n' >"$1/usr/bin/agent-cli"
 	chmod 755 "$1/usr/bin/agent-cli"
