@@ -359,11 +359,12 @@ static void add_reqs(const sp_ctx *ctx, const sp_proxy_plan *pp, const char *key
 		q->port = port;
 		q->tls = true;
 		q->via_proxy = true;
+		q->socks = pp->socks;
 		q->positive = positive;
 		q->addr = pp->proxy;
 		q->addrlen = pp->proxylen;
 		q->timeout_ms = to;
-		snprintf(q->label, sizeof q->label, "TLS to %s:%u via CONNECT", host, port);
+		snprintf(q->label, sizeof q->label, "TLS to %s:%u via %s", host, port, pp->socks ? "SOCKS5" : "CONNECT");
 	}
 	sp_strv_free(&hosts);
 }
@@ -385,10 +386,6 @@ void sp_tls_plan_build(const sp_ctx *ctx, const sp_proxy_plan *pp, unsigned egre
 		return;
 	if (pp->error[0]) {
 		snprintf(plan.error, sizeof plan.error, "%s", pp->error);
-		return;
-	}
-	if (pp->socks) {
-		snprintf(plan.error, sizeof plan.error, "the proxy %s is SOCKS5: the TLS probes speak HTTP CONNECT only", pp->url);
 		return;
 	}
 	unsigned to = (unsigned)sp_policy_int(ctx->policy, "tls.timeout_ms", 3000);

@@ -540,6 +540,83 @@ out:
 	ERR_clear_error();
 }
 
+/* exactly len bytes before the deadline: len, 0 at EOF, or -errno */
+static ssize_t read_exact(int fd, void *buf, size_t len, uint64_t deadline)
+{
+	size_t got = 0;
+	while (got < len) {
+		int ev = wait_fd(fd, POLLIN, deadline);
+		if (ev < 0)
+			return ev;
+		ssize_t n = recv(fd, (char *)buf + got, len - got, MSG_DONTWAIT);
+		if (n < 0 && (errno == EAGAIN || errno == EINTR))
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			return 0;
+		got += (size_t)n;
+	}
+	return (ssize_t)got;
+}
+
+/* SOCKS5 (RFC 1928, no authentication) CONNECT to host:port; 0 when the
+ * tunnel is open, -1 with o filled */
+static int socks_connect(sp_tls_req *q, int fd, uint64_t deadline)
+{
+	sp_tls_out *o = &q->out;
+	static const unsigned char hello[] = {5, 1, 0};
+	unsigned char b[4 + 256 + 2];
+	int s = send_all(fd, (const char *)hello, sizeof hello, deadline);
+	ssize_t n = s < 0 ? s : read_exact(fd, b, 2, deadline);
+	if (n <= 0 || b[0] != 5 || b[1] != 0) {
+		o->err = n < 0 ? (int)-n : 0;
+		fail(o, "SOCKS5 greeting: %s", n <= 0 ? (n == 0 ? "EOF" : ename((int)-n))
+					   : b[0] != 5 ? "not a SOCKS5 proxy" : "the proxy demands authentication");
+		return -1;
+	}
+	size_t hl = strlen(q->host), len = 0;
+	if (hl == 0 || hl > 255) {
+		fail(o, "SOCKS5: the host name cannot be sent");
+		return -1;
+	}
+	b[len++] = 5;
+	b[len++] = 1;
+	b[len++] = 0;
+	b[len++] = 3; /* a name: the proxy resolves it, as socks5h does */
+	b[len++] = (unsigned char)hl;
+	memcpy(b + len, q->host, hl);
+	len += hl;
+	b[len++] = (unsigned char)(q->port >> 8);
+	b[len++] = (unsigned char)(q->port & 0xff);
+	s = send_all(fd, (const char *)b, len, deadline);
+	n = s < 0 ? s : read_exact(fd, b, 4, deadline);
+	if (n <= 0) {
+		o->err = n < 0 ? (int)-n : 0;
+		o->closed = n == 0 || n == -ECONNRESET || n == -EPIPE;
+		fail(o, "SOCKS5 CONNECT: %s", n == 0 ? "the proxy closed the connection" : ename((int)-n));
+		return -1;
+	}
+	int rep = b[0] == 5 ? b[1] : -1;
+	if (rep != 0) {
+		o->connect_status = rep == 2 ? 403 : rep >= 3 && rep <= 6 ? 502 : 500;
+		fail(o, "the SOCKS5 proxy answered CONNECT with reply %d", rep);
+		return -1;
+	}
+	size_t alen = b[3] == 1 ? 4 : b[3] == 4 ? 16 : 0;
+	if (b[3] == 3) {
+		n = read_exact(fd, b, 1, deadline);
+		alen = n == 1 ? b[0] : 0;
+	}
+	n = read_exact(fd, b, alen + 2, deadline);
+	if (n <= 0) {
+		fail(o, "SOCKS5: truncated reply");
+		return -1;
+	}
+	o->connect_status = 200;
+	return 0;
+}
+
 void sp_tls_run(sp_tls_req *q)
 {
 	sp_tls_out *o = &q->out;
@@ -553,7 +630,13 @@ void sp_tls_run(sp_tls_req *q)
 		return;
 	}
 	o->stage = SP_TS_TCP;
-	if (q->via_proxy) {
+	if (q->via_proxy && q->socks) {
+		if (socks_connect(q, fd, deadline) < 0) {
+			close(fd);
+			return;
+		}
+		o->stage = SP_TS_TUNNEL;
+	} else if (q->via_proxy) {
 		char req[400], head[2048];
 		snprintf(req, sizeof req, "CONNECT %s:%u HTTP/1.1\r\nHost: %s:%u\r\nUser-Agent: sandprobe-doctor\r\n\r\n",
 			 q->host, q->port, q->host, q->port);

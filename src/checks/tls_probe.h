@@ -27,7 +27,9 @@ typedef enum sp_tls_stage {
 typedef struct sp_tls_out {
 	sp_tls_stage stage;
 	int err;               /* errno of a transport failure, 0 otherwise */
-	int connect_status;    /* the proxy's answer to CONNECT (0: no proxy, or none) */
+	int connect_status;    /* the proxy's answer to CONNECT (0: no proxy, or none); for
+	                        * SOCKS5: 200 opened, 403 refused by its rules (reply 2),
+	                        * 502 it tried the host and failed (replies 3-6), 500 other */
 	int http_status;       /* status of the answer to the request, 0 if none */
 	long verify;           /* X509 verify result (X509_V_OK = 0), -1 no handshake */
 	bool issued_by_ca;     /* a certificate the server sent is signed by the policy's CA */
@@ -53,7 +55,8 @@ typedef struct sp_tls_req {
 	char host[128];        /* name for SNI, verification, Host: ("" = address only) */
 	unsigned port;
 	bool tls;              /* false: plain HTTP (GET / with Host:) */
-	bool via_proxy;        /* CONNECT host:port through the HTTP proxy at addr */
+	bool via_proxy;        /* CONNECT host:port through the proxy at addr */
+	bool socks;            /* the proxy speaks SOCKS5 (the name sent as a name), not HTTP */
 	bool positive;         /* positive control */
 	struct sockaddr_storage addr; /* the proxy, or the target itself */
 	socklen_t addrlen;

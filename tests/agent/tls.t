@@ -42,6 +42,9 @@ printf '10.203.2.2 allowed.test canary.test\n127.0.0.1 localhost\n' >"$NETT_DIR/
 MITM=(-s "$SP_ROOT/tests/agent/mitm_policy.py" --set ssl_verify_upstream_trusted_ca="$C/origin.pem")
 agent_mitm "$px" good "$C/proxy" "$NETT_DIR/hosts" 10.203.1.1 8080 "${MITM[@]}" --set sp_deny=canary.test ||
 	{ echo "Bail out! mitmproxy did not start"; exit 1; }
+# the same interception behind a SOCKS5 front (denied hosts refused inside the tunnel)
+agent_mitm "$px" socks "$C/proxy" "$NETT_DIR/hosts" 10.203.1.1 1080 "${MITM[@]}" --mode socks5 --set sp_deny=canary.test ||
+	{ echo "Bail out! mitmproxy did not start"; exit 1; }
 # the rogue proxy re-signs with another CA and refuses nothing
 agent_mitm "$px" rogue "$C/rogue" "$NETT_DIR/hosts" 10.203.1.1 8081 "${MITM[@]}" ||
 	{ echo "Bail out! mitmproxy did not start"; exit 1; }
@@ -146,6 +149,17 @@ is_st "$out" tls.intercept fail "rogue proxy: tls.intercept fails"
 ev tls.intercept "$out" | sed 's/^/# /'
 like "$(ev tls.intercept "$out")" "did not issue" "and says the interception CA did not issue the certificate"
 is_st "$out" tls.denied fail "rogue proxy: the canary host gets through, tls.denied fails"
+
+# ---- a SOCKS5 proxy (socks5h: names sent as names) ---------------------------------
+SOCKS=HTTPS_PROXY=socks5h://10.203.1.1:1080
+is "$(in_box "$NETT_DIR/store-good.pem" 8080 "$SOCKS" -- curl -sS -o /dev/null -w '%{http_code}' https://allowed.test/ 2>&1)" 200 \
+	"ground truth: curl through the SOCKS5 front reaches the allowed host"
+out=$(doc "$NETT_DIR/store-good.pem" 8080 "${GOODENV[@]}" "$SOCKS")
+is_st "$out" tls.intercept pass "SOCKS5: tls.intercept passes"
+like "$(ev tls.intercept "$out")" "via SOCKS5: answered 200" "the handshake went through the SOCKS5 tunnel"
+is_st "$out" tls.denied pass "SOCKS5: the canary host is refused inside the tunnel"
+out=$(doc "$NETT_DIR/store-nocA.pem" 8080 "${GOODENV[@]}" "$SOCKS")
+is_st "$out" tls.intercept fail "SOCKS5 without the CA in the store: tls.intercept fails"
 
 # ---- no proxy at all, and bad policy values --------------------------------------
 out=$(ip netns exec "$sb" env -i PATH=/usr/bin:/bin "$SP_DOCTOR" --format json -k tls "${POL[@]}" 2>/dev/null)
