@@ -32,8 +32,9 @@ CFLAGS ?= $(OPT)
 CFLAGS += -std=gnu11 $(WARN) $(SANFLAGS) -fstack-protector-strong -ffunction-sections -fdata-sections -MMD -MP
 LDFLAGS += $(SANFLAGS) -Wl,--gc-sections
 
-DOCTOR_LIBS = -ljansson -linih -lm
-FULL_LIBS = -ljansson -linih -lyaml -lcrypto -lseccomp -lm -lpthread
+# the doctor carries OpenSSL (libssl, libcrypto) for its tls.* handshakes
+DOCTOR_LIBS = -ljansson -linih -lssl -lcrypto -lm -lpthread
+FULL_LIBS = -ljansson -linih -lyaml -lssl -lcrypto -lseccomp -lm -lpthread
 
 # every .c under src/ but main.c; the doctor subset is what the static binary carries
 ALL_SRC := $(shell find src -name '*.c' ! -name main.c | sort)

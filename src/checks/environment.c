@@ -6,10 +6,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <fnmatch.h>
+#include <net/if.h>
 #include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/utsname.h>
@@ -576,5 +579,261 @@ const sp_check sp_check_env_locale = {
 	.policy_keys = "",
 	.method = "read",
 	.run = run_locale,
+	.flags = SP_CHECK_INPROCESS,
+};
+
+/* ---- values, not just presence ------------------------------------------------------ */
+
+/* env.values: "NAME=VALUE" (exact) and "NAME~REGEX" (extended regex)
+ * entries separated by ';'. A value that looks like a credential is never
+ * shown, matching or not. */
+static void run_values(const sp_ctx *ctx, sp_result *r)
+{
+	const char *spec = sp_policy_get(ctx->policy, "env.values");
+	sp_expected(r, "%s", spec && *spec ? spec : "(env.values empty)");
+	if (!spec || !*spec) {
+		sp_skip(r, "the policy names no expected value (env.values)");
+		return;
+	}
+	_cleanup_free_ char *copy = sp_xstrdup(spec);
+	size_t n = 0, bad = 0;
+	char badlist[300] = "";
+	char *save = NULL;
+	for (char *e = strtok_r(copy, ";", &save); e; e = strtok_r(NULL, ";", &save)) {
+		/* continuation lines arrive joined with ',' */
+		while (*e == ' ' || *e == '\t' || *e == ',')
+			e++;
+		size_t l = strlen(e);
+		while (l && (e[l - 1] == ' ' || e[l - 1] == '\t' || e[l - 1] == ','))
+			e[--l] = '\0';
+		if (!*e)
+			continue;
+		size_t nl = strcspn(e, "=~");
+		if (!e[nl] || nl == 0) {
+			sp_errorr(r, "env.values: '%s': expected NAME=VALUE or NAME~REGEX", e);
+			return;
+		}
+		bool pattern = e[nl] == '~';
+		char name[128];
+		snprintf(name, sizeof name, "%.*s", (int)nl, e);
+		sp_trim(name);
+		const char *want = e + nl + 1;
+		regex_t re;
+		if (pattern) {
+			int rc = regcomp(&re, want, REG_EXTENDED | REG_NOSUB);
+			if (rc) {
+				char msg[120];
+				regerror(rc, &re, msg, sizeof msg);
+				sp_errorr(r, "env.values: '%s': bad regex: %s", e, msg);
+				return;
+			}
+		}
+		n++;
+		const char *v = getenv(name);
+		bool okv = v && (pattern ? regexec(&re, v, 0, NULL, 0) == 0 : !strcmp(v, want));
+		if (pattern)
+			regfree(&re);
+		_cleanup_free_ char *entry = v ? sp_xasprintf("%s=%s", name, v) : NULL;
+		const char *shape = entry ? sp_env_credential_shape(entry) : NULL;
+		if (!v)
+			sp_observed_add(r, "%s unset", name);
+		else if (shape)
+			sp_observed_add(r, "%s %s (value redacted: %s, %zu chars)", name, okv ? "matches" : "DIFFERS", shape,
+					strlen(v));
+		else
+			sp_observed_add(r, "%s=%.120s %s", name, v, okv ? "matches" : "DIFFERS");
+		if (!okv) {
+			bad++;
+			size_t bl = strlen(badlist);
+			snprintf(badlist + bl, sizeof badlist - bl, "%s%s", bl ? "," : "", name);
+		}
+	}
+	if (n == 0)
+		sp_skip(r, "env.values holds no entry");
+	else if (bad)
+		sp_failr(r, "%zu of %zu variable%s without the expected value: %s", bad, n, n == 1 ? "" : "s", badlist);
+	else
+		sp_pass(r, "all %zu variable%s hold the expected value", n, n == 1 ? "" : "s");
+}
+
+/* env.kernel_release: exact, or "~REGEX" */
+static void run_kernel_release(const sp_ctx *ctx, sp_result *r)
+{
+	const char *want = sp_policy_get(ctx->policy, "env.kernel_release");
+	if (!want || !*want) {
+		sp_expected(r, "any (env.kernel_release unset)");
+		sp_skip(r, "the policy names no kernel release (env.kernel_release)");
+		return;
+	}
+	bool pattern = want[0] == '~';
+	sp_expected(r, "kernel release %s %s", pattern ? "matching" : "exactly", pattern ? want + 1 : want);
+	struct utsname u;
+	if (uname(&u) < 0) {
+		sp_errorr(r, "uname: %s", strerror(errno));
+		return;
+	}
+	char proc[256] = "";
+	ssize_t pr = sp_read_file("/proc/sys/kernel/osrelease", proc, sizeof proc);
+	if (pr > 0)
+		sp_trim(proc);
+	sp_observed(r, "uname release %s; /proc/sys/kernel/osrelease %s", u.release, pr > 0 ? proc : "unreadable");
+	bool okv;
+	if (pattern) {
+		regex_t re;
+		int rc = regcomp(&re, want + 1, REG_EXTENDED | REG_NOSUB);
+		if (rc) {
+			char msg[120];
+			regerror(rc, &re, msg, sizeof msg);
+			sp_errorr(r, "env.kernel_release '%s': bad regex: %s", want, msg);
+			return;
+		}
+		okv = regexec(&re, u.release, 0, NULL, 0) == 0;
+		regfree(&re);
+	} else {
+		okv = !strcmp(u.release, want);
+	}
+	if (pr > 0 && strcmp(proc, u.release))
+		sp_errorr(r, "uname and /proc/sys/kernel/osrelease disagree: cannot judge");
+	else if (!okv)
+		sp_failr(r, "kernel release %s, not %s", u.release, want);
+	else
+		sp_pass(r, "kernel release %s", u.release);
+}
+
+/* env.interfaces_up: each named interface exists and is administratively up */
+static void run_interfaces_up(const sp_ctx *ctx, sp_result *r)
+{
+	sp_strv want;
+	sp_policy_list(ctx->policy, "env.interfaces_up", &want);
+	sp_expected(r, "up: %s", want.n ? sp_policy_get(ctx->policy, "env.interfaces_up") : "(env.interfaces_up empty)");
+	if (want.n == 0) {
+		sp_strv_free(&want);
+		sp_skip(r, "the policy names no interface that must be up (env.interfaces_up)");
+		return;
+	}
+	int s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (s < 0)
+		s = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (s < 0) {
+		int e = errno;
+		sp_strv_free(&want);
+		sp_errorr(r, "no socket to ask the interfaces' state with: %s", strerror(e));
+		return;
+	}
+	size_t bad = 0;
+	char badlist[300] = "";
+	for (size_t i = 0; i < want.n; i++) {
+		struct ifreq ifr;
+		memset(&ifr, 0, sizeof ifr);
+		snprintf(ifr.ifr_name, sizeof ifr.ifr_name, "%s", want.v[i]);
+		const char *state;
+		bool up = false;
+		if (ioctl(s, SIOCGIFFLAGS, &ifr) < 0) {
+			state = errno == ENODEV ? "ABSENT" : strerror(errno);
+		} else {
+			up = (ifr.ifr_flags & IFF_UP) != 0;
+			state = !up ? "DOWN" : (ifr.ifr_flags & IFF_RUNNING) ? "up, carrier" : "up, no carrier";
+		}
+		sp_observed_add(r, "%s %s", want.v[i], state);
+		if (!up) {
+			bad++;
+			size_t bl = strlen(badlist);
+			snprintf(badlist + bl, sizeof badlist - bl, "%s%s", bl ? "," : "", want.v[i]);
+		}
+	}
+	close(s);
+	if (bad)
+		sp_failr(r, "%zu interface%s not up: %s", bad, bad == 1 ? "" : "s", badlist);
+	else
+		sp_pass(r, "all %zu interface%s up", want.n, want.n == 1 ? "" : "s");
+	sp_strv_free(&want);
+}
+
+/* env.swap: on (at least one active swap area), off, or any */
+static void run_swap_state(const sp_ctx *ctx, sp_result *r)
+{
+	const char *want = sp_policy_get(ctx->policy, "env.swap");
+	if (!want || !*want)
+		want = "any";
+	if (strcmp(want, "on") && strcmp(want, "off") && strcmp(want, "any")) {
+		sp_errorr(r, "env.swap = '%s': expected on, off or any", want);
+		return;
+	}
+	sp_expected(r, "swap %s", want);
+	if (!strcmp(want, "any")) {
+		sp_skip(r, "the policy demands nothing of swap (env.swap = any)");
+		return;
+	}
+	int e = 0;
+	_cleanup_free_ char *swaps = sp_read_file_alloc("/proc/swaps", 1 << 20, NULL, &e);
+	if (!swaps) {
+		sp_errorr(r, "cannot read /proc/swaps: %s", strerror(e));
+		return;
+	}
+	size_t active = 0;
+	char first[160] = "";
+	char *save = NULL;
+	/* the first line is the header */
+	for (char *line = strtok_r(swaps, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		if (!strncmp(line, "Filename", 8))
+			continue;
+		if (!active)
+			snprintf(first, sizeof first, "%.150s", line);
+		active++;
+	}
+	sp_observed(r, "%zu active swap area%s%s%s", active, active == 1 ? "" : "s", active ? ": " : "", first);
+	if (!strcmp(want, "on") && !active)
+		sp_failr(r, "no swap active, the policy demands swap");
+	else if (!strcmp(want, "off") && active)
+		sp_failr(r, "swap is on: memory can reach disk");
+	else
+		sp_pass(r, "swap %s", active ? "on" : "off");
+}
+
+const sp_check sp_check_env_values = {
+	.id = "env.values",
+	.category = "environment",
+	.title = "environment variables hold the values the policy names",
+	.rationale = "a variable that is set to the wrong value (a proxy, a CA bundle, a home) misleads every tool",
+	.techniques = "",
+	.policy_keys = "env.values:str",
+	.method = "read",
+	.run = run_values,
+	.flags = SP_CHECK_INPROCESS,
+};
+
+const sp_check sp_check_env_kernel_release = {
+	.id = "env.kernel_release",
+	.category = "environment",
+	.title = "kernel release exactly (or matching) what the policy names",
+	.rationale = "a guest kernel other than the one built for the sandbox lacks its hardening",
+	.techniques = "",
+	.policy_keys = "env.kernel_release:str",
+	.method = "read",
+	.run = run_kernel_release,
+	.flags = SP_CHECK_INPROCESS,
+};
+
+const sp_check sp_check_env_interfaces_up = {
+	.id = "env.interfaces_up",
+	.category = "environment",
+	.title = "the interfaces the sandbox needs exist and are up",
+	.rationale = "a sandbox whose proxy path or loopback is down is broken, not sealed",
+	.techniques = "",
+	.policy_keys = "env.interfaces_up:list",
+	.method = "read",
+	.run = run_interfaces_up,
+	.flags = SP_CHECK_INPROCESS,
+};
+
+const sp_check sp_check_env_swap = {
+	.id = "env.swap",
+	.category = "environment",
+	.title = "swap on or off as the policy demands",
+	.rationale = "the policy may require swap (memory-hungry agents) or forbid it (secrets must not reach disk)",
+	.techniques = "",
+	.policy_keys = "env.swap:str",
+	.method = "read",
+	.run = run_swap_state,
 	.flags = SP_CHECK_INPROCESS,
 };

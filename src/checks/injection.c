@@ -1,8 +1,12 @@
 /* Injection: what the host says it injected (--manifest FILE, validated by
  * src/checks/manifest.c before any check runs) is present, non-empty and has
- * exactly the declared mode, owner and type. Values are never printed. */
+ * exactly the declared mode, owner and type; a symlink points exactly at its
+ * declared target; a variable with a declared SHA-256 holds exactly the value
+ * the host injected. Values are never printed, nor are their hashes. */
 #include <errno.h>
 #include <jansson.h>
+#include <openssl/evp.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,7 +33,8 @@ static json_t *manifest_list(const sp_ctx *ctx, sp_result *r, const char *key)
 
 static void run_env(const sp_ctx *ctx, sp_result *r)
 {
-	sp_expected(r, "every env entry of the manifest set and non-empty");
+	sp_expected(r, "every env entry of the manifest set and non-empty, and equal to the injected value where the "
+		       "manifest gives its sha256");
 	json_t *env = manifest_list(ctx, r, "env");
 	if (!env)
 		return;
@@ -38,13 +43,26 @@ static void run_env(const sp_ctx *ctx, sp_result *r)
 	json_array_foreach(env, i, e)
 	{
 		const char *name = json_string_value(json_object_get(e, "name"));
+		const char *want = json_string_value(json_object_get(e, "sha256"));
 		const char *v = getenv(name);
-		/* the length only: a manifest entry may well be a secret */
+		/* the length and a verdict only: a manifest entry may well be a secret */
+		const char *hash = "";
+		bool differs = false;
+		if (v && *v && want) {
+			unsigned char md[EVP_MAX_MD_SIZE];
+			unsigned mdlen = 0;
+			char hex[65] = "";
+			if (EVP_Digest(v, strlen(v), md, &mdlen, EVP_sha256(), NULL) == 1 && mdlen == 32)
+				for (unsigned k = 0; k < 32; k++)
+					snprintf(hex + 2 * k, 3, "%02x", md[k]);
+			differs = strcmp(hex, want) != 0;
+			hash = differs ? ", value DIFFERS from the injected one (sha256)" : ", value as injected (sha256)";
+		}
 		if (!v)
 			sp_observed_add(r, "%s unset", name);
 		else
-			sp_observed_add(r, "%s %s (%zu chars)", name, *v ? "set" : "EMPTY", strlen(v));
-		bad += !v || !*v;
+			sp_observed_add(r, "%s %s (%zu chars)%s", name, *v ? "set" : "EMPTY", strlen(v), hash);
+		bad += !v || !*v || differs;
 	}
 	if (bad)
 		sp_failr(r, "%zu of %zu injected variable%s missing or empty", bad, json_array_size(env),
@@ -55,7 +73,8 @@ static void run_env(const sp_ctx *ctx, sp_result *r)
 
 static void run_files(const sp_ctx *ctx, sp_result *r)
 {
-	sp_expected(r, "every file of the manifest present (not a symlink), non-empty, with exactly its mode, uid, gid and type");
+	sp_expected(r, "every file of the manifest present (not a symlink unless declared one), non-empty, with exactly its "
+		       "mode, uid, gid and type; every symlink pointing exactly at its target");
 	json_t *files = manifest_list(ctx, r, "files");
 	if (!files)
 		return;
@@ -65,9 +84,12 @@ static void run_files(const sp_ctx *ctx, sp_result *r)
 	{
 		const char *path = json_string_value(json_object_get(e, "path"));
 		unsigned mode = 0;
-		sp_manifest_parse_mode(json_string_value(json_object_get(e, "mode")), &mode);
-		long long uid = json_integer_value(json_object_get(e, "uid"));
-		long long gid = json_integer_value(json_object_get(e, "gid"));
+		const char *ms = json_string_value(json_object_get(e, "mode"));
+		if (ms)
+			sp_manifest_parse_mode(ms, &mode);
+		json_t *ju = json_object_get(e, "uid"), *jg = json_object_get(e, "gid");
+		long long uid = json_integer_value(ju), gid = json_integer_value(jg);
+		const char *target = json_string_value(json_object_get(e, "target"));
 		const char *type = json_string_value(json_object_get(e, "type"));
 		if (!type)
 			type = "file";
@@ -86,12 +108,21 @@ static void run_files(const sp_ctx *ctx, sp_result *r)
 	 pl = strlen(problems), snprintf(problems + pl, sizeof problems - pl, __VA_ARGS__))
 		if (strcmp(is, type))
 			PROBLEM("is a %s, not a %s", is, type);
-		if ((st.st_mode & 07777) != mode)
+		if (ms && (st.st_mode & 07777) != mode)
 			PROBLEM("mode %04o, not %04o", st.st_mode & 07777, mode);
-		if ((long long)st.st_uid != uid)
+		if (ju && (long long)st.st_uid != uid)
 			PROBLEM("uid %u, not %lld", (unsigned)st.st_uid, uid);
-		if ((long long)st.st_gid != gid)
+		if (jg && (long long)st.st_gid != gid)
 			PROBLEM("gid %u, not %lld", (unsigned)st.st_gid, gid);
+		char points[4096] = "";
+		if (target && S_ISLNK(st.st_mode)) {
+			ssize_t n = readlink(path, points, sizeof points - 1);
+			points[n > 0 ? n : 0] = '\0';
+			if (n < 0)
+				PROBLEM("readlink: %s", strerrorname_np(errno));
+			else if (strcmp(points, target))
+				PROBLEM("points at %.60s, not %.60s", points, target);
+		}
 		if (!strcmp(type, "file") && S_ISREG(st.st_mode) && st.st_size == 0)
 			PROBLEM("empty");
 #undef PROBLEM
@@ -99,8 +130,12 @@ static void run_files(const sp_ctx *ctx, sp_result *r)
 			bad++;
 			sp_observed_add(r, "%s: %s", path, problems);
 		} else {
-			sp_observed_add(r, "%s: ok (%s %04o %u:%u, %lld bytes)", path, is, st.st_mode & 07777,
-					(unsigned)st.st_uid, (unsigned)st.st_gid, (long long)st.st_size);
+			if (S_ISLNK(st.st_mode))
+				sp_observed_add(r, "%s: ok (symlink to %s, %u:%u)", path, points, (unsigned)st.st_uid,
+						(unsigned)st.st_gid);
+			else
+				sp_observed_add(r, "%s: ok (%s %04o %u:%u, %lld bytes)", path, is, st.st_mode & 07777,
+						(unsigned)st.st_uid, (unsigned)st.st_gid, (long long)st.st_size);
 		}
 	}
 	size_t n = json_array_size(files);

@@ -30,6 +30,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include "checks/net_ext.h"
 #include "checks/net_probe.h"
 #include "checks/net_proxy.h"
 #include "checks/network.h"
@@ -603,8 +604,11 @@ static int run_isolated(unsigned to)
 {
 	sp_proxy_plan *pl = &batch.proxy;
 	size_t pn = pl->child ? pl->n : 0;
+	/* the tls.* and net.transparent.* children run in the same parallel run */
+	size_t en;
+	sp_netchild *ec = sp_net_ext_children(&en);
 	size_t need = sizeof batch.elapsed_us + batch.n * sizeof *batch.p + pn * (sizeof *pl->req + sizeof *pl->child) +
-		      sizeof pl->log_error;
+		      sizeof pl->log_error + sp_net_ext_wire_size();
 	int pfd[2];
 	if (pipe2(pfd, O_CLOEXEC) < 0)
 		return -1;
@@ -619,7 +623,16 @@ static int run_isolated(unsigned to)
 		close(pfd[0]);
 		signal(SIGPIPE, SIG_IGN);
 		uint64_t t0 = sp_now_ns();
-		sp_net_run_parallel(batch.p, batch.n, pl->child, pn);
+		sp_netchild *all = sp_xcalloc(pn + en + 1, sizeof *all);
+		if (pn)
+			memcpy(all, pl->child, pn * sizeof *all);
+		if (en)
+			memcpy(all + pn, ec, en * sizeof *all);
+		sp_net_run_parallel(batch.p, batch.n, all, pn + en);
+		if (pn)
+			memcpy(pl->child, all, pn * sizeof *all);
+		if (en)
+			memcpy(ec, all + pn, en * sizeof *all);
 		batch.elapsed_us = (sp_now_ns() - t0) / 1000;
 		sp_proxy_plan_collect(pl);
 		int w = sp_write_all(pfd[1], &batch.elapsed_us, sizeof batch.elapsed_us);
@@ -631,6 +644,8 @@ static int run_isolated(unsigned to)
 			w = sp_write_all(pfd[1], pl->child, pn * sizeof *pl->child);
 		if (!w)
 			w = sp_write_all(pfd[1], pl->log_error, sizeof pl->log_error);
+		if (!w)
+			w = sp_net_ext_write(pfd[1]);
 		_exit(w ? 3 : 0);
 	}
 	close(pfd[1]);
@@ -675,6 +690,7 @@ static int run_isolated(unsigned to)
 		at += pn * sizeof *pl->child;
 	}
 	memcpy(pl->log_error, at, sizeof pl->log_error);
+	sp_net_ext_read(at + sizeof pl->log_error);
 	return 0;
 }
 
@@ -727,12 +743,16 @@ static const struct net_batch *get_batch(const sp_ctx *ctx)
 	build_dns(ctx, to);
 	build_egress(ctx, to);
 	sp_proxy_plan_build(ctx, &batch.proxy, to);
+	unsigned ext_to = sp_net_ext_build(ctx, &batch.proxy, to);
+	size_t en;
+	sp_net_ext_children(&en);
 	for (size_t i = 0; i < batch.n; i++)
 		batch.p[i].fd = -1;
 	/* nothing to send: no child needed */
-	int sig = batch.n || batch.proxy.n ? run_isolated(to) : 0;
+	unsigned guard = ext_to > to ? ext_to : to;
+	int sig = batch.n || batch.proxy.n || en ? run_isolated(guard) : 0;
 	if (sig > 0 && sig == SIGSYS && preflight_sigsys() > 0)
-		sig = run_isolated(to);
+		sig = run_isolated(guard);
 	if (sig != 0) {
 		if (sig > 0)
 			snprintf(batch.fault, sizeof batch.fault,
@@ -745,8 +765,14 @@ static const struct net_batch *get_batch(const sp_ctx *ctx)
 	return &batch;
 }
 
+const char *sp_net_batch_ensure(const sp_ctx *ctx)
+{
+	return get_batch(ctx)->fault;
+}
+
 void sp_net_batch_reset(void)
 {
+	sp_net_ext_reset();
 	free(batch.p);
 	free(batch.dns);
 	sp_proxy_plan_free(&batch.proxy);

@@ -161,59 +161,191 @@ const sp_check sp_check_proc_host_visible = {
 
 /* ---- process lists: forbidden, required, pid 1 ---- */
 
-struct comm_list {
-	int pids[4096];
-	char comms[4096][20];
+/* A process as the name lists see it. The kernel's comm is cut to 15
+ * characters and any process may rename itself (prctl PR_SET_NAME), so a
+ * name is matched against the executable (/proc/PID/exe) and argv[0] (and,
+ * for an interpreter, the script it runs); comm only stands in when neither
+ * is readable (another user's process, a zombie). */
+struct proc_ident {
+	int pid;
+	char comm[20];
+	char exe[256];   /* "" when unreadable; " (deleted)" stripped */
+	char argv0[256]; /* "" when the command line is empty or unreadable */
+	char script[256];/* first non-option argument of an interpreter, or "" */
+};
+
+struct ident_list {
+	struct proc_ident *v;
 	size_t n;
 };
 
-static struct comm_list *list_procs(void)
+static const char *base_name(const char *path)
+{
+	const char *s = strrchr(path, '/');
+	return s ? s + 1 : path;
+}
+
+static bool is_interpreter(const char *name)
+{
+	static const char *const interp[] = {"python", "perl", "ruby", "node", "nodejs", "sh", "bash",
+					     "dash", "zsh", "php", "lua", "tclsh", "java", "deno", "bun"};
+	for (size_t i = 0; i < SP_ARRAY_SIZE(interp); i++) {
+		size_t l = strlen(interp[i]);
+		/* python3, python3.11, lua5.4: the name plus a version */
+		if (!strncmp(name, interp[i], l) && (name[l] == '\0' || (name[l] >= '0' && name[l] <= '9')))
+			return true;
+	}
+	return false;
+}
+
+static void read_ident(int pid, const char *comm, struct proc_ident *id)
+{
+	char path[64];
+	memset(id, 0, sizeof *id);
+	id->pid = pid;
+	snprintf(id->comm, sizeof id->comm, "%s", comm);
+	snprintf(path, sizeof path, "/proc/%d/exe", pid);
+	ssize_t n = readlink(path, id->exe, sizeof id->exe - 1);
+	id->exe[n > 0 ? n : 0] = '\0';
+	if (sp_endswith(id->exe, " (deleted)"))
+		id->exe[strlen(id->exe) - strlen(" (deleted)")] = '\0';
+	char cmd[1024];
+	snprintf(path, sizeof path, "/proc/%d/cmdline", pid);
+	ssize_t cl = sp_read_file(path, cmd, sizeof cmd);
+	if (cl <= 0)
+		return;
+	/* arguments are NUL-separated; sp_read_file added one more NUL */
+	snprintf(id->argv0, sizeof id->argv0, "%s", cmd);
+	if (!is_interpreter(base_name(id->argv0)) && !is_interpreter(base_name(id->exe)))
+		return;
+	for (size_t off = strlen(cmd) + 1; off < (size_t)cl; off += strlen(cmd + off) + 1)
+		if (cmd[off] && cmd[off] != '-') {
+			snprintf(id->script, sizeof id->script, "%s", cmd + off);
+			break;
+		}
+}
+
+static struct ident_list *list_idents(void)
 {
 	DIR *d = opendir("/proc");
 	if (!d)
 		return NULL;
-	struct comm_list *l = sp_xcalloc(1, sizeof *l);
+	struct ident_list *l = sp_xcalloc(1, sizeof *l);
+	size_t cap = 0;
 	struct dirent *de;
-	while ((de = readdir(d)) && l->n < SP_ARRAY_SIZE(l->pids)) {
+	while ((de = readdir(d))) {
 		if (!isdigit((unsigned char)de->d_name[0]))
 			continue;
 		struct proc_entry e;
-		if (read_stat(atoi(de->d_name), &e) < 0)
+		if (read_stat(atoi(de->d_name), &e) < 0 || (e.flags & PF_KTHREAD))
 			continue;
-		if (e.flags & PF_KTHREAD)
-			continue;
-		l->pids[l->n] = e.pid;
-		snprintf(l->comms[l->n], sizeof l->comms[l->n], "%s", e.comm);
-		l->n++;
+		if (l->n == cap) {
+			cap = cap ? cap * 2 : 256;
+			l->v = sp_xrealloc(l->v, cap * sizeof *l->v);
+		}
+		read_ident(e.pid, e.comm, &l->v[l->n++]);
 	}
 	closedir(d);
 	return l;
+}
+
+static void free_idents(struct ident_list *l)
+{
+	if (l)
+		free(l->v);
+	free(l);
+}
+
+typedef enum name_match {
+	NM_NO,
+	NM_EXE,    /* the executable's path or name */
+	NM_ARGV0,  /* argv[0] (path or name) */
+	NM_SCRIPT, /* the script an interpreter runs */
+	NM_COMM,   /* comm, neither exe nor argv[0] readable */
+	NM_COMM_TRUNCATED, /* comm is the first 15 characters of a longer name: unproven */
+} name_match;
+
+/* Does the policy's name (a path when it holds a '/', else a file name)
+ * name this process? */
+static name_match ident_matches(const struct proc_ident *id, const char *name)
+{
+	bool path = strchr(name, '/') != NULL;
+	if (id->exe[0] && !strcmp(path ? id->exe : base_name(id->exe), name))
+		return NM_EXE;
+	if (id->argv0[0] && !strcmp(path ? id->argv0 : base_name(id->argv0), name))
+		return NM_ARGV0;
+	if (id->script[0] && !strcmp(path ? id->script : base_name(id->script), name))
+		return NM_SCRIPT;
+	if (id->exe[0] || id->argv0[0] || path)
+		return NM_NO;
+	if (!strcmp(id->comm, name))
+		return NM_COMM;
+	if (strlen(name) > 15 && strlen(id->comm) == 15 && !strncmp(id->comm, name, 15))
+		return NM_COMM_TRUNCATED;
+	return NM_NO;
+}
+
+static const char *match_name(name_match m)
+{
+	switch (m) {
+	case NM_NO: return "no";
+	case NM_EXE: return "exe";
+	case NM_ARGV0: return "argv0";
+	case NM_SCRIPT: return "script";
+	case NM_COMM: return "comm";
+	case NM_COMM_TRUNCATED: return "comm, truncated";
+	}
+	return "?";
+}
+
+/* which of names (if any) this process is: the first match, and how */
+static name_match ident_matches_any(const struct proc_ident *id, const sp_strv *names, const char **which)
+{
+	for (size_t j = 0; j < names->n; j++) {
+		name_match m = ident_matches(id, names->v[j]);
+		if (m != NM_NO) {
+			*which = names->v[j];
+			return m;
+		}
+	}
+	return NM_NO;
 }
 
 static void run_forbidden(const sp_ctx *ctx, sp_result *r)
 {
 	sp_strv names;
 	sp_policy_list(ctx->policy, "proc.forbidden", &names);
-	sp_expected(r, "none of these running: %s", names.n ? sp_policy_get(ctx->policy, "proc.forbidden") : "(none listed)");
-	_cleanup_free_ struct comm_list *l = list_procs();
+	sp_expected(r, "none of these running (by executable or argv[0]): %s",
+		    names.n ? sp_policy_get(ctx->policy, "proc.forbidden") : "(none listed)");
+	struct ident_list *l = list_idents();
 	if (!l || l->n == 0) {
 		sp_errorr(r, "cannot list processes in /proc");
+		free_idents(l);
 		sp_strv_free(&names);
 		return;
 	}
-	size_t bad = 0;
+	size_t bad = 0, unsure = 0;
 	char list[512] = "";
-	for (size_t i = 0; i < l->n; i++)
-		if (sp_strv_contains(&names, l->comms[i])) {
-			bad++;
-			size_t len = strlen(list);
-			snprintf(list + len, sizeof list - len, "%s%d(%s)", len ? " " : "", l->pids[i], l->comms[i]);
-		}
+	for (size_t i = 0; i < l->n; i++) {
+		const char *which = NULL;
+		name_match m = ident_matches_any(&l->v[i], &names, &which);
+		if (m == NM_NO)
+			continue;
+		/* a truncated comm may be the forbidden program: counted, said so */
+		bad++;
+		unsure += m == NM_COMM_TRUNCATED;
+		size_t len = strlen(list);
+		snprintf(list + len, sizeof list - len, "%s%d(%s by %s%s%s)", len ? " " : "", l->v[i].pid, which,
+			 match_name(m), l->v[i].exe[0] ? ": " : "", l->v[i].exe);
+	}
 	sp_observed(r, "%zu processes visible%s%s", l->n, bad ? "; forbidden: " : "", list);
+	if (unsure)
+		sp_observed_add(r, "%zu matched only by a 15-character comm (executable and command line unreadable)", unsure);
 	if (bad)
 		sp_failr(r, "%zu forbidden process(es) running: %s", bad, list);
 	else
 		sp_pass(r, "no forbidden process among %zu", l->n);
+	free_idents(l);
 	sp_strv_free(&names);
 }
 
@@ -221,30 +353,46 @@ static void run_required(const sp_ctx *ctx, sp_result *r)
 {
 	sp_strv names;
 	sp_policy_list(ctx->policy, "proc.required", &names);
-	sp_expected(r, "running: %s", names.n ? sp_policy_get(ctx->policy, "proc.required") : "(none listed)");
+	sp_expected(r, "running (by executable or argv[0]): %s",
+		    names.n ? sp_policy_get(ctx->policy, "proc.required") : "(none listed)");
 	if (names.n == 0) {
 		sp_skip(r, "policy lists no required process (proc.required)");
 		sp_strv_free(&names);
 		return;
 	}
-	_cleanup_free_ struct comm_list *l = list_procs();
+	struct ident_list *l = list_idents();
 	if (!l || l->n == 0) {
 		sp_errorr(r, "cannot list processes in /proc");
+		free_idents(l);
 		sp_strv_free(&names);
 		return;
 	}
-	size_t missing = 0;
+	size_t missing = 0, unsure = 0;
 	for (size_t j = 0; j < names.n; j++) {
-		bool found = false;
-		for (size_t i = 0; i < l->n && !found; i++)
-			found = !strcmp(l->comms[i], names.v[j]);
-		sp_observed_add(r, "%s %s", names.v[j], found ? "running" : "MISSING");
-		missing += !found;
+		name_match best = NM_NO;
+		int pid = 0;
+		for (size_t i = 0; i < l->n && (best == NM_NO || best == NM_COMM_TRUNCATED); i++) {
+			name_match m = ident_matches(&l->v[i], names.v[j]);
+			if (m != NM_NO && (best == NM_NO || m != NM_COMM_TRUNCATED)) {
+				best = m;
+				pid = l->v[i].pid;
+			}
+		}
+		if (best == NM_NO)
+			sp_observed_add(r, "%s MISSING", names.v[j]);
+		else if (best == NM_COMM_TRUNCATED)
+			sp_observed_add(r, "%s not proven: only pid %d's 15-character comm matches", names.v[j], pid);
+		else
+			sp_observed_add(r, "%s running (pid %d, by %s)", names.v[j], pid, match_name(best));
+		missing += best == NM_NO;
+		unsure += best == NM_COMM_TRUNCATED;
 	}
-	if (missing)
-		sp_failr(r, "%zu required process(es) not running", missing);
+	if (missing || unsure)
+		sp_failr(r, "%zu required process(es) not running%s", missing + unsure,
+			 unsure ? " (or only a truncated comm matches)" : "");
 	else
 		sp_pass(r, "all %zu required processes running", names.n);
+	free_idents(l);
 	sp_strv_free(&names);
 }
 
@@ -269,8 +417,11 @@ static void run_pid1(const sp_ctx *ctx, sp_result *r)
 	else
 		snprintf(exe, sizeof exe, "(%s)", sp_errname(errno));
 	sp_observed(r, "pid 1 comm %s, exe %s, ppid %d", e.comm, exe, e.ppid);
-	if (sp_strv_contains(&bad, e.comm))
-		sp_failr(r, "pid 1 is %s: the host's init is visible", e.comm);
+	struct proc_ident id;
+	const char *which = NULL;
+	read_ident(1, e.comm, &id);
+	if (ident_matches_any(&id, &bad, &which) != NM_NO)
+		sp_failr(r, "pid 1 is %s: the host's init is visible", which);
 	else
 		sp_pass(r, "pid 1 is %s", e.comm);
 	sp_strv_free(&bad);

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "cmd/cmd.h"
+#include "core/dbundle.h"
 #include "core/output.h"
 #include "core/runner.h"
 #include "core/select.h"
@@ -21,7 +22,7 @@ static void usage(FILE *f)
 	fputs("usage: sandprobe doctor [--profile NAME | --policy FILE] [--set KEY=VALUE]...\n"
 	      "                        [-k EXPR] [-x] [-v] [--strict] [--list]\n"
 	      "                        [--format text|json|tap|junit] [--output FILE]\n"
-	      "                        [--manifest FILE] [--timeout-ms N]\n"
+	      "                        [--manifest FILE] [--timeout-ms N] [--bundle DIR]\n"
 	      "\n"
 	      "Runs the isolation and environment checks inside this sandbox and judges each\n"
 	      "against a policy. Every check passes, fails, warns, skips or errors on its own.\n"
@@ -38,6 +39,9 @@ static void usage(FILE *f)
 	      "  --output FILE     write the report to FILE instead of standard output\n"
 	      "  --manifest FILE   JSON list of env vars and files the host injected (checked exactly)\n"
 	      "  --timeout-ms N    per-check timeout in milliseconds (default 5000)\n"
+	      "  --bundle DIR      also write an evidence tar into DIR: the report in every format,\n"
+	      "                    each failing check's evidence (a timeout's load and busiest\n"
+	      "                    processes), mountinfo, cmdline, kernel log; MANIFEST of SHA-256s\n"
 	      "\n"
 	      "exit: 0 all passed, 1 a check failed or errored, 2 usage error, 3 internal error\n",
 	      f);
@@ -52,7 +56,7 @@ static bool known_word(const char *w)
 }
 
 struct doctor_opts {
-	const char *profile, *policy_file, *kexpr, *format, *output, *manifest;
+	const char *profile, *policy_file, *kexpr, *format, *output, *manifest, *bundle;
 	sp_strv sets;
 	bool stop, verbose, strict, list, timeout_forced;
 	unsigned timeout_ms;
@@ -60,7 +64,8 @@ struct doctor_opts {
 
 static int parse_args(int argc, char **argv, struct doctor_opts *o, sp_error *err)
 {
-	enum { O_PROFILE = 256, O_POLICY, O_SET, O_STRICT, O_LIST, O_FORMAT, O_OUTPUT, O_MANIFEST, O_TIMEOUT, O_HELP };
+	enum { O_PROFILE = 256, O_POLICY, O_SET, O_STRICT, O_LIST, O_FORMAT, O_OUTPUT, O_MANIFEST, O_TIMEOUT, O_HELP,
+	       O_BUNDLE };
 	static const struct option longopts[] = {
 		{"profile", required_argument, NULL, O_PROFILE}, {"policy", required_argument, NULL, O_POLICY},
 		{"set", required_argument, NULL, O_SET},	 {"strict", no_argument, NULL, O_STRICT},
@@ -68,6 +73,7 @@ static int parse_args(int argc, char **argv, struct doctor_opts *o, sp_error *er
 		{"output", required_argument, NULL, O_OUTPUT},	 {"manifest", required_argument, NULL, O_MANIFEST},
 		{"timeout-ms", required_argument, NULL, O_TIMEOUT}, {"help", no_argument, NULL, O_HELP},
 		{"verbose", no_argument, NULL, 'v'},		 {"exitfirst", no_argument, NULL, 'x'},
+		{"bundle", required_argument, NULL, O_BUNDLE},
 		{NULL, 0, NULL, 0},
 	};
 	optind = 1;
@@ -83,6 +89,7 @@ static int parse_args(int argc, char **argv, struct doctor_opts *o, sp_error *er
 		case O_FORMAT: o->format = optarg; break;
 		case O_OUTPUT: o->output = optarg; break;
 		case O_MANIFEST: o->manifest = optarg; break;
+		case O_BUNDLE: o->bundle = optarg; break;
 		case O_TIMEOUT: {
 			unsigned long long v;
 			if (sp_parse_u64(optarg, &v) < 0 || v == 0 || v > 600000)
@@ -120,6 +127,7 @@ int cmd_doctor(int argc, char **argv)
 	FILE *out = stdout;
 	const sp_check **sel = NULL;
 	void *manifest = NULL;
+	sp_dbundle *bundle = NULL;
 
 	int pr = parse_args(argc, argv, &o, &err);
 	if (pr == 1) {
@@ -142,6 +150,8 @@ int cmd_doctor(int argc, char **argv)
 	if (o.kexpr && sp_kexpr_parse(o.kexpr, known_word, &k, &err) < 0)
 		goto fail;
 	if (o.manifest && sp_manifest_load(o.manifest, &manifest, &err) < 0)
+		goto fail;
+	if (o.bundle && !o.list && sp_dbundle_open(&bundle, o.bundle, &err) < 0)
 		goto fail;
 	if (o.output) {
 		/* open without truncating first: an unwritable path fails before any check runs */
@@ -187,9 +197,20 @@ int cmd_doctor(int argc, char **argv)
 	}
 	sp_run_opts ro = {.strict = o.strict, .stop_on_fail = o.stop, .timeout_forced = o.timeout_forced};
 	sp_report rep;
+	if (bundle)
+		sp_set_timeout_hook(sp_dbundle_on_timeout, bundle);
 	sp_run(&ctx, sel, nsel, &ro, &rep);
+	sp_set_timeout_hook(NULL, NULL);
 	int w = sp_write_report(out, fmt, &ctx, &rep, o.verbose, o.strict);
 	rc = rep.failed ? SP_EXIT_FAIL : SP_EXIT_OK;
+	if (bundle) {
+		char tar[4096];
+		if (sp_dbundle_write(bundle, &ctx, &rep, o.strict, tar, sizeof tar, &err) < 0) {
+			sp_report_free(&rep);
+			goto fail;
+		}
+		fprintf(stderr, "sandprobe: doctor: evidence bundle %s\n", tar);
+	}
 	sp_report_free(&rep);
 	if (w < 0) {
 		sp_fail_errno(&err, -w, "doctor: cannot write the report");
@@ -205,6 +226,7 @@ done:
 	}
 	free(sel);
 	sp_manifest_free(manifest);
+	sp_dbundle_free(bundle);
 	sp_kexpr_free(k);
 	sp_policy_free(&policy);
 	sp_strv_free(&o.sets);

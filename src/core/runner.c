@@ -26,6 +26,15 @@ sp_expect sp_policy_expect(const sp_policy *p, const char *id)
 	return e;
 }
 
+static sp_timeout_hook timeout_hook;
+static void *timeout_hook_arg;
+
+void sp_set_timeout_hook(sp_timeout_hook fn, void *arg)
+{
+	timeout_hook = fn;
+	timeout_hook_arg = arg;
+}
+
 static void run_forked(const sp_ctx *ctx, const sp_check *c, unsigned timeout_ms, sp_result *r)
 {
 	int pfd[2];
@@ -75,6 +84,8 @@ static void run_forked(const sp_ctx *ctx, const sp_check *c, unsigned timeout_ms
 			snprintf(state, sizeof state, "%c", rp && rp[1] ? rp[2] : '?');
 		}
 		sp_observed(r, "probe state %s, waiting in %s; loadavg %s", state, wchan, load);
+		if (timeout_hook)
+			timeout_hook(c, pid, timeout_ms, timeout_hook_arg);
 	}
 	/* the probe is done (or out of time): nothing it started may outlive it */
 	kill(-pid, SIGKILL);

@@ -6,6 +6,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 #include "core/check.h"
 
@@ -37,6 +38,12 @@ typedef struct sp_report {
 	bool stopped_early; /* -x */
 	sp_env env;
 } sp_report;
+
+/* Called, when set, for a forked probe that ran out of time, before it is
+ * killed (pid leads its process group): doctor --bundle keeps the probe's
+ * state and the machine's load at that moment. */
+typedef void (*sp_timeout_hook)(const sp_check *c, pid_t pid, unsigned timeout_ms, void *arg);
+void sp_set_timeout_hook(sp_timeout_hook fn, void *arg);
 
 /* What the policy's [expect] section says of a check (last match wins). */
 sp_expect sp_policy_expect(const sp_policy *p, const char *id);

@@ -15,7 +15,8 @@ T=$(sp_tmpdir)
 
 TAP_NAME="doctor binary is statically linked" ok bash -c "file -b '$D' 2>/dev/null | grep -q 'statically linked' || ! ldd '$D' >/dev/null 2>&1"
 size=$(stat -c %s "$D")
-TAP_NAME="doctor binary under 2 MiB ($size bytes)" ok test "$size" -lt 2097152
+# it carries OpenSSL (libssl + libcrypto, about 4.5 MiB stripped) for the tls.* handshakes
+TAP_NAME="doctor binary under 8 MiB ($size bytes)" ok test "$size" -lt 8388608
 
 verdicts() { jq -r '[.results[] | "\(.id)=\(.status)"] | join(" ")'; }
 

@@ -1,0 +1,159 @@
+#!/usr/bin/env bash
+# net.transparent.*: traffic forced through the proxy even when a program
+# ignores HTTPS_PROXY, with nftables redirect rules in the sandbox's own
+# namespace:
+#   sb (10.203.1.2, default route via px) --- px (10.203.1.1: mitmproxy :8443, resolver :53;
+#                                                  a router: forwards to net)
+#                                             px (10.203.2.1) --- net (10.203.2.2: origin :443/:80,
+#                                                                       outside resolver :53)
+# Sealed, sb's ruleset redirects TLS and DNS to px and drops everything
+# else: the direct probes are blocked or answered by the proxy, DNS answers
+# come from the sandbox's resolver, the ruleset matches the policy. With one
+# rule missing (the default drop, the TLS redirect) or one widened (DNS to
+# anywhere), the check that covers it fails. Ground truth: the origin's own
+# record of who connected, and a DNS query and a TLS handshake made by the
+# test itself from sb.
+. "$(dirname "$0")/../lib/tap.sh"
+. "$(dirname "$0")/../net/lib.sh"
+. "$(dirname "$0")/lib.sh"
+need jq
+need nft
+need mitmdump
+need openssl
+nett_init
+
+nett_ns sb sb
+nett_ns px px
+nett_ns net net
+nett_link "$sb" s0 10.203.1.2/24 "$px" p0 10.203.1.1/24
+nett_link "$px" p1 10.203.2.1/24 "$net" n0 10.203.2.2/24
+ip -n "$sb" route add default via 10.203.1.1
+ip -n "$net" route add 10.203.1.0/24 via 10.203.2.1
+ip netns exec "$px" sysctl -qw net.ipv4.ip_forward=1
+
+C="$NETT_DIR/ca"
+mkdir -p "$C"
+agent_ca "$C" proxy && agent_ca "$C" origin &&
+	agent_leaf "$C" origin-server origin "DNS:origin.test,IP:10.203.2.2" ||
+	{ echo "Bail out! cannot make certificates"; exit 1; }
+chmod -R a+rX "$C"
+rec="$NETT_DIR/origin.jsonl"
+: >"$rec"
+agent_origin "$net" origin --record "$rec" --cert "$C/origin-server.pem" --key "$C/origin-server.key" \
+	--tls 10.203.2.2/443 --http 10.203.2.2/80 || { echo "Bail out! origin did not start"; exit 1; }
+nett_serve "$net" outside-dns --dns 10.203.2.2/53/10.203.2.77 || { echo "Bail out! dns did not start"; exit 1; }
+nett_serve "$px" own-dns --dns 10.203.1.1/53/10.203.9.9 || { echo "Bail out! dns did not start"; exit 1; }
+printf '127.0.0.1 localhost\n' >"$NETT_DIR/hosts"
+agent_mitm "$px" transparent "$C/proxy" "$NETT_DIR/hosts" 10.203.1.1 8443 --mode reverse:https://10.203.2.2:443 \
+	-s "$SP_ROOT/tests/agent/mitm_policy.py" --set ssl_verify_upstream_trusted_ca="$C/origin.pem" ||
+	{ echo "Bail out! mitmproxy did not start"; exit 1; }
+
+# ruleset VARIANT: the sealed one, or the sealed one with one rule missing or widened
+ruleset() {
+	local policy=drop tls="ip daddr != 10.203.1.1 tcp dport 443 dnat ip to 10.203.1.1:8443"
+	local dns="ip daddr != 10.203.1.1 udp dport 53 dnat ip to 10.203.1.1:53"
+	local dnsok="ip daddr 10.203.1.1 udp dport 53 accept"
+	case $1 in
+	open) policy=accept ;;
+	no-tls-redirect) tls="" ;;
+	dns-anywhere) dns="" dnsok="udp dport 53 accept" ;;
+	esac
+	cat <<EOF2
+table inet sandbox {
+	chain nat_out {
+		type nat hook output priority -100; policy accept;
+		$tls
+		$dns
+	}
+	chain out {
+		type filter hook output priority 0; policy $policy;
+		oifname "lo" accept
+		ct state established,related accept
+		ip daddr 10.203.1.1 tcp dport 8443 accept
+		$dnsok
+	}
+}
+EOF2
+}
+load() {
+	ip netns exec "$sb" nft flush ruleset &&
+		ruleset "$1" | ip netns exec "$sb" nft -f - || { echo "Bail out! nft cannot load variant $1"; exit 1; }
+}
+POL=(--profile host -k net.transparent --set 'expect.net.transparent.*=required'
+	--set net.transparent.targets=10.203.2.2:443,10.203.2.2:80 --set tls.ca="$C/proxy.pem"
+	--set net.transparent.proxy_match=sp-sandbox-proxy --set net.transparent.dns=10.203.2.2:53
+	--set net.transparent.dns_name=agent.sandbox.internal --set net.transparent.resolver=10.203.1.1
+	--set net.transparent.allow=10.203.1.1:8443 --set net.transparent.redirect=tcp/443,udp/53)
+doc() { ip netns exec "$sb" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin "$SP_DOCTOR" --format json "${POL[@]}" "$@" 2>/dev/null; }
+st() { printf '%s' "$2" | jq -r --arg id "$1" '.results[] | select(.id == $id) | .status'; }
+ev() { printf '%s' "$2" | jq -r --arg id "$1" '.results[] | select(.id == $id) | "\(.detail) | \(.observed)"'; }
+is_st() { # REPORT ID WANT NAME
+	local got
+	got=$(st "$2" "$1")
+	if [ "$got" = "$3" ]; then _tap_result 0 "$4"; else _tap_result 1 "$4" "got '$got': $(ev "$2" "$1" | head -c 900)"; fi
+}
+# who reached the origin from sb itself since line $1 of the record
+direct_hits() { tail -n +$(($1 + 1)) "$rec" | jq -r 'select(.peer == "10.203.1.2") | .listener' | sort -u | tr '\n' ' '; }
+# ground truth DNS: what an outside resolver query from sb returns
+dns_truth() {
+	ip netns exec "$sb" python3 -c '
+import socket, struct, sys
+q = struct.pack("!HHHHHH", 0x5151, 0x0100, 1, 0, 0, 0) + b"".join(bytes([len(p)]) + p.encode() for p in "agent.sandbox.internal".split(".")) + b"\0\0\1\0\1"
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.settimeout(1.5)
+try:
+    s.sendto(q, ("10.203.2.2", 53)); d = s.recv(512); print(socket.inet_ntoa(d[-4:]))
+except OSError as e:
+    print("none", type(e).__name__)'
+}
+
+# ---- sealed --------------------------------------------------------------------
+load sealed
+n=$(wc -l <"$rec")
+issuer=$(ip netns exec "$sb" openssl s_client -connect 10.203.2.2:443 </dev/null 2>/dev/null | openssl x509 -noout -issuer)
+like "$issuer" "sandprobe test proxy" "ground truth: a direct TLS connection from sb gets the proxy's certificate"
+like "$(dns_truth)" '^10\.203\.9\.9$' "ground truth: an outside DNS query from sb is answered by the sandbox's resolver"
+out=$(doc)
+for id in net.transparent.direct net.transparent.dns net.transparent.ruleset; do
+	is_st "$out" $id pass "sealed: $id passes"
+done
+like "$(ev net.transparent.direct "$out")" "10.203.2.2:443 \(direct, no proxy\): landed at the proxy" "the TLS probe landed at the proxy"
+like "$(ev net.transparent.direct "$out")" "10.203.2.2:80 \(direct, no proxy\): blocked" "the plain probe was blocked"
+is "$(direct_hits "$n")" "" "ground truth: nothing from sb reached the origin itself"
+
+# ---- the default drop missing ------------------------------------------------------
+load open
+n=$(wc -l <"$rec")
+out=$(doc)
+is_st "$out" net.transparent.direct fail "without the default drop: net.transparent.direct fails"
+like "$(direct_hits "$n")" "10.203.2.2/80" "ground truth: the origin saw sb's direct connection on port 80"
+is_st "$out" net.transparent.ruleset fail "and net.transparent.ruleset fails"
+like "$(ev net.transparent.ruleset "$out")" "no output filter chain for IPv4 drops by default" "naming the missing drop"
+
+# ---- the TLS redirect missing ------------------------------------------------------
+load no-tls-redirect
+out=$(doc)
+is_st "$out" net.transparent.ruleset fail "without the TLS redirect: net.transparent.ruleset fails"
+like "$(ev net.transparent.ruleset "$out")" "no redirect .* for tcp/443" "naming the missing redirect"
+is_st "$out" net.transparent.direct pass "the direct probe alone sees only a block (why the ruleset is read too)"
+
+# ---- DNS allowed anywhere, not redirected --------------------------------------
+load dns-anywhere
+like "$(dns_truth)" '^10\.203\.2\.77$' "ground truth: now the outside resolver answers sb itself"
+out=$(doc)
+is_st "$out" net.transparent.dns fail "DNS to anywhere: net.transparent.dns fails"
+like "$(ev net.transparent.dns "$out")" "answered 10.203.2.77 \(NOT the own resolver's answer\)" "naming the foreign answer"
+is_st "$out" net.transparent.ruleset fail "and the ruleset check names the wide accept"
+like "$(ev net.transparent.ruleset "$out")" "accepts any destination udp dport 53" "the rule that accepts any destination"
+
+# ---- policy errors and a ruleset file ----------------------------------------------
+load sealed
+ip netns exec "$sb" nft -j list ruleset >"$NETT_DIR/ruleset.json"
+out=$(ip netns exec "$sb" env -i PATH=/nonexistent "$SP_DOCTOR" --format json "${POL[@]}" \
+	--set net.transparent.ruleset="$NETT_DIR/ruleset.json" 2>/dev/null)
+is_st "$out" net.transparent.ruleset pass "the ruleset read from a file (nft not on PATH) passes"
+echo '{"nftables": 3}' >"$NETT_DIR/bad.json"
+out=$(doc --set net.transparent.ruleset="$NETT_DIR/bad.json")
+is_st "$out" net.transparent.ruleset error "a file that is no nftables ruleset is an error"
+out=$(doc --set net.transparent.dns_name=)
+is_st "$out" net.transparent.dns error "no dns_name: cannot tell the resolvers apart, an error"
+done_testing

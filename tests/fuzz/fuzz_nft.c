@@ -1,0 +1,29 @@
+/* libFuzzer: the nftables ruleset judge (net.transparent.ruleset reads the
+ * output of `nft -j list ruleset`, or a file the policy names). */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "checks/nftrules.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	sp_nft_policy pol;
+	memset(&pol, 0, sizeof pol);
+	snprintf(pol.allow[0].addr, sizeof pol.allow[0].addr, "10.0.0.1");
+	pol.allow[0].port = 3128;
+	pol.allow[0].proto = SP_NFT_TCP;
+	snprintf(pol.allow[1].addr, sizeof pol.allow[1].addr, "::1");
+	pol.nallow = 2;
+	pol.redirect[0].proto = SP_NFT_TCP;
+	pol.redirect[0].port = 443;
+	pol.nredirect = 1;
+	pol.need_v6 = size & 1;
+	sp_nft_report rep;
+	char why[200];
+	if (sp_nft_judge((const char *)data, size, &pol, &rep, why, sizeof why) == 0 && rep.accepts_ok > rep.accepts)
+		abort();
+	return 0;
+}
