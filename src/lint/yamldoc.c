@@ -1,20 +1,10 @@
 /* YAML loading (libyaml) and small node helpers for compose and kube. */
+#include <errno.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "lint/yamldoc.h"
-
-#define SP_YAML_MAX_DOCS 4096
-
-void sp_lint_yaml_free(struct sp_yaml *y)
-{
-	if (!y)
-		return;
-	for (size_t i = 0; i < y->n; i++)
-		yaml_document_delete(&y->docs[i]);
-	free(y->docs);
-	free(y);
-}
 
 /* libyaml's time grows with the square of flow nesting ("[[[[..."): 100k
  * levels take 20 s. Refuse deep flow nesting before parsing. Quotes and
@@ -58,62 +48,308 @@ static int flow_depth_check(const sp_lint_file *f, sp_error *err)
 	return 0;
 }
 
-int sp_lint_yaml_parse(sp_lint_file *f, sp_error *err)
+/* The reader libyaml pulls from: the file's text, and for JSON two repairs
+ * that make kubectl's output YAML that libyaml reads (JSON is YAML 1.2, but
+ * libyaml is 1.1): a UTF-16 surrogate pair escape (\ud83d\ude00, what
+ * Python's json writes for characters outside the BMP) becomes the \U form,
+ * and a second top-level value starting a line ("}\n{" between objects that
+ * kubectl prints one after another) becomes a new document ("--- {"). */
+struct reader {
+	const char *s;
+	size_t n, i;
+	bool json, in_str, top_done;
+	int depth;
+	char pend[16];
+	size_t np, pp;
+};
+
+static int hexv(char c)
 {
-	if (flow_depth_check(f, err) < 0)
-		return -1;
-	yaml_parser_t p;
-	if (!yaml_parser_initialize(&p))
-		return sp_fail_errno(err, 0, "%s: cannot initialise the YAML parser", f->path);
-	yaml_parser_set_input_string(&p, (const unsigned char *)f->text, f->len);
-	struct sp_yaml *y = sp_xcalloc(1, sizeof *y);
-	f->yaml = y;
-	int rc = 0;
-	for (;;) {
-		yaml_document_t doc;
-		if (!yaml_parser_load(&p, &doc)) {
-			const yaml_mark_t *m = p.problem ? &p.problem_mark : &p.context_mark;
-			rc = sp_usage(err, "%s:%zu:%zu: invalid YAML: %s%s%s", f->path, m->line + 1, m->column + 1,
-				      p.problem ? p.problem : "parse error", p.context ? " " : "", p.context ? p.context : "");
-			break;
-		}
-		if (!yaml_document_get_root_node(&doc)) {
-			yaml_document_delete(&doc);
-			break;
-		}
-		if (y->n >= SP_YAML_MAX_DOCS) {
-			yaml_document_delete(&doc);
-			rc = sp_usage(err, "%s: more than %d YAML documents", f->path, SP_YAML_MAX_DOCS);
-			break;
-		}
-		y->docs = sp_xrealloc(y->docs, (y->n + 1) * sizeof *y->docs);
-		y->docs[y->n++] = doc;
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+static long hex4(const char *p)
+{
+	long v = 0;
+	for (int k = 0; k < 4; k++) {
+		int h = hexv(p[k]);
+		if (h < 0)
+			return -1;
+		v = v * 16 + h;
 	}
-	yaml_parser_delete(&p);
-	if (rc < 0)
-		return rc;
-	if (f->kind == SP_LK_AUTO)
-		f->kind = sp_lint_yaml_guess(f);
-	if (f->kind == SP_LK_COMPOSE)
-		return sp_lint_compose_validate(f, err);
-	if (f->kind == SP_LK_KUBE)
-		return sp_lint_kube_validate(f, err);
+	return v;
+}
+
+/* the next byte(s) of JSON input into r->pend */
+static void json_step(struct reader *r)
+{
+	const char *s = r->s;
+	size_t i = r->i;
+	char c = s[i];
+	r->np = r->pp = 0;
+	if (r->in_str) {
+		if (c == '\\' && i + 1 < r->n) {
+			if (s[i + 1] == 'u' && i + 12 <= r->n && s[i + 6] == '\\' && s[i + 7] == 'u') {
+				long hi = hex4(s + i + 2), lo = hex4(s + i + 8);
+				if (hi >= 0xD800 && hi <= 0xDBFF && lo >= 0xDC00 && lo <= 0xDFFF) {
+					unsigned long cp =
+						0x10000ul + (((unsigned long)hi - 0xD800) << 10) + ((unsigned long)lo - 0xDC00);
+					snprintf(r->pend, sizeof r->pend, "\\U%08lX", cp);
+					r->np = 10;
+					r->i = i + 12;
+					return;
+				}
+			}
+			r->pend[0] = c;
+			r->pend[1] = s[i + 1];
+			r->np = 2;
+			r->i = i + 2;
+			return;
+		}
+		if (c == '"')
+			r->in_str = false;
+	} else if (c == '"') {
+		r->in_str = true;
+	} else if (c == '{' || c == '[') {
+		if (r->depth == 0 && r->top_done && (i == 0 || s[i - 1] == '\n')) {
+			memcpy(r->pend, "--- ", 4);
+			r->np = 4;
+		}
+		r->depth++;
+	} else if ((c == '}' || c == ']') && r->depth > 0) {
+		if (--r->depth == 0)
+			r->top_done = true;
+	}
+	r->pend[r->np++] = c;
+	r->i = i + 1;
+}
+
+static int read_handler(void *data, unsigned char *buf, size_t size, size_t *got)
+{
+	struct reader *r = data;
+	size_t k = 0;
+	if (!r->json) {
+		k = r->n - r->i < size ? r->n - r->i : size;
+		memcpy(buf, r->s + r->i, k);
+		r->i += k;
+		*got = k;
+		return 1;
+	}
+	while (k < size) {
+		if (r->pp == r->np) {
+			if (r->i >= r->n)
+				break;
+			json_step(r);
+		}
+		while (k < size && r->pp < r->np)
+			buf[k++] = (unsigned char)r->pend[r->pp++];
+	}
+	*got = k;
+	return 1;
+}
+
+static bool is_merge_key(const yaml_node_t *k)
+{
+	if (!k || k->type != YAML_SCALAR_NODE)
+		return false;
+	if (k->tag && !strcmp((const char *)k->tag, "tag:yaml.org,2002:merge"))
+		return true;
+	return k->data.scalar.style == YAML_PLAIN_SCALAR_STYLE && k->data.scalar.length == 2 &&
+	       !memcmp(k->data.scalar.value, "<<", 2);
+}
+
+/* Expand the merge keys of every mapping in place (YAML 1.1 merge: a
+ * mapping or a sequence of mappings; the mapping's own keys win, then
+ * earlier sources over later ones). Sources are expanded first; a source
+ * that contains the mapping (a recursive alias) is skipped. The budget
+ * bounds the work a merge bomb can cause. */
+struct merge_ctx {
+	yaml_document_t *d;
+	unsigned char *state; /* 0 untouched, 1 in progress, 2 done */
+	size_t budget;
+};
+
+static bool has_key(struct merge_ctx *m, int id, const yaml_node_t *key)
+{
+	yaml_node_t *map = yaml_document_get_node(m->d, id);
+	size_t n = sp_y_npairs(map);
+	for (size_t i = 0; i < n; i++) {
+		yaml_node_t *k = yaml_document_get_node(m->d, map->data.mapping.pairs.start[i].key);
+		if (m->budget)
+			m->budget--;
+		if (k && k->type == YAML_SCALAR_NODE && k->data.scalar.length == key->data.scalar.length &&
+		    !memcmp(k->data.scalar.value, key->data.scalar.value, key->data.scalar.length) && !is_merge_key(k))
+			return true;
+	}
+	return false;
+}
+
+static int merge_into(struct merge_ctx *m, int id, int depth);
+
+static int merge_source(struct merge_ctx *m, int id, int src, int depth)
+{
+	if (src == id || !sp_y_is_map(yaml_document_get_node(m->d, src)) || m->state[src] == 1)
+		return 0;
+	if (merge_into(m, src, depth + 1) < 0)
+		return -1;
+	size_t n = sp_y_npairs(yaml_document_get_node(m->d, src));
+	for (size_t i = 0; i < n; i++) {
+		yaml_node_pair_t pr = yaml_document_get_node(m->d, src)->data.mapping.pairs.start[i];
+		yaml_node_t *k = yaml_document_get_node(m->d, pr.key);
+		if (!k || k->type != YAML_SCALAR_NODE || is_merge_key(k) || has_key(m, id, k))
+			continue;
+		if (!m->budget)
+			return -1;
+		m->budget--;
+		if (!yaml_document_append_mapping_pair(m->d, id, pr.key, pr.value))
+			return -1;
+	}
 	return 0;
 }
 
-sp_lint_kind sp_lint_yaml_guess(const sp_lint_file *f)
+static int merge_into(struct merge_ctx *m, int id, int depth)
 {
-	if (!f->yaml)
-		return SP_LK_AUTO;
-	for (size_t i = 0; i < f->yaml->n; i++) {
-		yaml_document_t *d = &f->yaml->docs[i];
-		yaml_node_t *r = yaml_document_get_root_node(d);
-		if (sp_y_get(d, r, "services"))
-			return SP_LK_COMPOSE;
-		if (sp_y_get(d, r, "apiVersion") && sp_y_get(d, r, "kind"))
-			return SP_LK_KUBE;
+	if (m->state[id] || depth > 64)
+		return 0;
+	m->state[id] = 1;
+	size_t n = sp_y_npairs(yaml_document_get_node(m->d, id));
+	for (size_t i = 0; i < n; i++) {
+		yaml_node_pair_t pr = yaml_document_get_node(m->d, id)->data.mapping.pairs.start[i];
+		if (!is_merge_key(yaml_document_get_node(m->d, pr.key)))
+			continue;
+		yaml_node_t *v = yaml_document_get_node(m->d, pr.value);
+		if (sp_y_is_map(v)) {
+			if (merge_source(m, id, pr.value, depth) < 0)
+				return -1;
+		} else if (sp_y_is_seq(v)) {
+			size_t nv = sp_y_len(v);
+			for (size_t j = 0; j < nv; j++) {
+				int src = yaml_document_get_node(m->d, pr.value)->data.sequence.items.start[j];
+				if (merge_source(m, id, src, depth) < 0)
+					return -1;
+			}
+		}
 	}
+	m->state[id] = 2;
+	return 0;
+}
+
+static int expand_merges(const sp_lint_file *f, yaml_document_t *d, sp_error *err)
+{
+	size_t n = (size_t)(d->nodes.top - d->nodes.start);
+	bool any = false;
+	for (size_t i = 0; i < n && !any; i++)
+		any = is_merge_key(&d->nodes.start[i]);
+	if (!any)
+		return 0;
+	struct merge_ctx m = {.d = d, .state = sp_xcalloc(n + 1, 1), .budget = (size_t)1 << 22};
+	int rc = 0;
+	for (size_t i = 1; i <= n && rc == 0; i++)
+		if (yaml_document_get_node(d, (int)i)->type == YAML_MAPPING_NODE)
+			rc = merge_into(&m, (int)i, 0);
+	free(m.state);
+	if (rc < 0)
+		return sp_usage(err, "%s:%zu:%zu: YAML merge keys (<<) expand to too many keys", f->path,
+				d->start_mark.line + 1, d->start_mark.column + 1);
+	return 0;
+}
+
+sp_lint_kind sp_lint_yaml_doc_kind(yaml_document_t *d, yaml_node_t *root)
+{
+	if (!sp_y_is_map(root))
+		return SP_LK_AUTO;
+	if (sp_y_get(d, root, "apiVersion") && sp_y_get(d, root, "kind"))
+		return SP_LK_KUBE;
+	static const char *const compose_keys[] = {"services", "networks", "volumes", "configs", "secrets", "include"};
+	for (size_t i = 0; i < SP_ARRAY_SIZE(compose_keys); i++)
+		if (sp_y_key(d, root, compose_keys[i]))
+			return SP_LK_COMPOSE;
 	return SP_LK_AUTO;
+}
+
+static int load_error(const sp_lint_file *f, yaml_parser_t *p, sp_error *err)
+{
+	if (p->error == YAML_MEMORY_ERROR)
+		return sp_fail_errno(err, ENOMEM, "%s: out of memory reading YAML", f->path);
+	const yaml_mark_t *m = p->problem ? &p->problem_mark : &p->context_mark;
+	return sp_usage(err, "%s:%zu:%zu: invalid YAML: %s%s%s", f->path, m->line + 1, m->column + 1,
+			p->problem ? p->problem : "parse error", p->context ? " " : "", p->context ? p->context : "");
+}
+
+int sp_lint_yaml_run(sp_lint *l, size_t fi, bool json, sp_error *err)
+{
+	sp_lint_file *f = &l->files[fi];
+	if (flow_depth_check(f, err) < 0) {
+		sp_lint_input_error(l, fi, err);
+		return -1;
+	}
+	yaml_parser_t p;
+	if (!yaml_parser_initialize(&p))
+		return sp_fail_errno(err, 0, "%s: cannot initialise the YAML parser", f->path);
+	struct reader r = {.s = f->text, .n = f->len, .json = json};
+	yaml_parser_set_input(&p, read_handler, &r);
+	struct sp_kube_file *kst = NULL;
+	int rc = 0;
+	bool any_doc = false;
+	for (;;) {
+		yaml_document_t doc;
+		sp_error e;
+		sp_error_clear(&e);
+		if (!yaml_parser_load(&p, &doc)) {
+			load_error(f, &p, &e);
+			if (e.exit_code != SP_EXIT_INTERNAL)
+				sp_lint_input_error(l, fi, &e);
+			if (rc == 0 || e.exit_code == SP_EXIT_INTERNAL)
+				*err = e;
+			rc = -1;
+			break;
+		}
+		yaml_node_t *root = yaml_document_get_root_node(&doc);
+		if (!root) { /* the end of the stream */
+			yaml_document_delete(&doc);
+			break;
+		}
+		if (sp_y_null(root)) { /* an empty or comment-only document, a trailing --- */
+			yaml_document_delete(&doc);
+			continue;
+		}
+		any_doc = true;
+		int dr = expand_merges(f, &doc, &e);
+		if (dr == 0 && f->kind == SP_LK_AUTO) {
+			f->kind = sp_lint_yaml_doc_kind(&doc, root);
+			f->is_sandbox = f->kind == SP_LK_COMPOSE;
+		}
+		if (dr == 0 && f->kind == SP_LK_KUBE) {
+			if (!kst)
+				kst = sp_lint_kube_begin(l, fi);
+			dr = sp_lint_kube_doc(l, fi, kst, &doc, root, &e);
+		} else if (dr == 0 && f->kind == SP_LK_COMPOSE) {
+			dr = sp_lint_compose_doc(l, fi, &doc, root, &e);
+		}
+		yaml_document_delete(&doc);
+		if (dr < 0) {
+			sp_lint_input_error(l, fi, &e);
+			if (rc == 0)
+				*err = e;
+			rc = -1;
+		}
+	}
+	yaml_parser_delete(&p);
+	if (kst)
+		sp_lint_kube_end(l, fi, kst);
+	if (rc == 0 && f->kind == SP_LK_AUTO) {
+		sp_usage(err, "%s: cannot tell what kind of config this is (%s); use --kind", f->path,
+			 any_doc ? "YAML without 'services', 'volumes' or 'apiVersion'/'kind'" : "no YAML document in it");
+		sp_lint_input_error(l, fi, err);
+		rc = -1;
+	}
+	return rc;
 }
 
 bool sp_y_is_map(yaml_node_t *n) { return n && n->type == YAML_MAPPING_NODE; }
@@ -153,40 +389,58 @@ size_t sp_y_npairs(yaml_node_t *map)
 	return sp_y_is_map(map) ? (size_t)(map->data.mapping.pairs.top - map->data.mapping.pairs.start) : 0;
 }
 
+bool sp_y_null(const yaml_node_t *n)
+{
+	if (!n || n->type != YAML_SCALAR_NODE)
+		return false;
+	if (n->tag && !strcmp((const char *)n->tag, "tag:yaml.org,2002:null"))
+		return true;
+	if (n->data.scalar.style != YAML_PLAIN_SCALAR_STYLE)
+		return false;
+	const char *s = (const char *)n->data.scalar.value;
+	return !s[0] || !strcmp(s, "~") || !strcmp(s, "null") || !strcmp(s, "Null") || !strcmp(s, "NULL");
+}
+
 void sp_y_pair(yaml_document_t *d, yaml_node_t *map, size_t i, yaml_node_t **k, yaml_node_t **v)
 {
 	*k = *v = NULL;
 	if (i >= sp_y_npairs(map))
 		return;
 	yaml_node_pair_t *pr = &map->data.mapping.pairs.start[i];
-	*k = yaml_document_get_node(d, pr->key);
+	yaml_node_t *kn = yaml_document_get_node(d, pr->key);
+	if (is_merge_key(kn))
+		return;
+	*k = kn;
 	*v = yaml_document_get_node(d, pr->value);
+	if (sp_y_null(*v))
+		*v = NULL;
+}
+
+static yaml_node_t *find_pair(yaml_document_t *d, yaml_node_t *map, const char *key, bool want_key)
+{
+	size_t n = sp_y_npairs(map), kl = strlen(key);
+	for (size_t i = 0; i < n; i++) {
+		yaml_node_pair_t *pr = &map->data.mapping.pairs.start[i];
+		yaml_node_t *k = yaml_document_get_node(d, pr->key);
+		if (!k || k->type != YAML_SCALAR_NODE || k->data.scalar.length != kl ||
+		    memcmp(k->data.scalar.value, key, kl) || is_merge_key(k))
+			continue;
+		if (want_key)
+			return k;
+		yaml_node_t *v = yaml_document_get_node(d, pr->value);
+		return sp_y_null(v) ? NULL : v;
+	}
+	return NULL;
 }
 
 yaml_node_t *sp_y_key(yaml_document_t *d, yaml_node_t *map, const char *key)
 {
-	size_t n = sp_y_npairs(map);
-	for (size_t i = 0; i < n; i++) {
-		yaml_node_t *k, *v;
-		sp_y_pair(d, map, i, &k, &v);
-		const char *s = sp_y_str(k);
-		if (s && !strcmp(s, key))
-			return k;
-	}
-	return NULL;
+	return find_pair(d, map, key, true);
 }
 
 yaml_node_t *sp_y_get(yaml_document_t *d, yaml_node_t *map, const char *key)
 {
-	size_t n = sp_y_npairs(map);
-	for (size_t i = 0; i < n; i++) {
-		yaml_node_t *k, *v;
-		sp_y_pair(d, map, i, &k, &v);
-		const char *s = sp_y_str(k);
-		if (s && !strcmp(s, key))
-			return v;
-	}
-	return NULL;
+	return find_pair(d, map, key, false);
 }
 
 int sp_y_error(const sp_lint_file *f, const yaml_node_t *n, const char *pointer, sp_error *err, const char *fmt, ...)
@@ -248,7 +502,7 @@ static bool ytype_ok(const yaml_node_t *n, char t)
 static int ywalk(const sp_lint_file *f, yaml_document_t *d, yaml_node_t *n, const char *ptr, const char *rest,
 		 char t, sp_error *err, int depth)
 {
-	if (!n || depth > SP_LINT_MAX_DEPTH)
+	if (!n || sp_y_null(n) || depth > SP_LINT_MAX_DEPTH)
 		return 0;
 	if (!*rest) {
 		if (!ytype_ok(n, t))
@@ -264,6 +518,8 @@ static int ywalk(const sp_lint_file *f, yaml_document_t *d, yaml_node_t *n, cons
 			for (size_t i = 0; i < sp_y_npairs(n); i++) {
 				yaml_node_t *k, *v;
 				sp_y_pair(d, n, i, &k, &v);
+				if (!k)
+					continue;
 				const char *ks = sp_y_str(k);
 				_cleanup_free_ char *p = sp_jptr_join(ptr, ks ? ks : "?");
 				if (ywalk(f, d, v, p, next, t, err, depth + 1) < 0)
