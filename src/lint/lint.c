@@ -213,7 +213,8 @@ static int guess_json_kind(sp_lint_file *f, sp_error *err)
 	json_t *j = f->json;
 	if (json_is_object(j)) {
 		if (json_object_get(j, "ociVersion") || (json_object_get(j, "process") && json_object_get(j, "root")) ||
-		    (json_object_get(j, "linux") && !json_object_get(j, "defaultAction"))) {
+		    ((json_object_get(j, "linux") || json_object_get(j, "freebsd") || json_object_get(j, "zos")) &&
+		     !json_object_get(j, "defaultAction"))) {
 			f->kind = SP_LK_OCI;
 			return 0;
 		}

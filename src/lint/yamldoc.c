@@ -154,14 +154,23 @@ static int read_handler(void *data, unsigned char *buf, size_t size, size_t *got
 	return 1;
 }
 
+/* the tag libyaml gives a node, compared without a strcmp of the common
+ * "tag:yaml.org,2002:str" prefix on every call */
+static bool has_tag(const yaml_node_t *n, const char *suffix)
+{
+	static const char base[] = "tag:yaml.org,2002:";
+	const char *t = (const char *)n->tag;
+	return t && t[sizeof base - 1] == suffix[0] && !strncmp(t, base, sizeof base - 1) &&
+	       !strcmp(t + sizeof base - 1, suffix);
+}
+
 static bool is_merge_key(const yaml_node_t *k)
 {
 	if (!k || k->type != YAML_SCALAR_NODE)
 		return false;
-	if (k->tag && !strcmp((const char *)k->tag, "tag:yaml.org,2002:merge"))
-		return true;
-	return k->data.scalar.style == YAML_PLAIN_SCALAR_STYLE && k->data.scalar.length == 2 &&
-	       !memcmp(k->data.scalar.value, "<<", 2);
+	if (k->data.scalar.length == 2 && !memcmp(k->data.scalar.value, "<<", 2))
+		return k->data.scalar.style == YAML_PLAIN_SCALAR_STYLE || has_tag(k, "merge");
+	return has_tag(k, "merge");
 }
 
 /* Expand the merge keys of every mapping in place (YAML 1.1 merge: a
@@ -393,7 +402,7 @@ bool sp_y_null(const yaml_node_t *n)
 {
 	if (!n || n->type != YAML_SCALAR_NODE)
 		return false;
-	if (n->tag && !strcmp((const char *)n->tag, "tag:yaml.org,2002:null"))
+	if (has_tag(n, "null"))
 		return true;
 	if (n->data.scalar.style != YAML_PLAIN_SCALAR_STYLE)
 		return false;
@@ -499,14 +508,39 @@ static bool ytype_ok(const yaml_node_t *n, char t)
 	}
 }
 
-static int ywalk(const sp_lint_file *f, yaml_document_t *d, yaml_node_t *n, const char *ptr, const char *rest,
-		 char t, sp_error *err, int depth)
+/* The walk keeps the path as segments and builds the JSON pointer only for
+ * an error: a 4,000-document file has a million values to look at. */
+struct yseg {
+	const char *key; /* NULL: an array index */
+	size_t klen, idx;
+};
+
+static int ywalk_error(const sp_lint_file *f, const yaml_node_t *n, const char *prefix, const struct yseg *segs,
+		       int nseg, char t, sp_error *err)
 {
-	if (!n || sp_y_null(n) || depth > SP_LINT_MAX_DEPTH)
+	_cleanup_free_ char *ptr = sp_xstrdup(prefix ? prefix : "");
+	for (int i = 0; i < nseg; i++) {
+		char *next;
+		if (segs[i].key) {
+			_cleanup_free_ char *k = sp_xstrndup(segs[i].key, segs[i].klen);
+			next = sp_jptr_join(ptr, k);
+		} else {
+			next = sp_jptr_index(ptr, segs[i].idx);
+		}
+		free(ptr);
+		ptr = next;
+	}
+	return sp_y_error(f, n, ptr, err, "expected %s, got %s", ytype_word(t), ynode_word(n));
+}
+
+static int ywalk(const sp_lint_file *f, yaml_document_t *d, yaml_node_t *n, const char *prefix, struct yseg *segs,
+		 int nseg, const char *rest, char t, sp_error *err)
+{
+	if (!n || sp_y_null(n) || nseg >= SP_LINT_MAX_DEPTH)
 		return 0;
 	if (!*rest) {
 		if (!ytype_ok(n, t))
-			return sp_y_error(f, n, ptr, err, "expected %s, got %s", ytype_word(t), ynode_word(n));
+			return ywalk_error(f, n, prefix, segs, nseg, t, err);
 		return 0;
 	}
 	rest++;
@@ -518,35 +552,47 @@ static int ywalk(const sp_lint_file *f, yaml_document_t *d, yaml_node_t *n, cons
 			for (size_t i = 0; i < sp_y_npairs(n); i++) {
 				yaml_node_t *k, *v;
 				sp_y_pair(d, n, i, &k, &v);
-				if (!k)
+				if (!k || !v)
 					continue;
 				const char *ks = sp_y_str(k);
-				_cleanup_free_ char *p = sp_jptr_join(ptr, ks ? ks : "?");
-				if (ywalk(f, d, v, p, next, t, err, depth + 1) < 0)
+				segs[nseg] = (struct yseg){.key = ks ? ks : "?", .klen = ks ? k->data.scalar.length : 1};
+				if (ywalk(f, d, v, prefix, segs, nseg + 1, next, t, err) < 0)
 					return -1;
 			}
 		} else if (sp_y_is_seq(n)) {
 			for (size_t i = 0; i < sp_y_len(n); i++) {
-				_cleanup_free_ char *p = sp_jptr_index(ptr, i);
-				if (ywalk(f, d, sp_y_at(d, n, i), p, next, t, err, depth + 1) < 0)
+				segs[nseg] = (struct yseg){.key = NULL, .idx = i};
+				if (ywalk(f, d, sp_y_at(d, n, i), prefix, segs, nseg + 1, next, t, err) < 0)
 					return -1;
 			}
 		}
 		return 0;
 	}
-	_cleanup_free_ char *key = sp_xstrndup(rest, sl);
-	yaml_node_t *v = sp_y_get(d, n, key);
+	if (!sp_y_is_map(n))
+		return 0;
+	yaml_node_t *v = NULL;
+	size_t np = sp_y_npairs(n);
+	for (size_t i = 0; i < np; i++) {
+		yaml_node_pair_t *pr = &n->data.mapping.pairs.start[i];
+		yaml_node_t *k = yaml_document_get_node(d, pr->key);
+		if (k && k->type == YAML_SCALAR_NODE && k->data.scalar.length == sl &&
+		    !memcmp(k->data.scalar.value, rest, sl) && !is_merge_key(k)) {
+			v = yaml_document_get_node(d, pr->value);
+			break;
+		}
+	}
 	if (!v)
 		return 0;
-	_cleanup_free_ char *p = sp_jptr_join(ptr, key);
-	return ywalk(f, d, v, p, next, t, err, depth + 1);
+	segs[nseg] = (struct yseg){.key = rest, .klen = sl};
+	return ywalk(f, d, v, prefix, segs, nseg + 1, next, t, err);
 }
 
 int sp_y_schema(const sp_lint_file *f, yaml_document_t *d, yaml_node_t *root, const char *prefix,
 		const sp_yschema *s, size_t n, sp_error *err)
 {
+	struct yseg segs[SP_LINT_MAX_DEPTH + 1];
 	for (size_t i = 0; i < n; i++)
-		if (ywalk(f, d, root, prefix, s[i].path, s[i].type, err, 0) < 0)
+		if (ywalk(f, d, root, prefix, segs, 0, s[i].path, s[i].type, err) < 0)
 			return -1;
 	return 0;
 }
