@@ -111,10 +111,10 @@ bool sp_lint_is_runtime_socket(const char *path)
 	for (size_t i = 0; i < SP_ARRAY_SIZE(socks); i++)
 		if (!strcmp(base, socks[i]))
 			return true;
-	/* the directories that hold them, mounted whole */
-	static const char *const dirs[] = {"/run/containerd", "/var/run/containerd", "/run/docker", "/var/run/docker",
-					   "/run/podman", "/run/crio", "/var/run/crio", "/var/lib/kubelet",
-					   "/run/buildkit"};
+	/* the directories that hold them, mounted whole (/run holds them all) */
+	static const char *const dirs[] = {"/run",	   "/var/run",	    "/run/containerd", "/var/run/containerd",
+					   "/run/docker",  "/var/run/docker", "/run/podman",	   "/run/crio",
+					   "/var/run/crio", "/var/lib/kubelet", "/run/buildkit"};
 	size_t pl = strlen(path);
 	while (pl > 1 && path[pl - 1] == '/')
 		pl--;
