@@ -131,6 +131,7 @@ struct sa_pending {
 
 struct sp_kube_file {
 	size_t first_finding;
+	bool dropped; /* some findings were withdrawn (message NULL) */
 	sp_strv sa_off; /* ServiceAccounts with automountServiceAccountToken: false */
 	struct sa_pending *pend;
 	size_t npend;
@@ -158,7 +159,7 @@ void sp_lint_kube_end(sp_lint *l, size_t fi, struct sp_kube_file *st)
 		}
 		free(st->pend[i].sa);
 	}
-	if (drop_any) { /* compact this file's findings */
+	if (drop_any || st->dropped) { /* compact this file's findings */
 		size_t k = st->first_finding;
 		for (size_t i = st->first_finding; i < l->nf; i++)
 			if (l->f[i].message)
@@ -758,4 +759,31 @@ int sp_lint_kube_doc(sp_lint *l, size_t fi, struct sp_kube_file *st, yaml_docume
 		return sp_y_error(&l->files[fi], root, "", err, "expected a mapping (a Kubernetes object), got %s",
 				  sp_y_str(root) ? "a scalar" : "a sequence");
 	return check_object(l, fi, st, d, root, "", 0, err);
+}
+
+int sp_lint_kube_item(sp_lint *l, size_t fi, struct sp_kube_file *st, yaml_document_t *d, yaml_node_t *item,
+		      size_t index, sp_error *err)
+{
+	if (!sp_y_is_map(item))
+		return 0;
+	char base[48];
+	snprintf(base, sizeof base, "/items/%zu", index);
+	return check_object(l, fi, st, d, item, base, 1, err);
+}
+
+void sp_lint_kube_items_judged(sp_lint *l, size_t fi, struct sp_kube_file *st, yaml_document_t *d, yaml_node_t *root,
+			       size_t mark)
+{
+	(void)fi;
+	const char *kind = sp_y_str(sp_y_get(d, root, "kind"));
+	if (kind && ends_with(kind, "List"))
+		return;
+	for (size_t i = mark; i < l->nf; i++) {
+		if (l->f[i].rule == SP_LR_INPUT_INVALID || !l->f[i].message)
+			continue;
+		free(l->f[i].message);
+		free(l->f[i].pointer);
+		l->f[i].message = l->f[i].pointer = NULL;
+		st->dropped = true;
+	}
 }

@@ -328,6 +328,13 @@ static sp_lint_file *new_file(sp_lint *l, const char *name, sp_lint_kind kind)
 	return f;
 }
 
+static char *steal_text(char **p)
+{
+	char *t = *p;
+	*p = NULL;
+	return t;
+}
+
 /* a file that could not be read at all: kept, so that the report names it */
 static int unreadable(sp_lint *l, const char *name, sp_lint_kind kind, sp_error *err)
 {
@@ -336,22 +343,29 @@ static int unreadable(sp_lint *l, const char *name, sp_lint_kind kind, sp_error 
 	return -1;
 }
 
-int sp_lint_add_buffer(sp_lint *l, const char *name, const char *data, size_t len, sp_lint_kind kind, sp_error *err)
+/* the text (len + 1 bytes, NUL-terminated) becomes the file's */
+static int add_owned(sp_lint *l, const char *name, char *text, size_t len, sp_lint_kind kind, sp_error *err)
 {
-	if (len > SP_LINT_MAX_FILE) {
-		sp_usage(err, "%s: file too large (%zu bytes, the limit is %u MiB)", name, len, SP_LINT_MAX_FILE >> 20);
-		return unreadable(l, name, kind, err);
-	}
 	sp_lint_file *f = new_file(l, name, kind);
-	f->text = sp_xmalloc(len + 1);
-	memcpy(f->text, data, len);
-	f->text[len] = '\0';
+	f->text = text;
 	f->len = len;
 	size_t fi = l->nfiles - 1;
 	int rc = parse_file(l, fi, err);
 	if (rc < 0 && err->exit_code != SP_EXIT_INTERNAL && !l->files[fi].failed)
 		sp_lint_input_error(l, fi, err);
 	return rc;
+}
+
+int sp_lint_add_buffer(sp_lint *l, const char *name, const char *data, size_t len, sp_lint_kind kind, sp_error *err)
+{
+	if (len > SP_LINT_MAX_FILE) {
+		sp_usage(err, "%s: file too large (%zu bytes, the limit is %u MiB)", name, len, SP_LINT_MAX_FILE >> 20);
+		return unreadable(l, name, kind, err);
+	}
+	char *text = sp_xmalloc(len + 1);
+	memcpy(text, data, len);
+	text[len] = '\0';
+	return add_owned(l, name, text, len, kind, err);
 }
 
 int sp_lint_add_file(sp_lint *l, const char *path, sp_lint_kind kind, sp_error *err)
@@ -371,7 +385,8 @@ int sp_lint_add_file(sp_lint *l, const char *path, sp_lint_kind kind, sp_error *
 			 (size_t)((char *)memchr(text, '\0', len) - text));
 		return unreadable(l, path, kind, err);
 	}
-	return sp_lint_add_buffer(l, path, text, len, kind, err);
+	/* sp_read_file_alloc NUL-terminates what it read */
+	return add_owned(l, path, steal_text(&text), len, kind, err);
 }
 
 static int finding_cmp(const void *a, const void *b)

@@ -160,8 +160,7 @@ static bool has_tag(const yaml_node_t *n, const char *suffix)
 {
 	static const char base[] = "tag:yaml.org,2002:";
 	const char *t = (const char *)n->tag;
-	return t && t[sizeof base - 1] == suffix[0] && !strncmp(t, base, sizeof base - 1) &&
-	       !strcmp(t + sizeof base - 1, suffix);
+	return t && t[0] == 't' && !strncmp(t, base, sizeof base - 1) && !strcmp(t + sizeof base - 1, suffix);
 }
 
 static bool is_merge_key(const yaml_node_t *k)
@@ -291,6 +290,211 @@ static int load_error(const sp_lint_file *f, yaml_parser_t *p, sp_error *err)
 			p->problem ? p->problem : "parse error", p->context ? " " : "", p->context ? p->context : "");
 }
 
+/* Kubernetes JSON is read from libyaml's events into documents of its own
+ * making, so that the items of a List ("kubectl get -o json" of a whole
+ * cluster: tens of megabytes) are each built, linted and freed in turn:
+ * memory is bounded by the largest item. The List itself keeps its other
+ * members and an empty items sequence. The items' findings stand only if the
+ * object turns out to be a List (kubectl writes "kind" after "items"). */
+struct jloader {
+	yaml_parser_t *p;
+	const sp_lint_file *f;
+	sp_error *err;
+	int (*item)(void *ctx, yaml_document_t *d, yaml_node_t *root, size_t index, sp_error *err);
+	void *ctx;
+	size_t nitems;
+};
+
+static int jl_event(struct jloader *j, yaml_event_t *ev)
+{
+	if (!yaml_parser_parse(j->p, ev))
+		return load_error(j->f, j->p, j->err);
+	return 0;
+}
+
+static void set_marks(yaml_document_t *d, int id, const yaml_event_t *ev)
+{
+	yaml_node_t *n = yaml_document_get_node(d, id);
+	n->start_mark = ev->start_mark;
+	n->end_mark = ev->end_mark;
+}
+
+enum jl_role { JL_NORMAL, JL_ROOT, JL_ITEMS };
+static int jl_node(struct jloader *j, yaml_document_t *d, yaml_event_t *ev, int depth, enum jl_role role, int *out);
+
+/* a new document holding one List item, linted and freed */
+static int jl_item(struct jloader *j, yaml_event_t *ev, int depth)
+{
+	yaml_document_t item;
+	if (!yaml_document_initialize(&item, NULL, NULL, NULL, 1, 1))
+		return sp_fail_errno(j->err, ENOMEM, "%s: out of memory reading JSON", j->f->path);
+	int id = 0;
+	int rc = jl_node(j, &item, ev, depth, JL_NORMAL, &id);
+	if (rc == 0)
+		rc = j->item(j->ctx, &item, yaml_document_get_node(&item, id), j->nitems++, j->err);
+	yaml_document_delete(&item);
+	return rc;
+}
+
+static int jl_node(struct jloader *j, yaml_document_t *d, yaml_event_t *ev, int depth, enum jl_role role, int *out)
+{
+	if (depth > SP_YAML_MAX_FLOW_DEPTH)
+		return sp_usage(j->err, "%s:%zu:%zu: YAML nested deeper than %d levels", j->f->path,
+				ev->start_mark.line + 1, ev->start_mark.column + 1, SP_YAML_MAX_FLOW_DEPTH);
+	switch (ev->type) {
+	case YAML_SCALAR_EVENT: {
+		if (ev->data.scalar.anchor)
+			return sp_usage(j->err, "%s:%zu:%zu: anchors are not JSON", j->f->path, ev->start_mark.line + 1,
+					ev->start_mark.column + 1);
+		int id = yaml_document_add_scalar(d, ev->data.scalar.tag, ev->data.scalar.value,
+						  (int)ev->data.scalar.length, ev->data.scalar.style);
+		if (!id)
+			return sp_fail_errno(j->err, ENOMEM, "%s: out of memory reading JSON", j->f->path);
+		set_marks(d, id, ev);
+		*out = id;
+		return 0;
+	}
+	case YAML_SEQUENCE_START_EVENT:
+	case YAML_MAPPING_START_EVENT: {
+		bool map = ev->type == YAML_MAPPING_START_EVENT;
+		if (map ? ev->data.mapping_start.anchor != NULL : ev->data.sequence_start.anchor != NULL)
+			return sp_usage(j->err, "%s:%zu:%zu: anchors are not JSON", j->f->path, ev->start_mark.line + 1,
+					ev->start_mark.column + 1);
+		int id = map ? yaml_document_add_mapping(d, ev->data.mapping_start.tag, ev->data.mapping_start.style)
+			     : yaml_document_add_sequence(d, ev->data.sequence_start.tag, ev->data.sequence_start.style);
+		if (!id)
+			return sp_fail_errno(j->err, ENOMEM, "%s: out of memory reading JSON", j->f->path);
+		set_marks(d, id, ev);
+		int key = 0;
+		for (;;) {
+			yaml_event_t cev;
+			if (jl_event(j, &cev) < 0)
+				return -1;
+			if (cev.type == YAML_SEQUENCE_END_EVENT || cev.type == YAML_MAPPING_END_EVENT) {
+				yaml_document_get_node(d, id)->end_mark = cev.end_mark;
+				yaml_event_delete(&cev);
+				break;
+			}
+			int rc, child = 0;
+			if (!map && role == JL_ITEMS) { /* one List item: linted and freed */
+				rc = jl_item(j, &cev, depth + 1);
+				yaml_event_delete(&cev);
+				if (rc < 0)
+					return -1;
+				continue;
+			}
+			enum jl_role cr = JL_NORMAL;
+			if (map && key && role == JL_ROOT && cev.type == YAML_SEQUENCE_START_EVENT) {
+				yaml_node_t *k = yaml_document_get_node(d, key);
+				if (k->data.scalar.length == 5 && !memcmp(k->data.scalar.value, "items", 5))
+					cr = JL_ITEMS;
+			}
+			rc = jl_node(j, d, &cev, depth + 1, cr, &child);
+			yaml_event_delete(&cev);
+			if (rc < 0)
+				return -1;
+			if (map && !key) {
+				if (yaml_document_get_node(d, child)->type != YAML_SCALAR_NODE)
+					return sp_usage(j->err, "%s:%u:%u: a mapping key that is not a scalar", j->f->path,
+							sp_y_line(yaml_document_get_node(d, child)),
+							sp_y_col(yaml_document_get_node(d, child)));
+				key = child;
+				continue;
+			}
+			int ok = map ? yaml_document_append_mapping_pair(d, id, key, child)
+				     : yaml_document_append_sequence_item(d, id, child);
+			if (!ok)
+				return sp_fail_errno(j->err, ENOMEM, "%s: out of memory reading JSON", j->f->path);
+			key = 0;
+		}
+		*out = id;
+		return 0;
+	}
+	case YAML_ALIAS_EVENT:
+		return sp_usage(j->err, "%s:%zu:%zu: aliases are not JSON", j->f->path, ev->start_mark.line + 1,
+				ev->start_mark.column + 1);
+	case YAML_NO_EVENT:
+	case YAML_STREAM_START_EVENT:
+	case YAML_STREAM_END_EVENT:
+	case YAML_DOCUMENT_START_EVENT:
+	case YAML_DOCUMENT_END_EVENT:
+	case YAML_SEQUENCE_END_EVENT:
+	case YAML_MAPPING_END_EVENT: break;
+	}
+	return sp_usage(j->err, "%s:%zu:%zu: unexpected JSON structure", j->f->path, ev->start_mark.line + 1,
+			ev->start_mark.column + 1);
+}
+
+/* the next document of the stream into doc; *end at the end of the stream */
+static int jl_document(struct jloader *j, yaml_document_t *doc, bool *end)
+{
+	*end = false;
+	for (;;) {
+		yaml_event_t ev;
+		if (jl_event(j, &ev) < 0)
+			return -1;
+		yaml_event_type_t t = ev.type;
+		if (t == YAML_STREAM_END_EVENT) {
+			yaml_event_delete(&ev);
+			*end = true;
+			return 0;
+		}
+		if (t != YAML_DOCUMENT_START_EVENT) {
+			yaml_event_delete(&ev);
+			continue;
+		}
+		yaml_event_delete(&ev);
+		if (!yaml_document_initialize(doc, NULL, NULL, NULL, 1, 1))
+			return sp_fail_errno(j->err, ENOMEM, "%s: out of memory reading JSON", j->f->path);
+		int root = 0, rc = 0;
+		for (;;) {
+			if (jl_event(j, &ev) < 0) {
+				yaml_document_delete(doc);
+				return -1;
+			}
+			if (ev.type == YAML_DOCUMENT_END_EVENT) {
+				yaml_event_delete(&ev);
+				break;
+			}
+			rc = root ? sp_usage(j->err, "%s: unexpected JSON structure", j->f->path)
+				  : jl_node(j, doc, &ev, 0, JL_ROOT, &root);
+			yaml_event_delete(&ev);
+			if (rc < 0) {
+				yaml_document_delete(doc);
+				return -1;
+			}
+		}
+		if (!root) { /* an empty document: a node-less one reads as the end */
+			yaml_document_delete(doc);
+			continue;
+		}
+		return 0;
+	}
+}
+
+struct item_ctx {
+	sp_lint *l;
+	size_t fi;
+	struct sp_kube_file **kst;
+};
+
+static int on_item(void *ctx, yaml_document_t *d, yaml_node_t *root, size_t index, sp_error *err)
+{
+	struct item_ctx *c = ctx;
+	if (!*c->kst)
+		*c->kst = sp_lint_kube_begin(c->l, c->fi);
+	sp_error e;
+	sp_error_clear(&e);
+	if (sp_lint_kube_item(c->l, c->fi, *c->kst, d, root, index, &e) < 0) {
+		if (e.exit_code == SP_EXIT_INTERNAL) {
+			*err = e;
+			return -1;
+		}
+		sp_lint_input_error(c->l, c->fi, &e);
+	}
+	return 0;
+}
+
 int sp_lint_yaml_run(sp_lint *l, size_t fi, bool json, sp_error *err)
 {
 	sp_lint_file *f = &l->files[fi];
@@ -306,12 +510,31 @@ int sp_lint_yaml_run(sp_lint *l, size_t fi, bool json, sp_error *err)
 	struct sp_kube_file *kst = NULL;
 	int rc = 0;
 	bool any_doc = false;
+	/* Kubernetes JSON: Lists item by item */
+	bool stream = json && f->kind == SP_LK_KUBE;
+	struct item_ctx ictx = {.l = l, .fi = fi, .kst = &kst};
+	sp_error jerr;
+	sp_error_clear(&jerr);
+	struct jloader jl = {.p = &p, .f = f, .err = &jerr, .item = on_item, .ctx = &ictx};
 	for (;;) {
 		yaml_document_t doc;
 		sp_error e;
 		sp_error_clear(&e);
-		if (!yaml_parser_load(&p, &doc)) {
-			load_error(f, &p, &e);
+		size_t mark = l->nf;
+		bool loaded;
+		if (stream) {
+			bool end = false;
+			loaded = jl_document(&jl, &doc, &end) == 0;
+			if (loaded && end)
+				break;
+		} else {
+			loaded = yaml_parser_load(&p, &doc) != 0;
+			if (!loaded)
+				load_error(f, &p, &e);
+		}
+		if (!loaded) {
+			if (stream)
+				e = jerr;
 			if (e.exit_code != SP_EXIT_INTERNAL)
 				sp_lint_input_error(l, fi, &e);
 			if (rc == 0 || e.exit_code == SP_EXIT_INTERNAL)
@@ -337,6 +560,8 @@ int sp_lint_yaml_run(sp_lint *l, size_t fi, bool json, sp_error *err)
 		if (dr == 0 && f->kind == SP_LK_KUBE) {
 			if (!kst)
 				kst = sp_lint_kube_begin(l, fi);
+			if (stream)
+				sp_lint_kube_items_judged(l, fi, kst, &doc, root, mark);
 			dr = sp_lint_kube_doc(l, fi, kst, &doc, root, &e);
 		} else if (dr == 0 && f->kind == SP_LK_COMPOSE) {
 			dr = sp_lint_compose_doc(l, fi, &doc, root, &e);

@@ -65,6 +65,13 @@ struct sp_kube_file;
 struct sp_kube_file *sp_lint_kube_begin(sp_lint *l, size_t fi);
 int sp_lint_kube_doc(sp_lint *l, size_t fi, struct sp_kube_file *st, yaml_document_t *d, yaml_node_t *root,
 		     sp_error *err);
+/* one item of a List read item by item (Kubernetes JSON) */
+int sp_lint_kube_item(sp_lint *l, size_t fi, struct sp_kube_file *st, yaml_document_t *d, yaml_node_t *item,
+		      size_t index, sp_error *err);
+/* the document the items were in is now whole: unless it is a List, the
+ * findings of its items (l->f from mark on) are withdrawn */
+void sp_lint_kube_items_judged(sp_lint *l, size_t fi, struct sp_kube_file *st, yaml_document_t *d, yaml_node_t *root,
+			       size_t mark);
 /* after the last document: the findings that depend on other documents */
 void sp_lint_kube_end(sp_lint *l, size_t fi, struct sp_kube_file *st);
 

@@ -71,6 +71,23 @@ line=$(jq -r '[.findings[] | select(.rule == "kube.privileged") | .line][0]' "$T
 is "$(jq '.findings | length' "$T/many.json"):$(sed -n "${line}p" "$T/many.yaml" | tr -d ' ')" "1:privileged:true" \
 	"$docs documents: exactly one finding, on the last document's privileged line ($line)"
 
+# a JSON List is read item by item: memory is the text plus about one item
+# (not meaningful under ASan, whose shadow memory dwarfs it)
+if [ "${SP_SAN:-0}" != 1 ] && [ -x /usr/bin/time ]; then
+	python3 - "$FIX/json_pod.clean.json" "$FIX/json_pod.trigger.json" "$T/list.json" <<'PY'
+import json, sys
+clean, trig = (json.load(open(p)) for p in sys.argv[1:3])
+items = [clean] * 6000 + [trig]
+json.dump({"apiVersion": "v1", "items": items, "kind": "List", "metadata": {"resourceVersion": ""}}, open(sys.argv[3], "w"), indent=4)
+PY
+	size_kib=$(( $(stat -c %s "$T/list.json") / 1024 ))
+	/usr/bin/time -f %M -o "$T/rss" "$SP_BIN" lint --format json "$T/list.json" >"$T/list.out"
+	rss=$(cat "$T/rss")
+	is "$(jq -r '[.findings[].rule] | join(" ")' "$T/list.out")" "kube.privileged" "a 6,001-item JSON List: the one privileged item is found"
+	TAP_NAME="a $((size_kib / 1024)) MiB JSON List: peak RSS $((rss / 1024)) MiB, under the text plus 16 MiB" \
+		ok test "$rss" -lt $((size_kib + 16384))
+fi
+
 # a document with a type error is reported where it is, and the next one is linted
 {
 	cat "$FIX/helm.clean.yaml"
