@@ -171,13 +171,42 @@ static json_t *sarif_rule(const sp_lint_rule *r)
 	return o;
 }
 
+/* SARIF wants a numeric version and a semantic one; a build from git has
+ * "git describe" output (a tag, or a bare commit hash) */
+static void sarif_versions(char *num, size_t nsz, char *sem, size_t ssz)
+{
+	const char *v = SP_VERSION;
+	size_t i = 0;
+	bool numeric = v[0] >= '0' && v[0] <= '9';
+	for (; v[i] && numeric; i++)
+		numeric = (v[i] >= '0' && v[i] <= '9') || v[i] == '.';
+	snprintf(num, nsz, "%s", numeric ? v : "0.0.0");
+	int dots = 0;
+	for (const char *c = v; *c; c++)
+		dots += *c == '.';
+	if (numeric && dots == 2) {
+		snprintf(sem, ssz, "%s", v);
+		return;
+	}
+	/* 0.0.0+<build metadata>: only [0-9A-Za-z.-] */
+	size_t k = (size_t)snprintf(sem, ssz, "0.0.0+");
+	for (const char *c = v; *c && k + 1 < ssz; c++) {
+		bool ok = (*c >= '0' && *c <= '9') || (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || *c == '.' ||
+			  *c == '-';
+		sem[k++] = ok ? *c : '-';
+	}
+	sem[k] = '\0';
+}
+
 static json_t *sarif_driver(void)
 {
 	json_t *rules = json_array();
 	for (size_t i = 0; i < SP_LR__COUNT; i++)
 		json_array_append_new(rules, sarif_rule(&sp_lint_rules[i]));
-	return json_pack("{s:s,s:s,s:s,s:s,s:o}", "name", "sandprobe", "version", SP_VERSION, "semanticVersion", SP_VERSION,
-			 "informationUri", SP_LINT_INFO_URI, "rules", rules);
+	char num[64], sem[96];
+	sarif_versions(num, sizeof num, sem, sizeof sem);
+	return json_pack("{s:s,s:s,s:s,s:s,s:s,s:o}", "name", "sandprobe", "fullName", "sandprobe " SP_VERSION, "version",
+			 num, "semanticVersion", sem, "informationUri", SP_LINT_INFO_URI, "rules", rules);
 }
 
 static json_t *sarif_location(const sp_lint *l, const sp_lint_finding *x)
