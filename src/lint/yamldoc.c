@@ -160,16 +160,18 @@ static bool has_tag(const yaml_node_t *n, const char *suffix)
 {
 	static const char base[] = "tag:yaml.org,2002:";
 	const char *t = (const char *)n->tag;
-	return t && t[0] == 't' && !strncmp(t, base, sizeof base - 1) && !strcmp(t + sizeof base - 1, suffix);
+	/* the byte after the prefix, read only when the tag is that long */
+	return t && !memchr(t, '\0', sizeof base - 1) && t[sizeof base - 1] == suffix[0] &&
+	       !strncmp(t, base, sizeof base - 1) && !strcmp(t + sizeof base - 1, suffix);
 }
 
 static bool is_merge_key(const yaml_node_t *k)
 {
 	if (!k || k->type != YAML_SCALAR_NODE)
 		return false;
-	if (k->data.scalar.length == 2 && !memcmp(k->data.scalar.value, "<<", 2))
-		return k->data.scalar.style == YAML_PLAIN_SCALAR_STYLE || has_tag(k, "merge");
-	return has_tag(k, "merge");
+	/* the merge key is the scalar << (plain, or tagged !!merge) */
+	return k->data.scalar.length == 2 && !memcmp(k->data.scalar.value, "<<", 2) &&
+	       (k->data.scalar.style == YAML_PLAIN_SCALAR_STYLE || has_tag(k, "merge"));
 }
 
 /* Expand the merge keys of every mapping in place (YAML 1.1 merge: a
@@ -266,6 +268,74 @@ static int expand_merges(const sp_lint_file *f, yaml_document_t *d, sp_error *er
 		return sp_usage(err, "%s:%zu:%zu: YAML merge keys (<<) expand to too many keys", f->path,
 				d->start_mark.line + 1, d->start_mark.column + 1);
 	return 0;
+}
+
+/* A key given twice in one mapping: kubectl and compose refuse it, and a
+ * reviewer who reads the first value is shown a setting the tool ignores. */
+struct keyref {
+	const unsigned char *s;
+	size_t len;
+	const yaml_node_t *node;
+};
+
+static int keyref_cmp(const void *a, const void *b)
+{
+	const struct keyref *x = a, *y = b;
+	size_t n = x->len < y->len ? x->len : y->len;
+	int c = memcmp(x->s, y->s, n);
+	if (c)
+		return c;
+	if (x->len != y->len)
+		return x->len < y->len ? -1 : 1;
+	return x->node < y->node ? -1 : x->node > y->node; /* nodes are in document order */
+}
+
+static int check_duplicates(const sp_lint_file *f, yaml_document_t *d, sp_error *err)
+{
+	size_t nn = (size_t)(d->nodes.top - d->nodes.start);
+	struct keyref *keys = NULL;
+	size_t cap = 0;
+	int rc = 0;
+	for (size_t i = 0; i < nn && rc == 0; i++) {
+		yaml_node_t *m = &d->nodes.start[i];
+		size_t np = sp_y_npairs(m), k = 0;
+		if (np < 2)
+			continue;
+		if (np > cap) {
+			cap = np;
+			keys = sp_xrealloc(keys, cap * sizeof *keys);
+		}
+		for (size_t j = 0; j < np; j++) {
+			yaml_node_t *kn = yaml_document_get_node(d, m->data.mapping.pairs.start[j].key);
+			if (kn && kn->type == YAML_SCALAR_NODE && !is_merge_key(kn))
+				keys[k++] = (struct keyref){kn->data.scalar.value, kn->data.scalar.length, kn};
+		}
+		if (k <= 8) { /* most mappings: compare pairwise */
+			bool dup = false;
+			for (size_t a = 1; a < k && !dup; a++)
+				for (size_t b = 0; b < a && !dup; b++)
+					dup = keys[a].len == keys[b].len && !memcmp(keys[a].s, keys[b].s, keys[a].len);
+			if (!dup)
+				continue;
+		}
+		qsort(keys, k, sizeof *keys, keyref_cmp);
+		for (size_t j = 1; j < k; j++)
+			if (keys[j].len == keys[j - 1].len && !memcmp(keys[j].s, keys[j - 1].s, keys[j].len) &&
+			    keys[j].node != keys[j - 1].node) {
+				const yaml_node_t *first = keys[j - 1].node, *again = keys[j].node;
+				if (sp_y_line(again) < sp_y_line(first)) {
+					const yaml_node_t *t = first;
+					first = again;
+					again = t;
+				}
+				rc = sp_usage(err, "%s:%u:%u: duplicate key '%.*s' (first at line %u)", f->path,
+					      sp_y_line(again), sp_y_col(again), (int)(keys[j].len > 200 ? 200 : keys[j].len),
+					      (const char *)keys[j].s, sp_y_line(first));
+				break;
+			}
+	}
+	free(keys);
+	return rc;
 }
 
 sp_lint_kind sp_lint_yaml_doc_kind(yaml_document_t *d, yaml_node_t *root)
@@ -476,6 +546,8 @@ struct item_ctx {
 	sp_lint *l;
 	size_t fi;
 	struct sp_kube_file **kst;
+	bool failed;
+	sp_error first; /* the first item that could not be linted */
 };
 
 static int on_item(void *ctx, yaml_document_t *d, yaml_node_t *root, size_t index, sp_error *err)
@@ -485,12 +557,16 @@ static int on_item(void *ctx, yaml_document_t *d, yaml_node_t *root, size_t inde
 		*c->kst = sp_lint_kube_begin(c->l, c->fi);
 	sp_error e;
 	sp_error_clear(&e);
-	if (sp_lint_kube_item(c->l, c->fi, *c->kst, d, root, index, &e) < 0) {
+	if (check_duplicates(&c->l->files[c->fi], d, &e) < 0 ||
+	    sp_lint_kube_item(c->l, c->fi, *c->kst, d, root, index, &e) < 0) {
 		if (e.exit_code == SP_EXIT_INTERNAL) {
 			*err = e;
 			return -1;
 		}
 		sp_lint_input_error(c->l, c->fi, &e);
+		if (!c->failed)
+			c->first = e;
+		c->failed = true;
 	}
 	return 0;
 }
@@ -552,7 +628,9 @@ int sp_lint_yaml_run(sp_lint *l, size_t fi, bool json, sp_error *err)
 			continue;
 		}
 		any_doc = true;
-		int dr = expand_merges(f, &doc, &e);
+		int dr = check_duplicates(f, &doc, &e);
+		if (dr == 0)
+			dr = expand_merges(f, &doc, &e);
 		if (dr == 0 && f->kind == SP_LK_AUTO) {
 			f->kind = sp_lint_yaml_doc_kind(&doc, root);
 			f->is_sandbox = f->kind == SP_LK_COMPOSE;
@@ -575,6 +653,10 @@ int sp_lint_yaml_run(sp_lint *l, size_t fi, bool json, sp_error *err)
 		}
 	}
 	yaml_parser_delete(&p);
+	if (rc == 0 && ictx.failed) {
+		*err = ictx.first;
+		rc = -1;
+	}
 	if (kst)
 		sp_lint_kube_end(l, fi, kst);
 	if (rc == 0 && f->kind == SP_LK_AUTO) {

@@ -55,6 +55,13 @@ expect_usage "kube wrong type" "$T/pod.yaml:4:15: /spec/containers: expected a s
 printf 'services:\n  a:\n    privileged: [true]\n' >"$T/priv.yaml"
 expect_usage "compose wrong scalar" "$T/priv.yaml:3:17: /services/a/privileged: expected a scalar" "$T/priv.yaml"
 
+# a key given twice in a YAML mapping (kubectl and compose refuse it; the
+# second hostPID would hide behind the first); in a JSON List item too
+printf 'apiVersion: v1\nkind: Pod\nspec:\n  hostPID: false\n  containers: []\n  hostPID: true\n' >"$T/dup.yaml"
+expect_usage "YAML duplicate key" "$T/dup.yaml:6:3: duplicate key 'hostPID' \\(first at line 4\\)" "$T/dup.yaml"
+printf '{"apiVersion": "v1", "kind": "List", "items": [\n {"apiVersion": "v1", "kind": "Pod",\n  "spec": {"hostPID": false, "hostPID": true}}]}\n' >"$T/dupl.json"
+expect_usage "JSON List item duplicate key" "$T/dupl.json:3:30: duplicate key 'hostPID'" "$T/dupl.json"
+
 # squid: bad directives name the line
 printf 'http_port 3128\nhttp_access maybe all\n' >"$T/bad.conf"
 expect_usage "squid bad http_access" "$T/bad.conf:2:1: http_access needs allow or deny" "$T/bad.conf"
