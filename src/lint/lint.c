@@ -285,6 +285,17 @@ static int parse_file(sp_lint *l, size_t fi, sp_error *err)
 			}
 			if (sp_lint_json_parse(f, err) < 0)
 				return -1;
+			json_t *j = f->json;
+			if (json_is_object(j) && json_is_object(json_object_get(j, "services")) &&
+			    !json_object_get(j, "ociVersion")) {
+				/* a compose file written as JSON: read like its YAML form */
+				json_decref(j);
+				f->json = NULL;
+				f->kind = SP_LK_COMPOSE;
+				f->is_sandbox = true;
+				f->checked = true;
+				return sp_lint_yaml_run(l, fi, true, err);
+			}
 			if (guess_json_kind(f, err) < 0)
 				return -1;
 		} else if (!yaml_ext && (has_ext(f->path, ".conf") || looks_like_squid(f->text, f->len))) {

@@ -31,9 +31,10 @@ while read -r name rule; do
 			"exit $rc; $(jq -c '[.findings[] | "\(.rule)@\(.line)"]' "$T/c.json" 2>&1) $(cat "$T/c.err")"
 	fi
 	kind=$(jq -r '.files[0].kind' "$T/c.json")
-	case $trig in
-	*.json) [ "${name#oci_}" != "$name" ] && want=oci || want=kube ;;
-	*) case $name in *compose*) want=compose ;; *) want=kube ;; esac ;;
+	case $name in
+	*compose*) want=compose ;;
+	oci_*) want=oci ;;
+	*) want=kube ;;
 	esac
 	is "$kind" "$want" "$name: detected as $want"
 done <"$FIX/SHAPES"
