@@ -479,9 +479,21 @@ static void check_service(sp_lint *l, size_t fi, const struct svc *s)
 	bool cpu = svc_get(s, "cpus", NULL) || svc_get(s, "cpu_quota", NULL) || sp_y_get(d, lim, "cpus");
 	bool pids = svc_get(s, "pids_limit", NULL) || sp_y_get(d, lim, "pids");
 	if (!mem || !cpu || !pids) {
-		char miss[64] = "";
-		snprintf(miss, sizeof miss, "%s%s%s%s%s", !mem ? "memory" : "", !mem && (!cpu || !pids) ? ", " : "",
-			 !cpu ? "CPU" : "", !cpu && !pids ? ", " : "", !pids ? "pids" : "");
+		const char *parts[3];
+		size_t np = 0;
+		if (!mem)
+			parts[np++] = "memory";
+		if (!cpu)
+			parts[np++] = "CPU";
+		if (!pids)
+			parts[np++] = "pids";
+		char miss[64];
+		if (np == 1)
+			snprintf(miss, sizeof miss, "%s", parts[0]);
+		else if (np == 2)
+			snprintf(miss, sizeof miss, "%s or %s", parts[0], parts[1]);
+		else
+			snprintf(miss, sizeof miss, "%s, %s or %s", parts[0], parts[1], parts[2]);
 		sp_y_report(l, fi, SP_LR_COMPOSE_LIMITS, key, sp, "service '%s' has no %s limit", name, miss);
 	}
 	/* sysctls: a mapping or KEY=VALUE items */

@@ -455,7 +455,7 @@ static void check_container(struct pod *p, yaml_node_t *c, const char *cptr, boo
 	/* resources (ephemeral containers have none to set) */
 	if (!ephemeral) {
 		yaml_node_t *lim = sp_y_get(d, sp_y_get(d, c, "resources"), "limits");
-		const char *miss = !sp_y_get(d, lim, "memory") && !sp_y_get(d, lim, "cpu") ? "memory and CPU"
+		const char *miss = !sp_y_get(d, lim, "memory") && !sp_y_get(d, lim, "cpu") ? "memory or CPU"
 				   : !sp_y_get(d, lim, "memory")			 ? "memory"
 				   : !sp_y_get(d, lim, "cpu")				 ? "CPU"
 											 : NULL;
