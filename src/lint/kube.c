@@ -449,7 +449,7 @@ static void check_container(struct pod *p, yaml_node_t *c, const char *cptr, boo
 	}
 	n = sp_y_get(d, sp_y_get(d, csc, "windowsOptions"), "hostProcess");
 	if (sp_y_true(n)) {
-		_cleanup_free_ char *ptr = sp_jptr_join(scp, "windowsOptions/hostProcess");
+		_cleanup_free_ char *ptr = sp_xasprintf("%s/windowsOptions/hostProcess", scp);
 		sp_y_report(l, fi, SP_LR_KUBE_HOST_PROCESS, n, ptr, "container '%s' is a HostProcess container", name);
 	}
 	/* resources (ephemeral containers have none to set) */
@@ -460,7 +460,7 @@ static void check_container(struct pod *p, yaml_node_t *c, const char *cptr, boo
 				   : !sp_y_get(d, lim, "cpu")				 ? "CPU"
 											 : NULL;
 		if (miss) {
-			_cleanup_free_ char *ptr = sp_jptr_join(cptr, lim ? "resources/limits" : "resources");
+			_cleanup_free_ char *ptr = sp_xasprintf("%s/%s", cptr, lim ? "resources/limits" : "resources");
 			yaml_node_t *res = sp_y_get(d, c, "resources");
 			sp_y_report(l, fi, SP_LR_KUBE_LIMITS, lim ? lim : res ? res : c, lim || res ? ptr : cptr,
 				    "container '%s' has no %s limit", name, miss);
@@ -589,7 +589,7 @@ static void check_pod(struct pod *p, const char *metaptr, yaml_node_t *kindnode,
 	}
 	yaml_node_t *hpn = sp_y_get(d, sp_y_get(d, psc, "windowsOptions"), "hostProcess");
 	if (sp_y_true(hpn)) {
-		_cleanup_free_ char *ptr = sp_jptr_join(p->pscptr, "windowsOptions/hostProcess");
+		_cleanup_free_ char *ptr = sp_xasprintf("%s/windowsOptions/hostProcess", p->pscptr);
 		sp_y_report(l, fi, SP_LR_KUBE_HOST_PROCESS, hpn, ptr, "the pod's containers are HostProcess containers");
 	}
 	yaml_node_t *podsec = sp_y_get(d, p->ann, "seccomp.security.alpha.kubernetes.io/pod");

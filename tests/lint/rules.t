@@ -50,6 +50,22 @@ for r in $rules; do
 		"$r: the clean file of its kind does not raise it"
 done
 
+# every pointer of a YAML finding names a node that is in the file (in one of
+# its documents, read by yq): no mis-escaped or invented paths
+need yq
+bad=""
+for f in "$FIX"/trigger/*.yaml "$FIX"/good/*.yaml "$FIX"/shapes/*.yaml; do
+	"$SP_BIN" lint --format json --fail-on note "$f" 2>/dev/null |
+		jq -r '.findings[] | select(.pointer != null) | .pointer' | sort -u >"$T/ptrs"
+	[ -s "$T/ptrs" ] || continue
+	yq -c . "$f" >"$T/docs.json" 2>/dev/null || continue
+	missing=$(jq -rn --rawfile ps "$T/ptrs" '[inputs] as $docs | $ps | split("\n")[] | select(length > 0) |
+		. as $p | ($p | split("/")[1:] | map(gsub("~1"; "/") | gsub("~0"; "~") | if test("^[0-9]+$") then tonumber else . end)) as $path |
+		select([$docs[] | select(. != null) | try getpath($path) catch null | . != null] | any | not) | $p' "$T/docs.json")
+	[ -n "$missing" ] && bad="$bad $(basename "$f"):$missing"
+done
+is "$bad" "" "every YAML finding's pointer names a node of its file"
+
 # no stale fixture: every trigger names a rule that exists
 for f in "$FIX"/trigger/*; do
 	b=$(basename "$f"); b=${b%.json}; b=${b%.yaml}; b=${b%.conf}; b=${b%.args}; b=${b%.rc}
