@@ -27,8 +27,9 @@ static void usage(FILE *f)
 	      "                    every pod (runtimeClassName) or compose service (runtime) must use NAME\n"
 	      "  --list-rules      print the rule catalogue and exit\n"
 	      "\n"
-	      "exit: 0 no finding at or above --fail-on, 1 findings, 2 usage error or malformed file,\n"
-	      "      3 internal error\n",
+	      "exit: 0 no finding at or above --fail-on, 1 findings, 2 usage error, or a file (or a\n"
+	      "      document in it) that could not be linted: it is reported as lint.input_invalid\n"
+	      "      and every other file's findings are still reported; 3 internal error\n",
 	      f);
 }
 
@@ -118,10 +119,19 @@ int cmd_lint(int argc, char **argv)
 	}
 	sp_lint_opts lo = {.require_runtime_class = o.runtime_class};
 	sp_lint_init(&l, &lo);
-	/* every file is read and parsed before anything is written */
-	for (int i = optind; i < argc; i++)
-		if (sp_lint_add_file(&l, argv[i], kind, &err) < 0)
+	/* every file is read, parsed (and for compose and kube linted) before
+	 * anything is written; a file that cannot be linted is reported on
+	 * stderr and as a lint.input_invalid finding, and the others go on */
+	bool input_error = false;
+	for (int i = optind; i < argc; i++) {
+		if (sp_lint_add_file(&l, argv[i], kind, &err) == 0)
+			continue;
+		if (err.exit_code == SP_EXIT_INTERNAL)
 			goto fail;
+		sp_error_report(&err);
+		sp_error_clear(&err);
+		input_error = true;
+	}
 	if (o.output) {
 		out = fopen(o.output, "we");
 		if (!out) {
@@ -138,6 +148,8 @@ int cmd_lint(int argc, char **argv)
 		wr = sp_lint_write(out, fmt, &l, fail_on);
 		int worst = sp_lint_worst(&l);
 		rc = worst >= 0 && worst >= (int)fail_on ? SP_EXIT_FAIL : SP_EXIT_OK;
+		if (input_error)
+			rc = SP_EXIT_USAGE;
 	}
 	if (wr < 0) {
 		sp_fail_errno(&err, -wr, "lint: cannot write the report");

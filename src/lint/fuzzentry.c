@@ -31,6 +31,9 @@ int sp_lint_fuzz_one(sp_lint_kind kind, const unsigned char *data, size_t size)
 	sp_error err;
 	sp_error_clear(&err);
 	int rc = sp_lint_add_buffer(&l, "fuzz.input", (const char *)data, size, kind, &err);
+	bool bad = rc < 0 && err.exit_code != SP_EXIT_INTERNAL;
+	if (bad)
+		rc = 0; /* a malformed input is a finding: the run and the writers go on */
 	if (rc == 0 && kind == SP_LK_SQUID)
 		rc = sp_lint_add_buffer(&l, "allow.json", companion_allowlist, sizeof companion_allowlist - 1,
 					SP_LK_ALLOWLIST, &err) |

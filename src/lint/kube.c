@@ -1,7 +1,11 @@
-/* Kubernetes workloads (Pod, Deployment, StatefulSet, DaemonSet, ReplicaSet,
- * ReplicationController, Job, CronJob), one or more YAML documents: the pod
- * spec's host namespaces, hostPath volumes, RuntimeClass, and each
- * container's securityContext (container settings override the pod's). */
+/* Kubernetes objects, one YAML or JSON document after another: workloads
+ * (Pod, Deployment, StatefulSet, DaemonSet, ReplicaSet, ReplicationController,
+ * Job, CronJob, PodTemplate, OpenShift DeploymentConfig, and any object with
+ * a pod template under spec.template), the items of a List (what `kubectl get
+ * -o yaml` prints), RBAC roles and bindings, OpenShift SecurityContextConstraints
+ * and ServiceAccounts. For a pod: host namespaces, volumes, sysctls, user
+ * namespace, service account token, and each container's securityContext
+ * (container settings override the pod's), resources, ports and env. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,14 +16,28 @@ static const sp_yschema pod_schema[] = {
 	{"/hostNetwork", 's'},
 	{"/hostPID", 's'},
 	{"/hostIPC", 's'},
+	{"/hostUsers", 's'},
 	{"/runtimeClassName", 's'},
+	{"/serviceAccountName", 's'},
+	{"/automountServiceAccountToken", 's'},
 	{"/securityContext", 'm'},
 	{"/securityContext/runAsUser", 's'},
+	{"/securityContext/runAsGroup", 's'},
+	{"/securityContext/fsGroup", 's'},
 	{"/securityContext/runAsNonRoot", 's'},
+	{"/securityContext/supplementalGroups", 'q'},
+	{"/securityContext/supplementalGroups/*", 's'},
+	{"/securityContext/sysctls", 'q'},
+	{"/securityContext/sysctls/*", 'm'},
+	{"/securityContext/sysctls/*/name", 's'},
 	{"/securityContext/seccompProfile", 'm'},
 	{"/securityContext/seccompProfile/type", 's'},
 	{"/securityContext/appArmorProfile", 'm'},
 	{"/securityContext/appArmorProfile/type", 's'},
+	{"/securityContext/seLinuxOptions", 'm'},
+	{"/securityContext/seLinuxOptions/*", 's'},
+	{"/securityContext/windowsOptions", 'm'},
+	{"/securityContext/windowsOptions/hostProcess", 's'},
 	{"/volumes", 'q'},
 	{"/volumes/*", 'm'},
 	{"/volumes/*/hostPath", 'm'},
@@ -31,26 +49,48 @@ static const sp_yschema pod_schema[] = {
 	{"/initContainers/*", 'm'},
 	{"/ephemeralContainers", 'q'},
 	{"/ephemeralContainers/*", 'm'},
+	{"/*/*/ports", 'q'},
+	{"/*/*/ports/*", 'm'},
+	{"/*/*/ports/*/hostPort", 's'},
+	{"/*/*/env", 'q'},
+	{"/*/*/env/*", 'm'},
+	{"/*/*/env/*/name", 's'},
+	{"/*/*/env/*/value", 's'},
+	{"/*/*/envFrom", 'q'},
+	{"/*/*/envFrom/*", 'm'},
+	{"/*/*/resources", 'm'},
+	{"/*/*/resources/limits", 'm'},
+	{"/*/*/resources/limits/*", 's'},
 	{"/*/*/securityContext", 'm'},
 	{"/*/*/securityContext/privileged", 's'},
 	{"/*/*/securityContext/allowPrivilegeEscalation", 's'},
 	{"/*/*/securityContext/readOnlyRootFilesystem", 's'},
+	{"/*/*/securityContext/procMount", 's'},
 	{"/*/*/securityContext/runAsUser", 's'},
+	{"/*/*/securityContext/runAsGroup", 's'},
 	{"/*/*/securityContext/runAsNonRoot", 's'},
 	{"/*/*/securityContext/capabilities", 'm'},
 	{"/*/*/securityContext/capabilities/add", 'q'},
 	{"/*/*/securityContext/capabilities/add/*", 's'},
+	{"/*/*/securityContext/capabilities/drop", 'q'},
+	{"/*/*/securityContext/capabilities/drop/*", 's'},
 	{"/*/*/securityContext/seccompProfile", 'm'},
 	{"/*/*/securityContext/seccompProfile/type", 's'},
 	{"/*/*/securityContext/appArmorProfile", 'm'},
 	{"/*/*/securityContext/appArmorProfile/type", 's'},
+	{"/*/*/securityContext/seLinuxOptions", 'm'},
+	{"/*/*/securityContext/seLinuxOptions/*", 's'},
+	{"/*/*/securityContext/windowsOptions", 'm'},
+	{"/*/*/securityContext/windowsOptions/hostProcess", 's'},
 };
 
 static const sp_yschema doc_schema[] = {
 	{"/kind", 's'},
 	{"/metadata", 'm'},
+	{"/metadata/name", 's'},
 	{"/metadata/annotations", 'm'},
 	{"/metadata/annotations/*", 's'},
+	{"/items", 'q'},
 	{"/spec", 'm'},
 	{"/spec/template", 'm'},
 	{"/spec/template/metadata", 'm'},
@@ -63,9 +103,75 @@ static const sp_yschema doc_schema[] = {
 	{"/spec/jobTemplate/spec/template/metadata", 'm'},
 	{"/spec/jobTemplate/spec/template/metadata/annotations", 'm'},
 	{"/spec/jobTemplate/spec/template/spec", 'm'},
+	{"/template", 'm'},
+	{"/template/metadata", 'm'},
+	{"/template/spec", 'm'},
+	{"/rules", 'q'},
+	{"/rules/*", 'm'},
+	{"/rules/*/apiGroups", 'q'},
+	{"/rules/*/apiGroups/*", 's'},
+	{"/rules/*/resources", 'q'},
+	{"/rules/*/resources/*", 's'},
+	{"/rules/*/verbs", 'q'},
+	{"/rules/*/verbs/*", 's'},
+	{"/roleRef", 'm'},
+	{"/roleRef/name", 's'},
+	{"/allowPrivilegedContainer", 's'},
+	{"/allowedCapabilities", 'q'},
+	{"/allowedCapabilities/*", 's'},
+	{"/automountServiceAccountToken", 's'},
 };
 
-/* the pod spec of a workload document and the pointer to it, or NULL */
+/* a pod the service account token finding waits for: a ServiceAccount later
+ * in the file may switch the mount off for every pod that uses it */
+struct sa_pending {
+	size_t finding;
+	char *sa;
+};
+
+struct sp_kube_file {
+	size_t first_finding;
+	bool dropped; /* some findings were withdrawn (message NULL) */
+	sp_strv sa_off; /* ServiceAccounts with automountServiceAccountToken: false */
+	struct sa_pending *pend;
+	size_t npend;
+};
+
+struct sp_kube_file *sp_lint_kube_begin(sp_lint *l, size_t fi)
+{
+	(void)fi;
+	struct sp_kube_file *st = sp_xcalloc(1, sizeof *st);
+	st->first_finding = l->nf;
+	return st;
+}
+
+void sp_lint_kube_end(sp_lint *l, size_t fi, struct sp_kube_file *st)
+{
+	(void)fi;
+	bool drop_any = false;
+	for (size_t i = 0; i < st->npend; i++) {
+		if (sp_strv_contains(&st->sa_off, st->pend[i].sa)) {
+			sp_lint_finding *x = &l->f[st->pend[i].finding];
+			free(x->message);
+			free(x->pointer);
+			x->message = x->pointer = NULL;
+			drop_any = true;
+		}
+		free(st->pend[i].sa);
+	}
+	if (drop_any || st->dropped) { /* compact this file's findings */
+		size_t k = st->first_finding;
+		for (size_t i = st->first_finding; i < l->nf; i++)
+			if (l->f[i].message)
+				l->f[k++] = l->f[i];
+		l->nf = k;
+	}
+	free(st->pend);
+	sp_strv_free(&st->sa_off);
+	free(st);
+}
+
+/* the pod spec of a workload object and the pointer to it, or NULL */
 static yaml_node_t *pod_spec(yaml_document_t *d, yaml_node_t *root, const char **ptr, yaml_node_t **meta)
 {
 	const char *kind = sp_y_str(sp_y_get(d, root, "kind"));
@@ -77,210 +183,607 @@ static yaml_node_t *pod_spec(yaml_document_t *d, yaml_node_t *root, const char *
 		*meta = sp_y_get(d, root, "metadata");
 		return spec;
 	}
-	static const char *const templated[] = {"Deployment", "StatefulSet", "DaemonSet", "ReplicaSet",
-						"ReplicationController", "Job", "PodTemplate"};
-	for (size_t i = 0; i < SP_ARRAY_SIZE(templated); i++)
-		if (!strcmp(kind, templated[i])) {
-			yaml_node_t *t = !strcmp(kind, "PodTemplate") ? sp_y_get(d, root, "template")
-								       : sp_y_get(d, spec, "template");
-			*ptr = !strcmp(kind, "PodTemplate") ? "/template/spec" : "/spec/template/spec";
-			*meta = sp_y_get(d, t, "metadata");
-			return sp_y_get(d, t, "spec");
-		}
-	if (!strcmp(kind, "CronJob")) {
-		yaml_node_t *t = sp_y_get(d, sp_y_get(d, sp_y_get(d, spec, "jobTemplate"), "spec"), "template");
+	if (!strcmp(kind, "PodTemplate")) {
+		yaml_node_t *t = sp_y_get(d, root, "template");
+		*ptr = "/template/spec";
+		*meta = sp_y_get(d, t, "metadata");
+		return sp_y_get(d, t, "spec");
+	}
+	yaml_node_t *jt = sp_y_get(d, sp_y_get(d, spec, "jobTemplate"), "spec");
+	if (!strcmp(kind, "CronJob") || (jt && !sp_y_get(d, spec, "template"))) {
+		yaml_node_t *t = sp_y_get(d, jt, "template");
 		*ptr = "/spec/jobTemplate/spec/template/spec";
 		*meta = sp_y_get(d, t, "metadata");
 		return sp_y_get(d, t, "spec");
 	}
-	return NULL;
+	/* Deployment, StatefulSet, DaemonSet, ReplicaSet, ReplicationController,
+	 * Job, OpenShift's DeploymentConfig, and any other object (Argo Rollout,
+	 * Knative Service ...) whose spec.template is a pod template */
+	static const char *const templated[] = {"Deployment",		 "StatefulSet", "DaemonSet", "ReplicaSet",
+						"ReplicationController", "Job",	       "DeploymentConfig"};
+	bool known = false;
+	for (size_t i = 0; i < SP_ARRAY_SIZE(templated); i++)
+		known |= !strcmp(kind, templated[i]);
+	yaml_node_t *t = sp_y_get(d, spec, "template");
+	yaml_node_t *ps = sp_y_get(d, t, "spec");
+	if (!known && !sp_y_is_seq(sp_y_get(d, ps, "containers")))
+		return NULL;
+	*ptr = "/spec/template/spec";
+	*meta = sp_y_get(d, t, "metadata");
+	return ps;
 }
 
-int sp_lint_kube_validate(sp_lint_file *f, sp_error *err)
-{
-	for (size_t di = 0; di < f->yaml->n; di++) {
-		yaml_document_t *d = &f->yaml->docs[di];
-		yaml_node_t *root = yaml_document_get_root_node(d);
-		if (!sp_y_is_map(root))
-			return sp_y_error(f, root, "", err, "expected a mapping (a Kubernetes object), got %s",
-					  sp_y_str(root) ? "a scalar" : "a sequence");
-		if (sp_y_schema(f, d, root, "", doc_schema, SP_ARRAY_SIZE(doc_schema), err) < 0)
-			return -1;
-		const char *ptr = NULL;
-		yaml_node_t *meta = NULL;
-		yaml_node_t *spec = pod_spec(d, root, &ptr, &meta);
-		if (spec && sp_y_schema(f, d, spec, ptr, pod_schema, SP_ARRAY_SIZE(pod_schema), err) < 0)
-			return -1;
-	}
-	return 0;
-}
-
-/* the value at a container's securityContext, else at the pod's */
-static yaml_node_t *sc_get(yaml_document_t *d, yaml_node_t *csc, yaml_node_t *psc, const char *key)
+/* the value at a container's securityContext, else at the pod's; *from says which */
+static yaml_node_t *sc_get2(yaml_document_t *d, yaml_node_t *csc, yaml_node_t *psc, const char *key, bool *pod)
 {
 	yaml_node_t *n = sp_y_get(d, csc, key);
+	*pod = !n;
 	return n ? n : sp_y_get(d, psc, key);
 }
 
 static bool is_unconfined(const char *s)
 {
-	return s && (!strcasecmp(s, "unconfined") || !strcmp(s, "Unconfined"));
+	return s && !strcasecmp(s, "unconfined");
 }
 
-static void check_container(sp_lint *l, size_t fi, yaml_document_t *d, yaml_node_t *c, const char *cptr,
-			    yaml_node_t *psc, const char *pscptr, yaml_node_t *meta, const char *metaptr)
+static bool in_list(const char *s, const char *const *list, size_t n)
 {
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(s, list[i]))
+			return true;
+	return false;
+}
+
+/* does seq hold s (case-insensitive, an optional CAP_ prefix for capabilities)? */
+static bool seq_has(yaml_document_t *d, yaml_node_t *seq, const char *s)
+{
+	for (size_t i = 0; i < sp_y_len(seq); i++) {
+		const char *v = sp_y_str(sp_y_at(d, seq, i));
+		if (v && (!strcasecmp(v, s) || (!strncasecmp(v, "CAP_", 4) && !strcasecmp(v + 4, s))))
+			return true;
+	}
+	return false;
+}
+
+/* an environment variable name that says it holds a secret */
+bool sp_lint_secret_name(const char *name);
+bool sp_lint_secret_name(const char *name)
+{
+	static const char *const words[] = {"PASSWORD", "PASSWD",     "SECRET",	  "TOKEN",     "API_KEY",
+					    "APIKEY",	"PRIVATE_KEY", "ACCESS_KEY", "CREDENTIAL", "AUTH_KEY"};
+	static const char *const not_values[] = {"_FILE", "_PATH", "_DIR", "_URL", "_URI", "_ENDPOINT", "_HOST", "_NAME"};
+	size_t n = strlen(name);
+	for (size_t i = 0; i < SP_ARRAY_SIZE(not_values); i++) {
+		size_t k = strlen(not_values[i]);
+		if (n >= k && !strcasecmp(name + n - k, not_values[i]))
+			return false;
+	}
+	for (size_t i = 0; i < SP_ARRAY_SIZE(words); i++)
+		if (strcasestr(name, words[i]))
+			return true;
+	return false;
+}
+
+/* an SELinux type or user that is exempt from the container policy */
+static bool selinux_unconfined(const char *key, const char *v)
+{
+	if (!strcmp(key, "type"))
+		return !strcmp(v, "spc_t") || !strcmp(v, "unconfined_t") || !strcmp(v, "kernel_t") ||
+		       !strcmp(v, "initrc_t");
+	if (!strcmp(key, "user"))
+		return !strcmp(v, "unconfined_u");
+	return false;
+}
+
+struct pod {
+	sp_lint *l;
+	size_t fi;
+	yaml_document_t *d;
+	yaml_node_t *spec, *psc, *meta, *ann;
+	const char *sptr;
+	char *pscptr, *annptr;
+};
+
+static void report_ann(struct pod *p, sp_lint_rule_id rule, yaml_node_t *n, const char *key, const char *fmt,
+		       const char *name)
+{
+	_cleanup_free_ char *ptr = sp_jptr_join(p->annptr, key);
+	sp_y_report(p->l, p->fi, rule, n, ptr, fmt, name);
+}
+
+static void check_env(struct pod *p, yaml_node_t *c, const char *cptr, const char *name)
+{
+	yaml_document_t *d = p->d;
+	yaml_node_t *env = sp_y_get(d, c, "env");
+	for (size_t i = 0; i < sp_y_len(env); i++) {
+		yaml_node_t *e = sp_y_at(d, env, i);
+		const char *en = sp_y_str(sp_y_get(d, e, "name"));
+		yaml_node_t *v = sp_y_get(d, e, "value");
+		const char *vs = sp_y_str(v);
+		_cleanup_free_ char *ep = sp_xasprintf("%s/env/%zu", cptr, i);
+		if (en && vs && vs[0] && !strstr(vs, "$(") && sp_lint_secret_name(en)) {
+			_cleanup_free_ char *vp = sp_jptr_join(ep, "value");
+			sp_y_report(p->l, p->fi, SP_LR_KUBE_ENV_SECRET, v, vp, "container '%s' has %s written in its env",
+				    name, en);
+		}
+		yaml_node_t *ref = sp_y_get(d, sp_y_get(d, e, "valueFrom"), "secretKeyRef");
+		if (ref) {
+			_cleanup_free_ char *rp = sp_jptr_join(ep, "valueFrom");
+			sp_y_report(p->l, p->fi, SP_LR_KUBE_ENV_SECRET_REF, ref, rp,
+				    "container '%s' reads Secret %s into env %s", name,
+				    sp_y_str(sp_y_get(d, ref, "name")) ?: "?", en ? en : "?");
+		}
+	}
+	yaml_node_t *from = sp_y_get(d, c, "envFrom");
+	for (size_t i = 0; i < sp_y_len(from); i++) {
+		yaml_node_t *ref = sp_y_get(d, sp_y_at(d, from, i), "secretRef");
+		if (!ref)
+			continue;
+		_cleanup_free_ char *rp = sp_xasprintf("%s/envFrom/%zu/secretRef", cptr, i);
+		sp_y_report(p->l, p->fi, SP_LR_KUBE_ENV_SECRET_REF, ref, rp,
+			    "container '%s' reads every key of Secret %s into its env", name,
+			    sp_y_str(sp_y_get(d, ref, "name")) ?: "?");
+	}
+}
+
+static void check_container(struct pod *p, yaml_node_t *c, const char *cptr, bool ephemeral)
+{
+	sp_lint *l = p->l;
+	size_t fi = p->fi;
+	yaml_document_t *d = p->d;
+	yaml_node_t *psc = p->psc;
 	const char *name = sp_y_str(sp_y_get(d, c, "name")) ?: "?";
 	yaml_node_t *csc = sp_y_get(d, c, "securityContext");
 	_cleanup_free_ char *scp = sp_jptr_join(cptr, "securityContext");
 	yaml_node_t *at = csc ? csc : c;
 	const char *atp = csc ? scp : cptr;
 	yaml_node_t *n;
-	bool priv = sp_y_true(n = sp_y_get(d, csc, "privileged"));
-	if (priv) {
-		_cleanup_free_ char *p = sp_jptr_join(scp, "privileged");
-		sp_y_report(l, fi, SP_LR_KUBE_PRIVILEGED, n, p, "container '%s' is privileged", name);
+	bool frompod;
+	if (sp_y_true(n = sp_y_get(d, csc, "privileged"))) {
+		_cleanup_free_ char *ptr = sp_jptr_join(scp, "privileged");
+		sp_y_report(l, fi, SP_LR_KUBE_PRIVILEGED, n, ptr, "container '%s' is privileged", name);
 	}
-	yaml_node_t *add = sp_y_get(d, sp_y_get(d, csc, "capabilities"), "add");
+	yaml_node_t *caps = sp_y_get(d, csc, "capabilities");
+	yaml_node_t *add = sp_y_get(d, caps, "add");
 	for (size_t i = 0; i < sp_y_len(add); i++) {
 		yaml_node_t *cap = sp_y_at(d, add, i);
-		_cleanup_free_ char *p = sp_xasprintf("%s/capabilities/add/%zu", scp, i);
-		sp_y_report(l, fi, SP_LR_KUBE_CAP_ADD, cap, p, "container '%s' adds %s", name, sp_y_str(cap) ?: "?");
+		_cleanup_free_ char *ptr = sp_xasprintf("%s/capabilities/add/%zu", scp, i);
+		sp_y_report(l, fi, SP_LR_KUBE_CAP_ADD, cap, ptr, "container '%s' adds %s", name, sp_y_str(cap) ?: "?");
+	}
+	yaml_node_t *drop = sp_y_get(d, caps, "drop");
+	if (!seq_has(d, drop, "ALL")) {
+		_cleanup_free_ char *ptr = drop ? sp_xasprintf("%s/capabilities/drop", scp) : NULL;
+		sp_y_report(l, fi, SP_LR_KUBE_CAPS_DROP_ALL, drop ? drop : at, drop ? ptr : atp,
+			    "container '%s' does not drop ALL capabilities%s", name,
+			    seq_has(d, drop, "NET_RAW") ? "" : ": NET_RAW is kept");
 	}
 	n = sp_y_get(d, csc, "allowPrivilegeEscalation");
 	if (!sp_y_false(n)) {
-		_cleanup_free_ char *p = sp_jptr_join(scp, "allowPrivilegeEscalation");
-		sp_y_report(l, fi, SP_LR_KUBE_PRIV_ESC, n ? n : at, n ? p : atp,
-			    "container '%s' %s", name,
+		_cleanup_free_ char *ptr = sp_jptr_join(scp, "allowPrivilegeEscalation");
+		sp_y_report(l, fi, SP_LR_KUBE_PRIV_ESC, n ? n : at, n ? ptr : atp, "container '%s' %s", name,
 			    n ? "sets allowPrivilegeEscalation: true" : "does not set allowPrivilegeEscalation: false");
 	}
 	n = sp_y_get(d, csc, "readOnlyRootFilesystem");
 	if (!sp_y_true(n)) {
-		_cleanup_free_ char *p = sp_jptr_join(scp, "readOnlyRootFilesystem");
-		sp_y_report(l, fi, SP_LR_KUBE_ROOT_WRITABLE, n ? n : at, n ? p : atp,
+		_cleanup_free_ char *ptr = sp_jptr_join(scp, "readOnlyRootFilesystem");
+		sp_y_report(l, fi, SP_LR_KUBE_ROOT_WRITABLE, n ? n : at, n ? ptr : atp,
 			    "container '%s' has a writable root filesystem", name);
 	}
-	yaml_node_t *uid = sp_y_get(d, csc, "runAsUser");
-	const char *uidp = scp;
-	if (!uid) {
-		uid = sp_y_get(d, psc, "runAsUser");
-		uidp = pscptr;
+	n = sp_y_get(d, csc, "procMount");
+	if (sp_y_str(n) && !strcmp(sp_y_str(n), "Unmasked")) {
+		_cleanup_free_ char *ptr = sp_jptr_join(scp, "procMount");
+		sp_y_report(l, fi, SP_LR_KUBE_PROC_UNMASKED, n, ptr, "container '%s' has procMount: Unmasked", name);
 	}
-	yaml_node_t *nonroot = sc_get(d, csc, psc, "runAsNonRoot");
+	yaml_node_t *uid = sc_get2(d, csc, psc, "runAsUser", &frompod);
+	const char *uidp = frompod ? p->pscptr : scp;
+	yaml_node_t *nonroot = sc_get2(d, csc, psc, "runAsNonRoot", &frompod);
 	const char *uids = sp_y_str(uid);
 	if (uids && !strcmp(uids, "0")) {
-		_cleanup_free_ char *p = sp_jptr_join(uidp, "runAsUser");
-		sp_y_report(l, fi, SP_LR_KUBE_ROOT_USER, uid, p, "container '%s' runs as uid 0", name);
+		_cleanup_free_ char *ptr = sp_jptr_join(uidp, "runAsUser");
+		sp_y_report(l, fi, SP_LR_KUBE_ROOT_USER, uid, ptr, "container '%s' runs as uid 0", name);
 	} else if (!uids && !sp_y_true(nonroot)) {
 		sp_y_report(l, fi, SP_LR_KUBE_ROOT_USER, at, atp,
 			    "container '%s' sets neither runAsNonRoot: true nor a non-zero runAsUser", name);
 	}
+	yaml_node_t *gid = sp_y_get(d, csc, "runAsGroup");
+	if (sp_y_str(gid) && !strcmp(sp_y_str(gid), "0")) {
+		_cleanup_free_ char *ptr = sp_jptr_join(scp, "runAsGroup");
+		sp_y_report(l, fi, SP_LR_KUBE_GROUP_ROOT, gid, ptr, "container '%s' runs with gid 0", name);
+	}
+	/* seccomp: the field (container over pod), then the annotations */
 	yaml_node_t *sct = sp_y_get(d, sp_y_get(d, csc, "seccompProfile"), "type");
 	const char *sctp = scp;
 	if (!sct) {
 		sct = sp_y_get(d, sp_y_get(d, psc, "seccompProfile"), "type");
-		sctp = pscptr;
+		sctp = p->pscptr;
 	}
-	if (is_unconfined(sp_y_str(sct))) {
-		_cleanup_free_ char *p = sp_xasprintf("%s/seccompProfile/type", sctp);
-		sp_y_report(l, fi, SP_LR_KUBE_SECCOMP_UNCONFINED, sct, p, "container '%s' has seccompProfile Unconfined",
-			    name);
+	_cleanup_free_ char *skey = sp_xasprintf("container.seccomp.security.alpha.kubernetes.io/%s", name);
+	yaml_node_t *sann = sp_y_get(d, p->ann, skey);
+	yaml_node_t *pann = sp_y_get(d, p->ann, "seccomp.security.alpha.kubernetes.io/pod");
+	if (sct) {
+		if (is_unconfined(sp_y_str(sct))) {
+			_cleanup_free_ char *ptr = sp_xasprintf("%s/seccompProfile/type", sctp);
+			sp_y_report(l, fi, SP_LR_KUBE_SECCOMP_UNCONFINED, sct, ptr,
+				    "container '%s' has seccompProfile Unconfined", name);
+		}
+	} else if (sann) {
+		if (is_unconfined(sp_y_str(sann)))
+			report_ann(p, SP_LR_KUBE_SECCOMP_UNCONFINED, sann, skey,
+				   "container '%s' is annotated seccomp unconfined", name);
+	} else if (!pann) {
+		sp_y_report(l, fi, SP_LR_KUBE_SECCOMP_UNSET, at, atp,
+			    "container '%s' has no seccompProfile (nor does the pod): it runs Unconfined", name);
 	}
+	/* AppArmor likewise */
 	yaml_node_t *aat = sp_y_get(d, sp_y_get(d, csc, "appArmorProfile"), "type");
 	const char *aatp = scp;
 	if (!aat) {
 		aat = sp_y_get(d, sp_y_get(d, psc, "appArmorProfile"), "type");
-		aatp = pscptr;
+		aatp = p->pscptr;
 	}
-	if (is_unconfined(sp_y_str(aat))) {
-		_cleanup_free_ char *p = sp_xasprintf("%s/appArmorProfile/type", aatp);
-		sp_y_report(l, fi, SP_LR_KUBE_APPARMOR_UNCONFINED, aat, p, "container '%s' has appArmorProfile Unconfined",
-			    name);
-	}
-	/* the annotation form, still honoured by many clusters */
-	yaml_node_t *ann = sp_y_get(d, meta, "annotations");
 	_cleanup_free_ char *akey = sp_xasprintf("container.apparmor.security.beta.kubernetes.io/%s", name);
-	n = sp_y_get(d, ann, akey);
-	if (is_unconfined(sp_y_str(n))) {
-		_cleanup_free_ char *ap = sp_jptr_join(metaptr, "annotations");
-		_cleanup_free_ char *p = sp_jptr_join(ap, akey);
-		sp_y_report(l, fi, SP_LR_KUBE_APPARMOR_UNCONFINED, n, p, "container '%s' is annotated apparmor unconfined",
+	yaml_node_t *aann = sp_y_get(d, p->ann, akey);
+	if (aat && is_unconfined(sp_y_str(aat))) {
+		_cleanup_free_ char *ptr = sp_xasprintf("%s/appArmorProfile/type", aatp);
+		sp_y_report(l, fi, SP_LR_KUBE_APPARMOR_UNCONFINED, aat, ptr, "container '%s' has appArmorProfile Unconfined",
 			    name);
+	} else if (!aat && aann && is_unconfined(sp_y_str(aann))) {
+		report_ann(p, SP_LR_KUBE_APPARMOR_UNCONFINED, aann, akey, "container '%s' is annotated apparmor unconfined",
+			   name);
+	} else if (!aat && !aann) {
+		sp_y_report(l, fi, SP_LR_KUBE_APPARMOR_UNSET, at, atp, "container '%s' names no AppArmor profile", name);
 	}
+	/* SELinux: each field of the container's options, else the pod's */
+	static const char *const sel_keys[] = {"type", "user"};
+	for (size_t k = 0; k < SP_ARRAY_SIZE(sel_keys); k++) {
+		yaml_node_t *cs = sp_y_get(d, sp_y_get(d, csc, "seLinuxOptions"), sel_keys[k]);
+		bool pod = !cs;
+		if (pod)
+			cs = sp_y_get(d, sp_y_get(d, psc, "seLinuxOptions"), sel_keys[k]);
+		if (sp_y_str(cs) && selinux_unconfined(sel_keys[k], sp_y_str(cs))) {
+			_cleanup_free_ char *ptr =
+				sp_xasprintf("%s/seLinuxOptions/%s", pod ? p->pscptr : scp, sel_keys[k]);
+			sp_y_report(l, fi, SP_LR_KUBE_SELINUX, cs, ptr, "container '%s' runs as SELinux %s %s", name,
+				    sel_keys[k], sp_y_str(cs));
+		}
+	}
+	n = sp_y_get(d, sp_y_get(d, csc, "windowsOptions"), "hostProcess");
+	if (sp_y_true(n)) {
+		_cleanup_free_ char *ptr = sp_xasprintf("%s/windowsOptions/hostProcess", scp);
+		sp_y_report(l, fi, SP_LR_KUBE_HOST_PROCESS, n, ptr, "container '%s' is a HostProcess container", name);
+	}
+	/* resources (ephemeral containers have none to set) */
+	if (!ephemeral) {
+		yaml_node_t *lim = sp_y_get(d, sp_y_get(d, c, "resources"), "limits");
+		const char *miss = !sp_y_get(d, lim, "memory") && !sp_y_get(d, lim, "cpu") ? "memory or CPU"
+				   : !sp_y_get(d, lim, "memory")			 ? "memory"
+				   : !sp_y_get(d, lim, "cpu")				 ? "CPU"
+											 : NULL;
+		if (miss) {
+			_cleanup_free_ char *ptr = sp_xasprintf("%s/%s", cptr, lim ? "resources/limits" : "resources");
+			yaml_node_t *res = sp_y_get(d, c, "resources");
+			sp_y_report(l, fi, SP_LR_KUBE_LIMITS, lim ? lim : res ? res : c, lim || res ? ptr : cptr,
+				    "container '%s' has no %s limit", name, miss);
+		}
+	}
+	yaml_node_t *ports = sp_y_get(d, c, "ports");
+	for (size_t i = 0; i < sp_y_len(ports); i++) {
+		yaml_node_t *pt = sp_y_at(d, ports, i);
+		yaml_node_t *hp = sp_y_get(d, pt, "hostPort");
+		const char *hs = sp_y_str(hp), *ip = sp_y_str(sp_y_get(d, pt, "hostIP"));
+		if (!hs || !strcmp(hs, "0") || (ip && (sp_startswith(ip, "127.") || !strcmp(ip, "::1"))))
+			continue;
+		_cleanup_free_ char *ptr = sp_xasprintf("%s/ports/%zu/hostPort", cptr, i);
+		sp_y_report(l, fi, SP_LR_KUBE_HOST_PORT, hp, ptr, "container '%s' binds port %s on the node (%s)", name, hs,
+			    ip ? ip : "every interface");
+	}
+	check_env(p, c, cptr, name);
 }
 
-static void check_pod(sp_lint *l, size_t fi, yaml_document_t *d, yaml_node_t *spec, const char *sptr,
-		      yaml_node_t *meta, const char *metaptr, yaml_node_t *kindnode)
+static void check_pod(struct pod *p, const char *metaptr, yaml_node_t *kindnode, struct sp_kube_file *st)
 {
+	sp_lint *l = p->l;
+	size_t fi = p->fi;
+	yaml_document_t *d = p->d;
+	yaml_node_t *spec = p->spec;
+	const char *sptr = p->sptr;
 	static const char *const hostns[] = {"hostNetwork", "hostPID", "hostIPC"};
 	for (size_t i = 0; i < SP_ARRAY_SIZE(hostns); i++) {
 		yaml_node_t *n = sp_y_get(d, spec, hostns[i]);
 		if (sp_y_true(n)) {
-			_cleanup_free_ char *p = sp_jptr_join(sptr, hostns[i]);
-			sp_y_report(l, fi, SP_LR_KUBE_HOST_NS, n, p, "the pod sets %s: true", hostns[i]);
+			_cleanup_free_ char *ptr = sp_jptr_join(sptr, hostns[i]);
+			sp_y_report(l, fi, SP_LR_KUBE_HOST_NS, n, ptr, "the pod sets %s: true", hostns[i]);
 		}
 	}
+	yaml_node_t *hu = sp_y_get(d, spec, "hostUsers");
+	if (!sp_y_false(hu)) {
+		_cleanup_free_ char *ptr = sp_jptr_join(sptr, "hostUsers");
+		sp_y_report(l, fi, SP_LR_KUBE_HOST_USERS, hu ? hu : spec, hu ? ptr : sptr,
+			    "the pod %s: it runs in the node's user namespace", hu ? "sets hostUsers: true" : "does not set hostUsers: false");
+	}
+	/* the volume types the restricted Pod Security Standard allows */
+	static const char *const core_vol[] = {"configMap", "csi",	       "downwardAPI", "emptyDir",
+					       "ephemeral", "persistentVolumeClaim", "projected",   "secret"};
 	yaml_node_t *vols = sp_y_get(d, spec, "volumes");
 	for (size_t i = 0; i < sp_y_len(vols); i++) {
 		yaml_node_t *v = sp_y_at(d, vols, i);
+		_cleanup_free_ char *vp = sp_xasprintf("%s/volumes/%zu", sptr, i);
+		for (size_t k = 0; k < sp_y_npairs(v); k++) {
+			yaml_node_t *key, *val;
+			sp_y_pair(d, v, k, &key, &val);
+			const char *ks = sp_y_str(key);
+			if (!ks || !strcmp(ks, "name") || !strcmp(ks, "hostPath") ||
+			    in_list(ks, core_vol, SP_ARRAY_SIZE(core_vol)))
+				continue;
+			_cleanup_free_ char *ptr = sp_jptr_join(vp, ks);
+			sp_y_report(l, fi, SP_LR_KUBE_VOLUME_TYPE, key, ptr, "volume '%s' is of type %s, not a core type",
+				    sp_y_str(sp_y_get(d, v, "name")) ?: "?", ks);
+		}
 		yaml_node_t *hp = sp_y_get(d, v, "hostPath");
 		if (!hp)
 			continue;
 		yaml_node_t *pn = sp_y_get(d, hp, "path");
 		const char *path = sp_y_str(pn) ?: "?";
-		_cleanup_free_ char *p = sp_xasprintf("%s/volumes/%zu/hostPath", sptr, i);
+		_cleanup_free_ char *ptr = sp_jptr_join(vp, "hostPath");
 		if (sp_lint_is_runtime_socket(path))
-			sp_y_report(l, fi, SP_LR_KUBE_SOCKET, pn ? pn : hp, p, "hostPath volume %s is a runtime control socket",
+			sp_y_report(l, fi, SP_LR_KUBE_SOCKET, pn ? pn : hp, ptr, "hostPath volume %s is a runtime control socket",
 				    path);
 		else if (!strncmp(path, "/dev/", 5) || !strcmp(path, "/dev"))
-			sp_y_report(l, fi, SP_LR_KUBE_DEVICES, pn ? pn : hp, p, "hostPath volume mounts the host device %s",
+			sp_y_report(l, fi, SP_LR_KUBE_DEVICES, pn ? pn : hp, ptr, "hostPath volume mounts the host device %s",
 				    path);
 		else
-			sp_y_report(l, fi, SP_LR_KUBE_HOST_PATH, pn ? pn : hp, p, "hostPath volume mounts %s of the node",
+			sp_y_report(l, fi, SP_LR_KUBE_HOST_PATH, pn ? pn : hp, ptr, "hostPath volume mounts %s of the node",
 				    path);
 	}
 	const char *want = l->opts.require_runtime_class;
 	if (want) {
 		yaml_node_t *rc = sp_y_get(d, spec, "runtimeClassName");
-		_cleanup_free_ char *p = sp_jptr_join(sptr, "runtimeClassName");
+		_cleanup_free_ char *ptr = sp_jptr_join(sptr, "runtimeClassName");
 		if (!sp_y_str(rc) || strcmp(sp_y_str(rc), want))
-			sp_y_report(l, fi, SP_LR_KUBE_RUNTIME_CLASS, rc ? rc : kindnode, rc ? p : sptr,
+			sp_y_report(l, fi, SP_LR_KUBE_RUNTIME_CLASS, rc ? rc : kindnode, rc ? ptr : sptr,
 				    "runtimeClassName is %s, the policy demands %s", sp_y_str(rc) ?: "unset", want);
 	}
-	yaml_node_t *psc = sp_y_get(d, spec, "securityContext");
-	_cleanup_free_ char *pscptr = sp_jptr_join(sptr, "securityContext");
-	yaml_node_t *ann = sp_y_get(d, meta, "annotations");
-	yaml_node_t *podsec = sp_y_get(d, ann, "seccomp.security.alpha.kubernetes.io/pod");
-	if (is_unconfined(sp_y_str(podsec))) {
-		_cleanup_free_ char *ap = sp_jptr_join(metaptr, "annotations");
-		_cleanup_free_ char *p = sp_jptr_join(ap, "seccomp.security.alpha.kubernetes.io/pod");
-		sp_y_report(l, fi, SP_LR_KUBE_SECCOMP_UNCONFINED, podsec, p, "the pod is annotated seccomp unconfined");
+	/* the service account token: a ServiceAccount of the same file may say no */
+	yaml_node_t *am = sp_y_get(d, spec, "automountServiceAccountToken");
+	if (!sp_y_false(am)) {
+		const char *sa = sp_y_str(sp_y_get(d, spec, "serviceAccountName"))
+					 ?: sp_y_str(sp_y_get(d, spec, "serviceAccount")) ?: "default";
+		_cleanup_free_ char *ptr = sp_jptr_join(sptr, "automountServiceAccountToken");
+		if (!am) {
+			st->pend = sp_xrealloc(st->pend, (st->npend + 1) * sizeof *st->pend);
+			st->pend[st->npend++] = (struct sa_pending){.finding = l->nf, .sa = sp_xstrdup(sa)};
+		}
+		sp_y_report(l, fi, SP_LR_KUBE_SA_TOKEN, am ? am : spec, am ? ptr : sptr,
+			    "the pod mounts the token of service account '%s'", sa);
 	}
+	yaml_node_t *psc = p->psc;
+	yaml_node_t *sys = sp_y_get(d, psc, "sysctls");
+	static const char *const safe[] = {
+		"kernel.shm_rmid_forced",   "net.ipv4.ip_local_port_range",   "net.ipv4.ip_unprivileged_port_start",
+		"net.ipv4.tcp_syncookies",  "net.ipv4.ping_group_range",      "net.ipv4.ip_local_reserved_ports",
+		"net.ipv4.tcp_keepalive_time", "net.ipv4.tcp_fin_timeout",    "net.ipv4.tcp_keepalive_intvl",
+		"net.ipv4.tcp_keepalive_probes", "net.ipv4.tcp_rmem",	      "net.ipv4.tcp_wmem"};
+	for (size_t i = 0; i < sp_y_len(sys); i++) {
+		yaml_node_t *sn = sp_y_get(d, sp_y_at(d, sys, i), "name");
+		const char *s = sp_y_str(sn);
+		if (!s || in_list(s, safe, SP_ARRAY_SIZE(safe)))
+			continue;
+		_cleanup_free_ char *ptr = sp_xasprintf("%s/sysctls/%zu/name", p->pscptr, i);
+		sp_y_report(l, fi, SP_LR_KUBE_SYSCTL, sn, ptr, "the pod sets sysctl %s", s);
+	}
+	yaml_node_t *sg = sp_y_get(d, psc, "supplementalGroups");
+	for (size_t i = 0; i < sp_y_len(sg); i++) {
+		yaml_node_t *g = sp_y_at(d, sg, i);
+		if (sp_y_str(g) && !strcmp(sp_y_str(g), "0")) {
+			_cleanup_free_ char *ptr = sp_xasprintf("%s/supplementalGroups/%zu", p->pscptr, i);
+			sp_y_report(l, fi, SP_LR_KUBE_GROUP_ROOT, g, ptr, "the pod adds supplemental group 0");
+		}
+	}
+	static const char *const gkeys[] = {"runAsGroup", "fsGroup"};
+	for (size_t i = 0; i < SP_ARRAY_SIZE(gkeys); i++) {
+		yaml_node_t *g = sp_y_get(d, psc, gkeys[i]);
+		if (sp_y_str(g) && !strcmp(sp_y_str(g), "0")) {
+			_cleanup_free_ char *ptr = sp_jptr_join(p->pscptr, gkeys[i]);
+			sp_y_report(l, fi, SP_LR_KUBE_GROUP_ROOT, g, ptr, "the pod sets %s: 0", gkeys[i]);
+		}
+	}
+	yaml_node_t *hpn = sp_y_get(d, sp_y_get(d, psc, "windowsOptions"), "hostProcess");
+	if (sp_y_true(hpn)) {
+		_cleanup_free_ char *ptr = sp_xasprintf("%s/windowsOptions/hostProcess", p->pscptr);
+		sp_y_report(l, fi, SP_LR_KUBE_HOST_PROCESS, hpn, ptr, "the pod's containers are HostProcess containers");
+	}
+	yaml_node_t *podsec = sp_y_get(d, p->ann, "seccomp.security.alpha.kubernetes.io/pod");
+	if (is_unconfined(sp_y_str(podsec)))
+		report_ann(p, SP_LR_KUBE_SECCOMP_UNCONFINED, podsec, "seccomp.security.alpha.kubernetes.io/pod",
+			   "the pod is annotated seccomp %s", "unconfined");
 	static const char *const lists[] = {"initContainers", "containers", "ephemeralContainers"};
 	for (size_t li = 0; li < SP_ARRAY_SIZE(lists); li++) {
 		yaml_node_t *cs = sp_y_get(d, spec, lists[li]);
 		_cleanup_free_ char *lp = sp_jptr_join(sptr, lists[li]);
 		for (size_t i = 0; i < sp_y_len(cs); i++) {
 			_cleanup_free_ char *cp = sp_jptr_index(lp, i);
-			check_container(l, fi, d, sp_y_at(d, cs, i), cp, psc, pscptr, meta, metaptr);
+			check_container(p, sp_y_at(d, cs, i), cp, li == 2);
 		}
+	}
+	(void)metaptr;
+}
+
+static void check_rbac(sp_lint *l, size_t fi, yaml_document_t *d, yaml_node_t *root, const char *base,
+		       const char *kind)
+{
+	const char *rname = sp_y_str(sp_y_get(d, sp_y_get(d, root, "metadata"), "name")) ?: "?";
+	yaml_node_t *rules = sp_y_get(d, root, "rules");
+	_cleanup_free_ char *rp = sp_jptr_join(base, "rules");
+	for (size_t i = 0; i < sp_y_len(rules); i++) {
+		yaml_node_t *r = sp_y_at(d, rules, i);
+		_cleanup_free_ char *ip = sp_jptr_index(rp, i);
+		yaml_node_t *groups = sp_y_get(d, r, "apiGroups"), *res = sp_y_get(d, r, "resources"),
+			    *verbs = sp_y_get(d, r, "verbs");
+		bool wild = false;
+		static const char *const fields[] = {"apiGroups", "resources", "verbs"};
+		for (size_t k = 0; k < SP_ARRAY_SIZE(fields); k++) {
+			yaml_node_t *a = sp_y_get(d, r, fields[k]);
+			for (size_t j = 0; j < sp_y_len(a); j++) {
+				yaml_node_t *v = sp_y_at(d, a, j);
+				if (sp_y_str(v) && !strcmp(sp_y_str(v), "*")) {
+					_cleanup_free_ char *ptr = sp_xasprintf("%s/%s/%zu", ip, fields[k], j);
+					sp_y_report(l, fi, SP_LR_KUBE_RBAC_WILDCARD, v, ptr, "%s '%s' grants '*' %s", kind,
+						    rname, fields[k]);
+					wild = true;
+				}
+			}
+		}
+		if (wild)
+			continue;
+		bool core = !groups || seq_has(d, groups, "");
+		if (!core)
+			continue;
+		if (seq_has(d, res, "pods") && (seq_has(d, verbs, "create")))
+			sp_y_report(l, fi, SP_LR_KUBE_RBAC_POD_CREATE, r, ip, "%s '%s' can create pods", kind, rname);
+		if ((seq_has(d, res, "pods/exec") || seq_has(d, res, "pods/attach")) &&
+		    (seq_has(d, verbs, "create") || seq_has(d, verbs, "get")))
+			sp_y_report(l, fi, SP_LR_KUBE_RBAC_POD_EXEC, r, ip, "%s '%s' can exec or attach into pods", kind,
+				    rname);
 	}
 }
 
-void sp_lint_kube_check(sp_lint *l, size_t fi)
+static void check_scc(sp_lint *l, size_t fi, yaml_document_t *d, yaml_node_t *root, const char *base)
 {
-	struct sp_yaml *y = l->files[fi].yaml;
-	for (size_t di = 0; di < y->n; di++) {
-		yaml_document_t *d = &y->docs[di];
-		yaml_node_t *root = yaml_document_get_root_node(d);
-		const char *ptr = NULL;
-		yaml_node_t *meta = NULL;
-		yaml_node_t *spec = pod_spec(d, root, &ptr, &meta);
-		if (!spec)
+	const char *name = sp_y_str(sp_y_get(d, sp_y_get(d, root, "metadata"), "name")) ?: "?";
+	static const char *const flags[] = {"allowPrivilegedContainer", "allowHostDirVolumePlugin", "allowHostNetwork",
+					    "allowHostPID", "allowHostIPC"};
+	for (size_t i = 0; i < SP_ARRAY_SIZE(flags); i++) {
+		yaml_node_t *n = sp_y_get(d, root, flags[i]);
+		if (!sp_y_true(n))
 			continue;
-		/* the metadata that goes with the pod spec */
-		char metaptr[64];
-		snprintf(metaptr, sizeof metaptr, "%.*smetadata", (int)(strlen(ptr) - strlen("spec")), ptr);
-		check_pod(l, fi, d, spec, ptr, meta, metaptr, sp_y_get(d, root, "kind"));
+		_cleanup_free_ char *ptr = sp_jptr_join(base, flags[i]);
+		sp_y_report(l, fi, SP_LR_KUBE_SCC_PRIVILEGED, n, ptr, "SecurityContextConstraints '%s' sets %s: true",
+			    name, flags[i]);
+	}
+	yaml_node_t *caps = sp_y_get(d, root, "allowedCapabilities");
+	for (size_t i = 0; i < sp_y_len(caps); i++) {
+		yaml_node_t *c = sp_y_at(d, caps, i);
+		if (!sp_y_str(c) || strcmp(sp_y_str(c), "*"))
+			continue;
+		_cleanup_free_ char *ptr = sp_xasprintf("%s/allowedCapabilities/%zu", base, i);
+		sp_y_report(l, fi, SP_LR_KUBE_SCC_PRIVILEGED, c, ptr,
+			    "SecurityContextConstraints '%s' allows every capability", name);
+	}
+}
+
+static bool ends_with(const char *s, const char *suf)
+{
+	size_t a = strlen(s), b = strlen(suf);
+	return a >= b && !strcmp(s + a - b, suf);
+}
+
+static int check_object(sp_lint *l, size_t fi, struct sp_kube_file *st, yaml_document_t *d, yaml_node_t *root,
+			const char *base, int depth, sp_error *err)
+{
+	const sp_lint_file *f = &l->files[fi];
+	if (sp_y_schema(f, d, root, base, doc_schema, SP_ARRAY_SIZE(doc_schema), err) < 0)
+		return -1;
+	yaml_node_t *kindnode = sp_y_get(d, root, "kind");
+	const char *kind = sp_y_str(kindnode);
+	if (!kind)
+		return 0;
+	yaml_node_t *items = sp_y_get(d, root, "items");
+	if (ends_with(kind, "List") && items && depth < 4) {
+		_cleanup_free_ char *ip = sp_jptr_join(base, "items");
+		for (size_t i = 0; i < sp_y_len(items); i++) {
+			yaml_node_t *it = sp_y_at(d, items, i);
+			if (!sp_y_is_map(it))
+				continue;
+			_cleanup_free_ char *p = sp_jptr_index(ip, i);
+			if (check_object(l, fi, st, d, it, p, depth + 1, err) < 0)
+				return -1;
+		}
+		return 0;
+	}
+	if (!strcmp(kind, "Role") || !strcmp(kind, "ClusterRole")) {
+		check_rbac(l, fi, d, root, base, kind);
+		return 0;
+	}
+	if (!strcmp(kind, "RoleBinding") || !strcmp(kind, "ClusterRoleBinding")) {
+		yaml_node_t *rn = sp_y_get(d, sp_y_get(d, root, "roleRef"), "name");
+		if (sp_y_str(rn) && !strcmp(sp_y_str(rn), "cluster-admin")) {
+			_cleanup_free_ char *ptr = sp_xasprintf("%s/roleRef/name", base);
+			sp_y_report(l, fi, SP_LR_KUBE_RBAC_CLUSTER_ADMIN, rn, ptr, "%s '%s' binds cluster-admin", kind,
+				    sp_y_str(sp_y_get(d, sp_y_get(d, root, "metadata"), "name")) ?: "?");
+		}
+		return 0;
+	}
+	if (!strcmp(kind, "SecurityContextConstraints")) {
+		check_scc(l, fi, d, root, base);
+		return 0;
+	}
+	if (!strcmp(kind, "ServiceAccount")) {
+		const char *name = sp_y_str(sp_y_get(d, sp_y_get(d, root, "metadata"), "name"));
+		if (name && sp_y_false(sp_y_get(d, root, "automountServiceAccountToken")))
+			sp_strv_push(&st->sa_off, name);
+		return 0;
+	}
+	const char *rel = NULL;
+	yaml_node_t *meta = NULL;
+	yaml_node_t *spec = pod_spec(d, root, &rel, &meta);
+	if (!spec)
+		return 0;
+	_cleanup_free_ char *sptr = sp_xasprintf("%s%s", base, rel);
+	if (sp_y_schema(f, d, spec, sptr, pod_schema, SP_ARRAY_SIZE(pod_schema), err) < 0)
+		return -1;
+	/* the metadata that goes with the pod spec */
+	_cleanup_free_ char *metaptr =
+		sp_xasprintf("%s%.*smetadata", base, (int)(strlen(rel) - strlen("spec")), rel);
+	struct pod p = {
+		.l = l,
+		.fi = fi,
+		.d = d,
+		.spec = spec,
+		.psc = sp_y_get(d, spec, "securityContext"),
+		.meta = meta,
+		.ann = sp_y_get(d, meta, "annotations"),
+		.sptr = sptr,
+		.pscptr = sp_jptr_join(sptr, "securityContext"),
+		.annptr = sp_jptr_join(metaptr, "annotations"),
+	};
+	check_pod(&p, metaptr, kindnode, st);
+	free(p.pscptr);
+	free(p.annptr);
+	return 0;
+}
+
+int sp_lint_kube_doc(sp_lint *l, size_t fi, struct sp_kube_file *st, yaml_document_t *d, yaml_node_t *root,
+		     sp_error *err)
+{
+	if (!sp_y_is_map(root))
+		return sp_y_error(&l->files[fi], root, "", err, "expected a mapping (a Kubernetes object), got %s",
+				  sp_y_str(root) ? "a scalar" : "a sequence");
+	return check_object(l, fi, st, d, root, "", 0, err);
+}
+
+int sp_lint_kube_item(sp_lint *l, size_t fi, struct sp_kube_file *st, yaml_document_t *d, yaml_node_t *item,
+		      size_t index, sp_error *err)
+{
+	if (!sp_y_is_map(item))
+		return 0;
+	char base[48];
+	snprintf(base, sizeof base, "/items/%zu", index);
+	return check_object(l, fi, st, d, item, base, 1, err);
+}
+
+void sp_lint_kube_items_judged(sp_lint *l, size_t fi, struct sp_kube_file *st, yaml_document_t *d, yaml_node_t *root,
+			       size_t mark)
+{
+	(void)fi;
+	const char *kind = sp_y_str(sp_y_get(d, root, "kind"));
+	if (kind && ends_with(kind, "List"))
+		return;
+	for (size_t i = mark; i < l->nf; i++) {
+		if (l->f[i].rule == SP_LR_INPUT_INVALID || !l->f[i].message)
+			continue;
+		free(l->f[i].message);
+		free(l->f[i].pointer);
+		l->f[i].message = l->f[i].pointer = NULL;
+		st->dropped = true;
 	}
 }

@@ -81,7 +81,6 @@ void sp_lint_free(sp_lint *l)
 		free(f->text);
 		if (f->json)
 			json_decref(f->json);
-		sp_lint_yaml_free(f->yaml);
 		sp_lint_squid_free(f->squid);
 		for (size_t k = 0; k < f->nproxies; k++) {
 			free(f->proxies[k].name);
@@ -135,6 +134,43 @@ void sp_lint_add_proxyref(sp_lint_file *f, const char *name, const char *value, 
 	};
 }
 
+void sp_lint_input_error(sp_lint *l, size_t fi, const sp_error *err)
+{
+	sp_lint_file *f = &l->files[fi];
+	const char *m = err->msg;
+	size_t pl = strlen(f->path);
+	unsigned line = 0, col = 0;
+	if (!strncmp(m, f->path, pl) && m[pl] == ':') {
+		m += pl + 1;
+		char *e;
+		unsigned long a = strtoul(m, &e, 10);
+		if (e != m && *e == ':' && a > 0 && a < 1u << 31) {
+			line = (unsigned)a;
+			m = e + 1;
+			unsigned long b = strtoul(m, &e, 10);
+			if (e != m && *e == ':' && b < 1u << 31) {
+				col = (unsigned)b;
+				m = e + 1;
+			}
+		}
+		while (*m == ' ')
+			m++;
+	}
+	if (line && !col)
+		col = 1;
+	/* an input error has a line: "line 1" when the whole file is at fault */
+	sp_lint_report(l, fi, SP_LR_INPUT_INVALID, NULL, line ? line : 1, col ? col : 1, "%s", m);
+	f->failed = true;
+}
+
+size_t sp_lint_nfailed(const sp_lint *l)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < l->nfiles; i++)
+		n += l->files[i].failed;
+	return n;
+}
+
 static bool has_ext(const char *path, const char *ext)
 {
 	size_t pl = strlen(path), el = strlen(ext);
@@ -177,7 +213,8 @@ static int guess_json_kind(sp_lint_file *f, sp_error *err)
 	json_t *j = f->json;
 	if (json_is_object(j)) {
 		if (json_object_get(j, "ociVersion") || (json_object_get(j, "process") && json_object_get(j, "root")) ||
-		    (json_object_get(j, "linux") && !json_object_get(j, "defaultAction"))) {
+		    ((json_object_get(j, "linux") || json_object_get(j, "freebsd") || json_object_get(j, "zos")) &&
+		     !json_object_get(j, "defaultAction"))) {
 			f->kind = SP_LK_OCI;
 			return 0;
 		}
@@ -197,37 +234,84 @@ static int guess_json_kind(sp_lint_file *f, sp_error *err)
 			f->path);
 }
 
-static int parse_file(sp_lint_file *f, sp_error *err)
+/* Does a JSON text hold a Kubernetes object (or List)? The members of the
+ * first top-level object are scanned without building it: a List can be
+ * tens of megabytes that jansson would hold whole. */
+static bool json_is_kube(const char *t, size_t n)
 {
+	int depth = 0;
+	bool api = false, kind = false, items = false;
+	for (size_t i = 0; i < n; i++) {
+		char c = t[i];
+		if (c == '"') {
+			size_t s = i + 1;
+			for (i = s; i < n && t[i] != '"'; i++)
+				if (t[i] == '\\')
+					i++;
+			if (depth != 1)
+				continue;
+			size_t len = i - s, j = i + 1;
+			while (j < n && strchr(" \t\r\n", t[j]))
+				j++;
+			if (j >= n || t[j] != ':')
+				continue;
+			api |= len == 10 && !memcmp(t + s, "apiVersion", 10);
+			kind |= len == 4 && !memcmp(t + s, "kind", 4);
+			items |= len == 5 && !memcmp(t + s, "items", 5);
+			if (api && (kind || items))
+				return true;
+		} else if (c == '{' || c == '[') {
+			depth++;
+		} else if (c == '}' || c == ']') {
+			if (--depth <= 0)
+				return false;
+		}
+	}
+	return false;
+}
+
+static int parse_file(sp_lint *l, size_t fi, sp_error *err)
+{
+	sp_lint_file *f = &l->files[fi];
 	sp_lint_kind k = f->kind;
+	char c = first_byte(f->text, f->len);
 	if (k == SP_LK_AUTO) {
-		char c = first_byte(f->text, f->len);
 		bool yaml_ext = has_ext(f->path, ".yaml") || has_ext(f->path, ".yml");
 		if (!yaml_ext && (c == '{' || c == '[' || has_ext(f->path, ".json"))) {
+			if (c == '{' && json_is_kube(f->text, f->len)) {
+				f->kind = SP_LK_KUBE;
+				f->checked = true;
+				return sp_lint_yaml_run(l, fi, true, err);
+			}
 			if (sp_lint_json_parse(f, err) < 0)
 				return -1;
+			json_t *j = f->json;
+			if (json_is_object(j) && json_is_object(json_object_get(j, "services")) &&
+			    !json_object_get(j, "ociVersion")) {
+				/* a compose file written as JSON: read like its YAML form */
+				json_decref(j);
+				f->json = NULL;
+				f->kind = SP_LK_COMPOSE;
+				f->is_sandbox = true;
+				f->checked = true;
+				return sp_lint_yaml_run(l, fi, true, err);
+			}
 			if (guess_json_kind(f, err) < 0)
 				return -1;
 		} else if (!yaml_ext && (has_ext(f->path, ".conf") || looks_like_squid(f->text, f->len))) {
 			f->kind = SP_LK_SQUID;
 			return sp_lint_squid_parse(f, err);
 		} else {
-			if (sp_lint_yaml_parse(f, err) < 0) /* guesses the kind and validates it */
-				return -1;
-			if (f->kind == SP_LK_AUTO)
-				return sp_usage(err,
-						"%s: cannot tell what kind of config this is (YAML without 'services' "
-						"or 'apiVersion'/'kind'); use --kind",
-						f->path);
-			f->is_sandbox = f->kind == SP_LK_COMPOSE;
-			return 0;
+			f->checked = true; /* guesses the kind from the documents */
+			return sp_lint_yaml_run(l, fi, c == '{', err);
 		}
 	} else if (k == SP_LK_OCI || k == SP_LK_ALLOWLIST || k == SP_LK_SECCOMP) {
 		if (sp_lint_json_parse(f, err) < 0)
 			return -1;
 	} else if (k == SP_LK_COMPOSE || k == SP_LK_KUBE) {
 		f->is_sandbox = k == SP_LK_COMPOSE;
-		return sp_lint_yaml_parse(f, err);
+		f->checked = true;
+		return sp_lint_yaml_run(l, fi, c == '{', err);
 	} else if (k == SP_LK_SQUID) {
 		return sp_lint_squid_parse(f, err);
 	}
@@ -243,23 +327,56 @@ static int parse_file(sp_lint_file *f, sp_error *err)
 	return 0;
 }
 
-int sp_lint_add_buffer(sp_lint *l, const char *name, const char *data, size_t len, sp_lint_kind kind, sp_error *err)
+static sp_lint_file *new_file(sp_lint *l, const char *name, sp_lint_kind kind)
 {
-	if (len > SP_LINT_MAX_FILE)
-		return sp_usage(err, "%s: file too large (%zu bytes, the limit is %u MiB)", name, len,
-				SP_LINT_MAX_FILE >> 20);
 	l->files = sp_xrealloc(l->files, (l->nfiles + 1) * sizeof *l->files);
 	sp_lint_file *f = &l->files[l->nfiles];
 	memset(f, 0, sizeof *f);
 	f->path = sp_xstrdup(name);
 	f->kind = kind;
 	f->no_external = l->opts.no_external_files;
-	f->text = sp_xmalloc(len + 1);
-	memcpy(f->text, data, len);
-	f->text[len] = '\0';
-	f->len = len;
 	l->nfiles++; /* owned by l from here, freed by sp_lint_free even on error */
-	return parse_file(f, err);
+	return f;
+}
+
+static char *steal_text(char **p)
+{
+	char *t = *p;
+	*p = NULL;
+	return t;
+}
+
+/* a file that could not be read at all: kept, so that the report names it */
+static int unreadable(sp_lint *l, const char *name, sp_lint_kind kind, sp_error *err)
+{
+	new_file(l, name, kind);
+	sp_lint_input_error(l, l->nfiles - 1, err);
+	return -1;
+}
+
+/* the text (len + 1 bytes, NUL-terminated) becomes the file's */
+static int add_owned(sp_lint *l, const char *name, char *text, size_t len, sp_lint_kind kind, sp_error *err)
+{
+	sp_lint_file *f = new_file(l, name, kind);
+	f->text = text;
+	f->len = len;
+	size_t fi = l->nfiles - 1;
+	int rc = parse_file(l, fi, err);
+	if (rc < 0 && err->exit_code != SP_EXIT_INTERNAL && !l->files[fi].failed)
+		sp_lint_input_error(l, fi, err);
+	return rc;
+}
+
+int sp_lint_add_buffer(sp_lint *l, const char *name, const char *data, size_t len, sp_lint_kind kind, sp_error *err)
+{
+	if (len > SP_LINT_MAX_FILE) {
+		sp_usage(err, "%s: file too large (%zu bytes, the limit is %u MiB)", name, len, SP_LINT_MAX_FILE >> 20);
+		return unreadable(l, name, kind, err);
+	}
+	char *text = sp_xmalloc(len + 1);
+	memcpy(text, data, len);
+	text[len] = '\0';
+	return add_owned(l, name, text, len, kind, err);
 }
 
 int sp_lint_add_file(sp_lint *l, const char *path, sp_lint_kind kind, sp_error *err)
@@ -269,13 +386,18 @@ int sp_lint_add_file(sp_lint *l, const char *path, sp_lint_kind kind, sp_error *
 	_cleanup_free_ char *text = sp_read_file_alloc(path, SP_LINT_MAX_FILE, &len, &e);
 	if (!text) {
 		if (e == EFBIG)
-			return sp_usage(err, "%s: file too large (the limit is %u MiB)", path, SP_LINT_MAX_FILE >> 20);
-		return sp_usage(err, "%s: cannot read: %s", path, strerror(e));
+			sp_usage(err, "%s: file too large (the limit is %u MiB)", path, SP_LINT_MAX_FILE >> 20);
+		else
+			sp_usage(err, "%s: cannot read: %s", path, strerror(e));
+		return unreadable(l, path, kind, err);
 	}
-	if (memchr(text, '\0', len))
-		return sp_usage(err, "%s: binary data (a NUL byte at offset %zu)", path,
-				(size_t)((char *)memchr(text, '\0', len) - text));
-	return sp_lint_add_buffer(l, path, text, len, kind, err);
+	if (memchr(text, '\0', len)) {
+		sp_usage(err, "%s: binary data (a NUL byte at offset %zu)", path,
+			 (size_t)((char *)memchr(text, '\0', len) - text));
+		return unreadable(l, path, kind, err);
+	}
+	/* sp_read_file_alloc NUL-terminates what it read */
+	return add_owned(l, path, steal_text(&text), len, kind, err);
 }
 
 static int finding_cmp(const void *a, const void *b)
@@ -329,13 +451,15 @@ static void resolve_positions(sp_lint *l)
 void sp_lint_run(sp_lint *l)
 {
 	for (size_t fi = 0; fi < l->nfiles; fi++) {
+		if (l->files[fi].failed || l->files[fi].checked)
+			continue;
 		switch (l->files[fi].kind) {
 		case SP_LK_OCI: sp_lint_oci_check(l, fi); break;
 		case SP_LK_SECCOMP: sp_lint_seccomp_check(l, fi); break;
 		case SP_LK_ALLOWLIST: sp_lint_allowlist_check(l, fi); break;
-		case SP_LK_COMPOSE: sp_lint_compose_check(l, fi); break;
-		case SP_LK_KUBE: sp_lint_kube_check(l, fi); break;
 		case SP_LK_SQUID: sp_lint_squid_check(l, fi); break;
+		case SP_LK_COMPOSE:
+		case SP_LK_KUBE:
 		case SP_LK_AUTO: break;
 		}
 	}

@@ -3,7 +3,9 @@
  * checked by the module of its kind (src/lint/<kind>.c), then checked against
  * the other files given with it (relations.c). Findings carry a stable rule
  * id (rules.h), a severity, the file and a JSON pointer and/or line:column.
- * Malformed input is a usage error (exit 2) naming file:line:column. */
+ * A file that cannot be read, parsed or type-checked is reported as a
+ * finding of rule lint.input_invalid at the place at fault, and the other
+ * files are still linted; the command then exits 2 (see sandprobe-lint(1)). */
 #ifndef SP_LINT_H
 #define SP_LINT_H
 
@@ -55,7 +57,6 @@ typedef struct sp_lint_proxyref {
 } sp_lint_proxyref;
 
 struct sp_squid;
-struct sp_yaml;
 
 typedef struct sp_lint_file {
 	char *path;
@@ -63,8 +64,9 @@ typedef struct sp_lint_file {
 	char *text;
 	size_t len;
 	void *json;            /* json_t * for oci, allowlist, seccomp */
-	struct sp_yaml *yaml;  /* compose, kube */
 	struct sp_squid *squid;
+	bool checked;          /* compose, kube: linted while it was read */
+	bool failed;           /* some of it could not be linted (lint.input_invalid) */
 	bool is_sandbox;       /* oci or compose: may carry proxy settings */
 	bool no_external;      /* from sp_lint_opts.no_external_files */
 	sp_lint_proxyref *proxies;
@@ -98,7 +100,10 @@ typedef struct sp_lint {
 
 void sp_lint_init(sp_lint *l, const sp_lint_opts *o);
 void sp_lint_free(sp_lint *l);
-/* Read path, detect or force its kind, parse it. -1 with err (exit 2) on bad input. */
+/* Read path, detect or force its kind, parse it (compose and kube files are
+ * linted as they are read, one document at a time). -1 with err on bad
+ * input (exit 2: the file is kept, with a lint.input_invalid finding, and
+ * the run goes on) or an internal error (exit 3). */
 int sp_lint_add_file(sp_lint *l, const char *path, sp_lint_kind kind, sp_error *err);
 /* The same from memory (fuzz harnesses, tests); the text is copied. */
 int sp_lint_add_buffer(sp_lint *l, const char *name, const char *data, size_t len, sp_lint_kind kind, sp_error *err);
@@ -117,11 +122,17 @@ int sp_lint_kind_parse(const char *s, sp_lint_kind *out);
 const char *sp_lint_sev_name(sp_lint_sev s);
 int sp_lint_sev_parse(const char *s, sp_lint_sev *out);
 const sp_lint_rule *sp_lint_rule_find(const char *id);
+/* Record err (a usage error "file[:line[:col]]: msg") as a lint.input_invalid
+ * finding of file fi, and mark the file failed. */
+void sp_lint_input_error(sp_lint *l, size_t fi, const sp_error *err);
+/* how many files have input errors */
+size_t sp_lint_nfailed(const sp_lint *l);
 
 /* Per-kind parsers and checkers (src/lint/<kind>.c). parse: -1 + err on
  * malformed input; check: adds findings. */
 int sp_lint_json_parse(sp_lint_file *f, sp_error *err);
-int sp_lint_yaml_parse(sp_lint_file *f, sp_error *err);
+/* compose and kube: read, check and lint every document (yamldoc.c) */
+int sp_lint_yaml_run(sp_lint *l, size_t fi, bool json, sp_error *err);
 int sp_lint_squid_parse(sp_lint_file *f, sp_error *err);
 int sp_lint_oci_validate(sp_lint_file *f, sp_error *err);
 int sp_lint_seccomp_validate(sp_lint_file *f, sp_error *err);
@@ -133,14 +144,9 @@ void sp_lint_seccomp_check(sp_lint *l, size_t fi);
 /* the seccomp rules on a seccomp object (a profile, or an OCI linux.seccomp) at pointer prefix */
 void sp_lint_seccomp_check_obj(sp_lint *l, size_t fi, void *obj, const char *prefix);
 void sp_lint_allowlist_check(sp_lint *l, size_t fi);
-void sp_lint_compose_check(sp_lint *l, size_t fi);
-void sp_lint_kube_check(sp_lint *l, size_t fi);
 void sp_lint_squid_check(sp_lint *l, size_t fi);
 void sp_lint_relations_check(sp_lint *l);
-void sp_lint_yaml_free(struct sp_yaml *y);
 void sp_lint_squid_free(struct sp_squid *s);
-/* does the (already parsed) YAML file look like compose or kube? */
-sp_lint_kind sp_lint_yaml_guess(const sp_lint_file *f);
 
 /* Add a proxy reference found in a sandbox config. */
 void sp_lint_add_proxyref(sp_lint_file *f, const char *name, const char *value, const char *pointer, unsigned line,

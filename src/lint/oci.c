@@ -60,6 +60,19 @@ static const sp_jschema oci_schema[] = {
 	{"/linux/sysctl", 'o'},
 	{"/linux/sysctl/*", 's'},
 	{"/linux/seccomp", 'o'},
+	{"/freebsd", 'o'},
+	{"/freebsd/jail", 'o'},
+	{"/freebsd/jail/*", '*'},
+	{"/freebsd/devices", 'a'},
+	{"/freebsd/devices/*", 'o'},
+	{"/freebsd/devices/*/path", 's'},
+	{"/zos", 'o'},
+	{"/zos/namespaces", 'a'},
+	{"/zos/namespaces/*", 'o'},
+	{"/zos/namespaces/*/type", 's'},
+	{"/zos/devices", 'a'},
+	{"/zos/devices/*", 'o'},
+	{"/zos/devices/*/path", 's'},
 };
 
 int sp_lint_oci_validate(sp_lint_file *f, sp_error *err)
@@ -98,10 +111,10 @@ bool sp_lint_is_runtime_socket(const char *path)
 	for (size_t i = 0; i < SP_ARRAY_SIZE(socks); i++)
 		if (!strcmp(base, socks[i]))
 			return true;
-	/* the directories that hold them, mounted whole */
-	static const char *const dirs[] = {"/run/containerd", "/var/run/containerd", "/run/docker", "/var/run/docker",
-					   "/run/podman", "/run/crio", "/var/run/crio", "/var/lib/kubelet",
-					   "/run/buildkit"};
+	/* the directories that hold them, mounted whole (/run holds them all) */
+	static const char *const dirs[] = {"/run",	   "/var/run",	    "/run/containerd", "/var/run/containerd",
+					   "/run/docker",  "/var/run/docker", "/run/podman",	   "/run/crio",
+					   "/var/run/crio", "/var/lib/kubelet", "/run/buildkit"};
 	size_t pl = strlen(path);
 	while (pl > 1 && path[pl - 1] == '/')
 		pl--;
@@ -410,31 +423,114 @@ static void check_hooks(sp_lint *l, size_t fi, json_t *root)
 	}
 }
 
+/* FreeBSD (runtime-spec config-freebsd.md): a jail inherits the host's vnet,
+ * addresses or SysV IPC only when told to; enforceStatfs 0 shows the host's
+ * mounts; devices are exposed by name under /dev. */
+static void check_freebsd(sp_lint *l, size_t fi, json_t *fb)
+{
+	json_t *jail = json_object_get(fb, "jail");
+	static const struct {
+		const char *key, *what;
+	} inherit[] = {{"vnet", "network stack (vnet)"},     {"ip4", "IPv4 addresses"},
+		       {"ip6", "IPv6 addresses"},	     {"sysvmsg", "SysV message queues"},
+		       {"sysvsem", "SysV semaphores"},	     {"sysvshm", "SysV shared memory"}};
+	for (size_t i = 0; i < SP_ARRAY_SIZE(inherit); i++) {
+		const char *v = json_string_value(json_object_get(jail, inherit[i].key));
+		if (!v || strcmp(v, "inherit"))
+			continue;
+		_cleanup_free_ char *p = sp_jptr_join("/freebsd/jail", inherit[i].key);
+		sp_lint_report(l, fi, SP_LR_OCI_NAMESPACE_MISSING, p, 0, 0, "the jail inherits the host's %s",
+			       inherit[i].what);
+	}
+	json_t *es = json_object_get(jail, "enforceStatfs");
+	if (json_is_integer(es) && json_integer_value(es) == 0)
+		sp_lint_report(l, fi, SP_LR_OCI_NAMESPACE_MISSING, "/freebsd/jail/enforceStatfs", 0, 0,
+			       "enforceStatfs 0: the jail sees every mount of the host");
+	size_t i;
+	json_t *d;
+	json_array_foreach(json_object_get(fb, "devices"), i, d) {
+		const char *path = json_string_value(json_object_get(d, "path"));
+		static const char *const ok[] = {"null", "zero", "random", "urandom", "stdin", "stdout", "stderr", "fd"};
+		bool benign = false;
+		for (size_t k = 0; path && k < SP_ARRAY_SIZE(ok); k++)
+			benign |= !strcmp(path, ok[k]);
+		if (benign)
+			continue;
+		_cleanup_free_ char *p = sp_xasprintf("/freebsd/devices/%zu", i);
+		sp_lint_report(l, fi, SP_LR_OCI_HOST_DEVICES, p, 0, 0, "device /dev/%s is exposed to the jail",
+			       path ? path : "?");
+	}
+}
+
+/* z/OS (config-zos.md): pid, mount, ipc and uts namespaces, devices */
+static void check_zos(sp_lint *l, size_t fi, json_t *zos)
+{
+	static const char *const needed[] = {"pid", "mount", "ipc", "uts"};
+	json_t *ns = json_object_get(zos, "namespaces");
+	for (size_t k = 0; k < SP_ARRAY_SIZE(needed); k++) {
+		bool have = false;
+		size_t i;
+		json_t *v;
+		json_array_foreach(ns, i, v) {
+			const char *t = json_string_value(json_object_get(v, "type"));
+			have |= t && !strcmp(t, needed[k]);
+		}
+		if (!have)
+			sp_lint_report(l, fi, SP_LR_OCI_NAMESPACE_MISSING, ns ? "/zos/namespaces" : "/zos", 0, 0,
+				       "no %s namespace: the container shares the host's", needed[k]);
+	}
+	size_t i;
+	json_t *d;
+	json_array_foreach(json_object_get(zos, "devices"), i, d) {
+		const char *path = json_string_value(json_object_get(d, "path"));
+		if (path && dev_benign(path))
+			continue;
+		_cleanup_free_ char *p = sp_xasprintf("/zos/devices/%zu", i);
+		sp_lint_report(l, fi, SP_LR_OCI_HOST_DEVICES, p, 0, 0, "device %s is created in the container",
+			       path ? path : "(no path)");
+	}
+}
+
 void sp_lint_oci_check(sp_lint *l, size_t fi)
 {
 	json_t *root = l->files[fi].json;
 	json_t *process = json_object_get(root, "process"), *linux_ = json_object_get(root, "linux");
-	check_namespaces(l, fi, linux_);
-	check_caps(l, fi, process);
-	if (!json_is_true(json_object_get(process, "noNewPrivileges")))
-		sp_lint_report(l, fi, SP_LR_OCI_NO_NEW_PRIVS,
-			       json_object_get(process, "noNewPrivileges") ? "/process/noNewPrivileges" : "/process", 0, 0,
-			       "process.noNewPrivileges is %s",
-			       json_object_get(process, "noNewPrivileges") ? "false" : "unset");
-	json_t *sc = json_object_get(linux_, "seccomp");
-	if (!sc)
-		sp_lint_report(l, fi, SP_LR_OCI_SECCOMP_MISSING, linux_ ? "/linux" : "", 0, 0,
-			       "no linux.seccomp: every syscall is allowed");
-	else
-		sp_lint_seccomp_check_obj(l, fi, sc, "/linux/seccomp");
+	json_t *fbsd = json_object_get(root, "freebsd"), *zos = json_object_get(root, "zos"),
+	       *win = json_object_get(root, "windows");
+	/* the Linux rules are for Linux configs (a linux object, or no platform
+	 * object at all, as older writers leave it); FreeBSD, z/OS, Windows,
+	 * Solaris and VM configs get the rules that hold for them */
+	bool is_linux = linux_ || !(fbsd || zos || win || json_object_get(root, "solaris") || json_object_get(root, "vm"));
+	if (is_linux) {
+		check_namespaces(l, fi, linux_);
+		check_caps(l, fi, process);
+		if (!json_is_true(json_object_get(process, "noNewPrivileges")))
+			sp_lint_report(l, fi, SP_LR_OCI_NO_NEW_PRIVS,
+				       json_object_get(process, "noNewPrivileges") ? "/process/noNewPrivileges" : "/process",
+				       0, 0, "process.noNewPrivileges is %s",
+				       json_object_get(process, "noNewPrivileges") ? "false" : "unset");
+		json_t *sc = json_object_get(linux_, "seccomp");
+		if (!sc)
+			sp_lint_report(l, fi, SP_LR_OCI_SECCOMP_MISSING, linux_ ? "/linux" : "", 0, 0,
+				       "no linux.seccomp: every syscall is allowed");
+		else
+			sp_lint_seccomp_check_obj(l, fi, sc, "/linux/seccomp");
+	}
+	if (fbsd)
+		check_freebsd(l, fi, fbsd);
+	if (zos)
+		check_zos(l, fi, zos);
 	json_t *r = json_object_get(root, "root");
-	if (!json_is_true(json_object_get(r, "readonly")))
+	if (!win && !json_is_true(json_object_get(r, "readonly"))) /* Windows: readonly must be omitted or false */
 		sp_lint_report(l, fi, SP_LR_OCI_ROOT_WRITABLE, json_object_get(r, "readonly") ? "/root/readonly" : "/root",
 			       0, 0, "root.readonly is not true");
-	check_paths(l, fi, linux_);
+	if (is_linux)
+		check_paths(l, fi, linux_);
 	check_mounts(l, fi, root);
-	check_devices(l, fi, linux_);
-	check_limits(l, fi, linux_);
-	check_sysctl(l, fi, linux_);
+	if (is_linux) {
+		check_devices(l, fi, linux_);
+		check_limits(l, fi, linux_);
+		check_sysctl(l, fi, linux_);
+	}
 	check_hooks(l, fi, root);
 }

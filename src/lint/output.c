@@ -116,55 +116,142 @@ static json_t *uri_of(const char *path)
 	return json_string(u);
 }
 
+/* Where a SARIF viewer sends a user to learn about the tool and its rules
+ * (the lint man page of the project's repository); packagers may point it at
+ * their own copy with -DSP_LINT_INFO_URI=... */
+#ifndef SP_LINT_INFO_URI
+#define SP_LINT_INFO_URI "https://github.com/sandprobe/sandprobe/blob/main/docs/man/sandprobe-lint.1"
+#endif
+
+/* "kube.rbac_pod_exec" -> "KubeRbacPodExec": SARIF's friendly rule name */
+static json_t *pascal_name(const char *id)
+{
+	char buf[128];
+	size_t k = 0;
+	bool up = true;
+	for (const char *c = id; *c && k + 1 < sizeof buf; c++) {
+		if (*c == '.' || *c == '_' || *c == '-') {
+			up = true;
+			continue;
+		}
+		buf[k++] = up && *c >= 'a' && *c <= 'z' ? (char)(*c - 'a' + 'A') : *c;
+		up = false;
+	}
+	buf[k] = '\0';
+	return json_string(buf);
+}
+
+/* GitHub code scanning ranks security results by this CVSS-like score:
+ * >= 9 critical, >= 7 high, >= 4 medium, else low */
+static const char *security_severity(const sp_lint_rule *r)
+{
+	switch (r->sev) {
+	case SP_SEV_ERROR: return "8.0";
+	case SP_SEV_WARNING: return "5.0";
+	case SP_SEV_NOTE: return "2.0";
+	}
+	return "5.0";
+}
+
 static json_t *sarif_rule(const sp_lint_rule *r)
 {
 	json_t *o = json_object();
 	json_object_set_new(o, "id", json_string(r->id));
+	json_object_set_new(o, "name", pascal_name(r->id));
 	json_object_set_new(o, "shortDescription", json_pack("{s:s}", "text", r->title));
 	json_object_set_new(o, "fullDescription", json_pack("{s:s}", "text", r->rationale));
+	json_object_set_new(o, "helpUri", json_string(SP_LINT_INFO_URI));
 	json_object_set_new(o, "help", json_pack("{s:s}", "text", r->rationale));
 	json_object_set_new(o, "defaultConfiguration", json_pack("{s:s}", "level", sp_lint_sev_name(r->sev)));
 	json_t *tags = sp_json_csv_array(r->techniques);
 	json_array_append_new(tags, json_string("security"));
-	json_object_set_new(o, "properties", json_pack("{s:o}", "tags", tags));
+	json_object_set_new(o, "properties",
+			    json_pack("{s:o,s:s,s:s}", "tags", tags, "security-severity", security_severity(r), "precision",
+				      "high"));
 	return o;
 }
 
-static json_t *sarif_report(const sp_lint *l)
+/* SARIF wants a numeric version and a semantic one; a build from git has
+ * "git describe" output (a tag, or a bare commit hash) */
+static void sarif_versions(char *num, size_t nsz, char *sem, size_t ssz)
+{
+	const char *v = SP_VERSION;
+	size_t i = 0;
+	bool numeric = v[0] >= '0' && v[0] <= '9';
+	for (; v[i] && numeric; i++)
+		numeric = (v[i] >= '0' && v[i] <= '9') || v[i] == '.';
+	snprintf(num, nsz, "%s", numeric ? v : "0.0.0");
+	int dots = 0;
+	for (const char *c = v; *c; c++)
+		dots += *c == '.';
+	if (numeric && dots == 2) {
+		snprintf(sem, ssz, "%s", v);
+		return;
+	}
+	/* 0.0.0+<build metadata>: only [0-9A-Za-z.-] */
+	size_t k = (size_t)snprintf(sem, ssz, "0.0.0+");
+	for (const char *c = v; *c && k + 1 < ssz; c++) {
+		bool ok = (*c >= '0' && *c <= '9') || (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || *c == '.' ||
+			  *c == '-';
+		sem[k++] = ok ? *c : '-';
+	}
+	sem[k] = '\0';
+}
+
+static json_t *sarif_driver(void)
 {
 	json_t *rules = json_array();
 	for (size_t i = 0; i < SP_LR__COUNT; i++)
 		json_array_append_new(rules, sarif_rule(&sp_lint_rules[i]));
-	json_t *driver = json_pack("{s:s,s:s,s:s,s:o}", "name", "sandprobe", "version", SP_VERSION, "semanticVersion",
-				   "0.1.0", "rules", rules);
-	json_t *artifacts = json_array();
-	for (size_t i = 0; i < l->nfiles; i++)
-		json_array_append_new(artifacts, json_pack("{s:{s:o}}", "location", "uri", uri_of(l->files[i].path)));
+	char num[64], sem[96];
+	sarif_versions(num, sizeof num, sem, sizeof sem);
+	return json_pack("{s:s,s:s,s:s,s:s,s:s,s:o}", "name", "sandprobe", "fullName", "sandprobe " SP_VERSION, "version",
+			 num, "semanticVersion", sem, "informationUri", SP_LINT_INFO_URI, "rules", rules);
+}
+
+static json_t *sarif_location(const sp_lint *l, const sp_lint_finding *x)
+{
+	json_t *phys = json_pack("{s:{s:o}}", "artifactLocation", "uri", uri_of(l->files[x->file].path));
+	if (x->line)
+		json_object_set_new(phys, "region",
+				    json_pack("{s:I,s:I}", "startLine", (json_int_t)x->line, "startColumn",
+					      (json_int_t)(x->column ? x->column : 1)));
+	json_t *loc = json_pack("{s:o}", "physicalLocation", phys);
+	if (x->pointer)
+		json_object_set_new(loc, "logicalLocations",
+				    json_pack("[{s:o,s:s}]", "fullyQualifiedName", sp_json_str(x->pointer[0] ? x->pointer : "/"),
+					      "kind", "object"));
+	return loc;
+}
+
+static json_t *sarif_report(const sp_lint *l)
+{
 	json_t *results = json_array();
+	json_t *notes = json_array();
 	for (size_t i = 0; i < l->nf; i++) {
 		const sp_lint_finding *x = &l->f[i];
 		const sp_lint_rule *r = &sp_lint_rules[x->rule];
-		json_t *phys = json_pack("{s:{s:o,s:I}}", "artifactLocation", "uri", uri_of(l->files[x->file].path),
-					 "index", (json_int_t)x->file);
-		if (x->line)
-			json_object_set_new(phys, "region",
-					    json_pack("{s:I,s:I}", "startLine", (json_int_t)x->line, "startColumn",
-						      (json_int_t)(x->column ? x->column : 1)));
-		json_t *loc = json_pack("{s:o}", "physicalLocation", phys);
-		if (x->pointer)
-			json_object_set_new(loc, "logicalLocations",
-					    json_pack("[{s:o,s:s}]", "fullyQualifiedName", sp_json_str(x->pointer[0] ? x->pointer : "/"),
-						      "kind", "object"));
 		json_t *res = json_object();
 		json_object_set_new(res, "ruleId", json_string(r->id));
 		json_object_set_new(res, "ruleIndex", json_integer((json_int_t)x->rule));
 		json_object_set_new(res, "level", json_string(sp_lint_sev_name(r->sev)));
 		json_object_set_new(res, "message", json_pack("{s:o}", "text", sp_json_str(x->message)));
-		json_object_set_new(res, "locations", json_pack("[o]", loc));
+		json_object_set_new(res, "locations", json_pack("[o]", sarif_location(l, x)));
 		json_array_append_new(results, res);
+		/* an input the tool could not lint is also a tool execution notification */
+		if (x->rule == SP_LR_INPUT_INVALID)
+			json_array_append_new(
+				notes, json_pack("{s:s,s:{s:o},s:[o],s:{s:s,s:I}}", "level", "error", "message", "text",
+						 sp_json_str(x->message), "locations", sarif_location(l, x), "descriptor",
+						 "id", r->id, "index", (json_int_t)x->rule));
 	}
-	json_t *run = json_pack("{s:{s:o},s:o,s:o}", "tool", "driver", driver, "artifacts", artifacts, "results",
-				results);
+	json_t *inv = json_pack("{s:b}", "executionSuccessful", json_array_size(notes) == 0);
+	if (json_array_size(notes))
+		json_object_set_new(inv, "toolExecutionNotifications", notes);
+	else
+		json_decref(notes);
+	json_t *run = json_pack("{s:{s:o},s:[o],s:o,s:s}", "tool", "driver", sarif_driver(), "invocations", inv,
+				"results", results, "columnKind", "unicodeCodePoints");
 	return json_pack("{s:s,s:s,s:[o]}", "$schema", "https://json.schemastore.org/sarif-2.1.0.json", "version",
 			 "2.1.0", "runs", run);
 }
@@ -217,11 +304,7 @@ int sp_lint_write_rules(FILE *f, sp_lint_format fmt)
 		if (rc < 0)
 			return rc;
 	} else {
-		json_t *rules = json_array();
-		for (size_t i = 0; i < SP_LR__COUNT; i++)
-			json_array_append_new(rules, sarif_rule(&sp_lint_rules[i]));
-		json_t *run = json_pack("{s:{s:{s:s,s:s,s:o}},s:[]}", "tool", "driver", "name", "sandprobe", "version",
-					SP_VERSION, "rules", rules, "results");
+		json_t *run = json_pack("{s:{s:o},s:[]}", "tool", "driver", sarif_driver(), "results");
 		int rc = dump(f, json_pack("{s:s,s:s,s:[o]}", "$schema", "https://json.schemastore.org/sarif-2.1.0.json",
 					   "version", "2.1.0", "runs", run));
 		if (rc < 0)

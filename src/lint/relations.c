@@ -147,7 +147,7 @@ static void sandbox_vs_squid(sp_lint *l, size_t fi)
 		char listeners[512] = "";
 		for (size_t si = 0; si < l->nfiles && !match; si++) {
 			const struct sp_squid *s = l->files[si].squid;
-			if (!s)
+			if (!s || l->files[si].failed)
 				continue;
 			for (size_t i = 0; i < s->nports; i++) {
 				if (listener_matches(&s->ports[i], host, port))
@@ -168,16 +168,16 @@ void sp_lint_relations_check(sp_lint *l)
 {
 	bool any_squid = false;
 	for (size_t si = 0; si < l->nfiles; si++) {
-		if (l->files[si].kind != SP_LK_SQUID)
+		if (l->files[si].kind != SP_LK_SQUID || l->files[si].failed)
 			continue;
 		any_squid = true;
 		for (size_t ai = 0; ai < l->nfiles; ai++)
-			if (l->files[ai].kind == SP_LK_ALLOWLIST)
+			if (l->files[ai].kind == SP_LK_ALLOWLIST && !l->files[ai].failed)
 				allowlist_vs_squid(l, ai, si);
 	}
 	if (!any_squid)
 		return;
 	for (size_t fi = 0; fi < l->nfiles; fi++)
-		if (l->files[fi].is_sandbox)
+		if (l->files[fi].is_sandbox && !l->files[fi].failed)
 			sandbox_vs_squid(l, fi);
 }

@@ -4,7 +4,8 @@
  * Rule ids are stable: never renumber or rename one, add new ones. */
 #define SP_LINT_RULES(X)                                                                                              \
 	X(OCI_NAMESPACE_MISSING, "oci.namespace_missing", SP_LK_OCI, SP_SEV_ERROR,                                        \
-	  "a pid, network, mount, ipc or uts namespace is missing or joins the host's",                                   \
+	  "a pid, network, mount, ipc or uts namespace is missing or joins the host's (on FreeBSD: the jail inherits "   \
+	  "the host's vnet, SysV IPC or mounts)",                                                                         \
 	  "without its own namespace the container sees and acts on the host's processes, network, mounts or IPC",       \
 	  "T1611")                                                                                                         \
 	X(OCI_USERNS_MISSING, "oci.userns_missing", SP_LK_OCI, SP_SEV_NOTE, "no user namespace",                          \
@@ -102,7 +103,7 @@
 	X(COMPOSE_CAP_ADD, "compose.cap_add", SP_LK_COMPOSE, SP_SEV_WARNING, "a service adds capabilities",                \
 	  "each added capability widens what a compromised workload can do to the kernel", "T1548,T1611")                 \
 	X(COMPOSE_HOST_NS, "compose.host_namespace", SP_LK_COMPOSE, SP_SEV_ERROR,                                          \
-	  "a service shares the host's network, pid, ipc, uts or user namespace",                                         \
+	  "a service shares the host's network, pid, ipc, uts, user or cgroup namespace",                                         \
 	  "a shared host namespace removes that layer of isolation entirely", "T1611")                                    \
 	X(COMPOSE_HOST_PATH, "compose.host_path", SP_LK_COMPOSE, SP_SEV_WARNING, "an absolute host path is bind-mounted",  \
 	  "host files inside the sandbox can be read, and if writable, changed by the workload", "T1611,T1005")           \
@@ -178,4 +179,114 @@
 	  "T1090")                                                                                                         \
 	X(REL_PROXY_UNSET, "relation.proxy_unset", SP_LK_AUTO, SP_SEV_WARNING,                                             \
 	  "a sandbox given with a proxy config sets no HTTPS_PROXY",                                                      \
-	  "the proxy filters nothing the sandbox does not send it", "T1090")
+	  "the proxy filters nothing the sandbox does not send it", "T1090") \
+	X(INPUT_INVALID, "lint.input_invalid", SP_LK_AUTO, SP_SEV_ERROR, "a file, or a document in it, could not be linted", \
+	  "a configuration the linter cannot read (syntax, wrong types, unknown kind, unreadable) is one nobody has "      \
+	  "checked: it is reported where it fails, the rest of the run goes on, and the exit status is 2",               \
+	  "")                                                                                                              \
+	X(KUBE_SYSCTL, "kube.sysctl_unsafe", SP_LK_KUBE, SP_SEV_WARNING,                                                   \
+	  "the pod sets a sysctl outside the Pod Security Standards' safe set",                                           \
+	  "only the safe sysctls are isolated between pods; the others tune kernel state (memory, queues, routing) that " \
+	  "other pods share or that the node must allow as unsafe",                                                       \
+	  "T1611,T1499")                                                                                                   \
+	X(COMPOSE_SYSCTL, "compose.sysctl_unsafe", SP_LK_COMPOSE, SP_SEV_WARNING,                                          \
+	  "a service sets a sysctl outside the safe set",                                                                 \
+	  "only the safe sysctls are isolated between containers; the others tune kernel state the host and its other "   \
+	  "containers share",                                                                                             \
+	  "T1611,T1499")                                                                                                   \
+	X(KUBE_PROC_UNMASKED, "kube.proc_unmasked", SP_LK_KUBE, SP_SEV_ERROR, "procMount is Unmasked",                     \
+	  "an unmasked /proc exposes kcore, sysrq-trigger, keys and the other host kernel interfaces the runtime hides",  \
+	  "T1611,T1082")                                                                                                   \
+	X(COMPOSE_SYSTEMPATHS, "compose.systempaths_unconfined", SP_LK_COMPOSE, SP_SEV_ERROR,                              \
+	  "masked and read-only /proc and /sys paths are disabled (systempaths=unconfined)",                              \
+	  "the host kernel interfaces the engine hides (kcore, sysrq-trigger, /proc/sys) become reachable",               \
+	  "T1611,T1082")                                                                                                   \
+	X(KUBE_LIMITS, "kube.resource_limits", SP_LK_KUBE, SP_SEV_WARNING, "a container has no memory or CPU limit",       \
+	  "an unbounded container can exhaust the node's memory or CPU and take its neighbours down", "T1499,T1496")     \
+	X(COMPOSE_LIMITS, "compose.resource_limits", SP_LK_COMPOSE, SP_SEV_WARNING,                                        \
+	  "a service has no memory, CPU or pids limit",                                                                   \
+	  "an unbounded service can exhaust the host's memory, CPU or process table (a fork bomb)", "T1499,T1496")       \
+	X(KUBE_CAPS_DROP_ALL, "kube.caps_drop_all", SP_LK_KUBE, SP_SEV_WARNING,                                            \
+	  "a container does not drop ALL capabilities",                                                                   \
+	  "without drop: [ALL] it keeps the runtime's default set, NET_RAW (packet spoofing, ARP and DNS poisoning on "    \
+	  "the node's network) among them",                                                                               \
+	  "T1548,T1611")                                                                                                   \
+	X(COMPOSE_CAPS_DROP_ALL, "compose.caps_drop_all", SP_LK_COMPOSE, SP_SEV_WARNING,                                   \
+	  "a service does not drop ALL capabilities",                                                                     \
+	  "without cap_drop: [ALL] it keeps the engine's default set, NET_RAW among them", "T1548,T1611")                 \
+	X(KUBE_SECCOMP_UNSET, "kube.seccomp_unset", SP_LK_KUBE, SP_SEV_WARNING, "no seccomp profile is set",               \
+	  "Kubernetes runs a container without a seccompProfile Unconfined unless the kubelet defaults otherwise: every " \
+	  "syscall is reachable",                                                                                         \
+	  "T1611,T1068")                                                                                                   \
+	X(KUBE_APPARMOR_UNSET, "kube.apparmor_unset", SP_LK_KUBE, SP_SEV_NOTE, "no AppArmor profile is set",               \
+	  "the runtime's default profile applies only on nodes that have AppArmor; naming one makes the intent explicit", \
+	  "T1611,T1562.001")                                                                                               \
+	X(KUBE_HOST_USERS, "kube.host_users", SP_LK_KUBE, SP_SEV_NOTE, "the pod does not set hostUsers: false",            \
+	  "without a user namespace uid 0 in the pod is uid 0 on the node: any escape lands with full node privileges",    \
+	  "T1611,T1068")                                                                                                   \
+	X(KUBE_GROUP_ROOT, "kube.run_as_group_root", SP_LK_KUBE, SP_SEV_WARNING,                                           \
+	  "a container runs with group 0 (runAsGroup, supplementalGroups or fsGroup)",                                    \
+	  "group root owns and can often write files that uid checks alone would protect", "T1548,T1068")                 \
+	X(COMPOSE_GROUP_ROOT, "compose.run_as_group_root", SP_LK_COMPOSE, SP_SEV_WARNING,                                  \
+	  "a service runs with group 0 (user uid:0 or group_add)",                                                        \
+	  "group root owns and can often write files that uid checks alone would protect", "T1548,T1068")                 \
+	X(KUBE_SELINUX, "kube.selinux_unconfined", SP_LK_KUBE, SP_SEV_ERROR,                                               \
+	  "an unconfined SELinux type or user (spc_t, unconfined_t, unconfined_u)",                                        \
+	  "spc_t and unconfined_t are exempt from the SELinux policy that confines containers", "T1611,T1562.001")        \
+	X(COMPOSE_SELINUX, "compose.selinux_unconfined", SP_LK_COMPOSE, SP_SEV_ERROR,                                      \
+	  "SELinux labelling is disabled (label=disable) or unconfined (spc_t)",                                          \
+	  "the container runs outside the SELinux policy that confines containers", "T1611,T1562.001")                    \
+	X(KUBE_HOST_PORT, "kube.host_port", SP_LK_KUBE, SP_SEV_WARNING, "a container binds a port on the node (hostPort)", \
+	  "a hostPort listens on the node's addresses, every interface unless hostIP says otherwise: a way in and out of " \
+	  "the sandbox that an egress proxy never sees",                                                                  \
+	  "T1048,T1572")                                                                                                   \
+	X(COMPOSE_PORTS, "compose.ports_all_interfaces", SP_LK_COMPOSE, SP_SEV_WARNING,                                    \
+	  "a port is published on every interface of the host",                                                           \
+	  "a port published without a host address listens on 0.0.0.0: reachable from every network the host is on, a "   \
+	  "way in and out of the sandbox that an egress proxy never sees",                                                \
+	  "T1048,T1572")                                                                                                   \
+	X(KUBE_SA_TOKEN, "kube.sa_token_automount", SP_LK_KUBE, SP_SEV_WARNING,                                            \
+	  "the service account token is mounted (automountServiceAccountToken not false)",                                \
+	  "a compromised workload can use the token against the API server with the service account's rights",            \
+	  "T1552.007,T1613")                                                                                               \
+	X(KUBE_HOST_PROCESS, "kube.windows_host_process", SP_LK_KUBE, SP_SEV_ERROR,                                        \
+	  "a Windows HostProcess container",                                                                              \
+	  "a HostProcess container runs directly on the Windows node, with the host's network and file system",           \
+	  "T1611")                                                                                                         \
+	X(KUBE_VOLUME_TYPE, "kube.volume_type", SP_LK_KUBE, SP_SEV_WARNING,                                                \
+	  "a volume type outside the core set (flexVolume, iscsi, nfs, rbd ...)",                                          \
+	  "non-core volume types are mounted by the node with its privileges (flexVolume runs a driver binary as root on " \
+	  "the node); the restricted Pod Security Standard allows only the core types",                                   \
+	  "T1611,T1006")                                                                                                   \
+	X(KUBE_ENV_SECRET, "kube.env_secret", SP_LK_KUBE, SP_SEV_WARNING,                                                  \
+	  "a secret is written into an environment variable's value",                                                     \
+	  "a literal secret sits in the manifest, and in the environment every child process, crash dump and "            \
+	  "/proc/PID/environ reader sees",                                                                                \
+	  "T1552,T1552.001")                                                                                               \
+	X(KUBE_ENV_SECRET_REF, "kube.env_secret_ref", SP_LK_KUBE, SP_SEV_NOTE,                                             \
+	  "a Secret is exposed as environment variables",                                                                 \
+	  "environment variables are inherited by every child process and readable in /proc/PID/environ; a file mount "  \
+	  "with tight permissions leaks less",                                                                            \
+	  "T1552")                                                                                                         \
+	X(COMPOSE_ENV_SECRET, "compose.env_secret", SP_LK_COMPOSE, SP_SEV_WARNING,                                         \
+	  "a secret is written into an environment variable's value",                                                     \
+	  "a literal secret sits in the compose file, and in the environment every child process and /proc/PID/environ " \
+	  "reader sees; compose secrets mount it as a file",                                                              \
+	  "T1552,T1552.001")                                                                                               \
+	X(KUBE_RBAC_WILDCARD, "kube.rbac_wildcard", SP_LK_KUBE, SP_SEV_ERROR, "an RBAC rule uses a wildcard",              \
+	  "a wildcard verb, resource or API group grants everything, including what later versions add", "T1610,T1609")  \
+	X(KUBE_RBAC_POD_CREATE, "kube.rbac_pod_create", SP_LK_KUBE, SP_SEV_WARNING, "an RBAC rule can create pods",        \
+	  "whoever can create pods can create a privileged one that mounts the node", "T1610,T1611")                      \
+	X(KUBE_RBAC_POD_EXEC, "kube.rbac_pod_exec", SP_LK_KUBE, SP_SEV_WARNING,                                            \
+	  "an RBAC rule can exec or attach into pods", "exec runs commands in other pods, with their secrets and rights",  \
+	  "T1609")                                                                                                         \
+	X(KUBE_RBAC_CLUSTER_ADMIN, "kube.rbac_cluster_admin", SP_LK_KUBE, SP_SEV_ERROR, "a binding grants cluster-admin",  \
+	  "cluster-admin is every right on every object of the cluster", "T1610,T1609,T1552.007")                         \
+	X(KUBE_SCC_PRIVILEGED, "kube.scc_privileged", SP_LK_KUBE, SP_SEV_ERROR,                                            \
+	  "an OpenShift SecurityContextConstraints admits privileged or host-level pods",                                 \
+	  "every pod the SCC admits may run privileged, share the host's namespaces, mount host paths or add any "         \
+	  "capability",                                                                                                   \
+	  "T1611,T1610")                                                                                                   \
+	X(COMPOSE_CGROUP_PARENT, "compose.cgroup_parent", SP_LK_COMPOSE, SP_SEV_WARNING,                                   \
+	  "a service chooses its own parent cgroup (cgroup_parent)",                                                      \
+	  "the service leaves the engine's cgroup tree and the limits and accounting set for it", "T1499")

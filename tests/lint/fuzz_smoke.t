@@ -6,7 +6,7 @@
 . "$(dirname "$0")/../lib/tap.sh"
 need clang
 cd "$SP_ROOT" || exit 1
-for k in oci seccomp allowlist compose kube squid; do
+for k in oci seccomp allowlist compose kube squid auto; do
 	h=fuzz_lint_$k
 	if ! make -s "build-fuzz/$h" >/dev/null 2>&1; then
 		TAP_NAME="$h builds" ok false

@@ -6,15 +6,21 @@
 FIX=$(cd "$(dirname "$0")/fixtures" && pwd)
 T=$(sp_tmpdir)
 
-# expect_usage NAME REGEX FILE [ARGS...]: exit 2, one stderr line matching REGEX, empty stdout
+# expect_usage NAME REGEX FILE [ARGS...]: exit 2, one stderr line matching REGEX,
+# and the report's lint.input_invalid finding at the position stderr names
 expect_usage() {
 	local name=$1 re=$2
 	shift 2
-	"$SP_BIN" lint "$@" >"$T/stdout" 2>"$T/stderr"
+	"$SP_BIN" lint --format json "$@" >"$T/stdout" 2>"$T/stderr"
 	local rc=$?
 	is "$rc" 2 "$name: exit 2"
 	like "$(cat "$T/stderr")" "^sandprobe: $re" "$name: the error names the place"
-	is "$(wc -l <"$T/stderr" | tr -d ' '):$(wc -c <"$T/stdout" | tr -d ' ')" "1:0" "$name: one line on stderr, nothing on stdout"
+	is "$(wc -l <"$T/stderr" | tr -d ' ')" 1 "$name: one line on stderr"
+	# file:line:col: on stderr -> the finding's line and column ("file: msg": line 1)
+	local pos want
+	pos=$(sed -E 's/^sandprobe: //' "$T/stderr" | awk -v f="${*: -1}" '{ r = substr($0, length(f) + 2); if (match(r, /^[0-9]+:[0-9]+:/)) print substr(r, 1, RLENGTH - 1); else if (match(r, /^[0-9]+:/)) print substr(r, 1, RLENGTH - 1) ":1"; else print "1:1" }')
+	want=$(jq -r '[.findings[] | select(.rule == "lint.input_invalid") | "\(.line):\(.column)"] | join(" ")' "$T/stdout" 2>/dev/null)
+	is "$want" "$pos" "$name: reported as lint.input_invalid at $pos"
 }
 
 # truncated JSON: the position is where the text ends
@@ -48,6 +54,13 @@ printf 'apiVersion: v1\nkind: Pod\nspec:\n  containers: nginx\n' >"$T/pod.yaml"
 expect_usage "kube wrong type" "$T/pod.yaml:4:15: /spec/containers: expected a sequence, got a scalar" "$T/pod.yaml"
 printf 'services:\n  a:\n    privileged: [true]\n' >"$T/priv.yaml"
 expect_usage "compose wrong scalar" "$T/priv.yaml:3:17: /services/a/privileged: expected a scalar" "$T/priv.yaml"
+
+# a key given twice in a YAML mapping (kubectl and compose refuse it; the
+# second hostPID would hide behind the first); in a JSON List item too
+printf 'apiVersion: v1\nkind: Pod\nspec:\n  hostPID: false\n  containers: []\n  hostPID: true\n' >"$T/dup.yaml"
+expect_usage "YAML duplicate key" "$T/dup.yaml:6:3: duplicate key 'hostPID' \\(first at line 4\\)" "$T/dup.yaml"
+printf '{"apiVersion": "v1", "kind": "List", "items": [\n {"apiVersion": "v1", "kind": "Pod",\n  "spec": {"hostPID": false, "hostPID": true}}]}\n' >"$T/dupl.json"
+expect_usage "JSON List item duplicate key" "$T/dupl.json:3:30: duplicate key 'hostPID'" "$T/dupl.json"
 
 # squid: bad directives name the line
 printf 'http_port 3128\nhttp_access maybe all\n' >"$T/bad.conf"
@@ -94,7 +107,19 @@ printf '{"hello": "world"}\n' >"$T/what.json"
 expect_usage "unknown JSON kind" "$T/what.json: cannot tell what kind of config this is" "$T/what.json"
 printf '{"domains": {"caf\xe9.example": "ro"}}\n' >"$T/utf.json"
 expect_usage "invalid UTF-8" "$T/utf.json:1:[0-9]+: invalid JSON: " "$T/utf.json"
-# a bad file among good ones: nothing is reported for the good ones
-"$SP_BIN" lint "$FIX/good/oci.json" "$T/dup.json" >"$T/stdout" 2>/dev/null
-is "$?:$(wc -c <"$T/stdout" | tr -d ' ')" "2:0" "one malformed file among good ones: exit 2, no report"
+# a bad file among others: the others are still linted and reported
+"$SP_BIN" lint --format json "$FIX/trigger/oci.caps_dangerous.json" "$T/dup.json" "$FIX/trigger/kube.privileged.yaml" \
+	>"$T/stdout" 2>"$T/stderr"
+is "$?" 2 "one malformed file among others: exit 2"
+is "$(jq -r '[.findings[].rule] | map(select(. == "oci.caps_dangerous" or . == "kube.privileged" or . == "lint.input_invalid")) | unique | join(" ")' "$T/stdout")" \
+	"kube.privileged lint.input_invalid oci.caps_dangerous" "and the other files' findings are reported beside the error"
+is "$(jq -r '[.files[].path | split("/") | last] | join(" ")' "$T/stdout")" "oci.caps_dangerous.json dup.json kube.privileged.yaml" \
+	"every file is in the report"
+is "$(jq -r '.result' "$T/stdout")" fail "the result is fail"
+# a type error in one document: that document is reported, the next ones are linted
+printf 'apiVersion: v1\nkind: Pod\nspec:\n  containers: nginx\n---\napiVersion: v1\nkind: Pod\nspec:\n  hostPID: true\n' >"$T/two.yaml"
+"$SP_BIN" lint --format json "$T/two.yaml" >"$T/stdout" 2>/dev/null
+is "$?" 2 "a type error in the first document: exit 2"
+is "$(jq -r '[.findings[] | select(.rule == "lint.input_invalid" or .rule == "kube.host_namespace") | "\(.rule)@\(.line)"] | join(" ")' "$T/stdout")" \
+	"lint.input_invalid@4 kube.host_namespace@9" "the second document is still linted"
 done_testing

@@ -8,6 +8,7 @@
 #   - the distribution's squid.conf, and our squid fixtures parsed by squid itself
 . "$(dirname "$0")/../lib/tap.sh"
 need jq
+need yq
 need runc
 FIX=$(cd "$(dirname "$0")/fixtures" && pwd)
 T=$(sp_tmpdir)
@@ -92,6 +93,31 @@ else
 	skip "squid not installed"
 fi
 
+# --- kubectl: what `kubectl create --dry-run=client` writes (no cluster needed),
+# YAML and JSON, with its null fields (creationTimestamp: null) and empty ones
+if command -v kubectl >/dev/null; then
+	for fmt in yaml json; do
+		kubectl create deployment web --image=localhost/web:1 --dry-run=client -o "$fmt" >"$T/kubectl.$fmt" 2>"$T/kubectl.err"
+		is "$?" 0 "kubectl create deployment -o $fmt"
+		"$SP_BIN" lint --format json "$T/kubectl.$fmt" >"$T/kl.json" 2>&1
+		TAP_NAME="kubectl $fmt: linted (exit 1, no input error)" ok test "$?" = 1 -a \
+			"$(jq '[.findings[] | select(.rule == "lint.input_invalid")] | length' "$T/kl.json")" = 0
+		is "$(jq -r '.files[0].kind' "$T/kl.json")" kube "kubectl $fmt: detected as kube"
+		# ground truth from the file itself: no limits, no securityContext
+		want=$(yq -r '.spec.template.spec.containers[0].resources.limits == null' "$T/kubectl.$fmt")
+		got=$(jq -r '[.findings[] | select(.rule == "kube.resource_limits")] | length > 0' "$T/kl.json")
+		is "$got" "$want" "kubectl $fmt: kube.resource_limits exactly when the container has no limits"
+	done
+	yq -y '.spec.template.spec.containers[0].resources = {limits: {memory: "64Mi", cpu: "100m"}}' "$T/kubectl.yaml" \
+		>"$T/kubectl-lim.yaml" 2>/dev/null &&
+		unlike "$("$SP_BIN" lint --format json "$T/kubectl-lim.yaml" | jq -r '[.findings[].rule] | join(" ")')" \
+			"kube.resource_limits" "kubectl yaml with limits set: no kube.resource_limits"
+else
+	# not required under SP_MUST_WORK: Debian 12 has no kubectl that the
+	# machines' own one would not conflict with
+	skip "kubectl not installed"
+fi
+
 # --- podman: the config.json it writes for a container it created
 if ! command -v podman >/dev/null || ! command -v busybox >/dev/null; then
 	[ "${SP_MUST_WORK:-0}" = 1 ] && _tap_result 1 "podman and busybox are required under SP_MUST_WORK=1"
@@ -135,4 +161,29 @@ unlike "$(rules_of "$T/podman.json" "$FIX/good/squid.conf")" "relation.proxy_(ad
 sed 's/^http_port .*/http_port 127.0.0.1:3129/' "$FIX/good/squid.conf" >"$T/squid3129.conf"
 like "$(rules_of "$T/podman.json" "$T/squid3129.conf")" "relation.proxy_address" \
 	"podman config.json + squid on :3129: the proxy address does not match"
+
+# --- podman generate kube: the Pod YAML podman writes for containers it
+# created (a comment-only first document, then the Pod), judged against what
+# podman inspect says about the same containers
+gk=sp-lint-gk-$$-$RANDOM
+at_exit "podman rm -f '$gk-weak' '$gk-plain' >/dev/null 2>&1"
+podman create -q --runtime runc --ulimit nofile=1024:1024 --ulimit nproc=1024:1024 --name "$gk-weak" \
+	--cap-add SYS_ADMIN -v /var/run:/host-run "$img" /bin/sh >/dev/null
+podman create -q --runtime runc --ulimit nofile=1024:1024 --ulimit nproc=1024:1024 --name "$gk-plain" \
+	"$img" /bin/sh >/dev/null
+for v in weak plain; do
+	podman generate kube "$gk-$v" >"$T/gk-$v.yaml" 2>/dev/null
+	is "$?" 0 "podman generate kube ($v)"
+	"$SP_BIN" lint --format json "$T/gk-$v.yaml" >"$T/gk-$v.json" 2>&1
+	TAP_NAME="podman generate kube ($v): linted, no input error" ok test \
+		"$(jq '[.findings[] | select(.rule == "lint.input_invalid")] | length' "$T/gk-$v.json")" = 0
+	caps=$(podman inspect --format '{{range .HostConfig.CapAdd}}{{.}} {{end}}' "$gk-$v" | tr ' ' '\n' | grep . | sed 's/^CAP_//' | sort | tr '\n' ' ')
+	got=$(jq -r '[.findings[] | select(.rule == "kube.cap_add") | .message | split(" adds ")[1] | sub("^CAP_"; "")] | sort | join(" ")' "$T/gk-$v.json")
+	is "$got" "${caps% }" "podman generate kube ($v): kube.cap_add names exactly podman's CapAdd (${caps:-none})"
+	src=$(podman inspect --format '{{range .Mounts}}{{.Source}} {{end}}' "$gk-$v")
+	n=$(jq '[.findings[] | select(.rule == "kube.runtime_socket" or .rule == "kube.host_path")] | length' "$T/gk-$v.json")
+	is "$n" "$(wc -w <<<"$src" | tr -d ' ')" "podman generate kube ($v): one hostPath finding per bind mount podman reports (${src:-none})"
+done
+like "$(jq -r '[.findings[].rule] | join(" ")' "$T/gk-weak.json")" "kube.runtime_socket" \
+	"podman generate kube: /var/run (which holds the runtime sockets) mounted whole is a runtime socket"
 done_testing

@@ -1,0 +1,14 @@
+/* libFuzzer: sandprobe lint's kind detection (auto: the JSON kinds,
+ * Kubernetes JSON, compose and kube YAML, squid) and rules (src/lint/), with the
+ * relation rules against fixed companion files, and every output format. */
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lint/lint.h"
+
+int sp_lint_fuzz_one(sp_lint_kind kind, const unsigned char *data, size_t size);
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	return sp_lint_fuzz_one(SP_LK_AUTO, data, size);
+}
