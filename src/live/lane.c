@@ -326,6 +326,9 @@ void sp_lane_free(sp_lane *l)
 		close(l->seccomp_fd);
 	free(l->doctor_json);
 	free(l->stderr_tail);
+	free(l->command);
+	if (l->rt && l->rt->lane_free)
+		l->rt->lane_free(l);
 }
 
 static void lane_skip(sp_lane *l, const char *fmt, ...) SP_PRINTF(2, 3);
@@ -344,7 +347,7 @@ static void compute_expected(sp_lane *l)
 	sp_strv_free(&l->expected_fail);
 	sp_strv_split(&l->expected_fail, NULL, ",");
 	for (unsigned bit = 1; bit <= SP_PROT_UNPRIV; bit <<= 1) {
-		if (!(l->variant->removes & bit))
+		if (!(l->variant->removes & bit) || (l->kept & bit))
 			continue;
 		for (const char *const *g = sp_prot_checks(bit); *g; g++) {
 			for (size_t i = 0; i < l->cfg->ids.n; i++)
@@ -409,6 +412,34 @@ static void judge(sp_lane *l)
 			 l->variant->property, l->expected_fail.n, l->collateral.n ? ", with collateral failures" : "");
 }
 
+static bool has_begin(const sp_lane *l)
+{
+	char begin[64];
+	snprintf(begin, sizeof begin, "@@%s-begin@@", l->nonce);
+	return l->proc.out_buf.data && strstr(l->proc.out_buf.data, begin);
+}
+
+void sp_runtime_message(const char *text, char *out, size_t outsz)
+{
+	out[0] = '\0';
+	if (!text)
+		return;
+	/* the first line that names an error (engines add usage hints after it), else the last line */
+	for (const char *s = text; *s;) {
+		size_t n = strcspn(s, "\n");
+		if (memmem(s, n, "rror", 4) || memmem(s, n, "ERRO", 4) || memmem(s, n, "failed", 6) ||
+		    memmem(s, n, "invalid", 7) || memmem(s, n, "unknown", 7)) {
+			snprintf(out, outsz, "%.*s", (int)n, s);
+			for (char *c = out; *c; c++)
+				if ((unsigned char)*c < 0x20)
+					*c = ' ';
+			return;
+		}
+		s += n + (s[n] == '\n');
+	}
+	sp_last_line(text, out, outsz);
+}
+
 static void random_hex(char *out, size_t bytes)
 {
 	unsigned char b[32];
@@ -433,7 +464,8 @@ static void phase(const sp_lane *l, const char *what, uint64_t t0)
 			(double)(sp_now_ns() - t0) / 1e6);
 }
 
-static const char inside_script[] = "\"$@\"; rc=$?; echo; echo \"@@$0:$rc@@\"; read _";
+/* the begin marker proves that the sandbox started: a runtime that ends before it printed one failed to launch */
+static const char inside_script[] = "echo \"@@$0-begin@@\"; \"$@\"; rc=$?; echo; echo \"@@$0:$rc@@\"; read _";
 
 static void teardown_and_prove(sp_lane *l, bool launched)
 {
@@ -482,7 +514,7 @@ static void teardown_and_prove(sp_lane *l, bool launched)
 	}
 	if (l->rt->leftovers) {
 		int lr = l->rt->leftovers(l, what, sizeof what);
-		snprintf(obs + len, sizeof obs - len, "%s: %s; ", l->rt->name, lr == 0 ? "nothing left" : what);
+		snprintf(obs + len, sizeof obs - len, "%s: %s%s; ", l->rt->name, lr == 0 ? "nothing left: " : "", what);
 		ok &= lr == 0;
 		len = strlen(obs);
 	}
@@ -527,6 +559,17 @@ void sp_lane_run(sp_lane *l)
 		goto out;
 	}
 	l->rt->claims(&l->claim);
+	if (l->rt->plan && l->rt->plan(l, why, sizeof why) < 0) {
+		lane_skip(l, "launch limitation: %s", why);
+		l->limited = true;
+		goto out;
+	}
+	if (l->variant->removes && !(l->variant->removes & ~l->kept & ~(unsigned)SP_PROT_UNPRIV)) {
+		lane_skip(l, "launch limitation: %s keeps every protection the '%s' variant removes: %s", l->rt->name,
+			  l->variant->name, l->notes[0] ? l->notes : "(no reason given)");
+		l->limited = true;
+		goto out;
+	}
 	l->actual = l->claim;
 	sp_launch_remove(&l->actual, l->variant->removes);
 
@@ -562,7 +605,7 @@ void sp_lane_run(sp_lane *l)
 	sp_strv_push(&l->inside, "-c");
 	sp_strv_push(&l->inside, inside_script);
 	sp_strv_push(&l->inside, l->nonce);
-	sp_strv_push(&l->inside, "/sandprobe-doctor");
+	sp_strv_push(&l->inside, l->rt->doctor_at ? l->rt->doctor_at : "/sandprobe-doctor");
 	for (size_t i = 0; i < l->doctor_args.n; i++)
 		sp_strv_push(&l->inside, l->doctor_args.v[i]);
 
@@ -593,6 +636,26 @@ void sp_lane_run(sp_lane *l)
 		}
 	}
 	int rr = sp_child_read_until(&l->proc, needle, deadline);
+	if (rr != 1 && !l->claim.vm && !has_begin(l)) {
+		/* the sandbox never started: the runtime refused or failed; say what it said and what was tried */
+		char msg[512];
+		if (rr == 0)
+			sp_child_wait(&l->proc, sp_now_ns() + 5 * SP_NS_PER_S);
+		sp_runtime_message(l->proc.err_buf.data, msg, sizeof msg);
+		if (!msg[0])
+			sp_runtime_message(l->proc.out_buf.data, msg, sizeof msg);
+		if (l->rt->launch_message)
+			l->rt->launch_message(l, msg, sizeof msg);
+		char how[96] = "still running";
+		if (l->proc.reaped)
+			sp_child_describe(&l->proc, how, sizeof how);
+		l->launch_failed = true;
+		sp_lane_add(l, "host.launch", "error", "the sandbox starts (its shell prints the begin marker)",
+			    msg[0] ? msg : "(no output)", "%s", rr == -ETIMEDOUT ? "no start before the lane timeout" : "the runtime ended before the sandbox started");
+		snprintf(l->reason, sizeof l->reason, "launch failed (%s): %s; tried: %.400s", rr == -ETIMEDOUT ? "timeout" : how,
+			 msg[0] ? msg : "(no output)", l->command ? l->command : "?");
+		goto teardown;
+	}
 	if (rr != 1) {
 		char last[512];
 		sp_last_line(l->proc.err_buf.data, last, sizeof last);
@@ -666,8 +729,13 @@ teardown:
 		char reason[sizeof l->reason];
 		snprintf(reason, sizeof reason, "%s", l->reason);
 		judge(l);
-		if (reason[0] && !l->variant->removes)
+		if (reason[0] && (!l->variant->removes || l->launch_failed))
 			snprintf(l->reason, sizeof l->reason, "%s", reason);
+		if (l->launch_failed) {
+			/* nothing was judged: a skip naming the runtime's message (a failure under --strict) */
+			snprintf(l->status, sizeof l->status, "skip");
+			l->defect = false;
+		}
 	}
 out:
 	l->ms = (double)(sp_now_ns() - t0) / 1e6;

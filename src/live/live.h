@@ -68,6 +68,7 @@ typedef struct sp_launch {
 	bool root_is_host_root; /* uid 0 inside is uid 0 of the host */
 	bool chroot;      /* the root is a chroot, not a mount of its own */
 	bool vm;          /* a virtual machine: the boundary is the hypervisor */
+	bool user_kernel; /* a user-space kernel (gVisor): the workload's kernel is the Sentry, a host process */
 } sp_launch;
 
 typedef struct sp_variant {
@@ -115,6 +116,11 @@ struct sp_runtime {
 	/* 0: usable here; -1: skip, with the exact reason in why */
 	int (*probe)(const sp_live_cfg *cfg, char *why, size_t whysz);
 	void (*claims)(sp_launch *l);
+	/* NULL, or: refine l->claim from the engine's effective configuration
+	 * (notes into l->notes); -1 when this host or engine cannot launch the
+	 * lane's variant: a launch limitation (skip) with the reason in why */
+	int (*plan)(sp_lane *l, char *why, size_t whysz);
+	const char *doctor_at; /* the doctor's path inside (NULL: /sandprobe-doctor) */
 	int (*prepare)(sp_lane *l, sp_error *err);  /* NULL: the plain rootfs is enough */
 	int (*launch)(sp_lane *l, sp_error *err);
 	int (*host_pid)(sp_lane *l, sp_error *err); /* NULL: find the shell by its nonce */
@@ -126,9 +132,14 @@ struct sp_runtime {
 	unsigned (*boot_watchdog_ms)(sp_lane *l);
 	int (*fallback)(sp_lane *l, sp_error *err);
 	struct sp_engine *engine; /* CLI engines (engine.c): the engine's binary, flags and image; else NULL */
+	void (*lane_free)(sp_lane *l); /* free what the adapter hung on l->priv */
+	/* NULL, or: add to msg what the runtime said elsewhere (its logs) about a launch that failed */
+	void (*launch_message)(sp_lane *l, char *msg, size_t msgsz);
+	const char *handler;      /* containerd lanes: the runtime handler (RuntimeClass .handler) */
+	const char *runtime_type; /* containerd lanes: the runtime type (io.containerd.runc.v2) */
 };
 
-extern const sp_runtime sp_rt_bwrap, sp_rt_unshare, sp_rt_runc, sp_rt_crun, sp_rt_podman, sp_rt_docker,
+extern const sp_runtime sp_rt_bwrap, sp_rt_unshare, sp_rt_runc, sp_rt_crun, sp_rt_podman, sp_rt_docker, sp_rt_docker_runsc, sp_rt_runsc,
 	sp_rt_firejail, sp_rt_nspawn, sp_rt_qemu;
 extern const sp_runtime *const sp_runtimes[];
 extern const size_t sp_runtimes_count;
@@ -157,6 +168,15 @@ struct sp_lane {
 	sp_child proc;    /* the runtime process (stdin piped, stdout bounded at 8 MiB) */
 	pid_t host_pid;   /* the sandbox's shell as the host sees it */
 	char rtinfo[512]; /* what the adapter wants reported (accel, image ...) */
+	char notes[768];  /* how the adapter launched, where the host needed it (crun on hybrid cgroups ...) */
+	char *command;    /* the runtime command line that was run (the sandbox's own command cut off) */
+	char cid[80];     /* engines: the container's id as the engine knows it */
+	char spec[600];   /* the OCI config the runtime was given, as the engine holds it ("" unknown) */
+	void *priv;       /* the adapter's own lane state */
+	const sp_strv *caps_known; /* OCI bundles: keep only these capabilities (those the runtime knows); NULL: all */
+	bool limited;     /* skipped: a launch limitation of this host or engine */
+	unsigned kept;    /* SP_PROT_* the variant asks to remove but this runtime keeps (said in notes) */
+	bool launch_failed; /* skipped: the runtime ended before the sandbox started */
 	char vm_kernel[128];   /* VM lanes: release of the kernel image booted */
 	char vm_accel[256];    /* VM lanes: "kvm" or "tcg (why)" */
 	char doctor_kernel[128]; /* the kernel the doctor reported (environment.kernel) */
@@ -197,9 +217,19 @@ int sp_live_check_static(const char *path, sp_error *err);
 /* ---- proc.c ---- */
 /* spawn argv as the lane's runtime process: stdin piped, stdout (8 MiB) and stderr captured */
 int sp_lane_proc_spawn(sp_lane *l, char *const argv[], sp_error *err);
+/* the line of a runtime's output that says what went wrong (first error line, else the last line) */
+void sp_runtime_message(const char *text, char *out, size_t outsz);
 /* a wrapper command's launch: push "--" and the lane's inside command onto
  * argv, spawn it as the lane's process, free argv */
 int sp_lane_spawn(sp_lane *l, sp_strv *argv, sp_error *err);
+/* /proc/PID/cmdline (NUL-separated) into buf; its length, or -1 */
+ssize_t sp_cmdline(pid_t pid, char *buf, size_t size);
+/* the value of FLAG in a NUL-separated command line: "FLAG=V" or "FLAG" "V" */
+bool sp_cmdline_arg(const char *cl, size_t n, const char *flag, char *out, size_t outsz);
+/* processes (not this one) whose command line contains needle: their number, the first max in pids */
+size_t sp_procs_with(const char *needle, pid_t *pids, size_t max);
+/* wait up to timeout_ms until no process carries needle; false (what says which) when some still do */
+bool sp_wait_procs_gone(const char *needle, unsigned timeout_ms, char *what, size_t whatsz);
 /* find PATH in $PATH (or "" when absent) */
 bool sp_which(const char *name, char *out, size_t outsz);
 /* the one process whose argv is {"/bin/sh", "-c", _, nonce, ...}: its pid, 0 if none, -1 if several */

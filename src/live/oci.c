@@ -33,7 +33,7 @@ void sp_host_caps(sp_strv *out)
 
 /* every capability the host itself holds in its bounding set (asking for
  * one it lacks makes the runtime fail with EPERM) */
-static json_t *caps_array(bool all)
+static json_t *caps_array(const sp_lane *l, bool all)
 {
 	json_t *a = json_array();
 	if (!all)
@@ -42,7 +42,8 @@ static json_t *caps_array(bool all)
 	sp_strv_split(&caps, NULL, ",");
 	sp_host_caps(&caps);
 	for (size_t i = 0; i < caps.n; i++)
-		json_array_append_new(a, json_string(caps.v[i]));
+		if (!l->caps_known || sp_strv_contains(l->caps_known, caps.v[i])) /* and only those the runtime knows */
+			json_array_append_new(a, json_string(caps.v[i]));
 	sp_strv_free(&caps);
 	return a;
 }
@@ -67,8 +68,9 @@ int sp_oci_write_bundle(sp_lane *l, sp_error *err)
 	for (size_t i = 0; i < l->inside.n; i++)
 		json_array_append_new(args, json_string(l->inside.v[i]));
 	bool all = !a->drop_caps;
-	json_t *caps = json_pack("{s:o,s:o,s:o,s:o,s:o}", "bounding", caps_array(all), "effective", caps_array(all),
-				 "permitted", caps_array(all), "inheritable", caps_array(false), "ambient", caps_array(false));
+	json_t *caps = json_pack("{s:o,s:o,s:o,s:o,s:o}", "bounding", caps_array(l, all), "effective",
+				 caps_array(l, all), "permitted", caps_array(l, all), "inheritable", caps_array(l, false), "ambient",
+				 caps_array(l, false));
 	json_t *process = json_pack("{s:b,s:{s:i,s:i},s:o,s:[s],s:s,s:o,s:b,s:[{s:s,s:i,s:i}]}", "terminal", 0, "user",
 				    "uid", 0, "gid", 0, "args", args, "env", "PATH=/bin", "cwd", "/", "capabilities", caps,
 				    "noNewPrivileges", a->nnp, "rlimits", "type", "RLIMIT_NOFILE", "hard", 1024, "soft", 1024);

@@ -23,6 +23,22 @@ int sp_lane_proc_spawn(sp_lane *l, char *const argv[], sp_error *err)
 	sp_spawn_opts o = {.pipe_in = true, .capture_out = true, .capture_err = true, .out_max = 8u << 20,
 			   .err_max = 1u << 20, .die_with_parent = true};
 	sp_child_free(&l->proc);
+	/* what was tried, for the report: the runtime's argv up to the sandbox's own command */
+	size_t len = 0;
+	for (size_t i = 0; argv[i]; i++)
+		len += strlen(argv[i]) + 3;
+	free(l->command);
+	l->command = sp_xmalloc(len + 8);
+	char *w = l->command;
+	*w = '\0';
+	for (size_t i = 0; argv[i]; i++) {
+		if (l->inside.n && !strcmp(argv[i], l->inside.v[0]) && argv[i + 1] && !strcmp(argv[i + 1], "-c")) {
+			w += snprintf(w, len + 8 - (size_t)(w - l->command), "%s%s ...", i ? " " : "", argv[i]);
+			break;
+		}
+		bool q = strpbrk(argv[i], " \t\"'") != NULL;
+		w += snprintf(w, len + 8 - (size_t)(w - l->command), "%s%s%s%s", i ? " " : "", q ? "'" : "", argv[i], q ? "'" : "");
+	}
 	return sp_spawn(&l->proc, argv, &o, err);
 }
 
@@ -152,4 +168,87 @@ void sp_last_line(const char *text, char *out, size_t outsz)
 	for (char *c = out; *c; c++)
 		if ((unsigned char)*c < 0x20)
 			*c = ' ';
+}
+
+ssize_t sp_cmdline(pid_t pid, char *buf, size_t size)
+{
+	char path[64];
+	snprintf(path, sizeof path, "/proc/%d/cmdline", (int)pid);
+	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	size_t len = 0;
+	while (len < size - 1) {
+		ssize_t n = read(fd, buf + len, size - 1 - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		len += (size_t)n;
+	}
+	buf[len] = '\0';
+	return (ssize_t)len;
+}
+
+bool sp_cmdline_arg(const char *cl, size_t n, const char *flag, char *out, size_t outsz)
+{
+	size_t fl = strlen(flag);
+	for (size_t off = 0; off < n;) {
+		const char *a = cl + off;
+		size_t al = strnlen(a, n - off);
+		if (al > fl && !strncmp(a, flag, fl) && a[fl] == '=') {
+			snprintf(out, outsz, "%s", a + fl + 1);
+			return true;
+		}
+		if (al == fl && !strcmp(a, flag) && off + al + 1 < n) {
+			snprintf(out, outsz, "%s", a + al + 1);
+			return true;
+		}
+		off += al + 1;
+	}
+	return false;
+}
+
+size_t sp_procs_with(const char *needle, pid_t *pids, size_t max)
+{
+	_cleanup_closedir_ DIR *d = opendir("/proc");
+	if (!d)
+		return 0;
+	size_t found = 0, nl = strlen(needle);
+	pid_t self = getpid();
+	struct dirent *de;
+	static char buf[65536];
+	while ((de = readdir(d))) {
+		if (!isdigit((unsigned char)de->d_name[0]))
+			continue;
+		pid_t pid = (pid_t)atoi(de->d_name);
+		if (pid == self)
+			continue;
+		ssize_t n = sp_cmdline(pid, buf, sizeof buf);
+		if (n <= 0 || !memmem(buf, (size_t)n, needle, nl))
+			continue;
+		if (found < max)
+			pids[found] = pid;
+		found++;
+	}
+	return found;
+}
+
+bool sp_wait_procs_gone(const char *needle, unsigned timeout_ms, char *what, size_t whatsz)
+{
+	pid_t p[4];
+	uint64_t end = sp_now_ns() + (uint64_t)timeout_ms * SP_NS_PER_MS;
+	for (;;) {
+		size_t n = sp_procs_with(needle, p, 4);
+		if (n == 0)
+			return true;
+		if (sp_now_ns() >= end) {
+			char comm[64] = "", path[64];
+			snprintf(path, sizeof path, "/proc/%d/comm", (int)p[0]);
+			sp_read_file(path, comm, sizeof comm);
+			snprintf(what, whatsz, "%zu process(es) still carry %.64s (first: %d %s)", n, needle, (int)p[0], sp_trim(comm));
+			return false;
+		}
+		usleep(20000);
+	}
 }
