@@ -381,29 +381,10 @@ static int read_cid(sp_lane *l)
 	return l->cid[0] ? 0 : -1;
 }
 
-/* the containerd shim that serves the container: its address, namespace and bundle */
 static void find_shim(sp_lane *l)
 {
 	struct docker_lane *d = dl(l);
-	pid_t p[16];
-	size_t n = sp_procs_with(l->cid, p, 16);
-	static char cl[65536];
-	for (size_t i = 0; i < n && i < 16; i++) {
-		ssize_t len = sp_cmdline(p[i], cl, sizeof cl);
-		if (len <= 0 || !strstr(cl, "containerd-shim"))
-			continue;
-		char id[128] = "";
-		if (!sp_cmdline_arg(cl, (size_t)len, "-id", id, sizeof id) || strcmp(id, l->cid))
-			continue;
-		d->shim = p[i];
-		sp_cmdline_arg(cl, (size_t)len, "-address", d->ctr_addr, sizeof d->ctr_addr);
-		sp_cmdline_arg(cl, (size_t)len, "-namespace", d->ctr_ns, sizeof d->ctr_ns);
-		char cwd[64];
-		snprintf(cwd, sizeof cwd, "/proc/%d/cwd", (int)p[i]);
-		ssize_t k = readlink(cwd, d->bundle, sizeof d->bundle - 1);
-		d->bundle[k > 0 ? k : 0] = '\0';
-		break;
-	}
+	d->shim = sp_find_shim(l->cid, d->ctr_addr, sizeof d->ctr_addr, d->ctr_ns, sizeof d->ctr_ns, d->bundle, sizeof d->bundle);
 }
 
 static int host_pid(sp_lane *l, sp_error *err)
@@ -421,19 +402,11 @@ static int host_pid(sp_lane *l, sp_error *err)
 		return sp_fail_errno(err, EIO, "docker inspect %.12s: no init pid (%s)", l->cid, msg);
 	}
 	find_shim(l);
-	static char cl[65536];
 	char obs[1400];
 	if (l->claim.user_kernel) {
 		/* the engine's init pid is gVisor's sandbox process (the Sentry): prove it is, and find its spec */
-		ssize_t n = sp_cmdline((pid_t)ep, cl, sizeof cl);
-		char bundle[600] = "";
-		if (n <= 0 || strcmp(cl, "runsc-sandbox") || !memmem(cl, (size_t)n, l->cid, strlen(l->cid)) ||
-		    !sp_cmdline_arg(cl, (size_t)n, "--bundle", bundle, sizeof bundle))
-			return sp_fail_errno(err, EIO, "docker's init pid %llu is not a gVisor sandbox of container %.12s (argv[0] '%s')",
-					     ep, l->cid, n > 0 ? cl : "(gone)");
-		sp_cmdline_arg(cl, (size_t)n, "--root", d->runsc_root, sizeof d->runsc_root);
-		snprintf(l->spec, sizeof l->spec, "%s/config.json", bundle);
-		l->host_pid = (pid_t)ep;
+		if (sp_gvisor_sandbox(l, (pid_t)ep, l->cid, d->runsc_root, sizeof d->runsc_root, err) < 0)
+			return -1;
 		snprintf(obs, sizeof obs, "container %.12s: init pid %llu (docker inspect) is runsc-sandbox, spec %s, runsc root %s; "
 					  "shim %d (containerd %s, namespace %s)",
 			 l->cid, ep, l->spec, d->runsc_root, (int)d->shim, d->ctr_addr[0] ? d->ctr_addr : "?", d->ctr_ns[0] ? d->ctr_ns : "?");

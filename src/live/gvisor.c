@@ -46,14 +46,14 @@ static bool has_oci_seccomp(void)
 	return known == 1;
 }
 
-static void claims(sp_launch *l)
+void sp_gvisor_claims(sp_launch *l)
 {
 	sp_oci_claims(l);
 	l->user_kernel = true;
 	l->own_cgroup = false; /* --ignore-cgroups */
 }
 
-static int plan(sp_lane *l, char *why, size_t whysz)
+int sp_gvisor_plan(sp_lane *l, char *why, size_t whysz)
 {
 	unsigned r = l->variant->removes;
 	if (!has_oci_seccomp()) {
@@ -80,6 +80,22 @@ static int plan(sp_lane *l, char *why, size_t whysz)
 		size_t len = strlen(l->notes);
 		snprintf(l->notes + len, sizeof l->notes - len, "; privileged: gVisor still mediates every device");
 	}
+	return 0;
+}
+
+int sp_gvisor_sandbox(sp_lane *l, pid_t pid, const char *id, char *root, size_t rootsz, sp_error *err)
+{
+	static char cl[65536];
+	ssize_t n = sp_cmdline(pid, cl, sizeof cl);
+	char bundle[600] = "";
+	if (n <= 0 || strcmp(cl, "runsc-sandbox") || !memmem(cl, (size_t)n, id, strlen(id)) ||
+	    !sp_cmdline_arg(cl, (size_t)n, "--bundle", bundle, sizeof bundle))
+		return sp_fail_errno(err, EIO, "pid %d is not the gVisor sandbox of %.64s (argv[0] '%s')", (int)pid, id,
+				     n > 0 ? cl : "(gone)");
+	root[0] = '\0';
+	sp_cmdline_arg(cl, (size_t)n, "--root", root, rootsz);
+	snprintf(l->spec, sizeof l->spec, "%s/config.json", bundle);
+	l->host_pid = pid;
 	return 0;
 }
 
@@ -110,7 +126,7 @@ static void boot_log_find(const char *dir, const char *needle, char *out, size_t
 	}
 }
 
-static void launch_message(sp_lane *l, char *msg, size_t msgsz)
+void sp_gvisor_launch_message(sp_lane *l, char *msg, size_t msgsz)
 {
 	char dir[600], fatal[400];
 	snprintf(dir, sizeof dir, "%s/runsc-log", l->dir);
@@ -176,16 +192,28 @@ static int ask_caps(sp_lane *l)
 	return known_rc = 0;
 }
 
+int sp_gvisor_known_caps(sp_lane *l, sp_error *err)
+{
+	if (l->actual.drop_caps)
+		return 0;
+	if (ask_caps(l) < 0)
+		return sp_fail_errno(err, EINVAL, "%s", known_why);
+	l->caps_known = &known_caps;
+	char d[600];
+	snprintf(d, sizeof d, "%s/capprobe-log", l->dir);
+	sp_rm_rf(d);
+	return 0;
+}
+
+bool sp_gvisor_oci_seccomp(void)
+{
+	return has_oci_seccomp();
+}
+
 static int launch(sp_lane *l, sp_error *err)
 {
-	if (!l->actual.drop_caps) {
-		if (ask_caps(l) < 0)
-			return sp_fail_errno(err, EINVAL, "%s", known_why);
-		l->caps_known = &known_caps;
-		char d[600];
-		snprintf(d, sizeof d, "%s/capprobe-log", l->dir);
-		sp_rm_rf(d);
-	}
+	if (sp_gvisor_known_caps(l, err) < 0)
+		return -1;
 	if (sp_oci_write_bundle(l, err) < 0)
 		return -1;
 	char root[600], rootarg[640];
@@ -233,16 +261,12 @@ static int host_pid(sp_lane *l, sp_error *err)
 		sp_runtime_message(eo, msg, sizeof msg);
 		return sp_fail_errno(err, EIO, "runsc state %s: no pid (exit %d: %s)", l->name, rc, msg);
 	}
-	static char cl[65536];
-	ssize_t n = sp_cmdline((pid_t)pid, cl, sizeof cl);
-	char bundle[600] = "";
-	if (n <= 0 || strcmp(cl, "runsc-sandbox") || !memmem(cl, (size_t)n, l->name, strlen(l->name)) ||
-	    !sp_cmdline_arg(cl, (size_t)n, "--bundle", bundle, sizeof bundle))
-		return sp_fail_errno(err, EIO, "runsc's pid %lld is not the gVisor sandbox of %s", (long long)pid, l->name);
-	snprintf(l->spec, sizeof l->spec, "%s/config.json", bundle);
-	l->host_pid = (pid_t)pid;
+	char sroot[600];
+	if (sp_gvisor_sandbox(l, (pid_t)pid, l->name, sroot, sizeof sroot, err) < 0)
+		return -1;
+	const char *bundle = l->spec;
 	char obs[1024];
-	snprintf(obs, sizeof obs, "runsc state %s: pid %lld is runsc-sandbox (the Sentry), bundle %s", l->name, (long long)pid, bundle);
+	snprintf(obs, sizeof obs, "runsc state %s: pid %lld is runsc-sandbox (the Sentry), spec %s", l->name, (long long)pid, bundle);
 	sp_lane_add(l, "host.engine", "pass", "the runtime's pid is the sandbox (gVisor's Sentry), with its spec", obs,
 		    "engine view: runsc names its sandbox");
 	return 0;
@@ -289,11 +313,11 @@ const sp_runtime sp_rt_runsc = {
 	.summary = "runsc (gVisor) on an OCI bundle: own --root, --network=none, --ignore-cgroups, --oci-seccomp",
 	.removable = SP_PROT_ALL,
 	.probe = probe,
-	.claims = claims,
-	.plan = plan,
+	.claims = sp_gvisor_claims,
+	.plan = sp_gvisor_plan,
 	.launch = launch,
 	.host_pid = host_pid,
 	.teardown = teardown,
 	.leftovers = leftovers,
-	.launch_message = launch_message,
+	.launch_message = sp_gvisor_launch_message,
 };

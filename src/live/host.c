@@ -379,14 +379,26 @@ static int root_mount(pid_t pid, char *opts, size_t osz, char *super, size_t ssz
 	_cleanup_fclose_ FILE *f = fopen(path, "re");
 	if (!f)
 		return -errno;
+	/* the mount the process's root is on (mounts stacked over / later are not its root) */
+	char rootp[64];
+	snprintf(rootp, sizeof rootp, "/proc/%d/root/", (int)pid);
+	struct statx stx;
+	long root_id = -1;
+	if (statx(AT_FDCWD, rootp, 0, STATX_MNT_ID, &stx) == 0 && (stx.stx_mask & STATX_MNT_ID))
+		root_id = (long)stx.stx_mnt_id;
 	char line[4096];
 	int found = 0;
+	bool exact = false;
 	*nmounts = 0;
 	while (fgets(line, sizeof line, f)) {
 		(*nmounts)++;
 		char mp[2048], o[512];
-		if (sscanf(line, "%*d %*d %*s %*s %2047s %511s", mp, o) != 2 || strcmp(mp, "/"))
+		long id;
+		if (sscanf(line, "%ld %*d %*s %*s %2047s %511s", &id, mp, o) != 3 || strcmp(mp, "/"))
 			continue;
+		if (exact)
+			continue;
+		exact = id == root_id;
 		const char *dash = strstr(line, " - ");
 		char fs[64] = "", src[512] = "", so[1024] = "";
 		if (dash)
@@ -394,7 +406,7 @@ static int root_mount(pid_t pid, char *opts, size_t osz, char *super, size_t ssz
 		snprintf(opts, osz, "%s", o);
 		snprintf(super, ssz, "%s", so);
 		snprintf(fstype, fsz, "%s", fs);
-		found = 1; /* keep the last: the topmost mount at / */
+		found = 1; /* the root's own mount, else the last: the topmost mount at / */
 	}
 	return found;
 }
@@ -409,7 +421,8 @@ static void host_mounts(sp_lane *l, bool ro_from_mountinfo)
 	snprintf(rp, sizeof rp, "/proc/%d/root/", (int)l->host_pid);
 	struct stat a, b;
 	bool mnt_claim = l->claim.ns & SP_NS_MNT;
-	const char *exp = "a mountinfo of its own, whose root is not the host's /";
+	const char *exp = l->claim.host_fs_root ? "a mountinfo of its own (its root is the host's filesystem: claimed)"
+						: "a mountinfo of its own, whose root is not the host's /";
 	if (rm < 0 || n == 0 || stat(rp, &a) < 0 || stat("/", &b) < 0) {
 		sp_lane_add(l, "host.mounts", "error", exp, rp, "cannot read the sandbox's mountinfo or root from the host");
 	} else {
@@ -417,10 +430,12 @@ static void host_mounts(sp_lane *l, bool ro_from_mountinfo)
 		char obs[512];
 		snprintf(obs, sizeof obs, "%zu mounts; root %u:%u inode %lu (host / %u:%u inode %lu)", n, major(a.st_dev),
 			 minor(a.st_dev), (unsigned long)a.st_ino, major(b.st_dev), minor(b.st_dev), (unsigned long)b.st_ino);
-		if (same_root && mnt_claim)
+		if (same_root && mnt_claim && !l->claim.host_fs_root)
 			sp_lane_add(l, "host.mounts", "fail", exp, obs, "the sandbox's root is the host's /");
 		else
-			sp_lane_add(l, "host.mounts", "pass", exp, obs, "%s", same_root ? "host root (not claimed)" : "own root");
+			sp_lane_add(l, "host.mounts", "pass", exp, obs, "%s",
+				    !same_root ? "own root" : l->claim.host_fs_root ? "the host's filesystem, a view of its own (claimed: no chroot)"
+										: "host root (not claimed)");
 	}
 
 	if (!ro_from_mountinfo)

@@ -67,6 +67,7 @@ typedef struct sp_launch {
 	bool masked;      /* sensitive /proc and /sys paths masked (the profile's fs.masked) */
 	bool root_is_host_root; /* uid 0 inside is uid 0 of the host */
 	bool chroot;      /* the root is a chroot, not a mount of its own */
+	bool host_fs_root; /* the root is the host's own filesystem (a read-only view of it: firejail without chroot) */
 	bool vm;          /* a virtual machine: the boundary is the hypervisor */
 	bool user_kernel; /* a user-space kernel (gVisor): the workload's kernel is the Sentry, a host process */
 } sp_launch;
@@ -97,6 +98,7 @@ typedef struct sp_live_cfg {
 	bool strict;            /* a skipped lane is a failure */
 	bool keep;              /* debugging: keep the lane's temp dir */
 	char tmpbase[256];      /* where lane dirs go: a tmpfs when one allows exec, else /tmp */
+	char containerd[512];   /* --containerd-address ("" : $CONTAINERD_ADDRESS, the default socket, or our own) */
 	/* catalogue of the doctor (from --list --format json) */
 	sp_strv ids;        /* check ids */
 	sp_strv run_ids;    /* ids the profile does not turn off: each must be in a report */
@@ -139,7 +141,7 @@ struct sp_runtime {
 	const char *runtime_type; /* containerd lanes: the runtime type (io.containerd.runc.v2) */
 };
 
-extern const sp_runtime sp_rt_bwrap, sp_rt_unshare, sp_rt_runc, sp_rt_crun, sp_rt_podman, sp_rt_docker, sp_rt_docker_runsc, sp_rt_runsc,
+extern const sp_runtime sp_rt_bwrap, sp_rt_unshare, sp_rt_runc, sp_rt_crun, sp_rt_podman, sp_rt_docker, sp_rt_docker_runsc, sp_rt_runsc, sp_rt_containerd_runc, sp_rt_containerd_runsc,
 	sp_rt_firejail, sp_rt_nspawn, sp_rt_qemu;
 extern const sp_runtime *const sp_runtimes[];
 extern const size_t sp_runtimes_count;
@@ -230,6 +232,19 @@ bool sp_cmdline_arg(const char *cl, size_t n, const char *flag, char *out, size_
 size_t sp_procs_with(const char *needle, pid_t *pids, size_t max);
 /* wait up to timeout_ms until no process carries needle; false (what says which) when some still do */
 bool sp_wait_procs_gone(const char *needle, unsigned timeout_ms, char *what, size_t whatsz);
+/* the containerd shim serving container id: its pid (0 when none), -address, -namespace and cwd (the bundle) */
+pid_t sp_find_shim(const char *id, char *addr, size_t addrsz, char *ns, size_t nssz, char *bundle, size_t bundlesz);
+/* gvisor.c: pid is runsc's sandbox (the Sentry) of container id: l->host_pid, l->spec (its bundle's
+ * config.json) and its --root; else -1 with err */
+int sp_gvisor_sandbox(sp_lane *l, pid_t pid, const char *id, char *root, size_t rootsz, sp_error *err);
+/* the claims, plan and launch message of a gVisor lane on an OCI bundle (runsc, containerd-runsc) */
+void sp_gvisor_claims(sp_launch *l);
+int sp_gvisor_plan(sp_lane *l, char *why, size_t whysz);
+void sp_gvisor_launch_message(sp_lane *l, char *msg, size_t msgsz);
+/* keep only the capabilities this runsc knows in the lane's bundle (asked once per run) */
+int sp_gvisor_known_caps(sp_lane *l, sp_error *err);
+/* does this runsc have --oci-seccomp? */
+bool sp_gvisor_oci_seccomp(void);
 /* find PATH in $PATH (or "" when absent) */
 bool sp_which(const char *name, char *out, size_t outsz);
 /* the one process whose argv is {"/bin/sh", "-c", _, nonce, ...}: its pid, 0 if none, -1 if several */

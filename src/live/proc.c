@@ -252,3 +252,27 @@ bool sp_wait_procs_gone(const char *needle, unsigned timeout_ms, char *what, siz
 		usleep(20000);
 	}
 }
+
+pid_t sp_find_shim(const char *id, char *addr, size_t addrsz, char *ns, size_t nssz, char *bundle, size_t bundlesz)
+{
+	pid_t p[16];
+	size_t n = sp_procs_with(id, p, 16);
+	static char cl[65536];
+	addr[0] = ns[0] = bundle[0] = '\0';
+	for (size_t i = 0; i < n && i < 16; i++) {
+		ssize_t len = sp_cmdline(p[i], cl, sizeof cl);
+		if (len <= 0 || !strstr(cl, "containerd-shim"))
+			continue;
+		char got[128] = "";
+		if (!sp_cmdline_arg(cl, (size_t)len, "-id", got, sizeof got) || strcmp(got, id))
+			continue;
+		sp_cmdline_arg(cl, (size_t)len, "-address", addr, addrsz);
+		sp_cmdline_arg(cl, (size_t)len, "-namespace", ns, nssz);
+		char cwd[64];
+		snprintf(cwd, sizeof cwd, "/proc/%d/cwd", (int)p[i]);
+		ssize_t k = readlink(cwd, bundle, bundlesz - 1);
+		bundle[k > 0 ? k : 0] = '\0';
+		return p[i];
+	}
+	return 0;
+}

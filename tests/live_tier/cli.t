@@ -9,7 +9,7 @@ need jq
 DOCTOR=$SP_DOCTOR
 [ "${SP_SAN:-0}" = 1 ] && DOCTOR=$SP_ROOT/build/sandprobe-doctor
 tmp=$(sp_tmpdir)
-RUNTIMES="bwrap unshare runc crun runsc podman docker docker-runsc firejail systemd-nspawn qemu"
+RUNTIMES="bwrap unshare runc crun runsc podman docker docker-runsc containerd-runc containerd-runsc firejail systemd-nspawn qemu"
 before=$(ls -d /tmp/sandprobe-live.* /dev/shm/sandprobe-live.* 2>/dev/null | wc -l)
 
 usage_case() { # name expected-regex args...
@@ -49,8 +49,14 @@ else
 	is "$?" 1 "--strict turns the skip into a failure"
 fi
 if [ "$(stat -fc %T /sys/fs/cgroup)" = tmpfs ] && [ -n "$(cat /sys/fs/cgroup/unified/cgroup.controllers 2>/dev/null)" ] && command -v crun >/dev/null; then
-	like "$("$SP_BIN" live --runtime crun --doctor "$DOCTOR")" "hybrid cgroup" "crun on a hybrid cgroup host: skip says why"
+	"$SP_BIN" live --runtime crun --doctor "$DOCTOR" --format json >"$tmp/crun.json"
+	is "$?" 0 "crun on a hybrid cgroup host: the strict lane passes"
+	like "$(jq -r '.lanes[0].notes' "$tmp/crun.json")" "hybrid cgroup host .*private mount namespace without /sys/fs/cgroup/unified.*--cgroup-manager=disabled" \
+		"crun on a hybrid cgroup host: the report says how it ran"
+	is "$(jq -r '.lanes[0].claims.own_cgroup' "$tmp/crun.json")" false "and it claims no cgroup of its own"
 else
+	skip "not a hybrid cgroup host with crun"
+	skip "not a hybrid cgroup host with crun"
 	skip "not a hybrid cgroup host with crun"
 fi
 
