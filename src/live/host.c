@@ -12,6 +12,8 @@
 #include <string.h>
 #include <dirent.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
+#include <linux/magic.h>
 #include <sys/sysmacros.h>
 #include <sys/utsname.h>
 #include <unistd.h>
@@ -475,46 +477,109 @@ static void host_mounts(sp_lane *l, bool ro_from_mountinfo)
 	}
 }
 
-static void host_dev(sp_lane *l)
+/* the harmless nodes a minimal /dev may hold (relative to /dev) */
+static const char *const dev_allow[] = {"null", "zero", "full", "random", "urandom", "tty", "ptmx", "console", "pts/ptmx"};
+
+static bool dev_allowed(const char *rel, bool own_pts)
 {
-	static const char *const allow[] = {"null", "zero", "full", "random", "urandom", "tty", "ptmx", "console"};
-	char path[64];
-	snprintf(path, sizeof path, "/proc/%d/root/dev", (int)l->host_pid);
-	const char *exp = l->claim.min_dev ? "no device nodes in /dev beyond null,zero,full,random,urandom,tty,ptmx,console"
-					   : "any (this launch does not claim a minimal /dev)";
-	_cleanup_closedir_ DIR *d = opendir(path);
+	for (size_t i = 0; i < SP_ARRAY_SIZE(dev_allow); i++)
+		if (!strcmp(rel, dev_allow[i]))
+			return true;
+	/* a terminal of the sandbox's own devpts instance (not one of the host's) */
+	if (own_pts && sp_startswith(rel, "pts/") && rel[4]) {
+		for (const char *c = rel + 4; *c; c++)
+			if (!isdigit((unsigned char)*c))
+				return false;
+		return true;
+	}
+	return false;
+}
+
+static void dev_walk_at(int dfd, const char *rel, int depth, bool own_pts, sp_dev_scan *sc)
+{
+	DIR *d = fdopendir(dfd);
 	if (!d) {
-		sp_lane_add(l, "host.dev", "error", exp, path, "cannot list the sandbox's /dev from the host: %s", strerror(errno));
+		close(dfd);
 		return;
 	}
-	size_t nodes = 0, extra = 0, blocks = 0;
-	char list[512] = "";
 	struct dirent *de;
 	while ((de = readdir(d))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		if (++sc->entries > 65536) {
+			sc->truncated = true;
+			break;
+		}
+		char path[1024];
+		snprintf(path, sizeof path, "%s%s%s", rel, rel[0] ? "/" : "", de->d_name);
 		struct stat st;
 		if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
 			continue;
+		if (S_ISDIR(st.st_mode)) {
+			if (depth >= 8) {
+				sc->truncated = true;
+				continue;
+			}
+			int sub = openat(dirfd(d), de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			if (sub >= 0)
+				dev_walk_at(sub, path, depth + 1, own_pts, sc);
+			continue;
+		}
 		if (!S_ISCHR(st.st_mode) && !S_ISBLK(st.st_mode))
 			continue;
-		nodes++;
-		bool ok = false;
-		for (size_t i = 0; i < SP_ARRAY_SIZE(allow) && S_ISCHR(st.st_mode); i++)
-			ok |= !strcmp(de->d_name, allow[i]);
-		if (ok)
+		sc->nodes++;
+		if (S_ISCHR(st.st_mode) && dev_allowed(path, own_pts))
 			continue;
-		extra++;
-		blocks += S_ISBLK(st.st_mode);
-		size_t len = strlen(list);
-		if (extra <= 8)
-			snprintf(list + len, sizeof list - len, "%s%s", len ? "," : "", de->d_name);
+		sc->extra++;
+		sc->blocks += S_ISBLK(st.st_mode);
+		size_t len = strlen(sc->list);
+		if (sc->extra <= 8)
+			snprintf(sc->list + len, sizeof sc->list - len, "%s%s (%u:%u)", len ? "," : "", path, major(st.st_rdev),
+				 minor(st.st_rdev));
 	}
-	char obs[700];
-	snprintf(obs, sizeof obs, "%zu device nodes, %zu beyond the allowlist (%zu block)%s%s%s", nodes, extra, blocks,
-		 extra ? ": " : "", list, extra > 8 ? ",..." : "");
-	if (l->claim.min_dev && extra)
+	closedir(d);
+}
+
+int sp_dev_walk(const char *dev, sp_dev_scan *sc)
+{
+	memset(sc, 0, sizeof *sc);
+	int fd = open(dev, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	/* its pts is the sandbox's own when it is a devpts mount other than the host's */
+	char pts[1100];
+	snprintf(pts, sizeof pts, "%s/pts", dev);
+	struct statfs sf;
+	struct stat a, b;
+	sc->own_pts = statfs(pts, &sf) == 0 && sf.f_type == DEVPTS_SUPER_MAGIC && stat(pts, &a) == 0 &&
+		      (stat("/dev/pts", &b) < 0 || a.st_dev != b.st_dev);
+	dev_walk_at(fd, "", 0, sc->own_pts, sc);
+	return 0;
+}
+
+static void host_dev(sp_lane *l)
+{
+	char path[64];
+	snprintf(path, sizeof path, "/proc/%d/root/dev", (int)l->host_pid);
+	const char *exp = l->claim.min_dev
+				  ? "no device node anywhere under /dev beyond null,zero,full,random,urandom,tty,ptmx,console and its own pts"
+				  : "any (this launch does not claim a minimal /dev)";
+	sp_dev_scan sc;
+	int r = sp_dev_walk(path, &sc);
+	if (r < 0) {
+		sp_lane_add(l, "host.dev", "error", exp, path, "cannot list the sandbox's /dev from the host: %s", strerror(-r));
+		return;
+	}
+	char obs[800];
+	snprintf(obs, sizeof obs, "%zu device nodes under /dev (walked recursively%s), %zu beyond the allowlist (%zu block)%s%s%s",
+		 sc.nodes, sc.truncated ? ", cut short at its bounds" : "", sc.extra, sc.blocks, sc.extra ? ": " : "", sc.list,
+		 sc.extra > 8 ? ",..." : "");
+	if (l->claim.min_dev && sc.extra)
 		sp_lane_add(l, "host.dev", "fail", exp, obs, "host device nodes reachable in the sandbox");
+	else if (l->claim.min_dev && sc.truncated)
+		sp_lane_add(l, "host.dev", "error", exp, obs, "the walk of /dev was cut short: no proof");
 	else
-		sp_lane_add(l, "host.dev", "pass", exp, obs, "%s", extra ? "extra devices (not claimed)" : "only harmless device nodes");
+		sp_lane_add(l, "host.dev", "pass", exp, obs, "%s", sc.extra ? "extra devices (not claimed)" : "only harmless device nodes");
 }
 
 static void host_vm(sp_lane *l)

@@ -272,6 +272,14 @@ int sp_rm_rf(const char *path);
 int sp_mounts_below(const char *path);
 
 /* ---- host.c ---- */
+/* device nodes under a /dev, walked recursively without following links */
+typedef struct sp_dev_scan {
+	size_t nodes, extra, blocks, entries;
+	bool own_pts;   /* its pts is a devpts instance other than the host's: its terminals are allowed */
+	bool truncated; /* cut short at its bounds (depth 8, 65536 entries) */
+	char list[512]; /* the first extra nodes: "net/tun (10:200),..." */
+} sp_dev_scan;
+int sp_dev_walk(const char *dev, sp_dev_scan *sc);
 void sp_host_checks(sp_lane *l);
 /* validate the doctor's report (schema sandprobe.doctor.v1); adds its results to the lane */
 void sp_doctor_ingest(sp_lane *l, const char *json, size_t len, int rc);
