@@ -754,32 +754,31 @@ static void uk_rootfs(sp_lane *l, json_t *spec)
 		sp_lane_add(l, "host.fs.rootfs_readonly", "pass", exp, obs, "%s", ro ? "read-only in the spec" : "writable, not claimed");
 }
 
+/* gVisor gives the workload a /dev of its own and opens no host device node
+ * unless it passes it through; what the engine's spec gives from the host is
+ * compared with what the doctor could open inside */
 static void uk_dev(sp_lane *l, json_t *spec)
 {
 	static const char *const allow[] = {"null", "zero", "full", "random", "urandom", "tty", "ptmx", "console"};
-	const char *exp = l->claim.min_dev ? "the spec gives no host device beyond null,zero,full,random,urandom,tty,ptmx,console"
+	const char *exp = l->claim.min_dev ? "no host device of the spec usable inside (the doctor opens none of them)"
 					   : "any (this launch does not claim a minimal /dev)";
-	size_t extra = 0;
-	char list[512] = "";
+	sp_strv given;
+	sp_strv_split(&given, NULL, ",");
 	json_t *devs = json_object_get(json_object_get(spec, "linux"), "devices");
 	size_t i;
 	json_t *d;
 	json_array_foreach(devs, i, d) {
 		const char *path = json_string_value(json_object_get(d, "path"));
-		if (!path)
+		if (!path || !sp_startswith(path, "/dev/"))
 			continue;
-		const char *name = sp_startswith(path, "/dev/") ? path + 5 : path;
 		bool ok = false;
 		for (size_t k = 0; k < SP_ARRAY_SIZE(allow); k++)
-			ok |= !strcmp(name, allow[k]);
-		if (ok)
-			continue;
-		if (++extra <= 8) {
-			size_t len = strlen(list);
-			snprintf(list + len, sizeof list - len, "%s%s", len ? "," : "", path);
-		}
+			ok |= !strcmp(path + 5, allow[k]);
+		if (!ok)
+			sp_strv_push(&given, path + 5);
 	}
-	/* a bind of the host's /dev (or a node under it) */
+	/* a bind of the host's /dev (or of a node under it) gives what it holds */
+	bool dev_bind = false;
 	json_t *mounts = json_object_get(spec, "mounts"), *m;
 	json_array_foreach(mounts, i, m) {
 		const char *dst = json_string_value(json_object_get(m, "destination"));
@@ -789,19 +788,57 @@ static void uk_dev(sp_lane *l, json_t *spec)
 		json_t *o;
 		size_t k;
 		json_array_foreach(json_object_get(m, "options"), k, o) bind |= json_is_string(o) && strstr(json_string_value(o), "bind");
-		if (!dst || !src || !bind || !(sp_startswith(dst, "/dev") && sp_startswith(src, "/dev")))
-			continue;
-		extra++;
-		size_t len = strlen(list);
-		snprintf(list + len, sizeof list - len, "%sbind %s", len ? "," : "", src);
+		if (dst && src && bind && sp_startswith(dst, "/dev") && sp_startswith(src, "/dev"))
+			dev_bind = true;
 	}
-	char obs[700];
-	snprintf(obs, sizeof obs, "spec: %zu device(s) or /dev bind(s) beyond the allowlist%s%s (gVisor's own /dev is not the host's)",
-		 extra, extra ? ": " : "", list);
-	if (l->claim.min_dev && extra)
-		sp_lane_add(l, "host.dev", "fail", exp, obs, "the engine gives the sandbox host devices");
+	/* the doctor lists what it could open: "net/tun c 10:200 OPENS; ..."; one is the host's when the spec
+	 * names it, or when the host's /dev is bound and holds a node of that name and number */
+	const char *in = inside(l, "dev.host_devices");
+	size_t usable = 0;
+	char list[400] = "";
+	for (const char *e = in; e && *e;) {
+		size_t n = strcspn(e, ";");
+		char item[256], name[128], kind;
+		unsigned ma, mi;
+		snprintf(item, sizeof item, "%.*s", (int)(n < 255 ? n : 255), e);
+		e += n + (e[n] == ';');
+		while (*e == ' ')
+			e++;
+		if (sscanf(sp_trim(item), "%127s %c %u:%u", name, &kind, &ma, &mi) != 4 || !strstr(item, "OPENS"))
+			continue;
+		/* gVisor's own emulated devices carry the same names and numbers as the host's: not the host's */
+		static const char *const own[] = {"fuse", "net/tun", "tty", "ptmx", "console"};
+		bool gvisor_own = false;
+		for (size_t k = 0; k < SP_ARRAY_SIZE(own); k++)
+			gvisor_own |= !strcmp(name, own[k]);
+		if (gvisor_own)
+			continue;
+		bool host = sp_strv_contains(&given, name);
+		if (!host && dev_bind) {
+			char hp[200];
+			struct stat st;
+			snprintf(hp, sizeof hp, "/dev/%s", name);
+			host = stat(hp, &st) == 0 && (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode)) && major(st.st_rdev) == ma &&
+			       minor(st.st_rdev) == mi;
+		}
+		if (!host)
+			continue;
+		usable++;
+		size_t len = strlen(list);
+		snprintf(list + len, sizeof list - len, "%s%s", len ? "," : "", name);
+	}
+	char obs[900];
+	snprintf(obs, sizeof obs, "spec: %zu host device(s) beyond the allowlist%s; the doctor opened %zu of them%s%s (gVisor's own /dev "
+				  "is not the host's)",
+		 given.n, dev_bind ? " and a bind of the host's /dev" : "", usable, usable ? ": " : "", list);
+	if (!in && l->claim.min_dev && (given.n || dev_bind))
+		sp_lane_add(l, "host.dev", "error", exp, obs, "the spec gives host devices, and the doctor's probe of them is missing");
+	else if (l->claim.min_dev && usable)
+		sp_lane_add(l, "host.dev", "fail", exp, obs, "a host device the engine gave is usable inside gVisor");
 	else
-		sp_lane_add(l, "host.dev", "pass", exp, obs, "%s", extra ? "host devices (not claimed)" : "no host device in the spec");
+		sp_lane_add(l, "host.dev", "pass", exp, obs, "%s",
+			    given.n || dev_bind ? "host devices in the spec, none usable inside" : "no host device in the spec");
+	sp_strv_free(&given);
 }
 
 static void host_user_kernel(sp_lane *l)
