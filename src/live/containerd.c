@@ -374,26 +374,6 @@ static void teardown(sp_lane *l)
 	ctr("containers", "delete", l->name, NULL);
 }
 
-/* does `ctr WHAT ls -q` (snapshots: ls) list something with id in it? -1 when ctr fails */
-static int ctr_lists(const char *what, const char *id, char *out, size_t outsz)
-{
-	char *argv[] = {"ctr", "--address", ctd.addr, "--namespace", ctd.ns, (char *)what, "ls", strcmp(what, "snapshots") ? "-q" : NULL, NULL};
-	_cleanup_free_ char *o = NULL;
-	_cleanup_free_ char *eo = NULL;
-	int rc = sp_run_cmd(argv, &o, &eo, 20000);
-	if (rc != 0) {
-		char msg[200];
-		sp_runtime_message(eo, msg, sizeof msg);
-		snprintf(out, outsz, "ctr %s ls fails (exit %d): %s", what, rc, msg);
-		return -1;
-	}
-	if (strstr(o, id)) {
-		snprintf(out, outsz, "containerd still lists %s of %s in namespace %s", what, id, ctd.ns);
-		return 1;
-	}
-	return 0;
-}
-
 static int leftovers(sp_lane *l, char *what, size_t whatsz)
 {
 	if (!ctd.addr[0] || !ctd.ns[0]) {
@@ -401,9 +381,31 @@ static int leftovers(sp_lane *l, char *what, size_t whatsz)
 		return 0;
 	}
 	static const char *const kinds[] = {"containers", "tasks", "snapshots"};
-	for (size_t i = 0; i < SP_ARRAY_SIZE(kinds); i++)
-		if (ctr_lists(kinds[i], l->name, what, whatsz) != 0)
-			return 1;
+	char *a0[] = {"ctr", "--address", ctd.addr, "--namespace", ctd.ns, "containers", "ls", "-q", NULL};
+	char *a1[] = {"ctr", "--address", ctd.addr, "--namespace", ctd.ns, "tasks", "ls", "-q", NULL};
+	char *a2[] = {"ctr", "--address", ctd.addr, "--namespace", ctd.ns, "snapshots", "ls", NULL};
+	char **const argvs[] = {a0, a1, a2};
+	int rc[3];
+	char *out[3], *err[3];
+	sp_run_cmds(argvs, 3, rc, out, err, 20000);
+	int ret = 0;
+	for (size_t i = 0; i < 3 && !ret; i++) {
+		char msg[200];
+		if (rc[i] != 0) {
+			sp_runtime_message(err[i], msg, sizeof msg);
+			snprintf(what, whatsz, "ctr %s ls fails (exit %d): %s", kinds[i], rc[i], msg);
+			ret = 1;
+		} else if (strstr(out[i], l->name)) {
+			snprintf(what, whatsz, "containerd still lists %s of %s in namespace %s", kinds[i], l->name, ctd.ns);
+			ret = 1;
+		}
+	}
+	for (size_t i = 0; i < 3; i++) {
+		free(out[i]);
+		free(err[i]);
+	}
+	if (ret)
+		return 1;
 	/* the shim, runc and gVisor's gofer and sandbox carry the container's id */
 	char pw[256];
 	if (!sp_wait_procs_gone(l->name, 10000, pw, sizeof pw)) {
@@ -458,6 +460,7 @@ const sp_runtime sp_rt_containerd_runc = {
 	.launch = launch,
 	.host_pid = host_pid,
 	.teardown = teardown,
+	.teardown_if_left = true,
 	.leftovers = leftovers,
 	.finish = finish,
 	.lane_free = lane_free,
@@ -476,6 +479,7 @@ const sp_runtime sp_rt_containerd_runsc = {
 	.launch = launch,
 	.host_pid = host_pid,
 	.teardown = teardown,
+	.teardown_if_left = true,
 	.leftovers = leftovers,
 	.finish = finish,
 	.lane_free = lane_free,

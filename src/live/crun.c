@@ -163,5 +163,6 @@ const sp_runtime sp_rt_crun = {
 	.plan = plan,
 	.launch = launch,
 	.teardown = teardown,
+	.teardown_if_left = true,
 	.leftovers = leftovers,
 };

@@ -435,32 +435,48 @@ static int host_pid(sp_lane *l, sp_error *err)
 
 /* ---------------------------------------------------------------- teardown */
 
-static bool ctr_lists(const char *addr, const char *ns, const char *what, const char *id, char *err, size_t errsz)
-{
-	char *argv[] = {"ctr", "--address", (char *)addr, "--namespace", (char *)ns, (char *)what, "ls", "-q", NULL};
-	_cleanup_free_ char *out = NULL;
-	_cleanup_free_ char *eo = NULL;
-	int rc = sp_run_cmd(argv, &out, &eo, 20000);
-	if (rc != 0) {
-		char msg[200];
-		sp_runtime_message(eo, msg, sizeof msg);
-		snprintf(err, errsz, "ctr %s ls fails (exit %d): %s", what, rc, msg);
-		return true;
-	}
-	sp_strv ids;
-	sp_strv_split(&ids, out, "\n");
-	bool found = sp_strv_contains(&ids, id);
-	sp_strv_free(&ids);
-	if (found)
-		snprintf(err, errsz, "containerd still lists %s %.12s in namespace %s", what, id, ns);
-	return found;
-}
-
 static int leftovers(sp_lane *l, char *what, size_t whatsz)
 {
-	if (sp_engine_leftovers(l, what, whatsz))
-		return 1;
 	read_cid(l);
+	struct docker_lane *d = l->priv;
+	char p[4096];
+	bool ask_ctr = d && d->ctr_addr[0] && d->ctr_ns[0] && sp_which("ctr", p, sizeof p);
+	/* ask docker and its containerd at once */
+	char filter[128];
+	snprintf(filter, sizeof filter, "name=^%s$", l->name);
+	char *ps[] = {"docker", "ps", "-a", "-q", "--filter", filter, NULL};
+	char *insp[] = {"docker", "inspect", "--format", "{{.Id}}", l->cid[0] ? l->cid : l->name, NULL};
+	char *cs[] = {"ctr", "--address", d ? d->ctr_addr : "", "--namespace", d ? d->ctr_ns : "", "containers", "ls", "-q", NULL};
+	char *ts[] = {"ctr", "--address", d ? d->ctr_addr : "", "--namespace", d ? d->ctr_ns : "", "tasks", "ls", "-q", NULL};
+	char **const argvs[] = {ps, insp, cs, ts};
+	size_t n = ask_ctr ? 4 : 2;
+	int rc[4];
+	char *out[4] = {0}, *err[4] = {0};
+	sp_run_cmds(argvs, n, rc, out, err, 20000);
+	int ret = 1;
+	char msg[200];
+	if (rc[0] != 0) {
+		sp_runtime_message(err[0], msg, sizeof msg);
+		snprintf(what, whatsz, "docker ps fails (exit %d): cannot prove the container is gone: %s", rc[0], msg);
+	} else if (sp_trim(out[0])[0]) {
+		snprintf(what, whatsz, "container %s still listed (%s)", l->name, sp_trim(out[0]));
+	} else if (rc[1] == 0) {
+		snprintf(what, whatsz, "docker still knows container %.12s", l->cid[0] ? l->cid : l->name);
+	} else if (ask_ctr && (rc[2] != 0 || rc[3] != 0)) {
+		sp_runtime_message(err[rc[2] != 0 ? 2 : 3], msg, sizeof msg);
+		snprintf(what, whatsz, "ctr fails: cannot prove containerd let go of %.12s: %s", l->cid, msg);
+	} else if (ask_ctr && (strstr(out[2], l->cid) || strstr(out[3], l->cid))) {
+		snprintf(what, whatsz, "containerd still lists %s %.12s in namespace %s", strstr(out[2], l->cid) ? "container" : "task",
+			 l->cid, d->ctr_ns);
+	} else {
+		ret = 0;
+	}
+	for (size_t i = 0; i < n; i++) {
+		free(out[i]);
+		free(err[i]);
+	}
+	if (ret)
+		return 1;
 	if (!l->cid[0]) {
 		if (!l->proc.out_buf.data || !strstr(l->proc.out_buf.data, "-begin@@")) {
 			snprintf(what, whatsz, "container %s never created (no id)", l->name);
@@ -469,32 +485,11 @@ static int leftovers(sp_lane *l, char *what, size_t whatsz)
 		snprintf(what, whatsz, "no container id to prove the rest gone");
 		return 1;
 	}
-	char *argv[] = {"docker", "inspect", "--format", "{{.Id}}", l->cid, NULL};
-	if (sp_run_cmd(argv, NULL, NULL, 20000) == 0) {
-		snprintf(what, whatsz, "docker still knows container %.12s", l->cid);
-		return 1;
-	}
 	/* the shim, runc and gVisor's gofer and sandbox all carry the container's id */
 	char pw[256];
 	if (!sp_wait_procs_gone(l->cid, 10000, pw, sizeof pw)) {
 		snprintf(what, whatsz, "%s", pw);
 		return 1;
-	}
-	struct docker_lane *d = l->priv;
-	char extra[600] = "";
-	if (d && d->ctr_addr[0] && d->ctr_ns[0]) {
-		char p[4096];
-		if (!sp_which("ctr", p, sizeof p)) {
-			snprintf(extra, sizeof extra, ", containerd not asked (ctr not installed)");
-		} else {
-			char e1[300] = "";
-			if (ctr_lists(d->ctr_addr, d->ctr_ns, "containers", l->cid, e1, sizeof e1) ||
-			    ctr_lists(d->ctr_addr, d->ctr_ns, "tasks", l->cid, e1, sizeof e1)) {
-				snprintf(what, whatsz, "%s", e1);
-				return 1;
-			}
-			snprintf(extra, sizeof extra, ", containerd (%s, namespace %s) lists no container or task", d->ctr_addr, d->ctr_ns);
-		}
 	}
 	if (d && d->bundle[0] && access(d->bundle, F_OK) == 0) {
 		snprintf(what, whatsz, "the task's bundle %s is left", d->bundle);
@@ -509,6 +504,11 @@ static int leftovers(sp_lane *l, char *what, size_t whatsz)
 				return 1;
 			}
 	}
+	char extra[600] = "";
+	if (ask_ctr)
+		snprintf(extra, sizeof extra, ", containerd (%s, namespace %s) lists no container or task", d->ctr_addr, d->ctr_ns);
+	else if (d && d->ctr_addr[0])
+		snprintf(extra, sizeof extra, ", containerd not asked (ctr not installed)");
 	snprintf(what, whatsz, "container %.12s gone (ps, inspect), no process carries its id (shim%s)%s%s", l->cid,
 		 l->claim.user_kernel ? ", gofer, sandbox" : ", runc", extra, d && d->runsc_root[0] ? ", no runsc state" : "");
 	return 0;
@@ -523,6 +523,7 @@ const sp_runtime sp_rt_docker = {
 	.prepare = sp_engine_prepare,
 	.launch = sp_engine_launch,
 	.teardown = sp_engine_teardown,
+	.teardown_if_left = true,
 	.finish = sp_engine_finish,
 	.engine = &docker,
 	.plan = plan,
@@ -540,6 +541,7 @@ const sp_runtime sp_rt_docker_runsc = {
 	.prepare = sp_engine_prepare,
 	.launch = sp_engine_launch,
 	.teardown = sp_engine_teardown,
+	.teardown_if_left = true,
 	.finish = sp_engine_finish,
 	.engine = &docker_runsc,
 	.plan = plan_runsc,

@@ -42,6 +42,6 @@ void sp_engine_finish(const sp_runtime *rt, const sp_live_cfg *cfg);
 /* the rest of an engine adapter's sp_runtime initializer, after its name, summary and probe */
 #define SP_ENGINE_HOOKS(E)                                                                                           \
 	.removable = SP_PROT_ALL, .claims = sp_engine_claims, .prepare = sp_engine_prepare, .launch = sp_engine_launch, \
-	.teardown = sp_engine_teardown, .leftovers = sp_engine_leftovers, .finish = sp_engine_finish, .engine = (E)
+	.teardown = sp_engine_teardown, .teardown_if_left = true, .leftovers = sp_engine_leftovers, .finish = sp_engine_finish, .engine = (E)
 
 #endif

@@ -318,6 +318,7 @@ const sp_runtime sp_rt_runsc = {
 	.launch = launch,
 	.host_pid = host_pid,
 	.teardown = teardown,
+	.teardown_if_left = true,
 	.leftovers = leftovers,
 	.launch_message = sp_gvisor_launch_message,
 };

@@ -471,7 +471,7 @@ static void teardown_and_prove(sp_lane *l, bool launched)
 {
 	uint64_t t0 = sp_now_ns();
 	char obs[1024] = "", what[512];
-	bool ok = true;
+	bool ok = true, exited = false;
 	if (launched) {
 		uint64_t deadline = sp_now_ns() + 20000000000ull;
 		int st = sp_child_wait(&l->proc, deadline);
@@ -486,10 +486,16 @@ static void teardown_and_prove(sp_lane *l, bool launched)
 		}
 		if (l->stderr_tail == NULL && l->proc.err_buf.data)
 			l->stderr_tail = sp_xstrdup(l->proc.err_buf.data);
+		exited = st == 0;
 		phase(l, "td.reaped", t0);
 	}
-	if (l->rt->teardown)
+	/* a runtime that removes its container when it ends by itself needs its teardown only when the
+	 * proof below finds something left (or the lane was cut short) */
+	bool torn = false;
+	if (l->rt->teardown && !(l->rt->teardown_if_left && exited && !l->launch_failed)) {
 		l->rt->teardown(l);
+		torn = true;
+	}
 	size_t len = strlen(obs);
 	if (l->host_pid > 0) {
 		/* the sandbox's shell must be gone (or at least no longer ours: pid reuse) */
@@ -514,6 +520,12 @@ static void teardown_and_prove(sp_lane *l, bool launched)
 	}
 	if (l->rt->leftovers) {
 		int lr = l->rt->leftovers(l, what, sizeof what);
+		if (lr != 0 && !torn && l->rt->teardown) {
+			snprintf(obs + len, sizeof obs - len, "%s left after the runtime ended (%s): torn down; ", l->rt->name, what);
+			len = strlen(obs);
+			l->rt->teardown(l);
+			lr = l->rt->leftovers(l, what, sizeof what);
+		}
 		snprintf(obs + len, sizeof obs - len, "%s: %s%s; ", l->rt->name, lr == 0 ? "nothing left: " : "", what);
 		ok &= lr == 0;
 		len = strlen(obs);
@@ -541,6 +553,50 @@ static void teardown_and_prove(sp_lane *l, bool launched)
 		    obs, "%s", ok ? "nothing left behind" : "something was left behind");
 }
 
+static void find_host_pid(sp_lane *l)
+{
+	sp_error err;
+	sp_error_clear(&err);
+	if (l->rt->host_pid) {
+		if (l->rt->host_pid(l, &err) < 0)
+			sp_lane_add(l, "host.pid", "error", "the sandbox's process found from the host", "", "%s", err.msg);
+		return;
+	}
+	pid_t p = sp_find_nonce_pid(l->nonce);
+	if (p > 0)
+		l->host_pid = p;
+	else
+		sp_lane_add(l, "host.pid", "error", "exactly one process with the lane's nonce", p ? "several" : "none",
+			    "cannot find the sandbox's process from the host");
+}
+
+/* a runtime is probed once per run: its later lanes reuse the answer */
+static int probe_cached(const sp_runtime *rt, const sp_live_cfg *cfg, char *why, size_t whysz)
+{
+	static struct {
+		const sp_runtime *rt;
+		const sp_live_cfg *cfg;
+		int rc;
+		char why[1024];
+	} cache[64];
+	static size_t n;
+	for (size_t i = 0; i < n; i++)
+		if (cache[i].rt == rt && cache[i].cfg == cfg) {
+			snprintf(why, whysz, "%s", cache[i].why);
+			return cache[i].rc;
+		}
+	why[0] = '\0';
+	int rc = rt->probe(cfg, why, whysz);
+	if (n < SP_ARRAY_SIZE(cache)) {
+		cache[n].rt = rt;
+		cache[n].cfg = cfg;
+		cache[n].rc = rc;
+		snprintf(cache[n].why, sizeof cache[n].why, "%s", why);
+		n++;
+	}
+	return rc;
+}
+
 void sp_lane_run(sp_lane *l)
 {
 	uint64_t t0 = sp_now_ns();
@@ -554,7 +610,7 @@ void sp_lane_run(sp_lane *l)
 		lane_skip(l, "%s cannot launch the '%s' variant", l->rt->name, l->variant->name);
 		goto out;
 	}
-	if (l->rt->probe(cfg, why, sizeof why) < 0) {
+	if (probe_cached(l->rt, cfg, why, sizeof why) < 0) {
 		lane_skip(l, "%s", why);
 		goto out;
 	}
@@ -619,8 +675,9 @@ void sp_lane_run(sp_lane *l)
 	launched = true;
 	phase(l, "launched", t0);
 
-	char needle[64];
+	char needle[64], begin_marker[64];
 	snprintf(needle, sizeof needle, "@@%s:", l->nonce);
+	snprintf(begin_marker, sizeof begin_marker, "@@%s-begin@@", l->nonce);
 	unsigned tmo = l->claim.vm ? cfg->vm_timeout_ms : cfg->timeout_ms;
 	uint64_t deadline = sp_now_ns() + (uint64_t)tmo * 1000000ull;
 	if (l->rt->boot_watchdog_ms && l->rt->fallback) {
@@ -635,7 +692,17 @@ void sp_lane_run(sp_lane *l)
 			deadline = sp_now_ns() + (uint64_t)tmo * 1000000ull;
 		}
 	}
-	int rr = sp_child_read_until(&l->proc, needle, deadline);
+	/* the sandbox's process, from the host and the engine, while the doctor runs inside */
+	bool found_early = false;
+	int rr = l->claim.vm ? 1 : sp_child_read_until(&l->proc, begin_marker, deadline);
+	if (rr == 1 && !l->claim.vm) {
+		phase(l, "started", t0);
+		find_host_pid(l);
+		found_early = true;
+		phase(l, "found", t0);
+	}
+	if (rr == 1)
+		rr = sp_child_read_until(&l->proc, needle, deadline);
 	if (rr != 1 && !l->claim.vm && !has_begin(l)) {
 		/* the sandbox never started: the runtime refused or failed; say what it said and what was tried */
 		char msg[512];
@@ -701,18 +768,8 @@ void sp_lane_run(sp_lane *l)
 	size_t jlen = (size_t)(m - start);
 	l->doctor_json = sp_xstrndup(start, jlen);
 	l->doctor_rc = rc;
-	if (l->rt->host_pid) {
-		if (l->rt->host_pid(l, &err) < 0) {
-			sp_lane_add(l, "host.pid", "error", "the sandbox's process found from the host", "", "%s", err.msg);
-		}
-	} else {
-		pid_t p = sp_find_nonce_pid(l->nonce);
-		if (p > 0)
-			l->host_pid = p;
-		else
-			sp_lane_add(l, "host.pid", "error", "exactly one process with the lane's nonce", p ? "several" : "none",
-				    "cannot find the sandbox's process from the host");
-	}
+	if (!found_early)
+		find_host_pid(l);
 	phase(l, "report", t0);
 	sp_doctor_ingest(l, l->doctor_json, jlen, rc);
 	sp_host_checks(l);

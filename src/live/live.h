@@ -127,6 +127,7 @@ struct sp_runtime {
 	int (*launch)(sp_lane *l, sp_error *err);
 	int (*host_pid)(sp_lane *l, sp_error *err); /* NULL: find the shell by its nonce */
 	void (*teardown)(sp_lane *l);               /* after the sandbox was told to stop */
+	bool teardown_if_left; /* the runtime removes its container when it ends by itself: tear down only what the proof finds */
 	/* 0: nothing left; 1: something is left (named in what) */
 	int (*leftovers)(sp_lane *l, char *what, size_t whatsz);
 	void (*finish)(const sp_runtime *rt, const sp_live_cfg *cfg); /* end of run: shared state (images) */
@@ -245,6 +246,9 @@ void sp_gvisor_launch_message(sp_lane *l, char *msg, size_t msgsz);
 int sp_gvisor_known_caps(sp_lane *l, sp_error *err);
 /* does this runsc have --oci-seccomp? */
 bool sp_gvisor_oci_seccomp(void);
+/* run n commands at once, each to completion within timeout_ms: rcs[i] as sp_run_cmd gives it,
+ * outs[i] / errs[i] new strings (either array may be NULL) */
+void sp_run_cmds(char **const argvs[], size_t n, int *rcs, char **outs, char **errs, unsigned timeout_ms);
 /* find PATH in $PATH (or "" when absent) */
 bool sp_which(const char *name, char *out, size_t outsz);
 /* the one process whose argv is {"/bin/sh", "-c", _, nonce, ...}: its pid, 0 if none, -1 if several */

@@ -16,7 +16,7 @@ int sp_oci_leftovers(sp_lane *l, char *what, size_t whatsz);
 void sp_oci_claims(sp_launch *l);
 /* the rest of an OCI adapter's sp_runtime initializer, after its name, summary and probe */
 #define SP_OCI_HOOKS                                                                                                  \
-	.removable = SP_PROT_ALL, .claims = sp_oci_claims, .launch = sp_oci_launch, .teardown = sp_oci_delete,        \
+	.removable = SP_PROT_ALL, .claims = sp_oci_claims, .launch = sp_oci_launch, .teardown = sp_oci_delete, .teardown_if_left = true,        \
 	.leftovers = sp_oci_leftovers
 
 #endif

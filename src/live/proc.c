@@ -249,7 +249,7 @@ bool sp_wait_procs_gone(const char *needle, unsigned timeout_ms, char *what, siz
 			snprintf(what, whatsz, "%zu process(es) still carry %.64s (first: %d %s)", n, needle, (int)p[0], sp_trim(comm));
 			return false;
 		}
-		usleep(20000);
+		usleep(5000);
 	}
 }
 
@@ -275,4 +275,36 @@ pid_t sp_find_shim(const char *id, char *addr, size_t addrsz, char *ns, size_t n
 		return p[i];
 	}
 	return 0;
+}
+
+void sp_run_cmds(char **const argvs[], size_t n, int *rcs, char **outs, char **errs, unsigned timeout_ms)
+{
+	sp_child *c = sp_xcalloc(n ? n : 1, sizeof *c);
+	bool *up = sp_xcalloc(n ? n : 1, sizeof *up);
+	for (size_t i = 0; i < n; i++) {
+		sp_error err;
+		sp_spawn_opts o = {.capture_out = outs != NULL, .capture_err = errs != NULL};
+		up[i] = sp_spawn(&c[i], argvs[i], &o, &err) == 0;
+		if (!up[i]) {
+			rcs[i] = -1;
+			if (outs)
+				outs[i] = sp_xstrdup("");
+			if (errs)
+				errs[i] = sp_xasprintf("%s\n", err.msg);
+		}
+	}
+	uint64_t deadline = sp_now_ns() + (uint64_t)timeout_ms * SP_NS_PER_MS;
+	for (size_t i = 0; i < n; i++) {
+		if (!up[i])
+			continue;
+		int r = sp_child_wait(&c[i], deadline);
+		rcs[i] = r == 0 ? sp_child_code(&c[i]) : -1;
+		if (outs)
+			outs[i] = c[i].out_buf.data ? steal_pointer(&c[i].out_buf.data) : sp_xstrdup("");
+		if (errs)
+			errs[i] = c[i].err_buf.data ? steal_pointer(&c[i].err_buf.data) : sp_xstrdup("");
+		sp_child_free(&c[i]);
+	}
+	free(c);
+	free(up);
 }
