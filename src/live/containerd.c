@@ -426,8 +426,10 @@ static int leftovers(sp_lane *l, char *what, size_t whatsz)
 			snprintf(what, whatsz, "runtime state %s/%s is left", rr, de->d_name);
 			return 1;
 		}
+	if (sp_oci_cgroup_left(l, what, whatsz))
+		return 1;
 	snprintf(what, whatsz, "namespace %s lists no container, task or snapshot of %s; no process carries its id (shim%s); "
-			       "bundle and runtime state gone",
+			       "bundle, runtime state and cgroup gone",
 		 ctd.ns, l->name, l->claim.user_kernel ? ", gofer, sandbox" : ", runc");
 	return 0;
 }

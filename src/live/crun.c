@@ -140,15 +140,8 @@ static int leftovers(sp_lane *l, char *what, size_t whatsz)
 			return 1;
 		}
 	/* and its cgroup, where crun made one */
-	static const char *const roots[] = {"/sys/fs/cgroup/pids", "/sys/fs/cgroup/unified", "/sys/fs/cgroup"};
-	for (size_t i = 0; i < SP_ARRAY_SIZE(roots); i++) {
-		char p[512];
-		snprintf(p, sizeof p, "%s/%s", roots[i], l->name);
-		if (access(p, F_OK) == 0) {
-			snprintf(what, whatsz, "cgroup %s left", p);
-			return 1;
-		}
-	}
+	if (sp_oci_cgroup_left(l, what, whatsz))
+		return 1;
 	snprintf(what, whatsz, "crun knows no %s, no process carries it, no state, no cgroup", l->name);
 	return 0;
 }

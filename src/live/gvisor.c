@@ -304,7 +304,9 @@ static int leftovers(sp_lane *l, char *what, size_t whatsz)
 			snprintf(what, whatsz, "runsc state %s/%s is left", root, de->d_name);
 			return 1;
 		}
-	snprintf(what, whatsz, "runsc knows no %s, no gofer or sandbox process, no state file under %s", l->name, root);
+	if (sp_oci_cgroup_left(l, what, whatsz))
+		return 1;
+	snprintf(what, whatsz, "runsc knows no %s, no gofer or sandbox process, no state file under %s, no cgroup", l->name, root);
 	return 0;
 }
 

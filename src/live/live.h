@@ -251,7 +251,8 @@ bool sp_gvisor_oci_seccomp(void);
 void sp_run_cmds(char **const argvs[], size_t n, int *rcs, char **outs, char **errs, unsigned timeout_ms);
 /* find PATH in $PATH (or "" when absent) */
 bool sp_which(const char *name, char *out, size_t outsz);
-/* the one process whose argv is {"/bin/sh", "-c", _, nonce, ...}: its pid, 0 if none, -1 if several */
+/* the one process whose argv is {"/bin/sh", "-c", _, nonce, ...} (a copy of it between fork and exec does not
+ * count): its pid, 0 if none, -1 if several */
 pid_t sp_find_nonce_pid(const char *nonce);
 /* the last line of text that is not empty, trimmed, into out */
 void sp_last_line(const char *text, char *out, size_t outsz);

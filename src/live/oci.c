@@ -2,6 +2,7 @@
  * jansson) run in the foreground with `RUNTIME run`, so the container's
  * stdio are our pipes; teardown is `RUNTIME delete --force`, and the proof is
  * that `RUNTIME state` no longer knows the container. */
+#include <dirent.h>
 #include <errno.h>
 #include <jansson.h>
 #include <stdio.h>
@@ -157,17 +158,32 @@ int sp_oci_leftovers(sp_lane *l, char *what, size_t whatsz)
 		snprintf(what, whatsz, "container %s still known to %s", l->name, runtime);
 		return 1;
 	}
-	/* and its cgroup (v1 pids controller, or the unified tree) */
-	static const char *const roots[] = {"/sys/fs/cgroup/pids", "/sys/fs/cgroup/unified", "/sys/fs/cgroup"};
-	for (size_t i = 0; i < SP_ARRAY_SIZE(roots); i++) {
-		char p[512];
-		snprintf(p, sizeof p, "%s/%s", roots[i], l->name);
+	if (sp_oci_cgroup_left(l, what, whatsz))
+		return 1;
+	snprintf(what, whatsz, "no container state, no cgroup");
+	return 0;
+}
+
+int sp_oci_cgroup_left(const sp_lane *l, char *what, size_t whatsz)
+{
+	/* the spec's cgroupsPath is the lane's name: under any v1 controller, or the unified tree */
+	_cleanup_closedir_ DIR *d = opendir("/sys/fs/cgroup");
+	struct dirent *de;
+	char p[600];
+	snprintf(p, sizeof p, "/sys/fs/cgroup/%s", l->name);
+	if (access(p, F_OK) == 0) {
+		snprintf(what, whatsz, "cgroup %s left", p);
+		return 1;
+	}
+	while (d && (de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(p, sizeof p, "/sys/fs/cgroup/%s/%s", de->d_name, l->name);
 		if (access(p, F_OK) == 0) {
 			snprintf(what, whatsz, "cgroup %s left", p);
 			return 1;
 		}
 	}
-	snprintf(what, whatsz, "no container state, no cgroup");
 	return 0;
 }
 

@@ -114,12 +114,20 @@ int sp_probe_cmd(char *const argv[], bool want_out, unsigned timeout_ms, const c
 	return -1;
 }
 
+static pid_t ppid_of(pid_t pid)
+{
+	char path[64], v[32];
+	snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
+	return sp_status_field(path, "PPid", v, sizeof v) == 0 ? (pid_t)atoi(v) : -1;
+}
+
 pid_t sp_find_nonce_pid(const char *nonce)
 {
 	_cleanup_closedir_ DIR *d = opendir("/proc");
 	if (!d)
 		return -1;
-	pid_t found = 0;
+	pid_t found[8];
+	size_t n = 0;
 	struct dirent *de;
 	while ((de = readdir(d))) {
 		if (!isdigit((unsigned char)de->d_name[0]))
@@ -130,23 +138,38 @@ pid_t sp_find_nonce_pid(const char *nonce)
 		if (sp_read_file(path, buf, sizeof buf) <= 0 || strcmp(buf, "sh\n"))
 			continue;
 		snprintf(path, sizeof path, "/proc/%s/cmdline", de->d_name);
-		ssize_t n = sp_read_file(path, buf, sizeof buf);
-		if (n <= 0)
+		ssize_t len = sp_read_file(path, buf, sizeof buf);
+		if (len <= 0)
 			continue;
 		/* argv: "/bin/sh" "-c" SCRIPT NONCE ... */
 		const char *a[4];
 		size_t k = 0, off = 0;
-		while (k < 4 && off < (size_t)n) {
+		while (k < 4 && off < (size_t)len) {
 			a[k++] = buf + off;
 			off += strlen(buf + off) + 1;
 		}
 		if (k < 4 || strcmp(a[0], "/bin/sh") || strcmp(a[1], "-c") || strcmp(a[3], nonce))
 			continue;
-		if (found)
+		if (n == SP_ARRAY_SIZE(found))
 			return -1;
-		found = (pid_t)atoi(de->d_name);
+		found[n++] = (pid_t)atoi(de->d_name);
 	}
-	return found;
+	if (n <= 1)
+		return n ? found[0] : 0;
+	/* the shell caught forking its child (a copy of it until the exec): the one whose parent is not a copy */
+	pid_t top = 0;
+	for (size_t i = 0; i < n; i++) {
+		pid_t pp = ppid_of(found[i]);
+		bool child = false;
+		for (size_t k = 0; k < n; k++)
+			child |= pp == found[k];
+		if (!child) {
+			if (top)
+				return -1;
+			top = found[i];
+		}
+	}
+	return top ? top : -1;
 }
 
 void sp_last_line(const char *text, char *out, size_t outsz)

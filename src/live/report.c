@@ -230,6 +230,12 @@ int sp_live_write_json(FILE *f, const sp_live_run *run)
 		if (l->variant->property)
 			json_object_set_new(o, "property", json_string(l->variant->property));
 		json_object_set_new(o, "launch", sp_json_str(l->rtinfo));
+		if (l->name[0]) {
+			/* what the lane created is named by these: for a caller's own proof that nothing is left */
+			json_object_set_new(o, "name", sp_json_str(l->name));
+			json_object_set_new(o, "nonce", sp_json_str(l->nonce));
+			json_object_set_new(o, "dir", sp_json_str(l->dir));
+		}
 		if (l->notes[0])
 			json_object_set_new(o, "notes", sp_json_str(l->notes));
 		if (l->command)

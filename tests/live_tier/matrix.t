@@ -74,38 +74,61 @@ missing_cap=""
 [ $((0x$bnd & 0x2000000)) -eq 0 ] && missing_cap=CAP_SYS_RESOURCE
 [ $((0xffffffffff & ~0x$bnd)) -ne 0 ] && LIMITED[docker/privileged]="bounding set lacks ${missing_cap:-CAP_}"
 
-snapshot() {
-	local ns
-	# a lane's shell carries its nonce (sp-live-HEX); runtimes, shims, gofers, conmon and qemu its name or dir
-	echo "procs: $(grep -lE 'sp-live-[0-9a-f]{16}|sandprobe-[0-9a-f]{16}|sandprobe-live\.|sandprobe-containerd\.' /proc/[0-9]*/cmdline 2>/dev/null | grep -v "/proc/$$/" | wc -l)"
-	echo "shims: $(grep -laE "containerd-shim" /proc/[0-9]*/cmdline 2>/dev/null | xargs -r grep -lE "$SP_DOCKERD_DIR|$SP_CONTAINERD_DIR|sandprobe-" 2>/dev/null | wc -l)"
-	echo "nsfs: $(grep -E ' nsfs ' /proc/self/mountinfo | grep -c 'sandprobe')"
-	echo "mounts: $(grep -cE 'sandprobe-live|sandprobe-containerd' /proc/self/mountinfo)"
-	echo "tmpdirs: $(ls -d /tmp/sandprobe-live.* /dev/shm/sandprobe-live.* /tmp/sandprobe-containerd.* /dev/shm/sandprobe-containerd.* 2>/dev/null | wc -l)"
-	echo "netns: $(ip netns list 2>/dev/null | grep -c sandprobe)"
-	echo "runc: $(runc list -q 2>/dev/null | grep -c '^sandprobe-')"
-	echo "cgroups: $(ls -d /sys/fs/cgroup/*/sandprobe-[0-9a-f]* /sys/fs/cgroup/sandprobe-[0-9a-f]* 2>/dev/null | wc -l)"
-	echo "podman: $(podman ps -a --format '{{.Names}}' 2>/dev/null | grep -c '^sandprobe-')"
-	echo "podman images: $(podman images --format '{{.Repository}}' 2>/dev/null | grep -c 'sandprobe-live-')"
-	echo "docker: $(docker ps -a --format '{{.Names}}' 2>/dev/null | grep -c '^sandprobe-')"
-	echo "docker images: $(docker images --format '{{.Repository}}' 2>/dev/null | grep -c 'sandprobe-live-')"
+# What is left of the lanes of report $1, from the host: everything a lane
+# creates carries its name (sandprobe-HEX: containers, cgroups, runtime
+# state, shims, gVisor's gofer and sandbox), its nonce (the sandbox's shell)
+# or its dir; a run's images and its own containerd are named in the report.
+# Other engineers run lanes on this machine at the same time: only these count.
+left_of() {
+	local j=$1 n d img ns pat=$tmp/left.pat
+	# the patterns go in a file: a grep whose command line held them would find itself
+	jq -r '.lanes[] | select(.name) | .name, .nonce, .dir' "$j" >"$pat"
+	[ -s "$pat" ] || { echo "no lane created anything"; return; }
+	echo "procs: $(grep -laF -f "$pat" /proc/[0-9]*/cmdline 2>/dev/null | grep -v "/proc/$$/" | wc -l)"
+	echo "mounts: $(grep -cF -f "$pat" /proc/self/mountinfo)"
+	ip netns list 2>/dev/null | grep -F -f "$pat" | sed 's/^/netns left: /'
+	for d in $(jq -r '.lanes[] | select(.dir) | .dir' "$j"); do [ -e "$d" ] && echo "dir left: $d"; done
+	for n in $(jq -r '.lanes[] | select(.name) | .name' "$j"); do
+		ls -d /sys/fs/cgroup/*/"$n" /sys/fs/cgroup/"$n" 2>/dev/null | sed 's/^/cgroup left: /'
+		runc list -q 2>/dev/null | grep -qx "$n" && echo "runc state left: $n"
+		podman ps -a --format '{{.Names}}' 2>/dev/null | grep -qx "$n" && echo "podman container left: $n"
+		docker ps -a --format '{{.Names}}' 2>/dev/null | grep -qx "$n" && echo "docker container left: $n"
+	done
+	for img in $(jq -r '.lanes[].launch' "$j" | grep -oE 'localhost/sandprobe-live-[0-9]+-[0-9a-f]+' | sort -u); do
+		podman images --format '{{.Repository}}' 2>/dev/null | grep -qx "$img" && echo "podman image left: $img"
+		docker images --format '{{.Repository}}' 2>/dev/null | grep -qx "$img" && echo "docker image left: $img"
+	done
+	for d in $(jq -r '.lanes[].notes // empty' "$j" | grep -oE '/[^ ]*sandprobe-containerd\.[A-Za-z0-9]+' | sort -u); do
+		[ -e "$d" ] && echo "own containerd dir left: $d"
+		echo "$d" >"$pat.ctd"
+		echo "own containerd procs: $(grep -laF -f "$pat.ctd" /proc/[0-9]*/cmdline 2>/dev/null | wc -l)"
+	done
+	for ns in $(jq -r '.lanes[].notes // empty' "$j" | grep -oE 'namespace sandprobe-[0-9]+-[0-9a-f]+' | cut -d' ' -f2 | sort -u); do
+		ctr namespaces ls -q 2>/dev/null | grep -qx "$ns" && echo "containerd namespace left: $ns"
+	done
+}
+# the engines this test started are its own: everything in them counts
+engines() {
+	local ns objs
+	echo "docker: $(docker ps -aq 2>/dev/null | wc -l) containers, $(docker images -q 2>/dev/null | wc -l) images"
 	echo "docker runsc state: $(ls "$SP_DOCKERD_DIR/exec/runtime-runc/moby" 2>/dev/null | wc -l)"
+	echo "shims: $(grep -laE "containerd-shim" /proc/[0-9]*/cmdline 2>/dev/null | xargs -r grep -lE "$SP_DOCKERD_DIR|$SP_CONTAINERD_DIR" 2>/dev/null | wc -l)"
 	# containerd objects in every namespace (a namespace an engine makes lazily, empty, is no leftover)
 	for ns in $(ctr --address "$SP_DOCKER_CONTAINERD" namespaces ls -q 2>/dev/null); do
 		objs="$(ctr --address "$SP_DOCKER_CONTAINERD" -n "$ns" containers ls -q | wc -l) containers, $(ctr --address "$SP_DOCKER_CONTAINERD" -n "$ns" tasks ls -q | wc -l) tasks"
 		[ "$objs" = "0 containers, 0 tasks" ] || echo "docker's containerd $ns: $objs"
 	done
-	echo "containerd namespaces of a run: $(ctr namespaces ls -q 2>/dev/null | grep -c '^sandprobe-')"
+	echo "containerd namespaces: $(ctr namespaces ls -q 2>/dev/null | tr '\n' ' ')"
 	for ns in $(ctr namespaces ls -q 2>/dev/null); do
 		objs="$(ctr -n "$ns" containers ls -q | wc -l) containers, $(ctr -n "$ns" tasks ls -q | wc -l) tasks, $(ctr -n "$ns" snapshots ls | tail -n +2 | wc -l) snapshots"
 		[ "$objs" = "0 containers, 0 tasks, 0 snapshots" ] || echo "containerd $ns: $objs"
 	done
 }
-before=$(snapshot)
+before=$(engines)
 
 "$SP_BIN" live --matrix --runtimes "$RUNTIMES" --doctor "$DOCTOR" --format json --output "$tmp/live.json" 2>"$tmp/stderr"
 rc=$?
-after=$(snapshot)
+after=$(engines)
 J=$tmp/live.json
 
 is "$(jq -r .schema "$J")" "sandprobe.live.v1" "report has schema sandprobe.live.v1"
@@ -235,7 +258,10 @@ like "$(jq -r '.lanes[] | select(.runtime=="unshare" and .variant=="strict") | .
 	'caps.effective=ALL' "unshare: derived expectation caps.effective=ALL (its launch keeps them)"
 is "$(jq '[.lanes[] | .results[] | select(.id=="host.teardown" and .status!="pass")] | length' "$J")" 0 \
 	"every lane proved its teardown"
-is "$after" "$before" "nothing left behind (processes, shims, mounts, temp dirs, netns, runtime state, cgroups, containers, images, containerd objects)"
+is "$(left_of "$J")" "procs: 0
+mounts: 0" "nothing of the lanes is left (processes, mounts, temp dirs, cgroups, runc state, containers, images, containerd namespaces)"
+is "$after" "$before" "nothing is left in the test's engines (docker containers and images, runsc state, shims, containerd objects in every namespace)"
+ok test "$(jq '[.lanes[] | select(.name)] | length' "$J")" -ge 60
 
 # --- bad input: an engine that is absent or refuses an option is a skip with the reason and the command tried
 DOCKER_HOST=unix:///nonexistent/docker.sock "$SP_BIN" live --runtime docker --doctor "$DOCTOR" --format json >"$tmp/nodocker.json"
@@ -252,7 +278,7 @@ if [ "\$1" = run ]; then shift; exec $(command -v docker) run --cap-add CAP_SAND
 exec $(command -v docker) "\$@"
 EOF
 chmod +x "$tmp/bin/docker"
-b2=$(snapshot)
+b2=$(engines)
 PATH=$tmp/bin:$PATH "$SP_BIN" live --runtime docker --doctor "$DOCTOR" --format json >"$tmp/refused.json"
 is "$?" 0 "an option the engine refuses: exit 0 (a skip)"
 is "$(jq -r '.lanes[0].launch_failed' "$tmp/refused.json")" true "reported as a launch failure"
@@ -260,16 +286,19 @@ like "$(jq -r '.lanes[0].reason' "$tmp/refused.json")" \
 	'^launch failed \(exit 125\): .*unknown capability.*CAP_SANDPROBE_BOGUS.*; tried: docker run -i --rm --name sandprobe-' \
 	"with the engine's own message and the command tried"
 is "$(jq '.defects | length' "$tmp/refused.json")" 0 "not a tool defect"
-is "$(snapshot)" "$b2" "a refused launch leaves nothing half-created"
+is "$(left_of "$tmp/refused.json")$(engines)" "procs: 0
+mounts: 0$b2" "a refused launch leaves nothing half-created"
 # containerd: one that is not there, and one the lane starts itself
 "$SP_BIN" live --runtime containerd-runc --containerd-address /nonexistent/containerd.sock --doctor "$DOCTOR" --format json >"$tmp/noctd.json"
 like "$(jq -r '.lanes[0].status + ": " + .lanes[0].reason' "$tmp/noctd.json")" \
 	'^skip: no containerd answers at /nonexistent/containerd.sock \(--containerd-address\): `ctr --address /nonexistent/containerd.sock version` fails' \
 	"a containerd that does not answer: a skip naming the socket and the command"
-b3=$(snapshot)
+b3=$(engines)
 env -u CONTAINERD_ADDRESS "$SP_BIN" live --runtime containerd-runc --doctor "$DOCTOR" --format json >"$tmp/ownctd.json"
 is "$?" 0 "containerd-runc with no containerd given passes"
 like "$(jq -r '.lanes[0].notes' "$tmp/ownctd.json")" "a containerd this run started \(config, root, state and socket under|the default socket" \
 	"it starts a containerd of its own (or uses the default socket)"
-is "$(snapshot)" "$b3" "and leaves nothing behind once the run ends (its containerd stopped, its dir removed)"
+is "$(left_of "$tmp/ownctd.json")$(engines)" "procs: 0
+mounts: 0$(grep -q 'this run started' <<<"$(jq -r '.lanes[0].notes' "$tmp/ownctd.json")" && printf '\nown containerd procs: 0')$b3" \
+	"and leaves nothing behind once the run ends (its containerd stopped, its dir removed)"
 done_testing
