@@ -243,6 +243,27 @@ static void test_dev_walk(void)
 #undef MD
 }
 
+/* what a runtime said, and flags in a command line as the host reads it */
+static void test_messages(void)
+{
+	char m[256];
+	sp_runtime_message("docker: Error response from daemon: invalid CapAdd: unknown capability: \"CAP_X\"\n\n"
+			   "Run 'docker run --help' for more information\n",
+			   m, sizeof m);
+	is_str(m, "docker: Error response from daemon: invalid CapAdd: unknown capability: \"CAP_X\"",
+	       "the engine's error line, not its usage hint after it");
+	sp_runtime_message("starting\nsomething odd happened\n\n", m, sizeof m);
+	is_str(m, "something odd happened", "no error line: the last line");
+	sp_runtime_message(NULL, m, sizeof m);
+	is_str(m, "", "no output: empty");
+	static const char cl[] = "runsc-sandbox\0--root=/run/r\0--log\0/x.log\0boot\0--bundle=/b/c1\0c1";
+	char v[64];
+	ok(sp_cmdline_arg(cl, sizeof cl, "--bundle", v, sizeof v) && !strcmp(v, "/b/c1"), "FLAG=VALUE");
+	ok(sp_cmdline_arg(cl, sizeof cl, "--log", v, sizeof v) && !strcmp(v, "/x.log"), "FLAG VALUE");
+	ok(!sp_cmdline_arg(cl, sizeof cl, "--bun", v, sizeof v), "a prefix of a flag is not the flag");
+	ok(!sp_cmdline_arg(cl, sizeof cl, "c1", v, sizeof v), "a last word has no value");
+}
+
 int main(void)
 {
 	sp_strv_split(&cfg.ids, "ns.pid,caps.effective,ns.time", ",");
@@ -255,6 +276,7 @@ int main(void)
 	test_cpio();
 	test_ingest();
 	test_dev_walk();
+	test_messages();
 	sp_strv_free(&cfg.ids);
 	sp_strv_free(&cfg.run_ids);
 	sp_strv_free(&cfg.keys);
