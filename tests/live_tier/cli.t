@@ -10,7 +10,12 @@ DOCTOR=$SP_DOCTOR
 [ "${SP_SAN:-0}" = 1 ] && DOCTOR=$SP_ROOT/build/sandprobe-doctor
 tmp=$(sp_tmpdir)
 RUNTIMES="bwrap unshare runc crun runsc podman docker docker-runsc containerd-runc containerd-runsc firejail systemd-nspawn qemu"
-before=$(ls -d /tmp/sandprobe-live.* /dev/shm/sandprobe-live.* 2>/dev/null | wc -l)
+# lane dirs go to a dir of this test's own: what is left there is this test's (others run lanes at the same time)
+export SP_LIVE_TMPDIR=$tmp/lanes
+mkdir -p "$SP_LIVE_TMPDIR"
+chmod 755 "$TAP_TMPBASE" "$tmp" "$SP_LIVE_TMPDIR" # bwrap lanes run as nobody
+lane_dirs() { ls -d "$SP_LIVE_TMPDIR"/sandprobe-live.* 2>/dev/null | wc -l; }
+before=$(lane_dirs)
 
 usage_case() { # name expected-regex args...
 	local name=$1 re=$2
@@ -33,7 +38,7 @@ usage_case "variant the runtime cannot launch" "unshare cannot launch the 'kept-
 	--runtime unshare --variant kept-caps --doctor "$DOCTOR"
 usage_case "bad timeout" "--timeout-ms" --runtime bwrap --timeout-ms 5
 usage_case "unwritable output" "/nonexistent/dir/out.json" --runtime bwrap --doctor "$DOCTOR" --output /nonexistent/dir/out.json
-is "$(ls -d /tmp/sandprobe-live.* /dev/shm/sandprobe-live.* 2>/dev/null | wc -l)" "$before" "usage errors launched nothing"
+is "$(lane_dirs)" "$before" "usage errors launched nothing"
 
 # a runtime that cannot run here: skip with the reason; --strict makes it a failure
 if docker info >/dev/null 2>&1; then
@@ -78,5 +83,5 @@ if command -v xmllint >/dev/null; then
 fi
 "$SP_BIN" live --list-runtimes >"$tmp/l"
 is "$(awk '{print $1}' "$tmp/l" | tr '\n' ' ')" "$RUNTIMES " "--list-runtimes lists every adapter"
-is "$(ls -d /tmp/sandprobe-live.* /dev/shm/sandprobe-live.* 2>/dev/null | wc -l)" "$before" "no lane temp dir left"
+is "$(lane_dirs)" "$before" "no lane temp dir left"
 done_testing
