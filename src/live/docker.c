@@ -441,32 +441,27 @@ static int leftovers(sp_lane *l, char *what, size_t whatsz)
 	struct docker_lane *d = l->priv;
 	char p[4096];
 	bool ask_ctr = d && d->ctr_addr[0] && d->ctr_ns[0] && sp_which("ctr", p, sizeof p);
-	/* ask docker and its containerd at once */
-	char filter[128];
-	snprintf(filter, sizeof filter, "name=^%s$", l->name);
-	char *ps[] = {"docker", "ps", "-a", "-q", "--filter", filter, NULL};
+	/* ask docker and its containerd at once: docker by the container's id and name (inspect knows both) */
 	char *insp[] = {"docker", "inspect", "--format", "{{.Id}}", l->cid[0] ? l->cid : l->name, NULL};
 	char *cs[] = {"ctr", "--address", d ? d->ctr_addr : "", "--namespace", d ? d->ctr_ns : "", "containers", "ls", "-q", NULL};
 	char *ts[] = {"ctr", "--address", d ? d->ctr_addr : "", "--namespace", d ? d->ctr_ns : "", "tasks", "ls", "-q", NULL};
-	char **const argvs[] = {ps, insp, cs, ts};
-	size_t n = ask_ctr ? 4 : 2;
-	int rc[4];
-	char *out[4] = {0}, *err[4] = {0};
+	char **const argvs[] = {insp, cs, ts};
+	size_t n = ask_ctr ? 3 : 1;
+	int rc[3];
+	char *out[3] = {0}, *err[3] = {0};
 	sp_run_cmds(argvs, n, rc, out, err, 20000);
 	int ret = 1;
 	char msg[200];
-	if (rc[0] != 0) {
-		sp_runtime_message(err[0], msg, sizeof msg);
-		snprintf(what, whatsz, "docker ps fails (exit %d): cannot prove the container is gone: %s", rc[0], msg);
-	} else if (sp_trim(out[0])[0]) {
-		snprintf(what, whatsz, "container %s still listed (%s)", l->name, sp_trim(out[0]));
-	} else if (rc[1] == 0) {
+	if (rc[0] == 0) {
 		snprintf(what, whatsz, "docker still knows container %.12s", l->cid[0] ? l->cid : l->name);
-	} else if (ask_ctr && (rc[2] != 0 || rc[3] != 0)) {
-		sp_runtime_message(err[rc[2] != 0 ? 2 : 3], msg, sizeof msg);
+	} else if (!strstr(err[0], "No such object") && !strstr(err[0], "No such container")) {
+		sp_runtime_message(err[0], msg, sizeof msg);
+		snprintf(what, whatsz, "docker inspect fails (exit %d): cannot prove the container is gone: %s", rc[0], msg);
+	} else if (ask_ctr && (rc[1] != 0 || rc[2] != 0)) {
+		sp_runtime_message(err[rc[1] != 0 ? 1 : 2], msg, sizeof msg);
 		snprintf(what, whatsz, "ctr fails: cannot prove containerd let go of %.12s: %s", l->cid, msg);
-	} else if (ask_ctr && (strstr(out[2], l->cid) || strstr(out[3], l->cid))) {
-		snprintf(what, whatsz, "containerd still lists %s %.12s in namespace %s", strstr(out[2], l->cid) ? "container" : "task",
+	} else if (ask_ctr && (strstr(out[1], l->cid) || strstr(out[2], l->cid))) {
+		snprintf(what, whatsz, "containerd still lists %s %.12s in namespace %s", strstr(out[1], l->cid) ? "container" : "task",
 			 l->cid, d->ctr_ns);
 	} else {
 		ret = 0;
@@ -509,7 +504,7 @@ static int leftovers(sp_lane *l, char *what, size_t whatsz)
 		snprintf(extra, sizeof extra, ", containerd (%s, namespace %s) lists no container or task", d->ctr_addr, d->ctr_ns);
 	else if (d && d->ctr_addr[0])
 		snprintf(extra, sizeof extra, ", containerd not asked (ctr not installed)");
-	snprintf(what, whatsz, "container %.12s gone (ps, inspect), no process carries its id (shim%s)%s%s", l->cid,
+	snprintf(what, whatsz, "container %.12s gone (docker inspect), no process carries its id (shim%s)%s%s", l->cid,
 		 l->claim.user_kernel ? ", gofer, sandbox" : ", runc", extra, d && d->runsc_root[0] ? ", no runsc state" : "");
 	return 0;
 }
