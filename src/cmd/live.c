@@ -26,7 +26,8 @@ static void usage(FILE *f)
 	      "same properties from the host (host.* checks) and judges both. Negative controls\n"
 	      "remove one protection and must fail; one that does not is reported as a tool defect.\n"
 	      "\n"
-	      "  --runtime NAME      bwrap, unshare, runc, crun, podman, docker, firejail, systemd-nspawn, qemu\n"
+	      "  --runtime NAME      bwrap, unshare, runc, crun, runsc, podman, docker, docker-runsc,\n"
+	      "                      containerd-runc, containerd-runsc, firejail, systemd-nspawn, qemu\n"
 	      "  --variant NAME      strict (default), host-pid, host-net, writable-root, kept-caps,\n"
 	      "                      host-dev, no-seccomp, privileged\n"
 	      "  --matrix            every available runtime and every variant it can launch\n"
@@ -38,6 +39,8 @@ static void usage(FILE *f)
 	      "  --busybox PATH      static busybox for the sandbox's shell (default: /bin/busybox)\n"
 	      "  --kernel PATH       qemu: kernel image (default: newest /boot/vmlinuz-*)\n"
 	      "  --accel A           qemu: auto (default: KVM when it really works), kvm, tcg\n"
+	      "  --containerd-address SOCK  containerd lanes: its socket (default: $CONTAINERD_ADDRESS,\n"
+	      "                      else /run/containerd/containerd.sock, else one the run starts itself)\n"
 	      "  --profile NAME      the doctor's base profile (default strict; launch-derived --set on top)\n"
 	      "  --timeout-ms N      per-lane timeout for containers (default 30000; qemu: 10x)\n"
 	      "  --strict            a skipped lane (runtime missing or unusable) is a failure\n"
@@ -50,7 +53,8 @@ static void usage(FILE *f)
 }
 
 struct live_opts {
-	const char *runtime, *variant, *runtimes, *variants, *format, *output, *doctor, *busybox, *kernel, *accel, *profile;
+	const char *runtime, *variant, *runtimes, *variants, *format, *output, *doctor, *busybox, *kernel, *accel, *profile,
+		*containerd;
 	bool matrix, strict, keep, verbose, list;
 	unsigned timeout_ms;
 };
@@ -58,7 +62,7 @@ struct live_opts {
 static int parse_args(int argc, char **argv, struct live_opts *o, sp_error *err)
 {
 	enum { O_RUNTIME = 256, O_VARIANT, O_MATRIX, O_RUNTIMES, O_VARIANTS, O_FORMAT, O_OUTPUT, O_DOCTOR, O_BUSYBOX,
-	       O_KERNEL, O_ACCEL, O_PROFILE, O_TIMEOUT, O_STRICT, O_KEEP, O_LIST, O_HELP };
+	       O_KERNEL, O_ACCEL, O_PROFILE, O_TIMEOUT, O_STRICT, O_KEEP, O_LIST, O_HELP, O_CONTAINERD };
 	static const struct option longopts[] = {
 		{"runtime", required_argument, NULL, O_RUNTIME}, {"variant", required_argument, NULL, O_VARIANT},
 		{"matrix", no_argument, NULL, O_MATRIX},	 {"runtimes", required_argument, NULL, O_RUNTIMES},
@@ -69,6 +73,7 @@ static int parse_args(int argc, char **argv, struct live_opts *o, sp_error *err)
 		{"timeout-ms", required_argument, NULL, O_TIMEOUT}, {"strict", no_argument, NULL, O_STRICT},
 		{"keep", no_argument, NULL, O_KEEP},		 {"list-runtimes", no_argument, NULL, O_LIST},
 		{"help", no_argument, NULL, O_HELP},		 {"verbose", no_argument, NULL, 'v'},
+		{"containerd-address", required_argument, NULL, O_CONTAINERD},
 		{NULL, 0, NULL, 0},
 	};
 	optind = 1;
@@ -88,6 +93,11 @@ static int parse_args(int argc, char **argv, struct live_opts *o, sp_error *err)
 		case O_BUSYBOX: o->busybox = optarg; break;
 		case O_KERNEL: o->kernel = optarg; break;
 		case O_ACCEL: o->accel = optarg; break;
+		case O_CONTAINERD:
+			if (!*optarg || strlen(optarg) >= sizeof ((sp_live_cfg *)0)->containerd)
+				return sp_usage(err, "live: --containerd-address '%s': expected a socket path", optarg);
+			o->containerd = optarg;
+			break;
 		case O_PROFILE: o->profile = optarg; break;
 		case O_TIMEOUT: {
 			unsigned long long v;
@@ -272,6 +282,8 @@ int cmd_live(int argc, char **argv)
 	    check_file("busybox", cfg.busybox, &err) < 0 || sp_live_check_static(cfg.busybox, &err) < 0)
 		goto fail;
 	pick_tmpbase(cfg.tmpbase, sizeof cfg.tmpbase);
+	if (o.containerd)
+		snprintf(cfg.containerd, sizeof cfg.containerd, "%s", o.containerd);
 	cfg.profile = o.profile;
 	cfg.timeout_ms = o.timeout_ms;
 	cfg.vm_timeout_ms = o.timeout_ms * 10;

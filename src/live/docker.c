@@ -1,27 +1,546 @@
-/* docker (CLI): the same lanes as podman against a Docker engine. Without a
- * reachable engine (`docker info` fails) every lane is a skip naming why. */
+/* docker (CLI) against the engine the user runs (DOCKER_HOST, else the
+ * default socket), with its default OCI runtime (docker) or with gVisor
+ * (docker-runsc: the runtime the engine has registered whose binary is
+ * runsc). Without a reachable engine every lane is a skip naming why and the
+ * command that was tried.
+ *
+ * What the engine accepts is asked, not assumed: `docker info` says its
+ * version and registered runtimes; the capabilities it knows are learnt from
+ * a `docker create` of an image that does not exist (the daemon checks the
+ * capability names first, so nothing is ever created). --privileged grants
+ * every capability the engine knows, so on a host whose bounding set lacks
+ * one runc cannot start it: a launch limitation, said before launching.
+ *
+ * Teardown proof covers what Docker leaves below it: the container (ps,
+ * inspect), no process carrying its id (the containerd shim, runc, gVisor's
+ * gofer and sandbox), containerd's container and task in the engine's
+ * namespace (asked with ctr at the shim's own address), the task's bundle
+ * dir, and gVisor's state files. */
+#include <dirent.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <jansson.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "core/caps.h"
 #include "live/engine.h"
 
 static const char *const docker_extra[] = {"--ulimit", "nofile=1024:1024", "--ulimit", "nproc=1024:1024",
 					   "--pull", "never", "--log-driver", "none", NULL};
-static sp_engine docker = {.bin = "docker", .extra = docker_extra};
+static sp_engine_state docker_state;
+static sp_engine docker = {.bin = "docker", .extra = docker_extra, .docker = true, .st = &docker_state};
+static sp_engine docker_runsc = {.bin = "docker", .extra = docker_extra, .docker = true, .want_runtime = "runsc",
+				 .st = &docker_state};
+
+/* what the adapter learns about a lane's container while it runs */
+struct docker_lane {
+	pid_t shim;
+	char ctr_addr[512];   /* the containerd the shim serves */
+	char ctr_ns[64];      /* its namespace (moby) */
+	char bundle[600];     /* the task's bundle dir (the shim's cwd) */
+	char runsc_root[600]; /* gVisor's state dir (--root of the sandbox) */
+};
+
+static void lane_free(sp_lane *l)
+{
+	free(l->priv);
+	l->priv = NULL;
+}
+
+static struct docker_lane *dl(sp_lane *l)
+{
+	if (!l->priv)
+		l->priv = sp_xcalloc(1, sizeof(struct docker_lane));
+	return l->priv;
+}
+
+static void endpoint(char *out, size_t n)
+{
+	const char *h = getenv("DOCKER_HOST");
+	if (h && *h)
+		snprintf(out, n, "DOCKER_HOST=%s", h);
+	else
+		snprintf(out, n, "the default socket (DOCKER_HOST unset)");
+}
+
+/* `docker info` once per run: version and registered runtimes */
+static int ask_info(sp_engine_state *st)
+{
+	if (st->asked)
+		return st->info_rc;
+	st->asked = true;
+	endpoint(st->endpoint, sizeof st->endpoint);
+	char *argv[] = {"docker", "info", "--format", "{{json .}}", NULL};
+	_cleanup_free_ char *out = NULL;
+	_cleanup_free_ char *eo = NULL;
+	int rc = sp_run_cmd(argv, &out, &eo, 20000);
+	json_t *j = rc == 0 ? json_loads(out, 0, NULL) : NULL;
+	const char *ver = j ? json_string_value(json_object_get(j, "ServerVersion")) : NULL;
+	if (!ver || !*ver) {
+		char msg[512];
+		sp_runtime_message(eo && *eo ? eo : out, msg, sizeof msg);
+		json_t *se = j ? json_object_get(j, "ServerErrors") : NULL;
+		if (json_is_array(se) && json_array_size(se))
+			snprintf(msg, sizeof msg, "%s", json_string_value(json_array_get(se, 0)));
+		snprintf(st->info_why, sizeof st->info_why, "no docker engine answers at %s: `docker info` %s%s%s", st->endpoint,
+			 rc < 0 ? "cannot run or timed out" : rc ? "fails" : "names no server", msg[0] ? ": " : "", msg);
+		json_decref(j);
+		st->info_rc = -1;
+		return -1;
+	}
+	snprintf(st->version, sizeof st->version, "%s", ver);
+	char *rt = json_dumps(json_object_get(j, "Runtimes"), JSON_COMPACT);
+	snprintf(st->runtimes_json, sizeof st->runtimes_json, "%s", rt ? rt : "{}");
+	free(rt);
+	json_decref(j);
+	st->info_rc = 0;
+	return 0;
+}
+
+/* the registered runtime whose binary (or name) is e->want_runtime */
+static int find_runtime(sp_engine *e, char *why, size_t whysz)
+{
+	if (e->runtime[0])
+		return 0;
+	json_t *rts = json_loads(e->st->runtimes_json, 0, NULL);
+	const char *name;
+	json_t *v;
+	json_object_foreach(rts, name, v) {
+		const char *path = json_string_value(json_object_get(v, "path"));
+		const char *base = path ? strrchr(path, '/') : NULL;
+		base = base ? base + 1 : path;
+		if (strcmp(name, e->want_runtime) && (!base || strcmp(base, e->want_runtime)))
+			continue;
+		snprintf(e->runtime, sizeof e->runtime, "%s", name);
+		json_t *args = json_object_get(v, "runtimeArgs");
+		size_t i;
+		json_t *a;
+		e->runtime_args[0] = '\0';
+		json_array_foreach(args, i, a) {
+			size_t len = strlen(e->runtime_args);
+			snprintf(e->runtime_args + len, sizeof e->runtime_args - len, "%s%s", len ? " " : "", json_string_value(a));
+		}
+		break;
+	}
+	json_decref(rts);
+	if (e->runtime[0])
+		return 0;
+	snprintf(why, whysz,
+		 "the docker engine at %s has no gVisor runtime registered (runtimes: %s); register it in the engine's "
+		 "daemon.json, e.g. {\"runtimes\": {\"runsc\": {\"path\": \"/usr/bin/runsc\", \"runtimeArgs\": "
+		 "[\"--ignore-cgroups\", \"--network=none\"]}}} (or `runsc install`), and restart dockerd",
+		 e->st->endpoint, e->st->runtimes_json);
+	return -1;
+}
+
+static bool has_arg(const sp_engine *e, const char *arg)
+{
+	sp_strv v;
+	sp_strv_split(&v, e->runtime_args, " ");
+	bool r = sp_strv_contains(&v, arg);
+	if (!r && !strchr(arg, '=')) {
+		_cleanup_free_ char *t = sp_xasprintf("%s=true", arg);
+		r = sp_strv_contains(&v, t);
+	}
+	sp_strv_free(&v);
+	return r;
+}
+
+/* the capabilities the engine knows: offer every one this kernel has to a
+ * create of an image that does not exist; the daemon names an unknown one
+ * ("unknown capability: \"CAP_X\"") before it looks for the image */
+static int ask_caps(sp_engine_state *st)
+{
+	if (st->caps_asked)
+		return st->caps_rc;
+	st->caps_asked = true;
+	sp_strv_split(&st->caps_known, NULL, ",");
+	for (unsigned c = 0; c <= sp_cap_last() && c < 64; c++) {
+		const char *name = sp_cap_name(c);
+		if (!name)
+			continue;
+		char up[64];
+		size_t i = 0;
+		for (; name[i] && i < sizeof up - 1; i++)
+			up[i] = (char)(name[i] >= 'a' && name[i] <= 'z' ? name[i] - 32 : name[i]);
+		up[i] = '\0';
+		sp_strv_push(&st->caps_known, up);
+	}
+	char image[96];
+	snprintf(image, sizeof image, "sandprobe-no-such-image-%d:absent", (int)getpid());
+	for (int round = 0; round < 64; round++) {
+		sp_strv argv;
+		sp_strv_split(&argv, NULL, ",");
+		sp_strv_push(&argv, "docker");
+		sp_strv_push(&argv, "create");
+		sp_strv_push(&argv, "--pull");
+		sp_strv_push(&argv, "never");
+		for (size_t i = 0; i < st->caps_known.n; i++) {
+			sp_strv_push(&argv, "--cap-add");
+			sp_strv_push(&argv, st->caps_known.v[i]);
+		}
+		sp_strv_push(&argv, image);
+		sp_strv_push(&argv, "/bin/true");
+		_cleanup_free_ char *out = NULL;
+		_cleanup_free_ char *eo = NULL;
+		int rc = sp_run_cmd(argv.v, &out, &eo, 20000);
+		sp_strv_free(&argv);
+		if (rc == 0) {
+			/* an image of that name exists after all: remove what was created */
+			char *rm[] = {"docker", "rm", "-f", sp_trim(out), NULL};
+			sp_run_cmd(rm, NULL, NULL, 20000);
+			st->caps_rc = 0;
+			return 0;
+		}
+		const char *u = strstr(eo, "unknown capability: \"");
+		if (!u) {
+			if (strstr(eo, "No such image") || strstr(eo, "not found") || strstr(eo, "pull access denied")) {
+				st->caps_rc = 0;
+				return 0;
+			}
+			char msg[400];
+			sp_runtime_message(eo, msg, sizeof msg);
+			snprintf(st->caps_why, sizeof st->caps_why, "cannot ask the engine which capabilities it knows: %s", msg);
+			st->caps_rc = -1;
+			return -1;
+		}
+		u += strlen("unknown capability: \"");
+		char bad[64];
+		snprintf(bad, sizeof bad, "%.*s", (int)strcspn(u, "\""), u);
+		size_t k = 0;
+		for (; k < st->caps_known.n && strcmp(st->caps_known.v[k], bad); k++)
+			;
+		if (k == st->caps_known.n) {
+			snprintf(st->caps_why, sizeof st->caps_why, "the engine refuses capability %s, which was not offered", bad);
+			st->caps_rc = -1;
+			return -1;
+		}
+		free(st->caps_known.v[k]);
+		memmove(&st->caps_known.v[k], &st->caps_known.v[k + 1], (st->caps_known.n - k) * sizeof *st->caps_known.v);
+		st->caps_known.n--;
+	}
+	snprintf(st->caps_why, sizeof st->caps_why, "the engine kept refusing capabilities");
+	st->caps_rc = -1;
+	return -1;
+}
+
+static int probe_engine(sp_engine *e, char *why, size_t whysz)
+{
+	if (sp_probe_tool("docker", why, whysz, "docker CLI not installed (tried: docker info)") < 0)
+		return -1;
+	if (ask_info(e->st) < 0) {
+		snprintf(why, whysz, "%s", e->st->info_why);
+		return -1;
+	}
+	if (e->want_runtime && find_runtime(e, why, whysz) < 0)
+		return -1;
+	return 0;
+}
 
 static int probe(const sp_live_cfg *cfg, char *why, size_t whysz)
 {
 	(void)cfg;
-	char *argv[] = {"docker", "info", "--format", "{{.ServerVersion}}", NULL};
-	if (sp_probe_tool("docker", why, whysz, "docker CLI not installed") < 0 ||
-	    sp_probe_cmd(argv, true, 20000, "no engine", why, whysz) < 0)
+	return probe_engine(&docker, why, whysz);
+}
+
+static int probe_runsc(const sp_live_cfg *cfg, char *why, size_t whysz)
+{
+	(void)cfg;
+	return probe_engine(&docker_runsc, why, whysz);
+}
+
+static void claims_runsc(sp_launch *l)
+{
+	sp_engine_claims(l);
+	l->user_kernel = true;
+}
+
+static void note(sp_lane *l, const char *fmt, ...) SP_PRINTF(2, 3);
+static void note(sp_lane *l, const char *fmt, ...)
+{
+	size_t len = strlen(l->notes);
+	if (len && len < sizeof l->notes - 2)
+		len += (size_t)snprintf(l->notes + len, sizeof l->notes - len, "; ");
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(l->notes + len, sizeof l->notes - len, fmt, ap);
+	va_end(ap);
+}
+
+/* the engine's version as major*100+minor (20.10 -> 2010), 0 when unreadable */
+static unsigned version_num(const char *v)
+{
+	unsigned a = 0, b = 0;
+	if (sscanf(v, "%u.%u", &a, &b) != 2)
+		return 0;
+	return a * 100 + b;
+}
+
+static int plan_common(sp_lane *l, sp_engine *e, char *why, size_t whysz)
+{
+	unsigned v = version_num(e->st->version);
+	if (v && v < 2010) {
+		/* --cgroupns arrived with API 1.41 (20.10) */
+		l->claim.ns &= ~(unsigned)SP_NS_CGROUP;
+		note(l, "docker %s has no --cgroupns: the cgroup namespace is the engine's default and not claimed", e->st->version);
+	}
+	if (l->variant->removes & (SP_PROT_CAPS | SP_PROT_UNPRIV)) {
+		if (ask_caps(e->st) < 0) {
+			snprintf(why, whysz, "%s", e->st->caps_why);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static int plan(sp_lane *l, char *why, size_t whysz)
+{
+	if (plan_common(l, &docker, why, whysz) < 0)
 		return -1;
+	if (l->variant->removes & SP_PROT_UNPRIV) {
+		sp_strv host;
+		sp_strv_split(&host, NULL, ",");
+		sp_host_caps(&host);
+		char missing[512] = "";
+		for (size_t i = 0; i < docker_state.caps_known.n; i++)
+			if (!sp_strv_contains(&host, docker_state.caps_known.v[i])) {
+				size_t len = strlen(missing);
+				snprintf(missing + len, sizeof missing - len, "%s%s", len ? "," : "", docker_state.caps_known.v[i]);
+			}
+		sp_strv_free(&host);
+		if (missing[0]) {
+			snprintf(why, whysz,
+				 "docker --privileged grants every capability the engine knows, and this host's bounding set lacks %s: "
+				 "runc cannot grant it (\"unable to apply caps: operation not permitted\")",
+				 missing);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static int plan_runsc(sp_lane *l, char *why, size_t whysz)
+{
+	sp_engine *e = &docker_runsc;
+	if (plan_common(l, e, why, whysz) < 0)
+		return -1;
+	bool oci_seccomp = has_arg(e, "--oci-seccomp");
+	note(l, "gVisor via the engine's runtime '%s' (runtimeArgs: %s)", e->runtime, e->runtime_args[0] ? e->runtime_args : "none");
+	if (has_arg(e, "--ignore-cgroups")) {
+		l->claim.own_cgroup = false;
+		note(l, "--ignore-cgroups: no cgroup of its own is claimed");
+	}
+	if (!oci_seccomp)
+		note(l, "without --oci-seccomp gVisor does not load the OCI seccomp profile the engine passes: the workload "
+			"runs under no filter of its own (the Sentry keeps its own filter on the host)");
+	unsigned r = l->variant->removes;
+	if (r & SP_PROT_PIDNS) {
+		snprintf(why, whysz, "gVisor keeps a process table of its own: with --pid host only the Sentry joins the host's "
+				     "pid namespace, the workload still sees only its own processes");
+		return -1;
+	}
+	if ((r & SP_PROT_NETNS) && (has_arg(e, "--network=none") || has_arg(e, "--network=sandbox"))) {
+		snprintf(why, whysz, "runsc is registered with %s: the workload gets gVisor's network stack, not the host's, "
+				     "even with --network host", has_arg(e, "--network=none") ? "--network=none" : "--network=sandbox");
+		return -1;
+	}
+	if ((r & SP_PROT_DEV) && !(r & SP_PROT_UNPRIV)) {
+		snprintf(why, whysz, "gVisor does not pass host device nodes through: with -v /dev:/dev their names appear, "
+				     "but opening one is refused (EPERM)");
+		return -1;
+	}
+	if ((r & SP_PROT_SECCOMP) && !(r & SP_PROT_UNPRIV) && !oci_seccomp) {
+		snprintf(why, whysz, "without --oci-seccomp (runtimeArgs: %s) gVisor applies no OCI seccomp filter: there is "
+				     "none to remove", e->runtime_args[0] ? e->runtime_args : "none");
+		return -1;
+	}
+	if (r & SP_PROT_UNPRIV) {
+		l->kept |= SP_PROT_DEV;
+		note(l, "--privileged: gVisor still mediates every device (host device nodes are not opened)");
+		if (!oci_seccomp)
+			l->kept |= SP_PROT_SECCOMP;
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------ engine view */
+
+static int read_cid(sp_lane *l)
+{
+	if (l->cid[0])
+		return 0;
+	char p[600], buf[128];
+	snprintf(p, sizeof p, "%s/cid", l->dir);
+	ssize_t n = sp_read_file(p, buf, sizeof buf);
+	if (n <= 0)
+		return -1;
+	snprintf(l->cid, sizeof l->cid, "%s", sp_trim(buf));
+	return l->cid[0] ? 0 : -1;
+}
+
+static void find_shim(sp_lane *l)
+{
+	struct docker_lane *d = dl(l);
+	d->shim = sp_find_shim(l->cid, d->ctr_addr, sizeof d->ctr_addr, d->ctr_ns, sizeof d->ctr_ns, d->bundle, sizeof d->bundle);
+}
+
+static int host_pid(sp_lane *l, sp_error *err)
+{
+	struct docker_lane *d = dl(l);
+	if (read_cid(l) < 0)
+		return sp_fail_errno(err, ENOENT, "docker wrote no container id (--cidfile %s/cid)", l->dir);
+	char *argv[] = {"docker", "inspect", "--format", "{{.State.Pid}}", l->cid, NULL};
+	_cleanup_free_ char *out = NULL;
+	_cleanup_free_ char *eo = NULL;
+	unsigned long long ep = 0;
+	if (sp_run_cmd(argv, &out, &eo, 20000) != 0 || sp_parse_u64(sp_trim(out), &ep) < 0 || ep == 0) {
+		char msg[256];
+		sp_runtime_message(eo, msg, sizeof msg);
+		return sp_fail_errno(err, EIO, "docker inspect %.12s: no init pid (%s)", l->cid, msg);
+	}
+	find_shim(l);
+	char obs[1400];
+	if (l->claim.user_kernel) {
+		/* the engine's init pid is gVisor's sandbox process (the Sentry): prove it is, and find its spec */
+		if (sp_gvisor_sandbox(l, (pid_t)ep, l->cid, d->runsc_root, sizeof d->runsc_root, err) < 0)
+			return -1;
+		snprintf(obs, sizeof obs, "container %.12s: init pid %llu (docker inspect) is runsc-sandbox, spec %s, runsc root %s; "
+					  "shim %d (containerd %s, namespace %s)",
+			 l->cid, ep, l->spec, d->runsc_root, (int)d->shim, d->ctr_addr[0] ? d->ctr_addr : "?", d->ctr_ns[0] ? d->ctr_ns : "?");
+		sp_lane_add(l, "host.engine", "pass", "the engine's init pid is the sandbox (gVisor's Sentry), with its spec", obs,
+			    "engine view: docker, containerd shim and runsc agree");
+		return 0;
+	}
+	pid_t np = sp_find_nonce_pid(l->nonce);
+	if (d->bundle[0])
+		snprintf(l->spec, sizeof l->spec, "%s/config.json", d->bundle);
+	snprintf(obs, sizeof obs, "container %.12s: init pid %llu (docker inspect), the shell with the lane's nonce %d; shim %d "
+				  "(containerd %s, namespace %s, bundle %s)",
+		 l->cid, ep, (int)np, (int)d->shim, d->ctr_addr[0] ? d->ctr_addr : "?", d->ctr_ns[0] ? d->ctr_ns : "?",
+		 d->bundle[0] ? d->bundle : "?");
+	if (np <= 0 || (pid_t)ep != np) {
+		sp_lane_add(l, "host.engine", "fail", "the engine's init pid is the sandbox's shell", obs,
+			    "docker and the host disagree on the sandbox's process");
+		if (np > 0)
+			l->host_pid = np;
+		return 0;
+	}
+	l->host_pid = np;
+	sp_lane_add(l, "host.engine", "pass", "the engine's init pid is the sandbox's shell", obs, "engine view and host view agree");
+	return 0;
+}
+
+/* ---------------------------------------------------------------- teardown */
+
+static int leftovers(sp_lane *l, char *what, size_t whatsz)
+{
+	read_cid(l);
+	struct docker_lane *d = l->priv;
+	char p[4096];
+	bool ask_ctr = d && d->ctr_addr[0] && d->ctr_ns[0] && sp_which("ctr", p, sizeof p);
+	/* ask docker and its containerd at once: docker by the container's id and name (inspect knows both) */
+	char *insp[] = {"docker", "inspect", "--format", "{{.Id}}", l->cid[0] ? l->cid : l->name, NULL};
+	char *cs[] = {"ctr", "--address", d ? d->ctr_addr : "", "--namespace", d ? d->ctr_ns : "", "containers", "ls", "-q", NULL};
+	char *ts[] = {"ctr", "--address", d ? d->ctr_addr : "", "--namespace", d ? d->ctr_ns : "", "tasks", "ls", "-q", NULL};
+	char **const argvs[] = {insp, cs, ts};
+	size_t n = ask_ctr ? 3 : 1;
+	int rc[3];
+	char *out[3] = {0}, *err[3] = {0};
+	sp_run_cmds(argvs, n, rc, out, err, 20000);
+	int ret = 1;
+	char msg[200];
+	if (rc[0] == 0) {
+		snprintf(what, whatsz, "docker still knows container %.12s", l->cid[0] ? l->cid : l->name);
+	} else if (!strstr(err[0], "No such object") && !strstr(err[0], "No such container")) {
+		sp_runtime_message(err[0], msg, sizeof msg);
+		snprintf(what, whatsz, "docker inspect fails (exit %d): cannot prove the container is gone: %s", rc[0], msg);
+	} else if (ask_ctr && (rc[1] != 0 || rc[2] != 0)) {
+		sp_runtime_message(err[rc[1] != 0 ? 1 : 2], msg, sizeof msg);
+		snprintf(what, whatsz, "ctr fails: cannot prove containerd let go of %.12s: %s", l->cid, msg);
+	} else if (ask_ctr && (strstr(out[1], l->cid) || strstr(out[2], l->cid))) {
+		snprintf(what, whatsz, "containerd still lists %s %.12s in namespace %s", strstr(out[1], l->cid) ? "container" : "task",
+			 l->cid, d->ctr_ns);
+	} else {
+		ret = 0;
+	}
+	for (size_t i = 0; i < n; i++) {
+		free(out[i]);
+		free(err[i]);
+	}
+	if (ret)
+		return 1;
+	if (!l->cid[0]) {
+		if (!l->proc.out_buf.data || !strstr(l->proc.out_buf.data, "-begin@@")) {
+			snprintf(what, whatsz, "container %s never created (no id)", l->name);
+			return 0;
+		}
+		snprintf(what, whatsz, "no container id to prove the rest gone");
+		return 1;
+	}
+	/* the shim, runc and gVisor's gofer and sandbox all carry the container's id */
+	char pw[256];
+	if (!sp_wait_procs_gone(l->cid, 10000, pw, sizeof pw)) {
+		snprintf(what, whatsz, "%s", pw);
+		return 1;
+	}
+	if (d && d->bundle[0] && access(d->bundle, F_OK) == 0) {
+		snprintf(what, whatsz, "the task's bundle %s is left", d->bundle);
+		return 1;
+	}
+	if (d && d->runsc_root[0]) {
+		_cleanup_closedir_ DIR *rd = opendir(d->runsc_root);
+		struct dirent *de;
+		while (rd && (de = readdir(rd)))
+			if (strstr(de->d_name, l->cid)) {
+				snprintf(what, whatsz, "gVisor state %s/%s is left", d->runsc_root, de->d_name);
+				return 1;
+			}
+	}
+	char extra[600] = "";
+	if (ask_ctr)
+		snprintf(extra, sizeof extra, ", containerd (%s, namespace %s) lists no container or task", d->ctr_addr, d->ctr_ns);
+	else if (d && d->ctr_addr[0])
+		snprintf(extra, sizeof extra, ", containerd not asked (ctr not installed)");
+	snprintf(what, whatsz, "container %.12s gone (docker inspect), no process carries its id (shim%s)%s%s", l->cid,
+		 l->claim.user_kernel ? ", gofer, sandbox" : ", runc", extra, d && d->runsc_root[0] ? ", no runsc state" : "");
 	return 0;
 }
 
 const sp_runtime sp_rt_docker = {
 	.name = "docker",
-	.summary = "docker (CLI): imported local image, --read-only, --cap-drop ALL, OCI seccomp",
+	.summary = "docker (CLI, the engine at DOCKER_HOST): imported local image, --read-only, --cap-drop ALL, OCI seccomp",
 	.probe = probe,
-	SP_ENGINE_HOOKS(&docker),
+	.removable = SP_PROT_ALL,
+	.claims = sp_engine_claims,
+	.prepare = sp_engine_prepare,
+	.launch = sp_engine_launch,
+	.teardown = sp_engine_teardown,
+	.teardown_if_left = true,
+	.finish = sp_engine_finish,
+	.engine = &docker,
+	.plan = plan,
+	.host_pid = host_pid,
+	.leftovers = leftovers,
+	.lane_free = lane_free,
+};
+
+const sp_runtime sp_rt_docker_runsc = {
+	.name = "docker-runsc",
+	.summary = "docker --runtime runsc (gVisor as the engine has it registered): the docker lane in a user-space kernel",
+	.probe = probe_runsc,
+	.removable = SP_PROT_ALL,
+	.claims = claims_runsc,
+	.prepare = sp_engine_prepare,
+	.launch = sp_engine_launch,
+	.teardown = sp_engine_teardown,
+	.teardown_if_left = true,
+	.finish = sp_engine_finish,
+	.engine = &docker_runsc,
+	.plan = plan_runsc,
+	.host_pid = host_pid,
+	.leftovers = leftovers,
+	.lane_free = lane_free,
 };

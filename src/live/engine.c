@@ -1,8 +1,9 @@
 /* Container engines driven through their CLI (podman, docker): the lane's
  * rootfs is imported once per run as a local image (no registry), each lane
  * is `ENGINE run -i --name NAME ...` in the foreground, teardown is
- * `ENGINE rm -f NAME`, and the proof is that the engine no longer knows it.
- * The image is removed when the run ends. */
+ * `ENGINE rm -f NAME`, and the proof is that the engine no longer knows it
+ * (docker.c adds what Docker leaves below it). The image is removed when the
+ * run ends. */
 #include <errno.h>
 #include <jansson.h>
 #include <stdio.h>
@@ -20,7 +21,7 @@ void sp_engine_claims(sp_launch *l)
 int sp_engine_prepare(sp_lane *l, sp_error *err)
 {
 	sp_engine *e = l->rt->engine;
-	if (e->image[0])
+	if (e->st->image[0])
 		return 0;
 	char tarp[600];
 	snprintf(tarp, sizeof tarp, "%s/rootfs.tar", l->dir);
@@ -40,7 +41,7 @@ int sp_engine_prepare(sp_lane *l, sp_error *err)
 		sp_last_line(eo, last, sizeof last);
 		return sp_fail_errno(err, EIO, "%s import failed: %s", e->bin, last);
 	}
-	snprintf(e->image, sizeof e->image, "%s", image);
+	snprintf(e->st->image, sizeof e->st->image, "%s", image);
 	return 0;
 }
 
@@ -58,10 +59,24 @@ int sp_engine_launch(sp_lane *l, sp_error *err)
 	sp_strv_push(&argv, l->name);
 	for (const char *const *x = e->extra; x && *x; x++)
 		sp_strv_push(&argv, *x);
+	char cidfile[600];
+	if (e->docker) {
+		/* the engine's id of the container: the key to what it leaves below it (containerd task, shim, runsc) */
+		snprintf(cidfile, sizeof cidfile, "%s/cid", l->dir);
+		sp_strv_push(&argv, "--cidfile");
+		sp_strv_push(&argv, cidfile);
+	}
+	if (e->runtime[0]) {
+		sp_strv_push(&argv, "--runtime");
+		sp_strv_push(&argv, e->runtime);
+	}
 	sp_strv_push(&argv, "--network");
 	sp_strv_push(&argv, (a->ns & SP_NS_NET) ? "none" : "host");
-	sp_strv_push(&argv, "--pid");
-	sp_strv_push(&argv, (a->ns & SP_NS_PID) ? "private" : "host");
+	/* Docker has no `--pid private`: a pid namespace of its own is its default */
+	if (!(a->ns & SP_NS_PID) || !e->docker) {
+		sp_strv_push(&argv, "--pid");
+		sp_strv_push(&argv, (a->ns & SP_NS_PID) ? "private" : "host");
+	}
 	sp_strv_push(&argv, "--cgroupns");
 	sp_strv_push(&argv, (a->ns & SP_NS_CGROUP) ? "private" : "host");
 	if (a->ro_root)
@@ -77,10 +92,18 @@ int sp_engine_launch(sp_lane *l, sp_error *err)
 			sp_strv_push(&argv, "--cap-drop");
 			sp_strv_push(&argv, "ALL");
 		} else {
-			/* the host's own set: a capability it lacks makes the OCI runtime fail */
+			/* the host's own set (a capability it lacks makes the OCI runtime fail),
+			 * and with Docker only those the engine knows (it refuses the others) */
 			sp_strv caps;
 			sp_strv_split(&caps, NULL, ",");
 			sp_host_caps(&caps);
+			if (e->docker && e->st->caps_asked && e->st->caps_rc == 0)
+				for (size_t i = caps.n; i-- > 0;)
+					if (!sp_strv_contains(&e->st->caps_known, caps.v[i])) {
+						free(caps.v[i]);
+						memmove(&caps.v[i], &caps.v[i + 1], (caps.n - i) * sizeof *caps.v);
+						caps.n--;
+					}
 			for (size_t i = 0; i < caps.n; i++) {
 				sp_strv_push(&argv, "--cap-add");
 				sp_strv_push(&argv, caps.v[i]);
@@ -133,12 +156,13 @@ int sp_engine_launch(sp_lane *l, sp_error *err)
 		sp_strv_push(&argv, "--rootfs");
 		sp_strv_push(&argv, l->rootfs);
 	} else {
-		sp_strv_push(&argv, e->image);
+		sp_strv_push(&argv, e->st->image);
 	}
 	for (size_t i = 0; i < l->inside.n; i++)
 		sp_strv_push(&argv, l->inside.v[i]);
-	snprintf(l->rtinfo, sizeof l->rtinfo, "%s run %s %s%s", e->bin, !a->ro_root && e->has_rootfs ? "--rootfs" : "image",
-		 !a->ro_root && e->has_rootfs ? l->rootfs : e->image, a->privileged ? " --privileged" : "");
+	snprintf(l->rtinfo, sizeof l->rtinfo, "%s run %s %s%s%s%s", e->bin, !a->ro_root && e->has_rootfs ? "--rootfs" : "image",
+		 !a->ro_root && e->has_rootfs ? l->rootfs : e->st->image, a->privileged ? " --privileged" : "",
+		 e->runtime[0] ? " --runtime " : "", e->runtime);
 	int r = sp_lane_proc_spawn(l, argv.v, err);
 	sp_strv_free(&argv);
 	return r;
@@ -175,9 +199,9 @@ void sp_engine_finish(const sp_runtime *rt, const sp_live_cfg *cfg)
 {
 	(void)cfg;
 	sp_engine *e = rt->engine;
-	if (!e->image[0])
+	if (!e->st->image[0])
 		return;
-	char *argv[] = {(char *)e->bin, "rmi", "-f", e->image, NULL};
+	char *argv[] = {(char *)e->bin, "rmi", "-f", e->st->image, NULL};
 	sp_run_cmd(argv, NULL, NULL, 60000);
-	e->image[0] = '\0';
+	e->st->image[0] = '\0';
 }

@@ -4,12 +4,32 @@
 
 #include "live/live.h"
 
+/* what one engine (one daemon) is, asked once per run and shared by its adapters */
+typedef struct sp_engine_state {
+	char image[160];        /* imported once per run */
+	bool asked;             /* the engine answered `info` (below is valid) */
+	int info_rc;            /* 0: it answered; else the probe's skip reason is in info_why */
+	char info_why[1024];
+	char version[64];       /* server version */
+	char endpoint[300];     /* DOCKER_HOST, or the default socket */
+	char runtimes_json[2048]; /* the engine's registered OCI runtimes ({"name": {"path", "runtimeArgs"}}) */
+	/* capabilities the engine knows (asked with a create it refuses) */
+	bool caps_asked;
+	int caps_rc;
+	sp_strv caps_known;
+	char caps_why[512];
+} sp_engine_state;
+
 typedef struct sp_engine {
 	const char *bin;
 	const char *const *extra; /* flags every `run` gets */
 	bool has_rootfs;          /* `run --rootfs DIR` exists (podman) */
 	bool has_mask;            /* `--security-opt mask=A:B` exists (podman) */
-	char image[160];          /* imported once per run */
+	bool docker;              /* Docker: no `--pid private`, --cidfile, caps asked of the engine, containerd below */
+	const char *want_runtime; /* an OCI runtime the lane asks for by its binary ("runsc"), NULL: the default */
+	char runtime[64];         /* the name it is registered under (--runtime NAME) */
+	char runtime_args[512];   /* its runtimeArgs, as the engine reports them (space-separated) */
+	sp_engine_state *st;
 } sp_engine;
 
 /* the sp_runtime hooks of an engine adapter: the engine is l->rt->engine (rt->engine) */
@@ -22,6 +42,6 @@ void sp_engine_finish(const sp_runtime *rt, const sp_live_cfg *cfg);
 /* the rest of an engine adapter's sp_runtime initializer, after its name, summary and probe */
 #define SP_ENGINE_HOOKS(E)                                                                                           \
 	.removable = SP_PROT_ALL, .claims = sp_engine_claims, .prepare = sp_engine_prepare, .launch = sp_engine_launch, \
-	.teardown = sp_engine_teardown, .leftovers = sp_engine_leftovers, .finish = sp_engine_finish, .engine = (E)
+	.teardown = sp_engine_teardown, .teardown_if_left = true, .leftovers = sp_engine_leftovers, .finish = sp_engine_finish, .engine = (E)
 
 #endif

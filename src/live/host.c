@@ -12,11 +12,14 @@
 #include <string.h>
 #include <dirent.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
+#include <linux/magic.h>
 #include <sys/sysmacros.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
 #include "checks/probe.h"
+#include "core/caps.h"
 #include "live/live.h"
 
 #define DOCTOR_REPORT_MAX (4u << 20)
@@ -378,14 +381,26 @@ static int root_mount(pid_t pid, char *opts, size_t osz, char *super, size_t ssz
 	_cleanup_fclose_ FILE *f = fopen(path, "re");
 	if (!f)
 		return -errno;
+	/* the mount the process's root is on (mounts stacked over / later are not its root) */
+	char rootp[64];
+	snprintf(rootp, sizeof rootp, "/proc/%d/root/", (int)pid);
+	struct statx stx;
+	long root_id = -1;
+	if (statx(AT_FDCWD, rootp, 0, STATX_MNT_ID, &stx) == 0 && (stx.stx_mask & STATX_MNT_ID))
+		root_id = (long)stx.stx_mnt_id;
 	char line[4096];
 	int found = 0;
+	bool exact = false;
 	*nmounts = 0;
 	while (fgets(line, sizeof line, f)) {
 		(*nmounts)++;
 		char mp[2048], o[512];
-		if (sscanf(line, "%*d %*d %*s %*s %2047s %511s", mp, o) != 2 || strcmp(mp, "/"))
+		long id;
+		if (sscanf(line, "%ld %*d %*s %*s %2047s %511s", &id, mp, o) != 3 || strcmp(mp, "/"))
 			continue;
+		if (exact)
+			continue;
+		exact = id == root_id;
 		const char *dash = strstr(line, " - ");
 		char fs[64] = "", src[512] = "", so[1024] = "";
 		if (dash)
@@ -393,12 +408,12 @@ static int root_mount(pid_t pid, char *opts, size_t osz, char *super, size_t ssz
 		snprintf(opts, osz, "%s", o);
 		snprintf(super, ssz, "%s", so);
 		snprintf(fstype, fsz, "%s", fs);
-		found = 1; /* keep the last: the topmost mount at / */
+		found = 1; /* the root's own mount, else the last: the topmost mount at / */
 	}
 	return found;
 }
 
-static void host_mounts(sp_lane *l)
+static void host_mounts(sp_lane *l, bool ro_from_mountinfo)
 {
 	char opts[512] = "", super[1024] = "", fstype[64] = "";
 	size_t n = 0;
@@ -408,7 +423,8 @@ static void host_mounts(sp_lane *l)
 	snprintf(rp, sizeof rp, "/proc/%d/root/", (int)l->host_pid);
 	struct stat a, b;
 	bool mnt_claim = l->claim.ns & SP_NS_MNT;
-	const char *exp = "a mountinfo of its own, whose root is not the host's /";
+	const char *exp = l->claim.host_fs_root ? "a mountinfo of its own (its root is the host's filesystem: claimed)"
+						: "a mountinfo of its own, whose root is not the host's /";
 	if (rm < 0 || n == 0 || stat(rp, &a) < 0 || stat("/", &b) < 0) {
 		sp_lane_add(l, "host.mounts", "error", exp, rp, "cannot read the sandbox's mountinfo or root from the host");
 	} else {
@@ -416,12 +432,16 @@ static void host_mounts(sp_lane *l)
 		char obs[512];
 		snprintf(obs, sizeof obs, "%zu mounts; root %u:%u inode %lu (host / %u:%u inode %lu)", n, major(a.st_dev),
 			 minor(a.st_dev), (unsigned long)a.st_ino, major(b.st_dev), minor(b.st_dev), (unsigned long)b.st_ino);
-		if (same_root && mnt_claim)
+		if (same_root && mnt_claim && !l->claim.host_fs_root)
 			sp_lane_add(l, "host.mounts", "fail", exp, obs, "the sandbox's root is the host's /");
 		else
-			sp_lane_add(l, "host.mounts", "pass", exp, obs, "%s", same_root ? "host root (not claimed)" : "own root");
+			sp_lane_add(l, "host.mounts", "pass", exp, obs, "%s",
+				    !same_root ? "own root" : l->claim.host_fs_root ? "the host's filesystem, a view of its own (claimed: no chroot)"
+										: "host root (not claimed)");
 	}
 
+	if (!ro_from_mountinfo)
+		return;
 	const char *exp2 = l->claim.ro_root ? "the sandbox's / mounted ro, and the doctor's write probe refused"
 					    : "any (this launch does not claim a read-only root)";
 	const char *in = inside(l, "fs.rootfs_readonly");
@@ -457,46 +477,109 @@ static void host_mounts(sp_lane *l)
 	}
 }
 
-static void host_dev(sp_lane *l)
+/* the harmless nodes a minimal /dev may hold (relative to /dev) */
+static const char *const dev_allow[] = {"null", "zero", "full", "random", "urandom", "tty", "ptmx", "console", "pts/ptmx"};
+
+static bool dev_allowed(const char *rel, bool own_pts)
 {
-	static const char *const allow[] = {"null", "zero", "full", "random", "urandom", "tty", "ptmx", "console"};
-	char path[64];
-	snprintf(path, sizeof path, "/proc/%d/root/dev", (int)l->host_pid);
-	const char *exp = l->claim.min_dev ? "no device nodes in /dev beyond null,zero,full,random,urandom,tty,ptmx,console"
-					   : "any (this launch does not claim a minimal /dev)";
-	_cleanup_closedir_ DIR *d = opendir(path);
+	for (size_t i = 0; i < SP_ARRAY_SIZE(dev_allow); i++)
+		if (!strcmp(rel, dev_allow[i]))
+			return true;
+	/* a terminal of the sandbox's own devpts instance (not one of the host's) */
+	if (own_pts && sp_startswith(rel, "pts/") && rel[4]) {
+		for (const char *c = rel + 4; *c; c++)
+			if (!isdigit((unsigned char)*c))
+				return false;
+		return true;
+	}
+	return false;
+}
+
+static void dev_walk_at(int dfd, const char *rel, int depth, bool own_pts, sp_dev_scan *sc)
+{
+	DIR *d = fdopendir(dfd);
 	if (!d) {
-		sp_lane_add(l, "host.dev", "error", exp, path, "cannot list the sandbox's /dev from the host: %s", strerror(errno));
+		close(dfd);
 		return;
 	}
-	size_t nodes = 0, extra = 0, blocks = 0;
-	char list[512] = "";
 	struct dirent *de;
 	while ((de = readdir(d))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		if (++sc->entries > 65536) {
+			sc->truncated = true;
+			break;
+		}
+		char path[1024];
+		snprintf(path, sizeof path, "%s%s%s", rel, rel[0] ? "/" : "", de->d_name);
 		struct stat st;
 		if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
 			continue;
+		if (S_ISDIR(st.st_mode)) {
+			if (depth >= 8) {
+				sc->truncated = true;
+				continue;
+			}
+			int sub = openat(dirfd(d), de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			if (sub >= 0)
+				dev_walk_at(sub, path, depth + 1, own_pts, sc);
+			continue;
+		}
 		if (!S_ISCHR(st.st_mode) && !S_ISBLK(st.st_mode))
 			continue;
-		nodes++;
-		bool ok = false;
-		for (size_t i = 0; i < SP_ARRAY_SIZE(allow) && S_ISCHR(st.st_mode); i++)
-			ok |= !strcmp(de->d_name, allow[i]);
-		if (ok)
+		sc->nodes++;
+		if (S_ISCHR(st.st_mode) && dev_allowed(path, own_pts))
 			continue;
-		extra++;
-		blocks += S_ISBLK(st.st_mode);
-		size_t len = strlen(list);
-		if (extra <= 8)
-			snprintf(list + len, sizeof list - len, "%s%s", len ? "," : "", de->d_name);
+		sc->extra++;
+		sc->blocks += S_ISBLK(st.st_mode);
+		size_t len = strlen(sc->list);
+		if (sc->extra <= 8)
+			snprintf(sc->list + len, sizeof sc->list - len, "%s%s (%u:%u)", len ? "," : "", path, major(st.st_rdev),
+				 minor(st.st_rdev));
 	}
-	char obs[700];
-	snprintf(obs, sizeof obs, "%zu device nodes, %zu beyond the allowlist (%zu block)%s%s%s", nodes, extra, blocks,
-		 extra ? ": " : "", list, extra > 8 ? ",..." : "");
-	if (l->claim.min_dev && extra)
+	closedir(d);
+}
+
+int sp_dev_walk(const char *dev, sp_dev_scan *sc)
+{
+	memset(sc, 0, sizeof *sc);
+	int fd = open(dev, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	/* its pts is the sandbox's own when it is a devpts mount other than the host's */
+	char pts[1100];
+	snprintf(pts, sizeof pts, "%s/pts", dev);
+	struct statfs sf;
+	struct stat a, b;
+	sc->own_pts = statfs(pts, &sf) == 0 && sf.f_type == DEVPTS_SUPER_MAGIC && stat(pts, &a) == 0 &&
+		      (stat("/dev/pts", &b) < 0 || a.st_dev != b.st_dev);
+	dev_walk_at(fd, "", 0, sc->own_pts, sc);
+	return 0;
+}
+
+static void host_dev(sp_lane *l)
+{
+	char path[64];
+	snprintf(path, sizeof path, "/proc/%d/root/dev", (int)l->host_pid);
+	const char *exp = l->claim.min_dev
+				  ? "no device node anywhere under /dev beyond null,zero,full,random,urandom,tty,ptmx,console and its own pts"
+				  : "any (this launch does not claim a minimal /dev)";
+	sp_dev_scan sc;
+	int r = sp_dev_walk(path, &sc);
+	if (r < 0) {
+		sp_lane_add(l, "host.dev", "error", exp, path, "cannot list the sandbox's /dev from the host: %s", strerror(-r));
+		return;
+	}
+	char obs[800];
+	snprintf(obs, sizeof obs, "%zu device nodes under /dev (walked recursively%s), %zu beyond the allowlist (%zu block)%s%s%s",
+		 sc.nodes, sc.truncated ? ", cut short at its bounds" : "", sc.extra, sc.blocks, sc.extra ? ": " : "", sc.list,
+		 sc.extra > 8 ? ",..." : "");
+	if (l->claim.min_dev && sc.extra)
 		sp_lane_add(l, "host.dev", "fail", exp, obs, "host device nodes reachable in the sandbox");
+	else if (l->claim.min_dev && sc.truncated)
+		sp_lane_add(l, "host.dev", "error", exp, obs, "the walk of /dev was cut short: no proof");
 	else
-		sp_lane_add(l, "host.dev", "pass", exp, obs, "%s", extra ? "extra devices (not claimed)" : "only harmless device nodes");
+		sp_lane_add(l, "host.dev", "pass", exp, obs, "%s", sc.extra ? "extra devices (not claimed)" : "only harmless device nodes");
 }
 
 static void host_vm(sp_lane *l)
@@ -516,6 +599,290 @@ static void host_vm(sp_lane *l)
 		sp_lane_add(l, "host.vm.kernel", "pass", exp, obs, "the report comes from the guest kernel");
 }
 
+/* ------------------------------------------------- user-space kernel (gVisor) */
+
+/* The sandbox's process on the host is gVisor's Sentry, not the workload:
+ * the workload's namespaces, capabilities, filter and root live in the
+ * Sentry. What the host can read about them is the engine's own view: the
+ * OCI spec the runtime was given (l->spec) and the flags the Sentry runs
+ * with (its command line). Each check compares that view with the claim and
+ * with what the doctor saw inside; what the host sees of the Sentry process
+ * itself (namespaces, capabilities, filter) is reported beside it. */
+
+static const char *const oci_ns_names[7] = {"pid", "network", "mount", "uts", "ipc", "user", "cgroup"};
+
+static bool spec_has_ns(json_t *spec, const char *type)
+{
+	json_t *ns = json_object_get(json_object_get(spec, "linux"), "namespaces");
+	size_t i;
+	json_t *n;
+	json_array_foreach(ns, i, n) {
+		const char *t = json_string_value(json_object_get(n, "type"));
+		if (t && !strcmp(t, type) && !json_string_length(json_object_get(n, "path")))
+			return true;
+	}
+	return false;
+}
+
+static int spec_caps(json_t *spec, const char *set, uint64_t *mask)
+{
+	json_t *a = json_object_get(json_object_get(json_object_get(spec, "process"), "capabilities"), set);
+	*mask = 0;
+	if (!a)
+		return 0; /* absent: none */
+	if (!json_is_array(a))
+		return -1;
+	size_t i;
+	json_t *c;
+	json_array_foreach(a, i, c) {
+		int n = json_is_string(c) ? sp_cap_from_name(json_string_value(c)) : -1;
+		if (n < 0 || n > 63)
+			continue; /* a name this build does not know cannot be in our masks */
+		*mask |= 1ull << n;
+	}
+	return 0;
+}
+
+static void uk_ns(sp_lane *l, json_t *spec)
+{
+	for (unsigned i = 0; i < 7; i++) {
+		const char *t = sp_ns_names[i];
+		char id[32], sb[128] = "", hb[128] = "", obs[512];
+		snprintf(id, sizeof id, "host.ns.%s", t);
+		bool claimed = l->claim.ns & (1u << i);
+		bool in_spec = spec_has_ns(spec, oci_ns_names[i]);
+		const char *exp = claimed ? "the engine's spec gives the workload its own namespace (gVisor implements it)"
+					  : "any (not claimed by this launch)";
+		ns_link(l->host_pid, t, sb, sizeof sb);
+		ns_link(0, t, hb, sizeof hb);
+		snprintf(obs, sizeof obs, "spec: %s namespace %s; the Sentry (pid %d) is in %s, the host in %s", oci_ns_names[i],
+			 in_spec ? "new" : "not asked for", (int)l->host_pid, sb[0] ? sb : "?", hb[0] ? hb : "?");
+		if (claimed && !in_spec)
+			sp_lane_add(l, id, "fail", exp, obs, "the engine did not ask for a %s namespace", oci_ns_names[i]);
+		else
+			sp_lane_add(l, id, "pass", exp, obs, "%s", in_spec ? "in the spec" : "not claimed");
+	}
+}
+
+static void uk_caps(sp_lane *l, json_t *spec)
+{
+	const char *exp = l->claim.drop_caps ? "the spec gives no capability, and the doctor saw none"
+					     : "any capabilities (not dropped by this launch), as the doctor saw";
+	uint64_t e, b;
+	if (spec_caps(spec, "effective", &e) < 0 || spec_caps(spec, "bounding", &b) < 0) {
+		sp_lane_add(l, "host.caps", "error", exp, l->spec, "the spec's process.capabilities is malformed");
+		return;
+	}
+	char path[64], se[64] = "?", obs[512];
+	snprintf(path, sizeof path, "/proc/%d/status", (int)l->host_pid);
+	sp_status_field(path, "CapEff", se, sizeof se);
+	snprintf(obs, sizeof obs, "spec: effective %016llx, bounding %016llx; the Sentry's own CapEff %s", (unsigned long long)e,
+		 (unsigned long long)b, se);
+	const char *ie = inside(l, "caps.effective"), *ib = inside(l, "caps.bounding");
+	uint64_t de = 0, db = 0;
+	bool have_e = ie && after_key_hex(ie, "CapEff", &de) == 0, have_b = ib && after_key_hex(ib, "CapBnd", &db) == 0;
+	if ((have_e && de != e) || (have_b && db != b))
+		sp_lane_add(l, "host.caps", "fail", exp, obs, "the doctor saw CapEff %016llx CapBnd %016llx, not what the spec gives",
+			    (unsigned long long)de, (unsigned long long)db);
+	else if (l->claim.drop_caps && (e || b))
+		sp_lane_add(l, "host.caps", "fail", exp, obs, "the launch dropped every capability, but the spec gives some");
+	else
+		sp_lane_add(l, "host.caps", "pass", exp, obs, "%s", have_e || have_b ? "the spec and the doctor's view agree" : "matches the claim");
+}
+
+static void uk_seccomp(sp_lane *l, json_t *spec, bool oci_seccomp)
+{
+	const char *exp = l->claim.seccomp ? "the workload runs under the spec's filter (loaded by gVisor), as the doctor saw"
+					   : "any (not claimed by this launch)";
+	bool in_spec = json_is_object(json_object_get(json_object_get(spec, "linux"), "seccomp"));
+	bool workload = in_spec && oci_seccomp;
+	char path[64], sentry[32] = "?", obs[512];
+	snprintf(path, sizeof path, "/proc/%d/status", (int)l->host_pid);
+	sp_status_field(path, "Seccomp", sentry, sizeof sentry);
+	snprintf(obs, sizeof obs, "spec: %s; the Sentry runs %s --oci-seccomp; the Sentry's own Seccomp %s",
+		 in_spec ? "a seccomp filter" : "no seccomp filter", oci_seccomp ? "with" : "without", sentry);
+	const char *in = inside(l, "seccomp.mode");
+	const char *p = in ? strstr(in, "Seccomp ") : NULL;
+	int dv = p ? atoi(p + 8) : -1;
+	if (strcmp(sentry, "2"))
+		sp_lane_add(l, "host.seccomp", "fail", exp, obs, "the Sentry itself runs without its seccomp filter");
+	else if (dv >= 0 && (dv == 2) != workload)
+		sp_lane_add(l, "host.seccomp", "fail", exp, obs, "the doctor saw Seccomp %d, the engine's view says %s", dv,
+			    workload ? "a filter" : "none");
+	else if (l->claim.seccomp && !workload)
+		sp_lane_add(l, "host.seccomp", "fail", exp, obs, "%s", in_spec ? "the engine passed a seccomp filter, but gVisor does not load it without --oci-seccomp"
+										: "the spec has no seccomp filter");
+	else
+		sp_lane_add(l, "host.seccomp", "pass", exp, obs, "%s", workload ? "the workload's filter is loaded" : "not claimed");
+}
+
+static void uk_nnp(sp_lane *l, json_t *spec)
+{
+	const char *exp = l->claim.nnp ? "the spec sets noNewPrivileges, as the doctor saw" : "any (not claimed)";
+	bool nnp = json_is_true(json_object_get(json_object_get(spec, "process"), "noNewPrivileges"));
+	char path[64], sentry[32] = "?", obs[256];
+	snprintf(path, sizeof path, "/proc/%d/status", (int)l->host_pid);
+	sp_status_field(path, "NoNewPrivs", sentry, sizeof sentry);
+	snprintf(obs, sizeof obs, "spec: noNewPrivileges %s; the Sentry's own NoNewPrivs %s", nnp ? "true" : "false", sentry);
+	const char *in = inside(l, "priv.no_new_privs");
+	const char *p = in ? strstr(in, "NoNewPrivs ") : NULL;
+	if (p && (atoi(p + 11) == 1) != nnp)
+		sp_lane_add(l, "host.nnp", "fail", exp, obs, "the doctor saw NoNewPrivs %d, the spec says %s", atoi(p + 11), nnp ? "true" : "false");
+	else if (l->claim.nnp && !nnp)
+		sp_lane_add(l, "host.nnp", "fail", exp, obs, "the launch claims no_new_privs, the spec does not set it");
+	else
+		sp_lane_add(l, "host.nnp", "pass", exp, obs, "%s", nnp ? "no_new_privs in the spec" : "not claimed");
+}
+
+static void uk_rootfs(sp_lane *l, json_t *spec)
+{
+	const char *exp = l->claim.ro_root ? "the spec's root is read-only, and the doctor's write probe refused"
+					   : "any (this launch does not claim a read-only root)";
+	bool ro = json_is_true(json_object_get(json_object_get(spec, "root"), "readonly"));
+	const char *in = inside(l, "fs.rootfs_readonly");
+	bool in_wrote = in && sp_startswith(in, "created");
+	char obs[512];
+	snprintf(obs, sizeof obs, "spec: root %s readonly %s; the doctor: %.200s", json_string_value(json_object_get(json_object_get(spec, "root"), "path")) ?: "?",
+		 ro ? "true" : "false", in ? in : "(no probe)");
+	if (ro && in_wrote)
+		sp_lane_add(l, "host.fs.rootfs_readonly", "fail", exp, obs, "the spec's root is read-only, but the doctor created a file at /");
+	else if (l->claim.ro_root && !ro)
+		sp_lane_add(l, "host.fs.rootfs_readonly", "fail", exp, obs, "the launch claims a read-only root, the spec's is writable");
+	else if (l->claim.ro_root && in_wrote)
+		sp_lane_add(l, "host.fs.rootfs_readonly", "fail", exp, obs, "the doctor created a file at /");
+	else
+		sp_lane_add(l, "host.fs.rootfs_readonly", "pass", exp, obs, "%s", ro ? "read-only in the spec" : "writable, not claimed");
+}
+
+/* gVisor gives the workload a /dev of its own and opens no host device node
+ * unless it passes it through; what the engine's spec gives from the host is
+ * compared with what the doctor could open inside */
+static void uk_dev(sp_lane *l, json_t *spec)
+{
+	static const char *const allow[] = {"null", "zero", "full", "random", "urandom", "tty", "ptmx", "console"};
+	const char *exp = l->claim.min_dev ? "no host device of the spec usable inside (the doctor opens none of them)"
+					   : "any (this launch does not claim a minimal /dev)";
+	sp_strv given;
+	sp_strv_split(&given, NULL, ",");
+	json_t *devs = json_object_get(json_object_get(spec, "linux"), "devices");
+	size_t i;
+	json_t *d;
+	json_array_foreach(devs, i, d) {
+		const char *path = json_string_value(json_object_get(d, "path"));
+		if (!path || !sp_startswith(path, "/dev/"))
+			continue;
+		bool ok = false;
+		for (size_t k = 0; k < SP_ARRAY_SIZE(allow); k++)
+			ok |= !strcmp(path + 5, allow[k]);
+		if (!ok)
+			sp_strv_push(&given, path + 5);
+	}
+	/* a bind of the host's /dev (or of a node under it) gives what it holds */
+	bool dev_bind = false;
+	json_t *mounts = json_object_get(spec, "mounts"), *m;
+	json_array_foreach(mounts, i, m) {
+		const char *dst = json_string_value(json_object_get(m, "destination"));
+		const char *src = json_string_value(json_object_get(m, "source"));
+		const char *type = json_string_value(json_object_get(m, "type"));
+		bool bind = type && !strcmp(type, "bind");
+		json_t *o;
+		size_t k;
+		json_array_foreach(json_object_get(m, "options"), k, o) bind |= json_is_string(o) && strstr(json_string_value(o), "bind");
+		if (dst && src && bind && sp_startswith(dst, "/dev") && sp_startswith(src, "/dev"))
+			dev_bind = true;
+	}
+	/* the doctor lists what it could open: "net/tun c 10:200 OPENS; ..."; one is the host's when the spec
+	 * names it, or when the host's /dev is bound and holds a node of that name and number */
+	const char *in = inside(l, "dev.host_devices");
+	size_t usable = 0;
+	char list[400] = "";
+	for (const char *e = in; e && *e;) {
+		size_t n = strcspn(e, ";");
+		char item[256], name[128], kind;
+		unsigned ma, mi;
+		snprintf(item, sizeof item, "%.*s", (int)(n < 255 ? n : 255), e);
+		e += n + (e[n] == ';');
+		while (*e == ' ')
+			e++;
+		if (sscanf(sp_trim(item), "%127s %c %u:%u", name, &kind, &ma, &mi) != 4 || !strstr(item, "OPENS"))
+			continue;
+		/* gVisor's own emulated devices carry the same names and numbers as the host's: not the host's */
+		static const char *const own[] = {"fuse", "net/tun", "tty", "ptmx", "console"};
+		bool gvisor_own = false;
+		for (size_t k = 0; k < SP_ARRAY_SIZE(own); k++)
+			gvisor_own |= !strcmp(name, own[k]);
+		if (gvisor_own)
+			continue;
+		bool host = sp_strv_contains(&given, name);
+		if (!host && dev_bind) {
+			char hp[200];
+			struct stat st;
+			snprintf(hp, sizeof hp, "/dev/%s", name);
+			host = stat(hp, &st) == 0 && (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode)) && major(st.st_rdev) == ma &&
+			       minor(st.st_rdev) == mi;
+		}
+		if (!host)
+			continue;
+		usable++;
+		size_t len = strlen(list);
+		snprintf(list + len, sizeof list - len, "%s%s", len ? "," : "", name);
+	}
+	char obs[900];
+	snprintf(obs, sizeof obs, "spec: %zu host device(s) beyond the allowlist%s; the doctor opened %zu of them%s%s (gVisor's own /dev "
+				  "is not the host's)",
+		 given.n, dev_bind ? " and a bind of the host's /dev" : "", usable, usable ? ": " : "", list);
+	if (!in && l->claim.min_dev && (given.n || dev_bind))
+		sp_lane_add(l, "host.dev", "error", exp, obs, "the spec gives host devices, and the doctor's probe of them is missing");
+	else if (l->claim.min_dev && usable)
+		sp_lane_add(l, "host.dev", "fail", exp, obs, "a host device the engine gave is usable inside gVisor");
+	else
+		sp_lane_add(l, "host.dev", "pass", exp, obs, "%s",
+			    given.n || dev_bind ? "host devices in the spec, none usable inside" : "no host device in the spec");
+	sp_strv_free(&given);
+}
+
+static void host_user_kernel(sp_lane *l)
+{
+	struct utsname u;
+	uname(&u);
+	static char cl[65536];
+	ssize_t n = sp_cmdline(l->host_pid, cl, sizeof cl);
+	bool sentry = n > 0 && !strcmp(cl, "runsc-sandbox");
+	bool oci_seccomp = n > 0 && (memmem(cl, (size_t)n, "--oci-seccomp\0", 14) || memmem(cl, (size_t)n, "--oci-seccomp=true", 18));
+	char obs[512];
+	snprintf(obs, sizeof obs, "the doctor reports kernel '%s'; the host runs '%s'; pid %d is %s", l->doctor_kernel, u.release,
+		 (int)l->host_pid, sentry ? "runsc-sandbox (the Sentry)" : n > 0 ? cl : "gone");
+	const char *exp = "the doctor ran on gVisor's kernel (not the host's), in the sandbox process the engine names";
+	if (!sentry)
+		sp_lane_add(l, "host.kernel.boundary", "error", exp, obs, "the sandbox's process is not a gVisor sandbox");
+	else if (!l->doctor_kernel[0])
+		sp_lane_add(l, "host.kernel.boundary", "error", exp, obs, "the doctor reported no kernel release");
+	else if (!strcmp(l->doctor_kernel, u.release))
+		sp_lane_add(l, "host.kernel.boundary", "fail", exp, obs, "the doctor ran on the host's kernel, not in gVisor");
+	else
+		sp_lane_add(l, "host.kernel.boundary", "pass", exp, obs, "user-space kernel: the workload's system calls end in the Sentry");
+	json_error_t je;
+	json_t *spec = l->spec[0] ? json_load_file(l->spec, 0, &je) : NULL;
+	if (!json_is_object(spec)) {
+		static const char *const ids[] = {"host.ns.pid", "host.ns.net", "host.ns.mnt", "host.ns.uts", "host.ns.ipc", "host.ns.user",
+						  "host.ns.cgroup", "host.caps", "host.seccomp", "host.nnp", "host.fs.rootfs_readonly", "host.dev"};
+		for (size_t i = 0; i < SP_ARRAY_SIZE(ids); i++)
+			sp_lane_add(l, ids[i], "error", "the engine's view (the OCI spec the runtime was given)", l->spec,
+				    "cannot read the runtime's spec%s%s", l->spec[0] ? ": " : "", l->spec[0] ? je.text : "");
+		json_decref(spec);
+		return;
+	}
+	uk_ns(l, spec);
+	uk_caps(l, spec);
+	uk_seccomp(l, spec, oci_seccomp);
+	uk_nnp(l, spec);
+	host_cgroup(l);
+	host_mounts(l, false);
+	uk_rootfs(l, spec);
+	uk_dev(l, spec);
+	json_decref(spec);
+}
+
 void sp_host_checks(sp_lane *l)
 {
 	if (l->claim.vm) {
@@ -524,11 +891,15 @@ void sp_host_checks(sp_lane *l)
 	}
 	if (l->host_pid <= 0)
 		return; /* host.pid already says why */
+	if (l->claim.user_kernel) {
+		host_user_kernel(l);
+		return;
+	}
 	host_ns(l);
 	host_caps(l);
 	host_status_flag(l, "host.seccomp", "Seccomp", "seccomp.mode", "Seccomp ", l->claim.seccomp, "2", "a seccomp filter");
 	host_status_flag(l, "host.nnp", "NoNewPrivs", "priv.no_new_privs", "NoNewPrivs ", l->claim.nnp, "1", "no_new_privs");
 	host_cgroup(l);
-	host_mounts(l);
+	host_mounts(l, true);
 	host_dev(l);
 }

@@ -326,6 +326,9 @@ void sp_lane_free(sp_lane *l)
 		close(l->seccomp_fd);
 	free(l->doctor_json);
 	free(l->stderr_tail);
+	free(l->command);
+	if (l->rt && l->rt->lane_free)
+		l->rt->lane_free(l);
 }
 
 static void lane_skip(sp_lane *l, const char *fmt, ...) SP_PRINTF(2, 3);
@@ -344,7 +347,7 @@ static void compute_expected(sp_lane *l)
 	sp_strv_free(&l->expected_fail);
 	sp_strv_split(&l->expected_fail, NULL, ",");
 	for (unsigned bit = 1; bit <= SP_PROT_UNPRIV; bit <<= 1) {
-		if (!(l->variant->removes & bit))
+		if (!(l->variant->removes & bit) || (l->kept & bit))
 			continue;
 		for (const char *const *g = sp_prot_checks(bit); *g; g++) {
 			for (size_t i = 0; i < l->cfg->ids.n; i++)
@@ -409,6 +412,34 @@ static void judge(sp_lane *l)
 			 l->variant->property, l->expected_fail.n, l->collateral.n ? ", with collateral failures" : "");
 }
 
+static bool has_begin(const sp_lane *l)
+{
+	char begin[64];
+	snprintf(begin, sizeof begin, "@@%s-begin@@", l->nonce);
+	return l->proc.out_buf.data && strstr(l->proc.out_buf.data, begin);
+}
+
+void sp_runtime_message(const char *text, char *out, size_t outsz)
+{
+	out[0] = '\0';
+	if (!text)
+		return;
+	/* the first line that names an error (engines add usage hints after it), else the last line */
+	for (const char *s = text; *s;) {
+		size_t n = strcspn(s, "\n");
+		if (memmem(s, n, "rror", 4) || memmem(s, n, "ERRO", 4) || memmem(s, n, "failed", 6) ||
+		    memmem(s, n, "invalid", 7) || memmem(s, n, "unknown", 7)) {
+			snprintf(out, outsz, "%.*s", (int)n, s);
+			for (char *c = out; *c; c++)
+				if ((unsigned char)*c < 0x20)
+					*c = ' ';
+			return;
+		}
+		s += n + (s[n] == '\n');
+	}
+	sp_last_line(text, out, outsz);
+}
+
 static void random_hex(char *out, size_t bytes)
 {
 	unsigned char b[32];
@@ -433,13 +464,14 @@ static void phase(const sp_lane *l, const char *what, uint64_t t0)
 			(double)(sp_now_ns() - t0) / 1e6);
 }
 
-static const char inside_script[] = "\"$@\"; rc=$?; echo; echo \"@@$0:$rc@@\"; read _";
+/* the begin marker proves that the sandbox started: a runtime that ends before it printed one failed to launch */
+static const char inside_script[] = "echo \"@@$0-begin@@\"; \"$@\"; rc=$?; echo; echo \"@@$0:$rc@@\"; read _";
 
 static void teardown_and_prove(sp_lane *l, bool launched)
 {
 	uint64_t t0 = sp_now_ns();
 	char obs[1024] = "", what[512];
-	bool ok = true;
+	bool ok = true, exited = false;
 	if (launched) {
 		uint64_t deadline = sp_now_ns() + 20000000000ull;
 		int st = sp_child_wait(&l->proc, deadline);
@@ -454,10 +486,16 @@ static void teardown_and_prove(sp_lane *l, bool launched)
 		}
 		if (l->stderr_tail == NULL && l->proc.err_buf.data)
 			l->stderr_tail = sp_xstrdup(l->proc.err_buf.data);
+		exited = st == 0;
 		phase(l, "td.reaped", t0);
 	}
-	if (l->rt->teardown)
+	/* a runtime that removes its container when it ends by itself needs its teardown only when the
+	 * proof below finds something left (or the lane was cut short) */
+	bool torn = false;
+	if (l->rt->teardown && !(l->rt->teardown_if_left && exited && !l->launch_failed)) {
 		l->rt->teardown(l);
+		torn = true;
+	}
 	size_t len = strlen(obs);
 	if (l->host_pid > 0) {
 		/* the sandbox's shell must be gone (or at least no longer ours: pid reuse) */
@@ -482,7 +520,13 @@ static void teardown_and_prove(sp_lane *l, bool launched)
 	}
 	if (l->rt->leftovers) {
 		int lr = l->rt->leftovers(l, what, sizeof what);
-		snprintf(obs + len, sizeof obs - len, "%s: %s; ", l->rt->name, lr == 0 ? "nothing left" : what);
+		if (lr != 0 && !torn && l->rt->teardown) {
+			snprintf(obs + len, sizeof obs - len, "%s left after the runtime ended (%s): torn down; ", l->rt->name, what);
+			len = strlen(obs);
+			l->rt->teardown(l);
+			lr = l->rt->leftovers(l, what, sizeof what);
+		}
+		snprintf(obs + len, sizeof obs - len, "%s: %s%s; ", l->rt->name, lr == 0 ? "nothing left: " : "", what);
 		ok &= lr == 0;
 		len = strlen(obs);
 	}
@@ -509,6 +553,50 @@ static void teardown_and_prove(sp_lane *l, bool launched)
 		    obs, "%s", ok ? "nothing left behind" : "something was left behind");
 }
 
+static void find_host_pid(sp_lane *l)
+{
+	sp_error err;
+	sp_error_clear(&err);
+	if (l->rt->host_pid) {
+		if (l->rt->host_pid(l, &err) < 0)
+			sp_lane_add(l, "host.pid", "error", "the sandbox's process found from the host", "", "%s", err.msg);
+		return;
+	}
+	pid_t p = sp_find_nonce_pid(l->nonce);
+	if (p > 0)
+		l->host_pid = p;
+	else
+		sp_lane_add(l, "host.pid", "error", "exactly one process with the lane's nonce", p ? "several" : "none",
+			    "cannot find the sandbox's process from the host");
+}
+
+/* a runtime is probed once per run: its later lanes reuse the answer */
+static int probe_cached(const sp_runtime *rt, const sp_live_cfg *cfg, char *why, size_t whysz)
+{
+	static struct {
+		const sp_runtime *rt;
+		const sp_live_cfg *cfg;
+		int rc;
+		char why[1024];
+	} cache[64];
+	static size_t n;
+	for (size_t i = 0; i < n; i++)
+		if (cache[i].rt == rt && cache[i].cfg == cfg) {
+			snprintf(why, whysz, "%s", cache[i].why);
+			return cache[i].rc;
+		}
+	why[0] = '\0';
+	int rc = rt->probe(cfg, why, whysz);
+	if (n < SP_ARRAY_SIZE(cache)) {
+		cache[n].rt = rt;
+		cache[n].cfg = cfg;
+		cache[n].rc = rc;
+		snprintf(cache[n].why, sizeof cache[n].why, "%s", why);
+		n++;
+	}
+	return rc;
+}
+
 void sp_lane_run(sp_lane *l)
 {
 	uint64_t t0 = sp_now_ns();
@@ -522,11 +610,22 @@ void sp_lane_run(sp_lane *l)
 		lane_skip(l, "%s cannot launch the '%s' variant", l->rt->name, l->variant->name);
 		goto out;
 	}
-	if (l->rt->probe(cfg, why, sizeof why) < 0) {
+	if (probe_cached(l->rt, cfg, why, sizeof why) < 0) {
 		lane_skip(l, "%s", why);
 		goto out;
 	}
 	l->rt->claims(&l->claim);
+	if (l->rt->plan && l->rt->plan(l, why, sizeof why) < 0) {
+		lane_skip(l, "launch limitation: %s", why);
+		l->limited = true;
+		goto out;
+	}
+	if (l->variant->removes && !(l->variant->removes & ~l->kept & ~(unsigned)SP_PROT_UNPRIV)) {
+		lane_skip(l, "launch limitation: %s keeps every protection the '%s' variant removes: %s", l->rt->name,
+			  l->variant->name, l->notes[0] ? l->notes : "(no reason given)");
+		l->limited = true;
+		goto out;
+	}
 	l->actual = l->claim;
 	sp_launch_remove(&l->actual, l->variant->removes);
 
@@ -562,7 +661,7 @@ void sp_lane_run(sp_lane *l)
 	sp_strv_push(&l->inside, "-c");
 	sp_strv_push(&l->inside, inside_script);
 	sp_strv_push(&l->inside, l->nonce);
-	sp_strv_push(&l->inside, "/sandprobe-doctor");
+	sp_strv_push(&l->inside, l->rt->doctor_at ? l->rt->doctor_at : "/sandprobe-doctor");
 	for (size_t i = 0; i < l->doctor_args.n; i++)
 		sp_strv_push(&l->inside, l->doctor_args.v[i]);
 
@@ -576,8 +675,9 @@ void sp_lane_run(sp_lane *l)
 	launched = true;
 	phase(l, "launched", t0);
 
-	char needle[64];
+	char needle[64], begin_marker[64];
 	snprintf(needle, sizeof needle, "@@%s:", l->nonce);
+	snprintf(begin_marker, sizeof begin_marker, "@@%s-begin@@", l->nonce);
 	unsigned tmo = l->claim.vm ? cfg->vm_timeout_ms : cfg->timeout_ms;
 	uint64_t deadline = sp_now_ns() + (uint64_t)tmo * 1000000ull;
 	if (l->rt->boot_watchdog_ms && l->rt->fallback) {
@@ -592,7 +692,37 @@ void sp_lane_run(sp_lane *l)
 			deadline = sp_now_ns() + (uint64_t)tmo * 1000000ull;
 		}
 	}
-	int rr = sp_child_read_until(&l->proc, needle, deadline);
+	/* the sandbox's process, from the host and the engine, while the doctor runs inside */
+	bool found_early = false;
+	int rr = l->claim.vm ? 1 : sp_child_read_until(&l->proc, begin_marker, deadline);
+	if (rr == 1 && !l->claim.vm) {
+		phase(l, "started", t0);
+		find_host_pid(l);
+		found_early = true;
+		phase(l, "found", t0);
+	}
+	if (rr == 1)
+		rr = sp_child_read_until(&l->proc, needle, deadline);
+	if (rr != 1 && !l->claim.vm && !has_begin(l)) {
+		/* the sandbox never started: the runtime refused or failed; say what it said and what was tried */
+		char msg[512];
+		if (rr == 0)
+			sp_child_wait(&l->proc, sp_now_ns() + 5 * SP_NS_PER_S);
+		sp_runtime_message(l->proc.err_buf.data, msg, sizeof msg);
+		if (!msg[0])
+			sp_runtime_message(l->proc.out_buf.data, msg, sizeof msg);
+		if (l->rt->launch_message)
+			l->rt->launch_message(l, msg, sizeof msg);
+		char how[96] = "still running";
+		if (l->proc.reaped)
+			sp_child_describe(&l->proc, how, sizeof how);
+		l->launch_failed = true;
+		sp_lane_add(l, "host.launch", "error", "the sandbox starts (its shell prints the begin marker)",
+			    msg[0] ? msg : "(no output)", "%s", rr == -ETIMEDOUT ? "no start before the lane timeout" : "the runtime ended before the sandbox started");
+		snprintf(l->reason, sizeof l->reason, "launch failed (%s): %s; tried: %.400s", rr == -ETIMEDOUT ? "timeout" : how,
+			 msg[0] ? msg : "(no output)", l->command ? l->command : "?");
+		goto teardown;
+	}
 	if (rr != 1) {
 		char last[512];
 		sp_last_line(l->proc.err_buf.data, last, sizeof last);
@@ -638,18 +768,8 @@ void sp_lane_run(sp_lane *l)
 	size_t jlen = (size_t)(m - start);
 	l->doctor_json = sp_xstrndup(start, jlen);
 	l->doctor_rc = rc;
-	if (l->rt->host_pid) {
-		if (l->rt->host_pid(l, &err) < 0) {
-			sp_lane_add(l, "host.pid", "error", "the sandbox's process found from the host", "", "%s", err.msg);
-		}
-	} else {
-		pid_t p = sp_find_nonce_pid(l->nonce);
-		if (p > 0)
-			l->host_pid = p;
-		else
-			sp_lane_add(l, "host.pid", "error", "exactly one process with the lane's nonce", p ? "several" : "none",
-				    "cannot find the sandbox's process from the host");
-	}
+	if (!found_early)
+		find_host_pid(l);
 	phase(l, "report", t0);
 	sp_doctor_ingest(l, l->doctor_json, jlen, rc);
 	sp_host_checks(l);
@@ -666,8 +786,13 @@ teardown:
 		char reason[sizeof l->reason];
 		snprintf(reason, sizeof reason, "%s", l->reason);
 		judge(l);
-		if (reason[0] && !l->variant->removes)
+		if (reason[0] && (!l->variant->removes || l->launch_failed))
 			snprintf(l->reason, sizeof l->reason, "%s", reason);
+		if (l->launch_failed) {
+			/* nothing was judged: a skip naming the runtime's message (a failure under --strict) */
+			snprintf(l->status, sizeof l->status, "skip");
+			l->defect = false;
+		}
 	}
 out:
 	l->ms = (double)(sp_now_ns() - t0) / 1e6;

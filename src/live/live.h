@@ -67,7 +67,9 @@ typedef struct sp_launch {
 	bool masked;      /* sensitive /proc and /sys paths masked (the profile's fs.masked) */
 	bool root_is_host_root; /* uid 0 inside is uid 0 of the host */
 	bool chroot;      /* the root is a chroot, not a mount of its own */
+	bool host_fs_root; /* the root is the host's own filesystem (a read-only view of it: firejail without chroot) */
 	bool vm;          /* a virtual machine: the boundary is the hypervisor */
+	bool user_kernel; /* a user-space kernel (gVisor): the workload's kernel is the Sentry, a host process */
 } sp_launch;
 
 typedef struct sp_variant {
@@ -96,6 +98,7 @@ typedef struct sp_live_cfg {
 	bool strict;            /* a skipped lane is a failure */
 	bool keep;              /* debugging: keep the lane's temp dir */
 	char tmpbase[256];      /* where lane dirs go: a tmpfs when one allows exec, else /tmp */
+	char containerd[512];   /* --containerd-address ("" : $CONTAINERD_ADDRESS, the default socket, or our own) */
 	/* catalogue of the doctor (from --list --format json) */
 	sp_strv ids;        /* check ids */
 	sp_strv run_ids;    /* ids the profile does not turn off: each must be in a report */
@@ -115,10 +118,16 @@ struct sp_runtime {
 	/* 0: usable here; -1: skip, with the exact reason in why */
 	int (*probe)(const sp_live_cfg *cfg, char *why, size_t whysz);
 	void (*claims)(sp_launch *l);
+	/* NULL, or: refine l->claim from the engine's effective configuration
+	 * (notes into l->notes); -1 when this host or engine cannot launch the
+	 * lane's variant: a launch limitation (skip) with the reason in why */
+	int (*plan)(sp_lane *l, char *why, size_t whysz);
+	const char *doctor_at; /* the doctor's path inside (NULL: /sandprobe-doctor) */
 	int (*prepare)(sp_lane *l, sp_error *err);  /* NULL: the plain rootfs is enough */
 	int (*launch)(sp_lane *l, sp_error *err);
 	int (*host_pid)(sp_lane *l, sp_error *err); /* NULL: find the shell by its nonce */
 	void (*teardown)(sp_lane *l);               /* after the sandbox was told to stop */
+	bool teardown_if_left; /* the runtime removes its container when it ends by itself: tear down only what the proof finds */
 	/* 0: nothing left; 1: something is left (named in what) */
 	int (*leftovers)(sp_lane *l, char *what, size_t whatsz);
 	void (*finish)(const sp_runtime *rt, const sp_live_cfg *cfg); /* end of run: shared state (images) */
@@ -126,9 +135,14 @@ struct sp_runtime {
 	unsigned (*boot_watchdog_ms)(sp_lane *l);
 	int (*fallback)(sp_lane *l, sp_error *err);
 	struct sp_engine *engine; /* CLI engines (engine.c): the engine's binary, flags and image; else NULL */
+	void (*lane_free)(sp_lane *l); /* free what the adapter hung on l->priv */
+	/* NULL, or: add to msg what the runtime said elsewhere (its logs) about a launch that failed */
+	void (*launch_message)(sp_lane *l, char *msg, size_t msgsz);
+	const char *handler;      /* containerd lanes: the runtime handler (RuntimeClass .handler) */
+	const char *runtime_type; /* containerd lanes: the runtime type (io.containerd.runc.v2) */
 };
 
-extern const sp_runtime sp_rt_bwrap, sp_rt_unshare, sp_rt_runc, sp_rt_crun, sp_rt_podman, sp_rt_docker,
+extern const sp_runtime sp_rt_bwrap, sp_rt_unshare, sp_rt_runc, sp_rt_crun, sp_rt_podman, sp_rt_docker, sp_rt_docker_runsc, sp_rt_runsc, sp_rt_containerd_runc, sp_rt_containerd_runsc,
 	sp_rt_firejail, sp_rt_nspawn, sp_rt_qemu;
 extern const sp_runtime *const sp_runtimes[];
 extern const size_t sp_runtimes_count;
@@ -157,6 +171,15 @@ struct sp_lane {
 	sp_child proc;    /* the runtime process (stdin piped, stdout bounded at 8 MiB) */
 	pid_t host_pid;   /* the sandbox's shell as the host sees it */
 	char rtinfo[512]; /* what the adapter wants reported (accel, image ...) */
+	char notes[768];  /* how the adapter launched, where the host needed it (crun on hybrid cgroups ...) */
+	char *command;    /* the runtime command line that was run (the sandbox's own command cut off) */
+	char cid[80];     /* engines: the container's id as the engine knows it */
+	char spec[600];   /* the OCI config the runtime was given, as the engine holds it ("" unknown) */
+	void *priv;       /* the adapter's own lane state */
+	const sp_strv *caps_known; /* OCI bundles: keep only these capabilities (those the runtime knows); NULL: all */
+	bool limited;     /* skipped: a launch limitation of this host or engine */
+	unsigned kept;    /* SP_PROT_* the variant asks to remove but this runtime keeps (said in notes) */
+	bool launch_failed; /* skipped: the runtime ended before the sandbox started */
 	char vm_kernel[128];   /* VM lanes: release of the kernel image booted */
 	char vm_accel[256];    /* VM lanes: "kvm" or "tcg (why)" */
 	char doctor_kernel[128]; /* the kernel the doctor reported (environment.kernel) */
@@ -197,12 +220,39 @@ int sp_live_check_static(const char *path, sp_error *err);
 /* ---- proc.c ---- */
 /* spawn argv as the lane's runtime process: stdin piped, stdout (8 MiB) and stderr captured */
 int sp_lane_proc_spawn(sp_lane *l, char *const argv[], sp_error *err);
+/* the line of a runtime's output that says what went wrong (first error line, else the last line) */
+void sp_runtime_message(const char *text, char *out, size_t outsz);
 /* a wrapper command's launch: push "--" and the lane's inside command onto
  * argv, spawn it as the lane's process, free argv */
 int sp_lane_spawn(sp_lane *l, sp_strv *argv, sp_error *err);
+/* /proc/PID/cmdline (NUL-separated) into buf; its length, or -1 */
+ssize_t sp_cmdline(pid_t pid, char *buf, size_t size);
+/* the value of FLAG in a NUL-separated command line: "FLAG=V" or "FLAG" "V" */
+bool sp_cmdline_arg(const char *cl, size_t n, const char *flag, char *out, size_t outsz);
+/* processes (not this one) whose command line contains needle: their number, the first max in pids */
+size_t sp_procs_with(const char *needle, pid_t *pids, size_t max);
+/* wait up to timeout_ms until no process carries needle; false (what says which) when some still do */
+bool sp_wait_procs_gone(const char *needle, unsigned timeout_ms, char *what, size_t whatsz);
+/* the containerd shim serving container id: its pid (0 when none), -address, -namespace and cwd (the bundle) */
+pid_t sp_find_shim(const char *id, char *addr, size_t addrsz, char *ns, size_t nssz, char *bundle, size_t bundlesz);
+/* gvisor.c: pid is runsc's sandbox (the Sentry) of container id: l->host_pid, l->spec (its bundle's
+ * config.json) and its --root; else -1 with err */
+int sp_gvisor_sandbox(sp_lane *l, pid_t pid, const char *id, char *root, size_t rootsz, sp_error *err);
+/* the claims, plan and launch message of a gVisor lane on an OCI bundle (runsc, containerd-runsc) */
+void sp_gvisor_claims(sp_launch *l);
+int sp_gvisor_plan(sp_lane *l, char *why, size_t whysz);
+void sp_gvisor_launch_message(sp_lane *l, char *msg, size_t msgsz);
+/* keep only the capabilities this runsc knows in the lane's bundle (asked once per run) */
+int sp_gvisor_known_caps(sp_lane *l, sp_error *err);
+/* does this runsc have --oci-seccomp? */
+bool sp_gvisor_oci_seccomp(void);
+/* run n commands at once, each to completion within timeout_ms: rcs[i] as sp_run_cmd gives it,
+ * outs[i] / errs[i] new strings (either array may be NULL) */
+void sp_run_cmds(char **const argvs[], size_t n, int *rcs, char **outs, char **errs, unsigned timeout_ms);
 /* find PATH in $PATH (or "" when absent) */
 bool sp_which(const char *name, char *out, size_t outsz);
-/* the one process whose argv is {"/bin/sh", "-c", _, nonce, ...}: its pid, 0 if none, -1 if several */
+/* the one process whose argv is {"/bin/sh", "-c", _, nonce, ...} (a copy of it between fork and exec does not
+ * count): its pid, 0 if none, -1 if several */
 pid_t sp_find_nonce_pid(const char *nonce);
 /* the last line of text that is not empty, trimmed, into out */
 void sp_last_line(const char *text, char *out, size_t outsz);
@@ -227,6 +277,14 @@ int sp_rm_rf(const char *path);
 int sp_mounts_below(const char *path);
 
 /* ---- host.c ---- */
+/* device nodes under a /dev, walked recursively without following links */
+typedef struct sp_dev_scan {
+	size_t nodes, extra, blocks, entries;
+	bool own_pts;   /* its pts is a devpts instance other than the host's: its terminals are allowed */
+	bool truncated; /* cut short at its bounds (depth 8, 65536 entries) */
+	char list[512]; /* the first extra nodes: "net/tun (10:200),..." */
+} sp_dev_scan;
+int sp_dev_walk(const char *dev, sp_dev_scan *sc);
 void sp_host_checks(sp_lane *l);
 /* validate the doctor's report (schema sandprobe.doctor.v1); adds its results to the lane */
 void sp_doctor_ingest(sp_lane *l, const char *json, size_t len, int rc);

@@ -2,6 +2,7 @@
  * jansson) run in the foreground with `RUNTIME run`, so the container's
  * stdio are our pipes; teardown is `RUNTIME delete --force`, and the proof is
  * that `RUNTIME state` no longer knows the container. */
+#include <dirent.h>
 #include <errno.h>
 #include <jansson.h>
 #include <stdio.h>
@@ -33,7 +34,7 @@ void sp_host_caps(sp_strv *out)
 
 /* every capability the host itself holds in its bounding set (asking for
  * one it lacks makes the runtime fail with EPERM) */
-static json_t *caps_array(bool all)
+static json_t *caps_array(const sp_lane *l, bool all)
 {
 	json_t *a = json_array();
 	if (!all)
@@ -42,7 +43,8 @@ static json_t *caps_array(bool all)
 	sp_strv_split(&caps, NULL, ",");
 	sp_host_caps(&caps);
 	for (size_t i = 0; i < caps.n; i++)
-		json_array_append_new(a, json_string(caps.v[i]));
+		if (!l->caps_known || sp_strv_contains(l->caps_known, caps.v[i])) /* and only those the runtime knows */
+			json_array_append_new(a, json_string(caps.v[i]));
 	sp_strv_free(&caps);
 	return a;
 }
@@ -67,8 +69,9 @@ int sp_oci_write_bundle(sp_lane *l, sp_error *err)
 	for (size_t i = 0; i < l->inside.n; i++)
 		json_array_append_new(args, json_string(l->inside.v[i]));
 	bool all = !a->drop_caps;
-	json_t *caps = json_pack("{s:o,s:o,s:o,s:o,s:o}", "bounding", caps_array(all), "effective", caps_array(all),
-				 "permitted", caps_array(all), "inheritable", caps_array(false), "ambient", caps_array(false));
+	json_t *caps = json_pack("{s:o,s:o,s:o,s:o,s:o}", "bounding", caps_array(l, all), "effective",
+				 caps_array(l, all), "permitted", caps_array(l, all), "inheritable", caps_array(l, false), "ambient",
+				 caps_array(l, false));
 	json_t *process = json_pack("{s:b,s:{s:i,s:i},s:o,s:[s],s:s,s:o,s:b,s:[{s:s,s:i,s:i}]}", "terminal", 0, "user",
 				    "uid", 0, "gid", 0, "args", args, "env", "PATH=/bin", "cwd", "/", "capabilities", caps,
 				    "noNewPrivileges", a->nnp, "rlimits", "type", "RLIMIT_NOFILE", "hard", 1024, "soft", 1024);
@@ -155,17 +158,32 @@ int sp_oci_leftovers(sp_lane *l, char *what, size_t whatsz)
 		snprintf(what, whatsz, "container %s still known to %s", l->name, runtime);
 		return 1;
 	}
-	/* and its cgroup (v1 pids controller, or the unified tree) */
-	static const char *const roots[] = {"/sys/fs/cgroup/pids", "/sys/fs/cgroup/unified", "/sys/fs/cgroup"};
-	for (size_t i = 0; i < SP_ARRAY_SIZE(roots); i++) {
-		char p[512];
-		snprintf(p, sizeof p, "%s/%s", roots[i], l->name);
+	if (sp_oci_cgroup_left(l, what, whatsz))
+		return 1;
+	snprintf(what, whatsz, "no container state, no cgroup");
+	return 0;
+}
+
+int sp_oci_cgroup_left(const sp_lane *l, char *what, size_t whatsz)
+{
+	/* the spec's cgroupsPath is the lane's name: under any v1 controller, or the unified tree */
+	_cleanup_closedir_ DIR *d = opendir("/sys/fs/cgroup");
+	struct dirent *de;
+	char p[600];
+	snprintf(p, sizeof p, "/sys/fs/cgroup/%s", l->name);
+	if (access(p, F_OK) == 0) {
+		snprintf(what, whatsz, "cgroup %s left", p);
+		return 1;
+	}
+	while (d && (de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(p, sizeof p, "/sys/fs/cgroup/%s/%s", de->d_name, l->name);
 		if (access(p, F_OK) == 0) {
 			snprintf(what, whatsz, "cgroup %s left", p);
 			return 1;
 		}
 	}
-	snprintf(what, whatsz, "no container state, no cgroup");
 	return 0;
 }
 

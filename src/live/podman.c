@@ -7,7 +7,8 @@
 
 static const char *const podman_extra[] = {"--runtime", "runc", "--ulimit", "nofile=1024:1024", "--ulimit",
 					   "nproc=1024:1024", "--pull", "never", "--log-driver", "none", NULL};
-static sp_engine podman = {.bin = "podman", .extra = podman_extra, .has_rootfs = true, .has_mask = true};
+static sp_engine_state podman_state;
+static sp_engine podman = {.bin = "podman", .extra = podman_extra, .has_rootfs = true, .has_mask = true, .st = &podman_state};
 
 static int probe(const sp_live_cfg *cfg, char *why, size_t whysz)
 {

@@ -152,6 +152,8 @@ void sp_live_write_text(FILE *f, const sp_live_run *run, bool verbose)
 		for (size_t i = 0; i < run->n; i++) {
 			const sp_lane *l = &run->lanes[i];
 			fprintf(f, "lane: %s/%s%s%s\n", l->rt->name, l->variant->name, l->rtinfo[0] ? " -- " : "", l->rtinfo);
+			if (l->notes[0])
+				fprintf(f, "note: %s\n", l->notes);
 			for (size_t k = 0; k < l->nres; k++) {
 				const sp_lresult *r = &l->res[k];
 				char label[8];
@@ -228,6 +230,21 @@ int sp_live_write_json(FILE *f, const sp_live_run *run)
 		if (l->variant->property)
 			json_object_set_new(o, "property", json_string(l->variant->property));
 		json_object_set_new(o, "launch", sp_json_str(l->rtinfo));
+		if (l->name[0]) {
+			/* what the lane created is named by these: for a caller's own proof that nothing is left */
+			json_object_set_new(o, "name", sp_json_str(l->name));
+			json_object_set_new(o, "nonce", sp_json_str(l->nonce));
+			json_object_set_new(o, "dir", sp_json_str(l->dir));
+		}
+		if (l->notes[0])
+			json_object_set_new(o, "notes", sp_json_str(l->notes));
+		if (l->command)
+			json_object_set_new(o, "command", sp_json_str(l->command));
+		json_object_set_new(o, "launch_failed", json_boolean(l->launch_failed));
+		json_object_set_new(o, "launch_limitation", json_boolean(l->limited));
+		if (l->rt->handler)
+			json_object_set_new(o, "runtime_class", json_pack("{s:s,s:s}", "handler", l->rt->handler, "runtime_type",
+									 l->rt->runtime_type ? l->rt->runtime_type : ""));
 		json_object_set_new(o, "doctor_ms", json_real(l->doctor_ms));
 		if (strcmp(l->status, "skip")) {
 			json_object_set_new(o, "claims", launch_json(&l->claim));

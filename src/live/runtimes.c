@@ -4,8 +4,8 @@
 #include "live/live.h"
 
 const sp_runtime *const sp_runtimes[] = {
-	&sp_rt_bwrap, &sp_rt_unshare, &sp_rt_runc, &sp_rt_crun, &sp_rt_podman,
-	&sp_rt_docker, &sp_rt_firejail, &sp_rt_nspawn, &sp_rt_qemu,
+	&sp_rt_bwrap, &sp_rt_unshare, &sp_rt_runc, &sp_rt_crun, &sp_rt_runsc, &sp_rt_podman,
+	&sp_rt_docker, &sp_rt_docker_runsc, &sp_rt_containerd_runc, &sp_rt_containerd_runsc, &sp_rt_firejail, &sp_rt_nspawn, &sp_rt_qemu,
 };
 const size_t sp_runtimes_count = SP_ARRAY_SIZE(sp_runtimes);
 

@@ -14,6 +14,10 @@ FAKE=$SP_HELPERS/live_fake_doctor
 DOCTOR=$SP_DOCTOR
 [ "${SP_SAN:-0}" = 1 ] && DOCTOR=$SP_ROOT/build/sandprobe-doctor
 tmp=$(sp_tmpdir)
+# lane dirs go to a dir of this test's own (others run lanes on this machine at the same time)
+export SP_LIVE_TMPDIR=$tmp/lanes
+mkdir -p "$SP_LIVE_TMPDIR"
+chmod 755 "$TAP_TMPBASE" "$tmp" "$SP_LIVE_TMPDIR" # bwrap lanes run as nobody
 
 lane() { # mode variant -> json on stdout, rc in $tmp/rc
 	SP_FAKE_MODE=$1 "$SP_BIN" live --runtime bwrap --variant "$2" --doctor "$FAKE" --format json >"$tmp/out.json" 2>"$tmp/err"
@@ -52,6 +56,6 @@ done
 like "$(lane summary strict | detail_of host.doctor.report)" "summary" "summary mismatch named"
 like "$(lane huge strict | detail_of host.doctor.report)" "bytes|at most" "oversized field named"
 like "$(lane unknown strict | detail_of host.doctor.report)" "ns.invented" "unknown check id named"
-ls -d /tmp/sandprobe-live.* /dev/shm/sandprobe-live.* >/dev/null 2>&1
+ls -d "$SP_LIVE_TMPDIR"/sandprobe-live.* >/dev/null 2>&1
 isnt "$?" 0 "no lane temp dir left"
 done_testing

@@ -4,7 +4,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <errno.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "live/live.h"
@@ -188,6 +190,80 @@ static void test_ingest(void)
 	sp_lane_free(&l);
 }
 
+/* the host-side /dev walk: recursive (net/tun is found), links not
+ * followed, terminals allowed only of a devpts of the sandbox's own */
+static void test_dev_walk(void)
+{
+	if (geteuid() != 0) {
+		ok(1, "# SKIP dev walk needs root (mknod)");
+		return;
+	}
+	char dir[] = "/tmp/sp-devwalk.XXXXXX";
+	if (!mkdtemp(dir)) {
+		ok(0, "mkdtemp");
+		return;
+	}
+	char p[256];
+#define MK(rel, mode, maj, min)                                             \
+	do {                                                                  \
+		snprintf(p, sizeof p, "%s/%s", dir, rel);                      \
+		ok(mknod(p, (mode), makedev(maj, min)) == 0, "mknod %s", rel); \
+	} while (0)
+#define MD(rel)                                        \
+	do {                                           \
+		snprintf(p, sizeof p, "%s/%s", dir, rel); \
+		mkdir(p, 0755);                        \
+	} while (0)
+	MK("null", S_IFCHR | 0666, 1, 3);
+	MK("zero", S_IFCHR | 0666, 1, 5);
+	MD("pts");
+	MK("pts/ptmx", S_IFCHR | 0666, 5, 2);
+	sp_dev_scan sc;
+	is_int(sp_dev_walk(dir, &sc), 0, "walk a minimal /dev");
+	is_int(sc.nodes, 3, "three nodes");
+	is_int(sc.extra, 0, "none beyond the allowlist");
+	MD("net");
+	MK("net/tun", S_IFCHR | 0666, 10, 200);
+	sp_dev_walk(dir, &sc);
+	is_int(sc.extra, 1, "a node in a subdirectory is found (net/tun)");
+	like_str(sc.list, "net/tun (10:200)", "and named with its numbers");
+	MK("pts/0", S_IFCHR | 0620, 136, 0);
+	sp_dev_walk(dir, &sc);
+	ok(!sc.own_pts && sc.extra == 2, "a terminal under a pts that is not a devpts of its own counts");
+	MD("disk");
+	MK("disk/vda", S_IFBLK | 0660, 254, 0);
+	snprintf(p, sizeof p, "%s/sda-link", dir);
+	ok(symlink("/dev/vda", p) == 0, "a symlink to a host disk");
+	sp_dev_walk(dir, &sc);
+	is_int(sc.blocks, 1, "the block node is found, the symlink is not followed");
+	is_int(sc.nodes, 6, "six nodes in all");
+	is_int(sp_dev_walk("/nonexistent-dev-dir", &sc), -ENOENT, "an absent /dev is an error");
+	sp_rm_rf(dir);
+#undef MK
+#undef MD
+}
+
+/* what a runtime said, and flags in a command line as the host reads it */
+static void test_messages(void)
+{
+	char m[256];
+	sp_runtime_message("docker: Error response from daemon: invalid CapAdd: unknown capability: \"CAP_X\"\n\n"
+			   "Run 'docker run --help' for more information\n",
+			   m, sizeof m);
+	is_str(m, "docker: Error response from daemon: invalid CapAdd: unknown capability: \"CAP_X\"",
+	       "the engine's error line, not its usage hint after it");
+	sp_runtime_message("starting\nsomething odd happened\n\n", m, sizeof m);
+	is_str(m, "something odd happened", "no error line: the last line");
+	sp_runtime_message(NULL, m, sizeof m);
+	is_str(m, "", "no output: empty");
+	static const char cl[] = "runsc-sandbox\0--root=/run/r\0--log\0/x.log\0boot\0--bundle=/b/c1\0c1";
+	char v[64];
+	ok(sp_cmdline_arg(cl, sizeof cl, "--bundle", v, sizeof v) && !strcmp(v, "/b/c1"), "FLAG=VALUE");
+	ok(sp_cmdline_arg(cl, sizeof cl, "--log", v, sizeof v) && !strcmp(v, "/x.log"), "FLAG VALUE");
+	ok(!sp_cmdline_arg(cl, sizeof cl, "--bun", v, sizeof v), "a prefix of a flag is not the flag");
+	ok(!sp_cmdline_arg(cl, sizeof cl, "c1", v, sizeof v), "a last word has no value");
+}
+
 int main(void)
 {
 	sp_strv_split(&cfg.ids, "ns.pid,caps.effective,ns.time", ",");
@@ -199,6 +275,8 @@ int main(void)
 	test_variants();
 	test_cpio();
 	test_ingest();
+	test_dev_walk();
+	test_messages();
 	sp_strv_free(&cfg.ids);
 	sp_strv_free(&cfg.run_ids);
 	sp_strv_free(&cfg.keys);

@@ -1,0 +1,326 @@
+/* runsc (gVisor) directly on the lane's OCI bundle, with a state root of the
+ * lane's own: `runsc --root LANE/runsc-root --network=none --ignore-cgroups
+ * --oci-seccomp run --bundle LANE NAME`. The workload runs on gVisor's
+ * user-space kernel (the Sentry, a host process): the host-side checks read
+ * the engine's view (the spec runsc was given, the Sentry's flags), see
+ * host.c. --oci-seccomp makes gVisor load the spec's seccomp filter inside
+ * the sandbox; without it there would be none.
+ *
+ * Variants: host-net runs with --network=host and no network namespace in
+ * the spec; host-pid and host-dev cannot be launched (gVisor keeps its own
+ * process table and mediates every device: an explicit reason, not a skip
+ * without one); privileged keeps gVisor's device mediation. */
+#include <dirent.h>
+#include <errno.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/caps.h"
+#include "live/oci.h"
+
+static int probe(const sp_live_cfg *cfg, char *why, size_t whysz)
+{
+	(void)cfg;
+	if (sp_probe_root(why, whysz, "runsc lanes need root (rootless gVisor is not implemented)") < 0 ||
+	    sp_probe_tool("runsc", why, whysz, "runsc not installed (Debian package runsc; tried: runsc --version)") < 0)
+		return -1;
+	char *argv[] = {"runsc", "--version", NULL};
+	if (sp_probe_cmd(argv, true, 10000, "no version", why, whysz) < 0)
+		return -1;
+	return 0;
+}
+
+static bool has_oci_seccomp(void)
+{
+	static int known = -1;
+	if (known < 0) {
+		char *argv[] = {"runsc", "flags", NULL};
+		_cleanup_free_ char *out = NULL;
+		_cleanup_free_ char *eo = NULL;
+		sp_run_cmd(argv, &out, &eo, 10000);
+		known = (out && strstr(out, "oci-seccomp")) || (eo && strstr(eo, "oci-seccomp"));
+	}
+	return known == 1;
+}
+
+void sp_gvisor_claims(sp_launch *l)
+{
+	sp_oci_claims(l);
+	l->user_kernel = true;
+	l->own_cgroup = false; /* --ignore-cgroups */
+}
+
+int sp_gvisor_plan(sp_lane *l, char *why, size_t whysz)
+{
+	unsigned r = l->variant->removes;
+	if (!has_oci_seccomp()) {
+		l->claim.seccomp = false;
+		snprintf(l->notes, sizeof l->notes, "this runsc has no --oci-seccomp: no seccomp filter of the workload's own is claimed");
+		if (r & SP_PROT_SECCOMP)
+			l->kept |= SP_PROT_SECCOMP;
+	} else {
+		snprintf(l->notes, sizeof l->notes, "runsc --network=%s --ignore-cgroups --oci-seccomp (no cgroup of its own)",
+			 (r & SP_PROT_NETNS) ? "host" : "none");
+	}
+	if (r & SP_PROT_PIDNS) {
+		snprintf(why, whysz, "gVisor keeps a process table of its own: without a pid namespace in the spec only the "
+				     "Sentry joins the host's, the workload still sees only its own processes");
+		return -1;
+	}
+	if ((r & SP_PROT_DEV) && !(r & SP_PROT_UNPRIV)) {
+		snprintf(why, whysz, "gVisor does not pass host device nodes through: with /dev bound from the host their names "
+				     "appear, but opening one is refused (EPERM)");
+		return -1;
+	}
+	if (r & SP_PROT_UNPRIV) {
+		l->kept |= SP_PROT_DEV;
+		size_t len = strlen(l->notes);
+		snprintf(l->notes + len, sizeof l->notes - len, "; privileged: gVisor still mediates every device");
+	}
+	return 0;
+}
+
+int sp_gvisor_sandbox(sp_lane *l, pid_t pid, const char *id, char *root, size_t rootsz, sp_error *err)
+{
+	static char cl[65536];
+	ssize_t n = sp_cmdline(pid, cl, sizeof cl);
+	char bundle[600] = "";
+	if (n <= 0 || strcmp(cl, "runsc-sandbox") || !memmem(cl, (size_t)n, id, strlen(id)) ||
+	    !sp_cmdline_arg(cl, (size_t)n, "--bundle", bundle, sizeof bundle))
+		return sp_fail_errno(err, EIO, "pid %d is not the gVisor sandbox of %.64s (argv[0] '%s')", (int)pid, id,
+				     n > 0 ? cl : "(gone)");
+	root[0] = '\0';
+	sp_cmdline_arg(cl, (size_t)n, "--root", root, rootsz);
+	snprintf(l->spec, sizeof l->spec, "%s/config.json", bundle);
+	l->host_pid = pid;
+	return 0;
+}
+
+static void root_dir(const sp_lane *l, char *out, size_t n)
+{
+	snprintf(out, n, "%s/runsc-root", l->dir);
+}
+
+/* the text after the first `needle` in any log file under dir ("" if none) */
+static void boot_log_find(const char *dir, const char *needle, char *out, size_t outsz)
+{
+	out[0] = '\0';
+	_cleanup_closedir_ DIR *d = opendir(dir);
+	struct dirent *de;
+	while (d && !out[0] && (de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		char p[1200];
+		snprintf(p, sizeof p, "%s/%s", dir, de->d_name);
+		size_t len;
+		int e;
+		_cleanup_free_ char *txt = sp_read_file_alloc(p, 4u << 20, &len, &e);
+		const char *u = txt ? strstr(txt, needle) : NULL;
+		if (u) {
+			u += strlen(needle);
+			snprintf(out, outsz, "%.*s", (int)strcspn(u, "\n"), u);
+		}
+	}
+}
+
+void sp_gvisor_launch_message(sp_lane *l, char *msg, size_t msgsz)
+{
+	char dir[600], fatal[400];
+	snprintf(dir, sizeof dir, "%s/runsc-log", l->dir);
+	boot_log_find(dir, "FATAL ERROR: ", fatal, sizeof fatal);
+	if (fatal[0]) {
+		char was[512];
+		snprintf(was, sizeof was, "%s", msg);
+		snprintf(msg, msgsz, "%s (runsc's log: %s)", was, fatal);
+	}
+}
+
+/* The capabilities this runsc knows: a sandbox asked for one it does not
+ * know fails at create ("unknown capability" in its boot log), so create
+ * one with the host's whole set (not started, deleted at once) and drop
+ * what it names, until a create succeeds. Once per run. */
+static sp_strv known_caps;
+static int known_rc = 1; /* 1: not asked yet */
+static char known_why[512];
+
+static int ask_caps(sp_lane *l)
+{
+	if (known_rc <= 0)
+		return known_rc;
+	sp_strv_split(&known_caps, NULL, ",");
+	sp_host_caps(&known_caps);
+	l->caps_known = &known_caps;
+	char root[600], rootarg[640], logdir[600], logarg[640], id[96];
+	root_dir(l, root, sizeof root);
+	snprintf(rootarg, sizeof rootarg, "--root=%s", root);
+	snprintf(logdir, sizeof logdir, "%s/capprobe-log/", l->dir);
+	snprintf(logarg, sizeof logarg, "--debug-log=%s", logdir);
+	snprintf(id, sizeof id, "%s-capprobe", l->name);
+	sp_error err;
+	if (sp_oci_write_bundle(l, &err) < 0) {
+		snprintf(known_why, sizeof known_why, "%s", err.msg);
+		return known_rc = -1;
+	}
+	char *argv[] = {"runsc", rootarg, logarg, "--network=none", "--ignore-cgroups", "create", "--bundle", l->dir, id, NULL};
+	_cleanup_free_ char *eo = NULL;
+	int rc = sp_run_cmd(argv, NULL, &eo, 30000);
+	char *del[] = {"runsc", rootarg, "delete", "--force", id, NULL};
+	sp_run_cmd(del, NULL, NULL, 20000);
+	if (rc == 0)
+		return known_rc = 0; /* it knows every one */
+	char bad[64] = "";
+	boot_log_find(logdir, "unknown capability \"", bad, sizeof bad);
+	bad[strcspn(bad, "\"")] = '\0';
+	int bad_no = sp_cap_from_name(bad);
+	if (bad_no < 0) {
+		char msg[300];
+		sp_runtime_message(eo, msg, sizeof msg);
+		snprintf(known_why, sizeof known_why, "runsc refuses a sandbox with the host's capabilities: %s", msg);
+		return known_rc = -1;
+	}
+	/* gVisor's table is numbered from 0 without gaps: it lacks the named one and every later one (the
+	 * lane's own launch proves the rest) */
+	for (size_t i = known_caps.n; i-- > 0;)
+		if (sp_cap_from_name(known_caps.v[i]) >= bad_no) {
+			free(known_caps.v[i]);
+			memmove(&known_caps.v[i], &known_caps.v[i + 1], (known_caps.n - i) * sizeof *known_caps.v);
+			known_caps.n--;
+		}
+	return known_rc = 0;
+}
+
+int sp_gvisor_known_caps(sp_lane *l, sp_error *err)
+{
+	if (l->actual.drop_caps)
+		return 0;
+	if (ask_caps(l) < 0)
+		return sp_fail_errno(err, EINVAL, "%s", known_why);
+	l->caps_known = &known_caps;
+	char d[600];
+	snprintf(d, sizeof d, "%s/capprobe-log", l->dir);
+	sp_rm_rf(d);
+	return 0;
+}
+
+bool sp_gvisor_oci_seccomp(void)
+{
+	return has_oci_seccomp();
+}
+
+static int launch(sp_lane *l, sp_error *err)
+{
+	if (sp_gvisor_known_caps(l, err) < 0)
+		return -1;
+	if (sp_oci_write_bundle(l, err) < 0)
+		return -1;
+	char root[600], rootarg[640];
+	root_dir(l, root, sizeof root);
+	snprintf(rootarg, sizeof rootarg, "--root=%s", root);
+	bool host_net = !(l->actual.ns & SP_NS_NET);
+	sp_strv argv;
+	sp_strv_split(&argv, NULL, ",");
+	sp_strv_push(&argv, "runsc");
+	sp_strv_push(&argv, rootarg);
+	sp_strv_push(&argv, host_net ? "--network=host" : "--network=none");
+	sp_strv_push(&argv, "--ignore-cgroups");
+	if (has_oci_seccomp())
+		sp_strv_push(&argv, "--oci-seccomp");
+	/* gVisor says why a sandbox did not start only in its logs */
+	char logarg[640];
+	snprintf(logarg, sizeof logarg, "--debug-log=%s/runsc-log/", l->dir);
+	sp_strv_push(&argv, logarg);
+	sp_strv_push(&argv, "run");
+	sp_strv_push(&argv, "--bundle");
+	sp_strv_push(&argv, l->dir);
+	sp_strv_push(&argv, l->name);
+	snprintf(l->rtinfo, sizeof l->rtinfo, "runsc --root %s run --bundle (config.json: %s%s%s)", root,
+		 l->actual.seccomp ? "seccomp " : "", l->actual.ro_root ? "readonly " : "", l->actual.drop_caps ? "no caps" : "all caps");
+	int r = sp_lane_proc_spawn(l, argv.v, err);
+	sp_strv_free(&argv);
+	return r;
+}
+
+/* the engine's view: `runsc state` names the sandbox's pid; it must be the Sentry of this container */
+static int host_pid(sp_lane *l, sp_error *err)
+{
+	char root[600], rootarg[640];
+	root_dir(l, root, sizeof root);
+	snprintf(rootarg, sizeof rootarg, "--root=%s", root);
+	char *argv[] = {"runsc", rootarg, "state", l->name, NULL};
+	_cleanup_free_ char *out = NULL;
+	_cleanup_free_ char *eo = NULL;
+	int rc = sp_run_cmd(argv, &out, &eo, 20000);
+	json_t *j = rc == 0 ? json_loads(out, 0, NULL) : NULL;
+	json_int_t pid = j ? json_integer_value(json_object_get(j, "pid")) : 0;
+	json_decref(j);
+	if (pid <= 0) {
+		char msg[256];
+		sp_runtime_message(eo, msg, sizeof msg);
+		return sp_fail_errno(err, EIO, "runsc state %s: no pid (exit %d: %s)", l->name, rc, msg);
+	}
+	char sroot[600];
+	if (sp_gvisor_sandbox(l, (pid_t)pid, l->name, sroot, sizeof sroot, err) < 0)
+		return -1;
+	const char *bundle = l->spec;
+	char obs[1024];
+	snprintf(obs, sizeof obs, "runsc state %s: pid %lld is runsc-sandbox (the Sentry), spec %s", l->name, (long long)pid, bundle);
+	sp_lane_add(l, "host.engine", "pass", "the runtime's pid is the sandbox (gVisor's Sentry), with its spec", obs,
+		    "engine view: runsc names its sandbox");
+	return 0;
+}
+
+static void teardown(sp_lane *l)
+{
+	char root[600], rootarg[640];
+	root_dir(l, root, sizeof root);
+	snprintf(rootarg, sizeof rootarg, "--root=%s", root);
+	char *argv[] = {"runsc", rootarg, "delete", "--force", l->name, NULL};
+	sp_run_cmd(argv, NULL, NULL, 20000);
+}
+
+static int leftovers(sp_lane *l, char *what, size_t whatsz)
+{
+	char root[600], rootarg[640];
+	root_dir(l, root, sizeof root);
+	snprintf(rootarg, sizeof rootarg, "--root=%s", root);
+	char *argv[] = {"runsc", rootarg, "state", l->name, NULL};
+	if (sp_run_cmd(argv, NULL, NULL, 20000) == 0) {
+		snprintf(what, whatsz, "container %s still known to runsc (root %s)", l->name, root);
+		return 1;
+	}
+	/* the gofer and the sandbox carry the container's name */
+	char pw[256];
+	if (!sp_wait_procs_gone(l->name, 10000, pw, sizeof pw)) {
+		snprintf(what, whatsz, "%s", pw);
+		return 1;
+	}
+	_cleanup_closedir_ DIR *d = opendir(root);
+	struct dirent *de;
+	while (d && (de = readdir(d)))
+		if (strstr(de->d_name, l->name)) {
+			snprintf(what, whatsz, "runsc state %s/%s is left", root, de->d_name);
+			return 1;
+		}
+	if (sp_oci_cgroup_left(l, what, whatsz))
+		return 1;
+	snprintf(what, whatsz, "runsc knows no %s, no gofer or sandbox process, no state file under %s, no cgroup", l->name, root);
+	return 0;
+}
+
+const sp_runtime sp_rt_runsc = {
+	.name = "runsc",
+	.summary = "runsc (gVisor) on an OCI bundle: own --root, --network=none, --ignore-cgroups, --oci-seccomp",
+	.removable = SP_PROT_ALL,
+	.probe = probe,
+	.claims = sp_gvisor_claims,
+	.plan = sp_gvisor_plan,
+	.launch = launch,
+	.host_pid = host_pid,
+	.teardown = teardown,
+	.teardown_if_left = true,
+	.leftovers = leftovers,
+	.launch_message = sp_gvisor_launch_message,
+};
