@@ -10,6 +10,7 @@
 # CET, PIE, full RELRO); a _FORTIFY_SOURCE the user gives wins.
 # Libraries come from pkg-config ($(PKG_CONFIG)).
 
+.DEFAULT_GOAL := all
 PREFIX ?= /usr/local
 DESTDIR ?=
 CC ?= cc

@@ -20,7 +20,7 @@ static void usage(FILE *f)
 {
 	fputs("usage: sandprobe doctor [--profile NAME | --policy FILE] [--set KEY=VALUE]...\n"
 	      "                        [-k EXPR] [-x] [-v] [--strict] [--list]\n"
-	      "                        [--format text|json|tap|junit] [--output FILE]\n"
+	      "                        [--format text|json|tap|junit] [-o FILE]\n"
 	      "                        [--manifest FILE] [--timeout-ms N]\n"
 	      "\n"
 	      "Runs the isolation and environment checks inside this sandbox and judges each\n"
@@ -35,7 +35,7 @@ static void usage(FILE *f)
 	      "  --strict          a skipped check counts as a failure (release gates)\n"
 	      "  --list            print the catalogue and each check's expectation, run nothing\n"
 	      "  --format F        text (default), json (sandprobe.doctor.v1), tap, junit\n"
-	      "  --output FILE     write the report to FILE instead of standard output\n"
+	      "  -o, --output FILE write the report to FILE instead of standard output\n"
 	      "  --manifest FILE   JSON list of env vars and files the host injected (checked exactly)\n"
 	      "  --timeout-ms N    per-check timeout in milliseconds (default 5000)\n"
 	      "\n"
@@ -73,7 +73,7 @@ static int parse_args(int argc, char **argv, struct doctor_opts *o, sp_error *er
 	optind = 1;
 	opterr = 0;
 	int c;
-	while ((c = getopt_long(argc, argv, ":k:xvh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":k:o:xvh", longopts, NULL)) != -1) {
 		switch (c) {
 		case O_PROFILE: o->profile = optarg; break;
 		case O_POLICY: o->policy_file = optarg; break;
@@ -92,6 +92,7 @@ static int parse_args(int argc, char **argv, struct doctor_opts *o, sp_error *er
 			break;
 		}
 		case 'k': o->kexpr = optarg; break;
+		case 'o': o->output = optarg; break;
 		case 'x': o->stop = true; break;
 		case 'v': o->verbose = true; break;
 		case 'h':
