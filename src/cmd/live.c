@@ -15,6 +15,7 @@
 #include "cmd/cmd.h"
 #include "core/util.h"
 #include "live/live.h"
+#include "live/report_ci.h"
 
 static void usage(FILE *f)
 {
@@ -32,7 +33,8 @@ static void usage(FILE *f)
 	      "  --matrix            every available runtime and every variant it can launch\n"
 	      "  --runtimes LIST     comma-separated runtimes for --matrix (default: all)\n"
 	      "  --variants LIST     comma-separated variants for --matrix (default: all)\n"
-	      "  --format F          text (default), json (sandprobe.live.v1), html (matrix page)\n"
+	      "  --format F          text (default), json (sandprobe.live.v1), html (matrix page),\n"
+	      "                      junit, tap (a lane per suite; negative controls judged as above)\n"
 	      "  -o, --output FILE   write the report to FILE\n"
 	      "  --doctor PATH       static sandprobe-doctor (default: next to this binary)\n"
 	      "  --busybox PATH      static busybox for the sandbox's shell (default: /bin/busybox)\n"
@@ -118,8 +120,9 @@ static int parse_args(int argc, char **argv, struct live_opts *o, sp_error *err)
 		return sp_usage(err, "live: --runtimes and --variants go with --matrix");
 	if (o->matrix && o->variant)
 		return sp_usage(err, "live: --variant goes with --runtime (use --matrix --variants LIST)");
-	if (strcmp(o->format, "text") && strcmp(o->format, "json") && strcmp(o->format, "html"))
-		return sp_usage(err, "live: --format '%s': expected text, json or html", o->format);
+	if (strcmp(o->format, "text") && strcmp(o->format, "json") && strcmp(o->format, "html") &&
+	    strcmp(o->format, "junit") && strcmp(o->format, "tap"))
+		return sp_usage(err, "live: --format '%s': expected text, json, html, junit or tap", o->format);
 	if (strcmp(o->accel, "auto") && strcmp(o->accel, "kvm") && strcmp(o->accel, "tcg"))
 		return sp_usage(err, "live: --accel '%s': expected auto, kvm or tcg", o->accel);
 	if (!strcmp(o->profile, "") || strchr(o->profile, '/'))
@@ -312,6 +315,10 @@ int cmd_live(int argc, char **argv)
 		}
 	} else if (!strcmp(o.format, "html")) {
 		sp_live_write_html(out, &run);
+	} else if (!strcmp(o.format, "junit")) {
+		sp_live_write_junit(out, &run);
+	} else if (!strcmp(o.format, "tap")) {
+		sp_live_write_tap(out, &run);
 	} else {
 		sp_live_write_text(out, &run, o.verbose);
 	}

@@ -39,6 +39,12 @@ void sp_xml_text(FILE *f, const char *s);
  * character references (attribute normalisation would turn them into spaces) */
 void sp_xml_attr(FILE *f, const char *s);
 
+/* TAP 13 pieces (core/output.c): a test description (no '#', no controls,
+ * valid UTF-8) and one single-quoted YAML scalar line "  key: '...'" of a
+ * diagnostic block */
+void sp_tap_desc(FILE *f, const char *s);
+void sp_tap_yaml(FILE *f, const char *key, const char *v);
+
 typedef enum sp_junit_kind { SP_JUNIT_PASS, SP_JUNIT_FAILURE, SP_JUNIT_ERROR, SP_JUNIT_SKIPPED } sp_junit_kind;
 
 typedef struct sp_junit_case {

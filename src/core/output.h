@@ -24,9 +24,6 @@ int sp_write_list_json(FILE *f, const sp_ctx *ctx, const sp_check *const *checks
 /* XML-escape s into f: safe in element content and in a double-quoted
  * attribute, always well-formed (core/junit.h, sp_xml_attr) */
 void sp_xml_escape(FILE *f, const char *s);
-/* TAP: a test description (no '#', no controls, valid UTF-8) and one
- * single-quoted YAML scalar line "  key: '...'" of a diagnostic block */
-void sp_tap_desc(FILE *f, const char *s);
-void sp_tap_yaml(FILE *f, const char *key, const char *v);
+
 
 #endif
