@@ -5,12 +5,13 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
+#include "cmd/common.h"
 #include "lint/lint.h"
 
 static void usage(FILE *f)
 {
 	fputs("usage: sandprobe lint [--kind oci|allowlist|seccomp|compose|kube|squid|auto]\n"
-	      "                      [--format text|json|sarif] [--output FILE]\n"
+	      "                      [--format text|json|sarif] [-o FILE] [-q]\n"
 	      "                      [--fail-on error|warning|note] [--require-runtime-class NAME] FILE...\n"
 	      "       sandprobe lint --list-rules [--format text|json|sarif]\n"
 	      "\n"
@@ -21,11 +22,12 @@ static void usage(FILE *f)
 	      "\n"
 	      "  --kind K          force the kind of every FILE (default auto: detected from content)\n"
 	      "  --format F        text (default), json (sandprobe.lint.v1) or sarif (2.1.0)\n"
-	      "  --output FILE     write the report to FILE instead of standard output\n"
+	      "  -o, --output FILE write the report to FILE instead of standard output\n"
 	      "  --fail-on S       lowest severity that makes the exit status 1 (default warning)\n"
 	      "  --require-runtime-class NAME\n"
 	      "                    every pod (runtimeClassName) or compose service (runtime) must use NAME\n"
 	      "  --list-rules      print the rule catalogue and exit\n"
+	      "  -q, --quiet       no report on standard output (the exit status; -o FILE is still written)\n"
 	      "\n"
 	      "exit: 0 no finding at or above --fail-on, 1 findings, 2 usage error or malformed file,\n"
 	      "      3 internal error\n",
@@ -34,7 +36,7 @@ static void usage(FILE *f)
 
 struct lint_opts {
 	const char *kind, *format, *output, *fail_on, *runtime_class;
-	bool list;
+	bool list, quiet;
 };
 
 static int parse_args(int argc, char **argv, struct lint_opts *o, sp_error *err)
@@ -47,13 +49,14 @@ static int parse_args(int argc, char **argv, struct lint_opts *o, sp_error *err)
 		{"fail-on", required_argument, NULL, O_FAIL_ON},
 		{"require-runtime-class", required_argument, NULL, O_RTC},
 		{"list-rules", no_argument, NULL, O_LIST},
+		{"quiet", no_argument, NULL, 'q'},
 		{"help", no_argument, NULL, O_HELP},
 		{NULL, 0, NULL, 0},
 	};
 	optind = 1;
 	opterr = 0;
 	int c;
-	while ((c = getopt_long(argc, argv, ":ho:", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":ho:q", longopts, NULL)) != -1) {
 		switch (c) {
 		case O_KIND: o->kind = optarg; break;
 		case O_FORMAT: o->format = optarg; break;
@@ -66,6 +69,7 @@ static int parse_args(int argc, char **argv, struct lint_opts *o, sp_error *err)
 			o->runtime_class = optarg;
 			break;
 		case O_LIST: o->list = true; break;
+		case 'q': o->quiet = true; break;
 		case 'h':
 		case O_HELP: return 1;
 		case ':': return sp_usage(err, "lint: option '%s' needs a value", argv[optind - 1]);
@@ -130,6 +134,8 @@ int cmd_lint(int argc, char **argv)
 			goto fail;
 		}
 	}
+	if (o.quiet && !o.output)
+		out = sp_null_stream();
 	int wr;
 	if (o.list) {
 		wr = sp_lint_write_rules(out, fmt);

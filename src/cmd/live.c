@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "cmd/cmd.h"
+#include "cmd/common.h"
 #include "core/util.h"
 #include "live/live.h"
 #include "live/report_ci.h"
@@ -45,6 +46,10 @@ static void usage(FILE *f)
 	      "  --strict            a skipped lane (runtime missing or unusable) is a failure\n"
 	      "  --keep              keep each lane's temp dir (debugging)\n"
 	      "  -v                  print expected/observed for passing checks too\n"
+	      "  -q, --quiet         no report on standard output (-o FILE is still written), no progress\n"
+	      "\n"
+	      "--matrix prints one progress line per lane on standard error when the report\n"
+	      "goes to a file (-o) or standard error is a terminal.\n"
 	      "\n"
 	      "exit: 0 every strict lane passed and every negative control failed, 1 otherwise,\n"
 	      "      2 usage error, 3 internal error\n",
@@ -53,7 +58,7 @@ static void usage(FILE *f)
 
 struct live_opts {
 	const char *runtime, *variant, *runtimes, *variants, *format, *output, *doctor, *busybox, *kernel, *accel, *profile;
-	bool matrix, strict, keep, verbose, list;
+	bool matrix, strict, keep, verbose, list, quiet;
 	unsigned timeout_ms;
 };
 
@@ -71,12 +76,13 @@ static int parse_args(int argc, char **argv, struct live_opts *o, sp_error *err)
 		{"timeout-ms", required_argument, NULL, O_TIMEOUT}, {"strict", no_argument, NULL, O_STRICT},
 		{"keep", no_argument, NULL, O_KEEP},		 {"list-runtimes", no_argument, NULL, O_LIST},
 		{"help", no_argument, NULL, O_HELP},		 {"verbose", no_argument, NULL, 'v'},
+		{"quiet", no_argument, NULL, 'q'},
 		{NULL, 0, NULL, 0},
 	};
 	optind = 1;
 	opterr = 0;
 	int c;
-	while ((c = getopt_long(argc, argv, ":vho:", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":vqho:", longopts, NULL)) != -1) {
 		switch (c) {
 		case O_RUNTIME: o->runtime = optarg; break;
 		case O_VARIANT: o->variant = optarg; break;
@@ -102,6 +108,7 @@ static int parse_args(int argc, char **argv, struct live_opts *o, sp_error *err)
 		case O_KEEP: o->keep = true; break;
 		case O_LIST: o->list = true; break;
 		case 'v': o->verbose = true; break;
+		case 'q': o->quiet = true; break;
 		case 'h':
 		case O_HELP: return 1;
 		case ':': return sp_usage(err, "live: option '%s' needs a value", argv[optind - 1]);
@@ -289,6 +296,8 @@ int cmd_live(int argc, char **argv)
 		goto fail;
 	if (o.output && open_output(o.output, &out, &err) < 0)
 		goto fail;
+	if (o.quiet && !o.output)
+		out = sp_null_stream();
 
 	bool vm = false;
 	for (size_t i = 0; i < run.n; i++)
@@ -296,9 +305,9 @@ int cmd_live(int argc, char **argv)
 	sp_platform_detect(&run.platform, vm || o.matrix);
 	for (size_t i = 0; i < run.n; i++) {
 		sp_lane_run(&run.lanes[i]);
-		if (o.matrix && !strcmp(o.format, "text") && out != stdout)
-			fprintf(stderr, "lane %s/%s: %s (%.0f ms)\n", run.lanes[i].rt->name, run.lanes[i].variant->name,
-				run.lanes[i].status, run.lanes[i].ms);
+		if (o.matrix && !o.quiet && (o.output || isatty(2)))
+			sp_progress(stderr, i + 1, run.n, "lane %s/%s: %s (%.0f ms)", run.lanes[i].rt->name,
+				    run.lanes[i].variant->name, run.lanes[i].status, run.lanes[i].ms);
 	}
 	for (size_t i = 0; i < sp_runtimes_count; i++)
 		if (sp_runtimes[i]->finish)

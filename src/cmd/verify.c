@@ -23,6 +23,7 @@ static void usage(FILE *f)
 		   "  --pubkey FILE         Ed25519 PEM public key: MANIFEST.sig must be a valid signature\n"
 		   "  --format F            text (default), json (schema sandprobe.verify.v1), junit, tap\n"
 		   "  -o, --output FILE     write the verdict to FILE instead of standard output\n"
+		   "  -q, --quiet           no verdict on standard output (the exit status; -o FILE is still written)\n"
 		   "  --emit-baseline FILE  write the bundle's post-warm-up p50/p95/p99 per scenario (only if it passes)\n"
 		   "  --self-test           check the verifier against synthetic bundles, one per way of being wrong\n");
 }
@@ -52,7 +53,7 @@ int cmd_verify(int argc, char **argv)
 	sp_error err = {0};
 	const char *dir = NULL, *profile = NULL, *baseline = NULL, *pubkey = NULL, *format = "text", *emit = NULL,
 		   *output = NULL;
-	bool selftest = false, verbose = false;
+	bool selftest = false, verbose = false, quiet = false;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		int r;
@@ -62,6 +63,10 @@ int cmd_verify(int argc, char **argv)
 		}
 		if (!strcmp(a, "--self-test")) {
 			selftest = true;
+			continue;
+		}
+		if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) {
+			quiet = true;
 			continue;
 		}
 		if (!strcmp(a, "--verbose") || !strcmp(a, "-v")) {
@@ -130,6 +135,8 @@ int cmd_verify(int argc, char **argv)
 		sp_pubkey_free(o.pubkey);
 		return sp_error_report(&err);
 	}
+	if (quiet && !output)
+		out = sp_null_stream();
 	sp_verdict v;
 	int rc = sp_verify(dir, &o, &v, &err);
 	sp_baseline_free(&base);

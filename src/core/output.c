@@ -22,18 +22,48 @@ int sp_format_parse(const char *s, sp_format *out)
 	return 0;
 }
 
+static bool color;
+
+void sp_output_set_color(bool on)
+{
+	color = on;
+}
+
+void sp_write_label(FILE *f, const char *label, const char *suffix)
+{
+	const char *c = NULL;
+	if (color) {
+		if (!strcmp(label, "PASS"))
+			c = "\033[32m";
+		else if (!strcmp(label, "FAIL"))
+			c = "\033[1;31m";
+		else if (!strcmp(label, "WARN"))
+			c = "\033[33m";
+		else if (!strcmp(label, "SKIP"))
+			c = "\033[36m";
+		else if (!strcmp(label, "ERROR"))
+			c = "\033[1;35m";
+	}
+	if (c)
+		fprintf(f, "%s%s%s\033[0m", c, label, suffix);
+	else
+		fprintf(f, "%s%s", label, suffix);
+}
+
 static void summary_line(FILE *f, const sp_report *rep)
 {
-	fprintf(f, "RESULT: %s -- %zu passed, %zu failed, %zu skipped, %zu warned, %zu errors\n",
-		rep->failed ? "FAIL" : "PASS", rep->sum.pass, rep->sum.fail, rep->sum.skip, rep->sum.warn,
-		rep->sum.error);
+	fputs("RESULT: ", f);
+	sp_write_label(f, rep->failed ? "FAIL" : "PASS", "");
+	fprintf(f, " -- %zu passed, %zu failed, %zu skipped, %zu warned, %zu errors\n", rep->sum.pass, rep->sum.fail,
+		rep->sum.skip, rep->sum.warn, rep->sum.error);
 }
 
 void sp_write_text(FILE *f, const sp_ctx *ctx, const sp_report *rep, bool verbose)
 {
 	for (size_t i = 0; i < rep->n; i++) {
 		const sp_result *r = &rep->results[i];
-		fprintf(f, "%s: %s -- %s\n", sp_status_label(r->status), r->check->id, r->detail);
+		sp_write_label(f, sp_status_label(r->status), ": ");
+		fprintf(f, "%s -- %s\n", r->check->id, r->detail);
 		bool evidence = verbose || r->status == SP_STATUS_FAIL || r->status == SP_STATUS_ERROR ||
 				r->status == SP_STATUS_WARN;
 		if (evidence) {
