@@ -61,7 +61,7 @@ SP_CFLAGS = -std=gnu11 $(WARN) $(HARDEN) $(SANFLAGS) -ffunction-sections -fdata-
 SP_LDFLAGS = $(SANFLAGS) -Wl,--gc-sections -Wl,-z,relro -Wl,-z,now $(LDFLAGS)
 
 # objects are rebuilt when the flags change (the version string aside)
-FLAGS_SIG := $(shell printf '%s\n' '$(subst ','"'"',$(CC) $(filter-out -DSP_VERSION=% -DSP_COMMIT=%,$(SP_CPPFLAGS)) $(SP_CFLAGS) $(SP_LDFLAGS) $(DOCTOR_LINK))' | sha256sum | cut -c1-16)
+FLAGS_SIG := $(shell printf '%s\n' '$(subst ','"'"',$(CC) $(filter-out -DSP_VERSION=% -DSP_COMMIT=% -I$(BUILD)/gen,$(SP_CPPFLAGS)) $(SP_CFLAGS) $(SP_LDFLAGS) $(DOCTOR_LINK))' | sha256sum | cut -c1-16)
 FLAGS_STAMP := $(BUILD)/flags-$(FLAGS_SIG)
 $(FLAGS_STAMP):
 	@mkdir -p $(BUILD)

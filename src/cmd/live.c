@@ -32,6 +32,7 @@ static void usage(FILE *f)
 	      "  --variant NAME      strict (default), host-pid, host-net, writable-root, kept-caps,\n"
 	      "                      host-dev, no-seccomp, privileged\n"
 	      "  --matrix            every available runtime and every variant it can launch\n"
+	      "  --list-runtimes     list the runtimes and whether each can run here, run nothing\n"
 	      "  --runtimes LIST     comma-separated runtimes for --matrix (default: all)\n"
 	      "  --variants LIST     comma-separated variants for --matrix (default: all)\n"
 	      "  --format F          text (default), json (sandprobe.live.v1), html (matrix page),\n"

@@ -25,7 +25,8 @@ static void usage(FILE *f)
 		   "  -o, --output FILE     write the verdict to FILE instead of standard output\n"
 		   "  -q, --quiet           no verdict on standard output (the exit status; -o FILE is still written)\n"
 		   "  --emit-baseline FILE  write the bundle's post-warm-up p50/p95/p99 per scenario (only if it passes)\n"
-		   "  --self-test           check the verifier against synthetic bundles, one per way of being wrong\n");
+		   "  --self-test           check the verifier against synthetic bundles, one per way of being wrong\n"
+		   "  -v, --verbose         --self-test: print every case\n");
 }
 
 /* "--opt VALUE" or "--opt=VALUE" */
