@@ -11,6 +11,7 @@
 
 #include "cmd/cmd.h"
 #include "cmd/common.h"
+#include "core/annotate.h"
 #include "core/output.h"
 #include "core/runner.h"
 #include "core/select.h"
@@ -41,6 +42,8 @@ static void usage(FILE *f)
 	      "  --timeout-ms N    per-check timeout in milliseconds (default 5000)\n"
 	      "  --fail-on S       fail (default): FAIL and ERROR make the exit status 1; warn: WARN too\n"
 	      "  -q, --quiet       no report on standard output (-o FILE is still written)\n"
+	      "  --annotate github also print each FAIL/ERROR/WARN as a GitHub Actions workflow command\n"
+	      "                    (::error title=...::...) on standard output\n"
 	      "\n"
 	      "Without --profile or --policy: the policy file $SANDPROBE_POLICY, else\n"
 	      "/etc/sandprobe/policy.ini when it exists, else the strict profile.\n"
@@ -61,13 +64,13 @@ static bool known_word(const char *w)
 struct doctor_opts {
 	const char *profile, *policy_file, *kexpr, *format, *output, *manifest;
 	sp_strv sets;
-	bool stop, verbose, strict, list, timeout_forced, quiet, fail_on_warn;
+	bool stop, verbose, strict, list, timeout_forced, quiet, fail_on_warn, annotate;
 	unsigned timeout_ms;
 };
 
 static int parse_args(int argc, char **argv, struct doctor_opts *o, sp_error *err)
 {
-	enum { O_PROFILE = 256, O_POLICY, O_SET, O_STRICT, O_LIST, O_FORMAT, O_OUTPUT, O_MANIFEST, O_TIMEOUT, O_HELP, O_FAIL_ON };
+	enum { O_PROFILE = 256, O_POLICY, O_SET, O_STRICT, O_LIST, O_FORMAT, O_OUTPUT, O_MANIFEST, O_TIMEOUT, O_HELP, O_FAIL_ON, O_ANNOTATE };
 	static const struct option longopts[] = {
 		{"profile", required_argument, NULL, O_PROFILE}, {"policy", required_argument, NULL, O_POLICY},
 		{"set", required_argument, NULL, O_SET},	 {"strict", no_argument, NULL, O_STRICT},
@@ -76,6 +79,7 @@ static int parse_args(int argc, char **argv, struct doctor_opts *o, sp_error *er
 		{"timeout-ms", required_argument, NULL, O_TIMEOUT}, {"help", no_argument, NULL, O_HELP},
 		{"verbose", no_argument, NULL, 'v'},		 {"exitfirst", no_argument, NULL, 'x'},
 		{"quiet", no_argument, NULL, 'q'},		 {"fail-on", required_argument, NULL, O_FAIL_ON},
+		{"annotate", required_argument, NULL, O_ANNOTATE},
 		{NULL, 0, NULL, 0},
 	};
 	optind = 1;
@@ -102,6 +106,11 @@ static int parse_args(int argc, char **argv, struct doctor_opts *o, sp_error *er
 		case 'k': o->kexpr = optarg; break;
 		case 'o': o->output = optarg; break;
 		case 'q': o->quiet = true; break;
+		case O_ANNOTATE:
+			if (strcmp(optarg, "github"))
+				return sp_usage(err, "doctor: --annotate '%s': expected github", optarg);
+			o->annotate = true;
+			break;
 		case O_FAIL_ON:
 			if (!strcmp(optarg, "warn"))
 				o->fail_on_warn = true;
@@ -216,6 +225,10 @@ int cmd_doctor(int argc, char **argv)
 		rep.failed = true;
 	sp_output_set_color(fmt == SP_FMT_TEXT && out == stdout && sp_color_auto(stdout));
 	int w = sp_write_report(out, fmt, &ctx, &rep, o.verbose, o.strict);
+	if (o.annotate) {
+		sp_gh_annotate_report(stdout, &rep);
+		fflush(stdout);
+	}
 	rc = rep.failed ? SP_EXIT_FAIL : SP_EXIT_OK;
 	sp_report_free(&rep);
 	if (w < 0) {

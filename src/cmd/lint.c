@@ -6,6 +6,7 @@
 
 #include "cmd/cmd.h"
 #include "cmd/common.h"
+#include "core/annotate.h"
 #include "lint/lint.h"
 
 static void usage(FILE *f)
@@ -28,6 +29,8 @@ static void usage(FILE *f)
 	      "                    every pod (runtimeClassName) or compose service (runtime) must use NAME\n"
 	      "  --list-rules      print the rule catalogue and exit\n"
 	      "  -q, --quiet       no report on standard output (the exit status; -o FILE is still written)\n"
+	      "  --annotate github also print each finding as a GitHub Actions workflow command\n"
+	      "                    (::error file=F,line=N,col=N,title=RULE::...) on standard output\n"
 	      "\n"
 	      "exit: 0 no finding at or above --fail-on, 1 findings, 2 usage error or malformed file,\n"
 	      "      3 internal error\n",
@@ -36,12 +39,12 @@ static void usage(FILE *f)
 
 struct lint_opts {
 	const char *kind, *format, *output, *fail_on, *runtime_class;
-	bool list, quiet;
+	bool list, quiet, annotate;
 };
 
 static int parse_args(int argc, char **argv, struct lint_opts *o, sp_error *err)
 {
-	enum { O_KIND = 256, O_FORMAT, O_OUTPUT, O_FAIL_ON, O_RTC, O_LIST, O_HELP };
+	enum { O_KIND = 256, O_FORMAT, O_OUTPUT, O_FAIL_ON, O_RTC, O_LIST, O_HELP, O_ANNOTATE };
 	static const struct option longopts[] = {
 		{"kind", required_argument, NULL, O_KIND},
 		{"format", required_argument, NULL, O_FORMAT},
@@ -50,6 +53,7 @@ static int parse_args(int argc, char **argv, struct lint_opts *o, sp_error *err)
 		{"require-runtime-class", required_argument, NULL, O_RTC},
 		{"list-rules", no_argument, NULL, O_LIST},
 		{"quiet", no_argument, NULL, 'q'},
+		{"annotate", required_argument, NULL, O_ANNOTATE},
 		{"help", no_argument, NULL, O_HELP},
 		{NULL, 0, NULL, 0},
 	};
@@ -70,6 +74,11 @@ static int parse_args(int argc, char **argv, struct lint_opts *o, sp_error *err)
 			break;
 		case O_LIST: o->list = true; break;
 		case 'q': o->quiet = true; break;
+		case O_ANNOTATE:
+			if (strcmp(optarg, "github"))
+				return sp_usage(err, "lint: --annotate '%s': expected github", optarg);
+			o->annotate = true;
+			break;
 		case 'h':
 		case O_HELP: return 1;
 		case ':': return sp_usage(err, "lint: option '%s' needs a value", argv[optind - 1]);
@@ -142,6 +151,15 @@ int cmd_lint(int argc, char **argv)
 	} else {
 		sp_lint_run(&l);
 		wr = sp_lint_write(out, fmt, &l, fail_on);
+		for (size_t i = 0; o.annotate && i < l.nf; i++) {
+			const sp_lint_finding *x = &l.f[i];
+			const sp_lint_rule *r = &sp_lint_rules[x->rule];
+			char *title = sp_xasprintf("%s", r->id);
+			sp_gh_annotation(stdout, r->sev == SP_SEV_ERROR ? "error" : r->sev == SP_SEV_WARNING ? "warning" : "notice",
+					 l.files[x->file].path, x->line, x->column, title, x->message);
+			free(title);
+		}
+		fflush(stdout);
 		int worst = sp_lint_worst(&l);
 		rc = worst >= 0 && worst >= (int)fail_on ? SP_EXIT_FAIL : SP_EXIT_OK;
 	}
