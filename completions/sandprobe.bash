@@ -3,9 +3,9 @@
 
 _sandprobe_opts() { # VERB: every option of the verb (tests/cli/completions.t checks them against --help)
 	case $1 in
-	doctor) echo "--profile --policy --set -k -x -v --strict --list --format -o --output --manifest --timeout-ms --fail-on -q --quiet --help" ;;
+	doctor) echo "--profile --policy --set -k -x -v --strict --list --format -o --output --manifest --timeout-ms --fail-on -q --quiet --annotate --help" ;;
 	live) echo "--runtime --variant --matrix --runtimes --variants --list-runtimes --format -o --output --doctor --busybox --kernel --accel --profile --timeout-ms --strict --keep -v -q --quiet --help" ;;
-	lint) echo "--kind --format -o --output --fail-on --require-runtime-class --list-rules -q --quiet --help" ;;
+	lint) echo "--kind --format -o --output --fail-on --require-runtime-class --list-rules -q --quiet --annotate --help" ;;
 	soak) echo "--workload --profile -o --out --duration --sample-interval --concurrency --seed --sign-key --metrics-file -q --quiet --sample-once --prefix --state --repeat --help" ;;
 	verify) echo "--profile --baseline --pubkey --format -o --output --emit-baseline --self-test --verbose -v -q --quiet --help" ;;
 	report) echo "-o --output --verify-timeout -q --quiet --help" ;;
@@ -19,6 +19,7 @@ _sandprobe_values() { # VERB OPTION: the values it takes ("" files, "-" free tex
 	"doctor --profile" | "live --profile") echo "strict container host" ;;
 	"doctor --format") echo "text json tap junit" ;;
 	"doctor --fail-on") echo "fail warn" ;;
+	"doctor --annotate" | "lint --annotate") echo "github" ;;
 	"live --format") echo "text json html junit tap" ;;
 	"live --runtime" | "live --runtimes") echo "bwrap unshare runc crun podman docker firejail systemd-nspawn qemu" ;;
 	"live --variant" | "live --variants") echo "strict host-pid host-net writable-root kept-caps host-dev no-seccomp privileged" ;;

@@ -30,6 +30,7 @@ for c in "sandprobe -n '__fish_seen_subcommand_from doctor'" "sandprobe-doctor"
 	eval complete -c $c -l timeout-ms -x -d "'per-check timeout in ms'"
 	eval complete -c $c -l fail-on -x -a "'fail warn'" -d "'what makes the exit status 1'"
 	eval complete -c $c -s q -l quiet -d "'no report on standard output'"
+	eval complete -c $c -l annotate -x -a github -d "'GitHub Actions annotations'"
 	eval complete -c $c -l help -d "'show help'"
 end
 
@@ -65,6 +66,7 @@ complete -c sandprobe -n $lint -l fail-on -x -a 'error warning note' -d 'lowest 
 complete -c sandprobe -n $lint -l require-runtime-class -x -d 'every pod or service must use NAME'
 complete -c sandprobe -n $lint -l list-rules -d 'print the rule catalogue'
 complete -c sandprobe -n $lint -s q -l quiet -d 'no report on standard output'
+complete -c sandprobe -n $lint -l annotate -x -a github -d 'GitHub Actions annotations'
 complete -c sandprobe -n $lint -l help -d 'show help'
 
 set -l soak "__fish_seen_subcommand_from soak"

@@ -6,6 +6,9 @@
 # private mount namespace, never the host's /etc), colour on a terminal only
 # and never under NO_COLOR, and live --matrix progress on stderr.
 . "$SP_ROOT/tests/lib/tap.sh"
+# live needs a static doctor: under SP_SAN=1 the normal build's
+LDOC=$SP_DOCTOR
+[ "${SP_SAN:-0}" = 1 ] && LDOC=$SP_ROOT/build/sandprobe-doctor
 need jq
 T=$(sp_tmpdir)
 D=$SP_DOCTOR
@@ -114,12 +117,12 @@ unlike "$json" "$esc" "JSON on a terminal: never coloured"
 
 # --- live --matrix progress on stderr ---
 if command -v bwrap >/dev/null && [ "$(id -u)" = 0 ]; then
-	"$SP_BIN" live --matrix --runtimes bwrap --variants strict,host-pid --format json -o "$T/m.json" 2>"$T/prog" >/dev/null
+	"$SP_BIN" live --doctor "$LDOC" --matrix --runtimes bwrap --variants strict,host-pid --format json -o "$T/m.json" 2>"$T/prog" >/dev/null
 	n=$(jq '.lanes | length' "$T/m.json")
 	is "$(grep -cE '^\[[0-9]+/'"$n"'\] lane bwrap/' "$T/prog")" "$n" "--matrix -o: one [i/$n] progress line per lane on stderr"
-	"$SP_BIN" live --matrix --runtimes bwrap --variants strict,host-pid --format json -o "$T/m2.json" -q 2>"$T/prog2" >/dev/null
+	"$SP_BIN" live --doctor "$LDOC" --matrix --runtimes bwrap --variants strict,host-pid --format json -o "$T/m2.json" -q 2>"$T/prog2" >/dev/null
 	is "$(wc -c <"$T/prog2" | tr -d ' ')" 0 "--quiet: no progress"
-	"$SP_BIN" live --matrix --runtimes bwrap --variants strict --format json 2>"$T/prog3" >"$T/m3.json"
+	"$SP_BIN" live --doctor "$LDOC" --matrix --runtimes bwrap --variants strict --format json 2>"$T/prog3" >"$T/m3.json"
 	is "$(grep -c '^\[' "$T/prog3")" 0 "report on stdout and stderr not a terminal: no progress mixed in"
 	is "$(jq -r .schema "$T/m3.json")" sandprobe.live.v1 "and stdout is the report alone"
 else

@@ -4,6 +4,9 @@
 # verdict: its exit code, its JSON (failed gates, a negative control's
 # required failures reported as passes).
 . "$SP_ROOT/tests/lib/tap.sh"
+# live needs a static doctor: under SP_SAN=1 the normal build's
+LDOC=$SP_DOCTOR
+[ "${SP_SAN:-0}" = 1 ] && LDOC=$SP_ROOT/build/sandprobe-doctor
 need xmllint "libxml2-utils not installed"
 need prove "perl (prove) not installed"
 need jq
@@ -45,9 +48,9 @@ fi
 # --- live: a strict lane and two negative controls ---
 if command -v bwrap >/dev/null; then
 	m=(live --matrix --runtimes bwrap --variants strict,host-pid,writable-root)
-	"$SP_BIN" "${m[@]}" --format json -o "$T/live.json" >/dev/null 2>&1
+	"$SP_BIN" "${m[@]}" --doctor "$LDOC" --format json -o "$T/live.json" >/dev/null 2>&1
 	lrc=$?
-	"$SP_BIN" "${m[@]}" --format junit -o "$T/live.xml" >/dev/null 2>&1
+	"$SP_BIN" "${m[@]}" --doctor "$LDOC" --format junit -o "$T/live.xml" >/dev/null 2>&1
 	is "$?" "$lrc" "live --format junit exits as live does ($lrc)"
 	TAP_NAME="live JUnit validates" ok xmllint --noout --schema "$XSD" "$T/live.xml"
 	is "$(xmllint --xpath 'count(/testsuites/testsuite)' "$T/live.xml")" "$(jq '.lanes | length' "$T/live.json")" "one suite per lane"
@@ -61,7 +64,7 @@ if command -v bwrap >/dev/null; then
 				"$v: $id ($st, required to fail) is not a JUnit failure"
 		done
 	done
-	"$SP_BIN" "${m[@]}" --format tap >"$T/live.tap" 2>/dev/null
+	"$SP_BIN" "${m[@]}" --doctor "$LDOC" --format tap >"$T/live.tap" 2>/dev/null
 	out=$(prove --exec cat "$T/live.tap" 2>&1)
 	prc=$?
 	unlike "$out" 'Parse errors' "live TAP parses"

@@ -6,6 +6,9 @@
 # baseline) and atlas. Each schema must also reject a broken document, so a
 # schema that accepts anything fails here.
 . "$SP_ROOT/tests/lib/tap.sh"
+# live needs a static doctor: under SP_SAN=1 the normal build's
+LDOC=$SP_DOCTOR
+[ "${SP_SAN:-0}" = 1 ] && LDOC=$SP_ROOT/build/sandprobe-doctor
 PY=/usr/bin/python3
 [ -x "$PY" ] || skip_all "Debian python3 missing"
 "$PY" -c 'import jsonschema' 2>/dev/null || skip_all "python3-jsonschema not installed"
@@ -99,9 +102,9 @@ fi
 
 # --- live ---
 if command -v bwrap >/dev/null && [ "$(id -u)" = 0 ]; then
-	"$SP_BIN" live --runtime bwrap --format json -o "$T/live.json" >/dev/null 2>&1
+	"$SP_BIN" live --doctor "$LDOC" --runtime bwrap --format json -o "$T/live.json" >/dev/null 2>&1
 	valid live "$T/live.json" "live --runtime bwrap"
-	"$SP_BIN" live --matrix --runtimes bwrap --format json -o "$T/matrix.json" >/dev/null 2>&1
+	"$SP_BIN" live --doctor "$LDOC" --matrix --runtimes bwrap --format json -o "$T/matrix.json" >/dev/null 2>&1
 	like "$(jq '[.lanes[] | select(.negative_control)] | length' "$T/matrix.json")" '^[1-9]' "the matrix has negative controls"
 	valid live "$T/matrix.json" "live --matrix with negative controls"
 	rejects live '.lanes[0].verdict = "OK"' "$T/matrix.json" "live schema rejects an unknown verdict"

@@ -7,6 +7,9 @@
 # overlap (a page built to overlap is caught); a screenshot of the densest
 # chart still shows the data line; short runs still show rate and latency.
 . "$(dirname "$0")/../lib/tap.sh"
+# live needs a static doctor: under SP_SAN=1 the normal build's
+LDOC=$SP_DOCTOR
+[ "${SP_SAN:-0}" = 1 ] && LDOC=$SP_ROOT/build/sandprobe-doctor
 need python3
 need xmllint "libxml2-utils not installed"
 here=$(cd "$(dirname "$0")" && pwd)
@@ -117,7 +120,7 @@ fi
 
 # --- the live matrix page ---
 if command -v bwrap >/dev/null && [ "$(id -u)" = 0 ]; then
-	"$SP_BIN" live --matrix --runtimes bwrap --variants strict,host-pid --format html -o "$tmp/live.html" >/dev/null 2>&1
+	"$SP_BIN" live --doctor "$LDOC" --matrix --runtimes bwrap --variants strict,host-pid --format html -o "$tmp/live.html" >/dev/null 2>&1
 	out=$(xmllint --html --noout "$tmp/live.html" 2>&1)
 	_tap_result $? "xmllint --html accepts the live matrix page" "$out"
 	is "$out" "" "and says nothing about it"
