@@ -2,43 +2,76 @@
 # in-sandbox binary build/sandprobe-doctor. `make SAN=1` builds the same into
 # build-san/ with AddressSanitizer and UndefinedBehaviorSanitizer.
 # `make check` runs the whole test suite (tests/run).
+#
+# CPPFLAGS, CFLAGS and LDFLAGS are the user's (environment or command line, as
+# dpkg-buildflags exports them) and are added after the project's own flags,
+# which live in SP_*FLAGS; CFLAGS defaults to the optimisation level only.
+# Hardening is on by default (fortify, stack protector and clash protection,
+# CET, PIE, full RELRO); a _FORTIFY_SOURCE the user gives wins.
+# Libraries come from pkg-config ($(PKG_CONFIG)).
 
+.DEFAULT_GOAL := all
 PREFIX ?= /usr/local
 DESTDIR ?=
 CC ?= cc
+PKG_CONFIG ?= pkg-config
 SAN ?= 0
+WERROR ?= -Werror
 
 ifeq ($(SAN),1)
 BUILD ?= build-san
 SANFLAGS = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 OPT = -O1 -g
 DOCTOR_LINK =
+FORTIFY =
 else
 BUILD ?= build
 SANFLAGS =
 OPT = -O2 -g
-DOCTOR_LINK = -static
+DOCTOR_LINK = -static-pie
+FORTIFY = $(if $(findstring _FORTIFY_SOURCE,$(CPPFLAGS) $(CFLAGS)),,-U_FORTIFY_SOURCE -D_FORTIFY_SOURCE=2)
 endif
 
-VERSION := $(shell git describe --tags --always --dirty 2>/dev/null || echo 0.1.0)
+VERSION := $(shell git describe --tags --always --dirty 2>/dev/null || cat VERSION 2>/dev/null || echo 0.1.0)
 COMMIT := $(shell git rev-parse HEAD 2>/dev/null || echo unknown)
 
-WARN = -Wall -Wextra -Werror -Wshadow -Wmissing-prototypes -Wstrict-prototypes \
+WARN = -Wall -Wextra $(WERROR) -Wshadow -Wmissing-prototypes -Wstrict-prototypes \
        -Wformat=2 -Wswitch-enum -Wpointer-arith -Wvla -Wnull-dereference \
        -Wimplicit-fallthrough -Wundef -Wno-format-nonliteral -Wno-format-truncation
-CPPFLAGS += -D_GNU_SOURCE -Isrc -I$(BUILD)/gen \
-	    -DSP_VERSION='"$(VERSION)"' -DSP_COMMIT='"$(COMMIT)"'
+HARDEN = -fstack-protector-strong -fstack-clash-protection -fcf-protection
 CFLAGS ?= $(OPT)
-CFLAGS += -std=gnu11 $(WARN) $(SANFLAGS) -fstack-protector-strong -ffunction-sections -fdata-sections -MMD -MP
-LDFLAGS += $(SANFLAGS) -Wl,--gc-sections
 
+# libraries, through pkg-config; the doctor links the static archives
+FULL_PKGS = jansson inih yaml-0.1 libssl libcrypto libseccomp
 # the doctor carries OpenSSL (libssl, libcrypto) for its tls.* handshakes
-DOCTOR_LIBS = -ljansson -linih -lssl -lcrypto -lm -lpthread
-FULL_LIBS = -ljansson -linih -lyaml -lssl -lcrypto -lseccomp -lm -lpthread
+DOCTOR_PKGS = jansson inih libssl libcrypto
+PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(FULL_PKGS) 2>/dev/null)
+FULL_LIBS := $(shell $(PKG_CONFIG) --libs $(FULL_PKGS) 2>/dev/null)
+DOCTOR_PKG_LIBS := $(shell $(PKG_CONFIG) $(if $(DOCTOR_LINK),--static) --libs $(DOCTOR_PKGS) 2>/dev/null)
+ifeq ($(FULL_LIBS),)
+ifeq ($(filter clean uninstall,$(MAKECMDGOALS)),)
+$(error $(PKG_CONFIG) finds none of $(FULL_PKGS): install pkg-config and the -dev packages (tools/deps.sh))
+endif
+endif
+FULL_LIBS += -lm -lpthread
+DOCTOR_LIBS = $(DOCTOR_PKG_LIBS) -lm -lpthread
+
+SP_CPPFLAGS = -D_GNU_SOURCE -Isrc -I$(BUILD)/gen $(FORTIFY) \
+	      -DSP_VERSION='"$(VERSION)"' -DSP_COMMIT='"$(COMMIT)"' $(PKG_CFLAGS) $(CPPFLAGS)
+SP_CFLAGS = -std=gnu11 $(WARN) $(HARDEN) $(SANFLAGS) -ffunction-sections -fdata-sections -MMD -MP $(CFLAGS)
+SP_LDFLAGS = $(SANFLAGS) -Wl,--gc-sections -Wl,-z,relro -Wl,-z,now $(LDFLAGS)
+
+# objects are rebuilt when the flags change (the version string aside)
+FLAGS_SIG := $(shell printf '%s\n' '$(subst ','"'"',$(CC) $(filter-out -DSP_VERSION=% -DSP_COMMIT=% -I$(BUILD)/gen,$(SP_CPPFLAGS)) $(SP_CFLAGS) $(SP_LDFLAGS) $(DOCTOR_LINK))' | sha256sum | cut -c1-16)
+FLAGS_STAMP := $(BUILD)/flags-$(FLAGS_SIG)
+$(FLAGS_STAMP):
+	@mkdir -p $(BUILD)
+	@rm -f $(BUILD)/flags-*
+	@touch $@
 
 # every .c under src/ but main.c; the doctor subset is what the static binary carries
 ALL_SRC := $(shell find src -name '*.c' ! -name main.c | sort)
-DOCTOR_SRC := $(filter src/core/% src/checks/%,$(ALL_SRC)) src/cmd/doctor.c
+DOCTOR_SRC := $(filter src/core/% src/checks/%,$(ALL_SRC)) src/cmd/doctor.c src/cmd/common.c
 GEN_SRC := $(BUILD)/gen/policies.c
 POLICIES := $(sort $(wildcard policies/*.ini))
 
@@ -50,27 +83,27 @@ UNIT_BIN := $(patsubst tests/unit/%.c,$(BUILD)/tests/unit/%,$(UNIT_SRC))
 HELPER_SRC := $(sort $(wildcard tests/helpers/*.c))
 HELPER_BIN := $(patsubst tests/helpers/%.c,$(BUILD)/tests/helpers/%,$(HELPER_SRC))
 
-.PHONY: all check install clean tests fuzz
+.PHONY: all check install install-doctor uninstall clean tests fuzz
 all: $(BUILD)/sandprobe $(BUILD)/sandprobe-doctor
 
 $(BUILD)/gen/policies.c: $(POLICIES) tools/embed-policies.sh
 	@mkdir -p $(dir $@)
 	tools/embed-policies.sh $@ $(POLICIES)
 
-$(BUILD)/obj/gen/policies.o: $(BUILD)/gen/policies.c
+$(BUILD)/obj/gen/policies.o: $(BUILD)/gen/policies.c $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"
-	@$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
+	@$(CC) $(SP_CPPFLAGS) $(SP_CFLAGS) -c $< -o $@
 
-$(BUILD)/obj/%.o: %.c
+$(BUILD)/obj/%.o: %.c $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"
-	@$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
+	@$(CC) $(SP_CPPFLAGS) $(SP_CFLAGS) -c $< -o $@
 
-$(BUILD)/obj/main-doctor.o: src/main.c
+$(BUILD)/obj/main-doctor.o: src/main.c $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
 	@echo "  CC      $< (doctor only)"
-	@$(CC) $(CPPFLAGS) -DSP_DOCTOR_ONLY $(CFLAGS) -c $< -o $@
+	@$(CC) $(SP_CPPFLAGS) -DSP_DOCTOR_ONLY $(SP_CFLAGS) -c $< -o $@
 
 $(BUILD)/libsp.a: $(ALL_OBJ)
 	@rm -f $@
@@ -78,25 +111,25 @@ $(BUILD)/libsp.a: $(ALL_OBJ)
 
 $(BUILD)/sandprobe: $(BUILD)/obj/src/main.o $(BUILD)/libsp.a
 	@echo "  LINK    $@"
-	@$(CC) $(LDFLAGS) -o $@ $^ $(FULL_LIBS)
+	@$(CC) $(SP_LDFLAGS) -o $@ $^ $(FULL_LIBS)
 
 $(BUILD)/sandprobe-doctor: $(BUILD)/obj/main-doctor.o $(DOCTOR_OBJ)
 	@echo "  LINK    $@"
-	@$(CC) $(LDFLAGS) $(DOCTOR_LINK) -o $@ $^ $(DOCTOR_LIBS)
+	@$(CC) $(SP_LDFLAGS) $(DOCTOR_LINK) -o $@ $^ $(DOCTOR_LIBS)
 ifneq ($(SAN),1)
 	@strip --strip-unneeded $@
 endif
 
-$(BUILD)/tests/unit/%: tests/unit/%.c $(BUILD)/libsp.a
+$(BUILD)/tests/unit/%: tests/unit/%.c $(BUILD)/libsp.a $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
 	@echo "  TEST    $<"
-	@$(CC) $(CPPFLAGS) -Itests $(CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libsp.a $(FULL_LIBS)
+	@$(CC) $(SP_CPPFLAGS) -Itests $(SP_CFLAGS) $(SP_LDFLAGS) -o $@ $< $(BUILD)/libsp.a $(FULL_LIBS)
 
 # helpers are static and never sanitized: they run inside sandboxes
-$(BUILD)/tests/helpers/%: tests/helpers/%.c
+$(BUILD)/tests/helpers/%: tests/helpers/%.c $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
 	@echo "  HELPER  $<"
-	@$(CC) $(CPPFLAGS) -std=gnu11 $(WARN) -O2 -static -o $@ $< -lseccomp
+	@$(CC) $(SP_CPPFLAGS) -std=gnu11 $(WARN) -O2 -static -o $@ $< -lseccomp
 
 tests: all $(UNIT_BIN) $(HELPER_BIN)
 
@@ -128,14 +161,52 @@ build-fuzz/%: tests/fuzz/%.c build-fuzz/libsp-fuzz.a
 	@echo "  FUZZ    $@"
 	@clang $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ $< build-fuzz/libsp-fuzz.a $(FULL_LIBS)
 
-install: all
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/man/man7 \
-		$(DESTDIR)$(PREFIX)/share/sandprobe/policies $(DESTDIR)$(PREFIX)/share/sandprobe/workloads
-	install -m 0755 $(BUILD)/sandprobe $(BUILD)/sandprobe-doctor $(DESTDIR)$(PREFIX)/bin/
-	install -m 0644 docs/man/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
-	install -m 0644 docs/man/*.7 $(DESTDIR)$(PREFIX)/share/man/man7/
-	install -m 0644 workloads/*.yaml $(DESTDIR)$(PREFIX)/share/sandprobe/workloads/
-	install -m 0644 $(POLICIES) $(DESTDIR)$(PREFIX)/share/sandprobe/policies/
+# installed layout; `make uninstall` with the same PREFIX/DESTDIR removes it
+BINDIR ?= $(PREFIX)/bin
+MANDIR ?= $(PREFIX)/share/man
+DATADIR ?= $(PREFIX)/share/sandprobe
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+ZSHCOMPDIR ?= $(PREFIX)/share/zsh/vendor-completions
+FISHCOMPDIR ?= $(PREFIX)/share/fish/vendor_completions.d
+MAN1 := $(sort $(wildcard docs/man/*.1))
+MAN7 := $(sort $(wildcard docs/man/*.7))
+WORKLOADS := $(sort $(wildcard workloads/*.yaml))
+SCHEMAS := $(sort $(wildcard docs/schema/*.json))
+INSTALLED = $(BINDIR)/sandprobe $(BINDIR)/sandprobe-doctor \
+	$(patsubst docs/man/%,$(MANDIR)/man1/%,$(MAN1)) $(patsubst docs/man/%,$(MANDIR)/man7/%,$(MAN7)) \
+	$(patsubst %,$(DATADIR)/%,$(POLICIES) $(WORKLOADS)) $(patsubst docs/%,$(DATADIR)/%,$(SCHEMAS)) \
+	$(if $(wildcard completions/sandprobe.bash),$(BASHCOMPDIR)/sandprobe) \
+	$(if $(wildcard completions/_sandprobe),$(ZSHCOMPDIR)/_sandprobe) \
+	$(if $(wildcard completions/sandprobe.fish),$(FISHCOMPDIR)/sandprobe.fish)
+
+install: install-doctor
+	install -d $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man7 \
+		$(DESTDIR)$(DATADIR)/policies $(DESTDIR)$(DATADIR)/workloads
+	install -m 0755 $(BUILD)/sandprobe $(DESTDIR)$(BINDIR)/
+	install -m 0644 $(MAN1) $(DESTDIR)$(MANDIR)/man1/
+	install -m 0644 $(MAN7) $(DESTDIR)$(MANDIR)/man7/
+	install -m 0644 $(WORKLOADS) $(DESTDIR)$(DATADIR)/workloads/
+	install -m 0644 $(POLICIES) $(DESTDIR)$(DATADIR)/policies/
+ifneq ($(SCHEMAS),)
+	install -d $(DESTDIR)$(DATADIR)/schema
+	install -m 0644 $(SCHEMAS) $(DESTDIR)$(DATADIR)/schema/
+endif
+ifneq ($(wildcard completions/sandprobe.bash),)
+	install -d $(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(ZSHCOMPDIR) $(DESTDIR)$(FISHCOMPDIR)
+	install -m 0644 completions/sandprobe.bash $(DESTDIR)$(BASHCOMPDIR)/sandprobe
+	install -m 0644 completions/_sandprobe $(DESTDIR)$(ZSHCOMPDIR)/_sandprobe
+	install -m 0644 completions/sandprobe.fish $(DESTDIR)$(FISHCOMPDIR)/sandprobe.fish
+endif
+
+# the static doctor alone (Debian's sandprobe-doctor package, the image)
+install-doctor: all
+	install -d $(DESTDIR)$(BINDIR)
+	install -m 0755 $(BUILD)/sandprobe-doctor $(DESTDIR)$(BINDIR)/
+
+uninstall:
+	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
+	-rmdir $(DESTDIR)$(DATADIR)/policies $(DESTDIR)$(DATADIR)/workloads $(DESTDIR)$(DATADIR)/schema \
+		$(DESTDIR)$(DATADIR) 2>/dev/null
 
 clean:
 	rm -rf build build-san build-fuzz

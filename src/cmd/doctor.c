@@ -11,6 +11,8 @@
 
 #include "cmd/cmd.h"
 #include "core/dbundle.h"
+#include "cmd/common.h"
+#include "core/annotate.h"
 #include "core/output.h"
 #include "core/runner.h"
 #include "core/select.h"
@@ -21,13 +23,14 @@ static void usage(FILE *f)
 {
 	fputs("usage: sandprobe doctor [--profile NAME | --policy FILE] [--set KEY=VALUE]...\n"
 	      "                        [-k EXPR] [-x] [-v] [--strict] [--list]\n"
-	      "                        [--format text|json|tap|junit] [--output FILE]\n"
+	      "                        [--format text|json|tap|junit] [-o FILE]\n"
 	      "                        [--manifest FILE] [--timeout-ms N] [--bundle DIR]\n"
+	      "                        [--fail-on fail|warn] [-q]\n"
 	      "\n"
 	      "Runs the isolation and environment checks inside this sandbox and judges each\n"
 	      "against a policy. Every check passes, fails, warns, skips or errors on its own.\n"
 	      "\n"
-	      "  --profile NAME    shipped policy: strict (AI-agent sandbox, default), container, host\n"
+	      "  --profile NAME    shipped policy: strict (AI-agent sandbox), container, host\n"
 	      "  --policy FILE     policy file (INI; '[policy] base = strict' inherits a profile)\n"
 	      "  --set KEY=VALUE   override one policy key, dotted form (net.egress.deny=...)\n"
 	      "  -k EXPR           select checks by substring of id or category, with and/or/not/()\n"
@@ -36,12 +39,20 @@ static void usage(FILE *f)
 	      "  --strict          a skipped check counts as a failure (release gates)\n"
 	      "  --list            print the catalogue and each check's expectation, run nothing\n"
 	      "  --format F        text (default), json (sandprobe.doctor.v1), tap, junit\n"
-	      "  --output FILE     write the report to FILE instead of standard output\n"
+	      "  -o, --output FILE write the report to FILE instead of standard output\n"
 	      "  --manifest FILE   JSON list of env vars and files the host injected (checked exactly)\n"
 	      "  --timeout-ms N    per-check timeout in milliseconds (default 5000)\n"
 	      "  --bundle DIR      also write an evidence tar into DIR: the report in every format,\n"
 	      "                    each failing check's evidence (a timeout's load and busiest\n"
 	      "                    processes), mountinfo, cmdline, kernel log; MANIFEST of SHA-256s\n"
+	      "  --fail-on S       fail (default): FAIL and ERROR make the exit status 1; warn: WARN too\n"
+	      "  -q, --quiet       no report on standard output (-o FILE is still written)\n"
+	      "  --annotate github also print each FAIL/ERROR/WARN as a GitHub Actions workflow command\n"
+	      "                    (::error title=...::...) on standard output\n"
+	      "\n"
+	      "Without --profile or --policy: the policy file $SANDPROBE_POLICY, else\n"
+	      "/etc/sandprobe/policy.ini when it exists, else the strict profile.\n"
+	      "Text output is coloured on a terminal unless $NO_COLOR is set.\n"
 	      "\n"
 	      "exit: 0 all passed, 1 a check failed or errored, 2 usage error, 3 internal error\n",
 	      f);
@@ -58,14 +69,14 @@ static bool known_word(const char *w)
 struct doctor_opts {
 	const char *profile, *policy_file, *kexpr, *format, *output, *manifest, *bundle;
 	sp_strv sets;
-	bool stop, verbose, strict, list, timeout_forced;
+	bool stop, verbose, strict, list, timeout_forced, quiet, fail_on_warn, annotate;
 	unsigned timeout_ms;
 };
 
 static int parse_args(int argc, char **argv, struct doctor_opts *o, sp_error *err)
 {
 	enum { O_PROFILE = 256, O_POLICY, O_SET, O_STRICT, O_LIST, O_FORMAT, O_OUTPUT, O_MANIFEST, O_TIMEOUT, O_HELP,
-	       O_BUNDLE };
+	       O_BUNDLE, O_FAIL_ON, O_ANNOTATE };
 	static const struct option longopts[] = {
 		{"profile", required_argument, NULL, O_PROFILE}, {"policy", required_argument, NULL, O_POLICY},
 		{"set", required_argument, NULL, O_SET},	 {"strict", no_argument, NULL, O_STRICT},
@@ -74,12 +85,14 @@ static int parse_args(int argc, char **argv, struct doctor_opts *o, sp_error *er
 		{"timeout-ms", required_argument, NULL, O_TIMEOUT}, {"help", no_argument, NULL, O_HELP},
 		{"verbose", no_argument, NULL, 'v'},		 {"exitfirst", no_argument, NULL, 'x'},
 		{"bundle", required_argument, NULL, O_BUNDLE},
+		{"quiet", no_argument, NULL, 'q'},		 {"fail-on", required_argument, NULL, O_FAIL_ON},
+		{"annotate", required_argument, NULL, O_ANNOTATE},
 		{NULL, 0, NULL, 0},
 	};
 	optind = 1;
 	opterr = 0;
 	int c;
-	while ((c = getopt_long(argc, argv, ":k:xvh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":k:o:xvqh", longopts, NULL)) != -1) {
 		switch (c) {
 		case O_PROFILE: o->profile = optarg; break;
 		case O_POLICY: o->policy_file = optarg; break;
@@ -99,6 +112,19 @@ static int parse_args(int argc, char **argv, struct doctor_opts *o, sp_error *er
 			break;
 		}
 		case 'k': o->kexpr = optarg; break;
+		case 'o': o->output = optarg; break;
+		case 'q': o->quiet = true; break;
+		case O_ANNOTATE:
+			if (strcmp(optarg, "github"))
+				return sp_usage(err, "doctor: --annotate '%s': expected github", optarg);
+			o->annotate = true;
+			break;
+		case O_FAIL_ON:
+			if (!strcmp(optarg, "warn"))
+				o->fail_on_warn = true;
+			else if (strcmp(optarg, "fail"))
+				return sp_usage(err, "doctor: --fail-on '%s': expected fail or warn", optarg);
+			break;
 		case 'x': o->stop = true; break;
 		case 'v': o->verbose = true; break;
 		case 'h':
@@ -141,9 +167,15 @@ int cmd_doctor(int argc, char **argv)
 		sp_usage(&err, "doctor: --format '%s': expected text, json, tap or junit", o.format);
 		goto fail;
 	}
+	const char *found = NULL;
+	if (!o.policy_file && !o.profile)
+		o.policy_file = sp_policy_discover(&found);
 	if (o.policy_file ? sp_policy_load_file(&policy, o.policy_file, &err) < 0
-			  : sp_policy_load_profile(&policy, o.profile ? o.profile : "strict", &err) < 0)
+			  : sp_policy_load_profile(&policy, o.profile ? o.profile : "strict", &err) < 0) {
+		if (found)
+			sp_error_prefix(&err, "doctor: policy from %s", found);
 		goto fail;
+	}
 	for (size_t i = 0; i < o.sets.n; i++)
 		if (sp_policy_set(&policy, o.sets.v[i], &err) < 0)
 			goto fail;
@@ -153,7 +185,9 @@ int cmd_doctor(int argc, char **argv)
 		goto fail;
 	if (o.bundle && !o.list && sp_dbundle_open(&bundle, o.bundle, &err) < 0)
 		goto fail;
-	if (o.output) {
+	if (o.quiet && !o.output) {
+		out = sp_null_stream(); /* no /dev/null needed: the sandbox may have no /dev */
+	} else if (o.output) {
 		/* open without truncating first: an unwritable path fails before any check runs */
 		int fd = open(o.output, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOCTTY, 0644);
 		if (fd < 0) {
@@ -201,7 +235,14 @@ int cmd_doctor(int argc, char **argv)
 		sp_set_timeout_hook(sp_dbundle_on_timeout, bundle);
 	sp_run(&ctx, sel, nsel, &ro, &rep);
 	sp_set_timeout_hook(NULL, NULL);
+	if (o.fail_on_warn && rep.sum.warn)
+		rep.failed = true;
+	sp_output_set_color(fmt == SP_FMT_TEXT && out == stdout && sp_color_auto(stdout));
 	int w = sp_write_report(out, fmt, &ctx, &rep, o.verbose, o.strict);
+	if (o.annotate) {
+		sp_gh_annotate_report(stdout, &rep);
+		fflush(stdout);
+	}
 	rc = rep.failed ? SP_EXIT_FAIL : SP_EXIT_OK;
 	if (bundle) {
 		char tar[4096];
@@ -209,7 +250,7 @@ int cmd_doctor(int argc, char **argv)
 			sp_report_free(&rep);
 			goto fail;
 		}
-		fprintf(stderr, "sandprobe: doctor: evidence bundle %s\n", tar);
+		fprintf(stderr, "evidence bundle %s\n", tar);
 	}
 	sp_report_free(&rep);
 	if (w < 0) {
@@ -220,7 +261,7 @@ int cmd_doctor(int argc, char **argv)
 fail:
 	rc = sp_error_report(&err);
 done:
-	if (out && out != stdout && fclose(out) != 0 && rc == SP_EXIT_OK) {
+	if (out && out != stdout && fclose(out) != 0 && rc == SP_EXIT_OK && o.output) {
 		fprintf(stderr, "sandprobe: doctor: cannot write %s: %s\n", o.output, strerror(errno));
 		rc = SP_EXIT_INTERNAL;
 	}

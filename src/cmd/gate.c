@@ -32,6 +32,8 @@ static void usage(FILE *f)
 	      "  --plan FILE            the release plan (YAML)\n"
 	      "  --at TIME              decide at this UTC time (2026-08-05T12:00:00Z; default now)\n"
 	      "  --format FMT           text (default), json (sandprobe.gate.v1), junit, html\n"
+	      "  -q, --quiet            no decision on standard output (-o FILE is still written);\n"
+	      "                         the exit status says it\n"
 	      "  -o, --output FILE      write there instead of standard output; with html, each\n"
 	      "                         bundle's report goes to reports/ beside FILE, linked from its cells\n"
 	      "  --archive DIR          retain the plan, the bundles, the decision and the reports\n"
@@ -60,8 +62,10 @@ static int write_out(const sp_decision *d, enum fmt fm, FILE *f, const char *rep
 }
 
 /* the output, written to a temporary file and renamed when complete */
-static int emit(const sp_decision *d, enum fmt fm, const char *out, sp_error *err)
+static int emit(const sp_decision *d, enum fmt fm, const char *out, bool quiet, sp_error *err)
 {
+	if (!out && quiet)
+		return 0;
 	if (!out) {
 		int rc = write_out(d, fm, stdout, NULL);
 		return rc < 0 ? sp_fail_errno(err, -rc, "cannot write to standard output") : 0;
@@ -107,20 +111,23 @@ int cmd_gate(int argc, char **argv)
 		{"format", required_argument, NULL, O_FORMAT},   {"output", required_argument, NULL, 'o'},
 		{"archive", required_argument, NULL, O_ARCHIVE}, {"sign-key", required_argument, NULL, O_SIGN},
 		{"from-archive", required_argument, NULL, O_FROM}, {"pubkey", required_argument, NULL, O_PUBKEY},
-		{"help", no_argument, NULL, 'h'},                {NULL, 0, NULL, 0},
+		{"quiet", no_argument, NULL, 'q'},               {"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
 	};
 	sp_error err = {0};
 	const char *plan_path = NULL, *at = NULL, *format = "text", *out = NULL, *archive = NULL, *sign = NULL,
 		   *from = NULL, *pubkey = NULL;
+	bool quiet = false;
 	optind = 1;
 	opterr = 0;
 	int c;
-	while ((c = getopt_long(argc, argv, ":o:h", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":o:qh", lo, NULL)) != -1) {
 		switch (c) {
 		case O_PLAN: plan_path = optarg; break;
 		case O_AT: at = optarg; break;
 		case O_FORMAT: format = optarg; break;
 		case 'o': out = optarg; break;
+		case 'q': quiet = true; break;
 		case O_ARCHIVE: archive = optarg; break;
 		case O_SIGN: sign = optarg; break;
 		case O_FROM: from = optarg; break;
@@ -234,7 +241,7 @@ int cmd_gate(int argc, char **argv)
 			return sp_error_report(&err);
 		}
 	}
-	int rc = emit(&d, fm, out, &err);
+	int rc = emit(&d, fm, out, quiet, &err);
 	int code = d.pass && same ? SP_EXIT_OK : SP_EXIT_FAIL;
 	if (rc == 0 && from) {
 		if (same)

@@ -14,19 +14,25 @@
 
 int cmd_keygen(int argc, char **argv)
 {
-	static const struct option lo[] = {{"out", required_argument, NULL, 'o'}, {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
+	static const struct option lo[] = {{"out", required_argument, NULL, 'o'}, {"quiet", no_argument, NULL, 'q'},
+					    {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
 	const char *prefix = NULL;
+	bool quiet = false;
 	int c;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "ho:", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "ho:q", lo, NULL)) != -1) {
 		switch (c) {
 		case 'o': prefix = optarg; break;
+		case 'q': quiet = true; break;
 		case 'h':
-			printf("usage: sandprobe keygen --out PREFIX\n\n"
+			printf("usage: sandprobe keygen -o|--out PREFIX [-q|--quiet]\n\n"
 			       "Writes an Ed25519 key pair: PREFIX.key (PEM PKCS#8, mode 0600) for\n"
 			       "'sandprobe soak --sign-key' and PREFIX.pub (PEM) for 'sandprobe verify --pubkey'.\n"
-			       "Refuses to overwrite existing files.\n");
+			       "Refuses to overwrite existing files. Prints both paths unless --quiet.\n"
+			       "\n"
+			       "  -o, --out PREFIX   where to write PREFIX.key and PREFIX.pub (required)\n"
+			       "  -q, --quiet        do not print the paths\n");
 			return SP_EXIT_OK;
 		default:
 			fprintf(stderr, "sandprobe: keygen: unknown option or missing value '%s' (try --help)\n", argv[optind - 1]);
@@ -63,6 +69,7 @@ int cmd_keygen(int argc, char **argv)
 		fprintf(stderr, "sandprobe: keygen: cannot write %s: %s\n", r == -EEXIST ? key : prefix, strerror(-r));
 		return r == -EEXIST || r == -ENOENT || r == -EACCES ? SP_EXIT_USAGE : SP_EXIT_INTERNAL;
 	}
-	printf("%s\n%s\n", key, pub);
+	if (!quiet)
+		printf("%s\n%s\n", key, pub);
 	return SP_EXIT_OK;
 }

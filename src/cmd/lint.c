@@ -5,12 +5,14 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
+#include "cmd/common.h"
+#include "core/annotate.h"
 #include "lint/lint.h"
 
 static void usage(FILE *f)
 {
 	fputs("usage: sandprobe lint [--kind oci|allowlist|seccomp|compose|kube|squid|auto]\n"
-	      "                      [--format text|json|sarif] [--output FILE]\n"
+	      "                      [--format text|json|sarif] [-o FILE] [-q]\n"
 	      "                      [--fail-on error|warning|note] [--require-runtime-class NAME] FILE...\n"
 	      "       sandprobe lint --list-rules [--format text|json|sarif]\n"
 	      "\n"
@@ -21,11 +23,14 @@ static void usage(FILE *f)
 	      "\n"
 	      "  --kind K          force the kind of every FILE (default auto: detected from content)\n"
 	      "  --format F        text (default), json (sandprobe.lint.v1) or sarif (2.1.0)\n"
-	      "  --output FILE     write the report to FILE instead of standard output\n"
+	      "  -o, --output FILE write the report to FILE instead of standard output\n"
 	      "  --fail-on S       lowest severity that makes the exit status 1 (default warning)\n"
 	      "  --require-runtime-class NAME\n"
 	      "                    every pod (runtimeClassName) or compose service (runtime) must use NAME\n"
 	      "  --list-rules      print the rule catalogue and exit\n"
+	      "  -q, --quiet       no report on standard output (the exit status; -o FILE is still written)\n"
+	      "  --annotate github also print each finding as a GitHub Actions workflow command\n"
+	      "                    (::error file=F,line=N,col=N,title=RULE::...) on standard output\n"
 	      "\n"
 	      "exit: 0 no finding at or above --fail-on, 1 findings, 2 usage error, or a file (or a\n"
 	      "      document in it) that could not be linted: it is reported as lint.input_invalid\n"
@@ -35,12 +40,12 @@ static void usage(FILE *f)
 
 struct lint_opts {
 	const char *kind, *format, *output, *fail_on, *runtime_class;
-	bool list;
+	bool list, quiet, annotate;
 };
 
 static int parse_args(int argc, char **argv, struct lint_opts *o, sp_error *err)
 {
-	enum { O_KIND = 256, O_FORMAT, O_OUTPUT, O_FAIL_ON, O_RTC, O_LIST, O_HELP };
+	enum { O_KIND = 256, O_FORMAT, O_OUTPUT, O_FAIL_ON, O_RTC, O_LIST, O_HELP, O_ANNOTATE };
 	static const struct option longopts[] = {
 		{"kind", required_argument, NULL, O_KIND},
 		{"format", required_argument, NULL, O_FORMAT},
@@ -48,13 +53,15 @@ static int parse_args(int argc, char **argv, struct lint_opts *o, sp_error *err)
 		{"fail-on", required_argument, NULL, O_FAIL_ON},
 		{"require-runtime-class", required_argument, NULL, O_RTC},
 		{"list-rules", no_argument, NULL, O_LIST},
+		{"quiet", no_argument, NULL, 'q'},
+		{"annotate", required_argument, NULL, O_ANNOTATE},
 		{"help", no_argument, NULL, O_HELP},
 		{NULL, 0, NULL, 0},
 	};
 	optind = 1;
 	opterr = 0;
 	int c;
-	while ((c = getopt_long(argc, argv, ":ho:", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":ho:q", longopts, NULL)) != -1) {
 		switch (c) {
 		case O_KIND: o->kind = optarg; break;
 		case O_FORMAT: o->format = optarg; break;
@@ -67,6 +74,12 @@ static int parse_args(int argc, char **argv, struct lint_opts *o, sp_error *err)
 			o->runtime_class = optarg;
 			break;
 		case O_LIST: o->list = true; break;
+		case 'q': o->quiet = true; break;
+		case O_ANNOTATE:
+			if (strcmp(optarg, "github"))
+				return sp_usage(err, "lint: --annotate '%s': expected github", optarg);
+			o->annotate = true;
+			break;
 		case 'h':
 		case O_HELP: return 1;
 		case ':': return sp_usage(err, "lint: option '%s' needs a value", argv[optind - 1]);
@@ -140,12 +153,23 @@ int cmd_lint(int argc, char **argv)
 			goto fail;
 		}
 	}
+	if (o.quiet && !o.output)
+		out = sp_null_stream();
 	int wr;
 	if (o.list) {
 		wr = sp_lint_write_rules(out, fmt);
 	} else {
 		sp_lint_run(&l);
 		wr = sp_lint_write(out, fmt, &l, fail_on);
+		for (size_t i = 0; o.annotate && i < l.nf; i++) {
+			const sp_lint_finding *x = &l.f[i];
+			const sp_lint_rule *r = &sp_lint_rules[x->rule];
+			char *title = sp_xasprintf("%s", r->id);
+			sp_gh_annotation(stdout, r->sev == SP_SEV_ERROR ? "error" : r->sev == SP_SEV_WARNING ? "warning" : "notice",
+					 l.files[x->file].path, x->line, x->column, title, x->message);
+			free(title);
+		}
+		fflush(stdout);
 		int worst = sp_lint_worst(&l);
 		rc = worst >= 0 && worst >= (int)fail_on ? SP_EXIT_FAIL : SP_EXIT_OK;
 		if (input_error)

@@ -13,8 +13,10 @@
 #include <unistd.h>
 
 #include "cmd/cmd.h"
+#include "cmd/common.h"
 #include "core/util.h"
 #include "live/live.h"
+#include "live/report_ci.h"
 
 static void usage(FILE *f)
 {
@@ -31,9 +33,11 @@ static void usage(FILE *f)
 	      "  --variant NAME      strict (default), host-pid, host-net, writable-root, kept-caps,\n"
 	      "                      host-dev, no-seccomp, privileged\n"
 	      "  --matrix            every available runtime and every variant it can launch\n"
+	      "  --list-runtimes     list the runtimes and whether each can run here, run nothing\n"
 	      "  --runtimes LIST     comma-separated runtimes for --matrix (default: all)\n"
 	      "  --variants LIST     comma-separated variants for --matrix (default: all)\n"
-	      "  --format F          text (default), json (sandprobe.live.v1), html (matrix page)\n"
+	      "  --format F          text (default), json (sandprobe.live.v1), html (matrix page),\n"
+	      "                      junit, tap (a lane per suite; negative controls judged as above)\n"
 	      "  -o, --output FILE   write the report to FILE\n"
 	      "  --doctor PATH       static sandprobe-doctor (default: next to this binary)\n"
 	      "  --busybox PATH      static busybox for the sandbox's shell (default: /bin/busybox)\n"
@@ -46,6 +50,10 @@ static void usage(FILE *f)
 	      "  --strict            a skipped lane (runtime missing or unusable) is a failure\n"
 	      "  --keep              keep each lane's temp dir (debugging)\n"
 	      "  -v                  print expected/observed for passing checks too\n"
+	      "  -q, --quiet         no report on standard output (-o FILE is still written), no progress\n"
+	      "\n"
+	      "--matrix prints one progress line per lane on standard error when the report\n"
+	      "goes to a file (-o) or standard error is a terminal.\n"
 	      "\n"
 	      "exit: 0 every strict lane passed and every negative control failed, 1 otherwise,\n"
 	      "      2 usage error, 3 internal error\n",
@@ -55,7 +63,7 @@ static void usage(FILE *f)
 struct live_opts {
 	const char *runtime, *variant, *runtimes, *variants, *format, *output, *doctor, *busybox, *kernel, *accel, *profile,
 		*containerd;
-	bool matrix, strict, keep, verbose, list;
+	bool matrix, strict, keep, verbose, list, quiet;
 	unsigned timeout_ms;
 };
 
@@ -74,12 +82,13 @@ static int parse_args(int argc, char **argv, struct live_opts *o, sp_error *err)
 		{"keep", no_argument, NULL, O_KEEP},		 {"list-runtimes", no_argument, NULL, O_LIST},
 		{"help", no_argument, NULL, O_HELP},		 {"verbose", no_argument, NULL, 'v'},
 		{"containerd-address", required_argument, NULL, O_CONTAINERD},
+		{"quiet", no_argument, NULL, 'q'},
 		{NULL, 0, NULL, 0},
 	};
 	optind = 1;
 	opterr = 0;
 	int c;
-	while ((c = getopt_long(argc, argv, ":vho:", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":vqho:", longopts, NULL)) != -1) {
 		switch (c) {
 		case O_RUNTIME: o->runtime = optarg; break;
 		case O_VARIANT: o->variant = optarg; break;
@@ -110,6 +119,7 @@ static int parse_args(int argc, char **argv, struct live_opts *o, sp_error *err)
 		case O_KEEP: o->keep = true; break;
 		case O_LIST: o->list = true; break;
 		case 'v': o->verbose = true; break;
+		case 'q': o->quiet = true; break;
 		case 'h':
 		case O_HELP: return 1;
 		case ':': return sp_usage(err, "live: option '%s' needs a value", argv[optind - 1]);
@@ -128,8 +138,9 @@ static int parse_args(int argc, char **argv, struct live_opts *o, sp_error *err)
 		return sp_usage(err, "live: --runtimes and --variants go with --matrix");
 	if (o->matrix && o->variant)
 		return sp_usage(err, "live: --variant goes with --runtime (use --matrix --variants LIST)");
-	if (strcmp(o->format, "text") && strcmp(o->format, "json") && strcmp(o->format, "html"))
-		return sp_usage(err, "live: --format '%s': expected text, json or html", o->format);
+	if (strcmp(o->format, "text") && strcmp(o->format, "json") && strcmp(o->format, "html") &&
+	    strcmp(o->format, "junit") && strcmp(o->format, "tap"))
+		return sp_usage(err, "live: --format '%s': expected text, json, html, junit or tap", o->format);
 	if (strcmp(o->accel, "auto") && strcmp(o->accel, "kvm") && strcmp(o->accel, "tcg"))
 		return sp_usage(err, "live: --accel '%s': expected auto, kvm or tcg", o->accel);
 	if (!strcmp(o->profile, "") || strchr(o->profile, '/'))
@@ -298,6 +309,8 @@ int cmd_live(int argc, char **argv)
 		goto fail;
 	if (o.output && open_output(o.output, &out, &err) < 0)
 		goto fail;
+	if (o.quiet && !o.output)
+		out = sp_null_stream();
 
 	bool vm = false;
 	for (size_t i = 0; i < run.n; i++)
@@ -305,9 +318,9 @@ int cmd_live(int argc, char **argv)
 	sp_platform_detect(&run.platform, vm || o.matrix);
 	for (size_t i = 0; i < run.n; i++) {
 		sp_lane_run(&run.lanes[i]);
-		if (o.matrix && !strcmp(o.format, "text") && out != stdout)
-			fprintf(stderr, "lane %s/%s: %s (%.0f ms)\n", run.lanes[i].rt->name, run.lanes[i].variant->name,
-				run.lanes[i].status, run.lanes[i].ms);
+		if (o.matrix && !o.quiet && (o.output || isatty(2)))
+			sp_progress(stderr, i + 1, run.n, "lane %s/%s: %s (%.0f ms)", run.lanes[i].rt->name,
+				    run.lanes[i].variant->name, run.lanes[i].status, run.lanes[i].ms);
 	}
 	for (size_t i = 0; i < sp_runtimes_count; i++)
 		if (sp_runtimes[i]->finish)
@@ -324,6 +337,10 @@ int cmd_live(int argc, char **argv)
 		}
 	} else if (!strcmp(o.format, "html")) {
 		sp_live_write_html(out, &run);
+	} else if (!strcmp(o.format, "junit")) {
+		sp_live_write_junit(out, &run);
+	} else if (!strcmp(o.format, "tap")) {
+		sp_live_write_tap(out, &run);
 	} else {
 		sp_live_write_text(out, &run, o.verbose);
 	}

@@ -19,15 +19,16 @@
 
 static void usage(FILE *f)
 {
-	fputs("usage: sandprobe report DIR [-o FILE.html] [--verify-timeout S]\n"
+	fputs("usage: sandprobe report DIR [-o FILE.html] [--verify-timeout S] [-q]\n"
 	      "\n"
-	      "Renders the evidence bundle DIR as one self-contained HTML page (inline CSS and\n"
-	      "SVG, no scripts, no external resources): the verifier's gate table, resources\n"
+	      "Renders the evidence bundle DIR as one self-contained HTML page (inline CSS,\n"
+	      "charts as embedded SVG images, no scripts, no external resources): the verifier's gate table, resources\n"
 	      "over time with warm-up and fault windows, latency percentiles and operation\n"
 	      "rate per time window, capability and fault results, and the run's metadata.\n"
 	      "\n"
 	      "  -o, --output FILE      write the page to FILE (default: standard output)\n"
 	      "  --verify-timeout S     seconds the verifier may take (default 600)\n"
+	      "  -q, --quiet            no page on standard output (only reads the bundle, unless -o)\n"
 	      "\n"
 	      "exit: 0 page written, 2 usage error or malformed bundle (file:line named),\n"
 	      "      3 internal error (output not writable)\n",
@@ -71,18 +72,21 @@ int cmd_report(int argc, char **argv)
 	static const struct option longopts[] = {
 		{"output", required_argument, NULL, 'o'},
 		{"verify-timeout", required_argument, NULL, 't'},
+		{"quiet", no_argument, NULL, 'q'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
 	sp_error err = {0};
 	const char *out = NULL;
 	unsigned timeout_s = 600;
+	bool quiet = false;
 	optind = 1;
 	opterr = 0;
 	int c;
-	while ((c = getopt_long(argc, argv, ":o:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":o:qh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'o': out = optarg; break;
+		case 'q': quiet = true; break;
 		case 't': {
 			unsigned long long v;
 			if (sp_parse_u64(optarg, &v) < 0 || v == 0 || v > 86400) {
@@ -116,6 +120,10 @@ int cmd_report(int argc, char **argv)
 	rp_bundle b;
 	if (rp_bundle_load(&b, dir, &err) < 0)
 		return sp_error_report(&err);
+	if (quiet && !out) { /* the bundle was read and is valid: that is all that was asked */
+		rp_bundle_free(&b);
+		return SP_EXIT_OK;
+	}
 	rp_verdict v;
 	rp_verify_run(dir, timeout_s, &v);
 	int rc = write_page(out, &b, &v, &err);

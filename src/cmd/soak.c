@@ -18,9 +18,9 @@
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: sandprobe soak --workload FILE --profile R0|G2|R24|E72 --out DIR\n"
+		"usage: sandprobe soak --workload FILE --profile R0|G2|R24|E72 -o|--out DIR\n"
 		"                      [--duration S] [--sample-interval S] [--concurrency N] [--seed N]\n"
-		"                      [--sign-key FILE] [--metrics-file PATH] [--quiet]\n"
+		"                      [--sign-key FILE] [--metrics-file PATH] [-q|--quiet]\n"
 		"                      [--lane ID] [--artifact NAME=FILE|NAME=sha256:HEX]...\n"
 		"       sandprobe soak --sample-once --prefix PREFIX --state DIR [--repeat N]\n\n"
 		"Runs the workload's scenarios against a real runtime for the profile's duration\n"
@@ -30,10 +30,26 @@ static void usage(FILE *f)
 		"records profile 'custom' with thresholds scaled and fixed in metadata.txt.\n"
 		"SIGINT/SIGTERM: stop launching, drain, clean up, final sample (a second signal\n"
 		"also interrupts in-flight operations).\n"
-		"--lane and --artifact record the release gate's identity of the run in\n"
-		"metadata.txt (lane=, artifact.NAME=sha256:...; a FILE is hashed; see\n"
-		"docs/plan-format.md and sandprobe-gate(1)).\n"
-		"--sample-once prints one resource sample for PREFIX/DIR (a diagnostic and benchmark aid).\n"
+		"\n"
+		"  --workload FILE       the workload (YAML, docs/workload-format.md); an error is FILE:LINE, exit 2\n"
+		"  --profile NAME        R0 (one cycle of every scenario), G2, R24 or E72\n"
+		"  -o, --out DIR         the bundle directory: created, or an existing empty directory\n"
+		"  --duration S          shorten (profile custom) or lengthen the run, in seconds\n"
+		"  --sample-interval S   seconds between periodic samples (default 60, 5 for R0; at most 300 for G2+)\n"
+		"  --concurrency N       worker threads (default: the workload's)\n"
+		"  --seed N              seed of the scenario picks (recorded; random when not given)\n"
+		"  --sign-key FILE       Ed25519 private key (sandprobe keygen): writes MANIFEST.sig\n"
+		"  --metrics-file PATH   the latest sample in Prometheus text format, after every sample\n"
+		"  -q, --quiet           no progress on standard error\n"
+		"  --lane ID             record the release gate's lane of the run (metadata.txt lane=)\n"
+		"  --artifact NAME=FILE|NAME=sha256:HEX  record an artifact digest (artifact.NAME=; a FILE is hashed;\n"
+		"                        see docs/plan-format.md and sandprobe-gate(1)); may be repeated\n"
+		"  --sample-once         one resource sample of processes carrying PREFIX and of DIR, printed\n"
+		"  --prefix PREFIX       (--sample-once) the process marker to count\n"
+		"  --state DIR           (--sample-once) the state directory to measure\n"
+		"  --repeat N            (--sample-once) take N samples\n"
+		"\n"
+		"exit: the verifier's (0 every gate passed, 1 a gate failed), 2 usage error, 3 internal error\n"
 		"See sandprobe-soak(1) and docs/workload-format.md.\n");
 }
 
@@ -119,10 +135,11 @@ int cmd_soak(int argc, char **argv)
 	int c;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "ho:q", lo, NULL)) != -1) {
 		switch (c) {
 		case O_WORKLOAD: o.workload = optarg; break;
 		case O_PROFILE: o.profile = optarg; break;
+		case 'o':
 		case O_OUT: o.out = optarg; break;
 		case O_DURATION:
 			if (parse_num("--duration", optarg, 1, 10LL * 365 * 86400, &o.duration_s) < 0)
@@ -145,6 +162,7 @@ int cmd_soak(int argc, char **argv)
 			break;
 		case O_KEY: o.sign_key = optarg; break;
 		case O_METRICS: o.metrics_file = optarg; break;
+		case 'q':
 		case O_QUIET: o.quiet = true; break;
 		case O_SAMPLE_ONCE: once = true; break;
 		case O_PREFIX: prefix = optarg; break;

@@ -6,11 +6,14 @@
 #include "cmd/cmd.h"
 #include "core/error.h"
 #include "core/util.h"
+#include "cmd/common.h"
+#include "evidence/ev_ci.h"
 #include "evidence/evidence.h"
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: sandprobe verify DIR [--profile NAME] [--baseline FILE] [--pubkey FILE] [--format text|json]\n"
+	fprintf(f, "usage: sandprobe verify DIR [--profile NAME] [--baseline FILE] [--pubkey FILE]\n"
+		   "                        [--format text|json|junit|tap] [-o FILE]\n"
 		   "       sandprobe verify --emit-baseline FILE DIR [--pubkey FILE]\n"
 		   "       sandprobe verify --self-test [--verbose]\n\n"
 		   "Judge an evidence bundle (docs/evidence-format.md) against every hard gate of\n"
@@ -18,9 +21,12 @@ static void usage(FILE *f)
 		   "  --profile NAME        also judge against R0, G2, R24 or E72 (the stricter threshold wins)\n"
 		   "  --baseline FILE       calibrated latency baseline (from --emit-baseline): p95 gate per scenario\n"
 		   "  --pubkey FILE         Ed25519 PEM public key: MANIFEST.sig must be a valid signature\n"
-		   "  --format text|json    output (json: schema sandprobe.verify.v1)\n"
+		   "  --format F            text (default), json (schema sandprobe.verify.v1), junit, tap\n"
+		   "  -o, --output FILE     write the verdict to FILE instead of standard output\n"
+		   "  -q, --quiet           no verdict on standard output (the exit status; -o FILE is still written)\n"
 		   "  --emit-baseline FILE  write the bundle's post-warm-up p50/p95/p99 per scenario (only if it passes)\n"
-		   "  --self-test           check the verifier against synthetic bundles, one per way of being wrong\n");
+		   "  --self-test           check the verifier against synthetic bundles, one per way of being wrong\n"
+		   "  -v, --verbose         --self-test: print every case\n");
 }
 
 /* "--opt VALUE" or "--opt=VALUE" */
@@ -46,8 +52,9 @@ static int optval(int argc, char **argv, int *i, const char *name, const char **
 int cmd_verify(int argc, char **argv)
 {
 	sp_error err = {0};
-	const char *dir = NULL, *profile = NULL, *baseline = NULL, *pubkey = NULL, *format = "text", *emit = NULL;
-	bool selftest = false, verbose = false;
+	const char *dir = NULL, *profile = NULL, *baseline = NULL, *pubkey = NULL, *format = "text", *emit = NULL,
+		   *output = NULL;
+	bool selftest = false, verbose = false, quiet = false;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		int r;
@@ -59,6 +66,10 @@ int cmd_verify(int argc, char **argv)
 			selftest = true;
 			continue;
 		}
+		if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) {
+			quiet = true;
+			continue;
+		}
 		if (!strcmp(a, "--verbose") || !strcmp(a, "-v")) {
 			verbose = true;
 			continue;
@@ -67,6 +78,8 @@ int cmd_verify(int argc, char **argv)
 		    (r = optval(argc, argv, &i, "--baseline", &baseline, &err)) ||
 		    (r = optval(argc, argv, &i, "--pubkey", &pubkey, &err)) ||
 		    (r = optval(argc, argv, &i, "--format", &format, &err)) ||
+		    (r = optval(argc, argv, &i, "--output", &output, &err)) ||
+		    (r = optval(argc, argv, &i, "-o", &output, &err)) ||
 		    (r = optval(argc, argv, &i, "--emit-baseline", &emit, &err))) {
 			if (r < 0)
 				return sp_error_report(&err);
@@ -82,8 +95,8 @@ int cmd_verify(int argc, char **argv)
 		}
 		dir = a;
 	}
-	if (strcmp(format, "text") && strcmp(format, "json")) {
-		sp_usage(&err, "verify: --format %s: not text or json", format);
+	if (strcmp(format, "text") && strcmp(format, "json") && strcmp(format, "junit") && strcmp(format, "tap")) {
+		sp_usage(&err, "verify: --format %s: not text, json, junit or tap", format);
 		return sp_error_report(&err);
 	}
 	if (selftest) {
@@ -117,18 +130,41 @@ int cmd_verify(int argc, char **argv)
 		sp_usage(&err, "verify: %s", msg);
 		return sp_error_report(&err);
 	}
+	FILE *out = stdout;
+	if (sp_output_open("verify", output, &out, &err) < 0) {
+		sp_baseline_free(&base);
+		sp_pubkey_free(o.pubkey);
+		return sp_error_report(&err);
+	}
+	if (quiet && !output)
+		out = sp_null_stream();
 	sp_verdict v;
 	int rc = sp_verify(dir, &o, &v, &err);
 	sp_baseline_free(&base);
 	sp_pubkey_free(o.pubkey);
 	if (rc < 0) {
+		if (out != stdout)
+			fclose(out);
 		sp_error_prefix(&err, "verify");
 		return sp_error_report(&err);
 	}
+	if (sp_output_truncate("verify", output, out, &err) < 0) {
+		fclose(out);
+		sp_verdict_free(&v);
+		return sp_error_report(&err);
+	}
 	if (!strcmp(format, "json"))
-		sp_verdict_print_json(&v, stdout);
+		sp_verdict_print_json(&v, out);
+	else if (!strcmp(format, "junit"))
+		sp_verdict_print_junit(&v, out);
+	else if (!strcmp(format, "tap"))
+		sp_verdict_print_tap(&v, out);
 	else
-		sp_verdict_print_text(&v, stdout);
+		sp_verdict_print_text(&v, out);
+	if (sp_output_close("verify", output, out, &err) < 0) {
+		sp_verdict_free(&v);
+		return sp_error_report(&err);
+	}
 	int exit_code = v.nfail ? SP_EXIT_FAIL : SP_EXIT_OK;
 	if (emit) {
 		if (v.nfail) {
@@ -143,7 +179,6 @@ int cmd_verify(int argc, char **argv)
 			return sp_error_report(&err);
 		}
 	}
-	fflush(stdout);
 	sp_verdict_free(&v);
 	return exit_code;
 }

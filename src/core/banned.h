@@ -1,5 +1,6 @@
 /* Functions that are easy to misuse; use snprintf, sp_xstrdup and friends.
- * Included last by core/util.h, as git's banned.h. */
+ * Included last by core/util.h, after <stdio.h> and <string.h> (their
+ * fortified inline definitions use these names), as git's banned.h. */
 #ifndef SP_BANNED_H
 #define SP_BANNED_H
 #define SP_BANNED(f) sorry_##f##_is_a_banned_function

@@ -1,8 +1,10 @@
 #include "core/output.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "core/junit.h"
 #include "core/util.h"
 
 int sp_format_parse(const char *s, sp_format *out)
@@ -20,18 +22,48 @@ int sp_format_parse(const char *s, sp_format *out)
 	return 0;
 }
 
+static bool color;
+
+void sp_output_set_color(bool on)
+{
+	color = on;
+}
+
+void sp_write_label(FILE *f, const char *label, const char *suffix)
+{
+	const char *c = NULL;
+	if (color) {
+		if (!strcmp(label, "PASS"))
+			c = "\033[32m";
+		else if (!strcmp(label, "FAIL"))
+			c = "\033[1;31m";
+		else if (!strcmp(label, "WARN"))
+			c = "\033[33m";
+		else if (!strcmp(label, "SKIP"))
+			c = "\033[36m";
+		else if (!strcmp(label, "ERROR"))
+			c = "\033[1;35m";
+	}
+	if (c)
+		fprintf(f, "%s%s%s\033[0m", c, label, suffix);
+	else
+		fprintf(f, "%s%s", label, suffix);
+}
+
 static void summary_line(FILE *f, const sp_report *rep)
 {
-	fprintf(f, "RESULT: %s -- %zu passed, %zu failed, %zu skipped, %zu warned, %zu errors\n",
-		rep->failed ? "FAIL" : "PASS", rep->sum.pass, rep->sum.fail, rep->sum.skip, rep->sum.warn,
-		rep->sum.error);
+	fputs("RESULT: ", f);
+	sp_write_label(f, rep->failed ? "FAIL" : "PASS", "");
+	fprintf(f, " -- %zu passed, %zu failed, %zu skipped, %zu warned, %zu errors\n", rep->sum.pass, rep->sum.fail,
+		rep->sum.skip, rep->sum.warn, rep->sum.error);
 }
 
 void sp_write_text(FILE *f, const sp_ctx *ctx, const sp_report *rep, bool verbose)
 {
 	for (size_t i = 0; i < rep->n; i++) {
 		const sp_result *r = &rep->results[i];
-		fprintf(f, "%s: %s -- %s\n", sp_status_label(r->status), r->check->id, r->detail);
+		sp_write_label(f, sp_status_label(r->status), ": ");
+		fprintf(f, "%s -- %s\n", r->check->id, r->detail);
 		bool evidence = verbose || r->status == SP_STATUS_FAIL || r->status == SP_STATUS_ERROR ||
 				r->status == SP_STATUS_WARN;
 		if (evidence) {
@@ -49,15 +81,27 @@ void sp_write_text(FILE *f, const sp_ctx *ctx, const sp_report *rep, bool verbos
 	summary_line(f, rep);
 }
 
-/* TAP 13 with a YAML block of evidence for every non-passing result */
-static void yaml_str(FILE *f, const char *key, const char *v)
+/* TAP 13 (what prove and TAP::Parser read). A description holds no '#'
+ * (it would start a directive) and no control character; YAML scalars are
+ * single-quoted, well-formed UTF-8 without control characters. */
+void sp_tap_desc(FILE *f, const char *s)
 {
+	char buf[4096];
+	sp_utf8_sanitize(s, buf, sizeof buf, 1, 1);
+	for (char *p = buf; *p; p++)
+		if (*p == '#')
+			*p = ' ';
+	fputs(buf, f);
+}
+
+void sp_tap_yaml(FILE *f, const char *key, const char *v)
+{
+	char buf[8192];
+	sp_utf8_sanitize(v, buf, sizeof buf, 1, 1);
 	fprintf(f, "  %s: '", key);
-	for (const char *p = v; *p; p++) {
+	for (const char *p = buf; *p; p++) {
 		if (*p == '\'')
 			fputs("''", f);
-		else if (*p == '\n')
-			fputc(' ', f);
 		else
 			fputc(*p, f);
 	}
@@ -70,21 +114,21 @@ void sp_write_tap(FILE *f, const sp_report *rep)
 	for (size_t i = 0; i < rep->n; i++) {
 		const sp_result *r = &rep->results[i];
 		bool ok = r->status == SP_STATUS_PASS || r->status == SP_STATUS_SKIP || r->status == SP_STATUS_WARN;
-		char detail[sizeof r->detail];
-		snprintf(detail, sizeof detail, "%s", r->detail);
-		for (char *p = detail; *p; p++)
-			if (*p == '#' || *p == '\n')
-				*p = ' ';
-		fprintf(f, "%s %zu - %s", ok ? "ok" : "not ok", i + 1, r->check->id);
-		if (r->status == SP_STATUS_SKIP)
-			fprintf(f, " # SKIP %s\n", detail);
-		else
-			fprintf(f, " - %s\n", detail);
+		fprintf(f, "%s %zu - ", ok ? "ok" : "not ok", i + 1);
+		sp_tap_desc(f, r->check->id);
+		if (r->status == SP_STATUS_SKIP) {
+			fputs(" # SKIP ", f);
+			sp_tap_desc(f, r->detail);
+		} else {
+			fputs(" - ", f);
+			sp_tap_desc(f, r->detail);
+		}
+		fputc('\n', f);
 		if (r->status != SP_STATUS_PASS) {
 			fputs("  ---\n", f);
-			yaml_str(f, "status", sp_status_name(r->status));
-			yaml_str(f, "expected", r->expected);
-			yaml_str(f, "observed", r->observed);
+			sp_tap_yaml(f, "status", sp_status_name(r->status));
+			sp_tap_yaml(f, "expected", r->expected);
+			sp_tap_yaml(f, "observed", r->observed);
 			fputs("  ...\n", f);
 		}
 	}
@@ -94,73 +138,42 @@ void sp_write_tap(FILE *f, const sp_report *rep)
 
 void sp_xml_escape(FILE *f, const char *s)
 {
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		switch (*p) {
-		case '<': fputs("&lt;", f); break;
-		case '>': fputs("&gt;", f); break;
-		case '&': fputs("&amp;", f); break;
-		case '"': fputs("&quot;", f); break;
-		case '\'': fputs("&apos;", f); break;
-		default:
-			/* XML 1.0 forbids most control characters */
-			if (*p < 0x20 && *p != '\n' && *p != '\t' && *p != '\r')
-				fputc('?', f);
-			else
-				fputc(*p, f);
-		}
-	}
+	sp_xml_attr(f, s);
 }
 
 void sp_write_junit(FILE *f, const sp_ctx *ctx, const sp_report *rep)
 {
-	fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n", f);
-	fprintf(f, "<testsuites name=\"sandprobe\" tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" skipped=\"%zu\" time=\"%.6f\">\n",
-		rep->n, rep->sum.fail, rep->sum.error, rep->sum.skip, rep->duration_ms / 1000.0);
-	fputs("  <testsuite name=\"sandprobe.doctor\" ", f);
-	fprintf(f, "tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" skipped=\"%zu\" time=\"%.6f\" timestamp=\"%s\">\n", rep->n,
-		rep->sum.fail, rep->sum.error, rep->sum.skip, rep->duration_ms / 1000.0, rep->started_at);
-	fputs("    <properties>\n", f);
-	fputs("      <property name=\"profile\" value=\"", f);
-	sp_xml_escape(f, ctx->profile ? ctx->profile : "");
-	fputs("\"/>\n      <property name=\"runtime_guess\" value=\"", f);
-	sp_xml_escape(f, rep->env.runtime_guess);
-	fputs("\"/>\n    </properties>\n", f);
+	double secs = rep->duration_ms / 1000.0;
+	sp_junit_begin(f, "sandprobe", rep->n, rep->sum.fail, rep->sum.error, secs);
+	sp_junit_suite_begin(f, "sandprobe.doctor", rep->n, rep->sum.fail, rep->sum.error, rep->sum.skip, secs,
+			     rep->started_at);
+	const char *props[] = {"profile", ctx->profile ? ctx->profile : "", "runtime_guess", rep->env.runtime_guess};
+	sp_junit_properties(f, props, 2);
 	for (size_t i = 0; i < rep->n; i++) {
 		const sp_result *r = &rep->results[i];
-		fputs("    <testcase classname=\"", f);
-		sp_xml_escape(f, r->check->category);
-		fputs("\" name=\"", f);
-		sp_xml_escape(f, r->check->id);
-		fprintf(f, "\" time=\"%.6f\">\n", (double)r->duration_us / 1e6);
-		const char *tag = NULL;
+		sp_junit_case c = {.classname = r->check->category,
+				   .name = r->check->id,
+				   .seconds = (double)r->duration_us / 1e6,
+				   .message = r->detail};
+		char *body = sp_xasprintf("expected: %s\nobserved: %s", r->expected, r->observed);
+		char *out = NULL;
 		switch (r->status) {
-		case SP_STATUS_FAIL: tag = "failure"; break;
-		case SP_STATUS_ERROR: tag = "error"; break;
-		case SP_STATUS_SKIP: tag = "skipped"; break;
+		case SP_STATUS_FAIL: c.kind = SP_JUNIT_FAILURE; c.text = body; break;
+		case SP_STATUS_ERROR: c.kind = SP_JUNIT_ERROR; c.text = body; break;
+		case SP_STATUS_SKIP: c.kind = SP_JUNIT_SKIPPED; break;
 		case SP_STATUS_PASS:
-		case SP_STATUS_WARN: break;
+		case SP_STATUS_WARN:
+			c.kind = SP_JUNIT_PASS;
+			out = sp_xasprintf("%s: %s\nobserved: %s", sp_status_label(r->status), r->detail, r->observed);
+			c.out = out;
+			break;
 		}
-		if (tag) {
-			fprintf(f, "      <%s message=\"", tag);
-			sp_xml_escape(f, r->detail);
-			fputs("\">", f);
-			fputs("expected: ", f);
-			sp_xml_escape(f, r->expected);
-			fputs("\nobserved: ", f);
-			sp_xml_escape(f, r->observed);
-			fprintf(f, "</%s>\n", tag);
-		}
-		if (r->status == SP_STATUS_WARN || r->status == SP_STATUS_PASS) {
-			fputs("      <system-out>", f);
-			fprintf(f, "%s: ", sp_status_label(r->status));
-			sp_xml_escape(f, r->detail);
-			fputs("\nobserved: ", f);
-			sp_xml_escape(f, r->observed);
-			fputs("</system-out>\n", f);
-		}
-		fputs("    </testcase>\n", f);
+		sp_junit_case_write(f, &c);
+		free(body);
+		free(out);
 	}
-	fputs("  </testsuite>\n</testsuites>\n", f);
+	sp_junit_suite_end(f);
+	sp_junit_end(f);
 }
 
 static void list_text(FILE *f, const sp_ctx *ctx, const sp_check *const *checks, size_t n)

@@ -16,12 +16,19 @@ int sp_write_report(FILE *f, sp_format fmt, const sp_ctx *ctx, const sp_report *
 /* --list: the catalogue with each check's expectation under ctx's policy */
 int sp_write_list(FILE *f, sp_format fmt, const sp_ctx *ctx, const sp_check *const *checks, size_t n);
 
+/* ANSI colour for the text report's status labels and RESULT line (off by
+ * default; the verb decides, see cmd/common.h sp_color_auto) */
+void sp_output_set_color(bool on);
+/* the label of st ("PASS: " ...), coloured when colour is on */
+void sp_write_label(FILE *f, const char *label, const char *suffix);
 void sp_write_text(FILE *f, const sp_ctx *ctx, const sp_report *rep, bool verbose);
 void sp_write_tap(FILE *f, const sp_report *rep);
 void sp_write_junit(FILE *f, const sp_ctx *ctx, const sp_report *rep);
 int sp_write_json(FILE *f, const sp_ctx *ctx, const sp_report *rep, bool strict);
 int sp_write_list_json(FILE *f, const sp_ctx *ctx, const sp_check *const *checks, size_t n);
-/* XML-escape s into f */
+/* XML-escape s into f: safe in element content and in a double-quoted
+ * attribute, always well-formed (core/junit.h, sp_xml_attr) */
 void sp_xml_escape(FILE *f, const char *s);
+
 
 #endif

@@ -60,5 +60,14 @@ bool sp_endswith(const char *s, const char *suffix);
 /* parse a non-negative decimal integer that fits in long long; 0 or -1 */
 int sp_parse_u64(const char *s, unsigned long long *out);
 
+/* banned.h turns unsafe functions into errors. It must come after every
+ * system header that declares them: with -D_FORTIFY_SOURCE, <string.h> and
+ * <stdio.h> define inline wrappers named strcpy, sprintf ... that the macros
+ * would otherwise rewrite. Pull those headers in here first (as git's
+ * git-compat-util.h does); later includes of them are no-ops. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <wchar.h>
 #include "core/banned.h"
 #endif

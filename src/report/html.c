@@ -15,11 +15,11 @@
 
 const char rp_css[] =
 	"body{font:14px/1.45 system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;color:#1d2330;background:#f6f7f9;margin:0}"
-	"main{max-width:1000px;margin:0 auto;padding:18px 24px 40px}"
+	"div.main{max-width:1000px;margin:0 auto;padding:18px 24px 40px}"
 	"h1{font-size:22px;margin:8px 0 2px}h2{font-size:17px;margin:28px 0 8px;border-bottom:1px solid #d5d9e0;padding-bottom:4px}"
 	"h3{font-size:14px;margin:16px 0 4px}"
 	".sub{color:#5b6475;margin:0 0 12px}"
-	"nav{font-size:13px;margin:6px 0 14px}nav a{margin-right:12px;color:#2456a6;text-decoration:none}"
+	"div.nav{font-size:13px;margin:6px 0 14px}div.nav a{margin-right:12px;color:#2456a6;text-decoration:none}"
 	".badge{display:inline-block;padding:2px 10px;border-radius:10px;font-weight:600;font-size:13px;vertical-align:middle}"
 	".b-pass{background:#d8f0dd;color:#17602a}.b-fail{background:#f8d7d7;color:#8a1c1c}.b-unk{background:#e6e8ec;color:#4a5160}"
 	"table{border-collapse:collapse;width:100%;background:#fff;font-size:13px;margin:4px 0 8px}"
@@ -28,28 +28,35 @@ const char rp_css[] =
 	"tr.fail td{background:#fdf0f0}td.pass{color:#17602a;font-weight:600}td.fail{color:#a11d1d;font-weight:600}"
 	".facts td:first-child{width:200px;color:#4a5160}"
 	".note{background:#fff7e0;border:1px solid #ecd48a;padding:8px 10px;border-radius:4px}"
-	"svg.chart{width:100%;height:auto;background:#fff;border:1px solid #dde1e7;margin:6px 0}"
-	"svg .ct{font-size:14px;font-weight:600;fill:#1d2330}"
-	"svg .yt{font-size:11px;fill:#5b6475;text-anchor:end}svg .xt{font-size:11px;fill:#5b6475;text-anchor:middle}"
-	"svg .lg{font-size:12px;fill:#1d2330}svg .wl{font-size:11px;fill:#7a6a2a}svg .fl{font-size:11px;fill:#9b2c2c}"
-	"svg .ml{font-size:11px;fill:#8a1c1c;text-anchor:end}svg .empty{font-size:14px;fill:#8a93a3;text-anchor:middle}"
-	"svg .grid{stroke:#e6e9ee;stroke-width:1}svg .axis,svg .tick{stroke:#8a93a3;stroke-width:1}"
-	"svg .warmup{fill:#f3e9b8;opacity:.55}svg .fault{fill:#f4b4b4;opacity:.45}"
-	"svg .mark{stroke:#c0392b;stroke-width:1.2;stroke-dasharray:6 4}"
-	"svg path,svg line.s0,svg line.s1,svg line.s2,svg line.s3,svg line.req{fill:none;stroke-width:2;stroke-linejoin:round;stroke-linecap:round}"
-	"svg .s0{stroke:#2456a6}svg .s1{stroke:#d9822b}svg .s2{stroke:#b03a48}svg .s3{stroke:#2f9e44}svg .req{stroke:#6b7280}"
-	"svg .dash{stroke-dasharray:5 4}"
+	"img.chart{display:block;width:100%;height:auto;border:1px solid #dde1e7;margin:6px 0;background:#fff}"
 	"pre{background:#fff;border:1px solid #dde1e7;padding:8px;overflow-x:auto;font-size:12px}"
-	"footer{color:#5b6475;font-size:12px;margin-top:30px}";
+	"div.footer{color:#5b6475;font-size:12px;margin-top:30px}";
+
+static const double win_steps[] = {0.1,  0.2,  0.5,  1,     2,     5,     10,    15,     30,    60,   120,  300,
+				   600,  900,  1800, 3600,  7200,  10800, 21600, 43200, 86400, 172800, 432000};
 
 double rp_window_width(double tmax)
 {
-	static const double steps[] = {1,    2,    5,     10,    15,    30,    60,    120,    300,   600,
-				       900,  1800, 3600,  7200,  10800, 21600, 43200, 86400, 172800, 432000};
-	for (size_t i = 0; i < SP_ARRAY_SIZE(steps); i++)
-		if (tmax / steps[i] <= 40)
-			return steps[i];
+	/* sub-second windows only for runs too short for four 1 s windows */
+	for (size_t i = tmax >= 4 ? 3 : 0; i < SP_ARRAY_SIZE(win_steps); i++)
+		if (tmax / win_steps[i] <= 40)
+			return win_steps[i];
 	return ceil(tmax / 40);
+}
+
+double rp_window_width_events(double tmax, size_t nevents, double per_window)
+{
+	double w = rp_window_width(tmax);
+	if (!nevents)
+		return w;
+	for (size_t i = 0; i < SP_ARRAY_SIZE(win_steps); i++) {
+		if (win_steps[i] < w)
+			continue;
+		w = win_steps[i];
+		if ((double)nevents / ceil(tmax / w) >= per_window || w >= tmax)
+			break;
+	}
+	return w;
 }
 
 double rp_percentile(const double *sorted, size_t n, double p)
@@ -90,7 +97,7 @@ static void header(FILE *f, const rp_bundle *b, const rp_verdict *v)
 	      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>sandprobe evidence report: ",
 	      f);
 	E(rp_meta(b, "run_id"));
-	fprintf(f, "</title>\n<style>%s</style>\n</head>\n<body>\n<main>\n", rp_css);
+	fprintf(f, "</title>\n<style>%s</style>\n</head>\n<body>\n<div class=\"main\">\n", rp_css);
 	fputs("<h1>Evidence report ", f);
 	if (v->available && v->result)
 		fprintf(f, "<span class=\"badge b-%s\">%s</span>", !strcmp(v->result, "pass") ? "pass" : "fail",
@@ -105,9 +112,9 @@ static void header(FILE *f, const rp_bundle *b, const rp_verdict *v)
 	E(rp_meta(b, "runtime"));
 	fputs(" &middot; started ", f);
 	E(rp_meta(b, "started_at"));
-	fputs("</p>\n<nav><a href=\"#gates\">gates</a><a href=\"#resources\">resources</a>"
+	fputs("</p>\n<div class=\"nav\"><a href=\"#gates\">gates</a><a href=\"#resources\">resources</a>"
 	      "<a href=\"#rate\">operation rate</a><a href=\"#latency\">latency</a>"
-	      "<a href=\"#capabilities\">capabilities</a><a href=\"#faults\">faults</a><a href=\"#run\">run facts</a></nav>\n",
+	      "<a href=\"#capabilities\">capabilities</a><a href=\"#faults\">faults</a><a href=\"#run\">run facts</a></div>\n",
 	      f);
 }
 
@@ -154,13 +161,42 @@ typedef struct page {
 	size_t nfaults;
 } page;
 
-static void chart(FILE *f, const page *pg, const char *id, const char *title, rp_unit unit, const rp_series *s,
-		  size_t ns, double mark, const char *mark_label)
+/* a chart: its SVG document embedded as an <img> (a data: URI, nothing
+ * fetched), so that the page is plain HTML any HTML parser accepts; the alt
+ * text says what the chart shows */
+static void chart(FILE *f, const page *pg, const char *id, const char *title, const char *quantity, rp_unit unit,
+		  const rp_series *s, size_t ns, double mark, const char *mark_label)
 {
-	rp_chart c = {.title = title, .id = id, .unit = unit, .xmax = pg->tmax, .warmup_end = pg->warmup,
-		      .faults = pg->faults, .nfaults = pg->nfaults, .series = s, .nseries = ns, .ymark = mark,
-		      .ymark_label = mark_label};
-	rp_svg_chart(f, &c);
+	rp_chart c = {.title = title, .id = id, .quantity = quantity, .unit = unit, .xmax = pg->tmax,
+		      .warmup_end = pg->warmup, .faults = pg->faults, .nfaults = pg->nfaults, .series = s, .nseries = ns,
+		      .ymark = mark, .ymark_label = mark_label};
+	char *svg = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&svg, &len);
+	if (!m) {
+		fputs("<p class=\"note\">chart unavailable: out of memory</p>\n", f);
+		return;
+	}
+	rp_chart_info info;
+	rp_svg_chart(m, &c, &info);
+	fclose(m);
+	fputs("<img class=\"chart\" id=\"", f);
+	E(id);
+	fputs("\" alt=\"", f);
+	E(title);
+	fputs(": ", f);
+	E(quantity);
+	fprintf(f, " (%s) over run time (%s)", info.yunit, info.xunit);
+	for (size_t i = 0; i < ns; i++) {
+		fputs(i ? ", " : "; series ", f);
+		E(s[i].name);
+	}
+	if (info.faults)
+		fprintf(f, "; %zu fault windows in %zu bands", info.faults, info.bands);
+	fprintf(f, "\" width=\"960\" src=\"data:image/svg+xml;base64,");
+	rp_base64(f, (const unsigned char *)svg, len);
+	fputs("\">\n", f);
+	free(svg);
 }
 
 static double meta_num(const rp_bundle *b, const char *key)
@@ -182,33 +218,33 @@ static void resources(FILE *f, const page *pg)
 		   "warm-up shaded, fault windows in red.</p>\n", n);
 #define SER(name_, col_, css_) {.name = name_, .x = ts, .y = rp_column(b, col_), .n = n, .css = css_}
 	rp_series rss[] = {SER("owned RSS", "owned_rss_bytes", "s0"), SER("runner RSS", "runner_rss_bytes", "s1")};
-	chart(f, pg, "chart-rss", "Memory (RSS)", RP_UNIT_BYTES, rss, 2, 0, NULL);
+	chart(f, pg, "chart-rss", "Memory (RSS)", "resident memory", RP_UNIT_BYTES, rss, 2, 0, NULL);
 	rp_series fds[] = {SER("owned fds", "owned_fds", "s0"), SER("runner fds", "runner_fds", "s1")};
 	double fdmax = meta_num(b, "threshold.fd_growth_max");
 	const double *ofd = rp_column(b, "owned_fds");
 	char lab[96];
 	snprintf(lab, sizeof lab, "start + allowed growth (%g)", fdmax);
-	chart(f, pg, "chart-fds", "File descriptors", RP_UNIT_COUNT, fds, 2,
+	chart(f, pg, "chart-fds", "File descriptors", "open file descriptors", RP_UNIT_COUNT, fds, 2,
 	      isnan(fdmax) || !n ? 0 : ofd[0] + fdmax, lab);
 	rp_series procs[] = {SER("owned processes", "owned_processes", "s0"), SER("owned threads", "owned_threads", "s1")};
-	chart(f, pg, "chart-processes", "Processes", RP_UNIT_COUNT, procs, 2, 0, NULL);
+	chart(f, pg, "chart-processes", "Processes", "processes and threads", RP_UNIT_COUNT, procs, 2, 0, NULL);
 	rp_series mounts[] = {SER("owned mounts", "owned_mounts", "s0"), SER("owned sockets", "owned_sockets", "s1"),
 			      SER("owned cgroups", "owned_cgroups", "s2")};
-	chart(f, pg, "chart-mounts", "Mounts, sockets, cgroups", RP_UNIT_COUNT, mounts, 3, 0, NULL);
+	chart(f, pg, "chart-mounts", "Mounts, sockets, cgroups", "objects", RP_UNIT_COUNT, mounts, 3, 0, NULL);
 	rp_series disk[] = {SER("disk bytes (state root)", "disk_bytes", "s0")};
 	double budget = meta_num(b, "threshold.disk_budget_bytes");
 	const double *dk = rp_column(b, "disk_bytes");
 	char blab[96];
 	rp_format_value(budget, RP_UNIT_BYTES, lab, sizeof lab);
 	snprintf(blab, sizeof blab, "start + budget (%s)", lab);
-	chart(f, pg, "chart-disk", "Disk", RP_UNIT_BYTES, disk, 1, isnan(budget) || !n ? 0 : dk[0] + budget, blab);
+	chart(f, pg, "chart-disk", "Disk", "state root size", RP_UNIT_BYTES, disk, 1, isnan(budget) || !n ? 0 : dk[0] + budget, blab);
 	for (size_t c = 0; c < b->ncols; c++) {
 		if (!sp_startswith(b->col_name[c], "extra."))
 			continue;
 		rp_series ex[] = {{.name = b->col_name[c], .x = ts, .y = b->col[c], .n = n, .css = "s0"}};
 		_cleanup_free_ char *cid = sp_xasprintf("chart-%s", b->col_name[c]);
 		_cleanup_free_ char *title = sp_xasprintf("Workload counter %s", b->col_name[c] + 6);
-		chart(f, pg, cid, title, RP_UNIT_COUNT, ex, 1, 0, NULL);
+		chart(f, pg, cid, title, b->col_name[c] + 6, RP_UNIT_COUNT, ex, 1, 0, NULL);
 	}
 #undef SER
 }
@@ -242,7 +278,7 @@ static void rate(FILE *f, const page *pg, double w, size_t nwin)
 	else
 		fprintf(f, "; requested %.6g/s (dashed line).</p>\n", req);
 	rp_series s[] = {{.name = "achieved ops/s", .x = x, .y = y, .n = nwin, .css = "s0"}};
-	chart(f, pg, "chart-rate", "Achieved vs requested operation rate", RP_UNIT_RATE, s, 1, isnan(req) ? 0 : req,
+	chart(f, pg, "chart-rate", "Achieved vs requested operation rate", "finished operations", RP_UNIT_RATE, s, 1, isnan(req) ? 0 : req,
 	      "requested");
 	/* per scenario */
 	double dur = !isnan(b->measured_duration_s) && b->measured_duration_s > 0 ? b->measured_duration_s : pg->tmax;
@@ -304,6 +340,7 @@ static void latency(FILE *f, const page *pg, double w, size_t nwin)
 	for (int j = 0; j < 3; j++)
 		p[j] = sp_xcalloc(nwin, sizeof(double));
 	double *vals = sp_xcalloc(b->nlat ? b->nlat : 1, sizeof(double));
+	double *sx = sp_xcalloc(b->nlat ? b->nlat : 1, sizeof(double)), *sy = sp_xcalloc(b->nlat ? b->nlat : 1, sizeof(double));
 	fputs("<table class=\"latency\">\n<tr><th>scenario</th><th>samples</th><th>after warm-up</th>"
 	      "<th>p50</th><th>p95</th><th>p99</th><th>max</th></tr>\n", f);
 	size_t i = 0;
@@ -348,14 +385,32 @@ static void latency(FILE *f, const page *pg, double w, size_t nwin)
 			p[2][k[i].win] = rp_percentile(vals, nv, 0.99);
 			i = j;
 		}
-		rp_series se[] = {{.name = "p50", .x = x, .y = p[0], .n = nwin, .css = "s0"},
-				  {.name = "p95", .x = x, .y = p[1], .n = nwin, .css = "s1"},
-				  {.name = "p99", .x = x, .y = p[2], .n = nwin, .css = "s2"}};
+		/* the samples themselves behind the percentiles, while they are few
+		 * enough to see (a short run has little else to show) */
+		size_t ns = 0;
+		for (size_t r = 0; r < b->nlat; r++)
+			ns += b->lat[r].scenario == s;
+		size_t nse = 0;
+		rp_series se[4];
+		if (ns && ns <= 2000) {
+			size_t q = 0;
+			for (size_t r = 0; r < b->nlat; r++)
+				if (b->lat[r].scenario == s) {
+					sx[q] = b->lat[r].ts;
+					sy[q++] = b->lat[r].latency_ms;
+				}
+			se[nse++] = (rp_series){.name = "each operation", .x = sx, .y = sy, .n = q, .css = "pts", .points_only = 1};
+		}
+		se[nse++] = (rp_series){.name = "p50", .x = x, .y = p[0], .n = nwin, .css = "s0"};
+		se[nse++] = (rp_series){.name = "p95", .x = x, .y = p[1], .n = nwin, .css = "s1"};
+		se[nse++] = (rp_series){.name = "p99", .x = x, .y = p[2], .n = nwin, .css = "s2"};
 		_cleanup_free_ char *id = sp_xasprintf("chart-latency-%u", s);
 		_cleanup_free_ char *title = sp_xasprintf("Latency %s", b->scenarios[s]);
-		chart(f, pg, id, title, RP_UNIT_MS, se, 3, 0, NULL);
+		chart(f, pg, id, title, "latency", RP_UNIT_MS, se, nse, 0, NULL);
 	}
 	free(vals);
+	free(sx);
+	free(sy);
 	free(k);
 	free(x);
 	for (int j = 0; j < 3; j++)
@@ -433,11 +488,12 @@ static void run_facts(FILE *f, const rp_bundle *b, double warmup)
 	_cleanup_free_ char *rt = sp_xasprintf("%s (%s)", rp_meta(b, "runtime") ? rp_meta(b, "runtime") : "-",
 					       rp_meta(b, "runtime_version") ? rp_meta(b, "runtime_version") : "-");
 	fact(f, "runtime", rt);
+	char mem[32];
+	rp_format_value(meta_num(b, "host_memory_bytes"), RP_UNIT_BYTES, mem, sizeof mem);
 	_cleanup_free_ char *host = sp_xasprintf(
-		"%s %s, %s cpus, %s bytes memory", rp_meta(b, "host_kernel") ? rp_meta(b, "host_kernel") : "-",
+		"%s %s, %s cpus, %s memory", rp_meta(b, "host_kernel") ? rp_meta(b, "host_kernel") : "-",
 		rp_meta(b, "host_arch") ? rp_meta(b, "host_arch") : "-",
-		rp_meta(b, "host_cpus") ? rp_meta(b, "host_cpus") : "-",
-		rp_meta(b, "host_memory_bytes") ? rp_meta(b, "host_memory_bytes") : "-");
+		rp_meta(b, "host_cpus") ? rp_meta(b, "host_cpus") : "-", mem);
 	fact(f, "host", host);
 	fact(f, "started at", rp_meta(b, "started_at"));
 	char n1[32], n2[32], n3[32], n4[32];
@@ -458,19 +514,19 @@ static void run_facts(FILE *f, const rp_bundle *b, double warmup)
 	fact(f, "faults configured", rp_meta(b, "faults"));
 	fact(f, "seed", rp_meta(b, "seed"));
 	fact(f, "concurrency", rp_meta(b, "concurrency"));
-	fputs("</table>\n<details><summary>All metadata.txt keys</summary>\n<table class=\"meta\">\n", f);
+	fputs("</table>\n<h3 id=\"metadata\">All metadata.txt keys</h3>\n<table class=\"meta\">\n", f);
 	for (size_t i = 0; i < b->nmeta; i++)
 		fact(f, b->meta[i].key, b->meta[i].value);
-	fputs("</table>\n</details>\n", f);
+	fputs("</table>\n", f);
 	/* the verdict the soak runner recorded, when the bundle has one */
 	_cleanup_free_ char *path = sp_xasprintf("%s/verify.out", b->dir);
 	size_t len = 0;
 	int e = 0;
 	_cleanup_free_ char *vo = sp_read_file_alloc(path, 1u << 20, &len, &e);
 	if (vo) {
-		fputs("<details><summary>verify.out recorded in the bundle</summary>\n<pre>", f);
+		fputs("<h3 id=\"verify-out\">verify.out recorded in the bundle</h3>\n<pre>", f);
 		E(vo);
-		fputs("</pre>\n</details>\n", f);
+		fputs("</pre>\n", f);
 	}
 }
 
@@ -483,7 +539,8 @@ int rp_render_html(FILE *f, const rp_bundle *b, const rp_verdict *v)
 	for (size_t i = 0; i < b->nfaults; i++)
 		pg.faults[i] = (rp_window){.start = b->faults[i].started, .end = b->faults[i].ended, .label = b->faults[i].id};
 	pg.nfaults = b->nfaults;
-	double w = rp_window_width(pg.tmax);
+	/* windows wide enough for a rate to mean something: 3 operations each on average */
+	double w = rp_window_width_events(pg.tmax, b->nops, 3);
 	size_t nwin = (size_t)ceil(pg.tmax / w);
 	if (nwin == 0)
 		nwin = 1;
@@ -496,9 +553,9 @@ int rp_render_html(FILE *f, const rp_bundle *b, const rp_verdict *v)
 	capabilities(f, b);
 	faults(f, b);
 	run_facts(f, b, pg.warmup);
-	fprintf(f, "<footer>Generated by sandprobe %s from ", SP_VERSION);
+	fprintf(f, "<div class=\"footer\">Generated by sandprobe %s from ", SP_VERSION);
 	E(b->dir);
-	fputs(". Self-contained: no scripts, no external resources.</footer>\n</main>\n</body>\n</html>\n", f);
+	fputs(". Self-contained: no scripts, no external resources.</div>\n</div>\n</body>\n</html>\n", f);
 	free(pg.faults);
 	if (fflush(f) != 0 || ferror(f))
 		return -(errno ? errno : EIO);

@@ -15,6 +15,9 @@ extern const char rp_css[];
 /* the width in seconds of the time windows latency and rate are bucketed
  * into: a round step giving at most 40 windows over tmax */
 double rp_window_width(double tmax);
+/* the same, widened (by the same steps) until nevents give at least
+ * per_window on average, or one window spans the run */
+double rp_window_width_events(double tmax, size_t nevents, double per_window);
 /* nearest-rank percentile (p in (0,1]) of sorted v[0..n) */
 double rp_percentile(const double *sorted, size_t n, double p);
 

@@ -1,5 +1,10 @@
-/* Inline SVG line charts over run time: axes, ticks, legend, the warm-up
- * shaded, fault windows marked, one <path> per series. No scripts. */
+/* SVG line charts over run time, each a standalone SVG document (own
+ * stylesheet, no scripts) that the page embeds as an <img>: titled axes with
+ * units (one unit per axis, chosen from the range: B/KiB/MiB/GiB, s/min/h/d),
+ * a legend that wraps, the warm-up shaded, fault windows merged into bands
+ * with a count where they are too dense to tell apart, their labels in rows
+ * above the plot that never overlap, a threshold line, markers where a
+ * series has few points. */
 #ifndef SP_REPORT_SVG_H
 #define SP_REPORT_SVG_H
 
@@ -12,18 +17,20 @@ typedef struct rp_series {
 	const char *name;
 	const double *x, *y; /* y NaN: a gap in the line */
 	size_t n;
-	const char *css;     /* class of the path: s0..s3, req */
+	const char *css;     /* class of the path: s0..s3, req, pts */
 	int dashed;
+	int points_only;     /* markers, no line (individual samples) */
 } rp_series;
 
 typedef struct rp_window {
-	double start, end;
+	double start, end; /* end NaN: still open at the end of the run */
 	const char *label;
 } rp_window;
 
 typedef struct rp_chart {
 	const char *title;
 	const char *id;      /* element id (anchor) */
+	const char *quantity; /* the y axis title without its unit: "memory", "file descriptors" */
 	rp_unit unit;
 	double xmax;         /* seconds */
 	double warmup_end;   /* shaded [0, warmup_end) when > 0 */
@@ -35,13 +42,33 @@ typedef struct rp_chart {
 	const char *ymark_label;
 } rp_chart;
 
-/* write the chart as an <svg> element */
-void rp_svg_chart(FILE *f, const rp_chart *c);
+/* what a chart shows, for the page: fault bands drawn and labelled */
+typedef struct rp_chart_info {
+	size_t bands, labelled, faults;
+	char yunit[16], xunit[8];
+} rp_chart_info;
+
+/* Fault windows as bands: those closer than min_px (at width px for xmax
+ * seconds) merge into one. Fills start/end (px), count; returns the number
+ * of bands (at most n). */
+typedef struct rp_band {
+	double x0, x1;
+	size_t count;
+	size_t first; /* index of its first window */
+	int same_label;
+} rp_band;
+size_t rp_fault_bands(const rp_window *w, size_t n, double xmax, double px, double min_px, rp_band *out);
+
+/* write the chart as a standalone SVG document */
+void rp_svg_chart(FILE *f, const rp_chart *c, rp_chart_info *info);
 /* "1.5 GiB", "12 ms", "3.2/s", "42" into buf */
 void rp_format_value(double v, rp_unit u, char *buf, size_t size);
 /* "90s", "15m", "2h30m" */
 void rp_format_duration(double s, char *buf, size_t size);
-/* HTML/XML-escape s into f (control characters become U+FFFD) */
+/* HTML/XML-escape s into f (control characters and bytes that are not
+ * UTF-8 become U+FFFD) */
 void rp_html_escape(FILE *f, const char *s);
+/* base64 (RFC 4648, padded) of n bytes */
+void rp_base64(FILE *f, const unsigned char *p, size_t n);
 
 #endif

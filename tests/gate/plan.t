@@ -90,4 +90,10 @@ like "$err" "^sandprobe: $T/big.yaml: plan file too large" "a plan over 1 MiB: n
 err=$("$SP_BIN" gate --plan "$T/none.yaml" "$T/b" 2>&1 >/dev/null); rc=$?
 is "$rc" 2 "a plan that does not exist: exit 2"
 like "$err" "^sandprobe: $T/none.yaml: cannot read the plan" "a missing plan: named"
+# the README's example plan names the digest of the workload its tour runs
+ex=$SP_ROOT/docs/examples/release-plan.yaml
+is "$(sed -n 's/^ *workload: sha256://p' "$ex")" "$(sha256sum "$SP_ROOT/workloads/runc-lifecycle.yaml" | cut -c1-64)" \
+	"docs/examples/release-plan.yaml: the digest of workloads/runc-lifecycle.yaml"
+"$SP_BIN" gate --plan "$ex" "$T" >/dev/null 2>"$T/ex.err"; rc=$?
+is "$rc/$(grep -c 'plan' "$T/ex.err")" "1/0" "the example plan loads (a decision, not a plan error)"
 done_testing

@@ -43,7 +43,8 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	setsid();
-	freopen("/dev/null", "w", stdout);
+	if (!freopen("/dev/null", "w", stdout))
+		return 1;
 	for (;;) {
 		int c = accept(fd, NULL, NULL);
 		if (c >= 0)

@@ -13,7 +13,7 @@ D=$SP_DOCTOR
 T=$(sp_tmpdir)
 "$SP_HELPERS/mkseccomp" > "$T/filter.bpf" || skip_all "mkseccomp helper missing"
 
-TAP_NAME="doctor binary is statically linked" ok bash -c "file -b '$D' 2>/dev/null | grep -q 'statically linked' || ! ldd '$D' >/dev/null 2>&1"
+TAP_NAME="doctor binary is statically linked" ok bash -c "file -b '$D' 2>/dev/null | grep -qE 'statically linked|static-pie linked' || ! ldd '$D' >/dev/null 2>&1"
 size=$(stat -c %s "$D")
 # it carries OpenSSL (libssl + libcrypto, about 4.5 MiB stripped) for the tls.* handshakes
 TAP_NAME="doctor binary under 8 MiB ($size bytes)" ok test "$size" -lt 8388608

@@ -3,13 +3,15 @@
 # with warm-up, periodic samples and (by default) two fault windows.
 #   mkbundle.sh DIR [--duration S] [--interval S] [--warmup S] [--seed N]
 #               [--scenarios A,B,C] [--rss-growth BYTES_PER_S] [--latency-ms MS]
-#               [--requested-rate R] [--no-faults] [--fail-op]
+#               [--requested-rate R] [--no-faults] [--fail-op] [--many-faults N]
+# --many-faults N: N short fault windows instead of two, most of them in
+# bursts (1 s apart), the rest spread out: the report must stay readable.
 # Deterministic for given options: change an option, the data changes.
 set -eu
 dir=$1
 shift
 duration=600 interval=20 warmup=60 seed=7 scenarios=RUN-01,RUN-02,RUN-03
-rss_growth=20000 latency=40 rate=2 faults=1 fail_op=0
+rss_growth=20000 latency=40 rate=2 faults=1 fail_op=0 many=0
 while [ $# -gt 0 ]; do
 	case $1 in
 	--duration) duration=$2; shift ;;
@@ -22,6 +24,7 @@ while [ $# -gt 0 ]; do
 	--requested-rate) rate=$2; shift ;;
 	--no-faults) faults=0 ;;
 	--fail-op) fail_op=1 ;;
+	--many-faults) many=$2; shift ;;
 	*) echo "mkbundle.sh: unknown option $1" >&2; exit 2 ;;
 	esac
 	shift
@@ -31,6 +34,7 @@ T=$'\t'
 
 faultlist=none
 [ "$faults" = 1 ] && faultlist=F01,F03
+[ "$faults" = 1 ] && [ "$many" -gt 0 ] && faultlist=F01,F02,F03
 cat >"$dir/metadata.txt" <<EOF
 schema=sandprobe.evidence.v1
 run_id=fixture-$seed-$duration
@@ -121,7 +125,23 @@ END {
 
 {
 	echo "fault_id${T}target${T}expected${T}started${T}ended${T}recovery_ms${T}rto_ms${T}result"
-	if [ "$faults" = 1 ]; then
+	if [ "$faults" = 1 ] && [ "$many" -gt 0 ]; then
+		awk -v n="$many" -v dur="$duration" 'BEGIN {
+			# four bursts of 1 s spaced windows, then the rest spread evenly
+			burst = int(n * 0.8 / 4); k = 0
+			for (b = 0; b < 4; b++)
+				for (j = 0; j < burst; j++) {
+					t = dur * (0.15 + 0.2 * b) + j * 1.0
+					printf "F%02d\tsp-fixture-box-%d\tECONNREFUSED\t%.3f\t%.3f\t400\t30000\tpass\n", (k % 2) ? 1 : 3, k, t, t + 0.4
+					k++
+				}
+			rest = n - k
+			for (j = 0; j < rest; j++) {
+				t = dur * (j + 0.5) / rest
+				printf "F02\tsp-fixture-daemon\trestart\t%.3f\t%.3f\t900\t20000\tpass\n", t, t + 2
+			}
+		}' | sort -t "$T" -k4,4n
+	elif [ "$faults" = 1 ]; then
 		echo "F01${T}sp-fixture-box-1${T}ECONNREFUSED${T}200.000${T}260.000${T}1840${T}30000${T}pass"
 		echo "F03${T}sp-fixture-daemon${T}restart${T}400.000${T}420.000${T}950${T}20000${T}pass"
 	fi
