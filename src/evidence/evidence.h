@@ -44,11 +44,62 @@ int sp_ev_msg(char *msg, size_t msgsz, const char *fmt, ...) SP_PRINTF(3, 4);
 int sp_ev_parse_dec(const char *s, size_t n, double *out);
 /* Non-negative integer of at most 18 digits. */
 int sp_ev_parse_int(const char *s, size_t n, long long *out);
-/* 2026-01-01T00:00:00Z, optionally with .fraction before Z */
+/* sp_ev_parse_iso8601(s, n, NULL) == 0 */
 bool sp_ev_is_iso8601(const char *s, size_t n);
 /* non-empty, valid UTF-8, no control characters */
 bool sp_ev_is_text(const char *s, size_t n);
 bool sp_ev_is_hex(const char *s, size_t n, size_t want);
+/* a fault id of the catalogue: F01 .. F09 */
+bool sp_ev_is_fault_id(const char *s, size_t n);
+
+/* The one timestamp parser: 2026-01-01T00:00:00Z (optionally .fraction
+ * before Z), a real calendar date (no Feb 30, leap years, a leap second only
+ * at 23:59:60 on Jun 30 / Dec 31), year 1970 or later; *epoch (may be NULL)
+ * gets seconds since 1970-01-01 UTC. 0, or -1 when s is not one. */
+int sp_ev_parse_iso8601(const char *s, size_t n, double *epoch);
+/* 28..31, or 0 for a month outside 1..12 */
+int sp_ev_days_in_month(long year, int month);
+
+/* ---- a set of strings (duplicate detection in linear time) ------------- */
+typedef struct sp_strset_ent {
+	const char *s; /* not owned: must outlive the set */
+	size_t n, idx;
+	uint64_t h;
+	bool used;
+} sp_strset_ent;
+typedef struct sp_strset {
+	sp_strset_ent *v;
+	size_t cap, n;
+} sp_strset;
+/* SipHash-1-3 under a key drawn once per process */
+uint64_t sp_ev_hash(const void *data, size_t n);
+/* Insert s (n bytes) with idx; returns SIZE_MAX when inserted, else the idx
+ * of the equal string already there (nothing inserted). */
+size_t sp_strset_put(sp_strset *set, const char *s, size_t n, size_t idx);
+/* idx of s, or SIZE_MAX */
+size_t sp_strset_get(const sp_strset *set, const char *s, size_t n);
+void sp_strset_free(sp_strset *set);
+#define _cleanup_strset_ __attribute__((cleanup(sp_strset_free)))
+
+/* ---- secret shapes (ev_secrets.c: the writer redacts, the verifier
+ * detects, with the same list) ------------------------------------------- */
+/* false when the patterns cannot be compiled (then redact everything) */
+bool sp_secret_ready(void);
+size_t sp_secret_shape_count(void);
+/* In the NUL-terminated line: the first secret-shaped value at or after
+ * byte off that is not already [REDACTED]. 1 with [*so, *eo) and the
+ * shape's name, 0 none, -1 patterns unavailable. A private key block's
+ * first line is a secret as a whole. */
+int sp_secret_find(const char *line, size_t off, size_t *so, size_t *eo, const char **name);
+bool sp_secret_key_begin(const char *line);
+bool sp_secret_key_end(const char *line);
+/* text with every secret-shaped value replaced by [REDACTED] (whole lines
+ * of private key blocks); a new NUL-terminated string. Its output has no
+ * finding for sp_secret_find. */
+char *sp_secret_redact(const char *text, size_t len, size_t *outlen);
+/* Findings in buf (edited in place and restored; NULs count as spaces):
+ * *hits, and the first one's line and shape. 0, or -1 when unavailable. */
+int sp_secret_scan(char *buf, size_t len, unsigned *first_line, const char **first_name, size_t *hits);
 
 /* Open a bundle file for reading: never follows a symlink, never blocks on
  * a fifo; -errno (-EINVAL: not a regular file). */
@@ -167,12 +218,25 @@ enum sp_rows_why {
 	SP_RW_EMPTY_LINE,
 };
 
-/* Streaming row reader: fixed buffer, one row at a time. */
+/* One thread that hashes the chunks readers read, while they parse them. */
+typedef struct sp_ev_hasher sp_ev_hasher;
+/* NULL when no thread can be started (readers then hash themselves) */
+sp_ev_hasher *sp_ev_hasher_new(void);
+/* waits for every job, joins the thread */
+void sp_ev_hasher_free(sp_ev_hasher *hs);
+
+#define SP_ROWS_NBUF 3
+/* Streaming row reader: a few fixed chunk buffers, one row at a time. */
 typedef struct sp_rows {
 	enum sp_ev_file kind;
 	int fd;
-	char *buf;
-	size_t cap, start, end; /* unread bytes are buf[start..end) */
+	char *bufs[SP_ROWS_NBUF];
+	int busy[SP_ROWS_NBUF], final_busy; /* jobs of the hasher on each */
+	int cur;
+	sp_ev_hasher *hasher;
+	char *buf;          /* bufs[cur] */
+	char *linebuf;      /* with a hasher: the current line, copied out of the chunk */
+	size_t start, end;  /* unread bytes are buf[start..end) */
 	bool eof;
 	unsigned long long line;
 	char *hdr_copy;
@@ -198,6 +262,9 @@ typedef struct sp_rows {
 int sp_rows_open(sp_rows *r, const char *dir, enum sp_ev_file kind, sp_ev_sha256 *hash);
 /* Same over an already open fd (taken over). */
 int sp_rows_open_fd(sp_rows *r, int fd, enum sp_ev_file kind, sp_ev_sha256 *hash);
+/* sp_rows_open with the hashing done by hs (may be NULL); hash is final
+ * only after sp_rows_close. */
+int sp_rows_open_hashed(sp_rows *r, const char *dir, enum sp_ev_file kind, sp_ev_sha256 *hash, sp_ev_hasher *hs);
 /* Next raw row: 1, 0 at the end, -1 on error (r->err, r->msg). */
 int sp_rows_next_raw(sp_rows *r);
 void sp_rows_close(sp_rows *r);
@@ -218,7 +285,8 @@ typedef struct sp_lat {
 typedef struct sp_ev_sample {
 	double ts;
 	const char *wall;
-	int phase; /* SP_PHASE_* */
+	double wall_epoch; /* wall as seconds since the epoch */
+	int phase;	   /* SP_PHASE_* */
 	long long c[SP_C_NCOUNTERS]; /* integers (cpu seconds: 0, see cpu_seconds) */
 	double cpu_seconds;
 	long long extra[SP_EV_MAX_EXTRA]; /* r->extra_name[i] */
@@ -334,6 +402,9 @@ void sp_dvec_free(sp_dvec *d);
 /* nearest-rank quantile: the value of rank ceil(p/100 * n) (1-based) of the
  * sorted data, found by selection (reorders v). n must be > 0. */
 double sp_quantile(double *v, size_t n, double p);
+/* p50, p95 and p99 as sp_quantile gives them, in one pass of selections
+ * over shrinking ranges (reorders v). n must be > 0. */
+void sp_quantiles3(double *v, size_t n, double *p50, double *p95, double *p99);
 
 /* online least squares (Welford co-moments) */
 typedef struct sp_linreg {
