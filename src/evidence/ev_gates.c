@@ -60,7 +60,7 @@ static const char *pre(const char *t, const char *op)
 
 /* Messages quote bundle bytes: keep them printable, valid UTF-8 (JSON needs
  * it), replacing anything else by '?'. */
-static void sanitize(char *p)
+void sp_ev_sanitize(char *p)
 {
 	unsigned char *s = (unsigned char *)p;
 	size_t n = strlen(p), i = 0;
@@ -138,6 +138,37 @@ const sp_gate_info sp_gate_catalog[] = {
 	{"summary.consistent", "", "summary.json agrees with the rows it summarizes"},
 	{"logs.bounded", "", "logs within their size bound"},
 	{"logs.redacted", "T1552,AML.T0055", "no credential-shaped text in the logs"},
+	/* A3S Box bundles (verify --format a3s): A3S's rules, and sandprobe's where the data allows */
+	{"a3s.kind", "", "the bundle is an A3S host or cluster bundle (detected from metadata.txt, or --kind)"},
+	{"a3s.metadata", "", "metadata.txt has every key A3S reads, typed, none given twice with different values"},
+	{"a3s.dry_run", "", "a dry run is accepted only with --allow-dry-run and no gate; a cluster run has dry_run=0"},
+	{"a3s.result", "", "summary.txt says result=pass"},
+	{"a3s.iterations", "", "a host soak ran iterations and none failed"},
+	{"a3s.samples.columns", "", "resource-samples.tsv has timestamp, phase and the counters of its kind"},
+	{"a3s.samples.types", "", "every timestamp a real ISO 8601 UTC time, every counter a non-negative integer"},
+	{"a3s.samples.monotonic", "", "sample timestamps never go back"},
+	{"a3s.samples.phases", "", "one start sample first (host) and one final sample last"},
+	{"a3s.wall", "", "samples start at or after metadata started_at and none is in the future"},
+	{"a3s.duration", "", "summary duration_secs is not shorter than the sample span (60 s allowed)"},
+	{"a3s.min_duration", "", "the duration and the samples' span meet the minimum duration (flag or metadata)"},
+	{"a3s.min_samples", "", "enough resource samples (flag or metadata)"},
+	{"a3s.min_span", "", "the samples span the minimum (flag or metadata)"},
+	{"a3s.max_gap", "", "no gap between samples beyond the maximum (flag or metadata)"},
+	{"a3s.profile", "", "the samples meet the claimed profile (G2, R24, E72: span, count, gap, median interval)"},
+	{"a3s.rss_slope.*", SP_DOS, "an RSS column's slope after a 15-minute warm-up at most 50 MiB/day"},
+	{"a3s.snapshots", "", "start, final and per-iteration CLI snapshots present"},
+	{"a3s.logs", "", "a log for every declared suite in every iteration"},
+	{"a3s.cleanup.*", "", "a host counter (shims, mounts, box_dirs, socket_dirs) not above its start value at the end"},
+	{"a3s.artifacts", "", "the cluster's kubectl artifacts present, non-empty, without a collection error"},
+	{"a3s.runtimeclass", "", "the RuntimeClass object: kind, name, handler and node selector a3s-box.io/runtime=true"},
+	{"a3s.nodes", "", "selected nodes counted, listed once each, labelled runtime=true and test-tier=production-soak"},
+	{"a3s.pods", "", "no pending, failed or unknown pod, no restart, no active or failed job in the samples"},
+	{"a3s.pod_evidence", "", "the final pod tables agree and show every pod on the RuntimeClass, a selected node, healthy"},
+	{"a3s.events", "", "only Normal Kubernetes events"},
+	{"a3s.smoke_exec", "", "a successful exec on every selected node, of pods in the final evidence"},
+	{"a3s.jobs", "", "every churn Job completion proven: pods Succeeded on selected nodes, logged, counted"},
+	{"a3s.complex", "", "the redis, postgres, nginx and python workloads logged their markers and answered an exec"},
+	{"a3s.post_cleanup", "", "nothing left after cleanup, counted after the final sample"},
 };
 #undef SP_DOS
 const size_t sp_gate_catalog_count = SP_ARRAY_SIZE(sp_gate_catalog);
@@ -177,10 +208,10 @@ static sp_gate *gate(sp_verdict *v, bool pass, const char *id, const char *measu
 	va_start(ap, fmt);
 	vsnprintf(g->message, sizeof g->message, fmt, ap);
 	va_end(ap);
-	sanitize(g->id);
-	sanitize(g->measured);
-	sanitize(g->threshold);
-	sanitize(g->message);
+	sp_ev_sanitize(g->id);
+	sp_ev_sanitize(g->measured);
+	sp_ev_sanitize(g->threshold);
+	sp_ev_sanitize(g->message);
 	if (pass)
 		v->npass++;
 	else
@@ -193,11 +224,28 @@ static void na(sp_verdict *v, const char *id, const char *why)
 	gate(v, false, id, "n/a", "-", "not evaluated: %s", why);
 }
 
+sp_gate *sp_verdict_add(sp_verdict *v, bool pass, const char *id, const char *measured, const char *threshold,
+			const char *fmt, ...)
+{
+	char msg[320];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	return gate(v, pass, id, measured, threshold, "%s", msg);
+}
+
+void sp_verdict_na(sp_verdict *v, const char *id, const char *why)
+{
+	na(v, id, why);
+}
+
 void sp_verdict_free(sp_verdict *v)
 {
 	free(v->g);
 	free(v->bundle);
 	free(v->profile);
+	free(v->input);
 	sp_baseline_free(&v->lat);
 	memset(v, 0, sizeof *v);
 }
@@ -1774,6 +1822,9 @@ int sp_verify(const char *dir, const sp_verify_opts *o, sp_verdict *v, sp_error 
 		return sp_usage(err, "%s: %s", dir, strerror(errno));
 	if (!S_ISDIR(st.st_mode))
 		return sp_usage(err, "%s: not a directory", dir);
+	enum sp_input in = o->input == SP_INPUT_AUTO ? sp_input_detect(dir) : o->input;
+	if (in == SP_INPUT_A3S)
+		return sp_a3s_verify(dir, o, v, err);
 	if (o->profile && strcmp(o->profile, "custom") && !sp_profile_thresholds(o->profile, &(sp_thresholds){0}))
 		return sp_usage(err, "--profile %s: not one of R0, G2, R24, E72, custom", o->profile);
 
@@ -1789,7 +1840,8 @@ int sp_verify(const char *dir, const sp_verify_opts *o, sp_verdict *v, sp_error 
 	s->started_at = NAN;
 	s->hasher = sp_ev_hasher_new();
 	v->bundle = sp_xstrdup(dir);
-	sanitize(v->bundle);
+	sp_ev_sanitize(v->bundle);
+	v->input = sp_xstrdup(SP_EVIDENCE_SCHEMA);
 
 	check_present(s);
 	check_metadata(s, o);
@@ -1840,7 +1892,10 @@ int sp_verify(const char *dir, const sp_verify_opts *o, sp_verdict *v, sp_error 
 /* ---- output ------------------------------------------------------------ */
 void sp_verdict_print_text(const sp_verdict *v, FILE *f)
 {
-	fprintf(f, "sandprobe verify %s (profile %s)\n", v->bundle, v->profile);
+	if (v->input && strcmp(v->input, SP_EVIDENCE_SCHEMA))
+		fprintf(f, "sandprobe verify %s (%s bundle, profile %s)\n", v->bundle, v->input, v->profile);
+	else
+		fprintf(f, "sandprobe verify %s (profile %s)\n", v->bundle, v->profile);
 	for (size_t i = 0; i < v->n; i++) {
 		const sp_gate *g = &v->g[i];
 		fprintf(f, "%s %-28s measured %s, threshold %s: %s\n", g->status == SP_GATE_PASS ? "PASS" : "FAIL",
@@ -1855,6 +1910,7 @@ void sp_verdict_print_json(const sp_verdict *v, FILE *f)
 	json_object_set_new(j, "schema", json_string(SP_VERIFY_SCHEMA));
 	json_object_set_new(j, "bundle", json_string(v->bundle));
 	json_object_set_new(j, "profile", json_string(v->profile));
+	json_object_set_new(j, "input", json_string(v->input ? v->input : SP_EVIDENCE_SCHEMA));
 	for (size_t i = 0; i < v->n; i++) {
 		const sp_gate *g = &v->g[i];
 		json_t *o = json_object();

@@ -456,6 +456,7 @@ const sp_gate_info *sp_gate_info_find(const char *id);
 
 typedef struct sp_verdict {
 	char *bundle, *profile;
+	char *input; /* "sandprobe.evidence.v1", "a3s.host" or "a3s.cluster" */
 	sp_gate *g;
 	size_t n, cap;
 	size_t npass, nfail;
@@ -463,15 +464,44 @@ typedef struct sp_verdict {
 	sp_baseline lat;
 } sp_verdict;
 
+/* which kind of bundle dir holds */
+enum sp_input { SP_INPUT_AUTO, SP_INPUT_SANDPROBE, SP_INPUT_A3S };
+enum sp_a3s_kind { SP_A3S_AUTO, SP_A3S_HOST, SP_A3S_CLUSTER };
+
+/* A3S verifier options (verify-soak-evidence.sh's flags); zero = defaults */
+typedef struct sp_a3s_opts {
+	enum sp_a3s_kind kind;
+	bool allow_dry_run;
+	long long min_duration_s, min_samples, min_span_s, max_gap_s; /* 0: not asked */
+} sp_a3s_opts;
+
 typedef struct sp_verify_opts {
 	const char *profile;       /* --profile, NULL for the bundle's own */
 	const sp_baseline *baseline; /* --baseline, may be NULL */
 	void *pubkey;              /* --pubkey (EVP_PKEY), may be NULL */
+	/* added later; a zero-initialised struct keeps the old behaviour for
+	 * sandprobe bundles and auto-detects A3S ones */
+	enum sp_input input;
+	const sp_a3s_opts *a3s;    /* may be NULL */
 } sp_verify_opts;
 
-/* Judge the bundle in dir. Gate failures are results, not errors: returns 0
- * (then v->nfail says the verdict) or -1 with err for internal errors. */
+/* Judge the bundle in dir (a sandprobe.evidence.v1 bundle, or an A3S Box
+ * host or cluster bundle: o->input, auto-detected by default). Gate
+ * failures are results, not errors: returns 0 (then v->nfail says the
+ * verdict) or -1 with err for usage/internal errors. */
 int sp_verify(const char *dir, const sp_verify_opts *o, sp_verdict *v, sp_error *err);
+/* SP_INPUT_SANDPROBE or SP_INPUT_A3S for the bundle in dir (by its
+ * metadata.txt: a sandprobe schema, or A3S's runtime_class/selected_suites) */
+enum sp_input sp_input_detect(const char *dir);
+/* the A3S judge (src/a3s/): the same verdict, gate ids a3s.* */
+int sp_a3s_verify(const char *dir, const sp_verify_opts *o, sp_verdict *v, sp_error *err);
+/* bytes quoted from a bundle made printable UTF-8, in place */
+void sp_ev_sanitize(char *p);
+/* add a gate to a verdict (for judges outside ev_gates.c) */
+sp_gate *sp_verdict_add(sp_verdict *v, bool pass, const char *id, const char *measured, const char *threshold,
+			const char *fmt, ...) SP_PRINTF(6, 7);
+/* a gate that could not be evaluated: fails, saying why */
+void sp_verdict_na(sp_verdict *v, const char *id, const char *why);
 void sp_verdict_free(sp_verdict *v);
 const sp_gate *sp_verdict_find(const sp_verdict *v, const char *id);
 void sp_verdict_print_text(const sp_verdict *v, FILE *f);
