@@ -87,4 +87,9 @@ size_t a3s_count_lines_with(const a3s_text *x, const char *needle);
 /* a line that starts with prefix: its line number, 0 when none */
 unsigned a3s_line_starting(const a3s_text *x, const char *prefix);
 
+/* sandprobe import a3s: the A3S bundle in src as a sandprobe.evidence.v1
+ * bundle in out (new or empty), absent fields marked, nothing invented.
+ * 0, or -1 with err (usage: bad input, nothing written that is valid). */
+int sp_a3s_import(const char *src, const char *out, enum sp_a3s_kind kind, sp_error *err);
+
 #endif

@@ -152,9 +152,9 @@ int a3s_table_load(a3s_table *t, const char *dir, const char *name, char *msg, s
 		}
 		for (char *c = l; *c; c++)
 			if ((unsigned char)*c < 0x20 && *c != '\t') {
+				unsigned bad = (unsigned char)*c;
 				a3s_table_free(t);
-				return sp_ev_msg(msg, msgsz, "%s line %u: control character 0x%02x", name, line,
-						 (unsigned char)*c);
+				return sp_ev_msg(msg, msgsz, "%s line %u: control character 0x%02x", name, line, bad);
 			}
 		/* split at tabs */
 		size_t nf = 1;

@@ -94,6 +94,7 @@ const sp_gate_info sp_gate_catalog[] = {
 	{"metadata.txt", "", "metadata.txt parses"},
 	{"metadata.keys", "", "metadata.txt has every required key"},
 	{"metadata.schema", "", "the bundle's schema version is known"},
+	{"metadata.absent", "", "no field is marked absent (an imported bundle marks what its source does not record)"},
 	{"integrity.manifest", "", "MANIFEST lists every file with its SHA-256, and nothing else"},
 	{"integrity.signature", "", "the Ed25519 signature over MANIFEST verifies"},
 	{"profile.claim", "", "the run meets the duration and interval its claimed profile demands"},
@@ -518,6 +519,29 @@ static void check_metadata(state *s, const sp_verify_opts *o)
 	}
 	if (o->profile && sp_profile_thresholds(o->profile, &pt))
 		sp_thresholds_stricter(&s->th, &pt, &s->th);
+}
+
+/* metadata.absent: fields a writer could not derive (sandprobe import marks
+ * them '-' and lists them): such a bundle is drawn, never release evidence */
+static void check_absent(state *s)
+{
+	const char *ab = s->meta.n ? sp_kv_get(s->meta.kv, s->meta.n, "absent") : NULL;
+	if (!s->meta.n) {
+		na(s->v, "metadata.absent", "metadata.txt is unreadable");
+		return;
+	}
+	if (!ab || !*ab) {
+		gate(s->v, true, "metadata.absent", "none", "none", "no field is marked absent");
+		return;
+	}
+	size_t n = 1;
+	for (const char *p = ab; *p; p++)
+		n += *p == ',';
+	const char *from = sp_kv_get(s->meta.kv, s->meta.n, "imported_from");
+	char m[32];
+	snprintf(m, sizeof m, "%zu absent", n);
+	gate(s->v, false, "metadata.absent", m, "none", "%zu field(s) marked absent%s%s%s: %.200s", n, from ? " (imported from " : "",
+	     from ? from : "", from ? ")" : "", ab);
 }
 
 /* ---- faults.tsv -------------------------------------------------------- */
@@ -1845,6 +1869,7 @@ int sp_verify(const char *dir, const sp_verify_opts *o, sp_verdict *v, sp_error 
 
 	check_present(s);
 	check_metadata(s, o);
+	check_absent(s);
 	v->profile = sp_xstrdup(o->profile ? o->profile : s->meta_ok ? s->meta.profile : "unknown");
 	if (s->meta_ok) {
 		s->nsc = s->meta.nscenarios;

@@ -177,7 +177,9 @@ char *sp_secret_redact(const char *text, size_t len, size_t *outlen)
 	while (p < end) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		size_t ll = nl ? (size_t)(nl - p) : (size_t)(end - p);
-		char *line = sp_xstrndup(p, ll);
+		char *line = sp_xmalloc(ll + 1); /* not strndup: it would stop at a NUL byte */
+		memcpy(line, p, ll);
+		line[ll] = '\0';
 		/* NUL bytes inside a line would hide the rest from the patterns */
 		for (size_t i = 0; i < ll; i++)
 			if (!line[i])

@@ -1560,6 +1560,7 @@ static void build_cases(void)
 	add("metadata.keys", c_meta, "scenarios", "RUN-01,RUN-01", 0, "metadata: scenario listed twice");
 	add("metadata.keys", c_meta, "faults", "F1", 0, "metadata: malformed fault id");
 	add("metadata.keys", c_meta, "started_at", "yesterday", 0, "metadata: started_at not ISO 8601");
+	add("metadata.absent", c_meta, "absent", "owned_rss_bytes", 0, "metadata: a field marked absent (an imported bundle)");
 
 	/* samples order and phases */
 	add("samples.monotonic", c_samples_order, NULL, NULL, 0, "samples: timestamps go backwards");
