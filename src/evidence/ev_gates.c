@@ -10,7 +10,7 @@
 #include <fcntl.h>
 #include <jansson.h>
 #include <math.h>
-#include <regex.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -282,7 +282,8 @@ struct scen {
 	size_t idlen;
 	long long total, ok, fail, ef, ef_untied;
 	double t1, t2; /* two smallest operation ts */
-	sp_dvec lat;   /* post-warm-up latencies */
+	sp_dvec lat;   /* post-warm-up latencies (the latency thread's) */
+	double q50, q95, q99; /* their quantiles, when lat.n */
 	bool has_cap;
 	sp_cap cap;
 };
@@ -354,7 +355,8 @@ typedef struct state {
 	char undeclared[80];
 	double warmup_end;
 
-	/* latency.tsv, read in step with operations.tsv */
+	/* latency.tsv, read in step with operations.tsv (by its own thread) */
+	struct latq *lq;
 	bool lat_opened, lat_ok;
 	struct first_bad lat_agree;
 	unsigned long long lat_rows;
@@ -795,13 +797,49 @@ static bool same(const char *a, size_t an, const char *b, size_t bn)
 	return an == bn && !memcmp(a, b, an);
 }
 
+/* one field of the line equal to f, then delim */
+static bool seg(const char **p, const char *end, const char *f, size_t n, char delim)
+{
+	if ((size_t)(end - *p) < n + 1 || (*p)[n] != delim)
+		return false;
+	for (size_t i = 0; i < n; i++) /* short fields: no call */
+		if ((*p)[i] != f[i])
+			return false;
+	*p += n + 1;
+	return true;
+}
+
+/* an ok operation as latency.tsv must repeat it */
+struct lat_rec {
+	double ts, latency;
+	unsigned long long line; /* in operations.tsv */
+	struct scen *sc;	 /* NULL: an undeclared scenario */
+	const char *f[4];	 /* ts, scenario, operation, latency_ms as written */
+	size_t n[4];
+};
+
+static void lat_row_ok(state *s, const sp_rows *l, const struct lat_rec *op, bool warm)
+{
+	if (warm && op->ts >= s->lat_warm_max) {
+		s->lat_warm_max = op->ts;
+		s->lat_warm_max_line = l->line;
+	} else if (!warm && op->ts < s->lat_cold_min) {
+		s->lat_cold_min = op->ts;
+		s->lat_cold_min_line = l->line;
+	}
+	if (!warm && op->sc)
+		sp_dvec_push(&op->sc->lat, op->latency);
+}
+
 /* the latency.tsv row for this ok operation: same ts, scenario, operation
  * and latency (byte for byte, or as the same decimal) */
-static void lat_step(state *s, sp_rows *l, const sp_rows *o, const sp_op *op, struct scen *sc)
+static void lat_step(state *s, sp_rows *l, const struct lat_rec *op)
 {
 	if (!s->lat_opened || !s->lat_ok || s->lat_agree.bad)
 		return;
-	int rc = sp_rows_next_raw(l);
+	const char *ln;
+	size_t ll;
+	int rc = sp_rows_peek_line(l, &ln, &ll);
 	if (rc < 0) {
 		s->lat_ok = false;
 		return;
@@ -809,12 +847,27 @@ static void lat_step(state *s, sp_rows *l, const sp_rows *o, const sp_op *op, st
 	if (rc == 0) {
 		first_bad_set(&s->lat_agree, l->line,
 			      "latency.tsv ends after %llu rows but operations.tsv line %llu is another ok operation",
-			      s->lat_rows, o->line);
+			      s->lat_rows, op->line);
 		return;
 	}
 	s->lat_rows++;
+#define OF(c) op->f[c], op->n[c]
+	/* the common case, the writer's column order: the line is the
+	 * operation's fields byte for byte and a 0/1 (no split needed: those
+	 * bytes were checked in operations.tsv) */
+	if (l->ncols == 5 && l->col[0] == 0 && l->col[1] == 1 && l->col[2] == 2 && l->col[3] == 3 && l->col[4] == 4) {
+		const char *p = ln, *end = ln + ll;
+		if (seg(&p, end, OF(0), '\t') && seg(&p, end, OF(1), '\t') && seg(&p, end, OF(2), '\t') &&
+		    seg(&p, end, OF(3), '\t') && end - p == 1 && (*p == '0' || *p == '1')) {
+			lat_row_ok(s, l, op, *p == '1');
+			return;
+		}
+	}
+	if (sp_rows_split_line(l, ln, ll) < 0) {
+		s->lat_ok = false;
+		return;
+	}
 #define LF(c) l->f[l->col[c]], l->flen[l->col[c]]
-#define OF(c) o->f[o->col[c]], o->flen[o->col[c]]
 	/* warmup first: a typed column of latency.tsv alone */
 	const char *w = l->f[l->col[4]];
 	if (l->flen[l->col[4]] != 1 || (w[0] != '0' && w[0] != '1')) {
@@ -829,6 +882,7 @@ static void lat_step(state *s, sp_rows *l, const sp_rows *o, const sp_op *op, st
 		return;
 	}
 	const char *what = NULL;
+	int k = 0;
 	if (!same(LF(0), OF(0))) {
 		double x;
 		if (sp_ev_parse_dec(LF(0), &x) < 0) {
@@ -838,13 +892,13 @@ static void lat_step(state *s, sp_rows *l, const sp_rows *o, const sp_op *op, st
 			return;
 		}
 		if (x != op->ts)
-			what = "ts";
+			what = "ts", k = 0;
 	}
 	if (!what && !same(LF(1), OF(1)))
-		what = "scenario";
-	if (!what && !same(LF(2), OF(3)))
-		what = "operation";
-	if (!what && !same(LF(3), OF(4))) {
+		what = "scenario", k = 1;
+	if (!what && !same(LF(2), OF(2)))
+		what = "operation", k = 2;
+	if (!what && !same(LF(3), OF(3))) {
 		double x;
 		if (sp_ev_parse_dec(LF(3), &x) < 0) {
 			snprintf(l->msg, sizeof l->msg,
@@ -853,41 +907,208 @@ static void lat_step(state *s, sp_rows *l, const sp_rows *o, const sp_op *op, st
 			s->lat_ok = false;
 			return;
 		}
-		if (x != op->latency_ms)
-			what = "latency_ms";
+		if (x != op->latency)
+			what = "latency_ms", k = 3;
 	}
 	if (what) {
-		static const int lc[] = {0, 1, 2, 3}, oc[] = {0, 1, 3, 4};
-		int k = !strcmp(what, "ts") ? 0 : !strcmp(what, "scenario") ? 1 : !strcmp(what, "operation") ? 2 : 3;
 		first_bad_set(&s->lat_agree, l->line,
-			      "latency.tsv line %llu: %s '%.40s' but the ok operation at operations.tsv line %llu has '%.40s'",
-			      l->line, what, l->f[l->col[lc[k]]], o->line, o->f[o->col[oc[k]]]);
+			      "latency.tsv line %llu: %s '%.40s' but the ok operation at operations.tsv line %llu has '%.*s'",
+			      l->line, what, l->f[l->col[k]], op->line, (int)(op->n[k] > 40 ? 40 : op->n[k]), op->f[k]);
 		return;
 	}
 #undef LF
 #undef OF
-	bool warm = w[0] == '1';
-	if (warm && op->ts >= s->lat_warm_max) {
-		s->lat_warm_max = op->ts;
-		s->lat_warm_max_line = l->line;
-	} else if (!warm && op->ts < s->lat_cold_min) {
-		s->lat_cold_min = op->ts;
-		s->lat_cold_min_line = l->line;
+	lat_row_ok(s, l, op, w[0] == '1');
+}
+
+/* ---- the latency thread ---------------------------------------------------
+ * operations.tsv is parsed here; the ok operations go in batches to a
+ * thread that reads latency.tsv in step (and computes the quantiles), so
+ * that the two files are parsed on two cores. */
+#define LQ_RECS 2048
+#define LQ_ARENA (SP_EV_MAX_LINE + LQ_RECS * 48)
+#define LQ_NB 3
+struct lat_batch {
+	struct lat_rec rec[LQ_RECS];
+	size_t nrec, used;
+	char arena[LQ_ARENA];
+};
+
+struct latq {
+	state *s;
+	sp_rows l;
+	pthread_t thr;
+	bool threaded, done, ops_ok;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	struct lat_batch *b[LQ_NB];
+	int full[LQ_NB];
+	int prod, cons;
+};
+
+static void lat_quantiles(state *s)
+{
+	for (size_t i = 0; i < s->nsc; i++)
+		if (s->sc[i].lat.n)
+			sp_quantiles3(s->sc[i].lat.v, s->sc[i].lat.n, &s->sc[i].q50, &s->sc[i].q95, &s->sc[i].q99);
+}
+
+/* after the last ok operation: nothing may follow it in latency.tsv */
+static void lat_finish(state *s, sp_rows *l, bool ops_ok)
+{
+	if (ops_ok && s->lat_ok && !s->lat_agree.bad) {
+		int rc = sp_rows_next_raw(l);
+		if (rc < 0)
+			s->lat_ok = false;
+		else if (rc > 0)
+			first_bad_set(&s->lat_agree, l->line,
+				      "latency.tsv line %llu: a row after the last ok operation of operations.tsv", l->line);
 	}
-	if (!warm && sc)
-		sp_dvec_push(&sc->lat, op->latency_ms);
+	lat_quantiles(s);
+}
+
+static void *lat_main(void *arg)
+{
+	struct latq *q = arg;
+	pthread_mutex_lock(&q->mu);
+	for (;;) {
+		while (!q->full[q->cons] && !q->done)
+			pthread_cond_wait(&q->cv, &q->mu);
+		if (!q->full[q->cons])
+			break; /* done, nothing left */
+		struct lat_batch *bt = q->b[q->cons];
+		pthread_mutex_unlock(&q->mu);
+		for (size_t i = 0; i < bt->nrec; i++)
+			lat_step(q->s, &q->l, &bt->rec[i]);
+		pthread_mutex_lock(&q->mu);
+		q->full[q->cons] = 0;
+		q->cons = (q->cons + 1) % LQ_NB;
+		pthread_cond_broadcast(&q->cv);
+	}
+	bool ops_ok = q->ops_ok;
+	pthread_mutex_unlock(&q->mu);
+	lat_finish(q->s, &q->l, ops_ok); /* and the quantiles, on this core */
+	return NULL;
+}
+
+static void lq_publish(struct latq *q)
+{
+	struct lat_batch *bt = q->b[q->prod];
+	if (!q->threaded) {
+		for (size_t i = 0; i < bt->nrec; i++)
+			lat_step(q->s, &q->l, &bt->rec[i]);
+		bt->nrec = bt->used = 0;
+		return;
+	}
+	pthread_mutex_lock(&q->mu);
+	q->full[q->prod] = 1;
+	q->prod = (q->prod + 1) % LQ_NB;
+	pthread_cond_broadcast(&q->cv);
+	while (q->full[q->prod])
+		pthread_cond_wait(&q->cv, &q->mu);
+	pthread_mutex_unlock(&q->mu);
+	q->b[q->prod]->nrec = q->b[q->prod]->used = 0;
+}
+
+static void lq_push(struct latq *q, const sp_rows *o, const sp_op *op, struct scen *sc)
+{
+	static const int cols[4] = {0, 1, 3, 4}; /* ts, scenario, operation, latency_ms */
+	size_t need = 0;
+	for (int k = 0; k < 4; k++)
+		need += o->flen[o->col[cols[k]]];
+	struct lat_batch *bt = q->b[q->prod];
+	if (bt->nrec == LQ_RECS || bt->used + need > LQ_ARENA)
+		lq_publish(q), bt = q->b[q->prod];
+	struct lat_rec *r = &bt->rec[bt->nrec++];
+	r->ts = op->ts;
+	r->latency = op->latency_ms;
+	r->line = o->line;
+	r->sc = sc;
+	if (o->col[0] == 0 && o->col[1] == 1 && o->col[3] == 3 && o->col[4] == 4) {
+		/* the writer's order: ts..latency_ms are one span of the line */
+		const char *from = o->f[0], *to = o->f[4] + o->flen[4];
+		size_t n = (size_t)(to - from);
+		if (bt->used + n > LQ_ARENA) /* need counted the fields only */
+			bt->nrec--, lq_publish(q), bt = q->b[q->prod], r = &bt->rec[bt->nrec++], *r = (struct lat_rec){
+				.ts = op->ts, .latency = op->latency_ms, .line = o->line, .sc = sc};
+		char *base = bt->arena + bt->used;
+		memcpy(base, from, n);
+		for (int k = 0; k < 4; k++) {
+			r->f[k] = base + (o->f[cols[k]] - from);
+			r->n[k] = o->flen[cols[k]];
+		}
+		bt->used += n;
+		return;
+	}
+	for (int k = 0; k < 4; k++) {
+		size_t n = o->flen[o->col[cols[k]]];
+		memcpy(bt->arena + bt->used, o->f[o->col[cols[k]]], n);
+		r->f[k] = bt->arena + bt->used;
+		r->n[k] = n;
+		bt->used += n;
+	}
+}
+
+static void lq_start(state *s)
+{
+	struct latq *q = sp_xcalloc(1, sizeof *q);
+	q->s = s;
+	s->lq = q;
+	/* hashed by the latency thread itself: the hashing thread keeps
+	 * operations.tsv, the three threads then share two cores evenly */
+	s->lat_opened = sp_rows_open_hashed(&q->l, s->dir, SP_EV_LATENCY, &s->hash[KF_LATENCY], NULL) == 0;
+	s->lat_ok = s->lat_opened;
+	s->lat_warm_max = -INFINITY;
+	s->lat_cold_min = INFINITY;
+	for (int i = 0; i < LQ_NB; i++)
+		q->b[i] = sp_xmalloc(sizeof *q->b[i]), q->b[i]->nrec = q->b[i]->used = 0;
+	pthread_mutex_init(&q->mu, NULL);
+	pthread_cond_init(&q->cv, NULL);
+	q->threaded = s->lat_opened && pthread_create(&q->thr, NULL, lat_main, q) == 0;
+}
+
+/* the end of operations.tsv: the last batch, then wait for the thread */
+static void lq_finish(state *s, bool ops_ok)
+{
+	struct latq *q = s->lq;
+	if (!q)
+		return;
+	if (q->threaded) {
+		pthread_mutex_lock(&q->mu);
+		if (q->b[q->prod]->nrec)
+			q->full[q->prod] = 1;
+		q->done = true;
+		q->ops_ok = ops_ok;
+		pthread_cond_broadcast(&q->cv);
+		pthread_mutex_unlock(&q->mu);
+		pthread_join(q->thr, NULL);
+	} else {
+		lq_publish(q);
+		lat_finish(s, &q->l, ops_ok);
+	}
+	if (s->lat_opened) {
+		struct_gates(s, SP_EV_LATENCY, &q->l, true, s->lat_ok, s->lat_rows);
+		sp_rows_close(&q->l);
+	} else {
+		struct_gates(s, SP_EV_LATENCY, &q->l, false, false, 0);
+	}
+	pthread_mutex_destroy(&q->mu);
+	pthread_cond_destroy(&q->cv);
+	for (int i = 0; i < LQ_NB; i++)
+		free(q->b[i]);
+	free(q);
+	s->lq = NULL;
 }
 
 static void read_ops(state *s)
 {
-	sp_rows r, l;
+	sp_rows r;
 	sp_op op;
 	unsigned long long rows = 0;
 	bool opened = sp_rows_open_hashed(&r, s->dir, SP_EV_OPERATIONS, &s->hash[KF_OPERATIONS], s->hasher) == 0;
-	s->lat_opened = sp_rows_open_hashed(&l, s->dir, SP_EV_LATENCY, &s->hash[KF_LATENCY], s->hasher) == 0;
-	s->lat_ok = s->lat_opened;
-	s->lat_warm_max = -INFINITY;
-	s->lat_cold_min = INFINITY;
+	if (opened)
+		sp_rows_set_view(&r); /* no copy per line: every use below has the lengths */
+	lq_start(s);
 	s->ops_min_ts = INFINITY;
 	s->ops_prev_ts = -INFINITY;
 	bool ok = opened;
@@ -907,7 +1128,8 @@ static void read_ops(state *s)
 			struct scen *sc = find_scen(s, op.scenario, r.flen[r.col[1]]);
 			if (!sc) {
 				if (!s->ops_undeclared++)
-					snprintf(s->undeclared, sizeof s->undeclared, "%s", op.scenario);
+					snprintf(s->undeclared, sizeof s->undeclared, "%.*s",
+						 (int)(r.flen[r.col[1]] > 64 ? 64 : r.flen[r.col[1]]), op.scenario);
 			} else {
 				sc->total++;
 				if (op.ts < sc->t1) {
@@ -922,7 +1144,8 @@ static void read_ops(state *s)
 				s->ops_ok_n++;
 				if (sc)
 					sc->ok++;
-				lat_step(s, &l, &r, &op, sc);
+				if (s->lat_opened)
+					lq_push(s->lq, &r, &op, sc);
 				break;
 			case SP_RES_FAIL:
 				s->ops_fail++;
@@ -950,21 +1173,7 @@ static void read_ops(state *s)
 	if (opened)
 		sp_rows_close(&r);
 	s->ops_ok = ok;
-	/* nothing may follow the last ok operation in latency.tsv */
-	if (ok && s->lat_ok && !s->lat_agree.bad) {
-		int rc = sp_rows_next_raw(&l);
-		if (rc < 0)
-			s->lat_ok = false;
-		else if (rc > 0)
-			first_bad_set(&s->lat_agree, l.line,
-				      "latency.tsv line %llu: a row after the last ok operation of operations.tsv", l.line);
-	}
-	if (s->lat_opened) {
-		struct_gates(s, SP_EV_LATENCY, &l, true, s->lat_ok, s->lat_rows);
-		sp_rows_close(&l);
-	} else {
-		struct_gates(s, SP_EV_LATENCY, &l, false, false, 0);
-	}
+	/* the latency thread finishes while samples are read (lq_finish) */
 	/* warm-up ends after warmup_s and two finished operations of every
 	 * declared scenario */
 	s->warmup_end = s->meta.warmup_s;
@@ -1123,7 +1332,9 @@ static void gate_latency(state *s, const sp_baseline *base)
 		sp_baseline_entry *e = &v->lat.v[v->lat.n++];
 		e->scenario = sp_xstrdup(sc->id);
 		e->count = sc->lat.n;
-		sp_quantiles3(sc->lat.v, sc->lat.n, &e->p50, &e->p95, &e->p99);
+		e->p50 = sc->q50;
+		e->p95 = sc->q95;
+		e->p99 = sc->q99;
 	}
 	if (!base) {
 		free(entry_of);
@@ -1890,8 +2101,9 @@ int sp_verify(const char *dir, const sp_verify_opts *o, sp_verdict *v, sp_error 
 		s->warmup_end = INFINITY;
 	gate_ops(s);
 	gate_caps(s);
-	gate_latency(s, o->baseline);
 	read_samples(s, a);
+	lq_finish(s, s->ops_ok);
+	gate_latency(s, o->baseline);
 	gate_samples(s, a);
 	gate_time(s, a);
 	check_inventory(s);

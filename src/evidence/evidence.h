@@ -236,6 +236,7 @@ typedef struct sp_rows {
 	sp_ev_hasher *hasher;
 	char *buf;          /* bufs[cur] */
 	char *linebuf;      /* with a hasher: the current line, copied out of the chunk */
+	bool view;          /* fields are views into the chunk: not NUL-terminated */
 	size_t start, end;  /* unread bytes are buf[start..end) */
 	bool eof;
 	unsigned long long line;
@@ -267,6 +268,14 @@ int sp_rows_open_fd(sp_rows *r, int fd, enum sp_ev_file kind, sp_ev_sha256 *hash
 int sp_rows_open_hashed(sp_rows *r, const char *dir, enum sp_ev_file kind, sp_ev_sha256 *hash, sp_ev_hasher *hs);
 /* Next raw row: 1, 0 at the end, -1 on error (r->err, r->msg). */
 int sp_rows_next_raw(sp_rows *r);
+/* The next line without splitting it: a read-only view (no newline, not
+ * NUL-terminated) valid until the next call; 1, 0 at the end, -1 error. */
+int sp_rows_peek_line(sp_rows *r, const char **line, size_t *len);
+/* From now on the fields of next_raw / sp_ops_next are read-only views into
+ * the chunk, NOT NUL-terminated (use the lengths; no copy of each line). */
+void sp_rows_set_view(sp_rows *r);
+/* Split a line (from sp_rows_peek_line) into r's fields as next_raw does. */
+int sp_rows_split_line(sp_rows *r, const char *line, size_t len);
 void sp_rows_close(sp_rows *r);
 
 typedef struct sp_op {
