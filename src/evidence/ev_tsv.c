@@ -562,6 +562,74 @@ static int split(sp_rows *r, char *line, size_t len, size_t *nf)
 }
 #undef SPLIT_BYTE
 
+#ifdef __SSE2__
+/* View mode, one pass: the next row from p (avail bytes) split at tabs up
+ * to its newline. 1 with *len and *nf; 0 when no newline within avail (the
+ * caller reads more); -1 on a control character. */
+static int scan_row(sp_rows *r, const char *p, size_t avail, size_t *len, size_t *nf)
+{
+	const __m128i lim = _mm_set1_epi8(0x20), del = _mm_set1_epi8(0x7f);
+	size_t k = 0, fs = 0;
+	bool high = false;
+	for (size_t i = 0; i < avail; i += 16) {
+		__m128i x = _mm_loadu_si128((const __m128i *)(const void *)(p + i));
+		unsigned m = (unsigned)_mm_movemask_epi8(_mm_or_si128(_mm_cmplt_epi8(x, lim), _mm_cmpeq_epi8(x, del)));
+		if (avail - i < 16)
+			m &= (1u << (avail - i)) - 1;
+		for (; m; m &= m - 1) {
+			size_t at = i + (size_t)__builtin_ctz(m);
+			unsigned char c = (unsigned char)p[at];
+			if (c == '\n' || c == '\t') {
+				if (k == SP_EV_MAX_COLS) {
+					r->line++;
+					return rerr(r, SP_EVE_TYPES, "more than %d fields", SP_EV_MAX_COLS);
+				}
+				r->f[k] = (char *)p + fs;
+				r->flen[k] = at - fs;
+				k++;
+				fs = at + 1;
+				if (c == '\n') {
+					if (high)
+						for (size_t j = 0; j < k; j++)
+							if (!utf8_valid((const unsigned char *)r->f[j], r->flen[j])) {
+								r->line++;
+								return rerr(r, SP_EVE_TYPES, "field %zu is not valid UTF-8", j + 1);
+							}
+					*len = at;
+					*nf = k;
+					return 1;
+				}
+			} else if (c < 0x20 || c == 0x7f) {
+				r->line++;
+				return rerr(r, SP_EVE_TYPES, "control character 0x%02x in field %zu", c, k + 1);
+			} else {
+				high = true;
+			}
+		}
+	}
+	return 0;
+}
+#endif
+
+int sp_rows_try_line(sp_rows *r, const char *const *f, const size_t *n, size_t nf, const char *allowed, char *last)
+{
+	const char *p = r->buf + r->start, *end = r->buf + r->end;
+	for (size_t k = 0; k < nf; k++) {
+		if ((size_t)(end - p) < n[k] + 1 || p[n[k]] != '\t')
+			return 0;
+		for (size_t i = 0; i < n[k]; i++)
+			if (p[i] != f[k][i])
+				return 0;
+		p += n[k] + 1;
+	}
+	if (end - p < 2 || p[1] != '\n' || !p[0] || !strchr(allowed, p[0]))
+		return 0;
+	*last = p[0];
+	r->start = (size_t)(p + 2 - r->buf);
+	r->line++;
+	return 1;
+}
+
 static int rows_open_fd(sp_rows *r, int fd, enum sp_ev_file kind, sp_ev_sha256 *hash, sp_ev_hasher *hs);
 
 int sp_rows_open_fd(sp_rows *r, int fd, enum sp_ev_file kind, sp_ev_sha256 *hash)
@@ -701,7 +769,42 @@ int sp_rows_split_line(sp_rows *r, const char *line, size_t len)
 int sp_rows_next_raw(sp_rows *r)
 {
 	char *line;
-	size_t len, nf;
+	size_t len = 0, nf = 0;
+#ifdef __SSE2__
+	if (r->view) {
+		for (;;) {
+			size_t avail = r->end - r->start;
+			if (avail) {
+				int s = scan_row(r, r->buf + r->start, avail, &len, &nf);
+				if (s < 0)
+					return -1;
+				if (s > 0) {
+					r->start += len + 1;
+					r->line++;
+					if (len + 1 > SP_EV_MAX_LINE)
+						return rerr(r, SP_EVE_TYPES, "line longer than %d bytes", SP_EV_MAX_LINE);
+					if (nf != r->ncols)
+						return rwhy(r, nf == 1 && !r->flen[0] ? SP_RW_EMPTY_LINE : SP_RW_FIELDS, nf, NULL,
+							    rerr(r, SP_EVE_TYPES, "%zu fields, the header has %zu", nf, r->ncols));
+					return 1;
+				}
+			}
+			if (r->eof) {
+				if (avail) {
+					r->line++;
+					return rerr(r, SP_EVE_TYPES, "truncated: last line has no newline");
+				}
+				return 0;
+			}
+			if (avail >= SP_EV_MAX_LINE) {
+				r->line++;
+				return rerr(r, SP_EVE_TYPES, "line longer than %d bytes", SP_EV_MAX_LINE);
+			}
+			if (refill(r) < 0)
+				return -1;
+		}
+	}
+#endif
 	int rc = next_line_mode(r, &line, &len, r->view);
 	if (rc <= 0)
 		return rc;

@@ -274,6 +274,10 @@ int sp_rows_peek_line(sp_rows *r, const char **line, size_t *len);
 /* From now on the fields of next_raw / sp_ops_next are read-only views into
  * the chunk, NOT NUL-terminated (use the lengths; no copy of each line). */
 void sp_rows_set_view(sp_rows *r);
+/* When the next line, already read, is f[0] TAB ... f[nf-1] TAB and one
+ * character of allowed: consume it, *last = that character, 1; else 0 and
+ * nothing consumed (a fast path for a line known in advance). */
+int sp_rows_try_line(sp_rows *r, const char *const *f, const size_t *n, size_t nf, const char *allowed, char *last);
 /* Split a line (from sp_rows_peek_line) into r's fields as next_raw does. */
 int sp_rows_split_line(sp_rows *r, const char *line, size_t len);
 void sp_rows_close(sp_rows *r);
