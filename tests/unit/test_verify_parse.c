@@ -369,8 +369,8 @@ static void secrets(void)
 		"-----BEGIN PGP PRIVATE KEY BLOCK-----", "-----BEGIN OPENSSH PRIVATE KEY-----",
 		"session_id=0123456789abcdef client_secret=xyz token=[REDACTED]"};
 	for (size_t i = 0; i < sizeof lines / sizeof lines[0]; i++) {
-		size_t so, eo;
-		const char *name;
+		size_t so = 0, eo = 0;
+		const char *name = NULL;
 		ok(sp_secret_find(lines[i], 0, &so, &eo, &name) == 1, "secret shape found in '%s' (%s)", lines[i],
 		   name ? name : "-");
 		char *red = sp_secret_redact(lines[i], strlen(lines[i]), NULL);
@@ -382,8 +382,8 @@ static void secrets(void)
 					    "https://u:[REDACTED]@example.invalid/r", "step 3: ok, 12 tokens", "the key is ok",
 					    "sk-short", "AKIAshort"};
 	for (size_t i = 0; i < sizeof clean / sizeof clean[0]; i++) {
-		size_t so, eo;
-		const char *name;
+		size_t so = 0, eo = 0;
+		const char *name = NULL;
 		ok(sp_secret_find(clean[i], 0, &so, &eo, &name) == 0, "no finding in '%s'", clean[i]);
 	}
 	const char *block = "a\n-----BEGIN RSA PRIVATE KEY-----\nMIIEow\nabc\n-----END RSA PRIVATE KEY-----\nb\n";
