@@ -1684,10 +1684,17 @@ static void gate_samples(state *s, struct samples_acc *a)
 		     strcmp(s->meta.profile, "R0") ? "every periodic sample at or after its slot (start + j x interval): no burst pads the count"
 						   : "R0 samples at every phase: no schedule to check");
 
-	/* regressions over post-warm-up periodic samples */
+	/* regressions over post-warm-up periodic samples; a rehearsal whose
+	 * thresholds ask for no periodic samples (R0) has no window to judge a
+	 * per-day rate on: a slope over its few seconds is noise (cleanup and
+	 * fd_final still judge what it left behind) */
 	bool need = th->min_periodic_samples >= 2;
 	num(t, sizeof t, th->rss_slope_mib_per_day);
-	if (a->rss.n < 2) {
+	if (!need && th->min_periodic_samples == 0) {
+		gate(v, true, "leak.rss_slope", "not judged", t,
+		     "the thresholds ask for no periodic samples (a rehearsal): no RSS slope judged over %llu post-warm-up sample(s)",
+		     a->rss.n);
+	} else if (a->rss.n < 2) {
 		gate(v, !need, "leak.rss_slope", "n/a", t,
 		     "%llu post-warm-up periodic sample(s): the RSS slope %s", a->rss.n,
 		     need ? "cannot be measured although the profile requires periodic samples" : "is not measurable");
@@ -1698,7 +1705,10 @@ static void gate_samples(state *s, struct samples_acc *a)
 		     "owned RSS slope %s MiB/day over %llu post-warm-up periodic samples (maximum %s)", m, a->rss.n, t);
 	}
 	snprintf(t, sizeof t, "%lld", th->fd_growth_max);
-	if (a->fds.n < 2) {
+	if (!need && th->min_periodic_samples == 0) {
+		gate(v, true, "leak.fd_growth", "not judged", t,
+		     "the thresholds ask for no periodic samples (a rehearsal): no FD trend judged (leak.fd_final still is)");
+	} else if (a->fds.n < 2) {
 		gate(v, !need, "leak.fd_growth", "n/a", t, "%llu post-warm-up periodic sample(s): FD growth %s", a->fds.n,
 		     need ? "cannot be measured although the profile requires periodic samples" : "is not measurable");
 	} else {

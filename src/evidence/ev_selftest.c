@@ -759,6 +759,15 @@ static void c_rss(bundle *b, const tcase *c)
 		tab_set(&b->samples, r, "owned_rss_bytes", "%lld", 104857600LL + (long long)(r - 2) * (1048576 + c->n));
 }
 
+/* an RSS climb beyond the slope: judged only when the thresholds ask for
+ * periodic samples (n of them) */
+static void c_rss_rehearsal(bundle *b, const tcase *c)
+{
+	meta_set(b, "threshold.min_periodic_samples", "%d", c->n);
+	for (size_t r = 2; r + 1 < b->samples.nrow; r++)
+		tab_set(&b->samples, r, "owned_rss_bytes", "%lld", 104857600LL + (long long)(r - 2) * 4 * 1048576);
+}
+
 static void c_fd_growth(bundle *b, const tcase *c)
 {
 	for (size_t r = 2; r + 1 < b->samples.nrow; r++)
@@ -1364,6 +1373,8 @@ static void build_cases(void)
 	add("faults.declared", c_fault_declared, NULL, NULL, 2, "an undeclared fault injected");
 	add(NULL, c_rss, NULL, NULL, 0, "RSS slope exactly at 1440 MiB/day");
 	add("leak.rss_slope", c_rss, NULL, NULL, 1024, "RSS slope 1 KiB per sample beyond");
+	add(NULL, c_rss_rehearsal, NULL, NULL, 0, "an RSS climb in a rehearsal (no periodic samples asked): not judged");
+	add("leak.rss_slope", c_rss_rehearsal, NULL, NULL, 1, "the same climb when one periodic sample is asked");
 	add(NULL, c_fd_growth, NULL, NULL, 0, "FD growth exactly at the allowance 8");
 	add("leak.fd_growth", c_fd_growth, NULL, NULL, 1, "FD growth one descriptor beyond");
 	add(NULL, c_counter, "owned_fds", NULL, 8, "final FDs at the allowance (+8)");
