@@ -13,7 +13,7 @@
 #   -p NAME     profile recorded in metadata (default custom)
 #   -r BYTES    owned RSS grows by BYTES per periodic sample (default 0)
 #   -e NAME     one extra.NAME counter column (default boxes)
-#   -t TIME     started_at, ISO 8601 UTC at midnight (default 2026-01-01T00:00:00Z); the
+#   -t TIME     started_at, ISO 8601 UTC to the second (default 2026-01-01T00:00:00Z); the
 #               sample walls follow it
 set -euo pipefail
 
@@ -62,14 +62,14 @@ warmup=$interval
 [ $(( 900 * duration / 7200 )) -lt "$warmup" ] && warmup=$(( 900 * duration / 7200 ))
 [ "$profile" = R0 ] && warmup=0
 case $started in
-????-??-??T00:00:00Z) ;;
-*) echo "mkbundle.sh: -t wants midnight UTC (YYYY-MM-DDT00:00:00Z)" >&2; exit 2 ;;
+????-??-??T??:??:??Z) ;;
+*) echo "mkbundle.sh: -t wants YYYY-MM-DDTHH:MM:SSZ" >&2; exit 2 ;;
 esac
-# days from 1970-01-01 to the start (civil, Howard Hinnant's algorithm)
-start_days=$(echo "$started" | awk -F'[-T]' '{ y = $1 + 0; m = $2 + 0; d = $3 + 0; if (m <= 2) y--
+# seconds from 1970-01-01 to the start (days: civil, Howard Hinnant's algorithm)
+start_epoch=$(echo "$started" | awk -F'[-T:Z]' '{ y = $1 + 0; m = $2 + 0; d = $3 + 0; if (m <= 2) y--
 	era = int(y / 400); yoe = y - era * 400; mp = m > 2 ? m - 3 : m + 9
 	doy = int((153 * mp + 2) / 5) + d - 1; doe = yoe * 365 + int(yoe / 4) - int(yoe / 100) + doy
-	print era * 146097 + doe - 719468 }')
+	printf "%d\n", (era * 146097 + doe - 719468) * 86400 + $4 * 3600 + $5 * 60 + $6 }')
 fault_start=$(( duration / 2 ))
 fault_end=$(( fault_start + 5 ))
 
@@ -105,11 +105,11 @@ awk -v we="$we" 'BEGIN { OFS = "\t"; print "ts", "scenario", "operation", "laten
 rm -f "$dir/lat.tmp" "$dir/warmup.tmp"
 
 # resource-samples.tsv
-awk -v p="$periodic" -v iv="$interval" -v step="$rss_step" -v extra="$extra" -v sd="$start_days" '
+awk -v p="$periodic" -v iv="$interval" -v step="$rss_step" -v extra="$extra" -v se="$start_epoch" '
 # seconds since the start as an ISO 8601 UTC time (civil from days)
 function iso(t,    d, s, z, era, doe, yoe, y, doy, mp, dd, m) {
-	d = int(t / 86400); s = t - d * 86400
-	z = d + sd + 719468; era = int(z / 146097); doe = z - era * 146097
+	t += se; d = int(t / 86400); s = t - d * 86400
+	z = d + 719468; era = int(z / 146097); doe = z - era * 146097
 	yoe = int((doe - int(doe / 1460) + int(doe / 36524) - int(doe / 146096)) / 365)
 	y = yoe + era * 400; doy = doe - (365 * yoe + int(yoe / 4) - int(yoe / 100))
 	mp = int((5 * doy + 2) / 153); dd = doy - int((153 * mp + 2) / 5) + 1
