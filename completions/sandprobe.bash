@@ -7,7 +7,8 @@ _sandprobe_opts() { # VERB: every option of the verb (tests/cli/completions.t ch
 	live) echo "--runtime --variant --matrix --runtimes --variants --list-runtimes --format -o --output --doctor --busybox --kernel --accel --containerd-address --profile --timeout-ms --strict --keep -v -q --quiet --help" ;;
 	lint) echo "--kind --format -o --output --fail-on --require-runtime-class --list-rules -q --quiet --annotate --help" ;;
 	soak) echo "--workload --profile -o --out --duration --sample-interval --concurrency --seed --sign-key --metrics-file --lane --artifact -q --quiet --sample-once --prefix --state --repeat --help" ;;
-	verify) echo "--profile --baseline --pubkey --format -o --output --emit-baseline --self-test --verbose -v -q --quiet --help" ;;
+	verify) echo "--profile --baseline --pubkey --format -o --output --emit-baseline --self-test --verbose -v -q --quiet --input --kind --allow-dry-run --min-duration-secs --min-samples --min-sample-span-secs --max-sample-gap-secs --help" ;;
+	import) echo "--kind --help" ;;
 	report) echo "-o --output --verify-timeout -q --quiet --help" ;;
 	atlas) echo "--format -o --output -q --quiet --help" ;;
 	gate) echo "--plan --at --format -q --quiet -o --output --archive --sign-key --from-archive --pubkey --help" ;;
@@ -29,12 +30,15 @@ _sandprobe_values() { # VERB OPTION: the values it takes ("" files, "-" free tex
 	"lint --format") echo "text json sarif" ;;
 	"lint --fail-on") echo "error warning note" ;;
 	"soak --profile" | "verify --profile") echo "R0 G2 R24 E72" ;;
-	"verify --format") echo "text json junit tap" ;;
+	"verify --format") echo "text json junit tap a3s" ;;
+	"verify --input") echo "auto sandprobe a3s" ;;
+	"verify --kind" | "import --kind") echo "host cluster auto" ;;
 	"atlas --format") echo "text json md" ;;
 	"gate --format") echo "text json junit html" ;;
 	"doctor --set" | "doctor -k" | "doctor --timeout-ms" | "live --timeout-ms" | "lint --require-runtime-class" | \
 		"soak --duration" | "soak --sample-interval" | "soak --concurrency" | "soak --seed" | "soak --prefix" | \
-		"soak --repeat" | "report --verify-timeout" | "soak --lane" | "soak --artifact" | "gate --at") echo "-" ;;
+		"soak --repeat" | "report --verify-timeout" | "verify --min-duration-secs" | "verify --min-samples" | \
+		"verify --min-sample-span-secs" | "verify --max-sample-gap-secs" | "soak --lane" | "soak --artifact" | "gate --at") echo "-" ;;
 	"soak --out" | "soak -o" | "soak --state" | "doctor --bundle" | "gate --archive" | "gate --from-archive") echo "@dir" ;;
 	"doctor --policy" | "doctor -o" | "doctor --output" | "doctor --manifest" | "live -o" | "live --output" | \
 		"live --doctor" | "live --busybox" | "live --kernel" | "lint -o" | "lint --output" | "soak --workload" | \
@@ -57,11 +61,11 @@ _sandprobe() {
 		verb=
 		for ((i = 1; i < COMP_CWORD; i++)); do
 			case ${COMP_WORDS[i]} in
-			doctor | live | lint | soak | verify | report | gate | atlas | keygen) verb=${COMP_WORDS[i]}; break ;;
+			doctor | live | lint | soak | verify | report | gate | import | atlas | keygen) verb=${COMP_WORDS[i]}; break ;;
 			esac
 		done
 		if [ -z "$verb" ]; then
-			COMPREPLY=($(compgen -W "doctor live lint soak verify report gate atlas keygen --help --version" -- "$cur"))
+			COMPREPLY=($(compgen -W "doctor live lint soak verify report gate import atlas keygen --help --version" -- "$cur"))
 			return
 		fi
 	fi
@@ -86,7 +90,7 @@ _sandprobe() {
 	-*) COMPREPLY=($(compgen -W "$(_sandprobe_opts "$verb")" -- "$cur")) ;;
 	*)
 		case $verb in
-		verify | report | gate) COMPREPLY=($(compgen -d -- "$cur")) ;;
+		verify | report | gate | import) COMPREPLY=($(compgen -d -- "$cur")) ;;
 		lint) COMPREPLY=($(compgen -f -- "$cur")) ;;
 		esac
 		;;

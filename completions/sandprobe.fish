@@ -1,7 +1,7 @@
 # fish completion for sandprobe and sandprobe-doctor
 # (installed as /usr/share/fish/vendor_completions.d/sandprobe.fish)
 
-set -l verbs doctor live lint soak verify report gate atlas keygen
+set -l verbs doctor live lint soak verify report gate import atlas keygen
 complete -c sandprobe -f
 complete -c sandprobe -n "not __fish_seen_subcommand_from $verbs" -a doctor -d 'run the isolation checks inside this sandbox'
 complete -c sandprobe -n "not __fish_seen_subcommand_from $verbs" -a live -d 'launch a sandbox with a real runtime, check it from both sides'
@@ -10,6 +10,7 @@ complete -c sandprobe -n "not __fish_seen_subcommand_from $verbs" -a soak -d 'ru
 complete -c sandprobe -n "not __fish_seen_subcommand_from $verbs" -a verify -d 'judge an evidence bundle'
 complete -c sandprobe -n "not __fish_seen_subcommand_from $verbs" -a report -d 'render an evidence bundle as HTML'
 complete -c sandprobe -n "not __fish_seen_subcommand_from $verbs" -a gate -d 'decide a release candidate from a plan and bundles'
+complete -c sandprobe -n "not __fish_seen_subcommand_from $verbs" -a import -d 'turn an A3S Box bundle into a sandprobe one'
 complete -c sandprobe -n "not __fish_seen_subcommand_from $verbs" -a atlas -d 'print the MITRE ATLAS / ATT&CK crosswalk'
 complete -c sandprobe -n "not __fish_seen_subcommand_from $verbs" -a keygen -d 'create an Ed25519 key pair'
 complete -c sandprobe -n "not __fish_seen_subcommand_from $verbs" -l help -d 'show help'
@@ -102,7 +103,19 @@ complete -c sandprobe -n $verify -l emit-baseline -r -F -d 'write a latency base
 complete -c sandprobe -n $verify -l self-test -d 'check the verifier itself'
 complete -c sandprobe -n $verify -s v -l verbose -d 'more output for --self-test'
 complete -c sandprobe -n $verify -s q -l quiet -d 'no verdict on standard output'
+complete -c sandprobe -n $verify -l input -x -a 'auto sandprobe a3s' -d "the bundle's kind"
+complete -c sandprobe -n $verify -l kind -x -a 'host cluster auto' -d "an A3S bundle's kind"
+complete -c sandprobe -n $verify -l allow-dry-run -d 'accept an A3S dry run on its metadata'
+complete -c sandprobe -n $verify -l min-duration-secs -x -d 'A3S gate: minimum duration'
+complete -c sandprobe -n $verify -l min-samples -x -d 'A3S gate: minimum samples'
+complete -c sandprobe -n $verify -l min-sample-span-secs -x -d 'A3S gate: minimum sample span'
+complete -c sandprobe -n $verify -l max-sample-gap-secs -x -d 'A3S gate: maximum sample gap'
 complete -c sandprobe -n $verify -l help -d 'show help'
+
+set -l import "__fish_seen_subcommand_from import"
+complete -c sandprobe -n $import -a '(__fish_complete_directories)'
+complete -c sandprobe -n $import -l kind -x -a 'host cluster auto' -d "the A3S bundle's kind"
+complete -c sandprobe -n $import -l help -d 'show help'
 
 set -l report "__fish_seen_subcommand_from report"
 complete -c sandprobe -n $report -a '(__fish_complete_directories)'

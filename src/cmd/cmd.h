@@ -9,6 +9,7 @@ int cmd_lint(int argc, char **argv);
 int cmd_soak(int argc, char **argv);
 int cmd_verify(int argc, char **argv);
 int cmd_report(int argc, char **argv);
+int cmd_import(int argc, char **argv);
 int cmd_keygen(int argc, char **argv);
 int cmd_atlas(int argc, char **argv);
 int cmd_gate(int argc, char **argv);

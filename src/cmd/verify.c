@@ -14,16 +14,25 @@ static void usage(FILE *f)
 {
 	fprintf(f, "usage: sandprobe verify DIR [--profile NAME] [--baseline FILE] [--pubkey FILE]\n"
 		   "                        [--format text|json|junit|tap] [-o FILE]\n"
+		   "       sandprobe verify --format a3s DIR [--kind host|cluster|auto] [--allow-dry-run]\n"
+		   "                        [--min-duration-secs N] [--min-samples N] [--min-sample-span-secs N]\n"
+		   "                        [--max-sample-gap-secs N] [--profile G2|R24|E72]\n"
 		   "       sandprobe verify --emit-baseline FILE DIR [--pubkey FILE]\n"
 		   "       sandprobe verify --self-test [--verbose]\n\n"
 		   "Judge an evidence bundle (docs/evidence-format.md) against every hard gate of\n"
-		   "spec/evidence.md. Exit 0 when every gate passes, 1 when any fails, 2 usage, 3 internal.\n"
+		   "spec/evidence.md, or an A3S Box host or cluster bundle by A3S's own rules and ours.\n"
+		   "Exit 0 when every gate passes, 1 when any fails, 2 usage, 3 internal.\n"
 		   "  --profile NAME        also judge against R0, G2, R24 or E72 (the stricter threshold wins)\n"
 		   "  --baseline FILE       calibrated latency baseline (from --emit-baseline): p95 gate per scenario\n"
 		   "  --pubkey FILE         Ed25519 PEM public key: MANIFEST.sig must be a valid signature\n"
-		   "  --format F            text (default), json (schema sandprobe.verify.v1), junit, tap\n"
+		   "  --format F            text (default), json (schema sandprobe.verify.v1), junit, tap;\n"
+		   "                        a3s: the bundle is an A3S one, text output (--input a3s --format F\n"
+		   "                        for the other formats)\n"
+		   "  --input auto|sandprobe|a3s  the bundle's kind (default auto: by its metadata.txt)\n"
 		   "  -o, --output FILE     write the verdict to FILE instead of standard output\n"
 		   "  -q, --quiet           no verdict on standard output (the exit status; -o FILE is still written)\n"
+		   "  --kind, --allow-dry-run, --min-duration-secs, --min-samples, --min-sample-span-secs,\n"
+		   "  --max-sample-gap-secs  A3S bundles: as verify-soak-evidence.sh takes them\n"
 		   "  --emit-baseline FILE  write the bundle's post-warm-up p50/p95/p99 per scenario (only if it passes)\n"
 		   "  --self-test           check the verifier against synthetic bundles, one per way of being wrong\n"
 		   "  -v, --verbose         --self-test: print every case\n");
@@ -55,6 +64,10 @@ int cmd_verify(int argc, char **argv)
 	const char *dir = NULL, *profile = NULL, *baseline = NULL, *pubkey = NULL, *format = "text", *emit = NULL,
 		   *output = NULL;
 	bool selftest = false, verbose = false, quiet = false;
+	const char *input = "auto", *kind = NULL, *a3s_num[4] = {NULL, NULL, NULL, NULL};
+	static const char *const a3s_flag[4] = {"--min-duration-secs", "--min-samples", "--min-sample-span-secs",
+						"--max-sample-gap-secs"};
+	bool allow_dry = false;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		int r;
@@ -74,13 +87,28 @@ int cmd_verify(int argc, char **argv)
 			verbose = true;
 			continue;
 		}
+		if (!strcmp(a, "--allow-dry-run")) {
+			allow_dry = true;
+			continue;
+		}
+		bool got = false;
+		for (int k = 0; k < 4 && !got; k++) {
+			if ((r = optval(argc, argv, &i, a3s_flag[k], &a3s_num[k], &err)) < 0)
+				return sp_error_report(&err);
+			got = r > 0;
+		}
+		if (got)
+			continue;
 		if ((r = optval(argc, argv, &i, "--profile", &profile, &err)) ||
 		    (r = optval(argc, argv, &i, "--baseline", &baseline, &err)) ||
 		    (r = optval(argc, argv, &i, "--pubkey", &pubkey, &err)) ||
 		    (r = optval(argc, argv, &i, "--format", &format, &err)) ||
 		    (r = optval(argc, argv, &i, "--output", &output, &err)) ||
 		    (r = optval(argc, argv, &i, "-o", &output, &err)) ||
-		    (r = optval(argc, argv, &i, "--emit-baseline", &emit, &err))) {
+		    (r = optval(argc, argv, &i, "--emit-baseline", &emit, &err)) ||
+
+		    (r = optval(argc, argv, &i, "--input", &input, &err)) ||
+		    (r = optval(argc, argv, &i, "--kind", &kind, &err))) {
 			if (r < 0)
 				return sp_error_report(&err);
 			continue;
@@ -95,12 +123,48 @@ int cmd_verify(int argc, char **argv)
 		}
 		dir = a;
 	}
-	if (strcmp(format, "text") && strcmp(format, "json") && strcmp(format, "junit") && strcmp(format, "tap")) {
-		sp_usage(&err, "verify: --format %s: not text, json, junit or tap", format);
+	if (strcmp(format, "text") && strcmp(format, "json") && strcmp(format, "junit") && strcmp(format, "tap") &&
+	    strcmp(format, "a3s")) {
+		sp_usage(&err, "verify: --format %s: not text, json, junit, tap or a3s", format);
 		return sp_error_report(&err);
 	}
+	if (strcmp(input, "auto") && strcmp(input, "sandprobe") && strcmp(input, "a3s")) {
+		sp_usage(&err, "verify: --input %s: not auto, sandprobe or a3s", input);
+		return sp_error_report(&err);
+	}
+	if (!strcmp(format, "a3s")) {
+		if (!strcmp(input, "sandprobe")) {
+			sp_usage(&err, "verify: --format a3s and --input sandprobe exclude each other");
+			return sp_error_report(&err);
+		}
+		input = "a3s";
+		format = "text";
+	}
+	sp_a3s_opts ao = {0};
+	bool a3s_opts = allow_dry || kind;
+	if (kind && strcmp(kind, "auto")) {
+		if (!strcmp(kind, "host"))
+			ao.kind = SP_A3S_HOST;
+		else if (!strcmp(kind, "cluster"))
+			ao.kind = SP_A3S_CLUSTER;
+		else {
+			sp_usage(&err, "verify: --kind %s: not host, cluster or auto", kind);
+			return sp_error_report(&err);
+		}
+	}
+	ao.allow_dry_run = allow_dry;
+	long long *nums[4] = {&ao.min_duration_s, &ao.min_samples, &ao.min_span_s, &ao.max_gap_s};
+	for (int k = 0; k < 4; k++) {
+		if (!a3s_num[k])
+			continue;
+		a3s_opts = true;
+		if (sp_ev_parse_int(a3s_num[k], strlen(a3s_num[k]), nums[k]) < 0) {
+			sp_usage(&err, "verify: %s %s: not a non-negative integer", a3s_flag[k], a3s_num[k]);
+			return sp_error_report(&err);
+		}
+	}
 	if (selftest) {
-		if (dir || profile || baseline || pubkey || emit) {
+		if (dir || profile || baseline || pubkey || emit || a3s_opts) {
 			sp_usage(&err, "verify: --self-test takes no bundle or other options");
 			return sp_error_report(&err);
 		}
@@ -115,7 +179,18 @@ int cmd_verify(int argc, char **argv)
 		return sp_error_report(&err);
 	}
 
-	sp_verify_opts o = {.profile = profile};
+	enum sp_input in = !strcmp(input, "a3s") ? SP_INPUT_A3S : !strcmp(input, "sandprobe") ? SP_INPUT_SANDPROBE
+											  : sp_input_detect(dir);
+	if (in == SP_INPUT_A3S && (baseline || pubkey || emit)) {
+		sp_usage(&err, "verify: %s is an A3S bundle: --baseline, --pubkey and --emit-baseline are for sandprobe bundles", dir);
+		return sp_error_report(&err);
+	}
+	if (in != SP_INPUT_A3S && a3s_opts) {
+		sp_usage(&err, "verify: %s is not an A3S bundle: --kind, --allow-dry-run and the --min-*/--max-* gates are for A3S bundles (--format a3s)",
+			 dir);
+		return sp_error_report(&err);
+	}
+	sp_verify_opts o = {.profile = profile, .input = in, .a3s = &ao};
 	sp_baseline base = {0};
 	char msg[600];
 	if (baseline) {

@@ -10,11 +10,12 @@
 #include <fcntl.h>
 #include <jansson.h>
 #include <math.h>
-#include <regex.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "core/util.h"
@@ -59,7 +60,7 @@ static const char *pre(const char *t, const char *op)
 
 /* Messages quote bundle bytes: keep them printable, valid UTF-8 (JSON needs
  * it), replacing anything else by '?'. */
-static void sanitize(char *p)
+void sp_ev_sanitize(char *p)
 {
 	unsigned char *s = (unsigned char *)p;
 	size_t n = strlen(p), i = 0;
@@ -93,6 +94,7 @@ const sp_gate_info sp_gate_catalog[] = {
 	{"metadata.txt", "", "metadata.txt parses"},
 	{"metadata.keys", "", "metadata.txt has every required key"},
 	{"metadata.schema", "", "the bundle's schema version is known"},
+	{"metadata.absent", "", "no field is marked absent (an imported bundle marks what its source does not record)"},
 	{"integrity.manifest", "", "MANIFEST lists every file with its SHA-256, and nothing else"},
 	{"integrity.signature", "", "the Ed25519 signature over MANIFEST verifies"},
 	{"profile.claim", "", "the run meets the duration and interval its claimed profile demands"},
@@ -114,7 +116,13 @@ const sp_gate_info sp_gate_catalog[] = {
 	{"samples.span", "", "samples span the run"},
 	{"samples.count", "", "enough periodic samples for the duration"},
 	{"samples.gap", "", "no gap between samples beyond the threshold"},
-	{"samples.interval", "", "the median sample interval as configured"},
+	{"samples.interval", "", "the declared sample interval within the maximum, and the measured median interval too"},
+	{"samples.cadence", "", "periodic samples follow the sampler's schedule (none before its slot): no burst pads the count"},
+	{"samples.wall", "", "sample wall clocks are real dates in step with ts, never back, not before started_at, not in the future"},
+	{"operations.order", "", "operation rows in time order, all between the start and the final sample"},
+	{"faults.window", "", "every fault window inside the run and as long as its recorded recovery"},
+	{"latency.agree", "", "latency.tsv holds exactly the ok operations of operations.tsv (ts, scenario, operation, latency)"},
+	{"warmup.bounded", "", "the warm-up is no longer than the profile allows (15 minutes, scaled) and ends in the first half of the run"},
 	{"leak.rss_slope", SP_DOS, "owned resident memory does not grow beyond the slope threshold"},
 	{"leak.fd_growth", SP_DOS, "owned open descriptors do not grow over the run"},
 	{"leak.fd_final", SP_DOS, "open descriptors at the end are back to the start"},
@@ -131,6 +139,37 @@ const sp_gate_info sp_gate_catalog[] = {
 	{"summary.consistent", "", "summary.json agrees with the rows it summarizes"},
 	{"logs.bounded", "", "logs within their size bound"},
 	{"logs.redacted", "T1552,AML.T0055", "no credential-shaped text in the logs"},
+	/* A3S Box bundles (verify --format a3s): A3S's rules, and sandprobe's where the data allows */
+	{"a3s.kind", "", "the bundle is an A3S host or cluster bundle (detected from metadata.txt, or --kind)"},
+	{"a3s.metadata", "", "metadata.txt has every key A3S reads, typed, none given twice with different values"},
+	{"a3s.dry_run", "", "a dry run is accepted only with --allow-dry-run and no gate; a cluster run has dry_run=0"},
+	{"a3s.result", "", "summary.txt says result=pass"},
+	{"a3s.iterations", "", "a host soak ran iterations and none failed"},
+	{"a3s.samples.columns", "", "resource-samples.tsv has timestamp, phase and the counters of its kind"},
+	{"a3s.samples.types", "", "every timestamp a real ISO 8601 UTC time, every counter a non-negative integer"},
+	{"a3s.samples.monotonic", "", "sample timestamps never go back"},
+	{"a3s.samples.phases", "", "one start sample first (host) and one final sample last"},
+	{"a3s.wall", "", "samples start at or after metadata started_at and none is in the future"},
+	{"a3s.duration", "", "summary duration_secs is not shorter than the sample span (60 s allowed)"},
+	{"a3s.min_duration", "", "the duration and the samples' span meet the minimum duration (flag or metadata)"},
+	{"a3s.min_samples", "", "enough resource samples (flag or metadata)"},
+	{"a3s.min_span", "", "the samples span the minimum (flag or metadata)"},
+	{"a3s.max_gap", "", "no gap between samples beyond the maximum (flag or metadata)"},
+	{"a3s.profile", "", "the samples meet the claimed profile (G2, R24, E72: span, count, gap, median interval)"},
+	{"a3s.rss_slope.*", SP_DOS, "an RSS column's slope after a 15-minute warm-up at most 50 MiB/day"},
+	{"a3s.snapshots", "", "start, final and per-iteration CLI snapshots present"},
+	{"a3s.logs", "", "a log for every declared suite in every iteration"},
+	{"a3s.cleanup.*", "", "a host counter (shims, mounts, box_dirs, socket_dirs) not above its start value at the end"},
+	{"a3s.artifacts", "", "the cluster's kubectl artifacts present, non-empty, without a collection error"},
+	{"a3s.runtimeclass", "", "the RuntimeClass object: kind, name, handler and node selector a3s-box.io/runtime=true"},
+	{"a3s.nodes", "", "selected nodes counted, listed once each, labelled runtime=true and test-tier=production-soak"},
+	{"a3s.pods", "", "no pending, failed or unknown pod, no restart, no active or failed job in the samples"},
+	{"a3s.pod_evidence", "", "the final pod tables agree and show every pod on the RuntimeClass, a selected node, healthy"},
+	{"a3s.events", "", "only Normal Kubernetes events"},
+	{"a3s.smoke_exec", "", "a successful exec on every selected node, of pods in the final evidence"},
+	{"a3s.jobs", "", "every churn Job completion proven: pods Succeeded on selected nodes, logged, counted"},
+	{"a3s.complex", "", "the redis, postgres, nginx and python workloads logged their markers and answered an exec"},
+	{"a3s.post_cleanup", "", "nothing left after cleanup, counted after the final sample"},
 };
 #undef SP_DOS
 const size_t sp_gate_catalog_count = SP_ARRAY_SIZE(sp_gate_catalog);
@@ -170,10 +209,10 @@ static sp_gate *gate(sp_verdict *v, bool pass, const char *id, const char *measu
 	va_start(ap, fmt);
 	vsnprintf(g->message, sizeof g->message, fmt, ap);
 	va_end(ap);
-	sanitize(g->id);
-	sanitize(g->measured);
-	sanitize(g->threshold);
-	sanitize(g->message);
+	sp_ev_sanitize(g->id);
+	sp_ev_sanitize(g->measured);
+	sp_ev_sanitize(g->threshold);
+	sp_ev_sanitize(g->message);
 	if (pass)
 		v->npass++;
 	else
@@ -186,11 +225,28 @@ static void na(sp_verdict *v, const char *id, const char *why)
 	gate(v, false, id, "n/a", "-", "not evaluated: %s", why);
 }
 
+sp_gate *sp_verdict_add(sp_verdict *v, bool pass, const char *id, const char *measured, const char *threshold,
+			const char *fmt, ...)
+{
+	char msg[320];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	return gate(v, pass, id, measured, threshold, "%s", msg);
+}
+
+void sp_verdict_na(sp_verdict *v, const char *id, const char *why)
+{
+	na(v, id, why);
+}
+
 void sp_verdict_free(sp_verdict *v)
 {
 	free(v->g);
 	free(v->bundle);
 	free(v->profile);
+	free(v->input);
 	sp_baseline_free(&v->lat);
 	memset(v, 0, sizeof *v);
 }
@@ -223,9 +279,11 @@ static const char *const known_name[KF_N] = {
 
 struct scen {
 	const char *id;
+	size_t idlen;
 	long long total, ok, fail, ef, ef_untied;
 	double t1, t2; /* two smallest operation ts */
-	sp_dvec lat;   /* post-warm-up latencies */
+	sp_dvec lat;   /* post-warm-up latencies (the latency thread's) */
+	double q50, q95, q99; /* their quantiles, when lat.n */
 	bool has_cap;
 	sp_cap cap;
 };
@@ -238,27 +296,52 @@ struct fault_row {
 	char id[4];
 	double started, ended, recovery_ms, rto_ms;
 	bool pass;
+	unsigned long long line;
 };
+
+/* the first row that broke a rule: its line and what is wrong */
+struct first_bad {
+	bool bad;
+	unsigned long long line;
+	char msg[240];
+};
+
+static void first_bad_set(struct first_bad *b, unsigned long long line, const char *fmt, ...) SP_PRINTF(3, 4);
+static void first_bad_set(struct first_bad *b, unsigned long long line, const char *fmt, ...)
+{
+	if (b->bad)
+		return;
+	b->bad = true;
+	b->line = line;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(b->msg, sizeof b->msg, fmt, ap);
+	va_end(ap);
+}
 
 typedef struct state {
 	const char *dir;
 	sp_verdict *v;
 	sp_ev_sha256 hash[KF_N];
 	bool present[KF_N];
+	sp_ev_hasher *hasher;
+	double now; /* wall clock of the verification, seconds since the epoch */
 
 	sp_meta meta;
 	bool meta_ok;
 	sp_thresholds th;
+	double started_at; /* metadata started_at (epoch), NAN when invalid */
 
 	struct scen *sc;
 	size_t nsc;
-	size_t *by_id; /* indexes of sc sorted by id, for binary search */
-	size_t last_sc;
+	sp_strset sc_set; /* scenario id -> index (many scenarios) */
 
 	struct fault_row *faults;
-	size_t nfaults;
+	size_t nfaults, cap_faults;
 	struct window *win;
-	size_t nwin;
+	size_t nwin, next_win;
+	double *heap; /* ends of the open windows not yet used by an operation */
+	size_t nheap;
 	bool faults_ok, caps_ok, caps_dup;
 	char caps_extra[80]; /* first undeclared scenario in capability-results.tsv */
 
@@ -266,43 +349,34 @@ typedef struct state {
 	long long ops_total, ops_ok_n, ops_fail, ops_ef, ops_untied;
 	unsigned long long first_untied_line;
 	double first_untied_ts;
-	double ops_max_ts;
+	double ops_min_ts, ops_max_ts, ops_prev_ts;
+	struct first_bad ops_order;
 	long long ops_undeclared;
 	char undeclared[80];
 	double warmup_end;
 
-	bool lat_ok;
-	unsigned long long lat_bad_line;
-	char lat_bad[160];
+	/* latency.tsv, read in step with operations.tsv (by its own thread) */
+	struct latq *lq;
+	bool lat_opened, lat_ok;
+	struct first_bad lat_agree;
+	unsigned long long lat_rows;
+	double lat_warm_max, lat_cold_min; /* ts of the last warmup=1 / first warmup=0 row */
+	unsigned long long lat_warm_max_line, lat_cold_min_line;
 
 	bool samples_ok;
 	long long nsamples, nperiodic;
 } state;
 
-static struct scen *find_scen(state *s, const char *id)
+static struct scen *find_scen(state *s, const char *id, size_t n)
 {
-	if (s->last_sc < s->nsc && !strcmp(s->sc[s->last_sc].id, id))
-		return &s->sc[s->last_sc];
-	size_t lo = 0, hi = s->nsc;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		int c = strcmp(s->sc[s->by_id[mid]].id, id);
-		if (c == 0) {
-			s->last_sc = s->by_id[mid];
-			return &s->sc[s->last_sc];
-		}
-		if (c < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
+	if (s->nsc <= 16) {
+		for (size_t i = 0; i < s->nsc; i++)
+			if (s->sc[i].idlen == n && !memcmp(s->sc[i].id, id, n))
+				return &s->sc[i];
+		return NULL;
 	}
-	return NULL;
-}
-
-static const struct scen *sort_base;
-static int cmp_scen_idx(const void *a, const void *b)
-{
-	return strcmp(sort_base[*(const size_t *)a].id, sort_base[*(const size_t *)b].id);
+	size_t i = sp_strset_get(&s->sc_set, id, n);
+	return i == SIZE_MAX ? NULL : &s->sc[i];
 }
 
 /* columns.<stem> and types.<stem> gates from a reader outcome */
@@ -395,6 +469,9 @@ static void check_metadata(state *s, const sp_verify_opts *o)
 		return;
 	}
 	s->meta_ok = true;
+	const char *sa = sp_kv_get(s->meta.kv, s->meta.n, "started_at");
+	if (!sa || sp_ev_parse_iso8601(sa, strlen(sa), &s->started_at) < 0)
+		s->started_at = NAN;
 	gate(v, true, "metadata.schema", SP_EVIDENCE_SCHEMA, SP_EVIDENCE_SCHEMA, "metadata.txt: schema %s",
 	     SP_EVIDENCE_SCHEMA);
 	gate(v, true, "metadata.keys", "all typed", "every required key typed",
@@ -446,13 +523,36 @@ static void check_metadata(state *s, const sp_verify_opts *o)
 		sp_thresholds_stricter(&s->th, &pt, &s->th);
 }
 
+/* metadata.absent: fields a writer could not derive (sandprobe import marks
+ * them '-' and lists them): such a bundle is drawn, never release evidence */
+static void check_absent(state *s)
+{
+	const char *ab = s->meta.n ? sp_kv_get(s->meta.kv, s->meta.n, "absent") : NULL;
+	if (!s->meta.n) {
+		na(s->v, "metadata.absent", "metadata.txt is unreadable");
+		return;
+	}
+	if (!ab || !*ab) {
+		gate(s->v, true, "metadata.absent", "none", "none", "no field is marked absent");
+		return;
+	}
+	size_t n = 1;
+	for (const char *p = ab; *p; p++)
+		n += *p == ',';
+	const char *from = sp_kv_get(s->meta.kv, s->meta.n, "imported_from");
+	char m[32];
+	snprintf(m, sizeof m, "%zu absent", n);
+	gate(s->v, false, "metadata.absent", m, "none", "%zu field(s) marked absent%s%s%s: %.200s", n, from ? " (imported from " : "",
+	     from ? from : "", from ? ")" : "", ab);
+}
+
 /* ---- faults.tsv -------------------------------------------------------- */
 static void read_faults(state *s)
 {
 	sp_rows r;
 	sp_fault f;
 	unsigned long long rows = 0;
-	bool opened = sp_rows_open(&r, s->dir, SP_EV_FAULTS, &s->hash[KF_FAULTS]) == 0;
+	bool opened = sp_rows_open_hashed(&r, s->dir, SP_EV_FAULTS, &s->hash[KF_FAULTS], s->hasher) == 0;
 	bool ok = opened;
 	if (opened) {
 		int rc;
@@ -462,7 +562,10 @@ static void read_faults(state *s)
 				rc = -1;
 				break;
 			}
-			s->faults = sp_xrealloc(s->faults, (s->nfaults + 1) * sizeof *s->faults);
+			if (s->nfaults == s->cap_faults) {
+				s->cap_faults = s->cap_faults ? 2 * s->cap_faults : 16;
+				s->faults = sp_xrealloc(s->faults, s->cap_faults * sizeof *s->faults);
+			}
 			struct fault_row *fr = &s->faults[s->nfaults++];
 			memcpy(fr->id, f.fault_id, 4);
 			fr->started = f.started;
@@ -470,6 +573,7 @@ static void read_faults(state *s)
 			fr->recovery_ms = f.recovery_ms;
 			fr->rto_ms = f.rto_ms;
 			fr->pass = f.pass;
+			fr->line = r.line;
 			if (f.ended < f.started) {
 				snprintf(r.msg, sizeof r.msg, "faults.tsv line %llu: column ended: %.10g is before started %.10g",
 					 r.line, f.ended, f.started);
@@ -519,30 +623,70 @@ static void gate_faults(state *s)
 		na(v, "faults.declared", "metadata.txt is invalid");
 		return;
 	}
-	for (size_t i = 0; i < s->meta.nfaults; i++) {
-		bool found = false;
-		for (size_t k = 0; k < s->nfaults && !found; k++)
-			found = !strcmp(s->faults[k].id, s->meta.faults[i]);
-		if (!found) {
-			gate(v, false, "faults.declared", s->meta.faults[i], "every declared fault injected",
-			     "fault %s is declared in metadata.txt but has no row in faults.tsv", s->meta.faults[i]);
-			return;
-		}
-	}
+	/* at most nine declared ids (F01..F09): a bitmask each way */
+	unsigned declared = 0, injected = 0;
+	for (size_t i = 0; i < s->meta.nfaults; i++)
+		declared |= 1u << (s->meta.faults[i][2] - '0');
 	for (size_t k = 0; k < s->nfaults; k++) {
-		bool found = false;
-		for (size_t i = 0; i < s->meta.nfaults && !found; i++)
-			found = !strcmp(s->faults[k].id, s->meta.faults[i]);
-		if (!found) {
+		unsigned bit = 1u << (s->faults[k].id[2] - '0');
+		injected |= bit;
+		if (!(declared & bit)) {
 			gate(v, false, "faults.declared", s->faults[k].id, "only declared faults",
 			     "faults.tsv row %zu: fault %s is not declared in metadata.txt (faults=%s)", k + 1,
 			     s->faults[k].id, s->meta.nfaults ? "..." : "none");
 			return;
 		}
 	}
+	for (size_t i = 0; i < s->meta.nfaults; i++)
+		if (!(injected & (1u << (s->meta.faults[i][2] - '0')))) {
+			gate(v, false, "faults.declared", s->meta.faults[i], "every declared fault injected",
+			     "fault %s is declared in metadata.txt but has no row in faults.tsv", s->meta.faults[i]);
+			return;
+		}
 	snprintf(m, sizeof m, "%zu declared", s->meta.nfaults);
 	gate(v, true, "faults.declared", m, "every declared fault injected",
 	     "faults.tsv matches the %zu fault(s) declared in metadata.txt", s->meta.nfaults);
+}
+
+/* faults.window: every fault inside the run and its window the length of
+ * its recovery (the writer records injection, recovery end and their
+ * difference; each printed to the millisecond) */
+#define FAULT_TOL_MS 2.0
+static void gate_fault_windows(state *s, bool have_run, double start_ts, double final_ts)
+{
+	sp_verdict *v = s->v;
+	if (!s->faults_ok) {
+		na(v, "faults.window", "faults.tsv is invalid");
+		return;
+	}
+	if (!have_run) {
+		na(v, "faults.window", "resource-samples.tsv has no start and final sample in order");
+		return;
+	}
+	char t[64];
+	snprintf(t, sizeof t, "in [%.10g, %.10g], |recovery - window| <= %.0f ms", start_ts, final_ts, FAULT_TOL_MS);
+	for (size_t i = 0; i < s->nfaults; i++) {
+		const struct fault_row *f = &s->faults[i];
+		double win_ms = (f->ended - f->started) * 1000.0;
+		char m[64];
+		if (!ge(f->started, start_ts) || !le(f->ended, final_ts)) {
+			snprintf(m, sizeof m, "[%.10g, %.10g]", f->started, f->ended);
+			gate(v, false, "faults.window", m, t,
+			     "faults.tsv line %llu: fault %s window [%.10g, %.10g] is outside the run (start sample %.10g, final sample %.10g)",
+			     f->line, f->id, f->started, f->ended, start_ts, final_ts);
+			return;
+		}
+		if (fabs(f->recovery_ms - win_ms) > FAULT_TOL_MS + 1e-6) {
+			snprintf(m, sizeof m, "%.10g ms window", win_ms);
+			gate(v, false, "faults.window", m, t,
+			     "faults.tsv line %llu: fault %s window is %.10g ms (started %.10g, ended %.10g) but recovery_ms is %.10g",
+			     f->line, f->id, win_ms, f->started, f->ended, f->recovery_ms);
+			return;
+		}
+	}
+	char m[48];
+	snprintf(m, sizeof m, "%zu consistent", s->nfaults);
+	gate(v, true, "faults.window", m, t, "%zu fault window(s) inside the run, each as long as its recovery", s->nfaults);
 }
 
 /* ---- capability-results.tsv -------------------------------------------- */
@@ -551,7 +695,7 @@ static void read_caps(state *s)
 	sp_rows r;
 	sp_cap c;
 	unsigned long long rows = 0;
-	bool opened = sp_rows_open(&r, s->dir, SP_EV_CAPABILITIES, &s->hash[KF_CAPABILITIES]) == 0;
+	bool opened = sp_rows_open_hashed(&r, s->dir, SP_EV_CAPABILITIES, &s->hash[KF_CAPABILITIES], s->hasher) == 0;
 	bool ok = opened;
 	if (opened) {
 		int rc;
@@ -561,7 +705,7 @@ static void read_caps(state *s)
 				rc = -1;
 				break;
 			}
-			struct scen *sc = find_scen(s, c.scenario);
+			struct scen *sc = find_scen(s, c.scenario, strlen(c.scenario));
 			if (!sc) {
 				if (!s->caps_extra[0])
 					snprintf(s->caps_extra, sizeof s->caps_extra, "%s", c.scenario);
@@ -581,10 +725,11 @@ static void read_caps(state *s)
 	s->caps_ok = ok;
 }
 
-/* ---- operations.tsv ---------------------------------------------------- */
-/* the passing fault windows sorted by start, with the running maximum of
- * their ends: ts is inside one iff the last window starting at or before ts
- * has a running end at or after ts */
+/* ---- operations.tsv (and latency.tsv in step) -------------------------- */
+/* the passing fault windows sorted by start. Operations come in time order;
+ * each expected_fault operation takes, of the windows open at its ts, the
+ * one that closes first (greedy, which pairs as many operations with
+ * windows as any assignment can): one window excuses one operation. */
 static int cmp_win(const void *a, const void *b)
 {
 	double x = ((const struct window *)a)->started, y = ((const struct window *)b)->started;
@@ -594,7 +739,8 @@ static int cmp_win(const void *a, const void *b)
 static void build_windows(state *s)
 {
 	s->win = sp_xcalloc(s->nfaults ? s->nfaults : 1, sizeof *s->win);
-	s->nwin = 0;
+	s->heap = sp_xcalloc(s->nfaults ? s->nfaults : 1, sizeof *s->heap);
+	s->nwin = s->next_win = s->nheap = 0;
 	for (size_t i = 0; i < s->nfaults; i++)
 		if (s->faults[i].pass) {
 			s->win[s->nwin].started = s->faults[i].started;
@@ -602,21 +748,364 @@ static void build_windows(state *s)
 			s->nwin++;
 		}
 	qsort(s->win, s->nwin, sizeof *s->win, cmp_win);
-	for (size_t i = 1; i < s->nwin; i++)
-		s->win[i].ended = fmax(s->win[i].ended, s->win[i - 1].ended);
 }
 
-static bool tied(const state *s, double ts)
+static void heap_push(state *s, double x)
 {
-	size_t lo = 0, hi = s->nwin; /* first window starting after ts */
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (s->win[mid].started <= ts)
-			lo = mid + 1;
-		else
-			hi = mid;
+	size_t i = s->nheap++;
+	while (i && s->heap[(i - 1) / 2] > x) {
+		s->heap[i] = s->heap[(i - 1) / 2];
+		i = (i - 1) / 2;
 	}
-	return lo > 0 && s->win[lo - 1].ended >= ts;
+	s->heap[i] = x;
+}
+
+static void heap_pop(state *s)
+{
+	double x = s->heap[--s->nheap];
+	size_t i = 0;
+	for (;;) {
+		size_t c = 2 * i + 1;
+		if (c >= s->nheap)
+			break;
+		if (c + 1 < s->nheap && s->heap[c + 1] < s->heap[c])
+			c++;
+		if (s->heap[c] >= x)
+			break;
+		s->heap[i] = s->heap[c];
+		i = c;
+	}
+	if (s->nheap)
+		s->heap[i] = x;
+}
+
+/* an unused passing window open at ts: taken (true), or none (false) */
+static bool take_window(state *s, double ts)
+{
+	while (s->next_win < s->nwin && s->win[s->next_win].started <= ts)
+		heap_push(s, s->win[s->next_win++].ended);
+	while (s->nheap && s->heap[0] < ts)
+		heap_pop(s); /* closed before ts: no later operation can use it */
+	if (!s->nheap)
+		return false;
+	heap_pop(s);
+	return true;
+}
+
+static bool same(const char *a, size_t an, const char *b, size_t bn)
+{
+	return an == bn && !memcmp(a, b, an);
+}
+
+/* one field of the line equal to f, then delim */
+static bool seg(const char **p, const char *end, const char *f, size_t n, char delim)
+{
+	if ((size_t)(end - *p) < n + 1 || (*p)[n] != delim)
+		return false;
+	for (size_t i = 0; i < n; i++) /* short fields: no call */
+		if ((*p)[i] != f[i])
+			return false;
+	*p += n + 1;
+	return true;
+}
+
+/* an ok operation as latency.tsv must repeat it */
+struct lat_rec {
+	double ts, latency;
+	unsigned long long line; /* in operations.tsv */
+	struct scen *sc;	 /* NULL: an undeclared scenario */
+	const char *f[4];	 /* ts, scenario, operation, latency_ms as written */
+	size_t n[4];
+};
+
+static void lat_row_ok(state *s, const sp_rows *l, const struct lat_rec *op, bool warm)
+{
+	if (warm && op->ts >= s->lat_warm_max) {
+		s->lat_warm_max = op->ts;
+		s->lat_warm_max_line = l->line;
+	} else if (!warm && op->ts < s->lat_cold_min) {
+		s->lat_cold_min = op->ts;
+		s->lat_cold_min_line = l->line;
+	}
+	if (!warm && op->sc)
+		sp_dvec_push(&op->sc->lat, op->latency);
+}
+
+/* the latency.tsv row for this ok operation: same ts, scenario, operation
+ * and latency (byte for byte, or as the same decimal) */
+static void lat_step(state *s, sp_rows *l, const struct lat_rec *op)
+{
+	if (!s->lat_opened || !s->lat_ok || s->lat_agree.bad)
+		return;
+	/* fastest: the row, already read, is this operation's (writer's order) */
+	char wch;
+	if (l->ncols == 5 && l->col[0] == 0 && l->col[1] == 1 && l->col[2] == 2 && l->col[3] == 3 && l->col[4] == 4 &&
+	    sp_rows_try_line(l, op->f, op->n, 4, "01", &wch)) {
+		s->lat_rows++;
+		lat_row_ok(s, l, op, wch == '1');
+		return;
+	}
+	const char *ln;
+	size_t ll;
+	int rc = sp_rows_peek_line(l, &ln, &ll);
+	if (rc < 0) {
+		s->lat_ok = false;
+		return;
+	}
+	if (rc == 0) {
+		first_bad_set(&s->lat_agree, l->line,
+			      "latency.tsv ends after %llu rows but operations.tsv line %llu is another ok operation",
+			      s->lat_rows, op->line);
+		return;
+	}
+	s->lat_rows++;
+#define OF(c) op->f[c], op->n[c]
+	/* the common case, the writer's column order: the line is the
+	 * operation's fields byte for byte and a 0/1 (no split needed: those
+	 * bytes were checked in operations.tsv) */
+	if (l->ncols == 5 && l->col[0] == 0 && l->col[1] == 1 && l->col[2] == 2 && l->col[3] == 3 && l->col[4] == 4) {
+		const char *p = ln, *end = ln + ll;
+		if (seg(&p, end, OF(0), '\t') && seg(&p, end, OF(1), '\t') && seg(&p, end, OF(2), '\t') &&
+		    seg(&p, end, OF(3), '\t') && end - p == 1 && (*p == '0' || *p == '1')) {
+			lat_row_ok(s, l, op, *p == '1');
+			return;
+		}
+	}
+	if (sp_rows_split_line(l, ln, ll) < 0) {
+		s->lat_ok = false;
+		return;
+	}
+#define LF(c) l->f[l->col[c]], l->flen[l->col[c]]
+	/* warmup first: a typed column of latency.tsv alone */
+	const char *w = l->f[l->col[4]];
+	if (l->flen[l->col[4]] != 1 || (w[0] != '0' && w[0] != '1')) {
+		snprintf(l->msg, sizeof l->msg, "latency.tsv line %llu: column warmup: '%.40s' is not 0 or 1", l->line, w);
+		s->lat_ok = false;
+		return;
+	}
+	if (!l->flen[l->col[1]] || !l->flen[l->col[2]]) {
+		snprintf(l->msg, sizeof l->msg, "latency.tsv line %llu: column %s: '' is not a non-empty value", l->line,
+			 l->flen[l->col[1]] ? "operation" : "scenario");
+		s->lat_ok = false;
+		return;
+	}
+	const char *what = NULL;
+	int k = 0;
+	if (!same(LF(0), OF(0))) {
+		double x;
+		if (sp_ev_parse_dec(LF(0), &x) < 0) {
+			snprintf(l->msg, sizeof l->msg, "latency.tsv line %llu: column ts: '%.40s' is not a non-negative decimal",
+				 l->line, l->f[l->col[0]]);
+			s->lat_ok = false;
+			return;
+		}
+		if (x != op->ts)
+			what = "ts", k = 0;
+	}
+	if (!what && !same(LF(1), OF(1)))
+		what = "scenario", k = 1;
+	if (!what && !same(LF(2), OF(2)))
+		what = "operation", k = 2;
+	if (!what && !same(LF(3), OF(3))) {
+		double x;
+		if (sp_ev_parse_dec(LF(3), &x) < 0) {
+			snprintf(l->msg, sizeof l->msg,
+				 "latency.tsv line %llu: column latency_ms: '%.40s' is not a non-negative decimal", l->line,
+				 l->f[l->col[3]]);
+			s->lat_ok = false;
+			return;
+		}
+		if (x != op->latency)
+			what = "latency_ms", k = 3;
+	}
+	if (what) {
+		first_bad_set(&s->lat_agree, l->line,
+			      "latency.tsv line %llu: %s '%.40s' but the ok operation at operations.tsv line %llu has '%.*s'",
+			      l->line, what, l->f[l->col[k]], op->line, (int)(op->n[k] > 40 ? 40 : op->n[k]), op->f[k]);
+		return;
+	}
+#undef LF
+#undef OF
+	lat_row_ok(s, l, op, w[0] == '1');
+}
+
+/* ---- the latency thread ---------------------------------------------------
+ * operations.tsv is parsed here; the ok operations go in batches to a
+ * thread that reads latency.tsv in step (and computes the quantiles), so
+ * that the two files are parsed on two cores. */
+#define LQ_RECS 2048
+#define LQ_ARENA (SP_EV_MAX_LINE + LQ_RECS * 48)
+#define LQ_NB 3
+struct lat_batch {
+	struct lat_rec rec[LQ_RECS];
+	size_t nrec, used;
+	char arena[LQ_ARENA];
+};
+
+struct latq {
+	state *s;
+	sp_rows l;
+	pthread_t thr;
+	bool threaded, done, ops_ok;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	struct lat_batch *b[LQ_NB];
+	int full[LQ_NB];
+	int prod, cons;
+};
+
+static void lat_quantiles(state *s)
+{
+	for (size_t i = 0; i < s->nsc; i++)
+		if (s->sc[i].lat.n)
+			sp_quantiles3(s->sc[i].lat.v, s->sc[i].lat.n, &s->sc[i].q50, &s->sc[i].q95, &s->sc[i].q99);
+}
+
+/* after the last ok operation: nothing may follow it in latency.tsv */
+static void lat_finish(state *s, sp_rows *l, bool ops_ok)
+{
+	if (ops_ok && s->lat_ok && !s->lat_agree.bad) {
+		int rc = sp_rows_next_raw(l);
+		if (rc < 0)
+			s->lat_ok = false;
+		else if (rc > 0)
+			first_bad_set(&s->lat_agree, l->line,
+				      "latency.tsv line %llu: a row after the last ok operation of operations.tsv", l->line);
+	}
+	lat_quantiles(s);
+}
+
+static void *lat_main(void *arg)
+{
+	struct latq *q = arg;
+	pthread_mutex_lock(&q->mu);
+	for (;;) {
+		while (!q->full[q->cons] && !q->done)
+			pthread_cond_wait(&q->cv, &q->mu);
+		if (!q->full[q->cons])
+			break; /* done, nothing left */
+		struct lat_batch *bt = q->b[q->cons];
+		pthread_mutex_unlock(&q->mu);
+		for (size_t i = 0; i < bt->nrec; i++)
+			lat_step(q->s, &q->l, &bt->rec[i]);
+		pthread_mutex_lock(&q->mu);
+		q->full[q->cons] = 0;
+		q->cons = (q->cons + 1) % LQ_NB;
+		pthread_cond_broadcast(&q->cv);
+	}
+	bool ops_ok = q->ops_ok;
+	pthread_mutex_unlock(&q->mu);
+	lat_finish(q->s, &q->l, ops_ok); /* and the quantiles, on this core */
+	return NULL;
+}
+
+static void lq_publish(struct latq *q)
+{
+	struct lat_batch *bt = q->b[q->prod];
+	if (!q->threaded) {
+		for (size_t i = 0; i < bt->nrec; i++)
+			lat_step(q->s, &q->l, &bt->rec[i]);
+		bt->nrec = bt->used = 0;
+		return;
+	}
+	pthread_mutex_lock(&q->mu);
+	q->full[q->prod] = 1;
+	q->prod = (q->prod + 1) % LQ_NB;
+	pthread_cond_broadcast(&q->cv);
+	while (q->full[q->prod])
+		pthread_cond_wait(&q->cv, &q->mu);
+	pthread_mutex_unlock(&q->mu);
+	q->b[q->prod]->nrec = q->b[q->prod]->used = 0;
+}
+
+static void lq_push(struct latq *q, const sp_rows *o, const sp_op *op, struct scen *sc)
+{
+	static const int cols[4] = {0, 1, 3, 4}; /* ts, scenario, operation, latency_ms */
+	size_t need = 0;
+	for (int k = 0; k < 4; k++)
+		need += o->flen[o->col[cols[k]]];
+	struct lat_batch *bt = q->b[q->prod];
+	if (bt->nrec == LQ_RECS || bt->used + need > LQ_ARENA)
+		lq_publish(q), bt = q->b[q->prod];
+	struct lat_rec *r = &bt->rec[bt->nrec++];
+	r->ts = op->ts;
+	r->latency = op->latency_ms;
+	r->line = o->line;
+	r->sc = sc;
+	if (o->col[0] == 0 && o->col[1] == 1 && o->col[3] == 3 && o->col[4] == 4) {
+		/* the writer's order: ts..latency_ms are one span of the line */
+		const char *from = o->f[0], *to = o->f[4] + o->flen[4];
+		size_t n = (size_t)(to - from);
+		if (bt->used + n > LQ_ARENA) /* need counted the fields only */
+			bt->nrec--, lq_publish(q), bt = q->b[q->prod], r = &bt->rec[bt->nrec++], *r = (struct lat_rec){
+				.ts = op->ts, .latency = op->latency_ms, .line = o->line, .sc = sc};
+		char *base = bt->arena + bt->used;
+		memcpy(base, from, n);
+		for (int k = 0; k < 4; k++) {
+			r->f[k] = base + (o->f[cols[k]] - from);
+			r->n[k] = o->flen[cols[k]];
+		}
+		bt->used += n;
+		return;
+	}
+	for (int k = 0; k < 4; k++) {
+		size_t n = o->flen[o->col[cols[k]]];
+		memcpy(bt->arena + bt->used, o->f[o->col[cols[k]]], n);
+		r->f[k] = bt->arena + bt->used;
+		r->n[k] = n;
+		bt->used += n;
+	}
+}
+
+static void lq_start(state *s)
+{
+	struct latq *q = sp_xcalloc(1, sizeof *q);
+	q->s = s;
+	s->lq = q;
+	/* hashed by the latency thread itself: the hashing thread keeps
+	 * operations.tsv, the three threads then share two cores evenly */
+	s->lat_opened = sp_rows_open_hashed(&q->l, s->dir, SP_EV_LATENCY, &s->hash[KF_LATENCY], NULL) == 0;
+	s->lat_ok = s->lat_opened;
+	s->lat_warm_max = -INFINITY;
+	s->lat_cold_min = INFINITY;
+	for (int i = 0; i < LQ_NB; i++)
+		q->b[i] = sp_xmalloc(sizeof *q->b[i]), q->b[i]->nrec = q->b[i]->used = 0;
+	pthread_mutex_init(&q->mu, NULL);
+	pthread_cond_init(&q->cv, NULL);
+	q->threaded = s->lat_opened && pthread_create(&q->thr, NULL, lat_main, q) == 0;
+}
+
+/* the end of operations.tsv: the last batch, then wait for the thread */
+static void lq_finish(state *s, bool ops_ok)
+{
+	struct latq *q = s->lq;
+	if (!q)
+		return;
+	if (q->threaded) {
+		pthread_mutex_lock(&q->mu);
+		if (q->b[q->prod]->nrec)
+			q->full[q->prod] = 1;
+		q->done = true;
+		q->ops_ok = ops_ok;
+		pthread_cond_broadcast(&q->cv);
+		pthread_mutex_unlock(&q->mu);
+		pthread_join(q->thr, NULL);
+	} else {
+		lq_publish(q);
+		lat_finish(s, &q->l, ops_ok);
+	}
+	if (s->lat_opened) {
+		struct_gates(s, SP_EV_LATENCY, &q->l, true, s->lat_ok, s->lat_rows);
+		sp_rows_close(&q->l);
+	} else {
+		struct_gates(s, SP_EV_LATENCY, &q->l, false, false, 0);
+	}
+	pthread_mutex_destroy(&q->mu);
+	pthread_cond_destroy(&q->cv);
+	for (int i = 0; i < LQ_NB; i++)
+		free(q->b[i]);
+	free(q);
+	s->lq = NULL;
 }
 
 static void read_ops(state *s)
@@ -624,19 +1113,31 @@ static void read_ops(state *s)
 	sp_rows r;
 	sp_op op;
 	unsigned long long rows = 0;
-	bool opened = sp_rows_open(&r, s->dir, SP_EV_OPERATIONS, &s->hash[KF_OPERATIONS]) == 0;
+	bool opened = sp_rows_open_hashed(&r, s->dir, SP_EV_OPERATIONS, &s->hash[KF_OPERATIONS], s->hasher) == 0;
+	if (opened)
+		sp_rows_set_view(&r); /* no copy per line: every use below has the lengths */
+	lq_start(s);
+	s->ops_min_ts = INFINITY;
+	s->ops_prev_ts = -INFINITY;
 	bool ok = opened;
 	if (opened) {
 		int rc;
 		while ((rc = sp_ops_next(&r, &op)) > 0) {
 			rows++;
 			s->ops_total++;
+			if (op.ts < s->ops_prev_ts)
+				first_bad_set(&s->ops_order, r.line, "operations.tsv line %llu: ts %.10g is before the previous row's %.10g",
+					      r.line, op.ts, s->ops_prev_ts);
+			s->ops_prev_ts = op.ts;
 			if (op.ts > s->ops_max_ts)
 				s->ops_max_ts = op.ts;
-			struct scen *sc = find_scen(s, op.scenario);
+			if (op.ts < s->ops_min_ts)
+				s->ops_min_ts = op.ts;
+			struct scen *sc = find_scen(s, op.scenario, r.flen[r.col[1]]);
 			if (!sc) {
 				if (!s->ops_undeclared++)
-					snprintf(s->undeclared, sizeof s->undeclared, "%s", op.scenario);
+					snprintf(s->undeclared, sizeof s->undeclared, "%.*s",
+						 (int)(r.flen[r.col[1]] > 64 ? 64 : r.flen[r.col[1]]), op.scenario);
 			} else {
 				sc->total++;
 				if (op.ts < sc->t1) {
@@ -651,6 +1152,8 @@ static void read_ops(state *s)
 				s->ops_ok_n++;
 				if (sc)
 					sc->ok++;
+				if (s->lat_opened)
+					lq_push(s->lq, &r, &op, sc);
 				break;
 			case SP_RES_FAIL:
 				s->ops_fail++;
@@ -661,7 +1164,7 @@ static void read_ops(state *s)
 				s->ops_ef++;
 				if (sc)
 					sc->ef++;
-				if (!s->faults_ok || !tied(s, op.ts)) {
+				if (!s->faults_ok || !take_window(s, op.ts)) {
 					if (!s->ops_untied++) {
 						s->first_untied_line = r.line;
 						s->first_untied_ts = op.ts;
@@ -678,6 +1181,7 @@ static void read_ops(state *s)
 	if (opened)
 		sp_rows_close(&r);
 	s->ops_ok = ok;
+	/* the latency thread finishes while samples are read (lq_finish) */
 	/* warm-up ends after warmup_s and two finished operations of every
 	 * declared scenario */
 	s->warmup_end = s->meta.warmup_s;
@@ -703,7 +1207,7 @@ static void gate_ops(state *s)
 		gate(v, false, "ops.success", "0 operations", t, "no non-fault operations in operations.tsv");
 	else if (ratio + EPS < s->th.min_success_ratio || (s->th.min_success_ratio >= 1 && unexpected > 0))
 		gate(v, false, "ops.success", m, pre(t, ">="),
-		     "%lld unexpected failure(s) in %lld non-fault operations (%lld fail, %lld expected_fault outside a passing fault window)",
+		     "%lld unexpected failure(s) in %lld non-fault operations (%lld fail, %lld expected_fault without a passing fault window of its own)",
 		     unexpected, denom, s->ops_fail, s->ops_untied);
 	else
 		gate(v, true, "ops.success", m, pre(t, ">="), "%lld unexpected failure(s) in %lld non-fault operations", unexpected,
@@ -711,11 +1215,11 @@ static void gate_ops(state *s)
 	snprintf(m, sizeof m, "%lld untied", s->ops_untied);
 	if (s->ops_untied)
 		gate(v, false, "ops.expected_faults", m, "0 untied",
-		     "%lld expected_fault operation(s) outside every passing fault window; first at operations.tsv line %llu (ts %.10g)",
+		     "%lld expected_fault operation(s) without a passing fault window of their own (one window excuses one operation); first at operations.tsv line %llu (ts %.10g)",
 		     s->ops_untied, s->first_untied_line, s->first_untied_ts);
 	else
 		gate(v, true, "ops.expected_faults", m, "0 untied",
-		     "each of %lld expected_fault operation(s) falls inside a passing fault window", s->ops_ef);
+		     "each of %lld expected_fault operation(s) has a passing fault window of its own", s->ops_ef);
 }
 
 static void gate_caps(state *s)
@@ -788,45 +1292,10 @@ static void gate_caps(state *s)
 	gate(v, true, "capability.agree", "agree", "agree", "capability-results.tsv agrees with operations.tsv");
 }
 
-/* ---- latency.tsv ------------------------------------------------------- */
-static void read_latency(state *s)
+/* ---- latency ----------------------------------------------------------- */
+static int cmp_entry(const void *a, const void *b)
 {
-	sp_rows r;
-	sp_lat l;
-	unsigned long long rows = 0;
-	bool opened = sp_rows_open(&r, s->dir, SP_EV_LATENCY, &s->hash[KF_LATENCY]) == 0;
-	bool ok = opened;
-	if (opened) {
-		int rc;
-		while ((rc = sp_latency_next(&r, &l)) > 0) {
-			rows++;
-			struct scen *sc = find_scen(s, l.scenario);
-			if (!sc) {
-				if (!s->lat_bad_line) {
-					s->lat_bad_line = r.line;
-					snprintf(s->lat_bad, sizeof s->lat_bad, "scenario %.60s is not declared",
-						 l.scenario);
-				}
-				continue;
-			}
-			bool want_warm = l.ts < s->warmup_end, want_cold = l.ts > s->warmup_end;
-			if ((want_warm && !l.warmup) || (want_cold && l.warmup)) {
-				if (!s->lat_bad_line) {
-					s->lat_bad_line = r.line;
-					snprintf(s->lat_bad, sizeof s->lat_bad,
-						 "warmup=%d at ts %.10g but warm-up ends at %.10g", l.warmup, l.ts,
-						 s->warmup_end);
-				}
-			}
-			if (!l.warmup)
-				sp_dvec_push(&sc->lat, l.latency_ms);
-		}
-		ok = rc == 0;
-	}
-	struct_gates(s, SP_EV_LATENCY, &r, opened, ok, rows);
-	if (opened)
-		sp_rows_close(&r);
-	s->lat_ok = ok;
+	return strcmp(((const sp_baseline_entry *)a)->scenario, ((const sp_baseline_entry *)b)->scenario);
 }
 
 static void gate_latency(state *s, const sp_baseline *base)
@@ -836,47 +1305,62 @@ static void gate_latency(state *s, const sp_baseline *base)
 		const char *why = !s->meta_ok ? "metadata.txt is invalid"
 				  : !s->ops_ok ? "operations.tsv is invalid (warm-up unknown)"
 					       : "latency.tsv is invalid";
+		na(v, "latency.agree", why);
 		na(v, "latency.warmup", why);
 		na(v, "latency.p95", why);
 		return;
 	}
 	char m[48];
-	if (s->lat_bad_line)
-		gate(v, false, "latency.warmup", "mismatch", "consistent", "latency.tsv line %llu: %s", s->lat_bad_line,
-		     s->lat_bad);
-	else {
-		num(m, sizeof m, s->warmup_end);
+	snprintf(m, sizeof m, "%llu rows", s->lat_rows);
+	if (s->lat_agree.bad)
+		gate(v, false, "latency.agree", "differs", "the ok operations", "%s", s->lat_agree.msg);
+	else
+		gate(v, true, "latency.agree", m, "the ok operations",
+		     "latency.tsv holds exactly the %llu ok operations of operations.tsv, in order", s->lat_rows);
+	num(m, sizeof m, s->warmup_end);
+	if (s->lat_warm_max > s->warmup_end)
+		gate(v, false, "latency.warmup", "mismatch", "consistent", "latency.tsv line %llu: warmup=1 at ts %.10g but warm-up ends at %.10g",
+		     s->lat_warm_max_line, s->lat_warm_max, s->warmup_end);
+	else if (s->lat_cold_min < s->warmup_end)
+		gate(v, false, "latency.warmup", "mismatch", "consistent", "latency.tsv line %llu: warmup=0 at ts %.10g but warm-up ends at %.10g",
+		     s->lat_cold_min_line, s->lat_cold_min, s->warmup_end);
+	else
 		gate(v, true, "latency.warmup", m, "consistent",
 		     "latency.tsv warmup flags agree with the warm-up end (%s s)", m);
-	}
 	/* exact quantiles per scenario (also kept for --emit-baseline) */
 	v->lat.run_id = sp_xstrdup(s->meta.run_id);
 	v->lat.v = sp_xcalloc(s->nsc ? s->nsc : 1, sizeof *v->lat.v);
+	size_t *entry_of = sp_xcalloc(s->nsc ? s->nsc : 1, sizeof *entry_of);
 	for (size_t i = 0; i < s->nsc; i++) {
 		struct scen *sc = &s->sc[i];
+		entry_of[i] = SIZE_MAX;
 		if (!sc->lat.n)
 			continue;
+		entry_of[i] = v->lat.n;
 		sp_baseline_entry *e = &v->lat.v[v->lat.n++];
 		e->scenario = sp_xstrdup(sc->id);
 		e->count = sc->lat.n;
-		e->p50 = sp_quantile(sc->lat.v, sc->lat.n, 50);
-		e->p95 = sp_quantile(sc->lat.v, sc->lat.n, 95);
-		e->p99 = sp_quantile(sc->lat.v, sc->lat.n, 99);
+		e->p50 = sc->q50;
+		e->p95 = sc->q95;
+		e->p99 = sc->q99;
 	}
 	if (!base) {
+		free(entry_of);
 		gate(v, true, "latency.p95", "no baseline", "--baseline",
 		     "no --baseline given: p95 regression not judged (quantiles of %zu scenario(s) computed)", v->lat.n);
 		return;
 	}
+	/* the baseline sorted once: a lookup per scenario in log time */
+	sp_baseline_entry *sorted = sp_xcalloc(base->n ? base->n : 1, sizeof *sorted);
+	memcpy(sorted, base->v, base->n * sizeof *sorted);
+	qsort(sorted, base->n, sizeof *sorted, cmp_entry);
 	for (size_t i = 0; i < s->nsc; i++) {
 		struct scen *sc = &s->sc[i];
 		char id[64], t[48];
 		snprintf(id, sizeof id, "latency.p95.%s", sc->id);
-		const sp_baseline_entry *b = sp_baseline_get(base, sc->id);
-		const sp_baseline_entry *e = NULL;
-		for (size_t k = 0; k < v->lat.n; k++)
-			if (!strcmp(v->lat.v[k].scenario, sc->id))
-				e = &v->lat.v[k];
+		sp_baseline_entry key = {.scenario = (char *)sc->id};
+		const sp_baseline_entry *b = base->n ? bsearch(&key, sorted, base->n, sizeof *sorted, cmp_entry) : NULL;
+		const sp_baseline_entry *e = entry_of[i] == SIZE_MAX ? NULL : &v->lat.v[entry_of[i]];
 		if (!b) {
 			gate(v, false, id, "n/a", "baseline", "the baseline has no entry for scenario %s", sc->id);
 			continue;
@@ -891,9 +1375,17 @@ static void gate_latency(state *s, const sp_baseline *base)
 		gate(v, le(e->p95, thr), id, m, pre(t, "<="), "scenario %s: p95 %s ms against baseline p95 %.10g ms + %.10g%% (p50 %.10g, p99 %.10g, %llu samples)",
 		     sc->id, m, b->p95, s->th.p95_regression_pct, e->p50, e->p99, e->count);
 	}
+	free(sorted);
+	free(entry_of);
 }
 
 /* ---- resource-samples.tsv ---------------------------------------------- */
+/* sampling latency the measured interval may add to the maximum */
+#define INTERVAL_SLACK 1.1
+/* wall clock against ts: one second of print resolution at each end, and a
+ * clock step or leap second */
+#define WALL_SKEW_S 5.0
+
 struct samples_acc {
 	bool any, mono_bad, phase_bad;
 	char mono_msg[200], phase_msg[200];
@@ -905,6 +1397,14 @@ struct samples_acc {
 	size_t nextra;
 	char extra_names[SP_EV_MAX_EXTRA][64];
 	bool last_was_final;
+	/* wall clock */
+	double wall0, ts0, prev_wall;
+	char wall0s[48];
+	struct first_bad wall;
+	/* cadence: the j-th periodic sample at or after start + j x interval */
+	struct first_bad cadence;
+	long long gaps, gaps_long; /* intervals between non-final samples; above the maximum */
+	double interval_limit;
 };
 
 static void read_samples(state *s, struct samples_acc *a)
@@ -912,8 +1412,11 @@ static void read_samples(state *s, struct samples_acc *a)
 	sp_rows r;
 	sp_ev_sample x;
 	memset(a, 0, sizeof *a);
-	bool opened = sp_rows_open(&r, s->dir, SP_EV_SAMPLES, &s->hash[KF_SAMPLES]) == 0;
+	bool opened = sp_rows_open_hashed(&r, s->dir, SP_EV_SAMPLES, &s->hash[KF_SAMPLES], s->hasher) == 0;
 	bool ok = opened;
+	bool schedule = s->meta_ok && strcmp(s->meta.profile, "R0") && s->meta.sample_interval_s > 0;
+	double iv = s->meta_ok ? s->meta.sample_interval_s : 0;
+	a->interval_limit = s->th.max_interval_s * INTERVAL_SLACK;
 	if (opened) {
 		a->nextra = r.nextra;
 		for (size_t i = 0; i < r.nextra; i++)
@@ -931,9 +1434,35 @@ static void read_samples(state *s, struct samples_acc *a)
 				}
 				if (gap > a->max_gap)
 					a->max_gap = gap;
+				if (x.phase != SP_PHASE_FINAL) {
+					a->gaps++;
+					if (gap > a->interval_limit + EPS * fmax(1, a->interval_limit))
+						a->gaps_long++;
+				}
+				/* wall clock: never back, in step with ts */
+				if (x.wall_epoch < a->prev_wall)
+					first_bad_set(&a->wall, r.line, "resource-samples.tsv line %llu: wall %s goes back in time",
+						      r.line, x.wall);
+				double skew = (x.wall_epoch - a->wall0) - (x.ts - a->ts0);
+				if (fabs(skew) > WALL_SKEW_S + 1e-9)
+					first_bad_set(&a->wall, r.line,
+						      "resource-samples.tsv line %llu: wall %s is %.10g s %s ts %.10g (start sample: wall %s, ts %.10g)",
+						      r.line, x.wall, fabs(skew), skew > 0 ? "ahead of" : "behind", x.ts, a->wall0s,
+						      a->ts0);
 			} else {
 				a->first_ts = x.ts;
+				a->wall0 = x.wall_epoch;
+				a->ts0 = x.ts;
+				snprintf(a->wall0s, sizeof a->wall0s, "%s", x.wall);
+				if (isfinite(s->started_at) && x.wall_epoch < s->started_at)
+					first_bad_set(&a->wall, r.line,
+						      "resource-samples.tsv line %llu: the first sample's wall %s is before metadata started_at",
+						      r.line, x.wall);
 			}
+			if (x.wall_epoch > s->now + WALL_SKEW_S)
+				first_bad_set(&a->wall, r.line, "resource-samples.tsv line %llu: wall %s is in the future", r.line,
+					      x.wall);
+			a->prev_wall = x.wall_epoch;
 			if (!a->phase_bad) {
 				const char *p = NULL;
 				if (!a->any && x.phase != SP_PHASE_START)
@@ -959,6 +1488,12 @@ static void read_samples(state *s, struct samples_acc *a)
 				a->final = x;
 			} else {
 				a->nperiodic++;
+				if (schedule && a->nstart == 1 &&
+				    !ge(x.ts, a->start.ts + (double)a->nperiodic * iv))
+					first_bad_set(&a->cadence, r.line,
+						      "resource-samples.tsv line %llu: periodic sample %lld at ts %.10g, before its slot %.10g (start %.10g + %lld x %.10g s)",
+						      r.line, a->nperiodic, x.ts, a->start.ts + (double)a->nperiodic * iv,
+						      a->start.ts, a->nperiodic, iv);
 				if (x.ts >= s->warmup_end) {
 					sp_linreg_add(&a->rss, x.ts, (double)x.c[SP_C_OWNED_RSS_BYTES]);
 					sp_linreg_add(&a->fds, x.ts, (double)x.c[SP_C_OWNED_FDS]);
@@ -982,16 +1517,109 @@ static void read_samples(state *s, struct samples_acc *a)
 	s->nperiodic = a->nperiodic;
 }
 
+/* the warm-up a profile allows: 15 minutes; a custom run scales it the way
+ * soak does (900 s per base-profile duration, 7200 s when the base is R0
+ * or not recorded); R0 has none */
+static double warmup_allowed(const sp_meta *m)
+{
+	if (!strcmp(m->profile, "R0"))
+		return 0;
+	if (strcmp(m->profile, "custom"))
+		return 900;
+	const char *base = sp_kv_get(m->kv, m->n, "base_profile");
+	double pd = 7200;
+	if (base && !strcmp(base, "R24"))
+		pd = 86400;
+	else if (base && !strcmp(base, "E72"))
+		pd = 259200;
+	return floor(900.0 * m->duration_s / pd);
+}
+
+/* time plausibility and the warm-up, once samples and operations are read */
+static void gate_time(state *s, struct samples_acc *a)
+{
+	sp_verdict *v = s->v;
+	bool run = s->samples_ok && !a->phase_bad && !a->mono_bad;
+	const char *why = !s->samples_ok ? "resource-samples.tsv is invalid"
+			  : !run	 ? "samples have no single start and final in order"
+					 : NULL;
+	char m[64], t[96];
+	/* samples.wall */
+	if (!s->samples_ok || !s->meta_ok)
+		na(v, "samples.wall", !s->meta_ok ? "metadata.txt is invalid" : "resource-samples.tsv is invalid");
+	else if (isfinite(s->started_at) && s->started_at > s->now + WALL_SKEW_S)
+		gate(v, false, "samples.wall", "in the future", "<= now", "metadata.txt started_at %s is in the future",
+		     sp_kv_get(s->meta.kv, s->meta.n, "started_at"));
+	else if (a->wall.bad)
+		gate(v, false, "samples.wall", "implausible", "in step with ts", "%s", a->wall.msg);
+	else
+		gate(v, true, "samples.wall", "in step", "in step with ts",
+		     "sample wall clocks never go back, stay within %.0f s of started_at + ts and are not in the future",
+		     WALL_SKEW_S);
+
+	/* operations.order */
+	if (!s->ops_ok)
+		na(v, "operations.order", "operations.tsv is invalid");
+	else if (s->ops_order.bad)
+		gate(v, false, "operations.order", "out of order", "by ts, inside the run", "%s", s->ops_order.msg);
+	else if (!run)
+		na(v, "operations.order", why);
+	else if (s->ops_total && (!ge(s->ops_min_ts, a->start.ts) || !le(s->ops_max_ts, a->final.ts))) {
+		snprintf(m, sizeof m, "[%.10g, %.10g]", s->ops_min_ts, s->ops_max_ts);
+		snprintf(t, sizeof t, "in [%.10g, %.10g]", a->start.ts, a->final.ts);
+		gate(v, false, "operations.order", m, t,
+		     "operations.tsv has operations at ts %.10g..%.10g, outside the run (start sample %.10g, final sample %.10g)",
+		     s->ops_min_ts, s->ops_max_ts, a->start.ts, a->final.ts);
+	} else
+		gate(v, true, "operations.order", "in order", "by ts, inside the run",
+		     "%lld operation rows in time order, between the start and the final sample", s->ops_total);
+
+	gate_fault_windows(s, run, run ? a->start.ts : 0, run ? a->final.ts : 0);
+
+	/* warmup.bounded */
+	if (!s->meta_ok || !s->ops_ok) {
+		na(v, "warmup.bounded", !s->meta_ok ? "metadata.txt is invalid" : "operations.tsv is invalid");
+		return;
+	}
+	double allowed = warmup_allowed(&s->meta);
+	num(m, sizeof m, s->meta.warmup_s);
+	num(t, sizeof t, allowed);
+	if (!le(s->meta.warmup_s, allowed)) {
+		gate(v, false, "warmup.bounded", m, pre(t, "<="),
+		     "metadata.txt warmup_s %s is longer than the %s s profile %s allows (15 minutes, scaled for custom runs)", m,
+		     t, s->meta.profile);
+		return;
+	}
+	if (s->th.min_periodic_samples >= 2 && run) {
+		double half = a->start.ts + (a->final.ts - a->start.ts) / 2;
+		if (!le(s->warmup_end, half)) {
+			num(m, sizeof m, s->warmup_end);
+			num(t, sizeof t, half);
+			gate(v, false, "warmup.bounded", m, pre(t, "<="),
+			     "the warm-up ends at %s s (two operations of every scenario), past the middle of the run (%s s): the regression gates would cover less than half of it",
+			     m, t);
+			return;
+		}
+	} else if (!run && s->th.min_periodic_samples >= 2) {
+		na(v, "warmup.bounded", why);
+		return;
+	}
+	num(m, sizeof m, s->warmup_end);
+	gate(v, true, "warmup.bounded", m, "<= profile, first half",
+	     "warm-up ends at %s s: warmup_s %.10g within the %.10g s allowed%s", m, s->meta.warmup_s, allowed,
+	     s->th.min_periodic_samples >= 2 ? ", and in the first half of the run" : "");
+}
+
 static void gate_samples(state *s, struct samples_acc *a)
 {
 	sp_verdict *v = s->v;
 	char m[64], t[64];
 	static const char *const sample_gates[] = {"samples.monotonic", "samples.phases", "samples.span",
 						   "samples.count", "samples.gap", "samples.interval",
-						   "leak.rss_slope", "leak.fd_growth", "leak.fd_final",
-						   "disk.peak", "disk.final", "cleanup.owned_processes",
-						   "cleanup.owned_mounts", "cleanup.owned_sockets",
-						   "cleanup.owned_cgroups"};
+						   "samples.cadence", "leak.rss_slope", "leak.fd_growth",
+						   "leak.fd_final", "disk.peak", "disk.final",
+						   "cleanup.owned_processes", "cleanup.owned_mounts",
+						   "cleanup.owned_sockets", "cleanup.owned_cgroups"};
 	if (!s->samples_ok || !s->meta_ok || !s->ops_ok) {
 		const char *why = !s->samples_ok ? "resource-samples.tsv is invalid"
 				  : !s->meta_ok	 ? "metadata.txt is invalid"
@@ -1029,15 +1657,44 @@ static void gate_samples(state *s, struct samples_acc *a)
 	num(m, sizeof m, a->max_gap);
 	num(t, sizeof t, th->max_gap_s);
 	gate(v, le(a->max_gap, th->max_gap_s), "samples.gap", m, pre(t, "<="), "largest gap between consecutive samples %s s (maximum %s s)", m, t);
-	num(m, sizeof m, s->meta.sample_interval_s);
+	/* declared interval within the maximum, and the measured one: the
+	 * median interval above the maximum (+10% for sampling latency) means
+	 * more than half of them are */
 	num(t, sizeof t, th->max_interval_s);
-	gate(v, le(s->meta.sample_interval_s, th->max_interval_s) && s->meta.sample_interval_s > 0, "samples.interval", m, pre(t, "<="),
-	     "declared sample interval %s s (maximum %s s)", m, t);
+	char lim[32];
+	num(lim, sizeof lim, a->interval_limit);
+	if (!(le(s->meta.sample_interval_s, th->max_interval_s) && s->meta.sample_interval_s > 0)) {
+		num(m, sizeof m, s->meta.sample_interval_s);
+		gate(v, false, "samples.interval", m, pre(t, "<="), "declared sample interval %s s (maximum %s s)", m, t);
+	} else if (a->gaps_long * 2 > a->gaps) {
+		snprintf(m, sizeof m, "%lld of %lld > %s", a->gaps_long, a->gaps, lim);
+		gate(v, false, "samples.interval", m, pre(t, "<="),
+		     "the measured median sample interval is above %s s: %lld of %lld intervals are longer (declared %.10g s, maximum %s s)",
+		     lim, a->gaps_long, a->gaps, s->meta.sample_interval_s, t);
+	} else {
+		snprintf(m, sizeof m, "%lld of %lld > %s", a->gaps_long, a->gaps, lim);
+		gate(v, true, "samples.interval", m, pre(t, "<="),
+		     "declared sample interval %.10g s, measured median within %s s (%lld of %lld intervals longer)",
+		     s->meta.sample_interval_s, lim, a->gaps_long, a->gaps);
+	}
+	if (a->cadence.bad)
+		gate(v, false, "samples.cadence", "early sample", "on the schedule", "%s", a->cadence.msg);
+	else
+		gate(v, true, "samples.cadence", "on the schedule", "on the schedule",
+		     strcmp(s->meta.profile, "R0") ? "every periodic sample at or after its slot (start + j x interval): no burst pads the count"
+						   : "R0 samples at every phase: no schedule to check");
 
-	/* regressions over post-warm-up periodic samples */
+	/* regressions over post-warm-up periodic samples; a rehearsal whose
+	 * thresholds ask for no periodic samples (R0) has no window to judge a
+	 * per-day rate on: a slope over its few seconds is noise (cleanup and
+	 * fd_final still judge what it left behind) */
 	bool need = th->min_periodic_samples >= 2;
 	num(t, sizeof t, th->rss_slope_mib_per_day);
-	if (a->rss.n < 2) {
+	if (!need && th->min_periodic_samples == 0) {
+		gate(v, true, "leak.rss_slope", "not judged", t,
+		     "the thresholds ask for no periodic samples (a rehearsal): no RSS slope judged over %llu post-warm-up sample(s)",
+		     a->rss.n);
+	} else if (a->rss.n < 2) {
 		gate(v, !need, "leak.rss_slope", "n/a", t,
 		     "%llu post-warm-up periodic sample(s): the RSS slope %s", a->rss.n,
 		     need ? "cannot be measured although the profile requires periodic samples" : "is not measurable");
@@ -1048,7 +1705,10 @@ static void gate_samples(state *s, struct samples_acc *a)
 		     "owned RSS slope %s MiB/day over %llu post-warm-up periodic samples (maximum %s)", m, a->rss.n, t);
 	}
 	snprintf(t, sizeof t, "%lld", th->fd_growth_max);
-	if (a->fds.n < 2) {
+	if (!need && th->min_periodic_samples == 0) {
+		gate(v, true, "leak.fd_growth", "not judged", t,
+		     "the thresholds ask for no periodic samples (a rehearsal): no FD trend judged (leak.fd_final still is)");
+	} else if (a->fds.n < 2) {
 		gate(v, !need, "leak.fd_growth", "n/a", t, "%llu post-warm-up periodic sample(s): FD growth %s", a->fds.n,
 		     need ? "cannot be measured although the profile requires periodic samples" : "is not measurable");
 	} else {
@@ -1139,8 +1799,24 @@ static void check_summary(state *s, const struct samples_acc *a)
 	}
 	gate(v, true, "types.summary", "valid", "valid", "summary.json: every field of the right type");
 	gate(v, !strcmp(sm.cleanup, "ok"), "cleanup.status", sm.cleanup, "ok", "summary.json: cleanup %s", sm.cleanup);
-	gate(v, !strcmp(sm.stop_condition, "duration"), "run.completed", sm.stop_condition, "duration",
-	     "summary.json: the run stopped on %s", sm.stop_condition);
+	bool spanned = s->meta_ok && s->samples_ok && !a->phase_bad && !a->mono_bad;
+	double span = spanned ? a->final.ts - a->start.ts : 0;
+	if (strcmp(sm.stop_condition, "duration"))
+		gate(v, false, "run.completed", sm.stop_condition, "duration", "summary.json: the run stopped on %s",
+		     sm.stop_condition);
+	else if (!spanned)
+		na(v, "run.completed",
+		   !s->meta_ok ? "metadata.txt is invalid" : "samples have no single start and final in order");
+	else if (!ge(span, s->meta.duration_s - 0.001)) {
+		char have[48], want[48];
+		num(have, sizeof have, span);
+		num(want, sizeof want, s->meta.duration_s);
+		gate(v, false, "run.completed", have, pre(want, ">="),
+		     "summary.json says the run stopped on its duration, but the samples span %s s of the %s s it was to run", have,
+		     want);
+	} else
+		gate(v, true, "run.completed", sm.stop_condition, "duration",
+		     "the run stopped on its duration and the samples span it (%.10g s of %.10g s)", span, s->meta.duration_s);
 	if (!s->meta_ok || !s->ops_ok || !s->samples_ok) {
 		na(v, "summary.consistent",
 		   !s->meta_ok ? "metadata.txt is invalid"
@@ -1172,6 +1848,9 @@ static void check_summary(state *s, const struct samples_acc *a)
 	CHK_STR("profile", sm.profile, s->meta.profile)
 	CHK_DEC("requested_duration_s", sm.requested_duration_s, s->meta.duration_s)
 	CHK_INT("sample_count", sm.sample_count, a->n)
+	if (!a->phase_bad && !a->mono_bad) {
+		CHK_DEC("measured_duration_s", sm.measured_duration_s, a->final.ts)
+	}
 	CHK_INT("periodic_samples", sm.periodic_samples, a->nperiodic)
 	if (!a->phase_bad && !a->mono_bad) {
 		CHK_DEC("span_s", sm.span_s, a->final.ts - a->start.ts)
@@ -1201,38 +1880,43 @@ static void check_summary(state *s, const struct samples_acc *a)
 	sp_summary_free(&sm);
 }
 
-/* ---- logs/: redaction ------------------------------------------------- */
-/* High-confidence secret shapes that any redactor must have replaced by
- * [REDACTED] (a subset of the soak writer's patterns, case-sensitive, so a
- * correctly redacted log never trips it). The secret itself is never echoed. */
-static const struct {
-	const char *name, *re;
-} secret_shapes[] = {
-	{"a private key block", "-----BEGIN [A-Z ]*PRIVATE KEY-----"},
-	{"an AWS access key id", "(AKIA|ASIA)[0-9A-Z]{16}"},
-	{"a GitHub token", "(ghp|gho|ghu|ghs|ghr|github_pat)_[A-Za-z0-9_]{20,}"},
-	{"a Slack token", "xox[abprs]-[A-Za-z0-9-]{10,}"},
-	{"a JSON web token", "eyJ[A-Za-z0-9_-]{8,}\\.[A-Za-z0-9_-]{8,}\\.[A-Za-z0-9_-]{8,}"},
-	{"a URL with a password", "://[^/:@[:space:]]+:[^[/@[:space:]]+@"},
-};
+/* ---- logs/: bounded and redacted ------------------------------------- */
+/* A log is at most 64 KiB; up to SP_EV_MAX_LOG only when it carries the
+ * writer's "[... N bytes elided ...]" line (head and tail kept). */
+#define LOG_BOUND 65536
 
-static void check_redacted(state *s, char **paths, size_t n, const char *listerr)
+static bool has_elision(const char *buf, size_t len)
+{
+	static const char pre[] = "[... ", post[] = " bytes elided ...]";
+	for (const char *l = buf; l && l < buf + len;) {
+		const char *nl = memchr(l, '\n', (size_t)(buf + len - l));
+		size_t ll = nl ? (size_t)(nl - l) : (size_t)(buf + len - l);
+		size_t np = sizeof pre - 1, nq = sizeof post - 1;
+		if (ll > np + nq && !memcmp(l, pre, np) && !memcmp(l + ll - nq, post, nq)) {
+			size_t d = ll - np - nq;
+			bool digits = d > 0 && d <= 20;
+			for (size_t i = 0; digits && i < d; i++)
+				digits = l[np + i] >= '0' && l[np + i] <= '9';
+			if (digits && l[np] != '0')
+				return true;
+		}
+		l = nl ? nl + 1 : NULL;
+	}
+	return false;
+}
+
+static void check_logs(state *s, char **paths, size_t n, const char *listerr)
 {
 	sp_verdict *v = s->v;
 	if (!paths && listerr) {
+		na(v, "logs.bounded", listerr);
 		na(v, "logs.redacted", listerr);
 		return;
 	}
-	regex_t re[SP_ARRAY_SIZE(secret_shapes)];
-	for (size_t k = 0; k < SP_ARRAY_SIZE(secret_shapes); k++)
-		if (regcomp(&re[k], secret_shapes[k].re, REG_EXTENDED | REG_NOSUB) != 0) {
-			for (size_t j = 0; j < k; j++)
-				regfree(&re[j]);
-			na(v, "logs.redacted", "cannot compile the secret patterns");
-			return;
-		}
-	char where[300] = "";
+	bool scan = sp_secret_ready();
+	char where[300] = "", big[300] = "";
 	size_t nlogs = 0, hits = 0;
+	long long bigsz = 0;
 	for (size_t i = 0; i < n; i++) {
 		if (!sp_startswith(paths[i], "logs/"))
 			continue;
@@ -1240,41 +1924,53 @@ static void check_redacted(state *s, char **paths, size_t n, const char *listerr
 		_cleanup_free_ char *p = sp_xasprintf("%s/%s", s->dir, paths[i]);
 		size_t len = 0;
 		int e = 0;
-		_cleanup_free_ char *buf = sp_ev_read_all(p, 4 * SP_EV_MAX_LOG, &len, &e);
-		if (!buf)
-			continue; /* unreadable or oversized: logs.bounded and integrity.manifest judge it */
+		_cleanup_free_ char *buf = sp_ev_read_all(p, SP_EV_MAX_LOG, &len, &e);
+		if (!buf) {
+			if (e == EFBIG && !big[0]) {
+				struct stat st;
+				bigsz = lstat(p, &st) == 0 ? (long long)st.st_size : SP_EV_MAX_LOG + 1;
+				snprintf(big, sizeof big, "%s is %lld bytes: logs are bounded to 64 KiB (head and tail)", paths[i],
+					 bigsz);
+			}
+			continue; /* unreadable: integrity.manifest judges it */
+		}
+		if (len > LOG_BOUND && !big[0] && !has_elision(buf, len)) {
+			bigsz = (long long)len;
+			snprintf(big, sizeof big,
+				 "%s is %zu bytes, over 64 KiB without the writer's '[... N bytes elided ...]' line", paths[i],
+				 len);
+		}
 		unsigned line = 0;
-		for (char *l = buf; l && l < buf + len;) {
-			char *nl = memchr(l, '\n', (size_t)(buf + len - l));
-			if (nl)
-				*nl = '\0';
-			line++;
-			/* a NUL byte inside a line would hide the rest from regexec */
-			for (char *c = l, *ce = nl ? nl : buf + len; c < ce; c++)
-				if (!*c)
-					*c = ' ';
-			for (size_t k = 0; k < SP_ARRAY_SIZE(secret_shapes); k++)
-				if (regexec(&re[k], l, 0, NULL, 0) == 0) {
-					if (!hits++)
-						snprintf(where, sizeof where, "%s line %u holds %s", paths[i], line,
-							 secret_shapes[k].name);
-					break;
-				}
-			l = nl ? nl + 1 : NULL;
+		const char *name = NULL;
+		size_t h = 0;
+		if (scan && sp_secret_scan(buf, len, &line, &name, &h) == 0 && h) {
+			if (!hits)
+				snprintf(where, sizeof where, "%s line %u holds %s", paths[i], line, name);
+			hits += h;
 		}
 	}
-	for (size_t k = 0; k < SP_ARRAY_SIZE(secret_shapes); k++)
-		regfree(&re[k]);
-	char m[48];
+	char m[48], t[48];
+	snprintf(t, sizeof t, "%d bytes", LOG_BOUND);
+	if (big[0]) {
+		snprintf(m, sizeof m, "%lld bytes", bigsz);
+		gate(v, false, "logs.bounded", m, t, "%s", big);
+	} else {
+		snprintf(m, sizeof m, "%zu files", nlogs);
+		gate(v, true, "logs.bounded", m, t, "%zu log file(s), each within 64 KiB (or head and tail with an elision line)",
+		     nlogs);
+	}
 	snprintf(m, sizeof m, "%zu unredacted", hits);
-	if (hits)
+	if (!scan)
+		na(v, "logs.redacted", "cannot compile the secret patterns");
+	else if (hits)
 		gate(v, false, "logs.redacted", m, "0 unredacted", "%zu secret-shaped value(s) not redacted; first: %s", hits,
 		     where);
 	else
-		gate(v, true, "logs.redacted", m, "0 unredacted", "no secret-shaped value in %zu log file(s)", nlogs);
+		gate(v, true, "logs.redacted", m, "0 unredacted", "no value of the %zu secret shapes in %zu log file(s)",
+		     sp_secret_shape_count(), nlogs);
 }
 
-/* ---- logs/ and integrity ----------------------------------------------- */
+/* ---- integrity ---------------------------------------------------------- */
 static void check_integrity(state *s, const sp_verify_opts *o)
 {
 	sp_verdict *v = s->v;
@@ -1283,37 +1979,7 @@ static void check_integrity(state *s, const sp_verify_opts *o)
 	size_t n = 0;
 	int lrc = sp_bundle_list(s->dir, &paths, &n, msg, sizeof msg);
 
-	/* logs/ bounded */
-	if (lrc < 0) {
-		na(v, "logs.bounded", msg);
-	} else {
-		size_t nlogs = 0;
-		const char *big = NULL;
-		long long bigsz = 0;
-		for (size_t i = 0; i < n; i++) {
-			if (!sp_startswith(paths[i], "logs/"))
-				continue;
-			nlogs++;
-			_cleanup_free_ char *p = sp_xasprintf("%s/%s", s->dir, paths[i]);
-			struct stat st;
-			if (lstat(p, &st) == 0 && st.st_size > SP_EV_MAX_LOG && !big) {
-				big = paths[i];
-				bigsz = (long long)st.st_size;
-			}
-		}
-		char m[48], t[48];
-		snprintf(t, sizeof t, "%d bytes", SP_EV_MAX_LOG);
-		if (big) {
-			snprintf(m, sizeof m, "%lld bytes", bigsz);
-			gate(v, false, "logs.bounded", m, t, "%s is %lld bytes: logs are bounded to 64 KiB (head and tail)",
-			     big, bigsz);
-		} else {
-			snprintf(m, sizeof m, "%zu files", nlogs);
-			gate(v, true, "logs.bounded", m, t, "%zu log file(s), each within 64 KiB", nlogs);
-		}
-	}
-
-	check_redacted(s, lrc == 0 ? paths : NULL, n, lrc < 0 ? msg : NULL);
+	check_logs(s, lrc == 0 ? paths : NULL, n, lrc < 0 ? msg : NULL);
 
 	/* MANIFEST */
 	_cleanup_free_ char *mp = sp_xasprintf("%s/MANIFEST", s->dir);
@@ -1409,30 +2075,40 @@ int sp_verify(const char *dir, const sp_verify_opts *o, sp_verdict *v, sp_error 
 		return sp_usage(err, "%s: %s", dir, strerror(errno));
 	if (!S_ISDIR(st.st_mode))
 		return sp_usage(err, "%s: not a directory", dir);
+	enum sp_input in = o->input == SP_INPUT_AUTO ? sp_input_detect(dir) : o->input;
+	if (in == SP_INPUT_A3S)
+		return sp_a3s_verify(dir, o, v, err);
 	if (o->profile && strcmp(o->profile, "custom") && !sp_profile_thresholds(o->profile, &(sp_thresholds){0}))
 		return sp_usage(err, "--profile %s: not one of R0, G2, R24, E72, custom", o->profile);
 
+	/* through a symlink to the bundle too: every path below is resolved */
+	_cleanup_free_ char *real = realpath(dir, NULL);
+	if (!real)
+		return sp_usage(err, "%s: %s", dir, strerror(errno));
 	state *s = sp_xcalloc(1, sizeof *s);
 	struct samples_acc *a = sp_xcalloc(1, sizeof *a);
-	s->dir = dir;
+	s->dir = real;
 	s->v = v;
+	s->now = (double)time(NULL);
+	s->started_at = NAN;
+	s->hasher = sp_ev_hasher_new();
 	v->bundle = sp_xstrdup(dir);
-	sanitize(v->bundle);
+	sp_ev_sanitize(v->bundle);
+	v->input = sp_xstrdup(SP_EVIDENCE_SCHEMA);
 
 	check_present(s);
 	check_metadata(s, o);
+	check_absent(s);
 	v->profile = sp_xstrdup(o->profile ? o->profile : s->meta_ok ? s->meta.profile : "unknown");
 	if (s->meta_ok) {
 		s->nsc = s->meta.nscenarios;
 		s->sc = sp_xcalloc(s->nsc ? s->nsc : 1, sizeof *s->sc);
-		s->by_id = sp_xcalloc(s->nsc ? s->nsc : 1, sizeof *s->by_id);
 		for (size_t i = 0; i < s->nsc; i++) {
 			s->sc[i].id = s->meta.scenarios[i];
+			s->sc[i].idlen = strlen(s->sc[i].id);
 			s->sc[i].t1 = s->sc[i].t2 = INFINITY;
-			s->by_id[i] = i;
+			sp_strset_put(&s->sc_set, s->sc[i].id, s->sc[i].idlen, i); /* unique: metadata checked */
 		}
-		sort_base = s->sc;
-		qsort(s->by_id, s->nsc, sizeof *s->by_id, cmp_scen_idx);
 	}
 	read_faults(s);
 	gate_faults(s);
@@ -1443,22 +2119,25 @@ int sp_verify(const char *dir, const sp_verify_opts *o, sp_verdict *v, sp_error 
 		s->warmup_end = INFINITY;
 	gate_ops(s);
 	gate_caps(s);
-	read_latency(s);
-	gate_latency(s, o->baseline);
 	read_samples(s, a);
+	lq_finish(s, s->ops_ok);
+	gate_latency(s, o->baseline);
 	gate_samples(s, a);
+	gate_time(s, a);
 	check_inventory(s);
 	check_summary(s, a);
 	check_integrity(s, o);
 
+	sp_ev_hasher_free(s->hasher);
 	for (int k = 0; k < KF_N; k++)
 		sp_ev_sha256_free(&s->hash[k]);
 	for (size_t i = 0; i < s->nsc; i++)
 		sp_dvec_free(&s->sc[i].lat);
 	free(s->sc);
-	free(s->by_id);
+	sp_strset_free(&s->sc_set);
 	free(s->faults);
 	free(s->win);
+	free(s->heap);
 	sp_meta_free(&s->meta);
 	free(s);
 	free(a);
@@ -1468,7 +2147,10 @@ int sp_verify(const char *dir, const sp_verify_opts *o, sp_verdict *v, sp_error 
 /* ---- output ------------------------------------------------------------ */
 void sp_verdict_print_text(const sp_verdict *v, FILE *f)
 {
-	fprintf(f, "sandprobe verify %s (profile %s)\n", v->bundle, v->profile);
+	if (v->input && strcmp(v->input, SP_EVIDENCE_SCHEMA))
+		fprintf(f, "sandprobe verify %s (%s bundle, profile %s)\n", v->bundle, v->input, v->profile);
+	else
+		fprintf(f, "sandprobe verify %s (profile %s)\n", v->bundle, v->profile);
 	for (size_t i = 0; i < v->n; i++) {
 		const sp_gate *g = &v->g[i];
 		fprintf(f, "%s %-28s measured %s, threshold %s: %s\n", g->status == SP_GATE_PASS ? "PASS" : "FAIL",
@@ -1483,6 +2165,7 @@ void sp_verdict_print_json(const sp_verdict *v, FILE *f)
 	json_object_set_new(j, "schema", json_string(SP_VERIFY_SCHEMA));
 	json_object_set_new(j, "bundle", json_string(v->bundle));
 	json_object_set_new(j, "profile", json_string(v->profile));
+	json_object_set_new(j, "input", json_string(v->input ? v->input : SP_EVIDENCE_SCHEMA));
 	for (size_t i = 0; i < v->n; i++) {
 		const sp_gate *g = &v->g[i];
 		json_t *o = json_object();

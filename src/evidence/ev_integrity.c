@@ -194,13 +194,19 @@ static int walk(const char *root, const char *rel, char ***paths, size_t *n, siz
 	while ((de = readdir(d))) {
 		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
 			continue;
-		if (!rel && (!strcmp(de->d_name, "MANIFEST") || !strcmp(de->d_name, "MANIFEST.sig") ||
-			     !strcmp(de->d_name, "verify.out")))
-			continue;
 		_cleanup_free_ char *r = rel ? sp_xasprintf("%s/%s", rel, de->d_name) : sp_xstrdup(de->d_name);
 		struct stat st;
 		if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
 			return sp_ev_msg(msg, msgsz, "%s: %s", r, strerror(errno));
+		/* the three files the MANIFEST does not list: skipped only as what
+		 * they are (a directory of that name would hide files) */
+		if (!rel && (!strcmp(de->d_name, "MANIFEST") || !strcmp(de->d_name, "MANIFEST.sig") ||
+			     !strcmp(de->d_name, "verify.out"))) {
+			if (S_ISREG(st.st_mode))
+				continue;
+			return sp_ev_msg(msg, msgsz, "%s: not a regular file (%s)", r,
+					 S_ISDIR(st.st_mode) ? "a directory" : S_ISLNK(st.st_mode) ? "a symlink" : "special file");
+		}
 		if (S_ISDIR(st.st_mode)) {
 			if (walk(root, r, paths, n, cap, depth + 1, msg, msgsz) < 0)
 				return -1;

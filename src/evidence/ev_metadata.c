@@ -57,6 +57,7 @@ int sp_kv_parse_why(const char *buf, size_t len, sp_kv **out, size_t *nout, char
 	size_t n = 0;
 	unsigned line = 0;
 	size_t pos = 0;
+	_cleanup_strset_ sp_strset seen = {0};
 	*out = NULL;
 	*nout = 0;
 	if (len == 0) {
@@ -113,20 +114,21 @@ int sp_kv_parse_why(const char *buf, size_t len, sp_kv **out, size_t *nout, char
 			why_set(why, SP_KVF_VALUE, line, s, kl);
 			return sp_ev_msg(msg, msgsz, "line %u: key %.*s: value is not valid UTF-8", line, (int)kl, s);
 		}
-		for (size_t i = 0; i < n; i++)
-			if (strlen(kv[i].key) == kl && !memcmp(kv[i].key, s, kl)) {
-				why_set(why, SP_KVF_DUP, line, s, kl);
-				int r = sp_ev_msg(msg, msgsz, "line %u: key %s given twice (first on line %u)", line,
-					     kv[i].key, kv[i].line);
-				sp_kv_free(kv, n);
-				return r;
-			}
 		if ((n & (n - 1)) == 0)
 			kv = sp_xrealloc(kv, (n ? 2 * n : 1) * sizeof *kv);
 		kv[n].key = sp_xstrndup(s, kl);
 		kv[n].value = sp_xstrndup(eq + 1, vl);
 		kv[n].line = line;
+		/* a hash set of the keys: linear in the number of keys */
+		size_t first = sp_strset_put(&seen, kv[n].key, kl, n);
 		n++;
+		if (first != SIZE_MAX) {
+			why_set(why, SP_KVF_DUP, line, s, kl);
+			int r = sp_ev_msg(msg, msgsz, "line %u: key %s given twice (first on line %u)", line,
+					  kv[first].key, kv[first].line);
+			sp_kv_free(kv, n);
+			return r;
+		}
 	}
 	*out = kv;
 	*nout = n;
@@ -215,31 +217,33 @@ static int split_list(const sp_kv *kv, bool faults, char ***out, size_t *nout, c
 	*nout = 0;
 	if (faults && !strcmp(v, "none"))
 		return 0;
-	size_t n = 0;
+	size_t n = 0, cap = 0;
 	char **list = NULL;
 	const char *p = v;
+	_cleanup_strset_ sp_strset seen = {0};
 	for (;;) {
 		const char *c = strchr(p, ',');
 		size_t l = c ? (size_t)(c - p) : strlen(p);
-		bool okv = faults ? (l == 3 && p[0] == 'F' && p[1] >= '0' && p[1] <= '9' && p[2] >= '0' && p[2] <= '9')
-				  : is_id(p, l);
+		bool okv = faults ? sp_ev_is_fault_id(p, l) : is_id(p, l);
 		if (!okv) {
 			for (size_t i = 0; i < n; i++)
 				free(list[i]);
 			free(list);
 			return sp_ev_msg(msg, msgsz, "line %u: key %s: '%.*s' is not a %s", kv->line, kv->key,
-				    (int)(l > 40 ? 40 : l), p, faults ? "fault id F01..F99 (or 'none')" : "scenario id");
+				    (int)(l > 40 ? 40 : l), p, faults ? "fault id F01..F09 (or 'none')" : "scenario id");
 		}
-		for (size_t i = 0; i < n; i++)
-			if (strlen(list[i]) == l && !memcmp(list[i], p, l)) {
-				int r = sp_ev_msg(msg, msgsz, "line %u: key %s: '%s' listed twice", kv->line, kv->key,
-					     list[i]);
-				for (size_t j = 0; j < n; j++)
-					free(list[j]);
-				free(list);
-				return r;
-			}
-		list = sp_xrealloc(list, (n + 1) * sizeof *list);
+		if (sp_strset_put(&seen, p, l, n) != SIZE_MAX) {
+			int r = sp_ev_msg(msg, msgsz, "line %u: key %s: '%.*s' listed twice", kv->line, kv->key,
+					  (int)(l > 64 ? 64 : l), p);
+			for (size_t j = 0; j < n; j++)
+				free(list[j]);
+			free(list);
+			return r;
+		}
+		if (n == cap) {
+			cap = cap ? 2 * cap : 8;
+			list = sp_xrealloc(list, cap * sizeof *list);
+		}
 		list[n++] = sp_xstrndup(p, l);
 		if (!c)
 			break;

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "core/util.h"
@@ -180,6 +181,11 @@ typedef struct bundle {
 	bool sign, wrong_key, tamper_sig, demand_key, use_baseline, baseline_one;
 	const char *profile_opt;
 	void (*manifest_edit)(char **text);
+	bool lat_manual;     /* latency.tsv as the case edited it, not derived from the operations */
+	bool no_sort;        /* operations.tsv in table order, not sorted by ts */
+	bool log_elision;    /* the big log carries the writer's elision line */
+	bool via_symlink;    /* verify through a symlink to the bundle */
+	const char *dir_as;  /* a directory of this name (with a file in it) in the bundle, after sealing */
 } bundle;
 
 static void meta_set(bundle *b, const char *key, const char *fmt, ...) SP_PRINTF(3, 4);
@@ -222,10 +228,25 @@ static void meta_del(bundle *b, const char *key)
 #define NOPS 200
 #define LAT_DEFAULT 50.0
 
+/* the run started yesterday at midnight UTC: walls are real, past dates */
+static time_t base_epoch;
+
+static void wall_at(char *buf, size_t sz, double epoch)
+{
+	time_t t = (time_t)floor(epoch);
+	double frac = epoch - (double)t;
+	struct tm tm;
+	gmtime_r(&t, &tm);
+	size_t n = strftime(buf, sz, "%Y-%m-%dT%H:%M:%S", &tm);
+	if (frac > 1e-7)
+		snprintf(buf + n, sz - n, ".%03dZ", (int)lround(frac * 1000));
+	else
+		snprintf(buf + n, sz - n, "Z");
+}
+
 static void wall(char *buf, size_t sz, double ts)
 {
-	long s = (long)ts;
-	snprintf(buf, sz, "2026-01-01T%02ld:%02ld:%02ldZ", s / 3600, (s / 60) % 60, s % 60);
+	wall_at(buf, sz, (double)base_epoch + ts);
 }
 
 static void add_sample(bundle *b, double ts, const char *phase)
@@ -254,7 +275,6 @@ static void bundle_default(bundle *b)
 		{"runtime", "selftest"},
 		{"runtime_version", "selftest 1.0"},
 		{"rootfs_digest", "none"},
-		{"started_at", "2026-01-01T00:00:00Z"},
 		{"seed", "42"},
 		{"workload_sha256", "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"},
 		{"concurrency", "2"},
@@ -275,6 +295,9 @@ static void bundle_default(bundle *b)
 	};
 	for (size_t i = 0; i < SP_ARRAY_SIZE(kv); i++)
 		tab_row(&b->meta, "%s\t%s", kv[i][0], kv[i][1]);
+	char sa[40];
+	wall(sa, sizeof sa, 0);
+	meta_set(b, "started_at", "%s", sa);
 
 	tab_row(&b->ops, "ts\tscenario\tapi\toperation\tlatency_ms\tresult\tgeneration\terror_code");
 	tab_row(&b->lat, "ts\tscenario\toperation\tlatency_ms\twarmup");
@@ -283,15 +306,9 @@ static void bundle_default(bundle *b)
 		const char *sc = i % 2 ? "RUN-02" : "RUN-01";
 		tab_row(&b->ops, "%.3f\t%s\tcli\tcreate\t%.3f\tok\t%d\t-", ts, sc, LAT_DEFAULT, i / 10);
 	}
-	/* two operations that fail on purpose inside fault F01's window */
+	/* two operations that fail on purpose inside fault F01's windows */
 	tab_row(&b->ops, "305.000\tRUN-01\tcli\tcreate\t1.000\texpected_fault\t30\tECONNREFUSED");
 	tab_row(&b->ops, "306.000\tRUN-02\tcli\tcreate\t1.000\texpected_fault\t30\tECONNREFUSED");
-	for (size_t r = 1; r < b->ops.nrow; r++)
-		if (!strcmp(tab_get(&b->ops, r, "result"), "ok")) {
-			double ts = strtod(tab_get(&b->ops, r, "ts"), NULL);
-			tab_row(&b->lat, "%s\t%s\tcreate\t%s\t%d", tab_get(&b->ops, r, "ts"), tab_get(&b->ops, r, "scenario"),
-				tab_get(&b->ops, r, "latency_ms"), ts < 60 ? 1 : 0);
-		}
 
 	tab_row(&b->samples, "ts\twall\tphase\towned_processes\towned_threads\towned_rss_bytes\towned_cpu_seconds\t"
 			     "owned_fds\towned_mounts\towned_sockets\towned_cgroups\tdisk_bytes\tglobal_processes\t"
@@ -303,7 +320,9 @@ static void bundle_default(bundle *b)
 
 	tab_row(&b->caps, "scenario\tattempted\tsucceeded\texpected_faults\tunexpected_failures\tresult");
 	tab_row(&b->faults, "fault_id\ttarget\texpected\tstarted\tended\trecovery_ms\trto_ms\tresult");
-	tab_row(&b->faults, "F01\tsp-box-1\trestart\t300.000\t310.000\t5000\t10000\tpass");
+	/* one window per expected_fault operation, each as long as its recovery */
+	tab_row(&b->faults, "F01\tsp-box-1\trestart\t300.000\t310.000\t10000\t12000\tpass");
+	tab_row(&b->faults, "F01\tsp-box-2\trestart\t305.500\t306.500\t1000\t12000\tpass");
 	b->inv_start = sp_xstrdup("{\"schema\":\"sandprobe.inventory.v1\",\"resources\":[{\"type\":\"container\",\"id\":\"sp-base\"}]}\n");
 	b->inv_final = sp_xstrdup(b->inv_start);
 	b->log = sp_xstrdup("step 1: ok\n");
@@ -353,17 +372,9 @@ static void recompute_caps(bundle *b)
 	sp_strv_free(&sc);
 }
 
-static json_t *make_summary(const bundle *b)
+/* warm-up end: warmup_s and the 2nd operation of every scenario */
+static double gen_warmup_end(const bundle *b)
 {
-	long long total = 0, okn = 0, fail = 0, ef = 0;
-	for (size_t r = 1; r < b->ops.nrow; r++) {
-		const char *res = tab_get(&b->ops, r, "result");
-		total++;
-		okn += !strcmp(res, "ok");
-		fail += !strcmp(res, "fail");
-		ef += !strcmp(res, "expected_fault");
-	}
-	/* warm-up end: warmup_s and the 2nd operation of every scenario */
 	double we = dval(meta_get(b, "warmup_s"));
 	sp_strv sc = {0};
 	sp_strv_split(&sc, meta_get(b, "scenarios"), ",");
@@ -384,8 +395,56 @@ static json_t *make_summary(const bundle *b)
 			we = t2;
 	}
 	sp_strv_free(&sc);
-	if (isinf(we))
-		we = 1e9;
+	return isinf(we) ? 1e9 : we;
+}
+
+/* operations in time order (stable), then latency.tsv from the ok ones */
+static void sort_ops(bundle *b)
+{
+	if (b->no_sort)
+		return;
+	size_t nc = b->ops.ncol;
+	int k = tab_col(&b->ops, "ts");
+	char **tmp = sp_xmalloc(nc * sizeof *tmp);
+	for (size_t r = 2; r < b->ops.nrow; r++) {
+		double x = dval(b->ops.c[r * nc + (size_t)k]);
+		size_t j = r;
+		while (j > 1 && dval(b->ops.c[(j - 1) * nc + (size_t)k]) > x)
+			j--;
+		if (j == r)
+			continue;
+		memcpy(tmp, &b->ops.c[r * nc], nc * sizeof *tmp);
+		memmove(&b->ops.c[(j + 1) * nc], &b->ops.c[j * nc], (r - j) * nc * sizeof *tmp);
+		memcpy(&b->ops.c[j * nc], tmp, nc * sizeof *tmp);
+	}
+	free(tmp);
+}
+
+static void lat_rebuild(bundle *b)
+{
+	sort_ops(b);
+	while (b->lat.nrow > 1)
+		tab_del_row(&b->lat, 1);
+	double we = gen_warmup_end(b);
+	for (size_t r = 1; r < b->ops.nrow; r++)
+		if (!strcmp(tab_get(&b->ops, r, "result"), "ok")) {
+			double ts = dval(tab_get(&b->ops, r, "ts"));
+			tab_row(&b->lat, "%s\t%s\t%s\t%s\t%d", tab_get(&b->ops, r, "ts"), tab_get(&b->ops, r, "scenario"),
+				tab_get(&b->ops, r, "operation"), tab_get(&b->ops, r, "latency_ms"), ts < we ? 1 : 0);
+		}
+}
+
+static json_t *make_summary(const bundle *b)
+{
+	long long total = 0, okn = 0, fail = 0, ef = 0;
+	for (size_t r = 1; r < b->ops.nrow; r++) {
+		const char *res = tab_get(&b->ops, r, "result");
+		total++;
+		okn += !strcmp(res, "ok");
+		fail += !strcmp(res, "fail");
+		ef += !strcmp(res, "expected_fault");
+	}
+	double we = gen_warmup_end(b);
 	long long ns = (long long)b->samples.nrow - 1, np = 0;
 	double gap = 0;
 	for (size_t r = 1; r < b->samples.nrow; r++) {
@@ -399,7 +458,8 @@ static json_t *make_summary(const bundle *b)
 	double span = ns > 0 ? dval(tab_get(&b->samples, (size_t)ns, "ts")) - dval(tab_get(&b->samples, 1, "ts")) : 0;
 	json_t *s = json_pack("{s:s,s:s,s:s,s:f,s:f,s:I,s:I,s:f,s:f,s:f,s:{s:I,s:I,s:I,s:I},s:I,s:s,s:s,s:s}", "schema",
 			      SP_SUMMARY_SCHEMA, "run_id", meta_get(b, "run_id"), "profile", meta_get(b, "profile"),
-			      "requested_duration_s", dval(meta_get(b, "duration_s")), "measured_duration_s", span,
+			      "requested_duration_s", dval(meta_get(b, "duration_s")), "measured_duration_s",
+			      ns > 0 ? dval(tab_get(&b->samples, (size_t)ns, "ts")) : 0.0,
 			      "sample_count", (json_int_t)ns, "periodic_samples", (json_int_t)np, "span_s", span,
 			      "max_gap_s", gap, "warmup_end_s", we, "operations", "total", (json_int_t)total, "ok",
 			      (json_int_t)okn, "fail", (json_int_t)fail, "expected_fault", (json_int_t)ef,
@@ -488,6 +548,10 @@ static int write_bundle(bundle *b, const char *dir)
 	if (mkdir(logs, 0755) < 0)
 		return -1;
 	recompute_caps(b);
+	if (b->lat_manual)
+		sort_ops(b);
+	else
+		lat_rebuild(b);
 	json_t *s = make_summary(b);
 	if (b->summary_edit)
 		b->summary_edit(s);
@@ -526,6 +590,11 @@ static int write_bundle(bundle *b, const char *dir)
 		char *big = sp_xmalloc(b->log_size);
 		memset(big, 'a', b->log_size);
 		big[b->log_size - 1] = '\n';
+		if (b->log_elision) {
+			/* head, the writer's elision line, tail */
+			static const char el[] = "\n[... 123456 bytes elided ...]\n";
+			memcpy(big + 32704, el, sizeof el - 1);
+		}
 		rc |= write_text(dir, "logs/step-001.log", big, b->log_size);
 		free(big);
 	} else {
@@ -561,6 +630,12 @@ static int write_bundle(bundle *b, const char *dir)
 	free(man);
 	if (b->post)
 		file_op(dir, b->post, b->post_path);
+	if (b->dir_as) {
+		_cleanup_free_ char *d = sp_xasprintf("%s/%s", dir, b->dir_as);
+		_cleanup_free_ char *f = sp_xasprintf("%s/hidden.txt", b->dir_as);
+		if (mkdir(d, 0755) < 0 || write_text(dir, f, "unlisted\n", 9) < 0)
+			rc = -1;
+	}
 	return rc;
 }
 
@@ -659,7 +734,7 @@ static void c_fault_declared(bundle *b, const tcase *c)
 	if (c->n == 1)
 		meta_set(b, "faults", "F01,F02");
 	else
-		tab_row(&b->faults, "F03\tsp-box-2\tkill\t400.000\t401.000\t10\t1000\tpass");
+		tab_row(&b->faults, "F03\tsp-box-2\tkill\t400.000\t401.000\t1000\t1000\tpass");
 }
 
 /* several fault windows: nested passing ones tie an operation, a failing one
@@ -669,8 +744,10 @@ static void c_multi_fault(bundle *b, const tcase *c)
 	meta_set(b, "faults", "F01,F02,F03");
 	tab_set(&b->faults, 1, "started", "100.000");
 	tab_set(&b->faults, 1, "ended", c->n ? "200.000" : "400.000");
-	tab_row(&b->faults, "F02\tsp-box-2\tkill\t250.000\t260.000\t10\t1000\tpass");
-	tab_row(&b->faults, "F03\tsp-box-3\tkill\t300.000\t320.000\t10\t1000\t%s", c->n ? "fail" : "pass");
+	tab_set(&b->faults, 1, "recovery_ms", c->n ? "100000" : "300000");
+	tab_set(&b->faults, 1, "rto_ms", "300000");
+	tab_row(&b->faults, "F02\tsp-box-2\tkill\t250.000\t260.000\t10000\t12000\tpass");
+	tab_row(&b->faults, "F03\tsp-box-3\tkill\t300.000\t320.000\t20000\t20000\t%s", c->n ? "fail" : "pass");
 	tab_set(&b->ops, NOPS + 1, "ts", "315.000");
 	tab_set(&b->ops, NOPS + 2, "ts", "255.000");
 }
@@ -680,6 +757,15 @@ static void c_rss(bundle *b, const tcase *c)
 	/* +1 MiB per 60 s periodic sample is exactly 1440 MiB/day */
 	for (size_t r = 2; r + 1 < b->samples.nrow; r++)
 		tab_set(&b->samples, r, "owned_rss_bytes", "%lld", 104857600LL + (long long)(r - 2) * (1048576 + c->n));
+}
+
+/* an RSS climb beyond the slope: judged only when the thresholds ask for
+ * periodic samples (n of them) */
+static void c_rss_rehearsal(bundle *b, const tcase *c)
+{
+	meta_set(b, "threshold.min_periodic_samples", "%d", c->n);
+	for (size_t r = 2; r + 1 < b->samples.nrow; r++)
+		tab_set(&b->samples, r, "owned_rss_bytes", "%lld", 104857600LL + (long long)(r - 2) * 4 * 1048576);
 }
 
 static void c_fd_growth(bundle *b, const tcase *c)
@@ -704,10 +790,12 @@ static void c_disk_peak(bundle *b, const tcase *c)
 
 static void c_latency(bundle *b, const tcase *c)
 {
+	/* the post-warm-up ok operations of RUN-01 (latency.tsv follows) */
 	b->use_baseline = true;
-	for (size_t r = 1; r < b->lat.nrow; r++)
-		if (!strcmp(tab_get(&b->lat, r, "scenario"), "RUN-01") && !strcmp(tab_get(&b->lat, r, "warmup"), "0"))
-			tab_set(&b->lat, r, "latency_ms", "%s", c->a);
+	for (size_t r = 1; r < b->ops.nrow; r++)
+		if (!strcmp(tab_get(&b->ops, r, "scenario"), "RUN-01") && !strcmp(tab_get(&b->ops, r, "result"), "ok") &&
+		    dval(tab_get(&b->ops, r, "ts")) >= 60)
+			tab_set(&b->ops, r, "latency_ms", "%s", c->a);
 }
 
 static void c_baseline_one(bundle *b, const tcase *c)
@@ -718,7 +806,13 @@ static void c_baseline_one(bundle *b, const tcase *c)
 
 static void c_logs(bundle *b, const tcase *c)
 {
+	b->log_size = (size_t)(65536 + c->n);
+}
+
+static void c_logs_elided(bundle *b, const tcase *c)
+{
 	b->log_size = (size_t)(SP_EV_MAX_LOG + c->n);
+	b->log_elision = true;
 }
 
 static void c_secret(bundle *b, const tcase *c)
@@ -730,6 +824,8 @@ static void c_secret(bundle *b, const tcase *c)
 static void c_warmflag(bundle *b, const tcase *c)
 {
 	(void)c;
+	lat_rebuild(b);
+	b->lat_manual = true;
 	tab_set(&b->lat, 1, "warmup", "0");
 }
 
@@ -830,8 +926,17 @@ static tab *tab_of(bundle *b, const char *name)
 	return &b->faults;
 }
 
+static void lat_fix(bundle *b, const tcase *c)
+{
+	if (!strcmp(c->a, "latency")) {
+		lat_rebuild(b);
+		b->lat_manual = true;
+	}
+}
+
 static void c_del_col(bundle *b, const tcase *c)
 {
+	lat_fix(b, c);
 	if (!strcmp(c->a, "capabilities"))
 		recompute_caps(b), b->no_caps_recompute = true;
 	tab_del_col(tab_of(b, c->a), c->bv);
@@ -839,6 +944,7 @@ static void c_del_col(bundle *b, const tcase *c)
 
 static void c_dup_col(bundle *b, const tcase *c)
 {
+	lat_fix(b, c);
 	if (!strcmp(c->a, "capabilities"))
 		recompute_caps(b), b->no_caps_recompute = true;
 	tab_dup_col(tab_of(b, c->a), c->bv);
@@ -847,6 +953,7 @@ static void c_dup_col(bundle *b, const tcase *c)
 /* a wrong value in column bv of file a; the value is the case's n-th */
 static void c_bad_type(bundle *b, const tcase *c)
 {
+	lat_fix(b, c);
 	if (!strcmp(c->a, "capabilities"))
 		recompute_caps(b), b->no_caps_recompute = true;
 	tab *t = tab_of(b, c->a);
@@ -921,7 +1028,6 @@ static void c_caps(bundle *b, const tcase *c)
 		break;
 	case 1: /* operations of an undeclared scenario */
 		tab_set(&b->ops, 5, "scenario", "RUN-09");
-		tab_set(&b->lat, 3, "scenario", "RUN-01");
 		break;
 	case 2: /* capability row missing */
 		recompute_caps(b);
@@ -945,6 +1051,7 @@ static void c_profile_claim(bundle *b, const tcase *c)
 {
 	meta_set(b, "profile", "%s", c->a);
 	if (c->n) { /* an R0 bundle that meets R0 */
+		meta_set(b, "warmup_s", c->n == 2 ? "1" : "0");
 		meta_set(b, "threshold.min_success_ratio", "1");
 		meta_set(b, "threshold.rss_slope_mib_per_day", "50");
 	}
@@ -971,6 +1078,212 @@ static void c_untied_failing_fault(bundle *b, const tcase *c)
 {
 	(void)c;
 	tab_set(&b->faults, 1, "result", "fail");
+}
+
+/* ---- the cases of the lying-bundle classes ------------------------------ */
+static void set_wall(bundle *b, size_t row, double epoch)
+{
+	char w[48];
+	wall_at(w, sizeof w, epoch);
+	tab_set(&b->samples, row, "wall", "%s", w);
+}
+
+/* sample 5's wall n ms away from started_at + ts */
+static void c_wall_skew(bundle *b, const tcase *c)
+{
+	set_wall(b, 5, (double)base_epoch + dval(tab_get(&b->samples, 5, "ts")) + c->n / 1000.0);
+}
+
+/* n 0: walls run backwards; 1: a wall of Feb 30; 2: every time in 2100;
+ * 3: started_at 1 ms after the first sample; 4: started_at in 2100 */
+static void c_wall(bundle *b, const tcase *c)
+{
+	char w[48];
+	switch (c->n) {
+	case 0:
+		for (size_t r = 1; r < b->samples.nrow; r++)
+			set_wall(b, r, (double)base_epoch + 600 - dval(tab_get(&b->samples, r, "ts")));
+		break;
+	case 1:
+		tab_set(&b->samples, 3, "wall", "2026-02-30T00:02:00Z");
+		break;
+	case 2:
+		for (size_t r = 1; r < b->samples.nrow; r++)
+			set_wall(b, r, 4102444800.0 + dval(tab_get(&b->samples, r, "ts")));
+		wall_at(w, sizeof w, 4102444800.0);
+		meta_set(b, "started_at", "%s", w);
+		break;
+	case 3:
+		wall_at(w, sizeof w, (double)base_epoch + 0.001);
+		meta_set(b, "started_at", "%s", w);
+		break;
+	default:
+		meta_set(b, "started_at", "2100-01-01T00:00:00Z");
+		break;
+	}
+}
+
+/* operations: n 0 two rows with the same ts, 1 two rows swapped */
+static void c_ops_order(bundle *b, const tcase *c)
+{
+	sort_ops(b);
+	b->no_sort = true;
+	if (c->n == 0) {
+		tab_set(&b->ops, 11, "ts", "%s", tab_get(&b->ops, 10, "ts"));
+	} else {
+		char *t = sp_xstrdup(tab_get(&b->ops, 10, "ts"));
+		tab_set(&b->ops, 10, "ts", "%s", tab_get(&b->ops, 11, "ts"));
+		tab_set(&b->ops, 11, "ts", "%s", t);
+		free(t);
+	}
+}
+
+/* the last operation's ts */
+static void c_op_last(bundle *b, const tcase *c)
+{
+	tab_set(&b->ops, NOPS, "ts", "%s", c->a);
+}
+
+/* fault F01 (row 1) over [a, bv] with a recovery n us longer than it */
+static void c_fault_win(bundle *b, const tcase *c)
+{
+	double st = dval(c->a), en = dval(c->bv);
+	tab_set(&b->faults, 1, "started", "%s", c->a);
+	tab_set(&b->faults, 1, "ended", "%s", c->bv);
+	tab_set(&b->faults, 1, "recovery_ms", "%.3f", (en - st) * 1000 + c->n / 1000.0);
+	tab_set(&b->faults, 1, "rto_ms", "1000000");
+}
+
+/* the laundering: a 1 ms window with a 4 s recovery */
+static void c_fault_short(bundle *b, const tcase *c)
+{
+	(void)c;
+	tab_set(&b->faults, 1, "started", "305.000");
+	tab_set(&b->faults, 1, "ended", "305.001");
+	tab_set(&b->faults, 1, "recovery_ms", "4000");
+}
+
+/* one window excuses one operation: n 0 a third expected_fault in the two
+ * windows; 1 a window as long as the run and four failures relabelled */
+static void c_fault_launder(bundle *b, const tcase *c)
+{
+	if (c->n == 0) {
+		tab_row(&b->ops, "307.000\tRUN-01\tcli\tcreate\t1.000\texpected_fault\t30\tECONNREFUSED");
+		return;
+	}
+	tab_set(&b->faults, 1, "started", "0.500");
+	tab_set(&b->faults, 1, "ended", "599.500");
+	tab_set(&b->faults, 1, "recovery_ms", "599000");
+	tab_set(&b->faults, 1, "rto_ms", "600000");
+	for (int i = 0; i < 4; i++) {
+		tab_set(&b->ops, (size_t)(20 + 9 * i), "result", "expected_fault");
+		tab_set(&b->ops, (size_t)(20 + 9 * i), "error_code", "EIO");
+	}
+}
+
+/* fault ids: n 0 F00 in faults.tsv, 1 F10 in faults.tsv, 2 F00 declared,
+ * 3 F09 declared and injected */
+static void c_fault_id(bundle *b, const tcase *c)
+{
+	switch (c->n) {
+	case 0:
+		tab_set(&b->faults, 2, "fault_id", "F00");
+		break;
+	case 1:
+		tab_set(&b->faults, 2, "fault_id", "F10");
+		break;
+	case 2:
+		meta_set(b, "faults", "F01,F00");
+		break;
+	default:
+		meta_set(b, "faults", "F01,F09");
+		tab_set(&b->faults, 2, "fault_id", "F09");
+		break;
+	}
+}
+
+/* latency.tsv edited apart from operations.tsv: n 0 a value, 1 a ts,
+ * 2 a row added, 3 a row removed, 4 a row of a failed operation, 5 the
+ * same value written with fewer decimals (passes) */
+static void c_lat_edit(bundle *b, const tcase *c)
+{
+	lat_rebuild(b);
+	b->lat_manual = true;
+	size_t row = b->lat.nrow - 5; /* post-warm-up */
+	switch (c->n) {
+	case 0:
+		tab_set(&b->lat, row, "latency_ms", "40.000");
+		break;
+	case 1:
+		tab_set(&b->lat, row, "ts", "%.3f", dval(tab_get(&b->lat, row, "ts")) + 0.001);
+		break;
+	case 2:
+		tab_dup_row(&b->lat, row);
+		break;
+	case 3:
+		tab_del_row(&b->lat, row);
+		break;
+	case 4:
+		set_fail(b, 1);
+		break;
+	default:
+		tab_set(&b->lat, row, "latency_ms", "50.0");
+		break;
+	}
+}
+
+/* samples every 66 s + n us (the declared interval and maximum stay 60) */
+static void c_interval_measured(bundle *b, const tcase *c)
+{
+	double step = 66 + c->n / 1e6;
+	meta_set(b, "threshold.max_gap_s", "120");
+	for (size_t r = 1; r < b->samples.nrow; r++) {
+		double ts = step * (double)(r - 1);
+		tab_set(&b->samples, r, "ts", "%.6f", ts);
+		set_wall(b, r, (double)base_epoch + ts);
+	}
+	meta_set(b, "duration_s", "%.6f", step * (double)(b->samples.nrow - 2));
+}
+
+/* n 0: periodic sample 3 1 ms before its slot; 1: a burst of three */
+static void c_cadence(bundle *b, const tcase *c)
+{
+	if (c->n == 0) {
+		tab_set(&b->samples, 4, "ts", "179.999");
+		return;
+	}
+	for (int k = 0; k < 3; k++) {
+		tab_dup_row(&b->samples, 3);
+		tab_set(&b->samples, 4, "ts", "%d.000", 123 - k);
+		set_wall(b, 4, (double)base_epoch + 123 - k);
+	}
+}
+
+/* a third scenario whose second operation is at 300 s + n ms */
+static void c_warm_late(bundle *b, const tcase *c)
+{
+	meta_set(b, "scenarios", "RUN-01,RUN-02,RUN-03");
+	tab_row(&b->ops, "10.000\tRUN-03\tcli\tcreate\t50.000\tok\t0\t-");
+	tab_row(&b->ops, "%.3f\tRUN-03\tcli\tcreate\t50.000\tok\t1\t-", 300 + c->n / 1000.0);
+}
+
+/* a log written by the writer's own redactor passes */
+static void c_secret_writer(bundle *b, const tcase *c)
+{
+	free(b->log);
+	_cleanup_free_ char *raw = sp_xasprintf("step 1: ok\n%s\nstep 2: ok\n", c->a);
+	b->log = sp_secret_redact(raw, strlen(raw), NULL);
+}
+
+static void c_dir_as(bundle *b, const tcase *c)
+{
+	b->dir_as = c->a;
+}
+
+static void c_via_symlink(bundle *b, const tcase *c)
+{
+	(void)c;
+	b->via_symlink = true;
 }
 
 /* ---- the case table ---------------------------------------------------- */
@@ -1053,13 +1366,15 @@ static void build_cases(void)
 	add("ops.expected_faults", c_untied_failing_fault, NULL, NULL, 0, "expected_fault tied to a failing fault record");
 	add(NULL, c_multi_fault, NULL, NULL, 0, "expected_faults inside overlapping passing fault windows");
 	add("ops.expected_faults", c_multi_fault, NULL, NULL, 1, "expected_fault only inside a failing fault's window");
-	add(NULL, c_fault, "recovery_ms", "10000", 0, "fault recovery exactly at its RTO");
-	add("faults.recovered", c_fault, "recovery_ms", "10000.001", 0, "fault recovery 1 us beyond its RTO");
+	add(NULL, c_fault, "rto_ms", "10000", 0, "fault recovery exactly at its RTO");
+	add("faults.recovered", c_fault, "rto_ms", "9999.999", 0, "fault recovery 1 us beyond its RTO");
 	add("faults.recovered", c_fault, "result", "fail", 0, "fault record with result fail");
 	add("faults.declared", c_fault_declared, NULL, NULL, 1, "a declared fault never injected");
 	add("faults.declared", c_fault_declared, NULL, NULL, 2, "an undeclared fault injected");
 	add(NULL, c_rss, NULL, NULL, 0, "RSS slope exactly at 1440 MiB/day");
 	add("leak.rss_slope", c_rss, NULL, NULL, 1024, "RSS slope 1 KiB per sample beyond");
+	add(NULL, c_rss_rehearsal, NULL, NULL, 0, "an RSS climb in a rehearsal (no periodic samples asked): not judged");
+	add("leak.rss_slope", c_rss_rehearsal, NULL, NULL, 1, "the same climb when one periodic sample is asked");
 	add(NULL, c_fd_growth, NULL, NULL, 0, "FD growth exactly at the allowance 8");
 	add("leak.fd_growth", c_fd_growth, NULL, NULL, 1, "FD growth one descriptor beyond");
 	add(NULL, c_counter, "owned_fds", NULL, 8, "final FDs at the allowance (+8)");
@@ -1071,13 +1386,94 @@ static void build_cases(void)
 	add(NULL, c_latency, "130", NULL, 0, "p95 exactly 30%% above the baseline");
 	add("latency.p95.RUN-01", c_latency, "130.001", NULL, 0, "p95 1 us beyond 30%% above the baseline");
 	add(NULL, c_logs, NULL, NULL, 0, "a log file at the 64 KiB bound");
-	add("logs.bounded", c_logs, NULL, NULL, 1, "a log file one byte over the bound");
+	add("logs.bounded", c_logs, NULL, NULL, 1, "a log file one byte over 64 KiB without an elision line");
 	add("latency.warmup", c_warmflag, NULL, NULL, 0, "a warm-up latency row flagged warmup=0");
 	add(NULL, c_secret, "export AWS_ACCESS_KEY_ID=[REDACTED] token=[REDACTED] https://u:[REDACTED]@example.invalid/r", NULL, 0, "a redacted log passes");
 	add("logs.redacted", c_secret, "export AWS_ACCESS_KEY_ID=AKIAIOSFODNN7EXAMPLE", NULL, 0, "a log with an AWS key id");
 	add("logs.redacted", c_secret, "-----BEGIN OPENSSH PRIVATE KEY-----", NULL, 0, "a log with a private key block");
 	add("logs.redacted", c_secret, "git clone https://u:hunter2secret@example.invalid/r", NULL, 0, "a log with a URL password");
 	add("logs.redacted", c_secret, "auth ghp_0123456789abcdefghijABCDEFGHIJ0123", NULL, 0, "a log with a GitHub token");
+	add("logs.redacted", c_secret, "OPENAI_API_KEY sk-proj-AbCdEfGhIjKlMnOpQrStUvWx0123", NULL, 0, "a log with an sk-proj- key");
+	add("logs.redacted", c_secret, "curl -H 'Authorization: Bearer abcdef0123456789'", NULL, 0, "a log with an Authorization: Bearer header");
+	add("logs.redacted", c_secret, "db connect password=hunter2", NULL, 0, "a log with password=");
+	add("logs.redacted", c_secret, "-----BEGIN PGP PRIVATE KEY BLOCK-----", NULL, 0, "a log with a PGP private key block");
+	add(NULL, c_secret, "curl -H 'Authorization: Bearer [REDACTED]' password=[REDACTED] sk-[REDACTED]", NULL, 0,
+	    "redacted Authorization, password= and sk- values pass");
+	static const char *const writer_secrets[] = {
+		"password=hunter2 token: abc123 api_key=\"xyz789\"", "Authorization: Bearer abcdef0123456789",
+		"OPENAI_API_KEY sk-proj-AbCdEfGhIjKlMnOpQrStUvWx0123", "https://user:pass1234@example.invalid/r",
+		"-----BEGIN PGP PRIVATE KEY BLOCK-----\nlQOYBF0\n-----END PGP PRIVATE KEY BLOCK-----",
+		"AKIAIOSFODNN7EXAMPLE ghp_0123456789abcdefghijABCDEFGHIJ0123 xoxb-0123456789-abcdef"};
+	for (size_t i = 0; i < SP_ARRAY_SIZE(writer_secrets); i++)
+		add(NULL, c_secret_writer, writer_secrets[i], NULL, 0, "the writer's redaction of secret line %zu passes", i + 1);
+
+	/* time plausibility */
+	add(NULL, c_wall_skew, NULL, NULL, 5000, "a wall clock 5 s ahead of started_at + ts");
+	add("samples.wall", c_wall_skew, NULL, NULL, 5001, "a wall clock 5.001 s ahead of started_at + ts");
+	add(NULL, c_wall_skew, NULL, NULL, -5000, "a wall clock 5 s behind started_at + ts");
+	add("samples.wall", c_wall_skew, NULL, NULL, -5001, "a wall clock 5.001 s behind started_at + ts");
+	add("samples.wall", c_wall, NULL, NULL, 0, "wall clocks running backwards");
+	add("types.samples", c_wall, NULL, NULL, 1, "a wall clock on February 30");
+	add("samples.wall", c_wall, NULL, NULL, 2, "every time in 2100 (in the future)");
+	add("samples.wall", c_wall, NULL, NULL, 3, "started_at 1 ms after the first sample");
+	add("samples.wall", c_wall, NULL, NULL, 4, "started_at in 2100");
+	add("metadata.keys", c_meta, "started_at", "2026-02-30T00:00:00Z", 0, "metadata: started_at on February 30");
+	add("metadata.keys", c_meta, "started_at", "2027-02-29T00:00:00Z", 0, "metadata: started_at on February 29 of a common year");
+	add(NULL, c_ops_order, NULL, NULL, 0, "two operations at the same ts");
+	add("operations.order", c_ops_order, NULL, NULL, 1, "two operation rows out of time order");
+	add(NULL, c_op_last, "600.000", NULL, 0, "the last operation at the final sample");
+	add("operations.order", c_op_last, "600.001", NULL, 0, "an operation 1 ms after the final sample");
+	add(NULL, c_fault_win, "300.000", "600.000", 0, "a fault window ending at the final sample");
+	add("faults.window", c_fault_win, "300.000", "600.001", 0, "a fault window ending 1 ms after the final sample");
+
+	/* fault laundering */
+	add(NULL, c_fault_win, "300.000", "310.000", 2000, "a recovery 2 ms longer than its window");
+	add("faults.window", c_fault_win, "300.000", "310.000", 2001, "a recovery 2.001 ms longer than its window");
+	add(NULL, c_fault_win, "300.000", "310.000", -2000, "a recovery 2 ms shorter than its window");
+	add("faults.window", c_fault_win, "300.000", "310.000", -2001, "a recovery 2.001 ms shorter than its window");
+	add("faults.window", c_fault_short, NULL, NULL, 0, "a 1 ms fault window with a 4 s recovery");
+	add("ops.expected_faults", c_fault_launder, NULL, NULL, 0, "three expected_fault operations for two fault windows");
+	add("ops.expected_faults", c_fault_launder, NULL, NULL, 1, "one fault window as long as the run excusing four failures");
+	add("types.faults", c_fault_id, NULL, NULL, 0, "fault id F00 in faults.tsv");
+	add("types.faults", c_fault_id, NULL, NULL, 1, "fault id F10 in faults.tsv");
+	add("metadata.keys", c_fault_id, NULL, NULL, 2, "fault id F00 declared");
+	add(NULL, c_fault_id, NULL, NULL, 3, "fault id F09 declared and injected");
+
+	/* summary against the rows */
+	add(NULL, c_summary, "measured_duration_s", NULL, 1000, "summary: measured_duration_s 1 ms off the final sample");
+	add("summary.consistent", c_summary, "measured_duration_s", NULL, 1001, "summary: measured_duration_s 1.001 ms off");
+	add(NULL, c_meta, "duration_s", "600.001", 0, "stopped by duration: samples span the duration (1 ms rounding)");
+	add("run.completed", c_meta, "duration_s", "600.002", 0, "stopped by duration: samples 2 ms short of it");
+	add("run.completed", c_meta, "duration_s", "6000", 0, "a custom run whose samples span a tenth of its duration");
+
+	/* measured sampling */
+	add(NULL, c_interval_measured, NULL, NULL, 0, "measured interval 66 s: the maximum 60 s + 10%%");
+	add("samples.interval", c_interval_measured, NULL, NULL, 1, "measured interval 66.000001 s over a 60 s maximum");
+	add(NULL, c_none, NULL, NULL, 0, "periodic sample 3 exactly at its slot (180 s)");
+	add("samples.cadence", c_cadence, NULL, NULL, 0, "periodic sample 3 1 ms before its slot");
+	add("samples.cadence", c_cadence, NULL, NULL, 1, "a burst of three samples padding the count");
+
+	/* warm-up */
+	add(NULL, c_meta, "warmup_s", "75", 0, "warmup_s at the 75 s a 600 s custom run allows");
+	add("warmup.bounded", c_meta, "warmup_s", "76", 0, "warmup_s 1 s beyond what a 600 s custom run allows");
+	add("warmup.bounded", c_meta, "warmup_s", "500", 0, "a warm-up covering most of the run");
+	add(NULL, c_warm_late, NULL, NULL, 0, "two cycles of every scenario done at the middle of the run");
+	add("warmup.bounded", c_warm_late, NULL, NULL, 1, "two cycles of every scenario done 1 ms after the middle");
+
+	/* latency against operations */
+	for (int k = 0; k < 5; k++) {
+		static const char *const what[] = {"a latency value", "a latency ts", "a latency row added",
+						   "a latency row removed", "a latency row of a failed operation"};
+		add("latency.agree", c_lat_edit, NULL, NULL, k, "%s edited apart from operations.tsv", what[k]);
+	}
+	add(NULL, c_lat_edit, NULL, NULL, 5, "the same latency written with fewer decimals");
+
+	/* content */
+	add("integrity.manifest", c_dir_as, "verify.out", NULL, 0, "a directory verify.out/ with an unlisted file");
+	add("integrity.manifest", c_dir_as, "MANIFEST.sig", NULL, 0, "a directory MANIFEST.sig/ with an unlisted file");
+	add(NULL, c_logs_elided, NULL, NULL, 0, "a log of head, elision line and tail at 64 KiB + 128");
+	add("logs.bounded", c_logs_elided, NULL, NULL, 1, "a log with an elision line one byte over");
+	add(NULL, c_via_symlink, NULL, NULL, 0, "verified through a symlink to the bundle");
 
 	/* leaks of each counter */
 	static const char *const leak[] = {"owned_processes", "owned_mounts", "owned_sockets", "owned_cgroups",
@@ -1097,6 +1493,7 @@ static void build_cases(void)
 	/* profiles */
 	add("profile.claim", c_profile_claim, "G2", NULL, 0, "claims G2 with looser thresholds");
 	add("profile.claim", c_profile_claim, "R0", NULL, 0, "claims R0 with a success ratio below 1");
+	add("warmup.bounded", c_profile_claim, "R0", NULL, 2, "claims R0 (no warm-up) with warmup_s 1");
 	add(NULL, c_profile_claim, "R0", NULL, 1, "claims R0 and meets it");
 	add("samples.span", c_profile_opt, "G2", NULL, 0, "--profile G2 on a 600 s custom bundle");
 	add(NULL, c_profile_opt, "custom", NULL, 0, "--profile custom uses the metadata thresholds");
@@ -1174,6 +1571,7 @@ static void build_cases(void)
 	add("metadata.keys", c_meta, "scenarios", "RUN-01,RUN-01", 0, "metadata: scenario listed twice");
 	add("metadata.keys", c_meta, "faults", "F1", 0, "metadata: malformed fault id");
 	add("metadata.keys", c_meta, "started_at", "yesterday", 0, "metadata: started_at not ISO 8601");
+	add("metadata.absent", c_meta, "absent", "owned_rss_bytes", 0, "metadata: a field marked absent (an imported bundle)");
 
 	/* samples order and phases */
 	add("samples.monotonic", c_samples_order, NULL, NULL, 0, "samples: timestamps go backwards");
@@ -1225,7 +1623,14 @@ static int run_case(const tcase *c, const char *root, size_t idx, FILE *f, bool 
 				    .pubkey = b.demand_key ? key_a : NULL};
 		sp_verdict v;
 		sp_error err = {0};
-		if (sp_verify(dir, &o, &v, &err) < 0) {
+		_cleanup_free_ char *link = sp_xasprintf("%s.link", dir);
+		const char *target = dir;
+		if (b.via_symlink && symlink(dir, link) == 0)
+			target = link;
+		int vrc = sp_verify(target, &o, &v, &err);
+		if (b.via_symlink)
+			unlink(link);
+		if (vrc < 0) {
 			snprintf(why, sizeof why, "internal error: %s", err.msg);
 		} else {
 			const char *uncatalogued = NULL;
@@ -1282,6 +1687,7 @@ int sp_verify_selftest(FILE *f, bool verbose)
 		rmdir(root);
 		return -1;
 	}
+	base_epoch = (time(NULL) / 86400 - 1) * 86400;
 	ncases = 0;
 	build_cases();
 	size_t good = 0;

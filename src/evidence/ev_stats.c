@@ -79,16 +79,35 @@ static void select_k(double *v, size_t n, size_t k)
 	}
 }
 
+static size_t rank_of(size_t n, double p)
+{
+	double r = ceil(p / 100.0 * (double)n - 1e-9);
+	size_t rank = r < 1 ? 1 : (size_t)r;
+	return rank > n ? n : rank;
+}
+
 double sp_quantile(double *v, size_t n, double p)
 {
 	if (n == 0)
 		return NAN;
-	double r = ceil(p / 100.0 * (double)n - 1e-9);
-	size_t rank = r < 1 ? 1 : (size_t)r;
-	if (rank > n)
-		rank = n;
+	size_t rank = rank_of(n, p);
 	select_k(v, n, rank - 1);
 	return v[rank - 1];
+}
+
+void sp_quantiles3(double *v, size_t n, double *p50, double *p95, double *p99)
+{
+	/* after selecting rank k, v[0..k) holds the k smallest: a lower rank
+	 * is selected within them */
+	size_t r99 = rank_of(n, 99), r95 = rank_of(n, 95), r50 = rank_of(n, 50);
+	select_k(v, n, r99 - 1);
+	*p99 = v[r99 - 1];
+	if (r95 < r99)
+		select_k(v, r99 - 1, r95 - 1);
+	*p95 = v[r95 - 1];
+	if (r50 < r95)
+		select_k(v, r95 - 1, r50 - 1);
+	*p50 = v[r50 - 1];
 }
 
 void sp_linreg_add(sp_linreg *l, double x, double y)

@@ -6,6 +6,10 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <pthread.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 #include <stdarg.h>
 #include <sys/stat.h>
 #include <stdlib.h>
@@ -14,7 +18,9 @@
 
 #include "core/util.h"
 
-#define READ_BUF (256 * 1024)
+#define READ_CHUNK (256 * 1024)
+/* readable bytes after any line split() sees (it loads 16 at a time) */
+#define SPLIT_SLACK 32
 
 /* ---- values ----------------------------------------------------------- */
 static const double pow10tab[] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
@@ -81,33 +87,6 @@ int sp_ev_parse_int(const char *s, size_t n, long long *out)
 	return 0;
 }
 
-static bool digits(const char *s, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		if (s[i] < '0' || s[i] > '9')
-			return false;
-	return true;
-}
-
-bool sp_ev_is_iso8601(const char *s, size_t n)
-{
-	/* 2026-01-01T00:00:00Z or 2026-01-01T00:00:00.123Z */
-	if (n < 20 || n > 40 || s[n - 1] != 'Z')
-		return false;
-	if (!digits(s, 4) || s[4] != '-' || !digits(s + 5, 2) || s[7] != '-' || !digits(s + 8, 2) ||
-	    s[10] != 'T' || !digits(s + 11, 2) || s[13] != ':' || !digits(s + 14, 2) || s[16] != ':' ||
-	    !digits(s + 17, 2))
-		return false;
-	int mon = (s[5] - '0') * 10 + (s[6] - '0'), day = (s[8] - '0') * 10 + (s[9] - '0');
-	int hh = (s[11] - '0') * 10 + (s[12] - '0'), mm = (s[14] - '0') * 10 + (s[15] - '0');
-	int ss = (s[17] - '0') * 10 + (s[18] - '0');
-	if (mon < 1 || mon > 12 || day < 1 || day > 31 || hh > 23 || mm > 59 || ss > 60)
-		return false;
-	if (n == 20)
-		return true;
-	return s[19] == '.' && n > 21 && digits(s + 20, n - 21);
-}
-
 static bool utf8_valid(const unsigned char *s, size_t n)
 {
 	size_t i = 0;
@@ -161,6 +140,11 @@ bool sp_ev_is_text(const char *s, size_t n)
 			high = true;
 	}
 	return !high || utf8_valid((const unsigned char *)s, n);
+}
+
+bool sp_ev_is_fault_id(const char *s, size_t n)
+{
+	return n == 3 && s[0] == 'F' && s[1] == '0' && s[2] >= '1' && s[2] <= '9';
 }
 
 bool sp_ev_is_hex(const char *s, size_t n, size_t want)
@@ -289,21 +273,191 @@ static int rwhy(sp_rows *r, enum sp_rows_why why, size_t n, const char *name, in
 	return rc;
 }
 
+/* ---- the hashing thread ------------------------------------------------ */
+/* Chunks a reader has read are hashed by one thread while the reader parses
+ * them (two cores: hash and parse overlap). A chunk buffer is reused only
+ * when the hasher is done with it; each reader's chunks are hashed in file
+ * order (one FIFO, one thread). */
+#define HQ 16
+struct hjob {
+	sp_ev_sha256 *h;
+	const char *p;
+	size_t n;
+	int *busy;  /* decremented when done */
+	bool final; /* finish h instead of updating it */
+};
+
+struct sp_ev_hasher {
+	pthread_t thr;
+	pthread_mutex_t mu;
+	pthread_cond_t work, done;
+	struct hjob q[HQ];
+	size_t head, count;
+	bool quit;
+};
+
+static void *hasher_main(void *arg)
+{
+	sp_ev_hasher *hs = arg;
+	pthread_mutex_lock(&hs->mu);
+	for (;;) {
+		while (!hs->count && !hs->quit)
+			pthread_cond_wait(&hs->work, &hs->mu);
+		if (!hs->count)
+			break;
+		struct hjob j = hs->q[hs->head];
+		hs->head = (hs->head + 1) % HQ;
+		hs->count--;
+		pthread_cond_broadcast(&hs->done); /* a queue slot is free */
+		pthread_mutex_unlock(&hs->mu);
+		if (j.final)
+			sp_ev_sha256_final(j.h);
+		else
+			sp_ev_sha256_update(j.h, j.p, j.n);
+		pthread_mutex_lock(&hs->mu);
+		(*j.busy)--;
+		pthread_cond_broadcast(&hs->done);
+	}
+	pthread_mutex_unlock(&hs->mu);
+	return NULL;
+}
+
+sp_ev_hasher *sp_ev_hasher_new(void)
+{
+	sp_ev_hasher *hs = sp_xcalloc(1, sizeof *hs);
+	pthread_mutex_init(&hs->mu, NULL);
+	pthread_cond_init(&hs->work, NULL);
+	pthread_cond_init(&hs->done, NULL);
+	if (pthread_create(&hs->thr, NULL, hasher_main, hs) != 0) {
+		pthread_mutex_destroy(&hs->mu);
+		pthread_cond_destroy(&hs->work);
+		pthread_cond_destroy(&hs->done);
+		free(hs);
+		return NULL; /* callers hash in their own thread */
+	}
+	return hs;
+}
+
+void sp_ev_hasher_free(sp_ev_hasher *hs)
+{
+	if (!hs)
+		return;
+	pthread_mutex_lock(&hs->mu);
+	hs->quit = true;
+	pthread_cond_broadcast(&hs->work);
+	pthread_mutex_unlock(&hs->mu);
+	pthread_join(hs->thr, NULL);
+	pthread_mutex_destroy(&hs->mu);
+	pthread_cond_destroy(&hs->work);
+	pthread_cond_destroy(&hs->done);
+	free(hs);
+}
+
+static void hash_submit(sp_rows *r, const char *p, size_t n, int *busy, bool final)
+{
+	sp_ev_hasher *hs = r->hasher;
+	if (!hs) {
+		if (final)
+			sp_ev_sha256_final(r->hash);
+		else
+			sp_ev_sha256_update(r->hash, p, n);
+		return;
+	}
+	pthread_mutex_lock(&hs->mu);
+	while (hs->count == HQ)
+		pthread_cond_wait(&hs->done, &hs->mu);
+	hs->q[(hs->head + hs->count) % HQ] = (struct hjob){.h = r->hash, .p = p, .n = n, .busy = busy, .final = final};
+	hs->count++;
+	(*busy)++;
+	pthread_cond_signal(&hs->work);
+	pthread_mutex_unlock(&hs->mu);
+}
+
+/* wait until the hasher is done with *busy (no-op without a hasher) */
+static void hash_wait(sp_rows *r, const int *busy)
+{
+	sp_ev_hasher *hs = r->hasher;
+	if (!hs)
+		return;
+	pthread_mutex_lock(&hs->mu);
+	while (*busy)
+		pthread_cond_wait(&hs->done, &hs->mu);
+	pthread_mutex_unlock(&hs->mu);
+}
+
+/* ---- lines ------------------------------------------------------------- */
+/* The reader fills chunk buffers in turn: the unread tail of the current
+ * one (a partial line, at most SP_EV_MAX_LINE bytes) is copied to the start
+ * of the next, then read() appends up to READ_CHUNK bytes. */
+static int refill(sp_rows *r)
+{
+	char *cur = r->bufs[r->cur];
+	size_t avail = r->end - r->start;
+	int k = (r->cur + 1) % SP_ROWS_NBUF;
+	hash_wait(r, &r->busy[k]);
+	char *nb = r->bufs[k];
+	memmove(nb, cur + r->start, avail); /* the same buffer when NBUF == 1 */
+	size_t got = 0;
+	for (;;) {
+		ssize_t n = read(r->fd, nb + avail + got, READ_CHUNK - got);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			int e = errno;
+			r->cur = k;
+			r->buf = nb;
+			r->start = 0;
+			r->end = avail + got;
+			if (got && r->hash)
+				hash_submit(r, nb + avail, got, &r->busy[k], false);
+			return rwhy(r, SP_RW_IO, (size_t)e, NULL, rerr(r, SP_EVE_IO, "read: %s", strerror(e)));
+		}
+		if (n == 0) {
+			r->eof = true;
+			break;
+		}
+		got += (size_t)n;
+		if (got >= READ_CHUNK / 2)
+			break;
+	}
+	r->cur = k;
+	r->buf = nb;
+	r->start = 0;
+	r->end = avail + got;
+	if (r->hash) {
+		if (got)
+			hash_submit(r, nb + avail, got, &r->busy[k], false);
+		if (r->eof)
+			hash_submit(r, NULL, 0, &r->final_busy, true);
+	}
+	return 0;
+}
+
 /* next line (without its newline) into line and len: 1, 0 at EOF, -1 error */
-static int next_line(sp_rows *r, char **line, size_t *len)
+static int next_line_mode(sp_rows *r, char **line, size_t *len, bool peek)
 {
 	for (;;) {
 		char *p = r->buf + r->start;
 		size_t avail = r->end - r->start;
 		char *nl = avail ? memchr(p, '\n', avail) : NULL;
 		if (nl) {
-			*line = p;
 			*len = (size_t)(nl - p);
-			*nl = '\0';
 			r->start += *len + 1;
 			r->line++;
 			if (*len + 1 > SP_EV_MAX_LINE)
 				return rerr(r, SP_EVE_TYPES, "line longer than %d bytes", SP_EV_MAX_LINE);
+			if (peek) {
+				/* read-only view into the chunk, valid until the next read */
+				*line = p;
+			} else if (r->hasher) {
+				/* the hasher may still read the chunk: split a copy */
+				memcpy(r->linebuf, p, *len);
+				r->linebuf[*len] = '\0';
+				*line = r->linebuf;
+			} else {
+				*nl = '\0';
+				*line = p;
+			}
 			return 1;
 		}
 		if (r->eof) {
@@ -317,68 +471,184 @@ static int next_line(sp_rows *r, char **line, size_t *len)
 			r->line++;
 			return rerr(r, SP_EVE_TYPES, "line longer than %d bytes", SP_EV_MAX_LINE);
 		}
-		if (r->start) {
-			memmove(r->buf, p, avail);
-			r->start = 0;
-			r->end = avail;
-		}
-		ssize_t n = read(r->fd, r->buf + r->end, r->cap - r->end);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return rwhy(r, SP_RW_IO, (size_t)errno, NULL, rerr(r, SP_EVE_IO, "read: %s", strerror(errno)));
-		}
-		if (n == 0) {
-			r->eof = true;
-			if (r->hash)
-				sp_ev_sha256_final(r->hash);
-			continue;
-		}
-		if (r->hash)
-			sp_ev_sha256_update(r->hash, r->buf + r->end, (size_t)n);
-		r->end += (size_t)n;
+		if (refill(r) < 0)
+			return -1;
 	}
 }
+
+static int next_line(sp_rows *r, char **line, size_t *len)
+{
+	return next_line_mode(r, line, len, false);
+}
+
+/* bytes that need a look in a field: controls (tab included), DEL and
+ * anything >= 0x80; eight at a time */
+#define ONES 0x0101010101010101ULL
+#define HIGHS 0x8080808080808080ULL
+static inline uint64_t special8(uint64_t x)
+{
+	uint64_t lt20 = (x - ONES * 0x20) & ~x;          /* high bit: byte < 0x20 (or >= 0x80 borrow) */
+	uint64_t y = x ^ (ONES * 0x7f), del = (y - ONES) & ~y; /* high bit: byte == 0x7f */
+	return (lt20 | del | x) & HIGHS;
+}
+
+/* one byte the mask flagged (possibly falsely, see special8): a tab ends a
+ * field, a control character is an error, a high byte asks for UTF-8 */
+#define SPLIT_BYTE(pos)                                                                            \
+	do {                                                                                       \
+		size_t at_ = (pos);                                                                \
+		unsigned char c_ = (unsigned char)line[at_];                                       \
+		if (c_ == '\t') {                                                                  \
+			if (k == SP_EV_MAX_COLS)                                                   \
+				return rerr(r, SP_EVE_TYPES, "more than %d fields", SP_EV_MAX_COLS); \
+			if (!r->view)                                                              \
+				line[at_] = '\0';                                                  \
+			r->f[k] = line + fs;                                                       \
+			r->flen[k] = at_ - fs;                                                     \
+			k++;                                                                       \
+			fs = at_ + 1;                                                              \
+		} else if (c_ < 0x20 || c_ == 0x7f) {                                              \
+			return rerr(r, SP_EVE_TYPES, "control character 0x%02x in field %zu", c_, k + 1); \
+		} else if (c_ >= 0x80) {                                                           \
+			high = true;                                                               \
+		}                                                                                  \
+	} while (0)
 
 /* split line at tabs into r->f; checks control characters and UTF-8 */
 static int split(sp_rows *r, char *line, size_t len, size_t *nf)
 {
-	size_t k = 0;
-	char *fs = line;
+	size_t k = 0, i = 0, fs = 0;
 	bool high = false;
-	for (size_t i = 0; i <= len; i++) {
-		unsigned char c = (unsigned char)line[i];
-		if (i == len || c == '\t') {
-			if (k == SP_EV_MAX_COLS)
-				return rerr(r, SP_EVE_TYPES, "more than %d fields", SP_EV_MAX_COLS);
-			line[i] = '\0';
-			r->f[k] = fs;
-			r->flen[k] = (size_t)(line + i - fs);
-			k++;
-			fs = line + i + 1;
-		} else if (c < 0x20 || c == 0x7f) {
-			return rerr(r, SP_EVE_TYPES, "control character 0x%02x in field %zu", c, k + 1);
-		} else if (c >= 0x80) {
-			high = true;
-		}
+#ifdef __SSE2__
+	/* sixteen bytes at a time: signed "< 0x20" flags controls and every
+	 * byte >= 0x80; DEL separately. Every line buffer has SPLIT_SLACK bytes
+	 * after the line, so the last block may read past it (masked off). */
+	const __m128i lim = _mm_set1_epi8(0x20), del = _mm_set1_epi8(0x7f);
+	for (; i < len; i += 16) {
+		__m128i x = _mm_loadu_si128((const __m128i *)(const void *)(line + i));
+		unsigned m = (unsigned)_mm_movemask_epi8(_mm_or_si128(_mm_cmplt_epi8(x, lim), _mm_cmpeq_epi8(x, del)));
+		if (len - i < 16)
+			m &= (1u << (len - i)) - 1;
+		for (; m; m &= m - 1)
+			SPLIT_BYTE(i + (size_t)__builtin_ctz(m));
 	}
+	i = len;
+#endif
+	for (; i + 8 <= len; i += 8) {
+		uint64_t x;
+		memcpy(&x, line + i, 8);
+		for (uint64_t m = special8(x); m; m &= m - 1)
+			SPLIT_BYTE(i + (size_t)__builtin_ctzll(m) / 8);
+	}
+	for (; i < len; i++) {
+		unsigned char c = (unsigned char)line[i];
+		if (c < 0x20 || c >= 0x7f)
+			SPLIT_BYTE(i);
+	}
+	if (k == SP_EV_MAX_COLS)
+		return rerr(r, SP_EVE_TYPES, "more than %d fields", SP_EV_MAX_COLS);
+	if (!r->view)
+		line[len] = '\0';
+	r->f[k] = line + fs;
+	r->flen[k] = len - fs;
+	k++;
 	if (high) {
-		for (size_t i = 0; i < k; i++)
-			if (!utf8_valid((const unsigned char *)r->f[i], r->flen[i]))
-				return rerr(r, SP_EVE_TYPES, "field %zu is not valid UTF-8", i + 1);
+		for (size_t j = 0; j < k; j++)
+			if (!utf8_valid((const unsigned char *)r->f[j], r->flen[j]))
+				return rerr(r, SP_EVE_TYPES, "field %zu is not valid UTF-8", j + 1);
 	}
 	*nf = k;
 	return 0;
 }
+#undef SPLIT_BYTE
+
+#ifdef __SSE2__
+/* View mode, one pass: the next row from p (avail bytes) split at tabs up
+ * to its newline. 1 with *len and *nf; 0 when no newline within avail (the
+ * caller reads more); -1 on a control character. */
+static int scan_row(sp_rows *r, const char *p, size_t avail, size_t *len, size_t *nf)
+{
+	const __m128i lim = _mm_set1_epi8(0x20), del = _mm_set1_epi8(0x7f);
+	size_t k = 0, fs = 0;
+	bool high = false;
+	for (size_t i = 0; i < avail; i += 16) {
+		__m128i x = _mm_loadu_si128((const __m128i *)(const void *)(p + i));
+		unsigned m = (unsigned)_mm_movemask_epi8(_mm_or_si128(_mm_cmplt_epi8(x, lim), _mm_cmpeq_epi8(x, del)));
+		if (avail - i < 16)
+			m &= (1u << (avail - i)) - 1;
+		for (; m; m &= m - 1) {
+			size_t at = i + (size_t)__builtin_ctz(m);
+			unsigned char c = (unsigned char)p[at];
+			if (c == '\n' || c == '\t') {
+				if (k == SP_EV_MAX_COLS) {
+					r->line++;
+					return rerr(r, SP_EVE_TYPES, "more than %d fields", SP_EV_MAX_COLS);
+				}
+				r->f[k] = (char *)p + fs;
+				r->flen[k] = at - fs;
+				k++;
+				fs = at + 1;
+				if (c == '\n') {
+					if (high)
+						for (size_t j = 0; j < k; j++)
+							if (!utf8_valid((const unsigned char *)r->f[j], r->flen[j])) {
+								r->line++;
+								return rerr(r, SP_EVE_TYPES, "field %zu is not valid UTF-8", j + 1);
+							}
+					*len = at;
+					*nf = k;
+					return 1;
+				}
+			} else if (c < 0x20 || c == 0x7f) {
+				r->line++;
+				return rerr(r, SP_EVE_TYPES, "control character 0x%02x in field %zu", c, k + 1);
+			} else {
+				high = true;
+			}
+		}
+	}
+	return 0;
+}
+#endif
+
+int sp_rows_try_line(sp_rows *r, const char *const *f, const size_t *n, size_t nf, const char *allowed, char *last)
+{
+	const char *p = r->buf + r->start, *end = r->buf + r->end;
+	for (size_t k = 0; k < nf; k++) {
+		if ((size_t)(end - p) < n[k] + 1 || p[n[k]] != '\t')
+			return 0;
+		for (size_t i = 0; i < n[k]; i++)
+			if (p[i] != f[k][i])
+				return 0;
+		p += n[k] + 1;
+	}
+	if (end - p < 2 || p[1] != '\n' || !p[0] || !strchr(allowed, p[0]))
+		return 0;
+	*last = p[0];
+	r->start = (size_t)(p + 2 - r->buf);
+	r->line++;
+	return 1;
+}
+
+static int rows_open_fd(sp_rows *r, int fd, enum sp_ev_file kind, sp_ev_sha256 *hash, sp_ev_hasher *hs);
 
 int sp_rows_open_fd(sp_rows *r, int fd, enum sp_ev_file kind, sp_ev_sha256 *hash)
 {
+	return rows_open_fd(r, fd, kind, hash, NULL);
+}
+
+static int rows_open_fd(sp_rows *r, int fd, enum sp_ev_file kind, sp_ev_sha256 *hash, sp_ev_hasher *hs)
+{
 	memset(r, 0, sizeof *r);
+	r->hasher = hash ? hs : NULL;
 	r->kind = kind;
 	r->fd = fd;
 	r->hash = hash;
-	r->cap = READ_BUF;
-	r->buf = sp_xmalloc(r->cap);
+	for (int k = 0; k < SP_ROWS_NBUF; k++)
+		r->bufs[k] = sp_xcalloc(1, READ_CHUNK + SP_EV_MAX_LINE + SPLIT_SLACK);
+	r->buf = r->bufs[0];
+	if (r->hasher)
+		r->linebuf = sp_xcalloc(1, SP_EV_MAX_LINE + SPLIT_SLACK);
 	if (hash)
 		sp_ev_sha256_init(hash);
 	char *line;
@@ -393,7 +663,9 @@ int sp_rows_open_fd(sp_rows *r, int fd, enum sp_ev_file kind, sp_ev_sha256 *hash
 			r->err = SP_EVE_COLUMNS;
 		goto fail;
 	}
-	r->hdr_copy = sp_xstrndup(line, len);
+	r->hdr_copy = sp_xcalloc(1, len + SPLIT_SLACK); /* not strndup: a NUL inside must stay visible */
+	memcpy(r->hdr_copy, line, len);
+	r->hdr_copy[len] = '\0';
 	if (split(r, r->hdr_copy, len, &nf) < 0) {
 		r->err = SP_EVE_COLUMNS;
 		goto fail;
@@ -449,6 +721,11 @@ fail:
 
 int sp_rows_open(sp_rows *r, const char *dir, enum sp_ev_file kind, sp_ev_sha256 *hash)
 {
+	return sp_rows_open_hashed(r, dir, kind, hash, NULL);
+}
+
+int sp_rows_open_hashed(sp_rows *r, const char *dir, enum sp_ev_file kind, sp_ev_sha256 *hash, sp_ev_hasher *hs)
+{
 	_cleanup_free_ char *path = sp_xasprintf("%s/%s", dir, kinds[kind].name);
 	int fd = sp_ev_open_regular(path);
 	if (fd < 0) {
@@ -457,14 +734,78 @@ int sp_rows_open(sp_rows *r, const char *dir, enum sp_ev_file kind, sp_ev_sha256
 		r->fd = -1;
 		return rwhy(r, SP_RW_OPEN, (size_t)-fd, NULL, rerr(r, SP_EVE_PRESENT, "%s", sp_ev_strerror(-fd)));
 	}
-	return sp_rows_open_fd(r, fd, kind, hash);
+	return rows_open_fd(r, fd, kind, hash, hs);
+}
+
+void sp_rows_set_view(sp_rows *r)
+{
+	r->view = true;
+}
+
+int sp_rows_peek_line(sp_rows *r, const char **line, size_t *len)
+{
+	char *l;
+	int rc = next_line_mode(r, &l, len, true);
+	if (rc > 0)
+		*line = l;
+	return rc;
+}
+
+int sp_rows_split_line(sp_rows *r, const char *line, size_t len)
+{
+	size_t nf;
+	if (!r->linebuf)
+		r->linebuf = sp_xcalloc(1, SP_EV_MAX_LINE + SPLIT_SLACK);
+	memcpy(r->linebuf, line, len);
+	r->linebuf[len] = '\0';
+	if (split(r, r->linebuf, len, &nf) < 0)
+		return -1;
+	if (nf != r->ncols)
+		return rwhy(r, nf == 1 && !r->flen[0] ? SP_RW_EMPTY_LINE : SP_RW_FIELDS, nf, NULL,
+			    rerr(r, SP_EVE_TYPES, "%zu fields, the header has %zu", nf, r->ncols));
+	return 1;
 }
 
 int sp_rows_next_raw(sp_rows *r)
 {
 	char *line;
-	size_t len, nf;
-	int rc = next_line(r, &line, &len);
+	size_t len = 0, nf = 0;
+#ifdef __SSE2__
+	if (r->view) {
+		for (;;) {
+			size_t avail = r->end - r->start;
+			if (avail) {
+				int s = scan_row(r, r->buf + r->start, avail, &len, &nf);
+				if (s < 0)
+					return -1;
+				if (s > 0) {
+					r->start += len + 1;
+					r->line++;
+					if (len + 1 > SP_EV_MAX_LINE)
+						return rerr(r, SP_EVE_TYPES, "line longer than %d bytes", SP_EV_MAX_LINE);
+					if (nf != r->ncols)
+						return rwhy(r, nf == 1 && !r->flen[0] ? SP_RW_EMPTY_LINE : SP_RW_FIELDS, nf, NULL,
+							    rerr(r, SP_EVE_TYPES, "%zu fields, the header has %zu", nf, r->ncols));
+					return 1;
+				}
+			}
+			if (r->eof) {
+				if (avail) {
+					r->line++;
+					return rerr(r, SP_EVE_TYPES, "truncated: last line has no newline");
+				}
+				return 0;
+			}
+			if (avail >= SP_EV_MAX_LINE) {
+				r->line++;
+				return rerr(r, SP_EVE_TYPES, "line longer than %d bytes", SP_EV_MAX_LINE);
+			}
+			if (refill(r) < 0)
+				return -1;
+		}
+	}
+#endif
+	int rc = next_line_mode(r, &line, &len, r->view);
 	if (rc <= 0)
 		return rc;
 	if (split(r, line, len, &nf) < 0)
@@ -480,8 +821,17 @@ void sp_rows_close(sp_rows *r)
 	if (r->fd >= 0)
 		close(r->fd);
 	r->fd = -1;
-	free(r->buf);
+	/* the hasher may still read our buffers or finish our hash */
+	for (int k = 0; k < SP_ROWS_NBUF; k++)
+		hash_wait(r, &r->busy[k]);
+	hash_wait(r, &r->final_busy);
+	for (int k = 0; k < SP_ROWS_NBUF; k++) {
+		free(r->bufs[k]);
+		r->bufs[k] = NULL;
+	}
 	r->buf = NULL;
+	free(r->linebuf);
+	r->linebuf = NULL;
 	free(r->hdr_copy);
 	r->hdr_copy = NULL;
 	if (r->hash && !r->hash->done)
@@ -539,18 +889,20 @@ int sp_ops_next(sp_rows *r, sp_op *op)
 	    get_text(r, 3, &op->operation) < 0 || get_dec(r, 4, &op->latency_ms) < 0 ||
 	    get_int(r, 6, &op->generation) < 0)
 		return -1;
+	/* lengths, not NUL: in view mode fields are not NUL-terminated */
 	const char *res = r->f[r->col[5]];
-	if (!strcmp(res, "ok"))
+	size_t rl = r->flen[r->col[5]];
+	if (rl == 2 && !memcmp(res, "ok", 2))
 		op->result = SP_RES_OK;
-	else if (!strcmp(res, "fail"))
+	else if (rl == 4 && !memcmp(res, "fail", 4))
 		op->result = SP_RES_FAIL;
-	else if (!strcmp(res, "expected_fault"))
+	else if (rl == 14 && !memcmp(res, "expected_fault", 14))
 		op->result = SP_RES_EXPECTED_FAULT;
 	else
 		return bad(r, 5, "ok, fail or expected_fault");
 	const char *ec = r->f[r->col[7]];
 	size_t ecl = r->flen[r->col[7]];
-	if (!ecl || ecl > 64 || strchr(ec, ' '))
+	if (!ecl || ecl > 64 || memchr(ec, ' ', ecl))
 		return bad(r, 7, "'-' or a sanitized error code (no spaces, 1-64 characters)");
 	op->error_code = ec;
 	return 1;
@@ -582,8 +934,8 @@ int sp_samples_next(sp_rows *r, sp_ev_sample *s)
 	if (get_dec(r, 0, &s->ts) < 0)
 		return -1;
 	s->wall = r->f[r->col[1]];
-	if (!sp_ev_is_iso8601(FIELD(1)))
-		return bad(r, 1, "an ISO 8601 UTC time (2026-01-01T00:00:00Z)");
+	if (sp_ev_parse_iso8601(FIELD(1), &s->wall_epoch) < 0)
+		return bad(r, 1, "an ISO 8601 UTC time of a real date (2026-01-01T00:00:00Z)");
 	const char *ph = r->f[r->col[2]];
 	if (!strcmp(ph, "start"))
 		s->phase = SP_PHASE_START;
@@ -630,8 +982,8 @@ int sp_faults_next(sp_rows *r, sp_fault *f)
 	if (rc <= 0)
 		return rc;
 	const char *id = r->f[r->col[0]];
-	if (r->flen[r->col[0]] != 3 || id[0] != 'F' || id[1] < '0' || id[1] > '9' || id[2] < '0' || id[2] > '9')
-		return bad(r, 0, "a fault id F01..F99");
+	if (!sp_ev_is_fault_id(id, r->flen[r->col[0]]))
+		return bad(r, 0, "a fault id F01..F09");
 	f->fault_id = id;
 	if (get_text(r, 1, &f->target) < 0 || get_text(r, 2, &f->expected) < 0 || get_dec(r, 3, &f->started) < 0 ||
 	    get_dec(r, 4, &f->ended) < 0 || get_dec(r, 5, &f->recovery_ms) < 0 || get_dec(r, 6, &f->rto_ms) < 0 ||

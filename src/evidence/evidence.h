@@ -44,11 +44,62 @@ int sp_ev_msg(char *msg, size_t msgsz, const char *fmt, ...) SP_PRINTF(3, 4);
 int sp_ev_parse_dec(const char *s, size_t n, double *out);
 /* Non-negative integer of at most 18 digits. */
 int sp_ev_parse_int(const char *s, size_t n, long long *out);
-/* 2026-01-01T00:00:00Z, optionally with .fraction before Z */
+/* sp_ev_parse_iso8601(s, n, NULL) == 0 */
 bool sp_ev_is_iso8601(const char *s, size_t n);
 /* non-empty, valid UTF-8, no control characters */
 bool sp_ev_is_text(const char *s, size_t n);
 bool sp_ev_is_hex(const char *s, size_t n, size_t want);
+/* a fault id of the catalogue: F01 .. F09 */
+bool sp_ev_is_fault_id(const char *s, size_t n);
+
+/* The one timestamp parser: 2026-01-01T00:00:00Z (optionally .fraction
+ * before Z), a real calendar date (no Feb 30, leap years, a leap second only
+ * at 23:59:60 on Jun 30 / Dec 31), year 1970 or later; *epoch (may be NULL)
+ * gets seconds since 1970-01-01 UTC. 0, or -1 when s is not one. */
+int sp_ev_parse_iso8601(const char *s, size_t n, double *epoch);
+/* 28..31, or 0 for a month outside 1..12 */
+int sp_ev_days_in_month(long year, int month);
+
+/* ---- a set of strings (duplicate detection in linear time) ------------- */
+typedef struct sp_strset_ent {
+	const char *s; /* not owned: must outlive the set */
+	size_t n, idx;
+	uint64_t h;
+	bool used;
+} sp_strset_ent;
+typedef struct sp_strset {
+	sp_strset_ent *v;
+	size_t cap, n;
+} sp_strset;
+/* SipHash-1-3 under a key drawn once per process */
+uint64_t sp_ev_hash(const void *data, size_t n);
+/* Insert s (n bytes) with idx; returns SIZE_MAX when inserted, else the idx
+ * of the equal string already there (nothing inserted). */
+size_t sp_strset_put(sp_strset *set, const char *s, size_t n, size_t idx);
+/* idx of s, or SIZE_MAX */
+size_t sp_strset_get(const sp_strset *set, const char *s, size_t n);
+void sp_strset_free(sp_strset *set);
+#define _cleanup_strset_ __attribute__((cleanup(sp_strset_free)))
+
+/* ---- secret shapes (ev_secrets.c: the writer redacts, the verifier
+ * detects, with the same list) ------------------------------------------- */
+/* false when the patterns cannot be compiled (then redact everything) */
+bool sp_secret_ready(void);
+size_t sp_secret_shape_count(void);
+/* In the NUL-terminated line: the first secret-shaped value at or after
+ * byte off that is not already [REDACTED]. 1 with [*so, *eo) and the
+ * shape's name, 0 none, -1 patterns unavailable. A private key block's
+ * first line is a secret as a whole. */
+int sp_secret_find(const char *line, size_t off, size_t *so, size_t *eo, const char **name);
+bool sp_secret_key_begin(const char *line);
+bool sp_secret_key_end(const char *line);
+/* text with every secret-shaped value replaced by [REDACTED] (whole lines
+ * of private key blocks); a new NUL-terminated string. Its output has no
+ * finding for sp_secret_find. */
+char *sp_secret_redact(const char *text, size_t len, size_t *outlen);
+/* Findings in buf (edited in place and restored; NULs count as spaces):
+ * *hits, and the first one's line and shape. 0, or -1 when unavailable. */
+int sp_secret_scan(char *buf, size_t len, unsigned *first_line, const char **first_name, size_t *hits);
 
 /* Open a bundle file for reading: never follows a symlink, never blocks on
  * a fifo; -errno (-EINVAL: not a regular file). */
@@ -167,12 +218,26 @@ enum sp_rows_why {
 	SP_RW_EMPTY_LINE,
 };
 
-/* Streaming row reader: fixed buffer, one row at a time. */
+/* One thread that hashes the chunks readers read, while they parse them. */
+typedef struct sp_ev_hasher sp_ev_hasher;
+/* NULL when no thread can be started (readers then hash themselves) */
+sp_ev_hasher *sp_ev_hasher_new(void);
+/* waits for every job, joins the thread */
+void sp_ev_hasher_free(sp_ev_hasher *hs);
+
+#define SP_ROWS_NBUF 3
+/* Streaming row reader: a few fixed chunk buffers, one row at a time. */
 typedef struct sp_rows {
 	enum sp_ev_file kind;
 	int fd;
-	char *buf;
-	size_t cap, start, end; /* unread bytes are buf[start..end) */
+	char *bufs[SP_ROWS_NBUF];
+	int busy[SP_ROWS_NBUF], final_busy; /* jobs of the hasher on each */
+	int cur;
+	sp_ev_hasher *hasher;
+	char *buf;          /* bufs[cur] */
+	char *linebuf;      /* with a hasher: the current line, copied out of the chunk */
+	bool view;          /* fields are views into the chunk: not NUL-terminated */
+	size_t start, end;  /* unread bytes are buf[start..end) */
 	bool eof;
 	unsigned long long line;
 	char *hdr_copy;
@@ -198,8 +263,23 @@ typedef struct sp_rows {
 int sp_rows_open(sp_rows *r, const char *dir, enum sp_ev_file kind, sp_ev_sha256 *hash);
 /* Same over an already open fd (taken over). */
 int sp_rows_open_fd(sp_rows *r, int fd, enum sp_ev_file kind, sp_ev_sha256 *hash);
+/* sp_rows_open with the hashing done by hs (may be NULL); hash is final
+ * only after sp_rows_close. */
+int sp_rows_open_hashed(sp_rows *r, const char *dir, enum sp_ev_file kind, sp_ev_sha256 *hash, sp_ev_hasher *hs);
 /* Next raw row: 1, 0 at the end, -1 on error (r->err, r->msg). */
 int sp_rows_next_raw(sp_rows *r);
+/* The next line without splitting it: a read-only view (no newline, not
+ * NUL-terminated) valid until the next call; 1, 0 at the end, -1 error. */
+int sp_rows_peek_line(sp_rows *r, const char **line, size_t *len);
+/* From now on the fields of next_raw / sp_ops_next are read-only views into
+ * the chunk, NOT NUL-terminated (use the lengths; no copy of each line). */
+void sp_rows_set_view(sp_rows *r);
+/* When the next line, already read, is f[0] TAB ... f[nf-1] TAB and one
+ * character of allowed: consume it, *last = that character, 1; else 0 and
+ * nothing consumed (a fast path for a line known in advance). */
+int sp_rows_try_line(sp_rows *r, const char *const *f, const size_t *n, size_t nf, const char *allowed, char *last);
+/* Split a line (from sp_rows_peek_line) into r's fields as next_raw does. */
+int sp_rows_split_line(sp_rows *r, const char *line, size_t len);
 void sp_rows_close(sp_rows *r);
 
 typedef struct sp_op {
@@ -218,7 +298,8 @@ typedef struct sp_lat {
 typedef struct sp_ev_sample {
 	double ts;
 	const char *wall;
-	int phase; /* SP_PHASE_* */
+	double wall_epoch; /* wall as seconds since the epoch */
+	int phase;	   /* SP_PHASE_* */
 	long long c[SP_C_NCOUNTERS]; /* integers (cpu seconds: 0, see cpu_seconds) */
 	double cpu_seconds;
 	long long extra[SP_EV_MAX_EXTRA]; /* r->extra_name[i] */
@@ -334,6 +415,9 @@ void sp_dvec_free(sp_dvec *d);
 /* nearest-rank quantile: the value of rank ceil(p/100 * n) (1-based) of the
  * sorted data, found by selection (reorders v). n must be > 0. */
 double sp_quantile(double *v, size_t n, double p);
+/* p50, p95 and p99 as sp_quantile gives them, in one pass of selections
+ * over shrinking ranges (reorders v). n must be > 0. */
+void sp_quantiles3(double *v, size_t n, double *p50, double *p95, double *p99);
 
 /* online least squares (Welford co-moments) */
 typedef struct sp_linreg {
@@ -385,6 +469,7 @@ const sp_gate_info *sp_gate_info_find(const char *id);
 
 typedef struct sp_verdict {
 	char *bundle, *profile;
+	char *input; /* "sandprobe.evidence.v1", "a3s.host" or "a3s.cluster" */
 	sp_gate *g;
 	size_t n, cap;
 	size_t npass, nfail;
@@ -392,15 +477,44 @@ typedef struct sp_verdict {
 	sp_baseline lat;
 } sp_verdict;
 
+/* which kind of bundle dir holds */
+enum sp_input { SP_INPUT_AUTO, SP_INPUT_SANDPROBE, SP_INPUT_A3S };
+enum sp_a3s_kind { SP_A3S_AUTO, SP_A3S_HOST, SP_A3S_CLUSTER };
+
+/* A3S verifier options (verify-soak-evidence.sh's flags); zero = defaults */
+typedef struct sp_a3s_opts {
+	enum sp_a3s_kind kind;
+	bool allow_dry_run;
+	long long min_duration_s, min_samples, min_span_s, max_gap_s; /* 0: not asked */
+} sp_a3s_opts;
+
 typedef struct sp_verify_opts {
 	const char *profile;       /* --profile, NULL for the bundle's own */
 	const sp_baseline *baseline; /* --baseline, may be NULL */
 	void *pubkey;              /* --pubkey (EVP_PKEY), may be NULL */
+	/* added later; a zero-initialised struct keeps the old behaviour for
+	 * sandprobe bundles and auto-detects A3S ones */
+	enum sp_input input;
+	const sp_a3s_opts *a3s;    /* may be NULL */
 } sp_verify_opts;
 
-/* Judge the bundle in dir. Gate failures are results, not errors: returns 0
- * (then v->nfail says the verdict) or -1 with err for internal errors. */
+/* Judge the bundle in dir (a sandprobe.evidence.v1 bundle, or an A3S Box
+ * host or cluster bundle: o->input, auto-detected by default). Gate
+ * failures are results, not errors: returns 0 (then v->nfail says the
+ * verdict) or -1 with err for usage/internal errors. */
 int sp_verify(const char *dir, const sp_verify_opts *o, sp_verdict *v, sp_error *err);
+/* SP_INPUT_SANDPROBE or SP_INPUT_A3S for the bundle in dir (by its
+ * metadata.txt: a sandprobe schema, or A3S's runtime_class/selected_suites) */
+enum sp_input sp_input_detect(const char *dir);
+/* the A3S judge (src/a3s/): the same verdict, gate ids a3s.* */
+int sp_a3s_verify(const char *dir, const sp_verify_opts *o, sp_verdict *v, sp_error *err);
+/* bytes quoted from a bundle made printable UTF-8, in place */
+void sp_ev_sanitize(char *p);
+/* add a gate to a verdict (for judges outside ev_gates.c) */
+sp_gate *sp_verdict_add(sp_verdict *v, bool pass, const char *id, const char *measured, const char *threshold,
+			const char *fmt, ...) SP_PRINTF(6, 7);
+/* a gate that could not be evaluated: fails, saying why */
+void sp_verdict_na(sp_verdict *v, const char *id, const char *why);
 void sp_verdict_free(sp_verdict *v);
 const sp_gate *sp_verdict_find(const sp_verdict *v, const char *id);
 void sp_verdict_print_text(const sp_verdict *v, FILE *f);

@@ -257,7 +257,8 @@ static int load_samples(rp_bundle *b, sp_error *err)
 	size_t cap = 0;
 	bool seen_final = false;
 	double last_ts = -1;
-	size_t ts_col = map[tsv_col(&t, "ts", err)];
+	size_t map_ts_hdr = (size_t)tsv_col(&t, "ts", err);
+	size_t ts_col = map[map_ts_hdr];
 	while ((rc = tsv_next(&t, err)) > 0) {
 		size_t n = b->nsamples;
 		if (n == cap) {
@@ -293,7 +294,9 @@ static int load_samples(rp_bundle *b, sp_error *err)
 		for (size_t i = 0; i < t.nhdr && rc >= 0; i++) {
 			if ((int)i == c_wall || (int)i == c_phase)
 				continue;
-			if (tsv_num(&t, (int)i, &b->col[map[i]][n], err) < 0)
+			/* '-': a counter the bundle marks absent (sandprobe import) */
+			if ((size_t)(int)i == map_ts_hdr ? tsv_num(&t, (int)i, &b->col[map[i]][n], err) < 0
+							 : tsv_num_or_dash(&t, (int)i, &b->col[map[i]][n], err) < 0)
 				rc = -1;
 		}
 		if (rc < 0)

@@ -2,7 +2,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <regex.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -94,108 +93,10 @@ void sp_tsv_clean(char *s)
 			*s = ' ';
 }
 
-/* ---- redaction ---- */
-struct rx {
-	const char *pat;
-	int value_group; /* group holding the secret; 0 = the whole match */
-	regex_t re;
-};
-
-static struct rx rxs[] = {
-	/* key = value, key: value, "key": "value" */
-	{"(pass(word|wd)?|pwd|secret|token|api[_-]?key|access[_-]?key|private[_-]?key|client[_-]?secret|credentials?|session[_-]?id)"
-	 "[A-Za-z0-9_.-]*[\"']?[[:space:]]*[:=][[:space:]]*[\"']?([^[:space:]\"',;&]{3,})",
-	 3, {0}},
-	{"(authorization|proxy-authorization)[\"']?[[:space:]]*[:=][[:space:]]*(bearer[[:space:]]+|basic[[:space:]]+|token[[:space:]]+)?([^[:space:]\"',;]{6,})",
-	 3, {0}},
-	{"bearer[[:space:]]+([A-Za-z0-9._~+/=-]{8,})", 1, {0}},
-	{"://[^/:@[:space:]]+:([^/@[:space:]]+)@", 1, {0}},
-	{"(AKIA|ASIA)[0-9A-Z]{16}", 0, {0}},
-	{"(ghp|gho|ghu|ghs|ghr|github_pat)_[A-Za-z0-9_]{20,}", 0, {0}},
-	{"sk-[A-Za-z0-9_-]{20,}", 0, {0}},
-	{"xox[abprs]-[A-Za-z0-9-]{10,}", 0, {0}},
-	{"eyJ[A-Za-z0-9_-]{8,}\\.[A-Za-z0-9_-]{8,}\\.[A-Za-z0-9_-]{8,}", 0, {0}},
-};
-static pthread_once_t rx_once = PTHREAD_ONCE_INIT;
-static int rx_ok;
-
-static void rx_init(void)
-{
-	rx_ok = 1;
-	for (size_t i = 0; i < SP_ARRAY_SIZE(rxs); i++)
-		if (regcomp(&rxs[i].re, rxs[i].pat, REG_EXTENDED | REG_ICASE) != 0)
-			rx_ok = 0;
-}
-
-/* redact one NUL-terminated line in place-ish: returns a new string */
-static char *redact_line(const char *line)
-{
-	char *cur = sp_xstrdup(line);
-	for (size_t i = 0; i < SP_ARRAY_SIZE(rxs); i++) {
-		regmatch_t m[5];
-		size_t off = 0;
-		int guard = 0;
-		while (guard++ < 64 && regexec(&rxs[i].re, cur + off, 5, m, off ? REG_NOTBOL : 0) == 0) {
-			regmatch_t g = m[rxs[i].value_group];
-			if (g.rm_so < 0) {
-				off += (size_t)m[0].rm_eo > 0 ? (size_t)m[0].rm_eo : 1;
-				continue;
-			}
-			size_t so = off + (size_t)g.rm_so, eo = off + (size_t)g.rm_eo;
-			char *n = sp_xasprintf("%.*s[REDACTED]%s", (int)so, cur, cur + eo);
-			free(cur);
-			cur = n;
-			off = so + strlen("[REDACTED]");
-			if (!cur[off])
-				break;
-		}
-	}
-	return cur;
-}
-
+/* ---- redaction: the shared list of secret shapes (src/evidence/) ---- */
 char *sp_redact(const char *text, size_t len, size_t *outlen)
 {
-	pthread_once(&rx_once, rx_init);
-	size_t cap = len + 64, olen = 0;
-	char *out = sp_xmalloc(cap);
-	int in_key = 0;
-	const char *p = text, *end = text + len;
-	while (p < end) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		size_t ll = nl ? (size_t)(nl - p) : (size_t)(end - p);
-		char *line = sp_xstrndup(p, ll);
-		/* NUL bytes inside a line would hide the rest from the patterns */
-		for (size_t i = 0; i < ll; i++)
-			if (!line[i])
-				line[i] = ' ';
-		char *red;
-		if (strstr(line, "-----BEGIN") && strstr(line, "PRIVATE KEY")) {
-			in_key = !strstr(line, "-----END");
-			red = sp_xstrdup("[REDACTED]");
-		} else if (in_key) {
-			if (strstr(line, "-----END"))
-				in_key = 0;
-			red = sp_xstrdup("[REDACTED]");
-		} else {
-			red = rx_ok ? redact_line(line) : sp_xstrdup("[REDACTED]");
-		}
-		size_t rl = strlen(red);
-		if (olen + rl + 2 > cap) {
-			cap = (olen + rl + 2) * 2;
-			out = sp_xrealloc(out, cap);
-		}
-		memcpy(out + olen, red, rl);
-		olen += rl;
-		if (nl)
-			out[olen++] = '\n';
-		free(red);
-		free(line);
-		p = nl ? nl + 1 : end;
-	}
-	out[olen] = '\0';
-	if (outlen)
-		*outlen = olen;
-	return out;
+	return sp_secret_redact(text, len, outlen);
 }
 
 void sp_bundle_log(sp_bundle *b, const char *name, const char *header, const char *text, size_t len)

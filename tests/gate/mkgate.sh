@@ -56,7 +56,7 @@ esac
 rss=0
 [ -n "$ops" ] || ops=$o
 [ "$fail" = 1 ] && rss=200000000
-"$MK" -o "$ops" -s "$s" -i "$i" -p "$profile" -r "$rss" "$dir" >/dev/null
+"$MK" -t "$started" -o "$ops" -s "$s" -i "$i" -p "$profile" -r "$rss" "$dir" >/dev/null
 IFS=, read -r s1 s2 s3 <<<"$scen"
 for f in operations.tsv latency.tsv capability-results.tsv; do
 	sed -i -e "s/\tRUN-01\t/\t$s1\t/; s/\tRUN-02\t/\t$s2\t/; s/\tRUN-03\t/\t$s3\t/; s/^RUN-01\t/$s1\t/; s/^RUN-02\t/$s2\t/; s/^RUN-03\t/$s3\t/" "$dir/$f"

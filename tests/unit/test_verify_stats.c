@@ -62,7 +62,14 @@ static void quantiles(void)
 					printf("#   n=%zu kind=%d p%.0f: got %g want %g\n", n, kind, ps[pi], got, want);
 				}
 			}
-			ok(good, "quantiles p1/p50/p95/p99/p100 of %zu values (kind %d) equal a full sort", n, kind);
+			memcpy(w, v, n * sizeof *w);
+			double q50, q95, q99;
+			sp_quantiles3(w, n, &q50, &q95, &q99);
+			if (q50 != ref_q(v, n, 50) || q95 != ref_q(v, n, 95) || q99 != ref_q(v, n, 99)) {
+				good = 0;
+				printf("#   n=%zu kind=%d quantiles3: %g %g %g\n", n, kind, q50, q95, q99);
+			}
+			ok(good, "quantiles p1/p50/p95/p99/p100 (one at a time and as three) of %zu values (kind %d) equal a full sort", n, kind);
 			free(v);
 			free(w);
 		}

@@ -140,10 +140,23 @@ for sc in RUN-01 RUN-02 RUN-03; do
 	done
 done
 V "$T/good" --baseline "$T/base.json" >/dev/null; is "$?" 0 "the bundle passes against its own baseline"
+# a real slowdown shows in both files: operations.tsv and latency.tsv edited alike
 cp -a "$T/good" "$T/slow"
 awk -F'\t' -v OFS='\t' 'NR > 1 && $2 == "RUN-02" { $4 = sprintf("%.3f", $4 * 1.5) } { print }' "$T/slow/latency.tsv" >"$T/slow/x" &&
 	mv "$T/slow/x" "$T/slow/latency.tsv"
+awk -F'\t' -v OFS='\t' 'NR > 1 && $2 == "RUN-02" && $6 == "ok" { $5 = sprintf("%.3f", $5 * 1.5) } { print }' "$T/slow/operations.tsv" >"$T/slow/x" &&
+	mv "$T/slow/x" "$T/slow/operations.tsv"
 "$MK" --reseal "$T/slow"
+js=$(V "$T/slow" --baseline "$T/base.json" --format json)
+is "$(gate_status latency.agree <<<"$js")" pass "operations.tsv and latency.tsv slowed alike: latency.agree pass"
+# the same slowdown hidden in one file only: the two no longer agree
+cp -a "$T/good" "$T/hidden"
+cp "$T/slow/latency.tsv" "$T/hidden/latency.tsv"
+"$MK" --reseal "$T/hidden"
+js=$(V "$T/hidden" --format json); rc=$?
+is "$rc" 1 "latency.tsv edited alone: exit 1"
+is "$(gate_status latency.agree <<<"$js")" fail "latency.tsv edited alone: latency.agree fail"
+like "$(jq -r '.gates[] | select(.id == "latency.agree") | .message' <<<"$js")" 'latency.tsv line [0-9]+: latency_ms' "latency.agree names the line and the column"
 js=$(V "$T/slow" --baseline "$T/base.json" --format json); rc=$?
 is "$rc" 1 "50% slower RUN-02: exit 1"
 is "$(gate_status latency.p95.RUN-02 <<<"$js")" fail "50% slower RUN-02: latency.p95.RUN-02 fail"

@@ -13,9 +13,11 @@
 #   -p NAME     profile recorded in metadata (default custom)
 #   -r BYTES    owned RSS grows by BYTES per periodic sample (default 0)
 #   -e NAME     one extra.NAME counter column (default boxes)
+#   -t TIME     started_at, ISO 8601 UTC to the second (default 2026-01-01T00:00:00Z); the
+#               sample walls follow it
 set -euo pipefail
 
-ops=300 periodic=10 interval=60 key="" profile=custom rss_step=0 extra=boxes reseal=0
+ops=300 periodic=10 interval=60 key="" profile=custom rss_step=0 extra=boxes reseal=0 started=2026-01-01T00:00:00Z
 while [ $# -gt 0 ]; do
 	case "$1" in
 	-o) ops=$2; shift 2 ;;
@@ -25,6 +27,7 @@ while [ $# -gt 0 ]; do
 	-p) profile=$2; shift 2 ;;
 	-r) rss_step=$2; shift 2 ;;
 	-e) extra=$2; shift 2 ;;
+	-t) started=$2; shift 2 ;;
 	--reseal) reseal=1; shift ;;
 	-*) echo "mkbundle.sh: unknown option $1" >&2; exit 2 ;;
 	*) break ;;
@@ -54,7 +57,19 @@ fi
 [ ! -e "$dir" ] || { echo "mkbundle.sh: $dir exists" >&2; exit 2; }
 mkdir -p "$dir/logs"
 duration=$(( (periodic + 1) * interval ))
+# the warm-up a custom run may declare: 900 s per 7200 s; R0 has none
 warmup=$interval
+[ $(( 900 * duration / 7200 )) -lt "$warmup" ] && warmup=$(( 900 * duration / 7200 ))
+[ "$profile" = R0 ] && warmup=0
+case $started in
+????-??-??T??:??:??Z) ;;
+*) echo "mkbundle.sh: -t wants YYYY-MM-DDTHH:MM:SSZ" >&2; exit 2 ;;
+esac
+# seconds from 1970-01-01 to the start (days: civil, Howard Hinnant's algorithm)
+start_epoch=$(echo "$started" | awk -F'[-T:Z]' '{ y = $1 + 0; m = $2 + 0; d = $3 + 0; if (m <= 2) y--
+	era = int(y / 400); yoe = y - era * 400; mp = m > 2 ? m - 3 : m + 9
+	doy = int((153 * mp + 2) / 5) + d - 1; doe = yoe * 365 + int(yoe / 4) - int(yoe / 100) + doy
+	printf "%d\n", (era * 146097 + doe - 719468) * 86400 + $4 * 3600 + $5 * 60 + $6 }')
 fault_start=$(( duration / 2 ))
 fault_end=$(( fault_start + 5 ))
 
@@ -63,8 +78,14 @@ awk -v n="$ops" -v dur="$duration" -v warm="$warmup" -v fs="$fault_start" -v dir
 	OFS = "\t"
 	opsf = dir "/operations.tsv"; latf = dir "/lat.tmp"
 	print "ts", "scenario", "api", "operation", "latency_ms", "result", "generation", "error_code" > opsf
+	efts = sprintf("%.3f", fs + 1); efdone = 0
 	for (i = 0; i < n; i++) {
 		ts = sprintf("%.3f", 1 + i * (dur - 2) / n)
+		# one operation failing on purpose inside fault F01 window, in time order
+		if (!efdone && ts + 0 >= efts + 0) {
+			print efts, "RUN-01", "cli", "create", "2.000", "expected_fault", int(i / 100), "ECONNRESET" > opsf
+			efdone = 1
+		}
 		sc = sprintf("RUN-%02d", i % 3 + 1)
 		op = (i % 2) ? "start" : "create"
 		lat = sprintf("%.3f", 5 + ((i * 7919) % 2000) / 100)
@@ -73,10 +94,10 @@ awk -v n="$ops" -v dur="$duration" -v warm="$warmup" -v fs="$fault_start" -v dir
 		cnt[sc]++
 		if (cnt[sc] == 2 && ts + 0 > second) second = ts + 0
 	}
-	# one operation failing on purpose inside fault F01 window
-	print sprintf("%.3f", fs + 1), "RUN-01", "cli", "create", "2.000", "expected_fault", int(n / 100), "ECONNRESET" > opsf
+	if (!efdone)
+		print efts, "RUN-01", "cli", "create", "2.000", "expected_fault", int(n / 100), "ECONNRESET" > opsf
 	we = warm + 0 > second ? warm + 0 : second
-	printf "%s\n", we > (dir "/warmup.tmp")
+	printf "%.3f\n", we > (dir "/warmup.tmp")
 }'
 we=$(cat "$dir/warmup.tmp")
 awk -v we="$we" 'BEGIN { OFS = "\t"; print "ts", "scenario", "operation", "latency_ms", "warmup" }
@@ -84,7 +105,18 @@ awk -v we="$we" 'BEGIN { OFS = "\t"; print "ts", "scenario", "operation", "laten
 rm -f "$dir/lat.tmp" "$dir/warmup.tmp"
 
 # resource-samples.tsv
-awk -v p="$periodic" -v iv="$interval" -v step="$rss_step" -v extra="$extra" 'BEGIN {
+awk -v p="$periodic" -v iv="$interval" -v step="$rss_step" -v extra="$extra" -v se="$start_epoch" '
+# seconds since the start as an ISO 8601 UTC time (civil from days)
+function iso(t,    d, s, z, era, doe, yoe, y, doy, mp, dd, m) {
+	t += se; d = int(t / 86400); s = t - d * 86400
+	z = d + 719468; era = int(z / 146097); doe = z - era * 146097
+	yoe = int((doe - int(doe / 1460) + int(doe / 36524) - int(doe / 146096)) / 365)
+	y = yoe + era * 400; doy = doe - (365 * yoe + int(yoe / 4) - int(yoe / 100))
+	mp = int((5 * doy + 2) / 153); dd = doy - int((153 * mp + 2) / 5) + 1
+	m = mp < 10 ? mp + 3 : mp - 9; if (m <= 2) y++
+	return sprintf("%04d-%02d-%02dT%02d:%02d:%02dZ", y, m, dd, int(s / 3600), int(s / 60) % 60, s % 60)
+}
+BEGIN {
 	OFS = "\t"
 	print "ts", "wall", "phase", "owned_processes", "owned_threads", "owned_rss_bytes", "owned_cpu_seconds",
 	      "owned_fds", "owned_mounts", "owned_sockets", "owned_cgroups", "disk_bytes", "global_processes",
@@ -92,7 +124,7 @@ awk -v p="$periodic" -v iv="$interval" -v step="$rss_step" -v extra="$extra" 'BE
 	for (k = 0; k <= p + 1; k++) {
 		ts = k * iv
 		phase = k == 0 ? "start" : (k == p + 1 ? "final" : "periodic")
-		wall = sprintf("2026-01-01T%02d:%02d:%02dZ", int(ts / 3600) % 24, int(ts / 60) % 60, ts % 60)
+		wall = iso(ts)
 		rss = 104857600 + (phase == "periodic" ? (k - 1) * step + (k % 3) * 4096 : 0)
 		fds = 20 + (phase == "periodic" ? k % 2 : 0)
 		disk = 5000000 + (phase == "periodic" ? (k % 4) * 1000 : 0)
@@ -109,7 +141,8 @@ awk -v p="$periodic" -v iv="$interval" -v step="$rss_step" -v extra="$extra" 'BE
 } >"$dir/capability-results.tsv"
 
 printf 'fault_id\ttarget\texpected\tstarted\tended\trecovery_ms\trto_ms\tresult\n' >"$dir/faults.tsv"
-printf 'F01\tsp-box-1\trestart\t%d.000\t%d.000\t4200\t30000\tpass\n' "$fault_start" "$fault_end" >>"$dir/faults.tsv"
+printf 'F01\tsp-box-1\trestart\t%d.000\t%d.000\t%d\t30000\tpass\n' "$fault_start" "$fault_end" \
+	$(( (fault_end - fault_start) * 1000 )) >>"$dir/faults.tsv"
 
 inv='{"schema":"sandprobe.inventory.v1","resources":[{"type":"container","id":"sp-fixture-base"},{"type":"volume","id":"sp-fixture-data"}]}'
 echo "$inv" >"$dir/inventory-start.json"
@@ -130,7 +163,7 @@ host_memory_bytes=4294967296
 runtime=fixture
 runtime_version=fixture 1.0
 rootfs_digest=none
-started_at=2026-01-01T00:00:00Z
+started_at=$started
 seed=1
 workload_sha256=$(printf 'fixture' | sha256sum | cut -c1-64)
 concurrency=2
@@ -161,7 +194,7 @@ awk -F'\t' -v run_id="$run_id" -v profile="$profile" -v dur="$duration" -v we="$
 	}
 	END {
 		printf "{\"schema\":\"sandprobe.summary.v1\",\"run_id\":\"%s\",\"profile\":\"%s\",", run_id, profile
-		printf "\"requested_duration_s\":%d,\"measured_duration_s\":%.3f,\"sample_count\":%d,\"periodic_samples\":%d,", dur, prev - first, ns, np
+		printf "\"requested_duration_s\":%d,\"measured_duration_s\":%.3f,\"sample_count\":%d,\"periodic_samples\":%d,", dur, prev, ns, np
 		printf "\"span_s\":%.3f,\"max_gap_s\":%.3f,\"warmup_end_s\":%.3f,", prev - first, gap, we
 		printf "\"operations\":{\"total\":%d,\"ok\":%d,\"fail\":%d,\"expected_fault\":%d},", total, r["ok"], r["fail"], r["expected_fault"]
 		printf "\"unexpected_failures\":%d,\"stop_condition\":\"duration\",\"cleanup\":\"ok\",\"evidence_path\":\"%s\"}\n", r["fail"], dir

@@ -1,0 +1,244 @@
+/* The one list of secret shapes: the soak writer redacts with it and the
+ * verifier (logs.redacted) detects with it, so the two cannot drift apart. A
+ * value already replaced by [REDACTED] is never a finding, and the writer
+ * re-checks its own output with the finder, so a log it wrote can never trip
+ * the verifier. Shapes are POSIX extended regular expressions on one line;
+ * each names the group that holds the secret and a literal that any match
+ * contains (a cheap prefilter before the regular expression runs). */
+#include "evidence/evidence.h"
+
+#include <ctype.h>
+#include <pthread.h>
+#include <regex.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/util.h"
+
+#define REDACTED "[REDACTED]"
+
+static const struct shape {
+	const char *name;
+	const char *re;
+	int group;		/* the secret; 0 = the whole match */
+	bool icase;
+	const char *const lit[8]; /* any of these (lowercase when icase) must occur */
+} shapes[] = {
+	{"a key=value credential",
+	 "(pass(word|wd)?|pwd|secret|token|api[_-]?key|access[_-]?key|private[_-]?key|client[_-]?secret|credentials?|session[_-]?id)"
+	 "[A-Za-z0-9_.-]*[\"']?[[:space:]]*[:=][[:space:]]*[\"']?([^[:space:]\"',;&]{3,})",
+	 3, true, {"pass", "pwd", "secret", "token", "key", "credential", "session"}},
+	{"an Authorization header",
+	 "(authorization|proxy-authorization)[\"']?[[:space:]]*[:=][[:space:]]*(bearer[[:space:]]+|basic[[:space:]]+|token[[:space:]]+)?"
+	 "([^[:space:]\"',;]{6,})",
+	 3, true, {"authorization"}},
+	{"a bearer token", "bearer[[:space:]]+([A-Za-z0-9._~+/=-]{8,})", 1, true, {"bearer"}},
+	{"a URL with a password", "://[^/:@[:space:]]+:([^/@[:space:]]+)@", 1, false, {"://"}},
+	{"an AWS access key id", "(AKIA|ASIA)[0-9A-Z]{16}", 0, false, {"AKIA", "ASIA"}},
+	{"a GitHub token", "(ghp|gho|ghu|ghs|ghr|github_pat)_[A-Za-z0-9_]{20,}", 0, false, {"gh", "github_pat"}},
+	{"an API key (sk-, sk-proj-)", "sk-[A-Za-z0-9_-]{20,}", 0, false, {"sk-"}},
+	{"a Slack token", "xox[abprs]-[A-Za-z0-9-]{10,}", 0, false, {"xox"}},
+	{"a JSON web token", "eyJ[A-Za-z0-9_-]{8,}\\.[A-Za-z0-9_-]{8,}\\.[A-Za-z0-9_-]{8,}", 0, false, {"eyJ"}},
+};
+#define NSHAPES (sizeof shapes / sizeof shapes[0])
+
+/* the first line of a private key block (PEM, OpenSSH, PGP) */
+static const char key_begin_re[] = "-----BEGIN ([A-Z0-9]+ )*PRIVATE KEY( BLOCK)?-----";
+
+static regex_t rx[NSHAPES], rx_begin;
+static pthread_once_t rx_once = PTHREAD_ONCE_INIT;
+static bool rx_ok;
+
+static void rx_init(void)
+{
+	rx_ok = regcomp(&rx_begin, key_begin_re, REG_EXTENDED) == 0;
+	for (size_t i = 0; i < NSHAPES; i++)
+		if (regcomp(&rx[i], shapes[i].re, REG_EXTENDED | (shapes[i].icase ? REG_ICASE : 0)) != 0)
+			rx_ok = false;
+}
+
+bool sp_secret_ready(void)
+{
+	pthread_once(&rx_once, rx_init);
+	return rx_ok;
+}
+
+size_t sp_secret_shape_count(void)
+{
+	return NSHAPES + 1;
+}
+
+static bool has_lit(const struct shape *sh, const char *line, const char *lower)
+{
+	for (size_t k = 0; k < SP_ARRAY_SIZE(sh->lit) && sh->lit[k]; k++)
+		if (strstr(sh->icase ? lower : line, sh->lit[k]))
+			return true;
+	return false;
+}
+
+bool sp_secret_key_begin(const char *line)
+{
+	if (!sp_secret_ready() || !strstr(line, "-----BEGIN"))
+		return false;
+	return regexec(&rx_begin, line, 0, NULL, 0) == 0;
+}
+
+bool sp_secret_key_end(const char *line)
+{
+	return strstr(line, "-----END") != NULL;
+}
+
+/* earliest secret at or after off in the NUL-terminated line; lower is the
+ * line in lowercase (for the prefilter) */
+static bool find_from(const char *line, const char *lower, size_t off, size_t *so, size_t *eo, const char **name)
+{
+	bool found = false;
+	for (size_t i = 0; i < NSHAPES; i++) {
+		if (!has_lit(&shapes[i], line + off, lower + off))
+			continue;
+		size_t o = off;
+		regmatch_t m[5];
+		while (line[o] && regexec(&rx[i], line + o, 5, m, o ? REG_NOTBOL : 0) == 0) {
+			regmatch_t g = m[shapes[i].group];
+			size_t s = o + (size_t)g.rm_so, e = o + (size_t)g.rm_eo;
+			if (g.rm_so >= 0 && e > s && !(e - s == strlen(REDACTED) && !memcmp(line + s, REDACTED, e - s))) {
+				if (!found || s < *so) {
+					*so = s;
+					*eo = e;
+					*name = shapes[i].name;
+					found = true;
+				}
+				break;
+			}
+			/* an already redacted value: look further right */
+			size_t next = o + (size_t)(m[0].rm_eo > m[0].rm_so ? m[0].rm_eo : m[0].rm_so + 1);
+			if (next <= o)
+				next = o + 1;
+			o = next;
+		}
+	}
+	return found;
+}
+
+static char *lowercase(const char *s, size_t n)
+{
+	char *l = sp_xmalloc(n + 1);
+	for (size_t i = 0; i < n; i++)
+		l[i] = (char)tolower((unsigned char)s[i]);
+	l[n] = '\0';
+	return l;
+}
+
+int sp_secret_find(const char *line, size_t off, size_t *so, size_t *eo, const char **name)
+{
+	if (!sp_secret_ready())
+		return -1;
+	if (sp_secret_key_begin(line)) {
+		*so = 0;
+		*eo = strlen(line);
+		*name = "a private key block";
+		return 1;
+	}
+	size_t n = strlen(line);
+	if (off >= n)
+		return 0;
+	_cleanup_free_ char *lower = lowercase(line, n);
+	return find_from(line, lower, off, so, eo, name) ? 1 : 0;
+}
+
+/* one line (NUL-terminated, no newline) redacted: a new string */
+static char *redact_line(const char *line)
+{
+	char *cur = sp_xstrdup(line);
+	size_t off = 0;
+	for (int guard = 0; guard < 4096; guard++) {
+		size_t so, eo;
+		const char *name;
+		if (sp_secret_find(cur, off, &so, &eo, &name) != 1)
+			return cur;
+		char *n = sp_xasprintf("%.*s" REDACTED "%s", (int)so, cur, cur + eo);
+		free(cur);
+		cur = n;
+		off = so + strlen(REDACTED);
+	}
+	/* cannot converge (cannot happen: each step consumes the line): the
+	 * whole line goes */
+	free(cur);
+	return sp_xstrdup(REDACTED);
+}
+
+char *sp_secret_redact(const char *text, size_t len, size_t *outlen)
+{
+	bool ok = sp_secret_ready();
+	size_t cap = len + 64, olen = 0;
+	char *out = sp_xmalloc(cap);
+	bool in_key = false;
+	const char *p = text, *end = text + len;
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t ll = nl ? (size_t)(nl - p) : (size_t)(end - p);
+		char *line = sp_xmalloc(ll + 1); /* not strndup: it would stop at a NUL byte */
+		memcpy(line, p, ll);
+		line[ll] = '\0';
+		/* NUL bytes inside a line would hide the rest from the patterns */
+		for (size_t i = 0; i < ll; i++)
+			if (!line[i])
+				line[i] = ' ';
+		char *red;
+		if (!ok) {
+			red = sp_xstrdup(REDACTED);
+		} else if (sp_secret_key_begin(line)) {
+			in_key = !sp_secret_key_end(line);
+			red = sp_xstrdup(REDACTED);
+		} else if (in_key) {
+			if (sp_secret_key_end(line))
+				in_key = false;
+			red = sp_xstrdup(REDACTED);
+		} else {
+			red = redact_line(line);
+		}
+		size_t rl = strlen(red);
+		if (olen + rl + 2 > cap) {
+			cap = (olen + rl + 2) * 2;
+			out = sp_xrealloc(out, cap);
+		}
+		memcpy(out + olen, red, rl);
+		olen += rl;
+		if (nl)
+			out[olen++] = '\n';
+		free(red);
+		free(line);
+		p = nl ? nl + 1 : end;
+	}
+	out[olen] = '\0';
+	if (outlen)
+		*outlen = olen;
+	return out;
+}
+
+int sp_secret_scan(char *buf, size_t len, unsigned *first_line, const char **first_name, size_t *hits)
+{
+	if (!sp_secret_ready())
+		return -1;
+	*hits = 0;
+	unsigned line = 0;
+	for (char *l = buf; l && l < buf + len;) {
+		char *nl = memchr(l, '\n', (size_t)(buf + len - l));
+		char *le = nl ? nl : buf + len;
+		char save = *le;
+		*le = '\0';
+		line++;
+		for (char *c = l; c < le; c++)
+			if (!*c)
+				*c = ' ';
+		size_t so, eo;
+		const char *name;
+		if (sp_secret_find(l, 0, &so, &eo, &name) == 1 && !(*hits)++) {
+			*first_line = line;
+			*first_name = name;
+		}
+		*le = save;
+		l = nl ? nl + 1 : NULL;
+	}
+	return 0;
+}
