@@ -398,7 +398,7 @@ const sp_check sp_check_cgroup_readonly = {
 	.id = "cgroup.readonly", .category = "cgroups", .title = "the sandbox cannot change its own limits",
 	.rationale = "a writable memory.max or pids.max makes every limit advisory", .techniques = "T1611,T1499",
 	.policy_keys = "cgroup.readonly:bool", .method = "action", .run = run_cg_readonly,
-	.flags = SP_CHECK_INPROCESS,
+	.flags = SP_CHECK_INPROCESS | SP_CHECK_KERNEL,
 };
 
 static void run_cg_devices(const sp_ctx *ctx, sp_result *r)
@@ -440,7 +440,7 @@ static void run_cg_devices(const sp_ctx *ctx, sp_result *r)
 const sp_check sp_check_cgroup_devices = {
 	.id = "cgroup.devices", .category = "cgroups", .title = "devices cgroup restricts devices",
 	.rationale = "'a *:* rwm' lets a process with mknod reach every host device", .techniques = "T1006",
-	.policy_keys = "", .method = "read", .run = run_cg_devices, .flags = SP_CHECK_INPROCESS,
+	.policy_keys = "", .method = "read", .run = run_cg_devices, .flags = SP_CHECK_INPROCESS | SP_CHECK_KERNEL,
 };
 
 static void run_rlimit(int res, const char *name, const char *key, const sp_ctx *ctx, sp_result *r)

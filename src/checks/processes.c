@@ -156,7 +156,7 @@ const sp_check sp_check_proc_host_visible = {
 	.policy_keys = "proc.isolated:bool",
 	.method = "read",
 	.run = run_host_visible,
-	.flags = SP_CHECK_INPROCESS,
+	.flags = SP_CHECK_INPROCESS | SP_CHECK_KERNEL,
 };
 
 /* ---- process lists: forbidden, required, pid 1 ---- */

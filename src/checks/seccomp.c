@@ -58,7 +58,7 @@ const sp_check sp_check_seccomp_mode = {
 	.policy_keys = "seccomp.required:bool",
 	.method = "read",
 	.run = run_mode,
-	.flags = SP_CHECK_INPROCESS,
+	.flags = SP_CHECK_INPROCESS | SP_CHECK_KERNEL,
 };
 
 /* ---- syscall probes ---- */
@@ -221,10 +221,81 @@ struct sc_rec {
 static sp_call sc_cache[3][SP_ARRAY_SIZE(probes)];
 static bool sc_cached[3];
 
+/* Is the alternative ABI that ABI? Its getpid (i386 20, x32 39) must return
+ * the caller's pid: a kernel that dispatches int 0x80 with the x86_64 table
+ * (gVisor) runs writev instead, and then no number below means what the
+ * probe table says. */
+enum abi_proof { ABI_PROVEN, ABI_OTHER_TABLE, ABI_ABSENT, ABI_FILTERED, ABI_UNKNOWN };
+static enum abi_proof abi_proven[3];
+static char abi_how[3][160];
+
+#if defined(__x86_64__)
+static long abi_getpid(void *arg)
+{
+	const enum abi *a = arg;
+	long want = getpid();
+	errno = 0;
+	long got = *a == ABI_32 ? int80(20, 0, 0, 0, 0, 0) : syscall(39 | 0x40000000L);
+	if (got < 0)
+		return -1;
+	return got == want ? 1 : got + 2;
+}
+#endif
+
+static void prove_abi(enum abi abi, int mode)
+{
+#if defined(__x86_64__)
+	const char *call = abi == ABI_32 ? "int 0x80 getpid (20)" : "x32 getpid (39|0x40000000)";
+	sp_call c;
+	enum abi a = abi;
+	if (sp_child_call(abi_getpid, &a, 2000, &c) < 0 || c.timed_out) {
+		abi_proven[abi] = ABI_UNKNOWN;
+		snprintf(abi_how[abi], sizeof abi_how[abi], "%s: the probe did not run", call);
+	} else if (c.sig == SIGSYS) {
+		abi_proven[abi] = ABI_FILTERED;
+		snprintf(abi_how[abi], sizeof abi_how[abi], "%s killed by SIGSYS: the filter covers this ABI", call);
+	} else if (c.sig == SIGSEGV || c.sig == SIGBUS) {
+		abi_proven[abi] = ABI_ABSENT;
+		snprintf(abi_how[abi], sizeof abi_how[abi], "%s: signal %d, no such ABI", call, c.sig);
+	} else if (c.sig || !c.ran) {
+		abi_proven[abi] = ABI_UNKNOWN;
+		snprintf(abi_how[abi], sizeof abi_how[abi], "%s: child killed by signal %d", call, c.sig);
+	} else if (c.ret == 1) {
+		abi_proven[abi] = ABI_PROVEN;
+		snprintf(abi_how[abi], sizeof abi_how[abi], "%s returned the pid: the ABI is dispatched with its own numbers",
+			 call);
+	} else if (c.ret >= 2) {
+		abi_proven[abi] = ABI_OTHER_TABLE;
+		snprintf(abi_how[abi], sizeof abi_how[abi],
+			 "%s returned %ld, not the pid: this kernel does not dispatch the ABI with its own numbers", call,
+			 c.ret - 2);
+	} else if (c.err == ENOSYS && mode != 2) {
+		abi_proven[abi] = ABI_ABSENT;
+		snprintf(abi_how[abi], sizeof abi_how[abi], "%s: ENOSYS without a filter, no such ABI", call);
+	} else if (mode == 2 && (c.err == EPERM || c.err == EACCES || c.err == ENOSYS)) {
+		abi_proven[abi] = ABI_FILTERED;
+		snprintf(abi_how[abi], sizeof abi_how[abi], "%s: %s under a filter: the filter covers this ABI", call,
+			 sp_errname(c.err));
+	} else {
+		/* getpid cannot fail: an errno means another call ran */
+		abi_proven[abi] = ABI_OTHER_TABLE;
+		snprintf(abi_how[abi], sizeof abi_how[abi],
+			 "%s failed with %s, which getpid never does: this kernel does not dispatch the ABI with its own numbers",
+			 call, sp_errname(c.err));
+	}
+#else
+	(void)mode;
+	abi_proven[abi] = ABI_ABSENT;
+	snprintf(abi_how[abi], sizeof abi_how[abi], "not x86_64");
+#endif
+}
+
 static void sc_batch(enum abi abi)
 {
 	if (sc_cached[abi])
 		return;
+	if (abi != ABI_64)
+		prove_abi(abi, sp_seccomp_mode());
 	size_t n = SP_ARRAY_SIZE(probes);
 	sp_call *out = sc_cache[abi];
 	memset(out, 0, sizeof sc_cache[abi]);
@@ -367,6 +438,19 @@ static void run_abi(enum abi abi, const sp_ctx *ctx, sp_result *r)
 #else
 	size_t reached = 0, probed = 0, unavailable = 0;
 	char first[64] = "";
+	sc_batch(abi);
+	sp_observed(r, "%s", abi_how[abi]);
+	if (abi_proven[abi] == ABI_OTHER_TABLE || abi_proven[abi] == ABI_ABSENT) {
+		sp_strv_free(&deny);
+		sp_pass(r, "%s ABI not available: %s", abiname,
+			abi_proven[abi] == ABI_ABSENT ? "the kernel has no such entry" : "the kernel runs these calls as native ones");
+		return;
+	}
+	if (abi_proven[abi] == ABI_UNKNOWN) {
+		sp_strv_free(&deny);
+		sp_errorr(r, "cannot prove the %s ABI before judging it (%s)", abiname, abi_how[abi]);
+		return;
+	}
 	for (size_t i = 0; i < deny.n; i++) {
 		const struct sc_probe *p = probe_find(deny.v[i]);
 		long nr = p ? (abi == ABI_32 ? p->nr32 : p->nrx32) : -1;
@@ -417,7 +501,7 @@ static void run_abix32(const sp_ctx *ctx, sp_result *r) { run_abi(ABI_X32, ctx, 
 		.policy_keys = "seccomp.deny:list",                                                         \
 		.method = "action",                                                                         \
 		.run = run_##sym,                                                                           \
-		.flags = SP_CHECK_INPROCESS,                                                                \
+		.flags = SP_CHECK_INPROCESS | SP_CHECK_KERNEL,                                              \
 	}
 
 SC_CHECK(seccomp_mount, "mount", "mount is the first step of most container escapes", "T1611");
@@ -455,7 +539,7 @@ const sp_check sp_check_seccomp_abi32 = {
 	.policy_keys = "seccomp.deny:list",
 	.method = "action",
 	.run = run_abi32,
-	.flags = SP_CHECK_INPROCESS,
+	.flags = SP_CHECK_INPROCESS | SP_CHECK_KERNEL,
 };
 
 const sp_check sp_check_seccomp_abix32 = {
@@ -467,7 +551,7 @@ const sp_check sp_check_seccomp_abix32 = {
 	.policy_keys = "seccomp.deny:list",
 	.method = "action",
 	.run = run_abix32,
-	.flags = SP_CHECK_INPROCESS,
+	.flags = SP_CHECK_INPROCESS | SP_CHECK_KERNEL,
 };
 
 /* ---- LSM ---- */

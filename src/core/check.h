@@ -50,9 +50,37 @@ typedef struct sp_ctx {
 
 enum {
 	/* run in the doctor process itself: only for checks that read a few
-	 * small files, cannot hang and change nothing */
+	 * small procfs/sysfs files, cannot hang and change nothing */
 	SP_CHECK_INPROCESS = 1u << 0,
+	/* the property is about what reaches the kernel the sandbox talks to
+	 * (namespaces, seccomp, kernel knobs ...): a separate kernel that the
+	 * policy accepts (kernel.separate_kernel) satisfies it, a user-space
+	 * one (gVisor) and a VM's own guest kernel each by its own bit */
+	SP_CHECK_KERNEL_USERSPACE = 1u << 1,
+	SP_CHECK_KERNEL_GUEST = 1u << 2,
+	SP_CHECK_KERNEL = SP_CHECK_KERNEL_USERSPACE | SP_CHECK_KERNEL_GUEST,
 };
+
+/* The kernel boundary: which kernel the sandbox's system calls reach. */
+typedef enum sp_kernel_kind {
+	SP_KERNEL_HOST,      /* the host's kernel (namespaces, containers) */
+	SP_KERNEL_USERSPACE, /* a user-space kernel (gVisor's sentry) */
+	SP_KERNEL_GUEST,     /* a separate guest kernel (microVM, VM) */
+} sp_kernel_kind;
+
+typedef struct sp_boundary {
+	sp_kernel_kind kind;
+	char kernel[48];    /* "host", "gVisor", "guest under KVM" */
+	char signals[384];  /* the evidence, comma-separated */
+	char doubt[160];    /* why a separate kernel was not concluded, or "" */
+} sp_boundary;
+
+/* Detected once (src/checks/runtime.c) before the first check runs. */
+const sp_boundary *sp_boundary_get(void);
+const char *sp_kernel_kind_name(sp_kernel_kind k); /* "host", "user-space", "guest" */
+/* Does the policy's kernel.separate_kernel accept the detected boundary for
+ * checks carrying flag bits `flags` (SP_CHECK_KERNEL_*)? */
+bool sp_boundary_accepted(const sp_ctx *ctx, unsigned flags);
 
 typedef struct sp_check {
 	const char *id;          /* stable, dotted: "ns.pid" */

@@ -43,9 +43,14 @@ void sp_write_text(FILE *f, const sp_ctx *ctx, const sp_report *rep, bool verbos
 	}
 	if (rep->stopped_early)
 		fprintf(f, "# stopped after the first failure (-x)\n");
-	if (verbose)
+	if (verbose) {
+		const sp_boundary *b = &rep->env.boundary;
 		fprintf(f, "# profile %s, runtime guess %s, %.1f ms\n", ctx->profile, rep->env.runtime_guess,
 			rep->duration_ms);
+		fprintf(f, "# kernel boundary: %s (%s)%s; signals %s%s%s\n", sp_kernel_kind_name(b->kind), b->kernel,
+			b->kind == SP_KERNEL_HOST ? "" : rep->env.boundary_accepted ? ", accepted by policy" : ", not accepted by policy",
+			b->signals[0] ? b->signals : "none", b->doubt[0] ? "; " : "", b->doubt);
+	}
 	summary_line(f, rep);
 }
 
@@ -124,6 +129,8 @@ void sp_write_junit(FILE *f, const sp_ctx *ctx, const sp_report *rep)
 	sp_xml_escape(f, ctx->profile ? ctx->profile : "");
 	fputs("\"/>\n      <property name=\"runtime_guess\" value=\"", f);
 	sp_xml_escape(f, rep->env.runtime_guess);
+	fputs("\"/>\n      <property name=\"kernel_boundary\" value=\"", f);
+	sp_xml_escape(f, sp_kernel_kind_name(rep->env.boundary.kind));
 	fputs("\"/>\n    </properties>\n", f);
 	for (size_t i = 0; i < rep->n; i++) {
 		const sp_result *r = &rep->results[i];

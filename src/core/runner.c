@@ -119,7 +119,7 @@ void sp_run(const sp_ctx *ctx, const sp_check *const *checks, size_t n, const sp
 {
 	memset(rep, 0, sizeof *rep);
 	sp_utc_now(rep->started_at, sizeof rep->started_at);
-	sp_env_fill(&rep->env);
+	sp_env_fill(ctx, &rep->env);
 	rep->results = sp_xcalloc(n ? n : 1, sizeof *rep->results);
 	uint64_t t0 = sp_now_ns();
 	for (size_t i = 0; i < n; i++) {
@@ -131,6 +131,7 @@ void sp_run(const sp_ctx *ctx, const sp_check *const *checks, size_t n, const sp
 		uint64_t s = sp_now_ns();
 		sp_run_one(ctx, c, timeout, r);
 		r->check = c;
+		sp_judge_boundary(ctx, c, r);
 		r->duration_us = (sp_now_ns() - s) / 1000;
 		if (r->status == SP_STATUS_FAIL && r->expect == SP_EXPECT_ADVISORY) {
 			char d[sizeof r->detail];
@@ -166,7 +167,7 @@ void sp_report_free(sp_report *rep)
 	rep->results = NULL;
 }
 
-void sp_env_fill(sp_env *env)
+void sp_env_fill(const sp_ctx *ctx, sp_env *env)
 {
 	struct utsname u;
 	memset(env, 0, sizeof *env);
@@ -175,6 +176,33 @@ void sp_env_fill(sp_env *env)
 		snprintf(env->arch, sizeof env->arch, "%s", u.machine);
 	}
 	env->uid = (unsigned)getuid();
-	sp_runtime_guess(env->runtime_guess, sizeof env->runtime_guess, env->runtime_signals,
-			 sizeof env->runtime_signals);
+	env->boundary = *sp_boundary_get();
+	env->boundary_accepted = sp_boundary_accepted(ctx, SP_CHECK_KERNEL);
+	sp_runtime_guess(env);
+}
+
+void sp_judge_boundary(const sp_ctx *ctx, const sp_check *c, sp_result *r)
+{
+	if (!(c->flags & SP_CHECK_KERNEL))
+		return;
+	const sp_boundary *b = sp_boundary_get();
+	char obs[sizeof r->observed];
+	if (b->kind == SP_KERNEL_HOST) {
+		snprintf(obs, sizeof obs, "%s%sjudged against the host's kernel", r->observed, r->observed[0] ? "; " : "");
+		memcpy(r->observed, obs, sizeof obs);
+		return;
+	}
+	bool accepted = sp_boundary_accepted(ctx, c->flags);
+	snprintf(obs, sizeof obs, "%s%skernel boundary: %s (%s), %s by kernel.separate_kernel", r->observed,
+		 r->observed[0] ? "; " : "", sp_kernel_kind_name(b->kind), b->kernel, accepted ? "accepted" : "not accepted");
+	memcpy(r->observed, obs, sizeof obs);
+	if (!accepted || r->status == SP_STATUS_PASS)
+		return;
+	/* the probe saw what this kernel does; the host's kernel is not reached */
+	char d[sizeof r->detail];
+	snprintf(d, sizeof d, "%s kernel (%s) stands between the sandbox and the host's kernel; the probe found: %s: %s",
+		 b->kind == SP_KERNEL_USERSPACE ? "a user-space" : "a separate guest", b->kernel,
+		 sp_status_name(r->status), r->detail);
+	memcpy(r->detail, d, sizeof d);
+	r->status = SP_STATUS_PASS;
 }
