@@ -398,7 +398,7 @@ const sp_check sp_check_cgroup_readonly = {
 	.id = "cgroup.readonly", .category = "cgroups", .title = "the sandbox cannot change its own limits",
 	.rationale = "a writable memory.max or pids.max makes every limit advisory", .techniques = "T1611,T1499",
 	.policy_keys = "cgroup.readonly:bool", .method = "action", .run = run_cg_readonly,
-	.flags = SP_CHECK_INPROCESS | SP_CHECK_KERNEL,
+	.flags = SP_CHECK_KERNEL,
 };
 
 static void run_cg_devices(const sp_ctx *ctx, sp_result *r)
@@ -470,11 +470,9 @@ static void run_nproc(const sp_ctx *ctx, sp_result *r) { run_rlimit(RLIMIT_NPROC
 const sp_check sp_check_res_nofile = {
 	.id = "res.nofile", .category = "cgroups", .title = "open file limit per policy",
 	.rationale = "an unbounded descriptor table exhausts the host's file table", .techniques = "T1499",
-	.policy_keys = "res.nofile_max:int", .method = "read", .run = run_nofile, .flags = SP_CHECK_INPROCESS,
-};
+	.policy_keys = "res.nofile_max:int", .method = "read", .run = run_nofile,};
 const sp_check sp_check_res_nproc = {
 	.id = "res.nproc", .category = "cgroups", .title = "process limit per policy",
 	.rationale = "RLIMIT_NPROC is the last line against a fork bomb where no pids cgroup applies",
 	.techniques = "T1499", .policy_keys = "res.nproc_max:int", .method = "read", .run = run_nproc,
-	.flags = SP_CHECK_INPROCESS,
 };

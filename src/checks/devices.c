@@ -179,8 +179,7 @@ static void run_allowlist(const sp_ctx *ctx, sp_result *r)
 const sp_check sp_check_dev_allowlist = {
 	.id = "dev.allowlist", .category = "devices", .title = "allowlisted devices present and usable",
 	.rationale = "a sandbox without /dev/null or /dev/urandom breaks ordinary programs", .techniques = "",
-	.policy_keys = "dev.allow:list", .method = "action", .run = run_allowlist, .flags = SP_CHECK_INPROCESS,
-};
+	.policy_keys = "dev.allow:list", .method = "action", .run = run_allowlist,};
 
 struct mknod_arg {
 	char dir[512];
@@ -260,7 +259,7 @@ static void run_mknod(const sp_ctx *ctx, sp_result *r)
 const sp_check sp_check_dev_mknod = {
 	.id = "dev.mknod", .category = "devices", .title = "device nodes cannot be created",
 	.rationale = "a self-made block device node reads the host's disk", .techniques = "T1006,T1611",
-	.policy_keys = "", .method = "action", .run = run_mknod, .flags = SP_CHECK_INPROCESS | SP_CHECK_KERNEL,
+	.policy_keys = "", .method = "action", .run = run_mknod, .flags = SP_CHECK_KERNEL,
 };
 
 static void run_block_devices(const sp_ctx *ctx, sp_result *r)
@@ -319,5 +318,4 @@ const sp_check sp_check_dev_tiocsti = {
 	.id = "dev.tiocsti", .category = "devices", .title = "no terminal injection (TIOCSTI)",
 	.rationale = "a shared terminal lets the sandbox type commands into the user's shell (CVE-2017-5226)",
 	.techniques = "AML.T0050,T1611", .policy_keys = "", .method = "read", .run = run_tiocsti,
-	.flags = SP_CHECK_INPROCESS,
 };

@@ -528,7 +528,6 @@ const sp_check sp_check_env_hostname = {
 	.policy_keys = "env.hostname:str,env.hostname_forbidden:list",
 	.method = "read",
 	.run = run_hostname,
-	.flags = SP_CHECK_INPROCESS,
 };
 
 const sp_check sp_check_env_platform = {
@@ -540,7 +539,6 @@ const sp_check sp_check_env_platform = {
 	.policy_keys = "env.arch:list,env.kernel_min:str",
 	.method = "read",
 	.run = run_platform,
-	.flags = SP_CHECK_INPROCESS,
 };
 
 const sp_check sp_check_env_mounts = {
@@ -552,7 +550,6 @@ const sp_check sp_check_env_mounts = {
 	.policy_keys = "env.mounts:list",
 	.method = "read",
 	.run = run_mounts,
-	.flags = SP_CHECK_INPROCESS,
 };
 
 const sp_check sp_check_env_clock = {
@@ -564,7 +561,6 @@ const sp_check sp_check_env_clock = {
 	.policy_keys = "",
 	.method = "action",
 	.run = run_clock,
-	.flags = SP_CHECK_INPROCESS,
 };
 
 const sp_check sp_check_env_locale = {
@@ -576,5 +572,4 @@ const sp_check sp_check_env_locale = {
 	.policy_keys = "",
 	.method = "read",
 	.run = run_locale,
-	.flags = SP_CHECK_INPROCESS,
 };

@@ -185,7 +185,6 @@ const sp_check sp_check_fs_tmpfs = {
 	.policy_keys = "fs.tmpfs:list",
 	.method = "read",
 	.run = run_tmpfs,
-	.flags = SP_CHECK_INPROCESS,
 };
 
 /* exec of a garbage file: EACCES on a noexec mount, ENOEXEC otherwise */
@@ -272,12 +271,11 @@ const sp_check sp_check_fs_nosuid = {
 	.id = "fs.nosuid", .category = "filesystem", .title = "named mounts are nosuid",
 	.rationale = "setuid files on a writable mount let a compromised workload plant privilege escalation",
 	.techniques = "T1548.001", .policy_keys = "fs.nosuid:list", .method = "read", .run = run_nosuid,
-	.flags = SP_CHECK_INPROCESS,
 };
 const sp_check sp_check_fs_nodev = {
 	.id = "fs.nodev", .category = "filesystem", .title = "named mounts are nodev",
 	.rationale = "device nodes on a writable mount give raw access to host devices", .techniques = "T1006",
-	.policy_keys = "fs.nodev:list", .method = "read", .run = run_nodev, .flags = SP_CHECK_INPROCESS | SP_CHECK_KERNEL,
+	.policy_keys = "fs.nodev:list", .method = "read", .run = run_nodev, .flags = SP_CHECK_KERNEL,
 };
 const sp_check sp_check_fs_noexec = {
 	.id = "fs.noexec", .category = "filesystem", .title = "named mounts are noexec (proven by exec)",
@@ -377,7 +375,7 @@ const sp_check sp_check_fs_masked_paths = {
 	.id = "fs.masked_paths", .category = "filesystem", .title = "kernel information paths masked",
 	.rationale = "/proc/kcore, /proc/keys, timer_list and firmware tables leak kernel memory, keys and layout",
 	.techniques = "T1613,T1552", .policy_keys = "fs.masked:list", .method = "action", .run = run_masked,
-	.flags = SP_CHECK_INPROCESS | SP_CHECK_KERNEL,
+	.flags = SP_CHECK_KERNEL,
 };
 
 /* a writable-looking file under dir (depth <= 2), for the write probe */
@@ -448,7 +446,7 @@ const sp_check sp_check_fs_readonly_paths = {
 	.rationale = "writable /proc/sys, /proc/irq or /proc/bus reconfigure the host kernel",
 	.techniques = "T1611", .policy_keys = "fs.readonly:list", .method = "action",
 	.run = run_readonly_paths,
-	.flags = SP_CHECK_INPROCESS | SP_CHECK_KERNEL,
+	.flags = SP_CHECK_KERNEL,
 };
 
 /* ---- kernel escape knobs ---- */
@@ -478,7 +476,7 @@ static void run_knob(const char *path, bool write0, const sp_ctx *ctx, sp_result
 	const sp_check sp_check_##sym = {                                                                  \
 		.id = id_, .category = "filesystem", .title = title_, .rationale = why_, .techniques = tech_, \
 		.policy_keys = "fs.knobs_readonly:bool", .method = "action", .run = run_##sym,            \
-		.flags = SP_CHECK_INPROCESS | SP_CHECK_KERNEL,                                             \
+		.flags = SP_CHECK_KERNEL,                                                                  \
 	}
 
 /* zero-byte writes: sysctl strings and sysfs stores ignore a zero count;
@@ -589,7 +587,7 @@ const sp_check sp_check_fs_release_agent = {
 	.policy_keys = "fs.knobs_readonly:bool",
 	.method = "action",
 	.run = run_release_agent,
-	.flags = SP_CHECK_INPROCESS | SP_CHECK_KERNEL,
+	.flags = SP_CHECK_KERNEL,
 };
 
 /* ---- host-sensitive paths, /proc/1/root, propagation ---- */
@@ -646,7 +644,6 @@ const sp_check sp_check_fs_host_sensitive = {
 	.rationale = "password hashes, SSH host keys, kubeconfigs and runtime sockets must not be bind-mounted in",
 	.techniques = "T1552.001,T1552,AML.T0055", .policy_keys = "fs.host_sensitive:list", .method = "action",
 	.run = run_host_sensitive,
-	.flags = SP_CHECK_INPROCESS,
 };
 
 static void run_proc1_root(const sp_ctx *ctx, sp_result *r)
@@ -705,7 +702,7 @@ const sp_check sp_check_fs_proc1_root = {
 	.id = "fs.proc1_root", .category = "filesystem", .title = "no escape through /proc/1/root",
 	.rationale = "a host pid 1 in view exposes the host's whole filesystem at /proc/1/root",
 	.techniques = "T1611,AML.T0112.000", .policy_keys = "proc.isolated:bool", .method = "action", .run = run_proc1_root,
-	.flags = SP_CHECK_INPROCESS | SP_CHECK_KERNEL,
+	.flags = SP_CHECK_KERNEL,
 };
 
 /* the number after tag ("shared:", "master:") in mountinfo's optional fields, 0 if none */
@@ -865,7 +862,7 @@ const sp_check sp_check_fs_propagation = {
 	.id = "fs.propagation", .category = "filesystem", .title = "root mount propagation private or slave",
 	.rationale = "a shared root propagates the sandbox's mounts to the host and the host's into the sandbox",
 	.techniques = "T1611", .policy_keys = "fs.propagation:list", .method = "read", .run = run_propagation,
-	.flags = SP_CHECK_INPROCESS | SP_CHECK_KERNEL,
+	.flags = SP_CHECK_KERNEL,
 };
 
 /* ---- large write within quota, durability ---- */

@@ -119,7 +119,6 @@ const sp_check sp_check_inject_env = {
 	.policy_keys = "",
 	.method = "read",
 	.run = run_env,
-	.flags = SP_CHECK_INPROCESS,
 };
 
 const sp_check sp_check_inject_files = {
@@ -131,5 +130,4 @@ const sp_check sp_check_inject_files = {
 	.policy_keys = "",
 	.method = "read",
 	.run = run_files,
-	.flags = SP_CHECK_INPROCESS,
 };

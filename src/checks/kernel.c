@@ -79,7 +79,7 @@ const sp_check sp_check_kernel_modules = {
 	.id = "kernel.modules", .category = "kernel", .title = "module loading refused",
 	.rationale = "a loaded module runs arbitrary code in the host kernel", .techniques = "T1547.006,T1611",
 	.policy_keys = "kernel.modules_allowed:bool", .method = "action", .run = run_modules,
-	.flags = SP_CHECK_INPROCESS | SP_CHECK_KERNEL,
+	.flags = SP_CHECK_KERNEL,
 };
 
 static void run_proc_modules(const sp_ctx *ctx, sp_result *r)
@@ -222,7 +222,7 @@ const sp_check sp_check_kernel_debugfs = {
 	.id = "kernel.debugfs", .category = "kernel", .title = "debugfs not mounted and not mountable",
 	.rationale = "debugfs exposes raw kernel internals and writable debug knobs", .techniques = "T1613,T1611",
 	.policy_keys = "", .method = "action", .run = run_debugfs,
-	.flags = SP_CHECK_INPROCESS | SP_CHECK_KERNEL,
+	.flags = SP_CHECK_KERNEL,
 };
 
 static void run_devmem(const sp_ctx *ctx, sp_result *r)
@@ -256,7 +256,7 @@ static void run_devmem(const sp_ctx *ctx, sp_result *r)
 const sp_check sp_check_kernel_devmem = {
 	.id = "kernel.devmem", .category = "kernel", .title = "/dev/mem, /dev/kmem, /dev/port unavailable",
 	.rationale = "raw physical memory and I/O port access is total control of the host", .techniques = "T1611,T1006",
-	.policy_keys = "", .method = "action", .run = run_devmem, .flags = SP_CHECK_INPROCESS | SP_CHECK_KERNEL,
+	.policy_keys = "", .method = "action", .run = run_devmem, .flags = SP_CHECK_KERNEL,
 };
 
 static void run_kcore(const sp_ctx *ctx, sp_result *r)
@@ -324,7 +324,7 @@ static void run_dmesg(const sp_ctx *ctx, sp_result *r)
 const sp_check sp_check_kernel_dmesg = {
 	.id = "kernel.dmesg", .category = "kernel", .title = "kernel log restricted",
 	.rationale = "the kernel log leaks addresses, hardware and other tenants' activity", .techniques = "T1613",
-	.policy_keys = "", .method = "action", .run = run_dmesg, .flags = SP_CHECK_INPROCESS | SP_CHECK_KERNEL,
+	.policy_keys = "", .method = "action", .run = run_dmesg, .flags = SP_CHECK_KERNEL,
 };
 
 static void run_swap(const sp_ctx *ctx, sp_result *r)
@@ -391,8 +391,7 @@ static void run_ipv6(const sp_ctx *ctx, sp_result *r)
 const sp_check sp_check_kernel_ipv6 = {
 	.id = "kernel.ipv6", .category = "kernel", .title = "IPv6 off (per policy)",
 	.rationale = "IPv6 is often left out of egress rules written for IPv4", .techniques = "T1048",
-	.policy_keys = "kernel.ipv6_allowed:bool", .method = "read", .run = run_ipv6, .flags = SP_CHECK_INPROCESS,
-};
+	.policy_keys = "kernel.ipv6_allowed:bool", .method = "read", .run = run_ipv6,};
 
 #ifndef SYS_clone3
 #define SYS_clone3 435
@@ -480,7 +479,7 @@ const sp_check sp_check_kernel_userns = {
 	.id = "kernel.userns", .category = "kernel", .title = "user namespace creation per policy",
 	.rationale = "nested user namespaces hand namespace-root to the sandbox, the door to many kernel bugs",
 	.techniques = "T1068,T1611", .policy_keys = "kernel.userns_allowed:bool", .method = "action",
-	.run = run_userns, .flags = SP_CHECK_INPROCESS | SP_CHECK_KERNEL,
+	.run = run_userns, .flags = SP_CHECK_KERNEL,
 };
 
 /* a sysctl that must be at least a policy minimum */

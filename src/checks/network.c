@@ -745,6 +745,31 @@ static const struct net_batch *get_batch(const sp_ctx *ctx)
 	return &batch;
 }
 
+/* The declared batch of every DNS, egress and proxy probe: one child runs
+ * them all at once (each with its own deadline, sp_net_run_parallel), and
+ * each net.* member judges its own from the results. Other network checks
+ * join by naming it (.batch = &sp_batch_net) and reading get_batch(). */
+static void net_batch_run(const sp_ctx *ctx)
+{
+	get_batch(ctx);
+}
+
+static unsigned net_batch_budget(const sp_ctx *ctx)
+{
+	unsigned to = (unsigned)sp_policy_int(ctx->policy, "net.egress.timeout_ms", 1000);
+	if (to == 0 || to > 60000)
+		to = 1000;
+	/* the run, a second run after a SIGSYS preflight, and slack */
+	return 2 * to + 5000 > ctx->timeout_ms ? 2 * to + 5000 : ctx->timeout_ms;
+}
+
+const sp_batch sp_batch_net = {
+	.id = "net.probes",
+	.what = "every DNS, egress and proxy probe in one child, in parallel, each with its own deadline",
+	.budget_ms = net_batch_budget,
+	.run = net_batch_run,
+};
+
 void sp_net_batch_reset(void)
 {
 	free(batch.p);
@@ -1019,7 +1044,7 @@ const sp_check sp_check_net_dns = {
 	.policy_keys = "net.dns.unlisted:list,net.dns.fake_address:str,net.dns.resolvers:list,net.egress.timeout_ms:int",
 	.method = "action",
 	.run = run_dns,
-	.flags = SP_CHECK_INPROCESS,
+	.batch = &sp_batch_net,
 };
 
 const sp_check sp_check_net_egress = {
@@ -1031,7 +1056,7 @@ const sp_check sp_check_net_egress = {
 	.policy_keys = NET_KEYS_EGRESS,
 	.method = "action",
 	.run = run_egress,
-	.flags = SP_CHECK_INPROCESS,
+	.batch = &sp_batch_net,
 };
 
 const sp_check sp_check_net_egress_ipv6 = {
@@ -1043,7 +1068,7 @@ const sp_check sp_check_net_egress_ipv6 = {
 	.policy_keys = NET_KEYS_EGRESS,
 	.method = "action",
 	.run = run_egress_ipv6,
-	.flags = SP_CHECK_INPROCESS,
+	.batch = &sp_batch_net,
 };
 
 const sp_check sp_check_net_egress_direct_ip = {
@@ -1055,7 +1080,7 @@ const sp_check sp_check_net_egress_direct_ip = {
 	.policy_keys = NET_KEYS_EGRESS,
 	.method = "action",
 	.run = run_egress_direct,
-	.flags = SP_CHECK_INPROCESS,
+	.batch = &sp_batch_net,
 };
 
 const sp_check sp_check_net_egress_ports = {
@@ -1067,7 +1092,7 @@ const sp_check sp_check_net_egress_ports = {
 	.policy_keys = NET_KEYS_EGRESS ",net.egress.ports:list",
 	.method = "action",
 	.run = run_egress_ports,
-	.flags = SP_CHECK_INPROCESS,
+	.batch = &sp_batch_net,
 };
 
 const sp_check sp_check_net_egress_udp = {
@@ -1079,7 +1104,7 @@ const sp_check sp_check_net_egress_udp = {
 	.policy_keys = NET_KEYS_EGRESS,
 	.method = "action",
 	.run = run_egress_udp,
-	.flags = SP_CHECK_INPROCESS,
+	.batch = &sp_batch_net,
 };
 
 const sp_check sp_check_net_egress_icmp = {
@@ -1091,7 +1116,7 @@ const sp_check sp_check_net_egress_icmp = {
 	.policy_keys = NET_KEYS_EGRESS,
 	.method = "action",
 	.run = run_egress_icmp,
-	.flags = SP_CHECK_INPROCESS,
+	.batch = &sp_batch_net,
 };
 
 const sp_check sp_check_net_egress_metadata = {
@@ -1103,7 +1128,7 @@ const sp_check sp_check_net_egress_metadata = {
 	.policy_keys = "net.egress.metadata:list,net.egress.timeout_ms:int",
 	.method = "action",
 	.run = run_egress_metadata,
-	.flags = SP_CHECK_INPROCESS,
+	.batch = &sp_batch_net,
 };
 
 const sp_check sp_check_net_egress_dns = {
@@ -1115,7 +1140,7 @@ const sp_check sp_check_net_egress_dns = {
 	.policy_keys = "net.egress.dns:list,net.egress.timeout_ms:int",
 	.method = "action",
 	.run = run_egress_dns,
-	.flags = SP_CHECK_INPROCESS,
+	.batch = &sp_batch_net,
 };
 
 const sp_check sp_check_net_egress_allow = {
@@ -1127,7 +1152,7 @@ const sp_check sp_check_net_egress_allow = {
 	.policy_keys = NET_KEYS_EGRESS,
 	.method = "action",
 	.run = run_egress_allow,
-	.flags = SP_CHECK_INPROCESS,
+	.batch = &sp_batch_net,
 };
 
 #define PROXY_CHECK(sym, idstr, ttl, why, tech)                                                                    \
@@ -1140,7 +1165,7 @@ const sp_check sp_check_net_egress_allow = {
 		.policy_keys = PROXY_KEYS,                                                                         \
 		.method = "action",                                                                                \
 		.run = run_##sym,                                                                                  \
-		.flags = SP_CHECK_INPROCESS,                                                                       \
+		.batch = &sp_batch_net,                                                                            \
 	};
 
 PROXY_CHECK(proxy_allowed, "net.proxy.allowed", "allowed hosts reachable through the proxy (positive control)",

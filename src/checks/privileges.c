@@ -47,6 +47,46 @@ static uint64_t file_facing_caps(void)
 	return m;
 }
 
+/* Filesystem types through which a sandbox reaches files that live on the
+ * host (or on other machines): file-facing capabilities act on those. */
+static const char *const shared_fs[] = {"9p", "virtiofs", "nfs", "nfs4", "cifs", "smb3", "vboxsf", "vmhgfs",
+					"ceph", "glusterfs", "fuse", "fuseblk", "fuse.sshfs"};
+
+static int shared_fs_cb(const sp_mount *m, void *arg)
+{
+	char *where = arg;
+	for (size_t i = 0; i < SP_ARRAY_SIZE(shared_fs); i++)
+		if (!strcmp(m->fstype, shared_fs[i]) || (!strcmp(shared_fs[i], "fuse") && sp_startswith(m->fstype, "fuse."))) {
+			snprintf(where, 160, "%s on %s", m->fstype, m->mountpoint);
+			return 1;
+		}
+	return 0;
+}
+
+/* Are the files the sandbox can touch its own? Only behind a guest kernel
+ * the policy accepts, with no mount of a filesystem served from outside
+ * (a VM's virtiofs or 9p share, NFS ...). gVisor's own root is served by
+ * its gofer from the host, so never there. why says which. */
+static bool files_confined(const sp_ctx *ctx, char *why, size_t whysz)
+{
+	const sp_boundary *b = sp_boundary_get();
+	if (b->kind != SP_KERNEL_GUEST || !sp_boundary_accepted(ctx, SP_CHECK_KERNEL_GUEST)) {
+		snprintf(why, whysz, "the files are shared with the kernel's other users");
+		return false;
+	}
+	char where[160] = "";
+	if (sp_mountinfo_each(shared_fs_cb, where) < 0) {
+		snprintf(why, whysz, "mountinfo unreadable");
+		return false;
+	}
+	if (where[0]) {
+		snprintf(why, whysz, "the guest mounts files from outside (%s)", where);
+		return false;
+	}
+	snprintf(why, whysz, "a guest kernel (%s) with no filesystem shared from outside", b->kernel);
+	return true;
+}
+
 /* A capability set, from /proc/self/status and, where the field is absent
  * (gVisor omits CapAmb) or to cross-check it, from the syscall that answers
  * the same question. Returns 0, or -1 with r set to error. */
@@ -152,9 +192,12 @@ static void judge_set(const sp_ctx *ctx, sp_result *r, const char *what, uint64_
 	}
 	uint64_t kernel_only = sp_boundary_accepted(ctx, SP_CHECK_KERNEL) ? extra & ~file_facing_caps() : 0;
 	const sp_boundary *b = sp_boundary_get();
+	char why[200];
+	if (kernel_only && files_confined(ctx, why, sizeof why))
+		kernel_only = extra; /* the file-facing ones too: every file is the guest's own */
 	if (kernel_only) {
 		sp_caps_format(kernel_only, buf, sizeof buf);
-		sp_observed_add(r, "%s act only on the objects of the %s (%s), which kernel.separate_kernel accepts", buf,
+		sp_observed_add(r, "%s act only on the objects of the %s kernel (%s), which kernel.separate_kernel accepts", buf,
 				sp_kernel_kind_name(b->kind), b->kernel);
 	}
 	uint64_t bad = extra & ~kernel_only;
@@ -165,6 +208,13 @@ static void judge_set(const sp_ctx *ctx, sp_result *r, const char *what, uint64_
 		sp_pass(r, "%s set beyond policy only by capabilities confined to the %s kernel (%s)", what,
 			sp_kernel_kind_name(b->kind), buf);
 }
+
+/* the six reads of capability sets and NoNewPrivs share one child: each
+ * makes syscalls (capget, prctl) that a filter may kill */
+static const sp_batch caps_sets = {
+	.id = "caps.sets",
+	.what = "the capability sets and NoNewPrivs, each read from /proc/self/status and from its syscall",
+};
 
 static void run_effective(const sp_ctx *ctx, sp_result *r)
 {
@@ -247,7 +297,7 @@ const sp_check sp_check_caps_effective = {
 	.policy_keys = "caps.effective:caps",
 	.method = "action",
 	.run = run_effective,
-	.flags = SP_CHECK_INPROCESS,
+	.batch = &caps_sets,
 };
 
 const sp_check sp_check_caps_bounding = {
@@ -259,7 +309,7 @@ const sp_check sp_check_caps_bounding = {
 	.policy_keys = "caps.bounding:caps",
 	.method = "read",
 	.run = run_bounding,
-	.flags = SP_CHECK_INPROCESS,
+	.batch = &caps_sets,
 };
 
 const sp_check sp_check_priv_no_new_privs = {
@@ -271,7 +321,7 @@ const sp_check sp_check_priv_no_new_privs = {
 	.policy_keys = "priv.no_new_privs:bool",
 	.method = "read",
 	.run = run_nnp,
-	.flags = SP_CHECK_INPROCESS,
+	.batch = &caps_sets,
 };
 
 /* ---- the other capability sets ---- */
@@ -302,7 +352,7 @@ static void run_ambient(const sp_ctx *ctx, sp_result *r) { run_capset(SET_AMB, "
 		.policy_keys = "caps.effective:caps",                                                       \
 		.method = "read",                                                                           \
 		.run = run_,                                                                                \
-		.flags = SP_CHECK_INPROCESS,                                                                \
+		.batch = &caps_sets,                                                                        \
 	}
 CAPSET_CHECK(caps_permitted, "caps.permitted", "permitted capabilities within policy",
 	     "a permitted capability can be raised into the effective set at any time", run_permitted);
@@ -725,8 +775,9 @@ struct cap_def {
  * nothing first, those that change the child's limits, mount namespace and
  * ids last. The child reports each result before the next probe; when a
  * filter kills it, the probe it was in is the first unreported one and a new
- * child resumes after it. The caps.* checks run in the doctor process, so the
- * first one probes for all of them. */
+ * child resumes after it. They are the declared batch caps.probes: the
+ * runner runs cap_batch once in the batch's child and each caps.* check
+ * judges its own result from the cache. */
 static const struct cap_def cap_defs[] = {
 	{CAP_NET_RAW, pr_net_raw, false, ""},	      {CAP_SYS_PTRACE, pr_sys_ptrace, false, ""},
 	{CAP_MKNOD, pr_mknod, true, ""},	      {CAP_SYS_MODULE, pr_sys_module, false, ""},
@@ -824,6 +875,19 @@ static void cap_batch(const sp_ctx *ctx)
 	cap_dir_rm = arg.dir[0] ? sp_private_dir_remove(arg.dir) : 0;
 }
 
+static void caps_probe_run(const sp_ctx *ctx)
+{
+	cap_batch(ctx);
+}
+
+static const sp_batch caps_probes = {
+	.id = "caps.probes",
+	.what = "each capability's guarded operation, in order, in one child; a probe a filter kills costs only "
+		"itself and the rest resume in a new child",
+	.timeout_ms = 20000,
+	.run = caps_probe_run,
+};
+
 static void run_cap(const struct cap_def *d, const sp_ctx *ctx, sp_result *r)
 {
 	uint64_t allowed = 0;
@@ -862,6 +926,12 @@ static void run_cap(const struct cap_def *d, const sp_ctx *ctx, sp_result *r)
 	if (o != CAP_USED) {
 		len = strlen(r->observed);
 		snprintf(r->observed + len, sizeof r->observed - len, "%s)", sp_errname(c.err));
+	}
+	char why[200];
+	if (o == CAP_USED && !may && (file_facing_caps() >> d->cap & 1) && files_confined(ctx, why, sizeof why)) {
+		sp_observed_add(r, "; %s", why);
+		sp_pass(r, "%s usable, on files only the guest holds: %s", name, why);
+		return;
 	}
 	if (o == CAP_USED && !has && !may) {
 		sp_failr(r, "%s is not in CapEff but its operation succeeded", name);
@@ -903,7 +973,8 @@ static void run_cap(const struct cap_def *d, const sp_ctx *ctx, sp_result *r)
 		.policy_keys = "caps.effective:caps",                                                       \
 		.method = "action",                                                                         \
 		.run = run_##sym,                                                                           \
-		.flags = SP_CHECK_INPROCESS | (kf_),                                                        \
+		.flags = (kf_),                                                                             \
+		.batch = &caps_probes,                                                                      \
 	}
 
 /* SP_CHECK_KERNEL: the capability acts on the kernel's own objects, so a
@@ -1102,7 +1173,6 @@ const sp_check sp_check_priv_file_caps = {
 	.policy_keys = "",
 	.method = "read",
 	.run = run_file_caps,
-	.flags = SP_CHECK_INPROCESS,
 };
 
 static void run_sudo_helpers(const sp_ctx *ctx, sp_result *r)
@@ -1181,7 +1251,6 @@ const sp_check sp_check_priv_sudo_helpers = {
 	.policy_keys = "",
 	.method = "read",
 	.run = run_sudo_helpers,
-	.flags = SP_CHECK_INPROCESS,
 };
 
 /* ---- container runtime control sockets ---- */
@@ -1368,7 +1437,6 @@ const sp_check sp_check_priv_runtime_sockets = {
 	.policy_keys = "priv.runtime_sockets_allowed:bool",
 	.method = "action",
 	.run = run_runtime_sockets,
-	.flags = SP_CHECK_INPROCESS,
 };
 
 const sp_check sp_check_priv_abstract_sockets = {
@@ -1380,5 +1448,4 @@ const sp_check sp_check_priv_abstract_sockets = {
 	.policy_keys = "priv.runtime_sockets_allowed:bool",
 	.method = "action",
 	.run = run_abstract_sockets,
-	.flags = SP_CHECK_INPROCESS,
 };

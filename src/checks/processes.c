@@ -419,7 +419,6 @@ const sp_check sp_check_proc_signal_foreign = {
 	.policy_keys = "proc.isolated:bool",
 	.method = "action",
 	.run = run_signal_foreign,
-	.flags = SP_CHECK_INPROCESS,
 };
 
 const sp_check sp_check_proc_environ_foreign = {
@@ -431,5 +430,4 @@ const sp_check sp_check_proc_environ_foreign = {
 	.policy_keys = "proc.isolated:bool",
 	.method = "action",
 	.run = run_environ_foreign,
-	.flags = SP_CHECK_INPROCESS,
 };

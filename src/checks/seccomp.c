@@ -58,7 +58,7 @@ const sp_check sp_check_seccomp_mode = {
 	.policy_keys = "seccomp.required:bool",
 	.method = "read",
 	.run = run_mode,
-	.flags = SP_CHECK_INPROCESS | SP_CHECK_KERNEL,
+	.flags = SP_CHECK_KERNEL,
 };
 
 /* ---- syscall probes ---- */
@@ -382,6 +382,27 @@ static enum sc_verdict sc_classify(const struct sc_probe *p, enum abi abi, int m
 	return sc_judge(p, abi, mode, &sc_cache[abi][p - probes], buf, bsz);
 }
 
+/* The declared batch seccomp.probes: the mode read and every syscall probe
+ * of the three ABIs in one child (each ABI's probes in sub-children that a
+ * killing filter may end; the next resumes after the killed one), each
+ * seccomp.* member judging its own from the cache. */
+static void sc_batch_run(const sp_ctx *ctx)
+{
+	(void)ctx;
+	sc_batch(ABI_64);
+#if defined(__x86_64__)
+	sc_batch(ABI_32);
+	sc_batch(ABI_X32);
+#endif
+}
+
+static const sp_batch sc_probes = {
+	.id = "seccomp.probes",
+	.what = "every syscall probe of the x86_64, i386 and x32 ABIs in one child",
+	.timeout_ms = 20000,
+	.run = sc_batch_run,
+};
+
 static const struct sc_probe *probe_find(const char *name)
 {
 	for (size_t i = 0; i < SP_ARRAY_SIZE(probes); i++)
@@ -501,7 +522,8 @@ static void run_abix32(const sp_ctx *ctx, sp_result *r) { run_abi(ABI_X32, ctx, 
 		.policy_keys = "seccomp.deny:list",                                                         \
 		.method = "action",                                                                         \
 		.run = run_##sym,                                                                           \
-		.flags = SP_CHECK_INPROCESS | SP_CHECK_KERNEL,                                              \
+		.flags = SP_CHECK_KERNEL,                                                                   \
+		.batch = &sc_probes,                                                                        \
 	}
 
 SC_CHECK(seccomp_mount, "mount", "mount is the first step of most container escapes", "T1611");
@@ -539,7 +561,8 @@ const sp_check sp_check_seccomp_abi32 = {
 	.policy_keys = "seccomp.deny:list",
 	.method = "action",
 	.run = run_abi32,
-	.flags = SP_CHECK_INPROCESS | SP_CHECK_KERNEL,
+	.flags = SP_CHECK_KERNEL,
+	.batch = &sc_probes,
 };
 
 const sp_check sp_check_seccomp_abix32 = {
@@ -551,7 +574,8 @@ const sp_check sp_check_seccomp_abix32 = {
 	.policy_keys = "seccomp.deny:list",
 	.method = "action",
 	.run = run_abix32,
-	.flags = SP_CHECK_INPROCESS | SP_CHECK_KERNEL,
+	.flags = SP_CHECK_KERNEL,
+	.batch = &sc_probes,
 };
 
 /* ---- LSM ---- */
@@ -656,5 +680,4 @@ const sp_check sp_check_lsm_landlock = {
 	.policy_keys = "lsm.landlock:bool,lsm.landlock_hidden:list",
 	.method = "action",
 	.run = run_landlock,
-	.flags = SP_CHECK_INPROCESS,
 };

@@ -82,6 +82,24 @@ const char *sp_kernel_kind_name(sp_kernel_kind k); /* "host", "user-space", "gue
  * checks carrying flag bits `flags` (SP_CHECK_KERNEL_*)? */
 bool sp_boundary_accepted(const sp_ctx *ctx, unsigned flags);
 
+/* A declared batch: checks whose probes share one piece of work (every
+ * capability probe in one child, every network probe in one parallel run).
+ * The runner forks one child for the batch, with one timeout: in it,
+ * prepare builds the plan, run performs every probe, and each member's own
+ * run function collects (judges) its result from what they left. The
+ * parent gets each member's result as soon as it is judged; a batch child
+ * that dies costs the member it was in, and the rest resume in a new child. */
+typedef struct sp_batch {
+	const char *id;          /* "caps.probes" */
+	const char *what;        /* one line for the docs and --list */
+	unsigned timeout_ms;     /* for the whole batch; 0: the context's default */
+	/* where the policy sizes the work (probe deadlines): the batch's own
+	 * timeout instead of timeout_ms; may be NULL */
+	unsigned (*budget_ms)(const sp_ctx *ctx);
+	void (*prepare)(const sp_ctx *ctx); /* may be NULL */
+	void (*run)(const sp_ctx *ctx);     /* may be NULL */
+} sp_batch;
+
 typedef struct sp_check {
 	const char *id;          /* stable, dotted: "ns.pid" */
 	const char *category;    /* "namespaces" */
@@ -93,8 +111,9 @@ typedef struct sp_check {
 	/* NULL: always supported. Otherwise false + reason means skip. */
 	bool (*supported)(const sp_ctx *ctx, char *why, size_t whysz);
 	void (*run)(const sp_ctx *ctx, sp_result *r);
-	unsigned timeout_ms;     /* 0: the context's default */
+	unsigned timeout_ms;     /* 0: the context's default (ignored for a batch member) */
 	unsigned flags;
+	const sp_batch *batch;   /* member of a declared batch, or NULL */
 } sp_check;
 
 /* Result helpers: set the status and a short reason (detail). */

@@ -5,6 +5,7 @@
 
 #include "core/json.h"
 #include "core/output.h"
+#include "core/runner.h"
 #include "core/util.h"
 #include "core/version.h"
 
@@ -86,8 +87,10 @@ int sp_write_list_json(FILE *f, const sp_ctx *ctx, const sp_check *const *checks
 		}
 		sp_strv_free(&keys);
 		json_object_set_new(o, "policy", pol);
-		json_object_set_new(o, "timeout_ms", json_integer(c->timeout_ms ? c->timeout_ms : ctx->timeout_ms));
+		json_object_set_new(o, "timeout_ms", json_integer(c->batch ? sp_batch_timeout(ctx, c->batch, false)
+								   : c->timeout_ms ? c->timeout_ms : ctx->timeout_ms));
 		json_object_set_new(o, "isolated", json_boolean(!(c->flags & SP_CHECK_INPROCESS)));
+		json_object_set_new(o, "batch", c->batch ? json_string(c->batch->id) : json_null());
 		json_t *ks = json_array();
 		if (c->flags & SP_CHECK_KERNEL_USERSPACE)
 			json_array_append_new(ks, json_string("user-space"));

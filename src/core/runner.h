@@ -48,6 +48,8 @@ sp_expect sp_policy_expect(const sp_policy *p, const char *id);
 void sp_run(const sp_ctx *ctx, const sp_check *const *checks, size_t n, const sp_run_opts *o, sp_report *rep);
 /* Run one check (isolated as its descriptor says) into r. */
 void sp_run_one(const sp_ctx *ctx, const sp_check *c, unsigned timeout_ms, sp_result *r);
+/* The timeout a batch runs under (--timeout-ms forced overrides it). */
+unsigned sp_batch_timeout(const sp_ctx *ctx, const sp_batch *b, bool forced);
 void sp_report_free(sp_report *rep);
 /* Fill the environment block (kernel, arch, uid, boundary, runtime guess). */
 void sp_env_fill(const sp_ctx *ctx, sp_env *env);

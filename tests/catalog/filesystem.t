@@ -86,9 +86,13 @@ run_json shared unshare --mount --propagation private sh -c 'mount --make-rshare
 	unshare --mount --propagation unchanged "$0" --profile strict --format json -k fs.propagation; exit $?' "$CAT/doctor"
 is_status shared fs.propagation fail
 like "$(detail shared fs.propagation)" 'has a member in mount namespace mnt:' "the outer namespace holding the peer is named"
-run_json own_group unshare --mount --propagation shared "$CAT/doctor" --profile strict --format json -k fs.propagation
-grp=$(jq -r '.results[0].observed' "$CAT/own_group.json" | grep -oE 'shared:[0-9]+' | head -1)
-is "$(grep -c " $grp " /proc/self/mountinfo)" 0 "ground truth: the host's namespace holds no mount of the sandbox's group $grp"
+# (the ground truth is taken while the sandbox's namespace lives: group numbers are reused after it)
+unshare --mount --propagation shared sh -c '"$0" --profile strict --format json -k fs.propagation >"$1"
+	g=$(awk "\$5 == \"/\" { for (i = 7; \$i != \"-\"; i++) if (\$i ~ /^shared:/) print \$i }" /proc/self/mountinfo | tail -1)
+	echo "$g $(grep -c " $g " /proc/$2/mountinfo)" >"$1.truth"' "$CAT/doctor" "$CAT/own_group.json" $$
+read -r grp hostn <"$CAT/own_group.json.truth"
+like "$grp" '^shared:[0-9]+$' "the sandbox's / is in a shared peer group ($grp)"
+is "$hostn" 0 "ground truth: the host's namespace holds no mount of the sandbox's group $grp"
 is_status own_group fs.propagation pass
 # the same own group behind a PID namespace: the host's mount namespace is out of sight, so no proof
 run_json hidden unshare --mount --propagation shared --pid --fork --mount-proc "$CAT/doctor" --profile strict \
