@@ -514,6 +514,19 @@ void sp_runtime_guess(sp_env *env)
 	_cleanup_free_ char *mi = init_pid ? NULL : sp_read_file_alloc("/proc/self/mountinfo", 4u << 20, NULL, &e);
 	if (mi && (strstr(mi, " /proc/kcore ") || strstr(mi, " /proc/acpi ") || strstr(mi, " /proc/timer_list ")))
 		seen(&g, "runc", 25, "masked-proc(oci)");
+	/* containerd's default spec (ctr, CRI) adds a 64 MiB tmpfs on /run, which
+	 * neither runc's spec nor Docker's mounts have */
+	if (mi) {
+		for (char *q = strstr(mi, " /run "); q; q = strstr(q + 1, " /run ")) {
+			char *eol = strchr(q, '\n');
+			char line[512];
+			snprintf(line, sizeof line, "%.*s", eol ? (int)(eol - q) : (int)strlen(q), q);
+			if (strstr(line, " - tmpfs ") && strstr(line, "size=65536k") && strstr(line, "mode=755")) {
+				seen(&g, "containerd", 30, "run-tmpfs(containerd-spec)");
+				break;
+			}
+		}
+	}
 	if (mi && strstr(mi, "/null /proc/keys ") && strstr(strstr(mi, "/null /proc/keys "), " - devtmpfs "))
 		seen(&g, "crun", 20, "mask-from-devtmpfs(crun)");
 	char core[64];
@@ -548,6 +561,15 @@ void sp_runtime_guess(sp_env *env)
 		seen(&g, "host", 10, "initial-namespaces");
 
 	const char *eng = best_of(&g, true), *rt = best_of(&g, false);
+	/* the namespace tools mask and mount like OCI runtimes (bwrap's /dev has
+	 * a core link too): only a separate kernel is a runtime beneath them */
+	if ((!strcmp(eng, "bwrap") || !strcmp(eng, "firejail") || !strcmp(eng, "nspawn") || !strcmp(eng, "unshare")) &&
+	    (!strcmp(rt, "runc") || !strcmp(rt, "crun")))
+		rt = "";
+	/* crun's marks alone (a /dev/core link) are not an OCI runtime's: it
+	 * needs the masked /proc paths beside them */
+	if (!strcmp(rt, "crun") && !strstr(env->runtime_signals, "masked-proc(oci)"))
+		rt = "";
 	snprintf(env->engine, sizeof env->engine, "%s", eng);
 	snprintf(env->runtime, sizeof env->runtime, "%s", rt);
 	if (eng[0] && rt[0])

@@ -31,6 +31,7 @@
 #include <sys/prctl.h>
 #include <sys/ptrace.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <sys/utsname.h>
@@ -184,10 +185,12 @@ static int cmd_kill_other(void)
 	int p[2];
 	if (pipe(p) < 0)
 		return 1;
+	/* a uid other than ours: 65534, or 1 when we are nobody already */
+	uid_t other = getuid() == 65534 || geteuid() == 65534 ? 1 : 65534;
 	pid_t t = fork();
 	if (t == 0) {
 		close(p[0]);
-		char ok = setresuid(65534, 65534, 65534) == 0 ? 'y' : 'n';
+		char ok = setresuid(other, other, other) == 0 ? 'y' : 'n';
 		if (write(p[1], &ok, 1) != 1)
 			_exit(1);
 		pause();
@@ -223,6 +226,15 @@ static int cmd_mknod(const char *dir)
 	} else {
 		printf("mknod created open=%s\n", en(e));
 	}
+	return 0;
+}
+
+static int cmd_rootmount(void)
+{
+	struct statvfs sv;
+	if (statvfs("/", &sv) < 0)
+		return printf("rootmount %s\n", en(errno)), 0;
+	printf("rootmount %s\n", sv.f_flag & ST_RDONLY ? "ro" : "rw");
 	return 0;
 }
 
@@ -513,7 +525,7 @@ int main(int argc, char **argv)
 		a = w;
 		/* each in a child: a filter that kills one call costs that line only */
 		static const char *const all[] = {"uname", "caps", "nnp", "userns", "fibmap", "int80.getpid", "syslog",
-						  "kill-other", "mknod", "mknod-own-mount", "write", "write"};
+						  "kill-other", "mknod", "mknod-own-mount", "rootmount", "write", "write"};
 		for (size_t i = 0; i < sizeof all / sizeof *all; i++) {
 			fflush(stdout);
 			pid_t ch = fork();
@@ -529,7 +541,8 @@ int main(int argc, char **argv)
 				case 7: _exit(cmd_kill_other());
 				case 8: _exit(cmd_mknod(a));
 				case 9: _exit(cmd_mknod_own_mount(a));
-				case 10: _exit(cmd_write("/"));
+				case 10: _exit(cmd_rootmount());
+				case 11: _exit(cmd_write("/"));
 				default: _exit(cmd_write(a));
 				}
 			}
