@@ -37,7 +37,7 @@ static void usage(FILE *f)
 	      "  --format F        text (default), json (sandprobe.doctor.v1), tap, junit\n"
 	      "  --output FILE     write the report to FILE instead of standard output\n"
 	      "  --manifest FILE   JSON list of env vars and files the host injected (checked exactly)\n"
-	      "  --timeout-ms N    per-check timeout in milliseconds (default 5000)\n"
+	      "  --timeout-ms N    timeout of each check and each batch, milliseconds (default 5000)\n"
 	      "\n"
 	      "exit: 0 all passed, 1 a check failed or errored, 2 usage error, 3 internal error\n",
 	      f);
