@@ -304,13 +304,15 @@ static void detect(sp_boundary *b)
 		/* a container inside a VM: its kernel is the VM's, shared with the
 		 * VM's other processes, so it is the host kernel for this sandbox */
 		tag(b->signals, sizeof b->signals, "%s", "not-initial-namespaces");
-		snprintf(b->doubt, sizeof b->doubt, "a hypervisor is present but the doctor is %s", why);
+		size_t dl = strlen(b->doubt);
+		snprintf(b->doubt + dl, sizeof b->doubt - dl, "%sa hypervisor is present but the doctor is %s", dl ? "; " : "", why);
 		return;
 	}
 	tag(b->signals, sizeof b->signals, "%s", "initial-namespaces");
 	if (!sole_workload(why, sizeof why)) {
 		tag(b->signals, sizeof b->signals, "%s", "other-workloads");
-		snprintf(b->doubt, sizeof b->doubt, "a VM, but not the doctor's alone: %s", why);
+		size_t dl = strlen(b->doubt);
+		snprintf(b->doubt + dl, sizeof b->doubt - dl, "%sa VM, but not the doctor's alone: %s", dl ? "; " : "", why);
 		return;
 	}
 	tag(b->signals, sizeof b->signals, "%s", "sole-workload");
@@ -390,12 +392,13 @@ static bool is_engine(const char *name)
 	return false;
 }
 
-static const char *best_of(const struct guess *g, bool engine)
+static const char *best_of(const struct guess *g, bool engine, bool no_oci)
 {
 	const char *best = "";
 	int top = 0;
 	for (size_t i = 0; i < g->n; i++)
-		if (is_engine(g->names[i]) == engine && g->score[i] > top) {
+		if (is_engine(g->names[i]) == engine && g->score[i] > top &&
+		    !(no_oci && (!strcmp(g->names[i], "runc") || !strcmp(g->names[i], "crun")))) {
 			top = g->score[i];
 			best = g->names[i];
 		}
@@ -544,7 +547,7 @@ void sp_runtime_guess(sp_env *env)
 	if (exists("/proc/sys/fs/binfmt_misc/WSLInterop"))
 		seen(&g, "wsl2", 50, "WSLInterop");
 	if (sp_read_file("/proc/cmdline", buf, sizeof buf) > 0 && (strstr(buf, "kata") || strstr(buf, "agent.log")))
-		seen(&g, "kata", 50, "cmdline:kata");
+		seen(&g, "kata", 70, "cmdline:kata");
 	/* a VM is the sandbox's runtime only when the sandbox is the VM; a
 	 * container in a VM reports the VM as a property of its host */
 	if (b->kind == SP_KERNEL_GUEST) {
@@ -560,12 +563,11 @@ void sp_runtime_guess(sp_env *env)
 	if (init_pid && init_user && g.n == 0)
 		seen(&g, "host", 10, "initial-namespaces");
 
-	const char *eng = best_of(&g, true), *rt = best_of(&g, false);
 	/* the namespace tools mask and mount like OCI runtimes (bwrap's /dev has
-	 * a core link too): only a separate kernel is a runtime beneath them */
-	if ((!strcmp(eng, "bwrap") || !strcmp(eng, "firejail") || !strcmp(eng, "nspawn") || !strcmp(eng, "unshare")) &&
-	    (!strcmp(rt, "runc") || !strcmp(rt, "crun")))
-		rt = "";
+	 * a core link too): no OCI runtime runs beneath them */
+	const char *eng = best_of(&g, true, false);
+	bool ns_tool = !strcmp(eng, "bwrap") || !strcmp(eng, "firejail") || !strcmp(eng, "nspawn") || !strcmp(eng, "unshare");
+	const char *rt = best_of(&g, false, ns_tool);
 	/* crun's marks alone (a /dev/core link) are not an OCI runtime's: it
 	 * needs the masked /proc paths beside them */
 	if (!strcmp(rt, "crun") && !strstr(env->runtime_signals, "masked-proc(oci)"))

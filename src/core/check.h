@@ -72,7 +72,7 @@ typedef struct sp_boundary {
 	sp_kernel_kind kind;
 	char kernel[48];    /* "host", "gVisor", "guest under KVM" */
 	char signals[384];  /* the evidence, comma-separated */
-	char doubt[160];    /* why a separate kernel was not concluded, or "" */
+	char doubt[320];    /* why a separate kernel was not concluded, or "" */
 } sp_boundary;
 
 /* Detected once (src/checks/runtime.c) before the first check runs. */
