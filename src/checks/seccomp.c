@@ -155,7 +155,7 @@ static bool errno_in(const char *list, int e)
 	return sp_opt_has(list, sp_errname(e));
 }
 
-enum sc_verdict { SC_BLOCKED, SC_REACHED, SC_UNAVAILABLE, SC_UNKNOWN };
+enum sc_verdict { SC_BLOCKED, SC_REACHED, SC_UNAVAILABLE, SC_UNKNOWN, SC_AMBIGUOUS };
 
 /* judge one call's outcome; text into buf */
 static enum sc_verdict sc_judge(const struct sc_probe *p, enum abi abi, int mode, const sp_call *res, char *buf,
@@ -199,9 +199,21 @@ static enum sc_verdict sc_judge(const struct sc_probe *p, enum abi abi, int mode
 		return SC_REACHED;
 	}
 	if (p->cap >= 0 && !sp_has_cap((unsigned)p->cap)) {
-		snprintf(buf, bsz, "%s under a filter (without %s the kernel refuses too: attribution ambiguous)",
-			 sp_errname(e), sp_cap_name((unsigned)p->cap));
-		return SC_BLOCKED;
+		/* the kernel checks the capability before the arguments, so EPERM
+		 * may be the filter's or the kernel's. Outside the bounding set the
+		 * capability can never come back: refused for good either way */
+		char v[64];
+		uint64_t bnd = ~0ull;
+		if (sp_status_field("/proc/self/status", "CapBnd", v, sizeof v) == 0)
+			sp_caps_parse(v, &bnd);
+		if (!(bnd >> p->cap & 1)) {
+			snprintf(buf, bsz, "%s under a filter; %s is not in the bounding set, so the kernel refuses it for good either way",
+				 sp_errname(e), sp_cap_name((unsigned)p->cap));
+			return SC_BLOCKED;
+		}
+		snprintf(buf, bsz, "%s under a filter, but without %s (still in the bounding set) the kernel refuses too: "
+			 "whether the filter blocks it cannot be told from inside", sp_errname(e), sp_cap_name((unsigned)p->cap));
+		return SC_AMBIGUOUS;
 	}
 	snprintf(buf, bsz, "%s from the filter", sp_errname(e));
 	return SC_BLOCKED;
@@ -440,6 +452,12 @@ static void run_syscall(const char *name, const sp_ctx *ctx, sp_result *r)
 	case SC_UNKNOWN:
 		sp_errorr(r, "cannot classify %s: %s", name, buf);
 		break;
+	case SC_AMBIGUOUS:
+		if (must)
+			sp_warn(r, "%s refused, by the filter or for lack of a capability: not proven", name);
+		else
+			sp_pass(r, "%s refused, not in seccomp.deny", name);
+		break;
 	}
 }
 
@@ -457,7 +475,7 @@ static void run_abi(enum abi abi, const sp_ctx *ctx, sp_result *r)
 	sp_skip(r, "the %s ABI exists only on x86_64", abiname);
 	return;
 #else
-	size_t reached = 0, probed = 0, unavailable = 0;
+	size_t reached = 0, probed = 0, unavailable = 0, ambiguous = 0;
 	char first[64] = "";
 	sc_batch(abi);
 	sp_observed(r, "%s", abi_how[abi]);
@@ -490,6 +508,7 @@ static void run_abi(enum abi abi, const sp_ctx *ctx, sp_result *r)
 				snprintf(first, sizeof first, "%s", p->name);
 		}
 		unavailable += v == SC_UNAVAILABLE;
+		ambiguous += v == SC_AMBIGUOUS;
 		if (v == SC_UNAVAILABLE && i == 0 && abi == ABI_32)
 			break; /* no int 0x80 at all */
 	}
@@ -498,7 +517,9 @@ static void run_abi(enum abi abi, const sp_ctx *ctx, sp_result *r)
 		sp_pass(r, "nothing to probe (seccomp.deny empty)");
 		return;
 	}
-	if (reached == 0)
+	if (reached == 0 && ambiguous && must)
+		sp_warn(r, "%s ABI: %zu refusal(s) may be the kernel's for lack of a capability: not proven", abiname, ambiguous);
+	else if (reached == 0)
 		sp_pass(r, "%s ABI: %zu probes blocked or unavailable%s", abiname, probed,
 			unavailable == probed ? " (ABI not available)" : "");
 	else if (must)

@@ -103,6 +103,7 @@ _host_facts() { # NAME PID
 			[ -n "$a" ] && [ "$a" != "$b" ] && echo "ns.$t own" || echo "ns.$t shared"
 		done
 		echo "capeff $(awk '$1 == "CapEff:" { print $2 }' "/proc/$pid/status")"
+		echo "capbnd $(awk '$1 == "CapBnd:" { print $2 }' "/proc/$pid/status")"
 		echo "nnp $(awk '$1 == "NoNewPrivs:" { print $2 }' "/proc/$pid/status")"
 		echo "seccomp $(awk '$1 == "Seccomp:" { print $2 }' "/proc/$pid/status")"
 		echo "uidmap0 $(awk '$1 == 0 { print $2 }' "/proc/$pid/uid_map")"
@@ -181,6 +182,29 @@ _capeff() { # from the host's view where there is one, else the helper's capget
 	echo "${c:-0}"
 }
 _has_cap() { [ $(((0x$(_capeff "$1") >> $2) & 1)) = 1 ]; }
+# a syscall's verdict from the filter's action for it (ABI x86_64 or i386):
+# pass (blocked), fail (reaches the kernel) or warn (the inside cannot tell:
+# EPERM from the filter, or from the kernel for a capability the sandbox
+# lacks now but could regain, still being in its bounding set)
+# (open_by_handle_at copies the handle before its capability check: EFAULT, not EPERM)
+_sc_cap() { case $1 in kexec_load) echo 22 ;; init_module | finit_module) echo 16 ;; *) echo -1 ;; esac; }
+_sc_verdict() { # NAME SYSCALL ABI
+	local a c bnd
+	a=$(fact "$1" "sc.$2" | grep -oE "$3=[A-Z]+(\([A-Z0-9]+\))?" | cut -d= -f2)
+	c=$(_sc_cap "$2")
+	if [ "$c" -ge 0 ] && ! _has_cap "$1" "$c"; then
+		bnd=$(fact "$1" capbnd)
+		local inbnd=$(((0x${bnd:-0} >> c) & 1))
+		case $a in
+		ALLOW | LOG) [ $inbnd = 0 ] && echo pass || echo warn ;; # the kernel refuses: for good, or not
+		"ERRNO(ENOSYS)" | KILL | TRAP) echo pass ;;
+		ERRNO*) [ $inbnd = 0 ] && echo pass || echo warn ;;
+		*) echo pass ;;
+		esac
+		return
+	fi
+	case $a in ALLOW | LOG) echo fail ;; *) echo pass ;; esac
+}
 _separate() { [ "$(fact "$1" boundary)" != host ]; }
 
 expected() { # NAME PROFILE PROP: sets WANT and WHY
@@ -228,24 +252,25 @@ _expected() {
 		if [ "$v" != "signal 31" ] && ! echo "$v" | awk '{ split($1, a, "="); split($2, b, "="); exit !(a[2] == b[2]) }'; then
 			WHY="int 0x80 getpid: $v"; echo pass; return
 		fi
-		local s reached=""
+		local s reached="" unsure=""
 		for s in $deny; do
 			[ "$s" = umount2 ] || [ "$s" = finit_module ] && continue
-			fact "$n" "sc.$s" | grep -q 'i386=ALLOW' && reached="$reached $s"
+			case $(_sc_verdict "$n" "$s" i386) in fail) reached="$reached $s" ;; warn) unsure="$unsure $s" ;; esac
 		done
-		WHY="i386 allowed:${reached:- none}"
-		[ -z "$reached" ] && echo pass || echo fail ;;
+		WHY="i386 reaching:${reached:- none}; not provable:${unsure:- none}"
+		if [ -n "$reached" ]; then echo fail; elif [ -n "$unsure" ]; then echo warn; else echo pass; fi ;;
 	seccomp.*)
 		local s=${p#seccomp.}
 		case "$deny" in *" $s "*) ;; *) WHY="not in seccomp.deny"; echo pass; return ;; esac
 		_separate "$n" && { echo pass; return; }
 		v=$(fact "$n" "sc.$s")
-		WHY="filter: $v"
+		WHY="filter: $v; CapBnd $(fact "$n" capbnd)"
 		# a syscall this kernel does not have cannot reach it either
 		if [ "$s" = kexec_load ] && [ ! -e /proc/sys/kernel/kexec_load_disabled ]; then
 			WHY="$WHY; the kernel has no kexec"; echo pass; return
 		fi
-		echo "$v" | grep -q 'x86_64=ALLOW' && echo fail || echo pass ;;
+		if [ "$(fact "$n" seccomp)" != 2 ]; then echo fail; return; fi
+		_sc_verdict "$n" "$s" x86_64 ;;
 	kernel.userns)
 		_separate "$n" && { echo pass; return; }
 		v="$(fact "$n" userns.unshare) $(fact "$n" userns.clone) $(fact "$n" userns.clone3)"
