@@ -20,6 +20,13 @@
 #include "checks/probe.h"
 #include "core/util.h"
 
+/* the device checks open nodes with O_NONBLOCK and share one child */
+static const sp_batch dev_nodes = {
+	.id = "dev.nodes",
+	.what = "every device node walked and opened (O_NONBLOCK), mknod in a private dir, the controlling terminal",
+	.timeout_ms = 10000,
+};
+
 /* names (relative to /dev) whose open has side effects */
 static const char *const no_open[] = {
 	"watchdog*", "ttyS*",	"ttyUSB*", "ttyACM*",	"ttyAMA*", "rfcomm*", "ttyprintk",	  "st[0-9]*",
@@ -141,6 +148,7 @@ const sp_check sp_check_dev_host_devices = {
 	.techniques = "T1006,T1611", .policy_keys = "dev.allow:list", .method = "action",
 	.run = run_host_devices,
 	.flags = SP_CHECK_KERNEL,
+	.batch = &dev_nodes,
 };
 
 static void run_allowlist(const sp_ctx *ctx, sp_result *r)
@@ -179,7 +187,9 @@ static void run_allowlist(const sp_ctx *ctx, sp_result *r)
 const sp_check sp_check_dev_allowlist = {
 	.id = "dev.allowlist", .category = "devices", .title = "allowlisted devices present and usable",
 	.rationale = "a sandbox without /dev/null or /dev/urandom breaks ordinary programs", .techniques = "",
-	.policy_keys = "dev.allow:list", .method = "action", .run = run_allowlist,};
+	.policy_keys = "dev.allow:list", .method = "action", .run = run_allowlist,
+	.batch = &dev_nodes,
+};
 
 struct mknod_arg {
 	char dir[512];
@@ -260,6 +270,7 @@ const sp_check sp_check_dev_mknod = {
 	.id = "dev.mknod", .category = "devices", .title = "device nodes cannot be created",
 	.rationale = "a self-made block device node reads the host's disk", .techniques = "T1006,T1611",
 	.policy_keys = "", .method = "action", .run = run_mknod, .flags = SP_CHECK_KERNEL,
+	.batch = &dev_nodes,
 };
 
 static void run_block_devices(const sp_ctx *ctx, sp_result *r)
@@ -291,6 +302,7 @@ const sp_check sp_check_dev_block_devices = {
 	.rationale = "a readable host disk bypasses every file permission and mount", .techniques = "T1006",
 	.policy_keys = "", .method = "action", .run = run_block_devices,
 	.flags = SP_CHECK_KERNEL,
+	.batch = &dev_nodes,
 };
 
 static void run_tiocsti(const sp_ctx *ctx, sp_result *r)
@@ -318,4 +330,5 @@ const sp_check sp_check_dev_tiocsti = {
 	.id = "dev.tiocsti", .category = "devices", .title = "no terminal injection (TIOCSTI)",
 	.rationale = "a shared terminal lets the sandbox type commands into the user's shell (CVE-2017-5226)",
 	.techniques = "AML.T0050,T1611", .policy_keys = "", .method = "read", .run = run_tiocsti,
+	.batch = &dev_nodes,
 };

@@ -20,6 +20,12 @@
 #include "checks/probe.h"
 #include "core/util.h"
 
+/* the environment's reads through syscalls share one child */
+static const sp_batch env_basics = {
+	.id = "env.basics",
+	.what = "hostname, platform, clock, mounts and locale",
+};
+
 extern char **environ;
 
 static void run_required(const sp_ctx *ctx, sp_result *r)
@@ -528,6 +534,7 @@ const sp_check sp_check_env_hostname = {
 	.policy_keys = "env.hostname:str,env.hostname_forbidden:list",
 	.method = "read",
 	.run = run_hostname,
+	.batch = &env_basics,
 };
 
 const sp_check sp_check_env_platform = {
@@ -539,6 +546,7 @@ const sp_check sp_check_env_platform = {
 	.policy_keys = "env.arch:list,env.kernel_min:str",
 	.method = "read",
 	.run = run_platform,
+	.batch = &env_basics,
 };
 
 const sp_check sp_check_env_mounts = {
@@ -550,6 +558,7 @@ const sp_check sp_check_env_mounts = {
 	.policy_keys = "env.mounts:list",
 	.method = "read",
 	.run = run_mounts,
+	.batch = &env_basics,
 };
 
 const sp_check sp_check_env_clock = {
@@ -561,6 +570,7 @@ const sp_check sp_check_env_clock = {
 	.policy_keys = "",
 	.method = "action",
 	.run = run_clock,
+	.batch = &env_basics,
 };
 
 const sp_check sp_check_env_locale = {
@@ -572,4 +582,5 @@ const sp_check sp_check_env_locale = {
 	.policy_keys = "",
 	.method = "read",
 	.run = run_locale,
+	.batch = &env_basics,
 };

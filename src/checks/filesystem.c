@@ -16,6 +16,18 @@
 #include "checks/probe.h"
 #include "core/util.h"
 
+/* Declared batches (see docs/CONTRIBUTING.md, execution model): the reads
+ * and zero-byte write probes of kernel paths in /proc and /sys share one
+ * child; so do the mount-flag reads of the policy's paths. */
+static const sp_batch fs_kernel_paths = {
+	.id = "fs.kernel_paths",
+	.what = "masked and read-only kernel paths and the escape knobs, opened in /proc and /sys (zero-byte writes)",
+};
+static const sp_batch fs_mount_flags = {
+	.id = "fs.mount_flags",
+	.what = "tmpfs, nosuid and nodev of the policy's paths (statfs)",
+};
+
 static void run_rootfs_readonly(const sp_ctx *ctx, sp_result *r)
 {
 	bool must = sp_expect_required(ctx, r, "fs.rootfs_readonly",
@@ -185,6 +197,7 @@ const sp_check sp_check_fs_tmpfs = {
 	.policy_keys = "fs.tmpfs:list",
 	.method = "read",
 	.run = run_tmpfs,
+	.batch = &fs_mount_flags,
 };
 
 /* exec of a garbage file: EACCES on a noexec mount, ENOEXEC otherwise */
@@ -271,11 +284,13 @@ const sp_check sp_check_fs_nosuid = {
 	.id = "fs.nosuid", .category = "filesystem", .title = "named mounts are nosuid",
 	.rationale = "setuid files on a writable mount let a compromised workload plant privilege escalation",
 	.techniques = "T1548.001", .policy_keys = "fs.nosuid:list", .method = "read", .run = run_nosuid,
+	.batch = &fs_mount_flags,
 };
 const sp_check sp_check_fs_nodev = {
 	.id = "fs.nodev", .category = "filesystem", .title = "named mounts are nodev",
 	.rationale = "device nodes on a writable mount give raw access to host devices", .techniques = "T1006",
 	.policy_keys = "fs.nodev:list", .method = "read", .run = run_nodev, .flags = SP_CHECK_KERNEL,
+	.batch = &fs_mount_flags,
 };
 const sp_check sp_check_fs_noexec = {
 	.id = "fs.noexec", .category = "filesystem", .title = "named mounts are noexec (proven by exec)",
@@ -376,6 +391,7 @@ const sp_check sp_check_fs_masked_paths = {
 	.rationale = "/proc/kcore, /proc/keys, timer_list and firmware tables leak kernel memory, keys and layout",
 	.techniques = "T1613,T1552", .policy_keys = "fs.masked:list", .method = "action", .run = run_masked,
 	.flags = SP_CHECK_KERNEL,
+	.batch = &fs_kernel_paths,
 };
 
 /* a writable-looking file under dir (depth <= 2), for the write probe */
@@ -447,6 +463,7 @@ const sp_check sp_check_fs_readonly_paths = {
 	.techniques = "T1611", .policy_keys = "fs.readonly:list", .method = "action",
 	.run = run_readonly_paths,
 	.flags = SP_CHECK_KERNEL,
+	.batch = &fs_kernel_paths,
 };
 
 /* ---- kernel escape knobs ---- */
@@ -476,7 +493,7 @@ static void run_knob(const char *path, bool write0, const sp_ctx *ctx, sp_result
 	const sp_check sp_check_##sym = {                                                                  \
 		.id = id_, .category = "filesystem", .title = title_, .rationale = why_, .techniques = tech_, \
 		.policy_keys = "fs.knobs_readonly:bool", .method = "action", .run = run_##sym,            \
-		.flags = SP_CHECK_KERNEL,                                                                  \
+		.flags = SP_CHECK_KERNEL, .batch = &fs_kernel_paths,                                       \
 	}
 
 /* zero-byte writes: sysctl strings and sysfs stores ignore a zero count;

@@ -20,6 +20,14 @@
 #include "checks/probe.h"
 #include "core/util.h"
 
+/* the kernel's action probes (each with its own bounded sub-child where a
+ * filter may kill it) share one child: a declared batch */
+static const sp_batch kernel_probes = {
+	.id = "kernel.probes",
+	.what = "module loading, debugfs, raw memory devices, the kernel log, IPv6 sockets, user namespaces",
+	.timeout_ms = 15000,
+};
+
 static long pr_modules(void *a)
 {
 	(void)a;
@@ -80,6 +88,7 @@ const sp_check sp_check_kernel_modules = {
 	.rationale = "a loaded module runs arbitrary code in the host kernel", .techniques = "T1547.006,T1611",
 	.policy_keys = "kernel.modules_allowed:bool", .method = "action", .run = run_modules,
 	.flags = SP_CHECK_KERNEL,
+	.batch = &kernel_probes,
 };
 
 static void run_proc_modules(const sp_ctx *ctx, sp_result *r)
@@ -223,6 +232,7 @@ const sp_check sp_check_kernel_debugfs = {
 	.rationale = "debugfs exposes raw kernel internals and writable debug knobs", .techniques = "T1613,T1611",
 	.policy_keys = "", .method = "action", .run = run_debugfs,
 	.flags = SP_CHECK_KERNEL,
+	.batch = &kernel_probes,
 };
 
 static void run_devmem(const sp_ctx *ctx, sp_result *r)
@@ -257,6 +267,7 @@ const sp_check sp_check_kernel_devmem = {
 	.id = "kernel.devmem", .category = "kernel", .title = "/dev/mem, /dev/kmem, /dev/port unavailable",
 	.rationale = "raw physical memory and I/O port access is total control of the host", .techniques = "T1611,T1006",
 	.policy_keys = "", .method = "action", .run = run_devmem, .flags = SP_CHECK_KERNEL,
+	.batch = &kernel_probes,
 };
 
 static void run_kcore(const sp_ctx *ctx, sp_result *r)
@@ -325,6 +336,7 @@ const sp_check sp_check_kernel_dmesg = {
 	.id = "kernel.dmesg", .category = "kernel", .title = "kernel log restricted",
 	.rationale = "the kernel log leaks addresses, hardware and other tenants' activity", .techniques = "T1613",
 	.policy_keys = "", .method = "action", .run = run_dmesg, .flags = SP_CHECK_KERNEL,
+	.batch = &kernel_probes,
 };
 
 static void run_swap(const sp_ctx *ctx, sp_result *r)
@@ -391,7 +403,9 @@ static void run_ipv6(const sp_ctx *ctx, sp_result *r)
 const sp_check sp_check_kernel_ipv6 = {
 	.id = "kernel.ipv6", .category = "kernel", .title = "IPv6 off (per policy)",
 	.rationale = "IPv6 is often left out of egress rules written for IPv4", .techniques = "T1048",
-	.policy_keys = "kernel.ipv6_allowed:bool", .method = "read", .run = run_ipv6,};
+	.policy_keys = "kernel.ipv6_allowed:bool", .method = "read", .run = run_ipv6,
+	.batch = &kernel_probes,
+};
 
 #ifndef SYS_clone3
 #define SYS_clone3 435
@@ -480,6 +494,7 @@ const sp_check sp_check_kernel_userns = {
 	.rationale = "nested user namespaces hand namespace-root to the sandbox, the door to many kernel bugs",
 	.techniques = "T1068,T1611", .policy_keys = "kernel.userns_allowed:bool", .method = "action",
 	.run = run_userns, .flags = SP_CHECK_KERNEL,
+	.batch = &kernel_probes,
 };
 
 /* a sysctl that must be at least a policy minimum */

@@ -1002,6 +1002,12 @@ PROXY_RUN(proxy_private_dest, "net.proxy.private_dest")
 	"net.proxy.access_log:str,net.proxy.private_host:str,net.proxy.body_bytes:int,net.proxy.late_ms:int,"     \
 	"net.egress.timeout_ms:int"
 
+/* the reads of the sandbox's own network configuration share one child */
+static const sp_batch net_config = {
+	.id = "net.config",
+	.what = "interfaces, the route lookup and the IPv6 state",
+};
+
 const sp_check sp_check_net_interfaces = {
 	.id = "net.interfaces",
 	.category = "network",
@@ -1011,7 +1017,8 @@ const sp_check sp_check_net_interfaces = {
 	.policy_keys = "net.interfaces:list",
 	.method = "read",
 	.run = run_interfaces,
-	};
+	.batch = &net_config,
+};
 
 const sp_check sp_check_net_default_route = {
 	.id = "net.default_route",
@@ -1022,7 +1029,8 @@ const sp_check sp_check_net_default_route = {
 	.policy_keys = "net.default_route:bool",
 	.method = "action",
 	.run = run_default_route,
-	};
+	.batch = &net_config,
+};
 
 const sp_check sp_check_net_ipv6 = {
 	.id = "net.ipv6",
@@ -1033,7 +1041,8 @@ const sp_check sp_check_net_ipv6 = {
 	.policy_keys = "net.ipv6:str",
 	.method = "action",
 	.run = run_ipv6,
-	};
+	.batch = &net_config,
+};
 
 const sp_check sp_check_net_dns = {
 	.id = "net.lookup",

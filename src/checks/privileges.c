@@ -32,6 +32,17 @@
 #include "checks/probe.h"
 #include "core/util.h"
 
+/* the reads of PATH and sudo configuration share one child; so do the
+ * connects to runtime control sockets (nothing is ever sent) */
+static const sp_batch priv_reads = {
+	.id = "priv.reads",
+	.what = "file capabilities on PATH, setuid privilege-raising helpers and their configuration",
+};
+static const sp_batch priv_sockets = {
+	.id = "priv.sockets",
+	.what = "runtime control sockets found on disk and abstract ones in /proc/net/unix, connected to only",
+};
+
 /* Capabilities that act on files and identities. The sandbox shares files
  * with the host through its mounts (a gVisor gofer, a VM's shared folder
  * serves them with the host's permissions), so no separate kernel makes
@@ -678,11 +689,41 @@ static long pr_setfcap(void *a)
 	return -1;
 }
 
+/* what a probe wants said in observed (which target it acted on) */
+static char probe_note[160];
+
 /* a process of another uid to signal: one already visible, else a child
  * this probe makes (it dies with the probe); pid in *pid, 0 when none */
-static pid_t kill_target(pid_t *made)
+/* a process's start time (field 22 of stat), 0 when unreadable: a pid
+ * reused between two reads has another */
+static unsigned long long proc_start(pid_t pid)
+{
+	char p[64], st[1024];
+	snprintf(p, sizeof p, "/proc/%d/stat", (int)pid);
+	ssize_t n = sp_read_file(p, st, sizeof st);
+	char *rp = n > 0 ? strrchr(st, ')') : NULL;
+	unsigned long long v = 0;
+	if (rp && sscanf(rp + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %*d %*d %llu", &v) != 1)
+		v = 0;
+	return v;
+}
+
+/* does pid still belong to another uid, and is it the same process? */
+static bool still_other(pid_t pid, unsigned long long start)
+{
+	char p[64], v[64];
+	snprintf(p, sizeof p, "/proc/%d/status", (int)pid);
+	unsigned ruid, euid, suid;
+	if (sp_status_field(p, "Uid", v, sizeof v) < 0 || sscanf(v, "%u %u %u", &ruid, &euid, &suid) != 3)
+		return false;
+	return ruid != (unsigned)getuid() && ruid != (unsigned)geteuid() && suid != (unsigned)getuid() &&
+	       suid != (unsigned)geteuid() && proc_start(pid) == start;
+}
+
+static pid_t kill_target(pid_t *made, unsigned long long *start)
 {
 	*made = 0;
+	*start = 0;
 	DIR *d = opendir("/proc");
 	unsigned scanned = 0;
 	struct dirent *de;
@@ -700,6 +741,7 @@ static pid_t kill_target(pid_t *made)
 			continue;
 		pid_t pid = atoi(de->d_name);
 		closedir(d);
+		*start = proc_start(pid);
 		return pid;
 	}
 	if (d)
@@ -739,6 +781,7 @@ static pid_t kill_target(pid_t *made)
 		*made = 0;
 		return 0;
 	}
+	*start = proc_start(t);
 	return t;
 }
 
@@ -746,7 +789,8 @@ static long pr_kill(void *a)
 {
 	(void)a;
 	pid_t made;
-	pid_t t = kill_target(&made);
+	unsigned long long start;
+	pid_t t = kill_target(&made, &start);
 	if (!t) {
 		errno = EXDEV;
 		return -1;
@@ -756,6 +800,34 @@ static long pr_kill(void *a)
 	int e = errno;
 	if (res < 0 && e == EPERM)
 		res = 0;
+	/* a success proves the capability only on the process that was chosen:
+	 * a visible one may have exited and its pid gone to one of ours */
+	if (res == 1 && !still_other(t, start)) {
+		res = -1;
+		e = EXDEV;
+	}
+	if (res >= 0) {
+		/* the owner of a user namespace holds every capability in it, CapEff
+		 * or not: say where the target lives */
+		char p[64], v[64] = "?", mine[256] = "", its[256] = "";
+		snprintf(p, sizeof p, "/proc/%d/status", (int)t);
+		sp_status_field(p, "Uid", v, sizeof v);
+		/* the ns link needs ptrace access; the uid map (world-readable)
+		 * differs as soon as the user namespace does */
+		snprintf(p, sizeof p, "/proc/%d/uid_map", (int)t);
+		bool other_ns = sp_read_file(p, its, sizeof its) > 0 && sp_read_file("/proc/self/uid_map", mine, sizeof mine) > 0 &&
+				strcmp(mine, its) != 0;
+		char *sq = sp_trim(its);
+		for (char *q = v; *q; q++)
+			if (*q == '\t')
+				*q = ' ';
+		for (char *q = sq; *q; q++)
+			if (*q == '\n' || *q == '\t')
+				*q = ' ';
+		snprintf(probe_note, sizeof probe_note, "target pid %d (%s), uids %s%s%.48s%s", (int)t,
+			 made ? "made by the probe" : "already running", v, other_ns ? ", in another user namespace (uid_map " : "",
+			 other_ns ? sq : "", other_ns ? ")" : "");
+	}
 	if (made) {
 		kill(made, SIGKILL);
 		waitpid(made, NULL, 0);
@@ -794,9 +866,11 @@ struct cap_rec {
 	int idx;
 	long ret;
 	int err;
+	char note[160];
 };
 
 static sp_call cap_cache[SP_ARRAY_SIZE(cap_defs)];
+static char cap_notes[SP_ARRAY_SIZE(cap_defs)][160];
 static bool cap_cached;
 static int cap_dir_rm;
 static char cap_dir[512];
@@ -832,6 +906,8 @@ static void cap_batch(const sp_ctx *ctx)
 				errno = 0;
 				long ret = cap_defs[i].fn(&arg);
 				struct cap_rec rec = {.idx = (int)i, .ret = ret, .err = ret <= 0 ? errno : 0};
+				snprintf(rec.note, sizeof rec.note, "%s", probe_note);
+				probe_note[0] = '\0';
 				if (write(pfd[1], &rec, sizeof rec) != (ssize_t)sizeof rec)
 					_exit(1);
 			}
@@ -856,6 +932,7 @@ static void cap_batch(const sp_ctx *ctx)
 			cap_cache[rec.idx].ran = true;
 			cap_cache[rec.idx].ret = rec.ret;
 			cap_cache[rec.idx].err = rec.err;
+			snprintf(cap_notes[rec.idx], sizeof cap_notes[rec.idx], "%s", rec.note);
 			last = (size_t)rec.idx + 1;
 		}
 		close(pfd[0]);
@@ -927,6 +1004,8 @@ static void run_cap(const struct cap_def *d, const sp_ctx *ctx, sp_result *r)
 		len = strlen(r->observed);
 		snprintf(r->observed + len, sizeof r->observed - len, "%s)", sp_errname(c.err));
 	}
+	if (idx < SP_ARRAY_SIZE(cap_defs) && cap_notes[idx][0])
+		sp_observed_add(r, "%s", cap_notes[idx]);
 	char why[200];
 	if (o == CAP_USED && !may && (file_facing_caps() >> d->cap & 1) && files_confined(ctx, why, sizeof why)) {
 		sp_observed_add(r, "; %s", why);
@@ -934,7 +1013,11 @@ static void run_cap(const struct cap_def *d, const sp_ctx *ctx, sp_result *r)
 		return;
 	}
 	if (o == CAP_USED && !has && !may) {
-		sp_failr(r, "%s is not in CapEff but its operation succeeded", name);
+		if (d->cap == CAP_KILL && strstr(cap_notes[idx], "in another user namespace"))
+			sp_failr(r, "%s is not in CapEff, yet a process in a user namespace this sandbox's uid owns can be "
+				    "signalled (an owner holds every capability there)", name);
+		else
+			sp_failr(r, "%s is not in CapEff but its operation succeeded", name);
 	} else if (o == CAP_USED) {
 		if (may)
 			sp_pass(r, "%s usable, allowed by policy", name);
@@ -1173,6 +1256,7 @@ const sp_check sp_check_priv_file_caps = {
 	.policy_keys = "",
 	.method = "read",
 	.run = run_file_caps,
+	.batch = &priv_reads,
 };
 
 static void run_sudo_helpers(const sp_ctx *ctx, sp_result *r)
@@ -1251,6 +1335,7 @@ const sp_check sp_check_priv_sudo_helpers = {
 	.policy_keys = "",
 	.method = "read",
 	.run = run_sudo_helpers,
+	.batch = &priv_reads,
 };
 
 /* ---- container runtime control sockets ---- */
@@ -1437,6 +1522,7 @@ const sp_check sp_check_priv_runtime_sockets = {
 	.policy_keys = "priv.runtime_sockets_allowed:bool",
 	.method = "action",
 	.run = run_runtime_sockets,
+	.batch = &priv_sockets,
 };
 
 const sp_check sp_check_priv_abstract_sockets = {
@@ -1448,4 +1534,5 @@ const sp_check sp_check_priv_abstract_sockets = {
 	.policy_keys = "priv.runtime_sockets_allowed:bool",
 	.method = "action",
 	.run = run_abstract_sockets,
+	.batch = &priv_sockets,
 };

@@ -23,6 +23,9 @@
 #include "checks/probe.h"
 #include "core/util.h"
 
+/* the mode read and every syscall probe: one declared batch (defined below) */
+static const sp_batch sc_probes;
+
 static void run_mode(const sp_ctx *ctx, sp_result *r)
 {
 	bool must = sp_expect_required(ctx, r, "seccomp.required", "seccomp filter mode (2) with at least one filter");
@@ -59,6 +62,7 @@ const sp_check sp_check_seccomp_mode = {
 	.method = "read",
 	.run = run_mode,
 	.flags = SP_CHECK_KERNEL,
+	.batch = &sc_probes,
 };
 
 /* ---- syscall probes ---- */

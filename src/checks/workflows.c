@@ -18,6 +18,12 @@
 #include "checks/workflows.h"
 #include "core/util.h"
 
+/* the small workflows share one child; the 10 MiB file runs on its own */
+static const sp_batch wf_small = {
+	.id = "workflows",
+	.what = "write and read, fork and exec, pipes, a temp dir, signals to a child",
+};
+
 /* scratch dir: workflows.dir, else $TMPDIR, else /tmp */
 static const char *scratch(const sp_ctx *ctx)
 {
@@ -372,7 +378,7 @@ static void run_signals(const sp_ctx *ctx, sp_result *r)
 		sp_failr(r, "signal delivery or reaping does not work as a workload expects");
 }
 
-#define WF_CHECK(sym, idstr, ttl, why, keys)                                                                       \
+#define WF_CHECK(sym, idstr, ttl, why, keys, batch_)                                                                       \
 	const sp_check sp_check_##sym = {                                                                          \
 		.id = idstr,                                                                                       \
 		.category = "workflows",                                                                           \
@@ -382,6 +388,7 @@ static void run_signals(const sp_ctx *ctx, sp_result *r)
 		.policy_keys = keys,                                                                               \
 		.method = "action",                                                                                \
 		.run = run_##sym,                                                                                  \
+		.batch = batch_,                                                                                   \
 	};
 
 static void run_wf_write_read(const sp_ctx *c, sp_result *r) { run_write_read(c, r); }
@@ -391,9 +398,9 @@ static void run_wf_bigfile(const sp_ctx *c, sp_result *r) { run_bigfile(c, r); }
 static void run_wf_tmpdir(const sp_ctx *c, sp_result *r) { run_tmpdir(c, r); }
 static void run_wf_signals(const sp_ctx *c, sp_result *r) { run_signals(c, r); }
 
-WF_CHECK(wf_write_read, "wf.write_read", "a text file can be written and read back", "a sandbox nobody can work in gets weakened until it is usable", "workflows.dir:str")
-WF_CHECK(wf_fork_exec, "wf.fork_exec", "fork and exec work", "build tools and shells need to start programs", "")
-WF_CHECK(wf_pipes, "wf.pipes", "pipes carry data between processes", "pipelines are how tools are combined", "")
-WF_CHECK(wf_bigfile, "wf.bigfile", "a large file round-trips with the same digest", "quotas and broken overlays show up as truncated or corrupted files", "workflows.dir:str,workflows.bigfile_mib:int")
-WF_CHECK(wf_tmpdir, "wf.tmpdir", "a private temp dir is usable", "compilers and test runners need a temp dir", "workflows.dir:str")
-WF_CHECK(wf_signals, "wf.signals", "a child can be signalled and reaped", "job control and timeouts rely on signals and reaping", "")
+WF_CHECK(wf_write_read, "wf.write_read", "a text file can be written and read back", "a sandbox nobody can work in gets weakened until it is usable", "workflows.dir:str", &wf_small)
+WF_CHECK(wf_fork_exec, "wf.fork_exec", "fork and exec work", "build tools and shells need to start programs", "", &wf_small)
+WF_CHECK(wf_pipes, "wf.pipes", "pipes carry data between processes", "pipelines are how tools are combined", "", &wf_small)
+WF_CHECK(wf_bigfile, "wf.bigfile", "a large file round-trips with the same digest", "quotas and broken overlays show up as truncated or corrupted files", "workflows.dir:str,workflows.bigfile_mib:int", NULL)
+WF_CHECK(wf_tmpdir, "wf.tmpdir", "a private temp dir is usable", "compilers and test runners need a temp dir", "workflows.dir:str", &wf_small)
+WF_CHECK(wf_signals, "wf.signals", "a child can be signalled and reaped", "job control and timeouts rely on signals and reaping", "", &wf_small)

@@ -10,9 +10,12 @@
  *          so the host can inspect this very process; NONCE finds it)
  * host:    truth filter PID NAME...   the action the process's filters take
  *                                     on each syscall (x86_64, i386, x32)
+ *          truth userns-hold UID      a process left running in a user
+ *                                     namespace we own, as host uid UID
  * Every answer is one line "key value ..."; exit 0 unless the helper itself
  * could not run. */
 #include <stdbool.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/audit.h>
@@ -208,6 +211,94 @@ static int cmd_kill_other(void)
 	}
 	kill(t, SIGKILL);
 	waitpid(t, NULL, 0);
+	return 0;
+}
+
+/* every visible process of another uid (ruid and suid not ours): can this
+ * process signal one? "signalled PID", "refused N", or "none" */
+static int cmd_kill_visible(void)
+{
+	DIR *d = opendir("/proc");
+	if (!d)
+		return printf("kill-visible %s\n", en(errno)), 0;
+	struct dirent *de;
+	int refused = 0;
+	uid_t me = getuid(), eme = geteuid();
+	while ((de = readdir(d))) {
+		int pid = atoi(de->d_name);
+		if (pid <= 0 || pid == getpid())
+			continue;
+		char p[64], line[256];
+		snprintf(p, sizeof p, "/proc/%d/status", pid);
+		FILE *f = fopen(p, "r");
+		if (!f)
+			continue;
+		unsigned r = 0, e = 0, sv = 0;
+		bool got = false;
+		while (fgets(line, sizeof line, f))
+			if (sscanf(line, "Uid: %u %u %u", &r, &e, &sv) == 3) {
+				got = true;
+				break;
+			}
+		fclose(f);
+		if (!got || r == me || r == eme || sv == me || sv == eme)
+			continue;
+		if (kill(pid, 0) == 0) {
+			closedir(d);
+			return printf("kill-visible signalled %d\n", pid), 0;
+		}
+		refused++;
+	}
+	closedir(d);
+	if (refused)
+		printf("kill-visible refused %d\n", refused);
+	else
+		printf("kill-visible none\n");
+	return 0;
+}
+
+/* A process in a user namespace owned by the caller, running as uid OUTER
+ * of the caller's namespace (0 inside): a target that an owner's process
+ * can signal without CAP_KILL. Prints "userns-hold PID" and keeps it. */
+static int cmd_userns_hold(const char *outer)
+{
+	int go[2], ready[2];
+	if (pipe(go) < 0 || pipe(ready) < 0)
+		return printf("userns-hold %s\n", en(errno)), 1;
+	pid_t c = fork();
+	if (c == 0) {
+		char b;
+		if (unshare(CLONE_NEWUSER) < 0 || write(ready[1], "u", 1) != 1 || read(go[0], &b, 1) != 1)
+			_exit(1);
+		if (setresgid(0, 0, 0) < 0 || setresuid(0, 0, 0) < 0)
+			_exit(2);
+		if (write(ready[1], "r", 1) != 1)
+			_exit(3);
+		/* let whoever reads our output see its end */
+		int nul = open("/dev/null", O_RDWR);
+		for (int fd = 0; fd < 3 && nul >= 0; fd++)
+			dup2(nul, fd);
+		close(ready[1]);
+		close(go[0]);
+		for (;;)
+			pause();
+	}
+	char b, path[64], map[64];
+	if (read(ready[0], &b, 1) != 1)
+		return printf("userns-hold unshare failed\n"), 1;
+	snprintf(map, sizeof map, "0 %s 1\n", outer);
+	const char *files[] = {"setgroups", "gid_map", "uid_map"};
+	const char *vals[] = {"deny", map, map};
+	for (int i = 0; i < 3; i++) {
+		snprintf(path, sizeof path, "/proc/%d/%s", (int)c, files[i]);
+		int fd = open(path, O_WRONLY);
+		if (fd < 0 || write(fd, vals[i], strlen(vals[i])) < 0)
+			return printf("userns-hold %s: %s\n", files[i], en(errno)), 1;
+		close(fd);
+	}
+	if (write(go[1], "g", 1) != 1 || read(ready[0], &b, 1) != 1)
+		return printf("userns-hold setuid failed\n"), 1;
+	printf("userns-hold %d\n", (int)c);
 	return 0;
 }
 
@@ -507,6 +598,8 @@ int main(int argc, char **argv)
 		return cmd_mknod(a);
 	if (!strcmp(c, "write"))
 		return cmd_write(a);
+	if (!strcmp(c, "userns-hold") && argc > 2)
+		return cmd_userns_hold(argv[2]);
 	if (!strcmp(c, "euid")) {
 		printf("euid %d\n", (int)geteuid());
 		return 0;
@@ -538,7 +631,8 @@ int main(int argc, char **argv)
 		a = w;
 		/* each in a child: a filter that kills one call costs that line only */
 		static const char *const all[] = {"uname", "caps", "nnp", "userns", "fibmap", "int80.getpid", "syslog",
-						  "kill-other", "mknod", "mknod-own-mount", "rootmount", "write", "write"};
+						  "kill-other", "kill-visible", "mknod", "mknod-own-mount", "rootmount", "write",
+						  "write"};
 		for (size_t i = 0; i < sizeof all / sizeof *all; i++) {
 			fflush(stdout);
 			pid_t ch = fork();
@@ -552,10 +646,11 @@ int main(int argc, char **argv)
 				case 5: _exit(cmd_int80());
 				case 6: _exit(cmd_syslog());
 				case 7: _exit(cmd_kill_other());
-				case 8: _exit(cmd_mknod(a));
-				case 9: _exit(cmd_mknod_own_mount(a));
-				case 10: _exit(cmd_rootmount());
-				case 11: _exit(cmd_write("/"));
+				case 8: _exit(cmd_kill_visible());
+				case 9: _exit(cmd_mknod(a));
+				case 10: _exit(cmd_mknod_own_mount(a));
+				case 11: _exit(cmd_rootmount());
+				case 12: _exit(cmd_write("/"));
 				default: _exit(cmd_write(a));
 				}
 			}

@@ -36,6 +36,13 @@ for V in ${TRUTH_VARIANTS:-strict host-pid host-net writable-root kept-caps host
 done
 expect_engine bwrap-strict bwrap ""
 
+# a process of another uid in a user namespace root owns: an owner holds every
+# capability in its namespaces, so a host-pid sandbox running as root can
+# signal it without CAP_KILL (the host-pid cells below must find that out)
+hold=$("$TRUTH" userns-hold 231072)
+UPID=${hold#userns-hold }
+[ "$UPID" -gt 0 ] 2>/dev/null && at_exit "kill -KILL $UPID"
+
 if command -v podman >/dev/null 2>&1; then
 	pm() { # VARIANT SCRIPT
 		local v=$1 a=(--cap-drop ALL --read-only --security-opt no-new-privileges --network none --tmpfs /tmp)
@@ -56,6 +63,11 @@ if command -v podman >/dev/null 2>&1; then
 		cell "podman-$V" host pmv && assert_cell "podman-$V"
 	done
 	expect_engine podman-strict podman runc
+	if [ -s "$TR/podman-host-pid.facts" ]; then
+		like "$(fact podman-host-pid kill-visible)" '^signalled' "truth: host pids, no CAP_KILL, yet a process in a root-owned user namespace can be signalled"
+		like "$(devidence podman-host-pid strict caps.kill)" 'user namespace this sandbox.s uid owns' \
+			"caps.kill fails and says why: the owner of a user namespace holds every capability in it"
+	fi
 else
 	skip "podman not installed"
 fi
