@@ -130,7 +130,23 @@ static void run_ns(const char *type, const sp_ctx *ctx, sp_result *r)
 	}
 	sp_observed_add(r, "initial %s namespace is %s:[%lu] (%s)", type, type, t->init_ino, how);
 
-	if (verdict < 0) {
+	if (sp_boundary_get()->kind == SP_KERNEL_USERSPACE) {
+		/* gVisor numbers its own namespaces: no inode says anything */
+		verdict = -1;
+		sp_observed_add(r, "a user-space kernel (%s) numbers its own namespaces", sp_boundary_get()->kernel);
+	}
+	if (verdict < 0 && sp_boundary_get()->kind == SP_KERNEL_USERSPACE && !strcmp(type, "net")) {
+		if (must)
+			sp_warn(r, "the net link names gVisor's stack; whether that is its own netstack or the host's "
+				   "(--network=host) cannot be seen from inside; use sandprobe live");
+		else
+			sp_pass(r, "not required by policy (undetermined from inside)");
+	} else if (verdict < 0 && sp_boundary_get()->kind == SP_KERNEL_USERSPACE) {
+		if (must)
+			sp_warn(r, "gVisor's %s link proves nothing about the host's namespaces (they are not in its kernel)", type);
+		else
+			sp_pass(r, "not required by policy (undetermined from inside)");
+	} else if (verdict < 0) {
 		if (must)
 			sp_warn(r, "cannot prove a separate %s namespace from inside on kernel < 6.18; use sandprobe live",
 				type);
