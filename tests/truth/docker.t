@@ -41,6 +41,8 @@ like "$(devidence docker-runc-default strict caps.kill)" 'usable' "caps.kill: us
 cell_inside docker-runsc-default user-space d_runsc_default && assert_cell docker-runsc-default
 expect_engine docker-runsc-default docker gvisor
 cell_inside docker-runsc-hardened user-space d_runsc_hard && assert_cell docker-runsc-hardened
+assert_boundary_verdicts docker-runsc-hardened user-space
+assert_boundary_verdicts docker-runsc-default user-space
 # the gVisor reproductions, each against what the helper saw in the same sandbox
 n=docker-runsc-hardened
 isnt "$(fact $n uname)" "$(uname -r)" "truth: uname in gVisor is not the host's ($(fact $n uname))"

@@ -372,3 +372,16 @@ doctor: $got: $(devidence "$n" "$pr" "$p" | head -c 700)"
 expect_engine() { # NAME ENGINE RUNTIME
 	is "$(jq -r '"\(.environment.engine)/\(.environment.runtime)"' "$TR/$1.strict.json")" "$2/$3" "$1: runtime guess $2/$3"
 }
+
+# a separate kernel the policy accepts: no check it satisfies may fail, and
+# what fails is only what it does not provide (listed, for the record)
+assert_boundary_verdicts() { # NAME KIND
+	local n=$1 k=$2 pr sat bad
+	"$TDOCTOR" --list --format json >"$TR/.list.json"
+	sat=$(jq -r --arg k "$k" '[.checks[] | select(.separate_kernel_satisfies | index($k)) | .id] | join(" ")' "$TR/.list.json")
+	for pr in strict container; do
+		bad=$(jq -r --arg s " $sat " '[.results[] | select((.status == "fail" or .status == "error") and
+			($s | contains(" " + .id + " ")))] | map(.id) | join(" ")' "$TR/$n.$pr.json")
+		is "$bad" "" "$n/$pr: nothing the $k kernel provides fails ($(jq -r '[.results[] | select(.status == "fail") | .id] | join(" ")' "$TR/$n.$pr.json" | sed 's/^$/no failure/;s/^/what fails: /'))"
+	done
+}

@@ -43,6 +43,7 @@ EOF2
 		-append "console=ttyS0 quiet loglevel=1 panic=-1 rdinit=/init"
 }
 TRUTH_WAIT=6000 cell_inside qemu guest vm && assert_cell qemu
+assert_boundary_verdicts qemu guest
 expect_engine qemu "" qemu
 is "$(fact qemu uname)" "$(basename "$K" | sed 's/^vmlinuz-//')" "truth: the report's kernel is the guest's ($(basename "$K"))"
 is "$(jq -r '.environment.kernel_boundary.signals | index("sole-workload") != null' "$TR/qemu.strict.json")" true \
