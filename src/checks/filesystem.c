@@ -23,6 +23,11 @@ static const sp_batch fs_kernel_paths = {
 	.id = "fs.kernel_paths",
 	.what = "masked and read-only kernel paths and the escape knobs, opened in /proc and /sys (zero-byte writes)",
 };
+static const sp_batch fs_escapes = {
+	.id = "fs.escapes",
+	.what = "a write to the root, /proc/1/root, the root's mount propagation and a cgroup release_agent",
+	.timeout_ms = 10000,
+};
 static const sp_batch fs_mount_flags = {
 	.id = "fs.mount_flags",
 	.what = "tmpfs, nosuid and nodev of the policy's paths (statfs)",
@@ -144,6 +149,7 @@ const sp_check sp_check_fs_rootfs_readonly = {
 	.policy_keys = "fs.rootfs_readonly:bool",
 	.method = "action",
 	.run = run_rootfs_readonly,
+	.batch = &fs_escapes,
 };
 
 const sp_check sp_check_fs_writable_paths = {
@@ -605,6 +611,7 @@ const sp_check sp_check_fs_release_agent = {
 	.method = "action",
 	.run = run_release_agent,
 	.flags = SP_CHECK_KERNEL,
+	.batch = &fs_escapes,
 };
 
 /* ---- host-sensitive paths, /proc/1/root, propagation ---- */
@@ -720,6 +727,7 @@ const sp_check sp_check_fs_proc1_root = {
 	.rationale = "a host pid 1 in view exposes the host's whole filesystem at /proc/1/root",
 	.techniques = "T1611,AML.T0112.000", .policy_keys = "proc.isolated:bool", .method = "action", .run = run_proc1_root,
 	.flags = SP_CHECK_KERNEL,
+	.batch = &fs_escapes,
 };
 
 /* the number after tag ("shared:", "master:") in mountinfo's optional fields, 0 if none */
@@ -880,6 +888,7 @@ const sp_check sp_check_fs_propagation = {
 	.rationale = "a shared root propagates the sandbox's mounts to the host and the host's into the sandbox",
 	.techniques = "T1611", .policy_keys = "fs.propagation:list", .method = "read", .run = run_propagation,
 	.flags = SP_CHECK_KERNEL,
+	.batch = &fs_escapes,
 };
 
 /* ---- large write within quota, durability ---- */

@@ -411,16 +411,18 @@ const sp_check sp_check_kernel_ipv6 = {
 #define SYS_clone3 435
 #endif
 
-/* Every call that creates a user namespace, each in its own child: a filter
- * that refuses unshare may still let clone or clone3 through. */
-enum userns_way { UW_UNSHARE, UW_CLONE, UW_CLONE3 };
-static const char *const userns_way_name[] = {"unshare(CLONE_NEWUSER)", "clone(CLONE_NEWUSER)", "clone3(CLONE_NEWUSER)"};
+/* Every call that creates a user namespace: a filter that refuses unshare
+ * may still let clone or clone3 through. One child tries them in turn,
+ * unshare last (it moves the child itself into the new namespace); when a
+ * filter kills it, a new child resumes with the next way. */
+enum userns_way { UW_CLONE, UW_CLONE3, UW_UNSHARE, UW_N };
+static const char *const userns_way_name[] = {"clone(CLONE_NEWUSER)", "clone3(CLONE_NEWUSER)", "unshare(CLONE_NEWUSER)"};
 
-static long pr_userns(void *a)
+/* 1 created, 0 refused (errno set) */
+static int try_userns(enum userns_way w)
 {
-	enum userns_way w = *(const enum userns_way *)a;
 	if (w == UW_UNSHARE)
-		return unshare(CLONE_NEWUSER) == 0 ? 1 : 0;
+		return unshare(CLONE_NEWUSER) == 0;
 	long pid;
 	if (w == UW_CLONE) {
 		pid = syscall(SYS_clone, (long)(CLONE_NEWUSER | SIGCHLD), 0L, 0L, 0L, 0L);
@@ -440,42 +442,81 @@ static long pr_userns(void *a)
 	return 1;
 }
 
+struct uw_rec {
+	int way, made, err;
+};
+
 static void run_userns(const sp_ctx *ctx, sp_result *r)
 {
 	bool allowed = sp_policy_bool(ctx->policy, "kernel.userns_allowed", true);
 	sp_expected(r, "%s", allowed ? "any (user namespaces allowed by policy)"
-				     : "creating a user namespace is refused (unshare, clone and clone3)");
+				     : "creating a user namespace is refused (clone, clone3 and unshare)");
 	long maxns = -1, clone = -1;
 	sp_sysctl_long("/proc/sys/user/max_user_namespaces", &maxns);
 	sp_sysctl_long("/proc/sys/kernel/unprivileged_userns_clone", &clone);
+	char how[UW_N][48];
+	bool done[UW_N] = {false};
+	for (int w = 0; w < UW_N; w++)
+		snprintf(how[w], sizeof how[w], "no result");
+	int next = 0;
+	while (next < UW_N) {
+		int pfd[2];
+		if (pipe2(pfd, O_CLOEXEC) < 0)
+			break;
+		pid_t pid = fork();
+		if (pid < 0) {
+			close(pfd[0]);
+			close(pfd[1]);
+			break;
+		}
+		if (pid == 0) {
+			close(pfd[0]);
+			for (int w = next; w < UW_N; w++) {
+				errno = 0;
+				struct uw_rec rec = {.way = w, .made = try_userns((enum userns_way)w)};
+				rec.err = rec.made ? 0 : errno;
+				if (write(pfd[1], &rec, sizeof rec) != (ssize_t)sizeof rec)
+					_exit(1);
+			}
+			_exit(0);
+		}
+		close(pfd[1]);
+		int last = next;
+		struct uw_rec rec;
+		bool to = false;
+		uint64_t deadline = sp_now_ns() + 3000000000ull;
+		while (sp_read_until(pfd[0], &rec, sizeof rec, deadline, &to) == sizeof rec && rec.way >= last && rec.way < UW_N) {
+			snprintf(how[rec.way], sizeof how[rec.way], "%s", rec.made ? "CREATED" : sp_errname(rec.err));
+			done[rec.way] = true;
+			last = rec.way + 1;
+		}
+		close(pfd[0]);
+		kill(pid, SIGKILL);
+		int st = 0;
+		while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+			;
+		if (last >= UW_N)
+			break;
+		/* the child died (or hung) in way `last` */
+		if (WIFSIGNALED(st) && WTERMSIG(st) != SIGKILL) {
+			snprintf(how[last], sizeof how[last], "killed by signal %d%s", WTERMSIG(st),
+				 WTERMSIG(st) == SIGSYS ? " (SIGSYS)" : "");
+			done[last] = WTERMSIG(st) == SIGSYS; /* a killing filter refused it */
+		} else {
+			snprintf(how[last], sizeof how[last], "%s", to ? "timed out" : "no result");
+		}
+		next = last + 1;
+	}
 	const char *made = NULL;
 	size_t unknown = 0;
-	for (enum userns_way w = UW_UNSHARE; w <= UW_CLONE3; w++) {
-		sp_call c;
-		int rc = sp_child_call(pr_userns, &w, 2000, &c);
-		const char *how;
-		char eb[48];
-		if (rc < 0 || c.timed_out) {
-			how = "probe failed";
-			unknown++;
-		} else if (c.sig) {
-			snprintf(eb, sizeof eb, "killed by signal %d%s", c.sig, c.sig == SIGSYS ? " (SIGSYS)" : "");
-			how = eb;
-			unknown += c.sig != SIGSYS;
-		} else if (c.ran && c.ret == 1) {
-			how = "CREATED";
-			if (!made)
-				made = userns_way_name[w];
-		} else if (c.ran) {
-			how = sp_errname(c.err);
-		} else {
-			how = "no result";
-			unknown++;
-		}
-		if (w == UW_UNSHARE)
-			sp_observed(r, "%s in a child: %s", userns_way_name[w], how);
+	for (int w = 0; w < UW_N; w++) {
+		if (w == 0)
+			sp_observed(r, "%s in a child: %s", userns_way_name[w], how[w]);
 		else
-			sp_observed_add(r, "%s: %s", userns_way_name[w], how);
+			sp_observed_add(r, "%s: %s", userns_way_name[w], how[w]);
+		if (!strcmp(how[w], "CREATED") && !made)
+			made = userns_way_name[w];
+		unknown += !done[w];
 	}
 	sp_observed_add(r, "max_user_namespaces %ld; unprivileged_userns_clone %ld", maxns, clone);
 	if (made && !allowed)
