@@ -14,6 +14,12 @@
 #include "checks/probe.h"
 #include "core/util.h"
 
+/* the write-open probes of the limit files and the rlimit reads share one child */
+static const sp_batch cgroup_probes = {
+	.id = "cgroup.probes",
+	.what = "the sandbox's own limit files opened for writing, RLIMIT_NOFILE and RLIMIT_NPROC",
+};
+
 struct cg_mounts {
 	char v2[512];        /* cgroup2 mountpoint */
 	char v2root[512];    /* its root within the hierarchy */
@@ -398,7 +404,8 @@ const sp_check sp_check_cgroup_readonly = {
 	.id = "cgroup.readonly", .category = "cgroups", .title = "the sandbox cannot change its own limits",
 	.rationale = "a writable memory.max or pids.max makes every limit advisory", .techniques = "T1611,T1499",
 	.policy_keys = "cgroup.readonly:bool", .method = "action", .run = run_cg_readonly,
-	.flags = SP_CHECK_INPROCESS,
+	.flags = SP_CHECK_KERNEL,
+	.batch = &cgroup_probes,
 };
 
 static void run_cg_devices(const sp_ctx *ctx, sp_result *r)
@@ -440,7 +447,7 @@ static void run_cg_devices(const sp_ctx *ctx, sp_result *r)
 const sp_check sp_check_cgroup_devices = {
 	.id = "cgroup.devices", .category = "cgroups", .title = "devices cgroup restricts devices",
 	.rationale = "'a *:* rwm' lets a process with mknod reach every host device", .techniques = "T1006",
-	.policy_keys = "", .method = "read", .run = run_cg_devices, .flags = SP_CHECK_INPROCESS,
+	.policy_keys = "", .method = "read", .run = run_cg_devices, .flags = SP_CHECK_INPROCESS | SP_CHECK_KERNEL,
 };
 
 static void run_rlimit(int res, const char *name, const char *key, const sp_ctx *ctx, sp_result *r)
@@ -470,11 +477,12 @@ static void run_nproc(const sp_ctx *ctx, sp_result *r) { run_rlimit(RLIMIT_NPROC
 const sp_check sp_check_res_nofile = {
 	.id = "res.nofile", .category = "cgroups", .title = "open file limit per policy",
 	.rationale = "an unbounded descriptor table exhausts the host's file table", .techniques = "T1499",
-	.policy_keys = "res.nofile_max:int", .method = "read", .run = run_nofile, .flags = SP_CHECK_INPROCESS,
+	.policy_keys = "res.nofile_max:int", .method = "read", .run = run_nofile,
+	.batch = &cgroup_probes,
 };
 const sp_check sp_check_res_nproc = {
 	.id = "res.nproc", .category = "cgroups", .title = "process limit per policy",
 	.rationale = "RLIMIT_NPROC is the last line against a fork bomb where no pids cgroup applies",
 	.techniques = "T1499", .policy_keys = "res.nproc_max:int", .method = "read", .run = run_nproc,
-	.flags = SP_CHECK_INPROCESS,
+	.batch = &cgroup_probes,
 };

@@ -9,6 +9,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <sys/sysmacros.h>
@@ -16,6 +19,13 @@
 
 #include "checks/probe.h"
 #include "core/util.h"
+
+/* the device checks open nodes with O_NONBLOCK and share one child */
+static const sp_batch dev_nodes = {
+	.id = "dev.nodes",
+	.what = "every device node walked and opened (O_NONBLOCK), mknod in a private dir, the controlling terminal",
+	.timeout_ms = 10000,
+};
 
 /* names (relative to /dev) whose open has side effects */
 static const char *const no_open[] = {
@@ -137,6 +147,8 @@ const sp_check sp_check_dev_host_devices = {
 	.rationale = "a host device node (disk, GPU, kvm, tty) gives the sandbox direct access to host hardware",
 	.techniques = "T1006,T1611", .policy_keys = "dev.allow:list", .method = "action",
 	.run = run_host_devices,
+	.flags = SP_CHECK_KERNEL,
+	.batch = &dev_nodes,
 };
 
 static void run_allowlist(const sp_ctx *ctx, sp_result *r)
@@ -157,8 +169,9 @@ static void run_allowlist(const sp_ctx *ctx, sp_result *r)
 		int e = errno;
 		if (fd < 0 && (e == EACCES || e == EROFS))
 			fd = open(p, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC), e = errno;
-		/* /dev/tty without a controlling terminal: ENXIO, the node itself is fine */
-		bool ok = fd >= 0 || (e == ENXIO && !strcmp(allow.v[i], "tty"));
+		/* /dev/tty without a controlling terminal: ENXIO (Linux) or EIO
+		 * (gVisor); the node itself is fine */
+		bool ok = fd >= 0 || ((e == ENXIO || e == EIO) && !strcmp(allow.v[i], "tty"));
 		if (fd >= 0)
 			close(fd);
 		sp_observed_add(r, "%s %s", allow.v[i], fd >= 0 ? "opens" : sp_errname(e));
@@ -174,18 +187,19 @@ static void run_allowlist(const sp_ctx *ctx, sp_result *r)
 const sp_check sp_check_dev_allowlist = {
 	.id = "dev.allowlist", .category = "devices", .title = "allowlisted devices present and usable",
 	.rationale = "a sandbox without /dev/null or /dev/urandom breaks ordinary programs", .techniques = "",
-	.policy_keys = "dev.allow:list", .method = "action", .run = run_allowlist, .flags = SP_CHECK_INPROCESS,
+	.policy_keys = "dev.allow:list", .method = "action", .run = run_allowlist,
+	.batch = &dev_nodes,
 };
 
 struct mknod_arg {
 	char dir[512];
 };
 
-static long pr_mknod_dev(void *a)
+/* mknod c 1 5 in dir and open it: 2 opened, 1 created but unusable, 0 refused */
+static long mknod_open(const char *dir)
 {
-	struct mknod_arg *p = a;
 	char path[600];
-	snprintf(path, sizeof path, "%s/zero", p->dir);
+	snprintf(path, sizeof path, "%s/zero", dir);
 	if (mknod(path, S_IFCHR | 0600, makedev(1, 5)) < 0)
 		return 0;
 	/* created: is it usable as a device (not a nodev mount)? */
@@ -196,6 +210,26 @@ static long pr_mknod_dev(void *a)
 	unlink(path);
 	errno = fd >= 0 ? 0 : e;
 	return fd >= 0 ? 2 : 1;
+}
+
+static long pr_mknod_dev(void *a)
+{
+	struct mknod_arg *p = a;
+	long v = mknod_open(p->dir);
+	if (v != 1)
+		return v;
+	/* created on a nodev mount: a sandbox that may mount makes its own
+	 * place without nodev (a tmpfs in a private mount namespace, gone with
+	 * this child) and tries there */
+	int e = errno;
+	if (unshare(CLONE_NEWNS) < 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ||
+	    mount("sandprobe", p->dir, "tmpfs", MS_NOSUID | MS_NOEXEC, "size=16k,mode=0700") < 0) {
+		errno = e;
+		return 1;
+	}
+	long w = mknod_open(p->dir);
+	umount2(p->dir, MNT_DETACH);
+	return w == 2 ? 3 : 1;
 }
 
 static void run_mknod(const sp_ctx *ctx, sp_result *r)
@@ -211,14 +245,23 @@ static void run_mknod(const sp_ctx *ctx, sp_result *r)
 	sp_call c;
 	int rc = sp_child_call(pr_mknod_dev, &a, 2000, &c);
 	int rm = sp_private_dir_remove(a.dir);
-	if (rm < 0 || rc < 0 || !c.ran) {
+	if (rm < 0 || rc < 0 || (!c.ran && !c.sig)) {
 		sp_errorr(r, "probe failed or left %s behind", a.dir);
 		return;
 	}
+	if (c.sig) {
+		sp_observed(r, "mknod c 1 5 in %s: probe killed by signal %d%s", a.dir, c.sig, c.sig == SIGSYS ? " (seccomp)" : "");
+		if (c.sig == SIGSYS)
+			sp_pass(r, "mknod killed by the seccomp filter");
+		else
+			sp_errorr(r, "probe crashed with signal %d", c.sig);
+		return;
+	}
 	sp_observed(r, "mknod c 1 5 in %s: %s", a.dir,
-		    c.ret == 0 ? sp_errname(c.err) : c.ret == 1 ? "created, open refused (nodev)" : "created and OPENED");
-	if (c.ret == 2)
-		sp_failr(r, "the sandbox can create usable device nodes");
+		    c.ret == 0 ? sp_errname(c.err) : c.ret == 1 ? "created, open refused (nodev), no dev mount possible"
+		    : c.ret == 2 ? "created and OPENED" : "created, refused there (nodev); OPENED on a tmpfs the probe mounted");
+	if (c.ret >= 2)
+		sp_failr(r, "the sandbox can create usable device nodes%s", c.ret == 3 ? " (on a mount of its own)" : "");
 	else
 		sp_pass(r, "%s", c.ret ? "device node created but unusable (nodev)" : "mknod refused");
 }
@@ -226,7 +269,8 @@ static void run_mknod(const sp_ctx *ctx, sp_result *r)
 const sp_check sp_check_dev_mknod = {
 	.id = "dev.mknod", .category = "devices", .title = "device nodes cannot be created",
 	.rationale = "a self-made block device node reads the host's disk", .techniques = "T1006,T1611",
-	.policy_keys = "", .method = "action", .run = run_mknod, .flags = SP_CHECK_INPROCESS,
+	.policy_keys = "", .method = "action", .run = run_mknod, .flags = SP_CHECK_KERNEL,
+	.batch = &dev_nodes,
 };
 
 static void run_block_devices(const sp_ctx *ctx, sp_result *r)
@@ -257,6 +301,8 @@ const sp_check sp_check_dev_block_devices = {
 	.id = "dev.block_devices", .category = "devices", .title = "no host block device",
 	.rationale = "a readable host disk bypasses every file permission and mount", .techniques = "T1006",
 	.policy_keys = "", .method = "action", .run = run_block_devices,
+	.flags = SP_CHECK_KERNEL,
+	.batch = &dev_nodes,
 };
 
 static void run_tiocsti(const sp_ctx *ctx, sp_result *r)
@@ -284,5 +330,5 @@ const sp_check sp_check_dev_tiocsti = {
 	.id = "dev.tiocsti", .category = "devices", .title = "no terminal injection (TIOCSTI)",
 	.rationale = "a shared terminal lets the sandbox type commands into the user's shell (CVE-2017-5226)",
 	.techniques = "AML.T0050,T1611", .policy_keys = "", .method = "read", .run = run_tiocsti,
-	.flags = SP_CHECK_INPROCESS,
+	.batch = &dev_nodes,
 };

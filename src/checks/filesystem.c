@@ -16,6 +16,23 @@
 #include "checks/probe.h"
 #include "core/util.h"
 
+/* Declared batches (see docs/CONTRIBUTING.md, execution model): the reads
+ * and zero-byte write probes of kernel paths in /proc and /sys share one
+ * child; so do the mount-flag reads of the policy's paths. */
+static const sp_batch fs_kernel_paths = {
+	.id = "fs.kernel_paths",
+	.what = "masked and read-only kernel paths and the escape knobs, opened in /proc and /sys (zero-byte writes)",
+};
+static const sp_batch fs_escapes = {
+	.id = "fs.escapes",
+	.what = "a write to the root, /proc/1/root, the root's mount propagation and a cgroup release_agent",
+	.timeout_ms = 10000,
+};
+static const sp_batch fs_mount_flags = {
+	.id = "fs.mount_flags",
+	.what = "tmpfs, nosuid and nodev of the policy's paths (statfs)",
+};
+
 static void run_rootfs_readonly(const sp_ctx *ctx, sp_result *r)
 {
 	bool must = sp_expect_required(ctx, r, "fs.rootfs_readonly",
@@ -132,6 +149,7 @@ const sp_check sp_check_fs_rootfs_readonly = {
 	.policy_keys = "fs.rootfs_readonly:bool",
 	.method = "action",
 	.run = run_rootfs_readonly,
+	.batch = &fs_escapes,
 };
 
 const sp_check sp_check_fs_writable_paths = {
@@ -185,7 +203,7 @@ const sp_check sp_check_fs_tmpfs = {
 	.policy_keys = "fs.tmpfs:list",
 	.method = "read",
 	.run = run_tmpfs,
-	.flags = SP_CHECK_INPROCESS,
+	.batch = &fs_mount_flags,
 };
 
 /* exec of a garbage file: EACCES on a noexec mount, ENOEXEC otherwise */
@@ -272,12 +290,13 @@ const sp_check sp_check_fs_nosuid = {
 	.id = "fs.nosuid", .category = "filesystem", .title = "named mounts are nosuid",
 	.rationale = "setuid files on a writable mount let a compromised workload plant privilege escalation",
 	.techniques = "T1548.001", .policy_keys = "fs.nosuid:list", .method = "read", .run = run_nosuid,
-	.flags = SP_CHECK_INPROCESS,
+	.batch = &fs_mount_flags,
 };
 const sp_check sp_check_fs_nodev = {
 	.id = "fs.nodev", .category = "filesystem", .title = "named mounts are nodev",
 	.rationale = "device nodes on a writable mount give raw access to host devices", .techniques = "T1006",
-	.policy_keys = "fs.nodev:list", .method = "read", .run = run_nodev, .flags = SP_CHECK_INPROCESS,
+	.policy_keys = "fs.nodev:list", .method = "read", .run = run_nodev, .flags = SP_CHECK_KERNEL,
+	.batch = &fs_mount_flags,
 };
 const sp_check sp_check_fs_noexec = {
 	.id = "fs.noexec", .category = "filesystem", .title = "named mounts are noexec (proven by exec)",
@@ -377,7 +396,8 @@ const sp_check sp_check_fs_masked_paths = {
 	.id = "fs.masked_paths", .category = "filesystem", .title = "kernel information paths masked",
 	.rationale = "/proc/kcore, /proc/keys, timer_list and firmware tables leak kernel memory, keys and layout",
 	.techniques = "T1613,T1552", .policy_keys = "fs.masked:list", .method = "action", .run = run_masked,
-	.flags = SP_CHECK_INPROCESS,
+	.flags = SP_CHECK_KERNEL,
+	.batch = &fs_kernel_paths,
 };
 
 /* a writable-looking file under dir (depth <= 2), for the write probe */
@@ -448,7 +468,8 @@ const sp_check sp_check_fs_readonly_paths = {
 	.rationale = "writable /proc/sys, /proc/irq or /proc/bus reconfigure the host kernel",
 	.techniques = "T1611", .policy_keys = "fs.readonly:list", .method = "action",
 	.run = run_readonly_paths,
-	.flags = SP_CHECK_INPROCESS,
+	.flags = SP_CHECK_KERNEL,
+	.batch = &fs_kernel_paths,
 };
 
 /* ---- kernel escape knobs ---- */
@@ -478,7 +499,7 @@ static void run_knob(const char *path, bool write0, const sp_ctx *ctx, sp_result
 	const sp_check sp_check_##sym = {                                                                  \
 		.id = id_, .category = "filesystem", .title = title_, .rationale = why_, .techniques = tech_, \
 		.policy_keys = "fs.knobs_readonly:bool", .method = "action", .run = run_##sym,            \
-		.flags = SP_CHECK_INPROCESS,                                                               \
+		.flags = SP_CHECK_KERNEL, .batch = &fs_kernel_paths,                                       \
 	}
 
 /* zero-byte writes: sysctl strings and sysfs stores ignore a zero count;
@@ -589,7 +610,8 @@ const sp_check sp_check_fs_release_agent = {
 	.policy_keys = "fs.knobs_readonly:bool",
 	.method = "action",
 	.run = run_release_agent,
-	.flags = SP_CHECK_INPROCESS,
+	.flags = SP_CHECK_KERNEL,
+	.batch = &fs_escapes,
 };
 
 /* ---- host-sensitive paths, /proc/1/root, propagation ---- */
@@ -646,7 +668,6 @@ const sp_check sp_check_fs_host_sensitive = {
 	.rationale = "password hashes, SSH host keys, kubeconfigs and runtime sockets must not be bind-mounted in",
 	.techniques = "T1552.001,T1552,AML.T0055", .policy_keys = "fs.host_sensitive:list", .method = "action",
 	.run = run_host_sensitive,
-	.flags = SP_CHECK_INPROCESS,
 };
 
 static void run_proc1_root(const sp_ctx *ctx, sp_result *r)
@@ -705,14 +726,101 @@ const sp_check sp_check_fs_proc1_root = {
 	.id = "fs.proc1_root", .category = "filesystem", .title = "no escape through /proc/1/root",
 	.rationale = "a host pid 1 in view exposes the host's whole filesystem at /proc/1/root",
 	.techniques = "T1611,AML.T0112.000", .policy_keys = "proc.isolated:bool", .method = "action", .run = run_proc1_root,
-	.flags = SP_CHECK_INPROCESS,
+	.flags = SP_CHECK_KERNEL,
+	.batch = &fs_escapes,
 };
+
+/* the number after tag ("shared:", "master:") in mountinfo's optional fields, 0 if none */
+static unsigned long opt_num(const char *optional, const char *tag)
+{
+	const char *p = strstr(optional, tag);
+	return p ? strtoul(p + strlen(tag), NULL, 10) : 0;
+}
+
+/* Does another mount namespace visible here hold a member of peer group
+ * `group`? 1 yes (where in *where, host says whether it is pid 1's), 0 none
+ * found; *host_seen tells whether the namespace of the initial PID
+ * namespace's init was among those looked at. */
+static int peer_outside(unsigned long group, char *where, size_t wsz, bool *host, bool *host_seen, bool *in_host,
+			size_t *nsn)
+{
+	char self[64] = "";
+	ssize_t l = readlink("/proc/self/ns/mnt", self, sizeof self - 1);
+	if (l > 0)
+		self[l] = '\0';
+	char pidns[64] = "";
+	l = readlink("/proc/self/ns/pid", pidns, sizeof pidns - 1);
+	if (l > 0)
+		pidns[l] = '\0';
+	/* pid 1 is the host's init only in the initial PID namespace */
+	bool pid1_is_host = !strcmp(pidns, "pid:[4026531836]");
+	bool init_fixed = sp_kernel_version() >= 61800;
+	*host = *host_seen = *in_host = false;
+	*nsn = 0;
+	char seen[64][32];
+	size_t ns = 0;
+	char tagbuf[32];
+	snprintf(tagbuf, sizeof tagbuf, "shared:%lu", group);
+	DIR *d = opendir("/proc");
+	if (!d)
+		return 0;
+	struct dirent *de;
+	unsigned scanned = 0;
+	int found = 0;
+	while ((de = readdir(d)) && scanned < 4096 && ns < SP_ARRAY_SIZE(seen)) {
+		if (de->d_name[0] < '1' || de->d_name[0] > '9')
+			continue;
+		scanned++;
+		char p[64], link[64];
+		snprintf(p, sizeof p, "/proc/%s/ns/mnt", de->d_name);
+		l = readlink(p, link, sizeof link - 1);
+		if (l <= 0)
+			continue;
+		link[l] = '\0';
+		/* pid 1 of the initial PID namespace, or (from 6.18, where the
+		 * kernel fixes its inode) the initial mount namespace itself */
+		bool is_pid1 = (!strcmp(de->d_name, "1") && pid1_is_host) || (init_fixed && !strcmp(link, "mnt:[4026531832]"));
+		if (!strcmp(link, self)) {
+			if (is_pid1)
+				*host_seen = *in_host = true; /* we are in the host's mount namespace */
+			continue;
+		}
+		bool dup = false;
+		for (size_t i = 0; i < ns && !dup; i++)
+			dup = !strcmp(seen[i], link);
+		if (dup)
+			continue;
+		snprintf(seen[ns++], sizeof seen[0], "%s", link);
+		if (is_pid1)
+			*host_seen = true;
+		snprintf(p, sizeof p, "/proc/%s/mountinfo", de->d_name);
+		int e = 0;
+		_cleanup_free_ char *mi = sp_read_file_alloc(p, 16u << 20, NULL, &e);
+		if (!mi)
+			continue;
+		for (char *q = mi; (q = strstr(q, tagbuf)); q += strlen(tagbuf)) {
+			char after = q[strlen(tagbuf)];
+			if (q > mi && q[-1] == ' ' && (after == ' ' || after == '\0')) {
+				snprintf(where, wsz, "%s (pid %s%s)", link, de->d_name, is_pid1 ? ", the host's" : "");
+				*host = is_pid1;
+				found = 1;
+				break;
+			}
+		}
+		if (found)
+			break;
+	}
+	closedir(d);
+	*nsn = ns;
+	return found;
+}
 
 static void run_propagation(const sp_ctx *ctx, sp_result *r)
 {
 	sp_strv ok;
 	sp_policy_list(ctx->policy, "fs.propagation", &ok);
-	sp_expected(r, "propagation of / is one of: %s", ok.n ? sp_policy_get(ctx->policy, "fs.propagation") : "any");
+	sp_expected(r, "propagation of / towards the host is one of: %s",
+		    ok.n ? sp_policy_get(ctx->policy, "fs.propagation") : "any");
 	sp_mount m;
 	int rc = sp_mountinfo_find("/", &m);
 	if (rc < 0) {
@@ -720,17 +828,58 @@ static void run_propagation(const sp_ctx *ctx, sp_result *r)
 		sp_strv_free(&ok);
 		return;
 	}
-	const char *kind = strstr(m.optional, "shared:") ? (strstr(m.optional, "master:") ? "shared,slave" : "shared")
-			   : strstr(m.optional, "master:") ? "slave"
+	unsigned long group = opt_num(m.optional, "shared:");
+	bool master = strstr(m.optional, "master:") != NULL;
+	const char *kind = group ? (master ? "shared,slave" : "shared")
+			   : master ? "slave"
 			   : strstr(m.optional, "unbindable") ? "unbindable"
 							      : "private";
 	sp_observed(r, "/ propagation \"%s\" (%s)", m.optional, kind);
-	bool good = !ok.n || sp_strv_contains(&ok, !strcmp(kind, "shared,slave") ? "shared" : kind);
-	if (good)
-		sp_pass(r, "/ is %s", kind);
+	/* A shared / propagates to the other members of its peer group. Whether
+	 * the host holds one is what matters: a runtime that makes its own copy
+	 * shared creates a new group that nothing outside joins. */
+	const char *toward = kind; /* the propagation as seen from the host */
+	bool undetermined = false;
+	if (group) {
+		char where[160] = "";
+		bool host = false, host_seen = false, in_host = false;
+		size_t nsn = 0;
+		char self[64] = "";
+		ssize_t l = readlink("/proc/self/ns/mnt", self, sizeof self - 1);
+		if (l > 0)
+			self[l] = '\0';
+		bool initial_mnt = !strcmp(self, "mnt:[4026531832]") && sp_kernel_version() >= 61800;
+		int out = initial_mnt ? 0 : peer_outside(group, where, sizeof where, &host, &host_seen, &in_host, &nsn);
+		bool in_host_ns = initial_mnt || in_host;
+		if (in_host_ns) {
+			sp_observed_add(r, "the sandbox is in the host's own mount namespace (%s)", self);
+			toward = "shared";
+		} else if (out) {
+			sp_observed_add(r, "peer group %lu has a member in mount namespace %s", group, where);
+			toward = "shared";
+		} else if (host_seen) {
+			sp_observed_add(r, "peer group %lu: no member in the %zu other mount namespace(s) visible, the host's "
+					   "among them: the group is the sandbox's own",
+					group, nsn);
+			toward = master ? "slave" : "private";
+		} else {
+			sp_observed_add(r, "peer group %lu: no member in the %zu other mount namespace(s) visible; the host's "
+					   "is not visible from here",
+					group, nsn);
+			undetermined = true;
+		}
+	}
+	bool good = !ok.n || sp_strv_contains(&ok, toward);
+	if (undetermined && !(ok.n && sp_strv_contains(&ok, "shared")))
+		sp_warn(r, "/ is %s: whether its peer group reaches the host cannot be seen from inside (sandprobe live "
+			   "compares from the host)",
+			kind);
+	else if (good)
+		sp_pass(r, "/ is %s%s%s", kind, strcmp(kind, toward) ? ", towards the host " : "",
+			strcmp(kind, toward) ? toward : "");
 	else
 		sp_failr(r, "/ is %s: mounts propagate %s", kind,
-			 !strcmp(kind, "slave") ? "in from the host" : "between the sandbox and the host");
+			 !strcmp(toward, "slave") ? "in from the host" : "between the sandbox and the host");
 	sp_strv_free(&ok);
 }
 
@@ -738,7 +887,8 @@ const sp_check sp_check_fs_propagation = {
 	.id = "fs.propagation", .category = "filesystem", .title = "root mount propagation private or slave",
 	.rationale = "a shared root propagates the sandbox's mounts to the host and the host's into the sandbox",
 	.techniques = "T1611", .policy_keys = "fs.propagation:list", .method = "read", .run = run_propagation,
-	.flags = SP_CHECK_INPROCESS,
+	.flags = SP_CHECK_KERNEL,
+	.batch = &fs_escapes,
 };
 
 /* ---- large write within quota, durability ---- */

@@ -154,7 +154,6 @@ const sp_check sp_check_inject_env = {
 	.policy_keys = "",
 	.method = "read",
 	.run = run_env,
-	.flags = SP_CHECK_INPROCESS,
 };
 
 const sp_check sp_check_inject_files = {
@@ -166,5 +165,4 @@ const sp_check sp_check_inject_files = {
 	.policy_keys = "",
 	.method = "read",
 	.run = run_files,
-	.flags = SP_CHECK_INPROCESS,
 };

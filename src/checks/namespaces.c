@@ -130,7 +130,23 @@ static void run_ns(const char *type, const sp_ctx *ctx, sp_result *r)
 	}
 	sp_observed_add(r, "initial %s namespace is %s:[%lu] (%s)", type, type, t->init_ino, how);
 
-	if (verdict < 0) {
+	if (sp_boundary_get()->kind == SP_KERNEL_USERSPACE) {
+		/* gVisor numbers its own namespaces: no inode says anything */
+		verdict = -1;
+		sp_observed_add(r, "a user-space kernel (%s) numbers its own namespaces", sp_boundary_get()->kernel);
+	}
+	if (verdict < 0 && sp_boundary_get()->kind == SP_KERNEL_USERSPACE && !strcmp(type, "net")) {
+		if (must)
+			sp_warn(r, "the net link names gVisor's stack; whether that is its own netstack or the host's "
+				   "(--network=host) cannot be seen from inside; use sandprobe live");
+		else
+			sp_pass(r, "not required by policy (undetermined from inside)");
+	} else if (verdict < 0 && sp_boundary_get()->kind == SP_KERNEL_USERSPACE) {
+		if (must)
+			sp_warn(r, "gVisor's %s link proves nothing about the host's namespaces (they are not in its kernel)", type);
+		else
+			sp_pass(r, "not required by policy (undetermined from inside)");
+	} else if (verdict < 0) {
 		if (must)
 			sp_warn(r, "cannot prove a separate %s namespace from inside on kernel < 6.18; use sandprobe live",
 				type);
@@ -145,7 +161,7 @@ static void run_ns(const char *type, const sp_ctx *ctx, sp_result *r)
 	}
 }
 
-#define NS_CHECK(sym, type_, title_, why_, tech_)                                                             \
+#define NS_CHECK(sym, type_, kflags_, title_, why_, tech_)                                                           \
 	static void run_##sym(const sp_ctx *ctx, sp_result *r) { run_ns(type_, ctx, r); }                    \
 	const sp_check sp_check_##sym = {                                                                   \
 		.id = "ns." type_,                                                                              \
@@ -156,23 +172,26 @@ static void run_ns(const char *type, const sp_ctx *ctx, sp_result *r)
 		.policy_keys = "ns.required:list",                                                           \
 		.method = "read",                                                                            \
 		.run = run_##sym,                                                                            \
-		.flags = SP_CHECK_INPROCESS,                                                                 \
+		.flags = SP_CHECK_INPROCESS | (kflags_),                                                     \
 	}
 
-NS_CHECK(ns_pid, "pid", "own PID namespace",
+/* a separate kernel holds none of the host's objects of each type; the one
+ * exception is gVisor's network stack, which --network=host replaces with
+ * the host's: its net link cannot tell */
+NS_CHECK(ns_pid, "pid", SP_CHECK_KERNEL, "own PID namespace",
 	 "a shared PID namespace lets the sandbox see and signal host processes", "T1611,T1057");
-NS_CHECK(ns_net, "net", "own network namespace",
+NS_CHECK(ns_net, "net", SP_CHECK_KERNEL_GUEST, "own network namespace",
 	 "a shared network namespace gives the sandbox the host's interfaces and routes", "T1611,AML.T0086");
-NS_CHECK(ns_mnt, "mnt", "own mount namespace",
+NS_CHECK(ns_mnt, "mnt", SP_CHECK_KERNEL, "own mount namespace",
 	 "a shared mount namespace exposes and lets the sandbox change the host's mounts", "T1611");
-NS_CHECK(ns_uts, "uts", "own UTS namespace", "a shared UTS namespace lets the sandbox rename the host", "T1611");
-NS_CHECK(ns_ipc, "ipc", "own IPC namespace",
+NS_CHECK(ns_uts, "uts", SP_CHECK_KERNEL, "own UTS namespace", "a shared UTS namespace lets the sandbox rename the host", "T1611");
+NS_CHECK(ns_ipc, "ipc", SP_CHECK_KERNEL, "own IPC namespace",
 	 "a shared IPC namespace exposes host System V IPC and POSIX message queues", "T1611");
-NS_CHECK(ns_user, "user", "own user namespace",
+NS_CHECK(ns_user, "user", SP_CHECK_KERNEL, "own user namespace",
 	 "without a user namespace, root in the sandbox is root on the host", "T1611,T1068");
-NS_CHECK(ns_cgroup, "cgroup", "own cgroup namespace",
+NS_CHECK(ns_cgroup, "cgroup", SP_CHECK_KERNEL, "own cgroup namespace",
 	 "a shared cgroup namespace reveals the host's cgroup tree and eases release_agent escapes", "T1611");
-NS_CHECK(ns_time, "time", "own time namespace",
+NS_CHECK(ns_time, "time", SP_CHECK_KERNEL, "own time namespace",
 	 "a time namespace keeps the sandbox's monotonic and boot clocks apart from the host", "");
 
 /* ---- user namespace mapping: is root inside root outside? (category
@@ -232,5 +251,5 @@ const sp_check sp_check_priv_root_mapped = {
 	.policy_keys = "priv.root_is_host_root:bool",
 	.method = "read",
 	.run = run_user_map,
-	.flags = SP_CHECK_INPROCESS,
+	.flags = SP_CHECK_INPROCESS | SP_CHECK_KERNEL,
 };

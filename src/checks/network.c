@@ -770,6 +770,31 @@ const char *sp_net_batch_ensure(const sp_ctx *ctx)
 	return get_batch(ctx)->fault;
 }
 
+/* The declared batch of every DNS, egress and proxy probe: one child runs
+ * them all at once (each with its own deadline, sp_net_run_parallel), and
+ * each net.* member judges its own from the results. Other network checks
+ * join by naming it (.batch = &sp_batch_net) and reading get_batch(). */
+static void net_batch_run(const sp_ctx *ctx)
+{
+	get_batch(ctx);
+}
+
+static unsigned net_batch_budget(const sp_ctx *ctx)
+{
+	unsigned to = (unsigned)sp_policy_int(ctx->policy, "net.egress.timeout_ms", 1000);
+	if (to == 0 || to > 60000)
+		to = 1000;
+	/* the run, a second run after a SIGSYS preflight, and slack */
+	return 2 * to + 5000 > ctx->timeout_ms ? 2 * to + 5000 : ctx->timeout_ms;
+}
+
+const sp_batch sp_batch_net = {
+	.id = "net.probes",
+	.what = "every DNS, egress and proxy probe in one child, in parallel, each with its own deadline",
+	.budget_ms = net_batch_budget,
+	.run = net_batch_run,
+};
+
 void sp_net_batch_reset(void)
 {
 	sp_net_ext_reset();
@@ -1003,6 +1028,12 @@ PROXY_RUN(proxy_private_dest, "net.proxy.private_dest")
 	"net.proxy.access_log:str,net.proxy.private_host:str,net.proxy.body_bytes:int,net.proxy.late_ms:int,"     \
 	"net.egress.timeout_ms:int"
 
+/* the reads of the sandbox's own network configuration share one child */
+static const sp_batch net_config = {
+	.id = "net.config",
+	.what = "interfaces, the route lookup and the IPv6 state",
+};
+
 const sp_check sp_check_net_interfaces = {
 	.id = "net.interfaces",
 	.category = "network",
@@ -1012,7 +1043,8 @@ const sp_check sp_check_net_interfaces = {
 	.policy_keys = "net.interfaces:list",
 	.method = "read",
 	.run = run_interfaces,
-	};
+	.batch = &net_config,
+};
 
 const sp_check sp_check_net_default_route = {
 	.id = "net.default_route",
@@ -1023,7 +1055,8 @@ const sp_check sp_check_net_default_route = {
 	.policy_keys = "net.default_route:bool",
 	.method = "action",
 	.run = run_default_route,
-	};
+	.batch = &net_config,
+};
 
 const sp_check sp_check_net_ipv6 = {
 	.id = "net.ipv6",
@@ -1034,7 +1067,8 @@ const sp_check sp_check_net_ipv6 = {
 	.policy_keys = "net.ipv6:str",
 	.method = "action",
 	.run = run_ipv6,
-	};
+	.batch = &net_config,
+};
 
 const sp_check sp_check_net_dns = {
 	.id = "net.lookup",
@@ -1045,7 +1079,7 @@ const sp_check sp_check_net_dns = {
 	.policy_keys = "net.dns.unlisted:list,net.dns.fake_address:str,net.dns.resolvers:list,net.egress.timeout_ms:int",
 	.method = "action",
 	.run = run_dns,
-	.flags = SP_CHECK_INPROCESS,
+	.batch = &sp_batch_net,
 };
 
 const sp_check sp_check_net_egress = {
@@ -1057,7 +1091,7 @@ const sp_check sp_check_net_egress = {
 	.policy_keys = NET_KEYS_EGRESS,
 	.method = "action",
 	.run = run_egress,
-	.flags = SP_CHECK_INPROCESS,
+	.batch = &sp_batch_net,
 };
 
 const sp_check sp_check_net_egress_ipv6 = {
@@ -1069,7 +1103,7 @@ const sp_check sp_check_net_egress_ipv6 = {
 	.policy_keys = NET_KEYS_EGRESS,
 	.method = "action",
 	.run = run_egress_ipv6,
-	.flags = SP_CHECK_INPROCESS,
+	.batch = &sp_batch_net,
 };
 
 const sp_check sp_check_net_egress_direct_ip = {
@@ -1081,7 +1115,7 @@ const sp_check sp_check_net_egress_direct_ip = {
 	.policy_keys = NET_KEYS_EGRESS,
 	.method = "action",
 	.run = run_egress_direct,
-	.flags = SP_CHECK_INPROCESS,
+	.batch = &sp_batch_net,
 };
 
 const sp_check sp_check_net_egress_ports = {
@@ -1093,7 +1127,7 @@ const sp_check sp_check_net_egress_ports = {
 	.policy_keys = NET_KEYS_EGRESS ",net.egress.ports:list",
 	.method = "action",
 	.run = run_egress_ports,
-	.flags = SP_CHECK_INPROCESS,
+	.batch = &sp_batch_net,
 };
 
 const sp_check sp_check_net_egress_udp = {
@@ -1105,7 +1139,7 @@ const sp_check sp_check_net_egress_udp = {
 	.policy_keys = NET_KEYS_EGRESS,
 	.method = "action",
 	.run = run_egress_udp,
-	.flags = SP_CHECK_INPROCESS,
+	.batch = &sp_batch_net,
 };
 
 const sp_check sp_check_net_egress_icmp = {
@@ -1117,7 +1151,7 @@ const sp_check sp_check_net_egress_icmp = {
 	.policy_keys = NET_KEYS_EGRESS,
 	.method = "action",
 	.run = run_egress_icmp,
-	.flags = SP_CHECK_INPROCESS,
+	.batch = &sp_batch_net,
 };
 
 const sp_check sp_check_net_egress_metadata = {
@@ -1129,7 +1163,7 @@ const sp_check sp_check_net_egress_metadata = {
 	.policy_keys = "net.egress.metadata:list,net.egress.timeout_ms:int",
 	.method = "action",
 	.run = run_egress_metadata,
-	.flags = SP_CHECK_INPROCESS,
+	.batch = &sp_batch_net,
 };
 
 const sp_check sp_check_net_egress_dns = {
@@ -1141,7 +1175,7 @@ const sp_check sp_check_net_egress_dns = {
 	.policy_keys = "net.egress.dns:list,net.egress.timeout_ms:int",
 	.method = "action",
 	.run = run_egress_dns,
-	.flags = SP_CHECK_INPROCESS,
+	.batch = &sp_batch_net,
 };
 
 const sp_check sp_check_net_egress_allow = {
@@ -1153,7 +1187,7 @@ const sp_check sp_check_net_egress_allow = {
 	.policy_keys = NET_KEYS_EGRESS,
 	.method = "action",
 	.run = run_egress_allow,
-	.flags = SP_CHECK_INPROCESS,
+	.batch = &sp_batch_net,
 };
 
 #define PROXY_CHECK(sym, idstr, ttl, why, tech)                                                                    \
@@ -1166,7 +1200,7 @@ const sp_check sp_check_net_egress_allow = {
 		.policy_keys = PROXY_KEYS,                                                                         \
 		.method = "action",                                                                                \
 		.run = run_##sym,                                                                                  \
-		.flags = SP_CHECK_INPROCESS,                                                                       \
+		.batch = &sp_batch_net,                                                                            \
 	};
 
 PROXY_CHECK(proxy_allowed, "net.proxy.allowed", "allowed hosts reachable through the proxy (positive control)",

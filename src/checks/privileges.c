@@ -32,19 +32,152 @@
 #include "checks/probe.h"
 #include "core/util.h"
 
-static int status_caps(const char *field, uint64_t *out, sp_result *r)
+/* the reads of PATH and sudo configuration share one child; so do the
+ * connects to runtime control sockets (nothing is ever sent) */
+static const sp_batch priv_reads = {
+	.id = "priv.reads",
+	.what = "file capabilities on PATH, setuid privilege-raising helpers and their configuration",
+};
+static const sp_batch priv_sockets = {
+	.id = "priv.sockets",
+	.what = "runtime control sockets found on disk and abstract ones in /proc/net/unix, connected to only",
+};
+
+/* Capabilities that act on files and identities. The sandbox shares files
+ * with the host through its mounts (a gVisor gofer, a VM's shared folder
+ * serves them with the host's permissions), so no separate kernel makes
+ * these harmless; every other capability acts on the kernel's own objects. */
+static uint64_t file_facing_caps(void)
 {
-	char v[64];
-	int e = sp_status_field("/proc/self/status", field, v, sizeof v);
-	if (e < 0) {
-		sp_errorr(r, "cannot read %s from /proc/self/status: %s", field, strerror(-e));
-		return -1;
-	}
-	if (sp_caps_parse(v, out) < 0) {
-		sp_errorr(r, "unparseable %s '%s'", field, v);
-		return -1;
-	}
+	static const unsigned caps[] = {CAP_CHOWN,   CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH, CAP_FOWNER,
+					CAP_FSETID,  CAP_SETUID,       CAP_SETGID,	    CAP_SETFCAP,
+					CAP_LINUX_IMMUTABLE, CAP_LEASE};
+	uint64_t m = 0;
+	for (size_t i = 0; i < SP_ARRAY_SIZE(caps); i++)
+		m |= 1ull << caps[i];
+	return m;
+}
+
+/* Filesystem types through which a sandbox reaches files that live on the
+ * host (or on other machines): file-facing capabilities act on those. */
+static const char *const shared_fs[] = {"9p", "virtiofs", "nfs", "nfs4", "cifs", "smb3", "vboxsf", "vmhgfs",
+					"ceph", "glusterfs", "fuse", "fuseblk", "fuse.sshfs"};
+
+static int shared_fs_cb(const sp_mount *m, void *arg)
+{
+	char *where = arg;
+	for (size_t i = 0; i < SP_ARRAY_SIZE(shared_fs); i++)
+		if (!strcmp(m->fstype, shared_fs[i]) || (!strcmp(shared_fs[i], "fuse") && sp_startswith(m->fstype, "fuse."))) {
+			snprintf(where, 160, "%s on %s", m->fstype, m->mountpoint);
+			return 1;
+		}
 	return 0;
+}
+
+/* Are the files the sandbox can touch its own? Only behind a guest kernel
+ * the policy accepts, with no mount of a filesystem served from outside
+ * (a VM's virtiofs or 9p share, NFS ...). gVisor's own root is served by
+ * its gofer from the host, so never there. why says which. */
+static bool files_confined(const sp_ctx *ctx, char *why, size_t whysz)
+{
+	const sp_boundary *b = sp_boundary_get();
+	if (b->kind != SP_KERNEL_GUEST || !sp_boundary_accepted(ctx, SP_CHECK_KERNEL_GUEST)) {
+		snprintf(why, whysz, "the files are shared with the kernel's other users");
+		return false;
+	}
+	char where[160] = "";
+	if (sp_mountinfo_each(shared_fs_cb, where) < 0) {
+		snprintf(why, whysz, "mountinfo unreadable");
+		return false;
+	}
+	if (where[0]) {
+		snprintf(why, whysz, "the guest mounts files from outside (%s)", where);
+		return false;
+	}
+	snprintf(why, whysz, "a guest kernel (%s) with no filesystem shared from outside", b->kernel);
+	return true;
+}
+
+/* A capability set, from /proc/self/status and, where the field is absent
+ * (gVisor omits CapAmb) or to cross-check it, from the syscall that answers
+ * the same question. Returns 0, or -1 with r set to error. */
+enum capset_kind { SET_EFF, SET_PRM, SET_INH, SET_BND, SET_AMB };
+
+static const char *const set_field[] = {"CapEff", "CapPrm", "CapInh", "CapBnd", "CapAmb"};
+
+/* the syscall's view; 0, or -errno */
+static int syscall_caps(enum capset_kind k, uint64_t *out, char *how, size_t howsz)
+{
+	*out = 0;
+	if (k == SET_EFF || k == SET_PRM || k == SET_INH) {
+		struct __user_cap_header_struct hdr = {.version = _LINUX_CAPABILITY_VERSION_3, .pid = 0};
+		struct __user_cap_data_struct data[2];
+		memset(data, 0, sizeof data);
+		if (syscall(SYS_capget, &hdr, data) < 0)
+			return -errno;
+		for (int i = 0; i < 2; i++) {
+			uint32_t v = k == SET_EFF ? data[i].effective : k == SET_PRM ? data[i].permitted : data[i].inheritable;
+			*out |= (uint64_t)v << (32 * i);
+		}
+		snprintf(how, howsz, "capget");
+		return 0;
+	}
+	int op = k == SET_BND ? PR_CAPBSET_READ : PR_CAP_AMBIENT;
+	unsigned last = sp_cap_last(), c;
+	for (c = 0; c <= last && c < 64; c++) {
+		int v = k == SET_BND ? prctl(op, c, 0, 0, 0) : prctl(op, PR_CAP_AMBIENT_IS_SET, c, 0, 0);
+		if (v < 0 && errno == EINVAL && c > 0)
+			break; /* beyond the capabilities this kernel knows */
+		if (v < 0 && errno == EINVAL && k == SET_AMB) {
+			/* no PR_CAP_AMBIENT at all (Linux before 4.3, gVisor): no
+			 * ambient capability can exist */
+			snprintf(how, howsz, "PR_CAP_AMBIENT (EINVAL: no ambient capabilities in this kernel)");
+			return 0;
+		}
+		if (v < 0)
+			return -errno;
+		if (v)
+			*out |= 1ull << c;
+	}
+	snprintf(how, howsz, "%s for capabilities 0..%u", k == SET_BND ? "PR_CAPBSET_READ" : "PR_CAP_AMBIENT_IS_SET",
+		 c ? c - 1 : 0);
+	return 0;
+}
+
+static int read_capset(enum capset_kind k, uint64_t *out, sp_result *r)
+{
+	const char *field = set_field[k];
+	char v[64], how[96];
+	uint64_t st = 0, sc = 0;
+	int e = sp_status_field("/proc/self/status", field, v, sizeof v);
+	bool have_st = e == 0 && sp_caps_parse(v, &st) == 0;
+	int se = syscall_caps(k, &sc, how, sizeof how);
+	if (have_st && se == 0) {
+		if (st != sc) {
+			sp_observed(r, "%s %016llx, %s %016llx", field, (unsigned long long)st, how, (unsigned long long)sc);
+			sp_errorr(r, "/proc/self/status (%016llx) and %s (%016llx) disagree", (unsigned long long)st, how,
+				  (unsigned long long)sc);
+			return -1;
+		}
+		*out = st;
+		sp_observed(r, "%s %016llx (status and %s agree)", field, (unsigned long long)st, how);
+		return 0;
+	}
+	if (have_st) {
+		*out = st;
+		sp_observed(r, "%s %016llx (status; %s: %s)", field, (unsigned long long)st, how[0] ? how : "syscall",
+			    sp_errname(-se));
+		return 0;
+	}
+	if (se == 0) {
+		*out = sc;
+		sp_observed(r, "%s absent from /proc/self/status (%s); %s: %016llx", field,
+			    e < 0 ? sp_errname(-e) : "unparseable", how, (unsigned long long)sc);
+		return 0;
+	}
+	sp_errorr(r, "neither /proc/self/status %s (%s) nor the syscall (%s) answers", field,
+		  e < 0 ? sp_errname(-e) : "unparseable", sp_errname(-se));
+	return -1;
 }
 
 static int policy_mask(const sp_ctx *ctx, const char *key, uint64_t *out)
@@ -57,32 +190,52 @@ static int policy_mask(const sp_ctx *ctx, const char *key, uint64_t *out)
 	return r;
 }
 
+/* the verdict on a set against the policy's mask, with the kernel boundary */
+static void judge_set(const sp_ctx *ctx, sp_result *r, const char *what, uint64_t v, uint64_t allowed)
+{
+	char buf[1024];
+	sp_caps_format(v, buf, sizeof buf);
+	sp_observed_add(r, "%s", buf);
+	uint64_t extra = v & ~allowed;
+	if (!extra) {
+		sp_pass(r, "%s set within policy%s", what, !strcmp(what, "effective") ? (v ? " (non-empty)" : " (empty)") : "");
+		return;
+	}
+	uint64_t kernel_only = sp_boundary_accepted(ctx, SP_CHECK_KERNEL) ? extra & ~file_facing_caps() : 0;
+	const sp_boundary *b = sp_boundary_get();
+	char why[200];
+	if (kernel_only && files_confined(ctx, why, sizeof why))
+		kernel_only = extra; /* the file-facing ones too: every file is the guest's own */
+	if (kernel_only) {
+		sp_caps_format(kernel_only, buf, sizeof buf);
+		sp_observed_add(r, "%s act only on the objects of the %s kernel (%s), which kernel.separate_kernel accepts", buf,
+				sp_kernel_kind_name(b->kind), b->kernel);
+	}
+	uint64_t bad = extra & ~kernel_only;
+	sp_caps_format(bad ? bad : extra, buf, sizeof buf);
+	if (bad)
+		sp_failr(r, "%s set beyond policy: %s", what, buf);
+	else
+		sp_pass(r, "%s set beyond policy only by capabilities confined to the %s kernel (%s)", what,
+			sp_kernel_kind_name(b->kind), buf);
+}
+
+/* the six reads of capability sets and NoNewPrivs share one child: each
+ * makes syscalls (capget, prctl) that a filter may kill */
+static const sp_batch caps_sets = {
+	.id = "caps.sets",
+	.what = "the capability sets and NoNewPrivs, each read from /proc/self/status and from its syscall",
+};
+
 static void run_effective(const sp_ctx *ctx, sp_result *r)
 {
 	uint64_t eff, allowed = 0;
-	if (status_caps("CapEff", &eff, r) < 0)
-		return;
 	policy_mask(ctx, "caps.effective", &allowed);
 	char buf[1024];
 	sp_caps_format(allowed, buf, sizeof buf);
 	sp_expected(r, "effective capabilities within: %s", buf);
-	sp_caps_format(eff, buf, sizeof buf);
-	sp_observed(r, "CapEff %016llx (%s)", (unsigned long long)eff, buf);
-
-	/* second source: capget(2) */
-	struct __user_cap_header_struct hdr = {.version = _LINUX_CAPABILITY_VERSION_3, .pid = 0};
-	struct __user_cap_data_struct data[2];
-	memset(data, 0, sizeof data);
-	if (syscall(SYS_capget, &hdr, data) < 0) {
-		sp_errorr(r, "capget failed: %s", strerror(errno));
+	if (read_capset(SET_EFF, &eff, r) < 0)
 		return;
-	}
-	uint64_t eff2 = (uint64_t)data[0].effective | ((uint64_t)data[1].effective << 32);
-	if (eff2 != eff) {
-		sp_errorr(r, "/proc/self/status (%016llx) and capget (%016llx) disagree", (unsigned long long)eff,
-			  (unsigned long long)eff2);
-		return;
-	}
 	/* action: CAP_NET_RAW guards raw sockets */
 	bool has_raw = eff & (1ull << CAP_NET_RAW);
 	int fd = socket(AF_INET, SOCK_RAW | SOCK_CLOEXEC, IPPROTO_ICMP);
@@ -92,56 +245,25 @@ static void run_effective(const sp_ctx *ctx, sp_result *r)
 	if (fd >= 0)
 		sp_observed_add(r, "raw socket opened");
 	else
-		sp_observed_add(r, "raw socket refused (%s)", strerror(e));
-	if (!has_raw && fd >= 0) {
+		sp_observed_add(r, "raw socket refused (%s)", sp_errname(e));
+	if (!has_raw && fd >= 0 && !sp_boundary_accepted(ctx, SP_CHECK_KERNEL)) {
 		sp_failr(r, "CapEff lacks cap_net_raw but a raw socket opened: the capability view is wrong");
 		return;
 	}
-	uint64_t extra = eff & ~allowed;
-	if (extra) {
-		sp_caps_format(extra, buf, sizeof buf);
-		sp_failr(r, "capabilities beyond policy: %s", buf);
-	} else {
-		sp_pass(r, "effective set within policy (%s)", eff ? "non-empty" : "empty");
-	}
+	judge_set(ctx, r, "effective", eff, allowed);
 }
 
 static void run_bounding(const sp_ctx *ctx, sp_result *r)
 {
 	uint64_t bnd, allowed = 0;
-	if (status_caps("CapBnd", &bnd, r) < 0)
-		return;
 	const char *key = sp_policy_get(ctx->policy, "caps.bounding") ? "caps.bounding" : "caps.effective";
 	policy_mask(ctx, key, &allowed);
 	char buf[1024];
 	sp_caps_format(allowed, buf, sizeof buf);
 	sp_expected(r, "bounding set within: %s", buf);
-	sp_caps_format(bnd, buf, sizeof buf);
-	sp_observed(r, "CapBnd %016llx (%s)", (unsigned long long)bnd, buf);
-	/* second source: PR_CAPBSET_READ for every capability the kernel knows */
-	uint64_t bnd2 = 0;
-	unsigned last = sp_cap_last();
-	for (unsigned c = 0; c <= last; c++) {
-		int v = prctl(PR_CAPBSET_READ, c, 0, 0, 0);
-		if (v < 0) {
-			sp_errorr(r, "PR_CAPBSET_READ(%u) failed: %s", c, strerror(errno));
-			return;
-		}
-		if (v)
-			bnd2 |= 1ull << c;
-	}
-	if (bnd2 != bnd) {
-		sp_errorr(r, "/proc/self/status (%016llx) and PR_CAPBSET_READ (%016llx) disagree",
-			  (unsigned long long)bnd, (unsigned long long)bnd2);
+	if (read_capset(SET_BND, &bnd, r) < 0)
 		return;
-	}
-	uint64_t extra = bnd & ~allowed;
-	if (extra) {
-		sp_caps_format(extra, buf, sizeof buf);
-		sp_failr(r, "bounding set beyond policy: %s", buf);
-	} else {
-		sp_pass(r, "bounding set within policy");
-	}
+	judge_set(ctx, r, "bounding", bnd, allowed);
 }
 
 static void run_nnp(const sp_ctx *ctx, sp_result *r)
@@ -149,19 +271,25 @@ static void run_nnp(const sp_ctx *ctx, sp_result *r)
 	bool must = sp_expect_required(ctx, r, "priv.no_new_privs", "NoNewPrivs set");
 	char v[16];
 	int e = sp_status_field("/proc/self/status", "NoNewPrivs", v, sizeof v);
-	if (e < 0) {
-		sp_errorr(r, "cannot read NoNewPrivs: %s", strerror(-e));
-		return;
-	}
+	errno = 0;
 	int p = prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0);
-	if (p < 0) {
-		sp_errorr(r, "PR_GET_NO_NEW_PRIVS failed: %s", strerror(errno));
+	int pe = errno;
+	if (e < 0 && p < 0) {
+		sp_observed(r, "NoNewPrivs: %s in status, PR_GET_NO_NEW_PRIVS: %s", sp_errname(-e), sp_errname(pe));
+		sp_errorr(r, "neither /proc/self/status nor prctl tells NoNewPrivs");
 		return;
 	}
-	sp_observed(r, "NoNewPrivs %s in status, %d from prctl", v, p);
-	if ((strcmp(v, "1") == 0) != (p == 1)) {
-		sp_errorr(r, "status and prctl disagree");
-		return;
+	if (e == 0 && p >= 0) {
+		sp_observed(r, "NoNewPrivs %s in status, %d from prctl", v, p);
+		if ((strcmp(v, "1") == 0) != (p == 1)) {
+			sp_errorr(r, "status and prctl disagree");
+			return;
+		}
+	} else if (p >= 0) {
+		sp_observed(r, "NoNewPrivs absent from /proc/self/status (%s); %d from prctl", sp_errname(-e), p);
+	} else {
+		sp_observed(r, "NoNewPrivs %s in status; PR_GET_NO_NEW_PRIVS: %s", v, sp_errname(pe));
+		p = !strcmp(v, "1");
 	}
 	if (p == 1)
 		sp_pass(r, "no_new_privs set: setuid and file capabilities cannot raise privileges");
@@ -180,7 +308,7 @@ const sp_check sp_check_caps_effective = {
 	.policy_keys = "caps.effective:caps",
 	.method = "action",
 	.run = run_effective,
-	.flags = SP_CHECK_INPROCESS,
+	.batch = &caps_sets,
 };
 
 const sp_check sp_check_caps_bounding = {
@@ -192,7 +320,7 @@ const sp_check sp_check_caps_bounding = {
 	.policy_keys = "caps.bounding:caps",
 	.method = "read",
 	.run = run_bounding,
-	.flags = SP_CHECK_INPROCESS,
+	.batch = &caps_sets,
 };
 
 const sp_check sp_check_priv_no_new_privs = {
@@ -204,34 +332,26 @@ const sp_check sp_check_priv_no_new_privs = {
 	.policy_keys = "priv.no_new_privs:bool",
 	.method = "read",
 	.run = run_nnp,
-	.flags = SP_CHECK_INPROCESS,
+	.batch = &caps_sets,
 };
 
 /* ---- the other capability sets ---- */
 
-static void run_capset(const char *field, const char *what, const sp_ctx *ctx, sp_result *r)
+static void run_capset(enum capset_kind k, const char *what, const sp_ctx *ctx, sp_result *r)
 {
 	uint64_t v, allowed = 0;
-	if (status_caps(field, &v, r) < 0)
-		return;
 	policy_mask(ctx, "caps.effective", &allowed);
 	char buf[1024];
 	sp_caps_format(allowed, buf, sizeof buf);
 	sp_expected(r, "%s set within: %s", what, buf);
-	sp_caps_format(v, buf, sizeof buf);
-	sp_observed(r, "%s %016llx (%s)", field, (unsigned long long)v, buf);
-	uint64_t extra = v & ~allowed;
-	if (extra) {
-		sp_caps_format(extra, buf, sizeof buf);
-		sp_failr(r, "%s set beyond policy: %s", what, buf);
-	} else {
-		sp_pass(r, "%s set within policy", what);
-	}
+	if (read_capset(k, &v, r) < 0)
+		return;
+	judge_set(ctx, r, what, v, allowed);
 }
 
-static void run_permitted(const sp_ctx *ctx, sp_result *r) { run_capset("CapPrm", "permitted", ctx, r); }
-static void run_inheritable(const sp_ctx *ctx, sp_result *r) { run_capset("CapInh", "inheritable", ctx, r); }
-static void run_ambient(const sp_ctx *ctx, sp_result *r) { run_capset("CapAmb", "ambient", ctx, r); }
+static void run_permitted(const sp_ctx *ctx, sp_result *r) { run_capset(SET_PRM, "permitted", ctx, r); }
+static void run_inheritable(const sp_ctx *ctx, sp_result *r) { run_capset(SET_INH, "inheritable", ctx, r); }
+static void run_ambient(const sp_ctx *ctx, sp_result *r) { run_capset(SET_AMB, "ambient", ctx, r); }
 
 #define CAPSET_CHECK(sym, id_, title_, why_, run_)                                                            \
 	const sp_check sp_check_##sym = {                                                                   \
@@ -243,7 +363,7 @@ static void run_ambient(const sp_ctx *ctx, sp_result *r) { run_capset("CapAmb", 
 		.policy_keys = "caps.effective:caps",                                                       \
 		.method = "read",                                                                           \
 		.run = run_,                                                                                \
-		.flags = SP_CHECK_INPROCESS,                                                                \
+		.batch = &caps_sets,                                                                        \
 	}
 CAPSET_CHECK(caps_permitted, "caps.permitted", "permitted capabilities within policy",
 	     "a permitted capability can be raised into the effective set at any time", run_permitted);
@@ -480,13 +600,17 @@ static long pr_sys_rawio(void *a)
 	unlink(path);
 	if (fd < 0)
 		return -1;
-	/* FIBMAP checks CAP_SYS_RAWIO first; it only reads a block number */
+	/* FIBMAP checks CAP_SYS_RAWIO first; it only reads a block number. On
+	 * Linux it is a generic VFS ioctl: with the capability it answers (0, or
+	 * EINVAL where the filesystem maps no blocks). ENOTTY means no kernel
+	 * code behind it (gVisor implements no FIBMAP): nothing was performed,
+	 * so nothing is proven either way. */
 	int blk = 0;
 	int rc = ioctl(fd, FIBMAP, &blk);
 	int e = errno;
 	close(fd);
 	errno = e;
-	if (rc == 0 || e == EINVAL || e == ENOTTY)
+	if (rc == 0 || e == EINVAL)
 		return 1;
 	return e == EPERM ? 0 : -1;
 }
@@ -532,54 +656,182 @@ static long pr_sys_resource(void *a)
 
 static long pr_setfcap(void *a)
 {
-	char path[600];
-	if (make_file(a, path, sizeof path, 0700) < 0)
-		return -1;
-	/* a v2 capability xattr granting nothing */
+	const struct cap_probe_arg *p = a;
+	/* a v2 capability xattr granting nothing, on a probe file in the
+	 * private dir; where that filesystem has no security.capability, on
+	 * every other writable place before concluding there is none */
 	struct vfs_cap_data data;
 	memset(&data, 0, sizeof data);
 	data.magic_etc = VFS_CAP_REVISION_2;
-	int rc = setxattr(path, "security.capability", &data, XATTR_CAPS_SZ_2, 0);
-	int e = errno;
-	unlink(path);
-	errno = e;
-	return eperm_verdict(rc);
+	const char *dirs[] = {p->dir, "/tmp", "/var/tmp", "/dev/shm", "/run", "/"};
+	int last = ENOENT;
+	for (size_t i = 0; i < SP_ARRAY_SIZE(dirs); i++) {
+		if (!dirs[i][0])
+			continue;
+		char path[640];
+		sp_probe_name(path, sizeof path, dirs[i]);
+		int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0700);
+		if (fd < 0)
+			continue;
+		close(fd);
+		int rc = setxattr(path, "security.capability", &data, XATTR_CAPS_SZ_2, 0);
+		int e = errno;
+		unlink(path);
+		if (rc == 0)
+			return 1;
+		if (e == EPERM)
+			return errno = EPERM, 0;
+		last = e;
+		if (e != EOPNOTSUPP)
+			break;
+	}
+	errno = last;
+	return -1;
 }
 
-static long pr_kill(void *a)
+/* what a probe wants said in observed (which target it acted on) */
+static char probe_note[160];
+
+/* a process of another uid to signal: one already visible, else a child
+ * this probe makes (it dies with the probe); pid in *pid, 0 when none */
+/* a process's start time (field 22 of stat), 0 when unreadable: a pid
+ * reused between two reads has another */
+static unsigned long long proc_start(pid_t pid)
 {
-	(void)a;
-	/* a visible process of another uid; signal 0 checks permission only */
+	char p[64], st[1024];
+	snprintf(p, sizeof p, "/proc/%d/stat", (int)pid);
+	ssize_t n = sp_read_file(p, st, sizeof st);
+	char *rp = n > 0 ? strrchr(st, ')') : NULL;
+	unsigned long long v = 0;
+	if (rp && sscanf(rp + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %*d %*d %llu", &v) != 1)
+		v = 0;
+	return v;
+}
+
+/* does pid still belong to another uid, and is it the same process? */
+static bool still_other(pid_t pid, unsigned long long start)
+{
+	char p[64], v[64];
+	snprintf(p, sizeof p, "/proc/%d/status", (int)pid);
+	unsigned ruid, euid, suid;
+	if (sp_status_field(p, "Uid", v, sizeof v) < 0 || sscanf(v, "%u %u %u", &ruid, &euid, &suid) != 3)
+		return false;
+	return ruid != (unsigned)getuid() && ruid != (unsigned)geteuid() && suid != (unsigned)getuid() &&
+	       suid != (unsigned)geteuid() && proc_start(pid) == start;
+}
+
+static pid_t kill_target(pid_t *made, unsigned long long *start)
+{
+	*made = 0;
+	*start = 0;
 	DIR *d = opendir("/proc");
-	if (!d) {
-		errno = ESRCH;
-		return -1;
-	}
-	struct dirent *de;
-	long res = -1;
-	int e = EXDEV;
 	unsigned scanned = 0;
-	while ((de = readdir(d)) && scanned < 4096) {
+	struct dirent *de;
+	while (d && (de = readdir(d)) && scanned < 4096) {
 		if (de->d_name[0] < '1' || de->d_name[0] > '9')
 			continue;
 		scanned++;
 		char p[64], v[64];
 		snprintf(p, sizeof p, "/proc/%s/status", de->d_name);
-		unsigned ruid, euid;
-		if (sp_status_field(p, "Uid", v, sizeof v) < 0 || sscanf(v, "%u %u", &ruid, &euid) != 2)
+		unsigned ruid, euid, suid;
+		if (sp_status_field(p, "Uid", v, sizeof v) < 0 || sscanf(v, "%u %u %u", &ruid, &euid, &suid) != 3)
 			continue;
-		if (ruid == (unsigned)getuid() || ruid == (unsigned)geteuid() || euid == (unsigned)geteuid())
+		if (ruid == (unsigned)getuid() || ruid == (unsigned)geteuid() || suid == (unsigned)getuid() ||
+		    suid == (unsigned)geteuid())
 			continue;
-		if (kill(atoi(de->d_name), 0) == 0) {
-			res = 1;
-			break;
-		}
-		if (errno == EPERM) {
-			res = 0;
-			e = EPERM;
-		}
+		pid_t pid = atoi(de->d_name);
+		closedir(d);
+		*start = proc_start(pid);
+		return pid;
 	}
-	closedir(d);
+	if (d)
+		closedir(d);
+	/* none visible: a child that moves to another mapped uid (needs
+	 * CAP_SETUID; without it, no target can exist here) */
+	long other = sp_other_mapped_id((unsigned)geteuid(), false);
+	if (other < 0 || (uid_t)other == getuid())
+		return 0;
+	int pfd[2];
+	if (pipe(pfd) < 0)
+		return 0;
+	pid_t t = fork();
+	if (t < 0) {
+		close(pfd[0]);
+		close(pfd[1]);
+		return 0;
+	}
+	if (t == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+		close(pfd[0]);
+		char ok = setresuid((uid_t)other, (uid_t)other, (uid_t)other) == 0 ? 'y' : 'n';
+		if (write(pfd[1], &ok, 1) != 1)
+			_exit(1);
+		for (;;)
+			pause();
+	}
+	close(pfd[1]);
+	char ok = 'n';
+	if (read(pfd[0], &ok, 1) != 1)
+		ok = 'n';
+	close(pfd[0]);
+	*made = t;
+	if (ok != 'y') {
+		kill(t, SIGKILL);
+		waitpid(t, NULL, 0);
+		*made = 0;
+		return 0;
+	}
+	*start = proc_start(t);
+	return t;
+}
+
+static long pr_kill(void *a)
+{
+	(void)a;
+	pid_t made;
+	unsigned long long start;
+	pid_t t = kill_target(&made, &start);
+	if (!t) {
+		errno = EXDEV;
+		return -1;
+	}
+	/* signal 0 checks permission only */
+	long res = kill(t, 0) == 0 ? 1 : -1;
+	int e = errno;
+	if (res < 0 && e == EPERM)
+		res = 0;
+	/* a success proves the capability only on the process that was chosen:
+	 * a visible one may have exited and its pid gone to one of ours */
+	if (res == 1 && !still_other(t, start)) {
+		res = -1;
+		e = EXDEV;
+	}
+	if (res >= 0) {
+		/* the owner of a user namespace holds every capability in it, CapEff
+		 * or not: say where the target lives */
+		char p[64], v[64] = "?", mine[256] = "", its[256] = "";
+		snprintf(p, sizeof p, "/proc/%d/status", (int)t);
+		sp_status_field(p, "Uid", v, sizeof v);
+		/* the ns link needs ptrace access; the uid map (world-readable)
+		 * differs as soon as the user namespace does */
+		snprintf(p, sizeof p, "/proc/%d/uid_map", (int)t);
+		bool other_ns = sp_read_file(p, its, sizeof its) > 0 && sp_read_file("/proc/self/uid_map", mine, sizeof mine) > 0 &&
+				strcmp(mine, its) != 0;
+		char *sq = sp_trim(its);
+		for (char *q = v; *q; q++)
+			if (*q == '\t')
+				*q = ' ';
+		for (char *q = sq; *q; q++)
+			if (*q == '\n' || *q == '\t')
+				*q = ' ';
+		snprintf(probe_note, sizeof probe_note, "target pid %d (%s), uids %s%s%.48s%s", (int)t,
+			 made ? "made by the probe" : "already running", v, other_ns ? ", in another user namespace (uid_map " : "",
+			 other_ns ? sq : "", other_ns ? ")" : "");
+	}
+	if (made) {
+		kill(made, SIGKILL);
+		waitpid(made, NULL, 0);
+	}
 	errno = res == 1 ? 0 : e;
 	return res;
 }
@@ -595,8 +847,9 @@ struct cap_def {
  * nothing first, those that change the child's limits, mount namespace and
  * ids last. The child reports each result before the next probe; when a
  * filter kills it, the probe it was in is the first unreported one and a new
- * child resumes after it. The caps.* checks run in the doctor process, so the
- * first one probes for all of them. */
+ * child resumes after it. They are the declared batch caps.probes: the
+ * runner runs cap_batch once in the batch's child and each caps.* check
+ * judges its own result from the cache. */
 static const struct cap_def cap_defs[] = {
 	{CAP_NET_RAW, pr_net_raw, false, ""},	      {CAP_SYS_PTRACE, pr_sys_ptrace, false, ""},
 	{CAP_MKNOD, pr_mknod, true, ""},	      {CAP_SYS_MODULE, pr_sys_module, false, ""},
@@ -613,9 +866,11 @@ struct cap_rec {
 	int idx;
 	long ret;
 	int err;
+	char note[160];
 };
 
 static sp_call cap_cache[SP_ARRAY_SIZE(cap_defs)];
+static char cap_notes[SP_ARRAY_SIZE(cap_defs)][160];
 static bool cap_cached;
 static int cap_dir_rm;
 static char cap_dir[512];
@@ -651,6 +906,8 @@ static void cap_batch(const sp_ctx *ctx)
 				errno = 0;
 				long ret = cap_defs[i].fn(&arg);
 				struct cap_rec rec = {.idx = (int)i, .ret = ret, .err = ret <= 0 ? errno : 0};
+				snprintf(rec.note, sizeof rec.note, "%s", probe_note);
+				probe_note[0] = '\0';
 				if (write(pfd[1], &rec, sizeof rec) != (ssize_t)sizeof rec)
 					_exit(1);
 			}
@@ -675,6 +932,7 @@ static void cap_batch(const sp_ctx *ctx)
 			cap_cache[rec.idx].ran = true;
 			cap_cache[rec.idx].ret = rec.ret;
 			cap_cache[rec.idx].err = rec.err;
+			snprintf(cap_notes[rec.idx], sizeof cap_notes[rec.idx], "%s", rec.note);
 			last = (size_t)rec.idx + 1;
 		}
 		close(pfd[0]);
@@ -693,6 +951,19 @@ static void cap_batch(const sp_ctx *ctx)
 	}
 	cap_dir_rm = arg.dir[0] ? sp_private_dir_remove(arg.dir) : 0;
 }
+
+static void caps_probe_run(const sp_ctx *ctx)
+{
+	cap_batch(ctx);
+}
+
+static const sp_batch caps_probes = {
+	.id = "caps.probes",
+	.what = "each capability's guarded operation, in order, in one child; a probe a filter kills costs only "
+		"itself and the rest resume in a new child",
+	.timeout_ms = 20000,
+	.run = caps_probe_run,
+};
 
 static void run_cap(const struct cap_def *d, const sp_ctx *ctx, sp_result *r)
 {
@@ -733,8 +1004,20 @@ static void run_cap(const struct cap_def *d, const sp_ctx *ctx, sp_result *r)
 		len = strlen(r->observed);
 		snprintf(r->observed + len, sizeof r->observed - len, "%s)", sp_errname(c.err));
 	}
+	if (idx < SP_ARRAY_SIZE(cap_defs) && cap_notes[idx][0])
+		sp_observed_add(r, "%s", cap_notes[idx]);
+	char why[200];
+	if (o == CAP_USED && !may && (file_facing_caps() >> d->cap & 1) && files_confined(ctx, why, sizeof why)) {
+		sp_observed_add(r, "; %s", why);
+		sp_pass(r, "%s usable, on files only the guest holds: %s", name, why);
+		return;
+	}
 	if (o == CAP_USED && !has && !may) {
-		sp_failr(r, "%s is not in CapEff but its operation succeeded", name);
+		if (d->cap == CAP_KILL && strstr(cap_notes[idx], "in another user namespace"))
+			sp_failr(r, "%s is not in CapEff, yet a process in a user namespace this sandbox's uid owns can be "
+				    "signalled (an owner holds every capability there)", name);
+		else
+			sp_failr(r, "%s is not in CapEff but its operation succeeded", name);
 	} else if (o == CAP_USED) {
 		if (may)
 			sp_pass(r, "%s usable, allowed by policy", name);
@@ -744,18 +1027,24 @@ static void run_cap(const struct cap_def *d, const sp_ctx *ctx, sp_result *r)
 		sp_pass(r, "%s: operation refused%s", name, has ? " although the capability is in CapEff (namespace or LSM)" : "");
 	} else if (!has) {
 		sp_pass(r, "%s absent from CapEff (operation not exercisable here: %s)", name, sp_errname(c.err));
-	} else if (c.err == EXDEV) {
-		sp_pass(r, "%s has nothing to act on here (no other id or process of another user)", name);
 	} else if (c.err == ENOSYS) {
 		sp_pass(r, "%s: the guarded operation does not exist in this kernel", name);
+	} else if (c.err == EOPNOTSUPP && d->cap == CAP_SETFCAP) {
+		sp_pass(r, "%s: no writable filesystem here stores file capabilities (EOPNOTSUPP on each)", name);
 	} else if (may) {
 		sp_pass(r, "%s allowed by policy (not exercisable here)", name);
+	} else if (c.err == EXDEV) {
+		/* held, and nothing refused it: no target exists and none could be
+		 * made, which proves nothing about a target that appears later */
+		sp_failr(r, "%s is in CapEff and not allowed by policy; nothing here refuses it (no other mapped id or "
+			    "process of another uid to act on, and none could be made)", name);
 	} else {
-		sp_skip(r, "%s is in CapEff but the operation cannot be exercised here (%s)", name, sp_errname(c.err));
+		sp_errorr(r, "%s is in CapEff but its operation could not be exercised here (%s): not proven either way",
+			  name, sp_errname(c.err));
 	}
 }
 
-#define CAP_CHECK(sym, id_, capn, fn_, dir_, how_, title_, why_, tech_)                                          \
+#define CAP_CHECK(sym, id_, kf_, capn, fn_, dir_, how_, title_, why_, tech_)                                        \
 	static const struct cap_def def_##sym = {capn, fn_, dir_, how_};                                     \
 	static void run_##sym(const sp_ctx *ctx, sp_result *r) { run_cap(&def_##sym, ctx, r); }             \
 	const sp_check sp_check_##sym = {                                                                   \
@@ -767,49 +1056,53 @@ static void run_cap(const struct cap_def *d, const sp_ctx *ctx, sp_result *r)
 		.policy_keys = "caps.effective:caps",                                                       \
 		.method = "action",                                                                         \
 		.run = run_##sym,                                                                           \
-		.flags = SP_CHECK_INPROCESS,                                                                \
+		.flags = (kf_),                                                                             \
+		.batch = &caps_probes,                                                                      \
 	}
 
-CAP_CHECK(caps_net_raw, "caps.net_raw", CAP_NET_RAW, pr_net_raw, false, "raw ICMP socket", "CAP_NET_RAW refused",
+/* SP_CHECK_KERNEL: the capability acts on the kernel's own objects, so a
+ * separate kernel the policy accepts confines it; the file-facing ones
+ * (file_facing_caps) act on files the sandbox may share with the host */
+CAP_CHECK(caps_net_raw, "caps.net_raw", SP_CHECK_KERNEL, CAP_NET_RAW, pr_net_raw, false, "raw ICMP socket", "CAP_NET_RAW refused",
 	  "raw sockets forge packets and sniff traffic on the sandbox's interfaces", "T1048");
-CAP_CHECK(caps_sys_admin, "caps.sys_admin", CAP_SYS_ADMIN, pr_sys_admin, true, "tmpfs mount on a private dir",
+CAP_CHECK(caps_sys_admin, "caps.sys_admin", SP_CHECK_KERNEL, CAP_SYS_ADMIN, pr_sys_admin, true, "tmpfs mount on a private dir",
 	  "CAP_SYS_ADMIN refused", "CAP_SYS_ADMIN allows mounts, the usual first step out of a container", "T1611");
-CAP_CHECK(caps_sys_ptrace, "caps.sys_ptrace", CAP_SYS_PTRACE, pr_sys_ptrace, false,
+CAP_CHECK(caps_sys_ptrace, "caps.sys_ptrace", SP_CHECK_KERNEL, CAP_SYS_PTRACE, pr_sys_ptrace, false,
 	  "PTRACE_SEIZE of a non-dumpable child", "CAP_SYS_PTRACE refused",
 	  "CAP_SYS_PTRACE lets the sandbox inject code into any process it can see", "T1055.008");
-CAP_CHECK(caps_mknod, "caps.mknod", CAP_MKNOD, pr_mknod, true, "mknod c 1 3 in a private dir", "CAP_MKNOD refused",
+CAP_CHECK(caps_mknod, "caps.mknod", SP_CHECK_KERNEL, CAP_MKNOD, pr_mknod, true, "mknod c 1 3 in a private dir", "CAP_MKNOD refused",
 	  "device nodes give direct access to host disks and memory", "T1006,T1611");
-CAP_CHECK(caps_sys_module, "caps.sys_module", CAP_SYS_MODULE, pr_sys_module, false,
+CAP_CHECK(caps_sys_module, "caps.sys_module", SP_CHECK_KERNEL, CAP_SYS_MODULE, pr_sys_module, false,
 	  "init_module with a NULL image", "CAP_SYS_MODULE refused", "module loading runs code in the host kernel",
 	  "T1547.006");
-CAP_CHECK(caps_dac_override, "caps.dac_override", CAP_DAC_OVERRIDE, pr_dac_override, true,
+CAP_CHECK(caps_dac_override, "caps.dac_override", 0, CAP_DAC_OVERRIDE, pr_dac_override, true,
 	  "write open of a mode-000 file", "CAP_DAC_OVERRIDE refused",
 	  "CAP_DAC_OVERRIDE ignores file permissions, including on bind-mounted host files", "T1548");
-CAP_CHECK(caps_chown, "caps.chown", CAP_CHOWN, pr_chown, true, "chown of a probe file to another mapped uid",
+CAP_CHECK(caps_chown, "caps.chown", 0, CAP_CHOWN, pr_chown, true, "chown of a probe file to another mapped uid",
 	  "CAP_CHOWN refused", "CAP_CHOWN hands files to other users, for example to plant setuid binaries", "T1548");
-CAP_CHECK(caps_setuid, "caps.setuid", CAP_SETUID, pr_setuid, false, "setresuid to another mapped uid",
+CAP_CHECK(caps_setuid, "caps.setuid", 0, CAP_SETUID, pr_setuid, false, "setresuid to another mapped uid",
 	  "CAP_SETUID refused", "CAP_SETUID becomes any user, including host-mapped ones", "T1548");
-CAP_CHECK(caps_setgid, "caps.setgid", CAP_SETGID, pr_setgid, false, "setresgid to another mapped gid",
+CAP_CHECK(caps_setgid, "caps.setgid", 0, CAP_SETGID, pr_setgid, false, "setresgid to another mapped gid",
 	  "CAP_SETGID refused", "CAP_SETGID joins any group, for example disk or docker", "T1548");
-CAP_CHECK(caps_net_admin, "caps.net_admin", CAP_NET_ADMIN, pr_net_admin, false, "SO_RCVBUFFORCE on a UDP socket",
+CAP_CHECK(caps_net_admin, "caps.net_admin", SP_CHECK_KERNEL, CAP_NET_ADMIN, pr_net_admin, false, "SO_RCVBUFFORCE on a UDP socket",
 	  "CAP_NET_ADMIN refused", "CAP_NET_ADMIN reconfigures interfaces, routes and firewall rules", "T1611");
-CAP_CHECK(caps_sys_time, "caps.sys_time", CAP_SYS_TIME, pr_sys_time, false, "settimeofday(NULL, NULL)",
+CAP_CHECK(caps_sys_time, "caps.sys_time", SP_CHECK_KERNEL, CAP_SYS_TIME, pr_sys_time, false, "settimeofday(NULL, NULL)",
 	  "CAP_SYS_TIME refused", "the clock is shared with the host: changing it breaks logs and certificates",
 	  "");
-CAP_CHECK(caps_sys_chroot, "caps.sys_chroot", CAP_SYS_CHROOT, pr_sys_chroot, false, "chroot(\"/\") in a child",
+CAP_CHECK(caps_sys_chroot, "caps.sys_chroot", SP_CHECK_KERNEL, CAP_SYS_CHROOT, pr_sys_chroot, false, "chroot(\"/\") in a child",
 	  "CAP_SYS_CHROOT refused", "chroot combined with other capabilities escapes a chroot jail", "T1611");
-CAP_CHECK(caps_sys_boot, "caps.sys_boot", CAP_SYS_BOOT, pr_sys_boot, false, "reboot with bad magic numbers",
+CAP_CHECK(caps_sys_boot, "caps.sys_boot", SP_CHECK_KERNEL, CAP_SYS_BOOT, pr_sys_boot, false, "reboot with bad magic numbers",
 	  "CAP_SYS_BOOT refused", "CAP_SYS_BOOT reboots the machine or loads a new kernel", "T1499");
-CAP_CHECK(caps_sys_rawio, "caps.sys_rawio", CAP_SYS_RAWIO, pr_sys_rawio, true, "FIBMAP ioctl on a probe file",
+CAP_CHECK(caps_sys_rawio, "caps.sys_rawio", SP_CHECK_KERNEL, CAP_SYS_RAWIO, pr_sys_rawio, true, "FIBMAP ioctl on a probe file",
 	  "CAP_SYS_RAWIO refused", "raw I/O reaches hardware ports and memory directly", "T1611");
-CAP_CHECK(caps_sys_nice, "caps.sys_nice", CAP_SYS_NICE, pr_sys_nice, false, "lower own nice value",
+CAP_CHECK(caps_sys_nice, "caps.sys_nice", SP_CHECK_KERNEL, CAP_SYS_NICE, pr_sys_nice, false, "lower own nice value",
 	  "CAP_SYS_NICE refused", "CAP_SYS_NICE starves the host's processes of CPU", "T1499");
-CAP_CHECK(caps_sys_resource, "caps.sys_resource", CAP_SYS_RESOURCE, pr_sys_resource, false,
+CAP_CHECK(caps_sys_resource, "caps.sys_resource", SP_CHECK_KERNEL, CAP_SYS_RESOURCE, pr_sys_resource, false,
 	  "raise a lowered RLIMIT_FSIZE hard limit", "CAP_SYS_RESOURCE refused",
 	  "CAP_SYS_RESOURCE overrides resource limits and quotas", "T1499");
-CAP_CHECK(caps_setfcap, "caps.setfcap", CAP_SETFCAP, pr_setfcap, true, "set security.capability on a probe file",
+CAP_CHECK(caps_setfcap, "caps.setfcap", 0, CAP_SETFCAP, pr_setfcap, true, "set security.capability on a probe file",
 	  "CAP_SETFCAP refused", "CAP_SETFCAP plants file capabilities that raise privileges on exec", "T1548");
-CAP_CHECK(caps_kill, "caps.kill", CAP_KILL, pr_kill, false, "kill(pid, 0) on a process of another uid",
+CAP_CHECK(caps_kill, "caps.kill", SP_CHECK_KERNEL, CAP_KILL, pr_kill, false, "kill(pid, 0) on a process of another uid",
 	  "CAP_KILL refused", "CAP_KILL signals processes of other users", "T1499");
 
 /* ---- setuid/setgid/file-capability files ---- */
@@ -963,7 +1256,7 @@ const sp_check sp_check_priv_file_caps = {
 	.policy_keys = "",
 	.method = "read",
 	.run = run_file_caps,
-	.flags = SP_CHECK_INPROCESS,
+	.batch = &priv_reads,
 };
 
 static void run_sudo_helpers(const sp_ctx *ctx, sp_result *r)
@@ -1042,7 +1335,7 @@ const sp_check sp_check_priv_sudo_helpers = {
 	.policy_keys = "",
 	.method = "read",
 	.run = run_sudo_helpers,
-	.flags = SP_CHECK_INPROCESS,
+	.batch = &priv_reads,
 };
 
 /* ---- container runtime control sockets ---- */
@@ -1229,7 +1522,7 @@ const sp_check sp_check_priv_runtime_sockets = {
 	.policy_keys = "priv.runtime_sockets_allowed:bool",
 	.method = "action",
 	.run = run_runtime_sockets,
-	.flags = SP_CHECK_INPROCESS,
+	.batch = &priv_sockets,
 };
 
 const sp_check sp_check_priv_abstract_sockets = {
@@ -1241,5 +1534,5 @@ const sp_check sp_check_priv_abstract_sockets = {
 	.policy_keys = "priv.runtime_sockets_allowed:bool",
 	.method = "action",
 	.run = run_abstract_sockets,
-	.flags = SP_CHECK_INPROCESS,
+	.batch = &priv_sockets,
 };

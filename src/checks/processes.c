@@ -16,6 +16,12 @@
 #include "checks/probe.h"
 #include "core/util.h"
 
+/* the two probes of processes outside the sandbox share one child */
+static const sp_batch proc_foreign = {
+	.id = "proc.foreign",
+	.what = "signal 0 to, and the environment of, processes that are not the sandbox's",
+};
+
 #define PF_KTHREAD 0x00200000u
 
 struct proc_entry {
@@ -156,7 +162,7 @@ const sp_check sp_check_proc_host_visible = {
 	.policy_keys = "proc.isolated:bool",
 	.method = "read",
 	.run = run_host_visible,
-	.flags = SP_CHECK_INPROCESS,
+	.flags = SP_CHECK_INPROCESS | SP_CHECK_KERNEL,
 };
 
 /* ---- process lists: forbidden, required, pid 1 ---- */
@@ -570,7 +576,7 @@ const sp_check sp_check_proc_signal_foreign = {
 	.policy_keys = "proc.isolated:bool",
 	.method = "action",
 	.run = run_signal_foreign,
-	.flags = SP_CHECK_INPROCESS,
+	.batch = &proc_foreign,
 };
 
 const sp_check sp_check_proc_environ_foreign = {
@@ -582,5 +588,5 @@ const sp_check sp_check_proc_environ_foreign = {
 	.policy_keys = "proc.isolated:bool",
 	.method = "action",
 	.run = run_environ_foreign,
-	.flags = SP_CHECK_INPROCESS,
+	.batch = &proc_foreign,
 };

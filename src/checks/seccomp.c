@@ -23,6 +23,9 @@
 #include "checks/probe.h"
 #include "core/util.h"
 
+/* the mode read and every syscall probe: one declared batch (defined below) */
+static const sp_batch sc_probes;
+
 static void run_mode(const sp_ctx *ctx, sp_result *r)
 {
 	bool must = sp_expect_required(ctx, r, "seccomp.required", "seccomp filter mode (2) with at least one filter");
@@ -58,7 +61,8 @@ const sp_check sp_check_seccomp_mode = {
 	.policy_keys = "seccomp.required:bool",
 	.method = "read",
 	.run = run_mode,
-	.flags = SP_CHECK_INPROCESS,
+	.flags = SP_CHECK_KERNEL,
+	.batch = &sc_probes,
 };
 
 /* ---- syscall probes ---- */
@@ -155,7 +159,7 @@ static bool errno_in(const char *list, int e)
 	return sp_opt_has(list, sp_errname(e));
 }
 
-enum sc_verdict { SC_BLOCKED, SC_REACHED, SC_UNAVAILABLE, SC_UNKNOWN };
+enum sc_verdict { SC_BLOCKED, SC_REACHED, SC_UNAVAILABLE, SC_UNKNOWN, SC_AMBIGUOUS };
 
 /* judge one call's outcome; text into buf */
 static enum sc_verdict sc_judge(const struct sc_probe *p, enum abi abi, int mode, const sp_call *res, char *buf,
@@ -199,9 +203,21 @@ static enum sc_verdict sc_judge(const struct sc_probe *p, enum abi abi, int mode
 		return SC_REACHED;
 	}
 	if (p->cap >= 0 && !sp_has_cap((unsigned)p->cap)) {
-		snprintf(buf, bsz, "%s under a filter (without %s the kernel refuses too: attribution ambiguous)",
-			 sp_errname(e), sp_cap_name((unsigned)p->cap));
-		return SC_BLOCKED;
+		/* the kernel checks the capability before the arguments, so EPERM
+		 * may be the filter's or the kernel's. Outside the bounding set the
+		 * capability can never come back: refused for good either way */
+		char v[64];
+		uint64_t bnd = ~0ull;
+		if (sp_status_field("/proc/self/status", "CapBnd", v, sizeof v) == 0)
+			sp_caps_parse(v, &bnd);
+		if (!(bnd >> p->cap & 1)) {
+			snprintf(buf, bsz, "%s under a filter; %s is not in the bounding set, so the kernel refuses it for good either way",
+				 sp_errname(e), sp_cap_name((unsigned)p->cap));
+			return SC_BLOCKED;
+		}
+		snprintf(buf, bsz, "%s under a filter, but without %s (still in the bounding set) the kernel refuses too: "
+			 "whether the filter blocks it cannot be told from inside", sp_errname(e), sp_cap_name((unsigned)p->cap));
+		return SC_AMBIGUOUS;
 	}
 	snprintf(buf, bsz, "%s from the filter", sp_errname(e));
 	return SC_BLOCKED;
@@ -221,10 +237,81 @@ struct sc_rec {
 static sp_call sc_cache[3][SP_ARRAY_SIZE(probes)];
 static bool sc_cached[3];
 
+/* Is the alternative ABI that ABI? Its getpid (i386 20, x32 39) must return
+ * the caller's pid: a kernel that dispatches int 0x80 with the x86_64 table
+ * (gVisor) runs writev instead, and then no number below means what the
+ * probe table says. */
+enum abi_proof { ABI_PROVEN, ABI_OTHER_TABLE, ABI_ABSENT, ABI_FILTERED, ABI_UNKNOWN };
+static enum abi_proof abi_proven[3];
+static char abi_how[3][160];
+
+#if defined(__x86_64__)
+static long abi_getpid(void *arg)
+{
+	const enum abi *a = arg;
+	long want = getpid();
+	errno = 0;
+	long got = *a == ABI_32 ? int80(20, 0, 0, 0, 0, 0) : syscall(39 | 0x40000000L);
+	if (got < 0)
+		return -1;
+	return got == want ? 1 : got + 2;
+}
+#endif
+
+static void prove_abi(enum abi abi, int mode)
+{
+#if defined(__x86_64__)
+	const char *call = abi == ABI_32 ? "int 0x80 getpid (20)" : "x32 getpid (39|0x40000000)";
+	sp_call c;
+	enum abi a = abi;
+	if (sp_child_call(abi_getpid, &a, 2000, &c) < 0 || c.timed_out) {
+		abi_proven[abi] = ABI_UNKNOWN;
+		snprintf(abi_how[abi], sizeof abi_how[abi], "%s: the probe did not run", call);
+	} else if (c.sig == SIGSYS) {
+		abi_proven[abi] = ABI_FILTERED;
+		snprintf(abi_how[abi], sizeof abi_how[abi], "%s killed by SIGSYS: the filter covers this ABI", call);
+	} else if (c.sig == SIGSEGV || c.sig == SIGBUS) {
+		abi_proven[abi] = ABI_ABSENT;
+		snprintf(abi_how[abi], sizeof abi_how[abi], "%s: signal %d, no such ABI", call, c.sig);
+	} else if (c.sig || !c.ran) {
+		abi_proven[abi] = ABI_UNKNOWN;
+		snprintf(abi_how[abi], sizeof abi_how[abi], "%s: child killed by signal %d", call, c.sig);
+	} else if (c.ret == 1) {
+		abi_proven[abi] = ABI_PROVEN;
+		snprintf(abi_how[abi], sizeof abi_how[abi], "%s returned the pid: the ABI is dispatched with its own numbers",
+			 call);
+	} else if (c.ret >= 2) {
+		abi_proven[abi] = ABI_OTHER_TABLE;
+		snprintf(abi_how[abi], sizeof abi_how[abi],
+			 "%s returned %ld, not the pid: this kernel does not dispatch the ABI with its own numbers", call,
+			 c.ret - 2);
+	} else if (c.err == ENOSYS && mode != 2) {
+		abi_proven[abi] = ABI_ABSENT;
+		snprintf(abi_how[abi], sizeof abi_how[abi], "%s: ENOSYS without a filter, no such ABI", call);
+	} else if (mode == 2 && (c.err == EPERM || c.err == EACCES || c.err == ENOSYS)) {
+		abi_proven[abi] = ABI_FILTERED;
+		snprintf(abi_how[abi], sizeof abi_how[abi], "%s: %s under a filter: the filter covers this ABI", call,
+			 sp_errname(c.err));
+	} else {
+		/* getpid cannot fail: an errno means another call ran */
+		abi_proven[abi] = ABI_OTHER_TABLE;
+		snprintf(abi_how[abi], sizeof abi_how[abi],
+			 "%s failed with %s, which getpid never does: this kernel does not dispatch the ABI with its own numbers",
+			 call, sp_errname(c.err));
+	}
+#else
+	(void)mode;
+	abi_proven[abi] = ABI_ABSENT;
+	snprintf(abi_how[abi], sizeof abi_how[abi], "not x86_64");
+#endif
+}
+
 static void sc_batch(enum abi abi)
 {
 	if (sc_cached[abi])
 		return;
+	if (abi != ABI_64)
+		prove_abi(abi, sp_seccomp_mode());
 	size_t n = SP_ARRAY_SIZE(probes);
 	sp_call *out = sc_cache[abi];
 	memset(out, 0, sizeof sc_cache[abi]);
@@ -311,6 +398,27 @@ static enum sc_verdict sc_classify(const struct sc_probe *p, enum abi abi, int m
 	return sc_judge(p, abi, mode, &sc_cache[abi][p - probes], buf, bsz);
 }
 
+/* The declared batch seccomp.probes: the mode read and every syscall probe
+ * of the three ABIs in one child (each ABI's probes in sub-children that a
+ * killing filter may end; the next resumes after the killed one), each
+ * seccomp.* member judging its own from the cache. */
+static void sc_batch_run(const sp_ctx *ctx)
+{
+	(void)ctx;
+	sc_batch(ABI_64);
+#if defined(__x86_64__)
+	sc_batch(ABI_32);
+	sc_batch(ABI_X32);
+#endif
+}
+
+static const sp_batch sc_probes = {
+	.id = "seccomp.probes",
+	.what = "every syscall probe of the x86_64, i386 and x32 ABIs in one child",
+	.timeout_ms = 20000,
+	.run = sc_batch_run,
+};
+
 static const struct sc_probe *probe_find(const char *name)
 {
 	for (size_t i = 0; i < SP_ARRAY_SIZE(probes); i++)
@@ -348,6 +456,12 @@ static void run_syscall(const char *name, const sp_ctx *ctx, sp_result *r)
 	case SC_UNKNOWN:
 		sp_errorr(r, "cannot classify %s: %s", name, buf);
 		break;
+	case SC_AMBIGUOUS:
+		if (must)
+			sp_warn(r, "%s refused, by the filter or for lack of a capability: not proven", name);
+		else
+			sp_pass(r, "%s refused, not in seccomp.deny", name);
+		break;
 	}
 }
 
@@ -365,8 +479,21 @@ static void run_abi(enum abi abi, const sp_ctx *ctx, sp_result *r)
 	sp_skip(r, "the %s ABI exists only on x86_64", abiname);
 	return;
 #else
-	size_t reached = 0, probed = 0, unavailable = 0;
+	size_t reached = 0, probed = 0, unavailable = 0, ambiguous = 0;
 	char first[64] = "";
+	sc_batch(abi);
+	sp_observed(r, "%s", abi_how[abi]);
+	if (abi_proven[abi] == ABI_OTHER_TABLE || abi_proven[abi] == ABI_ABSENT) {
+		sp_strv_free(&deny);
+		sp_pass(r, "%s ABI not available: %s", abiname,
+			abi_proven[abi] == ABI_ABSENT ? "the kernel has no such entry" : "the kernel runs these calls as native ones");
+		return;
+	}
+	if (abi_proven[abi] == ABI_UNKNOWN) {
+		sp_strv_free(&deny);
+		sp_errorr(r, "cannot prove the %s ABI before judging it (%s)", abiname, abi_how[abi]);
+		return;
+	}
 	for (size_t i = 0; i < deny.n; i++) {
 		const struct sc_probe *p = probe_find(deny.v[i]);
 		long nr = p ? (abi == ABI_32 ? p->nr32 : p->nrx32) : -1;
@@ -385,6 +512,7 @@ static void run_abi(enum abi abi, const sp_ctx *ctx, sp_result *r)
 				snprintf(first, sizeof first, "%s", p->name);
 		}
 		unavailable += v == SC_UNAVAILABLE;
+		ambiguous += v == SC_AMBIGUOUS;
 		if (v == SC_UNAVAILABLE && i == 0 && abi == ABI_32)
 			break; /* no int 0x80 at all */
 	}
@@ -393,7 +521,9 @@ static void run_abi(enum abi abi, const sp_ctx *ctx, sp_result *r)
 		sp_pass(r, "nothing to probe (seccomp.deny empty)");
 		return;
 	}
-	if (reached == 0)
+	if (reached == 0 && ambiguous && must)
+		sp_warn(r, "%s ABI: %zu refusal(s) may be the kernel's for lack of a capability: not proven", abiname, ambiguous);
+	else if (reached == 0)
 		sp_pass(r, "%s ABI: %zu probes blocked or unavailable%s", abiname, probed,
 			unavailable == probed ? " (ABI not available)" : "");
 	else if (must)
@@ -417,7 +547,8 @@ static void run_abix32(const sp_ctx *ctx, sp_result *r) { run_abi(ABI_X32, ctx, 
 		.policy_keys = "seccomp.deny:list",                                                         \
 		.method = "action",                                                                         \
 		.run = run_##sym,                                                                           \
-		.flags = SP_CHECK_INPROCESS,                                                                \
+		.flags = SP_CHECK_KERNEL,                                                                   \
+		.batch = &sc_probes,                                                                        \
 	}
 
 SC_CHECK(seccomp_mount, "mount", "mount is the first step of most container escapes", "T1611");
@@ -455,7 +586,8 @@ const sp_check sp_check_seccomp_abi32 = {
 	.policy_keys = "seccomp.deny:list",
 	.method = "action",
 	.run = run_abi32,
-	.flags = SP_CHECK_INPROCESS,
+	.flags = SP_CHECK_KERNEL,
+	.batch = &sc_probes,
 };
 
 const sp_check sp_check_seccomp_abix32 = {
@@ -467,7 +599,8 @@ const sp_check sp_check_seccomp_abix32 = {
 	.policy_keys = "seccomp.deny:list",
 	.method = "action",
 	.run = run_abix32,
-	.flags = SP_CHECK_INPROCESS,
+	.flags = SP_CHECK_KERNEL,
+	.batch = &sc_probes,
 };
 
 /* ---- LSM ---- */
@@ -572,5 +705,4 @@ const sp_check sp_check_lsm_landlock = {
 	.policy_keys = "lsm.landlock:bool,lsm.landlock_hidden:list",
 	.method = "action",
 	.run = run_landlock,
-	.flags = SP_CHECK_INPROCESS,
 };

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "checks/net_ext.h"
+#include "checks/network.h"
 #include "checks/probe.h"
 #include "checks/tls_probe.h"
 #include "core/runner.h"
@@ -607,7 +608,7 @@ const sp_check sp_check_tls_intercept = {
 	.policy_keys = TLS_KEYS_PROBE,
 	.method = "action",
 	.run = run_intercept,
-	.flags = SP_CHECK_INPROCESS,
+	.batch = &sp_batch_net,
 };
 
 const sp_check sp_check_tls_denied = {
@@ -619,5 +620,5 @@ const sp_check sp_check_tls_denied = {
 	.policy_keys = TLS_KEYS_PROBE,
 	.method = "action",
 	.run = run_denied,
-	.flags = SP_CHECK_INPROCESS,
+	.batch = &sp_batch_net,
 };

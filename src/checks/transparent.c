@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "checks/net_ext.h"
+#include "checks/network.h"
 #include "checks/net_probe.h"
 #include "checks/net_proxy.h"
 #include "checks/nftrules.h"
@@ -728,7 +729,7 @@ const sp_check sp_check_net_transparent_direct = {
 	.policy_keys = TP_KEYS_DIRECT,
 	.method = "action",
 	.run = run_direct,
-	.flags = SP_CHECK_INPROCESS,
+	.batch = &sp_batch_net,
 };
 
 const sp_check sp_check_net_transparent_dns = {
@@ -740,7 +741,7 @@ const sp_check sp_check_net_transparent_dns = {
 	.policy_keys = TP_KEYS_DNS,
 	.method = "action",
 	.run = run_dns,
-	.flags = SP_CHECK_INPROCESS,
+	.batch = &sp_batch_net,
 };
 
 const sp_check sp_check_net_transparent_ruleset = {

@@ -41,7 +41,7 @@ static void usage(FILE *f)
 	      "  --format F        text (default), json (sandprobe.doctor.v1), tap, junit\n"
 	      "  -o, --output FILE write the report to FILE instead of standard output\n"
 	      "  --manifest FILE   JSON list of env vars and files the host injected (checked exactly)\n"
-	      "  --timeout-ms N    per-check timeout in milliseconds (default 5000)\n"
+	      "  --timeout-ms N    timeout of each check and each batch, milliseconds (default 5000)\n"
 	      "  --bundle DIR      also write an evidence tar into DIR: the report in every format,\n"
 	      "                    each failing check's evidence (a timeout's load and busiest\n"
 	      "                    processes), mountinfo, cmdline, kernel log; MANIFEST of SHA-256s\n"

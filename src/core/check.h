@@ -50,9 +50,55 @@ typedef struct sp_ctx {
 
 enum {
 	/* run in the doctor process itself: only for checks that read a few
-	 * small files, cannot hang and change nothing */
+	 * small procfs/sysfs files, cannot hang and change nothing */
 	SP_CHECK_INPROCESS = 1u << 0,
+	/* the property is about what reaches the kernel the sandbox talks to
+	 * (namespaces, seccomp, kernel knobs ...): a separate kernel that the
+	 * policy accepts (kernel.separate_kernel) satisfies it, a user-space
+	 * one (gVisor) and a VM's own guest kernel each by its own bit */
+	SP_CHECK_KERNEL_USERSPACE = 1u << 1,
+	SP_CHECK_KERNEL_GUEST = 1u << 2,
+	SP_CHECK_KERNEL = SP_CHECK_KERNEL_USERSPACE | SP_CHECK_KERNEL_GUEST,
 };
+
+/* The kernel boundary: which kernel the sandbox's system calls reach. */
+typedef enum sp_kernel_kind {
+	SP_KERNEL_HOST,      /* the host's kernel (namespaces, containers) */
+	SP_KERNEL_USERSPACE, /* a user-space kernel (gVisor's sentry) */
+	SP_KERNEL_GUEST,     /* a separate guest kernel (microVM, VM) */
+} sp_kernel_kind;
+
+typedef struct sp_boundary {
+	sp_kernel_kind kind;
+	char kernel[48];    /* "host", "gVisor", "guest under KVM" */
+	char signals[384];  /* the evidence, comma-separated */
+	char doubt[320];    /* why a separate kernel was not concluded, or "" */
+} sp_boundary;
+
+/* Detected once (src/checks/runtime.c) before the first check runs. */
+const sp_boundary *sp_boundary_get(void);
+const char *sp_kernel_kind_name(sp_kernel_kind k); /* "host", "user-space", "guest" */
+/* Does the policy's kernel.separate_kernel accept the detected boundary for
+ * checks carrying flag bits `flags` (SP_CHECK_KERNEL_*)? */
+bool sp_boundary_accepted(const sp_ctx *ctx, unsigned flags);
+
+/* A declared batch: checks whose probes share one piece of work (every
+ * capability probe in one child, every network probe in one parallel run).
+ * The runner forks one child for the batch, with one timeout: in it,
+ * prepare builds the plan, run performs every probe, and each member's own
+ * run function collects (judges) its result from what they left. The
+ * parent gets each member's result as soon as it is judged; a batch child
+ * that dies costs the member it was in, and the rest resume in a new child. */
+typedef struct sp_batch {
+	const char *id;          /* "caps.probes" */
+	const char *what;        /* one line for the docs and --list */
+	unsigned timeout_ms;     /* for the whole batch; 0: the context's default */
+	/* where the policy sizes the work (probe deadlines): the batch's own
+	 * timeout instead of timeout_ms; may be NULL */
+	unsigned (*budget_ms)(const sp_ctx *ctx);
+	void (*prepare)(const sp_ctx *ctx); /* may be NULL */
+	void (*run)(const sp_ctx *ctx);     /* may be NULL */
+} sp_batch;
 
 typedef struct sp_check {
 	const char *id;          /* stable, dotted: "ns.pid" */
@@ -65,8 +111,9 @@ typedef struct sp_check {
 	/* NULL: always supported. Otherwise false + reason means skip. */
 	bool (*supported)(const sp_ctx *ctx, char *why, size_t whysz);
 	void (*run)(const sp_ctx *ctx, sp_result *r);
-	unsigned timeout_ms;     /* 0: the context's default */
+	unsigned timeout_ms;     /* 0: the context's default (ignored for a batch member) */
 	unsigned flags;
+	const sp_batch *batch;   /* member of a declared batch, or NULL */
 } sp_check;
 
 /* Result helpers: set the status and a short reason (detail). */

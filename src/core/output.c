@@ -75,9 +75,14 @@ void sp_write_text(FILE *f, const sp_ctx *ctx, const sp_report *rep, bool verbos
 	}
 	if (rep->stopped_early)
 		fprintf(f, "# stopped after the first failure (-x)\n");
-	if (verbose)
+	if (verbose) {
+		const sp_boundary *b = &rep->env.boundary;
 		fprintf(f, "# profile %s, runtime guess %s, %.1f ms\n", ctx->profile, rep->env.runtime_guess,
 			rep->duration_ms);
+		fprintf(f, "# kernel boundary: %s (%s)%s; signals %s%s%s\n", sp_kernel_kind_name(b->kind), b->kernel,
+			b->kind == SP_KERNEL_HOST ? "" : rep->env.boundary_accepted ? ", accepted by policy" : ", not accepted by policy",
+			b->signals[0] ? b->signals : "none", b->doubt[0] ? "; " : "", b->doubt);
+	}
 	summary_line(f, rep);
 }
 
@@ -147,8 +152,9 @@ void sp_write_junit(FILE *f, const sp_ctx *ctx, const sp_report *rep)
 	sp_junit_begin(f, "sandprobe", rep->n, rep->sum.fail, rep->sum.error, secs);
 	sp_junit_suite_begin(f, "sandprobe.doctor", rep->n, rep->sum.fail, rep->sum.error, rep->sum.skip, secs,
 			     rep->started_at);
-	const char *props[] = {"profile", ctx->profile ? ctx->profile : "", "runtime_guess", rep->env.runtime_guess};
-	sp_junit_properties(f, props, 2);
+	const char *props[] = {"profile", ctx->profile ? ctx->profile : "", "runtime_guess", rep->env.runtime_guess,
+			       "kernel_boundary", sp_kernel_kind_name(rep->env.boundary.kind)};
+	sp_junit_properties(f, props, 3);
 	for (size_t i = 0; i < rep->n; i++) {
 		const sp_result *r = &rep->results[i];
 		sp_junit_case c = {.classname = r->check->category,

@@ -5,6 +5,7 @@
 
 #include "core/json.h"
 #include "core/output.h"
+#include "core/runner.h"
 #include "core/util.h"
 #include "core/version.h"
 
@@ -17,10 +18,15 @@ int sp_write_json(FILE *f, const sp_ctx *ctx, const sp_report *rep, bool strict)
 	json_object_set_new(root, "strict", json_boolean(strict));
 	json_object_set_new(root, "started_at", json_string(rep->started_at));
 	json_object_set_new(root, "duration_ms", json_real(rep->duration_ms));
+	const sp_boundary *b = &rep->env.boundary;
+	json_t *kb = json_pack("{s:s,s:o,s:o,s:o,s:b}", "kind", sp_kernel_kind_name(b->kind), "kernel",
+			       sp_json_str(b->kernel), "signals", sp_json_csv_array(b->signals), "doubt",
+			       sp_json_str(b->doubt), "accepted", rep->env.boundary_accepted);
 	json_object_set_new(root, "environment",
-			    json_pack("{s:o,s:o,s:o,s:o,s:I}", "runtime_guess", sp_json_str(rep->env.runtime_guess),
+			    json_pack("{s:o,s:o,s:o,s:o,s:o,s:o,s:I,s:o}", "runtime_guess", sp_json_str(rep->env.runtime_guess),
+				      "engine", sp_json_str(rep->env.engine), "runtime", sp_json_str(rep->env.runtime),
 				      "runtime_signals", sp_json_str(rep->env.runtime_signals), "kernel", sp_json_str(rep->env.kernel),
-				      "arch", sp_json_str(rep->env.arch), "uid", (json_int_t)rep->env.uid));
+				      "arch", sp_json_str(rep->env.arch), "uid", (json_int_t)rep->env.uid, "kernel_boundary", kb));
 	json_t *results = json_array();
 	for (size_t i = 0; i < rep->n; i++) {
 		const sp_result *r = &rep->results[i];
@@ -36,6 +42,8 @@ int sp_write_json(FILE *f, const sp_ctx *ctx, const sp_report *rep, bool strict)
 		json_object_set_new(o, "detail", sp_json_str(r->detail));
 		json_object_set_new(o, "duration_us", json_integer((json_int_t)r->duration_us));
 		json_object_set_new(o, "techniques", sp_json_csv_array(r->check->techniques));
+		if (r->check->flags & SP_CHECK_KERNEL)
+			json_object_set_new(o, "kernel", json_string(sp_kernel_kind_name(b->kind)));
 		json_array_append_new(results, o);
 	}
 	json_object_set_new(root, "results", results);
@@ -79,8 +87,16 @@ int sp_write_list_json(FILE *f, const sp_ctx *ctx, const sp_check *const *checks
 		}
 		sp_strv_free(&keys);
 		json_object_set_new(o, "policy", pol);
-		json_object_set_new(o, "timeout_ms", json_integer(c->timeout_ms ? c->timeout_ms : ctx->timeout_ms));
+		json_object_set_new(o, "timeout_ms", json_integer(c->batch ? sp_batch_timeout(ctx, c->batch, false)
+								   : c->timeout_ms ? c->timeout_ms : ctx->timeout_ms));
 		json_object_set_new(o, "isolated", json_boolean(!(c->flags & SP_CHECK_INPROCESS)));
+		json_object_set_new(o, "batch", c->batch ? json_string(c->batch->id) : json_null());
+		json_t *ks = json_array();
+		if (c->flags & SP_CHECK_KERNEL_USERSPACE)
+			json_array_append_new(ks, json_string("user-space"));
+		if (c->flags & SP_CHECK_KERNEL_GUEST)
+			json_array_append_new(ks, json_string("guest"));
+		json_object_set_new(o, "separate_kernel_satisfies", ks);
 		json_array_append_new(arr, o);
 	}
 	json_object_set_new(root, "checks", arr);

@@ -103,7 +103,9 @@ static const char *key_type(const char *key)
 	return "str";
 }
 
-static const char *const global_keys[] = {"policy.name", "policy.description", "policy.base"};
+/* keys no single check declares: the policy's own, and the runner's */
+static const char *const global_keys[] = {"policy.name", "policy.description", "policy.base",
+					  "kernel.separate_kernel"};
 
 bool sp_policy_key_known(const char *key)
 {
@@ -155,6 +157,18 @@ static int assign(sp_policy *p, const char *key, const char *value, const char *
 			return -1;
 		}
 		sp_strv_free(&names);
+	}
+	if (!strcmp(key, "kernel.separate_kernel")) {
+		sp_strv kinds;
+		sp_strv_split(&kinds, value, ", \t");
+		for (size_t i = 0; i < kinds.n; i++)
+			if (strcmp(kinds.v[i], "user-space") && strcmp(kinds.v[i], "guest")) {
+				sp_usage(err, "%s: kernel.separate_kernel: '%s' is not a kernel boundary (user-space, guest)",
+					 origin, kinds.v[i]);
+				sp_strv_free(&kinds);
+				return -1;
+			}
+		sp_strv_free(&kinds);
 	}
 	if (!strcmp(key, "policy.base"))
 		return 0; /* handled by the loader */

@@ -35,26 +35,80 @@ void sp_set_timeout_hook(sp_timeout_hook fn, void *arg)
 	timeout_hook_arg = arg;
 }
 
-static void run_forked(const sp_ctx *ctx, const sp_check *c, unsigned timeout_ms, sp_result *r)
+/* Evidence before a kill: where the probe sat, and the load; then the
+ * timeout hook (doctor --bundle's snapshot), while the probe still lives. */
+static void timeout_evidence(const sp_check *c, pid_t pid, unsigned timeout_ms, sp_result *r)
 {
-	int pfd[2];
-	if (pipe2(pfd, O_CLOEXEC) < 0) {
-		sp_errorr(r, "cannot create a pipe for the probe: %s", strerror(errno));
-		return;
+	char path[64], wchan[64] = "?", load[64] = "?", state[256] = "";
+	snprintf(path, sizeof path, "/proc/%d/wchan", (int)pid);
+	if (sp_read_file(path, wchan, sizeof wchan) <= 0)
+		snprintf(wchan, sizeof wchan, "?");
+	if (sp_read_file("/proc/loadavg", load, sizeof load) > 0)
+		sp_trim(load);
+	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+	if (sp_read_file(path, state, sizeof state) > 0) {
+		char *rp = strrchr(state, ')');
+		snprintf(state, sizeof state, "%c", rp && rp[1] ? rp[2] : '?');
 	}
+	sp_observed(r, "probe state %s, waiting in %s; loadavg %s", state, wchan, load);
+	if (timeout_hook)
+		timeout_hook(c, pid, timeout_ms, timeout_hook_arg);
+}
+
+/* A child in a process group of its own (so a timeout kills whatever it
+ * started), writing into pfd[1]. Returns the pid (0 in the child), or -1
+ * with errno set and nothing left open. */
+static pid_t fork_probe(int pfd[2])
+{
+	if (pipe2(pfd, O_CLOEXEC) < 0)
+		return -1;
 	fflush(NULL);
 	pid_t pid = fork();
 	if (pid < 0) {
+		int e = errno;
 		close(pfd[0]);
 		close(pfd[1]);
+		errno = e;
+		return -1;
+	}
+	if (pid == 0) {
+		setpgid(0, 0);
+		close(pfd[0]);
+		signal(SIGPIPE, SIG_IGN);
+		return 0;
+	}
+	setpgid(pid, pid); /* avoid the race with the child's own call */
+	close(pfd[1]);
+	return pid;
+}
+
+/* the probe is done (or out of time): nothing it started may outlive it */
+static int end_probe(pid_t pid)
+{
+	kill(-pid, SIGKILL);
+	int status = 0;
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	return status;
+}
+
+static void died(sp_result *r, int status, const char *where)
+{
+	if (WIFSIGNALED(status))
+		sp_errorr(r, "probe crashed%s: signal %d (%s)", where, WTERMSIG(status), strsignal(WTERMSIG(status)));
+	else
+		sp_errorr(r, "probe exited with status %d without a verdict%s", WEXITSTATUS(status), where);
+}
+
+static void run_forked(const sp_ctx *ctx, const sp_check *c, unsigned timeout_ms, sp_result *r)
+{
+	int pfd[2];
+	pid_t pid = fork_probe(pfd);
+	if (pid < 0) {
 		sp_errorr(r, "cannot fork the probe: %s", strerror(errno));
 		return;
 	}
 	if (pid == 0) {
-		/* own process group, so a timeout kills whatever the probe started */
-		setpgid(0, 0);
-		close(pfd[0]);
-		signal(SIGPIPE, SIG_IGN);
 		sp_result out;
 		memset(&out, 0, sizeof out);
 		out.status = SP_STATUS_ERROR;
@@ -63,35 +117,14 @@ static void run_forked(const sp_ctx *ctx, const sp_check *c, unsigned timeout_ms
 		out.check = NULL;
 		_exit(sp_write_all(pfd[1], &out, sizeof out) == 0 ? 0 : 3);
 	}
-	setpgid(pid, pid); /* avoid the race with the child's own call */
-	close(pfd[1]);
 	sp_result in;
 	uint64_t deadline = sp_now_ns() + (uint64_t)timeout_ms * 1000000ull;
 	bool timed_out = false;
 	size_t got = sp_read_until(pfd[0], &in, sizeof in, deadline, &timed_out);
 	close(pfd[0]);
-	if (timed_out) {
-		/* evidence before the kill: where the probe sat, and the load */
-		char path[64], wchan[64] = "?", load[64] = "?", state[256] = "";
-		snprintf(path, sizeof path, "/proc/%d/wchan", (int)pid);
-		if (sp_read_file(path, wchan, sizeof wchan) <= 0)
-			snprintf(wchan, sizeof wchan, "?");
-		if (sp_read_file("/proc/loadavg", load, sizeof load) > 0)
-			sp_trim(load);
-		snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
-		if (sp_read_file(path, state, sizeof state) > 0) {
-			char *rp = strrchr(state, ')');
-			snprintf(state, sizeof state, "%c", rp && rp[1] ? rp[2] : '?');
-		}
-		sp_observed(r, "probe state %s, waiting in %s; loadavg %s", state, wchan, load);
-		if (timeout_hook)
-			timeout_hook(c, pid, timeout_ms, timeout_hook_arg);
-	}
-	/* the probe is done (or out of time): nothing it started may outlive it */
-	kill(-pid, SIGKILL);
-	int status = 0;
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
+	if (timed_out)
+		timeout_evidence(c, pid, timeout_ms, r);
+	int status = end_probe(pid);
 	if (timed_out) {
 		sp_errorr(r, "probe timed out after %u ms and was killed", timeout_ms);
 		return;
@@ -102,21 +135,25 @@ static void run_forked(const sp_ctx *ctx, const sp_check *c, unsigned timeout_ms
 		r->expect = keep;
 		return;
 	}
-	if (WIFSIGNALED(status))
-		sp_errorr(r, "probe crashed: signal %d (%s)", WTERMSIG(status), strsignal(WTERMSIG(status)));
-	else
-		sp_errorr(r, "probe exited with status %d without a verdict", WEXITSTATUS(status));
+	died(r, status, "");
+}
+
+/* the supported() precondition: false fills r with the skip */
+static bool precondition(const sp_ctx *ctx, const sp_check *c, sp_result *r)
+{
+	if (!c->supported)
+		return true;
+	char why[512] = "";
+	if (c->supported(ctx, why, sizeof why))
+		return true;
+	sp_skip(r, "%s", why[0] ? why : "not supported here");
+	return false;
 }
 
 void sp_run_one(const sp_ctx *ctx, const sp_check *c, unsigned timeout_ms, sp_result *r)
 {
-	if (c->supported) {
-		char why[512] = "";
-		if (!c->supported(ctx, why, sizeof why)) {
-			sp_skip(r, "%s", why[0] ? why : "not supported here");
-			return;
-		}
-	}
+	if (!precondition(ctx, c, r))
+		return;
 	if (c->flags & SP_CHECK_INPROCESS) {
 		r->status = SP_STATUS_ERROR;
 		snprintf(r->detail, sizeof r->detail, "probe returned no verdict");
@@ -126,23 +163,138 @@ void sp_run_one(const sp_ctx *ctx, const sp_check *c, unsigned timeout_ms, sp_re
 	}
 }
 
+/* one judged member of a batch, as the batch child hands it over */
+struct batch_rec {
+	uint32_t k;
+	sp_result r;
+};
+
+unsigned sp_batch_timeout(const sp_ctx *ctx, const sp_batch *b, bool forced)
+{
+	if (forced)
+		return ctx->timeout_ms;
+	if (b->budget_ms)
+		return b->budget_ms(ctx);
+	return b->timeout_ms ? b->timeout_ms : ctx->timeout_ms;
+}
+
+/* Run the members of checks[first]'s batch (every later check of the same
+ * batch in checks[0..n)) in one child bounded by timeout_ms, into out[];
+ * have[] marks the members handled. */
+static void run_batch(const sp_ctx *ctx, const sp_check *const *checks, size_t n, size_t first, unsigned timeout_ms,
+		      sp_result *out, bool *have)
+{
+	const sp_batch *b = checks[first]->batch;
+	size_t *idx = sp_xcalloc(n, sizeof *idx);
+	size_t m = 0;
+	for (size_t j = first; j < n; j++)
+		if (checks[j]->batch == b) {
+			idx[m++] = j;
+			have[j] = true;
+			/* never a silent pass: a member nothing reports on is an error */
+			sp_errorr(&out[j], "probe batch %s gave no verdict", b->id);
+		}
+	uint64_t deadline = sp_now_ns() + (uint64_t)timeout_ms * 1000000ull;
+	size_t next = 0;
+	while (next < m) {
+		int pfd[2];
+		pid_t pid = fork_probe(pfd);
+		if (pid < 0) {
+			int e = errno;
+			for (size_t k = next; k < m; k++)
+				sp_errorr(&out[idx[k]], "cannot fork the probe batch %s: %s", b->id, strerror(e));
+			break;
+		}
+		if (pid == 0) {
+			uint64_t t0 = sp_now_ns();
+			if (b->prepare)
+				b->prepare(ctx);
+			if (b->run)
+				b->run(ctx);
+			for (size_t k = next; k < m; k++) {
+				const sp_check *c = checks[idx[k]];
+				struct batch_rec rec;
+				memset(&rec, 0, sizeof rec);
+				rec.k = (uint32_t)k;
+				rec.r.status = SP_STATUS_ERROR;
+				snprintf(rec.r.detail, sizeof rec.r.detail, "probe returned no verdict");
+				if (precondition(ctx, c, &rec.r))
+					c->run(ctx, &rec.r);
+				rec.r.check = NULL;
+				/* the batch's shared work counts towards its first member */
+				rec.r.duration_us = (sp_now_ns() - t0) / 1000;
+				t0 = sp_now_ns();
+				if (sp_write_all(pfd[1], &rec, sizeof rec) < 0)
+					_exit(3);
+			}
+			_exit(0);
+		}
+		size_t last = next;
+		bool timed_out = false;
+		for (;;) {
+			struct batch_rec rec;
+			size_t got = sp_read_until(pfd[0], &rec, sizeof rec, deadline, &timed_out);
+			if (got != sizeof rec || rec.k < last || rec.k >= m)
+				break;
+			sp_result *r = &out[idx[rec.k]];
+			sp_expect keep = r->expect;
+			*r = rec.r;
+			r->expect = keep;
+			last = rec.k + 1;
+			if (last == m)
+				break;
+		}
+		close(pfd[0]);
+		if (timed_out && last < m) {
+			timeout_evidence(checks[idx[last]], pid, timeout_ms, &out[idx[last]]);
+			out[idx[last]].duration_us = (uint64_t)timeout_ms * 1000u;
+		}
+		int status = end_probe(pid);
+		if (last >= m)
+			break;
+		const char *member = checks[idx[last]]->id;
+		if (timed_out) {
+			/* one timeout for the batch: what it did not judge in time is lost */
+			for (size_t k = last; k < m; k++)
+				sp_errorr(&out[idx[k]], "probe batch %s timed out after %u ms (in %s) and was killed", b->id,
+					  timeout_ms, member);
+			break;
+		}
+		char where[160];
+		snprintf(where, sizeof where, " in batch %s", b->id);
+		died(&out[idx[last]], status, where);
+		next = last + 1; /* the rest resume in a new child */
+	}
+	free(idx);
+}
+
 void sp_run(const sp_ctx *ctx, const sp_check *const *checks, size_t n, const sp_run_opts *o, sp_report *rep)
 {
 	memset(rep, 0, sizeof *rep);
 	sp_utc_now(rep->started_at, sizeof rep->started_at);
-	sp_env_fill(&rep->env);
+	sp_env_fill(ctx, &rep->env);
 	rep->results = sp_xcalloc(n ? n : 1, sizeof *rep->results);
+	sp_result *batched = sp_xcalloc(n ? n : 1, sizeof *batched);
+	bool *have = sp_xcalloc(n ? n : 1, sizeof *have);
 	uint64_t t0 = sp_now_ns();
 	for (size_t i = 0; i < n; i++) {
 		const sp_check *c = checks[i];
 		sp_result *r = &rep->results[rep->n++];
 		memset(r, 0, sizeof *r);
 		r->expect = sp_policy_expect(ctx->policy, c->id);
-		unsigned timeout = (!o->timeout_forced && c->timeout_ms) ? c->timeout_ms : ctx->timeout_ms;
 		uint64_t s = sp_now_ns();
-		sp_run_one(ctx, c, timeout, r);
+		if (c->batch) {
+			if (!have[i])
+				run_batch(ctx, checks, n, i, sp_batch_timeout(ctx, c->batch, o->timeout_forced), batched, have);
+			*r = batched[i];
+			r->expect = sp_policy_expect(ctx->policy, c->id);
+		} else {
+			unsigned timeout = (!o->timeout_forced && c->timeout_ms) ? c->timeout_ms : ctx->timeout_ms;
+			sp_run_one(ctx, c, timeout, r);
+			r->duration_us = (sp_now_ns() - s) / 1000;
+		}
 		r->check = c;
-		r->duration_us = (sp_now_ns() - s) / 1000;
+		sp_judge_boundary(ctx, c, r);
 		if (r->status == SP_STATUS_FAIL && r->expect == SP_EXPECT_ADVISORY) {
 			char d[sizeof r->detail];
 			snprintf(d, sizeof d, "advisory: %s", r->detail);
@@ -167,6 +319,8 @@ void sp_run(const sp_ctx *ctx, const sp_check *const *checks, size_t n, const sp
 			break;
 		}
 	}
+	free(batched);
+	free(have);
 	rep->duration_ms = (double)(sp_now_ns() - t0) / 1e6;
 	rep->failed = rep->sum.fail || rep->sum.error;
 }
@@ -177,7 +331,7 @@ void sp_report_free(sp_report *rep)
 	rep->results = NULL;
 }
 
-void sp_env_fill(sp_env *env)
+void sp_env_fill(const sp_ctx *ctx, sp_env *env)
 {
 	struct utsname u;
 	memset(env, 0, sizeof *env);
@@ -186,6 +340,33 @@ void sp_env_fill(sp_env *env)
 		snprintf(env->arch, sizeof env->arch, "%s", u.machine);
 	}
 	env->uid = (unsigned)getuid();
-	sp_runtime_guess(env->runtime_guess, sizeof env->runtime_guess, env->runtime_signals,
-			 sizeof env->runtime_signals);
+	env->boundary = *sp_boundary_get();
+	env->boundary_accepted = sp_boundary_accepted(ctx, SP_CHECK_KERNEL);
+	sp_runtime_guess(env);
+}
+
+void sp_judge_boundary(const sp_ctx *ctx, const sp_check *c, sp_result *r)
+{
+	if (!(c->flags & SP_CHECK_KERNEL))
+		return;
+	const sp_boundary *b = sp_boundary_get();
+	char obs[sizeof r->observed];
+	if (b->kind == SP_KERNEL_HOST) {
+		snprintf(obs, sizeof obs, "%s%sjudged against the host's kernel", r->observed, r->observed[0] ? "; " : "");
+		memcpy(r->observed, obs, sizeof obs);
+		return;
+	}
+	bool accepted = sp_boundary_accepted(ctx, c->flags);
+	snprintf(obs, sizeof obs, "%s%skernel boundary: %s (%s), %s by kernel.separate_kernel", r->observed,
+		 r->observed[0] ? "; " : "", sp_kernel_kind_name(b->kind), b->kernel, accepted ? "accepted" : "not accepted");
+	memcpy(r->observed, obs, sizeof obs);
+	if (!accepted || r->status == SP_STATUS_PASS)
+		return;
+	/* the probe saw what this kernel does; the host's kernel is not reached */
+	char d[sizeof r->detail];
+	snprintf(d, sizeof d, "%s kernel (%s) stands between the sandbox and the host's kernel; the probe found: %s: %s",
+		 b->kind == SP_KERNEL_USERSPACE ? "a user-space" : "a separate guest", b->kernel,
+		 sp_status_name(r->status), r->detail);
+	memcpy(r->detail, d, sizeof d);
+	r->status = SP_STATUS_PASS;
 }

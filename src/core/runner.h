@@ -17,11 +17,15 @@ typedef struct sp_run_opts {
 } sp_run_opts;
 
 typedef struct sp_env {
-	char runtime_guess[64];
-	char runtime_signals[256];
+	char runtime_guess[64];    /* "docker+gvisor", "runc", "bwrap" ... */
+	char engine[32];           /* docker, podman, containerd, nspawn ... or "" */
+	char runtime[32];          /* runc, crun, gvisor, kata, firecracker, qemu ... or "" */
+	char runtime_signals[512];
 	char kernel[128];
 	char arch[32];
 	unsigned uid;
+	sp_boundary boundary;      /* which kernel the sandbox talks to */
+	bool boundary_accepted;    /* kernel.separate_kernel accepts it */
 } sp_env;
 
 typedef struct sp_summary {
@@ -51,10 +55,16 @@ sp_expect sp_policy_expect(const sp_policy *p, const char *id);
 void sp_run(const sp_ctx *ctx, const sp_check *const *checks, size_t n, const sp_run_opts *o, sp_report *rep);
 /* Run one check (isolated as its descriptor says) into r. */
 void sp_run_one(const sp_ctx *ctx, const sp_check *c, unsigned timeout_ms, sp_result *r);
+/* The timeout a batch runs under (--timeout-ms forced overrides it). */
+unsigned sp_batch_timeout(const sp_ctx *ctx, const sp_batch *b, bool forced);
 void sp_report_free(sp_report *rep);
-/* Fill the environment block (kernel, arch, uid, runtime guess). */
-void sp_env_fill(sp_env *env);
-/* Runtime guess from several signals (src/checks/runtime.c). */
-void sp_runtime_guess(char *guess, size_t gsz, char *signals, size_t ssz);
+/* Fill the environment block (kernel, arch, uid, boundary, runtime guess). */
+void sp_env_fill(const sp_ctx *ctx, sp_env *env);
+/* Engine and runtime guess from several signals (src/checks/runtime.c). */
+void sp_runtime_guess(sp_env *env);
+/* Judge a result of a check that carries SP_CHECK_KERNEL_* bits against the
+ * kernel boundary: say in observed which kernel the proof is about, and when
+ * the policy accepts the separate kernel, a property it provides passes. */
+void sp_judge_boundary(const sp_ctx *ctx, const sp_check *c, sp_result *r);
 
 #endif

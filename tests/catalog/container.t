@@ -66,7 +66,9 @@ if command -v podman >/dev/null 2>&1; then
 	run_json podman timeout 120 podman --runtime runc run --rm --ulimit nofile=1024:1024 --ulimit nproc=1024:1024 \
 		--cap-drop ALL --read-only --security-opt no-new-privileges -v /usr:/usr:ro -e ASAN_OPTIONS=detect_leaks=0 \
 		--rootfs "$CAT/prootfs" /sandprobe-doctor --profile container --format json -k "$SEL"
-	is "$(jq -r .environment.runtime_guess "$CAT/podman.json")" podman "runtime guess names podman"
+	is "$(jq -r .environment.engine "$CAT/podman.json")" podman "runtime guess names the engine podman"
+	is "$(jq -r .environment.runtime "$CAT/podman.json")" runc "... and its runtime runc"
+	is "$(jq -r .environment.runtime_guess "$CAT/podman.json")" podman+runc "... together: podman+runc"
 	for id in caps.effective caps.bounding priv.no_new_privs seccomp.mode fs.rootfs_readonly fs.masked_paths \
 		fs.readonly_paths dev.host_devices seccomp.bpf seccomp.ptrace; do
 		is_status podman $id pass

@@ -79,9 +79,25 @@ run_json proc1 bwrap --unshare-net --die-with-parent --ro-bind /usr /usr --symli
 	--ro-bind "$CAT/doctor" /sd /sd --profile strict --format json -k fs.proc1_root
 is_status proc1 fs.proc1_root fail
 
-# shared propagation of /
-run_json shared unshare --mount --propagation shared "$CAT/doctor" --profile strict --format json -k fs.propagation
+# shared propagation of /. A new mount namespace made rshared on a host whose / is private gets peer
+# groups of its own: nothing propagates to the host (ground truth: no mount of the host's namespace
+# carries the group), and the doctor, which sees the host's namespace here, proves it
+run_json shared unshare --mount --propagation private sh -c 'mount --make-rshared / &&
+	unshare --mount --propagation unchanged "$0" --profile strict --format json -k fs.propagation; exit $?' "$CAT/doctor"
 is_status shared fs.propagation fail
+like "$(detail shared fs.propagation)" 'has a member in mount namespace mnt:' "the outer namespace holding the peer is named"
+# (the ground truth is taken while the sandbox's namespace lives: group numbers are reused after it)
+unshare --mount --propagation shared sh -c '"$0" --profile strict --format json -k fs.propagation >"$1"
+	g=$(awk "\$5 == \"/\" { for (i = 7; \$i != \"-\"; i++) if (\$i ~ /^shared:/) print \$i }" /proc/self/mountinfo | tail -1)
+	echo "$g $(grep -c " $g " /proc/$2/mountinfo)" >"$1.truth"' "$CAT/doctor" "$CAT/own_group.json" $$
+read -r grp hostn <"$CAT/own_group.json.truth"
+like "$grp" '^shared:[0-9]+$' "the sandbox's / is in a shared peer group ($grp)"
+is "$hostn" 0 "ground truth: the host's namespace holds no mount of the sandbox's group $grp"
+is_status own_group fs.propagation pass
+# the same own group behind a PID namespace: the host's mount namespace is out of sight, so no proof
+run_json hidden unshare --mount --propagation shared --pid --fork --mount-proc "$CAT/doctor" --profile strict \
+	--format json -k fs.propagation
+is_status hidden fs.propagation warn
 
 # a 1 MiB /tmp: the 10 MiB write fails; a 2 MiB quota is enforced; 32 KiB cannot hold the fsync probe
 run_json small strict_box --size 1048576 --tmpfs /tmp -- -k 'fs.large_write or fs.fsync'

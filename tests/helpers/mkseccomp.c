@@ -4,7 +4,8 @@
  * clone3 returns ENOSYS (its flags cannot be inspected).
  *   mkseccomp [--kill] [--native-only] [--omit NAME,NAME...]
  * --omit leaves syscalls out (a deliberately weakened filter);
- * --native-only does not add the i386/x32 ABIs (bad-arch calls are allowed). */
+ * --native-only does not add the i386/x32 ABIs (bad-arch calls are allowed);
+ * --kill-only NAME,... builds a filter that kills those syscalls only. */
 #include <errno.h>
 #include <sched.h>
 #include <seccomp.h>
@@ -36,7 +37,7 @@ static int omitted(const char *omit, const char *name)
 int main(int argc, char **argv)
 {
 	int kill = 0, native = 0;
-	const char *omit = "";
+	const char *omit = "", *only = NULL;
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--kill"))
 			kill = 1;
@@ -44,8 +45,10 @@ int main(int argc, char **argv)
 			native = 1;
 		else if (!strcmp(argv[i], "--omit") && i + 1 < argc)
 			omit = argv[++i];
+		else if (!strcmp(argv[i], "--kill-only") && i + 1 < argc)
+			only = argv[++i];
 		else {
-			fprintf(stderr, "usage: mkseccomp [--kill] [--native-only] [--omit NAME,...]\n");
+			fprintf(stderr, "usage: mkseccomp [--kill] [--native-only] [--omit NAME,...] [--kill-only NAME,...]\n");
 			return 2;
 		}
 	}
@@ -58,6 +61,22 @@ int main(int argc, char **argv)
 	} else {
 		/* calls from other ABIs are allowed: the weakness seccomp.abi32 finds */
 		seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_ALLOW);
+	}
+	if (only) {
+		/* a filter that kills exactly the named syscalls, nothing else */
+		char buf[512];
+		snprintf(buf, sizeof buf, "%s", only);
+		for (char *save = NULL, *n = strtok_r(buf, ",", &save); n; n = strtok_r(NULL, ",", &save)) {
+			int nr = seccomp_syscall_resolve_name(n);
+			if (nr == __NR_SCMP_ERROR || seccomp_rule_add(ctx, SCMP_ACT_KILL_PROCESS, nr, 0) < 0) {
+				fprintf(stderr, "mkseccomp: cannot add %s\n", n);
+				return 1;
+			}
+		}
+		if (seccomp_export_bpf(ctx, STDOUT_FILENO) < 0)
+			return 1;
+		seccomp_release(ctx);
+		return 0;
 	}
 	uint32_t act = kill ? SCMP_ACT_KILL_PROCESS : SCMP_ACT_ERRNO(EPERM);
 	for (size_t i = 0; i < sizeof denied / sizeof denied[0]; i++) {

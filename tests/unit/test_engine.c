@@ -44,6 +44,29 @@ static const sp_check c_silent = CHECK("u.silent", run_silent);
 static const sp_check c_unsup = CHECK("u.unsup", run_pass, .supported = unsupported);
 static const sp_check c_spawn = CHECK("u.spawn", run_spawn);
 
+/* a declared batch: run() leaves state that each member collects */
+static int batch_state, batch_runs;
+static void b_prepare(const sp_ctx *c) { (void)c; batch_state = 1; }
+static void b_run(const sp_ctx *c) { (void)c; batch_state *= 42; batch_runs++; }
+static void m_collect(const sp_ctx *c, sp_result *r)
+{
+	(void)c;
+	if (batch_state == 42)
+		sp_pass(r, "collected %d (pid %d)", batch_state, (int)getpid());
+	else
+		sp_failr(r, "state %d", batch_state);
+}
+static const sp_batch b_ok = {.id = "u.batch", .prepare = b_prepare, .run = b_run};
+static const sp_batch b_slow = {.id = "u.slowbatch", .timeout_ms = 300, .prepare = b_prepare, .run = b_run};
+#define MEMBER(name, fn, b) CHECK(name, fn, .batch = &b)
+static const sp_check m1 = MEMBER("u.m1", m_collect, b_ok);
+static const sp_check m2 = MEMBER("u.m2", run_crash, b_ok);
+static const sp_check m3 = MEMBER("u.m3", m_collect, b_ok);
+static const sp_check m4 = MEMBER("u.m4", run_skip, b_ok);
+static const sp_check s1 = MEMBER("u.s1", m_collect, b_slow);
+static const sp_check s2 = MEMBER("u.s2", run_hang, b_slow);
+static const sp_check s3 = MEMBER("u.s3", m_collect, b_slow);
+
 static sp_report run(const sp_policy *p, const sp_check *const *v, size_t n, sp_run_opts o)
 {
 	sp_ctx ctx = {.policy = p, .profile = "unit", .timeout_ms = 2000};
@@ -140,6 +163,37 @@ int main(void)
 	ok(dead, "the probe's grandchild %d was killed with its process group", gpid);
 	if (!dead && gpid > 0)
 		kill(gpid, SIGKILL);
+	sp_report_free(&rep);
+
+	/* a batch: one child for its members, prepare and run once, each member
+	 * judged from the state they left; a member that crashes costs itself */
+	const sp_check *bv[] = {&m1, &c_pass, &m2, &m3, &m4};
+	rep = run(&p, bv, 5, (sp_run_opts){0});
+	is_int(rep.results[0].status, SP_STATUS_PASS, "a batch member collects what the batch's run left");
+	is_int(batch_runs, 0, "the batch ran in a child, not in the runner");
+	is_int(rep.results[1].status, SP_STATUS_PASS, "a check between members runs on its own");
+	is_int(rep.results[2].status, SP_STATUS_ERROR, "a member that crashes is an error");
+	like_str(rep.results[2].detail, "crashed in batch u.batch: signal 4", "naming the batch and the signal");
+	is_int(rep.results[3].status, SP_STATUS_PASS, "the next member resumes in a new child (prepare and run again)");
+	is_int(rep.results[4].status, SP_STATUS_SKIP, "and the one after");
+	int pid0 = atoi(strstr(rep.results[0].detail, "pid ") + 4), pid3 = atoi(strstr(rep.results[3].detail, "pid ") + 4);
+	ok(pid0 > 0 && pid3 > 0 && pid0 != pid3 && pid0 != (int)getpid(), "members before and after the crash ran in two children");
+	sp_report_free(&rep);
+	/* one timeout for the whole batch: a hang costs it once */
+	const sp_check *sv[] = {&s1, &s2, &s3, &c_pass};
+	t0 = sp_now_ns();
+	rep = run(&p, sv, 4, (sp_run_opts){0});
+	ms = (sp_now_ns() - t0) / 1000000;
+	is_int(rep.results[0].status, SP_STATUS_PASS, "a member judged before the hang keeps its verdict");
+	is_int(rep.results[1].status, SP_STATUS_ERROR, "the hanging member is an error");
+	like_str(rep.results[1].detail, "probe batch u.slowbatch timed out after 300 ms (in u.s2)", "naming the batch's one timeout");
+	is_int(rep.results[2].status, SP_STATUS_ERROR, "a member after the hang is lost with the batch");
+	is_int(rep.results[3].status, SP_STATUS_PASS, "a check after the batch runs normally");
+	ok(ms < 1500, "the batch cost its one timeout (whole run %llu ms)", (unsigned long long)ms);
+	sp_report_free(&rep);
+	/* --timeout-ms overrides the batch's own */
+	rep = run(&p, sv, 2, (sp_run_opts){.timeout_forced = true});
+	like_str(rep.results[1].detail, "timed out after 2000 ms", "a forced timeout applies to batches too");
 	sp_report_free(&rep);
 
 	/* registry sanity: ids unique, every descriptor complete */

@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# The execution model: every check runs in a forked child (or with its
+# declared batch in one), bounded by its timeout; only pure procfs/sysfs
+# reads run in the doctor itself. A probe that hangs (a FUSE mount whose
+# daemon never answers) costs its timeout and nothing more: the checks that
+# do not touch it keep their verdicts, a batch costs one timeout for all its
+# members, and nothing the probes started outlives the run. A batch child
+# killed in one member costs that member only.
+. "$(dirname "$0")/../lib/tap.sh"
+need_root
+need jq
+need bwrap
+[ -c /dev/fuse ] || skip_all "no /dev/fuse"
+T=$(sp_tmpdir)
+# a copy of our own, so leftovers can be found by their executable
+cp "$SP_DOCTOR" "$T/doctor-$$"
+D=$T/doctor-$$
+mkdir -p "$T/stall"
+
+# --list says which checks run isolated and which batch they belong to
+"$D" --list --format json >"$T/list.json"
+is "$(jq '[.checks[] | select(.isolated == false) | .id | select(test("^(caps|seccomp|kernel\\.(modules|dmesg|userns|devmem|debugfs)$|dev\\.|fs\\.(writable|tmpfs|host|propagation)|proc\\.(signal|environ)_foreign|net\\.egress)"))] | length' "$T/list.json")" 0 \
+	"no check that acts or touches a policy-named path runs in the doctor process"
+is "$(jq -r '[.checks[] | select(.id | startswith("caps.")) | .batch] | unique | join(",")' "$T/list.json")" "caps.probes,caps.sets" \
+	"capability checks belong to the declared batches caps.sets and caps.probes"
+is "$(jq -r '.checks[] | select(.id == "net.egress") | .batch' "$T/list.json")" net.probes "network probes are the batch net.probes"
+
+# a FUSE mount nobody serves: the first access to it blocks until killed
+exec 7<>/dev/fuse
+mount -i -t fuse -o fd=7,rootmode=40000,user_id=0,group_id=0 "sp-stall-$$" "$T/stall" || skip_all "cannot mount fuse"
+at_exit "umount -l '$T/stall'"
+TMO=1500
+start=$(date +%s%N)
+timeout 60 "$D" --profile strict --format json --set fs.writable="$T/stall" --timeout-ms $TMO \
+	-k 'fs.writable_paths or privileges or namespaces' >"$T/hang.json"
+rc=$?
+end=$(date +%s%N)
+exec 7>&-
+wall=$(((end - start) / 1000000))
+ok test "$rc" -ne 124
+is "$(jq -r "has(\"results\")" "$T/hang.json")" true "the stalled run still reports"
+st() { jq -r --arg id "$1" '.results[] | select(.id == $id) | .status' "$T/hang.json"; }
+dt() { jq -r --arg id "$1" '.results[] | select(.id == $id) | .detail' "$T/hang.json"; }
+is "$(st fs.writable_paths)" error "the check that writes into the stalled mount is an error"
+like "$(dt fs.writable_paths)" "timed out after $TMO ms" "... after its timeout"
+like "$(jq -r '.results[] | select(.id == "fs.writable_paths") | .observed' "$T/hang.json")" 'waiting in' \
+	"... with where it waited as evidence"
+# the capability batch makes its private dir in the first fs.writable entry
+n=$(jq '[.results[] | select(.detail | test("^probe batch caps.probes timed out after '$TMO' ms"))] | length' "$T/hang.json")
+is "$n" 18 "every member of the stalled batch reports the batch's one timeout"
+for id in ns.pid ns.user caps.effective caps.bounding priv.no_new_privs priv.root_mapped priv.abstract_sockets; do
+	isnt "$(st $id)" error "$id keeps its own verdict"
+done
+# each hung unit cost one timeout, no more: count them (a batch once)
+units=$(jq '([.results[] | select(.detail | test("^probe timed out"))] | length) +
+	([.results[] | select(.detail | test("^probe batch .* timed out"))] | map(.detail | capture("batch (?<b>[^ ]+)").b) | unique | length)' "$T/hang.json")
+ok test "$units" -ge 2
+dur=$(jq '.duration_ms | floor' "$T/hang.json")
+TAP_NAME="the run took about $units timeouts of $TMO ms ($dur ms in the report, $wall ms wall)" \
+	ok test "$dur" -ge $((units * TMO)) -a "$dur" -lt $((units * TMO + 4000)) -a "$wall" -lt $((units * TMO + 6000))
+# nothing the probes started is left (their process groups were killed)
+sleep 0.2
+left=$(for p in /proc/[0-9]*; do [ "$(readlink "$p/exe" 2>/dev/null)" = "$D" ] && echo "${p#/proc/}"; done | wc -l)
+is "$left" 0 "no probe process outlives the run"
+
+# a batch child killed in one member: that member errors, the others keep their verdicts
+"$SP_HELPERS/mkseccomp" --kill-only capget >"$T/kill-capget"
+bwrap --dev-bind / / --seccomp 9 "$D" --profile strict --format json \
+	-k 'caps.effective or caps.bounding or caps.ambient or priv.no_new_privs' 9<"$T/kill-capget" >"$T/die.json"
+sd() { jq -r --arg id "$1" '.results[] | select(.id == $id) | "\(.status) \(.detail)"' "$T/die.json"; }
+like "$(sd caps.effective)" '^error probe crashed in batch caps.sets: signal 31' "the member whose capget the filter kills is an error naming SIGSYS"
+unlike "$(sd caps.bounding)" '^error' "the next member (PR_CAPBSET_READ) is judged in a new child"
+unlike "$(sd caps.ambient)" '^error' "and the one after"
+unlike "$(sd priv.no_new_privs)" '^error' "and NoNewPrivs"
+done_testing
