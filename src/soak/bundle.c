@@ -153,41 +153,74 @@ static char *redact_line(const char *line)
 	return cur;
 }
 
+static bool is_elision_line(const char *line)
+{
+	return sp_startswith(line, "[... ") && sp_endswith(line, " bytes elided ...]");
+}
+
+static void out_put(char **out, size_t *olen, size_t *cap, const char *s, size_t n)
+{
+	if (*olen + n + 2 > *cap) {
+		*cap = (*olen + n + 2) * 2;
+		*out = sp_xrealloc(*out, *cap);
+	}
+	memcpy(*out + *olen, s, n);
+	*olen += n;
+}
+
+/* Line by line. A private key block is redacted from its BEGIN line to its
+ * END line; an END line without a BEGIN (the BEGIN was elided, or the text
+ * starts inside the block) redacts every line back to the last barrier (the
+ * start of the text or an elision line), so that the body of a key whose
+ * first line was cut off never survives either. */
 char *sp_redact(const char *text, size_t len, size_t *outlen)
 {
 	pthread_once(&rx_once, rx_init);
 	size_t cap = len + 64, olen = 0;
 	char *out = sp_xmalloc(cap);
 	int in_key = 0;
+	size_t barrier = 0, since_barrier = 0; /* output offset and lines after it */
 	const char *p = text, *end = text + len;
 	while (p < end) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		size_t ll = nl ? (size_t)(nl - p) : (size_t)(end - p);
-		char *line = sp_xstrndup(p, ll);
-		/* NUL bytes inside a line would hide the rest from the patterns */
+		/* a copy of the line: NUL bytes inside it would hide the rest from
+		 * the patterns (and from the string functions), so they become spaces */
+		char *line = sp_xmalloc(ll + 1);
+		memcpy(line, p, ll);
+		line[ll] = '\0';
 		for (size_t i = 0; i < ll; i++)
 			if (!line[i])
 				line[i] = ' ';
-		char *red;
-		if (strstr(line, "-----BEGIN") && strstr(line, "PRIVATE KEY")) {
-			in_key = !strstr(line, "-----END");
+		bool begin = strstr(line, "-----BEGIN") && strstr(line, "PRIVATE KEY");
+		bool endk = strstr(line, "-----END") && strstr(line, "PRIVATE KEY");
+		char *red = NULL;
+		if (is_elision_line(line)) {
+			red = sp_xstrdup(line); /* kept: says what was dropped; a key block stays open across it */
+		} else if (begin) {
+			in_key = !endk;
 			red = sp_xstrdup("[REDACTED]");
 		} else if (in_key) {
-			if (strstr(line, "-----END"))
+			if (endk)
 				in_key = 0;
+			red = sp_xstrdup("[REDACTED]");
+		} else if (endk) {
+			/* the block's start is not in this text: everything since the barrier may be its body */
+			olen = barrier;
+			for (size_t i = 0; i < since_barrier; i++)
+				out_put(&out, &olen, &cap, "[REDACTED]\n", 11);
 			red = sp_xstrdup("[REDACTED]");
 		} else {
 			red = rx_ok ? redact_line(line) : sp_xstrdup("[REDACTED]");
 		}
-		size_t rl = strlen(red);
-		if (olen + rl + 2 > cap) {
-			cap = (olen + rl + 2) * 2;
-			out = sp_xrealloc(out, cap);
-		}
-		memcpy(out + olen, red, rl);
-		olen += rl;
+		out_put(&out, &olen, &cap, red, strlen(red));
 		if (nl)
 			out[olen++] = '\n';
+		since_barrier++;
+		if (is_elision_line(line) && !in_key) {
+			barrier = olen;
+			since_barrier = 0;
+		}
 		free(red);
 		free(line);
 		p = nl ? nl + 1 : end;
@@ -231,7 +264,7 @@ int sp_bundle_flush_logs(sp_bundle *b, sp_error *err)
 {
 	int r = 0;
 	pthread_mutex_lock(&b->mu);
-	for (size_t i = 0; i < b->nlogs && r == 0; i++) {
+	for (size_t i = 0; i < b->nlogs; i++) {
 		sp_log *lg = b->logs[i];
 		if (!lg->dirty)
 			continue;
@@ -239,9 +272,14 @@ int sp_bundle_flush_logs(sp_bundle *b, sp_error *err)
 		char *text = sp_capture_text(&lg->cap, &len);
 		char name[512];
 		snprintf(name, sizeof name, "logs/%s", lg->name);
-		r = sp_bundle_write(b, name, text, len, err);
+		sp_error e = {0};
+		if (sp_bundle_write(b, name, text, len, &e) == 0)
+			lg->dirty = 0; /* a failed write stays dirty: written again at the next flush */
+		else if (r == 0) {
+			*err = e;
+			r = -1;
+		}
 		free(text);
-		lg->dirty = 0;
 	}
 	pthread_mutex_unlock(&b->mu);
 	return r;

@@ -43,25 +43,33 @@ void sp_capture_add(sp_capture *c, const char *buf, size_t len)
 	}
 }
 
+/* When bytes were dropped, the kept head ends and the kept tail starts at a
+ * line boundary: a partial line on either side of the cut is dropped with
+ * the elided bytes. Redaction works line by line, so a line cut in two
+ * ("...api_key=" | "s3cr3t") could otherwise leave a secret whose key was
+ * elided. */
 char *sp_capture_text(const sp_capture *c, size_t *lenp)
 {
 	unsigned long long elided = c->total - c->head_len - c->tail_len;
 	size_t cap = c->head_len + c->tail_len + 80, len = 0;
 	char *out = sp_xmalloc(cap);
-	memcpy(out, c->head, c->head_len);
-	len = c->head_len;
-	if (elided > 0)
-		len += (size_t)snprintf(out + len, cap - len, "%s[... %llu bytes elided ...]\n",
-					len && out[len - 1] != '\n' ? "\n" : "", elided);
-	if (c->tail_len) {
-		size_t start = c->tail_len < SP_CAP_HALF ? 0 : c->tail_pos;
-		size_t first = SP_CAP_HALF - start;
-		if (first > c->tail_len)
-			first = c->tail_len;
-		memcpy(out + len, c->tail + start, first);
-		memcpy(out + len + first, c->tail, c->tail_len - first);
-		len += c->tail_len;
+	size_t head_keep = c->head_len, tail_skip = 0;
+	size_t start = c->tail_len < SP_CAP_HALF ? 0 : c->tail_pos;
+	if (elided > 0) {
+		while (head_keep > 0 && c->head[head_keep - 1] != '\n')
+			head_keep--;
+		while (tail_skip < c->tail_len && c->tail[(start + tail_skip) % SP_CAP_HALF] != '\n')
+			tail_skip++;
+		if (tail_skip < c->tail_len)
+			tail_skip++; /* the newline ends the dropped partial line */
+		elided += (c->head_len - head_keep) + tail_skip;
 	}
+	memcpy(out, c->head, head_keep);
+	len = head_keep;
+	if (elided > 0)
+		len += (size_t)snprintf(out + len, cap - len, "[... %llu bytes elided ...]\n", elided);
+	for (size_t i = tail_skip; i < c->tail_len; i++)
+		out[len++] = c->tail[(start + i) % SP_CAP_HALF];
 	out[len] = '\0';
 	if (lenp)
 		*lenp = len;
