@@ -20,6 +20,7 @@ static void usage(FILE *f)
 		"usage: sandprobe soak --workload FILE --profile R0|G2|R24|E72 --out DIR\n"
 		"                      [--duration S] [--sample-interval S] [--concurrency N] [--seed N]\n"
 		"                      [--sign-key FILE] [--metrics-file PATH] [--quiet]\n"
+		"       sandprobe soak --reconcile STATE_ROOT\n"
 		"       sandprobe soak --sample-once --prefix PREFIX --state DIR [--repeat N]\n\n"
 		"Runs the workload's scenarios against a real runtime for the profile's duration\n"
 		"(R0: one cycle of every scenario; G2 7200 s; R24 86400 s; E72 259200 s) with an\n"
@@ -27,9 +28,60 @@ static void usage(FILE *f)
 		"'sandprobe verify DIR', whose exit code it returns. --duration or a shorter run\n"
 		"records profile 'custom' with thresholds scaled and fixed in metadata.txt.\n"
 		"SIGINT/SIGTERM: stop launching, drain, clean up, final sample (a second signal\n"
-		"also interrupts in-flight operations).\n"
+		"also interrupts in-flight operations). If the runner or its supervisor dies\n"
+		"(even of SIGKILL), the other kills everything of the run and runs its cleanup;\n"
+		"what is left (state dir, journal) makes the next run on that state root refuse\n"
+		"until --reconcile STATE_ROOT has removed it and proven it gone.\n"
 		"--sample-once prints one resource sample for PREFIX/DIR (a diagnostic and benchmark aid).\n"
 		"See sandprobe-soak(1) and docs/workload-format.md.\n");
+}
+
+/* progress: one status line redrawn on a terminal, plain lines otherwise */
+struct progress {
+	bool quiet, tty, line_open;
+};
+
+static void sink(void *ctx, const sp_soak_event *ev)
+{
+	struct progress *p = ctx;
+	if (p->quiet)
+		return;
+	const sp_soak_status *st = ev->st;
+	char dur[32];
+	switch (ev->kind) {
+	case SP_SOAK_EV_START:
+		fprintf(stderr, "soak: %s\n", ev->text);
+		break;
+	case SP_SOAK_EV_STATUS:
+		if (st->r0)
+			snprintf(dur, sizeof dur, "R0");
+		else
+			snprintf(dur, sizeof dur, "%llds", st->duration_s);
+		if (p->tty) {
+			fprintf(stderr, "\r\033[Ksoak %.1fs/%s  ops %lld  fail %lld  faults %lld  samples %lld  owned: procs %lld rss %.1fMiB fds %lld mounts %lld",
+				st->elapsed_s, dur, st->ops, st->fail, st->faults, st->samples, st->owned_procs, st->owned_rss_mib,
+				st->owned_fds, st->owned_mounts);
+			p->line_open = true;
+		} else if (st->after_sample) {
+			fprintf(stderr, "soak: t=%.1fs/%s ops=%lld fail=%lld faults=%lld samples=%lld owned_procs=%lld owned_rss_mib=%.1f owned_fds=%lld owned_mounts=%lld\n",
+				st->elapsed_s, dur, st->ops, st->fail, st->faults, st->samples, st->owned_procs, st->owned_rss_mib,
+				st->owned_fds, st->owned_mounts);
+		}
+		break;
+	case SP_SOAK_EV_NOTE:
+	case SP_SOAK_EV_DONE:
+		fprintf(stderr, "%ssoak: %s\n", p->line_open ? "\n" : "", ev->text);
+		p->line_open = false;
+		break;
+	case SP_SOAK_EV_VERIFY:
+		if (p->line_open)
+			fputc('\n', stderr);
+		p->line_open = false;
+		fputs(ev->text, stdout);
+		fflush(stdout);
+		break;
+	}
+	fflush(stderr);
 }
 
 static int parse_num(const char *opt, const char *v, long long lo, long long hi, long long *out)
@@ -91,7 +143,7 @@ static int sample_once(const char *prefix, const char *state, long long repeat)
 int cmd_soak(int argc, char **argv)
 {
 	enum { O_WORKLOAD = 256, O_PROFILE, O_OUT, O_DURATION, O_INTERVAL, O_CONC, O_SEED, O_KEY, O_METRICS, O_QUIET,
-	       O_SAMPLE_ONCE, O_PREFIX, O_STATE, O_REPEAT };
+	       O_SAMPLE_ONCE, O_PREFIX, O_STATE, O_REPEAT, O_RECONCILE };
 	static const struct option lo[] = {
 		{"workload", required_argument, NULL, O_WORKLOAD}, {"profile", required_argument, NULL, O_PROFILE},
 		{"out", required_argument, NULL, O_OUT},           {"duration", required_argument, NULL, O_DURATION},
@@ -101,10 +153,12 @@ int cmd_soak(int argc, char **argv)
 		{"quiet", no_argument, NULL, O_QUIET},             {"sample-once", no_argument, NULL, O_SAMPLE_ONCE},
 		{"prefix", required_argument, NULL, O_PREFIX},     {"state", required_argument, NULL, O_STATE},
 		{"repeat", required_argument, NULL, O_REPEAT},     {"help", no_argument, NULL, 'h'},
+		{"reconcile", required_argument, NULL, O_RECONCILE},
 		{NULL, 0, NULL, 0},
 	};
 	sp_soak_opts o = {.duration_s = -1, .sample_interval_s = -1};
-	bool once = false;
+	bool once = false, quiet = false;
+	const char *reconcile = NULL;
 	const char *prefix = NULL, *state = NULL;
 	long long v, repeat = 1;
 	int c;
@@ -136,7 +190,8 @@ int cmd_soak(int argc, char **argv)
 			break;
 		case O_KEY: o.sign_key = optarg; break;
 		case O_METRICS: o.metrics_file = optarg; break;
-		case O_QUIET: o.quiet = true; break;
+		case O_QUIET: quiet = true; break;
+		case O_RECONCILE: reconcile = optarg; break;
 		case O_SAMPLE_ONCE: once = true; break;
 		case O_PREFIX: prefix = optarg; break;
 		case O_STATE: state = optarg; break;
@@ -166,19 +221,35 @@ int cmd_soak(int argc, char **argv)
 		}
 		return sample_once(prefix, state, repeat);
 	}
+	if (reconcile) {
+		if (o.workload || o.profile || o.out) {
+			fprintf(stderr, "sandprobe: soak: --reconcile takes only the state root (try --help)\n");
+			return SP_EXIT_USAGE;
+		}
+		sp_strv report = {0};
+		sp_error err = {0};
+		int rc = sp_soak_reconcile(reconcile, &report, &err);
+		for (size_t i = 0; i < report.n; i++)
+			if (!quiet || rc > 0)
+				printf("%s\n", report.v[i]);
+		sp_strv_free(&report);
+		if (rc < 0)
+			return sp_error_report(&err);
+		return rc == 0 ? SP_EXIT_OK : SP_EXIT_FAIL;
+	}
 	if (!o.workload || !o.profile || !o.out) {
 		fprintf(stderr, "sandprobe: soak: --workload, --profile and --out are required (try --help)\n");
 		return SP_EXIT_USAGE;
 	}
 	sp_error err = {0};
+	struct progress p = {.quiet = quiet, .tty = isatty(2) && !quiet};
+	o.sink = sink;
+	o.sink_ctx = &p;
 	int rc = sp_soak_run(&o, &err);
-	if (rc == -1) {
-		err.exit_code = SP_EXIT_USAGE;
-		return sp_error_report(&err);
-	}
 	if (rc < 0) {
-		err.exit_code = SP_EXIT_INTERNAL;
-		return sp_error_report(&err);
+		if (p.line_open)
+			fputc('\n', stderr);
+		return sp_error_report(&err); /* its exit code: 2 bad input, 3 internal */
 	}
 	return rc;
 }

@@ -229,6 +229,12 @@ int sp_proc_run(char *const argv[], const sp_run_opts *o, sp_capture *cap, sp_pr
 	char *const *envp = o->envp ? o->envp : environ;
 
 	memset(res, 0, sizeof *res);
+	if (o->abort_flag && atomic_load(o->abort_flag)) {
+		/* the run stopped at once: nothing more starts */
+		res->aborted = true;
+		res->start_ns = res->end_ns = sp_now_ns();
+		return 0;
+	}
 	int rerr = 0;
 	char *prog = resolve_prog(argv[0], envp, &rerr);
 	if (!prog) {
@@ -344,7 +350,7 @@ int sp_proc_run(char *const argv[], const sp_run_opts *o, sp_capture *cap, sp_pr
 			/* our child, not yet reaped: its pid and group cannot have been reused */
 			kill(-pid, o->interrupt_sig);
 		}
-		if (!killed && (now >= deadline || (o->abort_flag && *o->abort_flag))) {
+		if (!killed && (now >= deadline || (o->abort_flag && atomic_load(o->abort_flag)))) {
 			res->timed_out = now >= deadline;
 			res->aborted = !res->timed_out;
 			killed = true;

@@ -6,6 +6,7 @@
 #ifndef SP_SOAK_PROC_H
 #define SP_SOAK_PROC_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -44,7 +45,7 @@ typedef struct sp_run_opts {
 	int interrupt_ms;     /* <0: none; else send interrupt_sig to the group after this */
 	int interrupt_sig;
 	char *const *envp;
-	volatile int *abort_flag; /* when it becomes non-zero, kill the group (SIGKILL) */
+	const atomic_int *abort_flag; /* when it becomes non-zero, kill the group (SIGKILL) */
 	bool stderr_null;     /* capture stdout only; stderr goes to /dev/null */
 } sp_run_opts;
 

@@ -71,6 +71,7 @@ struct sp_sampler {
 	unsigned long long *socks;
 	size_t nsocks, capsocks;
 	char *big; /* environ/cmdline buffer */
+	char *ignore_cg; /* a cgroup name not counted */
 	bool fd_size_works;
 	struct pref *pref;
 	size_t capref;
@@ -127,6 +128,7 @@ void sp_sampler_free(sp_sampler *s)
 	free(s->cache);
 	free(s->socks);
 	free(s->big);
+	free(s->ignore_cg);
 	free(s->pref);
 	pthread_mutex_destroy(&s->mu);
 	free(s);
@@ -731,7 +733,7 @@ static void count_mounts(sp_sampler *s, long long *global, long long *owned, cha
 	}
 }
 
-static long long count_cgroups(int dfd, const char *prefix, int depth)
+static long long count_cgroups(int dfd, const char *prefix, const char *ignore, int depth)
 {
 	long long n = 0;
 	int fd = dup(dfd);
@@ -746,12 +748,12 @@ static long long count_cgroups(int dfd, const char *prefix, int depth)
 	while ((de = readdir(d))) {
 		if (de->d_type != DT_DIR || de->d_name[0] == '.')
 			continue;
-		if (strstr(de->d_name, prefix))
+		if (strstr(de->d_name, prefix) && !(ignore && !strcmp(de->d_name, ignore)))
 			n++;
 		if (depth < 3) {
 			int sub = openat(dirfd(d), de->d_name, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
 			if (sub >= 0) {
-				n += count_cgroups(sub, prefix, depth + 1);
+				n += count_cgroups(sub, prefix, ignore, depth + 1);
 				close(sub);
 			}
 		}
@@ -862,7 +864,7 @@ void sp_sampler_take(sp_sampler *s, sp_sample *o)
 	int cg = open("/sys/fs/cgroup", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	o->owned_cgroups = 0;
 	if (cg >= 0) {
-		o->owned_cgroups = count_cgroups(cg, s->prefix, 0);
+		o->owned_cgroups = count_cgroups(cg, s->prefix, s->ignore_cg, 0);
 		close(cg);
 	}
 	o->disk_bytes = disk_bytes(s->state_dir);
@@ -920,4 +922,37 @@ char **sp_sampler_owned_mounts(sp_sampler *s, size_t *n)
 		*w = '\0';
 	}
 	return list;
+}
+
+void sp_sampler_ignore_cgroup(sp_sampler *s, const char *name)
+{
+	free(s->ignore_cg);
+	s->ignore_cg = name ? sp_xstrdup(name) : NULL;
+}
+
+size_t sp_sampler_descendants(sp_sampler *s, pid_t pid, pid_t **pids, unsigned long long **starts)
+{
+	pthread_mutex_lock(&s->mu);
+	scan_procs(s);
+	*pids = sp_xcalloc(s->np + 1, sizeof(pid_t));
+	*starts = sp_xcalloc(s->np + 1, sizeof(unsigned long long));
+	size_t n = 0;
+	for (size_t i = 0; i < s->np; i++) {
+		if (s->p[i].pid == pid)
+			continue;
+		int cur = (int)i;
+		for (int depth = 0; cur >= 0 && depth < 4096; depth++) {
+			pid_t pp = s->p[cur].ppid;
+			if (pp == pid) {
+				(*pids)[n] = s->p[i].pid;
+				(*starts)[n++] = s->p[i].starttime;
+				break;
+			}
+			if (pp <= 1)
+				break;
+			cur = idx_find(s, pp);
+		}
+	}
+	pthread_mutex_unlock(&s->mu);
+	return n;
 }
