@@ -259,15 +259,18 @@ static void free_cgroups(struct cgdir *v, size_t n)
 	free(v);
 }
 
-/* remove the run's cgroups, deepest first (members killed first); spare: a
- * pid not to kill (the runner itself, while it still is in its cgroup).
+/* remove the run's cgroups, deepest first (members killed first); skip: a
+ * cgroup name to leave alone (the runner's own, while it is in it).
  * Returns how many remain; report (may be NULL) gets what was removed. */
-static size_t remove_run_cgroups(const char *prefix, pid_t spare, sp_strv *report)
+static size_t remove_run_cgroups(const char *prefix, const char *skip, sp_strv *report)
 {
 	size_t n = 0, left = 0;
 	struct cgdir *v = run_cgroups(prefix, &n);
 	for (size_t i = 0; i < n; i++) {
-		cgroup_kill(v[i].path, spare);
+		const char *base = strrchr(v[i].path, '/');
+		if (skip && base && !strcmp(base + 1, skip))
+			continue;
+		cgroup_kill(v[i].path, 0);
 		bool gone = false;
 		for (int k = 0; k < 50 && !gone; k++) {
 			gone = rmdir(v[i].path) == 0 || errno == ENOENT;
@@ -689,6 +692,11 @@ int sp_soak_sweep(struct run *r)
 	return found;
 }
 
+void sp_soak_remove_run_cgroups(struct run *r)
+{
+	remove_run_cgroups(r->prefix, r->g.cgroup_name, NULL);
+}
+
 void sp_soak_remove_state(struct run *r)
 {
 	remove_tree(r->state_dir);
@@ -714,7 +722,7 @@ static void supervisor_cleanup(struct run *r, int sig, sp_error *err)
 	killed += sp_soak_sweep(r);
 	while (waitpid(-1, NULL, WNOHANG) > 0)
 		;
-	size_t cg_left = remove_run_cgroups(r->prefix, 0, NULL);
+	size_t cg_left = remove_run_cgroups(r->prefix, NULL, NULL);
 	char why[160];
 	snprintf(why, sizeof why, "the runner was killed by SIG%s; its supervisor killed %d process(es) and mount(s) in %.1f s",
 		 sigabbrev_np(sig) ? sigabbrev_np(sig) : "?", killed, (double)(sp_now_ns() - t0) / 1e9);
@@ -1003,7 +1011,7 @@ static int reconcile_one(struct jrun *j, sp_strv *report)
 			break;
 	}
 	sp_strv cg = {0};
-	remove_run_cgroups(j->prefix, 0, &cg);
+	remove_run_cgroups(j->prefix, NULL, &cg);
 	for (size_t i = 0; i < cg.n; i++)
 		say(report, "  %s", cg.v[i]);
 	sp_strv_free(&cg);

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "soak/proc.h"
@@ -18,11 +19,17 @@
 
 extern char **environ;
 
+static size_t cap_half(const sp_capture *c)
+{
+	return c->half && c->half < SP_CAP_HALF ? c->half : SP_CAP_HALF;
+}
+
 void sp_capture_add(sp_capture *c, const char *buf, size_t len)
 {
+	size_t half = cap_half(c);
 	c->total += len;
-	if (c->head_len < SP_CAP_HALF) {
-		size_t n = SP_CAP_HALF - c->head_len;
+	if (c->head_len < half) {
+		size_t n = half - c->head_len;
 		if (n > len)
 			n = len;
 		memcpy(c->head + c->head_len, buf, n);
@@ -30,14 +37,18 @@ void sp_capture_add(sp_capture *c, const char *buf, size_t len)
 		buf += n;
 		len -= n;
 	}
+	if (len > half) { /* only the last half bytes can stay */
+		buf += len - half;
+		len = half;
+	}
 	while (len > 0) {
-		size_t n = SP_CAP_HALF - c->tail_pos;
+		size_t n = half - c->tail_pos;
 		if (n > len)
 			n = len;
 		memcpy(c->tail + c->tail_pos, buf, n);
-		c->tail_pos = (c->tail_pos + n) % SP_CAP_HALF;
-		if (c->tail_len < SP_CAP_HALF)
-			c->tail_len = c->tail_len + n > SP_CAP_HALF ? SP_CAP_HALF : c->tail_len + n;
+		c->tail_pos = (c->tail_pos + n) % half;
+		if (c->tail_len < half)
+			c->tail_len = c->tail_len + n > half ? half : c->tail_len + n;
 		buf += n;
 		len -= n;
 	}
@@ -54,11 +65,12 @@ char *sp_capture_text(const sp_capture *c, size_t *lenp)
 	size_t cap = c->head_len + c->tail_len + 80, len = 0;
 	char *out = sp_xmalloc(cap);
 	size_t head_keep = c->head_len, tail_skip = 0;
-	size_t start = c->tail_len < SP_CAP_HALF ? 0 : c->tail_pos;
+	size_t half = cap_half(c);
+	size_t start = c->tail_len < half ? 0 : c->tail_pos;
 	if (elided > 0) {
 		while (head_keep > 0 && c->head[head_keep - 1] != '\n')
 			head_keep--;
-		while (tail_skip < c->tail_len && c->tail[(start + tail_skip) % SP_CAP_HALF] != '\n')
+		while (tail_skip < c->tail_len && c->tail[(start + tail_skip) % half] != '\n')
 			tail_skip++;
 		if (tail_skip < c->tail_len)
 			tail_skip++; /* the newline ends the dropped partial line */
@@ -69,7 +81,7 @@ char *sp_capture_text(const sp_capture *c, size_t *lenp)
 	if (elided > 0)
 		len += (size_t)snprintf(out + len, cap - len, "[... %llu bytes elided ...]\n", elided);
 	for (size_t i = tail_skip; i < c->tail_len; i++)
-		out[len++] = c->tail[(start + i) % SP_CAP_HALF];
+		out[len++] = c->tail[(start + i) % half];
 	out[len] = '\0';
 	if (lenp)
 		*lenp = len;
@@ -369,6 +381,17 @@ int sp_proc_run(char *const argv[], const sp_run_opts *o, sp_capture *cap, sp_pr
 	while (waitpid(pid, &res->status, 0) < 0 && errno == EINTR)
 		;
 	res->end_ns = sp_now_ns();
+	if (killed || (res->interrupted && o->interrupt_sig == SIGKILL)) {
+		/* the rest of the group got the signal too: wait (briefly) until it
+		 * is gone, orphans reaped, so that no sample or inventory taken
+		 * right after this sees a dying process of ours */
+		uint64_t until = sp_now_ns() + 2000000000ull;
+		while (kill(-pid, 0) == 0 && sp_now_ns() < until) {
+			sp_proc_reap_orphans();
+			struct timespec ts = {0, 5000000L};
+			nanosleep(&ts, NULL);
+		}
+	}
 	track_del(pid);
 	if (interrupt_at && !res->interrupted)
 		res->interrupt_missed = true;

@@ -15,9 +15,14 @@
 #include "core/error.h"
 
 #define SP_CAP_HALF (32 * 1024 - 64) /* head + tail + elision line <= 64 KiB */
+/* a step's own output keeps half as much, so that one step's block (with
+ * its header and elision line) fits whole in its log file */
+#define SP_STEP_HALF (16 * 1024 - 64)
 
-/* Output of one child: the first SP_CAP_HALF bytes and the last SP_CAP_HALF. */
+/* Output of one child: the first half bytes and the last half (half:
+ * SP_CAP_HALF when 0). */
 typedef struct sp_capture {
+	size_t half;
 	char head[SP_CAP_HALF];
 	size_t head_len;
 	char tail[SP_CAP_HALF]; /* ring */

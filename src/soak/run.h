@@ -221,6 +221,9 @@ void sp_soak_journal_event(struct run *r, const char *type, const char *key, con
 /* Kill every process the run provably owns and unmount owned mounts;
  * returns how many leftovers were found. */
 int sp_soak_sweep(struct run *r);
+/* kill the members of and remove every cgroup named with the run prefix
+ * but the runner's own (the supervisor died: nobody else will) */
+void sp_soak_remove_run_cgroups(struct run *r);
 /* remove the state directory (never crossing into a mount) */
 void sp_soak_remove_state(struct run *r);
 /* The run's end: leave and remove the run cgroup and the state directory;

@@ -359,6 +359,10 @@ static int teardown(struct run *r, int reached, sp_error *err)
 	/* the sampler stops before the final inventory: none of its counter
 	 * commands may be in flight when the inventory lists owned processes */
 	sp_soak_sampler_stop(r);
+	for (int i = 0; i < 5 && sp_proc_reap_orphans() > 0; i++) { /* zombies of ours are not leaks */
+		struct timespec ts = {0, 10000000L};
+		nanosleep(&ts, NULL);
+	}
 	double final_ts = 0;
 	if (complete) {
 		sp_error ierr = {0};
@@ -383,6 +387,8 @@ static int teardown(struct run *r, int reached, sp_error *err)
 			sp_soak_note(r, "%d owned process(es)/mount(s) survived cleanup; removed", r->leftovers);
 		}
 	}
+	if (orphaned)
+		sp_soak_remove_run_cgroups(r);
 	if (reached >= 1 && !orphaned) {
 		sp_soak_run_global_steps(r, &r->w.teardown, "teardown", 0);
 		if (r->sampler)

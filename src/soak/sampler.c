@@ -888,8 +888,8 @@ pid_t *sp_sampler_signalable(sp_sampler *s, size_t *n)
 	scan_procs(s);
 	pid_t *out = sp_xcalloc(s->np + 1, sizeof(pid_t));
 	*n = 0;
-	for (size_t i = 0; i < s->np; i++)
-		if (s->p[i].own & (SP_OWN_TREE | SP_OWN_ENV | SP_OWN_CGROUP))
+	for (size_t i = 0; i < s->np; i++) /* a zombie is dead already: its parent reaps it, or init */
+		if ((s->p[i].own & (SP_OWN_TREE | SP_OWN_ENV | SP_OWN_CGROUP)) && s->p[i].state != 'Z')
 			out[(*n)++] = s->p[i].pid;
 	pthread_mutex_unlock(&s->mu);
 	return out;

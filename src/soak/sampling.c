@@ -54,8 +54,8 @@ static int counter_value(struct run *r, const sp_counter *c, int timeout_ms, lon
 }
 
 /* the counters of one sample, within a budget of half the sample interval
- * (at most 10 s) for all of them together: a hanging counter delays a
- * sample by at most that, and a stop interrupts it at once */
+ * (at most 10 s) for all of them together, shared out equally: a hanging
+ * counter delays a sample by at most that, and a stop interrupts it at once */
 static void read_counters(struct run *r, sp_sample *s, const char *phase)
 {
 	long long budget_ms = r->interval_s * 500;
@@ -65,7 +65,9 @@ static void read_counters(struct run *r, sp_sample *s, const char *phase)
 	bool baseline = !strcmp(phase, "start") || !strcmp(phase, "final");
 	for (size_t i = 0; i < r->w.ncounters && i < SP_MAX_COUNTERS; i++) {
 		uint64_t now = sp_now_ns();
-		int left = now >= deadline ? 0 : (int)((deadline - now) / 1000000ull);
+		/* an equal share of what is left, so one hanging counter cannot starve the others */
+		size_t todo = (r->w.ncounters < SP_MAX_COUNTERS ? r->w.ncounters : SP_MAX_COUNTERS) - i;
+		int left = now >= deadline ? 0 : (int)((deadline - now) / 1000000ull / todo);
 		char why[200] = "no time left in this sample's counter budget";
 		long long v = 0;
 		int rc = left > 0 ? counter_value(r, &r->w.counters[i], left, &v, why, sizeof why) : -1;

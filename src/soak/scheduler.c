@@ -110,6 +110,7 @@ enum op_result sp_soak_run_step(struct run *r, struct scen_state *st, const sp_w
 	sp_soak_vars_for(r, st, gen, &v, idbuf, sizeof idbuf, genbuf, sizeof genbuf);
 	char **argv = sp_soak_expand_argv(&step->argv, &v);
 	sp_capture *cap = sp_xcalloc(1, sizeof *cap);
+	cap->half = SP_STEP_HALF;
 	sp_proc_result res;
 	sp_run_opts ro = {.timeout_ms = step->timeout_ms, .interrupt_ms = interrupt_ms, .interrupt_sig = interrupt_sig,
 			  .envp = r->envp, .abort_flag = &r->abort_ops};
@@ -298,6 +299,7 @@ bool sp_soak_run_global_steps(struct run *r, const sp_wsteps *steps, const char 
 		const sp_wstep *s = &steps->v[i];
 		char **argv = sp_soak_expand_argv(&s->argv, &r->gvars);
 		sp_capture *cap = sp_xcalloc(1, sizeof *cap);
+		cap->half = SP_STEP_HALF;
 		sp_proc_result res;
 		sp_error err = {0};
 		int tmo = max_timeout_ms > 0 && s->timeout_ms > max_timeout_ms ? max_timeout_ms : s->timeout_ms;

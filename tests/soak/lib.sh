@@ -135,6 +135,17 @@ workload_copy() { # SRC DEST STATE_ROOT
 	sed "s#^state_root: .*#state_root: $3#" "$1" > "$2"
 }
 
+# /proc/PID/... paths on stdin; those of zombies dropped (a dead process
+# reparented to an init that does not reap is an entry, not a process alive)
+not_zombies() {
+	local f pid
+	while read -r f; do
+		pid=${f#/proc/}
+		pid=${pid%%/*}
+		[ "$(sed 's/.*) //' "/proc/$pid/stat" 2>/dev/null | cut -c1)" = Z ] || echo "$f"
+	done
+}
+
 # What of a run is alive, seen from outside the runner, scoped to what the
 # run owns: prints "procs=N cgroup_procs=N cmdline_procs=N mounts=N cgroups=N"
 # (processes with the run's environment marker; processes whose cgroup path
@@ -147,7 +158,7 @@ alive_of_run() { # PREFIX STATE OUT
 	local sre="[${s:0:1}]${s:1}" ore="[${o:0:1}]${o:1}"
 	printf 'procs=%s cgroup_procs=%s cmdline_procs=%s mounts=%s cgroups=%s\n' \
 		"$(grep -lsz "^SANDPROBE_SOAK_PREFIX=$p\$" /proc/[0-9]*/environ 2>/dev/null | wc -l)" \
-		"$(grep -lsF -- "$p" /proc/[0-9]*/cgroup 2>/dev/null | wc -l)" \
+		"$(grep -lsF -- "$p" /proc/[0-9]*/cgroup 2>/dev/null | not_zombies | wc -l)" \
 		"$(grep -lsa -e "$sre" -e "$ore" /proc/[0-9]*/cmdline 2>/dev/null | wc -l)" \
 		"$(grep -cF " $s" /proc/self/mountinfo)" \
 		"$(find /sys/fs/cgroup -maxdepth 4 -type d -name "*$p*" 2>/dev/null | wc -l)"
