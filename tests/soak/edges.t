@@ -110,11 +110,37 @@ is "$(awk '/^# TYPE/ && $4 == "counter"{print $3}' "$tmp/m2.prom" | paste -sd,)"
 is "$(grep -v '^#' "$tmp/m2.prom" | awk '{print $NF}' | grep -vE '^[0-9]+(\.[0-9]{1,3})?$')" "" "metrics: every value an integer or a decimal of at most 3 places"
 is "$(awk '$1 ~ /^sandprobe_soak_operations_total/{print $2}' "$tmp/m2.prom")" "$(jq -r .operations.total "$out/summary.json")" "metrics: operations_total agrees with the bundle"
 
+# ---- F02: a process of the killed target that survives fails the record ----
+# whatever the workload's own recovery check says (here one that sees nothing)
+cat > "$tmp/surv.yaml" <<EOW
+version: 1
+name: survivor
+runtime: {name: sh, version: [sh, -c, "echo sh"]}
+state_root: $tmp
+prefix: spsurv
+scenarios:
+  - id: RUN-01
+    class: fault
+    steps:
+      - op: launch
+        argv: [sh, -c, "(sh -c 'sleep 30 & wait' & echo \$! > {state}/{id}.pid; wait) >/dev/null 2>&1 & for i in \$(seq 50); do test -s {state}/{id}.pid && exit 0; sleep 0.05; done; exit 1"]
+    recover:
+      - {op: weak-check, argv: ["true"]}
+    fault: {id: F02, step: launch, pidfile: "{state}/{id}.pid", after_ms: 300, rto_ms: 3000}
+EOW
+out=$tmp/surv
+"$SP_BIN" soak --workload "$tmp/surv.yaml" --profile R0 --out "$out" --quiet >/dev/null 2>&1
+is "$(awk -F'\t' 'NR>1{print $1" "$8}' "$out/faults.tsv")" "F02 fail" "F02: the target's child outlived the kill: the record fails"
+like "$(awk -F'\t' 'NR>1{print $2}' "$out/faults.tsv")" "survivor:[0-9]+\(sleep\)" "F02: the record names the survivor"
+is "$(awk -F'\t' '$4 == "weak-check"{print $6}' "$out/operations.tsv")" "ok" "F02: although the workload's own check passed"
+check_nothing_left "$out"
+
 # ---- F02 on the shipped bwrap workload: a sandbox that survives fails its record ----
 if command -v bwrap >/dev/null && [ -x /bin/busybox ]; then
-	# the shipped workload with only its F02 scenario (RUN-04)
+	# the shipped workload with only its F02 scenario (RUN-04), the kill as
+	# early as the launch step allows (after_ms 0)
 	awk '/^scenarios:/{print; s=1; next} s && /^  - id: /{keep = ($3 == "RUN-04")} !s || keep' "$SP_ROOT/workloads/bwrap-churn.yaml" |
-		sed "s#^state_root: .*#state_root: $tmp#; s#^mix: .*#mix: {lifecycle: 0, service: 0, storage: 0, network: 0, fault: 100}#" > "$tmp/f02.yaml"
+		sed "s#^state_root: .*#state_root: $tmp#; s#^mix: .*#mix: {lifecycle: 0, service: 0, storage: 0, network: 0, fault: 100}#; s#after_ms: 200#after_ms: 0#" > "$tmp/f02.yaml"
 	is "$(grep -c '^  - id: ' "$tmp/f02.yaml")" "1" "F02: one scenario kept"
 	out=$tmp/f02
 	"$SP_BIN" soak --workload "$tmp/f02.yaml" --profile R0 --out "$out" --quiet >/dev/null 2>&1
