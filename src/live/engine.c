@@ -139,7 +139,7 @@ int sp_engine_launch(sp_lane *l, sp_error *err)
 		sp_strv_push(&argv, l->inside.v[i]);
 	snprintf(l->rtinfo, sizeof l->rtinfo, "%s run %s %s%s", e->bin, !a->ro_root && e->has_rootfs ? "--rootfs" : "image",
 		 !a->ro_root && e->has_rootfs ? l->rootfs : e->image, a->privileged ? " --privileged" : "");
-	int r = sp_proc_spawn(&l->proc, argv.v, true, err);
+	int r = sp_lane_proc_spawn(l, argv.v, err);
 	sp_strv_free(&argv);
 	return r;
 }

@@ -301,7 +301,7 @@ void sp_lane_init(sp_lane *l, const sp_runtime *rt, const sp_variant *v, const s
 	l->rt = rt;
 	l->variant = v;
 	l->cfg = cfg;
-	l->proc.in = l->proc.out = l->proc.err = -1;
+	sp_child_init(&l->proc);
 	l->seccomp_fd = -1;
 	l->doctor_rc = -1;
 	snprintf(l->status, sizeof l->status, "error");
@@ -321,7 +321,7 @@ void sp_lane_free(sp_lane *l)
 	sp_strv_free(&l->missed);
 	sp_strv_free(&l->collateral);
 	sp_strv_free(&l->also_failed);
-	sp_proc_free(&l->proc);
+	sp_child_free(&l->proc);
 	if (l->seccomp_fd >= 0)
 		close(l->seccomp_fd);
 	free(l->doctor_json);
@@ -442,17 +442,18 @@ static void teardown_and_prove(sp_lane *l, bool launched)
 	bool ok = true;
 	if (launched) {
 		uint64_t deadline = sp_now_ns() + 20000000000ull;
-		int st = sp_proc_finish(&l->proc, deadline);
+		int st = sp_child_wait(&l->proc, deadline);
 		size_t len = strlen(obs);
-		if (st < 0) {
+		char how[96];
+		sp_child_describe(&l->proc, how, sizeof how);
+		if (st == -1) {
 			ok = false;
 			snprintf(obs + len, sizeof obs - len, "runtime process not reaped; ");
 		} else {
-			snprintf(obs + len, sizeof obs - len, "runtime exited (%s %d); ",
-				 WIFEXITED(st) ? "status" : "signal", WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st));
+			snprintf(obs + len, sizeof obs - len, "runtime %s; ", st == 0 ? how : "killed at the teardown deadline");
 		}
-		if (l->stderr_tail == NULL && l->proc.ebuf)
-			l->stderr_tail = sp_xstrdup(l->proc.ebuf);
+		if (l->stderr_tail == NULL && l->proc.err_buf.data)
+			l->stderr_tail = sp_xstrdup(l->proc.err_buf.data);
 		phase(l, "td.reaped", t0);
 	}
 	if (l->rt->teardown)
@@ -570,7 +571,6 @@ void sp_lane_run(sp_lane *l)
 		goto broken;
 	if (l->rt->prepare && l->rt->prepare(l, &err) < 0)
 		goto broken;
-	l->proc.omax = 8u << 20;
 	if (l->rt->launch(l, &err) < 0)
 		goto broken;
 	launched = true;
@@ -585,36 +585,35 @@ void sp_lane_run(sp_lane *l)
 		unsigned wd = l->rt->boot_watchdog_ms(l);
 		char begin_mark[64];
 		snprintf(begin_mark, sizeof begin_mark, "@@%s-begin@@", l->nonce);
-		if (wd && sp_proc_read_until(&l->proc, begin_mark, sp_now_ns() + (uint64_t)wd * 1000000ull) != 1) {
-			sp_proc_free(&l->proc);
-			l->proc.omax = 8u << 20;
+		if (wd && sp_child_read_until(&l->proc, begin_mark, sp_now_ns() + (uint64_t)wd * 1000000ull) != 1) {
+			sp_child_free(&l->proc);
 			if (l->rt->fallback(l, &err) < 0)
 				goto broken;
 			deadline = sp_now_ns() + (uint64_t)tmo * 1000000ull;
 		}
 	}
-	int rr = sp_proc_read_until(&l->proc, needle, deadline);
+	int rr = sp_child_read_until(&l->proc, needle, deadline);
 	if (rr != 1) {
 		char last[512];
-		sp_last_line(l->proc.ebuf, last, sizeof last);
+		sp_last_line(l->proc.err_buf.data, last, sizeof last);
 		if (!last[0])
-			sp_last_line(l->proc.obuf, last, sizeof last);
+			sp_last_line(l->proc.out_buf.data, last, sizeof last);
 		sp_lane_add(l, "host.doctor.report", "error", "a doctor report followed by the exit marker", last,
 			    "%s", rr == -ETIMEDOUT ? "no report before the lane timeout" : "the sandbox ended without a report");
 		snprintf(l->reason, sizeof l->reason, "%s: %s", rr == -ETIMEDOUT ? "timeout" : "no report",
 			 last[0] ? last : "(no output)");
 		goto teardown;
 	}
-	if (l->proc.overflow) {
+	if (l->proc.out_buf.overflow) {
 		sp_lane_add(l, "host.doctor.report", "error", "a report under 8 MiB", "more than 8 MiB", "oversized report rejected");
 		goto teardown;
 	}
 	/* the marker may arrive in pieces (a serial console): wait for its closing "@@" */
 	uint64_t mdl = sp_now_ns() + 5000000000ull;
-	while (!strstr(strstr(l->proc.obuf, needle) + strlen(needle), "@@") && sp_now_ns() < mdl)
-		if (sp_proc_read_until(&l->proc, NULL, sp_now_ns() + 50000000ull) == 0)
+	while (!strstr(strstr(l->proc.out_buf.data, needle) + strlen(needle), "@@") && sp_now_ns() < mdl)
+		if (sp_child_read_until(&l->proc, NULL, sp_now_ns() + 50000000ull) == 0)
 			break;
-	char *m = strstr(l->proc.obuf, needle);
+	char *m = strstr(l->proc.out_buf.data, needle);
 	char *mend = strstr(m + strlen(needle), "@@");
 	unsigned long long urc;
 	char rcs[32] = "";
@@ -629,8 +628,8 @@ void sp_lane_run(sp_lane *l)
 	/* the report: from its opening brace to the marker */
 	char begin[64];
 	snprintf(begin, sizeof begin, "@@%s-begin@@", l->nonce);
-	char *from = strstr(l->proc.obuf, begin);
-	from = from && from < m ? from + strlen(begin) : l->proc.obuf;
+	char *from = strstr(l->proc.out_buf.data, begin);
+	from = from && from < m ? from + strlen(begin) : l->proc.out_buf.data;
 	char *start = strchr(from, '{');
 	if (!start || start > m)
 		start = from; /* no object: hand over the raw text, which the validator rejects */

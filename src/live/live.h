@@ -25,6 +25,7 @@
 
 #include "core/check.h"
 #include "core/error.h"
+#include "core/spawn.h"
 #include "core/util.h"
 
 /* namespaces a launch creates */
@@ -103,16 +104,6 @@ typedef struct sp_live_cfg {
 	sp_strv masked;       /* the profile's fs.masked: the lanes mask these too */
 } sp_live_cfg;
 
-/* a spawned runtime process with piped stdio */
-typedef struct sp_proc {
-	pid_t pid;
-	int in, out, err;  /* our ends, -1 when closed */
-	char *obuf, *ebuf; /* collected stdout / stderr */
-	size_t olen, elen, ocap, ecap;
-	size_t omax;       /* stdout bound (bytes) */
-	bool overflow;
-} sp_proc;
-
 typedef struct sp_lane sp_lane;
 
 typedef struct sp_runtime sp_runtime;
@@ -163,7 +154,7 @@ struct sp_lane {
 	char name[64];    /* container/machine name: "sandprobe-<hex>" */
 	sp_strv inside;   /* argv run inside the sandbox */
 	sp_strv doctor_args; /* the doctor's arguments (for VMs: baked into init) */
-	sp_proc proc;     /* the runtime process */
+	sp_child proc;    /* the runtime process (stdin piped, stdout bounded at 8 MiB) */
 	pid_t host_pid;   /* the sandbox's shell as the host sees it */
 	char rtinfo[512]; /* what the adapter wants reported (accel, image ...) */
 	char vm_kernel[128];   /* VM lanes: release of the kernel image booted */
@@ -204,18 +195,11 @@ bool sp_glob_match(const char *glob, const char *s);
 int sp_live_check_static(const char *path, sp_error *err);
 
 /* ---- proc.c ---- */
-int sp_proc_spawn(sp_proc *p, char *const argv[], bool pipe_in, sp_error *err);
+/* spawn argv as the lane's runtime process: stdin piped, stdout (8 MiB) and stderr captured */
+int sp_lane_proc_spawn(sp_lane *l, char *const argv[], sp_error *err);
 /* a wrapper command's launch: push "--" and the lane's inside command onto
- * argv, spawn it as the lane's process (stdin piped), free argv */
+ * argv, spawn it as the lane's process, free argv */
 int sp_lane_spawn(sp_lane *l, sp_strv *argv, sp_error *err);
-/* read stdout/stderr until stdout contains needle (1), EOF (0), deadline (-ETIMEDOUT) */
-int sp_proc_read_until(sp_proc *p, const char *needle, uint64_t deadline_ns);
-/* close stdin, wait until the deadline, then SIGKILL the group; returns the wait status */
-int sp_proc_finish(sp_proc *p, uint64_t deadline_ns);
-void sp_proc_free(sp_proc *p);
-/* run argv to completion (timeout_ms), capture stdout/stderr (may be NULL);
- * returns the exit code (or 128+signal), -1 when it cannot run */
-int sp_run_cmd(char *const argv[], char **out, char **errout, unsigned timeout_ms);
 /* find PATH in $PATH (or "" when absent) */
 bool sp_which(const char *name, char *out, size_t outsz);
 /* the one process whose argv is {"/bin/sh", "-c", _, nonce, ...}: its pid, 0 if none, -1 if several */

@@ -132,7 +132,7 @@ int sp_oci_launch(sp_lane *l, sp_error *err)
 	char *argv[] = {(char *)runtime, "run", "--bundle", l->dir, l->name, NULL};
 	snprintf(l->rtinfo, sizeof l->rtinfo, "%s run --bundle (config.json: %s%s%s)", runtime,
 		 l->actual.seccomp ? "seccomp " : "", l->actual.ro_root ? "readonly " : "", l->actual.drop_caps ? "no caps" : "all caps");
-	return sp_proc_spawn(&l->proc, argv, true, err);
+	return sp_lane_proc_spawn(l, argv, err);
 }
 
 void sp_oci_delete(sp_lane *l)

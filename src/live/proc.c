@@ -1,6 +1,6 @@
-/* Processes for the live tier: spawn a runtime with piped stdio, read its
- * output with a deadline, stop it and reap it; find the sandbox's shell from
- * the host by its nonce. */
+/* Processes for the live tier: spawn a lane's runtime (core/spawn does the
+ * deadline and the process-group kill), find programs and the sandbox's
+ * shell from the host by its nonce, and the adapters' probe helpers. */
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
@@ -17,203 +17,13 @@
 
 #include "live/live.h"
 
-static void buf_add(char **buf, size_t *len, size_t *cap, const char *data, size_t n)
+int sp_lane_proc_spawn(sp_lane *l, char *const argv[], sp_error *err)
 {
-	if (*len + n + 1 > *cap) {
-		size_t nc = *cap ? *cap : 4096;
-		while (*len + n + 1 > nc)
-			nc *= 2;
-		*buf = sp_xrealloc(*buf, nc);
-		*cap = nc;
-	}
-	memcpy(*buf + *len, data, n);
-	*len += n;
-	(*buf)[*len] = '\0';
-}
-
-int sp_proc_spawn(sp_proc *p, char *const argv[], bool pipe_in, sp_error *err)
-{
-	int in[2] = {-1, -1}, out[2], errp[2];
-	memset(p, 0, sizeof *p);
-	p->in = p->out = p->err = -1;
-	if (!p->omax)
-		p->omax = 8u << 20;
-	if (pipe_in && pipe2(in, O_CLOEXEC) < 0)
-		return sp_fail_errno(err, errno, "pipe");
-	if (pipe2(out, O_CLOEXEC) < 0 || pipe2(errp, O_CLOEXEC) < 0)
-		return sp_fail_errno(err, errno, "pipe");
-	pid_t parent = getpid();
-	pid_t pid = fork();
-	if (pid < 0)
-		return sp_fail_errno(err, errno, "fork");
-	if (pid == 0) {
-		setpgid(0, 0);
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		if (getppid() != parent)
-			_exit(127);
-		int devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
-		dup2(pipe_in ? in[0] : devnull, 0);
-		dup2(out[1], 1);
-		dup2(errp[1], 2);
-		signal(SIGPIPE, SIG_DFL);
-		execvp(argv[0], argv);
-		dprintf(2, "cannot execute %s: %s\n", argv[0], strerror(errno));
-		_exit(127);
-	}
-	setpgid(pid, pid);
-	if (pipe_in) {
-		close(in[0]);
-		p->in = in[1];
-	}
-	close(out[1]);
-	close(errp[1]);
-	p->out = out[0];
-	p->err = errp[0];
-	p->pid = pid;
-	return 0;
-}
-
-/* one poll round; returns 0 when both streams are at EOF */
-static int pump(sp_proc *p, int timeout_ms)
-{
-	struct pollfd fds[2];
-	int n = 0;
-	if (p->out >= 0)
-		fds[n++] = (struct pollfd){.fd = p->out, .events = POLLIN};
-	if (p->err >= 0)
-		fds[n++] = (struct pollfd){.fd = p->err, .events = POLLIN};
-	if (n == 0)
-		return 0;
-	int r = poll(fds, (nfds_t)n, timeout_ms);
-	if (r < 0)
-		return errno == EINTR ? 1 : -errno;
-	char buf[65536];
-	for (int i = 0; i < n; i++) {
-		if (!(fds[i].revents & (POLLIN | POLLHUP | POLLERR)))
-			continue;
-		ssize_t got = read(fds[i].fd, buf, sizeof buf);
-		if (got < 0 && errno == EINTR)
-			continue;
-		bool is_out = fds[i].fd == p->out;
-		if (got <= 0) {
-			close(fds[i].fd);
-			if (is_out)
-				p->out = -1;
-			else
-				p->err = -1;
-			continue;
-		}
-		if (is_out) {
-			if (p->olen + (size_t)got > p->omax) {
-				p->overflow = true;
-				continue; /* keep draining, drop the excess */
-			}
-			buf_add(&p->obuf, &p->olen, &p->ocap, buf, (size_t)got);
-		} else if (p->elen < (1u << 20)) {
-			buf_add(&p->ebuf, &p->elen, &p->ecap, buf, (size_t)got);
-		}
-	}
-	return 1;
-}
-
-int sp_proc_read_until(sp_proc *p, const char *needle, uint64_t deadline_ns)
-{
-	for (;;) {
-		if (needle && p->obuf && strstr(p->obuf, needle))
-			return 1;
-		uint64_t now = sp_now_ns();
-		if (now >= deadline_ns)
-			return -ETIMEDOUT;
-		uint64_t left = (deadline_ns - now) / 1000000 + 1;
-		int r = pump(p, left > 1000 ? 1000 : (int)left);
-		if (r < 0)
-			return r;
-		if (r == 0)
-			return needle && p->obuf && strstr(p->obuf, needle) ? 1 : 0;
-	}
-}
-
-int sp_proc_finish(sp_proc *p, uint64_t deadline_ns)
-{
-	if (p->in >= 0) {
-		close(p->in);
-		p->in = -1;
-	}
-	int status = -1;
-	if (p->pid <= 0)
-		return -1;
-	bool killed = false;
-	for (;;) {
-		pid_t w = waitpid(p->pid, &status, WNOHANG);
-		if (w == p->pid)
-			break;
-		if (w < 0 && errno != EINTR) {
-			status = -1;
-			break;
-		}
-		if (!killed && sp_now_ns() >= deadline_ns) {
-			kill(-p->pid, SIGKILL);
-			kill(p->pid, SIGKILL);
-			killed = true;
-			deadline_ns = sp_now_ns() + 5000000000ull;
-		} else if (killed && sp_now_ns() >= deadline_ns) {
-			status = -1;
-			break;
-		}
-		if (pump(p, 2) == 0)
-			usleep(500);
-	}
-	/* drain what is left without blocking on grandchildren that hold the pipes */
-	while (p->out >= 0 || p->err >= 0)
-		if (pump(p, 50) <= 0 || sp_now_ns() > deadline_ns + 2000000000ull)
-			break;
-	p->pid = -1;
-	return status;
-}
-
-void sp_proc_free(sp_proc *p)
-{
-	if (p->in >= 0)
-		close(p->in);
-	if (p->out >= 0)
-		close(p->out);
-	if (p->err >= 0)
-		close(p->err);
-	if (p->pid > 0) {
-		kill(-p->pid, SIGKILL);
-		kill(p->pid, SIGKILL);
-		while (waitpid(p->pid, NULL, 0) < 0 && errno == EINTR)
-			;
-	}
-	free(p->obuf);
-	free(p->ebuf);
-	memset(p, 0, sizeof *p);
-	p->in = p->out = p->err = -1;
-}
-
-int sp_run_cmd(char *const argv[], char **out, char **errout, unsigned timeout_ms)
-{
-	sp_proc p = {.omax = 16u << 20};
-	sp_error err;
-	if (out)
-		*out = NULL;
-	if (errout)
-		*errout = NULL;
-	if (sp_proc_spawn(&p, argv, false, &err) < 0)
-		return -1;
-	uint64_t deadline = sp_now_ns() + (uint64_t)timeout_ms * 1000000ull;
-	sp_proc_read_until(&p, NULL, deadline);
-	int st = sp_proc_finish(&p, deadline);
-	if (out)
-		*out = p.obuf ? steal_pointer(&p.obuf) : sp_xstrdup("");
-	if (errout)
-		*errout = p.ebuf ? steal_pointer(&p.ebuf) : sp_xstrdup("");
-	sp_proc_free(&p);
-	if (st < 0)
-		return -1;
-	if (WIFEXITED(st))
-		return WEXITSTATUS(st);
-	return 128 + WTERMSIG(st);
+	/* stdin piped (the sandbox's shell waits on it), stdout bounded (the report), stderr for the reason */
+	sp_spawn_opts o = {.pipe_in = true, .capture_out = true, .capture_err = true, .out_max = 8u << 20,
+			   .err_max = 1u << 20, .die_with_parent = true};
+	sp_child_free(&l->proc);
+	return sp_spawn(&l->proc, argv, &o, err);
 }
 
 bool sp_which(const char *name, char *out, size_t outsz)
@@ -243,7 +53,7 @@ int sp_lane_spawn(sp_lane *l, sp_strv *argv, sp_error *err)
 	sp_strv_push(argv, "--");
 	for (size_t i = 0; i < l->inside.n; i++)
 		sp_strv_push(argv, l->inside.v[i]);
-	int r = sp_proc_spawn(&l->proc, argv->v, true, err);
+	int r = sp_lane_proc_spawn(l, argv->v, err);
 	sp_strv_free(argv);
 	return r;
 }

@@ -221,7 +221,7 @@ static int spawn(sp_lane *l, const char *accel, sp_error *err)
 			"-append", "console=ttyS0 quiet loglevel=1 panic=-1 rdinit=/init", NULL};
 	snprintf(l->rtinfo, sizeof l->rtinfo, "%s -accel %s -M pc, kernel %s (%s), initramfs %s", argv[0], accel, k,
 		 l->vm_kernel, initrd);
-	return sp_proc_spawn(&l->proc, argv, true, err);
+	return sp_lane_proc_spawn(l, argv, err);
 }
 
 /* under KVM a guest prints its begin marker within seconds; TCG gets no watchdog */

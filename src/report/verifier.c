@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "core/spawn.h"
 #include "core/util.h"
 
 #define MAX_OUT (16u << 20)
@@ -107,91 +108,27 @@ void rp_verify_run(const char *dir, unsigned timeout_s, rp_verdict *v)
 	const char *prog = getenv("SANDPROBE_VERIFY");
 	if (!prog || !*prog)
 		prog = "/proc/self/exe";
-	int out[2] = {-1, -1}, err[2] = {-1, -1};
-	if (pipe2(out, O_CLOEXEC) < 0 || pipe2(err, O_CLOEXEC) < 0) {
-		snprintf(v->reason, sizeof v->reason, "cannot create a pipe: %s", strerror(errno));
-		goto close_pipes;
+	char *const argv[] = {(char *)"sandprobe", (char *)"verify", (char *)dir, (char *)"--format", (char *)"json", NULL};
+	sp_spawn_opts o = {.path = prog, .capture_out = true, .capture_err = true, .out_max = MAX_OUT,
+			   .err_max = MAX_ERR, .overflow_kills = true};
+	sp_child c;
+	sp_error serr;
+	if (sp_spawn(&c, argv, &o, &serr) < 0) {
+		snprintf(v->reason, sizeof v->reason, "%s", serr.msg);
+		return;
 	}
-	pid_t pid = fork();
-	if (pid < 0) {
-		snprintf(v->reason, sizeof v->reason, "cannot fork: %s", strerror(errno));
-		goto close_pipes;
-	}
-	if (pid == 0) {
-		int devnull = open("/dev/null", O_RDONLY);
-		if (devnull >= 0)
-			dup2(devnull, 0);
-		dup2(out[1], 1);
-		dup2(err[1], 2);
-		setpgid(0, 0);
-		char *const argv[] = {(char *)"sandprobe", (char *)"verify", (char *)dir, (char *)"--format",
-				      (char *)"json", NULL};
-		execv(prog, argv);
-		dprintf(2, "cannot run %s: %s\n", prog, strerror(errno));
-		_exit(127);
-	}
-	close(out[1]);
-	close(err[1]);
-	out[1] = err[1] = -1;
-
-	char *obuf = sp_xmalloc(MAX_OUT + 1), ebuf[MAX_ERR + 1];
-	size_t olen = 0, elen = 0;
-	bool too_big = false, timed_out = false;
-	uint64_t deadline = sp_now_ns() + (uint64_t)timeout_s * 1000000000ull;
-	struct pollfd pf[2] = {{.fd = out[0], .events = POLLIN}, {.fd = err[0], .events = POLLIN}};
-	int open_fds = 2;
-	while (open_fds > 0) {
-		uint64_t now = sp_now_ns();
-		if (now >= deadline) {
-			timed_out = true;
-			break;
-		}
-		int ms = (int)((deadline - now) / 1000000ull) + 1;
-		int r = poll(pf, 2, ms);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0) {
-			timed_out = r == 0;
-			break;
-		}
-		for (int i = 0; i < 2; i++) {
-			if (pf[i].fd < 0 || !(pf[i].revents & (POLLIN | POLLHUP | POLLERR)))
-				continue;
-			char tmp[65536];
-			ssize_t n = read(pf[i].fd, tmp, sizeof tmp);
-			if (n < 0 && errno == EINTR)
-				continue;
-			if (n <= 0) {
-				pf[i].fd = -1;
-				open_fds--;
-				continue;
-			}
-			if (i == 0) {
-				size_t take = (size_t)n;
-				if (olen + take > MAX_OUT) {
-					take = MAX_OUT - olen;
-					too_big = true;
-				}
-				memcpy(obuf + olen, tmp, take);
-				olen += take;
-			} else {
-				size_t take = (size_t)n < MAX_ERR - elen ? (size_t)n : MAX_ERR - elen;
-				memcpy(ebuf + elen, tmp, take);
-				elen += take;
-			}
-		}
-	}
-	obuf[olen] = '\0';
-	ebuf[elen] = '\0';
-	if (timed_out || too_big)
-		kill(-pid, SIGKILL);
-	int status = 0;
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
+	bool timed_out = sp_child_wait(&c, sp_now_ns() + (uint64_t)timeout_s * SP_NS_PER_S) == -ETIMEDOUT;
+	bool too_big = c.overflowed;
+	int status = c.status;
+	const char *obuf = c.out_buf.data ? c.out_buf.data : "";
+	size_t olen = c.out_buf.len;
+	const char *ebuf = c.err_buf.data ? c.err_buf.data : "";
 	char line[256];
 	first_line(ebuf, line, sizeof line);
 	if (timed_out)
 		snprintf(v->reason, sizeof v->reason, "verifier timed out after %u s", timeout_s);
+	else if (!c.reaped || status < 0)
+		snprintf(v->reason, sizeof v->reason, "verifier could not be reaped");
 	else if (too_big)
 		snprintf(v->reason, sizeof v->reason, "verifier output larger than %u bytes", MAX_OUT);
 	else if (WIFSIGNALED(status))
@@ -210,12 +147,5 @@ void rp_verify_run(const char *dir, unsigned timeout_s, rp_verdict *v)
 			snprintf(v->reason, sizeof v->reason, "verifier %s", why);
 		}
 	}
-	free(obuf);
-close_pipes:
-	for (int i = 0; i < 2; i++) {
-		if (out[i] >= 0)
-			close(out[i]);
-		if (err[i] >= 0)
-			close(err[i]);
-	}
+	sp_child_free(&c);
 }
