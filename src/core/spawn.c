@@ -67,6 +67,8 @@ static void child_exec(char *const argv[], const sp_spawn_opts *o, pid_t parent,
 	for (int i = 0; i < 3; i++)
 		if (fds[i] < 0 || dup2(fds[i], i) < 0)
 			goto fail;
+	if (o->rlimit_nofile && setrlimit(RLIMIT_NOFILE, o->rlimit_nofile) < 0)
+		goto fail;
 	/* the child starts with default dispositions and nothing blocked */
 	static const int sigs[] = {SIGPIPE, SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGCHLD, SIGUSR1, SIGUSR2, SIGALRM};
 	for (size_t i = 0; i < SP_ARRAY_SIZE(sigs); i++)
