@@ -528,7 +528,8 @@ static void remains_of(const struct jrun *j, struct remains *m)
 	free(mounts);
 	m->mounts = nm;
 	sp_sampler_free(s);
-	free_cgroups(run_cgroups(j->prefix, &m->cgroups), m->cgroups);
+	struct cgdir *cg = run_cgroups(j->prefix, &m->cgroups);
+	free_cgroups(cg, m->cgroups);
 	m->state_dir = sp_soak_dir_exists(j->state_dir);
 }
 
@@ -1020,9 +1021,14 @@ static int reconcile_one(struct jrun *j, sp_strv *report)
 		if (!sp_soak_dir_exists(j->state_dir))
 			say(report, "  removed state dir %s", j->state_dir);
 	}
-	/* 5. proof */
+	/* 5. proof (a killed process may take a moment to be gone from /proc) */
 	struct remains m;
-	remains_of(j, &m);
+	for (int k = 0; k < 30; k++) {
+		remains_of(j, &m);
+		if (!m.procs && !m.mounts && !m.cgroups)
+			break;
+		sleep_ms(100);
+	}
 	bool gone = !m.procs && !m.mounts && !m.cgroups && !m.state_dir && inv == 0;
 	if (gone) {
 		say(report, "  proven gone: no process (environment marker, cgroup), no mount under %s, no cgroup with %s, "
