@@ -69,24 +69,6 @@ int sp_bundle_write(sp_bundle *b, const char *name, const char *data, size_t len
 	return 0;
 }
 
-FILE *sp_bundle_open_tsv(sp_bundle *b, const char *name, const char *header, sp_error *err)
-{
-	int fd = openat(b->dirfd, name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		sp_fail_errno(err, errno, "%s/%s", b->dir, name);
-		return NULL;
-	}
-	FILE *f = fdopen(fd, "w");
-	if (!f) {
-		close(fd);
-		sp_fail_errno(err, errno, "%s/%s", b->dir, name);
-		return NULL;
-	}
-	fprintf(f, "%s\n", header);
-	fflush(f);
-	return f;
-}
-
 void sp_tsv_clean(char *s)
 {
 	for (; *s; s++)

@@ -21,7 +21,7 @@
 static void sleep_unless_aborted(struct run *r, int ms)
 {
 	uint64_t end = sp_now_ns() + (uint64_t)ms * 1000000ull;
-	while (!atomic_load(&r->abort_ops)) {
+	while (!atomic_load(&r->sch.abort_ops)) {
 		uint64_t now = sp_now_ns();
 		if (now >= end)
 			break;
@@ -65,7 +65,7 @@ static void pin_descendants(struct run *r, pid_t target, struct victims *v)
 {
 	pid_t *pids = NULL;
 	unsigned long long *starts = NULL;
-	size_t n = sp_sampler_descendants(r->sampler, target, &pids, &starts);
+	size_t n = sp_sampler_descendants(r->smp.sampler, target, &pids, &starts);
 	v->fd = sp_xrealloc(v->fd, (v->n + n + 1) * sizeof *v->fd);
 	v->pid = sp_xrealloc(v->pid, (v->n + n + 1) * sizeof *v->pid);
 	for (size_t i = 0; i < n; i++) {
@@ -94,7 +94,7 @@ static size_t reap_survivors(struct run *r, struct victims *v, uint64_t deadline
 			if (poll(&pf, 1, 0) == 0)
 				alive++;
 		}
-		if (!alive || sp_now_ns() >= deadline || atomic_load(&r->abort_ops))
+		if (!alive || sp_now_ns() >= deadline || atomic_load(&r->sch.abort_ops))
 			break;
 		struct timespec ts = {0, 50000000L};
 		nanosleep(&ts, NULL);
@@ -145,7 +145,7 @@ static void inject_pidfile_fault(struct run *r, struct scen_state *st, unsigned 
 	sp_soak_vars_for(r, st, gen, &v, idbuf, sizeof idbuf, genbuf, sizeof genbuf);
 	if (f->after_ms > 0)
 		sleep_unless_aborted(r, f->after_ms);
-	if (atomic_load(&r->abort_ops))
+	if (atomic_load(&r->sch.abort_ops))
 		return;
 	char *pidfile = sp_expand(f->pidfile, &v);
 	long pid = -1;
@@ -166,7 +166,7 @@ static void inject_pidfile_fault(struct run *r, struct scen_state *st, unsigned 
 			why = "target-gone";
 		} else {
 			/* ownership proven after the pidfd pins the process, before the signal */
-			int own = sp_sampler_owner(r->sampler, (pid_t)pid);
+			int own = sp_sampler_owner(r->smp.sampler, (pid_t)pid);
 			if (!(own & (SP_OWN_TREE | SP_OWN_ENV | SP_OWN_CGROUP))) {
 				why = "target-not-owned";
 				close(pfd);
@@ -205,7 +205,7 @@ bool sp_soak_fault_step(struct run *r, struct scen_state *st, const sp_wstep *st
 	sp_proc_result res;
 	enum op_result o = sp_soak_run_step(r, st, step, gen, true, interrupt ? f->after_ms : -1, f->signal, &res);
 	if (o == OP_SKIPPED) {
-		if (!first && !atomic_load(&r->abort_ops))
+		if (!first && !atomic_load(&r->sch.abort_ops))
 			sp_soak_run_steps(r, st, &sc->recover, gen);
 		return true;
 	}
@@ -217,7 +217,7 @@ bool sp_soak_fault_step(struct run *r, struct scen_state *st, const sp_wstep *st
 		return true;
 	}
 	if (o != OP_OK) {
-		if (!atomic_load(&r->abort_ops))
+		if (!atomic_load(&r->sch.abort_ops))
 			sp_soak_run_steps(r, st, &sc->recover, gen);
 		return true;
 	}

@@ -316,12 +316,12 @@ void sp_soak_journal_event(struct run *r, const char *type, const char *key, con
 
 void sp_soak_journal_mounts(struct run *r)
 {
-	if (r->g.journal_fd < 0 || !r->sampler || r->g.nmounts_seen >= MAX_JOURNALED_MOUNTS)
+	if (r->g.journal_fd < 0 || !r->smp.sampler || r->g.nmounts_seen >= MAX_JOURNALED_MOUNTS)
 		return;
-	if (r->last.owned_mounts == 0)
+	if (r->rec.last.owned_mounts == 0)
 		return;
 	size_t n = 0;
-	char **m = sp_sampler_owned_mounts(r->sampler, &n);
+	char **m = sp_sampler_owned_mounts(r->smp.sampler, &n);
 	for (size_t i = 0; i < n; i++) {
 		bool seen = false;
 		for (size_t k = 0; k < r->g.nmounts_seen && !seen; k++)
@@ -660,14 +660,14 @@ int sp_soak_sweep(struct run *r)
 	int found = 0;
 	for (int round = 0; round < 5; round++) {
 		size_t n = 0;
-		pid_t *pids = sp_sampler_signalable(r->sampler, &n);
+		pid_t *pids = sp_sampler_signalable(r->smp.sampler, &n);
 		int here = 0;
 		for (size_t i = 0; i < n; i++) {
 			int pfd = (int)syscall(SYS_pidfd_open, pids[i], 0);
 			if (pfd < 0)
 				continue;
 			/* re-prove ownership with the process pinned */
-			int own = sp_sampler_owner(r->sampler, pids[i]);
+			int own = sp_sampler_owner(r->smp.sampler, pids[i]);
 			if (own & (SP_OWN_TREE | SP_OWN_ENV | SP_OWN_CGROUP)) {
 				syscall(SYS_pidfd_send_signal, pfd, SIGKILL, NULL, 0);
 				here++;
@@ -683,7 +683,7 @@ int sp_soak_sweep(struct run *r)
 		sp_proc_reap_orphans();
 	}
 	size_t nm = 0;
-	char **mounts = sp_sampler_owned_mounts(r->sampler, &nm);
+	char **mounts = sp_sampler_owned_mounts(r->smp.sampler, &nm);
 	for (size_t i = 0; i < nm; i++) {
 		if (umount2(mounts[i], MNT_DETACH) == 0)
 			found++;
@@ -710,7 +710,7 @@ static void supervisor_cleanup(struct run *r, int sig, sp_error *err)
 {
 	uint64_t t0 = sp_now_ns();
 	int killed = r->g.cgroup ? cgroup_kill(r->g.cgroup, 0) : 0;
-	r->sampler = sp_sampler_new(getpid(), r->prefix, r->state_dir);
+	r->smp.sampler = sp_sampler_new(getpid(), r->prefix, r->state_dir);
 	for (int round = 0; round < 10; round++) {
 		int n = sp_soak_sweep(r);
 		killed += n;

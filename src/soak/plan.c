@@ -183,7 +183,7 @@ int sp_soak_identity(struct run *r, sp_error *err)
 	r->seed = r->o->seed_set ? r->o->seed
 				 : ((unsigned long long)rnd[4] << 24 | (unsigned long long)rnd[5] << 16 |
 				    (unsigned long long)rnd[6] << 8 | rnd[7]);
-	r->rng = splitmix(r->seed) | 1;
+	r->sch.rng = splitmix(r->seed) | 1;
 	r->state_dir = sp_xasprintf("%s%s%s", r->w.state_root, sp_endswith(r->w.state_root, "/") ? "" : "/", r->prefix);
 	r->exe = realpath("/proc/self/exe", NULL);
 	if (!r->exe)
@@ -204,8 +204,8 @@ int sp_soak_identity(struct run *r, sp_error *err)
 		lid[k] = '\0';
 		snprintf(r->ss[i].sid, sizeof r->ss[i].sid, "%s-%s", r->prefix, lid);
 	}
-	r->counter_last = sp_xcalloc(r->w.ncounters + 1, sizeof *r->counter_last);
-	r->counter_noted = sp_xcalloc(r->w.ncounters + 1, sizeof *r->counter_noted);
+	r->smp.counter_last = sp_xcalloc(r->w.ncounters + 1, sizeof *r->smp.counter_last);
+	r->smp.counter_noted = sp_xcalloc(r->w.ncounters + 1, sizeof *r->smp.counter_noted);
 	build_env(r);
 	return 0;
 }

@@ -92,12 +92,12 @@ int sp_rows_flush(struct rowfile *rf)
 static int rows_open(struct run *r, struct rowfile *rf, const char *name, const char *header, sp_error *err)
 {
 	rf->name = name;
-	rf->fd = openat(r->b.dirfd, name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	rf->fd = openat(r->rec.b.dirfd, name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
 	if (rf->fd < 0)
-		return sp_fail_errno(err, errno, "%s/%s", r->b.dir, name);
+		return sp_fail_errno(err, errno, "%s/%s", r->rec.b.dir, name);
 	rows_add(rf, "%s\n", header);
 	if (sp_rows_flush(rf) < 0)
-		return sp_fail_errno(err, rf->err, "%s/%s", r->b.dir, name);
+		return sp_fail_errno(err, rf->err, "%s/%s", r->rec.b.dir, name);
 	return 0;
 }
 
@@ -110,13 +110,13 @@ int sp_soak_open_streams(struct run *r, sp_error *err)
 				    "runner_rss_bytes\trunner_fds");
 	for (size_t i = 0; i < r->w.ncounters; i++)
 		n += (size_t)snprintf(hdr + n, sizeof hdr - n, "\textra.%s", r->w.counters[i].name);
-	r->ops.fd = r->lat.fd = r->samples.fd = r->faults.fd = -1;
-	r->streams_open = true;
-	if (rows_open(r, &r->ops, "operations.tsv", "ts\tscenario\tapi\toperation\tlatency_ms\tresult\tgeneration\terror_code",
+	r->rec.ops.fd = r->rec.lat.fd = r->rec.samples.fd = r->rec.faults.fd = -1;
+	r->rec.streams_open = true;
+	if (rows_open(r, &r->rec.ops, "operations.tsv", "ts\tscenario\tapi\toperation\tlatency_ms\tresult\tgeneration\terror_code",
 		      err) < 0 ||
-	    rows_open(r, &r->lat, "latency.tsv", "ts\tscenario\toperation\tlatency_ms\twarmup", err) < 0 ||
-	    rows_open(r, &r->samples, "resource-samples.tsv", hdr, err) < 0 ||
-	    rows_open(r, &r->faults, "faults.tsv", "fault_id\ttarget\texpected\tstarted\tended\trecovery_ms\trto_ms\tresult",
+	    rows_open(r, &r->rec.lat, "latency.tsv", "ts\tscenario\toperation\tlatency_ms\twarmup", err) < 0 ||
+	    rows_open(r, &r->rec.samples, "resource-samples.tsv", hdr, err) < 0 ||
+	    rows_open(r, &r->rec.faults, "faults.tsv", "fault_id\ttarget\texpected\tstarted\tended\trecovery_ms\trto_ms\tresult",
 		      err) < 0)
 		return -1;
 	return 0;
@@ -124,7 +124,7 @@ int sp_soak_open_streams(struct run *r, sp_error *err)
 
 void sp_soak_close_streams(struct run *r)
 {
-	struct rowfile *all[] = {&r->ops, &r->lat, &r->samples, &r->faults};
+	struct rowfile *all[] = {&r->rec.ops, &r->rec.lat, &r->rec.samples, &r->rec.faults};
 	for (size_t i = 0; i < SP_ARRAY_SIZE(all); i++) {
 		if (all[i]->fd >= 0)
 			close(all[i]->fd);
@@ -133,18 +133,18 @@ void sp_soak_close_streams(struct run *r)
 		all[i]->buf = NULL;
 		all[i]->len = all[i]->cap = 0;
 	}
-	r->streams_open = false;
+	r->rec.streams_open = false;
 }
 
 /* rows_mu held */
 void sp_soak_flush_rows(struct run *r)
 {
-	if (!r->streams_open)
+	if (!r->rec.streams_open)
 		return;
-	struct rowfile *all[] = {&r->ops, &r->lat, &r->samples, &r->faults};
+	struct rowfile *all[] = {&r->rec.ops, &r->rec.lat, &r->rec.samples, &r->rec.faults};
 	for (size_t i = 0; i < SP_ARRAY_SIZE(all); i++) {
 		if (sp_rows_flush(all[i]) < 0 && all[i]->len > SP_ROWS_BACKLOG_MAX)
-			atomic_store(&r->rows_fatal, 1);
+			atomic_store(&r->rec.rows_fatal, 1);
 	}
 }
 
@@ -159,35 +159,35 @@ void sp_soak_record_op(struct run *r, struct scen_state *st, const char *op, enu
 	for (char *c = ecode; *c; c++)
 		if (*c == ' ' || (unsigned char)*c < 0x21)
 			*c = '_';
-	pthread_mutex_lock(&r->rows_mu);
+	pthread_mutex_lock(&r->rec.rows_mu);
 	double ts = sp_soak_ts_now(r);
-	rows_add(&r->ops, "%.3f\t%s\t%s\t%s\t%.3f\t%s\t%llu\t%s\n", ts, st->sc->id, st->sc->api, op, lat_ms, names[res], gen,
+	rows_add(&r->rec.ops, "%.3f\t%s\t%s\t%s\t%.3f\t%s\t%llu\t%s\n", ts, st->sc->id, st->sc->api, op, lat_ms, names[res], gen,
 		 res == OP_OK ? "-" : ecode);
 	st->attempted++;
 	st->finished++;
-	r->n_ops++;
+	r->rec.n_ops++;
 	if (res == OP_OK) {
 		st->ok++;
-		r->n_ok++;
+		r->rec.n_ok++;
 	} else if (res == OP_FAIL) {
 		st->fail++;
-		r->n_fail++;
+		r->rec.n_fail++;
 	} else {
 		st->expected_fault++;
-		r->n_fault++;
+		r->rec.n_fault++;
 	}
 	if (st->finished == 2) {
-		r->nready++;
-		if (r->nready == r->w.nscen && r->warmup_end < 0)
-			r->warmup_end = ts > (double)r->warmup_s ? ts : (double)r->warmup_s;
+		r->rec.nready++;
+		if (r->rec.nready == r->w.nscen && r->rec.warmup_end < 0)
+			r->rec.warmup_end = ts > (double)r->warmup_s ? ts : (double)r->warmup_s;
 	}
 	if (res == OP_OK) {
-		int warm = r->warmup_end < 0 || ts < r->warmup_end;
-		rows_add(&r->lat, "%.3f\t%s\t%s\t%.3f\t%d\n", ts, st->sc->id, op, lat_ms, warm);
+		int warm = r->rec.warmup_end < 0 || ts < r->rec.warmup_end;
+		rows_add(&r->rec.lat, "%.3f\t%s\t%s\t%.3f\t%d\n", ts, st->sc->id, op, lat_ms, warm);
 	}
-	if (r->ops.len > SP_ROWS_BACKLOG_MAX || r->lat.len > SP_ROWS_BACKLOG_MAX)
+	if (r->rec.ops.len > SP_ROWS_BACKLOG_MAX || r->rec.lat.len > SP_ROWS_BACKLOG_MAX)
 		sp_soak_flush_rows(r);
-	pthread_mutex_unlock(&r->rows_mu);
+	pthread_mutex_unlock(&r->rec.rows_mu);
 }
 
 void sp_soak_record_fault(struct run *r, const sp_wfault *f, const char *target, double started, double ended,
@@ -198,42 +198,42 @@ void sp_soak_record_fault(struct run *r, const sp_wfault *f, const char *target,
 	snprintf(e, sizeof e, "%s", f->expected);
 	sp_tsv_clean(t);
 	sp_tsv_clean(e);
-	pthread_mutex_lock(&r->rows_mu);
-	rows_add(&r->faults, "%s\t%s\t%s\t%.3f\t%.3f\t%lld\t%d\t%s\n", f->id, t, e, started, ended, recovery_ms, f->rto_ms,
+	pthread_mutex_lock(&r->rec.rows_mu);
+	rows_add(&r->rec.faults, "%s\t%s\t%s\t%.3f\t%.3f\t%lld\t%d\t%s\n", f->id, t, e, started, ended, recovery_ms, f->rto_ms,
 		 pass ? "pass" : "fail");
 	sp_soak_flush_rows(r);
-	pthread_mutex_unlock(&r->rows_mu);
+	pthread_mutex_unlock(&r->rec.rows_mu);
 }
 
 /* write the sample row (s->ts set here, strictly increasing) and the totals it closes */
 void sp_soak_record_sample(struct run *r, sp_sample *s)
 {
-	pthread_mutex_lock(&r->rows_mu);
+	pthread_mutex_lock(&r->rec.rows_mu);
 	s->ts = sp_soak_ts_now(r);
 	/* keep timestamps strictly increasing even at millisecond resolution */
-	if (r->sample_count && s->ts < r->last_ts + 0.001)
-		s->ts = round((r->last_ts + 0.001) * 1e3) / 1e3;
-	rows_add(&r->samples, "%.3f\t%s\t%s\t%lld\t%lld\t%lld\t%.3f\t%lld\t%lld\t%lld\t%lld\t%lld\t%lld\t%lld\t%lld\t%lld",
+	if (r->rec.sample_count && s->ts < r->rec.last_ts + 0.001)
+		s->ts = round((r->rec.last_ts + 0.001) * 1e3) / 1e3;
+	rows_add(&r->rec.samples, "%.3f\t%s\t%s\t%lld\t%lld\t%lld\t%.3f\t%lld\t%lld\t%lld\t%lld\t%lld\t%lld\t%lld\t%lld\t%lld",
 		 s->ts, s->wall, s->phase, s->owned_processes, s->owned_threads, s->owned_rss_bytes, s->owned_cpu_seconds,
 		 s->owned_fds, s->owned_mounts, s->owned_sockets, s->owned_cgroups, s->disk_bytes, s->global_processes,
 		 s->global_mounts, s->runner_rss_bytes, s->runner_fds);
 	for (size_t i = 0; i < s->nextra; i++)
-		rows_add(&r->samples, "\t%lld", s->extra[i]);
-	rows_add(&r->samples, "\n");
+		rows_add(&r->rec.samples, "\t%lld", s->extra[i]);
+	rows_add(&r->rec.samples, "\n");
 	sp_soak_flush_rows(r);
-	if (r->sample_count == 0) {
-		r->first_ts = s->ts;
+	if (r->rec.sample_count == 0) {
+		r->rec.first_ts = s->ts;
 	} else {
-		double gap = s->ts - r->last_ts;
-		if (gap > r->max_gap)
-			r->max_gap = gap;
+		double gap = s->ts - r->rec.last_ts;
+		if (gap > r->rec.max_gap)
+			r->rec.max_gap = gap;
 	}
-	r->last_ts = s->ts;
-	r->sample_count++;
+	r->rec.last_ts = s->ts;
+	r->rec.sample_count++;
 	if (!strcmp(s->phase, "periodic"))
-		r->periodic_count++;
-	r->last = *s;
-	pthread_mutex_unlock(&r->rows_mu);
+		r->rec.periodic_count++;
+	r->rec.last = *s;
+	pthread_mutex_unlock(&r->rec.rows_mu);
 }
 
 /* ---- metrics (Prometheus text format, node_exporter textfile collector) ---- */
@@ -262,9 +262,9 @@ void sp_soak_write_metrics(struct run *r, const sp_sample *s)
 	const char *path = r->o->metrics_file;
 	if (!path)
 		return;
-	pthread_mutex_lock(&r->rows_mu);
-	long long ops = r->n_ops, fail = r->n_fail, fault = r->n_fault, samples = r->sample_count;
-	pthread_mutex_unlock(&r->rows_mu);
+	pthread_mutex_lock(&r->rec.rows_mu);
+	long long ops = r->rec.n_ops, fail = r->rec.n_fail, fault = r->rec.n_fault, samples = r->rec.sample_count;
+	pthread_mutex_unlock(&r->rec.rows_mu);
 	const struct {
 		const char *name, *help, *type;
 		long long v;
@@ -332,14 +332,14 @@ void sp_soak_write_metrics(struct run *r, const sp_sample *s)
 			unlink(tmp);
 	}
 	if (e) {
-		r->metrics_failures++;
-		if (!r->metrics_noted)
+		r->rec.metrics_failures++;
+		if (!r->rec.metrics_noted)
 			sp_soak_note(r, "cannot write the metrics file %s: %s (the run goes on; counted in summary.json)", path,
 				     strerror(e));
-		r->metrics_noted = true;
-	} else if (r->metrics_noted) {
+		r->rec.metrics_noted = true;
+	} else if (r->rec.metrics_noted) {
 		sp_soak_note(r, "the metrics file %s is written again", path);
-		r->metrics_noted = false;
+		r->rec.metrics_noted = false;
 	}
 	free(tmp);
 	free(buf);
@@ -351,16 +351,16 @@ void sp_soak_fill_status(struct run *r, sp_soak_status *st)
 	st->elapsed_s = sp_soak_ts_now(r);
 	st->r0 = r->r0;
 	st->duration_s = r->r0 ? 0 : r->duration_s;
-	pthread_mutex_lock(&r->rows_mu);
-	st->ops = r->n_ops;
-	st->fail = r->n_fail;
-	st->faults = r->n_fault;
-	st->samples = r->sample_count;
-	st->owned_procs = r->last.owned_processes;
-	st->owned_fds = r->last.owned_fds;
-	st->owned_mounts = r->last.owned_mounts;
-	st->owned_rss_mib = (double)r->last.owned_rss_bytes / 1048576.0;
-	pthread_mutex_unlock(&r->rows_mu);
+	pthread_mutex_lock(&r->rec.rows_mu);
+	st->ops = r->rec.n_ops;
+	st->fail = r->rec.n_fail;
+	st->faults = r->rec.n_fault;
+	st->samples = r->rec.sample_count;
+	st->owned_procs = r->rec.last.owned_processes;
+	st->owned_fds = r->rec.last.owned_fds;
+	st->owned_mounts = r->rec.last.owned_mounts;
+	st->owned_rss_mib = (double)r->rec.last.owned_rss_bytes / 1048576.0;
+	pthread_mutex_unlock(&r->rec.rows_mu);
 }
 
 /* ---- inventory ---- */
@@ -377,13 +377,13 @@ static json_t *builtin_inventory(struct run *r)
 {
 	json_t *arr = json_array();
 	size_t nm = 0, np = 0;
-	char **mounts = sp_sampler_owned_mounts(r->sampler, &nm);
+	char **mounts = sp_sampler_owned_mounts(r->smp.sampler, &nm);
 	for (size_t i = 0; i < nm; i++) {
 		json_array_append_new(arr, json_pack("{s:s,s:s}", "type", "mount", "id", mounts[i]));
 		free(mounts[i]);
 	}
 	free(mounts);
-	pid_t *pids = sp_sampler_signalable(r->sampler, &np);
+	pid_t *pids = sp_sampler_signalable(r->smp.sampler, &np);
 	for (size_t i = 0; i < np; i++) {
 		char path[64], comm[64] = "?";
 		snprintf(path, sizeof path, "/proc/%d/comm", (int)pids[i]);
@@ -411,7 +411,7 @@ int sp_soak_write_inventory(struct run *r, const char *file, sp_error *err)
 		if (rc == 0)
 			sp_proc_describe(&pr, code, sizeof code);
 		char *hdr = sp_xasprintf("## ts=%.3f inventory for %s %s argv: %s", sp_soak_ts_now(r), file, code, cmd);
-		sp_bundle_log(&r->b, "inventory.log", hdr, text, strlen(text));
+		sp_bundle_log(&r->rec.b, "inventory.log", hdr, text, strlen(text));
 		free(hdr);
 		free(cmd);
 		sp_soak_free_argv(argv);
@@ -463,7 +463,7 @@ int sp_soak_write_inventory(struct run *r, const char *file, sp_error *err)
 	json_decref(doc);
 	char *line = sp_xasprintf("%s\n", s);
 	free(s);
-	int rc = sp_bundle_write(&r->b, file, line, strlen(line), err);
+	int rc = sp_bundle_write(&r->rec.b, file, line, strlen(line), err);
 	free(line);
 	return rc;
 }
@@ -666,7 +666,7 @@ int sp_soak_write_metadata(struct run *r, sp_error *err)
 			nl += (size_t)snprintf(names + nl, sizeof names - nl, "%s%s", i ? "," : "", r->w.counters[i].name);
 		meta_add(&m, &len, &cap, "extra_counters", "%s", names);
 	}
-	int rc = sp_bundle_write(&r->b, "metadata.txt", m, len, err);
+	int rc = sp_bundle_write(&r->rec.b, "metadata.txt", m, len, err);
 	free(m);
 	free(scen);
 	free(faults);
@@ -690,38 +690,38 @@ int sp_soak_write_capabilities(struct run *r, sp_error *err)
 		len += (size_t)snprintf(s + len, cap - len, "%s\t%lld\t%lld\t%lld\t%lld\t%s\n", st->sc->id, st->attempted, st->ok,
 					st->expected_fault, st->fail, st->attempted > 0 && st->fail == 0 ? "pass" : "fail");
 	}
-	int rc = sp_bundle_write(&r->b, "capability-results.tsv", s, len, err);
+	int rc = sp_bundle_write(&r->rec.b, "capability-results.tsv", s, len, err);
 	free(s);
 	return rc;
 }
 
 int sp_soak_write_summary(struct run *r, double final_ts, sp_error *err)
 {
-	double span = r->last_ts - r->first_ts;
-	double warm = r->warmup_end >= 0 ? r->warmup_end : final_ts;
-	double achieved = final_ts > 0 ? (double)r->n_ops / final_ts : 0;
+	double span = r->rec.last_ts - r->rec.first_ts;
+	double warm = r->rec.warmup_end >= 0 ? r->rec.warmup_end : final_ts;
+	double achieved = final_ts > 0 ? (double)r->rec.n_ops / final_ts : 0;
 	json_t *cc = json_object();
 	for (int c = 0; c < SP_CLASS_COUNT; c++)
-		json_object_set_new(cc, sp_class_name((sp_class)c), json_integer(r->class_cycles[c]));
+		json_object_set_new(cc, sp_class_name((sp_class)c), json_integer(r->sch.class_cycles[c]));
 	json_t *doc = json_pack(
 		"{s:s,s:s,s:s,s:I,s:f,s:I,s:I,s:f,s:f,s:f,s:{s:I,s:I,s:I,s:I},s:I,s:s,s:s,s:s,s:f,s:f,s:o,s:I,s:I,s:I}",
 		"schema", "sandprobe.summary.v1", "run_id", r->run_id, "profile", r->profile, "requested_duration_s",
 		(json_int_t)r->duration_s, "measured_duration_s", round(final_ts * 1000) / 1000, "sample_count",
-		(json_int_t)r->sample_count, "periodic_samples", (json_int_t)r->periodic_count, "span_s",
-		round(span * 1000) / 1000, "max_gap_s", round(r->max_gap * 1000) / 1000, "warmup_end_s",
-		round(warm * 1000) / 1000, "operations", "total", (json_int_t)r->n_ops, "ok", (json_int_t)r->n_ok, "fail",
-		(json_int_t)r->n_fail, "expected_fault", (json_int_t)r->n_fault, "unexpected_failures", (json_int_t)r->n_fail,
-		"stop_condition", r->stop_condition, "cleanup", r->cleanup_ok ? "ok" : "failed", "evidence_path", r->b.dir,
+		(json_int_t)r->rec.sample_count, "periodic_samples", (json_int_t)r->rec.periodic_count, "span_s",
+		round(span * 1000) / 1000, "max_gap_s", round(r->rec.max_gap * 1000) / 1000, "warmup_end_s",
+		round(warm * 1000) / 1000, "operations", "total", (json_int_t)r->rec.n_ops, "ok", (json_int_t)r->rec.n_ok, "fail",
+		(json_int_t)r->rec.n_fail, "expected_fault", (json_int_t)r->rec.n_fault, "unexpected_failures", (json_int_t)r->rec.n_fail,
+		"stop_condition", r->sch.stop_condition, "cleanup", r->cleanup_ok ? "ok" : "failed", "evidence_path", r->rec.b.dir,
 		"requested_rate_ops_s", r->w.rate, "achieved_rate_ops_s", round(achieved * 1000) / 1000, "class_cycles", cc,
-		"counter_failures", (json_int_t)atomic_load(&r->counter_failures), "metrics_write_failures",
-		(json_int_t)r->metrics_failures, "leftovers_removed", (json_int_t)r->leftovers);
+		"counter_failures", (json_int_t)atomic_load(&r->smp.counter_failures), "metrics_write_failures",
+		(json_int_t)r->rec.metrics_failures, "leftovers_removed", (json_int_t)r->leftovers);
 	if (!doc)
 		return sp_fail_errno(err, 0, "cannot build summary.json");
 	char *s = json_dumps(doc, JSON_INDENT(1) | JSON_ENSURE_ASCII | JSON_REAL_PRECISION(12));
 	json_decref(doc);
 	char *line = sp_xasprintf("%s\n", s);
 	free(s);
-	int rc = sp_bundle_write(&r->b, "summary.json", line, strlen(line), err);
+	int rc = sp_bundle_write(&r->rec.b, "summary.json", line, strlen(line), err);
 	free(line);
 	return rc;
 }

@@ -79,11 +79,59 @@ struct guard {
 
 enum op_result { OP_OK, OP_FAIL, OP_FAULT, OP_SKIPPED };
 
+/* the recorder's state: the bundle, its rows and the totals they add up to
+ * (rows_mu: rows, totals, samples' bookkeeping) */
+struct recorder_state {
+	sp_bundle b;
+	bool bundle_made;
+	struct rowfile ops, lat, samples, faults;
+	bool streams_open;
+	pthread_mutex_t rows_mu;
+	long long n_ops, n_ok, n_fail, n_fault;
+	size_t nready;        /* scenarios with >= 2 finished operations */
+	double warmup_end;    /* < 0 until known */
+	atomic_int rows_fatal; /* the rows backlog outgrew its bound */
+	long long metrics_failures;
+	bool metrics_noted;
+	sp_sample last;
+	long long sample_count, periodic_count;
+	double first_ts, last_ts, max_gap;
+	uint64_t t0_ns, start_sample_ns;
+};
+
+/* the sampler thread's and the reaper thread's state */
+struct sampling_state {
+	sp_sampler *sampler;
+	pthread_t sampler_thr, reaper_thr;
+	bool sampler_running, reaper_running;
+	int sampler_timer, sampler_kick, sampler_quit, reaper_quit;
+	atomic_int sampler_stop; /* interrupts a hanging counter */
+	long long *counter_last;  /* last value each counter read */
+	bool *counter_noted;
+	atomic_llong counter_failures;
+	atomic_int new_sample;   /* a sample was taken since the last status */
+	bool baseline_unproven;  /* a counter failed in the start or final sample */
+};
+
+/* the workers' shared state (mu, except the atomics) */
+struct sched_state {
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	size_t next_r0;
+	unsigned long long rng;
+	uint64_t next_slot_ns;
+	long long class_cycles[SP_CLASS_COUNT];
+	int workers_running;
+	char stop_condition[16];
+	atomic_int stop;      /* 1 stop launching, 2 also kill in-flight operations */
+	atomic_int abort_ops; /* in-flight operations are killed while it is set */
+};
+
 struct run {
 	const sp_soak_opts *o;
 	sp_workload w;
 
-	/* plan: fixed before anything is created */
+	/* plan: fixed before anything is created, read-only afterwards */
 	const struct sp_profile *base;
 	char profile[8];
 	bool r0;
@@ -99,52 +147,14 @@ struct run {
 	sp_vars gvars;
 	char **envp;
 	uint64_t rate_interval_ns;
+	struct scen_state *ss;
 
 	struct guard g;
+	struct recorder_state rec;
+	struct sampling_state smp;
+	struct sched_state sch;
 
-	/* recorder */
-	sp_bundle b;
-	bool bundle_made;
-	struct rowfile ops, lat, samples, faults;
-	bool streams_open;
-	pthread_mutex_t rows_mu;
-	long long n_ops, n_ok, n_fail, n_fault; /* rows_mu */
-	size_t nready;        /* scenarios with >= 2 finished operations (rows_mu) */
-	double warmup_end;    /* < 0 until known (rows_mu) */
-	atomic_int rows_fatal; /* the rows backlog outgrew its bound */
-	long long metrics_failures;
-	bool metrics_noted;
-	uint64_t t0_ns, start_sample_ns;
-
-	/* sampling */
-	sp_sampler *sampler;
-	pthread_t sampler_thr, reaper_thr;
-	bool sampler_running, reaper_running;
-	int sampler_timer, sampler_kick, sampler_quit, reaper_quit;
-	atomic_int sampler_stop; /* interrupts a hanging counter */
-	sp_sample last;          /* rows_mu */
-	long long sample_count, periodic_count; /* rows_mu */
-	double first_ts, last_ts, max_gap;      /* rows_mu */
-	long long *counter_last;  /* last value each counter read */
-	bool *counter_noted;
-	atomic_llong counter_failures;
-	atomic_int new_sample;   /* a sample was taken since the last status */
-	bool baseline_unproven;  /* a counter failed in the start or final sample */
-
-	/* scheduler (mu) */
-	pthread_mutex_t mu;
-	pthread_cond_t cv;
-	struct scen_state *ss;
-	size_t next_r0;
-	unsigned long long rng;
-	uint64_t next_slot_ns;
-	long long class_cycles[SP_CLASS_COUNT];
-	int workers_running;
-	char stop_condition[16];
-	atomic_int stop;      /* 1 stop launching, 2 also kill in-flight operations */
-	atomic_int abort_ops; /* in-flight operations are killed while it is set */
-
-	/* lifecycle */
+	/* lifecycle (main thread) */
 	bool cleanup_ok;
 	int leftovers;
 	pthread_mutex_t notes_mu;

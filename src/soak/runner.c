@@ -31,26 +31,26 @@ double sp_soak_ts_now(const struct run *r)
 {
 	/* rounded to the millisecond that the bundle prints, so that every
 	 * derived figure agrees with the rows */
-	return (double)((sp_now_ns() - r->t0_ns + 500000) / 1000000) / 1e3;
+	return (double)((sp_now_ns() - r->rec.t0_ns + 500000) / 1000000) / 1e3;
 }
 
 double sp_soak_ns_to_ts(const struct run *r, uint64_t ns)
 {
-	return (double)(ns - r->t0_ns) / 1e9;
+	return (double)(ns - r->rec.t0_ns) / 1e9;
 }
 
 void sp_soak_set_stop(struct run *r, int level, const char *cond)
 {
-	pthread_mutex_lock(&r->mu);
-	int cur = atomic_load(&r->stop);
-	if (!r->stop_condition[0] || (level == 2 && cur < 2))
-		snprintf(r->stop_condition, sizeof r->stop_condition, "%s", cond);
+	pthread_mutex_lock(&r->sch.mu);
+	int cur = atomic_load(&r->sch.stop);
+	if (!r->sch.stop_condition[0] || (level == 2 && cur < 2))
+		snprintf(r->sch.stop_condition, sizeof r->sch.stop_condition, "%s", cond);
 	if (level > cur)
-		atomic_store(&r->stop, level);
+		atomic_store(&r->sch.stop, level);
 	if (level >= 2)
-		atomic_store(&r->abort_ops, 1);
-	pthread_cond_broadcast(&r->cv);
-	pthread_mutex_unlock(&r->mu);
+		atomic_store(&r->sch.abort_ops, 1);
+	pthread_cond_broadcast(&r->sch.cv);
+	pthread_mutex_unlock(&r->sch.mu);
 }
 
 void sp_soak_note(struct run *r, const char *fmt, ...)
@@ -101,30 +101,30 @@ static struct run *run_new(const sp_soak_opts *o)
 {
 	struct run *r = sp_xcalloc(1, sizeof *r);
 	r->o = o;
-	r->warmup_end = -1;
-	r->sampler_timer = r->sampler_kick = r->sampler_quit = r->reaper_quit = -1;
-	r->b.dirfd = -1;
+	r->rec.warmup_end = -1;
+	r->smp.sampler_timer = r->smp.sampler_kick = r->smp.sampler_quit = r->smp.reaper_quit = -1;
+	r->rec.b.dirfd = -1;
 	r->g.journal_fd = -1;
-	r->ops.fd = r->lat.fd = r->samples.fd = r->faults.fd = -1;
-	pthread_mutex_init(&r->mu, NULL);
-	pthread_mutex_init(&r->rows_mu, NULL);
+	r->rec.ops.fd = r->rec.lat.fd = r->rec.samples.fd = r->rec.faults.fd = -1;
+	pthread_mutex_init(&r->sch.mu, NULL);
+	pthread_mutex_init(&r->rec.rows_mu, NULL);
 	pthread_mutex_init(&r->notes_mu, NULL);
-	pthread_cond_init(&r->cv, NULL);
+	pthread_cond_init(&r->sch.cv, NULL);
 	return r;
 }
 
 static void run_free(struct run *r)
 {
 	sp_soak_close_streams(r);
-	if (r->sampler_timer >= 0)
-		close(r->sampler_timer);
-	if (r->sampler_kick >= 0)
-		close(r->sampler_kick);
-	if (r->sampler_quit >= 0)
-		close(r->sampler_quit);
-	if (r->bundle_made || r->b.dir)
-		sp_bundle_close(&r->b);
-	sp_sampler_free(r->sampler);
+	if (r->smp.sampler_timer >= 0)
+		close(r->smp.sampler_timer);
+	if (r->smp.sampler_kick >= 0)
+		close(r->smp.sampler_kick);
+	if (r->smp.sampler_quit >= 0)
+		close(r->smp.sampler_quit);
+	if (r->rec.bundle_made || r->rec.b.dir)
+		sp_bundle_close(&r->rec.b);
+	sp_sampler_free(r->smp.sampler);
 	if (r->envp) {
 		for (char **e = r->envp; *e; e++)
 			free(*e);
@@ -136,14 +136,14 @@ static void run_free(struct run *r)
 	free(r->state_dir);
 	free(r->rootfs);
 	free(r->exe);
-	free(r->counter_last);
-	free(r->counter_noted);
+	free(r->smp.counter_last);
+	free(r->smp.counter_noted);
 	sp_strv_free(&r->notes);
 	sp_workload_free(&r->w);
-	pthread_mutex_destroy(&r->mu);
-	pthread_mutex_destroy(&r->rows_mu);
+	pthread_mutex_destroy(&r->sch.mu);
+	pthread_mutex_destroy(&r->rec.rows_mu);
 	pthread_mutex_destroy(&r->notes_mu);
-	pthread_cond_destroy(&r->cv);
+	pthread_cond_destroy(&r->sch.cv);
 	free(r);
 }
 
@@ -157,9 +157,9 @@ static void handle_signal(struct run *r, int sig)
 	}
 	if (sig != SIGINT && sig != SIGTERM && sig != SIGHUP)
 		return;
-	pthread_mutex_lock(&r->mu);
-	bool second = atomic_load(&r->stop) >= 1 && !strcmp(r->stop_condition, "signal");
-	pthread_mutex_unlock(&r->mu);
+	pthread_mutex_lock(&r->sch.mu);
+	bool second = atomic_load(&r->sch.stop) >= 1 && !strcmp(r->sch.stop_condition, "signal");
+	pthread_mutex_unlock(&r->sch.mu);
 	if (second) {
 		sp_soak_note(r, "second signal: interrupting in-flight operations");
 		sp_soak_set_stop(r, 2, "signal");
@@ -172,21 +172,21 @@ static void handle_signal(struct run *r, int sig)
 /* the rows of the four streams, and news of a bundle that cannot take them */
 static void flush_rows(struct run *r)
 {
-	pthread_mutex_lock(&r->rows_mu);
+	pthread_mutex_lock(&r->rec.rows_mu);
 	sp_soak_flush_rows(r);
-	struct rowfile *all[] = {&r->ops, &r->lat, &r->samples, &r->faults};
+	struct rowfile *all[] = {&r->rec.ops, &r->rec.lat, &r->rec.samples, &r->rec.faults};
 	for (size_t i = 0; i < SP_ARRAY_SIZE(all); i++) {
 		struct rowfile *rf = all[i];
 		if (rf->err && !rf->stalled_noted) {
-			sp_soak_note(r, "cannot write %s/%s: %s; its rows wait in memory until they can be written", r->b.dir,
+			sp_soak_note(r, "cannot write %s/%s: %s; its rows wait in memory until they can be written", r->rec.b.dir,
 				     rf->name, strerror(rf->err));
 			rf->stalled_noted = true;
 		} else if (!rf->err && rf->stalled_noted) {
-			sp_soak_note(r, "%s/%s is written again, no row lost", r->b.dir, rf->name);
+			sp_soak_note(r, "%s/%s is written again, no row lost", r->rec.b.dir, rf->name);
 			rf->stalled_noted = false;
 		}
 	}
-	pthread_mutex_unlock(&r->rows_mu);
+	pthread_mutex_unlock(&r->rec.rows_mu);
 }
 
 /* Workers and the control loop: signals, duration, R0 completion, rows,
@@ -196,7 +196,7 @@ static void operate(struct run *r, int sfd)
 	int dfd = -1;
 	if (!r->r0) {
 		dfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
-		uint64_t end = r->start_sample_ns + (uint64_t)r->duration_s * 1000000000ull;
+		uint64_t end = r->rec.start_sample_ns + (uint64_t)r->duration_s * 1000000000ull;
 		struct itimerspec its = {.it_value = {.tv_sec = (time_t)(end / 1000000000ull), .tv_nsec = (long)(end % 1000000000ull)}};
 		if (dfd < 0 || timerfd_settime(dfd, TFD_TIMER_ABSTIME, &its, NULL) < 0) {
 			sp_soak_note(r, "cannot arm the duration timer: %s", strerror(errno));
@@ -207,22 +207,22 @@ static void operate(struct run *r, int sfd)
 		sp_soak_set_stop(r, 2, "signal");
 	pthread_t *thr = sp_xcalloc((size_t)r->concurrency, sizeof(pthread_t));
 	int nthr = 0;
-	pthread_mutex_lock(&r->mu);
+	pthread_mutex_lock(&r->sch.mu);
 	for (int i = 0; i < r->concurrency; i++)
 		if (pthread_create(&thr[nthr], NULL, sp_soak_worker, r) == 0) {
 			nthr++;
-			r->workers_running++;
+			r->sch.workers_running++;
 		}
-	pthread_mutex_unlock(&r->mu);
+	pthread_mutex_unlock(&r->sch.mu);
 	if (nthr == 0) {
 		sp_soak_note(r, "cannot start any worker thread");
 		sp_soak_set_stop(r, 1, "error");
 	}
 	uint64_t last_flush = sp_now_ns();
 	for (;;) {
-		pthread_mutex_lock(&r->mu);
-		int running = r->workers_running;
-		pthread_mutex_unlock(&r->mu);
+		pthread_mutex_lock(&r->sch.mu);
+		int running = r->sch.workers_running;
+		pthread_mutex_unlock(&r->sch.mu);
 		if (running == 0)
 			break;
 		struct pollfd pf[2] = {{.fd = sfd, .events = POLLIN}, {.fd = dfd, .events = POLLIN}};
@@ -237,11 +237,11 @@ static void operate(struct run *r, int sfd)
 			flush_rows(r);
 			last_flush = sp_now_ns();
 		}
-		if (atomic_load(&r->rows_fatal) && atomic_load(&r->stop) < 2) {
+		if (atomic_load(&r->rec.rows_fatal) && atomic_load(&r->sch.stop) < 2) {
 			sp_soak_note(r, "the bundle has not taken rows for too long: stopping the run");
 			sp_soak_set_stop(r, 2, "error");
 		}
-		if (atomic_exchange(&r->new_sample, 0))
+		if (atomic_exchange(&r->smp.new_sample, 0))
 			emit_status(r, true);
 		else if (sp_now_ns() - r->last_status_ns > 500000000ull)
 			emit_status(r, false);
@@ -252,10 +252,10 @@ static void operate(struct run *r, int sfd)
 	free(thr);
 	if (dfd >= 0)
 		close(dfd);
-	pthread_mutex_lock(&r->mu);
-	if (!r->stop_condition[0]) /* R0: every scenario completed its cycle */
-		snprintf(r->stop_condition, sizeof r->stop_condition, "duration");
-	pthread_mutex_unlock(&r->mu);
+	pthread_mutex_lock(&r->sch.mu);
+	if (!r->sch.stop_condition[0]) /* R0: every scenario completed its cycle */
+		snprintf(r->sch.stop_condition, sizeof r->sch.stop_condition, "duration");
+	pthread_mutex_unlock(&r->sch.mu);
 }
 
 static bool no_space(int e)
@@ -269,26 +269,26 @@ static int close_record(struct run *r, double final_ts, sp_error *err)
 	bool waited = false;
 	for (int attempt = 0;; attempt++) {
 		sp_error e = {0};
-		pthread_mutex_lock(&r->rows_mu);
+		pthread_mutex_lock(&r->rec.rows_mu);
 		sp_soak_flush_rows(r);
-		struct rowfile *all[] = {&r->ops, &r->lat, &r->samples, &r->faults};
+		struct rowfile *all[] = {&r->rec.ops, &r->rec.lat, &r->rec.samples, &r->rec.faults};
 		int rerr = 0;
 		for (size_t i = 0; i < SP_ARRAY_SIZE(all); i++) {
 			if (all[i]->err && !rerr) {
 				rerr = all[i]->err;
-				sp_fail_errno(&e, rerr, "%s/%s", r->b.dir, all[i]->name);
+				sp_fail_errno(&e, rerr, "%s/%s", r->rec.b.dir, all[i]->name);
 			}
 			if (all[i]->fd >= 0)
 				fsync(all[i]->fd);
 		}
-		pthread_mutex_unlock(&r->rows_mu);
+		pthread_mutex_unlock(&r->rec.rows_mu);
 		if (!rerr && sp_soak_write_capabilities(r, &e) == 0 && sp_soak_write_summary(r, final_ts, &e) == 0 &&
-		    sp_bundle_flush_logs(&r->b, &e) == 0 && sp_bundle_manifest(&r->b, r->key, &e) == 0)
+		    sp_bundle_flush_logs(&r->rec.b, &e) == 0 && sp_bundle_manifest(&r->rec.b, r->key, &e) == 0)
 			return 0;
 		if (!no_space(e.errnum) || attempt >= 30) {
 			*err = e;
 			if (!err->msg[0])
-				sp_fail_errno(err, e.errnum, "cannot write the evidence bundle %s", r->b.dir);
+				sp_fail_errno(err, e.errnum, "cannot write the evidence bundle %s", r->rec.b.dir);
 			return -1;
 		}
 		if (!waited)
@@ -301,7 +301,7 @@ static int close_record(struct run *r, double final_ts, sp_error *err)
 
 static int run_verifier(struct run *r)
 {
-	char *argv[] = {r->exe, (char *)"verify", r->b.dir, NULL};
+	char *argv[] = {r->exe, (char *)"verify", r->rec.b.dir, NULL};
 	sp_capture *cap = sp_xcalloc(1, sizeof *cap);
 	sp_proc_result res;
 	sp_error err = {0};
@@ -310,7 +310,7 @@ static int run_verifier(struct run *r)
 	if (sp_proc_run(argv, &ro, cap, &res, &err) == 0) {
 		size_t len;
 		char *text = sp_capture_text(cap, &len);
-		sp_bundle_write(&r->b, "verify.out", text, len, &err);
+		sp_bundle_write(&r->rec.b, "verify.out", text, len, &err);
 		emit(r, SP_SOAK_EV_VERIFY, text, NULL);
 		free(text);
 		if (!res.spawn_errno && WIFEXITED(res.status))
@@ -324,12 +324,35 @@ static int run_verifier(struct run *r)
 static bool nothing_left(struct run *r)
 {
 	size_t n = 0, nm = 0;
-	free(sp_sampler_signalable(r->sampler, &n));
-	char **m = sp_sampler_owned_mounts(r->sampler, &nm);
+	free(sp_sampler_signalable(r->smp.sampler, &n));
+	char **m = sp_sampler_owned_mounts(r->smp.sampler, &nm);
 	for (size_t i = 0; i < nm; i++)
 		free(m[i]);
 	free(m);
 	return n == 0 && nm == 0 && !sp_soak_dir_exists(r->state_dir);
+}
+
+/* Before the final inventory and sample: let what the cleanup killed finish
+ * dying (a sandbox's init killed through its parent-death signal, zombies
+ * of ours to reap). Waits, at most 1 s, until the owned processes stop
+ * getting fewer; a real leak stays put and costs three rounds (150 ms). */
+static void settle(struct run *r)
+{
+	if (!r->smp.sampler)
+		return;
+	size_t prev = (size_t)-1;
+	int same = 0;
+	for (int i = 0; i < 20; i++) {
+		sp_proc_reap_orphans();
+		size_t n = 0;
+		free(sp_sampler_signalable(r->smp.sampler, &n));
+		same = n == prev ? same + 1 : 0;
+		if (n == 0 || same >= 2)
+			break;
+		prev = n;
+		struct timespec ts = {0, 50000000L};
+		nanosleep(&ts, NULL);
+	}
 }
 
 /* The one teardown path. reached: how far the run got (0 nothing, 1 bundle
@@ -338,18 +361,18 @@ static bool nothing_left(struct run *r)
 static int teardown(struct run *r, int reached, sp_error *err)
 {
 	bool orphaned = atomic_load(&r->g.orphaned);
-	bool complete = reached >= 3 && !orphaned && !atomic_load(&r->rows_fatal);
+	bool complete = reached >= 3 && !orphaned && !atomic_load(&r->rec.rows_fatal);
 	char why[256] = "";
 	if (reached >= 3 && !orphaned) {
 		/* drain: the scenarios' stop steps */
-		atomic_store(&r->abort_ops, 0);
+		atomic_store(&r->sch.abort_ops, 0);
 		bool stops_ok = true;
 		for (size_t i = 0; i < r->w.nscen; i++)
 			if (r->ss[i].started && r->ss[i].sc->stop.n)
 				stops_ok &= sp_soak_run_steps(r, &r->ss[i], &r->ss[i].sc->stop, r->ss[i].gen + 1);
 		r->cleanup_ok = stops_ok;
 	}
-	if (orphaned && r->sampler)
+	if (orphaned && r->smp.sampler)
 		sp_soak_sweep(r); /* nobody is left to wait for: kill everything first */
 	if (reached >= 2) {
 		bool ok = sp_soak_run_global_steps(r, &r->w.cleanup, "cleanup", orphaned ? 10000 : 0);
@@ -359,10 +382,7 @@ static int teardown(struct run *r, int reached, sp_error *err)
 	/* the sampler stops before the final inventory: none of its counter
 	 * commands may be in flight when the inventory lists owned processes */
 	sp_soak_sampler_stop(r);
-	for (int i = 0; i < 5 && sp_proc_reap_orphans() > 0; i++) { /* zombies of ours are not leaks */
-		struct timespec ts = {0, 10000000L};
-		nanosleep(&ts, NULL);
-	}
+	settle(r);
 	double final_ts = 0;
 	if (complete) {
 		sp_error ierr = {0};
@@ -372,14 +392,14 @@ static int teardown(struct run *r, int reached, sp_error *err)
 		}
 		sp_proc_reap_orphans();
 		sp_soak_take_sample(r, "final");
-		final_ts = r->last_ts;
-		if (r->baseline_unproven) {
+		final_ts = r->rec.last_ts;
+		if (r->smp.baseline_unproven) {
 			sp_soak_note(r, "a counter failed in the start or final sample: the return to baseline is unproven");
 			r->cleanup_ok = false;
 		}
 		emit_status(r, true);
 	}
-	if (r->sampler) {
+	if (r->smp.sampler) {
 		/* anything owned that survived is a leak: counted above, removed now */
 		r->leftovers = sp_soak_sweep(r);
 		if (r->leftovers > 0 && complete) {
@@ -391,7 +411,7 @@ static int teardown(struct run *r, int reached, sp_error *err)
 		sp_soak_remove_run_cgroups(r);
 	if (reached >= 1 && !orphaned) {
 		sp_soak_run_global_steps(r, &r->w.teardown, "teardown", 0);
-		if (r->sampler)
+		if (r->smp.sampler)
 			sp_soak_sweep(r);
 		sp_soak_remove_state(r);
 	}
@@ -399,22 +419,22 @@ static int teardown(struct run *r, int reached, sp_error *err)
 	drain_notes(r);
 	if (orphaned)
 		snprintf(why, sizeof why, "the supervisor died: processes killed, cleanup run; state dir kept");
-	else if (!r->sampler || !nothing_left(r))
+	else if (!r->smp.sampler || !nothing_left(r))
 		snprintf(why, sizeof why, "something of the run could not be removed");
 	sp_soak_guard_finish(r, !why[0], why);
 
 	if (!complete) {
-		if (r->bundle_made) {
+		if (r->rec.bundle_made) {
 			sp_error e2 = {0};
-			sp_bundle_flush_logs(&r->b, &e2);
+			sp_bundle_flush_logs(&r->rec.b, &e2);
 		}
 		if (!err->msg[0]) {
 			if (orphaned)
 				sp_fail_errno(err, 0, "soak: the supervisor died; the run stopped at once and cleaned up; the bundle %s is incomplete; "
 						      "the state dir and journal stay for 'sandprobe soak --reconcile %s'",
-					      r->b.dir ? r->b.dir : r->o->out, r->w.state_root);
+					      r->rec.b.dir ? r->rec.b.dir : r->o->out, r->w.state_root);
 			else
-				sp_fail_errno(err, r->ops.err, "soak: the bundle %s could not take the run's rows", r->b.dir);
+				sp_fail_errno(err, r->rec.ops.err, "soak: the bundle %s could not take the run's rows", r->rec.b.dir);
 		}
 		return -1;
 	}
@@ -422,8 +442,8 @@ static int teardown(struct run *r, int reached, sp_error *err)
 		return -1;
 	char done[512];
 	snprintf(done, sizeof done, "stop=%s ops=%lld ok=%lld fail=%lld expected_fault=%lld samples=%lld cleanup=%s; verifying %s",
-		 r->stop_condition, r->n_ops, r->n_ok, r->n_fail, r->n_fault, r->sample_count, r->cleanup_ok ? "ok" : "failed",
-		 r->b.dir);
+		 r->sch.stop_condition, r->rec.n_ops, r->rec.n_ok, r->rec.n_fail, r->rec.n_fault, r->rec.sample_count, r->cleanup_ok ? "ok" : "failed",
+		 r->rec.b.dir);
 	emit(r, SP_SOAK_EV_DONE, done, NULL);
 	return run_verifier(r);
 }
@@ -440,35 +460,35 @@ static int run_as_runner(struct run *r, sp_error *err)
 	sigaddset(&mask, SIGUSR1);
 	int sfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
 	sp_proc_raise_nofile(); /* for the sampler's handles; children keep the original limit */
-	r->t0_ns = sp_now_ns();
+	r->rec.t0_ns = sp_now_ns();
 	r->cleanup_ok = true;
 	if (sfd < 0) {
 		sp_fail_errno(err, errno, "signalfd");
 		goto out;
 	}
-	if (sp_bundle_create(&r->b, r->o->out, err) < 0)
+	if (sp_bundle_create(&r->rec.b, r->o->out, err) < 0)
 		goto out;
-	r->bundle_made = true;
+	r->rec.bundle_made = true;
 	if (mkdir(r->state_dir, 0700) < 0) {
 		sp_fail_errno(err, errno, "cannot create the state directory %s", r->state_dir);
 		goto out;
 	}
 	reached = 1;
 	sp_soak_journal_event(r, "state_dir", "path", r->state_dir);
-	sp_soak_journal_event(r, "bundle", "path", r->b.dir);
-	r->sampler = sp_sampler_new(getpid(), r->prefix, r->state_dir);
-	sp_sampler_ignore_cgroup(r->sampler, r->g.cgroup_name);
+	sp_soak_journal_event(r, "bundle", "path", r->rec.b.dir);
+	r->smp.sampler = sp_sampler_new(getpid(), r->prefix, r->state_dir);
+	sp_sampler_ignore_cgroup(r->smp.sampler, r->g.cgroup_name);
 	sp_soak_reaper_start(r);
 	{
 		char line[1024];
 		snprintf(line, sizeof line, "run %s profile %s workload %s (%zu scenarios, concurrency %d, seed %llu) -> %s",
-			 r->run_id, r->profile, r->w.name, r->w.nscen, r->concurrency, r->seed, r->b.dir);
+			 r->run_id, r->profile, r->w.name, r->w.nscen, r->concurrency, r->seed, r->rec.b.dir);
 		emit(r, SP_SOAK_EV_START, line, NULL);
 	}
 	/* setup; a failed setup ends the run before its first operation */
 	reached = 2;
 	if (!sp_soak_run_global_steps(r, &r->w.setup, "setup", 0)) {
-		sp_fail_errno(err, 0, "soak: workload setup failed (see %s/logs/)", r->b.dir);
+		sp_fail_errno(err, 0, "soak: workload setup failed (see %s/logs/)", r->rec.b.dir);
 		goto out;
 	}
 	if (sp_soak_write_metadata(r, err) < 0 || sp_soak_open_streams(r, err) < 0)

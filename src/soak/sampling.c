@@ -28,7 +28,7 @@ static int counter_value(struct run *r, const sp_counter *c, int timeout_ms, lon
 	sp_proc_result res;
 	sp_error err = {0};
 	sp_run_opts ro = {.timeout_ms = timeout_ms, .interrupt_ms = -1, .envp = r->envp, .stderr_null = true,
-			  .abort_flag = &r->sampler_stop};
+			  .abort_flag = &r->smp.sampler_stop};
 	int rc = -1;
 	if (sp_proc_run(argv, &ro, cap, &res, &err) < 0) {
 		snprintf(why, whysz, "%s", err.msg);
@@ -72,24 +72,24 @@ static void read_counters(struct run *r, sp_sample *s, const char *phase)
 		long long v = 0;
 		int rc = left > 0 ? counter_value(r, &r->w.counters[i], left, &v, why, sizeof why) : -1;
 		if (rc == 0) {
-			r->counter_last[i] = v;
+			r->smp.counter_last[i] = v;
 		} else {
 			/* never a number the format does not allow (once -1, which made
 			 * the bundle invalid): the last value read stays in the column,
 			 * the failure is logged and counted; in the start or final
 			 * sample the baseline comparison is unproven, so cleanup fails */
-			atomic_fetch_add(&r->counter_failures, 1);
+			atomic_fetch_add(&r->smp.counter_failures, 1);
 			char *hdr = sp_xasprintf("## ts=%.3f phase=%s counter=%s failed: %s (the sample keeps %lld)",
-						 sp_soak_ts_now(r), phase, r->w.counters[i].name, why, r->counter_last[i]);
-			sp_bundle_log(&r->b, "counters.log", hdr, NULL, 0);
+						 sp_soak_ts_now(r), phase, r->w.counters[i].name, why, r->smp.counter_last[i]);
+			sp_bundle_log(&r->rec.b, "counters.log", hdr, NULL, 0);
 			free(hdr);
-			if (!r->counter_noted[i])
+			if (!r->smp.counter_noted[i])
 				sp_soak_note(r, "counter '%s' failed (%s); see logs/counters.log", r->w.counters[i].name, why);
-			r->counter_noted[i] = true;
+			r->smp.counter_noted[i] = true;
 			if (baseline)
-				r->baseline_unproven = true;
+				r->smp.baseline_unproven = true;
 		}
-		s->extra[s->nextra++] = r->counter_last[i];
+		s->extra[s->nextra++] = r->smp.counter_last[i];
 	}
 }
 
@@ -97,24 +97,24 @@ void sp_soak_take_sample(struct run *r, const char *phase)
 {
 	sp_sample s = {0};
 	read_counters(r, &s, phase);
-	sp_sampler_take(r->sampler, &s);
+	sp_sampler_take(r->smp.sampler, &s);
 	snprintf(s.phase, sizeof s.phase, "%s", phase);
 	sp_utc_now(s.wall, sizeof s.wall);
 	sp_soak_record_sample(r, &s);
 	sp_soak_write_metrics(r, &s);
 	sp_soak_journal_mounts(r);
 	sp_error err = {0};
-	sp_bundle_flush_logs(&r->b, &err); /* a failed log stays dirty for the next flush */
-	atomic_store(&r->new_sample, 1);
+	sp_bundle_flush_logs(&r->rec.b, &err); /* a failed log stays dirty for the next flush */
+	atomic_store(&r->smp.new_sample, 1);
 }
 
 static void *sampler_main(void *arg)
 {
 	struct run *r = arg;
 	for (;;) {
-		struct pollfd pf[3] = {{.fd = r->sampler_timer, .events = POLLIN},
-				       {.fd = r->sampler_kick, .events = POLLIN},
-				       {.fd = r->sampler_quit, .events = POLLIN}};
+		struct pollfd pf[3] = {{.fd = r->smp.sampler_timer, .events = POLLIN},
+				       {.fd = r->smp.sampler_kick, .events = POLLIN},
+				       {.fd = r->smp.sampler_quit, .events = POLLIN}};
 		if (poll(pf, 3, -1) < 0) {
 			if (errno == EINTR)
 				continue;
@@ -124,11 +124,11 @@ static void *sampler_main(void *arg)
 			break;
 		uint64_t n;
 		bool due = false;
-		if ((pf[0].revents & POLLIN) && read(r->sampler_timer, &n, sizeof n) == sizeof n)
+		if ((pf[0].revents & POLLIN) && read(r->smp.sampler_timer, &n, sizeof n) == sizeof n)
 			due = true;
-		if ((pf[1].revents & POLLIN) && read(r->sampler_kick, &n, sizeof n) == sizeof n)
+		if ((pf[1].revents & POLLIN) && read(r->smp.sampler_kick, &n, sizeof n) == sizeof n)
 			due = true;
-		if (due && !atomic_load(&r->sampler_stop))
+		if (due && !atomic_load(&r->smp.sampler_stop))
 			sp_soak_take_sample(r, "periodic");
 	}
 	return NULL;
@@ -138,43 +138,43 @@ static void *sampler_main(void *arg)
  * count compares like for like; the start sample is taken here. */
 int sp_soak_sampler_start(struct run *r, sp_error *err)
 {
-	r->sampler_timer = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
-	r->sampler_kick = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	r->sampler_quit = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	if (r->sampler_timer < 0 || r->sampler_kick < 0 || r->sampler_quit < 0)
+	r->smp.sampler_timer = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
+	r->smp.sampler_kick = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	r->smp.sampler_quit = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (r->smp.sampler_timer < 0 || r->smp.sampler_kick < 0 || r->smp.sampler_quit < 0)
 		return sp_fail_errno(err, errno, "cannot create the sampler's timer");
 	sp_soak_take_sample(r, "start");
-	r->start_sample_ns = r->t0_ns + (uint64_t)(r->first_ts * 1e9);
-	uint64_t first = r->start_sample_ns + (uint64_t)r->interval_s * 1000000000ull;
+	r->rec.start_sample_ns = r->rec.t0_ns + (uint64_t)(r->rec.first_ts * 1e9);
+	uint64_t first = r->rec.start_sample_ns + (uint64_t)r->interval_s * 1000000000ull;
 	struct itimerspec its = {.it_interval = {.tv_sec = (time_t)r->interval_s},
 				 .it_value = {.tv_sec = (time_t)(first / 1000000000ull), .tv_nsec = (long)(first % 1000000000ull)}};
-	if (timerfd_settime(r->sampler_timer, TFD_TIMER_ABSTIME, &its, NULL) < 0)
+	if (timerfd_settime(r->smp.sampler_timer, TFD_TIMER_ABSTIME, &its, NULL) < 0)
 		return sp_fail_errno(err, errno, "cannot arm the sampler's timer");
-	int e = pthread_create(&r->sampler_thr, NULL, sampler_main, r);
+	int e = pthread_create(&r->smp.sampler_thr, NULL, sampler_main, r);
 	if (e)
 		return sp_fail_errno(err, e, "cannot start the sampler thread");
-	r->sampler_running = true;
+	r->smp.sampler_running = true;
 	return 0;
 }
 
 void sp_soak_sampler_stop(struct run *r)
 {
-	if (!r->sampler_running)
+	if (!r->smp.sampler_running)
 		return;
-	atomic_store(&r->sampler_stop, 1); /* a counter in flight is killed */
+	atomic_store(&r->smp.sampler_stop, 1); /* a counter in flight is killed */
 	uint64_t one = 1;
-	if (write(r->sampler_quit, &one, sizeof one) < 0) {
+	if (write(r->smp.sampler_quit, &one, sizeof one) < 0) {
 		/* cannot fail on an eventfd we own */
 	}
-	pthread_join(r->sampler_thr, NULL);
-	r->sampler_running = false;
-	atomic_store(&r->sampler_stop, 0); /* the final sample reads its counters */
+	pthread_join(r->smp.sampler_thr, NULL);
+	r->smp.sampler_running = false;
+	atomic_store(&r->smp.sampler_stop, 0); /* the final sample reads its counters */
 }
 
 void sp_soak_kick_sampler(struct run *r)
 {
 	uint64_t one = 1;
-	if (write(r->sampler_kick, &one, sizeof one) < 0) {
+	if (write(r->smp.sampler_kick, &one, sizeof one) < 0) {
 		/* the eventfd counter cannot overflow here; nothing to do */
 	}
 }
@@ -187,7 +187,7 @@ static void *reaper_main(void *arg)
 {
 	struct run *r = arg;
 	for (;;) {
-		struct pollfd pf = {.fd = r->reaper_quit, .events = POLLIN};
+		struct pollfd pf = {.fd = r->smp.reaper_quit, .events = POLLIN};
 		if (poll(&pf, 1, 50) > 0 && (pf.revents & POLLIN))
 			break;
 		sp_proc_reap_orphans();
@@ -197,24 +197,24 @@ static void *reaper_main(void *arg)
 
 int sp_soak_reaper_start(struct run *r)
 {
-	r->reaper_quit = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	if (r->reaper_quit < 0 || pthread_create(&r->reaper_thr, NULL, reaper_main, r) != 0)
+	r->smp.reaper_quit = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (r->smp.reaper_quit < 0 || pthread_create(&r->smp.reaper_thr, NULL, reaper_main, r) != 0)
 		return -1;
-	r->reaper_running = true;
+	r->smp.reaper_running = true;
 	return 0;
 }
 
 void sp_soak_reaper_stop(struct run *r)
 {
-	if (r->reaper_running) {
+	if (r->smp.reaper_running) {
 		uint64_t one = 1;
-		if (write(r->reaper_quit, &one, sizeof one) < 0) {
+		if (write(r->smp.reaper_quit, &one, sizeof one) < 0) {
 			/* cannot fail on our own eventfd */
 		}
-		pthread_join(r->reaper_thr, NULL);
-		r->reaper_running = false;
+		pthread_join(r->smp.reaper_thr, NULL);
+		r->smp.reaper_running = false;
 	}
-	if (r->reaper_quit >= 0)
-		close(r->reaper_quit);
-	r->reaper_quit = -1;
+	if (r->smp.reaper_quit >= 0)
+		close(r->smp.reaper_quit);
+	r->smp.reaper_quit = -1;
 }

@@ -63,14 +63,14 @@ static unsigned long long rng_next(unsigned long long *s)
 static bool wait_rate_slot(struct run *r)
 {
 	if (!r->rate_interval_ns)
-		return !atomic_load(&r->stop);
-	pthread_mutex_lock(&r->mu);
+		return !atomic_load(&r->sch.stop);
+	pthread_mutex_lock(&r->sch.mu);
 	uint64_t now = sp_now_ns();
-	uint64_t slot = r->next_slot_ns > now ? r->next_slot_ns : now;
-	r->next_slot_ns = slot + r->rate_interval_ns;
-	pthread_mutex_unlock(&r->mu);
+	uint64_t slot = r->sch.next_slot_ns > now ? r->sch.next_slot_ns : now;
+	r->sch.next_slot_ns = slot + r->rate_interval_ns;
+	pthread_mutex_unlock(&r->sch.mu);
 	for (;;) {
-		if (atomic_load(&r->stop))
+		if (atomic_load(&r->sch.stop))
 			return false;
 		now = sp_now_ns();
 		if (now >= slot)
@@ -113,7 +113,7 @@ enum op_result sp_soak_run_step(struct run *r, struct scen_state *st, const sp_w
 	cap->half = SP_STEP_HALF;
 	sp_proc_result res;
 	sp_run_opts ro = {.timeout_ms = step->timeout_ms, .interrupt_ms = interrupt_ms, .interrupt_sig = interrupt_sig,
-			  .envp = r->envp, .abort_flag = &r->abort_ops};
+			  .envp = r->envp, .abort_flag = &r->sch.abort_ops};
 	if (sp_proc_run(argv, &ro, cap, &res, &err) < 0) {
 		memset(&res, 0, sizeof res);
 		res.spawn_errno = err.errnum ? err.errnum : EIO;
@@ -143,7 +143,7 @@ enum op_result sp_soak_run_step(struct run *r, struct scen_state *st, const sp_w
 				 (double)(res.end_ns - res.start_ns) / 1e6, cmd);
 	char logname[160];
 	snprintf(logname, sizeof logname, "%s.%s.log", st->sc->id, step->op);
-	sp_bundle_log(&r->b, logname, hdr, text, tlen);
+	sp_bundle_log(&r->rec.b, logname, hdr, text, tlen);
 	free(hdr);
 	free(cmd);
 	free(text);
@@ -160,7 +160,7 @@ enum op_result sp_soak_run_step(struct run *r, struct scen_state *st, const sp_w
 bool sp_soak_run_steps(struct run *r, struct scen_state *st, const sp_wsteps *steps, unsigned long long gen)
 {
 	for (size_t i = 0; i < steps->n; i++) {
-		if (atomic_load(&r->abort_ops))
+		if (atomic_load(&r->sch.abort_ops))
 			return false;
 		if (sp_soak_run_step(r, st, &steps->v[i], gen, false, -1, 0, NULL) != OP_OK)
 			return false;
@@ -174,19 +174,19 @@ static void run_cycle(struct run *r, struct scen_state *st, unsigned long long g
 	const sp_wfault *f = sc->fault.present ? &sc->fault : NULL;
 	for (size_t i = 0; i < sc->steps.n; i++) {
 		const sp_wstep *step = &sc->steps.v[i];
-		if (atomic_load(&r->abort_ops))
+		if (atomic_load(&r->sch.abort_ops))
 			return;
 		if (f && !strcmp(step->op, f->step) && sp_soak_fault_step(r, st, step, gen))
 			return;
 		enum op_result o = sp_soak_run_step(r, st, step, gen, true, -1, 0, NULL);
 		if (o == OP_SKIPPED) {
 			/* stopped before this step could start: undo what the cycle did */
-			if (i > 0 && !atomic_load(&r->abort_ops))
+			if (i > 0 && !atomic_load(&r->sch.abort_ops))
 				sp_soak_run_steps(r, st, &sc->recover, gen);
 			return;
 		}
 		if (o != OP_OK) {
-			if (!atomic_load(&r->abort_ops))
+			if (!atomic_load(&r->sch.abort_ops))
 				sp_soak_run_steps(r, st, &sc->recover, gen);
 			return;
 		}
@@ -196,12 +196,12 @@ static void run_cycle(struct run *r, struct scen_state *st, unsigned long long g
 static struct scen_state *pick(struct run *r)
 {
 	size_t n = r->w.nscen;
-	pthread_mutex_lock(&r->mu);
+	pthread_mutex_lock(&r->sch.mu);
 	struct scen_state *st = NULL;
-	while (!atomic_load(&r->stop)) {
+	while (!atomic_load(&r->sch.stop)) {
 		size_t want;
-		if (r->next_r0 < n) {
-			want = r->next_r0; /* R0, and the coverage pass that opens every run */
+		if (r->sch.next_r0 < n) {
+			want = r->sch.next_r0; /* R0, and the coverage pass that opens every run */
 		} else if (r->r0) {
 			break;
 		} else {
@@ -216,28 +216,28 @@ static struct scen_state *pick(struct run *r)
 				for (int c = 0; c < SP_CLASS_COUNT; c++)
 					if (per[c])
 						total += weights[c] = 1;
-			long long x = (long long)(rng_next(&r->rng) % (unsigned long long)total);
+			long long x = (long long)(rng_next(&r->sch.rng) % (unsigned long long)total);
 			int cls = 0;
 			while (x >= weights[cls])
 				x -= weights[cls++];
-			size_t k = (size_t)(rng_next(&r->rng) % per[cls]);
+			size_t k = (size_t)(rng_next(&r->sch.rng) % per[cls]);
 			for (want = 0; want < n; want++)
 				if (r->ss[want].sc->cls == (sp_class)cls && k-- == 0)
 					break;
 		}
 		struct scen_state *cand = &r->ss[want];
 		/* a scenario that is not parallel waits for its previous cycle */
-		while (cand->busy && !cand->sc->parallel && !atomic_load(&r->stop))
-			pthread_cond_wait(&r->cv, &r->mu);
-		if (atomic_load(&r->stop))
+		while (cand->busy && !cand->sc->parallel && !atomic_load(&r->sch.stop))
+			pthread_cond_wait(&r->sch.cv, &r->sch.mu);
+		if (atomic_load(&r->sch.stop))
 			break;
-		if (r->next_r0 < n)
-			r->next_r0++;
+		if (r->sch.next_r0 < n)
+			r->sch.next_r0++;
 		cand->busy++;
 		st = cand;
 		break;
 	}
-	pthread_mutex_unlock(&r->mu);
+	pthread_mutex_unlock(&r->sch.mu);
 	return st;
 }
 
@@ -248,13 +248,13 @@ void *sp_soak_worker(void *arg)
 		struct scen_state *st = pick(r);
 		if (!st)
 			break;
-		pthread_mutex_lock(&r->mu);
+		pthread_mutex_lock(&r->sch.mu);
 		unsigned long long gen = ++st->gen;
 		bool need_start = !st->start_attempted;
 		st->start_attempted = true;
-		r->class_cycles[st->sc->cls]++;
+		r->sch.class_cycles[st->sc->cls]++;
 		st->cycles++;
-		pthread_mutex_unlock(&r->mu);
+		pthread_mutex_unlock(&r->sch.mu);
 		bool go = true;
 		if (need_start && st->sc->start.n) {
 			bool ok = true;
@@ -267,25 +267,25 @@ void *sp_soak_worker(void *arg)
 				ok = o == OP_OK;
 			}
 			if (go) {
-				pthread_mutex_lock(&r->mu);
+				pthread_mutex_lock(&r->sch.mu);
 				st->started = true; /* its stop steps run at drain, even after a failed start */
-				pthread_mutex_unlock(&r->mu);
-				if (!ok && !atomic_load(&r->abort_ops))
+				pthread_mutex_unlock(&r->sch.mu);
+				if (!ok && !atomic_load(&r->sch.abort_ops))
 					sp_soak_run_steps(r, st, &st->sc->recover, 0);
 			}
 		}
 		if (go)
 			run_cycle(r, st, gen);
-		pthread_mutex_lock(&r->mu);
+		pthread_mutex_lock(&r->sch.mu);
 		st->busy--;
-		pthread_cond_broadcast(&r->cv);
-		pthread_mutex_unlock(&r->mu);
+		pthread_cond_broadcast(&r->sch.cv);
+		pthread_mutex_unlock(&r->sch.mu);
 		if (r->r0)
 			sp_soak_kick_sampler(r); /* R0: a sample at every phase */
 	}
-	pthread_mutex_lock(&r->mu);
-	r->workers_running--;
-	pthread_mutex_unlock(&r->mu);
+	pthread_mutex_lock(&r->sch.mu);
+	r->sch.workers_running--;
+	pthread_mutex_unlock(&r->sch.mu);
 	return NULL;
 }
 
@@ -316,8 +316,8 @@ bool sp_soak_run_global_steps(struct run *r, const sp_wsteps *steps, const char 
 					 ok ? "ok" : "fail", code, cmd);
 		char name[160];
 		snprintf(name, sizeof name, "%s.%s.log", section, s->op);
-		if (r->bundle_made)
-			sp_bundle_log(&r->b, name, hdr, text, tlen);
+		if (r->rec.bundle_made)
+			sp_bundle_log(&r->rec.b, name, hdr, text, tlen);
 		if (!ok)
 			sp_soak_note(r, "%s step '%s' failed (%s); see logs/%s", section, s->op, code, name);
 		free(hdr);
