@@ -62,7 +62,9 @@ if verify_available; then
 else
 	skip "verify not implemented on this branch yet"
 fi
-# what the killed run left (its journal and state dir) is reconciled (tests/soak/sigkill.t tests this in depth)
+# what the killed run left (its journal and state dir) is reconciled once
+# the runner has finished cleaning up alone (tests/soak/sigkill.t tests this in depth)
+is "$(wait_nothing_alive "$prefix" "$state" "$out" 10)" "$NOTHING_ALIVE" "nothing of the killed run alive"
 "$SP_BIN" soak --reconcile "$tmp" >/dev/null
 is "$?" "0" "--reconcile removes what the killed run left"
 
