@@ -54,6 +54,31 @@ void sp_capture_add(sp_capture *c, const char *buf, size_t len)
 	}
 }
 
+static pthread_key_t cap_key;
+static pthread_once_t cap_once = PTHREAD_ONCE_INIT;
+
+static void cap_key_make(void)
+{
+	pthread_key_create(&cap_key, free);
+}
+
+sp_capture *sp_capture_for_thread(size_t half)
+{
+	pthread_once(&cap_once, cap_key_make);
+	sp_capture *c = pthread_getspecific(cap_key);
+	if (!c) {
+		c = sp_xcalloc(1, sizeof *c);
+		volatile char *page = (volatile char *)c; /* resident once, not page by page */
+		for (size_t off = 0; off < sizeof *c; off += 4096)
+			page[off] = 0;
+		pthread_setspecific(cap_key, c);
+	}
+	c->half = half;
+	c->head_len = c->tail_len = c->tail_pos = 0;
+	c->total = 0;
+	return c;
+}
+
 /* When bytes were dropped, the kept head ends and the kept tail starts at a
  * line boundary: a partial line on either side of the cut is dropped with
  * the elided bytes. Redaction works line by line, so a line cut in two

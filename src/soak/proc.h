@@ -31,6 +31,10 @@ typedef struct sp_capture {
 } sp_capture;
 
 void sp_capture_add(sp_capture *c, const char *buf, size_t len);
+/* An empty capture of the calling thread's own, reused from one child to
+ * the next (no 64 KiB allocated per operation: the runner's memory stays
+ * flat); freed when the thread ends. */
+sp_capture *sp_capture_for_thread(size_t half);
 /* The captured text with a "[... N bytes elided ...]" line when bytes were
  * dropped; a new NUL-terminated string. */
 char *sp_capture_text(const sp_capture *c, size_t *len);

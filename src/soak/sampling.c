@@ -24,7 +24,7 @@ static int counter_value(struct run *r, const sp_counter *c, int timeout_ms, lon
 		return 0;
 	}
 	char **argv = sp_soak_expand_argv(&c->argv, &r->gvars);
-	sp_capture *cap = sp_xcalloc(1, sizeof *cap);
+	sp_capture *cap = sp_capture_for_thread(0);
 	sp_proc_result res;
 	sp_error err = {0};
 	sp_run_opts ro = {.timeout_ms = timeout_ms, .interrupt_ms = -1, .envp = r->envp, .stderr_null = true,
@@ -48,7 +48,6 @@ static int counter_value(struct run *r, const sp_counter *c, int timeout_ms, lon
 		}
 		free(text);
 	}
-	free(cap);
 	sp_soak_free_argv(argv);
 	return rc;
 }

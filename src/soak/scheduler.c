@@ -109,8 +109,7 @@ enum op_result sp_soak_run_step(struct run *r, struct scen_state *st, const sp_w
 	sp_error err = {0};
 	sp_soak_vars_for(r, st, gen, &v, idbuf, sizeof idbuf, genbuf, sizeof genbuf);
 	char **argv = sp_soak_expand_argv(&step->argv, &v);
-	sp_capture *cap = sp_xcalloc(1, sizeof *cap);
-	cap->half = SP_STEP_HALF;
+	sp_capture *cap = sp_capture_for_thread(SP_STEP_HALF);
 	sp_proc_result res;
 	sp_run_opts ro = {.timeout_ms = step->timeout_ms, .interrupt_ms = interrupt_ms, .interrupt_sig = interrupt_sig,
 			  .envp = r->envp, .abort_flag = &r->sch.abort_ops};
@@ -147,7 +146,6 @@ enum op_result sp_soak_run_step(struct run *r, struct scen_state *st, const sp_w
 	free(hdr);
 	free(cmd);
 	free(text);
-	free(cap);
 	sp_soak_free_argv(argv);
 	if (res_out)
 		*res_out = res;
@@ -298,8 +296,7 @@ bool sp_soak_run_global_steps(struct run *r, const sp_wsteps *steps, const char 
 	for (size_t i = 0; i < steps->n; i++) {
 		const sp_wstep *s = &steps->v[i];
 		char **argv = sp_soak_expand_argv(&s->argv, &r->gvars);
-		sp_capture *cap = sp_xcalloc(1, sizeof *cap);
-		cap->half = SP_STEP_HALF;
+		sp_capture *cap = sp_capture_for_thread(SP_STEP_HALF);
 		sp_proc_result res;
 		sp_error err = {0};
 		int tmo = max_timeout_ms > 0 && s->timeout_ms > max_timeout_ms ? max_timeout_ms : s->timeout_ms;
@@ -323,8 +320,7 @@ bool sp_soak_run_global_steps(struct run *r, const sp_wsteps *steps, const char 
 		free(hdr);
 		free(cmd);
 		free(text);
-		free(cap);
-		sp_soak_free_argv(argv);
+			sp_soak_free_argv(argv);
 		if (!ok)
 			all = false;
 	}

@@ -150,8 +150,7 @@ static void test_bad(void)
 }
 
 /* Rejecting a workload is linear in its size: one mapping of many keys
- * (the duplicate-key check was a scan per key, 36 s for 1 MB). The time
- * for 4x the keys must stay well under the 16x a quadratic check takes. */
+ * (the duplicate-key check was a scan per key, 36 s for 1 MB). */
 static double reject_ms(size_t nkeys)
 {
 	size_t cap = nkeys * 24 + 64, len = 0;
@@ -161,9 +160,15 @@ static double reject_ms(size_t nkeys)
 		len += (size_t)snprintf(text + len, cap - len, "  key%08zu: %zu\n", i, i);
 	sp_workload w;
 	sp_error err = {0};
-	uint64_t t = sp_now_ns();
-	int r = sp_workload_parse(&w, text, len, "big.yaml", &err);
-	double ms = (double)(sp_now_ns() - t) / 1e6;
+	double ms = 1e9;
+	int r = 0;
+	for (int rep = 0; rep < 3; rep++) { /* the best of three: the machine is shared */
+		uint64_t t = sp_now_ns();
+		r = sp_workload_parse(&w, text, len, "big.yaml", &err);
+		double m = (double)(sp_now_ns() - t) / 1e6;
+		if (m < ms)
+			ms = m;
+	}
 	ok(r < 0 && err.exit_code == SP_EXIT_USAGE, "%zu keys (%zu bytes): rejected as usage error (%s)", nkeys, len, err.msg);
 	free(text);
 	return ms;
@@ -171,9 +176,10 @@ static double reject_ms(size_t nkeys)
 
 static void test_linear_reject(void)
 {
-	double small = reject_ms(12000), large = reject_ms(48000);
-	ok(large < 8 * (small > 1 ? small : 1), "4x the keys take %.1f ms against %.1f ms: linear, not quadratic", large, small);
-	ok(large < 5000, "a workload of 48000 keys is rejected in %.0f ms", large);
+	/* 8x the keys: linear takes about 8x, a quadratic check 64x */
+	double small = reject_ms(12000), large = reject_ms(96000);
+	ok(large < 24 * (small > 1 ? small : 1), "8x the keys take %.1f ms against %.1f ms: linear, not quadratic", large, small);
+	ok(large < 5000, "a workload of 96000 keys (2 MB) is rejected in %.0f ms", large);
 }
 
 static void test_expand(void)
