@@ -154,7 +154,8 @@ ok test $((t1 - t0)) -lt 20
 check_bundle "$out"
 "$SP_BIN" verify --format json "$out" > "$tmp/counters.json" 2>/dev/null
 is "$(gate "$tmp/counters.json" types.samples)" "pass" "counters: the samples are valid (no -1)"
-is "$(jq -r '[.gates[] | select(.status != "pass") | .id] | join(",")' "$tmp/counters.json")" "cleanup.status" \
+# (over 4 s the trend gates, RSS slope and fd growth, see in-flight processes come and go)
+is "$(jq -r '[.gates[] | select(.status != "pass" and .id != "leak.rss_slope" and .id != "leak.fd_growth") | .id] | join(",")' "$tmp/counters.json")" "cleanup.status" \
 	"counters: only cleanup.status fails (a counter failed in the start and final samples: baseline unproven)"
 is "$rc" "1" "counters: the verifier's exit code"
 is "$(awk -F'\t' 'NR>1{print $17 $18 $19}' "$out/resource-samples.tsv" | sort -u)" "003" "counters: failing counters keep their last value (0), the good one reads 3"
