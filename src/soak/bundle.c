@@ -155,11 +155,14 @@ static void out_put(char **out, size_t *olen, size_t *cap, const char *s, size_t
  * starts inside the block) redacts every line back to the last barrier (the
  * start of the text or an elision line), so that the body of a key whose
  * first line was cut off never survives either. */
-char *sp_redact(const char *text, size_t len, size_t *outlen)
+static char *redact_into(const char *text, size_t len, char *out, size_t *capp, size_t *outlen)
 {
 	pthread_once(&rx_once, rx_init);
-	size_t cap = len + 64, olen = 0;
-	char *out = sp_xmalloc(cap);
+	size_t cap = *capp, olen = 0;
+	if (!out || cap < len + 64) {
+		cap = len + 64;
+		out = sp_xrealloc(out, cap);
+	}
 	int in_key = 0;
 	size_t barrier = 0, since_barrier = 0; /* output offset and lines after it */
 	const char *p = text, *end = text + len;
@@ -210,13 +213,56 @@ char *sp_redact(const char *text, size_t len, size_t *outlen)
 	out[olen] = '\0';
 	if (outlen)
 		*outlen = olen;
+	*capp = cap;
 	return out;
+}
+
+char *sp_redact(const char *text, size_t len, size_t *outlen)
+{
+	size_t cap = 0;
+	return redact_into(text, len, NULL, &cap, outlen);
+}
+
+/* the calling thread's redaction buffer, reused from one block to the next */
+struct tlbuf {
+	char *p;
+	size_t cap;
+};
+static pthread_key_t tl_key;
+static pthread_once_t tl_once = PTHREAD_ONCE_INIT;
+
+static void tl_free(void *v)
+{
+	struct tlbuf *b = v;
+	free(b->p);
+	free(b);
+}
+
+static void tl_make(void)
+{
+	pthread_key_create(&tl_key, tl_free);
+}
+
+static struct tlbuf *thread_buf(void)
+{
+	pthread_once(&tl_once, tl_make);
+	struct tlbuf *b = pthread_getspecific(tl_key);
+	if (!b) {
+		b = sp_xcalloc(1, sizeof *b);
+		pthread_setspecific(tl_key, b);
+	}
+	return b;
 }
 
 void sp_bundle_log(sp_bundle *b, const char *name, const char *header, const char *text, size_t len)
 {
 	size_t rlen = 0;
-	char *red = len ? sp_redact(text, len, &rlen) : NULL;
+	struct tlbuf *tb = thread_buf();
+	char *red = NULL;
+	if (len) {
+		tb->p = redact_into(text, len, tb->p, &tb->cap, &rlen);
+		red = tb->p;
+	}
 	char *hdr = sp_redact(header, strlen(header), NULL);
 	pthread_mutex_lock(&b->mu);
 	sp_log *lg = NULL;
@@ -244,7 +290,6 @@ void sp_bundle_log(sp_bundle *b, const char *name, const char *header, const cha
 	}
 	lg->dirty = 1;
 	pthread_mutex_unlock(&b->mu);
-	free(red);
 	free(hdr);
 }
 

@@ -84,11 +84,15 @@ sp_capture *sp_capture_for_thread(size_t half)
  * the elided bytes. Redaction works line by line, so a line cut in two
  * ("...api_key=" | "s3cr3t") could otherwise leave a secret whose key was
  * elided. */
-char *sp_capture_text(const sp_capture *c, size_t *lenp)
+static char *capture_text_into(const sp_capture *c, char *out, size_t *capp, size_t *lenp)
 {
 	unsigned long long elided = c->total - c->head_len - c->tail_len;
 	size_t cap = c->head_len + c->tail_len + 80, len = 0;
-	char *out = sp_xmalloc(cap);
+	if (!out || *capp < cap)
+		out = sp_xrealloc(out, cap);
+	else
+		cap = *capp;
+	*capp = cap;
 	size_t head_keep = c->head_len, tail_skip = 0;
 	size_t half = cap_half(c);
 	size_t start = c->tail_len < half ? 0 : c->tail_pos;
@@ -111,6 +115,43 @@ char *sp_capture_text(const sp_capture *c, size_t *lenp)
 	if (lenp)
 		*lenp = len;
 	return out;
+}
+
+char *sp_capture_text(const sp_capture *c, size_t *lenp)
+{
+	size_t cap = 0;
+	return capture_text_into(c, NULL, &cap, lenp);
+}
+
+struct text_buf {
+	char *p;
+	size_t cap;
+};
+static pthread_key_t text_key;
+static pthread_once_t text_once = PTHREAD_ONCE_INIT;
+
+static void text_free(void *v)
+{
+	struct text_buf *t = v;
+	free(t->p);
+	free(t);
+}
+
+static void text_key_make(void)
+{
+	pthread_key_create(&text_key, text_free);
+}
+
+const char *sp_capture_text_thread(const sp_capture *c, size_t *lenp)
+{
+	pthread_once(&text_once, text_key_make);
+	struct text_buf *t = pthread_getspecific(text_key);
+	if (!t) {
+		t = sp_xcalloc(1, sizeof *t);
+		pthread_setspecific(text_key, t);
+	}
+	t->p = capture_text_into(c, t->p, &t->cap, lenp);
+	return t->p;
 }
 
 /* ---- pids workers wait for ---- */

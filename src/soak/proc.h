@@ -38,6 +38,9 @@ sp_capture *sp_capture_for_thread(size_t half);
 /* The captured text with a "[... N bytes elided ...]" line when bytes were
  * dropped; a new NUL-terminated string. */
 char *sp_capture_text(const sp_capture *c, size_t *len);
+/* The same in the calling thread's own buffer, valid until its next call
+ * (no allocation per operation). */
+const char *sp_capture_text_thread(const sp_capture *c, size_t *len);
 
 typedef struct sp_proc_result {
 	int status;           /* waitpid status, valid when !spawn_errno */

@@ -48,6 +48,7 @@ struct pcache {
 };
 
 #define SP_RECHECK 16
+#define SP_BIG_BUF (256 * 1024)
 #define SP_EMPTY_TRIES 3
 
 struct sp_sampler {
@@ -102,6 +103,11 @@ sp_sampler *sp_sampler_new(pid_t root, const char *prefix, const char *state_dir
 	pthread_mutex_init(&s->mu, NULL);
 	struct stat st;
 	s->fd_size_works = stat("/proc/self/fd", &st) == 0 && st.st_size > 0;
+	/* the environ/cmdline buffer, resident from the start: touched page by
+	 * page as ever larger environments are read, it made the runner's
+	 * memory creep for as long as new processes appeared on the host */
+	s->big = sp_xmalloc(SP_BIG_BUF);
+	memset(s->big, 0, SP_BIG_BUF);
 	return s;
 }
 
@@ -261,10 +267,8 @@ static bool block_has(const char *buf, size_t len, const char *needle, bool whol
 static int marker_bits(sp_sampler *s, pid_t pid, bool *unsure)
 {
 	char path[64];
-	const size_t bigsz = 256 * 1024;
+	const size_t bigsz = SP_BIG_BUF;
 	int bits = 0;
-	if (!s->big)
-		s->big = sp_xmalloc(bigsz);
 	char *big = s->big;
 	snprintf(path, sizeof path, "%d/environ", (int)pid);
 	ssize_t n = read_at(s->procfd, path, big, bigsz);
@@ -831,6 +835,23 @@ static long long disk_bytes(const char *dir)
 	return st.bytes;
 }
 
+/* The runner's own RSS, exact: /proc/PID/stat (and statm) give the
+ * kernel's per-CPU batched counters, off by up to 32 pages per CPU, which
+ * over a short run looks like a slope. smaps_rollup walks the page tables
+ * (cheap for one small process). */
+static long long exact_rss(sp_sampler *s, pid_t pid, long long fallback)
+{
+	char path[64], buf[2048];
+	snprintf(path, sizeof path, "%d/smaps_rollup", (int)pid);
+	if (read_at(s->procfd, path, buf, sizeof buf) <= 0)
+		return fallback;
+	const char *l = strstr(buf, "\nRss:");
+	if (!l)
+		return fallback;
+	long long kib = strtoll(l + 5, NULL, 10);
+	return kib > 0 ? kib * 1024 : fallback;
+}
+
 void sp_sampler_take(sp_sampler *s, sp_sample *o)
 {
 	pthread_mutex_lock(&s->mu);
@@ -842,7 +863,7 @@ void sp_sampler_take(sp_sampler *s, sp_sample *o)
 	for (size_t i = 0; i < s->np; i++) {
 		struct pinfo *pi = &s->p[i];
 		if (pi->pid == s->root) {
-			o->runner_rss_bytes = pi->rss_pages * s->page;
+			o->runner_rss_bytes = exact_rss(s, pi->pid, pi->rss_pages * s->page);
 			continue;
 		}
 		if (!pi->own)

@@ -134,7 +134,7 @@ enum op_result sp_soak_run_step(struct run *r, struct scen_state *st, const sp_w
 	sp_soak_record_op(r, st, step->op, out, res.start_ns, res.end_ns, gen, code);
 
 	size_t tlen = 0;
-	char *text = sp_capture_text(cap, &tlen);
+	const char *text = sp_capture_text_thread(cap, &tlen);
 	char *cmd = sp_soak_join_argv(argv);
 	char *hdr = sp_xasprintf("## ts=%.3f gen=%llu op=%s result=%s %s latency_ms=%.3f argv: %s",
 				 sp_soak_ns_to_ts(r, res.end_ns), gen, step->op,
@@ -145,7 +145,6 @@ enum op_result sp_soak_run_step(struct run *r, struct scen_state *st, const sp_w
 	sp_bundle_log(&r->rec.b, logname, hdr, text, tlen);
 	free(hdr);
 	free(cmd);
-	free(text);
 	sp_soak_free_argv(argv);
 	if (res_out)
 		*res_out = res;
@@ -308,7 +307,8 @@ bool sp_soak_run_global_steps(struct run *r, const sp_wsteps *steps, const char 
 			ok = s->expect_fail ? (!res.spawn_errno && !res.timed_out && !sp_proc_ok(&res)) : sp_proc_ok(&res);
 		}
 		size_t tlen;
-		char *text = sp_capture_text(cap, &tlen), *cmd = sp_soak_join_argv(argv);
+		const char *text = sp_capture_text_thread(cap, &tlen);
+		char *cmd = sp_soak_join_argv(argv);
 		char *hdr = sp_xasprintf("## ts=%.3f %s op=%s result=%s %s argv: %s", sp_soak_ts_now(r), section, s->op,
 					 ok ? "ok" : "fail", code, cmd);
 		char name[160];
@@ -319,8 +319,7 @@ bool sp_soak_run_global_steps(struct run *r, const sp_wsteps *steps, const char 
 			sp_soak_note(r, "%s step '%s' failed (%s); see logs/%s", section, s->op, code, name);
 		free(hdr);
 		free(cmd);
-		free(text);
-			sp_soak_free_argv(argv);
+		sp_soak_free_argv(argv);
 		if (!ok)
 			all = false;
 	}
