@@ -302,7 +302,7 @@ int sp_bundle_flush_logs(sp_bundle *b, sp_error *err)
 		if (!lg->dirty)
 			continue;
 		size_t len;
-		char *text = sp_capture_text(&lg->cap, &len);
+		const char *text = sp_capture_text_thread(&lg->cap, &len); /* no allocation per flush */
 		char name[512];
 		snprintf(name, sizeof name, "logs/%s", lg->name);
 		sp_error e = {0};
@@ -312,7 +312,6 @@ int sp_bundle_flush_logs(sp_bundle *b, sp_error *err)
 			*err = e;
 			r = -1;
 		}
-		free(text);
 	}
 	pthread_mutex_unlock(&b->mu);
 	return r;

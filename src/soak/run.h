@@ -169,6 +169,10 @@ int sp_soak_identity(struct run *r, sp_error *err);
 bool sp_soak_dir_exists(const char *p);
 
 /* runner.c */
+/* touch (and free) a block of the calling thread's malloc arena: the
+ * arena's pages are resident before the run's first operation, so the
+ * runner's memory does not creep as allocations first reach them */
+void sp_soak_reserve_heap(void);
 void sp_soak_set_stop(struct run *r, int level, const char *cond);
 void sp_soak_note(struct run *r, const char *fmt, ...) SP_PRINTF(2, 3);
 double sp_soak_ts_now(const struct run *r);

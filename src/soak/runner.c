@@ -40,6 +40,17 @@ double sp_soak_ns_to_ts(const struct run *r, uint64_t ns)
 	return (double)(ns - r->rec.t0_ns) / 1e9;
 }
 
+void sp_soak_reserve_heap(void)
+{
+	const size_t n = 960u << 10; /* below M_MMAP_THRESHOLD: from the arena */
+	char *p = malloc(n);
+	if (!p)
+		return;
+	memset(p, 1, n);
+	__asm__ volatile("" : : "r"(p) : "memory"); /* the writes happen */
+	free(p);                                     /* and stay (M_TRIM_THRESHOLD) */
+}
+
 void sp_soak_set_stop(struct run *r, int level, const char *cond)
 {
 	pthread_mutex_lock(&r->sch.mu);
@@ -469,6 +480,7 @@ static int run_as_runner(struct run *r, sp_error *err)
 	mallopt(M_TRIM_THRESHOLD, 32 << 20);
 	mallopt(M_MMAP_THRESHOLD, 1 << 20);
 	mallopt(M_ARENA_MAX, 2);
+	sp_soak_reserve_heap();
 	r->rec.t0_ns = sp_now_ns();
 	r->cleanup_ok = true;
 	if (sfd < 0) {

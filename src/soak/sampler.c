@@ -66,6 +66,8 @@ struct sp_sampler {
 	int *idx;          /* open addressing pid -> index into p, -1 empty */
 	size_t idxcap;
 	struct pcache *cache; /* open addressing by pid, pid 0 = empty */
+	struct pcache *spare; /* the previous table, for the next scan */
+	size_t sparecap;
 	size_t cachecap;   /* power of two */
 	unsigned long scan_no;
 	long long cached_fds;
@@ -132,6 +134,7 @@ void sp_sampler_free(sp_sampler *s)
 			free(s->cache[i].socks);
 		}
 	free(s->cache);
+	free(s->spare);
 	free(s->socks);
 	free(s->big);
 	free(s->ignore_cg);
@@ -400,9 +403,19 @@ static void scan_procs(sp_sampler *s)
 		pids[npids++] = (pid_t)atoi(de->d_name);
 	}
 	closedir(d);
-	while (ccap < npids * 2 || ccap < want / 2)
+	/* the table only grows, and the previous one is reused: a sample
+	 * allocates nothing once the host's process count has peaked */
+	while (ccap < npids * 2 || ccap < want)
 		ccap *= 2;
-	struct pcache *nc = sp_xcalloc(ccap, sizeof *nc);
+	struct pcache *nc;
+	if (s->spare && s->sparecap == ccap) {
+		nc = s->spare;
+		memset(nc, 0, ccap * sizeof *nc);
+	} else {
+		free(s->spare);
+		nc = sp_xcalloc(ccap, sizeof *nc);
+	}
+	s->spare = NULL;
 	if (s->capp < npids) {
 		s->capp = npids + 64;
 		s->p = sp_xrealloc(s->p, s->capp * sizeof *s->p);
@@ -506,7 +519,8 @@ static void scan_procs(sp_sampler *s)
 	for (size_t i = 0; i < s->cachecap; i++)
 		if (s->cache[i].pid > 0)
 			cache_drop(s, &s->cache[i]);
-	free(s->cache);
+	s->spare = s->cache; /* its live entries moved over, the rest dropped */
+	s->sparecap = s->cachecap;
 	s->cache = nc;
 	s->cachecap = ccap;
 	idx_build(s);

@@ -110,6 +110,7 @@ void sp_soak_take_sample(struct run *r, const char *phase)
 static void *sampler_main(void *arg)
 {
 	struct run *r = arg;
+	sp_soak_reserve_heap();
 	for (;;) {
 		struct pollfd pf[3] = {{.fd = r->smp.sampler_timer, .events = POLLIN},
 				       {.fd = r->smp.sampler_kick, .events = POLLIN},

@@ -241,6 +241,7 @@ static struct scen_state *pick(struct run *r)
 void *sp_soak_worker(void *arg)
 {
 	struct run *r = arg;
+	sp_soak_reserve_heap();
 	for (;;) {
 		struct scen_state *st = pick(r);
 		if (!st)
