@@ -6,7 +6,7 @@ _sandprobe_opts() { # VERB: every option of the verb (tests/cli/completions.t ch
 	doctor) echo "--profile --policy --set -k -x -v --strict --list --format -o --output --manifest --timeout-ms --bundle --fail-on -q --quiet --annotate --help" ;;
 	live) echo "--runtime --variant --matrix --runtimes --variants --list-runtimes --format -o --output --doctor --busybox --kernel --accel --containerd-address --profile --timeout-ms --strict --keep -v -q --quiet --help" ;;
 	lint) echo "--kind --format -o --output --fail-on --require-runtime-class --list-rules -q --quiet --annotate --help" ;;
-	soak) echo "--workload --profile -o --out --duration --sample-interval --concurrency --seed --sign-key --metrics-file --lane --artifact -q --quiet --sample-once --prefix --state --repeat --help" ;;
+	soak) echo "--workload --profile -o --out --duration --sample-interval --concurrency --seed --sign-key --metrics-file --lane --artifact -q --quiet --reconcile --sample-once --prefix --state --repeat --help" ;;
 	verify) echo "--profile --baseline --pubkey --format -o --output --emit-baseline --self-test --verbose -v -q --quiet --input --kind --allow-dry-run --min-duration-secs --min-samples --min-sample-span-secs --max-sample-gap-secs --help" ;;
 	import) echo "--kind --help" ;;
 	report) echo "-o --output --verify-timeout -q --quiet --help" ;;
@@ -39,7 +39,7 @@ _sandprobe_values() { # VERB OPTION: the values it takes ("" files, "-" free tex
 		"soak --duration" | "soak --sample-interval" | "soak --concurrency" | "soak --seed" | "soak --prefix" | \
 		"soak --repeat" | "report --verify-timeout" | "verify --min-duration-secs" | "verify --min-samples" | \
 		"verify --min-sample-span-secs" | "verify --max-sample-gap-secs" | "soak --lane" | "soak --artifact" | "gate --at") echo "-" ;;
-	"soak --out" | "soak -o" | "soak --state" | "doctor --bundle" | "gate --archive" | "gate --from-archive") echo "@dir" ;;
+	"soak --out" | "soak -o" | "soak --state" | "soak --reconcile" | "doctor --bundle" | "gate --archive" | "gate --from-archive") echo "@dir" ;;
 	"doctor --policy" | "doctor -o" | "doctor --output" | "doctor --manifest" | "live -o" | "live --output" | \
 		"live --doctor" | "live --busybox" | "live --kernel" | "lint -o" | "lint --output" | "soak --workload" | \
 		"soak --sign-key" | "soak --metrics-file" | "verify --baseline" | "verify --pubkey" | "verify -o" | \

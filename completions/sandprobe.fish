@@ -84,6 +84,7 @@ complete -c sandprobe -n $soak -l seed -x -d 'seed of the scenario picks'
 complete -c sandprobe -n $soak -l sign-key -r -F -d 'Ed25519 private key'
 complete -c sandprobe -n $soak -l metrics-file -r -F -d 'Prometheus text file'
 complete -c sandprobe -n $soak -l lane -x -d 'the release gate lane of the run'
+complete -c sandprobe -n $soak -l reconcile -x -a '(__fish_complete_directories)' -d "remove a dead run's leftovers under STATE_ROOT"
 complete -c sandprobe -n $soak -l artifact -x -d 'an artifact digest: NAME=FILE or NAME=sha256:HEX'
 complete -c sandprobe -n $soak -s q -l quiet -d 'no progress'
 complete -c sandprobe -n $soak -l sample-once -d 'one resource sample'

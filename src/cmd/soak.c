@@ -22,6 +22,7 @@ static void usage(FILE *f)
 		"                      [--duration S] [--sample-interval S] [--concurrency N] [--seed N]\n"
 		"                      [--sign-key FILE] [--metrics-file PATH] [-q|--quiet]\n"
 		"                      [--lane ID] [--artifact NAME=FILE|NAME=sha256:HEX]...\n"
+		"       sandprobe soak --reconcile STATE_ROOT\n"
 		"       sandprobe soak --sample-once --prefix PREFIX --state DIR [--repeat N]\n\n"
 		"Runs the workload's scenarios against a real runtime for the profile's duration\n"
 		"(R0: one cycle of every scenario; G2 7200 s; R24 86400 s; E72 259200 s) with an\n"
@@ -29,7 +30,10 @@ static void usage(FILE *f)
 		"'sandprobe verify DIR', whose exit code it returns. --duration or a shorter run\n"
 		"records profile 'custom' with thresholds scaled and fixed in metadata.txt.\n"
 		"SIGINT/SIGTERM: stop launching, drain, clean up, final sample (a second signal\n"
-		"also interrupts in-flight operations).\n"
+		"also interrupts in-flight operations). If the runner or its supervisor dies\n"
+		"(even of SIGKILL), the other kills everything of the run and runs its cleanup;\n"
+		"what is left (state dir, journal) makes the next run on that state root refuse\n"
+		"until --reconcile STATE_ROOT has removed it and proven it gone.\n"
 		"\n"
 		"  --workload FILE       the workload (YAML, docs/workload-format.md); an error is FILE:LINE, exit 2\n"
 		"  --profile NAME        R0 (one cycle of every scenario), G2, R24 or E72\n"
@@ -41,6 +45,8 @@ static void usage(FILE *f)
 		"  --sign-key FILE       Ed25519 private key (sandprobe keygen): writes MANIFEST.sig\n"
 		"  --metrics-file PATH   the latest sample in Prometheus text format, after every sample\n"
 		"  -q, --quiet           no progress on standard error\n"
+		"  --reconcile STATE_ROOT  remove exactly what a dead run's journal and ownership proofs name\n"
+		"                        under STATE_ROOT, report it and prove it gone (nothing else runs)\n"
 		"  --lane ID             record the release gate's lane of the run (metadata.txt lane=)\n"
 		"  --artifact NAME=FILE|NAME=sha256:HEX  record an artifact digest (artifact.NAME=; a FILE is hashed;\n"
 		"                        see docs/plan-format.md and sandprobe-gate(1)); may be repeated\n"
@@ -51,6 +57,54 @@ static void usage(FILE *f)
 		"\n"
 		"exit: the verifier's (0 every gate passed, 1 a gate failed), 2 usage error, 3 internal error\n"
 		"See sandprobe-soak(1) and docs/workload-format.md.\n");
+}
+
+/* progress: one status line redrawn on a terminal, plain lines otherwise */
+struct progress {
+	bool quiet, tty, line_open;
+};
+
+static void sink(void *ctx, const sp_soak_event *ev)
+{
+	struct progress *p = ctx;
+	if (p->quiet)
+		return;
+	const sp_soak_status *st = ev->st;
+	char dur[32];
+	switch (ev->kind) {
+	case SP_SOAK_EV_START:
+		fprintf(stderr, "soak: %s\n", ev->text);
+		break;
+	case SP_SOAK_EV_STATUS:
+		if (st->r0)
+			snprintf(dur, sizeof dur, "R0");
+		else
+			snprintf(dur, sizeof dur, "%llds", st->duration_s);
+		if (p->tty) {
+			fprintf(stderr, "\r\033[Ksoak %.1fs/%s  ops %lld  fail %lld  faults %lld  samples %lld  owned: procs %lld rss %.1fMiB fds %lld mounts %lld",
+				st->elapsed_s, dur, st->ops, st->fail, st->faults, st->samples, st->owned_procs, st->owned_rss_mib,
+				st->owned_fds, st->owned_mounts);
+			p->line_open = true;
+		} else if (st->after_sample) {
+			fprintf(stderr, "soak: t=%.1fs/%s ops=%lld fail=%lld faults=%lld samples=%lld owned_procs=%lld owned_rss_mib=%.1f owned_fds=%lld owned_mounts=%lld\n",
+				st->elapsed_s, dur, st->ops, st->fail, st->faults, st->samples, st->owned_procs, st->owned_rss_mib,
+				st->owned_fds, st->owned_mounts);
+		}
+		break;
+	case SP_SOAK_EV_NOTE:
+	case SP_SOAK_EV_DONE:
+		fprintf(stderr, "%ssoak: %s\n", p->line_open ? "\n" : "", ev->text);
+		p->line_open = false;
+		break;
+	case SP_SOAK_EV_VERIFY:
+		if (p->line_open)
+			fputc('\n', stderr);
+		p->line_open = false;
+		fputs(ev->text, stdout);
+		fflush(stdout);
+		break;
+	}
+	fflush(stderr);
 }
 
 static int parse_num(const char *opt, const char *v, long long lo, long long hi, long long *out)
@@ -112,7 +166,7 @@ static int sample_once(const char *prefix, const char *state, long long repeat)
 int cmd_soak(int argc, char **argv)
 {
 	enum { O_WORKLOAD = 256, O_PROFILE, O_OUT, O_DURATION, O_INTERVAL, O_CONC, O_SEED, O_KEY, O_METRICS, O_QUIET,
-	       O_SAMPLE_ONCE, O_PREFIX, O_STATE, O_REPEAT, O_LANE, O_ARTIFACT };
+	       O_SAMPLE_ONCE, O_PREFIX, O_STATE, O_REPEAT, O_LANE, O_ARTIFACT, O_RECONCILE };
 	static const struct option lo[] = {
 		{"workload", required_argument, NULL, O_WORKLOAD}, {"profile", required_argument, NULL, O_PROFILE},
 		{"out", required_argument, NULL, O_OUT},           {"duration", required_argument, NULL, O_DURATION},
@@ -123,10 +177,12 @@ int cmd_soak(int argc, char **argv)
 		{"prefix", required_argument, NULL, O_PREFIX},     {"state", required_argument, NULL, O_STATE},
 		{"repeat", required_argument, NULL, O_REPEAT},     {"help", no_argument, NULL, 'h'},
 		{"lane", required_argument, NULL, O_LANE},         {"artifact", required_argument, NULL, O_ARTIFACT},
+		{"reconcile", required_argument, NULL, O_RECONCILE},
 		{NULL, 0, NULL, 0},
 	};
 	sp_soak_opts o = {.duration_s = -1, .sample_interval_s = -1};
-	bool once = false;
+	bool once = false, quiet = false;
+	const char *reconcile = NULL;
 	const char *prefix = NULL, *state = NULL;
 	long long v, repeat = 1;
 	const char *lane = NULL;
@@ -163,7 +219,8 @@ int cmd_soak(int argc, char **argv)
 		case O_KEY: o.sign_key = optarg; break;
 		case O_METRICS: o.metrics_file = optarg; break;
 		case 'q':
-		case O_QUIET: o.quiet = true; break;
+		case O_QUIET: quiet = true; break;
+		case O_RECONCILE: reconcile = optarg; break;
 		case O_SAMPLE_ONCE: once = true; break;
 		case O_PREFIX: prefix = optarg; break;
 		case O_STATE: state = optarg; break;
@@ -198,6 +255,22 @@ int cmd_soak(int argc, char **argv)
 		}
 		return sample_once(prefix, state, repeat);
 	}
+	if (reconcile) {
+		if (o.workload || o.profile || o.out) {
+			fprintf(stderr, "sandprobe: soak: --reconcile takes only the state root (try --help)\n");
+			return SP_EXIT_USAGE;
+		}
+		sp_strv report = {0};
+		sp_error err = {0};
+		int rc = sp_soak_reconcile(reconcile, &report, &err);
+		for (size_t i = 0; i < report.n; i++)
+			if (!quiet || rc > 0)
+				printf("%s\n", report.v[i]);
+		sp_strv_free(&report);
+		if (rc < 0)
+			return sp_error_report(&err);
+		return rc == 0 ? SP_EXIT_OK : SP_EXIT_FAIL;
+	}
 	if (!o.workload || !o.profile || !o.out) {
 		fprintf(stderr, "sandprobe: soak: --workload, --profile and --out are required (try --help)\n");
 		return SP_EXIT_USAGE;
@@ -214,15 +287,15 @@ int cmd_soak(int argc, char **argv)
 		meta[i] = (sp_soak_meta){.key = id.key[i], .value = id.value[i]};
 	o.extra_meta = meta;
 	o.nextra_meta = id.n;
+	struct progress p = {.quiet = quiet, .tty = isatty(2) && !quiet};
+	o.sink = sink;
+	o.sink_ctx = &p;
 	int rc = sp_soak_run(&o, &err);
 	sp_identity_free(&id);
-	if (rc == -1) {
-		err.exit_code = SP_EXIT_USAGE;
-		return sp_error_report(&err);
-	}
 	if (rc < 0) {
-		err.exit_code = SP_EXIT_INTERNAL;
-		return sp_error_report(&err);
+		if (p.line_open)
+			fputc('\n', stderr);
+		return sp_error_report(&err); /* its exit code: 2 bad input, 3 internal */
 	}
 	return rc;
 }

@@ -67,6 +67,8 @@ static void child_exec(char *const argv[], const sp_spawn_opts *o, pid_t parent,
 	for (int i = 0; i < 3; i++)
 		if (fds[i] < 0 || dup2(fds[i], i) < 0)
 			goto fail;
+	if (o->rlimit_nofile && setrlimit(RLIMIT_NOFILE, o->rlimit_nofile) < 0)
+		goto fail;
 	/* the child starts with default dispositions and nothing blocked */
 	static const int sigs[] = {SIGPIPE, SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGCHLD, SIGUSR1, SIGUSR2, SIGALRM};
 	for (size_t i = 0; i < SP_ARRAY_SIZE(sigs); i++)
@@ -95,8 +97,8 @@ fail:;
 int sp_spawn(sp_child *c, char *const argv[], const sp_spawn_opts *o, sp_error *err)
 {
 	static const sp_spawn_opts defaults = {0};
-	if (!o)
-		o = &defaults;
+	if (!o) /* not "o = &defaults": nothing live across vfork may change before it */
+		return sp_spawn(c, argv, &defaults, err);
 	sp_child_init(c);
 	c->out_buf.max = o->out_max ? o->out_max : OUT_MAX_DEFAULT;
 	c->err_buf.max = o->err_max ? o->err_max : ERR_MAX_DEFAULT;
@@ -121,7 +123,12 @@ int sp_spawn(sp_child *c, char *const argv[], const sp_spawn_opts *o, sp_error *
 	}
 	pid_t parent = getpid();
 	c->start_ns = sp_now_ns();
-	pid_t pid = fork();
+	/* vfork: the child shares our memory until it execs, so it makes only system
+	 * calls (as glibc's posix_spawn does) and reports an exec failure through
+	 * the pipe; a fork of a large multi-threaded parent (the soak runner)
+	 * costs page-table copies and a copy-on-write fault for every page the
+	 * parent writes afterwards */
+	pid_t pid = vfork();
 	if (pid == 0)
 		child_exec(argv, o, parent, in[0], out[1], o->err_to_out ? out[1] : errp[1], report[1]);
 	int fork_errno = errno;

@@ -23,6 +23,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/resource.h>
 #include <sys/types.h>
 
 #include "core/error.h"
@@ -49,6 +50,7 @@ typedef struct sp_spawn_opts {
 	char *const *envp; /* NULL: our environment */
 	bool die_with_parent; /* the child gets SIGKILL when we die (PR_SET_PDEATHSIG) */
 	bool keep_group;   /* leave the group's other members alone when the leader exits */
+	const struct rlimit *rlimit_nofile; /* the child's RLIMIT_NOFILE, set before exec (NULL: ours) */
 	/* when set, output goes here (stream 1 or 2) instead of the buffers */
 	void (*sink)(void *ctx, int stream, const char *buf, size_t len);
 	void *sink_ctx;

@@ -167,12 +167,45 @@ static char *redact_line(const char *line)
 	return sp_xstrdup(REDACTED);
 }
 
-char *sp_secret_redact(const char *text, size_t len, size_t *outlen)
+/* the writer's elision line (docs/evidence-format.md), exactly: "[... N
+ * bytes elided ...]" with N decimal digits (kept verbatim, so it can hold
+ * nothing else) */
+static bool is_elision_line(const char *line)
+{
+	static const char pre[] = "[... ", post[] = " bytes elided ...]";
+	if (strncmp(line, pre, sizeof pre - 1))
+		return false;
+	const char *d = line + sizeof pre - 1, *e = d;
+	while (*e >= '0' && *e <= '9')
+		e++;
+	return e > d && e - d <= 20 && !strcmp(e, post);
+}
+
+static void out_put(char **out, size_t *olen, size_t *cap, const char *s, size_t n)
+{
+	if (*olen + n + 2 > *cap) {
+		*cap = (*olen + n + 2) * 2;
+		*out = sp_xrealloc(*out, *cap);
+	}
+	memcpy(*out + *olen, s, n);
+	*olen += n;
+}
+
+/* Line by line. A private key block is redacted from its BEGIN line to its
+ * END line; an END line without a BEGIN (the BEGIN was elided, or the text
+ * starts inside the block) redacts every line back to the last barrier (the
+ * start of the text or an elision line), so that the body of a key whose
+ * first line was cut off never survives either. */
+char *sp_secret_redact_into(const char *text, size_t len, char *out, size_t *capp, size_t *outlen)
 {
 	bool ok = sp_secret_ready();
-	size_t cap = len + 64, olen = 0;
-	char *out = sp_xmalloc(cap);
+	size_t cap = *capp, olen = 0;
+	if (!out || cap < len + 64) {
+		cap = len + 64;
+		out = sp_xrealloc(out, cap);
+	}
 	bool in_key = false;
+	size_t barrier = 0, since_barrier = 0; /* output offset and lines after it */
 	const char *p = text, *end = text + len;
 	while (p < end) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
@@ -184,28 +217,36 @@ char *sp_secret_redact(const char *text, size_t len, size_t *outlen)
 		for (size_t i = 0; i < ll; i++)
 			if (!line[i])
 				line[i] = ' ';
+		bool begin = sp_secret_key_begin(line), endk = sp_secret_key_end(line), elision = is_elision_line(line);
 		char *red;
-		if (!ok) {
+		if (elision) {
+			red = sp_xstrdup(line); /* kept: says what was dropped; a key block stays open across it */
+		} else if (!ok) {
 			red = sp_xstrdup(REDACTED);
-		} else if (sp_secret_key_begin(line)) {
-			in_key = !sp_secret_key_end(line);
+		} else if (begin) {
+			in_key = !endk;
 			red = sp_xstrdup(REDACTED);
 		} else if (in_key) {
-			if (sp_secret_key_end(line))
+			if (endk)
 				in_key = false;
+			red = sp_xstrdup(REDACTED);
+		} else if (endk) {
+			/* the block's start is not in this text: everything since the barrier may be its body */
+			olen = barrier;
+			for (size_t i = 0; i < since_barrier; i++)
+				out_put(&out, &olen, &cap, REDACTED "\n", strlen(REDACTED) + 1);
 			red = sp_xstrdup(REDACTED);
 		} else {
 			red = redact_line(line);
 		}
-		size_t rl = strlen(red);
-		if (olen + rl + 2 > cap) {
-			cap = (olen + rl + 2) * 2;
-			out = sp_xrealloc(out, cap);
-		}
-		memcpy(out + olen, red, rl);
-		olen += rl;
+		out_put(&out, &olen, &cap, red, strlen(red));
 		if (nl)
 			out[olen++] = '\n';
+		since_barrier++;
+		if (elision && !in_key) {
+			barrier = olen;
+			since_barrier = 0;
+		}
 		free(red);
 		free(line);
 		p = nl ? nl + 1 : end;
@@ -213,7 +254,14 @@ char *sp_secret_redact(const char *text, size_t len, size_t *outlen)
 	out[olen] = '\0';
 	if (outlen)
 		*outlen = olen;
+	*capp = cap;
 	return out;
+}
+
+char *sp_secret_redact(const char *text, size_t len, size_t *outlen)
+{
+	size_t cap = 0;
+	return sp_secret_redact_into(text, len, NULL, &cap, outlen);
 }
 
 int sp_secret_scan(char *buf, size_t len, unsigned *first_line, const char **first_name, size_t *hits)

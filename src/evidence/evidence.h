@@ -97,6 +97,11 @@ bool sp_secret_key_end(const char *line);
  * of private key blocks); a new NUL-terminated string. Its output has no
  * finding for sp_secret_find. */
 char *sp_secret_redact(const char *text, size_t len, size_t *outlen);
+/* The same into a buffer the caller keeps (out, *capp: grown as needed,
+ * returned). The writer's elision line "[... N bytes elided ...]" is kept and
+ * is a barrier: a private key's END line whose BEGIN is not in the text
+ * redacts every line back to the last barrier. */
+char *sp_secret_redact_into(const char *text, size_t len, char *out, size_t *capp, size_t *outlen);
 /* Findings in buf (edited in place and restored; NULs count as spaces):
  * *hits, and the first one's line and shape. 0, or -1 when unavailable. */
 int sp_secret_scan(char *buf, size_t len, unsigned *first_line, const char **first_name, size_t *hits);

@@ -68,24 +68,6 @@ int sp_bundle_write(sp_bundle *b, const char *name, const char *data, size_t len
 	return 0;
 }
 
-FILE *sp_bundle_open_tsv(sp_bundle *b, const char *name, const char *header, sp_error *err)
-{
-	int fd = openat(b->dirfd, name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		sp_fail_errno(err, errno, "%s/%s", b->dir, name);
-		return NULL;
-	}
-	FILE *f = fdopen(fd, "w");
-	if (!f) {
-		close(fd);
-		sp_fail_errno(err, errno, "%s/%s", b->dir, name);
-		return NULL;
-	}
-	fprintf(f, "%s\n", header);
-	fflush(f);
-	return f;
-}
-
 void sp_tsv_clean(char *s)
 {
 	for (; *s; s++)
@@ -99,10 +81,46 @@ char *sp_redact(const char *text, size_t len, size_t *outlen)
 	return sp_secret_redact(text, len, outlen);
 }
 
+/* the calling thread's redaction buffer, reused from one block to the next */
+struct tlbuf {
+	char *p;
+	size_t cap;
+};
+static pthread_key_t tl_key;
+static pthread_once_t tl_once = PTHREAD_ONCE_INIT;
+
+static void tl_free(void *v)
+{
+	struct tlbuf *b = v;
+	free(b->p);
+	free(b);
+}
+
+static void tl_make(void)
+{
+	pthread_key_create(&tl_key, tl_free);
+}
+
+static struct tlbuf *thread_buf(void)
+{
+	pthread_once(&tl_once, tl_make);
+	struct tlbuf *b = pthread_getspecific(tl_key);
+	if (!b) {
+		b = sp_xcalloc(1, sizeof *b);
+		pthread_setspecific(tl_key, b);
+	}
+	return b;
+}
+
 void sp_bundle_log(sp_bundle *b, const char *name, const char *header, const char *text, size_t len)
 {
 	size_t rlen = 0;
-	char *red = len ? sp_redact(text, len, &rlen) : NULL;
+	struct tlbuf *tb = thread_buf();
+	char *red = NULL;
+	if (len) {
+		tb->p = sp_secret_redact_into(text, len, tb->p, &tb->cap, &rlen);
+		red = tb->p;
+	}
 	char *hdr = sp_redact(header, strlen(header), NULL);
 	pthread_mutex_lock(&b->mu);
 	sp_log *lg = NULL;
@@ -111,6 +129,12 @@ void sp_bundle_log(sp_bundle *b, const char *name, const char *header, const cha
 			lg = b->logs[i];
 	if (!lg) {
 		lg = sp_xcalloc(1, sizeof *lg);
+		/* every page of the log's head and tail touched now: the runner's
+		 * memory reaches its size when a log first appears (in the warm-up),
+		 * instead of growing page by page as the log fills over hours */
+		volatile char *page = (volatile char *)lg;
+		for (size_t off = 0; off < sizeof *lg; off += 4096)
+			page[off] = 0;
 		lg->name = sp_xstrdup(name);
 		b->logs = sp_xrealloc(b->logs, (b->nlogs + 1) * sizeof *b->logs);
 		b->logs[b->nlogs++] = lg;
@@ -124,7 +148,6 @@ void sp_bundle_log(sp_bundle *b, const char *name, const char *header, const cha
 	}
 	lg->dirty = 1;
 	pthread_mutex_unlock(&b->mu);
-	free(red);
 	free(hdr);
 }
 
@@ -132,17 +155,21 @@ int sp_bundle_flush_logs(sp_bundle *b, sp_error *err)
 {
 	int r = 0;
 	pthread_mutex_lock(&b->mu);
-	for (size_t i = 0; i < b->nlogs && r == 0; i++) {
+	for (size_t i = 0; i < b->nlogs; i++) {
 		sp_log *lg = b->logs[i];
 		if (!lg->dirty)
 			continue;
 		size_t len;
-		char *text = sp_capture_text(&lg->cap, &len);
+		const char *text = sp_capture_text_thread(&lg->cap, &len); /* no allocation per flush */
 		char name[512];
 		snprintf(name, sizeof name, "logs/%s", lg->name);
-		r = sp_bundle_write(b, name, text, len, err);
-		free(text);
-		lg->dirty = 0;
+		sp_error e = {0};
+		if (sp_bundle_write(b, name, text, len, &e) == 0)
+			lg->dirty = 0; /* a failed write stays dirty: written again at the next flush */
+		else if (r == 0) {
+			*err = e;
+			r = -1;
+		}
 	}
 	pthread_mutex_unlock(&b->mu);
 	return r;

@@ -31,9 +31,6 @@ int sp_bundle_create(sp_bundle *b, const char *dir, sp_error *err);
 void sp_bundle_close(sp_bundle *b);
 /* Write a whole file atomically (NAME.tmp then rename). */
 int sp_bundle_write(sp_bundle *b, const char *name, const char *data, size_t len, sp_error *err);
-/* Open a TSV stream with its header line already written (line buffered off;
- * the caller flushes). */
-FILE *sp_bundle_open_tsv(sp_bundle *b, const char *name, const char *header, sp_error *err);
 /* Append a redacted block to logs/<name>.log; flushed by sp_bundle_flush_logs. */
 void sp_bundle_log(sp_bundle *b, const char *name, const char *header, const char *text, size_t len);
 int sp_bundle_flush_logs(sp_bundle *b, sp_error *err);

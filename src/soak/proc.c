@@ -11,18 +11,25 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "soak/proc.h"
+#include "core/spawn.h"
 #include "core/util.h"
 
-extern char **environ;
+
+static size_t cap_half(const sp_capture *c)
+{
+	return c->half && c->half < SP_CAP_HALF ? c->half : SP_CAP_HALF;
+}
 
 void sp_capture_add(sp_capture *c, const char *buf, size_t len)
 {
+	size_t half = cap_half(c);
 	c->total += len;
-	if (c->head_len < SP_CAP_HALF) {
-		size_t n = SP_CAP_HALF - c->head_len;
+	if (c->head_len < half) {
+		size_t n = half - c->head_len;
 		if (n > len)
 			n = len;
 		memcpy(c->head + c->head_len, buf, n);
@@ -30,42 +37,121 @@ void sp_capture_add(sp_capture *c, const char *buf, size_t len)
 		buf += n;
 		len -= n;
 	}
+	if (len > half) { /* only the last half bytes can stay */
+		buf += len - half;
+		len = half;
+	}
 	while (len > 0) {
-		size_t n = SP_CAP_HALF - c->tail_pos;
+		size_t n = half - c->tail_pos;
 		if (n > len)
 			n = len;
 		memcpy(c->tail + c->tail_pos, buf, n);
-		c->tail_pos = (c->tail_pos + n) % SP_CAP_HALF;
-		if (c->tail_len < SP_CAP_HALF)
-			c->tail_len = c->tail_len + n > SP_CAP_HALF ? SP_CAP_HALF : c->tail_len + n;
+		c->tail_pos = (c->tail_pos + n) % half;
+		if (c->tail_len < half)
+			c->tail_len = c->tail_len + n > half ? half : c->tail_len + n;
 		buf += n;
 		len -= n;
 	}
 }
 
-char *sp_capture_text(const sp_capture *c, size_t *lenp)
+static pthread_key_t cap_key;
+static pthread_once_t cap_once = PTHREAD_ONCE_INIT;
+
+static void cap_key_make(void)
+{
+	pthread_key_create(&cap_key, free);
+}
+
+sp_capture *sp_capture_for_thread(size_t half)
+{
+	pthread_once(&cap_once, cap_key_make);
+	sp_capture *c = pthread_getspecific(cap_key);
+	if (!c) {
+		c = sp_xcalloc(1, sizeof *c);
+		volatile char *page = (volatile char *)c; /* resident once, not page by page */
+		for (size_t off = 0; off < sizeof *c; off += 4096)
+			page[off] = 0;
+		pthread_setspecific(cap_key, c);
+	}
+	c->half = half;
+	c->head_len = c->tail_len = c->tail_pos = 0;
+	c->total = 0;
+	return c;
+}
+
+/* When bytes were dropped, the kept head ends and the kept tail starts at a
+ * line boundary: a partial line on either side of the cut is dropped with
+ * the elided bytes. Redaction works line by line, so a line cut in two
+ * ("...api_key=" | "s3cr3t") could otherwise leave a secret whose key was
+ * elided. */
+static char *capture_text_into(const sp_capture *c, char *out, size_t *capp, size_t *lenp)
 {
 	unsigned long long elided = c->total - c->head_len - c->tail_len;
 	size_t cap = c->head_len + c->tail_len + 80, len = 0;
-	char *out = sp_xmalloc(cap);
-	memcpy(out, c->head, c->head_len);
-	len = c->head_len;
-	if (elided > 0)
-		len += (size_t)snprintf(out + len, cap - len, "%s[... %llu bytes elided ...]\n",
-					len && out[len - 1] != '\n' ? "\n" : "", elided);
-	if (c->tail_len) {
-		size_t start = c->tail_len < SP_CAP_HALF ? 0 : c->tail_pos;
-		size_t first = SP_CAP_HALF - start;
-		if (first > c->tail_len)
-			first = c->tail_len;
-		memcpy(out + len, c->tail + start, first);
-		memcpy(out + len + first, c->tail, c->tail_len - first);
-		len += c->tail_len;
+	if (!out || *capp < cap)
+		out = sp_xrealloc(out, cap);
+	else
+		cap = *capp;
+	*capp = cap;
+	size_t head_keep = c->head_len, tail_skip = 0;
+	size_t half = cap_half(c);
+	size_t start = c->tail_len < half ? 0 : c->tail_pos;
+	if (elided > 0) {
+		while (head_keep > 0 && c->head[head_keep - 1] != '\n')
+			head_keep--;
+		while (tail_skip < c->tail_len && c->tail[(start + tail_skip) % half] != '\n')
+			tail_skip++;
+		if (tail_skip < c->tail_len)
+			tail_skip++; /* the newline ends the dropped partial line */
+		elided += (c->head_len - head_keep) + tail_skip;
 	}
+	memcpy(out, c->head, head_keep);
+	len = head_keep;
+	if (elided > 0)
+		len += (size_t)snprintf(out + len, cap - len, "[... %llu bytes elided ...]\n", elided);
+	for (size_t i = tail_skip; i < c->tail_len; i++)
+		out[len++] = c->tail[(start + i) % half];
 	out[len] = '\0';
 	if (lenp)
 		*lenp = len;
 	return out;
+}
+
+char *sp_capture_text(const sp_capture *c, size_t *lenp)
+{
+	size_t cap = 0;
+	return capture_text_into(c, NULL, &cap, lenp);
+}
+
+struct text_buf {
+	char *p;
+	size_t cap;
+};
+static pthread_key_t text_key;
+static pthread_once_t text_once = PTHREAD_ONCE_INIT;
+
+static void text_free(void *v)
+{
+	struct text_buf *t = v;
+	free(t->p);
+	free(t);
+}
+
+static void text_key_make(void)
+{
+	pthread_key_create(&text_key, text_free);
+}
+
+const char *sp_capture_text_thread(const sp_capture *c, size_t *lenp)
+{
+	pthread_once(&text_once, text_key_make);
+	struct text_buf *t = pthread_getspecific(text_key);
+	if (!t) {
+		t = sp_xcalloc(1, sizeof *t);
+		pthread_setspecific(text_key, t);
+	}
+	t->p = capture_text_into(c, t->p, &t->cap, lenp);
+	return t->p;
 }
 
 /* ---- pids workers wait for ---- */
@@ -145,11 +231,6 @@ int sp_proc_reap_orphans(void)
 	return reaped;
 }
 
-static int pidfd_open_(pid_t pid)
-{
-	return (int)syscall(SYS_pidfd_open, pid, 0);
-}
-
 static int remaining_ms(uint64_t now, uint64_t deadline)
 {
 	if (deadline <= now)
@@ -180,130 +261,69 @@ void sp_proc_raise_nofile(void)
 	}
 }
 
-/* Resolve a program on PATH (from envp, else the environment) in the
- * parent: nothing may allocate between vfork and exec. */
-static char *resolve_prog(const char *prog, char *const *envp, int *err)
+static void to_capture(void *ctx, int stream, const char *buf, size_t len)
 {
-	if (strchr(prog, '/')) {
-		*err = access(prog, X_OK) == 0 ? 0 : errno;
-		return *err ? NULL : sp_xstrdup(prog);
-	}
-	const char *path = NULL;
-	for (char *const *e = envp; e && *e; e++)
-		if (!strncmp(*e, "PATH=", 5))
-			path = *e + 5;
-	if (!path)
-		path = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
-	*err = ENOENT;
-	while (*path) {
-		size_t n = strcspn(path, ":");
-		char *cand = n ? sp_xasprintf("%.*s/%s", (int)n, path, prog) : sp_xasprintf("./%s", prog);
-		struct stat st;
-		if (stat(cand, &st) == 0 && S_ISREG(st.st_mode)) {
-			if (access(cand, X_OK) == 0) {
-				*err = 0;
-				return cand;
-			}
-			*err = EACCES;
-		}
-		free(cand);
-		path += n;
-		if (*path == ':')
-			path++;
-	}
-	return NULL;
+	(void)stream;
+	if (ctx)
+		sp_capture_add(ctx, buf, len);
 }
 
+/* what is already in the pipe once the leader exited (a grandchild that
+ * keeps the pipe open must not hold the step up) */
+static void drain_now(sp_child *c, sp_capture *cap)
+{
+	char buf[16384];
+	for (int i = 0; i < 64 && c->out >= 0; i++) {
+		struct pollfd pf = {.fd = c->out, .events = POLLIN};
+		if (poll(&pf, 1, 0) <= 0)
+			break;
+		ssize_t n = read(c->out, buf, sizeof buf);
+		if (n <= 0)
+			break;
+		to_capture(cap, 1, buf, (size_t)n);
+	}
+	if (c->out >= 0) {
+		close(c->out);
+		c->out = -1;
+	}
+}
+
+/* Spawned with core/spawn (own process group, SIGKILL when the spawning
+ * thread dies, the original open-files limit); stdout and stderr in one
+ * stream into the capture. The soak's own part: the pid is tracked before
+ * the orphan reaper may look (spawn_lock), a planned interruption, the
+ * run-wide abort flag, and after a kill the group is waited for. */
 int sp_proc_run(char *const argv[], const sp_run_opts *o, sp_capture *cap, sp_proc_result *res, sp_error *err)
 {
-	int pfd[2];
-	pid_t pid;
-	char *const *envp = o->envp ? o->envp : environ;
-
+	(void)err;
 	memset(res, 0, sizeof *res);
-	int rerr = 0;
-	char *prog = resolve_prog(argv[0], envp, &rerr);
-	if (!prog) {
-		res->spawn_errno = rerr;
+	if (o->abort_flag && atomic_load(o->abort_flag)) {
+		/* the run stopped at once: nothing more starts */
+		res->aborted = true;
 		res->start_ns = res->end_ns = sp_now_ns();
 		return 0;
 	}
-	if (pipe2(pfd, O_CLOEXEC) < 0) {
-		free(prog);
-		return sp_fail_errno(err, errno, "pipe");
-	}
-	int devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
-	if (devnull < 0) {
-		int e = errno;
-		free(prog);
-		close(pfd[0]);
-		close(pfd[1]);
-		return sp_fail_errno(err, e, "/dev/null");
-	}
-	sigset_t none;
-	sigemptyset(&none);
-	static const int sigs[] = {SIGINT, SIGTERM, SIGCHLD, SIGPIPE, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM};
-	volatile int child_errno = 0;
-	int out_fd = pfd[1], err_fd = o->stderr_null ? devnull : pfd[1];
-
+	sp_spawn_opts so = {.capture_out = true, .err_to_out = !o->stderr_null, .envp = o->envp,
+			    .die_with_parent = true, .keep_group = true, .sink = to_capture, .sink_ctx = cap,
+			    .rlimit_nofile = restore_nofile ? &child_nofile : NULL};
+	sp_child c;
+	sp_error serr = {0};
 	pthread_rwlock_rdlock(&spawn_lock);
 	res->start_ns = sp_now_ns();
-	/* vfork: the child shares our memory until it execs, so it only makes
-	 * system calls (as glibc's posix_spawn does) and reports a failure
-	 * through child_errno */
-	pid = vfork();
-	if (pid == 0) {
-		setpgid(0, 0);
-		for (size_t i = 0; i < SP_ARRAY_SIZE(sigs); i++)
-			signal(sigs[i], SIG_DFL);
-		if (restore_nofile)
-			setrlimit(RLIMIT_NOFILE, &child_nofile);
-		if (dup2(devnull, 0) < 0 || dup2(out_fd, 1) < 0 || dup2(err_fd, 2) < 0) {
-			child_errno = errno;
-			_exit(127);
-		}
-		sigprocmask(SIG_SETMASK, &none, NULL);
-		execve(prog, argv, envp);
-		child_errno = errno ? errno : ENOEXEC;
-		_exit(127);
-	}
-	int spawn_e = pid < 0 ? errno : 0;
-	if (pid > 0 && child_errno) {
-		/* exec failed: reap the child now */
-		int st;
-		waitpid(pid, &st, 0);
-		spawn_e = child_errno;
-		pid = -1;
-	}
-	if (pid > 0)
-		track_add(pid);
+	int rc = sp_spawn(&c, argv, &so, &serr);
+	if (rc == 0)
+		track_add(c.pid); /* before the reaper can see it: it waits for the write lock */
 	pthread_rwlock_unlock(&spawn_lock);
-	free(prog);
-	close(devnull);
-	close(pfd[1]);
-	if (pid < 0) {
-		close(pfd[0]);
-		res->spawn_errno = spawn_e;
+	if (rc < 0) {
+		res->spawn_errno = serr.errnum ? serr.errnum : EIO;
 		res->end_ns = sp_now_ns();
 		return 0;
 	}
-	int pidfd = pidfd_open_(pid);
-	if (pidfd < 0) {
-		int e = errno;
-		kill(pid, SIGKILL);
-		waitpid(pid, &res->status, 0);
-		track_del(pid);
-		close(pfd[0]);
-		return sp_fail_errno(err, e, "pidfd_open");
-	}
-	fcntl(pfd[0], F_SETFL, O_NONBLOCK);
+	pid_t pid = c.pid;
 	uint64_t deadline = res->start_ns + (uint64_t)o->timeout_ms * 1000000ull;
 	uint64_t interrupt_at = o->interrupt_ms >= 0 ? res->start_ns + (uint64_t)o->interrupt_ms * 1000000ull : 0;
-	bool out_open = true, exited = false, killed = false;
-	char buf[16384];
-
-	while (!exited) {
-		struct pollfd pf[2] = {{.fd = pidfd, .events = POLLIN}, {.fd = out_open ? pfd[0] : -1, .events = POLLIN}};
+	bool killed = false;
+	for (;;) {
 		uint64_t now = sp_now_ns();
 		int wait_ms = remaining_ms(now, deadline);
 		if (interrupt_at && !res->interrupted) {
@@ -313,53 +333,43 @@ int sp_proc_run(char *const argv[], const sp_run_opts *o, sp_capture *cap, sp_pr
 		}
 		if (o->abort_flag && wait_ms > 100)
 			wait_ms = 100;
-		int n = poll(pf, 2, wait_ms);
-		if (n < 0 && errno != EINTR)
+		int pr = sp_child_poll(&c, wait_ms);
+		if (pr != 0) /* exited (or poll failed: reap it below) */
 			break;
-		if (n > 0 && (pf[1].revents & (POLLIN | POLLHUP | POLLERR))) {
-			ssize_t r = read(pfd[0], buf, sizeof buf);
-			if (r > 0) {
-				if (cap)
-					sp_capture_add(cap, buf, (size_t)r);
-			} else if (r == 0 || (errno != EAGAIN && errno != EINTR)) {
-				out_open = false;
-			}
-		}
-		if (n > 0 && (pf[0].revents & POLLIN)) {
-			exited = true;
-			break;
-		}
 		now = sp_now_ns();
 		if (interrupt_at && !res->interrupted && now >= interrupt_at) {
 			res->interrupted = true;
 			res->interrupt_ns = now;
-			/* our child, not yet reaped: its pid and group cannot have been reused */
-			kill(-pid, o->interrupt_sig);
+			/* our child, not yet reaped: its group id cannot have been reused */
+			sp_child_signal(&c, o->interrupt_sig);
 		}
-		if (!killed && (now >= deadline || (o->abort_flag && *o->abort_flag))) {
+		if (!killed && (now >= deadline || (o->abort_flag && atomic_load(o->abort_flag)))) {
 			res->timed_out = now >= deadline;
 			res->aborted = !res->timed_out;
 			killed = true;
-			kill(-pid, SIGKILL);
+			sp_child_signal(&c, SIGKILL);
 			deadline = now + 5000000000ull; /* keep polling for the exit */
 		}
 	}
-	/* drain what is already in the pipe; a grandchild may keep it open */
-	for (int i = 0; i < 64 && out_open; i++) {
-		ssize_t r = read(pfd[0], buf, sizeof buf);
-		if (r <= 0)
-			break;
-		if (cap)
-			sp_capture_add(cap, buf, (size_t)r);
-	}
-	while (waitpid(pid, &res->status, 0) < 0 && errno == EINTR)
-		;
+	drain_now(&c, cap);
+	sp_child_wait(&c, sp_now_ns() + 5000000000ull); /* reaps; the group is kept (keep_group) */
+	res->status = c.status;
 	res->end_ns = sp_now_ns();
 	track_del(pid);
+	if (killed || (res->interrupted && o->interrupt_sig == SIGKILL)) {
+		/* the rest of the group got the signal too: wait (briefly) until it
+		 * is gone, orphans reaped, so that no sample or inventory taken
+		 * right after this sees a dying process of ours */
+		uint64_t until = sp_now_ns() + 2000000000ull;
+		while (kill(-pid, 0) == 0 && sp_now_ns() < until) {
+			sp_proc_reap_orphans();
+			struct timespec ts = {0, 5000000L};
+			nanosleep(&ts, NULL);
+		}
+	}
 	if (interrupt_at && !res->interrupted)
 		res->interrupt_missed = true;
-	close(pidfd);
-	close(pfd[0]);
+	sp_child_free(&c);
 	return 0;
 }
 

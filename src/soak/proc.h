@@ -6,6 +6,7 @@
 #ifndef SP_SOAK_PROC_H
 #define SP_SOAK_PROC_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -14,9 +15,14 @@
 #include "core/error.h"
 
 #define SP_CAP_HALF (32 * 1024 - 64) /* head + tail + elision line <= 64 KiB */
+/* a step's own output keeps half as much, so that one step's block (with
+ * its header and elision line) fits whole in its log file */
+#define SP_STEP_HALF (16 * 1024 - 64)
 
-/* Output of one child: the first SP_CAP_HALF bytes and the last SP_CAP_HALF. */
+/* Output of one child: the first half bytes and the last half (half:
+ * SP_CAP_HALF when 0). */
 typedef struct sp_capture {
+	size_t half;
 	char head[SP_CAP_HALF];
 	size_t head_len;
 	char tail[SP_CAP_HALF]; /* ring */
@@ -25,9 +31,16 @@ typedef struct sp_capture {
 } sp_capture;
 
 void sp_capture_add(sp_capture *c, const char *buf, size_t len);
+/* An empty capture of the calling thread's own, reused from one child to
+ * the next (no 64 KiB allocated per operation: the runner's memory stays
+ * flat); freed when the thread ends. */
+sp_capture *sp_capture_for_thread(size_t half);
 /* The captured text with a "[... N bytes elided ...]" line when bytes were
  * dropped; a new NUL-terminated string. */
 char *sp_capture_text(const sp_capture *c, size_t *len);
+/* The same in the calling thread's own buffer, valid until its next call
+ * (no allocation per operation). */
+const char *sp_capture_text_thread(const sp_capture *c, size_t *len);
 
 typedef struct sp_proc_result {
 	int status;           /* waitpid status, valid when !spawn_errno */
@@ -44,7 +57,7 @@ typedef struct sp_run_opts {
 	int interrupt_ms;     /* <0: none; else send interrupt_sig to the group after this */
 	int interrupt_sig;
 	char *const *envp;
-	volatile int *abort_flag; /* when it becomes non-zero, kill the group (SIGKILL) */
+	const atomic_int *abort_flag; /* when it becomes non-zero, kill the group (SIGKILL) */
 	bool stderr_null;     /* capture stdout only; stderr goes to /dev/null */
 } sp_run_opts;
 

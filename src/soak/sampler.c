@@ -48,6 +48,7 @@ struct pcache {
 };
 
 #define SP_RECHECK 16
+#define SP_BIG_BUF (256 * 1024)
 #define SP_EMPTY_TRIES 3
 
 struct sp_sampler {
@@ -65,12 +66,15 @@ struct sp_sampler {
 	int *idx;          /* open addressing pid -> index into p, -1 empty */
 	size_t idxcap;
 	struct pcache *cache; /* open addressing by pid, pid 0 = empty */
+	struct pcache *spare; /* the previous table, for the next scan */
+	size_t sparecap;
 	size_t cachecap;   /* power of two */
 	unsigned long scan_no;
 	long long cached_fds;
 	unsigned long long *socks;
 	size_t nsocks, capsocks;
 	char *big; /* environ/cmdline buffer */
+	char *ignore_cg; /* a cgroup name not counted */
 	bool fd_size_works;
 	struct pref *pref;
 	size_t capref;
@@ -101,6 +105,11 @@ sp_sampler *sp_sampler_new(pid_t root, const char *prefix, const char *state_dir
 	pthread_mutex_init(&s->mu, NULL);
 	struct stat st;
 	s->fd_size_works = stat("/proc/self/fd", &st) == 0 && st.st_size > 0;
+	/* the environ/cmdline buffer, resident from the start: touched page by
+	 * page as ever larger environments are read, it made the runner's
+	 * memory creep for as long as new processes appeared on the host */
+	s->big = sp_xmalloc(SP_BIG_BUF);
+	memset(s->big, 0, SP_BIG_BUF);
 	return s;
 }
 
@@ -125,8 +134,10 @@ void sp_sampler_free(sp_sampler *s)
 			free(s->cache[i].socks);
 		}
 	free(s->cache);
+	free(s->spare);
 	free(s->socks);
 	free(s->big);
+	free(s->ignore_cg);
 	free(s->pref);
 	pthread_mutex_destroy(&s->mu);
 	free(s);
@@ -259,10 +270,8 @@ static bool block_has(const char *buf, size_t len, const char *needle, bool whol
 static int marker_bits(sp_sampler *s, pid_t pid, bool *unsure)
 {
 	char path[64];
-	const size_t bigsz = 256 * 1024;
+	const size_t bigsz = SP_BIG_BUF;
 	int bits = 0;
-	if (!s->big)
-		s->big = sp_xmalloc(bigsz);
 	char *big = s->big;
 	snprintf(path, sizeof path, "%d/environ", (int)pid);
 	ssize_t n = read_at(s->procfd, path, big, bigsz);
@@ -394,9 +403,19 @@ static void scan_procs(sp_sampler *s)
 		pids[npids++] = (pid_t)atoi(de->d_name);
 	}
 	closedir(d);
-	while (ccap < npids * 2 || ccap < want / 2)
+	/* the table only grows, and the previous one is reused: a sample
+	 * allocates nothing once the host's process count has peaked */
+	while (ccap < npids * 2 || ccap < want)
 		ccap *= 2;
-	struct pcache *nc = sp_xcalloc(ccap, sizeof *nc);
+	struct pcache *nc;
+	if (s->spare && s->sparecap == ccap) {
+		nc = s->spare;
+		memset(nc, 0, ccap * sizeof *nc);
+	} else {
+		free(s->spare);
+		nc = sp_xcalloc(ccap, sizeof *nc);
+	}
+	s->spare = NULL;
 	if (s->capp < npids) {
 		s->capp = npids + 64;
 		s->p = sp_xrealloc(s->p, s->capp * sizeof *s->p);
@@ -500,7 +519,8 @@ static void scan_procs(sp_sampler *s)
 	for (size_t i = 0; i < s->cachecap; i++)
 		if (s->cache[i].pid > 0)
 			cache_drop(s, &s->cache[i]);
-	free(s->cache);
+	s->spare = s->cache; /* its live entries moved over, the rest dropped */
+	s->sparecap = s->cachecap;
 	s->cache = nc;
 	s->cachecap = ccap;
 	idx_build(s);
@@ -731,7 +751,7 @@ static void count_mounts(sp_sampler *s, long long *global, long long *owned, cha
 	}
 }
 
-static long long count_cgroups(int dfd, const char *prefix, int depth)
+static long long count_cgroups(int dfd, const char *prefix, const char *ignore, int depth)
 {
 	long long n = 0;
 	int fd = dup(dfd);
@@ -746,12 +766,12 @@ static long long count_cgroups(int dfd, const char *prefix, int depth)
 	while ((de = readdir(d))) {
 		if (de->d_type != DT_DIR || de->d_name[0] == '.')
 			continue;
-		if (strstr(de->d_name, prefix))
+		if (strstr(de->d_name, prefix) && !(ignore && !strcmp(de->d_name, ignore)))
 			n++;
 		if (depth < 3) {
 			int sub = openat(dirfd(d), de->d_name, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
 			if (sub >= 0) {
-				n += count_cgroups(sub, prefix, depth + 1);
+				n += count_cgroups(sub, prefix, ignore, depth + 1);
 				close(sub);
 			}
 		}
@@ -829,6 +849,23 @@ static long long disk_bytes(const char *dir)
 	return st.bytes;
 }
 
+/* The runner's own RSS, exact: /proc/PID/stat (and statm) give the
+ * kernel's per-CPU batched counters, off by up to 32 pages per CPU, which
+ * over a short run looks like a slope. smaps_rollup walks the page tables
+ * (cheap for one small process). */
+static long long exact_rss(sp_sampler *s, pid_t pid, long long fallback)
+{
+	char path[64], buf[2048];
+	snprintf(path, sizeof path, "%d/smaps_rollup", (int)pid);
+	if (read_at(s->procfd, path, buf, sizeof buf) <= 0)
+		return fallback;
+	const char *l = strstr(buf, "\nRss:");
+	if (!l)
+		return fallback;
+	long long kib = strtoll(l + 5, NULL, 10);
+	return kib > 0 ? kib * 1024 : fallback;
+}
+
 void sp_sampler_take(sp_sampler *s, sp_sample *o)
 {
 	pthread_mutex_lock(&s->mu);
@@ -840,7 +877,7 @@ void sp_sampler_take(sp_sampler *s, sp_sample *o)
 	for (size_t i = 0; i < s->np; i++) {
 		struct pinfo *pi = &s->p[i];
 		if (pi->pid == s->root) {
-			o->runner_rss_bytes = pi->rss_pages * s->page;
+			o->runner_rss_bytes = exact_rss(s, pi->pid, pi->rss_pages * s->page);
 			continue;
 		}
 		if (!pi->own)
@@ -862,7 +899,7 @@ void sp_sampler_take(sp_sampler *s, sp_sample *o)
 	int cg = open("/sys/fs/cgroup", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	o->owned_cgroups = 0;
 	if (cg >= 0) {
-		o->owned_cgroups = count_cgroups(cg, s->prefix, 0);
+		o->owned_cgroups = count_cgroups(cg, s->prefix, s->ignore_cg, 0);
 		close(cg);
 	}
 	o->disk_bytes = disk_bytes(s->state_dir);
@@ -886,8 +923,8 @@ pid_t *sp_sampler_signalable(sp_sampler *s, size_t *n)
 	scan_procs(s);
 	pid_t *out = sp_xcalloc(s->np + 1, sizeof(pid_t));
 	*n = 0;
-	for (size_t i = 0; i < s->np; i++)
-		if (s->p[i].own & (SP_OWN_TREE | SP_OWN_ENV | SP_OWN_CGROUP))
+	for (size_t i = 0; i < s->np; i++) /* a zombie is dead already: its parent reaps it, or init */
+		if ((s->p[i].own & (SP_OWN_TREE | SP_OWN_ENV | SP_OWN_CGROUP)) && s->p[i].state != 'Z')
 			out[(*n)++] = s->p[i].pid;
 	pthread_mutex_unlock(&s->mu);
 	return out;
@@ -920,4 +957,37 @@ char **sp_sampler_owned_mounts(sp_sampler *s, size_t *n)
 		*w = '\0';
 	}
 	return list;
+}
+
+void sp_sampler_ignore_cgroup(sp_sampler *s, const char *name)
+{
+	free(s->ignore_cg);
+	s->ignore_cg = name ? sp_xstrdup(name) : NULL;
+}
+
+size_t sp_sampler_descendants(sp_sampler *s, pid_t pid, pid_t **pids, unsigned long long **starts)
+{
+	pthread_mutex_lock(&s->mu);
+	scan_procs(s);
+	*pids = sp_xcalloc(s->np + 1, sizeof(pid_t));
+	*starts = sp_xcalloc(s->np + 1, sizeof(unsigned long long));
+	size_t n = 0;
+	for (size_t i = 0; i < s->np; i++) {
+		if (s->p[i].pid == pid)
+			continue;
+		int cur = (int)i;
+		for (int depth = 0; cur >= 0 && depth < 4096; depth++) {
+			pid_t pp = s->p[cur].ppid;
+			if (pp == pid) {
+				(*pids)[n] = s->p[i].pid;
+				(*starts)[n++] = s->p[i].starttime;
+				break;
+			}
+			if (pp <= 1)
+				break;
+			cur = idx_find(s, pp);
+		}
+	}
+	pthread_mutex_unlock(&s->mu);
+	return n;
 }

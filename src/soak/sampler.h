@@ -44,6 +44,14 @@ pid_t *sp_sampler_signalable(sp_sampler *s, size_t *n);
 /* mount points under the state directory, deepest first (new strv-like array) */
 char **sp_sampler_owned_mounts(sp_sampler *s, size_t *n);
 
+/* The descendants of pid in a fresh scan (children, their children ...),
+ * with their start times (field 22 of /proc/PID/stat), in new arrays;
+ * returns how many. */
+size_t sp_sampler_descendants(sp_sampler *s, pid_t pid, pid_t **pids, unsigned long long **starts);
+/* a cgroup directory name not to count as owned (the run's own cgroup, in
+ * which the runner itself lives) */
+void sp_sampler_ignore_cgroup(sp_sampler *s, const char *name);
+
 /* count the entries of a directory (0 when missing) */
 long long sp_count_dir(const char *path);
 

@@ -620,6 +620,13 @@ int sp_workload_parse(sp_workload *w, const char *text, size_t len, const char *
 		goto out;
 	if ((v = map_get(root, "rate")) && get_num(p, v, "rate", 0, 100000, &w->rate) < 0)
 		goto out;
+	if (w->rate > 0 && w->rate < SP_RATE_MIN) {
+		/* 1e9 / rate nanoseconds must stay a meaningful interval (a tiny rate
+		 * once overflowed into "unbounded") */
+		sp_usage(err, "%s:%d: 'rate' must be 0 (unbounded) or from %g to 100000 operations per second (got '%.40s')",
+			 origin, v->line, SP_RATE_MIN, v->str);
+		goto out;
+	}
 	if ((v = map_get(root, "timeout_ms")) && get_int32(p, v, "timeout_ms", 1, 3600000, &w->timeout_ms) < 0)
 		goto out;
 	if ((v = map_get(root, "mix")) && get_mix(p, v, w->mix) < 0)
@@ -660,8 +667,13 @@ int sp_workload_parse(sp_workload *w, const char *text, size_t len, const char *
 	r = 0;
 out:
 	sp_ynode_free(root);
-	if (r < 0)
+	if (r < 0) {
 		sp_workload_free(w);
+		/* one line, whatever the file's strings hold */
+		for (char *c = err->msg; *c; c++)
+			if ((unsigned char)*c < 0x20 || *c == 0x7f)
+				*c = '?';
+	}
 	return r;
 }
 

@@ -22,6 +22,8 @@ typedef enum {
 
 const char *sp_class_name(sp_class c);
 
+#define SP_RATE_MIN 0.0001 /* operations per second: one every 10,000 s */
+
 typedef struct sp_wstep {
 	char *op;          /* operation name (operations.tsv "operation") */
 	sp_strv argv;      /* argument vector, placeholders unexpanded */
@@ -77,7 +79,7 @@ typedef struct sp_workload {
 	char *prefix;      /* declared ownership prefix; the run adds its id */
 	char *rootfs;      /* optional, placeholders allowed */
 	int concurrency;
-	double rate;       /* target operations per second, 0 = unbounded */
+	double rate;       /* target operations per second, 0 = unbounded, else >= SP_RATE_MIN */
 	int timeout_ms;
 	int mix[SP_CLASS_COUNT];
 	long long fd_growth_max;

@@ -1,4 +1,6 @@
 /* libyaml events -> sp_ynode tree (see yamltree.h). */
+#include <stdbool.h>
+#include <stdint.h>
 #include <string.h>
 #include <yaml.h>
 
@@ -23,6 +25,20 @@ static sp_ynode *node_new(sp_ynode_kind kind, int line)
 	return n;
 }
 
+void sp_yaml_printable(const char *s, char *out, size_t size)
+{
+	size_t len = strlen(s), n = 0;
+	bool cut = len + 1 > size;
+	size_t keep = cut ? (size > 4 ? size - 4 : 0) : len;
+	for (; n < keep; n++)
+		out[n] = (unsigned char)s[n] < 0x20 || s[n] == 0x7f ? '?' : s[n];
+	if (cut && size >= 4) {
+		memcpy(out + n, "...", 3);
+		n += 3;
+	}
+	out[n] = '\0';
+}
+
 void sp_ynode_free(sp_ynode *n)
 {
 	if (!n)
@@ -33,6 +49,50 @@ void sp_ynode_free(sp_ynode *n)
 	free(n->items);
 	free(n->str);
 	free(n);
+}
+
+/* The keys of one mapping, for the duplicate check: open addressing on
+ * FNV-1a, so that a mapping of n keys costs O(n) (a linear scan per key made
+ * a 1 MB workload of many keys take half a minute to reject). */
+struct keyset {
+	const char **v;
+	size_t cap, n;
+};
+
+static uint64_t fnv1a(const char *s)
+{
+	uint64_t h = 1469598103934665603ULL;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+	return h;
+}
+
+/* Add key; false when it was there already. */
+static bool keyset_add(struct keyset *k, const char *key)
+{
+	if (2 * (k->n + 1) > k->cap) {
+		size_t ncap = k->cap ? 2 * k->cap : 16;
+		const char **nv = sp_xcalloc(ncap, sizeof *nv);
+		for (size_t i = 0; i < k->cap; i++)
+			if (k->v[i]) {
+				size_t h = (size_t)fnv1a(k->v[i]) & (ncap - 1);
+				while (nv[h])
+					h = (h + 1) & (ncap - 1);
+				nv[h] = k->v[i];
+			}
+		free(k->v);
+		k->v = nv;
+		k->cap = ncap;
+	}
+	size_t h = (size_t)fnv1a(key) & (k->cap - 1);
+	while (k->v[h]) {
+		if (!strcmp(k->v[h], key))
+			return false;
+		h = (h + 1) & (k->cap - 1);
+	}
+	k->v[h] = key;
+	k->n++;
+	return true;
 }
 
 static int next_event(struct builder *b, yaml_event_t *ev)
@@ -79,6 +139,7 @@ static int build(struct builder *b, yaml_event_t *ev, int depth, sp_ynode **out)
 			return sp_usage(b->err, "%s:%d: anchors are not allowed in a workload", b->origin, line);
 		sp_ynode *n = node_new(is_map ? SP_YN_MAP : SP_YN_SEQ, line);
 		sp_ynode *key = NULL; /* MAP: key read, value pending */
+		struct keyset keys = {0};
 		size_t cap = 0;
 		for (;;) {
 			yaml_event_t cev;
@@ -99,12 +160,13 @@ static int build(struct builder *b, yaml_event_t *ev, int depth, sp_ynode **out)
 					sp_ynode_free(child);
 					goto fail_container;
 				}
-				for (size_t i = 0; i < n->n; i++)
-					if (!strcmp(n->items[2 * i]->str, child->str)) {
-						sp_usage(b->err, "%s:%d: duplicate key '%s'", b->origin, child->line, child->str);
-						sp_ynode_free(child);
-						goto fail_container;
-					}
+				if (!keyset_add(&keys, child->str)) {
+					char shown[64];
+					sp_yaml_printable(child->str, shown, sizeof shown);
+					sp_usage(b->err, "%s:%d: duplicate key '%s'", b->origin, child->line, shown);
+					sp_ynode_free(child);
+					goto fail_container;
+				}
 				key = child;
 				continue;
 			}
@@ -126,11 +188,13 @@ static int build(struct builder *b, yaml_event_t *ev, int depth, sp_ynode **out)
 			n->n++;
 		}
 		sp_ynode_free(key);
+		free(keys.v);
 		*out = n;
 		return 0;
 fail_container:
 		sp_ynode_free(key);
 		sp_ynode_free(n);
+		free(keys.v);
 		return -1;
 	}
 	case YAML_NO_EVENT:

@@ -25,5 +25,8 @@ typedef struct sp_ynode {
  * usage error "origin:line: ..." in err. */
 sp_ynode *sp_yaml_parse(const char *text, size_t len, const char *origin, sp_error *err);
 void sp_ynode_free(sp_ynode *n);
+/* s for a one-line message: control characters become '?', cut to size
+ * (with "..." when cut). */
+void sp_yaml_printable(const char *s, char *out, size_t size);
 
 #endif

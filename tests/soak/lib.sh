@@ -134,3 +134,69 @@ check_nothing_left() {
 workload_copy() { # SRC DEST STATE_ROOT
 	sed "s#^state_root: .*#state_root: $3#" "$1" > "$2"
 }
+
+# /proc/PID/... paths on stdin; those of zombies dropped (a dead process
+# reparented to an init that does not reap is an entry, not a process alive)
+not_zombies() {
+	local f pid
+	while read -r f; do
+		pid=${f#/proc/}
+		pid=${pid%%/*}
+		[ "$(sed 's/.*) //' "/proc/$pid/stat" 2>/dev/null | cut -c1)" = Z ] || echo "$f"
+	done
+}
+
+# What of a run is alive, seen from outside the runner, scoped to what the
+# run owns: prints "procs=N cgroup_procs=N cmdline_procs=N mounts=N cgroups=N"
+# (processes with the run's environment marker; processes whose cgroup path
+# carries the run prefix; processes whose command line names the run's state
+# dir or bundle: the runner, its supervisor, conmon, runtimes; mounts under
+# the state dir; cgroup directories named with the run prefix).
+alive_of_run() { # PREFIX STATE OUT
+	local p=$1 s=$2 o=$3
+	# "[/]tmp/..." matches the path but not grep's own command line
+	local sre="[${s:0:1}]${s:1}" ore="[${o:0:1}]${o:1}"
+	printf 'procs=%s cgroup_procs=%s cmdline_procs=%s mounts=%s cgroups=%s\n' \
+		"$(grep -lsz "^SANDPROBE_SOAK_PREFIX=$p\$" /proc/[0-9]*/environ 2>/dev/null | wc -l)" \
+		"$(grep -lsF -- "$p" /proc/[0-9]*/cgroup 2>/dev/null | not_zombies | wc -l)" \
+		"$(grep -lsa -e "$sre" -e "$ore" /proc/[0-9]*/cmdline 2>/dev/null | wc -l)" \
+		"$(grep -cF " $s" /proc/self/mountinfo)" \
+		"$(find /sys/fs/cgroup -maxdepth 4 -type d -name "*$p*" 2>/dev/null | wc -l)"
+}
+NOTHING_ALIVE="procs=0 cgroup_procs=0 cmdline_procs=0 mounts=0 cgroups=0"
+
+# wait (at most SECONDS) until nothing of the run is alive; prints the last reading
+wait_nothing_alive() { # PREFIX STATE OUT SECONDS
+	local i a
+	for ((i = 0; i < $4 * 10; i++)); do
+		a=$(alive_of_run "$1" "$2" "$3")
+		[ "$a" = "$NOTHING_ALIVE" ] && break
+		sleep 0.1
+	done
+	echo "$a"
+}
+
+# wait until FILE has more than N lines (at most SECONDS)
+wait_rows() { # FILE N SECONDS
+	local i
+	for ((i = 0; i < $3 * 10; i++)); do
+		[ -f "$1" ] && [ "$(wc -l < "$1")" -gt "$2" ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# the runner: the child of the supervisor (the process the test started)
+runner_of() { cat /proc/"$1"/task/*/children 2>/dev/null | tr ' ' '\n' | grep -m1 .; }
+
+kill_all_of_run() { # PREFIX STATE: the test removes what a failed case left (scoped to the run)
+	local p
+	for p in $(grep -lsz "^SANDPROBE_SOAK_PREFIX=$1\$" /proc/[0-9]*/environ | cut -d/ -f3) \
+		$(grep -lsF -- "$1" /proc/[0-9]*/cgroup | cut -d/ -f3); do
+		kill -9 "$p" 2>/dev/null
+	done
+	sleep 0.2
+	for m in $(awk -v s="$2" 'index($5, s) == 1 {print $5}' /proc/self/mountinfo | sort -r); do umount -l "$m" 2>/dev/null; done
+	find /sys/fs/cgroup -maxdepth 4 -depth -type d -name "*$1*" -exec rmdir {} \; 2>/dev/null
+	true
+}

@@ -18,15 +18,6 @@ tmp=$(sp_tmpdir)
 at_exit "rm -rf '$tmp'" # sp_tmpdir ran in a subshell: register the cleanup here
 workload_copy "$SP_ROOT/workloads/bwrap-churn.yaml" "$tmp/w.yaml" "$tmp"
 
-wait_rows() { # FILE N SECONDS
-	local i
-	for ((i = 0; i < $3 * 10; i++)); do
-		[ -f "$1" ] && [ "$(wc -l < "$1")" -gt "$2" ] && return 0
-		sleep 0.1
-	done
-	return 1
-}
-
 # SIGINT
 out=$tmp/int
 "$SP_BIN" soak --workload "$tmp/w.yaml" --profile G2 --duration 120 --sample-interval 1 --out "$out" --quiet >/dev/null 2>&1 &
@@ -71,6 +62,11 @@ if verify_available; then
 else
 	skip "verify not implemented on this branch yet"
 fi
+# what the killed run left (its journal and state dir) is reconciled once
+# the runner has finished cleaning up alone (tests/soak/sigkill.t tests this in depth)
+is "$(wait_nothing_alive "$prefix" "$state" "$out" 10)" "$NOTHING_ALIVE" "nothing of the killed run alive"
+"$SP_BIN" soak --reconcile "$tmp" >/dev/null
+is "$?" "0" "--reconcile removes what the killed run left"
 
 # security invariant: the real sandbox passes, the weakened one stops the run
 if [ "$(tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d ' ' | grep -cvx lo)" -eq 0 ]; then

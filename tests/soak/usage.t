@@ -57,6 +57,9 @@ bad_file "fault on unknown step" "bad.yaml:[0-9]+: fault step 'two' is not a ste
 bad_file "bad fault id" "bad.yaml:[0-9]+: fault id must be F01, F02, F03 or F07" 's/class: lifecycle/class: fault\n    fault: {id: F05, step: one}/'
 bad_file "alias" "bad.yaml:[0-9]+: (anchors|aliases) are not allowed" 's/^name: usage/name: \&a usage/'
 bad_file "missing state_root dir" "state_root $tmp/nope is not an existing directory" "s#^state_root: .*#state_root: $tmp/nope#"
+bad_file "tiny rate" "bad.yaml:6: 'rate' must be 0 \(unbounded\) or from 0.0001" 's/^prefix: spuse/prefix: spuse\nrate: 0.00001/'
+bad_file "newline in a value" "bad.yaml:[0-9]+: .* \(got 'life\?cycle'\)" 's/class: lifecycle/class: "life\\ncycle"/'
+
 
 bad_run "unknown profile" "--profile X1: must be R0, G2, R24 or E72" --workload "$tmp/good.yaml" --profile X1 --out "$tmp/out"
 bad_run "missing workload" "cannot read workload" --workload "$tmp/none.yaml" --profile R0 --out "$tmp/out"
@@ -81,6 +84,27 @@ is "$?" "0" "soak --help"
 sed 's#\[touch, "{state}/started-{gen}"\]#[sh, -c, "echo nofile=$(ulimit -n)"]#' "$tmp/good.yaml" > "$tmp/nofile.yaml"
 "$SP_BIN" soak --workload "$tmp/nofile.yaml" --profile R0 --out "$tmp/nofile" --quiet >/dev/null 2>&1
 like "$(cat "$tmp/nofile/logs/RUN-01.one.log")" "^nofile=$(ulimit -n)\$" "operations see the original open-files limit ($(ulimit -n))"
+# --reconcile: bad input is exit 2
+err=$("$SP_BIN" soak --reconcile relative/dir 2>&1 >/dev/null)
+is "$?" "2" "--reconcile with a relative path: exit 2"
+like "$err" "needs the absolute state_root" "--reconcile with a relative path: message"
+"$SP_BIN" soak --reconcile "$tmp/none" >/dev/null 2>&1
+is "$?" "2" "--reconcile of a missing directory: exit 2"
+"$SP_BIN" soak --reconcile "$tmp" --workload "$tmp/good.yaml" >/dev/null 2>&1
+is "$?" "2" "--reconcile with other options: exit 2"
+# a state directory of the workload's prefix without a journal: named, the run refuses
+mkdir "$tmp/spuse-0123abcd"
+err=$("$SP_BIN" soak --workload "$tmp/good.yaml" --profile R0 --out "$tmp/out" 2>&1 >/dev/null)
+is "$?" "2" "a leftover state dir without a journal: exit 2"
+like "$err" "state dir $tmp/spuse-0123abcd without a journal" "... named"
+ok test ! -e "$tmp/out"
+rmdir "$tmp/spuse-0123abcd"
+# an internal failure is exit 3, never 2
+sed 's#^scenarios:#setup: [["false"]]\nscenarios:#' "$tmp/good.yaml" > "$tmp/setup.yaml"
+err=$("$SP_BIN" soak --workload "$tmp/setup.yaml" --profile R0 --out "$tmp/setup" 2>&1 >/dev/null)
+is "$?" "3" "a failing setup step: exit 3"
+like "$err" "workload setup failed \(see $tmp/setup/logs/\)" "a failing setup step: message"
+is "$(ls "$tmp" | grep -c '^spuse-')" "0" "a failing setup step: state dir and journal removed"
 # the good workload does run (control for the cases above)
 "$SP_BIN" soak --workload "$tmp/good.yaml" --profile R0 --out "$tmp/ok" --quiet >/dev/null 2>&1
 ok test -f "$tmp/ok/summary.json"

@@ -135,6 +135,51 @@ static void test_bad(void)
 	bad("scenario missing steps", "    steps:\n      - {op: start", "    stepz:\n      - {op: start", "unknown key 'stepz' in a scenario");
 	bad("concurrency range", "concurrency: 3", "concurrency: 300", "'concurrency' must be an integer from 1 to 256");
 	bad("timeout zero", "timeout_ms: 500", "timeout_ms: 0", "'timeout_ms' must be an integer from 1 to 3600000");
+	/* a tiny rate once overflowed 1e9/rate into "unbounded" */
+	bad("tiny rate", "rate: 2.5", "rate: 0.0000000001", "w.yaml:8: 'rate' must be 0 (unbounded) or from 0.0001 to 100000");
+	bad("newline in a duplicate key", "name: unit", "name: unit\n\"a\\nb\": 1\n\"a\\nb\": 2", "w.yaml:4: duplicate key 'a?b'");
+	{
+		/* every message is one line, whatever the file's strings hold */
+		const char *at = strstr(good, "class: lifecycle");
+		char *text = sp_xasprintf("%.*sclass: \"life\\ncycle\"%s", (int)(at - good), good, at + strlen("class: lifecycle"));
+		sp_workload w;
+		sp_error err;
+		ok(parse(text, &w, &err) < 0 && !strchr(err.msg, '\n'), "a value with a newline: the error stays on one line (%s)", err.msg);
+		free(text);
+	}
+}
+
+/* Rejecting a workload is linear in its size: one mapping of many keys
+ * (the duplicate-key check was a scan per key, 36 s for 1 MB). */
+static double reject_ms(size_t nkeys)
+{
+	size_t cap = nkeys * 24 + 64, len = 0;
+	char *text = sp_xmalloc(cap);
+	len += (size_t)snprintf(text + len, cap - len, "version: 1\nthresholds:\n");
+	for (size_t i = 0; i < nkeys; i++)
+		len += (size_t)snprintf(text + len, cap - len, "  key%08zu: %zu\n", i, i);
+	sp_workload w;
+	sp_error err = {0};
+	double ms = 1e9;
+	int r = 0;
+	for (int rep = 0; rep < 3; rep++) { /* the best of three: the machine is shared */
+		uint64_t t = sp_now_ns();
+		r = sp_workload_parse(&w, text, len, "big.yaml", &err);
+		double m = (double)(sp_now_ns() - t) / 1e6;
+		if (m < ms)
+			ms = m;
+	}
+	ok(r < 0 && err.exit_code == SP_EXIT_USAGE, "%zu keys (%zu bytes): rejected as usage error (%s)", nkeys, len, err.msg);
+	free(text);
+	return ms;
+}
+
+static void test_linear_reject(void)
+{
+	/* 8x the keys: linear takes about 8x, a quadratic check 64x */
+	double small = reject_ms(12000), large = reject_ms(96000);
+	ok(large < 24 * (small > 1 ? small : 1), "8x the keys take %.1f ms against %.1f ms: linear, not quadratic", large, small);
+	ok(large < 5000, "a workload of 96000 keys (2 MB) is rejected in %.0f ms", large);
 }
 
 static void test_expand(void)
@@ -165,12 +210,28 @@ static void test_redact(void)
 		{"ghp_0123456789abcdefghijABCDEFGHIJ", "[REDACTED]"},
 		{"nothing secret here: 42 tokens", "nothing secret here: 42 tokens"},
 		{"-----BEGIN PRIVATE KEY-----\nMIIEv\n-----END PRIVATE KEY-----\nafter", "[REDACTED]\n[REDACTED]\n[REDACTED]\nafter"},
+		/* the BEGIN line was elided: the body before END is redacted back to the elision line */
+		{"head\n[... 99 bytes elided ...]\nMIIEvQIBADAN\nBgkqhkiG9w0\n-----END PRIVATE KEY-----\ntail",
+		 "head\n[... 99 bytes elided ...]\n[REDACTED]\n[REDACTED]\n[REDACTED]\ntail"},
 	};
 	for (size_t i = 0; i < SP_ARRAY_SIZE(cases); i++) {
 		char *r = sp_redact(cases[i].in, strlen(cases[i].in), NULL);
 		is_str(r, cases[i].out, "redact case %zu", i);
 		free(r);
 	}
+	/* NUL bytes inside a line (once a heap overflow): kept as spaces, and
+	 * the rest of the line is still redacted */
+	static const char nul[] = "a\0b token=tok123456789 \0\0 password=hunter22\nnext";
+	size_t olen = 0;
+	char *r = sp_redact(nul, sizeof nul - 1, &olen);
+	is_str(r, "a b token=[REDACTED]    password=[REDACTED]\nnext", "NUL bytes: the whole line kept and redacted");
+	is_int(olen, strlen(r), "NUL bytes: no NUL in the output");
+	free(r);
+	char *zeros = calloc(1, 100000);
+	r = sp_redact(zeros, 100000, &olen);
+	ok(olen == 100000 && r[0] == ' ' && r[99999] == ' ', "100000 NUL bytes: 100000 spaces");
+	free(r);
+	free(zeros);
 }
 
 static void test_capture(void)
@@ -178,6 +239,7 @@ static void test_capture(void)
 	sp_capture *c = calloc(1, sizeof *c);
 	char buf[1000];
 	memset(buf, 'x', sizeof buf);
+	buf[sizeof buf - 1] = '\n';
 	for (int i = 0; i < 200; i++) {
 		buf[0] = (char)('A' + i % 26);
 		sp_capture_add(c, buf, sizeof buf);
@@ -187,13 +249,50 @@ static void test_capture(void)
 	ok(len <= 65536, "capture: head + tail + elision line <= 64 KiB (%zu)", len);
 	like_str(t, "bytes elided ...]", "capture: elision line");
 	ok(t[0] == 'A', "capture: head kept");
-	ok(t[len - 1] == 'x' && c->total == 200000, "capture: tail kept, total counted");
+	ok(t[len - 1] == '\n' && t[len - 2] == 'x' && c->total == 200000, "capture: tail kept, total counted");
 	free(t);
 	memset(c, 0, sizeof *c);
 	sp_capture_add(c, "short\n", 6);
 	t = sp_capture_text(c, &len);
 	is_str(t, "short\n", "capture: small output verbatim");
 	free(t);
+
+	/* a secret straddling the elision point: the kept tail starts at a line
+	 * boundary, so a line whose key was elided is dropped, never kept as a
+	 * bare value; the head ends at a line boundary too */
+	memset(c, 0, sizeof *c);
+	const size_t total = 3 * SP_CAP_HALF;
+	char *big = sp_xmalloc(total + 1);
+	memset(big, 'y', total);
+	for (size_t i = 99; i < total; i += 100)
+		big[i] = '\n';
+	/* a line "api_key: S3CRETVALUE" across the start of the kept tail */
+	const char *line = "api_key: S3CRETVALUE-0123456789";
+	size_t cut = total - SP_CAP_HALF; /* first byte of the kept tail */
+	size_t at = cut - 12;             /* the key before the cut, the value after it */
+	memcpy(big + at, line, strlen(line));
+	big[at - 1] = '\n';
+	big[at + strlen(line)] = '\n';
+	/* and a line across the end of the head */
+	memcpy(big + SP_CAP_HALF - 9, "password: hunter22", 18);
+	big[SP_CAP_HALF - 10] = '\n';
+	sp_capture_add(c, big, total);
+	t = sp_capture_text(c, &len);
+	ok(!strstr(t, "S3CRET") && !strstr(t, "VALUE-0123"), "elision: no part of a value whose key was cut off survives");
+	ok(!strstr(t, "passw") && !strstr(t, "hunter"), "elision: the partial last line of the head is dropped");
+	char *el = strstr(t, "bytes elided ...]\n");
+	ok(el && el[-1] != '\n', "elision line present");
+	ok(el && (el + 18 == t + len || el[18] == 'y'), "the kept tail starts with a whole line");
+	size_t hl = (size_t)(strstr(t, "[... ") - t);
+	ok(hl > 0 && t[hl - 1] == '\n', "the kept head ends with a whole line");
+	unsigned long long shown = 0;
+	sscanf(strstr(t, "[... ") + 5, "%llu", &shown);
+	is_int((long long)(hl + shown + (size_t)(t + len - (el + 18))), (long long)total, "kept + elided bytes add up to the total");
+	char *red = sp_redact(t, len, NULL);
+	ok(!strstr(red, "S3CRET"), "elided and redacted: the secret is gone");
+	free(red);
+	free(t);
+	free(big);
 	free(c);
 }
 
@@ -330,6 +429,7 @@ int main(void)
 {
 	test_good();
 	test_bad();
+	test_linear_reject();
 	test_expand();
 	test_redact();
 	test_capture();

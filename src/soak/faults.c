@@ -1,0 +1,226 @@
+/* The fault injector. F01/F07 interrupt a step's own process group (the
+ * runner's child, not yet reaped, so its pid cannot have been reused).
+ * F02/F03 read a pid file, pin the process with a pidfd, prove it is owned,
+ * note every process that descends from it, and only then signal it; after
+ * the recover steps, the record passes only when they all succeeded inside
+ * the RTO and none of the target's processes survived (a recover check of
+ * the workload's own cannot pass a survivor: this is the runner's ground
+ * truth, read from /proc and the pidfds). */
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "soak/run.h"
+
+static void sleep_unless_aborted(struct run *r, int ms)
+{
+	uint64_t end = sp_now_ns() + (uint64_t)ms * 1000000ull;
+	while (!atomic_load(&r->sch.abort_ops)) {
+		uint64_t now = sp_now_ns();
+		if (now >= end)
+			break;
+		uint64_t d = end - now > 50000000ull ? 50000000ull : end - now;
+		struct timespec ts = {0, (long)d};
+		nanosleep(&ts, NULL);
+	}
+}
+
+/* the processes of a fault target: pidfds of the target and its descendants */
+struct victims {
+	int *fd;
+	pid_t *pid;
+	size_t n;
+};
+
+static void victims_free(struct victims *v)
+{
+	for (size_t i = 0; i < v->n; i++)
+		close(v->fd[i]);
+	free(v->fd);
+	free(v->pid);
+	memset(v, 0, sizeof *v);
+}
+
+static unsigned long long start_time_of(pid_t pid)
+{
+	char path[64], buf[1024];
+	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+	if (sp_read_file(path, buf, sizeof buf) <= 0)
+		return 0;
+	const char *c = strrchr(buf, ')');
+	for (int f = 2; c && f < 22; f++) /* field 22: starttime */
+		c = strchr(c + 1, ' ');
+	return c ? strtoull(c + 1, NULL, 10) : 0;
+}
+
+/* pin the target's descendants (each proven the same process after its
+ * pidfd is open: same start time as in the scan) */
+static void pin_descendants(struct run *r, pid_t target, struct victims *v)
+{
+	pid_t *pids = NULL;
+	unsigned long long *starts = NULL;
+	size_t n = sp_sampler_descendants(r->smp.sampler, target, &pids, &starts);
+	v->fd = sp_xrealloc(v->fd, (v->n + n + 1) * sizeof *v->fd);
+	v->pid = sp_xrealloc(v->pid, (v->n + n + 1) * sizeof *v->pid);
+	for (size_t i = 0; i < n; i++) {
+		int fd = (int)syscall(SYS_pidfd_open, pids[i], 0);
+		if (fd < 0)
+			continue;
+		if (start_time_of(pids[i]) != starts[i]) {
+			close(fd);
+			continue;
+		}
+		v->fd[v->n] = fd;
+		v->pid[v->n++] = pids[i];
+	}
+	free(pids);
+	free(starts);
+}
+
+/* Wait until every pinned process has exited, at most until deadline;
+ * survivors are killed (they descend from an owned target) and described. */
+static size_t reap_survivors(struct run *r, struct victims *v, uint64_t deadline, char *desc, size_t descsz)
+{
+	for (;;) {
+		size_t alive = 0;
+		for (size_t i = 0; i < v->n; i++) {
+			struct pollfd pf = {.fd = v->fd[i], .events = POLLIN};
+			if (poll(&pf, 1, 0) == 0)
+				alive++;
+		}
+		if (!alive || sp_now_ns() >= deadline || atomic_load(&r->sch.abort_ops))
+			break;
+		struct timespec ts = {0, 50000000L};
+		nanosleep(&ts, NULL);
+	}
+	size_t survivors = 0, dl = 0;
+	desc[0] = '\0';
+	for (size_t i = 0; i < v->n; i++) {
+		struct pollfd pf = {.fd = v->fd[i], .events = POLLIN};
+		if (poll(&pf, 1, 0) != 0)
+			continue;
+		char path[64], comm[32] = "?";
+		snprintf(path, sizeof path, "/proc/%d/comm", (int)v->pid[i]);
+		if (sp_read_file(path, comm, sizeof comm) > 0)
+			comm[strcspn(comm, "\n")] = '\0';
+		if (survivors++ < 4 && dl + 1 < descsz)
+			dl += (size_t)snprintf(desc + dl, descsz - dl, " survivor:%d(%s)", (int)v->pid[i], comm);
+		syscall(SYS_pidfd_send_signal, v->fd[i], SIGKILL, NULL, 0);
+	}
+	return survivors;
+}
+
+static void recover_after_fault(struct run *r, struct scen_state *st, unsigned long long gen, const char *target,
+				uint64_t fault_ns, bool injected, struct victims *v)
+{
+	const sp_wfault *f = &st->sc->fault;
+	bool ok = sp_soak_run_steps(r, st, &st->sc->recover, gen);
+	char desc[256] = "";
+	size_t survivors = 0;
+	if (v && v->n)
+		survivors = reap_survivors(r, v, fault_ns + (uint64_t)f->rto_ms * 1000000ull, desc, sizeof desc);
+	uint64_t end = sp_now_ns();
+	long long rec_ms = (long long)((end - fault_ns) / 1000000ull);
+	char *t = sp_xasprintf("%s%s", target, desc);
+	sp_soak_record_fault(r, f, t, sp_soak_ns_to_ts(r, fault_ns), sp_soak_ns_to_ts(r, end), rec_ms,
+			     injected && ok && !survivors && rec_ms <= f->rto_ms);
+	if (survivors)
+		sp_soak_note(r, "fault %s: %zu process(es) of the target outlived the recovery:%s (killed)", f->id, survivors,
+			     desc);
+	free(t);
+}
+
+/* F02/F03: signal the owned process named by the pidfile */
+static void inject_pidfile_fault(struct run *r, struct scen_state *st, unsigned long long gen)
+{
+	const sp_wfault *f = &st->sc->fault;
+	char idbuf[96], genbuf[32], target[200], buf[64];
+	sp_vars v;
+	sp_soak_vars_for(r, st, gen, &v, idbuf, sizeof idbuf, genbuf, sizeof genbuf);
+	if (f->after_ms > 0)
+		sleep_unless_aborted(r, f->after_ms);
+	if (atomic_load(&r->sch.abort_ops))
+		return;
+	char *pidfile = sp_expand(f->pidfile, &v);
+	long pid = -1;
+	const char *why = NULL;
+	if (!pidfile || sp_read_file(pidfile, buf, sizeof buf) <= 0) {
+		why = "pidfile-unreadable";
+	} else {
+		char *end;
+		pid = strtol(buf, &end, 10);
+		if (end == buf || pid <= 1 || pid == getpid())
+			why = "pidfile-invalid";
+	}
+	snprintf(target, sizeof target, "pid:%ld(%s)", pid, pidfile ? pidfile : "?");
+	struct victims vic = {0};
+	if (!why) {
+		int pfd = (int)syscall(SYS_pidfd_open, (pid_t)pid, 0);
+		if (pfd < 0) {
+			why = "target-gone";
+		} else {
+			/* ownership proven after the pidfd pins the process, before the signal */
+			int own = sp_sampler_owner(r->smp.sampler, (pid_t)pid);
+			if (!(own & (SP_OWN_TREE | SP_OWN_ENV | SP_OWN_CGROUP))) {
+				why = "target-not-owned";
+				close(pfd);
+			} else {
+				pin_descendants(r, (pid_t)pid, &vic);
+				if (syscall(SYS_pidfd_send_signal, pfd, f->signal, NULL, 0) < 0) {
+					why = "signal-failed";
+					close(pfd);
+				} else {
+					vic.fd = sp_xrealloc(vic.fd, (vic.n + 1) * sizeof *vic.fd);
+					vic.pid = sp_xrealloc(vic.pid, (vic.n + 1) * sizeof *vic.pid);
+					vic.fd[vic.n] = pfd; /* the target itself must be gone too */
+					vic.pid[vic.n++] = (pid_t)pid;
+				}
+			}
+		}
+	}
+	uint64_t t = sp_now_ns();
+	sp_soak_record_op(r, st, f->id, why ? OP_FAIL : OP_FAULT, t, t, gen, why ? why : sigabbrev_np(f->signal));
+	if (why && !strcmp(why, "target-not-owned")) {
+		/* the workload pointed a fault outside the run: a safety invariant */
+		sp_soak_note(r, "fault %s target %s is not owned by the run; stopping", f->id, target);
+		sp_soak_set_stop(r, 2, "invariant");
+	}
+	free(pidfile);
+	recover_after_fault(r, st, gen, target, t, why == NULL, &vic);
+	victims_free(&vic);
+}
+
+bool sp_soak_fault_step(struct run *r, struct scen_state *st, const sp_wstep *step, unsigned long long gen)
+{
+	const sp_scenario *sc = st->sc;
+	const sp_wfault *f = &sc->fault;
+	bool interrupt = !strcmp(f->id, "F01") || !strcmp(f->id, "F07");
+	bool first = step == &sc->steps.v[0];
+	sp_proc_result res;
+	enum op_result o = sp_soak_run_step(r, st, step, gen, true, interrupt ? f->after_ms : -1, f->signal, &res);
+	if (o == OP_SKIPPED) {
+		if (!first && !atomic_load(&r->sch.abort_ops))
+			sp_soak_run_steps(r, st, &sc->recover, gen);
+		return true;
+	}
+	if (interrupt) {
+		char target[160];
+		snprintf(target, sizeof target, "%s:%s(client)", sc->id, step->op);
+		/* finished (or failed) before the planned interruption: not injected */
+		recover_after_fault(r, st, gen, target, o == OP_FAULT ? res.interrupt_ns : res.end_ns, o == OP_FAULT, NULL);
+		return true;
+	}
+	if (o != OP_OK) {
+		if (!atomic_load(&r->sch.abort_ops))
+			sp_soak_run_steps(r, st, &sc->recover, gen);
+		return true;
+	}
+	inject_pidfile_fault(r, st, gen); /* F02 / F03 after this step */
+	return true;
+}
