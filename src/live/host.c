@@ -716,22 +716,50 @@ static void uk_seccomp(sp_lane *l, json_t *spec, bool oci_seccomp)
 		sp_lane_add(l, "host.seccomp", "pass", exp, obs, "%s", workload ? "the workload's filter is loaded" : "not claimed");
 }
 
+/* the doctor's reading of no_new_privs: "NoNewPrivs N in status", or where
+ * the status has no such line (gVisor) "N from prctl"; -1 when neither */
+static int doctor_nnp(const char *in)
+{
+	const char *p = in ? strstr(in, "NoNewPrivs ") : NULL;
+	if (p && (p[11] == '0' || p[11] == '1') && !isdigit((unsigned char)p[12]))
+		return p[11] - '0';
+	p = in ? strstr(in, " from prctl") : NULL;
+	if (p && p > in && (p[-1] == '0' || p[-1] == '1') && (p - 1 == in || !isdigit((unsigned char)p[-2])))
+		return p[-1] - '0';
+	return -1;
+}
+
+/* no_new_privs of the workload is a flag of gVisor's kernel, not of the host
+ * process: the host reads the engine's view (the spec's noNewPrivileges),
+ * compares it with what gVisor's kernel told the doctor (prctl: gVisor's
+ * status has no NoNewPrivs line) and reports the Sentry's own flag, which the
+ * host kernel holds for the sandbox process. gVisor (this release) ignores a
+ * false noNewPrivileges: its kernel never honours set-user-ID bits or file
+ * capabilities at execve, so the doctor sees 1 either way; a spec that does
+ * not ask for it still fails a launch that claims it. */
 static void uk_nnp(sp_lane *l, json_t *spec)
 {
-	const char *exp = l->claim.nnp ? "the spec sets noNewPrivileges, as the doctor saw" : "any (not claimed)";
+	const char *exp = l->claim.nnp ? "the spec sets noNewPrivileges, and gVisor's kernel reports it in force (the doctor's prctl)"
+				       : "any (not claimed)";
 	bool nnp = json_is_true(json_object_get(json_object_get(spec, "process"), "noNewPrivileges"));
-	char path[64], sentry[32] = "?", obs[256];
+	char path[64], sentry[32] = "?", obs[512];
 	snprintf(path, sizeof path, "/proc/%d/status", (int)l->host_pid);
 	sp_status_field(path, "NoNewPrivs", sentry, sizeof sentry);
-	snprintf(obs, sizeof obs, "spec: noNewPrivileges %s; the Sentry's own NoNewPrivs %s", nnp ? "true" : "false", sentry);
 	const char *in = inside(l, "priv.no_new_privs");
-	const char *p = in ? strstr(in, "NoNewPrivs ") : NULL;
-	if (p && (atoi(p + 11) == 1) != nnp)
-		sp_lane_add(l, "host.nnp", "fail", exp, obs, "the doctor saw NoNewPrivs %d, the spec says %s", atoi(p + 11), nnp ? "true" : "false");
+	int dv = doctor_nnp(in);
+	snprintf(obs, sizeof obs, "spec: noNewPrivileges %s; gVisor's kernel (the doctor): NoNewPrivs %s; the Sentry's own NoNewPrivs %s (the host kernel's flag on the sandbox process)",
+		 nnp ? "true" : "false", dv < 0 ? (in ? "unreadable" : "(no probe)") : dv ? "1" : "0", sentry);
+	if (in && dv < 0)
+		sp_lane_add(l, "host.nnp", "error", exp, obs, "cannot read NoNewPrivs in the doctor's observation '%.80s'", in);
+	else if (nnp && dv == 0)
+		sp_lane_add(l, "host.nnp", "fail", exp, obs, "the spec sets noNewPrivileges, but gVisor's kernel reports it off in the workload");
 	else if (l->claim.nnp && !nnp)
-		sp_lane_add(l, "host.nnp", "fail", exp, obs, "the launch claims no_new_privs, the spec does not set it");
+		sp_lane_add(l, "host.nnp", "fail", exp, obs, "the launch claims no_new_privs, the spec does not set it%s",
+			    dv == 1 ? " (gVisor reports it in force anyway: it ignores the field)" : "");
+	else if (!l->claim.nnp)
+		sp_lane_add(l, "host.nnp", "pass", exp, obs, "not claimed");
 	else
-		sp_lane_add(l, "host.nnp", "pass", exp, obs, "%s", nnp ? "no_new_privs in the spec" : "not claimed");
+		sp_lane_add(l, "host.nnp", "pass", exp, obs, "no_new_privs in the spec%s", dv == 1 ? ", in force in the workload (the doctor agrees)" : "");
 }
 
 static void uk_rootfs(sp_lane *l, json_t *spec)
