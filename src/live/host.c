@@ -194,8 +194,20 @@ void sp_doctor_ingest(sp_lane *l, const char *json, size_t len, int rc)
 	l->doctor_ms = json_is_number(dms) ? json_number_value(dms) : 0;
 	snprintf(l->doctor_kernel, sizeof l->doctor_kernel, "%s",
 		 json_string_value(json_object_get(json_object_get(root, "environment"), "kernel")));
-	sp_lane_add(l, "host.doctor.report", "pass", exp, "", "valid report: %zu results, exit status %d",
-		    json_array_size(results), rc);
+	/* the kernel the doctor says it talks to, and whether its policy accepts it
+	 * (untrusted: only a kind the lane's own runtime confirms is used, see
+	 * sp_lane_by_boundary; anything else is the host's kernel, judged literally) */
+	json_t *kb = json_object_get(json_object_get(root, "environment"), "kernel_boundary");
+	const char *kind = json_string_value(json_object_get(kb, "kind"));
+	l->boundary[0] = '\0';
+	l->boundary_accepted = false;
+	if (kind && (!strcmp(kind, "host") || !strcmp(kind, "user-space") || !strcmp(kind, "guest"))) {
+		snprintf(l->boundary, sizeof l->boundary, "%s", kind);
+		l->boundary_accepted = strcmp(kind, "host") && json_is_true(json_object_get(kb, "accepted"));
+	}
+	sp_lane_add(l, "host.doctor.report", "pass", exp, "", "valid report: %zu results, exit status %d%s%s%s",
+		    json_array_size(results), rc, l->boundary[0] ? "; kernel boundary " : "", l->boundary,
+		    l->boundary_accepted ? " (accepted by its policy)" : "");
 	json_decref(root);
 }
 

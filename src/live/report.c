@@ -251,11 +251,15 @@ int sp_live_write_json(FILE *f, const sp_live_run *run)
 			json_object_set_new(o, "actual", launch_json(&l->actual));
 		}
 		json_object_set_new(o, "doctor_args", strv_json(&l->doctor_args));
+		if (l->boundary[0])
+			json_object_set_new(o, "kernel_boundary",
+					    json_pack("{s:s,s:b}", "kind", l->boundary, "accepted", l->boundary_accepted));
 		if (l->variant->removes) {
 			json_object_set_new(o, "must_fail", strv_json(&l->expected_fail));
 			json_object_set_new(o, "did_not_fail", strv_json(&l->missed));
 			json_object_set_new(o, "also_failed", strv_json(&l->also_failed));
 			json_object_set_new(o, "collateral", strv_json(&l->collateral));
+			json_object_set_new(o, "judged_by_boundary", strv_json(&l->by_boundary));
 		}
 		json_object_set_new(o, "results", results);
 		json_array_append_new(lanes, o);
