@@ -29,6 +29,7 @@ const sp_variant sp_variants[] = {
 	{"host-dev", SP_PROT_DEV, "host /dev"},
 	{"no-seccomp", SP_PROT_SECCOMP, "no seccomp"},
 	{"privileged", SP_PROT_UNPRIV | SP_PROT_CAPS | SP_PROT_SECCOMP | SP_PROT_DEV, "privileged"},
+	{"no-nnp", SP_PROT_NNP, "no no_new_privs"},
 };
 const size_t sp_variants_count = SP_ARRAY_SIZE(sp_variants);
 
@@ -47,6 +48,7 @@ static const char *const checks_roroot[] = {"fs.rootfs_readonly", "host.fs.rootf
 static const char *const checks_caps[] = {"caps.effective", "caps.bounding", "host.caps", NULL};
 static const char *const checks_dev[] = {"dev.host_devices", "host.dev", NULL};
 static const char *const checks_seccomp[] = {"seccomp.mode", "host.seccomp", NULL};
+static const char *const checks_nnp[] = {"priv.no_new_privs", "host.nnp", NULL};
 static const char *const checks_none[] = {NULL};
 
 const char *const *sp_prot_checks(unsigned prot)
@@ -58,6 +60,7 @@ const char *const *sp_prot_checks(unsigned prot)
 	case SP_PROT_CAPS: return checks_caps;
 	case SP_PROT_DEV: return checks_dev;
 	case SP_PROT_SECCOMP: return checks_seccomp;
+	case SP_PROT_NNP: return checks_nnp;
 	default: return checks_none; /* UNPRIV: covered by the protections it implies */
 	}
 }
@@ -71,6 +74,7 @@ static const char *const may_roroot[] = {"fs.*", NULL};
 static const char *const may_caps[] = {"caps.*", "priv.*", "kernel.*", "dev.mknod*", "fs.*", NULL};
 static const char *const may_dev[] = {"dev.*", "kernel.*", "fs.nodev", "fs.nosuid", NULL};
 static const char *const may_seccomp[] = {"seccomp.*", "kernel.*", "priv.*", NULL};
+static const char *const may_nnp[] = {"priv.*", NULL};
 static const char *const may_unpriv[] = {"fs.*", "proc.*", "kernel.*", "sys.*", "dev.*", "priv.*", "cgroup.*", NULL};
 
 const char *const *sp_prot_may_fail(unsigned prot)
@@ -83,6 +87,7 @@ const char *const *sp_prot_may_fail(unsigned prot)
 	case SP_PROT_DEV: return may_dev;
 	case SP_PROT_SECCOMP: return may_seccomp;
 	case SP_PROT_UNPRIV: return may_unpriv;
+	case SP_PROT_NNP: return may_nnp;
 	default: return checks_none;
 	}
 }
@@ -97,6 +102,7 @@ const char *sp_prot_name(unsigned prot)
 	case SP_PROT_DEV: return "minimal /dev";
 	case SP_PROT_SECCOMP: return "seccomp filter";
 	case SP_PROT_UNPRIV: return "unprivileged";
+	case SP_PROT_NNP: return "no_new_privs";
 	default: return "?";
 	}
 }
@@ -122,6 +128,8 @@ void sp_launch_remove(sp_launch *l, unsigned removes)
 		l->seccomp = false;
 	if (removes & SP_PROT_UNPRIV)
 		l->privileged = true;
+	if (removes & SP_PROT_NNP)
+		l->nnp = false;
 }
 
 /* report, do not judge, the checks matching glob (when any exists) */
@@ -238,7 +246,8 @@ int sp_live_load_catalogue(sp_live_cfg *cfg, sp_error *err)
 		char last[256];
 		sp_last_line(eout, last, sizeof last);
 		if (cfg->sets.n && rc == 2)
-			return sp_usage(err, "live: --set: the doctor refuses it: %s", last);
+			return sp_usage(err, "live: the doctor refuses a --set: %s",
+					sp_startswith(last, "sandprobe: ") ? last + strlen("sandprobe: ") : last);
 		return sp_usage(err, "%s --list --format json: exit %d (%s)", cfg->doctor, rc, last);
 	}
 	json_error_t je;
@@ -385,7 +394,7 @@ static void compute_expected(sp_lane *l)
 	sp_strv_split(&l->expected_fail, NULL, ",");
 	sp_strv_free(&l->by_boundary);
 	sp_strv_split(&l->by_boundary, NULL, ",");
-	for (unsigned bit = 1; bit <= SP_PROT_UNPRIV; bit <<= 1) {
+	for (unsigned bit = 1; bit <= SP_PROT_LAST; bit <<= 1) {
 		if (!(l->variant->removes & bit) || (l->kept & bit))
 			continue;
 		for (const char *const *g = sp_prot_checks(bit); *g; g++) {
@@ -437,7 +446,7 @@ void sp_lane_judge(sp_lane *l)
 		    sp_strv_contains(&l->expected_fail, id))
 			continue;
 		bool may = false;
-		for (unsigned bit = 1; bit <= SP_PROT_UNPRIV && !may; bit <<= 1)
+		for (unsigned bit = 1; bit <= SP_PROT_LAST && !may; bit <<= 1)
 			if (l->variant->removes & bit)
 				for (const char *const *g = sp_prot_may_fail(bit); *g && !may; g++)
 					may = sp_glob_match(*g, id) && !strcmp(l->res[i].status, "fail");

@@ -50,7 +50,9 @@ enum {
 	SP_PROT_DEV = 1u << 4,     /* host /dev */
 	SP_PROT_SECCOMP = 1u << 5, /* no seccomp */
 	SP_PROT_UNPRIV = 1u << 6,  /* privileged */
-	SP_PROT_ALL = (1u << 7) - 1, /* every one: the runtime can launch every variant */
+	SP_PROT_NNP = 1u << 7,     /* no no_new_privs */
+	SP_PROT_LAST = SP_PROT_NNP,
+	SP_PROT_ALL = (1u << 8) - 1, /* every one: the runtime can launch every variant */
 };
 
 /* What a launch gives the sandbox. */
@@ -257,6 +259,8 @@ int sp_gvisor_sandbox(sp_lane *l, pid_t pid, const char *id, char *root, size_t 
 /* the claims, plan and launch message of a gVisor lane on an OCI bundle (runsc, containerd-runsc) */
 void sp_gvisor_claims(sp_launch *l);
 int sp_gvisor_plan(sp_lane *l, char *why, size_t whysz);
+/* the no-nnp control on gVisor: a launch limitation (-1, the reason in why) */
+int sp_gvisor_nnp_limit(char *why, size_t whysz);
 void sp_gvisor_launch_message(sp_lane *l, char *msg, size_t msgsz);
 /* keep only the capabilities this runsc knows in the lane's bundle (asked once per run) */
 int sp_gvisor_known_caps(sp_lane *l, sp_error *err);

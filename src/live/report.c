@@ -111,7 +111,7 @@ bool sp_live_failed(const sp_live_run *run)
 static void removed_names(const sp_lane *l, char *buf, size_t n)
 {
 	buf[0] = '\0';
-	for (unsigned bit = 1; bit <= SP_PROT_UNPRIV; bit <<= 1)
+	for (unsigned bit = 1; bit <= SP_PROT_LAST; bit <<= 1)
 		if (l->variant->removes & bit) {
 			size_t len = strlen(buf);
 			snprintf(buf + len, n - len, "%s%s", len ? ", " : "", sp_prot_name(bit));
@@ -213,7 +213,7 @@ int sp_live_write_json(FILE *f, const sp_live_run *run)
 	for (size_t i = 0; i < run->n; i++) {
 		const sp_lane *l = &run->lanes[i];
 		json_t *removed = json_array();
-		for (unsigned bit = 1; bit <= SP_PROT_UNPRIV; bit <<= 1)
+		for (unsigned bit = 1; bit <= SP_PROT_LAST; bit <<= 1)
 			if (l->variant->removes & bit)
 				json_array_append_new(removed, json_string(sp_prot_name(bit)));
 		json_t *results = json_array();

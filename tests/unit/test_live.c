@@ -59,6 +59,15 @@ static void test_variants(void)
 	sp_launch_remove(&a, sp_variant_find("privileged")->removes);
 	ok(a.privileged && !a.drop_caps && !a.seccomp && !a.min_dev && a.ro_root && a.ns == SP_NS_ALL,
 	   "privileged: capabilities, seccomp and /dev go, namespaces and ro root stay");
+	a = l;
+	a.nnp = true;
+	sp_launch_remove(&a, sp_variant_find("no-nnp")->removes);
+	ok(!a.nnp && a.seccomp && a.drop_caps && a.ro_root && a.min_dev && a.ns == SP_NS_ALL, "no-nnp removes only no_new_privs");
+	const char *const *gn = sp_prot_checks(SP_PROT_NNP);
+	ok(gn[0] && !strcmp(gn[0], "priv.no_new_privs") && gn[1] && !strcmp(gn[1], "host.nnp") && !gn[2],
+	   "no_new_privs is covered by priv.no_new_privs and host.nnp");
+	ok(!(sp_rt_bwrap.removable & SP_PROT_NNP) && !(sp_rt_firejail.removable & SP_PROT_NNP),
+	   "bwrap and firejail (whose --seccomp sets it) offer no no-nnp control");
 	ok(sp_variant_find("nope") == NULL, "unknown variant");
 	const char *const *g = sp_prot_checks(SP_PROT_PIDNS);
 	ok(g[0] && !strcmp(g[0], "ns.pid"), "host pid namespace is covered by ns.pid first");
