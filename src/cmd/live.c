@@ -31,7 +31,7 @@ static void usage(FILE *f)
 	      "  --runtime NAME      bwrap, unshare, runc, crun, runsc, podman, docker, docker-runsc,\n"
 	      "                      containerd-runc, containerd-runsc, firejail, systemd-nspawn, qemu\n"
 	      "  --variant NAME      strict (default), host-pid, host-net, writable-root, kept-caps,\n"
-	      "                      host-dev, no-seccomp, privileged\n"
+	      "                      host-dev, no-seccomp, privileged, no-nnp\n"
 	      "  --matrix            every available runtime and every variant it can launch\n"
 	      "  --list-runtimes     list the runtimes and whether each can run here, run nothing\n"
 	      "  --runtimes LIST     comma-separated runtimes for --matrix (default: all)\n"
