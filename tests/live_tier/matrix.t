@@ -252,7 +252,7 @@ while IFS='|' read -r rt v status must missed collateral failing; do
 		is "$missed" "${GVISOR_MISSED[$v]:-}" "$rt/$v: every covering check failed, but the documented limit (${GVISOR_MISSED[$v]:-none})"
 		strict_fails=" $(fails_of "$rt" strict) "
 		extra=""
-		for id in $collateral; do case "$strict_fails" in *" $id "*) ;; *) extra="$extra $id" ;; esac; done
+		for id in $collateral; do case "$strict_fails" in *" $id "*) ;; *) extra="$extra $id ($(gres "$rt" "$v" "$id" status): $(gres "$rt" "$v" "$id" observed | head -c 300) | $(gres "$rt" "$v" "$id" detail | head -c 300))" ;; esac; done
 		is "$extra" "" "$rt/$v: nothing else failed beyond what fails in its strict lane"
 	else
 		is "$missed" "" "$rt/$v: every covering check failed"
