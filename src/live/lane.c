@@ -376,7 +376,6 @@ static void lane_skip(sp_lane *l, const char *fmt, ...)
 	snprintf(l->status, sizeof l->status, "skip");
 }
 
-/* the ids (doctor catalogue, host checks this lane produced) that cover what the variant removed */
 bool sp_lane_by_boundary(const sp_lane *l, const char *id)
 {
 	if (!l->boundary_accepted)
@@ -388,6 +387,7 @@ bool sp_lane_by_boundary(const sp_lane *l, const char *id)
 	return false;
 }
 
+/* the ids (doctor catalogue, host checks this lane produced) that cover what the variant removed */
 static void compute_expected(sp_lane *l)
 {
 	sp_strv_free(&l->expected_fail);
