@@ -39,7 +39,7 @@ end
 
 set -l live "__fish_seen_subcommand_from live"
 set -l rts bwrap unshare runc crun runsc podman docker docker-runsc containerd-runc containerd-runsc firejail systemd-nspawn qemu
-set -l vs strict host-pid host-net writable-root kept-caps host-dev no-seccomp privileged
+set -l vs strict host-pid host-net writable-root kept-caps host-dev no-seccomp privileged no-nnp
 complete -c sandprobe -n $live -l runtime -x -a "$rts" -d 'the runtime of one lane'
 complete -c sandprobe -n $live -l variant -x -a "$vs" -d "one lane's variant"
 complete -c sandprobe -n $live -l matrix -d 'every available runtime and variant'
@@ -54,6 +54,7 @@ complete -c sandprobe -n $live -l kernel -r -F -d 'qemu kernel image'
 complete -c sandprobe -n $live -l accel -x -a 'auto kvm tcg' -d 'qemu accelerator'
 complete -c sandprobe -n $live -l containerd-address -r -F -d 'socket of the containerd to use'
 complete -c sandprobe -n $live -l profile -x -a 'strict container host' -d "the doctor's base profile"
+complete -c sandprobe -n $live -l set -x -d 'a policy setting KEY=VALUE for the doctor in every lane'
 complete -c sandprobe -n $live -l timeout-ms -x -d 'per-lane timeout in ms'
 complete -c sandprobe -n $live -l strict -d 'a skipped lane is a failure'
 complete -c sandprobe -n $live -l keep -d "keep each lane's temp dir"

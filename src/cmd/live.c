@@ -31,7 +31,7 @@ static void usage(FILE *f)
 	      "  --runtime NAME      bwrap, unshare, runc, crun, runsc, podman, docker, docker-runsc,\n"
 	      "                      containerd-runc, containerd-runsc, firejail, systemd-nspawn, qemu\n"
 	      "  --variant NAME      strict (default), host-pid, host-net, writable-root, kept-caps,\n"
-	      "                      host-dev, no-seccomp, privileged\n"
+	      "                      host-dev, no-seccomp, privileged, no-nnp\n"
 	      "  --matrix            every available runtime and every variant it can launch\n"
 	      "  --list-runtimes     list the runtimes and whether each can run here, run nothing\n"
 	      "  --runtimes LIST     comma-separated runtimes for --matrix (default: all)\n"
@@ -46,6 +46,9 @@ static void usage(FILE *f)
 	      "  --containerd-address SOCK  containerd lanes: its socket (default: $CONTAINERD_ADDRESS,\n"
 	      "                      else /run/containerd/containerd.sock, else one the run starts itself)\n"
 	      "  --profile NAME      the doctor's base profile (default strict; launch-derived --set on top)\n"
+	      "  --set KEY=VALUE     a policy setting for the doctor in every lane, after the launch-derived\n"
+	      "                      ones (repeatable; e.g. kernel.separate_kernel= judges gVisor and VM\n"
+	      "                      lanes as if their kernel were the host's)\n"
 	      "  --timeout-ms N      per-lane timeout for containers (default 30000; qemu: 10x)\n"
 	      "  --strict            a skipped lane (runtime missing or unusable) is a failure\n"
 	      "  --keep              keep each lane's temp dir (debugging)\n"
@@ -65,12 +68,13 @@ struct live_opts {
 		*containerd;
 	bool matrix, strict, keep, verbose, list, quiet;
 	unsigned timeout_ms;
+	sp_strv *sets; /* --set KEY=VALUE, in order */
 };
 
 static int parse_args(int argc, char **argv, struct live_opts *o, sp_error *err)
 {
 	enum { O_RUNTIME = 256, O_VARIANT, O_MATRIX, O_RUNTIMES, O_VARIANTS, O_FORMAT, O_OUTPUT, O_DOCTOR, O_BUSYBOX,
-	       O_KERNEL, O_ACCEL, O_PROFILE, O_TIMEOUT, O_STRICT, O_KEEP, O_LIST, O_HELP, O_CONTAINERD };
+	       O_KERNEL, O_ACCEL, O_PROFILE, O_TIMEOUT, O_STRICT, O_KEEP, O_LIST, O_HELP, O_CONTAINERD, O_SET };
 	static const struct option longopts[] = {
 		{"runtime", required_argument, NULL, O_RUNTIME}, {"variant", required_argument, NULL, O_VARIANT},
 		{"matrix", no_argument, NULL, O_MATRIX},	 {"runtimes", required_argument, NULL, O_RUNTIMES},
@@ -82,6 +86,7 @@ static int parse_args(int argc, char **argv, struct live_opts *o, sp_error *err)
 		{"keep", no_argument, NULL, O_KEEP},		 {"list-runtimes", no_argument, NULL, O_LIST},
 		{"help", no_argument, NULL, O_HELP},		 {"verbose", no_argument, NULL, 'v'},
 		{"containerd-address", required_argument, NULL, O_CONTAINERD},
+		{"set", required_argument, NULL, O_SET},
 		{"quiet", no_argument, NULL, 'q'},
 		{NULL, 0, NULL, 0},
 	};
@@ -108,6 +113,13 @@ static int parse_args(int argc, char **argv, struct live_opts *o, sp_error *err)
 			o->containerd = optarg;
 			break;
 		case O_PROFILE: o->profile = optarg; break;
+		case O_SET: {
+			const char *eq = strchr(optarg, '=');
+			if (!eq || eq == optarg || strlen(optarg) > 4096)
+				return sp_usage(err, "live: --set '%.80s': expected KEY=VALUE (VALUE may be empty)", optarg);
+			sp_strv_push(o->sets, optarg);
+			break;
+		}
 		case O_TIMEOUT: {
 			unsigned long long v;
 			if (sp_parse_u64(optarg, &v) < 0 || v < 100 || v > 3600000)
@@ -254,6 +266,10 @@ int cmd_live(int argc, char **argv)
 	sp_strv_split(&cfg.run_ids, NULL, ",");
 	sp_strv_split(&cfg.seccomp_deny, NULL, ",");
 	sp_strv_split(&cfg.masked, NULL, ",");
+	sp_strv_split(&cfg.sat_user_space, NULL, ",");
+	sp_strv_split(&cfg.sat_guest, NULL, ",");
+	sp_strv_split(&cfg.sets, NULL, ",");
+	o.sets = &cfg.sets;
 	sp_live_run run;
 	memset(&run, 0, sizeof run);
 	FILE *out = stdout;
@@ -366,5 +382,8 @@ done:
 	sp_strv_free(&cfg.run_ids);
 	sp_strv_free(&cfg.seccomp_deny);
 	sp_strv_free(&cfg.masked);
+	sp_strv_free(&cfg.sat_user_space);
+	sp_strv_free(&cfg.sat_guest);
+	sp_strv_free(&cfg.sets);
 	return rc;
 }

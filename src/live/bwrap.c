@@ -115,7 +115,7 @@ static int launch(sp_lane *l, sp_error *err)
 const sp_runtime sp_rt_bwrap = {
 	.name = "bwrap",
 	.summary = "bubblewrap: user namespace sandbox, read-only bind root, seccomp BPF",
-	.removable = SP_PROT_ALL,
+	.removable = SP_PROT_ALL & ~(unsigned)SP_PROT_NNP, /* bwrap always sets no_new_privs */
 	.probe = probe,
 	.claims = claims,
 	.prepare = prepare,

@@ -337,6 +337,8 @@ static int plan_runsc(sp_lane *l, char *why, size_t whysz)
 		note(l, "without --oci-seccomp gVisor does not load the OCI seccomp profile the engine passes: the workload "
 			"runs under no filter of its own (the Sentry keeps its own filter on the host)");
 	unsigned r = l->variant->removes;
+	if (r & SP_PROT_NNP)
+		return sp_gvisor_nnp_limit(why, whysz);
 	if (r & SP_PROT_PIDNS) {
 		snprintf(why, whysz, "gVisor keeps a process table of its own: with --pid host only the Sentry joins the host's "
 				     "pid namespace, the workload still sees only its own processes");

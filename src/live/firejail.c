@@ -137,6 +137,7 @@ const sp_runtime sp_rt_firejail = {
 	.name = "firejail",
 	.summary = "firejail (no chroot): the host's filesystem read-only, private home, /dev and /tmp, --net=none, no "
 		   "capabilities, seccomp, no_new_privs",
+	/* not no-nnp: firejail's --seccomp sets no_new_privs itself (the host sees NoNewPrivs 1 without --nonewprivs) */
 	.removable = SP_PROT_NETNS | SP_PROT_ROROOT | SP_PROT_CAPS | SP_PROT_DEV | SP_PROT_SECCOMP,
 	.probe = probe,
 	.claims = claims,

@@ -9,7 +9,8 @@
  * Variants: host-net runs with --network=host and no network namespace in
  * the spec; host-pid and host-dev cannot be launched (gVisor keeps its own
  * process table and mediates every device: an explicit reason, not a skip
- * without one); privileged keeps gVisor's device mediation. */
+ * without one); privileged keeps gVisor's device mediation; no-nnp cannot be
+ * launched either (gVisor ignores a false noNewPrivileges, see below). */
 #include <dirent.h>
 #include <errno.h>
 #include <jansson.h>
@@ -53,9 +54,25 @@ void sp_gvisor_claims(sp_launch *l)
 	l->own_cgroup = false; /* --ignore-cgroups */
 }
 
+/* gVisor ignores the spec's noNewPrivileges (runsc logs "noNewPrivileges
+ * ignored. PR_SET_NO_NEW_PRIVS is assumed to always be set"): its kernel
+ * honours neither set-user-ID bits nor file capabilities at execve, and its
+ * prctl(PR_GET_NO_NEW_PRIVS) answers 1 whatever the spec says. A control
+ * without no_new_privs cannot be launched; tests/live_tier/matrix.t proves
+ * this by the operation (a set-user-ID file under runsc with and without
+ * noNewPrivileges), so a gVisor that starts honouring it is noticed. */
+int sp_gvisor_nnp_limit(char *why, size_t whysz)
+{
+	snprintf(why, whysz, "gVisor ignores a false noNewPrivileges: its kernel honours no set-user-ID bit or file "
+			     "capability at execve and reports no_new_privs set (prctl) whatever the spec says");
+	return -1;
+}
+
 int sp_gvisor_plan(sp_lane *l, char *why, size_t whysz)
 {
 	unsigned r = l->variant->removes;
+	if (r & SP_PROT_NNP)
+		return sp_gvisor_nnp_limit(why, whysz);
 	if (!has_oci_seccomp()) {
 		l->claim.seccomp = false;
 		snprintf(l->notes, sizeof l->notes, "this runsc has no --oci-seccomp: no seccomp filter of the workload's own is claimed");

@@ -194,8 +194,20 @@ void sp_doctor_ingest(sp_lane *l, const char *json, size_t len, int rc)
 	l->doctor_ms = json_is_number(dms) ? json_number_value(dms) : 0;
 	snprintf(l->doctor_kernel, sizeof l->doctor_kernel, "%s",
 		 json_string_value(json_object_get(json_object_get(root, "environment"), "kernel")));
-	sp_lane_add(l, "host.doctor.report", "pass", exp, "", "valid report: %zu results, exit status %d",
-		    json_array_size(results), rc);
+	/* the kernel the doctor says it talks to, and whether its policy accepts it
+	 * (untrusted: only a kind the lane's own runtime confirms is used, see
+	 * sp_lane_by_boundary; anything else is the host's kernel, judged literally) */
+	json_t *kb = json_object_get(json_object_get(root, "environment"), "kernel_boundary");
+	const char *kind = json_string_value(json_object_get(kb, "kind"));
+	l->boundary[0] = '\0';
+	l->boundary_accepted = false;
+	if (kind && (!strcmp(kind, "host") || !strcmp(kind, "user-space") || !strcmp(kind, "guest"))) {
+		snprintf(l->boundary, sizeof l->boundary, "%s", kind);
+		l->boundary_accepted = strcmp(kind, "host") && json_is_true(json_object_get(kb, "accepted"));
+	}
+	sp_lane_add(l, "host.doctor.report", "pass", exp, "", "valid report: %zu results, exit status %d%s%s%s",
+		    json_array_size(results), rc, l->boundary[0] ? "; kernel boundary " : "", l->boundary,
+		    l->boundary_accepted ? " (accepted by its policy)" : "");
 	json_decref(root);
 }
 
@@ -716,22 +728,50 @@ static void uk_seccomp(sp_lane *l, json_t *spec, bool oci_seccomp)
 		sp_lane_add(l, "host.seccomp", "pass", exp, obs, "%s", workload ? "the workload's filter is loaded" : "not claimed");
 }
 
+/* the doctor's reading of no_new_privs: "NoNewPrivs N in status", or where
+ * the status has no such line (gVisor) "N from prctl"; -1 when neither */
+static int doctor_nnp(const char *in)
+{
+	const char *p = in ? strstr(in, "NoNewPrivs ") : NULL;
+	if (p && (p[11] == '0' || p[11] == '1') && !isdigit((unsigned char)p[12]))
+		return p[11] - '0';
+	p = in ? strstr(in, " from prctl") : NULL;
+	if (p && p > in && (p[-1] == '0' || p[-1] == '1') && (p - 1 == in || !isdigit((unsigned char)p[-2])))
+		return p[-1] - '0';
+	return -1;
+}
+
+/* no_new_privs of the workload is a flag of gVisor's kernel, not of the host
+ * process: the host reads the engine's view (the spec's noNewPrivileges),
+ * compares it with what gVisor's kernel told the doctor (prctl: gVisor's
+ * status has no NoNewPrivs line) and reports the Sentry's own flag, which the
+ * host kernel holds for the sandbox process. gVisor (this release) ignores a
+ * false noNewPrivileges: its kernel never honours set-user-ID bits or file
+ * capabilities at execve, so the doctor sees 1 either way; a spec that does
+ * not ask for it still fails a launch that claims it. */
 static void uk_nnp(sp_lane *l, json_t *spec)
 {
-	const char *exp = l->claim.nnp ? "the spec sets noNewPrivileges, as the doctor saw" : "any (not claimed)";
+	const char *exp = l->claim.nnp ? "the spec sets noNewPrivileges, and gVisor's kernel reports it in force (the doctor's prctl)"
+				       : "any (not claimed)";
 	bool nnp = json_is_true(json_object_get(json_object_get(spec, "process"), "noNewPrivileges"));
-	char path[64], sentry[32] = "?", obs[256];
+	char path[64], sentry[32] = "?", obs[512];
 	snprintf(path, sizeof path, "/proc/%d/status", (int)l->host_pid);
 	sp_status_field(path, "NoNewPrivs", sentry, sizeof sentry);
-	snprintf(obs, sizeof obs, "spec: noNewPrivileges %s; the Sentry's own NoNewPrivs %s", nnp ? "true" : "false", sentry);
 	const char *in = inside(l, "priv.no_new_privs");
-	const char *p = in ? strstr(in, "NoNewPrivs ") : NULL;
-	if (p && (atoi(p + 11) == 1) != nnp)
-		sp_lane_add(l, "host.nnp", "fail", exp, obs, "the doctor saw NoNewPrivs %d, the spec says %s", atoi(p + 11), nnp ? "true" : "false");
+	int dv = doctor_nnp(in);
+	snprintf(obs, sizeof obs, "spec: noNewPrivileges %s; gVisor's kernel (the doctor): NoNewPrivs %s; the Sentry's own NoNewPrivs %s (the host kernel's flag on the sandbox process)",
+		 nnp ? "true" : "false", dv < 0 ? (in ? "unreadable" : "(no probe)") : dv ? "1" : "0", sentry);
+	if (in && dv < 0)
+		sp_lane_add(l, "host.nnp", "error", exp, obs, "cannot read NoNewPrivs in the doctor's observation '%.80s'", in);
+	else if (nnp && dv == 0)
+		sp_lane_add(l, "host.nnp", "fail", exp, obs, "the spec sets noNewPrivileges, but gVisor's kernel reports it off in the workload");
 	else if (l->claim.nnp && !nnp)
-		sp_lane_add(l, "host.nnp", "fail", exp, obs, "the launch claims no_new_privs, the spec does not set it");
+		sp_lane_add(l, "host.nnp", "fail", exp, obs, "the launch claims no_new_privs, the spec does not set it%s",
+			    dv == 1 ? " (gVisor reports it in force anyway: it ignores the field)" : "");
+	else if (!l->claim.nnp)
+		sp_lane_add(l, "host.nnp", "pass", exp, obs, "not claimed");
 	else
-		sp_lane_add(l, "host.nnp", "pass", exp, obs, "%s", nnp ? "no_new_privs in the spec" : "not claimed");
+		sp_lane_add(l, "host.nnp", "pass", exp, obs, "no_new_privs in the spec%s", dv == 1 ? ", in force in the workload (the doctor agrees)" : "");
 }
 
 static void uk_rootfs(sp_lane *l, json_t *spec)

@@ -50,7 +50,9 @@ enum {
 	SP_PROT_DEV = 1u << 4,     /* host /dev */
 	SP_PROT_SECCOMP = 1u << 5, /* no seccomp */
 	SP_PROT_UNPRIV = 1u << 6,  /* privileged */
-	SP_PROT_ALL = (1u << 7) - 1, /* every one: the runtime can launch every variant */
+	SP_PROT_NNP = 1u << 7,     /* no no_new_privs */
+	SP_PROT_LAST = SP_PROT_NNP,
+	SP_PROT_ALL = (1u << 8) - 1, /* every one: the runtime can launch every variant */
 };
 
 /* What a launch gives the sandbox. */
@@ -105,6 +107,10 @@ typedef struct sp_live_cfg {
 	sp_strv keys;       /* policy keys that some check reads */
 	sp_strv seccomp_deny; /* the profile's seccomp.deny: the lanes' filters refuse these too */
 	sp_strv masked;       /* the profile's fs.masked: the lanes mask these too */
+	/* ids whose property a separate kernel satisfies when the doctor's policy
+	 * accepts it (--list: separate_kernel_satisfies), per kind */
+	sp_strv sat_user_space, sat_guest;
+	sp_strv sets;         /* --set KEY=VALUE for the doctor, after the launch-derived ones */
 } sp_live_cfg;
 
 typedef struct sp_lane sp_lane;
@@ -183,6 +189,8 @@ struct sp_lane {
 	char vm_kernel[128];   /* VM lanes: release of the kernel image booted */
 	char vm_accel[256];    /* VM lanes: "kvm" or "tcg (why)" */
 	char doctor_kernel[128]; /* the kernel the doctor reported (environment.kernel) */
+	char boundary[16];       /* environment.kernel_boundary.kind: host, user-space, guest ("" none) */
+	bool boundary_accepted;  /* ... .accepted: the doctor's policy lets that kernel satisfy what it provides */
 	double doctor_ms;        /* the doctor's own duration_ms (as it reports it) */
 	int seccomp_fd;
 	/* outcome */
@@ -192,6 +200,9 @@ struct sp_lane {
 	size_t nres;
 	sp_strv expected_fail, missed, collateral;
 	sp_strv also_failed; /* failed, and allowed to (sp_prot_may_fail) */
+	/* the doctor's checks of a removed protection that its policy judges against
+	 * a separate kernel it accepts (gVisor's, a VM's): not demanded to fail */
+	sp_strv by_boundary;
 	bool defect;
 	double ms;
 	int doctor_rc;
@@ -203,6 +214,13 @@ struct sp_lane {
 void sp_lane_init(sp_lane *l, const sp_runtime *rt, const sp_variant *v, const sp_live_cfg *cfg);
 /* Run one lane start to end; never fails: problems are results/reason. */
 void sp_lane_run(sp_lane *l);
+/* judge a lane from its results: a strict lane passes when nothing failed; a
+ * negative control must fail every check that covers what it removed */
+void sp_lane_judge(sp_lane *l);
+/* would the doctor's policy judge check id against the lane's kernel boundary?
+ * Only a boundary the host's side confirms counts (gVisor's kernel on a gVisor
+ * lane, a guest kernel on a VM lane): a doctor cannot talk its way out */
+bool sp_lane_by_boundary(const sp_lane *l, const char *id);
 void sp_lane_free(sp_lane *l);
 sp_lresult *sp_lane_add(sp_lane *l, const char *id, const char *status, const char *expected,
 			const char *observed, const char *fmt, ...) SP_PRINTF(6, 7);
@@ -241,6 +259,8 @@ int sp_gvisor_sandbox(sp_lane *l, pid_t pid, const char *id, char *root, size_t 
 /* the claims, plan and launch message of a gVisor lane on an OCI bundle (runsc, containerd-runsc) */
 void sp_gvisor_claims(sp_launch *l);
 int sp_gvisor_plan(sp_lane *l, char *why, size_t whysz);
+/* the no-nnp control on gVisor: a launch limitation (-1, the reason in why) */
+int sp_gvisor_nnp_limit(char *why, size_t whysz);
 void sp_gvisor_launch_message(sp_lane *l, char *msg, size_t msgsz);
 /* keep only the capabilities this runsc knows in the lane's bundle (asked once per run) */
 int sp_gvisor_known_caps(sp_lane *l, sp_error *err);

@@ -111,7 +111,7 @@ bool sp_live_failed(const sp_live_run *run)
 static void removed_names(const sp_lane *l, char *buf, size_t n)
 {
 	buf[0] = '\0';
-	for (unsigned bit = 1; bit <= SP_PROT_UNPRIV; bit <<= 1)
+	for (unsigned bit = 1; bit <= SP_PROT_LAST; bit <<= 1)
 		if (l->variant->removes & bit) {
 			size_t len = strlen(buf);
 			snprintf(buf + len, n - len, "%s%s", len ? ", " : "", sp_prot_name(bit));
@@ -213,7 +213,7 @@ int sp_live_write_json(FILE *f, const sp_live_run *run)
 	for (size_t i = 0; i < run->n; i++) {
 		const sp_lane *l = &run->lanes[i];
 		json_t *removed = json_array();
-		for (unsigned bit = 1; bit <= SP_PROT_UNPRIV; bit <<= 1)
+		for (unsigned bit = 1; bit <= SP_PROT_LAST; bit <<= 1)
 			if (l->variant->removes & bit)
 				json_array_append_new(removed, json_string(sp_prot_name(bit)));
 		json_t *results = json_array();
@@ -251,11 +251,15 @@ int sp_live_write_json(FILE *f, const sp_live_run *run)
 			json_object_set_new(o, "actual", launch_json(&l->actual));
 		}
 		json_object_set_new(o, "doctor_args", strv_json(&l->doctor_args));
+		if (l->boundary[0])
+			json_object_set_new(o, "kernel_boundary",
+					    json_pack("{s:s,s:b}", "kind", l->boundary, "accepted", l->boundary_accepted));
 		if (l->variant->removes) {
 			json_object_set_new(o, "must_fail", strv_json(&l->expected_fail));
 			json_object_set_new(o, "did_not_fail", strv_json(&l->missed));
 			json_object_set_new(o, "also_failed", strv_json(&l->also_failed));
 			json_object_set_new(o, "collateral", strv_json(&l->collateral));
+			json_object_set_new(o, "judged_by_boundary", strv_json(&l->by_boundary));
 		}
 		json_object_set_new(o, "results", results);
 		json_array_append_new(lanes, o);

@@ -1,6 +1,6 @@
 /* util-linux unshare: namespaces and a root. It makes a user namespace whose
  * root keeps every capability inside it, chroots into the rootfs and mounts a
- * fresh /proc; setpriv sets no_new_privs first. The rootfs is bind-mounted
+ * fresh /proc; setpriv sets no_new_privs first (not in the no-nnp control). The rootfs is bind-mounted
  * onto itself beforehand, read-only (the copy into the sandbox's mount
  * namespace locks the flag), so the sandbox's / is a mount of its own, with
  * a /tmp tmpfs and a minimal /dev (harmless nodes, own devpts, /dev/shm). Its
@@ -47,9 +47,11 @@ static int launch(sp_lane *l, sp_error *err)
 	const sp_launch *a = &l->actual;
 	sp_strv argv;
 	sp_strv_split(&argv, NULL, ",");
-	sp_strv_push(&argv, "setpriv");
-	sp_strv_push(&argv, "--no-new-privs");
-	sp_strv_push(&argv, "--");
+	if (a->nnp) {
+		sp_strv_push(&argv, "setpriv");
+		sp_strv_push(&argv, "--no-new-privs");
+		sp_strv_push(&argv, "--");
+	}
 	sp_strv_push(&argv, "unshare");
 	static const char *const flags[] = {"--pid", "--net", "--mount", "--uts", "--ipc", "--user", "--cgroup"};
 	for (unsigned i = 0; i < 7; i++)
@@ -67,7 +69,7 @@ static int launch(sp_lane *l, sp_error *err)
 	if (a->ns & SP_NS_PID)
 		sp_strv_push(&argv, "--mount-proc");
 	int r = sp_lane_spawn(l, &argv, err);
-	snprintf(l->rtinfo, sizeof l->rtinfo, "setpriv --no-new-privs unshare --root");
+	snprintf(l->rtinfo, sizeof l->rtinfo, "%sunshare --root", a->nnp ? "setpriv --no-new-privs " : "");
 	return r;
 }
 
@@ -134,7 +136,7 @@ static void teardown(sp_lane *l)
 const sp_runtime sp_rt_unshare = {
 	.name = "unshare",
 	.summary = "util-linux unshare: namespaces, a read-only bind root, nothing else",
-	.removable = SP_PROT_PIDNS | SP_PROT_NETNS | SP_PROT_ROROOT | SP_PROT_DEV,
+	.removable = SP_PROT_PIDNS | SP_PROT_NETNS | SP_PROT_ROROOT | SP_PROT_DEV | SP_PROT_NNP,
 	.probe = probe,
 	.claims = claims,
 	.prepare = prepare,

@@ -7,7 +7,13 @@
  *   summary  like lie, but the summary counts do not match the results
  *   garbage  not JSON at all
  *   huge     a well-formed report with a 5 MiB detail field
- *   unknown  a result id that is not in the catalogue */
+ *   unknown  a result id that is not in the catalogue
+ *   nnp-off  like lie, but NoNewPrivs read as gVisor's doctor reads it (no
+ *            status line, prctl) and off
+ *   nnp-unreadable  like lie, but NoNewPrivs readable neither way
+ *   boundary like lie, claiming a user-space kernel its policy accepts
+ * The mode can also come as `--set sp_fake.mode=MODE` (sandprobe live --set),
+ * for runtimes that do not pass the environment through (gVisor). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +25,8 @@ static const char *const ids[][3] = {
 	{"seccomp.mode", "seccomp", "seccomp.required"},  {"fs.rootfs_readonly", "filesystem", "fs.rootfs_readonly"},
 };
 #define N (sizeof ids / sizeof ids[0])
+
+static const char *mode = "lie";
 
 static const char *observed(const char *id)
 {
@@ -33,7 +41,9 @@ static const char *observed(const char *id)
 	if (!strcmp(id, "caps.bounding"))
 		return "CapBnd 0000000000000000 (none)";
 	if (!strcmp(id, "priv.no_new_privs"))
-		return "NoNewPrivs 1 in status, 1 from prctl";
+		return !strcmp(mode, "nnp-off")	       ? "NoNewPrivs absent from /proc/self/status (ENOENT); 0 from prctl"
+		       : !strcmp(mode, "nnp-unreadable") ? "NoNewPrivs: ENOENT in status, PR_GET_NO_NEW_PRIVS: EINVAL"
+							 : "NoNewPrivs 1 in status, 1 from prctl";
 	if (!strcmp(id, "seccomp.mode"))
 		return "Seccomp 2, Seccomp_filters 1, PR_GET_SECCOMP 2";
 	return "create at / failed with EROFS; mountinfo / ro (ext4)";
@@ -50,14 +60,17 @@ int main(int argc, char **argv)
 			printf("]}\n");
 			return 0;
 		}
-	const char *mode = getenv("SP_FAKE_MODE");
-	if (!mode)
-		mode = "lie";
+	if (getenv("SP_FAKE_MODE"))
+		mode = getenv("SP_FAKE_MODE");
+	for (int i = 1; i + 1 < argc; i++)
+		if (!strcmp(argv[i], "--set") && !strncmp(argv[i + 1], "sp_fake.mode=", 13))
+			mode = argv[i + 1] + 13;
 	if (!strcmp(mode, "garbage")) {
 		printf("everything is fine, trust me\n");
 		return 0;
 	}
-	printf("{\"schema\":\"sandprobe.doctor.v1\",\"environment\":{\"kernel\":\"6.0.0-fake\"},\"results\":[");
+	printf("{\"schema\":\"sandprobe.doctor.v1\",\"environment\":{\"kernel\":\"6.0.0-fake\"%s},\"results\":[",
+	       !strcmp(mode, "boundary") ? ",\"kernel_boundary\":{\"kind\":\"user-space\",\"accepted\":true}" : "");
 	for (size_t k = 0; k < N; k++) {
 		printf("%s{\"id\":\"%s\",\"status\":\"pass\",\"expected\":\"\",\"observed\":\"%s\",\"detail\":\"", k ? "," : "",
 		       !strcmp(mode, "unknown") && k == 0 ? "ns.invented" : ids[k][0], observed(ids[k][0]));

@@ -37,6 +37,10 @@ usage_case "missing doctor" "/nonexistent/doctor" --runtime bwrap --doctor /none
 usage_case "variant the runtime cannot launch" "unshare cannot launch the 'kept-caps' variant" \
 	--runtime unshare --variant kept-caps --doctor "$DOCTOR"
 usage_case "bad timeout" "--timeout-ms" --runtime bwrap --timeout-ms 5
+usage_case "--set without =" "--set 'kernel.separate_kernel': expected KEY=VALUE" --runtime bwrap --doctor "$DOCTOR" --set kernel.separate_kernel
+usage_case "--set without a key" "--set '=x': expected KEY=VALUE" --runtime bwrap --doctor "$DOCTOR" --set =x
+usage_case "--set the doctor refuses" "the doctor refuses a --set: --set kernel.separate_kernel: .*'martian' is not a kernel boundary" \
+	--runtime bwrap --doctor "$DOCTOR" --set kernel.separate_kernel=martian
 usage_case "unwritable output" "/nonexistent/dir/out.json" --runtime bwrap --doctor "$DOCTOR" --output /nonexistent/dir/out.json
 is "$(lane_dirs)" "$before" "usage errors launched nothing"
 
@@ -76,7 +80,7 @@ like "$(grep '^bwrap  *host-net' "$tmp/m.txt")" "FAIL\*" "host-net row marks the
 "$SP_BIN" live --matrix --runtimes bwrap,unshare --doctor "$DOCTOR" --format html --output "$tmp/m.html"
 is "$?" 0 "html matrix written"
 like "$(head -1 "$tmp/m.html")" '^<!DOCTYPE html>' "html: a document"
-is "$(grep -c "<tr>" "$tmp/m.html")" 14 "html: header + 13 lanes (8 bwrap, 5 unshare)"
+is "$(grep -c "<tr>" "$tmp/m.html")" 15 "html: header + 14 lanes (8 bwrap, 6 unshare)"
 unlike "$(cat "$tmp/m.html")" '<script|<link|src=|href=|@import|url\(' "html: no scripts and no external assets"
 if command -v xmllint >/dev/null; then
 	ok xmllint --html --noout "$tmp/m.html"

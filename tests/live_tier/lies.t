@@ -56,6 +56,31 @@ done
 like "$(lane summary strict | detail_of host.doctor.report)" "summary" "summary mismatch named"
 like "$(lane huge strict | detail_of host.doctor.report)" "bytes|at most" "oversized field named"
 like "$(lane unknown strict | detail_of host.doctor.report)" "ns.invented" "unknown check id named"
+# a doctor that claims a separate kernel its policy accepts, on a lane whose
+# runtime gives none (bwrap): no check is left to that boundary, the control
+# still demands seccomp.mode fail, and the forged pass is a DEFECT
+SP_FAKE_MODE=boundary "$SP_BIN" live --runtime bwrap --variant no-seccomp --doctor "$FAKE" --format json >"$tmp/b.json" 2>"$tmp/err"
+is "$(jq -r '.lanes[0].kernel_boundary | "\(.kind)/\(.accepted)"' "$tmp/b.json")" user-space/true "forged boundary: reported as the doctor said"
+is "$(jq -r '.lanes[0].judged_by_boundary | length' "$tmp/b.json")" 0 "forged boundary on bwrap: nothing left to it"
+like "$(jq -r '.defects | join(";")' "$tmp/b.json")" "bwrap/no-seccomp: .*seccomp.mode" "forged boundary: the forged seccomp.mode pass is a DEFECT"
+
+# gVisor: host.nnp compares the spec (noNewPrivileges true) with what gVisor's
+# kernel told the doctor (prctl; gVisor's status has no NoNewPrivs line)
+if command -v runsc >/dev/null 2>&1; then
+	gv() { "$SP_BIN" live --runtime runsc --doctor "$1" --format json ${2:+--set sp_fake.mode=$2} >"$tmp/g.json" 2>"$tmp/err"; }
+	gv "$DOCTOR"
+	is "$(status_of host.nnp <"$tmp/g.json")" pass "real doctor under gVisor: host.nnp passes"
+	gv "$FAKE" nnp-off
+	is "$(status_of host.nnp <"$tmp/g.json")" fail "a doctor under gVisor reporting no_new_privs off, the spec setting it: host.nnp fails"
+	like "$(detail_of host.nnp <"$tmp/g.json")" "the spec sets noNewPrivileges, but gVisor's kernel reports it off" "and says why"
+	gv "$FAKE" nnp-unreadable
+	is "$(status_of host.nnp <"$tmp/g.json")" error "NoNewPrivs readable in neither way: host.nnp is an error, not a pass"
+	gv "$FAKE" lie
+	is "$(status_of host.nnp <"$tmp/g.json")" pass "a doctor that reads NoNewPrivs 1 from its status, the spec setting it: host.nnp passes"
+else
+	for i in 1 2 3 4 5; do skip "runsc not installed (Debian package runsc)"; done
+fi
+
 ls -d "$SP_LIVE_TMPDIR"/sandprobe-live.* >/dev/null 2>&1
 isnt "$?" 0 "no lane temp dir left"
 done_testing

@@ -59,6 +59,15 @@ static void test_variants(void)
 	sp_launch_remove(&a, sp_variant_find("privileged")->removes);
 	ok(a.privileged && !a.drop_caps && !a.seccomp && !a.min_dev && a.ro_root && a.ns == SP_NS_ALL,
 	   "privileged: capabilities, seccomp and /dev go, namespaces and ro root stay");
+	a = l;
+	a.nnp = true;
+	sp_launch_remove(&a, sp_variant_find("no-nnp")->removes);
+	ok(!a.nnp && a.seccomp && a.drop_caps && a.ro_root && a.min_dev && a.ns == SP_NS_ALL, "no-nnp removes only no_new_privs");
+	const char *const *gn = sp_prot_checks(SP_PROT_NNP);
+	ok(gn[0] && !strcmp(gn[0], "priv.no_new_privs") && gn[1] && !strcmp(gn[1], "host.nnp") && !gn[2],
+	   "no_new_privs is covered by priv.no_new_privs and host.nnp");
+	ok(!(sp_rt_bwrap.removable & SP_PROT_NNP) && !(sp_rt_firejail.removable & SP_PROT_NNP),
+	   "bwrap and firejail (whose --seccomp sets it) offer no no-nnp control");
 	ok(sp_variant_find("nope") == NULL, "unknown variant");
 	const char *const *g = sp_prot_checks(SP_PROT_PIDNS);
 	ok(g[0] && !strcmp(g[0], "ns.pid"), "host pid namespace is covered by ns.pid first");
@@ -190,6 +199,69 @@ static void test_ingest(void)
 	sp_lane_free(&l);
 }
 
+/* a negative control on a separate kernel: the doctor's checks its policy
+ * judges against that kernel are not demanded to fail, the host's still are,
+ * and only a boundary the lane's own runtime confirms counts */
+static const char *boundary_report(const char *kind, const char *accepted)
+{
+	static char b[1024];
+	snprintf(b, sizeof b,
+		 "{\"schema\":\"sandprobe.doctor.v1\",\"environment\":{\"kernel\":\"4.4.0\",\"kernel_boundary\":"
+		 "{\"kind\":\"%s\",\"accepted\":%s}},\"results\":[" R("seccomp.mode", "pass") "," R("ns.pid", "pass") "],"
+		 "\"summary\":" SUM(2, 0) ",\"result\":\"pass\"}",
+		 kind, accepted);
+	return b;
+}
+
+static bool judged(const char *rt, bool user_kernel, const char *kind, const char *accepted, const char *host_status,
+		   sp_lane *l, sp_live_cfg *c)
+{
+	sp_lane_init(l, sp_runtime_find(rt), sp_variant_find("no-seccomp"), c);
+	l->claim.user_kernel = user_kernel;
+	const char *j = boundary_report(kind, accepted);
+	sp_doctor_ingest(l, j, strlen(j), 0);
+	sp_lane_add(l, "host.seccomp", host_status, "", "", "host view");
+	sp_lane_judge(l);
+	return l->defect;
+}
+
+static void test_boundary(void)
+{
+	sp_live_cfg c;
+	memset(&c, 0, sizeof c);
+	sp_strv_split(&c.ids, "seccomp.mode,ns.pid", ",");
+	sp_strv_split(&c.run_ids, "seccomp.mode,ns.pid", ",");
+	sp_strv_split(&c.sat_user_space, "seccomp.mode,ns.pid", ",");
+	sp_strv_split(&c.sat_guest, "ns.pid", ",");
+	c.profile = "strict";
+	sp_lane l;
+	ok(!judged("runsc", true, "user-space", "true", "fail", &l, &c), "gVisor, boundary accepted: not a defect");
+	is_str(l.boundary, "user-space", "the doctor's kernel boundary is kept");
+	ok(l.boundary_accepted, "and that its policy accepts it");
+	ok(l.by_boundary.n == 1 && !strcmp(l.by_boundary.v[0], "seccomp.mode"), "seccomp.mode is judged by the boundary");
+	ok(l.expected_fail.n == 1 && !strcmp(l.expected_fail.v[0], "host.seccomp"), "host.seccomp must still fail");
+	is_str(l.status, "fail", "the control fails");
+	sp_lane_free(&l);
+	ok(judged("runsc", true, "user-space", "true", "pass", &l, &c), "the host's check passing too is a defect");
+	ok(l.missed.n == 1 && !strcmp(l.missed.v[0], "host.seccomp"), "host.seccomp did not fail");
+	sp_lane_free(&l);
+	ok(judged("runsc", true, "user-space", "false", "fail", &l, &c), "a boundary the policy does not accept: seccomp.mode must fail");
+	ok(l.missed.n == 1 && !strcmp(l.missed.v[0], "seccomp.mode"), "and it did not");
+	sp_lane_free(&l);
+	ok(judged("runc", false, "user-space", "true", "fail", &l, &c), "a doctor that claims gVisor on a runc lane is not believed");
+	is_int(l.by_boundary.n, 0, "nothing judged by a boundary the host does not confirm");
+	sp_lane_free(&l);
+	ok(judged("runsc", true, "guest", "true", "fail", &l, &c), "a guest kernel on a gVisor lane is not believed either");
+	sp_lane_free(&l);
+	ok(judged("runsc", true, "martian", "true", "fail", &l, &c), "an unknown kind is the host's kernel");
+	is_str(l.boundary, "", "and is not kept");
+	sp_lane_free(&l);
+	sp_strv_free(&c.ids);
+	sp_strv_free(&c.run_ids);
+	sp_strv_free(&c.sat_user_space);
+	sp_strv_free(&c.sat_guest);
+}
+
 /* the host-side /dev walk: recursive (net/tun is found), links not
  * followed, terminals allowed only of a devpts of the sandbox's own */
 static void test_dev_walk(void)
@@ -275,6 +347,7 @@ int main(void)
 	test_variants();
 	test_cpio();
 	test_ingest();
+	test_boundary();
 	test_dev_walk();
 	test_messages();
 	sp_strv_free(&cfg.ids);
