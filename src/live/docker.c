@@ -281,6 +281,8 @@ static unsigned version_num(const char *v)
 
 static int plan_common(sp_lane *l, sp_engine *e, char *why, size_t whysz)
 {
+	if (sp_engine_plan(l, why, whysz) < 0)
+		return -1;
 	unsigned v = version_num(e->st->version);
 	if (v && v < 2010) {
 		/* --cgroupns arrived with API 1.41 (20.10) */
