@@ -24,6 +24,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/version.h"
 #include "live/engine.h"
 
 static const char doctor_in_image[] = "/sandprobe-doctor";
@@ -69,8 +70,22 @@ static int image_id_of(const sp_engine *e, const char *ref, char *id, size_t ids
 	return -1;
 }
 
+/* the run's own suffix for what it makes in an engine (the image, the check container) */
+static const char *run_hex(sp_engine_state *st)
+{
+	if (!st->run_hex[0]) {
+		unsigned char b[6];
+		if (getrandom(b, sizeof b, 0) != (ssize_t)sizeof b) {
+			uint64_t t = sp_now_ns();
+			memcpy(b, &t, sizeof b);
+		}
+		for (size_t i = 0; i < sizeof b; i++)
+			snprintf(st->run_hex + 2 * i, 3, "%02x", b[i]);
+	}
+	return st->run_hex;
+}
+
 /* FROM scratch, the doctor alone: what the Containerfile builds, from --doctor, for this run */
-static const char *run_hex(sp_engine_state *st);
 
 static int build_doctor_image(const sp_lane *l, char *why, size_t whysz)
 {
@@ -84,6 +99,12 @@ static int build_doctor_image(const sp_lane *l, char *why, size_t whysz)
 		st->build_ctx[0] = '\0';
 		return -1;
 	}
+	char tag[160], label[160];
+	snprintf(tag, sizeof tag, "localhost/sandprobe-doctor-%d-%s:live", (int)getpid(), run_hex(st));
+	snprintf(label, sizeof label, "%s=%s", build_label_key, st->build_label);
+	/* from here on, whatever the build leaves (context, image, intermediates) is the run's to remove */
+	snprintf(st->image, sizeof st->image, "%s", tag);
+	st->image_ours = true;
 	char p[700];
 	sp_error err;
 	sp_error_clear(&err);
@@ -92,21 +113,25 @@ static int build_doctor_image(const sp_lane *l, char *why, size_t whysz)
 		snprintf(why, whysz, "--doctor-image: %s", err.msg);
 		return -1;
 	}
+	/* the Containerfile's recipe, without its ARG (the version is this sandprobe's) */
 	snprintf(p, sizeof p, "%s/Containerfile", st->build_ctx);
-	_cleanup_fclose_ FILE *f = fopen(p, "w");
-	if (!f || fputs("# the doctor image (sandprobe live --doctor-image): the Containerfile's recipe\n"
-			"FROM scratch\n"
-			"LABEL org.opencontainers.image.title=\"sandprobe-doctor\"\n"
-			"COPY sandprobe-doctor /sandprobe-doctor\n"
-			"ENTRYPOINT [\"/sandprobe-doctor\"]\n"
-			"CMD [\"--profile\", \"container\"]\n",
-			f) < 0 || fflush(f) != 0) {
+	FILE *f = fopen(p, "w");
+	bool wrote = f && fprintf(f,
+				  "# the doctor image, as the Containerfile builds it (sandprobe live --doctor-image)\n"
+				  "FROM scratch\n"
+				  "LABEL org.opencontainers.image.title=\"sandprobe-doctor\" \\\n"
+				  "      org.opencontainers.image.description=\"static in-sandbox isolation checks (sandprobe doctor)\" \\\n"
+				  "      org.opencontainers.image.version=\"%s\"\n"
+				  "COPY sandprobe-doctor /sandprobe-doctor\n"
+				  "ENTRYPOINT [\"/sandprobe-doctor\"]\n"
+				  "CMD [\"--profile\", \"container\"]\n",
+				  SP_VERSION) > 0;
+	if (f && fclose(f) != 0)
+		wrote = false;
+	if (!wrote) {
 		snprintf(why, whysz, "--doctor-image: cannot write %s: %s", p, strerror(errno));
 		return -1;
 	}
-	char tag[160], label[160];
-	snprintf(tag, sizeof tag, "localhost/sandprobe-doctor-%d-%s:live", (int)getpid(), run_hex(st));
-	snprintf(label, sizeof label, "%s=%s", build_label_key, st->build_label);
 	sp_strv argv;
 	sp_strv_split(&argv, NULL, ",");
 	if (e->docker) {
@@ -135,8 +160,6 @@ static int build_doctor_image(const sp_lane *l, char *why, size_t whysz)
 	sp_strv_free(&argv);
 	/* the context is not needed once the engine holds the image */
 	sp_rm_rf(st->build_ctx);
-	snprintf(st->image, sizeof st->image, "%s", tag);
-	st->image_ours = true; /* whatever the build left is the run's to remove */
 	char msg[400];
 	if (rc != 0) {
 		sp_runtime_message(eo, msg, sizeof msg);
@@ -167,21 +190,6 @@ static char *between_markers(const char *out, const char *nonce)
 		return NULL;
 	b += strlen(begin);
 	return sp_xstrndup(b, (size_t)(m - b));
-}
-
-/* the run's own suffix for what it makes in an engine (the image, the check container) */
-static const char *run_hex(sp_engine_state *st)
-{
-	if (!st->run_hex[0]) {
-		unsigned char b[6];
-		if (getrandom(b, sizeof b, 0) != (ssize_t)sizeof b) {
-			uint64_t t = sp_now_ns();
-			memcpy(b, &t, sizeof b);
-		}
-		for (size_t i = 0; i < sizeof b; i++)
-			snprintf(st->run_hex + 2 * i, 3, "%02x", b[i]);
-	}
-	return st->run_hex;
 }
 
 /* Run the image's doctor once as the lanes will (its entrypoint, --live-lane) and ask it for its catalogue,
@@ -613,6 +621,34 @@ static int check_left(const sp_engine *e, const sp_engine_state *st, char *what,
 	return 0;
 }
 
+static void append(char *buf, size_t sz, const char *fmt, ...) SP_PRINTF(3, 4);
+static void append(char *buf, size_t sz, const char *fmt, ...)
+{
+	size_t len = strnlen(buf, sz);
+	if (len + 1 >= sz)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf + len, sz - len, fmt, ap);
+	va_end(ap);
+}
+
+/* remove what a build left under the run's label (untagged intermediates), by id */
+static void remove_labelled(const sp_engine *e, const sp_engine_state *st)
+{
+	char lfilter[200];
+	snprintf(lfilter, sizeof lfilter, "label=%s=%s", build_label_key, st->build_label);
+	char *ls[] = {(char *)e->bin, "images", "-a", "-q", "--filter", lfilter, NULL};
+	_cleanup_free_ char *out = NULL;
+	if (sp_run_cmd(ls, &out, NULL, 30000) != 0)
+		return;
+	char *save = NULL;
+	for (char *id = strtok_r(out, " \t\n", &save); id; id = strtok_r(NULL, " \t\n", &save)) {
+		char *rm[] = {(char *)e->bin, "rmi", "-f", id, NULL};
+		sp_run_cmd(rm, NULL, NULL, 60000);
+	}
+}
+
 int sp_engine_finish(const sp_runtime *rt, const sp_live_cfg *cfg, char *what, size_t whatsz)
 {
 	(void)cfg;
@@ -620,7 +656,6 @@ int sp_engine_finish(const sp_runtime *rt, const sp_live_cfg *cfg, char *what, s
 	sp_engine_state *st = e->st;
 	if (!st->image_ours && !st->check_name[0])
 		return -1; /* the run made nothing in this engine (a user's --image is the user's) */
-	size_t len = 0;
 	int ret = 0;
 	char w[512];
 	what[0] = '\0';
@@ -630,38 +665,39 @@ int sp_engine_finish(const sp_runtime *rt, const sp_live_cfg *cfg, char *what, s
 			sp_run_cmd(rm, NULL, NULL, 30000);
 		}
 		int r = check_left(e, st, w, sizeof w);
-		len += (size_t)snprintf(what + len, whatsz - len, "%s%s", r ? w : "the catalogue check's container ",
-					r ? "" : st->check_name);
-		if (!r)
-			len += (size_t)snprintf(what + len, whatsz - len, " gone");
+		if (r)
+			append(what, whatsz, "%s", w);
+		else
+			append(what, whatsz, "the catalogue check's container %s gone", st->check_name);
 		ret |= r;
 		st->check_name[0] = '\0';
 	}
-	if (st->image_ours && len < whatsz) {
+	if (st->image_ours) {
 		char *argv[] = {(char *)e->bin, "rmi", "-f", st->image, NULL};
 		sp_run_cmd(argv, NULL, NULL, 60000);
-		if (st->image_id[0]) {
-			/* built: also the untagged intermediates of the build (by id and by label) */
-			char *byid[] = {(char *)e->bin, "rmi", "-f", st->image_id, NULL};
-			if (image_left(e, st, w, sizeof w))
+		if (image_left(e, st, w, sizeof w)) {
+			/* by id, and what a build left untagged under the run's label */
+			if (st->image_id[0]) {
+				char *byid[] = {(char *)e->bin, "rmi", "-f", st->image_id, NULL};
 				sp_run_cmd(byid, NULL, NULL, 60000);
+			}
+			if (st->build_label[0])
+				remove_labelled(e, st);
 		}
 		int r = image_left(e, st, w, sizeof w);
 		if (r)
-			len += (size_t)snprintf(what + len, whatsz - len, "%s%s", len ? "; " : "", w);
+			append(what, whatsz, "%s%s", what[0] ? "; " : "", w);
 		else
-			len += (size_t)snprintf(what + len, whatsz - len, "%simage %s (id %.12s) %s by this run removed: %s lists "
-							"no image of that name or id%s",
-						len ? "; " : "", st->image, st->image_id[0] ? st->image_id : "?",
-						st->build_label[0] ? "built" : "imported", e->bin,
-						st->build_label[0] ? " nor of the build's label" : "");
+			append(what, whatsz, "%simage %s (id %.12s) %s by this run removed: %s lists no image of that name or id%s",
+			       what[0] ? "; " : "", st->image, st->image_id[0] ? st->image_id : "?",
+			       st->build_label[0] ? "built" : "imported", e->bin, st->build_label[0] ? " nor of the build's label" : "");
 		ret |= r;
-		if (st->build_ctx[0] && len < whatsz) {
+		if (st->build_ctx[0]) {
 			struct stat sb;
 			bool gone = lstat(st->build_ctx, &sb) < 0 && errno == ENOENT;
 			if (!gone && sp_rm_rf(st->build_ctx) == 0)
 				gone = lstat(st->build_ctx, &sb) < 0 && errno == ENOENT;
-			snprintf(what + len, whatsz - len, "; build context %s %s", st->build_ctx, gone ? "removed" : "NOT REMOVED");
+			append(what, whatsz, "; build context %s %s", st->build_ctx, gone ? "removed" : "NOT REMOVED");
 			ret |= !gone;
 		}
 		st->image_ours = false;

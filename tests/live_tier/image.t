@@ -38,24 +38,26 @@ export CONTAINERS_CONF=$tmp/containers.conf
 RT=podman,docker,docker-runsc
 
 # --- the doctor as its own holder: --live-lane ---------------------------------
-out=$(printf '\n' | "$DOCTOR" --live-lane sp-t-$$ --version)
+# (this build's doctor: under SP_SAN=1 the sanitized one, run on the host)
+LD=$SP_DOCTOR
+out=$(printf '\n' | "$LD" --live-lane sp-t-$$ --version)
 rc=$?
 is "$rc" 0 "--live-lane: exit status of the doctor (0)"
-is "$(printf '%s\n' "$out" | grep -v '^$' | tr '\n' '|')" "@@sp-t-$$-begin@@|sandprobe-doctor $("$DOCTOR" --version | cut -d' ' -f2)|@@sp-t-$$:0@@|" \
+is "$(printf '%s\n' "$out" | grep -v '^$' | tr '\n' '|')" "@@sp-t-$$-begin@@|sandprobe-doctor $("$LD" --version | cut -d' ' -f2)|@@sp-t-$$:0@@|" \
 	"--live-lane: begin marker, the doctor's output, its exit status between markers"
-out=$(printf '\n' | "$DOCTOR" --live-lane sp-t-$$ --format bogus 2>/dev/null)
+out=$(printf '\n' | "$LD" --live-lane sp-t-$$ --format bogus 2>/dev/null)
 is "$?" 2 "--live-lane passes the doctor's exit status on (2: usage)"
 like "$out" "@@sp-t-$$:2@@" "and prints it in the marker"
-"$DOCTOR" --live-lane 'bad nonce!' --version >/dev/null 2>&1
+"$LD" --live-lane 'bad nonce!' --version >/dev/null 2>&1
 is "$?" 2 "--live-lane with a malformed nonce: exit 2"
 mkfifo "$tmp/hold"
-"$DOCTOR" --live-lane sp-h-$$ --version <"$tmp/hold" >"$tmp/hold.out" &
+"$LD" --live-lane sp-h-$$ --version <"$tmp/hold" >"$tmp/hold.out" &
 hp=$!
 exec 7>"$tmp/hold"
 for _ in $(seq 1 100); do grep -q "@@sp-h-$$:0@@" "$tmp/hold.out" && break; sleep 0.05; done
 sleep 0.2
 TAP_NAME="--live-lane holds the sandbox open after the report, until standard input gives a line" ok kill -0 "$hp"
-is "$(tr '\0' ' ' <"/proc/$hp/cmdline")" "$DOCTOR --live-lane sp-h-$$ --version " "the holder's argv carries the nonce (the host finds it by it)"
+is "$(tr '\0' ' ' <"/proc/$hp/cmdline")" "$LD --live-lane sp-h-$$ --version " "the holder's argv carries the nonce (the host finds it by it)"
 echo >&7
 exec 7>&-
 wait "$hp"
@@ -203,6 +205,23 @@ if /usr/bin/python3 -c 'import jsonschema' 2>/dev/null; then
 else
 	skip "python3-jsonschema not installed"; skip "same"
 fi
+
+# the proof is real: a docker that does not remove images leaves the built one, and the run says so and fails
+mkdir -p "$tmp/bin"
+cat >"$tmp/bin/docker" <<EOF
+#!/bin/sh
+[ "\$1" = rmi ] && exit 0
+exec $(command -v docker) "\$@"
+EOF
+chmod +x "$tmp/bin/docker"
+PATH=$tmp/bin:$PATH "$SP_BIN" live --runtime docker --doctor "$DOCTOR" --doctor-image --format json -o "$tmp/kept.json" 2>/dev/null
+is "$?" 1 "an engine that keeps the built image: the run fails"
+kept=$(jq -r '.teardown[0].observed' "$tmp/kept.json" | grep -oE 'localhost/sandprobe-doctor-[0-9]+-[0-9a-f]+:live' | head -1)
+is "$(jq -r '.lanes[0].verdict + " " + .teardown[0].status' "$tmp/kept.json")" "PASS fail" "the lane passed, the run's teardown proof fails"
+like "$(jq -r '.teardown[0].observed' "$tmp/kept.json")" "the engine still lists image localhost/sandprobe-doctor-" "naming the image left"
+is "$(docker images -q "$kept" | wc -l)" 1 "and the engine does list it ($kept)"
+docker rmi -f "$kept" >/dev/null 2>&1
+is "$(engine)" "$b0" "removed by the test, the private dockerd is as before"
 
 # --- --image REF: the user's own image; it stays ---------------------------------
 t0=$(date +%s)
