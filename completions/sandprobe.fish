@@ -53,6 +53,8 @@ complete -c sandprobe -n $live -l busybox -r -F -d 'static busybox'
 complete -c sandprobe -n $live -l kernel -r -F -d 'qemu kernel image'
 complete -c sandprobe -n $live -l accel -x -a 'auto kvm tcg' -d 'qemu accelerator'
 complete -c sandprobe -n $live -l containerd-address -r -F -d 'socket of the containerd to use'
+complete -c sandprobe -n $live -l image -x -d 'engine lanes from this local doctor image'
+complete -c sandprobe -n $live -l doctor-image -d 'engine lanes from a doctor image built for the run'
 complete -c sandprobe -n $live -l profile -x -a 'strict container host' -d "the doctor's base profile"
 complete -c sandprobe -n $live -l set -x -d 'a policy setting KEY=VALUE for the doctor in every lane'
 complete -c sandprobe -n $live -l timeout-ms -x -d 'per-lane timeout in ms'

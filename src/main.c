@@ -45,6 +45,9 @@ int main(int argc, char **argv)
 	/* a lone static binary: "sandprobe-doctor [doctor] [options]" */
 	if (argc >= 2 && strcmp(argv[1], "doctor") == 0)
 		return cmd_doctor(argc - 1, argv + 1);
+	/* sandprobe live's lanes from the doctor image: the doctor holds the sandbox open itself */
+	if (argc >= 2 && strcmp(argv[1], "--live-lane") == 0)
+		return cmd_live_lane(argc, argv);
 	if (argc >= 2 && strcmp(argv[1], "--version") == 0) {
 		printf("sandprobe-doctor %s\n", SP_VERSION);
 		return 0;

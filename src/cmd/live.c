@@ -45,6 +45,12 @@ static void usage(FILE *f)
 	      "  --accel A           qemu: auto (default: KVM when it really works), kvm, tcg\n"
 	      "  --containerd-address SOCK  containerd lanes: its socket (default: $CONTAINERD_ADDRESS,\n"
 	      "                      else /run/containerd/containerd.sock, else one the run starts itself)\n"
+	      "  --image REF         docker, docker-runsc and podman lanes run from the doctor image REF\n"
+	      "                      (built from the Containerfile; in the engine's local store, never\n"
+	      "                      pulled) instead of a busybox rootfs: no shell in it, the doctor holds\n"
+	      "                      the sandbox open itself; its doctor must be --doctor's (same catalogue)\n"
+	      "  --doctor-image      the same from an image each engine builds for the run from --doctor\n"
+	      "                      (FROM scratch, the doctor alone; no registry), removed at its end\n"
 	      "  --profile NAME      the doctor's base profile (default strict; launch-derived --set on top)\n"
 	      "  --set KEY=VALUE     a policy setting for the doctor in every lane, after the launch-derived\n"
 	      "                      ones (repeatable; e.g. kernel.separate_kernel= judges gVisor and VM\n"
@@ -65,16 +71,29 @@ static void usage(FILE *f)
 
 struct live_opts {
 	const char *runtime, *variant, *runtimes, *variants, *format, *output, *doctor, *busybox, *kernel, *accel, *profile,
-		*containerd;
-	bool matrix, strict, keep, verbose, list, quiet;
+		*containerd, *image;
+	bool matrix, strict, keep, verbose, list, quiet, doctor_image;
 	unsigned timeout_ms;
 	sp_strv *sets; /* --set KEY=VALUE, in order */
 };
 
+/* an image reference as engines spell one: no option, no blank, nothing a shell would expand */
+static bool image_ref_ok(const char *s)
+{
+	size_t n = strlen(s);
+	if (n == 0 || n >= sizeof ((sp_live_cfg *)0)->image || s[0] == '-' || s[0] == ':' || s[0] == '@')
+		return false;
+	for (; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') || strchr("._/:@-", *s)))
+			return false;
+	return true;
+}
+
 static int parse_args(int argc, char **argv, struct live_opts *o, sp_error *err)
 {
 	enum { O_RUNTIME = 256, O_VARIANT, O_MATRIX, O_RUNTIMES, O_VARIANTS, O_FORMAT, O_OUTPUT, O_DOCTOR, O_BUSYBOX,
-	       O_KERNEL, O_ACCEL, O_PROFILE, O_TIMEOUT, O_STRICT, O_KEEP, O_LIST, O_HELP, O_CONTAINERD, O_SET };
+	       O_KERNEL, O_ACCEL, O_PROFILE, O_TIMEOUT, O_STRICT, O_KEEP, O_LIST, O_HELP, O_CONTAINERD, O_SET, O_IMAGE,
+	       O_DOCTOR_IMAGE };
 	static const struct option longopts[] = {
 		{"runtime", required_argument, NULL, O_RUNTIME}, {"variant", required_argument, NULL, O_VARIANT},
 		{"matrix", no_argument, NULL, O_MATRIX},	 {"runtimes", required_argument, NULL, O_RUNTIMES},
@@ -87,6 +106,7 @@ static int parse_args(int argc, char **argv, struct live_opts *o, sp_error *err)
 		{"help", no_argument, NULL, O_HELP},		 {"verbose", no_argument, NULL, 'v'},
 		{"containerd-address", required_argument, NULL, O_CONTAINERD},
 		{"set", required_argument, NULL, O_SET},
+		{"image", required_argument, NULL, O_IMAGE},	 {"doctor-image", no_argument, NULL, O_DOCTOR_IMAGE},
 		{"quiet", no_argument, NULL, 'q'},
 		{NULL, 0, NULL, 0},
 	};
@@ -112,6 +132,13 @@ static int parse_args(int argc, char **argv, struct live_opts *o, sp_error *err)
 				return sp_usage(err, "live: --containerd-address '%s': expected a socket path", optarg);
 			o->containerd = optarg;
 			break;
+		case O_IMAGE:
+			if (!image_ref_ok(optarg))
+				return sp_usage(err, "live: --image '%s': expected a local image reference (NAME[:TAG], NAME@DIGEST or an id)",
+						optarg);
+			o->image = optarg;
+			break;
+		case O_DOCTOR_IMAGE: o->doctor_image = true; break;
 		case O_PROFILE: o->profile = optarg; break;
 		case O_SET: {
 			const char *eq = strchr(optarg, '=');
@@ -157,6 +184,8 @@ static int parse_args(int argc, char **argv, struct live_opts *o, sp_error *err)
 		return sp_usage(err, "live: --accel '%s': expected auto, kvm or tcg", o->accel);
 	if (!strcmp(o->profile, "") || strchr(o->profile, '/'))
 		return sp_usage(err, "live: --profile '%s': expected a shipped profile name", o->profile);
+	if (o->image && o->doctor_image)
+		return sp_usage(err, "live: --image and --doctor-image exclude each other");
 	return 0;
 }
 
@@ -232,6 +261,14 @@ static int plan(const struct live_opts *o, sp_live_run *run, const sp_live_cfg *
 			rc = sp_usage(err, "live: unknown variant '%s'", vs.v[i]);
 	if (rc == 0 && (rts.n == 0 || vs.n == 0))
 		rc = sp_usage(err, "live: empty runtime or variant list");
+	if (rc == 0 && (o->image || o->doctor_image)) {
+		bool engine = false;
+		for (size_t i = 0; i < rts.n; i++)
+			engine |= sp_runtime_find(rts.v[i])->engine != NULL;
+		if (!engine)
+			rc = sp_usage(err, "live: %s goes with the docker, docker-runsc and podman lanes (none is selected)",
+				      o->image ? "--image" : "--doctor-image");
+	}
 	if (rc == 0) {
 		run->lanes = sp_xcalloc(rts.n * vs.n, sizeof *run->lanes);
 		for (size_t i = 0; i < rts.n; i++) {
@@ -311,6 +348,9 @@ int cmd_live(int argc, char **argv)
 	pick_tmpbase(cfg.tmpbase, sizeof cfg.tmpbase);
 	if (o.containerd)
 		snprintf(cfg.containerd, sizeof cfg.containerd, "%s", o.containerd);
+	if (o.image)
+		snprintf(cfg.image, sizeof cfg.image, "%s", o.image);
+	cfg.doctor_image = o.doctor_image;
 	cfg.profile = o.profile;
 	cfg.timeout_ms = o.timeout_ms;
 	cfg.vm_timeout_ms = o.timeout_ms * 10;
@@ -338,9 +378,17 @@ int cmd_live(int argc, char **argv)
 			sp_progress(stderr, i + 1, run.n, "lane %s/%s: %s (%.0f ms)", run.lanes[i].rt->name,
 				    run.lanes[i].variant->name, run.lanes[i].status, run.lanes[i].ms);
 	}
-	for (size_t i = 0; i < sp_runtimes_count; i++)
-		if (sp_runtimes[i]->finish)
-			sp_runtimes[i]->finish(sp_runtimes[i], &cfg);
+	/* what the run shares between lanes (images, namespaces): removed, and proven gone */
+	run.teardown = sp_xcalloc(sp_runtimes_count, sizeof *run.teardown);
+	for (size_t i = 0; i < sp_runtimes_count; i++) {
+		sp_run_teardown *t = &run.teardown[run.nteardown];
+		int fr = sp_runtimes[i]->finish ? sp_runtimes[i]->finish(sp_runtimes[i], &cfg, t->what, sizeof t->what) : -1;
+		if (fr < 0)
+			continue;
+		t->rt = sp_runtimes[i];
+		t->ok = fr == 0;
+		run.nteardown++;
+	}
 	sp_live_judge(&run);
 	if (o.output && ftruncate(fileno(out), 0) < 0) {
 		sp_fail_errno(&err, errno, "live: --output %s", o.output);
@@ -376,6 +424,8 @@ done:
 	for (size_t i = 0; i < run.n; i++)
 		sp_lane_free(&run.lanes[i]);
 	free(run.lanes);
+	free(run.teardown);
+	free(cfg.catalogue);
 	sp_strv_free(&run.defects);
 	sp_strv_free(&cfg.ids);
 	sp_strv_free(&cfg.keys);

@@ -435,21 +435,27 @@ static int leftovers(sp_lane *l, char *what, size_t whatsz)
 }
 
 /* end of the run: the namespace goes (it must be empty), then a containerd of our own */
-static void finish(const sp_runtime *rt, const sp_live_cfg *cfg)
+static int finish(const sp_runtime *rt, const sp_live_cfg *cfg, char *what, size_t whatsz)
 {
 	(void)rt;
 	(void)cfg;
+	int ret = -1;
 	if (ctd.ns_used && ctd.addr[0]) {
 		char *argv[] = {"ctr", "--address", ctd.addr, "namespaces", "remove", ctd.ns, NULL};
 		_cleanup_free_ char *eo = NULL;
 		if (sp_run_cmd(argv, NULL, &eo, 20000) != 0) {
 			char msg[300];
 			sp_runtime_message(eo, msg, sizeof msg);
-			fprintf(stderr, "sandprobe: live: cannot remove containerd namespace %s: %s\n", ctd.ns, msg);
+			snprintf(what, whatsz, "cannot remove containerd namespace %s: %s", ctd.ns, msg);
+			ret = 1;
+		} else {
+			snprintf(what, whatsz, "containerd namespace %s removed", ctd.ns);
+			ret = 0;
 		}
 		ctd.ns_used = false;
 	}
 	stop_own();
+	return ret;
 }
 
 const sp_runtime sp_rt_containerd_runc = {

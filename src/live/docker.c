@@ -281,6 +281,8 @@ static unsigned version_num(const char *v)
 
 static int plan_common(sp_lane *l, sp_engine *e, char *why, size_t whysz)
 {
+	if (sp_engine_plan(l, why, whysz) < 0)
+		return -1;
 	unsigned v = version_num(e->st->version);
 	if (v && v < 2010) {
 		/* --cgroupns arrived with API 1.41 (20.10) */
@@ -419,19 +421,20 @@ static int host_pid(sp_lane *l, sp_error *err)
 	pid_t np = sp_find_nonce_pid(l->nonce);
 	if (d->bundle[0])
 		snprintf(l->spec, sizeof l->spec, "%s/config.json", d->bundle);
-	snprintf(obs, sizeof obs, "container %.12s: init pid %llu (docker inspect), the shell with the lane's nonce %d; shim %d "
+	snprintf(obs, sizeof obs, "container %.12s: init pid %llu (docker inspect), the sandbox's init with the lane's nonce %d; shim %d "
 				  "(containerd %s, namespace %s, bundle %s)",
 		 l->cid, ep, (int)np, (int)d->shim, d->ctr_addr[0] ? d->ctr_addr : "?", d->ctr_ns[0] ? d->ctr_ns : "?",
 		 d->bundle[0] ? d->bundle : "?");
 	if (np <= 0 || (pid_t)ep != np) {
-		sp_lane_add(l, "host.engine", "fail", "the engine's init pid is the sandbox's shell", obs,
+		sp_lane_add(l, "host.engine", "fail", "the engine's init pid is the sandbox's init (its shell, or the doctor holding it open)", obs,
 			    "docker and the host disagree on the sandbox's process");
 		if (np > 0)
 			l->host_pid = np;
 		return 0;
 	}
 	l->host_pid = np;
-	sp_lane_add(l, "host.engine", "pass", "the engine's init pid is the sandbox's shell", obs, "engine view and host view agree");
+	sp_lane_add(l, "host.engine", "pass", "the engine's init pid is the sandbox's init (its shell, or the doctor holding it open)", obs,
+		    "engine view and host view agree");
 	return 0;
 }
 

@@ -6,7 +6,21 @@
 
 /* what one engine (one daemon) is, asked once per run and shared by its adapters */
 typedef struct sp_engine_state {
-	char image[160];        /* imported once per run */
+	/* the image the lanes run from: the lane's rootfs imported once per run, or the doctor image
+	 * (--image REF, or built once per run from the doctor with --doctor-image) */
+	char image[256];
+	char image_id[160];     /* its id, as the engine names it (images this run made) */
+	bool image_ours;        /* this run imported or built it: removed, and proven gone, when the run ends */
+	bool image_tried;       /* the doctor image was set up (below is its outcome, for every lane of the run) */
+	int image_rc;
+	char image_why[1024];
+	char image_note[400];   /* how the lanes run from it, for their notes */
+	char build_label[96];   /* org.sandprobe.live.run=VALUE on the image this run built */
+	char build_ctx[600];    /* the build's context dir (removed right after the build) */
+	char check_name[64];    /* the container that asked the image's doctor for its catalogue */
+	char run_hex[16];       /* the run's suffix for what it makes in this engine */
+	int root_mode;          /* the root directory a container of the image gets (-1: unmeasured) */
+	unsigned root_uid;
 	bool asked;             /* the engine answered `info` (below is valid) */
 	int info_rc;            /* 0: it answered; else the probe's skip reason is in info_why */
 	char info_why[1024];
@@ -34,14 +48,16 @@ typedef struct sp_engine {
 
 /* the sp_runtime hooks of an engine adapter: the engine is l->rt->engine (rt->engine) */
 void sp_engine_claims(sp_launch *l);
+/* the doctor image (--image, --doctor-image): set up once per engine, and what its lanes cannot launch */
+int sp_engine_plan(sp_lane *l, char *why, size_t whysz);
 int sp_engine_prepare(sp_lane *l, sp_error *err);
 int sp_engine_launch(sp_lane *l, sp_error *err);
 void sp_engine_teardown(sp_lane *l);
 int sp_engine_leftovers(sp_lane *l, char *what, size_t whatsz);
-void sp_engine_finish(const sp_runtime *rt, const sp_live_cfg *cfg);
+int sp_engine_finish(const sp_runtime *rt, const sp_live_cfg *cfg, char *what, size_t whatsz);
 /* the rest of an engine adapter's sp_runtime initializer, after its name, summary and probe */
 #define SP_ENGINE_HOOKS(E)                                                                                           \
-	.removable = SP_PROT_ALL, .claims = sp_engine_claims, .prepare = sp_engine_prepare, .launch = sp_engine_launch, \
+	.removable = SP_PROT_ALL, .claims = sp_engine_claims, .plan = sp_engine_plan, .prepare = sp_engine_prepare, .launch = sp_engine_launch, \
 	.teardown = sp_engine_teardown, .teardown_if_left = true, .leftovers = sp_engine_leftovers, .finish = sp_engine_finish, .engine = (E)
 
 #endif

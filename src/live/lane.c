@@ -250,6 +250,8 @@ int sp_live_load_catalogue(sp_live_cfg *cfg, sp_error *err)
 					sp_startswith(last, "sandprobe: ") ? last + strlen("sandprobe: ") : last);
 		return sp_usage(err, "%s --list --format json: exit %d (%s)", cfg->doctor, rc, last);
 	}
+	free(cfg->catalogue);
+	cfg->catalogue = sp_xstrdup(out);
 	json_error_t je;
 	json_t *root = json_loads(out, 0, &je);
 	json_t *checks = root ? json_object_get(root, "checks") : NULL;

@@ -101,6 +101,12 @@ typedef struct sp_live_cfg {
 	bool keep;              /* debugging: keep the lane's temp dir */
 	char tmpbase[256];      /* where lane dirs go: a tmpfs when one allows exec, else /tmp */
 	char containerd[512];   /* --containerd-address ("" : $CONTAINERD_ADDRESS, the default socket, or our own) */
+	/* the engine lanes (docker, docker-runsc, podman) from the doctor image instead of the rootfs:
+	 * --image REF (a local image with the doctor at /sandprobe-doctor), or --doctor-image (built per engine
+	 * for the run from doctor, FROM scratch, and removed at its end) */
+	char image[256];
+	bool doctor_image;
+	char *catalogue;        /* the doctor's `--list --format json --profile P`: an image's doctor must give the same */
 	/* catalogue of the doctor (from --list --format json) */
 	sp_strv ids;        /* check ids */
 	sp_strv run_ids;    /* ids the profile does not turn off: each must be in a report */
@@ -136,7 +142,9 @@ struct sp_runtime {
 	bool teardown_if_left; /* the runtime removes its container when it ends by itself: tear down only what the proof finds */
 	/* 0: nothing left; 1: something is left (named in what) */
 	int (*leftovers)(sp_lane *l, char *what, size_t whatsz);
-	void (*finish)(const sp_runtime *rt, const sp_live_cfg *cfg); /* end of run: shared state (images) */
+	/* end of run: remove the run's shared state (images, namespaces) and prove it gone: -1 the run made none,
+	 * 0 removed and proven gone, 1 something is left; what says which */
+	int (*finish)(const sp_runtime *rt, const sp_live_cfg *cfg, char *what, size_t whatsz);
 	/* VMs: ms to wait for the guest's first output (0: no watchdog), and a relaunch under a fallback */
 	unsigned (*boot_watchdog_ms)(sp_lane *l);
 	int (*fallback)(sp_lane *l, sp_error *err);
@@ -271,8 +279,9 @@ bool sp_gvisor_oci_seccomp(void);
 void sp_run_cmds(char **const argvs[], size_t n, int *rcs, char **outs, char **errs, unsigned timeout_ms);
 /* find PATH in $PATH (or "" when absent) */
 bool sp_which(const char *name, char *out, size_t outsz);
-/* the one process whose argv is {"/bin/sh", "-c", _, nonce, ...} (a copy of it between fork and exec does not
- * count): its pid, 0 if none, -1 if several */
+/* the one process whose argv is {"/bin/sh", "-c", _, nonce, ...}, or {doctor, "--live-lane", nonce, ...} (the
+ * doctor image: the doctor holds the sandbox open itself; a copy of either between fork and exec does not count):
+ * its pid, 0 if none, -1 if several */
 pid_t sp_find_nonce_pid(const char *nonce);
 /* the last line of text that is not empty, trimmed, into out */
 void sp_last_line(const char *text, char *out, size_t outsz);
@@ -345,10 +354,19 @@ void sp_platform_detect(sp_platform *p, bool probe_kvm);
 bool sp_kvm_usable(char *why, size_t whysz);
 
 /* ---- report.c ---- */
+/* what a runtime's finish removed at the end of the run, and its proof */
+typedef struct sp_run_teardown {
+	const sp_runtime *rt;
+	bool ok;
+	char what[1536];
+} sp_run_teardown;
+
 typedef struct sp_live_run {
 	sp_platform platform;
 	sp_lane *lanes;
 	size_t n;
+	sp_run_teardown *teardown; /* one per runtime whose finish had something to remove */
+	size_t nteardown;
 	sp_strv defects;
 	bool matrix;
 	bool strict;

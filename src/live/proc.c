@@ -32,7 +32,8 @@ int sp_lane_proc_spawn(sp_lane *l, char *const argv[], sp_error *err)
 	char *w = l->command;
 	*w = '\0';
 	for (size_t i = 0; argv[i]; i++) {
-		if (l->inside.n && !strcmp(argv[i], l->inside.v[0]) && argv[i + 1] && !strcmp(argv[i + 1], "-c")) {
+		if (l->inside.n && !strcmp(argv[i], l->inside.v[0]) && argv[i + 1] &&
+		    (!strcmp(argv[i + 1], "-c") || !strcmp(argv[i], "--live-lane"))) {
 			w += snprintf(w, len + 8 - (size_t)(w - l->command), "%s%s ...", i ? " " : "", argv[i]);
 			break;
 		}
@@ -135,20 +136,25 @@ pid_t sp_find_nonce_pid(const char *nonce)
 		char path[64], buf[8192];
 		/* comm first: it needs no lock on the target's memory, cmdline does */
 		snprintf(path, sizeof path, "/proc/%s/comm", de->d_name);
-		if (sp_read_file(path, buf, sizeof buf) <= 0 || strcmp(buf, "sh\n"))
+		if (sp_read_file(path, buf, sizeof buf) <= 0)
+			continue;
+		bool sh = !strcmp(buf, "sh\n"), doctor = !strcmp(buf, "sandprobe-docto\n");
+		if (!sh && !doctor)
 			continue;
 		snprintf(path, sizeof path, "/proc/%s/cmdline", de->d_name);
 		ssize_t len = sp_read_file(path, buf, sizeof buf);
 		if (len <= 0)
 			continue;
-		/* argv: "/bin/sh" "-c" SCRIPT NONCE ... */
+		/* argv: "/bin/sh" "-c" SCRIPT NONCE ..., or (the doctor image, no shell) DOCTOR "--live-lane" NONCE ... */
 		const char *a[4];
 		size_t k = 0, off = 0;
 		while (k < 4 && off < (size_t)len) {
 			a[k++] = buf + off;
 			off += strlen(buf + off) + 1;
 		}
-		if (k < 4 || strcmp(a[0], "/bin/sh") || strcmp(a[1], "-c") || strcmp(a[3], nonce))
+		if (sh && (k < 4 || strcmp(a[0], "/bin/sh") || strcmp(a[1], "-c") || strcmp(a[3], nonce)))
+			continue;
+		if (doctor && (k < 3 || strcmp(a[1], "--live-lane") || strcmp(a[2], nonce)))
 			continue;
 		if (n == SP_ARRAY_SIZE(found))
 			return -1;

@@ -95,6 +95,9 @@ bool sp_live_failed(const sp_live_run *run)
 {
 	if (run->defects.n)
 		return true;
+	for (size_t i = 0; i < run->nteardown; i++)
+		if (!run->teardown[i].ok)
+			return true;
 	for (size_t i = 0; i < run->n; i++) {
 		const sp_lane *l = &run->lanes[i];
 		if (!strcmp(l->status, "skip")) {
@@ -170,6 +173,9 @@ void sp_live_write_text(FILE *f, const sp_live_run *run, bool verbose)
 	}
 	for (size_t i = 0; i < run->defects.n; i++)
 		fprintf(f, "DEFECT: %s\n", run->defects.v[i]);
+	for (size_t i = 0; i < run->nteardown; i++)
+		fprintf(f, "TEARDOWN: %s %s -- %s\n", run->teardown[i].rt->name, run->teardown[i].ok ? "PASS" : "FAIL",
+			run->teardown[i].what);
 	for (size_t i = 0; i < run->n; i++) {
 		const sp_lane *l = &run->lanes[i];
 		if (!run->matrix)
@@ -266,6 +272,12 @@ int sp_live_write_json(FILE *f, const sp_live_run *run)
 	}
 	json_object_set_new(root, "lanes", lanes);
 	json_object_set_new(root, "defects", strv_json(&run->defects));
+	/* what the lanes shared (images, namespaces), removed when the run ended, and its proof */
+	json_t *td = json_array();
+	for (size_t i = 0; i < run->nteardown; i++)
+		json_array_append_new(td, json_pack("{s:s,s:s,s:o}", "runtime", run->teardown[i].rt->name, "status",
+						    run->teardown[i].ok ? "pass" : "fail", "observed", sp_json_str(run->teardown[i].what)));
+	json_object_set_new(root, "teardown", td);
 	json_object_set_new(root, "result", json_string(sp_live_failed(run) ? "fail" : "pass"));
 	int r = json_dumpf(root, f, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 	fputc('\n', f);
@@ -343,6 +355,17 @@ void sp_live_write_html(FILE *f, const sp_live_run *run)
 	fputs("</table>\n<p><small>* a failure the negative control must produce. A negative control that does not fail is a tool "
 	      "defect.</small></p>\n",
 	      f);
+	if (run->nteardown) {
+		fputs("<h2>End of the run</h2><ul>\n", f);
+		for (size_t i = 0; i < run->nteardown; i++) {
+			fprintf(f, "<li class=\"%s\">", run->teardown[i].ok ? "ok" : "bad");
+			html_text(f, run->teardown[i].rt->name);
+			fputs(run->teardown[i].ok ? ": " : ": LEFT BEHIND: ", f);
+			html_text(f, run->teardown[i].what);
+			fputs("</li>\n", f);
+		}
+		fputs("</ul>\n", f);
+	}
 	if (run->defects.n) {
 		fputs("<h2>Defects</h2><ul>\n", f);
 		for (size_t i = 0; i < run->defects.n; i++) {

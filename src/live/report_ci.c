@@ -111,6 +111,11 @@ void sp_live_write_junit(FILE *f, const sp_live_run *run)
 		all.errors += n.errors;
 		secs += run->lanes[i].ms / 1000.0;
 	}
+	size_t td_failed = 0;
+	for (size_t i = 0; i < run->nteardown; i++)
+		td_failed += !run->teardown[i].ok;
+	all.tests += run->nteardown;
+	all.failures += td_failed;
 	/* a defect (a negative control that did not fail) is its lane's failed verdict */
 	sp_junit_begin(f, "sandprobe.live", all.tests, all.failures, all.errors, secs);
 	for (size_t i = 0; i < run->n; i++) {
@@ -156,6 +161,22 @@ void sp_live_write_junit(FILE *f, const sp_live_run *run)
 		free(vmsg);
 		free(suite);
 	}
+	if (run->nteardown) {
+		/* what the lanes shared, removed at the end of the run */
+		sp_junit_suite_begin(f, "live.teardown", run->nteardown, td_failed, 0, 0, 0, NULL);
+		for (size_t i = 0; i < run->nteardown; i++) {
+			const sp_run_teardown *t = &run->teardown[i];
+			sp_junit_case jc = {.classname = "live.teardown", .name = t->rt->name,
+					    .kind = t->ok ? SP_JUNIT_PASS : SP_JUNIT_FAILURE, .message = t->what,
+					    .type = t->ok ? "PASS" : "LEFT BEHIND"};
+			if (t->ok)
+				jc.out = t->what;
+			else
+				jc.text = t->what;
+			sp_junit_case_write(f, &jc);
+		}
+		sp_junit_suite_end(f);
+	}
 	sp_junit_end(f);
 }
 
@@ -167,6 +188,7 @@ void sp_live_write_tap(FILE *f, const sp_live_run *run)
 		lane_counts(run, &run->lanes[i], &n);
 		total += n.tests;
 	}
+	total += run->nteardown;
 	fprintf(f, "TAP version 13\n1..%zu\n", total);
 	size_t t = 0;
 	for (size_t i = 0; i < run->n; i++) {
@@ -199,6 +221,12 @@ void sp_live_write_tap(FILE *f, const sp_live_run *run)
 				fputs("  ...\n", f);
 			}
 		}
+	}
+	for (size_t i = 0; i < run->nteardown; i++) {
+		const sp_run_teardown *td = &run->teardown[i];
+		fprintf(f, "%s %zu - teardown/%s ", td->ok ? "ok" : "not ok", ++t, td->rt->name);
+		sp_tap_desc(f, td->what);
+		fputc('\n', f);
 	}
 	fprintf(f, "# %s\n", sp_live_failed(run) ? "FAIL" : "PASS");
 }

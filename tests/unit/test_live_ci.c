@@ -152,6 +152,56 @@ int main(void)
 	ok(x && xsd_ok(x), "and the file still validates");
 	free(x);
 
+	/* what the lanes shared, removed at the end of the run: one proof per runtime, a left one fails the run */
+	run.strict = false;
+	run.n = 2;
+	sp_run_teardown td[2] = {{.rt = sp_runtime_find("docker"), .ok = true},
+				 {.rt = sp_runtime_find("podman"), .ok = false}};
+	snprintf(td[0].what, sizeof td[0].what, "image localhost/sandprobe-doctor-1-ab:live (id 0123456789ab) built by this run removed");
+	snprintf(td[1].what, sizeof td[1].what, "the engine still lists image localhost/sandprobe-doctor-1-cd:live <&>");
+	run.teardown = td;
+	run.nteardown = 1;
+	size_t ndefects = run.defects.n;
+	run.defects.n = 0; /* the two lanes alone: a passing strict lane and a control that failed as it must */
+	ok(!sp_live_failed(&run), "a teardown proof that passes does not fail the run");
+	run.nteardown = 2;
+	ok(sp_live_failed(&run), "one that finds something left fails it");
+	run.defects.n = ndefects;
+	x = render(&run, 1);
+	ok(x && xsd_ok(x), "JUnit with the run's teardown validates against junit.xsd");
+	like_str(x, "tests=\"10\" failures=\"1\"", "two more cases, one failure: what was left");
+	c = testcase(x, "live.teardown", "podman");
+	ok(c && strstr(c, "<failure") && strstr(c, "type=\"LEFT BEHIND\"") && strstr(c, "&lt;&amp;&gt;"),
+	   "the left image is a failure of type LEFT BEHIND, escaped");
+	free(c);
+	c = testcase(x, "live.teardown", "docker");
+	ok(c && !strstr(c, "<failure") && strstr(c, "built by this run removed"), "the proven removal is a pass, said so");
+	free(c);
+	free(x);
+	t = render(&run, 0);
+	like_str(t, "1..10\n", "TAP plan counts the teardown");
+	like_str(t, "ok 9 - teardown/docker image localhost/sandprobe-doctor-1-ab:live", "TAP: the proven removal");
+	like_str(t, "not ok 10 - teardown/podman the engine still lists", "TAP: what was left fails");
+	free(t);
+	{
+		char *buf = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&buf, &len);
+		sp_live_write_text(f, &run, false);
+		fclose(f);
+		like_str(buf, "TEARDOWN: podman FAIL -- the engine still lists image", "text: a TEARDOWN line per proof");
+		like_str(buf, "RESULT: FAIL", "text: and the run fails");
+		free(buf);
+		f = open_memstream(&buf, &len);
+		sp_live_write_json(f, &run);
+		fclose(f);
+		like_str(buf, "\"runtime\": \"docker\",\n      \"status\": \"pass\"", "JSON: teardown items with runtime and status");
+		free(buf);
+	}
+	run.teardown = NULL;
+	run.nteardown = 0;
+	run.n = 4;
+
 	/* a clean run: no failure at all */
 	run.strict = false;
 	run.n = 2;
