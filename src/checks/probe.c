@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
@@ -17,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "checks/types.h"
 #include "core/util.h"
 
 /* mountinfo escapes blanks as \040 etc. */
@@ -434,6 +436,24 @@ int sp_sysctl_long(const char *path, long *out)
 	*out = v;
 	return 0;
 }
+
+/* the path lists (fs.*, env.mounts, lsm.landlock_hidden, priv.scan_roots
+ * ...): absolute, since a relative one is looked up from wherever the
+ * doctor runs, where "absent" would pass for "masked" */
+static int path_parse(const char *s, char *why, size_t whysz)
+{
+	if (s[0] != '/') {
+		snprintf(why, whysz, "'%.100s': not an absolute path", s);
+		return -1;
+	}
+	if (strlen(s) >= PATH_MAX) {
+		snprintf(why, whysz, "'%.60s...': longer than PATH_MAX", s);
+		return -1;
+	}
+	return 0;
+}
+
+const sp_policy_type sp_ptype_paths = {.name = "paths", .what = "absolute paths", .list = true, .parse = path_parse};
 
 bool sp_policy_list_has(const sp_ctx *ctx, const char *key, const char *item)
 {
