@@ -116,6 +116,16 @@ for c in "${CASES[@]}"; do
 	[ -s "$T/good.err" ] && sed 's/^/# /' "$T/good.err"
 done
 
+# doctor(1) says how each of these keys is written
+man="$SP_ROOT/docs/man/sandprobe-doctor.1"
+missing=""
+for c in "${CASES[@]}"; do
+	key=${c%%|*}
+	case $key in caps.*|priv.no_new_privs|cgroup.pids_max) continue ;; esac
+	grep -qF -- "$key" "$man" || missing="$missing $key"
+done
+is "$missing" "" "doctor(1), POLICY VALUES, names every key with a grammar"
+
 # a continuation line is checked with the value it extends, on its own line
 printf '[net]\negress.deny = 10.0.0.1:80,\n  10.0.0.2\n' >"$T/cont.ini"
 err=$("$D" --policy "$T/cont.ini" -k ns.pid 2>&1 >/dev/null)
