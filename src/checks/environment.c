@@ -689,11 +689,9 @@ static int parse_values(char *copy, struct env_value ***out, size_t *nout, char 
 		x->pattern = e[nl] == '~';
 		x->want = e + nl + 1;
 		if (x->pattern) {
-			int rc = regcomp(&x->re, x->want, REG_EXTENDED | REG_NOSUB);
-			if (rc) {
-				char msg[120];
-				regerror(rc, &x->re, msg, sizeof msg);
-				snprintf(why, whysz, "'%.100s': bad regex: %s", e, msg);
+			char bad[200];
+			if (sp_regex_compile(&x->re, x->want, REG_EXTENDED | REG_NOSUB, bad, sizeof bad) < 0) {
+				snprintf(why, whysz, "'%.100s': %s", e, bad);
 				free(x);
 				free_values(v, n);
 				return -1;
@@ -773,11 +771,9 @@ static int parse_release(const char *want, bool *pattern, regex_t *re, char *why
 	*pattern = want[0] == '~';
 	if (!*pattern)
 		return 0;
-	int rc = regcomp(re, want + 1, REG_EXTENDED | REG_NOSUB);
-	if (rc) {
-		char msg[120];
-		regerror(rc, re, msg, sizeof msg);
-		snprintf(why, whysz, "'%.100s': bad regex: %s", want, msg);
+	char bad[200];
+	if (sp_regex_compile(re, want + 1, REG_EXTENDED | REG_NOSUB, bad, sizeof bad) < 0) {
+		snprintf(why, whysz, "'%.100s': %s", want, bad);
 		return -1;
 	}
 	return 0;

@@ -136,11 +136,9 @@ static int parse_probes(const char *spec, tool_probe *p, size_t max, char *why, 
 			return -1;
 		}
 		snprintf(t->pattern, sizeof t->pattern, "%s", pat);
-		int rc = regcomp(&t->re, t->pattern, REG_EXTENDED | REG_NEWLINE | REG_NOSUB);
-		if (rc) {
-			char msg[120];
-			regerror(rc, &t->re, msg, sizeof msg);
-			snprintf(why, whysz, "'%s': bad regex: %s", t->text, msg);
+		char bad[200];
+		if (sp_regex_compile(&t->re, t->pattern, REG_EXTENDED | REG_NEWLINE | REG_NOSUB, bad, sizeof bad) < 0) {
+			snprintf(why, whysz, "'%s': %s", t->text, bad);
 			return -1;
 		}
 		t->re_ok = true;

@@ -264,6 +264,22 @@ int main(void)
 	ok(load_text("[tools]\nprobes = ls => .;\n  sh -c 'exit 0' => (\n", &err) < 0, "a bad probe on a continuation fails");
 	like_str(err.msg, "t.ini:3: tools.probes:", "naming that line");
 	ok(load_text("[tools]\nprobes = ls => .;\n  sh -c 'exit 0' => ^$\n", &err) == 0, "good continuation lines pass");
+	/* a regex whose compile time explodes (glibc copies repetitions out) is
+	 * refused before regcomp sees it: the loader has no timeout */
+	static const char *const costly[] = {"tools.probes=ls => ^P+++++++++++++++++++++++++++++++++++++++",
+					     "env.values=X~a{1,255}{1,255}", "env.kernel_release=~((a{1,20}){1,20}){1,20}",
+					     "env.values=X~x{32767}"};
+	for (size_t i = 0; i < SP_ARRAY_SIZE(costly); i++) {
+		ok(sp_policy_set(&p, costly[i], &err) < 0, "refused: %s", costly[i]);
+		like_str(err.msg, "repetitions multiply out", "... saying why");
+	}
+	static const char *const fine[] = {"tools.probes=ls => ^P++++++++", "env.values=X~[]a-z[:digit:]]{1,200}",
+					   "env.kernel_release=~^(6|7)\\.[0-9]{1,3}\\.", "env.values=X~a{2,}b{0,9}|c?d*"};
+	for (size_t i = 0; i < SP_ARRAY_SIZE(fine); i++) {
+		sp_error_clear(&err);
+		ok(sp_policy_set(&p, fine[i], &err) == 0, "accepted: %s%s%s", fine[i], err.msg[0] ? ": " : "", err.msg);
+	}
+
 	/* more entries than the check probes: refused, not dropped */
 	ok(sp_policy_set(&p, "tls.denied_hosts=a.example,b.example,c.example,d.example,e.example", &err) < 0,
 	   "a fifth tls.denied_hosts entry is refused (four are probed)");
