@@ -227,7 +227,7 @@ const sp_check sp_check_fs_agent_config_readonly = {
 	.title = "agent configuration paths refuse writes",
 	.rationale = "an agent that can rewrite its own prompt, tools or memory makes a hijack outlive the session",
 	.techniques = "AML.T0081,AML.T0110,AML.T0080",
-	.policy_keys = "fs.agent_config:list",
+	.policy_keys = "fs.agent_config:paths",
 	.method = "action",
 	.run = run_readonly,
 };
@@ -238,7 +238,7 @@ const sp_check sp_check_fs_agent_config_secrets = {
 	.title = "no credentials in agent configuration files",
 	.rationale = "API keys in an agent's tool or MCP configuration are one read away from a hijacked agent",
 	.techniques = "AML.T0083,AML.T0055,T1552.001",
-	.policy_keys = "fs.agent_config:list",
+	.policy_keys = "fs.agent_config:paths",
 	.method = "read",
 	.run = run_secrets,
 };

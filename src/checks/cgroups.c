@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "checks/types.h"
 #include "checks/probe.h"
 #include "core/util.h"
 
@@ -202,6 +203,11 @@ static bool cg_locate(const struct cg_mounts *c, const char *v1ctrl, char *mnt, 
 	return false;
 }
 
+/* cgroup.versions' words: the layouts run_version tells apart */
+static const char *const layouts[] = {"v1", "v2", "hybrid", "none", NULL};
+const sp_policy_type sp_ptype_cgroup_layouts = {.name = "cgroup_layouts", .what = "v1, v2, hybrid or none", .list = true,
+						.choices = layouts};
+
 static void run_version(const sp_ctx *ctx, sp_result *r)
 {
 	sp_strv ok;
@@ -228,7 +234,7 @@ static void run_version(const sp_ctx *ctx, sp_result *r)
 const sp_check sp_check_cgroup_version = {
 	.id = "cgroup.version", .category = "cgroups", .title = "cgroup layout per policy",
 	.rationale = "limits and device rules differ between cgroup v1 and v2; the policy says which it relies on",
-	.techniques = "", .policy_keys = "cgroup.versions:list", .method = "read", .run = run_version,
+	.techniques = "", .policy_keys = "cgroup.versions:cgroup_layouts", .method = "read", .run = run_version,
 	.flags = SP_CHECK_INPROCESS,
 };
 

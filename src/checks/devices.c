@@ -17,6 +17,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "checks/types.h"
 #include "checks/probe.h"
 #include "core/util.h"
 
@@ -125,6 +126,30 @@ static void walk_dev(struct dev_walk *w, const char *dir, const char *rel, int d
 	closedir(d);
 }
 
+/* dev.allow's entries: names under /dev ("null", "net/tun"), as the walk
+ * and the allowlist probe join them to "/dev/" */
+static int device_parse(const char *name, char *why, size_t whysz)
+{
+	if (name[0] == '/' || strlen(name) > 200) {
+		snprintf(why, whysz, "'%.100s': name a device relative to /dev (null, net/tun)", name);
+		return -1;
+	}
+	const char *p = name;
+	for (;;) {
+		size_t l = strcspn(p, "/");
+		if (l == 0 || (l == 1 && p[0] == '.') || (l == 2 && p[0] == '.' && p[1] == '.')) {
+			snprintf(why, whysz, "'%.100s': an empty, '.' or '..' component", name);
+			return -1;
+		}
+		p += l;
+		if (!*p++)
+			return 0;
+	}
+}
+
+const sp_policy_type sp_ptype_devices = {.name = "devices", .what = "device names under /dev (null, net/tun)", .list = true,
+					 .parse = device_parse};
+
 static void run_host_devices(const sp_ctx *ctx, sp_result *r)
 {
 	sp_strv allow;
@@ -145,7 +170,7 @@ static void run_host_devices(const sp_ctx *ctx, sp_result *r)
 const sp_check sp_check_dev_host_devices = {
 	.id = "dev.host_devices", .category = "devices", .title = "only allowlisted devices usable",
 	.rationale = "a host device node (disk, GPU, kvm, tty) gives the sandbox direct access to host hardware",
-	.techniques = "T1006,T1611", .policy_keys = "dev.allow:list", .method = "action",
+	.techniques = "T1006,T1611", .policy_keys = "dev.allow:devices", .method = "action",
 	.run = run_host_devices,
 	.flags = SP_CHECK_KERNEL,
 	.batch = &dev_nodes,
@@ -187,7 +212,7 @@ static void run_allowlist(const sp_ctx *ctx, sp_result *r)
 const sp_check sp_check_dev_allowlist = {
 	.id = "dev.allowlist", .category = "devices", .title = "allowlisted devices present and usable",
 	.rationale = "a sandbox without /dev/null or /dev/urandom breaks ordinary programs", .techniques = "",
-	.policy_keys = "dev.allow:list", .method = "action", .run = run_allowlist,
+	.policy_keys = "dev.allow:devices", .method = "action", .run = run_allowlist,
 	.batch = &dev_nodes,
 };
 

@@ -3,6 +3,7 @@
  * policy, pseudo filesystems mounted, a sane clock, readable time zone and
  * locale. Credential values are never printed: only the variable, the shape
  * that matched and the value's length. */
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <fnmatch.h>
@@ -19,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "checks/types.h"
 #include "checks/environment.h"
 #include "checks/probe.h"
 #include "core/util.h"
@@ -285,19 +287,52 @@ static void run_hostname(const sp_ctx *ctx, sp_result *r)
 		sp_pass(r, "hostname '%s'", h);
 }
 
-/* "5.10.2" >= "5.10"? compare numerically, field by field */
-static int version_cmp(const char *a, const char *b)
+/* env.kernel_min: "5.10" -> {5, 10}, *n = 2; 0, or -1 unless 1 to 3
+ * dot-separated decimal numbers */
+static int parse_version(const char *s, unsigned long v[3], size_t *n)
 {
-	for (int i = 0; i < 3; i++) {
-		unsigned long x = strtoul(a, (char **)&a, 10), y = strtoul(b, (char **)&b, 10);
-		if (x != y)
-			return x < y ? -1 : 1;
+	*n = 0;
+	const char *p = s;
+	for (;;) {
+		if (*n == 3 || !isdigit((unsigned char)*p))
+			return -1;
+		char *end;
+		errno = 0;
+		v[(*n)++] = strtoul(p, &end, 10);
+		if (errno || end - p > 9)
+			return -1;
+		p = end;
+		if (!*p)
+			return 0;
+		if (*p++ != '.')
+			return -1;
+	}
+}
+
+static int version_parse(const char *s, char *why, size_t whysz)
+{
+	unsigned long v[3];
+	size_t n;
+	if (parse_version(s, v, &n) == 0)
+		return 0;
+	snprintf(why, whysz, "'%.80s': expected a kernel version (5, 5.10 or 5.10.2)", s);
+	return -1;
+}
+
+const sp_policy_type sp_ptype_version = {.name = "version", .what = "a kernel version: 5, 5.10 or 5.10.2",
+					 .parse = version_parse};
+
+/* the release ("6.1.0-18-amd64") against a minimum: <0 older, 0, >0 newer;
+ * compared numerically, field by field, as far as the minimum goes */
+static int release_cmp(const char *release, const unsigned long *min, size_t n)
+{
+	const char *a = release;
+	for (size_t i = 0; i < n; i++) {
+		unsigned long x = strtoul(a, (char **)&a, 10);
+		if (x != min[i])
+			return x < min[i] ? -1 : 1;
 		if (*a == '.')
 			a++;
-		if (*b == '.')
-			b++;
-		if (!*b)
-			return 0;
 	}
 	return 0;
 }
@@ -318,9 +353,15 @@ static void run_platform(const sp_ctx *ctx, sp_result *r)
 	sp_observed(r, "machine %s, kernel %s %s", u.machine, u.sysname, u.release);
 	bool arch_ok = arch.n == 0 || sp_strv_contains(&arch, u.machine);
 	sp_strv_free(&arch);
-	if (!arch_ok)
+	unsigned long min[3];
+	size_t nmin = 0;
+	if (kmin && *kmin && parse_version(kmin, min, &nmin) < 0) {
+		char why[160];
+		version_parse(kmin, why, sizeof why);
+		sp_errorr(r, "env.kernel_min: %s", why);
+	} else if (!arch_ok)
 		sp_failr(r, "architecture %s is not allowed by env.arch", u.machine);
-	else if (kmin && *kmin && version_cmp(u.release, kmin) < 0)
+	else if (nmin && release_cmp(u.release, min, nmin) < 0)
 		sp_failr(r, "kernel %s is older than env.kernel_min %s", u.release, kmin);
 	else
 		sp_pass(r, "%s, kernel %s", u.machine, u.release);
@@ -546,7 +587,7 @@ const sp_check sp_check_env_platform = {
 	.title = "architecture and kernel version per policy",
 	.rationale = "workloads and the isolation they rely on assume an architecture and a minimum kernel",
 	.techniques = "",
-	.policy_keys = "env.arch:list,env.kernel_min:str",
+	.policy_keys = "env.arch:list,env.kernel_min:version",
 	.method = "read",
 	.run = run_platform,
 	.batch = &env_basics,
@@ -558,7 +599,7 @@ const sp_check sp_check_env_mounts = {
 	.title = "/proc, /sys, /dev, /dev/pts and /dev/shm mounted",
 	.rationale = "a usable sandbox has its own pseudo filesystems, of the right type",
 	.techniques = "",
-	.policy_keys = "env.mounts:list",
+	.policy_keys = "env.mounts:paths",
 	.method = "read",
 	.run = run_mounts,
 	.batch = &env_basics,
@@ -593,18 +634,32 @@ const sp_check sp_check_env_locale = {
 /* env.values: "NAME=VALUE" (exact) and "NAME~REGEX" (extended regex)
  * entries separated by ';'. A value that looks like a credential is never
  * shown, matching or not. */
-static void run_values(const sp_ctx *ctx, sp_result *r)
+struct env_value {
+	char name[128];
+	const char *want; /* into the parsed copy */
+	bool pattern;
+	regex_t re;
+};
+
+static void free_values(struct env_value **v, size_t n)
 {
-	const char *spec = sp_policy_get(ctx->policy, "env.values");
-	sp_expected(r, "%s", spec && *spec ? spec : "(env.values empty)");
-	if (!spec || !*spec) {
-		sp_skip(r, "the policy names no expected value (env.values)");
-		return;
+	for (size_t i = 0; i < n; i++) {
+		if (v[i]->pattern)
+			regfree(&v[i]->re);
+		free(v[i]);
 	}
-	_cleanup_free_ char *copy = sp_xstrdup(spec);
-	size_t n = 0, bad = 0;
-	char badlist[300] = "";
+	free(v);
+}
+
+/* Parse env.values (copy is cut in place); the entries in *out. 0, or -1
+ * with why (nothing to free then). */
+static int parse_values(char *copy, struct env_value ***out, size_t *nout, char *why, size_t whysz)
+{
+	struct env_value **v = NULL;
+	size_t n = 0;
 	char *save = NULL;
+	*out = NULL;
+	*nout = 0;
 	for (char *e = strtok_r(copy, ";", &save); e; e = strtok_r(NULL, ";", &save)) {
 		/* continuation lines arrive joined with ',' */
 		while (*e == ' ' || *e == '\t' || *e == ',')
@@ -615,45 +670,92 @@ static void run_values(const sp_ctx *ctx, sp_result *r)
 		if (!*e)
 			continue;
 		size_t nl = strcspn(e, "=~");
-		if (!e[nl] || nl == 0) {
-			sp_errorr(r, "env.values: '%s': expected NAME=VALUE or NAME~REGEX", e);
-			return;
-		}
-		bool pattern = e[nl] == '~';
 		char name[128];
-		snprintf(name, sizeof name, "%.*s", (int)nl, e);
+		snprintf(name, sizeof name, "%.*s", (int)(nl < sizeof name ? nl : sizeof name - 1), e);
 		sp_trim(name);
-		const char *want = e + nl + 1;
-		regex_t re;
-		if (pattern) {
-			int rc = regcomp(&re, want, REG_EXTENDED | REG_NOSUB);
-			if (rc) {
-				char msg[120];
-				regerror(rc, &re, msg, sizeof msg);
-				sp_errorr(r, "env.values: '%s': bad regex: %s", e, msg);
-				return;
+		if (!e[nl] || !name[0]) {
+			snprintf(why, whysz, "'%.100s': expected NAME=VALUE or NAME~REGEX", e);
+			free_values(v, n);
+			return -1;
+		}
+		if (nl >= sizeof name) {
+			snprintf(why, whysz, "'%.100s': the variable name is longer than %zu characters", e, sizeof name - 1);
+			free_values(v, n);
+			return -1;
+		}
+		/* each on its own: a compiled regex_t is not moved */
+		struct env_value *x = sp_xcalloc(1, sizeof *x);
+		snprintf(x->name, sizeof x->name, "%s", name);
+		x->pattern = e[nl] == '~';
+		x->want = e + nl + 1;
+		if (x->pattern) {
+			char bad[200];
+			if (sp_regex_compile(&x->re, x->want, REG_EXTENDED | REG_NOSUB, bad, sizeof bad) < 0) {
+				snprintf(why, whysz, "'%.100s': %s", e, bad);
+				free(x);
+				free_values(v, n);
+				return -1;
 			}
 		}
-		n++;
-		const char *v = getenv(name);
-		bool okv = v && (pattern ? regexec(&re, v, 0, NULL, 0) == 0 : !strcmp(v, want));
-		if (pattern)
-			regfree(&re);
-		_cleanup_free_ char *entry = v ? sp_xasprintf("%s=%s", name, v) : NULL;
+		v = sp_xrealloc(v, (n + 1) * sizeof *v);
+		v[n++] = x;
+	}
+	*out = v;
+	*nout = n;
+	return 0;
+}
+
+static int values_parse(const char *spec, char *why, size_t whysz)
+{
+	_cleanup_free_ char *copy = sp_xstrdup(spec);
+	struct env_value **v;
+	size_t n;
+	if (parse_values(copy, &v, &n, why, whysz) < 0)
+		return -1;
+	free_values(v, n);
+	return 0;
+}
+
+const sp_policy_type sp_ptype_env_values = {.name = "env_values",
+					    .what = "NAME=VALUE (exact) or NAME~REGEX (extended regex) entries separated by ';'",
+					    .parse = values_parse};
+
+static void run_values(const sp_ctx *ctx, sp_result *r)
+{
+	const char *spec = sp_policy_get(ctx->policy, "env.values");
+	sp_expected(r, "%s", spec && *spec ? spec : "(env.values empty)");
+	if (!spec || !*spec) {
+		sp_skip(r, "the policy names no expected value (env.values)");
+		return;
+	}
+	_cleanup_free_ char *copy = sp_xstrdup(spec);
+	struct env_value **want;
+	size_t n = 0, bad = 0;
+	char badlist[300] = "", why[300];
+	if (parse_values(copy, &want, &n, why, sizeof why) < 0) {
+		sp_errorr(r, "env.values: %s", why);
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const struct env_value *w = want[i];
+		const char *v = getenv(w->name);
+		bool okv = v && (w->pattern ? regexec(&w->re, v, 0, NULL, 0) == 0 : !strcmp(v, w->want));
+		_cleanup_free_ char *entry = v ? sp_xasprintf("%s=%s", w->name, v) : NULL;
 		const char *shape = entry ? sp_env_credential_shape(entry) : NULL;
 		if (!v)
-			sp_observed_add(r, "%s unset", name);
+			sp_observed_add(r, "%s unset", w->name);
 		else if (shape)
-			sp_observed_add(r, "%s %s (value redacted: %s, %zu chars)", name, okv ? "matches" : "DIFFERS", shape,
+			sp_observed_add(r, "%s %s (value redacted: %s, %zu chars)", w->name, okv ? "matches" : "DIFFERS", shape,
 					strlen(v));
 		else
-			sp_observed_add(r, "%s=%.120s %s", name, v, okv ? "matches" : "DIFFERS");
+			sp_observed_add(r, "%s=%.120s %s", w->name, v, okv ? "matches" : "DIFFERS");
 		if (!okv) {
 			bad++;
 			size_t bl = strlen(badlist);
-			snprintf(badlist + bl, sizeof badlist - bl, "%s%s", bl ? "," : "", name);
+			snprintf(badlist + bl, sizeof badlist - bl, "%s%s", bl ? "," : "", w->name);
 		}
 	}
+	free_values(want, n);
 	if (n == 0)
 		sp_skip(r, "env.values holds no entry");
 	else if (bad)
@@ -662,7 +764,35 @@ static void run_values(const sp_ctx *ctx, sp_result *r)
 		sp_pass(r, "all %zu variable%s hold the expected value", n, n == 1 ? "" : "s");
 }
 
-/* env.kernel_release: exact, or "~REGEX" */
+/* env.kernel_release: exact, or "~REGEX": 0 (the regex compiled into re
+ * when *pattern), or -1 with why */
+static int parse_release(const char *want, bool *pattern, regex_t *re, char *why, size_t whysz)
+{
+	*pattern = want[0] == '~';
+	if (!*pattern)
+		return 0;
+	char bad[200];
+	if (sp_regex_compile(re, want + 1, REG_EXTENDED | REG_NOSUB, bad, sizeof bad) < 0) {
+		snprintf(why, whysz, "'%.100s': %s", want, bad);
+		return -1;
+	}
+	return 0;
+}
+
+static int release_parse(const char *want, char *why, size_t whysz)
+{
+	bool pattern;
+	regex_t re;
+	if (parse_release(want, &pattern, &re, why, whysz) < 0)
+		return -1;
+	if (pattern)
+		regfree(&re);
+	return 0;
+}
+
+const sp_policy_type sp_ptype_release = {.name = "release", .what = "an exact kernel release, or ~REGEX (extended)",
+					 .parse = release_parse};
+
 static void run_kernel_release(const sp_ctx *ctx, sp_result *r)
 {
 	const char *want = sp_policy_get(ctx->policy, "env.kernel_release");
@@ -671,10 +801,19 @@ static void run_kernel_release(const sp_ctx *ctx, sp_result *r)
 		sp_skip(r, "the policy names no kernel release (env.kernel_release)");
 		return;
 	}
-	bool pattern = want[0] == '~';
+	bool pattern;
+	regex_t re;
+	char why[200];
+	if (parse_release(want, &pattern, &re, why, sizeof why) < 0) {
+		sp_expected(r, "kernel release %s", want);
+		sp_errorr(r, "env.kernel_release: %s", why);
+		return;
+	}
 	sp_expected(r, "kernel release %s %s", pattern ? "matching" : "exactly", pattern ? want + 1 : want);
 	struct utsname u;
 	if (uname(&u) < 0) {
+		if (pattern)
+			regfree(&re);
 		sp_errorr(r, "uname: %s", strerror(errno));
 		return;
 	}
@@ -685,14 +824,6 @@ static void run_kernel_release(const sp_ctx *ctx, sp_result *r)
 	sp_observed(r, "uname release %s; /proc/sys/kernel/osrelease %s", u.release, pr > 0 ? proc : "unreadable");
 	bool okv;
 	if (pattern) {
-		regex_t re;
-		int rc = regcomp(&re, want + 1, REG_EXTENDED | REG_NOSUB);
-		if (rc) {
-			char msg[120];
-			regerror(rc, &re, msg, sizeof msg);
-			sp_errorr(r, "env.kernel_release '%s': bad regex: %s", want, msg);
-			return;
-		}
 		okv = regexec(&re, u.release, 0, NULL, 0) == 0;
 		regfree(&re);
 	} else {
@@ -756,13 +887,17 @@ static void run_interfaces_up(const sp_ctx *ctx, sp_result *r)
 }
 
 /* env.swap: on (at least one active swap area), off, or any */
+static const char *const swap_states[] = {"on", "off", "any", NULL};
+const sp_policy_type sp_ptype_swap = {.name = "swap", .what = "on, off or any", .choices = swap_states};
+
 static void run_swap_state(const sp_ctx *ctx, sp_result *r)
 {
 	const char *want = sp_policy_get(ctx->policy, "env.swap");
 	if (!want || !*want)
 		want = "any";
-	if (strcmp(want, "on") && strcmp(want, "off") && strcmp(want, "any")) {
-		sp_errorr(r, "env.swap = '%s': expected on, off or any", want);
+	char why[200];
+	if (sp_policy_value_check(&sp_ptype_swap, want, why, sizeof why) < 0) {
+		sp_errorr(r, "env.swap: %s", why);
 		return;
 	}
 	sp_expected(r, "swap %s", want);
@@ -802,7 +937,7 @@ const sp_check sp_check_env_values = {
 	.title = "environment variables hold the values the policy names",
 	.rationale = "a variable that is set to the wrong value (a proxy, a CA bundle, a home) misleads every tool",
 	.techniques = "",
-	.policy_keys = "env.values:str",
+	.policy_keys = "env.values:env_values",
 	.method = "read",
 	.run = run_values,
 	.flags = SP_CHECK_INPROCESS,
@@ -814,7 +949,7 @@ const sp_check sp_check_env_kernel_release = {
 	.title = "kernel release exactly (or matching) what the policy names",
 	.rationale = "a guest kernel other than the one built for the sandbox lacks its hardening",
 	.techniques = "",
-	.policy_keys = "env.kernel_release:str",
+	.policy_keys = "env.kernel_release:release",
 	.method = "read",
 	.run = run_kernel_release,
 	.flags = SP_CHECK_INPROCESS,
@@ -838,7 +973,7 @@ const sp_check sp_check_env_swap = {
 	.title = "swap on or off as the policy demands",
 	.rationale = "the policy may require swap (memory-hungry agents) or forbid it (secrets must not reach disk)",
 	.techniques = "",
-	.policy_keys = "env.swap:str",
+	.policy_keys = "env.swap:swap",
 	.method = "read",
 	.run = run_swap_state,
 	.flags = SP_CHECK_INPROCESS,

@@ -13,6 +13,7 @@
 #include <sys/statvfs.h>
 #include <sys/sysmacros.h>
 
+#include "checks/types.h"
 #include "checks/probe.h"
 #include "core/util.h"
 
@@ -158,7 +159,7 @@ const sp_check sp_check_fs_writable_paths = {
 	.title = "declared writable paths usable",
 	.rationale = "a sandbox must stay usable: its scratch and workspace paths must accept files",
 	.techniques = "",
-	.policy_keys = "fs.writable:list",
+	.policy_keys = "fs.writable:paths",
 	.method = "action",
 	.run = run_writable_paths,
 };
@@ -200,7 +201,7 @@ const sp_check sp_check_fs_tmpfs = {
 	.title = "scratch paths are tmpfs",
 	.rationale = "scratch data on tmpfs vanishes with the sandbox instead of persisting on a host disk",
 	.techniques = "T1005",
-	.policy_keys = "fs.tmpfs:list",
+	.policy_keys = "fs.tmpfs:paths",
 	.method = "read",
 	.run = run_tmpfs,
 	.batch = &fs_mount_flags,
@@ -289,19 +290,19 @@ static void run_noexec(const sp_ctx *ctx, sp_result *r) { run_mount_flag("fs.noe
 const sp_check sp_check_fs_nosuid = {
 	.id = "fs.nosuid", .category = "filesystem", .title = "named mounts are nosuid",
 	.rationale = "setuid files on a writable mount let a compromised workload plant privilege escalation",
-	.techniques = "T1548.001", .policy_keys = "fs.nosuid:list", .method = "read", .run = run_nosuid,
+	.techniques = "T1548.001", .policy_keys = "fs.nosuid:paths", .method = "read", .run = run_nosuid,
 	.batch = &fs_mount_flags,
 };
 const sp_check sp_check_fs_nodev = {
 	.id = "fs.nodev", .category = "filesystem", .title = "named mounts are nodev",
 	.rationale = "device nodes on a writable mount give raw access to host devices", .techniques = "T1006",
-	.policy_keys = "fs.nodev:list", .method = "read", .run = run_nodev, .flags = SP_CHECK_KERNEL,
+	.policy_keys = "fs.nodev:paths", .method = "read", .run = run_nodev, .flags = SP_CHECK_KERNEL,
 	.batch = &fs_mount_flags,
 };
 const sp_check sp_check_fs_noexec = {
 	.id = "fs.noexec", .category = "filesystem", .title = "named mounts are noexec (proven by exec)",
 	.rationale = "executing downloaded payloads from scratch space is the usual next step of an attack",
-	.techniques = "AML.T0011,AML.T0050", .policy_keys = "fs.noexec:list", .method = "action", .run = run_noexec,
+	.techniques = "AML.T0011,AML.T0050", .policy_keys = "fs.noexec:paths", .method = "action", .run = run_noexec,
 };
 
 /* ---- masked and read-only paths ---- */
@@ -395,7 +396,7 @@ static void run_masked(const sp_ctx *ctx, sp_result *r)
 const sp_check sp_check_fs_masked_paths = {
 	.id = "fs.masked_paths", .category = "filesystem", .title = "kernel information paths masked",
 	.rationale = "/proc/kcore, /proc/keys, timer_list and firmware tables leak kernel memory, keys and layout",
-	.techniques = "T1613,T1552", .policy_keys = "fs.masked:list", .method = "action", .run = run_masked,
+	.techniques = "T1613,T1552", .policy_keys = "fs.masked:paths", .method = "action", .run = run_masked,
 	.flags = SP_CHECK_KERNEL,
 	.batch = &fs_kernel_paths,
 };
@@ -466,7 +467,7 @@ static void run_readonly_paths(const sp_ctx *ctx, sp_result *r)
 const sp_check sp_check_fs_readonly_paths = {
 	.id = "fs.readonly_paths", .category = "filesystem", .title = "kernel tunables read-only",
 	.rationale = "writable /proc/sys, /proc/irq or /proc/bus reconfigure the host kernel",
-	.techniques = "T1611", .policy_keys = "fs.readonly:list", .method = "action",
+	.techniques = "T1611", .policy_keys = "fs.readonly:paths", .method = "action",
 	.run = run_readonly_paths,
 	.flags = SP_CHECK_KERNEL,
 	.batch = &fs_kernel_paths,
@@ -666,7 +667,7 @@ static void run_host_sensitive(const sp_ctx *ctx, sp_result *r)
 const sp_check sp_check_fs_host_sensitive = {
 	.id = "fs.host_sensitive", .category = "filesystem", .title = "host-sensitive paths absent",
 	.rationale = "password hashes, SSH host keys, kubeconfigs and runtime sockets must not be bind-mounted in",
-	.techniques = "T1552.001,T1552,AML.T0055", .policy_keys = "fs.host_sensitive:list", .method = "action",
+	.techniques = "T1552.001,T1552,AML.T0055", .policy_keys = "fs.host_sensitive:paths", .method = "action",
 	.run = run_host_sensitive,
 };
 
@@ -815,6 +816,11 @@ static int peer_outside(unsigned long group, char *where, size_t wsz, bool *host
 	return found;
 }
 
+/* fs.propagation's words: how / propagates towards the host */
+static const char *const propagations[] = {"private", "slave", "shared", "unbindable", NULL};
+const sp_policy_type sp_ptype_propagation = {.name = "propagation", .what = "private, slave, shared or unbindable",
+					     .list = true, .choices = propagations};
+
 static void run_propagation(const sp_ctx *ctx, sp_result *r)
 {
 	sp_strv ok;
@@ -886,7 +892,7 @@ static void run_propagation(const sp_ctx *ctx, sp_result *r)
 const sp_check sp_check_fs_propagation = {
 	.id = "fs.propagation", .category = "filesystem", .title = "root mount propagation private or slave",
 	.rationale = "a shared root propagates the sandbox's mounts to the host and the host's into the sandbox",
-	.techniques = "T1611", .policy_keys = "fs.propagation:list", .method = "read", .run = run_propagation,
+	.techniques = "T1611", .policy_keys = "fs.propagation:propagation", .method = "read", .run = run_propagation,
 	.flags = SP_CHECK_KERNEL,
 	.batch = &fs_escapes,
 };
@@ -1006,5 +1012,5 @@ static void run_fsync(const sp_ctx *ctx, sp_result *r)
 const sp_check sp_check_fs_fsync = {
 	.id = "fs.fsync", .category = "filesystem", .title = "file content survives write, fsync and read",
 	.rationale = "a scratch filesystem that loses or corrupts data breaks the workload silently",
-	.techniques = "", .policy_keys = "fs.writable:list", .method = "action", .run = run_fsync,
+	.techniques = "", .policy_keys = "fs.writable:paths", .method = "action", .run = run_fsync,
 };

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "checks/types.h"
 #include "checks/probe.h"
 #include "core/util.h"
 
@@ -32,6 +33,22 @@ static const struct ns_type *ns_type_find(const char *name)
 			return &ns_types[i];
 	return NULL;
 }
+
+/* ns.required's entries: the namespace types the checks know */
+static int ns_parse(const char *name, char *why, size_t whysz)
+{
+	if (ns_type_find(name))
+		return 0;
+	size_t n = (size_t)snprintf(why, whysz, "'%.60s' is not a namespace type (", name);
+	for (size_t i = 0; i < SP_ARRAY_SIZE(ns_types) && n < whysz; i++)
+		n += (size_t)snprintf(why + n, whysz - n, "%s%s", i ? ", " : "", ns_types[i].name);
+	if (n < whysz)
+		snprintf(why + n, whysz - n, ")");
+	return -1;
+}
+
+const sp_policy_type sp_ptype_namespaces = {.name = "namespaces", .what = "namespace types: pid, net, mnt, uts, ipc, user, cgroup, time",
+					    .list = true, .parse = ns_parse};
 
 /* readlink /proc/PID/ns/TYPE -> "net:[4026531833]" and its inode */
 static int ns_link(const char *pid, const char *type, char *buf, size_t size, unsigned long *ino)
@@ -169,7 +186,7 @@ static void run_ns(const char *type, const sp_ctx *ctx, sp_result *r)
 		.title = title_,                                                                             \
 		.rationale = why_,                                                                           \
 		.techniques = tech_,                                                                         \
-		.policy_keys = "ns.required:list",                                                           \
+		.policy_keys = "ns.required:namespaces",                                                     \
 		.method = "read",                                                                            \
 		.run = run_##sym,                                                                            \
 		.flags = SP_CHECK_INPROCESS | (kflags_),                                                     \

@@ -2,6 +2,7 @@
 #include "checks/net_probe.h"
 
 #include <arpa/inet.h>
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -14,6 +15,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "checks/types.h"
+#include "core/policy.h"
 #include "core/util.h"
 
 const char *sp_netclass_name(sp_netclass c)
@@ -201,8 +204,8 @@ int sp_net_parse_hostport(const char *s, int defport, struct sockaddr_storage *s
 		if (colon)
 			port = colon + 1;
 	}
-	unsigned long long pv = (unsigned long long)defport;
-	if (port ? sp_parse_u64(port, &pv) < 0 || pv == 0 || pv > 65535 : defport == 0) {
+	unsigned pv = (unsigned)defport;
+	if (port ? sp_net_parse_port(port, &pv) < 0 : defport <= 0) {
 		snprintf(why, whysz, "'%s': expected host:port with a port between 1 and 65535", s);
 		return -1;
 	}
@@ -222,6 +225,123 @@ int sp_net_parse_hostport(const char *s, int defport, struct sockaddr_storage *s
 	}
 	snprintf(why, whysz, "'%s': '%s' is not an IP literal (egress targets are addresses, not names)", s, host);
 	return -1;
+}
+
+int sp_net_parse_port(const char *s, unsigned *port)
+{
+	unsigned long long v;
+	if (sp_parse_u64(s, &v) < 0 || v == 0 || v > 65535)
+		return -1;
+	*port = (unsigned)v;
+	return 0;
+}
+
+int sp_dns_name_check(const char *name, char *why, size_t whysz)
+{
+	size_t total = strlen(name);
+	if (total == 0 || total > 254 || (total == 254 && name[253] != '.')) {
+		snprintf(why, whysz, "'%.80s': a DNS name has 1 to 253 characters", name);
+		return -1;
+	}
+	for (const char *p = name; *p;) {
+		size_t len = strcspn(p, ".");
+		if (len == 0 || len > 63) {
+			snprintf(why, whysz, "'%.80s': each label of a DNS name has 1 to 63 characters", name);
+			return -1;
+		}
+		for (size_t i = 0; i < len; i++)
+			if (!isalnum((unsigned char)p[i]) && p[i] != '-' && p[i] != '_') {
+				snprintf(why, whysz, "'%.80s': '%c' cannot be in a DNS name (letters, digits, '-', '_')",
+					 name, p[i]);
+				return -1;
+			}
+		p += len;
+		if (*p == '.')
+			p++;
+	}
+	return 0;
+}
+
+int sp_net_parse_ip(const char *s, char *canon, size_t size, char *why, size_t whysz)
+{
+	struct in_addr a4;
+	struct in6_addr a6;
+	if (inet_pton(AF_INET, s, &a4) == 1) {
+		inet_ntop(AF_INET, &a4, canon, (socklen_t)size);
+		return 0;
+	}
+	if (inet_pton(AF_INET6, s, &a6) == 1) {
+		inet_ntop(AF_INET6, &a6, canon, (socklen_t)size);
+		return 0;
+	}
+	snprintf(why, whysz, "'%.80s': expected an IPv4 or IPv6 address", s);
+	return -1;
+}
+
+int sp_net_parse_name_port(const char *s, unsigned defport, char *host, size_t hsz, unsigned *port, char *why,
+			   size_t whysz)
+{
+	const char *p = NULL;
+	host[0] = '\0';
+	*port = defport;
+	if (s[0] == '[') {
+		const char *end = strchr(s, ']');
+		if (!end) {
+			snprintf(why, whysz, "'%.80s': unterminated [IPv6] literal", s);
+			return -1;
+		}
+		if (end[1] == ':')
+			p = end + 2;
+		else if (end[1]) {
+			snprintf(why, whysz, "'%.80s': expected ':port' after ']'", s);
+			return -1;
+		}
+		struct in6_addr a6;
+		if ((size_t)(end - s - 1) >= hsz) {
+			snprintf(why, whysz, "'%.80s': host too long", s);
+			return -1;
+		}
+		snprintf(host, hsz, "%.*s", (int)(end - s - 1), s + 1);
+		if (inet_pton(AF_INET6, host, &a6) != 1) {
+			snprintf(why, whysz, "'%.80s': '%s' is not an IPv6 address", s, host);
+			return -1;
+		}
+	} else {
+		const char *colon = strrchr(s, ':');
+		if (colon && strchr(s, ':') != colon) {
+			snprintf(why, whysz, "'%.80s': write IPv6 addresses as [addr]:port", s);
+			return -1;
+		}
+		size_t hl = colon ? (size_t)(colon - s) : strlen(s);
+		if (hl >= hsz) {
+			snprintf(why, whysz, "'%.80s': host too long", s);
+			return -1;
+		}
+		snprintf(host, hsz, "%.*s", (int)hl, s);
+		if (colon)
+			p = colon + 1;
+		struct in_addr a4;
+		if (inet_pton(AF_INET, host, &a4) != 1 && sp_dns_name_check(host, why, whysz) < 0)
+			return -1;
+	}
+	if (p && sp_net_parse_port(p, port) < 0) {
+		snprintf(why, whysz, "'%.80s': the port must be a number from 1 to 65535", s);
+		return -1;
+	}
+	return 0;
+}
+
+int sp_net_parse_endpoint(const char *s, struct sockaddr_storage *sa, socklen_t *salen, bool *anyport, char *why,
+			  size_t whysz)
+{
+	/* a port given is used; without one, the 1 stands for "any" */
+	*anyport = false;
+	if (sp_net_parse_hostport(s, 0, sa, salen, why, whysz) == 0)
+		return 0;
+	if (sp_net_parse_hostport(s, 1, sa, salen, why, whysz) < 0)
+		return -1;
+	*anyport = true;
+	return 0;
 }
 
 void sp_net_format_sa(const struct sockaddr *sa, char *buf, size_t size)
@@ -262,7 +382,8 @@ bool sp_net_addr_is_internal(const struct sockaddr *sa)
 int sp_dns_build_query(uint8_t *buf, size_t size, uint16_t id, const char *name, uint16_t qtype)
 {
 	size_t n = 0;
-	if (size < 12 + 2 + 4 || !name || !*name)
+	char why[160];
+	if (size < 12 + 2 + 4 || !name || sp_dns_name_check(name, why, sizeof why) < 0)
 		return -1;
 	buf[n++] = (uint8_t)(id >> 8);
 	buf[n++] = (uint8_t)id;
@@ -589,3 +710,65 @@ int sp_net_connect_deadline(const struct sockaddr *sa, socklen_t salen, uint64_t
 		return fd;
 	}
 }
+
+/* ---- the grammars of the network keys (core/policy.h) ------------------------------ */
+
+static int ipport_parse(const char *s, int defport, char *why, size_t whysz)
+{
+	struct sockaddr_storage sa;
+	socklen_t len;
+	return sp_net_parse_hostport(s, defport, &sa, &len, why, whysz);
+}
+static int ipport0(const char *s, char *why, size_t whysz) { return ipport_parse(s, 0, why, whysz); }
+static int ipport53(const char *s, char *why, size_t whysz) { return ipport_parse(s, 53, why, whysz); }
+static int ipport80(const char *s, char *why, size_t whysz) { return ipport_parse(s, 80, why, whysz); }
+
+static int endpoint_parse(const char *s, char *why, size_t whysz)
+{
+	struct sockaddr_storage sa;
+	socklen_t len;
+	bool any;
+	return sp_net_parse_endpoint(s, &sa, &len, &any, why, whysz);
+}
+
+static int port_parse(const char *s, char *why, size_t whysz)
+{
+	unsigned p;
+	if (sp_net_parse_port(s, &p) == 0)
+		return 0;
+	snprintf(why, whysz, "'%.80s' is not a port (1 to 65535)", s);
+	return -1;
+}
+
+static int ip_parse(const char *s, char *why, size_t whysz)
+{
+	char canon[INET6_ADDRSTRLEN];
+	return sp_net_parse_ip(s, canon, sizeof canon, why, whysz);
+}
+
+const sp_policy_type sp_ptype_targets = {.name = "targets", .what = "IP:PORT (an address, not a name)", .list = true,
+					 .max = SP_NET_MAX_TARGETS, .parse = ipport0};
+const sp_policy_type sp_ptype_targets80 = {.name = "targets80", .what = "IP[:PORT], port 80 when absent", .list = true,
+					   .max = SP_NET_MAX_TARGETS, .parse = ipport80};
+const sp_policy_type sp_ptype_resolvers = {.name = "resolvers", .what = "IP[:PORT], port 53 when absent", .list = true,
+					   .max = SP_NET_MAX_TARGETS, .parse = ipport53};
+const sp_policy_type sp_ptype_resolver = {.name = "resolver", .what = "one IP[:PORT], port 53 when absent",
+					  .parse = ipport53};
+const sp_policy_type sp_ptype_endpoints = {.name = "endpoints", .what = "IP (any port) or IP:PORT", .list = true,
+					   .max = SP_NET_MAX_TARGETS, .parse = endpoint_parse};
+const sp_policy_type sp_ptype_ports = {.name = "ports", .what = "port numbers (1 to 65535)", .list = true,
+				       .parse = port_parse};
+const sp_policy_type sp_ptype_dns_names = {.name = "dns_names", .what = "DNS names", .list = true,
+					   .max = SP_DNS_MAX_NAMES, .parse = sp_dns_name_check};
+const sp_policy_type sp_ptype_dns_name = {.name = "dns_name", .what = "one DNS name", .parse = sp_dns_name_check};
+/* a DNS name or an IP literal (a TLS server name, verified as either) */
+static int host_parse(const char *s, char *why, size_t whysz)
+{
+	char canon[INET6_ADDRSTRLEN];
+	if (sp_net_parse_ip(s, canon, sizeof canon, why, whysz) == 0)
+		return 0;
+	return sp_dns_name_check(s, why, whysz);
+}
+
+const sp_policy_type sp_ptype_host = {.name = "host", .what = "one DNS name or IP address", .parse = host_parse};
+const sp_policy_type sp_ptype_ip = {.name = "ip", .what = "one IPv4 or IPv6 address", .parse = ip_parse};

@@ -57,6 +57,28 @@ void sp_ipv4_format(uint32_t addr, sp_ipform f, char *buf, size_t size);
  * with a reason in why. */
 int sp_net_parse_hostport(const char *s, int defport, struct sockaddr_storage *sa, socklen_t *salen, char *why,
 			  size_t whysz);
+/* A port, 1 to 65535 in decimal: 0 or -1. */
+int sp_net_parse_port(const char *s, unsigned *port);
+/* Parse "host[:port]" where host is a DNS name, an IPv4 literal or a
+ * bracketed IPv6 literal ("[::1]:443"); a missing port is defport. The host
+ * goes to host (without brackets). Returns 0, or -1 with a reason in why. */
+int sp_net_parse_name_port(const char *s, unsigned defport, char *host, size_t hsz, unsigned *port, char *why,
+			   size_t whysz);
+/* A DNS name a query can carry: labels of 1 to 63 letters, digits, '-' or
+ * '_', 253 characters at most (a final '.' allowed). 0, or -1 with why. */
+int sp_dns_name_check(const char *name, char *why, size_t whysz);
+/* an IP literal (IPv4 dotted or IPv6) in its canonical text form (inet_ntop):
+ * 0, or -1 with why */
+int sp_net_parse_ip(const char *s, char *canon, size_t size, char *why, size_t whysz);
+/* "IP:PORT", or a bare "IP" / "[v6]" meaning every port (*anyport): 0, or
+ * -1 with why (net.transparent.allow) */
+int sp_net_parse_endpoint(const char *s, struct sockaddr_storage *sa, socklen_t *salen, bool *anyport, char *why,
+			  size_t whysz);
+/* the most names net.dns.unlisted is queried for */
+#define SP_DNS_MAX_NAMES 4
+/* the most addresses one egress list (deny, allow, dns, metadata, targets) is probed at */
+#define SP_NET_MAX_TARGETS 16
+
 /* "10.0.0.1:80" / "[::1]:80" */
 void sp_net_format_sa(const struct sockaddr *sa, char *buf, size_t size);
 /* Is the address loopback, private, link-local or otherwise not public? */

@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "checks/types.h"
 #include "core/runner.h"
 #include "core/util.h"
 
@@ -284,26 +285,8 @@ static const char *socks_reply_name(int rep)
 /* "host[:port]" / "[v6][:port]" -> host and port (default when absent) */
 static int split_target(const char *t, unsigned defport, char *host, size_t hsz, unsigned *port)
 {
-	const char *colon;
-	*port = defport;
-	if (t[0] == '[') {
-		const char *end = strchr(t, ']');
-		if (!end)
-			return -1;
-		snprintf(host, hsz, "%.*s", (int)(end - t - 1), t + 1);
-		colon = end[1] == ':' ? end + 1 : NULL;
-	} else {
-		colon = strrchr(t, ':');
-		snprintf(host, hsz, "%.*s", colon ? (int)(colon - t) : (int)strlen(t), t);
-	}
-	if (colon) {
-		char *e;
-		unsigned long p = strtoul(colon + 1, &e, 10);
-		if (*e || p == 0 || p > 65535)
-			return -1;
-		*port = (unsigned)p;
-	}
-	return host[0] ? 0 : -1;
+	char why[200];
+	return sp_net_parse_name_port(t, defport, host, hsz, port, why, sizeof why);
 }
 
 /* Greeting and CONNECT. Returns 1 when the tunnel is open, 0 when o holds
@@ -552,8 +535,11 @@ static int hosts_lookup(const char *name, char *addr, size_t size)
 	return -1;
 }
 
-static int parse_proxy_url(const char *url, struct sockaddr_storage *sa, socklen_t *len, bool *socks, char *why,
-			   size_t whysz)
+/* The syntax of a proxy URL ("http://[user:pw@]host[:port][/]", socks5://,
+ * socks5h://, or a bare host[:port]): whether it is SOCKS, and its host and
+ * port. Credentials are skipped and never shown. 0, or -1 with why. */
+static int proxy_url_syntax(const char *url, bool *socks, char *host, size_t hsz, unsigned *port, char *why,
+			    size_t whysz)
 {
 	const char *p = url;
 	*socks = false;
@@ -570,7 +556,7 @@ static int parse_proxy_url(const char *url, struct sockaddr_storage *sa, socklen
 		snprintf(why, whysz, "only socks5:// and socks5h:// SOCKS proxies are supported");
 		return -1;
 	} else if (strstr(p, "://")) {
-		snprintf(why, whysz, "unknown proxy scheme");
+		snprintf(why, whysz, "unknown proxy scheme (http://, socks5://, socks5h://)");
 		return -1;
 	}
 	const char *at = strchr(p, '@');
@@ -578,24 +564,22 @@ static int parse_proxy_url(const char *url, struct sockaddr_storage *sa, socklen
 	if (at && (!slash || at < slash))
 		p = at + 1; /* credentials: never shown */
 	char hp[160];
-	snprintf(hp, sizeof hp, "%.*s", (int)strcspn(p, "/"), p);
-	char host[128] = "", port[16];
-	snprintf(port, sizeof port, "%s", *socks ? "1080" : "80");
-	if (hp[0] == '[') {
-		char *end = strchr(hp, ']');
-		if (!end) {
-			snprintf(why, whysz, "unterminated [IPv6] in the proxy address");
-			return -1;
-		}
-		snprintf(host, sizeof host, "%.*s", (int)(end - hp - 1), hp + 1);
-		if (end[1] == ':')
-			snprintf(port, sizeof port, "%s", end + 2);
-	} else {
-		char *colon = strrchr(hp, ':');
-		snprintf(host, sizeof host, "%.*s", colon ? (int)(colon - hp) : (int)strlen(hp), hp);
-		if (colon)
-			snprintf(port, sizeof port, "%s", colon + 1);
+	size_t hl = strcspn(p, "/");
+	if (hl >= sizeof hp) {
+		snprintf(why, whysz, "the proxy address is too long");
+		return -1;
 	}
+	snprintf(hp, sizeof hp, "%.*s", (int)hl, p);
+	return sp_net_parse_name_port(hp, *socks ? 1080 : 80, host, hsz, port, why, whysz);
+}
+
+static int parse_proxy_url(const char *url, struct sockaddr_storage *sa, socklen_t *len, bool *socks, char *why,
+			   size_t whysz)
+{
+	char host[128];
+	unsigned port;
+	if (proxy_url_syntax(url, socks, host, sizeof host, &port, why, whysz) < 0)
+		return -1;
 	char addr[128];
 	if (!strcasecmp(host, "localhost"))
 		snprintf(addr, sizeof addr, "127.0.0.1");
@@ -609,9 +593,34 @@ static int parse_proxy_url(const char *url, struct sockaddr_storage *sa, socklen
 		return -1;
 	}
 	char hostport[200];
-	snprintf(hostport, sizeof hostport, strchr(addr, ':') ? "[%s]:%s" : "%s:%s", addr, port);
+	snprintf(hostport, sizeof hostport, strchr(addr, ':') ? "[%s]:%u" : "%s:%u", addr, port);
 	return sp_net_parse_hostport(hostport, 0, sa, len, why, whysz);
 }
+
+/* ---- the grammars of the proxy keys (core/policy.h) ---- */
+
+static int proxy_url_parse(const char *s, char *why, size_t whysz)
+{
+	bool socks;
+	char host[128];
+	unsigned port;
+	return proxy_url_syntax(s, &socks, host, sizeof host, &port, why, whysz);
+}
+
+static int proxy_target_parse(const char *s, char *why, size_t whysz)
+{
+	char host[160];
+	unsigned port;
+	return sp_net_parse_name_port(s, 80, host, sizeof host, &port, why, whysz);
+}
+
+const sp_policy_type sp_ptype_proxy_url = {.name = "proxy_url",
+					   .what = "http://HOST[:PORT], socks5://HOST[:PORT] or socks5h://HOST[:PORT]",
+					   .parse = proxy_url_parse};
+const sp_policy_type sp_ptype_proxy_hosts = {.name = "proxy_hosts", .what = "HOST[:PORT] (a name or an address)",
+					     .list = true, .max = SP_PROXY_MAX_HOSTS, .parse = proxy_target_parse};
+const sp_policy_type sp_ptype_proxy_host = {.name = "proxy_host", .what = "one HOST[:PORT] (a name or an address)",
+					    .parse = proxy_target_parse};
 
 static sp_preq *add_req(sp_proxy_plan *pl, const char *check, sp_pkind kind, const char *target, unsigned timeout_ms)
 {
@@ -710,7 +719,7 @@ void sp_proxy_plan_build(const sp_ctx *ctx, sp_proxy_plan *pl, unsigned timeout_
 		add_req(pl, "net.proxy.canary", SP_PK_CONNECT, t, timeout_ms);
 	}
 	if (on(ctx, "net.proxy.readonly"))
-		for (size_t i = 0; i < ro.n && i < 2; i++) {
+		for (size_t i = 0; i < ro.n && i < SP_PROXY_MAX_HOSTS; i++) {
 			add_req(pl, "net.proxy.readonly", SP_PK_POST, ro.v[i], timeout_ms);
 			add_req(pl, "net.proxy.readonly", SP_PK_PUT, ro.v[i], timeout_ms);
 		}

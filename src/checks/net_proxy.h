@@ -80,6 +80,9 @@ typedef struct sp_proxy_plan {
 } sp_proxy_plan;
 
 /* Build the requests from the policy (skipping checks that are off). */
+/* the most hosts net.proxy.allowed_hosts and .readonly_hosts may name (each
+ * read-only host is probed with POST and PUT) */
+#define SP_PROXY_MAX_HOSTS 8
 void sp_proxy_plan_build(const sp_ctx *ctx, sp_proxy_plan *pl, unsigned timeout_ms);
 /* After the parallel run: read the access log and attach entries. */
 void sp_proxy_plan_collect(sp_proxy_plan *pl);

@@ -30,6 +30,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include "checks/types.h"
 #include "checks/net_ext.h"
 #include "checks/net_probe.h"
 #include "checks/net_proxy.h"
@@ -38,7 +39,7 @@
 #include "core/runner.h"
 #include "core/util.h"
 
-#define NET_KEYS_EGRESS "net.egress.deny:list,net.egress.allow:list,net.egress.timeout_ms:int"
+#define NET_KEYS_EGRESS "net.egress.deny:targets,net.egress.allow:targets,net.egress.timeout_ms:int"
 
 /* ---- interfaces ---------------------------------------------------------- */
 
@@ -198,13 +199,17 @@ static void run_default_route(const sp_ctx *ctx, sp_result *r)
 
 /* ---- IPv6 state ------------------------------------------------------------ */
 
+static const char *const ipv6_modes[] = {"off", "loopback", "any", NULL};
+const sp_policy_type sp_ptype_ipv6_mode = {.name = "ipv6", .what = "off, loopback or any", .choices = ipv6_modes};
+
 static void run_ipv6(const sp_ctx *ctx, sp_result *r)
 {
 	const char *want = sp_policy_get(ctx->policy, "net.ipv6");
-	if (!want)
+	if (!want || !*want)
 		want = "any";
-	if (strcmp(want, "off") && strcmp(want, "loopback") && strcmp(want, "any")) {
-		sp_errorr(r, "net.ipv6 = '%s': expected off, loopback or any", want);
+	char why[200];
+	if (sp_policy_value_check(&sp_ptype_ipv6_mode, want, why, sizeof why) < 0) {
+		sp_errorr(r, "net.ipv6: %s", why);
 		return;
 	}
 	sp_expected(r, "%s", !strcmp(want, "off") ? "IPv6 unavailable (no addresses, or the family refused)"
@@ -440,7 +445,7 @@ static size_t targets(const sp_ctx *ctx, const char *key, const char *check, int
 	return n;
 }
 
-#define MAXT 16
+#define MAXT SP_NET_MAX_TARGETS
 
 static void build_dns(const sp_ctx *ctx, unsigned to)
 {
@@ -456,7 +461,7 @@ static void build_dns(const sp_ctx *ctx, unsigned to)
 				cfg_error("net.lookup", "resolver %s", why);
 				continue;
 			}
-			for (size_t j = 0; j < names.n && j < 4; j++) {
+			for (size_t j = 0; j < names.n && j < SP_DNS_MAX_NAMES; j++) {
 				add_dns_probe("net.lookup", &sa, len, names.v[j], 1, to);
 				add_dns_probe("net.lookup", &sa, len, names.v[j], 28, to);
 			}
@@ -561,8 +566,8 @@ static void build_egress(const sp_ctx *ctx, unsigned to)
 		sp_strv ports;
 		sp_policy_list(ctx->policy, "net.egress.ports", &ports);
 		for (size_t j = 0; j < ports.n; j++) {
-			unsigned long long pv;
-			if (sp_parse_u64(ports.v[j], &pv) < 0 || pv == 0 || pv > 65535) {
+			unsigned pv;
+			if (sp_net_parse_port(ports.v[j], &pv) < 0) {
 				cfg_error("net.egress.ports", "net.egress.ports: '%s' is not a port", ports.v[j]);
 				continue;
 			}
@@ -950,8 +955,13 @@ static void run_egress_allow(const sp_ctx *ctx, sp_result *r)
 static void run_dns(const sp_ctx *ctx, sp_result *r)
 {
 	const char *fake = sp_policy_get(ctx->policy, "net.dns.fake_address");
-	if (fake && !*fake)
-		fake = NULL;
+	char canon[INET6_ADDRSTRLEN], why[200];
+	if (fake && *fake && sp_net_parse_ip(fake, canon, sizeof canon, why, sizeof why) < 0) {
+		sp_errorr(r, "net.dns.fake_address: %s", why);
+		return;
+	}
+	/* the replies' addresses are in inet_ntop's form: compare in it */
+	fake = fake && *fake ? canon : NULL;
 	sp_expected(r, "names in net.dns.unlisted do not resolve%s%s", fake ? " or resolve only to " : "", fake ? fake : "");
 	const struct net_batch *b = get_batch(ctx);
 	if (config_errors(b, "net.lookup", r))
@@ -1024,8 +1034,9 @@ PROXY_RUN(proxy_private_dest, "net.proxy.private_dest")
 #define NET_TECH_EXFIL "AML.T0086,AML.T0025,T1048"
 #define NET_TECH_TCP "AML.T0086,AML.T0025,AML.T0072,T1048"
 #define PROXY_KEYS                                                                                                  \
-	"net.proxy:str,net.proxy.allowed_hosts:list,net.proxy.readonly_hosts:list,net.proxy.canary_host:str,"     \
-	"net.proxy.access_log:str,net.proxy.private_host:str,net.proxy.body_bytes:int,net.proxy.late_ms:int,"     \
+	"net.proxy:proxy_url,net.proxy.allowed_hosts:proxy_hosts,net.proxy.readonly_hosts:proxy_hosts,"            \
+	"net.proxy.canary_host:proxy_host,net.proxy.access_log:str,net.proxy.private_host:proxy_host,"            \
+	"net.proxy.body_bytes:int,net.proxy.late_ms:int,"                                                          \
 	"net.egress.timeout_ms:int"
 
 /* the reads of the sandbox's own network configuration share one child */
@@ -1064,7 +1075,7 @@ const sp_check sp_check_net_ipv6 = {
 	.title = "IPv6 state matches the policy",
 	.rationale = "IPv6 is often left open when only IPv4 egress is filtered",
 	.techniques = "AML.T0086,AML.T0025",
-	.policy_keys = "net.ipv6:str",
+	.policy_keys = "net.ipv6:ipv6",
 	.method = "action",
 	.run = run_ipv6,
 	.batch = &net_config,
@@ -1076,7 +1087,7 @@ const sp_check sp_check_net_dns = {
 	.title = "unlisted names do not resolve (or resolve to the policy's fake address)",
 	.rationale = "a resolver that answers for any name is both a covert channel and a map of the outside",
 	.techniques = "AML.T0025,T1071.004,T1048",
-	.policy_keys = "net.dns.unlisted:list,net.dns.fake_address:str,net.dns.resolvers:list,net.egress.timeout_ms:int",
+	.policy_keys = "net.dns.unlisted:dns_names,net.dns.fake_address:ip,net.dns.resolvers:resolvers,net.egress.timeout_ms:int",
 	.method = "action",
 	.run = run_dns,
 	.batch = &sp_batch_net,
@@ -1124,7 +1135,7 @@ const sp_check sp_check_net_egress_ports = {
 	.title = "only the allowed port is open on allowed hosts",
 	.rationale = "an allowlist by host alone leaves every other service on that host reachable",
 	.techniques = NET_TECH_TCP,
-	.policy_keys = NET_KEYS_EGRESS ",net.egress.ports:list",
+	.policy_keys = NET_KEYS_EGRESS ",net.egress.ports:ports",
 	.method = "action",
 	.run = run_egress_ports,
 	.batch = &sp_batch_net,
@@ -1160,7 +1171,7 @@ const sp_check sp_check_net_egress_metadata = {
 	.title = "cloud metadata endpoints are unreachable",
 	.rationale = "link-local metadata services hand out cloud credentials to whoever asks",
 	.techniques = "T1552.005,AML.T0055,AML.T0075",
-	.policy_keys = "net.egress.metadata:list,net.egress.timeout_ms:int",
+	.policy_keys = "net.egress.metadata:targets80,net.egress.timeout_ms:int",
 	.method = "action",
 	.run = run_egress_metadata,
 	.batch = &sp_batch_net,
@@ -1172,7 +1183,7 @@ const sp_check sp_check_net_egress_dns = {
 	.title = "UDP DNS to outside resolvers is blocked",
 	.rationale = "DNS to an arbitrary resolver is the classic exfiltration channel past HTTP-only filters",
 	.techniques = "AML.T0025,T1071.004,T1048",
-	.policy_keys = "net.egress.dns:list,net.egress.timeout_ms:int",
+	.policy_keys = "net.egress.dns:resolvers,net.egress.timeout_ms:int",
 	.method = "action",
 	.run = run_egress_dns,
 	.batch = &sp_batch_net,

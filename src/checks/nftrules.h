@@ -29,10 +29,13 @@ typedef struct sp_nft_redirect {
 	bool target_ok;  /* goes to an allowed endpoint (or a local port) */
 } sp_nft_redirect;
 
+/* the most redirects a policy may demand (net.transparent.redirect) */
+#define SP_NFT_MAX_REDIRECTS 16
+
 typedef struct sp_nft_policy {
 	sp_nft_endpoint allow[32];
 	size_t nallow;
-	sp_nft_redirect redirect[16];
+	sp_nft_redirect redirect[SP_NFT_MAX_REDIRECTS];
 	size_t nredirect;
 	bool need_v6;    /* the sandbox has IPv6 beyond loopback: ip6 output must drop too */
 } sp_nft_policy;

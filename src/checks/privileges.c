@@ -1186,7 +1186,7 @@ const sp_check sp_check_priv_setuid_files = {
 	.title = "no setuid/setgid or file-capability executables",
 	.rationale = "a setuid-root or capability-bearing program is a ready-made privilege escalation",
 	.techniques = "T1548.001,T1068",
-	.policy_keys = "priv.setuid_allow:list,priv.scan_roots:list,priv.scan_budget_ms:int,priv.scan_threads:int,"
+	.policy_keys = "priv.setuid_allow:paths,priv.scan_roots:paths,priv.scan_budget_ms:int,priv.scan_threads:int,"
 		       "priv.scan_all_mounts:bool,priv.scan_under_nnp:bool",
 	.method = "action",
 	.run = run_setuid_files,

@@ -2,12 +2,15 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
+#include <regex.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <ctype.h>
 #include <dirent.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
@@ -17,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "checks/types.h"
 #include "core/util.h"
 
 /* mountinfo escapes blanks as \040 etc. */
@@ -432,6 +436,155 @@ int sp_sysctl_long(const char *path, long *out)
 	if (errno || end == buf)
 		return -EINVAL;
 	*out = v;
+	return 0;
+}
+
+/* the path lists (fs.*, env.mounts, lsm.landlock_hidden, priv.scan_roots
+ * ...): absolute, since a relative one is looked up from wherever the
+ * doctor runs, where "absent" would pass for "masked" */
+static int path_parse(const char *s, char *why, size_t whysz)
+{
+	if (s[0] != '/') {
+		snprintf(why, whysz, "'%.100s': not an absolute path", s);
+		return -1;
+	}
+	if (strlen(s) >= PATH_MAX) {
+		snprintf(why, whysz, "'%.60s...': longer than PATH_MAX", s);
+		return -1;
+	}
+	return 0;
+}
+
+const sp_policy_type sp_ptype_paths = {.name = "paths", .what = "absolute paths", .list = true, .parse = path_parse};
+
+/* ---- policy regexes ---- */
+
+static size_t sat_add(size_t a, size_t b)
+{
+	return a > SIZE_MAX / 4 - b ? SIZE_MAX / 4 : a + b;
+}
+
+static size_t sat_mul(size_t a, size_t b)
+{
+	return b && a > SIZE_MAX / 4 / b ? SIZE_MAX / 4 : a * b;
+}
+
+/* An upper bound of the nodes an ERE compiles to: each atom (a character,
+ * an escape, a bracket expression, a group) counts its size, and a
+ * repetition multiplies the size of what it repeats (glibc duplicates a
+ * counted repetition {n,m} max(n,m)+1 times and a '+' or '?' twice). */
+static size_t ere_size(const char *p)
+{
+	enum { DEPTH = 64 };
+	size_t total[DEPTH], last[DEPTH];
+	int d = 0;
+	total[0] = last[0] = 0;
+#define ATOM(sz) (last[d] = (sz), total[d] = sat_add(total[d], last[d]))
+	for (; *p; p++) {
+		switch (*p) {
+		case '\\':
+			if (p[1])
+				p++;
+			ATOM(1);
+			break;
+		case '[': {
+			const char *q = p + 1;
+			if (*q == '^')
+				q++;
+			if (*q == ']')
+				q++;
+			while (*q && *q != ']') {
+				if (*q == '[' && (q[1] == ':' || q[1] == '.' || q[1] == '=')) {
+					char end = q[1];
+					const char *e = q + 2;
+					while (*e && !(e[0] == end && e[1] == ']'))
+						e++;
+					q = *e ? e + 2 : e;
+					continue;
+				}
+				q++;
+			}
+			p = *q ? q : q - 1;
+			ATOM(1);
+			break;
+		}
+		case '(':
+			if (d + 1 >= DEPTH)
+				return SIZE_MAX / 4;
+			d++;
+			total[d] = last[d] = 0;
+			break;
+		case ')':
+			if (d == 0) {
+				ATOM(1);
+				break;
+			}
+			d--;
+			ATOM(sat_add(total[d + 1], 1));
+			break;
+		case '|':
+			total[d] = sat_add(total[d], 1);
+			last[d] = 0;
+			break;
+		case '*':
+		case '+':
+		case '?':
+			total[d] = sat_add(total[d], last[d]);
+			last[d] = sat_mul(last[d], 2);
+			break;
+		case '{': {
+			const char *q = p + 1;
+			char *e;
+			if (!isdigit((unsigned char)*q)) {
+				ATOM(1);
+				break;
+			}
+			unsigned long n = strtoul(q, &e, 10), m = n;
+			if (*e == ',') {
+				q = e + 1;
+				if (isdigit((unsigned char)*q))
+					m = strtoul(q, &e, 10);
+				else
+					e = (char *)q;
+			}
+			if (*e != '}') {
+				ATOM(1);
+				break;
+			}
+			unsigned long most = n > m ? n : m;
+			size_t times = most >= SIZE_MAX / 4 ? SIZE_MAX / 4 : (size_t)most + 1;
+			size_t grown = sat_mul(last[d], times);
+			total[d] = sat_add(total[d] - last[d], grown);
+			last[d] = grown;
+			p = e;
+			break;
+		}
+		default:
+			ATOM(1);
+		}
+	}
+#undef ATOM
+	size_t sum = 0;
+	for (int i = 0; i <= d; i++)
+		sum = sat_add(sum, total[i]);
+	return sum;
+}
+
+int sp_regex_compile(struct re_pattern_buffer *re, const char *pattern, int flags, char *why, size_t whysz)
+{
+	size_t nodes = ere_size(pattern);
+	if (nodes > SP_REGEX_MAX_NODES) {
+		snprintf(why, whysz, "bad regex: its repetitions multiply out to more than %d nodes (nested or counted "
+				     "repetitions, as in a{1,99}{1,99} or a+++)", SP_REGEX_MAX_NODES);
+		return -1;
+	}
+	int rc = regcomp(re, pattern, flags);
+	if (rc) {
+		char msg[120];
+		regerror(rc, re, msg, sizeof msg);
+		snprintf(why, whysz, "bad regex: %s", msg);
+		return -1;
+	}
 	return 0;
 }
 

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "checks/types.h"
 #include "checks/probe.h"
 #include "core/util.h"
 
@@ -270,6 +271,30 @@ typedef enum name_match {
 	NM_COMM,   /* comm, neither exe nor argv[0] readable */
 	NM_COMM_TRUNCATED, /* comm is the first 15 characters of a longer name: unproven */
 } name_match;
+
+/* A name as the lists hold it: a file name ("sshd"), or a path when it holds
+ * a '/' ("/usr/sbin/sshd"), compared exactly with the executable, argv[0]
+ * and an interpreter's script (each read into 256 bytes). */
+static int proc_name_parse(const char *name, char *why, size_t whysz)
+{
+	if (strlen(name) > 255) {
+		snprintf(why, whysz, "'%.60s...': longer than a process's path can be read (255 characters)", name);
+		return -1;
+	}
+	if (strpbrk(name, "*?[")) {
+		snprintf(why, whysz, "'%.100s': names are matched exactly, not as patterns", name);
+		return -1;
+	}
+	if (sp_endswith(name, "/")) {
+		snprintf(why, whysz, "'%.100s': a directory is no process name", name);
+		return -1;
+	}
+	return 0;
+}
+
+const sp_policy_type sp_ptype_proc_names = {.name = "proc_names",
+					    .what = "program names (sshd) or paths (/usr/sbin/sshd), matched exactly",
+					    .list = true, .parse = proc_name_parse};
 
 /* Does the policy's name (a path when it holds a '/', else a file name)
  * name this process? */
@@ -537,7 +562,7 @@ const sp_check sp_check_proc_forbidden = {
 	.title = "no forbidden process running",
 	.rationale = "a visible sshd, cron or container daemon is a host service within reach",
 	.techniques = "T1057,T1543,T1053.003",
-	.policy_keys = "proc.forbidden:list",
+	.policy_keys = "proc.forbidden:proc_names",
 	.method = "read",
 	.run = run_forbidden,
 	.flags = SP_CHECK_INPROCESS,
@@ -549,7 +574,7 @@ const sp_check sp_check_proc_required = {
 	.title = "required processes running",
 	.rationale = "a sandbox that lacks its supervisor or proxy is not the sandbox the policy describes",
 	.techniques = "",
-	.policy_keys = "proc.required:list",
+	.policy_keys = "proc.required:proc_names",
 	.method = "read",
 	.run = run_required,
 	.flags = SP_CHECK_INPROCESS,
@@ -561,7 +586,7 @@ const sp_check sp_check_proc_pid1 = {
 	.title = "PID 1 is the sandbox's init",
 	.rationale = "the host's init as pid 1 means the sandbox shares the host's process tree",
 	.techniques = "T1057,T1611",
-	.policy_keys = "proc.pid1_forbidden:list",
+	.policy_keys = "proc.pid1_forbidden:proc_names",
 	.method = "read",
 	.run = run_pid1,
 	.flags = SP_CHECK_INPROCESS,

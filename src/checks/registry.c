@@ -2,6 +2,7 @@
  * SP_X(symbol); each symbol names a `const sp_check sp_check_<symbol>`
  * defined in src/checks/<category>.c. The binary, --list, the docs and the
  * tests all read this table. Adding a check = one descriptor + one line. */
+#include "checks/types.h"
 #include "core/check.h"
 #include "core/util.h"
 
@@ -16,3 +17,15 @@ const sp_check *const sp_checks[] = {
 };
 
 const size_t sp_checks_count = SP_ARRAY_SIZE(sp_checks);
+
+/* the grammars of policy values, handed to core's loader (core/policy.h) */
+const sp_policy_type *const sp_policy_types[] = {
+#define SP_T(sym) &sp_ptype_##sym,
+#include "checks/list_types.h"
+#undef SP_T
+};
+
+const size_t sp_policy_types_count = SP_ARRAY_SIZE(sp_policy_types);
+
+/* read by the runner for every check flagged SP_CHECK_KERNEL_* (runtime.c) */
+const char sp_policy_runner_keys[] = "kernel.separate_kernel:boundaries";

@@ -26,6 +26,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "checks/types.h"
 #include "checks/probe.h"
 #include "core/runner.h"
 #include "core/util.h"
@@ -342,6 +343,12 @@ const char *sp_kernel_kind_name(sp_kernel_kind k)
 	}
 	return "host";
 }
+
+/* kernel.separate_kernel's words: the separate kernels a policy can accept
+ * (sp_kernel_kind_name of each kind but the host's) */
+static const char *const separate_kinds[] = {"user-space", "guest", NULL};
+const sp_policy_type sp_ptype_boundaries = {.name = "boundaries", .what = "user-space or guest (the kernel boundaries)",
+					    .list = true, .choices = separate_kinds};
 
 bool sp_boundary_accepted(const sp_ctx *ctx, unsigned flags)
 {

@@ -20,6 +20,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "checks/types.h"
 #include "checks/probe.h"
 #include "core/util.h"
 
@@ -427,6 +428,23 @@ static const struct sc_probe *probe_find(const char *name)
 	return NULL;
 }
 
+/* seccomp.deny's entries: the syscalls a probe exists for (one the doctor
+ * cannot probe would be demanded and never checked) */
+static int syscall_parse(const char *name, char *why, size_t whysz)
+{
+	if (probe_find(name))
+		return 0;
+	size_t n = (size_t)snprintf(why, whysz, "'%.60s' is not a syscall the doctor probes (", name);
+	for (size_t i = 0; i < SP_ARRAY_SIZE(probes) && n < whysz; i++)
+		n += (size_t)snprintf(why + n, whysz - n, "%s%s", i ? ", " : "", probes[i].name);
+	if (n < whysz)
+		snprintf(why + n, whysz - n, ")");
+	return -1;
+}
+
+const sp_policy_type sp_ptype_syscalls = {.name = "syscalls", .what = "names of the syscalls the doctor probes",
+					  .list = true, .parse = syscall_parse};
+
 static void run_syscall(const char *name, const sp_ctx *ctx, sp_result *r)
 {
 	const struct sc_probe *p = probe_find(name);
@@ -544,7 +562,7 @@ static void run_abix32(const sp_ctx *ctx, sp_result *r) { run_abi(ABI_X32, ctx, 
 		.title = "seccomp blocks " name_,                                                           \
 		.rationale = why_,                                                                          \
 		.techniques = tech_,                                                                        \
-		.policy_keys = "seccomp.deny:list",                                                         \
+		.policy_keys = "seccomp.deny:syscalls",                                                     \
 		.method = "action",                                                                         \
 		.run = run_##sym,                                                                           \
 		.flags = SP_CHECK_KERNEL,                                                                   \
@@ -583,7 +601,7 @@ const sp_check sp_check_seccomp_abi32 = {
 	.title = "denied syscalls blocked through the 32-bit ABI",
 	.rationale = "a filter written for x86_64 numbers only is bypassed by int 0x80",
 	.techniques = "T1611,T1068",
-	.policy_keys = "seccomp.deny:list",
+	.policy_keys = "seccomp.deny:syscalls",
 	.method = "action",
 	.run = run_abi32,
 	.flags = SP_CHECK_KERNEL,
@@ -596,7 +614,7 @@ const sp_check sp_check_seccomp_abix32 = {
 	.title = "denied syscalls blocked through the x32 ABI",
 	.rationale = "x32 syscall numbers (bit 30) bypass a filter that does not check the ABI",
 	.techniques = "T1611,T1068",
-	.policy_keys = "seccomp.deny:list",
+	.policy_keys = "seccomp.deny:syscalls",
 	.method = "action",
 	.run = run_abix32,
 	.flags = SP_CHECK_KERNEL,
@@ -702,7 +720,7 @@ const sp_check sp_check_lsm_landlock = {
 	.title = "Landlock domain hides the policy's paths",
 	.rationale = "Landlock lets an unprivileged sandbox restrict its own file access",
 	.techniques = "T1005",
-	.policy_keys = "lsm.landlock:bool,lsm.landlock_hidden:list",
+	.policy_keys = "lsm.landlock:bool,lsm.landlock_hidden:paths",
 	.method = "action",
 	.run = run_landlock,
 };

@@ -16,16 +16,18 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "checks/types.h"
 #include "checks/net_ext.h"
 #include "checks/network.h"
+#include "checks/net_probe.h"
 #include "checks/probe.h"
 #include "checks/tls_probe.h"
 #include "core/runner.h"
 #include "core/util.h"
 
-#define TLS_KEYS_CA "tls.ca:str,tls.ca_fingerprint:list,tls.store:list"
+#define TLS_KEYS_CA "tls.ca:str,tls.ca_fingerprint:sha256s,tls.store:list"
 #define TLS_KEYS_PROBE                                                                                            \
-	TLS_KEYS_CA ",tls.allowed_hosts:list,tls.denied_hosts:list,tls.timeout_ms:int,net.proxy:str"
+	TLS_KEYS_CA ",tls.allowed_hosts:tls_hosts,tls.denied_hosts:tls_hosts,tls.timeout_ms:int,net.proxy:proxy_url"
 
 /* where distributions keep the bundle their OpenSSL, curl, Python and Go read */
 static const char *const default_stores[] = {
@@ -39,6 +41,22 @@ static const char *const default_stores[] = {
 /* the CA variables clients read: files, except SSL_CERT_DIR */
 static const char *const ca_vars[] = {"SSL_CERT_FILE",  "REQUESTS_CA_BUNDLE", "NODE_EXTRA_CA_CERTS",
 				      "CURL_CA_BUNDLE", "GIT_SSL_CAINFO",     "SSL_CERT_DIR"};
+
+/* tls.ca_fingerprint's entries: what sp_tls_fpr_normalise takes */
+static int fpr_parse(const char *s, char *why, size_t whysz)
+{
+	char f[65];
+	if (sp_tls_fpr_normalise(s, f) == 0)
+		return 0;
+	snprintf(why, whysz, "'%.100s': expected a SHA-256 fingerprint (64 hex digits, colons allowed)", s);
+	return -1;
+}
+
+const sp_policy_type sp_ptype_sha256s = {.name = "sha256s", .what = "SHA-256 fingerprints (64 hex digits, colons allowed)",
+					 .list = true, .parse = fpr_parse};
+
+/* the most hosts tls.allowed_hosts and tls.denied_hosts are probed at */
+#define TLS_MAX_HOSTS 4
 
 int sp_tls_trust_from_policy(const sp_ctx *ctx, sp_tls_trust *t, char *why, size_t whysz)
 {
@@ -57,8 +75,8 @@ int sp_tls_trust_from_policy(const sp_ctx *ctx, sp_tls_trust *t, char *why, size
 	for (size_t i = 0; i < given.n; i++) {
 		char f[65];
 		if (sp_tls_fpr_normalise(given.v[i], f) < 0) {
-			snprintf(why, whysz, "tls.ca_fingerprint '%s': expected a SHA-256 fingerprint (64 hex digits, colons allowed)",
-				 given.v[i]);
+			size_t l = (size_t)snprintf(why, whysz, "tls.ca_fingerprint: ");
+			fpr_parse(given.v[i], why + l, whysz - l);
 			sp_strv_free(&given);
 			return -1;
 		}
@@ -317,39 +335,31 @@ static bool on(const sp_ctx *ctx, const char *id)
 }
 
 /* "host[:port]" with the default port 443 */
-static int split_host(const char *s, char *host, size_t hsz, unsigned *port)
+static int split_host(const char *s, char *host, size_t hsz, unsigned *port, char *why, size_t whysz)
 {
-	*port = 443;
-	const char *colon;
-	if (s[0] == '[') {
-		const char *end = strchr(s, ']');
-		if (!end)
-			return -1;
-		snprintf(host, hsz, "%.*s", (int)(end - s - 1), s + 1);
-		colon = end[1] == ':' ? end + 1 : end[1] ? "" : NULL;
-	} else {
-		colon = strrchr(s, ':');
-		snprintf(host, hsz, "%.*s", colon ? (int)(colon - s) : (int)strlen(s), s);
-	}
-	if (colon) {
-		unsigned long long p;
-		if (!*colon || sp_parse_u64(colon + 1, &p) < 0 || p == 0 || p > 65535)
-			return -1;
-		*port = (unsigned)p;
-	}
-	return host[0] ? 0 : -1;
+	return sp_net_parse_name_port(s, 443, host, hsz, port, why, whysz);
 }
+
+static int tls_host_parse(const char *s, char *why, size_t whysz)
+{
+	char host[128];
+	unsigned port;
+	return split_host(s, host, sizeof host, &port, why, whysz);
+}
+
+const sp_policy_type sp_ptype_tls_hosts = {.name = "tls_hosts", .what = "HOST[:PORT], port 443 when absent",
+					   .list = true, .max = TLS_MAX_HOSTS, .parse = tls_host_parse};
 
 static void add_reqs(const sp_ctx *ctx, const sp_proxy_plan *pp, const char *key, const char *check, bool positive,
 		     unsigned to)
 {
 	sp_strv hosts;
 	sp_policy_list(ctx->policy, key, &hosts);
-	for (size_t i = 0; i < hosts.n && i < 4; i++) {
-		char host[128];
+	for (size_t i = 0; i < hosts.n && i < TLS_MAX_HOSTS; i++) {
+		char host[128], why[200];
 		unsigned port;
-		if (split_host(hosts.v[i], host, sizeof host, &port) < 0) {
-			snprintf(plan.error, sizeof plan.error, "%s: '%s': expected host[:port]", key, hosts.v[i]);
+		if (split_host(hosts.v[i], host, sizeof host, &port, why, sizeof why) < 0) {
+			snprintf(plan.error, sizeof plan.error, "%s: %s", key, why);
 			break;
 		}
 		plan.req = sp_xrealloc(plan.req, (plan.n + 1) * sizeof *plan.req);

@@ -25,6 +25,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "checks/types.h"
 #include "checks/probe.h"
 #include "core/util.h"
 
@@ -109,7 +110,7 @@ static int parse_probes(const char *spec, tool_probe *p, size_t max, char *why, 
 		if (!*e)
 			continue;
 		if (n == max) {
-			snprintf(why, whysz, "tools.probes: more than %zu probes", max);
+			snprintf(why, whysz, "more than %zu probes", max);
 			return -1;
 		}
 		tool_probe *t = &p[n];
@@ -119,7 +120,7 @@ static int parse_probes(const char *spec, tool_probe *p, size_t max, char *why, 
 		snprintf(t->text, sizeof t->text, "%s", e);
 		char *arrow = strstr(e, "=>");
 		if (!arrow) {
-			snprintf(why, whysz, "tools.probes: '%s': expected 'PROGRAM ARG... => REGEX'", t->text);
+			snprintf(why, whysz, "'%s': expected 'PROGRAM ARG... => REGEX'", t->text);
 			return -1;
 		}
 		*arrow = '\0';
@@ -127,19 +128,17 @@ static int parse_probes(const char *spec, tool_probe *p, size_t max, char *why, 
 		int q = split_args(e, &t->argv);
 		n++; /* owned from here on, freed by the caller */
 		if (q < 0) {
-			snprintf(why, whysz, "tools.probes: '%s': unterminated quote", t->text);
+			snprintf(why, whysz, "'%s': unterminated quote", t->text);
 			return -1;
 		}
 		if (t->argv.n == 0 || !*pat) {
-			snprintf(why, whysz, "tools.probes: '%s': %s", t->text, t->argv.n ? "empty pattern" : "no program");
+			snprintf(why, whysz, "'%s': %s", t->text, t->argv.n ? "empty pattern" : "no program");
 			return -1;
 		}
 		snprintf(t->pattern, sizeof t->pattern, "%s", pat);
-		int rc = regcomp(&t->re, t->pattern, REG_EXTENDED | REG_NEWLINE | REG_NOSUB);
-		if (rc) {
-			char msg[120];
-			regerror(rc, &t->re, msg, sizeof msg);
-			snprintf(why, whysz, "tools.probes: '%s': bad regex: %s", t->text, msg);
+		char bad[200];
+		if (sp_regex_compile(&t->re, t->pattern, REG_EXTENDED | REG_NEWLINE | REG_NOSUB, bad, sizeof bad) < 0) {
+			snprintf(why, whysz, "'%s': %s", t->text, bad);
 			return -1;
 		}
 		t->re_ok = true;
@@ -155,6 +154,20 @@ static void free_probes(tool_probe *p, size_t n)
 			regfree(&p[i].re);
 	}
 }
+
+/* tools.probes as a policy type: the same parse the checks run */
+static int probes_parse(const char *spec, char *why, size_t whysz)
+{
+	tool_probe *p = sp_xcalloc(MAX_PROBES, sizeof *p);
+	int n = parse_probes(spec, p, MAX_PROBES, why, whysz);
+	free_probes(p, n < 0 ? MAX_PROBES : (size_t)n);
+	free(p);
+	return n < 0 ? -1 : 0;
+}
+
+const sp_policy_type sp_ptype_probes = {.name = "probes",
+					.what = "'PROGRAM ARG... => REGEX' entries separated by ';' (extended regex)",
+					.parse = probes_parse};
 
 /* ---- finding a program the way execvp does -------------------------------------- */
 
@@ -255,7 +268,7 @@ static void run_present(const sp_ctx *ctx, sp_result *r)
 	sp_expected(r, "each of %zu program%s (tools.required, tools.probes) on PATH, executable, not replaceable by "
 		       "the sandbox user", names.n, names.n == 1 ? "" : "s");
 	if (np < 0) {
-		sp_errorr(r, "%s", why);
+		sp_errorr(r, "tools.probes: %s", why);
 		sp_strv_free(&names);
 		return;
 	}
@@ -431,7 +444,7 @@ static void run_probes(const sp_ctx *ctx, sp_result *r)
 	char why[400] = "";
 	int np = parse_probes(sp_policy_get(ctx->policy, "tools.probes"), p, MAX_PROBES, why, sizeof why);
 	if (np < 0) {
-		sp_errorr(r, "%s", why);
+		sp_errorr(r, "tools.probes: %s", why);
 		free_probes(p, MAX_PROBES);
 		free(p);
 		return;
@@ -557,7 +570,7 @@ const sp_check sp_check_tools_present = {
 	.title = "the tools the agent needs are on PATH and cannot be replaced by it",
 	.rationale = "a missing tool breaks the agent; one it can overwrite is a place to plant code",
 	.techniques = "T1554",
-	.policy_keys = "tools.required:list,tools.probes:str",
+	.policy_keys = "tools.required:list,tools.probes:probes",
 	.method = "read",
 	.run = run_present,
 };
@@ -568,7 +581,7 @@ const sp_check sp_check_tools_probes = {
 	.title = "each tool's probe runs, exits 0 and prints what it should",
 	.rationale = "presence is not function: a broken runtime or package manager fails only when it runs",
 	.techniques = "",
-	.policy_keys = "tools.probes:str,tools.timeout_ms:int",
+	.policy_keys = "tools.probes:probes,tools.timeout_ms:int",
 	.method = "action",
 	.run = run_probes,
 	/* the probes run at once, each bounded by tools.timeout_ms (default 5 s) */

@@ -25,6 +25,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "checks/types.h"
 #include "checks/net_ext.h"
 #include "checks/network.h"
 #include "checks/net_probe.h"
@@ -36,13 +37,14 @@
 #include "core/util.h"
 
 #define TP_KEYS_DIRECT                                                                                           \
-	"net.transparent.targets:list,net.transparent.tls_ports:list,net.transparent.sni:str,"                   \
-	"net.transparent.proxy_match:str,tls.ca:str,tls.ca_fingerprint:list,tls.store:list,tls.timeout_ms:int"
+	"net.transparent.targets:targets,net.transparent.tls_ports:ports,net.transparent.sni:host,"               \
+	"net.transparent.proxy_match:str,tls.ca:str,tls.ca_fingerprint:sha256s,tls.store:list,tls.timeout_ms:int"
 #define TP_KEYS_DNS                                                                                              \
-	"net.transparent.dns:list,net.transparent.dns_name:str,net.transparent.resolver:str,net.egress.timeout_ms:int"
+	"net.transparent.dns:resolvers,net.transparent.dns_name:dns_name,net.transparent.resolver:resolver,"      \
+	"net.egress.timeout_ms:int"
 #define TP_KEYS_RULESET                                                                                          \
-	"net.transparent.ruleset:str,net.transparent.allow:list,net.transparent.redirect:list,"                  \
-	"net.transparent.resolver:str,net.proxy:str"
+	"net.transparent.ruleset:str,net.transparent.allow:endpoints,net.transparent.redirect:redirects,"       \
+	"net.transparent.resolver:resolver,net.proxy:proxy_url"
 
 /* ---- DNS queries in a child ----------------------------------------------------- */
 
@@ -180,6 +182,16 @@ static void build_direct(const sp_ctx *ctx, unsigned egress_to)
 	sp_policy_list(ctx->policy, "net.transparent.tls_ports", &tlsports);
 	if (tlsports.n == 0)
 		sp_strv_push(&tlsports, "443");
+	unsigned tls_port[64];
+	size_t ntls = 0;
+	for (size_t i = 0; i < tlsports.n && ntls < SP_ARRAY_SIZE(tls_port); i++)
+		if (sp_net_parse_port(tlsports.v[i], &tls_port[ntls]) == 0)
+			ntls++;
+		else
+			snprintf(tp.direct_error, sizeof tp.direct_error, "net.transparent.tls_ports: '%s' is not a port",
+				 tlsports.v[i]);
+	if (tp.direct_error[0])
+		targets.n = 0;
 	const char *sni = sp_policy_get(ctx->policy, "net.transparent.sni");
 	unsigned to = (unsigned)sp_policy_int(ctx->policy, "tls.timeout_ms", 3000);
 	if (to == 0 || to > 60000)
@@ -189,7 +201,7 @@ static void build_direct(const sp_ctx *ctx, unsigned egress_to)
 		if (tp.have_ca < 0)
 			targets.n = 0; /* the error is reported */
 	}
-	for (size_t i = 0; i < targets.n && i < 16; i++) {
+	for (size_t i = 0; i < targets.n && i < SP_NET_MAX_TARGETS; i++) {
 		struct sockaddr_storage sa;
 		socklen_t len;
 		char why[200];
@@ -205,9 +217,8 @@ static void build_direct(const sp_ctx *ctx, unsigned egress_to)
 		q->addr = sa;
 		q->addrlen = len;
 		q->port = sa_port(&sa);
-		char port[16];
-		snprintf(port, sizeof port, "%u", q->port);
-		q->tls = sp_strv_contains(&tlsports, port);
+		for (size_t k = 0; k < ntls; k++)
+			q->tls = q->tls || tls_port[k] == q->port;
 		if (sni && *sni)
 			snprintf(q->host, sizeof q->host, "%s", sni);
 		/* TLS waits for the proxy's own upstream handshake; plain TCP does not */
@@ -274,7 +285,7 @@ static void build_dns(const sp_ctx *ctx, unsigned to)
 		snprintf(tp.dns_error, sizeof tp.dns_error, "resolver from %s: %s", tp.resolver_src, why);
 	if (!tp.dns_error[0]) {
 		add_dns(&sa, len, name, true, to);
-		for (size_t i = 0; i < outside.n && i < 8; i++) {
+		for (size_t i = 0; i < outside.n && i < SP_NET_MAX_TARGETS; i++) {
 			if (sp_net_parse_hostport(outside.v[i], 53, &sa, &len, why, sizeof why) < 0) {
 				snprintf(tp.dns_error, sizeof tp.dns_error, "net.transparent.dns: %s", why);
 				tp.nq = 0;
@@ -606,6 +617,20 @@ static bool have_ipv6(void)
 	return false;
 }
 
+/* net.transparent.redirect's entries: what sp_nft_parse_redirect takes */
+static int redirect_parse(const char *s, char *why, size_t whysz)
+{
+	int proto;
+	unsigned port;
+	if (sp_nft_parse_redirect(s, &proto, &port) == 0)
+		return 0;
+	snprintf(why, whysz, "'%.80s': expected tcp/PORT, udp/PORT or PORT", s);
+	return -1;
+}
+
+const sp_policy_type sp_ptype_redirects = {.name = "redirects", .what = "tcp/PORT, udp/PORT or PORT (tcp)", .list = true,
+					   .max = SP_NFT_MAX_REDIRECTS, .parse = redirect_parse};
+
 static void run_ruleset(const sp_ctx *ctx, sp_result *r)
 {
 	sp_expected(r, "output drops by default, accepts only loopback, replies, the proxy and the resolver "
@@ -640,14 +665,11 @@ static void run_ruleset(const sp_ctx *ctx, sp_result *r)
 	sp_policy_list(ctx->policy, "net.transparent.redirect", &red);
 	bool bad = false;
 	for (size_t i = 0; i < extra.n && !bad; i++) {
-		bool anyport = false;
-		if (sp_net_parse_hostport(extra.v[i], 0, &sa, &len, why, sizeof why) < 0) {
-			anyport = true;
-			if (sp_net_parse_hostport(extra.v[i], 1, &sa, &len, why, sizeof why) < 0) {
-				sp_errorr(r, "net.transparent.allow: %s", why);
-				bad = true;
-				break;
-			}
+		bool anyport;
+		if (sp_net_parse_endpoint(extra.v[i], &sa, &len, &anyport, why, sizeof why) < 0) {
+			sp_errorr(r, "net.transparent.allow: %s", why);
+			bad = true;
+			break;
 		}
 		add_allow(&pol, &sa, anyport, SP_NFT_ANY, "net.transparent.allow");
 	}
@@ -655,7 +677,8 @@ static void run_ruleset(const sp_ctx *ctx, sp_result *r)
 		sp_nft_redirect *w = &pol.redirect[pol.nredirect++];
 		memset(w, 0, sizeof *w);
 		if (sp_nft_parse_redirect(red.v[i], &w->proto, &w->port) < 0) {
-			sp_errorr(r, "net.transparent.redirect: '%s': expected tcp/PORT, udp/PORT or PORT", red.v[i]);
+			redirect_parse(red.v[i], why, sizeof why);
+			sp_errorr(r, "net.transparent.redirect: %s", why);
 			bad = true;
 		}
 	}

@@ -65,47 +65,154 @@ static bool parse_bool(const char *v, bool *out)
 	return false;
 }
 
-/* The "key[:type]" entry for key in some check's policy_keys (its length
- * in *len), or NULL when no check declares the key. */
-static const char *key_spec(const char *key, size_t *len)
+static bool parse_int(const char *v, long long *out)
+{
+	unsigned long long u;
+	if (sp_parse_u64(v, &u) < 0 || u > (unsigned long long)__LONG_LONG_MAX__)
+		return false;
+	*out = (long long)u;
+	return true;
+}
+
+/* ---- core's own types ---- */
+
+static int bool_parse(const char *v, char *why, size_t whysz)
+{
+	bool b;
+	if (parse_bool(v, &b))
+		return 0;
+	snprintf(why, whysz, "'%s': expected true or false", v);
+	return -1;
+}
+
+static int int_parse(const char *v, char *why, size_t whysz)
+{
+	long long n;
+	if (parse_int(v, &n))
+		return 0;
+	snprintf(why, whysz, "'%s': expected a non-negative integer", v);
+	return -1;
+}
+
+/* one capability name, as sp_caps_mask (the checks' own reader) takes it */
+static int cap_parse(const char *v, char *why, size_t whysz)
+{
+	char *name = (char *)v;
+	uint64_t mask;
+	const char *bad = NULL;
+	if (sp_caps_mask(&name, 1, &mask, &bad) == 0)
+		return 0;
+	snprintf(why, whysz, "unknown capability '%s'", bad ? bad : v);
+	return -1;
+}
+
+static const sp_policy_type t_bool = {.name = "bool", .what = "true or false", .parse = bool_parse};
+static const sp_policy_type t_int = {.name = "int", .what = "a non-negative integer", .parse = int_parse};
+static const sp_policy_type t_list = {.name = "list", .what = "a list of words", .list = true};
+static const sp_policy_type t_caps = {.name = "caps", .what = "capability names or ALL", .list = true, .parse = cap_parse};
+static const sp_policy_type t_str = {.name = "str", .what = "text"};
+static const sp_policy_type *const core_types[] = {&t_bool, &t_int, &t_list, &t_caps, &t_str};
+
+const sp_policy_type *sp_policy_type_find(const char *name)
+{
+	for (size_t i = 0; i < SP_ARRAY_SIZE(core_types); i++)
+		if (!strcmp(core_types[i]->name, name))
+			return core_types[i];
+	for (size_t i = 0; i < sp_policy_types_count; i++)
+		if (!strcmp(sp_policy_types[i]->name, name))
+			return sp_policy_types[i];
+	return NULL;
+}
+
+static int check_one(const sp_policy_type *t, const char *v, char *why, size_t whysz)
+{
+	if (t->choices) {
+		bool ok = false;
+		for (const char *const *c = t->choices; *c && !ok; c++)
+			ok = !strcmp(*c, v);
+		if (!ok) {
+			size_t n = (size_t)snprintf(why, whysz, "'%s': expected ", v);
+			for (const char *const *c = t->choices; *c && n < whysz; c++)
+				n += (size_t)snprintf(why + n, whysz - n, "%s%s", c == t->choices ? "" : c[1] ? ", " : " or ", *c);
+			return -1;
+		}
+	}
+	if (t->parse && t->parse(v, why, whysz) < 0) {
+		if (!why[0])
+			snprintf(why, whysz, "'%s': expected %s", v, t->what);
+		return -1;
+	}
+	return 0;
+}
+
+int sp_policy_value_check(const sp_policy_type *t, const char *value, char *why, size_t whysz)
+{
+	why[0] = '\0';
+	if (!t->list) {
+		if (*value || t == &t_bool || t == &t_int)
+			return check_one(t, value, why, whysz);
+		return 0;
+	}
+	sp_strv items;
+	sp_strv_split(&items, value, ", \t");
+	int r = 0;
+	if (t->max && items.n > t->max) {
+		snprintf(why, whysz, "%zu entries, at most %zu (the check probes no more)", items.n, t->max);
+		r = -1;
+	}
+	for (size_t i = 0; i < items.n && r == 0; i++)
+		r = check_one(t, items.v[i], why, whysz);
+	sp_strv_free(&items);
+	return r;
+}
+
+/* The "key[:type]" entry for key in a "k1:t1,k2:t2" declaration (its
+ * length in *len), or NULL. */
+static const char *spec_in(const char *k, const char *key, size_t *len)
 {
 	size_t klen = strlen(key);
-	for (size_t i = 0; i < sp_checks_count; i++) {
-		const char *k = sp_checks[i]->policy_keys;
-		while (k && *k) {
-			*len = strcspn(k, ",");
-			const char *colon = memchr(k, ':', *len);
-			size_t namelen = colon ? (size_t)(colon - k) : *len;
-			if (namelen == klen && strncmp(k, key, klen) == 0)
-				return k;
-			k += *len;
-			if (*k == ',')
-				k++;
-		}
+	while (k && *k) {
+		*len = strcspn(k, ",");
+		const char *colon = memchr(k, ':', *len);
+		size_t namelen = colon ? (size_t)(colon - k) : *len;
+		if (namelen == klen && strncmp(k, key, klen) == 0)
+			return k;
+		k += *len;
+		if (*k == ',')
+			k++;
 	}
 	return NULL;
 }
 
-/* Type of a key as declared by the checks that read it ("key:type"). */
-static const char *key_type(const char *key)
+/* the declaration of key by some check (or the runner), or NULL */
+static const char *key_spec(const char *key, size_t *len)
 {
-	size_t len;
-	const char *k = key_spec(key, &len);
-	const char *colon = k ? memchr(k, ':', len) : NULL;
-	if (!colon)
-		return "str";
-	if (!strncmp(colon + 1, "bool", 4))
-		return "bool";
-	if (!strncmp(colon + 1, "int", 3))
-		return "int";
-	if (!strncmp(colon + 1, "caps", 4))
-		return "caps";
-	return "str";
+	for (size_t i = 0; i < sp_checks_count; i++) {
+		const char *k = spec_in(sp_checks[i]->policy_keys, key, len);
+		if (k)
+			return k;
+	}
+	return spec_in(sp_policy_runner_keys, key, len);
 }
 
-/* keys no single check declares: the policy's own, and the runner's */
-static const char *const global_keys[] = {"policy.name", "policy.description", "policy.base",
-					  "kernel.separate_kernel"};
+const sp_policy_type *sp_policy_key_type(const char *key, const char **type_name)
+{
+	static char name[64];
+	size_t len;
+	const char *k = key_spec(key, &len);
+	*type_name = NULL;
+	if (!k)
+		return NULL;
+	const char *colon = memchr(k, ':', len);
+	if (!colon)
+		return &t_str;
+	snprintf(name, sizeof name, "%.*s", (int)(len - (size_t)(colon + 1 - k)), colon + 1);
+	*type_name = name;
+	return sp_policy_type_find(name);
+}
+
+/* the policy's own keys, which no check declares */
+static const char *const global_keys[] = {"policy.name", "policy.description", "policy.base"};
 
 bool sp_policy_key_known(const char *key)
 {
@@ -116,62 +223,46 @@ bool sp_policy_key_known(const char *key)
 	return key_spec(key, &len) != NULL;
 }
 
-/* Validate and store one key=value; origin says where it came from. */
-static int assign(sp_policy *p, const char *key, const char *value, const char *origin, sp_error *err)
+/* the value against the key's declared type; place names where it came from */
+static int validate(const char *key, const char *value, const char *place, sp_error *err)
+{
+	const char *tname;
+	const sp_policy_type *t = sp_policy_key_type(key, &tname);
+	if (!t)
+		return sp_fail_errno(err, EINVAL, "%s: %s: declared with type '%s', which no check registers (internal)",
+				     place, key, tname ? tname : "?");
+	char why[400];
+	if (sp_policy_value_check(t, value, why, sizeof why) < 0)
+		return sp_usage(err, "%s: %s: %s", place, key, why);
+	return 0;
+}
+
+/* Validate and store one key=value; origin says where it came from (and is
+ * kept), place is how an error names it. */
+static int assign(sp_policy *p, const char *key, const char *value, const char *origin, const char *place,
+		  sp_error *err)
 {
 	if (!*key)
-		return sp_usage(err, "%s: empty policy key", origin);
+		return sp_usage(err, "%s: empty policy key", place);
 	if (sp_startswith(key, "expect.")) {
 		const char *glob = key + 7;
 		bool any = false;
 		for (size_t i = 0; i < sp_checks_count && !any; i++)
 			any = sp_check_glob_match(glob, sp_checks[i]->id);
 		if (!any)
-			return sp_usage(err, "%s: [expect] names '%s', which matches no check id", origin, glob);
+			return sp_usage(err, "%s: [expect] names '%s', which matches no check id", place, glob);
 		if (strcmp(value, "required") && strcmp(value, "advisory") && strcmp(value, "off"))
-			return sp_usage(err, "%s: expect.%s = '%s': must be required, advisory or off", origin,
-					glob, value);
+			return sp_usage(err, "%s: expect.%s = '%s': must be required, advisory or off", place, glob,
+					value);
 		put(p, key, value, origin, true);
 		return 0;
 	}
 	if (!sp_policy_key_known(key))
-		return sp_usage(err, "%s: unknown policy key '%s' (no check reads it)", origin, key);
-	const char *type = key_type(key);
-	if (!strcmp(type, "bool")) {
-		bool b;
-		if (!parse_bool(value, &b))
-			return sp_usage(err, "%s: %s = '%s': expected true or false", origin, key, value);
-	} else if (!strcmp(type, "int")) {
-		unsigned long long v;
-		if (sp_parse_u64(value, &v) < 0)
-			return sp_usage(err, "%s: %s = '%s': expected a non-negative integer", origin, key, value);
-	} else if (!strcmp(type, "caps")) {
-		sp_strv names;
-		uint64_t mask;
-		const char *bad = NULL;
-		sp_strv_split(&names, value, ", \t");
-		int r = sp_caps_mask(names.v, names.n, &mask, &bad);
-		if (r < 0) {
-			sp_usage(err, "%s: %s: unknown capability '%s'", origin, key, bad);
-			sp_strv_free(&names);
-			return -1;
-		}
-		sp_strv_free(&names);
-	}
-	if (!strcmp(key, "kernel.separate_kernel")) {
-		sp_strv kinds;
-		sp_strv_split(&kinds, value, ", \t");
-		for (size_t i = 0; i < kinds.n; i++)
-			if (strcmp(kinds.v[i], "user-space") && strcmp(kinds.v[i], "guest")) {
-				sp_usage(err, "%s: kernel.separate_kernel: '%s' is not a kernel boundary (user-space, guest)",
-					 origin, kinds.v[i]);
-				sp_strv_free(&kinds);
-				return -1;
-			}
-		sp_strv_free(&kinds);
-	}
+		return sp_usage(err, "%s: unknown policy key '%s' (no check reads it)", place, key);
 	if (!strcmp(key, "policy.base"))
 		return 0; /* handled by the loader */
+	if (!sp_startswith(key, "policy.") && validate(key, value, place, err) < 0)
+		return -1;
 	put(p, key, value, origin, true);
 	if (!strcmp(key, "policy.name")) {
 		free(p->name);
@@ -248,18 +339,24 @@ static int handler(void *user, const char *section, const char *name, const char
 	}
 	/* an indented continuation line repeats the key: append to lists */
 	if (!strcmp(key, st->last_key) && sp_policy_get(st->p, key)) {
-		const char *type = key_type(key);
-		if (!strcmp(type, "bool") || !strcmp(type, "int")) {
+		const char *tname;
+		const sp_policy_type *t = sp_policy_key_type(key, &tname);
+		if (t == &t_bool || t == &t_int) {
 			sp_usage(st->err, "%s: %s given twice", origin, key);
 			st->failed = 1;
 			return 0;
 		}
+		/* the whole value again: the line adds to what its type must accept */
 		_cleanup_free_ char *joined = sp_xasprintf("%s,%s", sp_policy_get(st->p, key), value);
+		if (validate(key, joined, origin, st->err) < 0) {
+			st->failed = 1;
+			return 0;
+		}
 		put(st->p, key, joined, origin, true);
 		return 1;
 	}
 	snprintf(st->last_key, sizeof st->last_key, "%s", key);
-	if (assign(st->p, key, value, origin, st->err) < 0) {
+	if (assign(st->p, key, value, origin, origin, st->err) < 0) {
 		st->failed = 1;
 		return 0;
 	}
@@ -323,6 +420,19 @@ int sp_policy_load_file(sp_policy *p, const char *path, sp_error *err)
 	return 0;
 }
 
+/* a value as an error shows it: at most 80 characters, and a URL's
+ * credentials ("scheme://user:secret@host") never */
+static void show_value(const char *v, char *out, size_t size)
+{
+	const char *scheme = strstr(v, "://");
+	const char *at = scheme ? strchr(scheme + 3, '@') : NULL;
+	const char *slash = scheme ? strchr(scheme + 3, '/') : NULL;
+	if (at && (!slash || at < slash))
+		snprintf(out, size, "%.*s<redacted>%.60s", (int)(scheme + 3 - v), v, at);
+	else
+		snprintf(out, size, "%.80s%s", v, strlen(v) > 80 ? "..." : "");
+}
+
 int sp_policy_set(sp_policy *p, const char *assignment, sp_error *err)
 {
 	const char *eq = strchr(assignment, '=');
@@ -332,7 +442,10 @@ int sp_policy_set(sp_policy *p, const char *assignment, sp_error *err)
 	_cleanup_free_ char *value = sp_xstrdup(eq + 1);
 	char *k = sp_trim(key), *v = sp_trim(value);
 	_cleanup_free_ char *origin = sp_xasprintf("--set %s", k);
-	return assign(p, k, v, origin, err);
+	char shown[100];
+	show_value(v, shown, sizeof shown);
+	_cleanup_free_ char *place = sp_xasprintf("--set %s=%s", k, shown);
+	return assign(p, k, v, origin, place, err);
 }
 
 const char *sp_policy_get(const sp_policy *p, const char *key)
@@ -358,8 +471,8 @@ bool sp_policy_bool(const sp_policy *p, const char *key, bool def)
 long long sp_policy_int(const sp_policy *p, const char *key, long long def)
 {
 	const char *v = sp_policy_get(p, key);
-	unsigned long long u;
-	if (!v || sp_parse_u64(v, &u) < 0 || u > (unsigned long long)__LONG_LONG_MAX__)
+	long long n;
+	if (!v || !parse_int(v, &n))
 		return def;
-	return (long long)u;
+	return n;
 }

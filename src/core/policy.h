@@ -47,4 +47,43 @@ void sp_policy_list(const sp_policy *p, const char *key, struct sp_strv *out);
 bool sp_policy_bool(const sp_policy *p, const char *key, bool def);
 long long sp_policy_int(const sp_policy *p, const char *key, long long def);
 
+/* ---- how values are written ----------------------------------------------
+ * Each key a check reads is declared in its policy_keys as "key:TYPE". TYPE
+ * is one of core's own (bool, int, list, caps, str) or a grammar a check
+ * registers once, beside the parser it calls at run time, in
+ * src/checks/list_types.h (SP_T lines; the registry hands core the table).
+ * The loader checks every value against its key's type, whether it comes
+ * from a file, an inherited base profile or --set: a malformed value is a
+ * usage error naming the place and the key ("FILE:LINE: KEY: what is wrong",
+ * exit 2), before anything runs. A check never parses a value with code of
+ * its own beside the type's parse: the run-time parser IS the validator. */
+typedef struct sp_policy_type {
+	const char *name;  /* what follows ':' in policy_keys: "targets" */
+	const char *what;  /* the grammar in a few words, for errors and docs: "IP:PORT" */
+	/* a comma/blank-separated list (split as sp_policy_list splits it):
+	 * choices and parse apply to each element */
+	bool list;
+	size_t max;                 /* list: at most this many elements (what the check probes); 0: any number */
+	const char *const *choices; /* NULL, or the only words allowed (NULL-terminated) */
+	/* 0, or -1 with what is wrong in why (lowercase, no full stop, naming the
+	 * part at fault but not the key or the place: the loader adds those) */
+	int (*parse)(const char *text, char *why, size_t whysz);
+} sp_policy_type;
+
+/* The checks' grammars (src/checks/registry.c) and the keys the runner
+ * reads for every check, as "key:type,..." (kernel.separate_kernel). */
+extern const sp_policy_type *const sp_policy_types[];
+extern const size_t sp_policy_types_count;
+extern const char sp_policy_runner_keys[];
+
+/* core's own type or a registered one by name; NULL when none */
+const sp_policy_type *sp_policy_type_find(const char *name);
+/* the type a key is declared with (core's "str" when declared without one);
+ * NULL when no check declares the key or its type is unknown (*type_name
+ * then says which name, or is NULL) */
+const sp_policy_type *sp_policy_key_type(const char *key, const char **type_name);
+/* value against type: 0, or -1 with what is wrong in why. An empty value
+ * is "unset" and always accepted, except by bool and int. */
+int sp_policy_value_check(const sp_policy_type *t, const char *value, char *why, size_t whysz);
+
 #endif

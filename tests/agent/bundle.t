@@ -14,10 +14,10 @@ T=$(sp_tmpdir)
 D="$SP_DOCTOR"
 mkdir "$T/out"
 # a failing check (a required process that is not running), an erroring one
-# (a malformed fingerprint), a timed-out one (a probe that sleeps past the
+# (a CA file that is not there), a timed-out one (a probe that sleeps past the
 # forced per-check timeout) and passing ones
 "$D" --profile host --format json --bundle "$T/out" -k 'proc.required or tls.ca_store or tools.probes or env.hostname' \
-	--set expect.proc.required=required --set proc.required=sp-not-running-$$ --set tls.ca_fingerprint=abc \
+	--set expect.proc.required=required --set proc.required=sp-not-running-$$ --set "tls.ca=$T/no-such-ca.pem" \
 	--set "tools.probes=sleep 30 => never" --timeout-ms 800 >"$T/stdout.json" 2>"$T/stderr"
 is "$?" 1 "the run fails (exit 1)"
 tarfile=$(ls "$T/out"/*.tar 2>/dev/null)

@@ -164,9 +164,11 @@ is_st "$out" tls.intercept fail "SOCKS5 without the CA in the store: tls.interce
 # ---- no proxy at all, and bad policy values --------------------------------------
 out=$(ip netns exec "$sb" env -i PATH=/usr/bin:/bin "$SP_DOCTOR" --format json -k tls "${POL[@]}" 2>/dev/null)
 is_st "$out" tls.intercept skip "no proxy named: tls.intercept skips"
-out=$(in_box "$NETT_DIR/store-good.pem" 8080 -- "$SP_DOCTOR" --format json -k tls --profile host \
-	--set tls.ca_fingerprint=abc 2>/dev/null)
-is_st "$out" tls.ca_store error "a malformed fingerprint is an error, not a pass"
+in_box "$NETT_DIR/store-good.pem" 8080 -- "$SP_DOCTOR" --format json -k tls --profile host \
+	--set tls.ca_fingerprint=abc >"$NETT_DIR/bad.out" 2>"$NETT_DIR/bad.err"
+is "$?" 2 "a malformed fingerprint is a usage error before any probe, not a pass"
+like "$(cat "$NETT_DIR/bad.err")" "^sandprobe: --set tls.ca_fingerprint=abc: tls.ca_fingerprint: 'abc': expected a SHA-256" \
+	"naming the --set argument and the key"
 out=$(in_box "$NETT_DIR/store-good.pem" 8080 -- "$SP_DOCTOR" --format json -k tls --profile host \
 	--set tls.ca=/nonexistent/ca.pem 2>/dev/null)
 is_st "$out" tls.ca_store error "an unreadable tls.ca is an error"

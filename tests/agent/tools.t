@@ -100,8 +100,9 @@ ms=$((($(date +%s%N) - t0) / 1000000))
 is_st "$out" tools.probes fail "a probe that hangs fails"
 like "$(ev tools.probes "$out")" "no end within 800 ms" "killed at its timeout"
 ok test "$ms" -lt 10000
-out=$(doc "$T/with" 1000 --set "tools.probes=agent-cli => (")
-is_st "$out" tools.probes error "a bad regex is an error naming the entry"
+doc "$T/with" 1000 --set "tools.probes=agent-cli => (" >"$T/bad.out"
+is "$?" 2 "a bad regex is a usage error before anything runs"
+like "$(cat "$T/doctor.err")" "tools.probes: 'agent-cli => \\(': bad regex" "naming the key and the entry"
 
 # ---- the login shell --------------------------------------------------------------
 out=$(doc "$T/with" 1000 --set tools.shell=bash)

@@ -38,8 +38,11 @@ is_st "$out" env.values fail "a wrong, a missing and a differing secret value fa
 like "$(ev env.values "$out")" "TERM=dumb DIFFERS" "the wrong value is shown"
 like "$(ev env.values "$out")" "HOME unset" "the missing one named"
 unlike "$(ev env.values "$out" | sed 's/^[^|]*|//')" "$SECRET" "the differing secret is not shown in the evidence"
-out=$(doc -k env.values --set "env.values=TERM")
-is_st "$out" env.values error "an entry without = or ~ is an error"
+"$D" --profile host --format json -k env.values --set "env.values=TERM" >"$T/bad.out" 2>"$T/bad.err"
+is "$?" 2 "an entry without = or ~ is a usage error (exit 2), found when the policy loads"
+like "$(cat "$T/bad.err")" "^sandprobe: --set env.values=TERM: env.values: 'TERM': expected NAME=VALUE or NAME~REGEX\$" \
+	"one line naming the --set argument, the key and the entry"
+is "$(wc -c <"$T/bad.out" | tr -d ' ')" 0 "no report: nothing ran"
 
 # ---- kernel release ---------------------------------------------------------------
 rel=$(uname -r)
@@ -80,7 +83,9 @@ is_st "$(with_swaps "$T/swaps-on" --set env.swap=on)" env.swap pass "swap requir
 is_st "$(with_swaps "$T/swaps-off" --set env.swap=on)" env.swap fail "swap required on, none active: fail"
 is_st "$(with_swaps "$T/swaps-on" --set env.swap=off)" env.swap fail "swap required off, one active: fail"
 is_st "$(with_swaps "$T/swaps-off" --set env.swap=off)" env.swap pass "swap required off, none active: pass"
-is_st "$(doc -k env.swap --set env.swap=sometimes)" env.swap error "a value other than on/off/any is an error"
+"$D" --profile host -k env.swap --set env.swap=sometimes >"$T/bad.out" 2>"$T/bad.err"
+is "$?" 2 "a value other than on/off/any is a usage error"
+like "$(cat "$T/bad.err")" "env.swap: 'sometimes': expected on, off or any" "naming the key and the value"
 
 # ---- manifest: symlinks and hashed values ------------------------------------------
 mkdir -p "$T/opt/agent/bin"

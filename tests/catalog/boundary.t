@@ -8,7 +8,8 @@ D=$CAT/doctor
 
 "$D" --set kernel.separate_kernel=vm -k ns.pid >/dev/null 2>"$CAT/bad.err"
 is "$?" 2 "an unknown boundary in kernel.separate_kernel is a usage error"
-like "$(cat "$CAT/bad.err")" "kernel.separate_kernel: 'vm' is not a kernel boundary" "... naming the key and the value"
+like "$(cat "$CAT/bad.err")" "^sandprobe: --set kernel.separate_kernel=vm: kernel.separate_kernel: 'vm': expected user-space or guest\$" \
+	"... one line naming the argument, the key and the value"
 
 run_json plain nofilter_box -- -k 'ns.pid or fs.rootfs_readonly'
 J=$CAT/plain.json

@@ -158,9 +158,10 @@ else
 	for _ in 1 2 3 4 5 6 7 8; do skip "bwrap not installed"; done
 fi
 
-# a malformed target is a check error naming the key, not a pass
-rep=$(nett_doctor "$empty" -k net.egress --set 'net.egress.deny=example.com:80')
-is "$(st net.egress "$rep")" error "a name instead of an IP literal in net.egress.deny is an error"
-like "$(printf '%s' "$rep" | jq -r '.results[]|select(.id=="net.egress")|.detail')" 'net\.egress\.deny' "the error names the policy key"
+# a malformed target is a usage error naming the key, before any packet, never a pass
+nett_doctor "$empty" -k net.egress --set 'net.egress.deny=example.com:80' >"$NETT_DIR/bad.out" 2>"$NETT_DIR/bad.err"
+is "$?" 2 "a name instead of an IP literal in net.egress.deny is a usage error"
+like "$(cat "$NETT_DIR/bad.err")" "^sandprobe: --set net.egress.deny=example.com:80: net.egress.deny: 'example.com:80': 'example.com' is not an IP literal" \
+	"one line naming the argument, the policy key and the entry"
 
 done_testing

@@ -159,9 +159,17 @@ is "$(st net.proxy.private_dest "$rep")" fail "hole 'private': a name resolving 
 is "$(st net.proxy.canary "$rep")" pass "hole 'private': the canary is still refused"
 dante_stop
 
-# bad proxy URLs: clear errors, nothing probed
-rep=$(doctor --set net.proxy=socks4://10.203.5.1:1080)
-like "$(printf '%s' "$rep" | jq -r '.results[] | select(.id=="net.proxy.canary") | .detail')" 'only socks5:// and socks5h://' "socks4 is refused with a reason"
-rep=$(doctor --set net.proxy=https://10.203.5.1:1080)
-like "$(printf '%s' "$rep" | jq -r '.results[] | select(.id=="net.proxy.canary") | .detail')" 'TLS to the proxy' "https:// proxies are refused with a reason"
+# bad proxy URLs: in the policy, a usage error before anything is probed;
+# in the environment (no policy value), the checks' error with the reason
+doctor --set net.proxy=socks4://10.203.5.1:1080 >"$NETT_DIR/bad.out" 2>"$NETT_DIR/bad.err"
+is "$?" 2 "net.proxy=socks4://: a usage error, nothing probed"
+like "$(cat "$NETT_DIR/bad.err")" "^sandprobe: --set net.proxy=socks4://10.203.5.1:1080: net.proxy: only socks5:// and socks5h://" \
+	"socks4 is refused with a reason, on one line naming the argument"
+doctor --set net.proxy=https://10.203.5.1:1080 >"$NETT_DIR/bad.out" 2>"$NETT_DIR/bad.err"
+is "$?" 2 "net.proxy=https://: a usage error"
+like "$(cat "$NETT_DIR/bad.err")" 'net.proxy: TLS to the proxy' "https:// proxies are refused with a reason"
+rep=$(ip netns exec "$sb" env HTTPS_PROXY=socks4://10.203.5.1:1080 "$SP_DOCTOR" --format json -k net.proxy \
+	--set net.proxy.canary_host=canary.test)
+like "$(printf '%s' "$rep" | jq -r '.results[] | select(.id=="net.proxy.canary") | .detail')" 'HTTPS_PROXY = socks4://10.203.5.1:1080: only socks5:// and socks5h://' \
+	"HTTPS_PROXY=socks4:// (the environment's, not the policy's): the check's error says why"
 done_testing
