@@ -5,7 +5,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,7 +39,7 @@ static bool no_open_name(const char *rel)
 	const char *base = strrchr(rel, '/');
 	base = base ? base + 1 : rel;
 	for (size_t i = 0; i < SP_ARRAY_SIZE(no_open); i++)
-		if (!fnmatch(no_open[i], base, 0))
+		if (sp_glob_match(no_open[i], base))
 			return true;
 	return false;
 }

@@ -6,7 +6,6 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <fnmatch.h>
 #include <net/if.h>
 #include <regex.h>
 #include <stdio.h>
@@ -272,7 +271,7 @@ static void run_hostname(const sp_ctx *ctx, sp_result *r)
 	sp_observed(r, "gethostname: %s; /proc/sys/kernel/hostname: %s", h, kr > 0 ? k : "unreadable");
 	bool bad_forbidden = false;
 	for (size_t i = 0; i < forbidden.n; i++)
-		if (fnmatch(forbidden.v[i], h, 0) == 0)
+		if (sp_glob_match(forbidden.v[i], h))
 			bad_forbidden = true;
 	sp_strv_free(&forbidden);
 	if (!h[0])
@@ -281,7 +280,7 @@ static void run_hostname(const sp_ctx *ctx, sp_result *r)
 		sp_errorr(r, "gethostname and /proc/sys/kernel/hostname disagree");
 	else if (bad_forbidden)
 		sp_failr(r, "hostname '%s' is forbidden by policy (the host's name leaks into the sandbox)", h);
-	else if (want && *want && fnmatch(want, h, 0) != 0)
+	else if (want && *want && !sp_glob_match(want, h))
 		sp_failr(r, "hostname '%s' does not match '%s'", h, want);
 	else
 		sp_pass(r, "hostname '%s'", h);

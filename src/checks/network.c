@@ -15,7 +15,6 @@
  * EPERM/EACCES from a filter, or a missing address family prove a block. */
 #include <arpa/inet.h>
 #include <errno.h>
-#include <fnmatch.h>
 #include <stdarg.h>
 #include <net/if.h>
 #include <netinet/in.h>
@@ -46,7 +45,7 @@
 static bool iface_allowed(const sp_strv *allowed, const char *name)
 {
 	for (size_t i = 0; i < allowed->n; i++)
-		if (fnmatch(allowed->v[i], name, 0) == 0)
+		if (sp_glob_match(allowed->v[i], name))
 			return true;
 	return false;
 }

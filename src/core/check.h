@@ -139,7 +139,5 @@ const sp_check *sp_check_find(const char *id);
 
 /* Is key read by any check (or a global policy key)? */
 bool sp_policy_key_known(const char *key);
-/* Does the string match a check id/glob for [expect] ("ns.*", "*", "ns.pid")? */
-bool sp_check_glob_match(const char *glob, const char *id);
 
 #endif

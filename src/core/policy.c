@@ -248,7 +248,7 @@ static int assign(sp_policy *p, const char *key, const char *value, const char *
 		const char *glob = key + 7;
 		bool any = false;
 		for (size_t i = 0; i < sp_checks_count && !any; i++)
-			any = sp_check_glob_match(glob, sp_checks[i]->id);
+			any = sp_glob_match(glob, sp_checks[i]->id);
 		if (!any)
 			return sp_usage(err, "%s: [expect] names '%s', which matches no check id", place, glob);
 		if (strcmp(value, "required") && strcmp(value, "advisory") && strcmp(value, "off"))

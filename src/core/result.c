@@ -1,4 +1,3 @@
-#include <fnmatch.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -77,11 +76,6 @@ const char *sp_expect_name(sp_expect e)
 	case SP_EXPECT_OFF: return "off";
 	}
 	return "required";
-}
-
-bool sp_check_glob_match(const char *glob, const char *id)
-{
-	return fnmatch(glob, id, 0) == 0;
 }
 
 const sp_check *sp_check_find(const char *id)

@@ -18,7 +18,7 @@ sp_expect sp_policy_expect(const sp_policy *p, const char *id)
 	for (size_t i = 0; i < p->n; i++) {
 		if (!sp_startswith(p->e[i].key, "expect."))
 			continue;
-		if (!sp_check_glob_match(p->e[i].key + 7, id))
+		if (!sp_glob_match(p->e[i].key + 7, id))
 			continue;
 		const char *v = p->e[i].value;
 		e = !strcmp(v, "off") ? SP_EXPECT_OFF : !strcmp(v, "advisory") ? SP_EXPECT_ADVISORY : SP_EXPECT_REQUIRED;

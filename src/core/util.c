@@ -2,6 +2,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <fnmatch.h>
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -256,6 +257,11 @@ void sp_strv_free(sp_strv *sv)
 	free(sv->v);
 	sv->v = NULL;
 	sv->n = 0;
+}
+
+bool sp_glob_match(const char *glob, const char *s)
+{
+	return fnmatch(glob, s, 0) == 0;
 }
 
 char *sp_trim(char *s)

@@ -55,6 +55,9 @@ bool sp_strv_contains(const sp_strv *sv, const char *s);
 void sp_strv_free(sp_strv *sv);
 
 char *sp_trim(char *s);
+/* The one glob matcher (shell patterns, fnmatch(3) without flags): check ids
+ * and globs ("ns.*"), host names, device names. */
+bool sp_glob_match(const char *glob, const char *s);
 bool sp_startswith(const char *s, const char *prefix);
 bool sp_endswith(const char *s, const char *suffix);
 /* parse a non-negative decimal integer that fits in long long; 0 or -1 */

@@ -3,11 +3,11 @@
  * gate id, that each boundary passes and one unit beyond it fails, and that
  * a correct bundle passes. The generator below is written independently of
  * the gates (its summary is computed from its own tables). */
+#include "core/fsutil.h"
 #include "evidence/evidence.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <jansson.h>
 #include <math.h>
 #include <openssl/evp.h>
@@ -480,19 +480,6 @@ static int write_text(const char *dir, const char *name, const char *text, size_
 	return r;
 }
 
-static int rm_cb(const char *p, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(p);
-}
-
-static void rm_rf(const char *dir)
-{
-	nftw(dir, rm_cb, 16, FTW_DEPTH | FTW_PHYS);
-}
-
 static void file_op(const char *dir, enum fop op, const char *path)
 {
 	_cleanup_free_ char *p = sp_xasprintf("%s/%s", dir, path);
@@ -502,7 +489,7 @@ static void file_op(const char *dir, enum fop op, const char *path)
 		break;
 	case FO_DELETE:
 		if (unlink(p) < 0)
-			rm_rf(p);
+			sp_rm_rf(p);
 		break;
 	case FO_EMPTY:
 		if (truncate(p, 0) < 0)
@@ -529,7 +516,7 @@ static void file_op(const char *dir, enum fop op, const char *path)
 			abort();
 		break;
 	case FO_MKDIR_RM:
-		rm_rf(p);
+		sp_rm_rf(p);
 		break;
 	case FO_FIFO:
 		if (unlink(p) < 0 || mkfifo(p, 0644) < 0)
@@ -1669,7 +1656,7 @@ static int run_case(const tcase *c, const char *root, size_t idx, FILE *f, bool 
 	if (!ok)
 		fprintf(f, "#   %s\n", why);
 	bundle_free(&b);
-	rm_rf(dir);
+	sp_rm_rf(dir);
 	return ok;
 }
 
@@ -1699,6 +1686,6 @@ int sp_verify_selftest(FILE *f, bool verbose)
 	EVP_PKEY_free(key_a);
 	EVP_PKEY_free(key_b);
 	key_a = key_b = NULL;
-	rm_rf(root);
+	sp_rm_rf(root);
 	return good == ncases ? 0 : -1;
 }

@@ -6,12 +6,12 @@
  * given). It is written into a sibling temporary directory, re-decided from
  * there, and renamed into place only when the re-made decision equals the
  * original. */
+#include "core/fsutil.h"
 #include "gate/gate.h"
 
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <jansson.h>
 #include <libgen.h>
 #include <stdlib.h>
@@ -120,18 +120,6 @@ static int copy_tree(const char *src, const char *dst, int depth, sp_error *err)
 	return 0;
 }
 
-static int rm_cb(const char *p, const struct stat *sb, int flag, struct FTW *ftw)
-{
-	(void)sb;
-	(void)ftw;
-	return flag == FTW_DP ? rmdir(p) : unlink(p);
-}
-
-static void remove_tree(const char *dir)
-{
-	nftw(dir, rm_cb, 16, FTW_DEPTH | FTW_PHYS);
-}
-
 typedef int (*writer_fn)(FILE *f, const sp_decision *d);
 
 static int write_with(const char *path, const sp_decision *d, writer_fn fn, const char *report_dir, sp_error *err)
@@ -217,7 +205,7 @@ int sp_gate_archive(const sp_decision *d, const char *dir, void *sign_key, sp_er
 				       : sp_fail_errno(err, errno, "--archive %s: cannot create a directory beside it", dir);
 	chmod(tmp, 0755);
 	if (fill(d, tmp, sign_key, err) < 0) {
-		remove_tree(tmp);
+		sp_rm_rf(tmp);
 		return -1;
 	}
 	/* prove it: the decision re-made from the archive alone is the same */
@@ -227,18 +215,18 @@ int sp_gate_archive(const sp_decision *d, const char *dir, void *sign_key, sp_er
 	char diff[600] = "";
 	sp_error aerr = {0};
 	if (sp_gate_from_archive(tmp, NULL, false, &plan, &again, &same, diff, sizeof diff, &aerr) < 0) {
-		remove_tree(tmp);
+		sp_rm_rf(tmp);
 		return sp_fail_errno(err, 0, "--archive %s: the archive cannot be re-decided: %s", dir, aerr.msg);
 	}
 	sp_decision_free(&again);
 	sp_plan_free(&plan);
 	if (!same) {
-		remove_tree(tmp);
+		sp_rm_rf(tmp);
 		return sp_fail_errno(err, 0, "--archive %s: the decision re-made from the archive differs: %s", dir, diff);
 	}
 	if (rename(tmp, dir) < 0) {
 		int e = errno;
-		remove_tree(tmp);
+		sp_rm_rf(tmp);
 		return e == EEXIST || e == ENOTEMPTY ? sp_usage(err, "--archive %s: exists (an archive is never overwritten)", dir)
 						     : sp_fail_errno(err, e, "--archive %s: cannot move the archive into place", dir);
 	}

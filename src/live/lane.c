@@ -4,7 +4,6 @@
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <fnmatch.h>
 #include <jansson.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -105,11 +104,6 @@ const char *sp_prot_name(unsigned prot)
 	case SP_PROT_NNP: return "no_new_privs";
 	default: return "?";
 	}
-}
-
-bool sp_glob_match(const char *glob, const char *s)
-{
-	return fnmatch(glob, s, 0) == 0;
 }
 
 void sp_launch_remove(sp_launch *l, unsigned removes)

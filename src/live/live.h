@@ -25,6 +25,7 @@
 
 #include "core/check.h"
 #include "core/error.h"
+#include "core/fsutil.h"
 #include "core/spawn.h"
 #include "core/util.h"
 
@@ -239,7 +240,6 @@ void sp_live_derive_sets(const sp_launch *claim, const sp_live_cfg *cfg, sp_strv
 void sp_launch_remove(sp_launch *l, unsigned removes);
 /* load the doctor's catalogue (ids and policy keys) into cfg */
 int sp_live_load_catalogue(sp_live_cfg *cfg, sp_error *err);
-bool sp_glob_match(const char *glob, const char *s);
 /* does the doctor binary exist, run, and is it static? */
 int sp_live_check_static(const char *path, sp_error *err);
 
@@ -301,9 +301,6 @@ void sp_host_caps(sp_strv *out);
 /* lane dir + rootfs: the static doctor at /sandprobe-doctor, busybox at /bin/busybox (+ sh) */
 int sp_rootfs_prepare(sp_lane *l, sp_error *err);
 int sp_copy_file(const char *from, const char *to, mode_t mode, sp_error *err);
-int sp_rm_rf(const char *path);
-/* mounts in our mountinfo below path (0 none) */
-int sp_mounts_below(const char *path);
 
 /* ---- host.c ---- */
 /* device nodes under a /dev, walked recursively without following links */

@@ -39,62 +39,6 @@ int sp_copy_file(const char *from, const char *to, mode_t mode, sp_error *err)
 	return 0;
 }
 
-static int rm_at(int dirfd, const char *name)
-{
-	struct stat st;
-	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
-		return errno == ENOENT ? 0 : -errno;
-	if (S_ISDIR(st.st_mode)) {
-		int fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (fd < 0)
-			return -errno;
-		DIR *d = fdopendir(fd);
-		if (!d) {
-			close(fd);
-			return -errno;
-		}
-		struct dirent *de;
-		int rc = 0;
-		while ((de = readdir(d)))
-			if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
-				if (rm_at(fd, de->d_name) < 0)
-					rc = -1;
-		closedir(d);
-		if (unlinkat(dirfd, name, AT_REMOVEDIR) < 0)
-			return -errno;
-		return rc;
-	}
-	if (unlinkat(dirfd, name, 0) < 0)
-		return -errno;
-	return 0;
-}
-
-int sp_rm_rf(const char *path)
-{
-	/* never follow into a mount: a lane dir with a mount left under it is a leak to report, not to delete */
-	if (sp_mounts_below(path) > 0)
-		return -EBUSY;
-	return rm_at(AT_FDCWD, path);
-}
-
-int sp_mounts_below(const char *path)
-{
-	_cleanup_fclose_ FILE *f = fopen("/proc/self/mountinfo", "re");
-	if (!f)
-		return -errno;
-	char line[4096];
-	size_t plen = strlen(path);
-	int n = 0;
-	while (fgets(line, sizeof line, f)) {
-		char mp[2048];
-		if (sscanf(line, "%*d %*d %*s %*s %2047s", mp) != 1)
-			continue;
-		if (!strncmp(mp, path, plen) && (mp[plen] == '/' || mp[plen] == '\0'))
-			n++;
-	}
-	return n;
-}
-
 int sp_rootfs_prepare(sp_lane *l, sp_error *err)
 {
 	static const char *const dirs[] = {"bin", "proc", "dev", "sys", "tmp", "etc", "usr", "run", "var", "root"};

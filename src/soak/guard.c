@@ -25,7 +25,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -44,6 +43,7 @@
 
 #include <jansson.h>
 
+#include "core/fsutil.h"
 #include "soak/run.h"
 
 #define JOURNAL_SCHEMA "sandprobe.soak.journal.v1"
@@ -73,23 +73,6 @@ static unsigned long long proc_start(pid_t pid)
 	for (int f = 2; c && f < 22; f++)
 		c = strchr(c + 1, ' ');
 	return c ? strtoull(c + 1, NULL, 10) : 0;
-}
-
-static int rm_cb(const char *fpath, const struct stat *sb, int flag, struct FTW *ftw)
-{
-	(void)sb;
-	(void)ftw;
-	if (flag == FTW_DP)
-		rmdir(fpath);
-	else
-		unlink(fpath);
-	return 0;
-}
-
-/* remove a tree without crossing into mounts (what is mounted is unmounted first) */
-static void remove_tree(const char *dir)
-{
-	nftw(dir, rm_cb, 32, FTW_DEPTH | FTW_PHYS | FTW_MOUNT);
 }
 
 /* ---- cgroups ---- */
@@ -700,7 +683,7 @@ void sp_soak_remove_run_cgroups(struct run *r)
 
 void sp_soak_remove_state(struct run *r)
 {
-	remove_tree(r->state_dir);
+	sp_rm_rf(r->state_dir);
 }
 
 /* ---- the supervisor ---- */
@@ -1017,7 +1000,7 @@ static int reconcile_one(struct jrun *j, sp_strv *report)
 		say(report, "  %s", cg.v[i]);
 	sp_strv_free(&cg);
 	if (sp_soak_dir_exists(j->state_dir)) {
-		remove_tree(j->state_dir);
+		sp_rm_rf(j->state_dir);
 		if (!sp_soak_dir_exists(j->state_dir))
 			say(report, "  removed state dir %s", j->state_dir);
 	}
