@@ -88,8 +88,11 @@ fi
 
 if command -v firejail >/dev/null 2>&1; then
 	# no chroot: the host's root, the helper and the doctor from our dir
-	# (outside /tmp and /var/tmp: --private-tmp hides both)
-	CELL_BIN=$(mktemp -d "${SP_BUILD:-$SP_ROOT/build}/truth-fj.XXXXXX")
+	# (outside /tmp and /var/tmp, which --private-tmp hides: the build dir,
+	# or /var/lib when the checkout itself is under /tmp)
+	fj_base=${SP_BUILD:-$SP_ROOT/build}
+	case "$fj_base" in /tmp/* | /var/tmp/*) fj_base=/var/lib ;; esac # a clone under /tmp
+	CELL_BIN=$(mktemp -d "$fj_base/sandprobe-truth-fj.XXXXXX")
 	at_exit "rm -rf '$CELL_BIN'"
 	cp "$R/doctor" "$R/truth" "$CELL_BIN/" && chmod 755 "$CELL_BIN"
 	fj() {
