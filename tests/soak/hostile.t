@@ -67,7 +67,11 @@ is "$(awk -F'\t' 'NR>1{print $4" "$6}' "$out/operations.tsv")" "gigabyte ok" "1 
 ok test "$(stat -c %s "$out/logs/RUN-01.gigabyte.log")" -le 65664
 like "$(cat "$out/logs/RUN-01.gigabyte.log")" "\[\.\.\. 10[0-9]{8} bytes elided \.\.\.\]" "1 GB: head, one elision line for the whole gigabyte, tail"
 growth=$(awk -F'\t' 'NR==2{s=$15} NR>1 && $15>m{m=$15} END{print int((m - s) / 1048576)}' "$out/resource-samples.tsv")
-ok test "$growth" -lt 16
+if [ "${SP_SAN:-0}" = 1 ]; then
+	skip "the runner's RSS growth is not meaningful under ASan (its quarantine holds freed buffers: 23 MiB seen)"
+else
+	ok test "$growth" -lt 16 # MiB: the 1 GB stream is not held
+fi
 check_nothing_left "$out"
 
 # ---- secrets straddling the elision point (a step keeps its first and last 16320 bytes) ----
