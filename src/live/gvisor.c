@@ -284,7 +284,7 @@ static int host_pid(sp_lane *l, sp_error *err)
 	const char *bundle = l->spec;
 	char obs[1024];
 	snprintf(obs, sizeof obs, "runsc state %s: pid %lld is runsc-sandbox (the Sentry), spec %s", l->name, (long long)pid, bundle);
-	sp_lane_add(l, "host.engine", "pass", "the runtime's pid is the sandbox (gVisor's Sentry), with its spec", obs,
+	sp_lres_add(&l->results, SP_HOSTID(engine), "pass", "the runtime's pid is the sandbox (gVisor's Sentry), with its spec", obs,
 		    "engine view: runsc names its sandbox");
 	return 0;
 }
