@@ -463,15 +463,11 @@ static void random_hex(char *out, size_t bytes)
 		snprintf(out + 2 * i, 3, "%02x", b[i]);
 }
 
-/* SP_LIVE_TIMING=1: phase times on stderr (for tuning the lane) */
+/* the end of a phase of the lane, to the run's progress callback */
 static void phase(const sp_lane *l, const char *what, uint64_t t0)
 {
-	static int on = -1;
-	if (on < 0)
-		on = getenv("SP_LIVE_TIMING") != NULL;
-	if (on)
-		fprintf(stderr, "sandprobe: live: %s/%s %-10s %7.2f ms\n", l->rt->name, l->variant->name, what,
-			(double)(sp_now_ns() - t0) / 1e6);
+	if (l->cfg->on_phase)
+		l->cfg->on_phase(l->cfg->phase_arg, l, what, (double)(sp_now_ns() - t0) / 1e6);
 }
 
 /* the begin marker proves that the sandbox started: a runtime that ends before it printed one failed to launch */
@@ -726,8 +722,13 @@ void sp_lane_run(sp_lane *l)
 		sp_runtime_message(l->proc.err_buf.data, msg, sizeof msg);
 		if (!msg[0])
 			sp_runtime_message(l->proc.out_buf.data, msg, sizeof msg);
-		if (l->rt->launch_message)
-			l->rt->launch_message(l, msg, sizeof msg);
+		if (l->rt->launch_message) {
+			sp_error lm;
+			sp_error_clear(&lm);
+			snprintf(lm.msg, sizeof lm.msg, "%s", msg);
+			l->rt->launch_message(l, &lm);
+			snprintf(msg, sizeof msg, "%s", lm.msg);
+		}
 		char how[96] = "still running";
 		if (l->proc.reaped)
 			sp_child_describe(&l->proc, how, sizeof how);

@@ -92,6 +92,8 @@ const char *const *sp_prot_checks(unsigned prot);
 const char *const *sp_prot_may_fail(unsigned prot);
 const char *sp_prot_name(unsigned prot);
 
+typedef struct sp_lane sp_lane;
+
 /* settings for a whole run */
 typedef struct sp_live_cfg {
 	char doctor[4096];  /* static sandprobe-doctor */
@@ -121,9 +123,11 @@ typedef struct sp_live_cfg {
 	 * accepts it (--list: separate_kernel_satisfies), per kind */
 	sp_strv sat_user_space, sat_guest;
 	sp_strv sets;         /* --set KEY=VALUE for the doctor, after the launch-derived ones */
+	/* progress: NULL, or told the time since the lane started at the end of each of its phases
+	 * (cmd/live.c prints them under SP_LIVE_TIMING=1, for tuning the lane) */
+	void (*on_phase)(void *arg, const sp_lane *l, const char *what, double ms);
+	void *phase_arg;
 } sp_live_cfg;
-
-typedef struct sp_lane sp_lane;
 
 typedef struct sp_runtime sp_runtime;
 
@@ -154,8 +158,8 @@ struct sp_runtime {
 	int (*fallback)(sp_lane *l, sp_error *err);
 	struct sp_engine *engine; /* CLI engines (engine.c): the engine's binary, flags and image; else NULL */
 	void (*lane_free)(sp_lane *l); /* free what the adapter hung on l->priv */
-	/* NULL, or: add to msg what the runtime said elsewhere (its logs) about a launch that failed */
-	void (*launch_message)(sp_lane *l, char *msg, size_t msgsz);
+	/* NULL, or: add to msg->msg what the runtime said elsewhere (its logs) about a launch that failed */
+	void (*launch_message)(sp_lane *l, sp_error *msg);
 	const char *handler;      /* containerd lanes: the runtime handler (RuntimeClass .handler) */
 	const char *runtime_type; /* containerd lanes: the runtime type (io.containerd.runc.v2) */
 };
@@ -268,7 +272,7 @@ void sp_gvisor_claims(sp_launch *l);
 int sp_gvisor_plan(sp_lane *l, char *why, size_t whysz);
 /* the no-nnp control on gVisor: a launch limitation (-1, the reason in why) */
 int sp_gvisor_nnp_limit(char *why, size_t whysz);
-void sp_gvisor_launch_message(sp_lane *l, char *msg, size_t msgsz);
+void sp_gvisor_launch_message(sp_lane *l, sp_error *msg);
 /* keep only the capabilities this runsc knows in the lane's bundle (asked once per run) */
 int sp_gvisor_known_caps(sp_lane *l, sp_error *err);
 /* does this runsc have --oci-seccomp? */
