@@ -694,9 +694,7 @@ void sp_lane_run(sp_lane *l)
 	if (l->rt->boot_watchdog_ms && l->rt->fallback) {
 		/* a guest that prints nothing in time under one accelerator gets one more try under the fallback */
 		unsigned wd = l->rt->boot_watchdog_ms(l);
-		char begin_mark[64];
-		snprintf(begin_mark, sizeof begin_mark, "@@%s-begin@@", l->nonce);
-		if (wd && sp_child_read_until(&l->proc, begin_mark, sp_now_ns() + (uint64_t)wd * 1000000ull) != 1) {
+		if (wd && sp_child_read_until(&l->proc, begin_marker, sp_now_ns() + (uint64_t)wd * 1000000ull) != 1) {
 			sp_child_free(&l->proc);
 			if (l->rt->fallback(l, &err) < 0)
 				goto broken;
@@ -772,10 +770,8 @@ void sp_lane_run(sp_lane *l)
 	}
 	int rc = (int)urc;
 	/* the report: from its opening brace to the marker */
-	char begin[64];
-	snprintf(begin, sizeof begin, "@@%s-begin@@", l->nonce);
-	char *from = strstr(l->proc.out_buf.data, begin);
-	from = from && from < m ? from + strlen(begin) : l->proc.out_buf.data;
+	char *from = strstr(l->proc.out_buf.data, begin_marker);
+	from = from && from < m ? from + strlen(begin_marker) : l->proc.out_buf.data;
 	char *start = strchr(from, '{');
 	if (!start || start > m)
 		start = from; /* no object: hand over the raw text, which the validator rejects */
