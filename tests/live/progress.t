@@ -7,13 +7,16 @@
 need_root
 need bwrap
 need jq
-[ "${SP_SAN:-0}" = 1 ] && export ASAN_OPTIONS=detect_leaks=0
+DOCTOR=$SP_DOCTOR
+# the sanitizer build's doctor is not static: the sandbox gets the normal build's
+[ "${SP_SAN:-0}" = 1 ] && DOCTOR=$SP_ROOT/build/sandprobe-doctor && export ASAN_OPTIONS=detect_leaks=0
+[ -x "$DOCTOR" ] || skip_all "no static doctor at $DOCTOR (make)"
 T=$(sp_tmpdir)
-run() { "$SP_BIN" live --runtime bwrap --doctor "$SP_DOCTOR" --format json "$@"; }
+run() { "$SP_BIN" live --runtime bwrap --doctor "$DOCTOR" --format json "$@"; }
 
 SP_LIVE_TIMING=1 run >"$T/on.json" 2>"$T/on.err"
 is "$?" 0 "strict bwrap lane passes with SP_LIVE_TIMING=1"
-env -u SP_LIVE_TIMING "$SP_BIN" live --runtime bwrap --doctor "$SP_DOCTOR" --format json >"$T/off.json" 2>"$T/off.err"
+env -u SP_LIVE_TIMING "$SP_BIN" live --runtime bwrap --doctor "$DOCTOR" --format json >"$T/off.json" 2>"$T/off.err"
 is "$?" 0 "strict bwrap lane passes without it"
 is "$(wc -c <"$T/off.err" | tr -d ' ')" 0 "without SP_LIVE_TIMING nothing reaches stderr"
 phases=$(sed -nE 's/^sandprobe: live: bwrap\/strict ([a-z. ]+[a-z]) +[0-9]+\.[0-9]{2} ms$/\1/p' "$T/on.err" | paste -sd, -)
