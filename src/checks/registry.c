@@ -1,18 +1,18 @@
-/* The one list of checks. Each src/checks/list_<category>.h holds lines of
- * SP_X(symbol); each symbol names a `const sp_check sp_check_<symbol>`
+/* The one list of checks. Each src/catalog/list_<category>.h holds lines of
+ * SP_X(symbol, "id"); each symbol names a `const sp_check sp_check_<symbol>`
  * defined in src/checks/<category>.c. The binary, --list, the docs and the
  * tests all read this table. Adding a check = one descriptor + one line. */
 #include "checks/types.h"
 #include "core/check.h"
 #include "core/util.h"
 
-#define SP_X(sym) extern const sp_check sp_check_##sym;
-#include "checks/list.h"
+#define SP_X(sym, id) extern const sp_check sp_check_##sym;
+#include "catalog/list.h"
 #undef SP_X
 
 const sp_check *const sp_checks[] = {
-#define SP_X(sym) &sp_check_##sym,
-#include "checks/list.h"
+#define SP_X(sym, id) &sp_check_##sym,
+#include "catalog/list.h"
 #undef SP_X
 };
 

@@ -291,6 +291,13 @@ static int plan(const struct live_opts *o, sp_live_run *run, const sp_live_cfg *
 	return rc;
 }
 
+/* SP_LIVE_TIMING=1: each lane's phase times on stderr (for tuning the lane) */
+static void print_phase(void *arg, const sp_lane *l, const char *what, double ms)
+{
+	(void)arg;
+	fprintf(stderr, "sandprobe: live: %s/%s %-10s %7.2f ms\n", l->rt->name, l->variant->name, what, ms);
+}
+
 int cmd_live(int argc, char **argv)
 {
 	sp_error err;
@@ -357,6 +364,8 @@ int cmd_live(int argc, char **argv)
 	cfg.accel = o.accel;
 	cfg.strict = o.strict;
 	cfg.keep = o.keep;
+	if (getenv("SP_LIVE_TIMING"))
+		cfg.on_phase = print_phase;
 	if (sp_live_load_catalogue(&cfg, &err) < 0)
 		goto fail;
 	run.matrix = o.matrix;

@@ -1,5 +1,5 @@
 /* The doctor's data model: a check descriptor (one per check, listed once in
- * src/checks/list_*.h), the context a check runs in, and the result record it
+ * src/catalog/list_*.h), the context a check runs in, and the result record it
  * fills. A check never exits or prints: it fills its sp_result. */
 #ifndef SP_CHECK_H
 #define SP_CHECK_H

@@ -41,14 +41,17 @@ static struct {
 	bool ns_used;
 } ctd = {.daemon = {.pid = -1, .in = -1, .out = -1, .err = -1, .pidfd = -1}};
 
-static int ctr_version(const char *addr, char *msg, size_t msgsz)
+/* 0 when a containerd answers at addr; else -1 with what ctr said in err */
+static int ctr_version(const char *addr, sp_error *err)
 {
 	char *argv[] = {"ctr", "--address", (char *)addr, "version", NULL};
 	_cleanup_free_ char *eo = NULL;
 	int rc = sp_run_cmd(argv, NULL, &eo, 10000);
-	if (rc != 0)
-		sp_runtime_message(eo, msg, msgsz);
-	return rc;
+	if (rc == 0)
+		return 0;
+	char msg[300];
+	sp_runtime_message(eo, msg, sizeof msg);
+	return sp_fail_errno(err, EIO, "%s", msg);
 }
 
 /* which containerd: 0, or -1 with the skip reason */
@@ -59,12 +62,13 @@ static int resolve(const sp_live_cfg *cfg, char *why, size_t whysz)
 	ctd.resolved = true;
 	const char *env = getenv("CONTAINERD_ADDRESS");
 	const char *given = cfg->containerd[0] ? cfg->containerd : env && *env ? env : NULL;
-	char msg[300] = "";
+	sp_error msg;
+	sp_error_clear(&msg);
 	if (given) {
 		snprintf(ctd.addr, sizeof ctd.addr, "%s", given);
-		if (ctr_version(given, msg, sizeof msg) != 0) {
+		if (ctr_version(given, &msg) != 0) {
 			snprintf(ctd.how, sizeof ctd.how, "no containerd answers at %s (%s): `ctr --address %s version` fails: %s", given,
-				 cfg->containerd[0] ? "--containerd-address" : "CONTAINERD_ADDRESS", given, msg);
+				 cfg->containerd[0] ? "--containerd-address" : "CONTAINERD_ADDRESS", given, msg.msg);
 			ctd.addr[0] = '\0';
 			snprintf(why, whysz, "%s", ctd.how);
 			return -1;
@@ -73,7 +77,7 @@ static int resolve(const sp_live_cfg *cfg, char *why, size_t whysz)
 		return 0;
 	}
 	static const char def[] = "/run/containerd/containerd.sock";
-	if (access(def, F_OK) == 0 && ctr_version(def, msg, sizeof msg) == 0) {
+	if (access(def, F_OK) == 0 && ctr_version(def, &msg) == 0) {
 		snprintf(ctd.addr, sizeof ctd.addr, "%s", def);
 		snprintf(ctd.how, sizeof ctd.how, "containerd at the default socket %s", def);
 		return 0;
@@ -151,9 +155,10 @@ static int start_own(const sp_live_cfg *cfg, sp_error *err)
 	}
 	ctd.own = true;
 	snprintf(ctd.addr, sizeof ctd.addr, "%s/containerd.sock", d);
-	char msg[300] = "";
+	sp_error msg;
+	sp_error_clear(&msg);
 	for (int i = 0; i < 200; i++) {
-		if (access(ctd.addr, F_OK) == 0 && ctr_version(ctd.addr, msg, sizeof msg) == 0) {
+		if (access(ctd.addr, F_OK) == 0 && ctr_version(ctd.addr, &msg) == 0) {
 			snprintf(ctd.how, sizeof ctd.how, "a containerd this run started (config, root, state and socket under %s)", d);
 			return 0;
 		}
@@ -167,7 +172,7 @@ static int start_own(const sp_live_cfg *cfg, sp_error *err)
 	_cleanup_free_ char *txt = sp_read_file_alloc(log, 1u << 20, &len, &e);
 	sp_last_line(txt, last, sizeof last);
 	ctd.own_rc = -1;
-	snprintf(ctd.own_why, sizeof ctd.own_why, "the containerd this run started did not answer (its log: %s)", last[0] ? last : msg);
+	snprintf(ctd.own_why, sizeof ctd.own_why, "the containerd this run started did not answer (its log: %s)", last[0] ? last : msg.msg);
 	return sp_fail_errno(err, EIO, "%s", ctd.own_why);
 }
 
@@ -292,15 +297,17 @@ static void lane_free(sp_lane *l)
 	l->priv = NULL;
 }
 
-static int task_pid(const char *id, pid_t *pid, char *msg, size_t msgsz)
+/* the pid of task id (ctr tasks ls); -1 with the reason in err */
+static int task_pid(const char *id, pid_t *pid, sp_error *err)
 {
 	char *argv[] = {"ctr", "--address", ctd.addr, "--namespace", ctd.ns, "tasks", "ls", NULL};
 	_cleanup_free_ char *out = NULL;
 	_cleanup_free_ char *eo = NULL;
 	int rc = sp_run_cmd(argv, &out, &eo, 20000);
 	if (rc != 0) {
-		sp_runtime_message(eo, msg, msgsz);
-		return -1;
+		char msg[300];
+		sp_runtime_message(eo, msg, sizeof msg);
+		return sp_fail_errno(err, EIO, "%s", msg);
 	}
 	for (char *s = out; s && *s;) {
 		char *nl = strchr(s, '\n');
@@ -314,16 +321,18 @@ static int task_pid(const char *id, pid_t *pid, char *msg, size_t msgsz)
 		}
 		s = nl ? nl + 1 : NULL;
 	}
-	snprintf(msg, msgsz, "ctr tasks ls does not list %s", id);
-	return -1;
+	char msg[300];
+	snprintf(msg, sizeof msg, "ctr tasks ls does not list %s", id);
+	return sp_fail_errno(err, EIO, "%s", msg);
 }
 
 static int host_pid(sp_lane *l, sp_error *err)
 {
 	pid_t tp = 0;
-	char msg[300];
-	if (task_pid(l->name, &tp, msg, sizeof msg) < 0 || tp <= 0)
-		return sp_fail_errno(err, EIO, "containerd names no task pid for %s: %s", l->name, msg);
+	sp_error tpe;
+	sp_error_clear(&tpe);
+	if (task_pid(l->name, &tp, &tpe) < 0 || tp <= 0)
+		return sp_fail_errno(err, EIO, "containerd names no task pid for %s: %s", l->name, tpe.msg);
 	struct ctd_lane *c = l->priv = l->priv ? l->priv : sp_xcalloc(1, sizeof *c);
 	char addr[512], ns[64];
 	c->shim = sp_find_shim(l->name, addr, sizeof addr, ns, sizeof ns, c->bundle, sizeof c->bundle);
@@ -343,17 +352,17 @@ static int host_pid(sp_lane *l, sp_error *err)
 					  "namespace %s, bundle %s)",
 			 l->name, (int)tp, (int)np, (int)c->shim, addr[0] ? addr : "?", ns[0] ? ns : "?", c->bundle[0] ? c->bundle : "?");
 		if (np != tp) {
-			sp_lane_add(l, "host.engine", "fail", "the task's pid is the sandbox's shell", obs,
+			sp_lres_add(&l->results, SP_HOSTID(engine), "fail", "the task's pid is the sandbox's shell", obs,
 				    "containerd and the host disagree on the sandbox's process");
 			return 0;
 		}
 	}
 	if (!c->shim || strcmp(addr, ctd.addr) || strcmp(ns, ctd.ns)) {
-		sp_lane_add(l, "host.engine", "fail", "the task is served by a shim of this containerd and namespace", obs,
+		sp_lres_add(&l->results, SP_HOSTID(engine), "fail", "the task is served by a shim of this containerd and namespace", obs,
 			    "no shim of %s in namespace %s serves the task", ctd.addr, ctd.ns);
 		return 0;
 	}
-	sp_lane_add(l, "host.engine", "pass", "containerd's task pid is the sandbox, served by its shim", obs,
+	sp_lres_add(&l->results, SP_HOSTID(engine), "pass", "containerd's task pid is the sandbox, served by its shim", obs,
 		    "engine view: containerd (handler %s) and the host agree", l->rt->handler);
 	return 0;
 }

@@ -47,15 +47,16 @@ static bool image_mode(const sp_live_cfg *cfg)
 	return cfg->image[0] || cfg->doctor_image;
 }
 
-/* the engine's id of an image ("sha256:" cut off), "" when it does not know it; -1 when it cannot be asked */
-static int image_id_of(const sp_engine *e, const char *ref, char *id, size_t idsz, char *msg, size_t msgsz)
+/* the engine's id of an image ("sha256:" cut off), "" when it does not know it (what the engine said in
+ * err->msg); -1 when it cannot be asked (err says why) */
+static int image_id_of(const sp_engine *e, const char *ref, char *id, size_t idsz, sp_error *err)
 {
 	char *argv[] = {(char *)e->bin, "image", "inspect", "--format", "{{.Id}}", (char *)ref, NULL};
 	_cleanup_free_ char *out = NULL;
 	_cleanup_free_ char *eo = NULL;
 	int rc = sp_run_cmd(argv, &out, &eo, 30000);
 	id[0] = '\0';
-	msg[0] = '\0';
+	sp_error_clear(err);
 	if (rc == 0) {
 		const char *v = sp_trim(out);
 		if (sp_startswith(v, "sha256:"))
@@ -63,7 +64,9 @@ static int image_id_of(const sp_engine *e, const char *ref, char *id, size_t ids
 		snprintf(id, idsz, "%s", v);
 		return 0;
 	}
-	sp_runtime_message(eo, msg, msgsz);
+	char msg[400];
+	sp_runtime_message(eo, msg, sizeof msg);
+	sp_fail_errno(err, EIO, "%s", msg);
 	if (eo && (strstr(eo, "No such image") || strstr(eo, "image not known") || strstr(eo, "No such object") ||
 		   strstr(eo, "failed to find image")))
 		return 0;
@@ -166,8 +169,9 @@ static int build_doctor_image(const sp_lane *l, char *why, size_t whysz)
 		snprintf(why, whysz, "--doctor-image: %s build failed (exit %d): %s", e->bin, rc, msg[0] ? msg : "(no output)");
 		return -1;
 	}
-	if (image_id_of(e, tag, st->image_id, sizeof st->image_id, msg, sizeof msg) < 0 || !st->image_id[0]) {
-		snprintf(why, whysz, "--doctor-image: %s built %s but does not know it: %s", e->bin, tag, msg);
+	sp_error ie;
+	if (image_id_of(e, tag, st->image_id, sizeof st->image_id, &ie) < 0 || !st->image_id[0]) {
+		snprintf(why, whysz, "--doctor-image: %s built %s but does not know it: %s", e->bin, tag, ie.msg);
 		return -1;
 	}
 	snprintf(st->image_note, sizeof st->image_note,
@@ -289,14 +293,15 @@ static int image_setup(const sp_lane *l, char *why, size_t whysz)
 			return -1;
 	} else {
 		snprintf(st->image, sizeof st->image, "%s", cfg->image);
-		char id[160], msg[400];
-		int r = image_id_of(e, cfg->image, id, sizeof id, msg, sizeof msg);
+		char id[160];
+		sp_error ie;
+		int r = image_id_of(e, cfg->image, id, sizeof id, &ie);
 		if (r < 0 || !id[0]) {
 			snprintf(why, whysz,
 				 "--image %s: %s (`%s image inspect %s`: %s); build it from the Containerfile (%s%s build -f "
 				 "Containerfile -t %s .) or give --doctor-image",
 				 cfg->image, r < 0 ? "the engine cannot be asked for it" : "not in the engine's local store", e->bin,
-				 cfg->image, msg[0] ? msg : "no answer", e->docker ? "DOCKER_BUILDKIT=0 " : "", e->bin, cfg->image);
+				 cfg->image, ie.msg[0] ? ie.msg : "no answer", e->docker ? "DOCKER_BUILDKIT=0 " : "", e->bin, cfg->image);
 			st->image[0] = '\0';
 			return -1;
 		}
@@ -401,8 +406,8 @@ int sp_engine_prepare(sp_lane *l, sp_error *err)
 		sp_last_line(eo, last, sizeof last);
 		return sp_fail_errno(err, EIO, "%s import failed: %s", e->bin, last);
 	}
-	char msg[256];
-	image_id_of(e, image, e->st->image_id, sizeof e->st->image_id, msg, sizeof msg);
+	sp_error ie;
+	image_id_of(e, image, e->st->image_id, sizeof e->st->image_id, &ie);
 	return 0;
 }
 

@@ -143,15 +143,15 @@ static void boot_log_find(const char *dir, const char *needle, char *out, size_t
 	}
 }
 
-void sp_gvisor_launch_message(sp_lane *l, char *msg, size_t msgsz)
+void sp_gvisor_launch_message(sp_lane *l, sp_error *msg)
 {
 	char dir[600], fatal[400];
 	snprintf(dir, sizeof dir, "%s/runsc-log", l->dir);
 	boot_log_find(dir, "FATAL ERROR: ", fatal, sizeof fatal);
 	if (fatal[0]) {
 		char was[512];
-		snprintf(was, sizeof was, "%s", msg);
-		snprintf(msg, msgsz, "%s (runsc's log: %s)", was, fatal);
+		snprintf(was, sizeof was, "%s", msg->msg);
+		snprintf(msg->msg, sizeof msg->msg, "%s (runsc's log: %s)", was, fatal);
 	}
 }
 
@@ -284,7 +284,7 @@ static int host_pid(sp_lane *l, sp_error *err)
 	const char *bundle = l->spec;
 	char obs[1024];
 	snprintf(obs, sizeof obs, "runsc state %s: pid %lld is runsc-sandbox (the Sentry), spec %s", l->name, (long long)pid, bundle);
-	sp_lane_add(l, "host.engine", "pass", "the runtime's pid is the sandbox (gVisor's Sentry), with its spec", obs,
+	sp_lres_add(&l->results, SP_HOSTID(engine), "pass", "the runtime's pid is the sandbox (gVisor's Sentry), with its spec", obs,
 		    "engine view: runsc names its sandbox");
 	return 0;
 }

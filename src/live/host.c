@@ -18,7 +18,6 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
-#include "checks/probe.h"
 #include "core/caps.h"
 #include "live/live.h"
 
@@ -26,6 +25,12 @@
 #define FIELD_MAX 65536
 
 static const char *const statuses[] = {"pass", "fail", "skip", "warn", "error"};
+
+/* the host's and the doctor's check of each namespace, in sp_ns_names order */
+static const char *const host_ns_ids[7] = {SP_HOSTID(ns_pid),  SP_HOSTID(ns_net),  SP_HOSTID(ns_mnt),   SP_HOSTID(ns_uts),
+					   SP_HOSTID(ns_ipc),  SP_HOSTID(ns_user), SP_HOSTID(ns_cgroup)};
+static const char *const doctor_ns_ids[7] = {SP_CKID(ns_pid), SP_CKID(ns_net),  SP_CKID(ns_mnt),   SP_CKID(ns_uts),
+					     SP_CKID(ns_ipc), SP_CKID(ns_user), SP_CKID(ns_cgroup)};
 
 static bool valid_id(const char *id)
 {
@@ -158,23 +163,23 @@ void sp_doctor_ingest(sp_lane *l, const char *json, size_t len, int rc)
 {
 	const char *exp = "a sandprobe.doctor.v1 report under 4 MiB, consistent with itself and the exit status";
 	if (len == 0) {
-		sp_lane_add(l, "host.doctor.report", "error", exp, "no JSON before the exit marker", "the doctor printed no report");
+		sp_lres_add(&l->results, SP_HOSTID(doctor_report), "error", exp, "no JSON before the exit marker", "the doctor printed no report");
 		return;
 	}
 	if (len > DOCTOR_REPORT_MAX) {
-		sp_lane_add(l, "host.doctor.report", "fail", exp, "oversized", "report of %zu bytes rejected", len);
+		sp_lres_add(&l->results, SP_HOSTID(doctor_report), "fail", exp, "oversized", "report of %zu bytes rejected", len);
 		return;
 	}
 	json_error_t je;
 	json_t *root = json_loadb(json, len, JSON_REJECT_DUPLICATES, &je);
 	if (!root) {
-		sp_lane_add(l, "host.doctor.report", "fail", exp, je.text, "not valid JSON at line %d column %d", je.line,
+		sp_lres_add(&l->results, SP_HOSTID(doctor_report), "fail", exp, je.text, "not valid JSON at line %d column %d", je.line,
 			    je.column);
 		return;
 	}
 	char why[512];
 	if (validate(root, rc, l->cfg, why, sizeof why) < 0) {
-		sp_lane_add(l, "host.doctor.report", "fail", exp, why, "report rejected: %s", why);
+		sp_lres_add(&l->results, SP_HOSTID(doctor_report), "fail", exp, why, "report rejected: %s", why);
 		json_decref(root);
 		return;
 	}
@@ -187,7 +192,7 @@ void sp_doctor_ingest(sp_lane *l, const char *json, size_t len, int rc)
 		str_field(r, "expected", &g[0], dummy, sizeof dummy, i);
 		str_field(r, "observed", &g[1], dummy, sizeof dummy, i);
 		str_field(r, "detail", &g[2], dummy, sizeof dummy, i);
-		sp_lane_add(l, json_string_value(json_object_get(r, "id")), json_string_value(json_object_get(r, "status")), g[0],
+		sp_lres_add(&l->results, json_string_value(json_object_get(r, "id")), json_string_value(json_object_get(r, "status")), g[0],
 			    g[1], "%s", g[2]);
 	}
 	json_t *dms = json_object_get(root, "duration_ms");
@@ -205,7 +210,7 @@ void sp_doctor_ingest(sp_lane *l, const char *json, size_t len, int rc)
 		snprintf(l->boundary, sizeof l->boundary, "%s", kind);
 		l->boundary_accepted = strcmp(kind, "host") && json_is_true(json_object_get(kb, "accepted"));
 	}
-	sp_lane_add(l, "host.doctor.report", "pass", exp, "", "valid report: %zu results, exit status %d%s%s%s",
+	sp_lres_add(&l->results, SP_HOSTID(doctor_report), "pass", exp, "", "valid report: %zu results, exit status %d%s%s%s",
 		    json_array_size(results), rc, l->boundary[0] ? "; kernel boundary " : "", l->boundary,
 		    l->boundary_accepted ? " (accepted by its policy)" : "");
 	json_decref(root);
@@ -230,7 +235,7 @@ static int ns_link(pid_t pid, const char *type, char *buf, size_t size)
 /* what the doctor observed for id (NULL when the check did not run) */
 static const char *inside(const sp_lane *l, const char *id)
 {
-	const sp_lresult *r = sp_lane_find(l, id);
+	const sp_lresult *r = sp_lres_find(&l->results, id);
 	return r && !r->host ? r->observed : NULL;
 }
 
@@ -256,30 +261,28 @@ static void host_ns(sp_lane *l)
 {
 	for (unsigned i = 0; i < 7; i++) {
 		const char *t = sp_ns_names[i];
-		char id[32], exp[128], sb[128], hb[128], obs[512];
-		snprintf(id, sizeof id, "host.ns.%s", t);
+		const char *id = host_ns_ids[i];
+		char exp[128], sb[128], hb[128], obs[512];
 		bool claimed = l->claim.ns & (1u << i);
 		snprintf(exp, sizeof exp, "%s", claimed ? "the sandbox's link differs from the host's, both readable"
 							 : "any (not claimed by this launch)");
 		int es = ns_link(l->host_pid, t, sb, sizeof sb), eh = ns_link(0, t, hb, sizeof hb);
 		if (es < 0 || eh < 0) {
 			snprintf(obs, sizeof obs, "sandbox %s, host %s", es < 0 ? strerror(-es) : sb, eh < 0 ? strerror(-eh) : hb);
-			sp_lane_add(l, id, "error", exp, obs, "cannot read both namespace links: empty-vs-empty is no proof");
+			sp_lres_add(&l->results, id, "error", exp, obs, "cannot read both namespace links: empty-vs-empty is no proof");
 			continue;
 		}
 		snprintf(obs, sizeof obs, "sandbox (pid %d) %s, host %s", (int)l->host_pid, sb, hb);
-		char did[32];
-		snprintf(did, sizeof did, "ns.%s", t);
-		const char *in = inside(l, did);
+		const char *in = inside(l, doctor_ns_ids[i]);
 		if (in && strncmp(in, sb, strlen(sb)) != 0) {
-			sp_lane_add(l, id, "fail", exp, obs, "inside and outside disagree: the doctor saw '%.60s', the host sees %s", in, sb);
+			sp_lres_add(&l->results, id, "fail", exp, obs, "inside and outside disagree: the doctor saw '%.60s', the host sees %s", in, sb);
 			continue;
 		}
 		bool same = !strcmp(sb, hb);
 		if (same && claimed)
-			sp_lane_add(l, id, "fail", exp, obs, "the sandbox shares the host's %s namespace", t);
+			sp_lres_add(&l->results, id, "fail", exp, obs, "the sandbox shares the host's %s namespace", t);
 		else
-			sp_lane_add(l, id, "pass", exp, obs, "%s%s", same ? "shared, not claimed" : "own namespace",
+			sp_lres_add(&l->results, id, "pass", exp, obs, "%s%s", same ? "shared, not claimed" : "own namespace",
 				    in ? ", and the doctor saw the same link" : "");
 	}
 }
@@ -293,31 +296,31 @@ static void host_caps(sp_lane *l)
 	int a = sp_status_field(path, "CapEff", eff, sizeof eff), b = sp_status_field(path, "CapBnd", bnd, sizeof bnd);
 	uint64_t e, bb;
 	if (a < 0 || b < 0 || sp_caps_parse(eff, &e) < 0 || sp_caps_parse(bnd, &bb) < 0) {
-		sp_lane_add(l, "host.caps", "error", exp, path, "cannot read CapEff/CapBnd of the sandbox from the host");
+		sp_lres_add(&l->results, SP_HOSTID(caps), "error", exp, path, "cannot read CapEff/CapBnd of the sandbox from the host");
 		return;
 	}
 	char obs[512];
 	snprintf(obs, sizeof obs, "host view of pid %d: CapEff %016llx, CapBnd %016llx", (int)l->host_pid,
 		 (unsigned long long)e, (unsigned long long)bb);
-	const char *ie = inside(l, "caps.effective"), *ib = inside(l, "caps.bounding");
+	const char *ie = inside(l, SP_CKID(caps_effective)), *ib = inside(l, SP_CKID(caps_bounding));
 	uint64_t de, db;
 	if (ie && (after_key_hex(ie, "CapEff", &de) < 0)) {
-		sp_lane_add(l, "host.caps", "error", exp, obs, "cannot read the doctor's CapEff from '%.80s'", ie);
+		sp_lres_add(&l->results, SP_HOSTID(caps), "error", exp, obs, "cannot read the doctor's CapEff from '%.80s'", ie);
 		return;
 	}
 	if (ib && (after_key_hex(ib, "CapBnd", &db) < 0)) {
-		sp_lane_add(l, "host.caps", "error", exp, obs, "cannot read the doctor's CapBnd from '%.80s'", ib);
+		sp_lres_add(&l->results, SP_HOSTID(caps), "error", exp, obs, "cannot read the doctor's CapBnd from '%.80s'", ib);
 		return;
 	}
 	if ((ie && de != e) || (ib && db != bb)) {
-		sp_lane_add(l, "host.caps", "fail", exp, obs, "inside and outside disagree: the doctor saw CapEff %016llx CapBnd %016llx",
+		sp_lres_add(&l->results, SP_HOSTID(caps), "fail", exp, obs, "inside and outside disagree: the doctor saw CapEff %016llx CapBnd %016llx",
 			    ie ? (unsigned long long)de : 0ull, ib ? (unsigned long long)db : 0ull);
 		return;
 	}
 	if (l->claim.drop_caps && (e || bb))
-		sp_lane_add(l, "host.caps", "fail", exp, obs, "the launch dropped every capability, but the sandbox holds some");
+		sp_lres_add(&l->results, SP_HOSTID(caps), "fail", exp, obs, "the launch dropped every capability, but the sandbox holds some");
 	else
-		sp_lane_add(l, "host.caps", "pass", exp, obs, "%s", ie ? "matches the claim and the doctor's view" : "matches the claim");
+		sp_lres_add(&l->results, SP_HOSTID(caps), "pass", exp, obs, "%s", ie ? "matches the claim and the doctor's view" : "matches the claim");
 }
 
 static void host_status_flag(sp_lane *l, const char *id, const char *field, const char *doctor_id, const char *doctor_key,
@@ -327,7 +330,7 @@ static void host_status_flag(sp_lane *l, const char *id, const char *field, cons
 	snprintf(path, sizeof path, "/proc/%d/status", (int)l->host_pid);
 	snprintf(exp, sizeof exp, "%s %s, as the doctor saw", field, claimed ? want : "any (not claimed)");
 	if (sp_status_field(path, field, v, sizeof v) < 0 || !v[0]) {
-		sp_lane_add(l, id, "error", exp, path, "cannot read %s of the sandbox from the host", field);
+		sp_lres_add(&l->results, id, "error", exp, path, "cannot read %s of the sandbox from the host", field);
 		return;
 	}
 	char obs[256];
@@ -336,7 +339,7 @@ static void host_status_flag(sp_lane *l, const char *id, const char *field, cons
 	if (in) {
 		const char *p = strstr(in, doctor_key);
 		if (!p) {
-			sp_lane_add(l, id, "error", exp, obs, "cannot find '%s' in the doctor's observation '%.80s'", doctor_key, in);
+			sp_lres_add(&l->results, id, "error", exp, obs, "cannot find '%s' in the doctor's observation '%.80s'", doctor_key, in);
 			return;
 		}
 		p += strlen(doctor_key);
@@ -344,14 +347,14 @@ static void host_status_flag(sp_lane *l, const char *id, const char *field, cons
 		size_t n = strcspn(p, " ,;");
 		snprintf(dv, sizeof dv, "%.*s", (int)(n < 31 ? n : 31), p);
 		if (strcmp(dv, v)) {
-			sp_lane_add(l, id, "fail", exp, obs, "inside and outside disagree: the doctor saw %s %s", field, dv);
+			sp_lres_add(&l->results, id, "fail", exp, obs, "inside and outside disagree: the doctor saw %s %s", field, dv);
 			return;
 		}
 	}
 	if (claimed && strcmp(v, want))
-		sp_lane_add(l, id, "fail", exp, obs, "the launch claims %s, the host sees %s %s", what, field, v);
+		sp_lres_add(&l->results, id, "fail", exp, obs, "the launch claims %s, the host sees %s %s", what, field, v);
 	else
-		sp_lane_add(l, id, "pass", exp, obs, "%s%s", claimed ? what : "not claimed", in ? ", the doctor agrees" : "");
+		sp_lres_add(&l->results, id, "pass", exp, obs, "%s%s", claimed ? what : "not claimed", in ? ", the doctor agrees" : "");
 }
 
 static void host_cgroup(sp_lane *l)
@@ -361,7 +364,7 @@ static void host_cgroup(sp_lane *l)
 	const char *exp = l->claim.own_cgroup ? "a cgroup other than the host side's" : "any (this runtime makes no cgroup)";
 	ssize_t a = sp_read_file(path, sb, sizeof sb), b = sp_read_file("/proc/self/cgroup", hb, sizeof hb);
 	if (a <= 0 || b <= 0) {
-		sp_lane_add(l, "host.cgroup", "error", exp, path, "cannot read both cgroup files");
+		sp_lres_add(&l->results, SP_HOSTID(cgroup), "error", exp, path, "cannot read both cgroup files");
 		return;
 	}
 	/* the unified (0::) line, or the pids controller on v1 */
@@ -380,12 +383,22 @@ static void host_cgroup(sp_lane *l)
 	snprintf(obs, sizeof obs, "sandbox %s", line[0] ? line : "(no pids/unified line)");
 	bool same = !strcmp(sb, hb);
 	if (l->claim.own_cgroup && same)
-		sp_lane_add(l, "host.cgroup", "fail", exp, obs, "the sandbox sits in the same cgroups as sandprobe");
+		sp_lres_add(&l->results, SP_HOSTID(cgroup), "fail", exp, obs, "the sandbox sits in the same cgroups as sandprobe");
 	else
-		sp_lane_add(l, "host.cgroup", "pass", exp, obs, "%s", same ? "same cgroups as sandprobe (not claimed)" : "own cgroup");
+		sp_lres_add(&l->results, SP_HOSTID(cgroup), "pass", exp, obs, "%s", same ? "same cgroups as sandprobe (not claimed)" : "own cgroup");
 }
 
 /* the sandbox's root mount from its own mountinfo (paths are relative to its root) */
+/* is opt one of the comma-separated mount options in opts? */
+static bool mount_opt_has(const char *opts, const char *opt)
+{
+	sp_strv v;
+	sp_strv_split(&v, opts, ",");
+	bool has = sp_strv_contains(&v, opt);
+	sp_strv_free(&v);
+	return has;
+}
+
 static int root_mount(pid_t pid, char *opts, size_t osz, char *super, size_t ssz, char *fstype, size_t fsz, size_t *nmounts)
 {
 	char path[64];
@@ -438,16 +451,16 @@ static void host_mounts(sp_lane *l, bool ro_from_mountinfo)
 	const char *exp = l->claim.host_fs_root ? "a mountinfo of its own (its root is the host's filesystem: claimed)"
 						: "a mountinfo of its own, whose root is not the host's /";
 	if (rm < 0 || n == 0 || stat(rp, &a) < 0 || stat("/", &b) < 0) {
-		sp_lane_add(l, "host.mounts", "error", exp, rp, "cannot read the sandbox's mountinfo or root from the host");
+		sp_lres_add(&l->results, SP_HOSTID(mounts), "error", exp, rp, "cannot read the sandbox's mountinfo or root from the host");
 	} else {
 		bool same_root = a.st_dev == b.st_dev && a.st_ino == b.st_ino;
 		char obs[512];
 		snprintf(obs, sizeof obs, "%zu mounts; root %u:%u inode %lu (host / %u:%u inode %lu)", n, major(a.st_dev),
 			 minor(a.st_dev), (unsigned long)a.st_ino, major(b.st_dev), minor(b.st_dev), (unsigned long)b.st_ino);
 		if (same_root && mnt_claim && !l->claim.host_fs_root)
-			sp_lane_add(l, "host.mounts", "fail", exp, obs, "the sandbox's root is the host's /");
+			sp_lres_add(&l->results, SP_HOSTID(mounts), "fail", exp, obs, "the sandbox's root is the host's /");
 		else
-			sp_lane_add(l, "host.mounts", "pass", exp, obs, "%s",
+			sp_lres_add(&l->results, SP_HOSTID(mounts), "pass", exp, obs, "%s",
 				    !same_root ? "own root" : l->claim.host_fs_root ? "the host's filesystem, a view of its own (claimed: no chroot)"
 										: "host root (not claimed)");
 	}
@@ -456,36 +469,36 @@ static void host_mounts(sp_lane *l, bool ro_from_mountinfo)
 		return;
 	const char *exp2 = l->claim.ro_root ? "the sandbox's / mounted ro, and the doctor's write probe refused"
 					    : "any (this launch does not claim a read-only root)";
-	const char *in = inside(l, "fs.rootfs_readonly");
+	const char *in = inside(l, SP_CKID(fs_rootfs_readonly));
 	bool in_refused = in && strstr(in, "failed with");
 	bool in_wrote = in && sp_startswith(in, "created");
 	if (rm < 0) {
-		sp_lane_add(l, "host.fs.rootfs_readonly", "error", exp2, "", "mountinfo unreadable: %s", strerror(-rm));
+		sp_lres_add(&l->results, SP_HOSTID(fs_rootfs_readonly), "error", exp2, "", "mountinfo unreadable: %s", strerror(-rm));
 		return;
 	}
 	if (rm == 0) {
 		/* no mount at / (a chroot): nothing to read from outside */
 		if (l->claim.ro_root)
-			sp_lane_add(l, "host.fs.rootfs_readonly", "error", exp2, "no mount at / in the sandbox's mountinfo",
+			sp_lres_add(&l->results, SP_HOSTID(fs_rootfs_readonly), "error", exp2, "no mount at / in the sandbox's mountinfo",
 				    "cannot see the root mount from the host");
 		else
-			sp_lane_add(l, "host.fs.rootfs_readonly", "pass", exp2, "no mount at / (chroot)", "not claimed");
+			sp_lres_add(&l->results, SP_HOSTID(fs_rootfs_readonly), "pass", exp2, "no mount at / (chroot)", "not claimed");
 		return;
 	}
-	bool ro = sp_opt_has(opts, "ro") || sp_opt_has(super, "ro");
+	bool ro = mount_opt_has(opts, "ro") || mount_opt_has(super, "ro");
 	char obs[1024];
 	snprintf(obs, sizeof obs, "/ is %s (%s, super %s)", fstype, opts, super);
 	if (in && !in_refused && !in_wrote) {
-		sp_lane_add(l, "host.fs.rootfs_readonly", "error", exp2, obs, "cannot read the doctor's probe from '%.80s'", in);
+		sp_lres_add(&l->results, SP_HOSTID(fs_rootfs_readonly), "error", exp2, obs, "cannot read the doctor's probe from '%.80s'", in);
 	} else if (in && ro && in_wrote) {
-		sp_lane_add(l, "host.fs.rootfs_readonly", "fail", exp2, obs,
+		sp_lres_add(&l->results, SP_HOSTID(fs_rootfs_readonly), "fail", exp2, obs,
 			    "inside and outside disagree: mounted ro, but the doctor created a file at /");
 	} else if (l->claim.ro_root && !ro) {
-		sp_lane_add(l, "host.fs.rootfs_readonly", "fail", exp2, obs, "the launch claims a read-only root, the host sees it rw");
+		sp_lres_add(&l->results, SP_HOSTID(fs_rootfs_readonly), "fail", exp2, obs, "the launch claims a read-only root, the host sees it rw");
 	} else if (l->claim.ro_root && in_wrote) {
-		sp_lane_add(l, "host.fs.rootfs_readonly", "fail", exp2, obs, "the doctor created a file at /");
+		sp_lres_add(&l->results, SP_HOSTID(fs_rootfs_readonly), "fail", exp2, obs, "the doctor created a file at /");
 	} else {
-		sp_lane_add(l, "host.fs.rootfs_readonly", "pass", exp2, obs, "%s", ro ? "root mounted ro" : "root rw, not claimed");
+		sp_lres_add(&l->results, SP_HOSTID(fs_rootfs_readonly), "pass", exp2, obs, "%s", ro ? "root mounted ro" : "root rw, not claimed");
 	}
 }
 
@@ -579,7 +592,7 @@ static void host_dev(sp_lane *l)
 	sp_dev_scan sc;
 	int r = sp_dev_walk(path, &sc);
 	if (r < 0) {
-		sp_lane_add(l, "host.dev", "error", exp, path, "cannot list the sandbox's /dev from the host: %s", strerror(-r));
+		sp_lres_add(&l->results, SP_HOSTID(dev), "error", exp, path, "cannot list the sandbox's /dev from the host: %s", strerror(-r));
 		return;
 	}
 	char obs[800];
@@ -587,28 +600,28 @@ static void host_dev(sp_lane *l)
 		 sc.nodes, sc.truncated ? ", cut short at its bounds" : "", sc.extra, sc.blocks, sc.extra ? ": " : "", sc.list,
 		 sc.extra > 8 ? ",..." : "");
 	if (l->claim.min_dev && sc.extra)
-		sp_lane_add(l, "host.dev", "fail", exp, obs, "host device nodes reachable in the sandbox");
+		sp_lres_add(&l->results, SP_HOSTID(dev), "fail", exp, obs, "host device nodes reachable in the sandbox");
 	else if (l->claim.min_dev && sc.truncated)
-		sp_lane_add(l, "host.dev", "error", exp, obs, "the walk of /dev was cut short: no proof");
+		sp_lres_add(&l->results, SP_HOSTID(dev), "error", exp, obs, "the walk of /dev was cut short: no proof");
 	else
-		sp_lane_add(l, "host.dev", "pass", exp, obs, "%s", sc.extra ? "extra devices (not claimed)" : "only harmless device nodes");
+		sp_lres_add(&l->results, SP_HOSTID(dev), "pass", exp, obs, "%s", sc.extra ? "extra devices (not claimed)" : "only harmless device nodes");
 }
 
 static void host_vm(sp_lane *l)
 {
 	struct utsname u;
 	uname(&u);
-	sp_lane_add(l, "host.vm.accel", "pass", "a working accelerator, reported", l->vm_accel, "guest ran under %s", l->vm_accel);
+	sp_lres_add(&l->results, SP_HOSTID(vm_accel), "pass", "a working accelerator, reported", l->vm_accel, "guest ran under %s", l->vm_accel);
 	char obs[512];
 	snprintf(obs, sizeof obs, "doctor reports kernel '%s'; image is '%s'; host runs '%s'", l->doctor_kernel, l->vm_kernel,
 		 u.release);
 	const char *exp = "the doctor ran on the guest kernel that was booted";
 	if (!l->doctor_kernel[0] || !l->vm_kernel[0])
-		sp_lane_add(l, "host.vm.kernel", "error", exp, obs, "cannot compare: a kernel release is missing");
+		sp_lres_add(&l->results, SP_HOSTID(vm_kernel), "error", exp, obs, "cannot compare: a kernel release is missing");
 	else if (!sp_startswith(l->vm_kernel, l->doctor_kernel))
-		sp_lane_add(l, "host.vm.kernel", "fail", exp, obs, "the report does not come from the booted guest kernel");
+		sp_lres_add(&l->results, SP_HOSTID(vm_kernel), "fail", exp, obs, "the report does not come from the booted guest kernel");
 	else
-		sp_lane_add(l, "host.vm.kernel", "pass", exp, obs, "the report comes from the guest kernel");
+		sp_lres_add(&l->results, SP_HOSTID(vm_kernel), "pass", exp, obs, "the report comes from the guest kernel");
 }
 
 /* ------------------------------------------------- user-space kernel (gVisor) */
@@ -659,8 +672,8 @@ static void uk_ns(sp_lane *l, json_t *spec)
 {
 	for (unsigned i = 0; i < 7; i++) {
 		const char *t = sp_ns_names[i];
-		char id[32], sb[128] = "", hb[128] = "", obs[512];
-		snprintf(id, sizeof id, "host.ns.%s", t);
+		const char *id = host_ns_ids[i];
+		char sb[128] = "", hb[128] = "", obs[512];
 		bool claimed = l->claim.ns & (1u << i);
 		bool in_spec = spec_has_ns(spec, oci_ns_names[i]);
 		const char *exp = claimed ? "the engine's spec gives the workload its own namespace (gVisor implements it)"
@@ -670,9 +683,9 @@ static void uk_ns(sp_lane *l, json_t *spec)
 		snprintf(obs, sizeof obs, "spec: %s namespace %s; the Sentry (pid %d) is in %s, the host in %s", oci_ns_names[i],
 			 in_spec ? "new" : "not asked for", (int)l->host_pid, sb[0] ? sb : "?", hb[0] ? hb : "?");
 		if (claimed && !in_spec)
-			sp_lane_add(l, id, "fail", exp, obs, "the engine did not ask for a %s namespace", oci_ns_names[i]);
+			sp_lres_add(&l->results, id, "fail", exp, obs, "the engine did not ask for a %s namespace", oci_ns_names[i]);
 		else
-			sp_lane_add(l, id, "pass", exp, obs, "%s", in_spec ? "in the spec" : "not claimed");
+			sp_lres_add(&l->results, id, "pass", exp, obs, "%s", in_spec ? "in the spec" : "not claimed");
 	}
 }
 
@@ -682,7 +695,7 @@ static void uk_caps(sp_lane *l, json_t *spec)
 					     : "any capabilities (not dropped by this launch), as the doctor saw";
 	uint64_t e, b;
 	if (spec_caps(spec, "effective", &e) < 0 || spec_caps(spec, "bounding", &b) < 0) {
-		sp_lane_add(l, "host.caps", "error", exp, l->spec, "the spec's process.capabilities is malformed");
+		sp_lres_add(&l->results, SP_HOSTID(caps), "error", exp, l->spec, "the spec's process.capabilities is malformed");
 		return;
 	}
 	char path[64], se[64] = "?", obs[512];
@@ -690,16 +703,16 @@ static void uk_caps(sp_lane *l, json_t *spec)
 	sp_status_field(path, "CapEff", se, sizeof se);
 	snprintf(obs, sizeof obs, "spec: effective %016llx, bounding %016llx; the Sentry's own CapEff %s", (unsigned long long)e,
 		 (unsigned long long)b, se);
-	const char *ie = inside(l, "caps.effective"), *ib = inside(l, "caps.bounding");
+	const char *ie = inside(l, SP_CKID(caps_effective)), *ib = inside(l, SP_CKID(caps_bounding));
 	uint64_t de = 0, db = 0;
 	bool have_e = ie && after_key_hex(ie, "CapEff", &de) == 0, have_b = ib && after_key_hex(ib, "CapBnd", &db) == 0;
 	if ((have_e && de != e) || (have_b && db != b))
-		sp_lane_add(l, "host.caps", "fail", exp, obs, "the doctor saw CapEff %016llx CapBnd %016llx, not what the spec gives",
+		sp_lres_add(&l->results, SP_HOSTID(caps), "fail", exp, obs, "the doctor saw CapEff %016llx CapBnd %016llx, not what the spec gives",
 			    (unsigned long long)de, (unsigned long long)db);
 	else if (l->claim.drop_caps && (e || b))
-		sp_lane_add(l, "host.caps", "fail", exp, obs, "the launch dropped every capability, but the spec gives some");
+		sp_lres_add(&l->results, SP_HOSTID(caps), "fail", exp, obs, "the launch dropped every capability, but the spec gives some");
 	else
-		sp_lane_add(l, "host.caps", "pass", exp, obs, "%s", have_e || have_b ? "the spec and the doctor's view agree" : "matches the claim");
+		sp_lres_add(&l->results, SP_HOSTID(caps), "pass", exp, obs, "%s", have_e || have_b ? "the spec and the doctor's view agree" : "matches the claim");
 }
 
 static void uk_seccomp(sp_lane *l, json_t *spec, bool oci_seccomp)
@@ -713,19 +726,19 @@ static void uk_seccomp(sp_lane *l, json_t *spec, bool oci_seccomp)
 	sp_status_field(path, "Seccomp", sentry, sizeof sentry);
 	snprintf(obs, sizeof obs, "spec: %s; the Sentry runs %s --oci-seccomp; the Sentry's own Seccomp %s",
 		 in_spec ? "a seccomp filter" : "no seccomp filter", oci_seccomp ? "with" : "without", sentry);
-	const char *in = inside(l, "seccomp.mode");
+	const char *in = inside(l, SP_CKID(seccomp_mode));
 	const char *p = in ? strstr(in, "Seccomp ") : NULL;
 	int dv = p ? atoi(p + 8) : -1;
 	if (strcmp(sentry, "2"))
-		sp_lane_add(l, "host.seccomp", "fail", exp, obs, "the Sentry itself runs without its seccomp filter");
+		sp_lres_add(&l->results, SP_HOSTID(seccomp), "fail", exp, obs, "the Sentry itself runs without its seccomp filter");
 	else if (dv >= 0 && (dv == 2) != workload)
-		sp_lane_add(l, "host.seccomp", "fail", exp, obs, "the doctor saw Seccomp %d, the engine's view says %s", dv,
+		sp_lres_add(&l->results, SP_HOSTID(seccomp), "fail", exp, obs, "the doctor saw Seccomp %d, the engine's view says %s", dv,
 			    workload ? "a filter" : "none");
 	else if (l->claim.seccomp && !workload)
-		sp_lane_add(l, "host.seccomp", "fail", exp, obs, "%s", in_spec ? "the engine passed a seccomp filter, but gVisor does not load it without --oci-seccomp"
+		sp_lres_add(&l->results, SP_HOSTID(seccomp), "fail", exp, obs, "%s", in_spec ? "the engine passed a seccomp filter, but gVisor does not load it without --oci-seccomp"
 										: "the spec has no seccomp filter");
 	else
-		sp_lane_add(l, "host.seccomp", "pass", exp, obs, "%s", workload ? "the workload's filter is loaded" : "not claimed");
+		sp_lres_add(&l->results, SP_HOSTID(seccomp), "pass", exp, obs, "%s", workload ? "the workload's filter is loaded" : "not claimed");
 }
 
 /* the doctor's reading of no_new_privs: "NoNewPrivs N in status", or where
@@ -757,21 +770,21 @@ static void uk_nnp(sp_lane *l, json_t *spec)
 	char path[64], sentry[32] = "?", obs[512];
 	snprintf(path, sizeof path, "/proc/%d/status", (int)l->host_pid);
 	sp_status_field(path, "NoNewPrivs", sentry, sizeof sentry);
-	const char *in = inside(l, "priv.no_new_privs");
+	const char *in = inside(l, SP_CKID(priv_no_new_privs));
 	int dv = doctor_nnp(in);
 	snprintf(obs, sizeof obs, "spec: noNewPrivileges %s; gVisor's kernel (the doctor): NoNewPrivs %s; the Sentry's own NoNewPrivs %s (the host kernel's flag on the sandbox process)",
 		 nnp ? "true" : "false", dv < 0 ? (in ? "unreadable" : "(no probe)") : dv ? "1" : "0", sentry);
 	if (in && dv < 0)
-		sp_lane_add(l, "host.nnp", "error", exp, obs, "cannot read NoNewPrivs in the doctor's observation '%.80s'", in);
+		sp_lres_add(&l->results, SP_HOSTID(nnp), "error", exp, obs, "cannot read NoNewPrivs in the doctor's observation '%.80s'", in);
 	else if (nnp && dv == 0)
-		sp_lane_add(l, "host.nnp", "fail", exp, obs, "the spec sets noNewPrivileges, but gVisor's kernel reports it off in the workload");
+		sp_lres_add(&l->results, SP_HOSTID(nnp), "fail", exp, obs, "the spec sets noNewPrivileges, but gVisor's kernel reports it off in the workload");
 	else if (l->claim.nnp && !nnp)
-		sp_lane_add(l, "host.nnp", "fail", exp, obs, "the launch claims no_new_privs, the spec does not set it%s",
+		sp_lres_add(&l->results, SP_HOSTID(nnp), "fail", exp, obs, "the launch claims no_new_privs, the spec does not set it%s",
 			    dv == 1 ? " (gVisor reports it in force anyway: it ignores the field)" : "");
 	else if (!l->claim.nnp)
-		sp_lane_add(l, "host.nnp", "pass", exp, obs, "not claimed");
+		sp_lres_add(&l->results, SP_HOSTID(nnp), "pass", exp, obs, "not claimed");
 	else
-		sp_lane_add(l, "host.nnp", "pass", exp, obs, "no_new_privs in the spec%s", dv == 1 ? ", in force in the workload (the doctor agrees)" : "");
+		sp_lres_add(&l->results, SP_HOSTID(nnp), "pass", exp, obs, "no_new_privs in the spec%s", dv == 1 ? ", in force in the workload (the doctor agrees)" : "");
 }
 
 static void uk_rootfs(sp_lane *l, json_t *spec)
@@ -779,19 +792,19 @@ static void uk_rootfs(sp_lane *l, json_t *spec)
 	const char *exp = l->claim.ro_root ? "the spec's root is read-only, and the doctor's write probe refused"
 					   : "any (this launch does not claim a read-only root)";
 	bool ro = json_is_true(json_object_get(json_object_get(spec, "root"), "readonly"));
-	const char *in = inside(l, "fs.rootfs_readonly");
+	const char *in = inside(l, SP_CKID(fs_rootfs_readonly));
 	bool in_wrote = in && sp_startswith(in, "created");
 	char obs[512];
 	snprintf(obs, sizeof obs, "spec: root %s readonly %s; the doctor: %.200s", json_string_value(json_object_get(json_object_get(spec, "root"), "path")) ?: "?",
 		 ro ? "true" : "false", in ? in : "(no probe)");
 	if (ro && in_wrote)
-		sp_lane_add(l, "host.fs.rootfs_readonly", "fail", exp, obs, "the spec's root is read-only, but the doctor created a file at /");
+		sp_lres_add(&l->results, SP_HOSTID(fs_rootfs_readonly), "fail", exp, obs, "the spec's root is read-only, but the doctor created a file at /");
 	else if (l->claim.ro_root && !ro)
-		sp_lane_add(l, "host.fs.rootfs_readonly", "fail", exp, obs, "the launch claims a read-only root, the spec's is writable");
+		sp_lres_add(&l->results, SP_HOSTID(fs_rootfs_readonly), "fail", exp, obs, "the launch claims a read-only root, the spec's is writable");
 	else if (l->claim.ro_root && in_wrote)
-		sp_lane_add(l, "host.fs.rootfs_readonly", "fail", exp, obs, "the doctor created a file at /");
+		sp_lres_add(&l->results, SP_HOSTID(fs_rootfs_readonly), "fail", exp, obs, "the doctor created a file at /");
 	else
-		sp_lane_add(l, "host.fs.rootfs_readonly", "pass", exp, obs, "%s", ro ? "read-only in the spec" : "writable, not claimed");
+		sp_lres_add(&l->results, SP_HOSTID(fs_rootfs_readonly), "pass", exp, obs, "%s", ro ? "read-only in the spec" : "writable, not claimed");
 }
 
 /* gVisor gives the workload a /dev of its own and opens no host device node
@@ -833,7 +846,7 @@ static void uk_dev(sp_lane *l, json_t *spec)
 	}
 	/* the doctor lists what it could open: "net/tun c 10:200 OPENS; ..."; one is the host's when the spec
 	 * names it, or when the host's /dev is bound and holds a node of that name and number */
-	const char *in = inside(l, "dev.host_devices");
+	const char *in = inside(l, SP_CKID(dev_host_devices));
 	size_t usable = 0;
 	char list[400] = "";
 	for (const char *e = in; e && *e;) {
@@ -872,11 +885,11 @@ static void uk_dev(sp_lane *l, json_t *spec)
 				  "is not the host's)",
 		 given.n, dev_bind ? " and a bind of the host's /dev" : "", usable, usable ? ": " : "", list);
 	if (!in && l->claim.min_dev && (given.n || dev_bind))
-		sp_lane_add(l, "host.dev", "error", exp, obs, "the spec gives host devices, and the doctor's probe of them is missing");
+		sp_lres_add(&l->results, SP_HOSTID(dev), "error", exp, obs, "the spec gives host devices, and the doctor's probe of them is missing");
 	else if (l->claim.min_dev && usable)
-		sp_lane_add(l, "host.dev", "fail", exp, obs, "a host device the engine gave is usable inside gVisor");
+		sp_lres_add(&l->results, SP_HOSTID(dev), "fail", exp, obs, "a host device the engine gave is usable inside gVisor");
 	else
-		sp_lane_add(l, "host.dev", "pass", exp, obs, "%s",
+		sp_lres_add(&l->results, SP_HOSTID(dev), "pass", exp, obs, "%s",
 			    given.n || dev_bind ? "host devices in the spec, none usable inside" : "no host device in the spec");
 	sp_strv_free(&given);
 }
@@ -894,20 +907,20 @@ static void host_user_kernel(sp_lane *l)
 		 (int)l->host_pid, sentry ? "runsc-sandbox (the Sentry)" : n > 0 ? cl : "gone");
 	const char *exp = "the doctor ran on gVisor's kernel (not the host's), in the sandbox process the engine names";
 	if (!sentry)
-		sp_lane_add(l, "host.kernel.boundary", "error", exp, obs, "the sandbox's process is not a gVisor sandbox");
+		sp_lres_add(&l->results, SP_HOSTID(kernel_boundary), "error", exp, obs, "the sandbox's process is not a gVisor sandbox");
 	else if (!l->doctor_kernel[0])
-		sp_lane_add(l, "host.kernel.boundary", "error", exp, obs, "the doctor reported no kernel release");
+		sp_lres_add(&l->results, SP_HOSTID(kernel_boundary), "error", exp, obs, "the doctor reported no kernel release");
 	else if (!strcmp(l->doctor_kernel, u.release))
-		sp_lane_add(l, "host.kernel.boundary", "fail", exp, obs, "the doctor ran on the host's kernel, not in gVisor");
+		sp_lres_add(&l->results, SP_HOSTID(kernel_boundary), "fail", exp, obs, "the doctor ran on the host's kernel, not in gVisor");
 	else
-		sp_lane_add(l, "host.kernel.boundary", "pass", exp, obs, "user-space kernel: the workload's system calls end in the Sentry");
+		sp_lres_add(&l->results, SP_HOSTID(kernel_boundary), "pass", exp, obs, "user-space kernel: the workload's system calls end in the Sentry");
 	json_error_t je;
 	json_t *spec = l->spec[0] ? json_load_file(l->spec, 0, &je) : NULL;
 	if (!json_is_object(spec)) {
-		static const char *const ids[] = {"host.ns.pid", "host.ns.net", "host.ns.mnt", "host.ns.uts", "host.ns.ipc", "host.ns.user",
-						  "host.ns.cgroup", "host.caps", "host.seccomp", "host.nnp", "host.fs.rootfs_readonly", "host.dev"};
+		static const char *const ids[] = {SP_HOSTID(ns_pid), SP_HOSTID(ns_net), SP_HOSTID(ns_mnt), SP_HOSTID(ns_uts), SP_HOSTID(ns_ipc), SP_HOSTID(ns_user),
+						  SP_HOSTID(ns_cgroup), SP_HOSTID(caps), SP_HOSTID(seccomp), SP_HOSTID(nnp), SP_HOSTID(fs_rootfs_readonly), SP_HOSTID(dev)};
 		for (size_t i = 0; i < SP_ARRAY_SIZE(ids); i++)
-			sp_lane_add(l, ids[i], "error", "the engine's view (the OCI spec the runtime was given)", l->spec,
+			sp_lres_add(&l->results, ids[i], "error", "the engine's view (the OCI spec the runtime was given)", l->spec,
 				    "cannot read the runtime's spec%s%s", l->spec[0] ? ": " : "", l->spec[0] ? je.text : "");
 		json_decref(spec);
 		return;
@@ -937,8 +950,8 @@ void sp_host_checks(sp_lane *l)
 	}
 	host_ns(l);
 	host_caps(l);
-	host_status_flag(l, "host.seccomp", "Seccomp", "seccomp.mode", "Seccomp ", l->claim.seccomp, "2", "a seccomp filter");
-	host_status_flag(l, "host.nnp", "NoNewPrivs", "priv.no_new_privs", "NoNewPrivs ", l->claim.nnp, "1", "no_new_privs");
+	host_status_flag(l, SP_HOSTID(seccomp), "Seccomp", SP_CKID(seccomp_mode), "Seccomp ", l->claim.seccomp, "2", "a seccomp filter");
+	host_status_flag(l, SP_HOSTID(nnp), "NoNewPrivs", SP_CKID(priv_no_new_privs), "NoNewPrivs ", l->claim.nnp, "1", "no_new_privs");
 	host_cgroup(l);
 	host_mounts(l, true);
 	host_dev(l);

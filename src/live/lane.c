@@ -17,8 +17,6 @@
 
 #include "live/live.h"
 
-const char *const sp_ns_names[7] = {"pid", "net", "mnt", "uts", "ipc", "user", "cgroup"};
-
 const sp_variant sp_variants[] = {
 	{"strict", 0, NULL},
 	{"host-pid", SP_PROT_PIDNS, "host pid namespace"},
@@ -41,69 +39,62 @@ const sp_variant *sp_variant_find(const char *name)
 }
 
 /* which checks cover each protection (globs; only ids that exist count) */
-static const char *const checks_pidns[] = {"ns.pid", "proc.host_visible", "host.ns.pid", NULL};
-static const char *const checks_netns[] = {"ns.net", "net.interfaces", "host.ns.net", NULL};
-static const char *const checks_roroot[] = {"fs.rootfs_readonly", "host.fs.rootfs_readonly", NULL};
-static const char *const checks_caps[] = {"caps.effective", "caps.bounding", "host.caps", NULL};
-static const char *const checks_dev[] = {"dev.host_devices", "host.dev", NULL};
-static const char *const checks_seccomp[] = {"seccomp.mode", "host.seccomp", NULL};
-static const char *const checks_nnp[] = {"priv.no_new_privs", "host.nnp", NULL};
+static const char *const checks_pidns[] = {SP_CKID(ns_pid), SP_CKID(proc_host_visible), SP_HOSTID(ns_pid), NULL};
+static const char *const checks_netns[] = {SP_CKID(ns_net), SP_CKID(net_interfaces), SP_HOSTID(ns_net), NULL};
+static const char *const checks_roroot[] = {SP_CKID(fs_rootfs_readonly), SP_HOSTID(fs_rootfs_readonly), NULL};
+static const char *const checks_caps[] = {SP_CKID(caps_effective), SP_CKID(caps_bounding), SP_HOSTID(caps), NULL};
+static const char *const checks_dev[] = {SP_CKID(dev_host_devices), SP_HOSTID(dev), NULL};
+static const char *const checks_seccomp[] = {SP_CKID(seccomp_mode), SP_HOSTID(seccomp), NULL};
+static const char *const checks_nnp[] = {SP_CKID(priv_no_new_privs), SP_HOSTID(nnp), NULL};
+static const char *const checks_unpriv[] = {NULL}; /* covered by the protections it implies */
 static const char *const checks_none[] = {NULL};
-
-const char *const *sp_prot_checks(unsigned prot)
-{
-	switch (prot) {
-	case SP_PROT_PIDNS: return checks_pidns;
-	case SP_PROT_NETNS: return checks_netns;
-	case SP_PROT_ROROOT: return checks_roroot;
-	case SP_PROT_CAPS: return checks_caps;
-	case SP_PROT_DEV: return checks_dev;
-	case SP_PROT_SECCOMP: return checks_seccomp;
-	case SP_PROT_NNP: return checks_nnp;
-	default: return checks_none; /* UNPRIV: covered by the protections it implies */
-	}
-}
 
 /* checks that may also fail when the protection goes (not required to, not
  * collateral): finer probes of the same property that other check families
  * add, whose outcome depends on the host (e.g. egress with host networking) */
-static const char *const may_pidns[] = {"proc.*", "caps.kill", "fs.proc1_root", "host.cgroup", NULL};
-static const char *const may_netns[] = {"net.*", NULL};
-static const char *const may_roroot[] = {"fs.*", NULL};
-static const char *const may_caps[] = {"caps.*", "priv.*", "kernel.*", "dev.mknod*", "fs.*", NULL};
-static const char *const may_dev[] = {"dev.*", "kernel.*", "fs.nodev", "fs.nosuid", NULL};
-static const char *const may_seccomp[] = {"seccomp.*", "kernel.*", "priv.*", NULL};
-static const char *const may_nnp[] = {"priv.*", NULL};
-static const char *const may_unpriv[] = {"fs.*", "proc.*", "kernel.*", "sys.*", "dev.*", "priv.*", "cgroup.*", NULL};
+static const char *const may_pidns[] = {SP_CKGLOB(proc), SP_CKID(caps_kill), SP_CKID(fs_proc1_root), SP_HOSTID(cgroup), NULL};
+static const char *const may_netns[] = {SP_CKGLOB(net), NULL};
+static const char *const may_roroot[] = {SP_CKGLOB(fs), NULL};
+static const char *const may_caps[] = {SP_CKGLOB(caps), SP_CKGLOB(priv), SP_CKGLOB(kernel), SP_CKID(dev_mknod), SP_CKGLOB(fs), NULL};
+static const char *const may_dev[] = {SP_CKGLOB(dev), SP_CKGLOB(kernel), SP_CKID(fs_nodev), SP_CKID(fs_nosuid), NULL};
+static const char *const may_seccomp[] = {SP_CKGLOB(seccomp), SP_CKGLOB(kernel), SP_CKGLOB(priv), NULL};
+static const char *const may_nnp[] = {SP_CKGLOB(priv), NULL};
+static const char *const may_unpriv[] = {SP_CKGLOB(fs), SP_CKGLOB(proc), SP_CKGLOB(kernel), SP_CKGLOB(dev), SP_CKGLOB(priv), SP_CKGLOB(cgroup), NULL};
+
+/* by protection, in bit order */
+static const struct {
+	const char *const *checks, *const *may;
+	const char *name;
+} prots[SP_PROT_COUNT] = {
+#define SP_PR(sym, table, name) [SP_PROT_IDX_##sym] = {checks_##table, may_##table, name},
+#include "live/list_prots.h"
+#undef SP_PR
+};
+
+static int prot_index(unsigned prot)
+{
+	for (int i = 0; i < SP_PROT_COUNT; i++)
+		if (prot == 1u << i)
+			return i;
+	return -1;
+}
+
+const char *const *sp_prot_checks(unsigned prot)
+{
+	int i = prot_index(prot);
+	return i < 0 ? checks_none : prots[i].checks;
+}
 
 const char *const *sp_prot_may_fail(unsigned prot)
 {
-	switch (prot) {
-	case SP_PROT_PIDNS: return may_pidns;
-	case SP_PROT_NETNS: return may_netns;
-	case SP_PROT_ROROOT: return may_roroot;
-	case SP_PROT_CAPS: return may_caps;
-	case SP_PROT_DEV: return may_dev;
-	case SP_PROT_SECCOMP: return may_seccomp;
-	case SP_PROT_UNPRIV: return may_unpriv;
-	case SP_PROT_NNP: return may_nnp;
-	default: return checks_none;
-	}
+	int i = prot_index(prot);
+	return i < 0 ? checks_none : prots[i].may;
 }
 
 const char *sp_prot_name(unsigned prot)
 {
-	switch (prot) {
-	case SP_PROT_PIDNS: return "pid namespace";
-	case SP_PROT_NETNS: return "network namespace";
-	case SP_PROT_ROROOT: return "read-only root";
-	case SP_PROT_CAPS: return "capabilities dropped";
-	case SP_PROT_DEV: return "minimal /dev";
-	case SP_PROT_SECCOMP: return "seccomp filter";
-	case SP_PROT_UNPRIV: return "unprivileged";
-	case SP_PROT_NNP: return "no_new_privs";
-	default: return "?";
-	}
+	int i = prot_index(prot);
+	return i < 0 ? "?" : prots[i].name;
 }
 
 void sp_launch_remove(sp_launch *l, unsigned removes)
@@ -168,14 +159,14 @@ void sp_live_derive_sets(const sp_launch *c, const sp_live_cfg *cfg, sp_strv *se
 	if (c->min_dev)
 		set_if_known(cfg, sets, "dev.allow", "null,zero,full,random,urandom,tty,ptmx");
 	else
-		advise(cfg, sets, "dev.*"); /* an empty dev.allow would demand no device at all */
+		advise(cfg, sets, SP_CKGLOB(dev)); /* an empty dev.allow would demand no device at all */
 	/* a VM's root is root of its own kernel: the initial user namespace there is not the host's */
 	set_if_known(cfg, sets, "ns.user_root_is_host_root", c->root_is_host_root || c->vm ? "true" : "false");
 	set_if_known(cfg, sets, "priv.root_is_host_root", c->root_is_host_root || c->vm ? "true" : "false");
 	if (c->vm) {
 		/* the guest's kernel and devices are the sandbox's own: report them, do not judge them */
-		advise(cfg, sets, "kernel.*");
-		advise(cfg, sets, "dev.*");
+		advise(cfg, sets, SP_CKGLOB(kernel));
+		advise(cfg, sets, SP_CKGLOB(dev));
 	}
 	/* a launch without a filter, masks or mounts of its own does not claim what they give */
 	if (!c->seccomp) {
@@ -296,35 +287,6 @@ int sp_live_load_catalogue(sp_live_cfg *cfg, sp_error *err)
 	return 0;
 }
 
-/* ---------------------------------------------------------------- results */
-
-sp_lresult *sp_lane_add(sp_lane *l, const char *id, const char *status, const char *expected, const char *observed,
-			const char *fmt, ...)
-{
-	l->res = sp_xrealloc(l->res, (l->nres + 1) * sizeof *l->res);
-	sp_lresult *r = &l->res[l->nres++];
-	memset(r, 0, sizeof *r);
-	snprintf(r->id, sizeof r->id, "%s", id);
-	snprintf(r->status, sizeof r->status, "%s", status);
-	r->expected = sp_xstrdup(expected ? expected : "");
-	r->observed = sp_xstrdup(observed ? observed : "");
-	va_list ap;
-	va_start(ap, fmt);
-	if (vasprintf(&r->detail, fmt, ap) < 0)
-		r->detail = sp_xstrdup("");
-	va_end(ap);
-	r->host = sp_startswith(id, "host.");
-	return r;
-}
-
-const sp_lresult *sp_lane_find(const sp_lane *l, const char *id)
-{
-	for (size_t i = 0; i < l->nres; i++)
-		if (!strcmp(l->res[i].id, id))
-			return &l->res[i];
-	return NULL;
-}
-
 void sp_lane_init(sp_lane *l, const sp_runtime *rt, const sp_variant *v, const sp_live_cfg *cfg)
 {
 	memset(l, 0, sizeof *l);
@@ -339,12 +301,7 @@ void sp_lane_init(sp_lane *l, const sp_runtime *rt, const sp_variant *v, const s
 
 void sp_lane_free(sp_lane *l)
 {
-	for (size_t i = 0; i < l->nres; i++) {
-		free(l->res[i].expected);
-		free(l->res[i].observed);
-		free(l->res[i].detail);
-	}
-	free(l->res);
+	sp_lres_free(&l->results);
 	sp_strv_free(&l->inside);
 	sp_strv_free(&l->doctor_args);
 	sp_strv_free(&l->expected_fail);
@@ -404,10 +361,10 @@ static void compute_expected(sp_lane *l)
 				else
 					sp_strv_push(&l->expected_fail, id);
 			}
-			for (size_t i = 0; i < l->nres; i++)
-				if (l->res[i].host && sp_glob_match(*g, l->res[i].id) &&
-				    !sp_strv_contains(&l->expected_fail, l->res[i].id))
-					sp_strv_push(&l->expected_fail, l->res[i].id);
+			for (size_t i = 0; i < l->results.n; i++)
+				if (l->results.v[i].host && sp_glob_match(*g, l->results.v[i].id) &&
+				    !sp_strv_contains(&l->expected_fail, l->results.v[i].id))
+					sp_strv_push(&l->expected_fail, l->results.v[i].id);
 		}
 	}
 }
@@ -416,8 +373,8 @@ void sp_lane_judge(sp_lane *l)
 {
 	bool bad = false;
 	size_t nfail = 0;
-	for (size_t i = 0; i < l->nres; i++)
-		if (!strcmp(l->res[i].status, "fail") || !strcmp(l->res[i].status, "error")) {
+	for (size_t i = 0; i < l->results.n; i++)
+		if (!strcmp(l->results.v[i].status, "fail") || !strcmp(l->results.v[i].status, "error")) {
 			bad = true;
 			nfail++;
 		}
@@ -432,20 +389,20 @@ void sp_lane_judge(sp_lane *l)
 	sp_strv_split(&l->collateral, NULL, ",");
 	sp_strv_split(&l->also_failed, NULL, ",");
 	for (size_t i = 0; i < l->expected_fail.n; i++) {
-		const sp_lresult *r = sp_lane_find(l, l->expected_fail.v[i]);
+		const sp_lresult *r = sp_lres_find(&l->results, l->expected_fail.v[i]);
 		if (!r || strcmp(r->status, "fail"))
 			sp_strv_push(&l->missed, l->expected_fail.v[i]);
 	}
-	for (size_t i = 0; i < l->nres; i++) {
-		const char *id = l->res[i].id;
-		if ((strcmp(l->res[i].status, "fail") && strcmp(l->res[i].status, "error")) ||
+	for (size_t i = 0; i < l->results.n; i++) {
+		const char *id = l->results.v[i].id;
+		if ((strcmp(l->results.v[i].status, "fail") && strcmp(l->results.v[i].status, "error")) ||
 		    sp_strv_contains(&l->expected_fail, id))
 			continue;
 		bool may = false;
 		for (unsigned bit = 1; bit <= SP_PROT_LAST && !may; bit <<= 1)
 			if (l->variant->removes & bit)
 				for (const char *const *g = sp_prot_may_fail(bit); *g && !may; g++)
-					may = sp_glob_match(*g, id) && !strcmp(l->res[i].status, "fail");
+					may = sp_glob_match(*g, id) && !strcmp(l->results.v[i].status, "fail");
 		if (may)
 			sp_strv_push(&l->also_failed, id);
 		else
@@ -506,15 +463,11 @@ static void random_hex(char *out, size_t bytes)
 		snprintf(out + 2 * i, 3, "%02x", b[i]);
 }
 
-/* SP_LIVE_TIMING=1: phase times on stderr (for tuning the lane) */
+/* the end of a phase of the lane, to the run's progress callback */
 static void phase(const sp_lane *l, const char *what, uint64_t t0)
 {
-	static int on = -1;
-	if (on < 0)
-		on = getenv("SP_LIVE_TIMING") != NULL;
-	if (on)
-		fprintf(stderr, "sandprobe: live: %s/%s %-10s %7.2f ms\n", l->rt->name, l->variant->name, what,
-			(double)(sp_now_ns() - t0) / 1e6);
+	if (l->cfg->on_phase)
+		l->cfg->on_phase(l->cfg->phase_arg, l, what, (double)(sp_now_ns() - t0) / 1e6);
 }
 
 /* the begin marker proves that the sandbox started: a runtime that ends before it printed one failed to launch */
@@ -602,7 +555,7 @@ static void teardown_and_prove(sp_lane *l, bool launched)
 			snprintf(obs + len, sizeof obs - len, "temp dir %s kept (--keep)", l->dir);
 		}
 	}
-	sp_lane_add(l, "host.teardown", ok ? "pass" : "fail", "no process, mount, runtime state or temp dir left",
+	sp_lres_add(&l->results, SP_HOSTID(teardown), ok ? "pass" : "fail", "no process, mount, runtime state or temp dir left",
 		    obs, "%s", ok ? "nothing left behind" : "something was left behind");
 }
 
@@ -612,14 +565,14 @@ static void find_host_pid(sp_lane *l)
 	sp_error_clear(&err);
 	if (l->rt->host_pid) {
 		if (l->rt->host_pid(l, &err) < 0)
-			sp_lane_add(l, "host.pid", "error", "the sandbox's process found from the host", "", "%s", err.msg);
+			sp_lres_add(&l->results, SP_HOSTID(pid), "error", "the sandbox's process found from the host", "", "%s", err.msg);
 		return;
 	}
 	pid_t p = sp_find_nonce_pid(l->nonce);
 	if (p > 0)
 		l->host_pid = p;
 	else
-		sp_lane_add(l, "host.pid", "error", "exactly one process with the lane's nonce", p ? "several" : "none",
+		sp_lres_add(&l->results, SP_HOSTID(pid), "error", "exactly one process with the lane's nonce", p ? "several" : "none",
 			    "cannot find the sandbox's process from the host");
 }
 
@@ -741,9 +694,7 @@ void sp_lane_run(sp_lane *l)
 	if (l->rt->boot_watchdog_ms && l->rt->fallback) {
 		/* a guest that prints nothing in time under one accelerator gets one more try under the fallback */
 		unsigned wd = l->rt->boot_watchdog_ms(l);
-		char begin_mark[64];
-		snprintf(begin_mark, sizeof begin_mark, "@@%s-begin@@", l->nonce);
-		if (wd && sp_child_read_until(&l->proc, begin_mark, sp_now_ns() + (uint64_t)wd * 1000000ull) != 1) {
+		if (wd && sp_child_read_until(&l->proc, begin_marker, sp_now_ns() + (uint64_t)wd * 1000000ull) != 1) {
 			sp_child_free(&l->proc);
 			if (l->rt->fallback(l, &err) < 0)
 				goto broken;
@@ -769,13 +720,18 @@ void sp_lane_run(sp_lane *l)
 		sp_runtime_message(l->proc.err_buf.data, msg, sizeof msg);
 		if (!msg[0])
 			sp_runtime_message(l->proc.out_buf.data, msg, sizeof msg);
-		if (l->rt->launch_message)
-			l->rt->launch_message(l, msg, sizeof msg);
+		if (l->rt->launch_message) {
+			sp_error lm;
+			sp_error_clear(&lm);
+			snprintf(lm.msg, sizeof lm.msg, "%s", msg);
+			l->rt->launch_message(l, &lm);
+			snprintf(msg, sizeof msg, "%s", lm.msg);
+		}
 		char how[96] = "still running";
 		if (l->proc.reaped)
 			sp_child_describe(&l->proc, how, sizeof how);
 		l->launch_failed = true;
-		sp_lane_add(l, "host.launch", "error", "the sandbox starts (its shell prints the begin marker)",
+		sp_lres_add(&l->results, SP_HOSTID(launch), "error", "the sandbox starts (its shell prints the begin marker)",
 			    msg[0] ? msg : "(no output)", "%s", rr == -ETIMEDOUT ? "no start before the lane timeout" : "the runtime ended before the sandbox started");
 		snprintf(l->reason, sizeof l->reason, "launch failed (%s): %s; tried: %.400s", rr == -ETIMEDOUT ? "timeout" : how,
 			 msg[0] ? msg : "(no output)", l->command ? l->command : "?");
@@ -786,14 +742,14 @@ void sp_lane_run(sp_lane *l)
 		sp_last_line(l->proc.err_buf.data, last, sizeof last);
 		if (!last[0])
 			sp_last_line(l->proc.out_buf.data, last, sizeof last);
-		sp_lane_add(l, "host.doctor.report", "error", "a doctor report followed by the exit marker", last,
+		sp_lres_add(&l->results, SP_HOSTID(doctor_report), "error", "a doctor report followed by the exit marker", last,
 			    "%s", rr == -ETIMEDOUT ? "no report before the lane timeout" : "the sandbox ended without a report");
 		snprintf(l->reason, sizeof l->reason, "%s: %s", rr == -ETIMEDOUT ? "timeout" : "no report",
 			 last[0] ? last : "(no output)");
 		goto teardown;
 	}
 	if (l->proc.out_buf.overflow) {
-		sp_lane_add(l, "host.doctor.report", "error", "a report under 8 MiB", "more than 8 MiB", "oversized report rejected");
+		sp_lres_add(&l->results, SP_HOSTID(doctor_report), "error", "a report under 8 MiB", "more than 8 MiB", "oversized report rejected");
 		goto teardown;
 	}
 	/* the marker may arrive in pieces (a serial console): wait for its closing "@@" */
@@ -808,16 +764,14 @@ void sp_lane_run(sp_lane *l)
 	if (mend && (size_t)(mend - m) - strlen(needle) < sizeof rcs)
 		memcpy(rcs, m + strlen(needle), (size_t)(mend - m) - strlen(needle));
 	if (!rcs[0] || sp_parse_u64(rcs, &urc) < 0 || urc > 255) {
-		sp_lane_add(l, "host.doctor.report", "error", "the exit marker with the doctor's exit status",
+		sp_lres_add(&l->results, SP_HOSTID(doctor_report), "error", "the exit marker with the doctor's exit status",
 			    mend ? rcs : "(cut off)", "malformed exit marker");
 		goto teardown;
 	}
 	int rc = (int)urc;
 	/* the report: from its opening brace to the marker */
-	char begin[64];
-	snprintf(begin, sizeof begin, "@@%s-begin@@", l->nonce);
-	char *from = strstr(l->proc.out_buf.data, begin);
-	from = from && from < m ? from + strlen(begin) : l->proc.out_buf.data;
+	char *from = strstr(l->proc.out_buf.data, begin_marker);
+	from = from && from < m ? from + strlen(begin_marker) : l->proc.out_buf.data;
 	char *start = strchr(from, '{');
 	if (!start || start > m)
 		start = from; /* no object: hand over the raw text, which the validator rejects */
@@ -835,7 +789,7 @@ void sp_lane_run(sp_lane *l)
 	goto teardown;
 
 broken:
-	sp_lane_add(l, "host.launch", "error", "the sandbox launches", "", "%s", err.msg);
+	sp_lres_add(&l->results, SP_HOSTID(launch), "error", "the sandbox launches", "", "%s", err.msg);
 	snprintf(l->reason, sizeof l->reason, "%s", err.msg);
 teardown:
 	teardown_and_prove(l, launched);

@@ -23,11 +23,13 @@
 #include <stdio.h>
 #include <sys/types.h>
 
+#include "catalog/catalog.h"
 #include "core/check.h"
 #include "core/error.h"
 #include "core/fsutil.h"
 #include "core/spawn.h"
 #include "core/util.h"
+#include "live/result.h"
 
 /* namespaces a launch creates */
 enum {
@@ -42,18 +44,19 @@ enum {
 };
 extern const char *const sp_ns_names[7]; /* "pid", "net", ... in bit order */
 
-/* protections a negative control may remove */
+/* protections a negative control may remove (live/list_prots.h): SP_PROT_PIDNS ... */
 enum {
-	SP_PROT_PIDNS = 1u << 0,   /* host pid namespace */
-	SP_PROT_NETNS = 1u << 1,   /* host network */
-	SP_PROT_ROROOT = 1u << 2,  /* writable root */
-	SP_PROT_CAPS = 1u << 3,    /* kept capabilities */
-	SP_PROT_DEV = 1u << 4,     /* host /dev */
-	SP_PROT_SECCOMP = 1u << 5, /* no seccomp */
-	SP_PROT_UNPRIV = 1u << 6,  /* privileged */
-	SP_PROT_NNP = 1u << 7,     /* no no_new_privs */
-	SP_PROT_LAST = SP_PROT_NNP,
-	SP_PROT_ALL = (1u << 8) - 1, /* every one: the runtime can launch every variant */
+#define SP_PR(sym, table, name) SP_PROT_IDX_##sym,
+#include "live/list_prots.h"
+#undef SP_PR
+	SP_PROT_COUNT
+};
+enum {
+#define SP_PR(sym, table, name) SP_PROT_##sym = 1u << SP_PROT_IDX_##sym,
+#include "live/list_prots.h"
+#undef SP_PR
+	SP_PROT_LAST = 1u << (SP_PROT_COUNT - 1),
+	SP_PROT_ALL = (1u << SP_PROT_COUNT) - 1, /* every one: the runtime can launch every variant */
 };
 
 /* What a launch gives the sandbox. */
@@ -89,6 +92,8 @@ const char *const *sp_prot_checks(unsigned prot);
 const char *const *sp_prot_may_fail(unsigned prot);
 const char *sp_prot_name(unsigned prot);
 
+typedef struct sp_lane sp_lane;
+
 /* settings for a whole run */
 typedef struct sp_live_cfg {
 	char doctor[4096];  /* static sandprobe-doctor */
@@ -118,9 +123,11 @@ typedef struct sp_live_cfg {
 	 * accepts it (--list: separate_kernel_satisfies), per kind */
 	sp_strv sat_user_space, sat_guest;
 	sp_strv sets;         /* --set KEY=VALUE for the doctor, after the launch-derived ones */
+	/* progress: NULL, or told the time since the lane started at the end of each of its phases
+	 * (cmd/live.c prints them under SP_LIVE_TIMING=1, for tuning the lane) */
+	void (*on_phase)(void *arg, const sp_lane *l, const char *what, double ms);
+	void *phase_arg;
 } sp_live_cfg;
-
-typedef struct sp_lane sp_lane;
 
 typedef struct sp_runtime sp_runtime;
 
@@ -151,25 +158,25 @@ struct sp_runtime {
 	int (*fallback)(sp_lane *l, sp_error *err);
 	struct sp_engine *engine; /* CLI engines (engine.c): the engine's binary, flags and image; else NULL */
 	void (*lane_free)(sp_lane *l); /* free what the adapter hung on l->priv */
-	/* NULL, or: add to msg what the runtime said elsewhere (its logs) about a launch that failed */
-	void (*launch_message)(sp_lane *l, char *msg, size_t msgsz);
+	/* NULL, or: add to msg->msg what the runtime said elsewhere (its logs) about a launch that failed */
+	void (*launch_message)(sp_lane *l, sp_error *msg);
 	const char *handler;      /* containerd lanes: the runtime handler (RuntimeClass .handler) */
 	const char *runtime_type; /* containerd lanes: the runtime type (io.containerd.runc.v2) */
 };
 
-extern const sp_runtime sp_rt_bwrap, sp_rt_unshare, sp_rt_runc, sp_rt_crun, sp_rt_podman, sp_rt_docker, sp_rt_docker_runsc, sp_rt_runsc, sp_rt_containerd_runc, sp_rt_containerd_runsc,
-	sp_rt_firejail, sp_rt_nspawn, sp_rt_qemu;
-extern const sp_runtime *const sp_runtimes[];
+/* the runtimes (live/list_runtimes.h): sp_rt_<symbol>, by enum id SP_RTID_<symbol> in sp_runtimes */
+#define SP_RT(sym) extern const sp_runtime sp_rt_##sym;
+#include "live/list_runtimes.h"
+#undef SP_RT
+typedef enum sp_runtime_id {
+#define SP_RT(sym) SP_RTID_##sym,
+#include "live/list_runtimes.h"
+#undef SP_RT
+	SP_RTID_COUNT
+} sp_runtime_id;
+extern const sp_runtime *const sp_runtimes[SP_RTID_COUNT];
 extern const size_t sp_runtimes_count;
 const sp_runtime *sp_runtime_find(const char *name);
-
-/* one result of a lane (doctor or host side) */
-typedef struct sp_lresult {
-	char id[96];
-	char status[8]; /* pass fail skip warn error */
-	char *expected, *observed, *detail;
-	bool host;      /* a host.* check */
-} sp_lresult;
 
 struct sp_lane {
 	const sp_runtime *rt;
@@ -205,8 +212,7 @@ struct sp_lane {
 	/* outcome */
 	char status[8];   /* pass fail skip error */
 	char reason[1024];
-	sp_lresult *res;
-	size_t nres;
+	sp_lresults results;
 	sp_strv expected_fail, missed, collateral;
 	sp_strv also_failed; /* failed, and allowed to (sp_prot_may_fail) */
 	/* the doctor's checks of a removed protection that its policy judges against
@@ -231,9 +237,6 @@ void sp_lane_judge(sp_lane *l);
  * lane, a guest kernel on a VM lane): a doctor cannot talk its way out */
 bool sp_lane_by_boundary(const sp_lane *l, const char *id);
 void sp_lane_free(sp_lane *l);
-sp_lresult *sp_lane_add(sp_lane *l, const char *id, const char *status, const char *expected,
-			const char *observed, const char *fmt, ...) SP_PRINTF(6, 7);
-const sp_lresult *sp_lane_find(const sp_lane *l, const char *id);
 /* derive the doctor's --set overrides from a claimed launch (keys the doctor knows) */
 void sp_live_derive_sets(const sp_launch *claim, const sp_live_cfg *cfg, sp_strv *sets);
 /* apply a variant's removals to a launch */
@@ -269,7 +272,7 @@ void sp_gvisor_claims(sp_launch *l);
 int sp_gvisor_plan(sp_lane *l, char *why, size_t whysz);
 /* the no-nnp control on gVisor: a launch limitation (-1, the reason in why) */
 int sp_gvisor_nnp_limit(char *why, size_t whysz);
-void sp_gvisor_launch_message(sp_lane *l, char *msg, size_t msgsz);
+void sp_gvisor_launch_message(sp_lane *l, sp_error *msg);
 /* keep only the capabilities this runsc knows in the lane's bundle (asked once per run) */
 int sp_gvisor_known_caps(sp_lane *l, sp_error *err);
 /* does this runsc have --oci-seccomp? */

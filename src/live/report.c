@@ -16,18 +16,18 @@ struct column {
 	const char *globs[6];
 };
 static const struct column columns[] = {
-	{"pid ns", {"ns.pid", "proc.*", "host.ns.pid", NULL}},
-	{"net ns", {"ns.net", "net.*", "host.ns.net", NULL}},
-	{"other ns", {"ns.*", "host.ns.*", NULL}},
-	{"ro root", {"fs.rootfs_readonly", "host.fs.rootfs_readonly", NULL}},
-	{"caps", {"caps.*", "host.caps", NULL}},
-	{"nnp", {"priv.*", "host.nnp", NULL}},
-	{"seccomp", {"seccomp.*", "host.seccomp", NULL}},
-	{"dev", {"dev.*", "host.dev", NULL}},
-	{"cgroup+mounts", {"host.cgroup", "host.mounts", "cgroup*", NULL}},
-	{"vm", {"host.vm.*", NULL}},
-	{"report", {"host.doctor.*", "host.pid", "host.launch", NULL}},
-	{"teardown", {"host.teardown", NULL}},
+	{"pid ns", {SP_CKID(ns_pid), SP_CKGLOB(proc), SP_HOSTID(ns_pid), NULL}},
+	{"net ns", {SP_CKID(ns_net), SP_CKGLOB(net), SP_HOSTID(ns_net), NULL}},
+	{"other ns", {SP_CKGLOB(ns), SP_HOSTGLOB(ns), NULL}},
+	{"ro root", {SP_CKID(fs_rootfs_readonly), SP_HOSTID(fs_rootfs_readonly), NULL}},
+	{"caps", {SP_CKGLOB(caps), SP_HOSTID(caps), NULL}},
+	{"nnp", {SP_CKGLOB(priv), SP_HOSTID(nnp), NULL}},
+	{"seccomp", {SP_CKGLOB(seccomp), SP_HOSTID(seccomp), NULL}},
+	{"dev", {SP_CKGLOB(dev), SP_HOSTID(dev), NULL}},
+	{"cgroup+mounts", {SP_HOSTID(cgroup), SP_HOSTID(mounts), SP_CKGLOB(cgroup), NULL}},
+	{"vm", {SP_HOSTGLOB(vm), NULL}},
+	{"report", {SP_HOSTGLOB(doctor), SP_HOSTID(pid), SP_HOSTID(launch), NULL}},
+	{"teardown", {SP_HOSTID(teardown), NULL}},
 	{"other", {"*", NULL}},
 };
 #define NCOLS SP_ARRAY_SIZE(columns)
@@ -50,14 +50,14 @@ static bool is_bad(const char *status)
 static const char *cell(const sp_lane *l, size_t c, bool *expected)
 {
 	size_t n = 0, bad = 0, exp = 0;
-	for (size_t i = 0; i < l->nres; i++) {
-		if (column_of(l->res[i].id) != c)
+	for (size_t i = 0; i < l->results.n; i++) {
+		if (column_of(l->results.v[i].id) != c)
 			continue;
 		n++;
-		if (is_bad(l->res[i].status)) {
+		if (is_bad(l->results.v[i].status)) {
 			bad++;
-			exp += sp_strv_contains(&l->expected_fail, l->res[i].id) ||
-			       sp_strv_contains(&l->also_failed, l->res[i].id);
+			exp += sp_strv_contains(&l->expected_fail, l->results.v[i].id) ||
+			       sp_strv_contains(&l->also_failed, l->results.v[i].id);
 		}
 	}
 	*expected = bad && exp == bad;
@@ -157,8 +157,8 @@ void sp_live_write_text(FILE *f, const sp_live_run *run, bool verbose)
 			fprintf(f, "lane: %s/%s%s%s\n", l->rt->name, l->variant->name, l->rtinfo[0] ? " -- " : "", l->rtinfo);
 			if (l->notes[0])
 				fprintf(f, "note: %s\n", l->notes);
-			for (size_t k = 0; k < l->nres; k++) {
-				const sp_lresult *r = &l->res[k];
+			for (size_t k = 0; k < l->results.n; k++) {
+				const sp_lresult *r = &l->results.v[k];
 				char label[8];
 				snprintf(label, sizeof label, "%s", r->status);
 				for (char *c = label; *c; c++)
@@ -223,8 +223,8 @@ int sp_live_write_json(FILE *f, const sp_live_run *run)
 			if (l->variant->removes & bit)
 				json_array_append_new(removed, json_string(sp_prot_name(bit)));
 		json_t *results = json_array();
-		for (size_t k = 0; k < l->nres; k++) {
-			const sp_lresult *r = &l->res[k];
+		for (size_t k = 0; k < l->results.n; k++) {
+			const sp_lresult *r = &l->results.v[k];
 			json_array_append_new(results, json_pack("{s:o,s:s,s:s,s:o,s:o,s:o}", "id", sp_json_str(r->id), "side",
 								 r->host ? "host" : "inside", "status", r->status, "expected",
 								 sp_json_str(r->expected), "observed", sp_json_str(r->observed), "detail",

@@ -92,9 +92,9 @@ static void lane_counts(const sp_live_run *run, const sp_lane *l, struct counts 
 {
 	memset(n, 0, sizeof *n);
 	count(n, verdict_kind(run, l));
-	for (size_t k = 0; k < l->nres; k++) {
+	for (size_t k = 0; k < l->results.n; k++) {
 		ci_case c;
-		classify(l, &l->res[k], &c);
+		classify(l, &l->results.v[k], &c);
 		count(n, c.kind);
 	}
 }
@@ -138,8 +138,8 @@ void sp_live_write_junit(FILE *f, const sp_live_run *run)
 		else
 			vc.out = NULL;
 		sp_junit_case_write(f, &vc);
-		for (size_t k = 0; k < l->nres; k++) {
-			const sp_lresult *r = &l->res[k];
+		for (size_t k = 0; k < l->results.n; k++) {
+			const sp_lresult *r = &l->results.v[k];
 			ci_case c;
 			classify(l, r, &c);
 			char *cls = sp_xasprintf("%s.%s", suite, r->host ? "host" : "inside");
@@ -200,8 +200,8 @@ void sp_live_write_tap(FILE *f, const sp_live_run *run)
 		fputs(vk == SP_JUNIT_SKIPPED ? " # SKIP " : " - ", f);
 		sp_tap_desc(f, l->reason);
 		fputc('\n', f);
-		for (size_t k = 0; k < l->nres; k++) {
-			const sp_lresult *r = &l->res[k];
+		for (size_t k = 0; k < l->results.n; k++) {
+			const sp_lresult *r = &l->results.v[k];
 			ci_case c;
 			classify(l, r, &c);
 			bool nok = c.kind == SP_JUNIT_FAILURE || c.kind == SP_JUNIT_ERROR;

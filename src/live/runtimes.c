@@ -1,11 +1,15 @@
-/* The table of runtime adapters, in the order the matrix shows them. */
+/* The table of runtime adapters (live/list_runtimes.h), in the order the
+ * matrix shows them, and the names of the namespaces a launch creates. */
 #include <string.h>
 
 #include "live/live.h"
 
-const sp_runtime *const sp_runtimes[] = {
-	&sp_rt_bwrap, &sp_rt_unshare, &sp_rt_runc, &sp_rt_crun, &sp_rt_runsc, &sp_rt_podman,
-	&sp_rt_docker, &sp_rt_docker_runsc, &sp_rt_containerd_runc, &sp_rt_containerd_runsc, &sp_rt_firejail, &sp_rt_nspawn, &sp_rt_qemu,
+const char *const sp_ns_names[7] = {"pid", "net", "mnt", "uts", "ipc", "user", "cgroup"};
+
+const sp_runtime *const sp_runtimes[SP_RTID_COUNT] = {
+#define SP_RT(sym) [SP_RTID_##sym] = &sp_rt_##sym,
+#include "live/list_runtimes.h"
+#undef SP_RT
 };
 const size_t sp_runtimes_count = SP_ARRAY_SIZE(sp_runtimes);
 

@@ -1,5 +1,5 @@
 /* Every registry that can cover a technique, read at run time: doctor checks
- * (src/checks/list_*.h), lint rules (src/lint/rules.h) and verify gates (the
+ * (src/catalog/list_*.h), lint rules (src/lint/rules.h) and verify gates (the
  * gate catalogue in src/evidence/ev_gates.c). Each entry: source, id,
  * comma-separated technique ids, method "action" or "read". */
 #include "core/check.h"

@@ -24,8 +24,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	sp_lane_init(&l, &sp_rt_bwrap, &sp_variants[0], &cfg);
 	sp_doctor_ingest(&l, (const char *)data + 1, size - 1, data[0] % 4);
 	/* whatever was accepted must be well-formed results */
-	for (size_t i = 0; i < l.nres; i++)
-		if (!l.res[i].id[0] || !l.res[i].expected || !l.res[i].observed || !l.res[i].detail)
+	for (size_t i = 0; i < l.results.n; i++)
+		if (!l.results.v[i].id[0] || !l.results.v[i].expected || !l.results.v[i].observed || !l.results.v[i].detail)
 			abort();
 	sp_lane_free(&l);
 	return 0;

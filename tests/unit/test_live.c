@@ -80,6 +80,53 @@ static void test_variants(void)
 		   sp_runtimes[i]->name);
 }
 
+/* the catalog live names checks through (catalog/catalog.h) is the doctor's registry, id for id, and its
+ * prefixes are exactly the prefixes of the ids; every glob of a protection's tables matches some check */
+static void test_catalog(void)
+{
+	is_int(SP_CK_COUNT, sp_checks_count, "the catalog lists every registered check");
+	size_t same = 0;
+	for (size_t i = 0; i < sp_checks_count && i < SP_CK_COUNT; i++) {
+		if (!strcmp(sp_checks[i]->id, sp_check_ids[i]))
+			same++;
+		else
+			printf("# catalog %zu is '%s', the registry's is '%s'\n", i, sp_check_ids[i], sp_checks[i]->id);
+	}
+	is_int(same, sp_checks_count, "the catalog's id of each check is its descriptor's id, in registry order");
+	size_t prefixed = 0;
+	for (size_t i = 0; i < SP_CK_COUNT; i++)
+		for (size_t p = 0; p < SP_CKP_COUNT; p++)
+			if (sp_glob_match(sp_check_globs[p], sp_check_ids[i])) {
+				prefixed++;
+				break;
+			}
+	is_int(prefixed, SP_CK_COUNT, "every check id starts with a listed prefix");
+	for (size_t p = 0; p < SP_CKP_COUNT; p++) {
+		size_t n = 0;
+		for (size_t i = 0; i < SP_CK_COUNT; i++)
+			n += sp_glob_match(sp_check_globs[p], sp_check_ids[i]);
+		ok(n > 0 && !strncmp(sp_check_globs[p], sp_check_prefixes[p], strlen(sp_check_prefixes[p])),
+		   "prefix %s names %zu checks", sp_check_prefixes[p], n);
+	}
+	is_str(SP_CKID(kernel_bpf), "kernel.unprivileged_bpf", "a symbol names its check's id, not a spelling of it");
+	is_str(SP_CKGLOB(proc), "proc.*", "a prefix's glob");
+	is_str(SP_HOSTID(ns_pid), "host.ns.pid", "a host check's id");
+	for (unsigned bit = 1; bit <= SP_PROT_LAST; bit <<= 1) {
+		const char *const *tabs[2] = {sp_prot_checks(bit), sp_prot_may_fail(bit)};
+		for (size_t t = 0; t < 2; t++)
+			for (const char *const *g = tabs[t]; *g; g++) {
+				bool hit = false;
+				for (size_t i = 0; i < SP_CK_COUNT && !hit; i++)
+					hit = sp_glob_match(*g, sp_check_ids[i]);
+				if (sp_startswith(*g, "host."))
+					hit = true; /* the host's own (live/list_host.h) */
+				ok(hit, "%s: %s '%s' names a check", sp_prot_name(bit), t ? "may fail" : "covered by", *g);
+			}
+	}
+	is_int(SP_PROT_ALL, 255, "eight protections, one bit each");
+	ok(sp_runtimes[SP_RTID_qemu] == &sp_rt_qemu && sp_runtimes[SP_RTID_bwrap] == &sp_rt_bwrap, "runtime ids index the table");
+}
+
 static unsigned hex8(const char *p)
 {
 	char b[9];
@@ -149,7 +196,7 @@ static const char *ingest(const char *json, int rc, sp_lane *l)
 {
 	sp_lane_init(l, &sp_rt_bwrap, &sp_variants[0], &cfg);
 	sp_doctor_ingest(l, json, strlen(json), rc);
-	const sp_lresult *r = sp_lane_find(l, "host.doctor.report");
+	const sp_lresult *r = sp_lres_find(&l->results, "host.doctor.report");
 	return r ? r->status : "(none)";
 }
 
@@ -164,7 +211,7 @@ static void test_ingest(void)
 	sp_lane l;
 	is_str(ingest(REPORT(R("ns.pid", "pass") "," R("caps.effective", "fail"), SUM(1, 1), "fail"), 1, &l), "pass",
 	       "a consistent report is accepted");
-	is_int(l.nres, 3, "its two results are taken, plus host.doctor.report");
+	is_int(l.results.n, 3, "its two results are taken, plus host.doctor.report");
 	is_str(l.doctor_kernel, "6.1.0", "the kernel it reports is kept");
 	sp_lane_free(&l);
 	is_str(ingest(REPORT(R("ns.pid", "pass") "," R("caps.effective", "fail"), SUM(1, 1), "fail"), 0, &l), "fail",
@@ -172,7 +219,7 @@ static void test_ingest(void)
 	sp_lane_free(&l);
 	is_str(ingest(REPORT(R("ns.pid", "pass") "," R("caps.effective", "pass"), SUM(5, 0), "pass"), 0, &l), "fail",
 	       "summary counts that do not match are rejected");
-	is_int(l.nres, 1, "a rejected report contributes no result");
+	is_int(l.results.n, 1, "a rejected report contributes no result");
 	sp_lane_free(&l);
 	is_str(ingest(REPORT(R("ns.pid", "pass") "," R("caps.effective", "fail"), SUM(1, 1), "pass"), 0, &l), "fail",
 	       "result pass with a failing check is rejected");
@@ -220,7 +267,7 @@ static bool judged(const char *rt, bool user_kernel, const char *kind, const cha
 	l->claim.user_kernel = user_kernel;
 	const char *j = boundary_report(kind, accepted);
 	sp_doctor_ingest(l, j, strlen(j), 0);
-	sp_lane_add(l, "host.seccomp", host_status, "", "", "host view");
+	sp_lres_add(&l->results, "host.seccomp", host_status, "", "", "host view");
 	sp_lane_judge(l);
 	return l->defect;
 }
@@ -345,6 +392,7 @@ int main(void)
 	cfg.profile = "strict";
 	test_derive();
 	test_variants();
+	test_catalog();
 	test_cpio();
 	test_ingest();
 	test_boundary();

@@ -86,24 +86,24 @@ int main(void)
 
 	sp_lane *s = &run.lanes[0];
 	lane(s, "bwrap", "strict", "pass", "all checks passed");
-	sp_lane_add(s, "ns.pid", "pass", "own", "pid:[2]", "own pid namespace");
-	sp_lane_add(s, "host.ns.pid", "pass", "differs", "2 vs 1", "differs from the host's");
-	sp_lane_add(s, "fs.writable_paths", "warn", "", "", "advisory");
+	sp_lres_add(&s->results, "ns.pid", "pass", "own", "pid:[2]", "own pid namespace");
+	sp_lres_add(&s->results, "host.ns.pid", "pass", "differs", "2 vs 1", "differs from the host's");
+	sp_lres_add(&s->results, "fs.writable_paths", "warn", "", "", "advisory");
 
 	sp_lane *n = &run.lanes[1];
 	lane(n, "bwrap", "host-pid", "fail", "negative control failed as expected");
 	sp_strv_push(&n->expected_fail, "ns.pid");
 	sp_strv_push(&n->also_failed, "proc.host_visible");
-	sp_lane_add(n, "ns.pid", "fail", "own", "initial", "shares the initial pid namespace");
-	sp_lane_add(n, "proc.host_visible", "fail", "none", "1 host process", "host processes visible");
-	sp_lane_add(n, "ns.net", "pass", "own", "net:[3]", "own net namespace");
+	sp_lres_add(&n->results, "ns.pid", "fail", "own", "initial", "shares the initial pid namespace");
+	sp_lres_add(&n->results, "proc.host_visible", "fail", "none", "1 host process", "host processes visible");
+	sp_lres_add(&n->results, "ns.net", "pass", "own", "net:[3]", "own net namespace");
 
 	sp_lane *d = &run.lanes[2];
 	lane(d, "bwrap", "host-net", "fail", "negative control (host network) did not fail: 1 of 1");
 	sp_strv_push(&d->expected_fail, "ns.net");
 	sp_strv_push(&d->missed, "ns.net");
 	d->defect = true;
-	sp_lane_add(d, "ns.net", "pass", "own", "net:[3]", "own net namespace \xff<&>");
+	sp_lres_add(&d->results, "ns.net", "pass", "own", "net:[3]", "own net namespace \xff<&>");
 	sp_strv_push(&run.defects, "bwrap/host-net: negative control (host network) did not fail: ns.net");
 
 	sp_lane *k = &run.lanes[3];

@@ -1,0 +1,12 @@
+/* checks of category environment: SP_X(symbol, "id") lines (X-macro, no guard) */
+SP_X(env_required, "env.required")
+SP_X(env_credentials, "env.credentials")
+SP_X(env_hostname, "env.hostname")
+SP_X(env_platform, "env.platform")
+SP_X(env_mounts, "env.mounts")
+SP_X(env_clock, "env.clock")
+SP_X(env_locale, "env.locale")
+SP_X(env_values, "env.values")
+SP_X(env_kernel_release, "env.kernel_release")
+SP_X(env_interfaces_up, "env.interfaces_up")
+SP_X(env_swap, "env.swap")

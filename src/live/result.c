@@ -1,0 +1,52 @@
+/* A lane's results, and the ids of the host-side checks. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "live/result.h"
+
+#define SP_H(sym, id) const char sp_hostid_##sym[] = id;
+#define SP_HG(sym, glob) const char sp_hostglob_##sym[] = glob;
+#include "live/list_host.h"
+#undef SP_HG
+#undef SP_H
+
+sp_lresult *sp_lres_add(sp_lresults *rs, const char *id, const char *status, const char *expected, const char *observed,
+			const char *fmt, ...)
+{
+	rs->v = sp_xrealloc(rs->v, (rs->n + 1) * sizeof *rs->v);
+	sp_lresult *r = &rs->v[rs->n++];
+	memset(r, 0, sizeof *r);
+	snprintf(r->id, sizeof r->id, "%s", id);
+	snprintf(r->status, sizeof r->status, "%s", status);
+	r->expected = sp_xstrdup(expected ? expected : "");
+	r->observed = sp_xstrdup(observed ? observed : "");
+	va_list ap;
+	va_start(ap, fmt);
+	if (vasprintf(&r->detail, fmt, ap) < 0)
+		r->detail = sp_xstrdup("");
+	va_end(ap);
+	r->host = sp_startswith(id, "host.");
+	return r;
+}
+
+const sp_lresult *sp_lres_find(const sp_lresults *rs, const char *id)
+{
+	for (size_t i = 0; i < rs->n; i++)
+		if (!strcmp(rs->v[i].id, id))
+			return &rs->v[i];
+	return NULL;
+}
+
+void sp_lres_free(sp_lresults *rs)
+{
+	for (size_t i = 0; i < rs->n; i++) {
+		free(rs->v[i].expected);
+		free(rs->v[i].observed);
+		free(rs->v[i].detail);
+	}
+	free(rs->v);
+	rs->v = NULL;
+	rs->n = 0;
+}

@@ -1,0 +1,40 @@
+/* A lane's results (the doctor's, ingested, and the host side's): a small
+ * module of their own, so the lane (which runs the host checks) and the host
+ * checks (which add results) both use it and not each other. Also the ids of
+ * the host-side checks (live/list_host.h) as address constants. */
+#ifndef SP_LIVE_RESULT_H
+#define SP_LIVE_RESULT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "core/util.h"
+
+#define SP_H(sym, id) extern const char sp_hostid_##sym[];
+#define SP_HG(sym, glob) extern const char sp_hostglob_##sym[];
+#include "live/list_host.h"
+#undef SP_HG
+#undef SP_H
+/* the id of host check sym ("host.ns.pid" for ns_pid), a group of them ("host.ns.*" for ns) */
+#define SP_HOSTID(sym) (sp_hostid_##sym)
+#define SP_HOSTGLOB(sym) (sp_hostglob_##sym)
+
+/* one result of a lane (doctor or host side) */
+typedef struct sp_lresult {
+	char id[96];
+	char status[8]; /* pass fail skip warn error */
+	char *expected, *observed, *detail;
+	bool host;      /* a host.* check */
+} sp_lresult;
+
+typedef struct sp_lresults {
+	sp_lresult *v;
+	size_t n;
+} sp_lresults;
+
+sp_lresult *sp_lres_add(sp_lresults *rs, const char *id, const char *status, const char *expected,
+			const char *observed, const char *fmt, ...) SP_PRINTF(6, 7);
+const sp_lresult *sp_lres_find(const sp_lresults *rs, const char *id);
+void sp_lres_free(sp_lresults *rs);
+
+#endif
