@@ -229,7 +229,7 @@ int cmd_doctor(int argc, char **argv)
 		}
 		goto done;
 	}
-	sp_run_opts ro = {.strict = o.strict, .stop_on_fail = o.stop, .timeout_forced = o.timeout_forced};
+	sp_doctor_run_opts ro = {.strict = o.strict, .stop_on_fail = o.stop, .timeout_forced = o.timeout_forced};
 	sp_report rep;
 	if (bundle)
 		sp_set_timeout_hook(sp_dbundle_on_timeout, bundle);

@@ -268,7 +268,7 @@ static void run_batch(const sp_ctx *ctx, const sp_check *const *checks, size_t n
 	free(idx);
 }
 
-void sp_run(const sp_ctx *ctx, const sp_check *const *checks, size_t n, const sp_run_opts *o, sp_report *rep)
+void sp_run(const sp_ctx *ctx, const sp_check *const *checks, size_t n, const sp_doctor_run_opts *o, sp_report *rep)
 {
 	memset(rep, 0, sizeof *rep);
 	sp_utc_now(rep->started_at, sizeof rep->started_at);
