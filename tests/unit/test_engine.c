@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "checks/registry.h"
+#include "checks/runtime.h"
 #include "core/runner.h"
 #include "core/util.h"
 #include "tap.h"
@@ -71,14 +73,16 @@ static sp_report run(const sp_policy *p, const sp_check *const *v, size_t n, sp_
 {
 	sp_ctx ctx = {.policy = p, .profile = "unit", .timeout_ms = 2000};
 	sp_report rep;
-	sp_run(&ctx, v, n, &o, &rep);
+	sp_env env;
+	sp_env_fill(&ctx, &env);
+	sp_run(&ctx, &env, v, n, &o, &rep);
 	return rep;
 }
 
 int main(void)
 {
 	sp_policy p;
-	sp_policy_init(&p);
+	sp_policy_init(&p, &sp_doctor_registry);
 	sp_error err;
 
 	const sp_check *all[] = {&c_pass, &c_pass_inproc, &c_fail, &c_skip, &c_crash, &c_hang, &c_silent, &c_unsup};

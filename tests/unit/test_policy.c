@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "checks/registry.h"
 #include "core/check.h"
 #include "core/policy.h"
 #include "core/runner.h"
@@ -13,7 +14,7 @@
 static int load_text(const char *text, sp_error *err)
 {
 	sp_policy p;
-	sp_policy_init(&p);
+	sp_policy_init(&p, &sp_doctor_registry);
 	int r = sp_policy_load_string(&p, text, "t.ini", err);
 	sp_policy_free(&p);
 	return r;
@@ -95,7 +96,7 @@ static size_t bad_decls;
 
 static void check_decl(const char *key, const char *type, const char *who)
 {
-	if (!sp_policy_type_find(type)) {
+	if (!sp_policy_type_find(&sp_doctor_registry, type)) {
 		bad_decls++;
 		ok(0, "%s declares %s with type '%s', which is registered nowhere", who, key, type);
 	}
@@ -125,7 +126,7 @@ static void test_key(const char *key, const char *type, const char *who)
 	const char *dot = strchr(key, '.');
 	_cleanup_free_ char *text = sp_xasprintf("; a policy\n[%.*s]\n%s = %s\n", (int)(dot - key), key, dot + 1, cases[c].bad);
 	_cleanup_free_ char *place = sp_xasprintf("t.ini:3: %s: ", key);
-	sp_policy_init(&p);
+	sp_policy_init(&p, &sp_doctor_registry);
 	int r = sp_policy_load_string(&p, text, "t.ini", &err);
 	ok(r < 0 && err.exit_code == SP_EXIT_USAGE && sp_startswith(err.msg, place) && strstr(err.msg, cases[c].why) &&
 		   !strchr(err.msg, '\n'),
@@ -133,7 +134,7 @@ static void test_key(const char *key, const char *type, const char *who)
 	sp_policy_free(&p);
 	_cleanup_free_ char *set = sp_xasprintf("%s=%s", key, cases[c].bad);
 	_cleanup_free_ char *setplace = sp_xasprintf("--set %s=%s: %s: ", key, cases[c].bad, key);
-	sp_policy_init(&p);
+	sp_policy_init(&p, &sp_doctor_registry);
 	r = sp_policy_set(&p, set, &err);
 	ok(r < 0 && err.exit_code == SP_EXIT_USAGE && sp_startswith(err.msg, setplace) && strstr(err.msg, cases[c].why),
 	   "--set %s: usage error naming the argument and the key (%s)", set, r < 0 ? err.msg : "accepted");
@@ -151,13 +152,13 @@ int main(void)
 	sp_policy p;
 
 	for (const struct sp_embedded_policy *e = sp_embedded_policies; e->name; e++) {
-		sp_policy_init(&p);
+		sp_policy_init(&p, &sp_doctor_registry);
 		int r = sp_policy_load_profile(&p, e->name, &err);
 		ok(r == 0, "shipped profile %s loads%s%s", e->name, r ? ": " : "", r ? err.msg : "");
 		is_str(p.name, e->name, "profile %s names itself", e->name);
 		sp_policy_free(&p);
 	}
-	sp_policy_init(&p);
+	sp_policy_init(&p, &sp_doctor_registry);
 	ok(sp_policy_load_profile(&p, "strict", &err) == 0, "strict loads");
 	is_str(sp_policy_get(&p, "ns.required"), "pid,net,mnt,uts,ipc,user,cgroup", "dotted key from [ns] required");
 	ok(sp_policy_bool(&p, "priv.no_new_privs", false), "bool key");
@@ -196,14 +197,14 @@ int main(void)
 	ok(load_text(longline, &err) < 0, "over-long line refused");
 	like_str(err.msg, "line too long", "says so");
 	ok(load_text("[fs]\nwritable = /tmp\n  /workspace\n", &err) == 0, "continuation line accepted");
-	sp_policy_init(&p);
+	sp_policy_init(&p, &sp_doctor_registry);
 	sp_policy_load_string(&p, "[fs]\nwritable = /tmp\n  /workspace\n", "t.ini", &err);
 	is_str(sp_policy_get(&p, "fs.writable"), "/tmp,/workspace", "continuation appends to the list");
 	sp_policy_free(&p);
 	ok(load_text("[priv]\nno_new_privs = true\n  false\n", &err) < 0, "continuation of a bool is an error");
 
 	char *f = write_tmp("[policy]\nbase = container\nname = mine\n[fs]\nwritable = /data\n");
-	sp_policy_init(&p);
+	sp_policy_init(&p, &sp_doctor_registry);
 	int r = sp_policy_load_file(&p, f, &err);
 	ok(r == 0, "file with a base profile loads%s%s", r ? ": " : "", r ? err.msg : "");
 	is_str(p.name, "mine", "its own name");
@@ -213,13 +214,13 @@ int main(void)
 	unlink(f);
 	free(f);
 	f = write_tmp("[policy]\nbase = nosuch\n");
-	sp_policy_init(&p);
+	sp_policy_init(&p, &sp_doctor_registry);
 	ok(sp_policy_load_file(&p, f, &err) < 0, "unknown base profile fails");
 	like_str(err.msg, "unknown profile 'nosuch'", "naming it");
 	sp_policy_free(&p);
 	unlink(f);
 	free(f);
-	sp_policy_init(&p);
+	sp_policy_init(&p, &sp_doctor_registry);
 	ok(sp_policy_load_file(&p, "/nonexistent/policy.ini", &err) < 0 && err.exit_code == SP_EXIT_USAGE,
 	   "missing policy file is a usage error");
 	like_str(err.msg, "/nonexistent/policy.ini", "naming the file");
@@ -236,7 +237,7 @@ int main(void)
 		const sp_policy_type *t = sp_policy_types[i];
 		ok(t->name && t->what && *t->what && (t->parse || t->choices) && !strpbrk(t->name, ":, "),
 		   "type %s: a name, words for the docs and a grammar", t->name);
-		ok(sp_policy_type_find(t->name) == t, "type %s: its name is its own", t->name);
+		ok(sp_policy_type_find(&sp_doctor_registry, t->name) == t, "type %s: its name is its own", t->name);
 		bool tested = false;
 		for (size_t c = 0; c < SP_ARRAY_SIZE(cases); c++)
 			tested = tested || !strcmp(cases[c].type, t->name);
@@ -251,7 +252,7 @@ int main(void)
 
 	/* an inherited base profile, then a bad value: the file's line */
 	f = write_tmp("[policy]\nbase = strict\n[net]\negress.deny = 10.0.0.1:80, example.com:80\n");
-	sp_policy_init(&p);
+	sp_policy_init(&p, &sp_doctor_registry);
 	ok(sp_policy_load_file(&p, f, &err) < 0 && err.exit_code == SP_EXIT_USAGE, "a bad value after a base profile fails");
 	_cleanup_free_ char *want = sp_xasprintf("%s:4: net.egress.deny: 'example.com:80'", f);
 	like_str(err.msg, want, "naming the file's line, key and entry");
