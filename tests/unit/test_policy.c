@@ -295,5 +295,53 @@ int main(void)
 	ok(sp_policy_set(&p, "cgroup.pids_max=", &err) < 0, "an empty int is not");
 	ok(sp_policy_set(&p, "cgroup.pids_max=9223372036854775808", &err) < 0, "an int beyond what the checks read is refused");
 	sp_policy_free(&p);
+
+	/* the loader knows only the registry it is handed (core knows no checks) */
+	static const char *const colours[] = {"red", "blue", NULL};
+	static const sp_policy_type t_colour = {.name = "colour", .what = "red or blue", .choices = colours};
+	static const sp_policy_type *const u_types[] = {&t_colour};
+	static const sp_check u_check = {.id = "u.one", .category = "unit", .policy_keys = "u.size:int,u.paint:colour"};
+	static const sp_check *const u_checks[] = {&u_check};
+	static const sp_registry u_reg = {.checks = u_checks, .nchecks = 1, .types = u_types, .ntypes = 1,
+					  .runner_keys = "u.runner:bool"};
+	sp_policy_init(&p, &u_reg);
+	ok(sp_policy_set(&p, "u.size=12", &err) == 0 && sp_policy_int(&p, "u.size", 0) == 12, "own registry: its int key");
+	ok(sp_policy_set(&p, "u.size=big", &err) < 0 && err.exit_code == SP_EXIT_USAGE, "own registry: its key's type is checked");
+	ok(sp_policy_set(&p, "u.paint=blue", &err) == 0, "own registry: its registered grammar accepts");
+	ok(sp_policy_set(&p, "u.paint=green", &err) < 0, "own registry: its registered grammar refuses");
+	ok(sp_policy_set(&p, "u.runner=yes", &err) == 0, "own registry: its runner keys");
+	ok(sp_policy_set(&p, "ns.required=pid", &err) < 0, "own registry: the doctor's keys are unknown to it");
+	ok(sp_policy_set(&p, "expect.u.*=advisory", &err) == 0 && sp_policy_expect(&p, "u.one") == SP_EXPECT_ADVISORY,
+	   "own registry: expect globs match its checks");
+	ok(sp_policy_set(&p, "expect.ns.*=off", &err) < 0, "own registry: and not the doctor's");
+	ok(sp_policy_type_find(&u_reg, "colour") == &t_colour && !sp_policy_type_find(&sp_doctor_registry, "colour"),
+	   "types are looked up in the registry given");
+	ok(sp_policy_load_profile(&p, "strict", &err) < 0, "a shipped profile does not load against a foreign registry");
+	sp_policy_free(&p);
+	ok(p.reg == &u_reg, "sp_policy_free keeps the registry");
+
+	/* the runner judges against the boundary it is handed, not one it detects */
+	sp_policy_init(&p, &sp_doctor_registry);
+	ok(sp_policy_set(&p, "kernel.separate_kernel=user-space", &err) == 0, "kernel.separate_kernel=user-space");
+	sp_ctx kctx = {.policy = &p, .profile = "unit"};
+	static const sp_check k_check = {.id = "u.kernel", .category = "unit", .flags = SP_CHECK_KERNEL_USERSPACE};
+	sp_boundary gvisor = {.kind = SP_KERNEL_USERSPACE};
+	snprintf(gvisor.kernel, sizeof gvisor.kernel, "gVisor");
+	sp_boundary host = {.kind = SP_KERNEL_HOST};
+	snprintf(host.kernel, sizeof host.kernel, "host");
+	ok(sp_boundary_accepts(&kctx, &gvisor, SP_CHECK_KERNEL_USERSPACE), "a user-space kernel the policy accepts");
+	ok(!sp_boundary_accepts(&kctx, &gvisor, SP_CHECK_KERNEL_GUEST), "not for a check that only a guest kernel covers");
+	ok(!sp_boundary_accepts(&kctx, &host, SP_CHECK_KERNEL), "the host's kernel is never a separate one");
+	sp_result kr = {.status = SP_STATUS_FAIL};
+	snprintf(kr.detail, sizeof kr.detail, "probe failed");
+	sp_judge_boundary(&kctx, &gvisor, &k_check, &kr);
+	is_int(kr.status, SP_STATUS_PASS, "judged against the given user-space boundary: pass");
+	like_str(kr.observed, "kernel boundary: user-space (gVisor), accepted by kernel.separate_kernel",
+		 "observed names the given boundary");
+	sp_result hr = {.status = SP_STATUS_FAIL};
+	sp_judge_boundary(&kctx, &host, &k_check, &hr);
+	is_int(hr.status, SP_STATUS_FAIL, "judged against the given host boundary: the failure stands");
+	is_str(hr.observed, "judged against the host's kernel", "saying so");
+	sp_policy_free(&p);
 	return done_testing();
 }
