@@ -140,7 +140,7 @@ check: tests
 # library is built once with coverage instrumentation into build-fuzz/.
 FUZZ_SRC := $(sort $(wildcard tests/fuzz/*.c))
 FUZZ_BIN := $(patsubst tests/fuzz/%.c,build-fuzz/%,$(FUZZ_SRC))
-FUZZ_LIB_SRC := $(filter-out src/cmd/%,$(ALL_SRC))
+FUZZ_LIB_SRC := $(filter-out src/cmd/%,$(ALL_SRC)) $(sort $(wildcard tests/fuzz/lib/*.c))
 FUZZ_FLAGS = -D_GNU_SOURCE -Isrc -Ibuild-fuzz/gen -g -O1 -fsanitize=fuzzer-no-link,address,undefined -MMD -MP
 FUZZ_OBJ := $(patsubst %.c,build-fuzz/obj/%.o,$(FUZZ_LIB_SRC)) build-fuzz/obj/gen/policies.o
 fuzz: $(FUZZ_BIN)

@@ -3,10 +3,21 @@
  * doctor verb and runs it when called by that name or with no verb. */
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cmd/cmd.h"
 #include "core/error.h"
+#include "core/util.h"
 #include "core/version.h"
+
+/* an allocation failed anywhere (core/util.h): one line and exit 3 */
+__attribute__((noreturn)) static void out_of_memory(void)
+{
+	static const char msg[] = "sandprobe: out of memory\n";
+	ssize_t r = write(2, msg, sizeof msg - 1);
+	(void)r;
+	_exit(SP_EXIT_INTERNAL);
+}
 
 #ifndef SP_DOCTOR_ONLY
 struct verb {
@@ -41,6 +52,7 @@ static void usage(FILE *f)
 
 int main(int argc, char **argv)
 {
+	sp_set_oom_handler(out_of_memory);
 #ifdef SP_DOCTOR_ONLY
 	/* a lone static binary: "sandprobe-doctor [doctor] [options]" */
 	if (argc >= 2 && strcmp(argv[1], "doctor") == 0)

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "checks/probe.h"
+#include "checks/runtime.h"
 #include "core/util.h"
 
 /* the kernel's action probes (each with its own bounded sub-child where a

@@ -12,6 +12,7 @@
 
 #include "checks/types.h"
 #include "checks/probe.h"
+#include "checks/runtime.h"
 #include "core/util.h"
 
 struct ns_type {

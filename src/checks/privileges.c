@@ -30,6 +30,7 @@
 #include <linux/fs.h>
 
 #include "checks/probe.h"
+#include "checks/runtime.h"
 #include "core/util.h"
 
 /* the reads of PATH and sudo configuration share one child; so do the

@@ -195,41 +195,6 @@ static pid_t fork_piped(int pfd[2])
 	return pid;
 }
 
-int sp_run_child(int (*fn)(void *arg), void *arg, unsigned timeout_ms, int *status_out)
-{
-	int pfd[2];
-	pid_t pid = fork_piped(pfd);
-	if (pid < 0)
-		return (int)pid;
-	if (pid == 0)
-		_exit(fn(arg) & 0xff);
-	/* the pipe closes when the child exits: poll it for the deadline */
-	struct pollfd p = {.fd = pfd[0], .events = POLLIN};
-	uint64_t deadline = sp_now_ns() + (uint64_t)timeout_ms * 1000000ull;
-	int r = 0;
-	for (;;) {
-		uint64_t now = sp_now_ns();
-		if (now >= deadline) {
-			r = -ETIMEDOUT;
-			break;
-		}
-		int pr = poll(&p, 1, (int)((deadline - now) / 1000000ull) + 1);
-		if (pr < 0 && errno == EINTR)
-			continue;
-		if (pr != 0)
-			break;
-	}
-	close(pfd[0]);
-	if (r == -ETIMEDOUT)
-		kill(pid, SIGKILL);
-	int status = 0;
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
-	if (status_out)
-		*status_out = status;
-	return r;
-}
-
 struct call_msg {
 	long ret;
 	int err;

@@ -37,11 +37,6 @@ void sp_probe_name(char *buf, size_t size, const char *dir);
 /* kernel version as major*10000+minor*100+patch (0 if unknown) */
 unsigned sp_kernel_version(void);
 
-/* Run fn(arg) in a forked child bounded by timeout_ms; the child's exit code
- * is returned in *status_out (as from waitpid). Returns 0, -ETIMEDOUT after
- * killing the child, or -errno when it cannot fork. */
-int sp_run_child(int (*fn)(void *arg), void *arg, unsigned timeout_ms, int *status_out);
-
 /* Outcome of a call made in a bounded child (sp_child_call). */
 typedef struct sp_call {
 	long ret;        /* the function's return value */

@@ -2,8 +2,11 @@
  * SP_X(symbol, "id"); each symbol names a `const sp_check sp_check_<symbol>`
  * defined in src/checks/<category>.c. The binary, --list, the docs and the
  * tests all read this table. Adding a check = one descriptor + one line. */
+#include "checks/registry.h"
+
+#include <string.h>
+
 #include "checks/types.h"
-#include "core/check.h"
 #include "core/util.h"
 
 #define SP_X(sym, id) extern const sp_check sp_check_##sym;
@@ -29,3 +32,19 @@ const size_t sp_policy_types_count = SP_ARRAY_SIZE(sp_policy_types);
 
 /* read by the runner for every check flagged SP_CHECK_KERNEL_* (runtime.c) */
 const char sp_policy_runner_keys[] = "kernel.separate_kernel:boundaries";
+
+const sp_registry sp_doctor_registry = {
+	.checks = sp_checks,
+	.nchecks = SP_ARRAY_SIZE(sp_checks),
+	.types = sp_policy_types,
+	.ntypes = SP_ARRAY_SIZE(sp_policy_types),
+	.runner_keys = sp_policy_runner_keys,
+};
+
+const sp_check *sp_check_find(const char *id)
+{
+	for (size_t i = 0; i < sp_checks_count; i++)
+		if (!strcmp(sp_checks[i]->id, id))
+			return sp_checks[i];
+	return NULL;
+}

@@ -28,6 +28,7 @@
 
 #include "checks/types.h"
 #include "checks/probe.h"
+#include "checks/runtime.h"
 #include "core/runner.h"
 #include "core/util.h"
 
@@ -334,16 +335,6 @@ const sp_boundary *sp_boundary_get(void)
 	return &boundary;
 }
 
-const char *sp_kernel_kind_name(sp_kernel_kind k)
-{
-	switch (k) {
-	case SP_KERNEL_HOST: return "host";
-	case SP_KERNEL_USERSPACE: return "user-space";
-	case SP_KERNEL_GUEST: return "guest";
-	}
-	return "host";
-}
-
 /* kernel.separate_kernel's words: the separate kernels a policy can accept
  * (sp_kernel_kind_name of each kind but the host's) */
 static const char *const separate_kinds[] = {"user-space", "guest", NULL};
@@ -352,13 +343,21 @@ const sp_policy_type sp_ptype_boundaries = {.name = "boundaries", .what = "user-
 
 bool sp_boundary_accepted(const sp_ctx *ctx, unsigned flags)
 {
-	const sp_boundary *b = sp_boundary_get();
-	if (b->kind == SP_KERNEL_HOST)
-		return false;
-	unsigned need = b->kind == SP_KERNEL_USERSPACE ? SP_CHECK_KERNEL_USERSPACE : SP_CHECK_KERNEL_GUEST;
-	if (!(flags & need))
-		return false;
-	return sp_policy_list_has(ctx, "kernel.separate_kernel", sp_kernel_kind_name(b->kind));
+	return sp_boundary_accepts(ctx, sp_boundary_get(), flags);
+}
+
+void sp_env_fill(const sp_ctx *ctx, sp_env *env)
+{
+	struct utsname u;
+	memset(env, 0, sizeof *env);
+	if (uname(&u) == 0) {
+		snprintf(env->kernel, sizeof env->kernel, "%s", u.release);
+		snprintf(env->arch, sizeof env->arch, "%s", u.machine);
+	}
+	env->uid = (unsigned)getuid();
+	env->boundary = *sp_boundary_get();
+	env->boundary_accepted = sp_boundary_accepted(ctx, SP_CHECK_KERNEL);
+	sp_runtime_guess(env);
 }
 
 /* ---- the runtime guess ---- */

@@ -114,11 +114,6 @@ static void name_of(const X509_NAME *n, char *out, size_t size)
 	X509_NAME_oneline(n, out, (int)size);
 }
 
-void sp_tls_subject(const void *certs, size_t i, char *out, size_t size)
-{
-	name_of(X509_get_subject_name(sk_X509_value((const STACK_OF(X509) *)certs, (int)i)), out, size);
-}
-
 int sp_tls_fpr_normalise(const char *in, char out[65])
 {
 	size_t n = 0;

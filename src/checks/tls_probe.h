@@ -79,8 +79,6 @@ void sp_tls_free_certs(void *certs);
 size_t sp_tls_count(const void *certs);
 /* SHA-256 of certificate i's DER, 64 lowercase hex digits */
 void sp_tls_fingerprint(const void *certs, size_t i, char out[65]);
-/* "CN=name" (or the whole subject) of certificate i */
-void sp_tls_subject(const void *certs, size_t i, char *out, size_t size);
 /* Normalise a fingerprint as a user writes it (colons, upper case) to 64
  * lowercase hex digits; 0, or -1 when it is not a SHA-256 fingerprint. */
 int sp_tls_fpr_normalise(const char *in, char out[65]);

@@ -34,6 +34,7 @@
 #include "checks/probe.h"
 #include "checks/tls_probe.h"
 #include "core/runner.h"
+#include "core/spawn.h"
 #include "core/util.h"
 
 #define TP_KEYS_DIRECT                                                                                           \
@@ -503,89 +504,33 @@ static char *run_nft(size_t *len, char *why, size_t whysz)
 		snprintf(why, whysz, "no nft program (PATH, /usr/sbin, /sbin) and net.transparent.ruleset unset");
 		return NULL;
 	}
-	int out[2], err[2];
-	if (pipe2(out, O_CLOEXEC) < 0) {
-		snprintf(why, whysz, "pipe: %s", strerror(errno));
-		return NULL;
-	}
-	if (pipe2(err, O_CLOEXEC) < 0) {
-		close(out[0]);
-		close(out[1]);
-		snprintf(why, whysz, "pipe: %s", strerror(errno));
-		return NULL;
-	}
+	char *const argv[] = {"nft", "-j", "list", "ruleset", NULL};
+	/* stdout up to 16 MiB (more kills it: a failure), the first line of stderr */
+	sp_spawn_opts so = {.capture_out = true, .capture_err = true, .err_max = 299, .overflow_kills = true, .path = nft};
+	sp_child c;
+	sp_error serr;
+	sp_child_init(&c);
+	sp_error_clear(&serr);
 	fflush(NULL);
-	pid_t pid = fork();
-	if (pid == 0) {
-		dup2(out[1], 1);
-		dup2(err[1], 2);
-		int nul = open("/dev/null", O_RDONLY | O_CLOEXEC);
-		if (nul >= 0)
-			dup2(nul, 0);
-		execl(nft, "nft", "-j", "list", "ruleset", (char *)NULL);
-		_exit(127);
-	}
-	close(out[1]);
-	close(err[1]);
-	if (pid < 0) {
-		close(out[0]);
-		close(err[0]);
-		snprintf(why, whysz, "fork: %s", strerror(errno));
+	if (sp_spawn(&c, argv, &so, &serr) < 0) { /* exec failed: what the child's exit 127 said */
+		snprintf(why, whysz, "%s failed", nft);
 		return NULL;
 	}
-	size_t cap = 1 << 16, got = 0, egot = 0;
-	char *buf = sp_xmalloc(cap + 1), ebuf[300] = "";
-	uint64_t deadline = sp_now_ns() + 3000000000ull;
-	bool open_out = true, open_err = true, timed_out = false;
-	while (open_out || open_err) {
-		uint64_t now = sp_now_ns();
-		if (now >= deadline) {
-			timed_out = true;
-			break;
-		}
-		struct pollfd p[2] = {{.fd = open_out ? out[0] : -1, .events = POLLIN},
-				      {.fd = open_err ? err[0] : -1, .events = POLLIN}};
-		int rr = poll(p, 2, (int)((deadline - now) / 1000000ull) + 1);
-		if (rr < 0 && errno == EINTR)
-			continue;
-		if (rr <= 0)
-			continue;
-		if (open_out && p[0].revents) {
-			if (got == cap && cap < (16u << 20)) {
-				cap *= 2;
-				buf = sp_xrealloc(buf, cap + 1);
-			}
-			ssize_t n = got < cap ? read(out[0], buf + got, cap - got) : 0;
-			if (n > 0)
-				got += (size_t)n;
-			else if (n == 0 || errno != EINTR)
-				open_out = false;
-		}
-		if (open_err && p[1].revents) {
-			ssize_t n = egot + 1 < sizeof ebuf ? read(err[0], ebuf + egot, sizeof ebuf - 1 - egot) : 0;
-			if (n > 0)
-				egot += (size_t)n;
-			else if (n == 0 || errno != EINTR)
-				open_err = false;
-		}
-	}
-	ebuf[egot] = '\0';
-	close(out[0]);
-	close(err[0]);
-	if (timed_out)
-		kill(pid, SIGKILL);
-	int st = 0;
-	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-		;
-	buf[got] = '\0';
-	if (timed_out || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+	bool timed_out = sp_child_wait(&c, sp_now_ns() + 3000000000ull) == -ETIMEDOUT;
+	if (timed_out || c.overflowed || sp_child_code(&c) != 0) {
+		char ebuf[300] = "";
+		if (c.err_buf.data)
+			snprintf(ebuf, sizeof ebuf, "%s", c.err_buf.data);
 		ebuf[strcspn(ebuf, "\n")] = '\0';
 		snprintf(why, whysz, "%s %s", nft,
 			 timed_out ? "did not finish in 3 s" : ebuf[0] ? ebuf : "failed");
-		free(buf);
+		sp_child_free(&c);
 		return NULL;
 	}
-	*len = got;
+	char *buf = c.out_buf.data ? c.out_buf.data : sp_xstrdup("");
+	*len = c.out_buf.len;
+	c.out_buf.data = NULL; /* ours now */
+	sp_child_free(&c);
 	return buf;
 }
 

@@ -18,6 +18,8 @@
 #include "core/select.h"
 #include "core/util.h"
 #include "checks/manifest.h"
+#include "checks/registry.h"
+#include "checks/runtime.h"
 
 static void usage(FILE *f)
 {
@@ -148,7 +150,7 @@ int cmd_doctor(int argc, char **argv)
 	sp_strv_split(&o.sets, NULL, ",");
 	int rc = SP_EXIT_OK;
 	sp_policy policy;
-	sp_policy_init(&policy);
+	sp_policy_init(&policy, &sp_doctor_registry);
 	sp_kexpr *k = NULL;
 	FILE *out = stdout;
 	const sp_check **sel = NULL;
@@ -229,11 +231,13 @@ int cmd_doctor(int argc, char **argv)
 		}
 		goto done;
 	}
-	sp_run_opts ro = {.strict = o.strict, .stop_on_fail = o.stop, .timeout_forced = o.timeout_forced};
+	sp_doctor_run_opts ro = {.strict = o.strict, .stop_on_fail = o.stop, .timeout_forced = o.timeout_forced};
 	sp_report rep;
+	sp_env env;
+	sp_env_fill(&ctx, &env); /* the kernel boundary and the runtime guess */
 	if (bundle)
 		sp_set_timeout_hook(sp_dbundle_on_timeout, bundle);
-	sp_run(&ctx, sel, nsel, &ro, &rep);
+	sp_run(&ctx, &env, sel, nsel, &ro, &rep);
 	sp_set_timeout_hook(NULL, NULL);
 	if (o.fail_on_warn && rep.sum.warn)
 		rep.failed = true;

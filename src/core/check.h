@@ -75,12 +75,11 @@ typedef struct sp_boundary {
 	char doubt[320];    /* why a separate kernel was not concluded, or "" */
 } sp_boundary;
 
-/* Detected once (src/checks/runtime.c) before the first check runs. */
-const sp_boundary *sp_boundary_get(void);
 const char *sp_kernel_kind_name(sp_kernel_kind k); /* "host", "user-space", "guest" */
-/* Does the policy's kernel.separate_kernel accept the detected boundary for
- * checks carrying flag bits `flags` (SP_CHECK_KERNEL_*)? */
-bool sp_boundary_accepted(const sp_ctx *ctx, unsigned flags);
+/* Does the policy's kernel.separate_kernel accept boundary b for checks
+ * carrying flag bits `flags` (SP_CHECK_KERNEL_*)? (The boundary itself is
+ * detected by src/checks/runtime.h.) */
+bool sp_boundary_accepts(const sp_ctx *ctx, const sp_boundary *b, unsigned flags);
 
 /* A declared batch: checks whose probes share one piece of work (every
  * capability probe in one child, every network probe in one parallel run).
@@ -131,13 +130,5 @@ void sp_observed_add(sp_result *r, const char *fmt, ...) SP_PRINTF(2, 3);
 const char *sp_status_name(sp_status st);     /* "pass" */
 const char *sp_status_label(sp_status st);    /* "PASS" */
 const char *sp_expect_name(sp_expect e);
-
-/* The registry (src/checks/registry.c). */
-extern const sp_check *const sp_checks[];
-extern const size_t sp_checks_count;
-const sp_check *sp_check_find(const char *id);
-
-/* Is key read by any check (or a global policy key)? */
-bool sp_policy_key_known(const char *key);
 
 #endif

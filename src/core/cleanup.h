@@ -14,14 +14,11 @@ static inline void sp_freep(void *p) { free(*(void **)p); }
 static inline void sp_closep(int *fd) { if (*fd >= 0) close(*fd); }
 static inline void sp_fclosep(FILE **f) { if (*f) fclose(*f); }
 static inline void sp_closedirp(DIR **d) { if (*d) closedir(*d); }
-/* kill (SIGKILL) and reap a child that is still owned */
-void sp_killreapp(pid_t *pid);
 
 #define _cleanup_free_ __attribute__((cleanup(sp_freep)))
 #define _cleanup_close_ __attribute__((cleanup(sp_closep)))
 #define _cleanup_fclose_ __attribute__((cleanup(sp_fclosep)))
 #define _cleanup_closedir_ __attribute__((cleanup(sp_closedirp)))
-#define _cleanup_child_ __attribute__((cleanup(sp_killreapp)))
 
 static inline void *sp_steal_pointer(void *pp)
 {

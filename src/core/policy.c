@@ -10,9 +10,10 @@
 #include "core/check.h"
 #include "core/util.h"
 
-void sp_policy_init(sp_policy *p)
+void sp_policy_init(sp_policy *p, const sp_registry *reg)
 {
 	memset(p, 0, sizeof *p);
+	p->reg = reg;
 }
 
 void sp_policy_free(sp_policy *p)
@@ -24,7 +25,9 @@ void sp_policy_free(sp_policy *p)
 	}
 	free(p->e);
 	free(p->name);
+	const sp_registry *reg = p->reg;
 	memset(p, 0, sizeof *p);
+	p->reg = reg;
 }
 
 static sp_policy_entry *find_entry(const sp_policy *p, const char *key)
@@ -113,14 +116,14 @@ static const sp_policy_type t_caps = {.name = "caps", .what = "capability names 
 static const sp_policy_type t_str = {.name = "str", .what = "text"};
 static const sp_policy_type *const core_types[] = {&t_bool, &t_int, &t_list, &t_caps, &t_str};
 
-const sp_policy_type *sp_policy_type_find(const char *name)
+const sp_policy_type *sp_policy_type_find(const sp_registry *reg, const char *name)
 {
 	for (size_t i = 0; i < SP_ARRAY_SIZE(core_types); i++)
 		if (!strcmp(core_types[i]->name, name))
 			return core_types[i];
-	for (size_t i = 0; i < sp_policy_types_count; i++)
-		if (!strcmp(sp_policy_types[i]->name, name))
-			return sp_policy_types[i];
+	for (size_t i = 0; reg && i < reg->ntypes; i++)
+		if (!strcmp(reg->types[i]->name, name))
+			return reg->types[i];
 	return NULL;
 }
 
@@ -185,21 +188,23 @@ static const char *spec_in(const char *k, const char *key, size_t *len)
 }
 
 /* the declaration of key by some check (or the runner), or NULL */
-static const char *key_spec(const char *key, size_t *len)
+static const char *key_spec(const sp_registry *reg, const char *key, size_t *len)
 {
-	for (size_t i = 0; i < sp_checks_count; i++) {
-		const char *k = spec_in(sp_checks[i]->policy_keys, key, len);
+	if (!reg)
+		return NULL;
+	for (size_t i = 0; i < reg->nchecks; i++) {
+		const char *k = spec_in(reg->checks[i]->policy_keys, key, len);
 		if (k)
 			return k;
 	}
-	return spec_in(sp_policy_runner_keys, key, len);
+	return spec_in(reg->runner_keys, key, len);
 }
 
-const sp_policy_type *sp_policy_key_type(const char *key, const char **type_name)
+const sp_policy_type *sp_policy_key_type(const sp_registry *reg, const char *key, const char **type_name)
 {
 	static char name[64];
 	size_t len;
-	const char *k = key_spec(key, &len);
+	const char *k = key_spec(reg, key, &len);
 	*type_name = NULL;
 	if (!k)
 		return NULL;
@@ -208,26 +213,26 @@ const sp_policy_type *sp_policy_key_type(const char *key, const char **type_name
 		return &t_str;
 	snprintf(name, sizeof name, "%.*s", (int)(len - (size_t)(colon + 1 - k)), colon + 1);
 	*type_name = name;
-	return sp_policy_type_find(name);
+	return sp_policy_type_find(reg, name);
 }
 
 /* the policy's own keys, which no check declares */
 static const char *const global_keys[] = {"policy.name", "policy.description", "policy.base"};
 
-bool sp_policy_key_known(const char *key)
+bool sp_policy_key_known(const sp_registry *reg, const char *key)
 {
 	for (size_t i = 0; i < SP_ARRAY_SIZE(global_keys); i++)
 		if (!strcmp(key, global_keys[i]))
 			return true;
 	size_t len;
-	return key_spec(key, &len) != NULL;
+	return key_spec(reg, key, &len) != NULL;
 }
 
 /* the value against the key's declared type; place names where it came from */
-static int validate(const char *key, const char *value, const char *place, sp_error *err)
+static int validate(const sp_registry *reg, const char *key, const char *value, const char *place, sp_error *err)
 {
 	const char *tname;
-	const sp_policy_type *t = sp_policy_key_type(key, &tname);
+	const sp_policy_type *t = sp_policy_key_type(reg, key, &tname);
 	if (!t)
 		return sp_fail_errno(err, EINVAL, "%s: %s: declared with type '%s', which no check registers (internal)",
 				     place, key, tname ? tname : "?");
@@ -247,8 +252,8 @@ static int assign(sp_policy *p, const char *key, const char *value, const char *
 	if (sp_startswith(key, "expect.")) {
 		const char *glob = key + 7;
 		bool any = false;
-		for (size_t i = 0; i < sp_checks_count && !any; i++)
-			any = sp_glob_match(glob, sp_checks[i]->id);
+		for (size_t i = 0; p->reg && i < p->reg->nchecks && !any; i++)
+			any = sp_glob_match(glob, p->reg->checks[i]->id);
 		if (!any)
 			return sp_usage(err, "%s: [expect] names '%s', which matches no check id", place, glob);
 		if (strcmp(value, "required") && strcmp(value, "advisory") && strcmp(value, "off"))
@@ -257,11 +262,11 @@ static int assign(sp_policy *p, const char *key, const char *value, const char *
 		put(p, key, value, origin, true);
 		return 0;
 	}
-	if (!sp_policy_key_known(key))
+	if (!sp_policy_key_known(p->reg, key))
 		return sp_usage(err, "%s: unknown policy key '%s' (no check reads it)", place, key);
 	if (!strcmp(key, "policy.base"))
 		return 0; /* handled by the loader */
-	if (!sp_startswith(key, "policy.") && validate(key, value, place, err) < 0)
+	if (!sp_startswith(key, "policy.") && validate(p->reg, key, value, place, err) < 0)
 		return -1;
 	put(p, key, value, origin, true);
 	if (!strcmp(key, "policy.name")) {
@@ -323,7 +328,7 @@ static int handler(void *user, const char *section, const char *name, const char
 			return 0;
 		}
 		sp_policy base;
-		sp_policy_init(&base);
+		sp_policy_init(&base, st->p->reg);
 		if (sp_policy_load_profile(&base, value, st->err) < 0) {
 			sp_error_prefix(st->err, "%s", origin);
 			st->failed = 1;
@@ -340,7 +345,7 @@ static int handler(void *user, const char *section, const char *name, const char
 	/* an indented continuation line repeats the key: append to lists */
 	if (!strcmp(key, st->last_key) && sp_policy_get(st->p, key)) {
 		const char *tname;
-		const sp_policy_type *t = sp_policy_key_type(key, &tname);
+		const sp_policy_type *t = sp_policy_key_type(st->p->reg, key, &tname);
 		if (t == &t_bool || t == &t_int) {
 			sp_usage(st->err, "%s: %s given twice", origin, key);
 			st->failed = 1;
@@ -348,7 +353,7 @@ static int handler(void *user, const char *section, const char *name, const char
 		}
 		/* the whole value again: the line adds to what its type must accept */
 		_cleanup_free_ char *joined = sp_xasprintf("%s,%s", sp_policy_get(st->p, key), value);
-		if (validate(key, joined, origin, st->err) < 0) {
+		if (validate(st->p->reg, key, joined, origin, st->err) < 0) {
 			st->failed = 1;
 			return 0;
 		}

@@ -10,6 +10,20 @@
 #include "core/error.h"
 
 struct sp_strv;
+struct sp_check;
+typedef struct sp_policy_type sp_policy_type;
+
+/* What a policy is validated against: the checks with the keys they declare,
+ * the value grammars they register and the keys the runner reads. core
+ * knows no checks: the caller hands the registry in (src/checks/registry.h's
+ * sp_doctor_registry for the doctor). */
+typedef struct sp_registry {
+	const struct sp_check *const *checks;
+	size_t nchecks;
+	const sp_policy_type *const *types;
+	size_t ntypes;
+	const char *runner_keys; /* "key:type,..." read by the runner for every check */
+} sp_registry;
 
 typedef struct sp_policy_entry {
 	char *key;
@@ -21,6 +35,7 @@ typedef struct sp_policy {
 	char *name;
 	sp_policy_entry *e;
 	size_t n;
+	const sp_registry *reg; /* what keys and values are checked against */
 } sp_policy;
 
 struct sp_embedded_policy {
@@ -29,7 +44,8 @@ struct sp_embedded_policy {
 };
 extern const struct sp_embedded_policy sp_embedded_policies[];
 
-void sp_policy_init(sp_policy *p);
+/* An empty policy validated against reg (kept by sp_policy_free). */
+void sp_policy_init(sp_policy *p, const sp_registry *reg);
 void sp_policy_free(sp_policy *p);
 /* Load a shipped profile by name. */
 int sp_policy_load_profile(sp_policy *p, const char *name, sp_error *err);
@@ -57,7 +73,7 @@ long long sp_policy_int(const sp_policy *p, const char *key, long long def);
  * usage error naming the place and the key ("FILE:LINE: KEY: what is wrong",
  * exit 2), before anything runs. A check never parses a value with code of
  * its own beside the type's parse: the run-time parser IS the validator. */
-typedef struct sp_policy_type {
+struct sp_policy_type {
 	const char *name;  /* what follows ':' in policy_keys: "targets" */
 	const char *what;  /* the grammar in a few words, for errors and docs: "IP:PORT" */
 	/* a comma/blank-separated list (split as sp_policy_list splits it):
@@ -68,20 +84,16 @@ typedef struct sp_policy_type {
 	/* 0, or -1 with what is wrong in why (lowercase, no full stop, naming the
 	 * part at fault but not the key or the place: the loader adds those) */
 	int (*parse)(const char *text, char *why, size_t whysz);
-} sp_policy_type;
+};
 
-/* The checks' grammars (src/checks/registry.c) and the keys the runner
- * reads for every check, as "key:type,..." (kernel.separate_kernel). */
-extern const sp_policy_type *const sp_policy_types[];
-extern const size_t sp_policy_types_count;
-extern const char sp_policy_runner_keys[];
-
-/* core's own type or a registered one by name; NULL when none */
-const sp_policy_type *sp_policy_type_find(const char *name);
+/* core's own type or one registered in reg by name; NULL when none */
+const sp_policy_type *sp_policy_type_find(const sp_registry *reg, const char *name);
 /* the type a key is declared with (core's "str" when declared without one);
  * NULL when no check declares the key or its type is unknown (*type_name
  * then says which name, or is NULL) */
-const sp_policy_type *sp_policy_key_type(const char *key, const char **type_name);
+const sp_policy_type *sp_policy_key_type(const sp_registry *reg, const char *key, const char **type_name);
+/* Is key read by any check of reg (or the runner), or a global policy key? */
+bool sp_policy_key_known(const sp_registry *reg, const char *key);
 /* value against type: 0, or -1 with what is wrong in why. An empty value
  * is "unset" and always accepted, except by bool and int. */
 int sp_policy_value_check(const sp_policy_type *t, const char *value, char *why, size_t whysz);

@@ -78,10 +78,12 @@ const char *sp_expect_name(sp_expect e)
 	return "required";
 }
 
-const sp_check *sp_check_find(const char *id)
+const char *sp_kernel_kind_name(sp_kernel_kind k)
 {
-	for (size_t i = 0; i < sp_checks_count; i++)
-		if (!strcmp(sp_checks[i]->id, id))
-			return sp_checks[i];
-	return NULL;
+	switch (k) {
+	case SP_KERNEL_HOST: return "host";
+	case SP_KERNEL_USERSPACE: return "user-space";
+	case SP_KERNEL_GUEST: return "guest";
+	}
+	return "host";
 }

@@ -268,11 +268,12 @@ static void run_batch(const sp_ctx *ctx, const sp_check *const *checks, size_t n
 	free(idx);
 }
 
-void sp_run(const sp_ctx *ctx, const sp_check *const *checks, size_t n, const sp_run_opts *o, sp_report *rep)
+void sp_run(const sp_ctx *ctx, const sp_env *env, const sp_check *const *checks, size_t n, const sp_doctor_run_opts *o,
+	    sp_report *rep)
 {
 	memset(rep, 0, sizeof *rep);
 	sp_utc_now(rep->started_at, sizeof rep->started_at);
-	sp_env_fill(ctx, &rep->env);
+	rep->env = *env;
 	rep->results = sp_xcalloc(n ? n : 1, sizeof *rep->results);
 	sp_result *batched = sp_xcalloc(n ? n : 1, sizeof *batched);
 	bool *have = sp_xcalloc(n ? n : 1, sizeof *have);
@@ -294,7 +295,7 @@ void sp_run(const sp_ctx *ctx, const sp_check *const *checks, size_t n, const sp
 			r->duration_us = (sp_now_ns() - s) / 1000;
 		}
 		r->check = c;
-		sp_judge_boundary(ctx, c, r);
+		sp_judge_boundary(ctx, &rep->env.boundary, c, r);
 		if (r->status == SP_STATUS_FAIL && r->expect == SP_EXPECT_ADVISORY) {
 			char d[sizeof r->detail];
 			snprintf(d, sizeof d, "advisory: %s", r->detail);
@@ -331,32 +332,31 @@ void sp_report_free(sp_report *rep)
 	rep->results = NULL;
 }
 
-void sp_env_fill(const sp_ctx *ctx, sp_env *env)
+bool sp_boundary_accepts(const sp_ctx *ctx, const sp_boundary *b, unsigned flags)
 {
-	struct utsname u;
-	memset(env, 0, sizeof *env);
-	if (uname(&u) == 0) {
-		snprintf(env->kernel, sizeof env->kernel, "%s", u.release);
-		snprintf(env->arch, sizeof env->arch, "%s", u.machine);
-	}
-	env->uid = (unsigned)getuid();
-	env->boundary = *sp_boundary_get();
-	env->boundary_accepted = sp_boundary_accepted(ctx, SP_CHECK_KERNEL);
-	sp_runtime_guess(env);
+	if (b->kind == SP_KERNEL_HOST)
+		return false;
+	unsigned need = b->kind == SP_KERNEL_USERSPACE ? SP_CHECK_KERNEL_USERSPACE : SP_CHECK_KERNEL_GUEST;
+	if (!(flags & need))
+		return false;
+	sp_strv v;
+	sp_policy_list(ctx->policy, "kernel.separate_kernel", &v);
+	bool has = sp_strv_contains(&v, sp_kernel_kind_name(b->kind));
+	sp_strv_free(&v);
+	return has;
 }
 
-void sp_judge_boundary(const sp_ctx *ctx, const sp_check *c, sp_result *r)
+void sp_judge_boundary(const sp_ctx *ctx, const sp_boundary *b, const sp_check *c, sp_result *r)
 {
 	if (!(c->flags & SP_CHECK_KERNEL))
 		return;
-	const sp_boundary *b = sp_boundary_get();
 	char obs[sizeof r->observed];
 	if (b->kind == SP_KERNEL_HOST) {
 		snprintf(obs, sizeof obs, "%s%sjudged against the host's kernel", r->observed, r->observed[0] ? "; " : "");
 		memcpy(r->observed, obs, sizeof obs);
 		return;
 	}
-	bool accepted = sp_boundary_accepted(ctx, c->flags);
+	bool accepted = sp_boundary_accepts(ctx, b, c->flags);
 	snprintf(obs, sizeof obs, "%s%skernel boundary: %s (%s), %s by kernel.separate_kernel", r->observed,
 		 r->observed[0] ? "; " : "", sp_kernel_kind_name(b->kind), b->kernel, accepted ? "accepted" : "not accepted");
 	memcpy(r->observed, obs, sizeof obs);

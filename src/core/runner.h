@@ -10,11 +10,11 @@
 
 #include "core/check.h"
 
-typedef struct sp_run_opts {
+typedef struct sp_doctor_run_opts {
 	bool strict;       /* a skip becomes a failure */
 	bool stop_on_fail; /* -x */
 	bool timeout_forced; /* --timeout-ms given: overrides each check's own */
-} sp_run_opts;
+} sp_doctor_run_opts;
 
 typedef struct sp_env {
 	char runtime_guess[64];    /* "docker+gvisor", "runc", "bwrap" ... */
@@ -28,14 +28,14 @@ typedef struct sp_env {
 	bool boundary_accepted;    /* kernel.separate_kernel accepts it */
 } sp_env;
 
-typedef struct sp_summary {
+typedef struct sp_result_summary {
 	size_t pass, fail, skip, warn, error;
-} sp_summary;
+} sp_result_summary;
 
 typedef struct sp_report {
 	sp_result *results;
 	size_t n;
-	sp_summary sum;
+	sp_result_summary sum;
 	char started_at[32];
 	double duration_ms;
 	bool failed;
@@ -51,20 +51,19 @@ void sp_set_timeout_hook(sp_timeout_hook fn, void *arg);
 
 /* What the policy's [expect] section says of a check (last match wins). */
 sp_expect sp_policy_expect(const sp_policy *p, const char *id);
-/* Run checks[0..n) (already selected). Never fails: problems are results. */
-void sp_run(const sp_ctx *ctx, const sp_check *const *checks, size_t n, const sp_run_opts *o, sp_report *rep);
+/* Run checks[0..n) (already selected) in the environment env (filled by the
+ * caller: src/checks/runtime.h's sp_env_fill for the doctor). Never fails:
+ * problems are results. */
+void sp_run(const sp_ctx *ctx, const sp_env *env, const sp_check *const *checks, size_t n, const sp_doctor_run_opts *o,
+	    sp_report *rep);
 /* Run one check (isolated as its descriptor says) into r. */
 void sp_run_one(const sp_ctx *ctx, const sp_check *c, unsigned timeout_ms, sp_result *r);
 /* The timeout a batch runs under (--timeout-ms forced overrides it). */
 unsigned sp_batch_timeout(const sp_ctx *ctx, const sp_batch *b, bool forced);
 void sp_report_free(sp_report *rep);
-/* Fill the environment block (kernel, arch, uid, boundary, runtime guess). */
-void sp_env_fill(const sp_ctx *ctx, sp_env *env);
-/* Engine and runtime guess from several signals (src/checks/runtime.c). */
-void sp_runtime_guess(sp_env *env);
 /* Judge a result of a check that carries SP_CHECK_KERNEL_* bits against the
- * kernel boundary: say in observed which kernel the proof is about, and when
- * the policy accepts the separate kernel, a property it provides passes. */
-void sp_judge_boundary(const sp_ctx *ctx, const sp_check *c, sp_result *r);
+ * kernel boundary b: say in observed which kernel the proof is about, and
+ * when the policy accepts the separate kernel, a property it provides passes. */
+void sp_judge_boundary(const sp_ctx *ctx, const sp_boundary *b, const sp_check *c, sp_result *r);
 
 #endif

@@ -14,12 +14,18 @@
 #include <sys/wait.h>
 #include <signal.h>
 
-static void oom(void)
+static void (*oom_handler)(void);
+
+void sp_set_oom_handler(void (*fn)(void))
 {
-	static const char msg[] = "sandprobe: out of memory\n";
-	ssize_t r = write(2, msg, sizeof msg - 1);
-	(void)r;
-	_exit(SP_EXIT_INTERNAL);
+	oom_handler = fn;
+}
+
+__attribute__((noreturn)) static void oom(void)
+{
+	if (oom_handler)
+		oom_handler();
+	abort();
 }
 
 void *sp_xmalloc(size_t n)
@@ -72,16 +78,6 @@ char *sp_xasprintf(const char *fmt, ...)
 	if (r < 0)
 		oom();
 	return p;
-}
-
-void sp_killreapp(pid_t *pid)
-{
-	if (*pid > 0) {
-		kill(*pid, SIGKILL);
-		while (waitpid(*pid, NULL, 0) < 0 && errno == EINTR)
-			;
-		*pid = -1;
-	}
 }
 
 ssize_t sp_read_file(const char *path, char *buf, size_t size)

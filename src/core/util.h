@@ -13,6 +13,10 @@
 
 #define SP_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
+/* The sp_x* allocators never return NULL: out of memory, they call the
+ * handler main installs (it says so and exits: library code never prints
+ * or exits), or abort() when none is installed. fn must not return. */
+void sp_set_oom_handler(void (*fn)(void));
 void *sp_xmalloc(size_t n);
 void *sp_xcalloc(size_t n, size_t m);
 void *sp_xrealloc(void *p, size_t n);

@@ -163,14 +163,6 @@ void sp_lint_input_error(sp_lint *l, size_t fi, const sp_error *err)
 	f->failed = true;
 }
 
-size_t sp_lint_nfailed(const sp_lint *l)
-{
-	size_t n = 0;
-	for (size_t i = 0; i < l->nfiles; i++)
-		n += l->files[i].failed;
-	return n;
-}
-
 static bool has_ext(const char *path, const char *ext)
 {
 	size_t pl = strlen(path), el = strlen(ext);

@@ -125,8 +125,6 @@ const sp_lint_rule *sp_lint_rule_find(const char *id);
 /* Record err (a usage error "file[:line[:col]]: msg") as a lint.input_invalid
  * finding of file fi, and mark the file failed. */
 void sp_lint_input_error(sp_lint *l, size_t fi, const sp_error *err);
-/* how many files have input errors */
-size_t sp_lint_nfailed(const sp_lint *l);
 
 /* Per-kind parsers and checkers (src/lint/<kind>.c). parse: -1 + err on
  * malformed input; check: adds findings. */

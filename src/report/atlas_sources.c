@@ -2,6 +2,7 @@
  * (src/catalog/list_*.h), lint rules (src/lint/rules.h) and verify gates (the
  * gate catalogue in src/evidence/ev_gates.c). Each entry: source, id,
  * comma-separated technique ids, method "action" or "read". */
+#include "checks/registry.h"
 #include "core/check.h"
 #include "evidence/evidence.h"
 #include "lint/lint.h"

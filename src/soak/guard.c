@@ -886,7 +886,7 @@ static bool run_journaled_steps(const struct jrun *j, json_t *steps, const char 
 			continue;
 		int tmo = (int)json_integer_value(json_object_get(st, "timeout_ms"));
 		bool expect_fail = json_is_true(json_object_get(st, "expect_fail"));
-		sp_run_opts ro = {.timeout_ms = tmo > 0 ? tmo : 30000, .interrupt_ms = -1, .envp = envp};
+		sp_soak_run_opts ro = {.timeout_ms = tmo > 0 ? tmo : 30000, .interrupt_ms = -1, .envp = envp};
 		sp_proc_result res;
 		sp_error e = {0};
 		char code[64] = "internal";
@@ -912,7 +912,7 @@ static long inventory_count(const struct jrun *j, char **envp)
 	if (!argv)
 		return 0;
 	sp_capture *cap = sp_xcalloc(1, sizeof *cap);
-	sp_run_opts ro = {.timeout_ms = 30000, .interrupt_ms = -1, .envp = envp, .stderr_null = true};
+	sp_soak_run_opts ro = {.timeout_ms = 30000, .interrupt_ms = -1, .envp = envp, .stderr_null = true};
 	sp_proc_result res;
 	sp_error e = {0};
 	long n = -1;

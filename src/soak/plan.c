@@ -31,17 +31,6 @@ const struct sp_profile *sp_soak_find_profile(const char *name)
 	return NULL;
 }
 
-int sp_soak_profile(const char *name, long long *duration_s, long long *max_interval_s, long long *min_periodic)
-{
-	const struct sp_profile *p = sp_soak_find_profile(name);
-	if (!p)
-		return -1;
-	*duration_s = p->duration_s;
-	*max_interval_s = p->max_interval_s;
-	*min_periodic = p->min_periodic;
-	return 0;
-}
-
 bool sp_soak_dir_exists(const char *p)
 {
 	struct stat st;

@@ -293,7 +293,7 @@ static void drain_now(sp_child *c, sp_capture *cap)
  * stream into the capture. The soak's own part: the pid is tracked before
  * the orphan reaper may look (spawn_lock), a planned interruption, the
  * run-wide abort flag, and after a kill the group is waited for. */
-int sp_proc_run(char *const argv[], const sp_run_opts *o, sp_capture *cap, sp_proc_result *res, sp_error *err)
+int sp_proc_run(char *const argv[], const sp_soak_run_opts *o, sp_capture *cap, sp_proc_result *res, sp_error *err)
 {
 	(void)err;
 	memset(res, 0, sizeof *res);

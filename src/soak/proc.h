@@ -52,18 +52,18 @@ typedef struct sp_proc_result {
 	uint64_t start_ns, end_ns, interrupt_ns;
 } sp_proc_result;
 
-typedef struct sp_run_opts {
+typedef struct sp_soak_run_opts {
 	int timeout_ms;       /* kill the process group after this */
 	int interrupt_ms;     /* <0: none; else send interrupt_sig to the group after this */
 	int interrupt_sig;
 	char *const *envp;
 	const atomic_int *abort_flag; /* when it becomes non-zero, kill the group (SIGKILL) */
 	bool stderr_null;     /* capture stdout only; stderr goes to /dev/null */
-} sp_run_opts;
+} sp_soak_run_opts;
 
 /* Run argv (PATH search) to completion. cap may be NULL (output discarded).
  * Returns 0 (the result says how it ended) or -1 on an internal error. */
-int sp_proc_run(char *const argv[], const sp_run_opts *o, sp_capture *cap, sp_proc_result *res, sp_error *err);
+int sp_proc_run(char *const argv[], const sp_soak_run_opts *o, sp_capture *cap, sp_proc_result *res, sp_error *err);
 
 /* exit status summarised as "exit=N" / "signal=NAME" / "timeout" / "spawn=ENOENT" */
 void sp_proc_describe(const sp_proc_result *r, char *buf, size_t size);

@@ -404,7 +404,7 @@ int sp_soak_write_inventory(struct run *r, const char *file, sp_error *err)
 		char **argv = sp_soak_expand_argv(&r->w.inventory, &r->gvars);
 		sp_capture *cap = sp_xcalloc(1, sizeof *cap);
 		sp_proc_result pr;
-		sp_run_opts ro = {.timeout_ms = r->w.timeout_ms, .interrupt_ms = -1, .envp = r->envp, .stderr_null = true};
+		sp_soak_run_opts ro = {.timeout_ms = r->w.timeout_ms, .interrupt_ms = -1, .envp = r->envp, .stderr_null = true};
 		int rc = sp_proc_run(argv, &ro, cap, &pr, err);
 		char *text = sp_capture_text(cap, NULL), *cmd = sp_soak_join_argv(argv);
 		char code[64] = "internal";
@@ -547,7 +547,7 @@ static char *runtime_version(struct run *r)
 	sp_capture *cap = sp_xcalloc(1, sizeof *cap);
 	sp_proc_result res;
 	sp_error err = {0};
-	sp_run_opts ro = {.timeout_ms = 30000, .interrupt_ms = -1, .envp = r->envp};
+	sp_soak_run_opts ro = {.timeout_ms = 30000, .interrupt_ms = -1, .envp = r->envp};
 	char *v = NULL;
 	if (sp_proc_run(argv, &ro, cap, &res, &err) == 0 && sp_proc_ok(&res)) {
 		char *text = sp_capture_text(cap, NULL);

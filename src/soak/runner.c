@@ -317,7 +317,7 @@ static int run_verifier(struct run *r)
 	sp_capture *cap = sp_xcalloc(1, sizeof *cap);
 	sp_proc_result res;
 	sp_error err = {0};
-	sp_run_opts ro = {.timeout_ms = 600000, .interrupt_ms = -1};
+	sp_soak_run_opts ro = {.timeout_ms = 600000, .interrupt_ms = -1};
 	int code = SP_EXIT_INTERNAL;
 	if (sp_proc_run(argv, &ro, cap, &res, &err) == 0) {
 		size_t len;

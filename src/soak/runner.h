@@ -72,7 +72,4 @@ int sp_soak_run(const sp_soak_opts *o, sp_error *err);
  * there), 1 when something could not be removed, -1 with err on bad input. */
 int sp_soak_reconcile(const char *state_root, sp_strv *report, sp_error *err);
 
-/* Profile table lookups, for the command line and the tests. */
-int sp_soak_profile(const char *name, long long *duration_s, long long *max_interval_s, long long *min_periodic);
-
 #endif

@@ -27,7 +27,7 @@ static int counter_value(struct run *r, const sp_counter *c, int timeout_ms, lon
 	sp_capture *cap = sp_capture_for_thread(0);
 	sp_proc_result res;
 	sp_error err = {0};
-	sp_run_opts ro = {.timeout_ms = timeout_ms, .interrupt_ms = -1, .envp = r->envp, .stderr_null = true,
+	sp_soak_run_opts ro = {.timeout_ms = timeout_ms, .interrupt_ms = -1, .envp = r->envp, .stderr_null = true,
 			  .abort_flag = &r->smp.sampler_stop};
 	int rc = -1;
 	if (sp_proc_run(argv, &ro, cap, &res, &err) < 0) {

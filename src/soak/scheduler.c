@@ -111,7 +111,7 @@ enum op_result sp_soak_run_step(struct run *r, struct scen_state *st, const sp_w
 	char **argv = sp_soak_expand_argv(&step->argv, &v);
 	sp_capture *cap = sp_capture_for_thread(SP_STEP_HALF);
 	sp_proc_result res;
-	sp_run_opts ro = {.timeout_ms = step->timeout_ms, .interrupt_ms = interrupt_ms, .interrupt_sig = interrupt_sig,
+	sp_soak_run_opts ro = {.timeout_ms = step->timeout_ms, .interrupt_ms = interrupt_ms, .interrupt_sig = interrupt_sig,
 			  .envp = r->envp, .abort_flag = &r->sch.abort_ops};
 	if (sp_proc_run(argv, &ro, cap, &res, &err) < 0) {
 		memset(&res, 0, sizeof res);
@@ -300,7 +300,7 @@ bool sp_soak_run_global_steps(struct run *r, const sp_wsteps *steps, const char 
 		sp_proc_result res;
 		sp_error err = {0};
 		int tmo = max_timeout_ms > 0 && s->timeout_ms > max_timeout_ms ? max_timeout_ms : s->timeout_ms;
-		sp_run_opts ro = {.timeout_ms = tmo, .interrupt_ms = -1, .envp = r->envp};
+		sp_soak_run_opts ro = {.timeout_ms = tmo, .interrupt_ms = -1, .envp = r->envp};
 		char code[64] = "internal";
 		bool ok = false;
 		if (sp_proc_run(argv, &ro, cap, &res, &err) == 0) {

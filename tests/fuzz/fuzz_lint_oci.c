@@ -3,9 +3,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "lint/lint.h"
+#include "lib/lint_one.h"
 
-int sp_lint_fuzz_one(sp_lint_kind kind, const unsigned char *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "checks/registry.h"
 #include "core/check.h"
 #include "core/policy.h"
 #include "core/util.h"
@@ -41,7 +42,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	text[size] = '\0';
 	sp_policy p;
 	sp_error err;
-	sp_policy_init(&p);
+	sp_policy_init(&p, &sp_doctor_registry);
 	sp_policy_load_string(&p, text, "fuzz", &err);
 
 	/* the rest of the bytes as the value of one key, through --set */

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "checks/registry.h"
 #include "core/check.h"
 #include "core/util.h"
 #include "evidence/evidence.h"

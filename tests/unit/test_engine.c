@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "checks/registry.h"
+#include "checks/runtime.h"
 #include "core/runner.h"
 #include "core/util.h"
 #include "tap.h"
@@ -67,23 +69,25 @@ static const sp_check s1 = MEMBER("u.s1", m_collect, b_slow);
 static const sp_check s2 = MEMBER("u.s2", run_hang, b_slow);
 static const sp_check s3 = MEMBER("u.s3", m_collect, b_slow);
 
-static sp_report run(const sp_policy *p, const sp_check *const *v, size_t n, sp_run_opts o)
+static sp_report run(const sp_policy *p, const sp_check *const *v, size_t n, sp_doctor_run_opts o)
 {
 	sp_ctx ctx = {.policy = p, .profile = "unit", .timeout_ms = 2000};
 	sp_report rep;
-	sp_run(&ctx, v, n, &o, &rep);
+	sp_env env;
+	sp_env_fill(&ctx, &env);
+	sp_run(&ctx, &env, v, n, &o, &rep);
 	return rep;
 }
 
 int main(void)
 {
 	sp_policy p;
-	sp_policy_init(&p);
+	sp_policy_init(&p, &sp_doctor_registry);
 	sp_error err;
 
 	const sp_check *all[] = {&c_pass, &c_pass_inproc, &c_fail, &c_skip, &c_crash, &c_hang, &c_silent, &c_unsup};
 	uint64_t t0 = sp_now_ns();
-	sp_report rep = run(&p, all, 8, (sp_run_opts){0});
+	sp_report rep = run(&p, all, 8, (sp_doctor_run_opts){0});
 	uint64_t ms = (sp_now_ns() - t0) / 1000000;
 	is_int(rep.n, 8, "every check produced a result");
 	is_int(rep.results[0].status, SP_STATUS_PASS, "forked pass is pass");
@@ -110,18 +114,18 @@ int main(void)
 
 	/* --strict: skip becomes fail */
 	const sp_check *skips[] = {&c_skip, &c_pass};
-	rep = run(&p, skips, 2, (sp_run_opts){.strict = true});
+	rep = run(&p, skips, 2, (sp_doctor_run_opts){.strict = true});
 	is_int(rep.results[0].status, SP_STATUS_FAIL, "--strict turns a skip into a failure");
 	like_str(rep.results[0].detail, "skipped under --strict", "and says why");
 	ok(rep.failed, "and the run fails");
 	sp_report_free(&rep);
-	rep = run(&p, skips, 2, (sp_run_opts){0});
+	rep = run(&p, skips, 2, (sp_doctor_run_opts){0});
 	ok(!rep.failed, "without --strict a skip does not fail the run");
 	sp_report_free(&rep);
 
 	/* -x stops after the first failure */
 	const sp_check *xs[] = {&c_pass, &c_fail, &c_pass};
-	rep = run(&p, xs, 3, (sp_run_opts){.stop_on_fail = true});
+	rep = run(&p, xs, 3, (sp_doctor_run_opts){.stop_on_fail = true});
 	is_int(rep.n, 2, "-x stops after the first failure");
 	ok(rep.stopped_early, "and records that it stopped early");
 	sp_report_free(&rep);
@@ -131,7 +135,7 @@ int main(void)
 	sp_policy_entry e = {.key = "expect.u.fail", .value = "advisory", .origin = "unit"};
 	sp_policy adv = {.name = "adv", .e = &e, .n = 1};
 	const sp_check *f1[] = {&c_fail};
-	rep = run(&adv, f1, 1, (sp_run_opts){0});
+	rep = run(&adv, f1, 1, (sp_doctor_run_opts){0});
 	is_int(rep.results[0].status, SP_STATUS_WARN, "advisory failure is a warning");
 	like_str(rep.results[0].detail, "advisory: bad", "marked advisory");
 	ok(!rep.failed, "a warning does not fail the run");
@@ -142,7 +146,7 @@ int main(void)
 	/* a probe's children do not outlive it */
 	unlink("/tmp/sandprobe-unit-spawn.pid");
 	const sp_check *sp1[] = {&c_spawn};
-	rep = run(&p, sp1, 1, (sp_run_opts){0});
+	rep = run(&p, sp1, 1, (sp_doctor_run_opts){0});
 	is_int(rep.results[0].status, SP_STATUS_PASS, "spawning probe passes");
 	char buf[32] = "";
 	FILE *f = fopen("/tmp/sandprobe-unit-spawn.pid", "r");
@@ -168,7 +172,7 @@ int main(void)
 	/* a batch: one child for its members, prepare and run once, each member
 	 * judged from the state they left; a member that crashes costs itself */
 	const sp_check *bv[] = {&m1, &c_pass, &m2, &m3, &m4};
-	rep = run(&p, bv, 5, (sp_run_opts){0});
+	rep = run(&p, bv, 5, (sp_doctor_run_opts){0});
 	is_int(rep.results[0].status, SP_STATUS_PASS, "a batch member collects what the batch's run left");
 	is_int(batch_runs, 0, "the batch ran in a child, not in the runner");
 	is_int(rep.results[1].status, SP_STATUS_PASS, "a check between members runs on its own");
@@ -182,7 +186,7 @@ int main(void)
 	/* one timeout for the whole batch: a hang costs it once */
 	const sp_check *sv[] = {&s1, &s2, &s3, &c_pass};
 	t0 = sp_now_ns();
-	rep = run(&p, sv, 4, (sp_run_opts){0});
+	rep = run(&p, sv, 4, (sp_doctor_run_opts){0});
 	ms = (sp_now_ns() - t0) / 1000000;
 	is_int(rep.results[0].status, SP_STATUS_PASS, "a member judged before the hang keeps its verdict");
 	is_int(rep.results[1].status, SP_STATUS_ERROR, "the hanging member is an error");
@@ -192,7 +196,7 @@ int main(void)
 	ok(ms < 1500, "the batch cost its one timeout (whole run %llu ms)", (unsigned long long)ms);
 	sp_report_free(&rep);
 	/* --timeout-ms overrides the batch's own */
-	rep = run(&p, sv, 2, (sp_run_opts){.timeout_forced = true});
+	rep = run(&p, sv, 2, (sp_doctor_run_opts){.timeout_forced = true});
 	like_str(rep.results[1].detail, "timed out after 2000 ms", "a forced timeout applies to batches too");
 	sp_report_free(&rep);
 

@@ -9,6 +9,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "checks/registry.h"
 #include "live/live.h"
 #include "unit/tap.h"
 

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "checks/registry.h"
 #include "core/check.h"
 #include "core/policy.h"
 #include "core/runner.h"
@@ -13,7 +14,7 @@
 static int load_text(const char *text, sp_error *err)
 {
 	sp_policy p;
-	sp_policy_init(&p);
+	sp_policy_init(&p, &sp_doctor_registry);
 	int r = sp_policy_load_string(&p, text, "t.ini", err);
 	sp_policy_free(&p);
 	return r;
@@ -95,7 +96,7 @@ static size_t bad_decls;
 
 static void check_decl(const char *key, const char *type, const char *who)
 {
-	if (!sp_policy_type_find(type)) {
+	if (!sp_policy_type_find(&sp_doctor_registry, type)) {
 		bad_decls++;
 		ok(0, "%s declares %s with type '%s', which is registered nowhere", who, key, type);
 	}
@@ -125,7 +126,7 @@ static void test_key(const char *key, const char *type, const char *who)
 	const char *dot = strchr(key, '.');
 	_cleanup_free_ char *text = sp_xasprintf("; a policy\n[%.*s]\n%s = %s\n", (int)(dot - key), key, dot + 1, cases[c].bad);
 	_cleanup_free_ char *place = sp_xasprintf("t.ini:3: %s: ", key);
-	sp_policy_init(&p);
+	sp_policy_init(&p, &sp_doctor_registry);
 	int r = sp_policy_load_string(&p, text, "t.ini", &err);
 	ok(r < 0 && err.exit_code == SP_EXIT_USAGE && sp_startswith(err.msg, place) && strstr(err.msg, cases[c].why) &&
 		   !strchr(err.msg, '\n'),
@@ -133,7 +134,7 @@ static void test_key(const char *key, const char *type, const char *who)
 	sp_policy_free(&p);
 	_cleanup_free_ char *set = sp_xasprintf("%s=%s", key, cases[c].bad);
 	_cleanup_free_ char *setplace = sp_xasprintf("--set %s=%s: %s: ", key, cases[c].bad, key);
-	sp_policy_init(&p);
+	sp_policy_init(&p, &sp_doctor_registry);
 	r = sp_policy_set(&p, set, &err);
 	ok(r < 0 && err.exit_code == SP_EXIT_USAGE && sp_startswith(err.msg, setplace) && strstr(err.msg, cases[c].why),
 	   "--set %s: usage error naming the argument and the key (%s)", set, r < 0 ? err.msg : "accepted");
@@ -151,13 +152,13 @@ int main(void)
 	sp_policy p;
 
 	for (const struct sp_embedded_policy *e = sp_embedded_policies; e->name; e++) {
-		sp_policy_init(&p);
+		sp_policy_init(&p, &sp_doctor_registry);
 		int r = sp_policy_load_profile(&p, e->name, &err);
 		ok(r == 0, "shipped profile %s loads%s%s", e->name, r ? ": " : "", r ? err.msg : "");
 		is_str(p.name, e->name, "profile %s names itself", e->name);
 		sp_policy_free(&p);
 	}
-	sp_policy_init(&p);
+	sp_policy_init(&p, &sp_doctor_registry);
 	ok(sp_policy_load_profile(&p, "strict", &err) == 0, "strict loads");
 	is_str(sp_policy_get(&p, "ns.required"), "pid,net,mnt,uts,ipc,user,cgroup", "dotted key from [ns] required");
 	ok(sp_policy_bool(&p, "priv.no_new_privs", false), "bool key");
@@ -196,14 +197,14 @@ int main(void)
 	ok(load_text(longline, &err) < 0, "over-long line refused");
 	like_str(err.msg, "line too long", "says so");
 	ok(load_text("[fs]\nwritable = /tmp\n  /workspace\n", &err) == 0, "continuation line accepted");
-	sp_policy_init(&p);
+	sp_policy_init(&p, &sp_doctor_registry);
 	sp_policy_load_string(&p, "[fs]\nwritable = /tmp\n  /workspace\n", "t.ini", &err);
 	is_str(sp_policy_get(&p, "fs.writable"), "/tmp,/workspace", "continuation appends to the list");
 	sp_policy_free(&p);
 	ok(load_text("[priv]\nno_new_privs = true\n  false\n", &err) < 0, "continuation of a bool is an error");
 
 	char *f = write_tmp("[policy]\nbase = container\nname = mine\n[fs]\nwritable = /data\n");
-	sp_policy_init(&p);
+	sp_policy_init(&p, &sp_doctor_registry);
 	int r = sp_policy_load_file(&p, f, &err);
 	ok(r == 0, "file with a base profile loads%s%s", r ? ": " : "", r ? err.msg : "");
 	is_str(p.name, "mine", "its own name");
@@ -213,13 +214,13 @@ int main(void)
 	unlink(f);
 	free(f);
 	f = write_tmp("[policy]\nbase = nosuch\n");
-	sp_policy_init(&p);
+	sp_policy_init(&p, &sp_doctor_registry);
 	ok(sp_policy_load_file(&p, f, &err) < 0, "unknown base profile fails");
 	like_str(err.msg, "unknown profile 'nosuch'", "naming it");
 	sp_policy_free(&p);
 	unlink(f);
 	free(f);
-	sp_policy_init(&p);
+	sp_policy_init(&p, &sp_doctor_registry);
 	ok(sp_policy_load_file(&p, "/nonexistent/policy.ini", &err) < 0 && err.exit_code == SP_EXIT_USAGE,
 	   "missing policy file is a usage error");
 	like_str(err.msg, "/nonexistent/policy.ini", "naming the file");
@@ -236,7 +237,7 @@ int main(void)
 		const sp_policy_type *t = sp_policy_types[i];
 		ok(t->name && t->what && *t->what && (t->parse || t->choices) && !strpbrk(t->name, ":, "),
 		   "type %s: a name, words for the docs and a grammar", t->name);
-		ok(sp_policy_type_find(t->name) == t, "type %s: its name is its own", t->name);
+		ok(sp_policy_type_find(&sp_doctor_registry, t->name) == t, "type %s: its name is its own", t->name);
 		bool tested = false;
 		for (size_t c = 0; c < SP_ARRAY_SIZE(cases); c++)
 			tested = tested || !strcmp(cases[c].type, t->name);
@@ -251,7 +252,7 @@ int main(void)
 
 	/* an inherited base profile, then a bad value: the file's line */
 	f = write_tmp("[policy]\nbase = strict\n[net]\negress.deny = 10.0.0.1:80, example.com:80\n");
-	sp_policy_init(&p);
+	sp_policy_init(&p, &sp_doctor_registry);
 	ok(sp_policy_load_file(&p, f, &err) < 0 && err.exit_code == SP_EXIT_USAGE, "a bad value after a base profile fails");
 	_cleanup_free_ char *want = sp_xasprintf("%s:4: net.egress.deny: 'example.com:80'", f);
 	like_str(err.msg, want, "naming the file's line, key and entry");
@@ -293,6 +294,54 @@ int main(void)
 	   "an empty grammar value is accepted (unset)");
 	ok(sp_policy_set(&p, "cgroup.pids_max=", &err) < 0, "an empty int is not");
 	ok(sp_policy_set(&p, "cgroup.pids_max=9223372036854775808", &err) < 0, "an int beyond what the checks read is refused");
+	sp_policy_free(&p);
+
+	/* the loader knows only the registry it is handed (core knows no checks) */
+	static const char *const colours[] = {"red", "blue", NULL};
+	static const sp_policy_type t_colour = {.name = "colour", .what = "red or blue", .choices = colours};
+	static const sp_policy_type *const u_types[] = {&t_colour};
+	static const sp_check u_check = {.id = "u.one", .category = "unit", .policy_keys = "u.size:int,u.paint:colour"};
+	static const sp_check *const u_checks[] = {&u_check};
+	static const sp_registry u_reg = {.checks = u_checks, .nchecks = 1, .types = u_types, .ntypes = 1,
+					  .runner_keys = "u.runner:bool"};
+	sp_policy_init(&p, &u_reg);
+	ok(sp_policy_set(&p, "u.size=12", &err) == 0 && sp_policy_int(&p, "u.size", 0) == 12, "own registry: its int key");
+	ok(sp_policy_set(&p, "u.size=big", &err) < 0 && err.exit_code == SP_EXIT_USAGE, "own registry: its key's type is checked");
+	ok(sp_policy_set(&p, "u.paint=blue", &err) == 0, "own registry: its registered grammar accepts");
+	ok(sp_policy_set(&p, "u.paint=green", &err) < 0, "own registry: its registered grammar refuses");
+	ok(sp_policy_set(&p, "u.runner=yes", &err) == 0, "own registry: its runner keys");
+	ok(sp_policy_set(&p, "ns.required=pid", &err) < 0, "own registry: the doctor's keys are unknown to it");
+	ok(sp_policy_set(&p, "expect.u.*=advisory", &err) == 0 && sp_policy_expect(&p, "u.one") == SP_EXPECT_ADVISORY,
+	   "own registry: expect globs match its checks");
+	ok(sp_policy_set(&p, "expect.ns.*=off", &err) < 0, "own registry: and not the doctor's");
+	ok(sp_policy_type_find(&u_reg, "colour") == &t_colour && !sp_policy_type_find(&sp_doctor_registry, "colour"),
+	   "types are looked up in the registry given");
+	ok(sp_policy_load_profile(&p, "strict", &err) < 0, "a shipped profile does not load against a foreign registry");
+	sp_policy_free(&p);
+	ok(p.reg == &u_reg, "sp_policy_free keeps the registry");
+
+	/* the runner judges against the boundary it is handed, not one it detects */
+	sp_policy_init(&p, &sp_doctor_registry);
+	ok(sp_policy_set(&p, "kernel.separate_kernel=user-space", &err) == 0, "kernel.separate_kernel=user-space");
+	sp_ctx kctx = {.policy = &p, .profile = "unit"};
+	static const sp_check k_check = {.id = "u.kernel", .category = "unit", .flags = SP_CHECK_KERNEL_USERSPACE};
+	sp_boundary gvisor = {.kind = SP_KERNEL_USERSPACE};
+	snprintf(gvisor.kernel, sizeof gvisor.kernel, "gVisor");
+	sp_boundary host = {.kind = SP_KERNEL_HOST};
+	snprintf(host.kernel, sizeof host.kernel, "host");
+	ok(sp_boundary_accepts(&kctx, &gvisor, SP_CHECK_KERNEL_USERSPACE), "a user-space kernel the policy accepts");
+	ok(!sp_boundary_accepts(&kctx, &gvisor, SP_CHECK_KERNEL_GUEST), "not for a check that only a guest kernel covers");
+	ok(!sp_boundary_accepts(&kctx, &host, SP_CHECK_KERNEL), "the host's kernel is never a separate one");
+	sp_result kr = {.status = SP_STATUS_FAIL};
+	snprintf(kr.detail, sizeof kr.detail, "probe failed");
+	sp_judge_boundary(&kctx, &gvisor, &k_check, &kr);
+	is_int(kr.status, SP_STATUS_PASS, "judged against the given user-space boundary: pass");
+	like_str(kr.observed, "kernel boundary: user-space (gVisor), accepted by kernel.separate_kernel",
+		 "observed names the given boundary");
+	sp_result hr = {.status = SP_STATUS_FAIL};
+	sp_judge_boundary(&kctx, &host, &k_check, &hr);
+	is_int(hr.status, SP_STATUS_FAIL, "judged against the given host boundary: the failure stands");
+	is_str(hr.observed, "judged against the host's kernel", "saying so");
 	sp_policy_free(&p);
 	return done_testing();
 }

@@ -307,7 +307,7 @@ static void test_proc_and_ownership(void)
 	sp_capture *cap = calloc(1, sizeof *cap);
 	sp_proc_result res;
 	sp_error err = {0};
-	sp_run_opts o = {.timeout_ms = 5000, .interrupt_ms = -1, .envp = envp};
+	sp_soak_run_opts o = {.timeout_ms = 5000, .interrupt_ms = -1, .envp = envp};
 	is_int(sp_proc_run(argv, &o, cap, &res, &err), 0, "proc_run");
 	ok(sp_proc_ok(&res), "child exited 0");
 	char *t = sp_capture_text(cap, NULL);

@@ -2,9 +2,9 @@
  * call: parse bytes as one kind, with fixed companion files so that the
  * relation rules run too, then render every output format. Files outside
  * the input are never read (no squid include or acl files). */
-#include <stdio.h>
+#include "lint_one.h"
 
-#include "lint/lint.h"
+#include <stdio.h>
 
 static const char companion_allowlist[] =
 	"{\"domains\": {\"api.example.com\": \"rw\", \"pypi.org\": \"ro\"},"
@@ -19,7 +19,6 @@ static const char companion_squid[] = "http_port 127.0.0.1:3128\n"
 static const char companion_oci[] = "{\"ociVersion\": \"1.0.2\", \"process\": {\"env\": "
 				    "[\"HTTPS_PROXY=http://localhost:3128\"]}, \"root\": {\"path\": \"rootfs\"}}";
 
-int sp_lint_fuzz_one(sp_lint_kind kind, const unsigned char *data, size_t size);
 int sp_lint_fuzz_one(sp_lint_kind kind, const unsigned char *data, size_t size)
 {
 	static FILE *null;
