@@ -721,12 +721,37 @@ static bool still_other(pid_t pid, unsigned long long start)
 	       suid != (unsigned)geteuid() && proc_start(pid) == start;
 }
 
+/* the write end the probe's own kill target waits on (-1: none) */
+static int kill_hold = -1;
+
+/* end the probe's own kill target: it exits when kill_hold closes (a
+ * SIGKILL beside, for a target still of our uid) */
+static void end_made(pid_t t)
+{
+	if (kill_hold >= 0) {
+		close(kill_hold);
+		kill_hold = -1;
+	}
+	kill(t, SIGKILL);
+	while (waitpid(t, NULL, 0) < 0 && errno == EINTR)
+		;
+}
+
+/* Every visible process of another uid is tried with signal 0 (a
+ * permission check that delivers nothing): the first one this process may
+ * signal is the target, else the first refused one (the verdict is then
+ * "refused" for all of them). Trying one only would judge by whichever
+ * process /proc lists first: a target in a user namespace this process's
+ * uid owns (every capability there, CapEff or not) is signallable while a
+ * process of the host's refuses. */
 static pid_t kill_target(pid_t *made, unsigned long long *start)
 {
 	*made = 0;
 	*start = 0;
 	DIR *d = opendir("/proc");
 	unsigned scanned = 0;
+	pid_t refused = 0;
+	unsigned long long refused_start = 0;
 	struct dirent *de;
 	while (d && (de = readdir(d)) && scanned < 4096) {
 		if (de->d_name[0] < '1' || de->d_name[0] > '9')
@@ -741,44 +766,74 @@ static pid_t kill_target(pid_t *made, unsigned long long *start)
 		    suid == (unsigned)geteuid())
 			continue;
 		pid_t pid = atoi(de->d_name);
-		closedir(d);
-		*start = proc_start(pid);
-		return pid;
+		unsigned long long st = proc_start(pid);
+		if (kill(pid, 0) == 0 && still_other(pid, st)) {
+			closedir(d);
+			*start = st;
+			return pid;
+		}
+		if (!refused) {
+			refused = pid;
+			refused_start = st;
+		}
 	}
 	if (d)
 		closedir(d);
+	if (refused) {
+		*start = refused_start;
+		return refused;
+	}
 	/* none visible: a child that moves to another mapped uid (needs
 	 * CAP_SETUID; without it, no target can exist here) */
 	long other = sp_other_mapped_id((unsigned)geteuid(), false);
 	if (other < 0 || (uid_t)other == getuid())
 		return 0;
-	int pfd[2];
-	if (pipe(pfd) < 0)
+	/* The child cannot be signalled once it is another uid (this process
+	 * may lack CAP_KILL: that is what is probed), and the uid change clears
+	 * a death signal set before it. So it sets its death signal after the
+	 * change and waits on a pipe: closing kill_hold ends it, whatever this
+	 * process may signal. */
+	int pfd[2], hold[2];
+	if (pipe2(pfd, O_CLOEXEC) < 0)
 		return 0;
-	pid_t t = fork();
-	if (t < 0) {
+	if (pipe2(hold, O_CLOEXEC) < 0) {
 		close(pfd[0]);
 		close(pfd[1]);
 		return 0;
 	}
-	if (t == 0) {
-		prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+	pid_t parent = getpid();
+	pid_t t = fork();
+	if (t < 0) {
 		close(pfd[0]);
+		close(pfd[1]);
+		close(hold[0]);
+		close(hold[1]);
+		return 0;
+	}
+	if (t == 0) {
+		close(pfd[0]);
+		close(hold[1]);
 		char ok = setresuid((uid_t)other, (uid_t)other, (uid_t)other) == 0 ? 'y' : 'n';
+		prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+		if (getppid() != parent) /* the prober died before the death signal was set */
+			_exit(1);
 		if (write(pfd[1], &ok, 1) != 1)
 			_exit(1);
-		for (;;)
-			pause();
+		char c;
+		while (read(hold[0], &c, 1) < 0 && errno == EINTR)
+			;
+		_exit(0);
 	}
 	close(pfd[1]);
+	close(hold[0]);
 	char ok = 'n';
 	if (read(pfd[0], &ok, 1) != 1)
 		ok = 'n';
 	close(pfd[0]);
 	*made = t;
+	kill_hold = hold[1];
 	if (ok != 'y') {
-		kill(t, SIGKILL);
-		waitpid(t, NULL, 0);
+		end_made(t);
 		*made = 0;
 		return 0;
 	}
@@ -829,10 +884,8 @@ static long pr_kill(void *a)
 			 made ? "made by the probe" : "already running", v, other_ns ? ", in another user namespace (uid_map " : "",
 			 other_ns ? sq : "", other_ns ? ")" : "");
 	}
-	if (made) {
-		kill(made, SIGKILL);
-		waitpid(made, NULL, 0);
-	}
+	if (made)
+		end_made(made);
 	errno = res == 1 ? 0 : e;
 	return res;
 }
