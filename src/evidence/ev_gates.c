@@ -1,4 +1,4 @@
-/* The verdict on a bundle: every hard gate of spec/evidence.md, each with a
+/* The verdict on a bundle: every hard gate of docs/evidence-format.md, each with a
  * stable id, the measured value, the threshold and pass/fail. A gate whose
  * input could not be read fails ("not evaluated: ..."): nothing passes
  * without evidence. Files are parsed in one streaming pass each and hashed
@@ -1787,10 +1787,10 @@ static void check_inventory(state *s)
 static void check_summary(state *s, const struct samples_acc *a)
 {
 	sp_verdict *v = s->v;
-	sp_summary sm;
+	sp_ev_summary sm;
 	char msg[300];
 	_cleanup_free_ char *p = sp_xasprintf("%s/summary.json", s->dir);
-	if (sp_summary_load(&sm, p, &s->hash[KF_SUMMARY], msg, sizeof msg) < 0) {
+	if (sp_ev_summary_load(&sm, p, &s->hash[KF_SUMMARY], msg, sizeof msg) < 0) {
 		gate(v, false, "types.summary", "invalid", "valid", "summary.json: %s", msg);
 		na(v, "summary.consistent", "summary.json is invalid");
 		na(v, "cleanup.status", "summary.json is invalid");
@@ -1822,7 +1822,7 @@ static void check_summary(state *s, const struct samples_acc *a)
 		   !s->meta_ok ? "metadata.txt is invalid"
 		   : !s->ops_ok ? "operations.tsv is invalid"
 				: "resource-samples.tsv is invalid");
-		sp_summary_free(&sm);
+		sp_ev_summary_free(&sm);
 		return;
 	}
 	char f[64] = "", have[64] = "", want[64] = "";
@@ -1877,7 +1877,7 @@ static void check_summary(state *s, const struct samples_acc *a)
 	else
 		gate(v, true, "summary.consistent", "consistent", "consistent",
 		     "summary.json agrees with metadata.txt, operations.tsv and resource-samples.tsv");
-	sp_summary_free(&sm);
+	sp_ev_summary_free(&sm);
 }
 
 /* ---- logs/: bounded and redacted ------------------------------------- */
@@ -2085,6 +2085,9 @@ int sp_verify(const char *dir, const sp_verify_opts *o, sp_verdict *v, sp_error 
 	_cleanup_free_ char *real = realpath(dir, NULL);
 	if (!real)
 		return sp_usage(err, "%s: %s", dir, strerror(errno));
+	/* no verdict without digests: an internal error (exit 3), not a gate */
+	if (sp_ev_sha256_ready(err) < 0)
+		return -1;
 	state *s = sp_xcalloc(1, sizeof *s);
 	struct samples_acc *a = sp_xcalloc(1, sizeof *a);
 	s->dir = real;

@@ -43,7 +43,11 @@ static char *load(const char *path, sp_ev_sha256 *hash, size_t *len, char *msg, 
 		return NULL;
 	}
 	if (hash) {
-		sp_ev_sha256_init(hash);
+		if (sp_ev_sha256_init(hash) < 0) {
+			sp_ev_msg(msg, msgsz, SP_EV_SHA256_INIT_FAILED);
+			free(buf);
+			return NULL;
+		}
 		sp_ev_sha256_update(hash, buf, *len);
 		sp_ev_sha256_final(hash);
 	}
@@ -156,7 +160,7 @@ bool sp_inventory_equal(const sp_inventory *a, const sp_inventory *b, char *msg,
 }
 
 /* ---- summary ----------------------------------------------------------- */
-void sp_summary_free(sp_summary *s)
+void sp_ev_summary_free(sp_ev_summary *s)
 {
 	free(s->run_id);
 	free(s->profile);
@@ -201,7 +205,7 @@ static int get_str(json_t *o, const char *k, char **out, const char *const *allo
 	return 0;
 }
 
-int sp_summary_parse(sp_summary *s, const char *buf, size_t len, char *msg, size_t msgsz)
+int sp_ev_summary_parse(sp_ev_summary *s, const char *buf, size_t len, char *msg, size_t msgsz)
 {
 	static const char *const stops[] = {"duration", "signal", "invariant", "error", NULL};
 	static const char *const cleanups[] = {"ok", "failed", NULL};
@@ -241,18 +245,18 @@ int sp_summary_parse(sp_summary *s, const char *buf, size_t len, char *msg, size
 out:
 	json_decref(j);
 	if (rc < 0)
-		sp_summary_free(s);
+		sp_ev_summary_free(s);
 	return rc;
 }
 
-int sp_summary_load(sp_summary *s, const char *path, sp_ev_sha256 *hash, char *msg, size_t msgsz)
+int sp_ev_summary_load(sp_ev_summary *s, const char *path, sp_ev_sha256 *hash, char *msg, size_t msgsz)
 {
 	size_t len;
 	memset(s, 0, sizeof *s);
 	_cleanup_free_ char *buf = load(path, hash, &len, msg, msgsz);
 	if (!buf)
 		return -1;
-	return sp_summary_parse(s, buf, len, msg, msgsz);
+	return sp_ev_summary_parse(s, buf, len, msg, msgsz);
 }
 
 /* ---- baseline ---------------------------------------------------------- */

@@ -12,7 +12,7 @@
  *   if (rc < 0) ... r.msg names file, line and column
  *   sp_rows_close(&r); sp_meta_free(&m);
  * and the same with sp_samples_next, sp_latency_next, sp_caps_next and
- * sp_faults_next; sp_inventory_load and sp_summary_load for the JSON files;
+ * sp_faults_next; sp_inventory_load and sp_ev_summary_load for the JSON files;
  * sp_ev_manifest_build to write a MANIFEST; sp_verify for the whole verdict. */
 #ifndef SP_EVIDENCE_H
 #define SP_EVIDENCE_H
@@ -23,6 +23,7 @@
 #include <stdio.h>
 
 #include "core/error.h"
+#include "evidence/ev_io.h"
 
 #define SP_EVIDENCE_SCHEMA "sandprobe.evidence.v1"
 #define SP_INVENTORY_SCHEMA "sandprobe.inventory.v1"
@@ -35,8 +36,6 @@
 /* logs/ files: 64 KiB plus the "[... N bytes elided ...]" line */
 #define SP_EV_MAX_LOG (65536 + 128)
 
-/* vsnprintf into msg; returns -1 (the parsers' error return) */
-int sp_ev_msg(char *msg, size_t msgsz, const char *fmt, ...) SP_PRINTF(3, 4);
 
 /* ---- values ----------------------------------------------------------- */
 /* Non-negative decimal "123" or "12.345" (no sign, exponent, inf or nan).
@@ -106,14 +105,6 @@ char *sp_secret_redact_into(const char *text, size_t len, char *out, size_t *cap
  * *hits, and the first one's line and shape. 0, or -1 when unavailable. */
 int sp_secret_scan(char *buf, size_t len, unsigned *first_line, const char **first_name, size_t *hits);
 
-/* Open a bundle file for reading: never follows a symlink, never blocks on
- * a fifo; -errno (-EINVAL: not a regular file). */
-int sp_ev_open_regular(const char *path);
-/* Whole regular file (at most max bytes, else EFBIG) NUL-terminated, or NULL
- * with *errnum. */
-char *sp_ev_read_all(const char *path, size_t max, size_t *len, int *errnum);
-/* "missing", "not a regular file", "a symlink", "too large" or strerror */
-const char *sp_ev_strerror(int e);
 
 /* ---- metadata.txt ----------------------------------------------------- */
 typedef struct sp_kv {
@@ -140,7 +131,6 @@ typedef struct sp_meta {
 	sp_thresholds th;
 } sp_meta;
 
-typedef struct sp_ev_sha256 sp_ev_sha256;
 /* Generic key=value parser (one key once, "key=value" per line, newline at
  * the end). 0, or -1 with msg ("line N: ..."). */
 int sp_kv_parse_buf(const char *buf, size_t len, sp_kv **out, size_t *n, char *msg, size_t msgsz);
@@ -346,28 +336,17 @@ int sp_inventory_load(sp_inventory *inv, const char *path, sp_ev_sha256 *hash, c
 bool sp_inventory_equal(const sp_inventory *a, const sp_inventory *b, char *msg, size_t msgsz);
 void sp_inventory_free(sp_inventory *inv);
 
-typedef struct sp_summary {
+typedef struct sp_ev_summary {
 	char *run_id, *profile, *stop_condition, *cleanup, *evidence_path;
 	double requested_duration_s, measured_duration_s, span_s, max_gap_s, warmup_end_s;
 	long long sample_count, periodic_samples;
 	long long ops_total, ops_ok, ops_fail, ops_expected_fault, unexpected_failures;
-} sp_summary;
-int sp_summary_parse(sp_summary *s, const char *buf, size_t len, char *msg, size_t msgsz);
-int sp_summary_load(sp_summary *s, const char *path, sp_ev_sha256 *hash, char *msg, size_t msgsz);
-void sp_summary_free(sp_summary *s);
+} sp_ev_summary;
+int sp_ev_summary_parse(sp_ev_summary *s, const char *buf, size_t len, char *msg, size_t msgsz);
+int sp_ev_summary_load(sp_ev_summary *s, const char *path, sp_ev_sha256 *hash, char *msg, size_t msgsz);
+void sp_ev_summary_free(sp_ev_summary *s);
 
-/* ---- hashing, MANIFEST, signature -------------------------------------- */
-struct sp_ev_sha256 {
-	void *ctx; /* EVP_MD_CTX */
-	bool done;
-	unsigned char digest[32];
-};
-void sp_ev_sha256_init(sp_ev_sha256 *h);
-void sp_ev_sha256_update(sp_ev_sha256 *h, const void *p, size_t n);
-void sp_ev_sha256_final(sp_ev_sha256 *h); /* fills digest, frees ctx */
-void sp_ev_sha256_free(sp_ev_sha256 *h);
-/* hash a whole file in chunks; 0 or -errno; *size gets its length */
-int sp_ev_sha256_file(const char *path, unsigned char digest[32], unsigned long long *size);
+/* ---- MANIFEST, signature (hashing: ev_io.h) ----------------------------- */
 
 typedef struct sp_ev_manifest_entry {
 	char *path;
@@ -395,10 +374,6 @@ int sp_sig_verify(void *pkey, const void *data, size_t len, const char *sig_b64,
 		  size_t msgsz);
 
 /* ---- the writing side (ev_write.c: soak and keygen) -------------------- */
-/* n bytes as 2n lowercase hex digits and a NUL */
-void sp_ev_hex(const unsigned char *d, size_t n, char *out);
-/* sp_ev_sha256_file as 64 hex digits; 0 or -errno */
-int sp_ev_sha256_file_hex(const char *path, char hex[65]);
 /* Ed25519 signature of data as MANIFEST.sig holds it: one line of base64
  * (88 characters and a newline, NUL-terminated); 0 or -1. */
 int sp_ev_sign(void *pkey, const void *data, size_t len, char sig_b64[90], size_t *siglen);

@@ -12,9 +12,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	const char *doc = (const char *)data + 1;
 	if (data[0] & 1) {
-		sp_summary s;
-		if (sp_summary_parse(&s, doc, size - 1, msg, sizeof msg) == 0)
-			sp_summary_free(&s);
+		sp_ev_summary s;
+		if (sp_ev_summary_parse(&s, doc, size - 1, msg, sizeof msg) == 0)
+			sp_ev_summary_free(&s);
 	} else {
 		sp_inventory a;
 		if (sp_inventory_parse(&a, doc, size - 1, msg, sizeof msg) == 0) {

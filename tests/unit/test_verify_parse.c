@@ -264,24 +264,24 @@ static void json_docs(void)
 	const char *dupkey = "{\"schema\":\"sandprobe.inventory.v1\",\"schema\":\"x\",\"resources\":[]}";
 	ok(sp_inventory_parse(&a, dupkey, strlen(dupkey), msg, sizeof msg) < 0, "duplicate JSON key rejected");
 
-	sp_summary s;
+	sp_ev_summary s;
 	const char *sum = "{\"schema\":\"sandprobe.summary.v1\",\"run_id\":\"r\",\"profile\":\"custom\","
 			  "\"requested_duration_s\":60,\"measured_duration_s\":60.5,\"sample_count\":6,\"periodic_samples\":4,"
 			  "\"span_s\":60,\"max_gap_s\":10,\"warmup_end_s\":5,\"operations\":{\"total\":3,\"ok\":2,\"fail\":1,"
 			  "\"expected_fault\":0},\"unexpected_failures\":1,\"stop_condition\":\"duration\",\"cleanup\":\"ok\","
 			  "\"evidence_path\":\"/x\"}";
-	ok(sp_summary_parse(&s, sum, strlen(sum), msg, sizeof msg) == 0, "summary parses");
+	ok(sp_ev_summary_parse(&s, sum, strlen(sum), msg, sizeof msg) == 0, "summary parses");
 	ok(s.ops_fail == 1 && s.measured_duration_s == 60.5 && !strcmp(s.stop_condition, "duration"), "summary typed");
-	sp_summary_free(&s);
+	sp_ev_summary_free(&s);
 	char *badsum = strdup(sum);
 	char *p = strstr(badsum, "\"sample_count\":6");
 	memcpy(p + 15, "\"", 1);
-	ok(sp_summary_parse(&s, badsum, strlen(badsum), msg, sizeof msg) < 0, "malformed summary rejected");
+	ok(sp_ev_summary_parse(&s, badsum, strlen(badsum), msg, sizeof msg) < 0, "malformed summary rejected");
 	free(badsum);
 	char *badstop = strdup(sum);
 	p = strstr(badstop, "duration\",\"cleanup");
 	memcpy(p, "whatever", 8);
-	ok(sp_summary_parse(&s, badstop, strlen(badstop), msg, sizeof msg) < 0, "unknown stop_condition rejected");
+	ok(sp_ev_summary_parse(&s, badstop, strlen(badstop), msg, sizeof msg) < 0, "unknown stop_condition rejected");
 	like_str(msg, "stop_condition", "field named");
 	free(badstop);
 
