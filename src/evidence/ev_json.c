@@ -271,14 +271,6 @@ void sp_baseline_free(sp_baseline *b)
 	memset(b, 0, sizeof *b);
 }
 
-const sp_baseline_entry *sp_baseline_get(const sp_baseline *b, const char *scenario)
-{
-	for (size_t i = 0; b && i < b->n; i++)
-		if (!strcmp(b->v[i].scenario, scenario))
-			return &b->v[i];
-	return NULL;
-}
-
 int sp_baseline_load(sp_baseline *b, const char *path, char *msg, size_t msgsz)
 {
 	size_t len;

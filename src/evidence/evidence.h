@@ -420,7 +420,6 @@ typedef struct sp_baseline {
 	size_t n;
 } sp_baseline;
 int sp_baseline_load(sp_baseline *b, const char *path, char *msg, size_t msgsz);
-const sp_baseline_entry *sp_baseline_get(const sp_baseline *b, const char *scenario);
 void sp_baseline_free(sp_baseline *b);
 
 /* ---- the verdict ------------------------------------------------------- */
