@@ -277,12 +277,12 @@ static size_t last_of_phase(const ctx *c, const char *phase)
 
 static void read_samples(ctx *c)
 {
-	char msg[300];
+	sp_error e;
 	const char *const *ctr = c->cluster ? cluster_counters : host_counters;
 	size_t nctr = c->cluster ? SP_ARRAY_SIZE(cluster_counters) : SP_ARRAY_SIZE(host_counters);
-	if (a3s_table_load(&c->t, c->dir, "resource-samples.tsv", msg, sizeof msg) < 0) {
-		GATE(false, SP_GREF(A3S_SAMPLES_COLUMNS), "unreadable", "all required", "%s", msg);
-		sp_verdict_na(c->v, SP_GREF(A3S_SAMPLES_TYPES), msg);
+	if (a3s_table_load(&c->t, c->dir, "resource-samples.tsv", &e) < 0) {
+		GATE(false, SP_GREF(A3S_SAMPLES_COLUMNS), "unreadable", "all required", "%s", e.msg);
+		sp_verdict_na(c->v, SP_GREF(A3S_SAMPLES_TYPES), e.msg);
 		return;
 	}
 	c->t_loaded = true;
@@ -634,9 +634,9 @@ static void gate_host_files(ctx *c)
  * failure writes why and returns false */
 static bool kubectl_ok(ctx *c, const char *name, a3s_text *x, char *why, size_t whysz)
 {
-	char msg[200];
-	if (a3s_text_load(x, c->dir, name, msg, sizeof msg) < 0) {
-		snprintf(why, whysz, "%s", msg);
+	sp_error e;
+	if (a3s_text_load(x, c->dir, name, &e) < 0) {
+		snprintf(why, whysz, "%s", e.msg);
 		return false;
 	}
 	unsigned l = a3s_kubectl_error(x);
@@ -752,9 +752,9 @@ static bool exec_ok(ctx *c, struct cl *k, const char *name, bool nodes, const ch
 		    size_t whysz)
 {
 	a3s_text x;
-	char msg[200];
-	if (a3s_text_load(&x, c->dir, name, msg, sizeof msg) < 0)
-		return snprintf(why, whysz, "%s", msg), false;
+	sp_error e;
+	if (a3s_text_load(&x, c->dir, name, &e) < 0)
+		return snprintf(why, whysz, "%s", e.msg), false;
 	bool ok = false;
 	a3s_rows rs = {0};
 	if (!a3s_line_starting(&x, "pod="))
@@ -1206,9 +1206,9 @@ static void gate_cluster(ctx *c)
 		if (kubectl_ok(c, "post-cleanup-namespace.txt", &nsx, why, sizeof why) &&
 		    kubectl_ok(c, "post-cleanup-get-all.txt", &gax, why, sizeof why)) {
 			a3s_table pc;
-			char msg[300];
-			if (a3s_table_load(&pc, c->dir, "post-cleanup-counts.tsv", msg, sizeof msg) < 0) {
-				snprintf(why, sizeof why, "%s", msg);
+			sp_error e;
+			if (a3s_table_load(&pc, c->dir, "post-cleanup-counts.tsv", &e) < 0) {
+				snprintf(why, sizeof why, "%s", e.msg);
 			} else {
 				static const char *const cols[] = {"smoke_daemonsets", "smoke_pods", "complex_pods", "churn_jobs",
 								   "churn_pods"};
@@ -1298,9 +1298,10 @@ int sp_a3s_verify(const char *dir, const sp_verify_opts *o, sp_verdict *v, sp_er
 	v->input = sp_xstrdup("a3s");
 	v->profile = sp_xstrdup(o->profile ? o->profile : "none");
 
-	char msg[300], why[300];
-	if (a3s_kv_load(&c->meta, c->dir, "metadata.txt", msg, sizeof msg) < 0) {
-		GATE(false, SP_GREF(A3S_METADATA), "unreadable", "valid", "%s", msg);
+	char why[300];
+	sp_error e;
+	if (a3s_kv_load(&c->meta, c->dir, "metadata.txt", &e) < 0) {
+		GATE(false, SP_GREF(A3S_METADATA), "unreadable", "valid", "%s", e.msg);
 		return 0;
 	}
 	/* a dry run proves only its metadata: accepted with --allow-dry-run and
@@ -1358,9 +1359,9 @@ int sp_a3s_verify(const char *dir, const sp_verify_opts *o, sp_verdict *v, sp_er
 		else
 			GATE(true, SP_GREF(A3S_DRY_RUN), "0", "0", "metadata.txt: dry_run=0 (a completed run)");
 	}
-	char summsg[300];
-	c->have_sum = a3s_kv_load(&c->sum, c->dir, "summary.txt", summsg, sizeof summsg) == 0;
-	gate_result(c, summsg);
+	sp_error summsg = {0};
+	c->have_sum = a3s_kv_load(&c->sum, c->dir, "summary.txt", &summsg) == 0;
+	gate_result(c, summsg.msg);
 	if (!c->cluster)
 		gate_iterations(c);
 	read_samples(c);
