@@ -1684,14 +1684,15 @@ static void check_inventory(state *s)
 {
 	sp_verdict *v = s->v;
 	sp_inventory a = {0}, b = {0};
-	char ma[300], mb[300], msg[400];
+	sp_error ma, mb;
+	char msg[400];
 	_cleanup_free_ char *pa = sp_xasprintf("%s/inventory-start.json", s->dir);
 	_cleanup_free_ char *pb = sp_xasprintf("%s/inventory-final.json", s->dir);
-	int ra = sp_inventory_load(&a, pa, &s->hash[KF_INV_START], ma, sizeof ma);
-	int rb = sp_inventory_load(&b, pb, &s->hash[KF_INV_FINAL], mb, sizeof mb);
+	int ra = sp_inventory_load(&a, pa, &s->hash[KF_INV_START], &ma);
+	int rb = sp_inventory_load(&b, pb, &s->hash[KF_INV_FINAL], &mb);
 	if (ra < 0 || rb < 0) {
 		snprintf(msg, sizeof msg, "%s: %s", ra < 0 ? "inventory-start.json" : "inventory-final.json",
-			 ra < 0 ? ma : mb);
+			 ra < 0 ? ma.msg : mb.msg);
 		gate(v, false, SP_GFAM(TYPES, "inventory"), "invalid", "valid", "%s", msg);
 		na(v, SP_GREF(CLEANUP_INVENTORY), msg);
 	} else {
@@ -1714,10 +1715,10 @@ static void check_summary(state *s, const struct samples_acc *a)
 {
 	sp_verdict *v = s->v;
 	sp_ev_summary sm;
-	char msg[300];
+	sp_error msg;
 	_cleanup_free_ char *p = sp_xasprintf("%s/summary.json", s->dir);
-	if (sp_ev_summary_load(&sm, p, &s->hash[KF_SUMMARY], msg, sizeof msg) < 0) {
-		gate(v, false, SP_GFAM(TYPES, "summary"), "invalid", "valid", "summary.json: %s", msg);
+	if (sp_ev_summary_load(&sm, p, &s->hash[KF_SUMMARY], &msg) < 0) {
+		gate(v, false, SP_GFAM(TYPES, "summary"), "invalid", "valid", "summary.json: %s", msg.msg);
 		na(v, SP_GREF(SUMMARY_CONSISTENT), "summary.json is invalid");
 		na(v, SP_GREF(CLEANUP_STATUS), "summary.json is invalid");
 		na(v, SP_GREF(RUN_COMPLETED), "summary.json is invalid");

@@ -329,9 +329,9 @@ typedef struct sp_inventory {
 	sp_res_id *v;
 	size_t n;
 } sp_inventory;
-/* parse an inventory document; 0 or -1 with msg */
-int sp_inventory_parse(sp_inventory *inv, const char *buf, size_t len, char *msg, size_t msgsz);
-int sp_inventory_load(sp_inventory *inv, const char *path, sp_ev_sha256 *hash, char *msg, size_t msgsz);
+/* parse an inventory document; 0 or -1 with err (usage: a bad file) */
+int sp_inventory_parse(sp_inventory *inv, const char *buf, size_t len, sp_error *err);
+int sp_inventory_load(sp_inventory *inv, const char *path, sp_ev_sha256 *hash, sp_error *err);
 /* set equality of (type,id); on difference msg names the first one */
 bool sp_inventory_equal(const sp_inventory *a, const sp_inventory *b, char *msg, size_t msgsz);
 void sp_inventory_free(sp_inventory *inv);
@@ -342,8 +342,9 @@ typedef struct sp_ev_summary {
 	long long sample_count, periodic_samples;
 	long long ops_total, ops_ok, ops_fail, ops_expected_fault, unexpected_failures;
 } sp_ev_summary;
-int sp_ev_summary_parse(sp_ev_summary *s, const char *buf, size_t len, char *msg, size_t msgsz);
-int sp_ev_summary_load(sp_ev_summary *s, const char *path, sp_ev_sha256 *hash, char *msg, size_t msgsz);
+/* 0, or -1 with err: usage (a bad file), internal when no digest can start */
+int sp_ev_summary_parse(sp_ev_summary *s, const char *buf, size_t len, sp_error *err);
+int sp_ev_summary_load(sp_ev_summary *s, const char *path, sp_ev_sha256 *hash, sp_error *err);
 void sp_ev_summary_free(sp_ev_summary *s);
 
 /* ---- MANIFEST, signature (hashing: ev_io.h) ----------------------------- */

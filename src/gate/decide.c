@@ -202,7 +202,8 @@ static void load_bundle(sp_gbundle *b, const char *dir, void *pubkey, bool keep)
 		b->ended = b->started;
 		sp_ev_summary s;
 		_cleanup_free_ char *sp = sp_xasprintf("%s/summary.json", dir);
-		if (sp_ev_summary_load(&s, sp, NULL, msg, sizeof msg) == 0) {
+		sp_error se;
+		if (sp_ev_summary_load(&s, sp, NULL, &se) == 0) {
 			if (isfinite(s.measured_duration_s) && s.measured_duration_s > 0 && s.measured_duration_s < 1e9)
 				b->ended = b->started + (time_t)ceil(s.measured_duration_s);
 			sp_ev_summary_free(&s);
