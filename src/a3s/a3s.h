@@ -27,8 +27,8 @@ typedef struct a3s_kv {
 	bool suites_colon;  /* a "selected_suites:" line (A3S detects a host bundle by it too) */
 } a3s_kv;
 
-/* 0, or -1 with msg (missing, empty, too large) */
-int a3s_kv_load(a3s_kv *kv, const char *dir, const char *name, char *msg, size_t msgsz);
+/* 0, or -1 with err (usage: missing, empty, too large) */
+int a3s_kv_load(a3s_kv *kv, const char *dir, const char *name, sp_error *err);
 void a3s_kv_parse(a3s_kv *kv, const char *buf, size_t len);
 const char *a3s_kv_get(const a3s_kv *kv, const char *key);
 /* the line of key, 0 when absent */
@@ -49,9 +49,9 @@ typedef struct a3s_table {
 	unsigned *line;
 	size_t nrow;
 } a3s_table;
-/* 0; -1 with msg naming file and line (missing, empty, no header, a column
+/* 0; -1 with err (usage) naming file and line (missing, empty, no header, a column
  * twice, a row of the wrong width, control characters) */
-int a3s_table_load(a3s_table *t, const char *dir, const char *name, char *msg, size_t msgsz);
+int a3s_table_load(a3s_table *t, const char *dir, const char *name, sp_error *err);
 int a3s_table_col(const a3s_table *t, const char *name);
 const char *a3s_cell(const a3s_table *t, size_t row, int col);
 void a3s_table_free(a3s_table *t);
@@ -73,8 +73,8 @@ typedef struct a3s_rows {
 	a3s_row *r;
 	size_t n;
 } a3s_rows;
-/* 0; -1 with msg "missing" / "empty" / "larger than ..." */
-int a3s_text_load(a3s_text *x, const char *dir, const char *name, char *msg, size_t msgsz);
+/* 0; -1 with err (usage) "NAME: missing" / "NAME: empty" / "NAME: larger than ..." */
+int a3s_text_load(a3s_text *x, const char *dir, const char *name, sp_error *err);
 void a3s_text_free(a3s_text *x);
 /* line of the first kubectl collection error ("Error from server", "The
  * connection to the server", "Unable to connect", "error: " at the start of

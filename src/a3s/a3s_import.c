@@ -381,7 +381,7 @@ static int emit(const char *src, const char *out, bool cluster, const a3s_kv *mp
 
 int sp_a3s_import(const char *src, const char *out, enum sp_a3s_kind kind, sp_error *err)
 {
-	char msg[300];
+	sp_error e;
 	struct stat st;
 	if (stat(src, &st) < 0 || !S_ISDIR(st.st_mode))
 		return sp_usage(err, "%s: %s", src, errno ? strerror(errno) : "not a directory");
@@ -391,8 +391,8 @@ int sp_a3s_import(const char *src, const char *out, enum sp_a3s_kind kind, sp_er
 	struct absent ab = {.json = json_array()};
 	double *ep = NULL;
 
-	if (a3s_kv_load(&meta, src, "metadata.txt", msg, sizeof msg) < 0) {
-		sp_usage(err, "%s/%s", src, msg);
+	if (a3s_kv_load(&meta, src, "metadata.txt", &e) < 0) {
+		sp_usage(err, "%s/%s", src, e.msg);
 		goto out;
 	}
 	if (kind == SP_A3S_AUTO) {
@@ -407,9 +407,9 @@ int sp_a3s_import(const char *src, const char *out, enum sp_a3s_kind kind, sp_er
 		goto out;
 	}
 	bool cluster = kind == SP_A3S_CLUSTER;
-	bool have_sum = a3s_kv_load(&sum, src, "summary.txt", msg, sizeof msg) == 0;
-	if (a3s_table_load(&t, src, "resource-samples.tsv", msg, sizeof msg) < 0) {
-		sp_usage(err, "%s/%s", src, msg);
+	bool have_sum = a3s_kv_load(&sum, src, "summary.txt", &e) == 0;
+	if (a3s_table_load(&t, src, "resource-samples.tsv", &e) < 0) {
+		sp_usage(err, "%s/%s", src, e.msg);
 		goto out;
 	}
 	int cts = a3s_table_col(&t, "timestamp"), cph = a3s_table_col(&t, "phase");

@@ -7,21 +7,21 @@
 
 #include "core/util.h"
 
-static char *load(const char *dir, const char *name, size_t *len, char *msg, size_t msgsz)
+static char *load(const char *dir, const char *name, size_t *len, sp_error *err)
 {
 	_cleanup_free_ char *p = sp_xasprintf("%s/%s", dir, name);
 	int e = 0;
 	char *buf = sp_ev_read_all(p, A3S_MAX_FILE, len, &e);
 	if (!buf) {
 		if (e == EFBIG)
-			sp_ev_msg(msg, msgsz, "%s: larger than %u MiB", name, A3S_MAX_FILE >> 20);
+			sp_usage(err, "%s: larger than %u MiB", name, A3S_MAX_FILE >> 20);
 		else
-			sp_ev_msg(msg, msgsz, "%s: %s", name, sp_ev_strerror(e));
+			sp_usage(err, "%s: %s", name, sp_ev_strerror(e));
 		return NULL;
 	}
 	if (*len == 0) {
 		free(buf);
-		sp_ev_msg(msg, msgsz, "%s: empty", name);
+		sp_usage(err, "%s: empty", name);
 		return NULL;
 	}
 	return buf;
@@ -82,11 +82,11 @@ void a3s_kv_parse(a3s_kv *kv, const char *buf, size_t len)
 	}
 }
 
-int a3s_kv_load(a3s_kv *kv, const char *dir, const char *name, char *msg, size_t msgsz)
+int a3s_kv_load(a3s_kv *kv, const char *dir, const char *name, sp_error *err)
 {
 	memset(kv, 0, sizeof *kv);
 	size_t len = 0;
-	_cleanup_free_ char *buf = load(dir, name, &len, msg, msgsz);
+	_cleanup_free_ char *buf = load(dir, name, &len, err);
 	if (!buf)
 		return -1;
 	a3s_kv_parse(kv, buf, len);
@@ -122,16 +122,16 @@ void a3s_table_free(a3s_table *t)
 	memset(t, 0, sizeof *t);
 }
 
-int a3s_table_load(a3s_table *t, const char *dir, const char *name, char *msg, size_t msgsz)
+int a3s_table_load(a3s_table *t, const char *dir, const char *name, sp_error *err)
 {
 	memset(t, 0, sizeof *t);
 	size_t len = 0;
-	t->copy = load(dir, name, &len, msg, msgsz);
+	t->copy = load(dir, name, &len, err);
 	if (!t->copy)
 		return -1;
 	if (memchr(t->copy, '\0', len)) {
 		a3s_table_free(t);
-		return sp_ev_msg(msg, msgsz, "%s: contains a NUL byte", name);
+		return sp_usage(err, "%s: contains a NUL byte", name);
 	}
 	size_t cap = 0;
 	unsigned line = 0;
@@ -154,7 +154,7 @@ int a3s_table_load(a3s_table *t, const char *dir, const char *name, char *msg, s
 			if ((unsigned char)*c < 0x20 && *c != '\t') {
 				unsigned bad = (unsigned char)*c;
 				a3s_table_free(t);
-				return sp_ev_msg(msg, msgsz, "%s line %u: control character 0x%02x", name, line, bad);
+				return sp_usage(err, "%s line %u: control character 0x%02x", name, line, bad);
 			}
 		/* split at tabs */
 		size_t nf = 1;
@@ -171,10 +171,10 @@ int a3s_table_load(a3s_table *t, const char *dir, const char *name, char *msg, s
 				t->hdr[k] = f;
 				if (!*f) {
 					a3s_table_free(t);
-					return sp_ev_msg(msg, msgsz, "%s line 1: header column %zu is empty", name, k + 1);
+					return sp_usage(err, "%s line 1: header column %zu is empty", name, k + 1);
 				}
 				if (sp_strset_put(&cols, f, strlen(f), k) != SIZE_MAX) {
-					int r = sp_ev_msg(msg, msgsz, "%s line 1: column '%.60s' appears twice in the header", name, f);
+					int r = sp_usage(err, "%s line 1: column '%.60s' appears twice in the header", name, f);
 					a3s_table_free(t);
 					return r;
 				}
@@ -183,7 +183,7 @@ int a3s_table_load(a3s_table *t, const char *dir, const char *name, char *msg, s
 		} else {
 			if (nf != t->ncol) {
 				a3s_table_free(t);
-				return sp_ev_msg(msg, msgsz, "%s line %u: %zu fields, the header has %zu", name, line, nf,
+				return sp_usage(err, "%s line %u: %zu fields, the header has %zu", name, line, nf,
 						 t->ncol);
 			}
 			if (t->nrow == cap) {
@@ -220,10 +220,10 @@ const char *a3s_cell(const a3s_table *t, size_t row, int col)
 }
 
 /* ---- text artifacts ------------------------------------------------------ */
-int a3s_text_load(a3s_text *x, const char *dir, const char *name, char *msg, size_t msgsz)
+int a3s_text_load(a3s_text *x, const char *dir, const char *name, sp_error *err)
 {
 	memset(x, 0, sizeof *x);
-	x->buf = load(dir, name, &x->len, msg, msgsz);
+	x->buf = load(dir, name, &x->len, err);
 	return x->buf ? 0 : -1;
 }
 
@@ -335,9 +335,9 @@ void a3s_rows_free(a3s_rows *rs)
 /* ---- which bundle is this ------------------------------------------------ */
 enum sp_input sp_input_detect(const char *dir)
 {
-	char msg[200];
+	sp_error e;
 	a3s_kv kv;
-	if (a3s_kv_load(&kv, dir, "metadata.txt", msg, sizeof msg) < 0)
+	if (a3s_kv_load(&kv, dir, "metadata.txt", &e) < 0)
 		return SP_INPUT_SANDPROBE; /* and metadata.txt's gates say what is wrong */
 	enum sp_input in = SP_INPUT_SANDPROBE;
 	const char *schema = a3s_kv_get(&kv, "schema"), *rc = a3s_kv_get(&kv, "runtime_class");

@@ -197,58 +197,58 @@ static const char *check_meta(ctx *c, char *why, size_t whysz)
 static void gate_result(ctx *c, const char *summsg)
 {
 	if (!c->have_sum) {
-		GATE(false, "a3s.result", "missing", "pass", "%s", summsg);
+		GATE(false, SP_GREF(A3S_RESULT), "missing", "pass", "%s", summsg);
 		return;
 	}
 	if (c->sum.conflict[0]) {
-		GATE(false, "a3s.result", "conflict", "pass", "summary.txt %s", c->sum.conflict);
+		GATE(false, SP_GREF(A3S_RESULT), "conflict", "pass", "summary.txt %s", c->sum.conflict);
 		return;
 	}
 	const char *r = a3s_kv_get(&c->sum, "result");
 	if (r && !strcmp(r, "pass")) {
-		GATE(true, "a3s.result", "pass", "pass", "summary.txt: result=pass");
+		GATE(true, SP_GREF(A3S_RESULT), "pass", "pass", "summary.txt: result=pass");
 		return;
 	}
 	if (r && !strcmp(r, "fail")) {
 		const char *fi = a3s_kv_get(&c->sum, "failed_iterations"), *ec = a3s_kv_get(&c->sum, "exit_code"),
 			   *fa = a3s_kv_get(&c->sum, "failed_at"), *fc = a3s_kv_get(&c->sum, "failed_command");
 		if (c->cluster)
-			GATE(false, "a3s.result", "fail", "pass",
+			GATE(false, SP_GREF(A3S_RESULT), "fail", "pass",
 			     "summary.txt: the cluster soak failed: exit_code=%.20s failed_at=%.60s failed_command=%.80s",
 			     ec ? ec : "missing", fa ? fa : "missing", fc ? fc : "missing");
 		else
-			GATE(false, "a3s.result", "fail", "pass",
+			GATE(false, SP_GREF(A3S_RESULT), "fail", "pass",
 			     "summary.txt: the host soak failed: failed_iterations=%.20s exit_code=%.20s failed_at=%.60s failed_command=%.80s",
 			     fi ? fi : "missing", ec ? ec : "not-recorded", fa ? fa : "not-recorded", fc ? fc : "not-recorded");
 		return;
 	}
-	GATE(false, "a3s.result", r ? r : "missing", "pass", "summary.txt: result is %.40s (not pass)",
+	GATE(false, SP_GREF(A3S_RESULT), r ? r : "missing", "pass", "summary.txt: result is %.40s (not pass)",
 	     r ? (*r ? r : "empty") : "missing");
 }
 
 static void gate_iterations(ctx *c)
 {
 	if (!c->have_sum) {
-		sp_verdict_na(c->v, "a3s.iterations", "summary.txt is missing");
+		sp_verdict_na(c->v, SP_GREF(A3S_ITERATIONS), "summary.txt is missing");
 		return;
 	}
 	long long it = 0, fi = 0;
 	const char *its = a3s_kv_get(&c->sum, "iterations"), *fis = a3s_kv_get(&c->sum, "failed_iterations");
 	char m[48];
 	if (!a3s_is_uint(its, &it))
-		GATE(false, "a3s.iterations", its ? its : "missing", "> 0", "summary.txt: iterations '%.20s' is not a non-negative integer",
+		GATE(false, SP_GREF(A3S_ITERATIONS), its ? its : "missing", "> 0", "summary.txt: iterations '%.20s' is not a non-negative integer",
 		     its ? its : "missing");
 	else if (it == 0)
-		GATE(false, "a3s.iterations", "0", "> 0", "summary.txt: the host soak ran zero iterations");
+		GATE(false, SP_GREF(A3S_ITERATIONS), "0", "> 0", "summary.txt: the host soak ran zero iterations");
 	else if (!a3s_is_uint(fis, &fi))
-		GATE(false, "a3s.iterations", fis ? fis : "missing", "0 failed",
+		GATE(false, SP_GREF(A3S_ITERATIONS), fis ? fis : "missing", "0 failed",
 		     "summary.txt: failed_iterations '%.20s' is not a non-negative integer", fis ? fis : "missing");
 	else if (fi != 0) {
 		snprintf(m, sizeof m, "%lld failed", fi);
-		GATE(false, "a3s.iterations", m, "0 failed", "summary.txt: the host soak reported failed_iterations=%lld", fi);
+		GATE(false, SP_GREF(A3S_ITERATIONS), m, "0 failed", "summary.txt: the host soak reported failed_iterations=%lld", fi);
 	} else {
 		snprintf(m, sizeof m, "%lld, 0 failed", it);
-		GATE(true, "a3s.iterations", m, "> 0, 0 failed", "%lld iteration(s), none failed", it);
+		GATE(true, SP_GREF(A3S_ITERATIONS), m, "> 0, 0 failed", "%lld iteration(s), none failed", it);
 	}
 }
 
@@ -277,12 +277,12 @@ static size_t last_of_phase(const ctx *c, const char *phase)
 
 static void read_samples(ctx *c)
 {
-	char msg[300];
+	sp_error e;
 	const char *const *ctr = c->cluster ? cluster_counters : host_counters;
 	size_t nctr = c->cluster ? SP_ARRAY_SIZE(cluster_counters) : SP_ARRAY_SIZE(host_counters);
-	if (a3s_table_load(&c->t, c->dir, "resource-samples.tsv", msg, sizeof msg) < 0) {
-		GATE(false, "a3s.samples.columns", "unreadable", "all required", "%s", msg);
-		sp_verdict_na(c->v, "a3s.samples.types", msg);
+	if (a3s_table_load(&c->t, c->dir, "resource-samples.tsv", &e) < 0) {
+		GATE(false, SP_GREF(A3S_SAMPLES_COLUMNS), "unreadable", "all required", "%s", e.msg);
+		sp_verdict_na(c->v, SP_GREF(A3S_SAMPLES_TYPES), e.msg);
 		return;
 	}
 	c->t_loaded = true;
@@ -293,22 +293,22 @@ static void read_samples(ctx *c)
 		if (a3s_table_col(&c->t, ctr[i]) < 0)
 			missing = ctr[i];
 	if (missing) {
-		GATE(false, "a3s.samples.columns", missing, "all required",
+		GATE(false, SP_GREF(A3S_SAMPLES_COLUMNS), missing, "all required",
 		     "resource-samples.tsv: required column '%s' missing from the header", missing);
-		sp_verdict_na(c->v, "a3s.samples.types", "a required column is missing");
+		sp_verdict_na(c->v, SP_GREF(A3S_SAMPLES_TYPES), "a required column is missing");
 		return;
 	}
-	GATE(true, "a3s.samples.columns", "all required", "all required",
+	GATE(true, SP_GREF(A3S_SAMPLES_COLUMNS), "all required", "all required",
 	     "resource-samples.tsv: timestamp, phase and the %s counters present", c->label);
 	if (c->t.nrow == 0) {
-		GATE(false, "a3s.samples.types", "0 rows", "every value typed", "resource-samples.tsv: no sample rows");
+		GATE(false, SP_GREF(A3S_SAMPLES_TYPES), "0 rows", "every value typed", "resource-samples.tsv: no sample rows");
 		return;
 	}
 	c->ep = sp_xcalloc(c->t.nrow, sizeof *c->ep);
 	for (size_t r = 0; r < c->t.nrow; r++) {
 		const char *ts = a3s_cell(&c->t, r, cts);
 		if (sp_ev_parse_iso8601(ts, strlen(ts), &c->ep[r]) < 0) {
-			GATE(false, "a3s.samples.types", "invalid", "every value typed",
+			GATE(false, SP_GREF(A3S_SAMPLES_TYPES), "invalid", "every value typed",
 			     "resource-samples.tsv line %u: timestamp '%.40s' is not an ISO 8601 UTC time of a real date",
 			     c->t.line[r], ts);
 			return;
@@ -317,7 +317,7 @@ static void read_samples(ctx *c)
 			long long x;
 			const char *val = a3s_cell(&c->t, r, a3s_table_col(&c->t, ctr[i]));
 			if (!a3s_is_uint(val, &x)) {
-				GATE(false, "a3s.samples.types", "invalid", "every value typed",
+				GATE(false, SP_GREF(A3S_SAMPLES_TYPES), "invalid", "every value typed",
 				     "resource-samples.tsv line %u: %s counter '%.40s' is not a non-negative integer", c->t.line[r],
 				     ctr[i], val);
 				return;
@@ -326,14 +326,14 @@ static void read_samples(ctx *c)
 	}
 	char m[32];
 	snprintf(m, sizeof m, "%zu rows", c->t.nrow);
-	GATE(true, "a3s.samples.types", m, "every value typed", "resource-samples.tsv: %zu rows, timestamps real dates, counters integers",
+	GATE(true, SP_GREF(A3S_SAMPLES_TYPES), m, "every value typed", "resource-samples.tsv: %zu rows, timestamps real dates, counters integers",
 	     c->t.nrow);
 	c->t_ok = true;
 }
 
 static void gate_sample_order(ctx *c)
 {
-	static const char *const ids[] = {"a3s.samples.monotonic", "a3s.samples.phases", "a3s.wall"};
+	static const sp_gate_ref ids[] = {SP_GREF_INIT(A3S_SAMPLES_MONOTONIC), SP_GREF_INIT(A3S_SAMPLES_PHASES), SP_GREF_INIT(A3S_WALL)};
 	if (!c->t_ok) {
 		for (size_t i = 0; i < SP_ARRAY_SIZE(ids); i++)
 			sp_verdict_na(c->v, ids[i], "resource-samples.tsv is invalid");
@@ -344,12 +344,12 @@ static void gate_sample_order(ctx *c)
 		if (c->ep[r] < c->ep[r - 1])
 			bad = r;
 	if (bad != SIZE_MAX)
-		GATE(false, "a3s.samples.monotonic", "goes back", "non-decreasing",
+		GATE(false, SP_GREF(A3S_SAMPLES_MONOTONIC), "goes back", "non-decreasing",
 		     "resource-samples.tsv line %u: timestamp %s is before the previous %s", c->t.line[bad],
 		     a3s_cell(&c->t, bad, a3s_table_col(&c->t, "timestamp")),
 		     a3s_cell(&c->t, bad - 1, a3s_table_col(&c->t, "timestamp")));
 	else
-		GATE(true, "a3s.samples.monotonic", "non-decreasing", "non-decreasing", "%zu sample timestamps never go back",
+		GATE(true, SP_GREF(A3S_SAMPLES_MONOTONIC), "non-decreasing", "non-decreasing", "%zu sample timestamps never go back",
 		     c->t.nrow);
 	c->mono_ok = bad == SIZE_MAX;
 	c->span = c->ep[c->t.nrow - 1] - c->ep[0];
@@ -378,33 +378,32 @@ static void gate_sample_order(ctx *c)
 			 c->t.line[c->t.nrow - 1]),
 			why = wb;
 	if (why)
-		GATE(false, "a3s.samples.phases", m, c->cluster ? "1 final, last" : "1 start first, 1 final last", "%s", why);
+		GATE(false, SP_GREF(A3S_SAMPLES_PHASES), m, c->cluster ? "1 final, last" : "1 start first, 1 final last", "%s", why);
 	else
-		GATE(true, "a3s.samples.phases", m, c->cluster ? "1 final, last" : "1 start first, 1 final last",
+		GATE(true, SP_GREF(A3S_SAMPLES_PHASES), m, c->cluster ? "1 final, last" : "1 start first, 1 final last",
 		     c->cluster ? "one final sample, the last" : "one start sample first, one final sample last");
 	c->phases_ok = !why;
 
 	/* wall clock plausibility (sandprobe's): not before started_at, not in
 	 * the future */
 	if (isfinite(c->started_at) && c->ep[0] < c->started_at)
-		GATE(false, "a3s.wall", "before started_at", "after started_at, not in the future",
+		GATE(false, SP_GREF(A3S_WALL), "before started_at", "after started_at, not in the future",
 		     "resource-samples.tsv line %u: the first sample is before metadata started_at %s", c->t.line[0],
 		     kvs(&c->meta, "started_at"));
 	else if (c->ep[c->t.nrow - 1] > c->now + WALL_SKEW_S)
-		GATE(false, "a3s.wall", "in the future", "after started_at, not in the future",
+		GATE(false, SP_GREF(A3S_WALL), "in the future", "after started_at, not in the future",
 		     "resource-samples.tsv line %u: the last sample is in the future", c->t.line[c->t.nrow - 1]);
 	else if (isfinite(c->started_at) && c->started_at > c->now + WALL_SKEW_S)
-		GATE(false, "a3s.wall", "in the future", "after started_at, not in the future",
+		GATE(false, SP_GREF(A3S_WALL), "in the future", "after started_at, not in the future",
 		     "metadata.txt: started_at %s is in the future", kvs(&c->meta, "started_at"));
 	else
-		GATE(true, "a3s.wall", "plausible", "after started_at, not in the future",
+		GATE(true, SP_GREF(A3S_WALL), "plausible", "after started_at, not in the future",
 		     "samples from metadata started_at on, none in the future");
 }
 
 static void gate_duration(ctx *c)
 {
-	static const char *const ids[] = {"a3s.duration", "a3s.min_duration", "a3s.min_samples", "a3s.min_span",
-					  "a3s.max_gap"};
+	static const sp_gate_ref ids[] = {SP_GREF_INIT(A3S_DURATION), SP_GREF_INIT(A3S_MIN_DURATION), SP_GREF_INIT(A3S_MIN_SAMPLES), SP_GREF_INIT(A3S_MIN_SPAN), SP_GREF_INIT(A3S_MAX_GAP)};
 	const char *why = !c->meta_ok ? "metadata.txt is invalid" : !c->t_ok ? "resource-samples.tsv is invalid"
 							    : !c->mono_ok ? "sample timestamps go back" : NULL;
 	if (why) {
@@ -419,43 +418,43 @@ static void gate_duration(ctx *c)
 		char w[120];
 		snprintf(w, sizeof w, "summary.txt duration_secs %s%.20s%s is not a non-negative integer", ds ? "'" : "",
 			 ds ? ds : "missing", ds ? "'" : "");
-		GATE(false, "a3s.duration", ds ? ds : "missing", ">= span - 60", "%s", w);
-		sp_verdict_na(c->v, "a3s.min_duration", w);
+		GATE(false, SP_GREF(A3S_DURATION), ds ? ds : "missing", ">= span - 60", "%s", w);
+		sp_verdict_na(c->v, SP_GREF(A3S_MIN_DURATION), w);
 	} else {
 		snprintf(m, sizeof m, "%lld s", c->duration);
 		snprintf(t, sizeof t, ">= span %.0f - %d", c->span, A3S_SKEW_S);
-		GATE(c->span <= (double)(c->duration + A3S_SKEW_S), "a3s.duration", m, t,
+		GATE(c->span <= (double)(c->duration + A3S_SKEW_S), SP_GREF(A3S_DURATION), m, t,
 		     "summary.txt duration_secs %lld against a sample span of %.0f s (%d s allowed for the runner's steps after the last sample)",
 		     c->duration, c->span, A3S_SKEW_S);
 		/* A3S checks the summary's claim; sandprobe also wants the samples
 		 * to cover it (within the same allowance) */
 		snprintf(t, sizeof t, ">= %lld", c->min_dur);
 		if (!c->min_dur)
-			GATE(true, "a3s.min_duration", m, "not required", "no minimum duration asked (flag or metadata)");
+			GATE(true, SP_GREF(A3S_MIN_DURATION), m, "not required", "no minimum duration asked (flag or metadata)");
 		else if (c->duration < c->min_dur)
-			GATE(false, "a3s.min_duration", m, t, "the %s soak is too short: duration_secs %lld, minimum %lld",
+			GATE(false, SP_GREF(A3S_MIN_DURATION), m, t, "the %s soak is too short: duration_secs %lld, minimum %lld",
 			     c->label, c->duration, c->min_dur);
 		else if (c->span < (double)(c->min_dur - A3S_SKEW_S))
-			GATE(false, "a3s.min_duration", m, t,
+			GATE(false, SP_GREF(A3S_MIN_DURATION), m, t,
 			     "duration_secs %lld meets the minimum %lld but the samples span only %.0f s of it (stricter than A3S)",
 			     c->duration, c->min_dur, c->span);
 		else
-			GATE(true, "a3s.min_duration", m, t, "duration_secs %lld and a sample span of %.0f s meet the minimum %lld",
+			GATE(true, SP_GREF(A3S_MIN_DURATION), m, t, "duration_secs %lld and a sample span of %.0f s meet the minimum %lld",
 			     c->duration, c->span, c->min_dur);
 	}
 	snprintf(m, sizeof m, "%zu", c->t.nrow);
 	snprintf(t, sizeof t, ">= %lld", c->min_samples);
 	if (!c->min_samples)
-		GATE(true, "a3s.min_samples", m, "not required", "no minimum sample count asked");
+		GATE(true, SP_GREF(A3S_MIN_SAMPLES), m, "not required", "no minimum sample count asked");
 	else
-		GATE((long long)c->t.nrow >= c->min_samples, "a3s.min_samples", m, t, "%zu resource samples against a minimum of %lld",
+		GATE((long long)c->t.nrow >= c->min_samples, SP_GREF(A3S_MIN_SAMPLES), m, t, "%zu resource samples against a minimum of %lld",
 		     c->t.nrow, c->min_samples);
 	snprintf(m, sizeof m, "%.0f s", c->span);
 	snprintf(t, sizeof t, ">= %lld", c->min_span);
 	if (!c->min_span)
-		GATE(true, "a3s.min_span", m, "not required", "no minimum sample span asked");
+		GATE(true, SP_GREF(A3S_MIN_SPAN), m, "not required", "no minimum sample span asked");
 	else
-		GATE(c->span >= (double)c->min_span, "a3s.min_span", m, t, "sample span %.0f s against a minimum of %lld s", c->span,
+		GATE(c->span >= (double)c->min_span, SP_GREF(A3S_MIN_SPAN), m, t, "sample span %.0f s against a minimum of %lld s", c->span,
 		     c->min_span);
 	double gap = 0;
 	size_t at = 0;
@@ -465,11 +464,11 @@ static void gate_duration(ctx *c)
 	snprintf(m, sizeof m, "%.0f s", gap);
 	snprintf(t, sizeof t, "<= %lld", c->max_gap);
 	if (!c->max_gap)
-		GATE(true, "a3s.max_gap", m, "not required", "no maximum sample gap asked");
+		GATE(true, SP_GREF(A3S_MAX_GAP), m, "not required", "no maximum sample gap asked");
 	else if (c->t.nrow < 2)
-		GATE(false, "a3s.max_gap", "1 sample", t, "a maximum gap needs at least two resource samples");
+		GATE(false, SP_GREF(A3S_MAX_GAP), "1 sample", t, "a maximum gap needs at least two resource samples");
 	else
-		GATE(gap <= (double)c->max_gap, "a3s.max_gap", m, t, "largest gap %.0f s (before line %u) against a maximum of %lld s", gap,
+		GATE(gap <= (double)c->max_gap, SP_GREF(A3S_MAX_GAP), m, t, "largest gap %.0f s (before line %u) against a maximum of %lld s", gap,
 		     c->t.line[at], c->max_gap);
 }
 
@@ -480,12 +479,12 @@ static void gate_profile(ctx *c, const char *claim)
 		return;
 	sp_thresholds pt;
 	if (!sp_profile_thresholds(claim, &pt)) {
-		GATE(false, "a3s.profile", claim, "R0, G2, R24 or E72", "metadata.txt: profile '%.20s' is not one of R0, G2, R24, E72",
+		GATE(false, SP_GREF(A3S_PROFILE), claim, "R0, G2, R24 or E72", "metadata.txt: profile '%.20s' is not one of R0, G2, R24, E72",
 		     claim);
 		return;
 	}
 	if (!c->t_ok || !c->mono_ok) {
-		sp_verdict_na(c->v, "a3s.profile", "resource-samples.tsv is invalid");
+		sp_verdict_na(c->v, SP_GREF(A3S_PROFILE), "resource-samples.tsv is invalid");
 		return;
 	}
 	char m[64], t[80];
@@ -502,19 +501,19 @@ static void gate_profile(ctx *c, const char *claim)
 	}
 	snprintf(m, sizeof m, "span %.0f, %zu samples", c->span, c->t.nrow);
 	if (c->span < pt.min_span_s)
-		GATE(false, "a3s.profile", m, t, "claims %s but the samples span %.0f s of the %.0f s it needs", claim, c->span, pt.min_span_s);
+		GATE(false, SP_GREF(A3S_PROFILE), m, t, "claims %s but the samples span %.0f s of the %.0f s it needs", claim, c->span, pt.min_span_s);
 	else if ((long long)c->t.nrow < pt.min_periodic_samples + 2)
-		GATE(false, "a3s.profile", m, t, "claims %s but has %zu samples (%lld periodic plus start and final needed)", claim,
+		GATE(false, SP_GREF(A3S_PROFILE), m, t, "claims %s but has %zu samples (%lld periodic plus start and final needed)", claim,
 		     c->t.nrow, pt.min_periodic_samples);
 	else if (gap > pt.max_gap_s)
-		GATE(false, "a3s.profile", m, t, "claims %s but has a %.0f s gap between samples (maximum %.0f s)", claim, gap, pt.max_gap_s);
+		GATE(false, SP_GREF(A3S_PROFILE), m, t, "claims %s but has a %.0f s gap between samples (maximum %.0f s)", claim, gap, pt.max_gap_s);
 	else if (longer * 2 > gaps)
-		GATE(false, "a3s.profile", m, t, "claims %s but the median sample interval is above %.0f s (%lld of %lld intervals)",
+		GATE(false, SP_GREF(A3S_PROFILE), m, t, "claims %s but the median sample interval is above %.0f s (%lld of %lld intervals)",
 		     claim, limit, longer, gaps);
 	else if (c->have_duration && (double)c->duration < pt.min_span_s)
-		GATE(false, "a3s.profile", m, t, "claims %s but summary duration_secs is %lld", claim, c->duration);
+		GATE(false, SP_GREF(A3S_PROFILE), m, t, "claims %s but summary duration_secs is %lld", claim, c->duration);
 	else
-		GATE(true, "a3s.profile", m, t, "the samples meet profile %s", claim);
+		GATE(true, SP_GREF(A3S_PROFILE), m, t, "the samples meet profile %s", claim);
 }
 
 static void gate_rss(ctx *c)
@@ -524,8 +523,7 @@ static void gate_rss(ctx *c)
 	for (size_t k = 0; k < c->t.ncol; k++) {
 		if (!strstr(c->t.hdr[k], "rss"))
 			continue;
-		char id[80];
-		snprintf(id, sizeof id, "a3s.rss_slope.%.60s", c->t.hdr[k]);
+		sp_gate_ref id = SP_GFAM(A3S_RSS_SLOPE, c->t.hdr[k]);
 		sp_linreg l = {0};
 		const char *bad = NULL;
 		unsigned bad_line = 0;
@@ -568,8 +566,8 @@ static void gate_host_files(ctx *c)
 	long long it = 0;
 	const char *its = c->have_sum ? a3s_kv_get(&c->sum, "iterations") : NULL;
 	if (!a3s_is_uint(its, &it) || it < 1) {
-		sp_verdict_na(c->v, "a3s.snapshots", "summary.txt has no iteration count");
-		sp_verdict_na(c->v, "a3s.logs", "summary.txt has no iteration count");
+		sp_verdict_na(c->v, SP_GREF(A3S_SNAPSHOTS), "summary.txt has no iteration count");
+		sp_verdict_na(c->v, SP_GREF(A3S_LOGS), "summary.txt has no iteration count");
 	} else {
 		char name[96], m[48];
 		const char *miss = NULL;
@@ -584,12 +582,12 @@ static void gate_host_files(ctx *c)
 		}
 		snprintf(m, sizeof m, "%lld iterations", it);
 		if (miss)
-			GATE(false, "a3s.snapshots", "missing", m, "%s is missing or empty", miss);
+			GATE(false, SP_GREF(A3S_SNAPSHOTS), "missing", m, "%s is missing or empty", miss);
 		else
-			GATE(true, "a3s.snapshots", m, m, "start, final and %lld iteration CLI snapshot(s) present", it);
+			GATE(true, SP_GREF(A3S_SNAPSHOTS), m, m, "start, final and %lld iteration CLI snapshot(s) present", it);
 		/* a log per declared suite and iteration */
 		if (!c->meta_ok) {
-			sp_verdict_na(c->v, "a3s.logs", "metadata.txt is invalid");
+			sp_verdict_na(c->v, SP_GREF(A3S_LOGS), "metadata.txt is invalid");
 		} else {
 			static const char *const suite_logs[][2] = {{"core", "core"}, {"host", "host"}, {"linux_run", "linux-run"},
 								    {"cri", "cri"}, {"bench", "bench-leak"}, {"bench", "bench-race"}};
@@ -608,17 +606,16 @@ static void gate_host_files(ctx *c)
 						miss = name;
 				}
 			if (miss)
-				GATE(false, "a3s.logs", "missing", "every declared suite", "%s is missing or empty (declared in selected_suites)",
+				GATE(false, SP_GREF(A3S_LOGS), "missing", "every declared suite", "%s is missing or empty (declared in selected_suites)",
 				     miss);
 			else
-				GATE(true, "a3s.logs", "present", "every declared suite", "%zu per-iteration log(s) of the declared suites present",
+				GATE(true, SP_GREF(A3S_LOGS), "present", "every declared suite", "%zu per-iteration log(s) of the declared suites present",
 				     nlogs);
 		}
 	}
 	/* cleanup: final counters not above the start ones */
 	for (size_t i = 0; i < SP_ARRAY_SIZE(host_counters); i++) {
-		char id[48];
-		snprintf(id, sizeof id, "a3s.cleanup.%s", host_counters[i]);
+		sp_gate_ref id = SP_GFAM(A3S_CLEANUP, host_counters[i]);
 		if (!c->t_ok || !c->phases_ok) {
 			sp_verdict_na(c->v, id, "resource-samples.tsv has no single start and final sample");
 			continue;
@@ -637,9 +634,9 @@ static void gate_host_files(ctx *c)
  * failure writes why and returns false */
 static bool kubectl_ok(ctx *c, const char *name, a3s_text *x, char *why, size_t whysz)
 {
-	char msg[200];
-	if (a3s_text_load(x, c->dir, name, msg, sizeof msg) < 0) {
-		snprintf(why, whysz, "%s", msg);
+	sp_error e;
+	if (a3s_text_load(x, c->dir, name, &e) < 0) {
+		snprintf(why, whysz, "%s", e.msg);
 		return false;
 	}
 	unsigned l = a3s_kubectl_error(x);
@@ -755,9 +752,9 @@ static bool exec_ok(ctx *c, struct cl *k, const char *name, bool nodes, const ch
 		    size_t whysz)
 {
 	a3s_text x;
-	char msg[200];
-	if (a3s_text_load(&x, c->dir, name, msg, sizeof msg) < 0)
-		return snprintf(why, whysz, "%s", msg), false;
+	sp_error e;
+	if (a3s_text_load(&x, c->dir, name, &e) < 0)
+		return snprintf(why, whysz, "%s", e.msg), false;
 	bool ok = false;
 	a3s_rows rs = {0};
 	if (!a3s_line_starting(&x, "pod="))
@@ -839,7 +836,7 @@ static void gate_runtimeclass(ctx *c, struct cl *k)
 {
 	a3s_text *x = art(k, "runtimeclass.yaml");
 	if (!x || !c->meta_ok) {
-		sp_verdict_na(c->v, "a3s.runtimeclass", !x ? "runtimeclass.yaml is not a valid artifact" : "metadata.txt is invalid");
+		sp_verdict_na(c->v, SP_GREF(A3S_RUNTIMECLASS), !x ? "runtimeclass.yaml is not a valid artifact" : "metadata.txt is invalid");
 		return;
 	}
 	sp_error e = {0};
@@ -891,9 +888,9 @@ static void gate_runtimeclass(ctx *c, struct cl *k)
 				 sel ? sel : "missing");
 	}
 	if (why[0])
-		GATE(false, "a3s.runtimeclass", "mismatch", c->runtime_class, "%s", why);
+		GATE(false, SP_GREF(A3S_RUNTIMECLASS), "mismatch", c->runtime_class, "%s", why);
 	else
-		GATE(true, "a3s.runtimeclass", c->runtime_class, c->runtime_class,
+		GATE(true, SP_GREF(A3S_RUNTIMECLASS), c->runtime_class, c->runtime_class,
 		     "RuntimeClass %s with handler %s, scheduled on nodes labelled a3s-box.io/runtime=true", c->runtime_class,
 		     c->handler);
 	sp_ynode_free(root);
@@ -914,17 +911,17 @@ static void gate_cluster(ctx *c)
 	}
 	snprintf(m, sizeof m, "%zu bad", bad);
 	if (bad)
-		GATE(false, "a3s.artifacts", m, "0 bad", "%zu required kubectl artifact(s) missing, empty or with a collection error; first: %s",
+		GATE(false, SP_GREF(A3S_ARTIFACTS), m, "0 bad", "%zu required kubectl artifact(s) missing, empty or with a collection error; first: %s",
 		     bad, first);
 	else
-		GATE(true, "a3s.artifacts", m, "0 bad", "%zu required kubectl artifacts present, none with a collection error",
+		GATE(true, SP_GREF(A3S_ARTIFACTS), m, "0 bad", "%zu required kubectl artifacts present, none with a collection error",
 		     SP_ARRAY_SIZE(always_artifacts));
 	gate_runtimeclass(c, &k);
 
 	/* the final sample */
 	size_t fr = c->t_ok && c->phases_ok ? last_of_phase(c, "final") : SIZE_MAX;
 	if (fr == SIZE_MAX) {
-		static const char *const dep[] = {"a3s.nodes", "a3s.pods", "a3s.pod_evidence"};
+		static const sp_gate_ref dep[] = {SP_GREF_INIT(A3S_NODES), SP_GREF_INIT(A3S_PODS), SP_GREF_INIT(A3S_POD_EVIDENCE)};
 		for (size_t i = 0; i < SP_ARRAY_SIZE(dep); i++)
 			sp_verdict_na(c->v, dep[i], "resource-samples.tsv has no final sample");
 	} else {
@@ -962,9 +959,9 @@ static void gate_cluster(ctx *c)
 			}
 		snprintf(m, sizeof m, "%lld nodes", k.sel);
 		if (why[0])
-			GATE(false, "a3s.nodes", m, "enrolled production-soak nodes", "%s", why);
+			GATE(false, SP_GREF(A3S_NODES), m, "enrolled production-soak nodes", "%s", why);
 		else
-			GATE(true, "a3s.nodes", m, "enrolled production-soak nodes",
+			GATE(true, SP_GREF(A3S_NODES), m, "enrolled production-soak nodes",
 			     "%lld selected node(s), each listed once and labelled a3s-box.io/runtime=true, test-tier=production-soak", k.sel);
 
 		/* pods and jobs in the samples */
@@ -997,9 +994,9 @@ static void gate_cluster(ctx *c)
 			snprintf(why, sizeof why, "job failures observed: %lld", jfailed);
 		snprintf(m, sizeof m, "%lld pods", total);
 		if (why[0])
-			GATE(false, "a3s.pods", m, "none pending, failed, unknown, restarted", "%s", why);
+			GATE(false, SP_GREF(A3S_PODS), m, "none pending, failed, unknown, restarted", "%s", why);
 		else
-			GATE(true, "a3s.pods", m, "none pending, failed, unknown, restarted",
+			GATE(true, SP_GREF(A3S_PODS), m, "none pending, failed, unknown, restarted",
 			     "%lld pod(s) in the final sample; no pending, failed or unknown pod, restart, active or failed job", total);
 
 		/* final pod artifacts */
@@ -1057,9 +1054,9 @@ static void gate_cluster(ctx *c)
 			}
 		}
 		if (why[0])
-			GATE(false, "a3s.pod_evidence", m, "every pod: runtimeClassName, selected node, healthy", "%s", why);
+			GATE(false, SP_GREF(A3S_POD_EVIDENCE), m, "every pod: runtimeClassName, selected node, healthy", "%s", why);
 		else
-			GATE(true, "a3s.pod_evidence", m, "every pod: runtimeClassName, selected node, healthy",
+			GATE(true, SP_GREF(A3S_POD_EVIDENCE), m, "every pod: runtimeClassName, selected node, healthy",
 			     "the final pod tables name the same %lld pods, each with runtimeClassName %s, on a selected node, Running or Succeeded with no restart",
 			     total, c->runtime_class);
 	}
@@ -1067,7 +1064,7 @@ static void gate_cluster(ctx *c)
 	/* events */
 	a3s_text *ex = art(&k, "events.tsv");
 	if (!ex) {
-		sp_verdict_na(c->v, "a3s.events", "events.tsv is not a valid artifact");
+		sp_verdict_na(c->v, SP_GREF(A3S_EVENTS), "events.tsv is not a valid artifact");
 	} else {
 		a3s_rows_make(&k.events, ex);
 		const a3s_row *w = NULL;
@@ -1076,20 +1073,20 @@ static void gate_cluster(ctx *c)
 				w = &k.events.r[i];
 		snprintf(m, sizeof m, "%zu events", k.events.n);
 		if (w)
-			GATE(false, "a3s.events", m, "Normal only", "events.tsv line %u: a %.30s event: %.160s", w->line, w->f[0], w->text);
+			GATE(false, SP_GREF(A3S_EVENTS), m, "Normal only", "events.tsv line %u: a %.30s event: %.160s", w->line, w->f[0], w->text);
 		else
-			GATE(k.events.n > 0, "a3s.events", m, "Normal only", "%zu Kubernetes event(s), all Normal", k.events.n);
+			GATE(k.events.n > 0, SP_GREF(A3S_EVENTS), m, "Normal only", "%zu Kubernetes event(s), all Normal", k.events.n);
 	}
 
 	/* smoke exec on every selected node */
 	if (c->meta_ok && !c->skip_smoke) {
 		if (fr == SIZE_MAX)
-			sp_verdict_na(c->v, "a3s.smoke_exec", "resource-samples.tsv has no final sample");
+			sp_verdict_na(c->v, SP_GREF(A3S_SMOKE_EXEC), "resource-samples.tsv has no final sample");
 		else if (exec_ok(c, &k, "smoke-exec.txt", true, NULL, 0, why, sizeof why))
-			GATE(true, "a3s.smoke_exec", "every node", "every selected node",
+			GATE(true, SP_GREF(A3S_SMOKE_EXEC), "every node", "every selected node",
 			     "smoke-exec.txt: a successful exec on each selected node, of pods in the final evidence");
 		else
-			GATE(false, "a3s.smoke_exec", "incomplete", "every selected node", "%s", why);
+			GATE(false, SP_GREF(A3S_SMOKE_EXEC), "incomplete", "every selected node", "%s", why);
 	}
 
 	/* the churn Job */
@@ -1161,9 +1158,9 @@ static void gate_cluster(ctx *c)
 			a3s_text_free(&jx[i]);
 		snprintf(m, sizeof m, "%lld completions", c->job_completions);
 		if (why[0])
-			GATE(false, "a3s.jobs", m, "every completion proven", "%s", why);
+			GATE(false, SP_GREF(A3S_JOBS), m, "every completion proven", "%s", why);
 		else
-			GATE(true, "a3s.jobs", m, "every completion proven",
+			GATE(true, SP_GREF(A3S_JOBS), m, "every completion proven",
 			     "the churn Job ran %lld pods with runtimeClassName %s, all Succeeded on selected nodes with no restart, each logged start to done",
 			     c->job_completions, c->runtime_class);
 	}
@@ -1194,9 +1191,9 @@ static void gate_cluster(ctx *c)
 		if (!why[0])
 			exec_ok(c, &k, "complex-exec.txt", false, wnames, SP_ARRAY_SIZE(wnames), why, sizeof why);
 		if (why[0])
-			GATE(false, "a3s.complex", "incomplete", "redis, postgres, nginx, python", "%s", why);
+			GATE(false, SP_GREF(A3S_COMPLEX), "incomplete", "redis, postgres, nginx, python", "%s", why);
 		else
-			GATE(true, "a3s.complex", "all four", "redis, postgres, nginx, python",
+			GATE(true, SP_GREF(A3S_COMPLEX), "all four", "redis, postgres, nginx, python",
 			     "each complex workload logged its marker and answered a successful exec");
 	}
 
@@ -1209,9 +1206,9 @@ static void gate_cluster(ctx *c)
 		if (kubectl_ok(c, "post-cleanup-namespace.txt", &nsx, why, sizeof why) &&
 		    kubectl_ok(c, "post-cleanup-get-all.txt", &gax, why, sizeof why)) {
 			a3s_table pc;
-			char msg[300];
-			if (a3s_table_load(&pc, c->dir, "post-cleanup-counts.tsv", msg, sizeof msg) < 0) {
-				snprintf(why, sizeof why, "%s", msg);
+			sp_error e;
+			if (a3s_table_load(&pc, c->dir, "post-cleanup-counts.tsv", &e) < 0) {
+				snprintf(why, sizeof why, "%s", e.msg);
 			} else {
 				static const char *const cols[] = {"smoke_daemonsets", "smoke_pods", "complex_pods", "churn_jobs",
 								   "churn_pods"};
@@ -1266,9 +1263,9 @@ static void gate_cluster(ctx *c)
 		a3s_text_free(&nsx);
 		a3s_text_free(&gax);
 		if (why[0])
-			GATE(false, "a3s.post_cleanup", "left over", "nothing left", "%s", why);
+			GATE(false, SP_GREF(A3S_POST_CLEANUP), "left over", "nothing left", "%s", why);
 		else
-			GATE(true, "a3s.post_cleanup", "nothing left", "nothing left",
+			GATE(true, SP_GREF(A3S_POST_CLEANUP), "nothing left", "nothing left",
 			     "after cleanup no smoke DaemonSet, pod, complex pod, churn Job or pod remains");
 	}
 	cl_free(&k);
@@ -1301,9 +1298,10 @@ int sp_a3s_verify(const char *dir, const sp_verify_opts *o, sp_verdict *v, sp_er
 	v->input = sp_xstrdup("a3s");
 	v->profile = sp_xstrdup(o->profile ? o->profile : "none");
 
-	char msg[300], why[300];
-	if (a3s_kv_load(&c->meta, c->dir, "metadata.txt", msg, sizeof msg) < 0) {
-		GATE(false, "a3s.metadata", "unreadable", "valid", "%s", msg);
+	char why[300];
+	sp_error e;
+	if (a3s_kv_load(&c->meta, c->dir, "metadata.txt", &e) < 0) {
+		GATE(false, SP_GREF(A3S_METADATA), "unreadable", "valid", "%s", e.msg);
 		return 0;
 	}
 	/* a dry run proves only its metadata: accepted with --allow-dry-run and
@@ -1316,12 +1314,12 @@ int sp_a3s_verify(const char *dir, const sp_verify_opts *o, sp_verdict *v, sp_er
 		long long val = c->o.min_duration_s ? c->o.min_duration_s : c->o.min_samples ? c->o.min_samples
 								: c->o.min_span_s ? c->o.min_span_s : c->o.max_gap_s;
 		if (flag && val)
-			GATE(false, "a3s.dry_run", "dry run", "a completed run", "dry-run evidence cannot satisfy %s=%lld", flag, val);
+			GATE(false, SP_GREF(A3S_DRY_RUN), "dry run", "a completed run", "dry-run evidence cannot satisfy %s=%lld", flag, val);
 		else if (flag)
-			GATE(false, "a3s.dry_run", "dry run", "a completed run", "dry-run evidence cannot satisfy --profile %s",
+			GATE(false, SP_GREF(A3S_DRY_RUN), "dry run", "a completed run", "dry-run evidence cannot satisfy --profile %s",
 			     o->profile);
 		else
-			GATE(true, "a3s.dry_run", "dry run", "--allow-dry-run",
+			GATE(true, SP_GREF(A3S_DRY_RUN), "dry run", "--allow-dry-run",
 			     "dry-run evidence: metadata only (accepted with --allow-dry-run; it is not soak evidence)");
 		a3s_kv_free(&c->meta);
 		return 0;
@@ -1335,7 +1333,7 @@ int sp_a3s_verify(const char *dir, const sp_verify_opts *o, sp_verdict *v, sp_er
 											  : SP_A3S_AUTO;
 	}
 	if (kind == SP_A3S_AUTO) {
-		GATE(false, "a3s.kind", "unknown", "host or cluster",
+		GATE(false, SP_GREF(A3S_KIND), "unknown", "host or cluster",
 		     "metadata.txt has neither runtime_class nor selected_suites: not an A3S host or cluster bundle");
 		a3s_kv_free(&c->meta);
 		return 0;
@@ -1344,26 +1342,26 @@ int sp_a3s_verify(const char *dir, const sp_verify_opts *o, sp_verdict *v, sp_er
 	c->label = c->cluster ? "cluster" : "host";
 	free(v->input);
 	v->input = sp_xstrdup(c->cluster ? "a3s.cluster" : "a3s.host");
-	GATE(true, "a3s.kind", c->label, "host or cluster", "an A3S %s bundle%s", c->label,
+	GATE(true, SP_GREF(A3S_KIND), c->label, "host or cluster", "an A3S %s bundle%s", c->label,
 	     c->o.kind == SP_A3S_AUTO ? " (detected from metadata.txt)" : "");
 
 	const char *bad = check_meta(c, why, sizeof why);
 	c->meta_ok = !bad;
 	if (bad)
-		GATE(false, "a3s.metadata", "invalid", "every key A3S reads", "%s", bad);
+		GATE(false, SP_GREF(A3S_METADATA), "invalid", "every key A3S reads", "%s", bad);
 	else
-		GATE(true, "a3s.metadata", "valid", "every key A3S reads", "metadata.txt: %zu keys, the %s keys typed", c->meta.n,
+		GATE(true, SP_GREF(A3S_METADATA), "valid", "every key A3S reads", "metadata.txt: %zu keys, the %s keys typed", c->meta.n,
 		     c->label);
 	if (c->cluster) {
 		if (!dry || strcmp(dry, "0"))
-			GATE(false, "a3s.dry_run", dry ? dry : "missing", "0",
+			GATE(false, SP_GREF(A3S_DRY_RUN), dry ? dry : "missing", "0",
 			     "metadata.txt: dry_run=%s: a dry run is not completed soak evidence", dry ? dry : "(missing)");
 		else
-			GATE(true, "a3s.dry_run", "0", "0", "metadata.txt: dry_run=0 (a completed run)");
+			GATE(true, SP_GREF(A3S_DRY_RUN), "0", "0", "metadata.txt: dry_run=0 (a completed run)");
 	}
-	char summsg[300];
-	c->have_sum = a3s_kv_load(&c->sum, c->dir, "summary.txt", summsg, sizeof summsg) == 0;
-	gate_result(c, summsg);
+	sp_error summsg = {0};
+	c->have_sum = a3s_kv_load(&c->sum, c->dir, "summary.txt", &summsg) == 0;
+	gate_result(c, summsg.msg);
 	if (!c->cluster)
 		gate_iterations(c);
 	read_samples(c);

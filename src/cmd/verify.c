@@ -20,7 +20,7 @@ static void usage(FILE *f)
 		   "       sandprobe verify --emit-baseline FILE DIR [--pubkey FILE]\n"
 		   "       sandprobe verify --self-test [--verbose]\n\n"
 		   "Judge an evidence bundle (docs/evidence-format.md) against every hard gate of\n"
-		   "spec/evidence.md, or an A3S Box host or cluster bundle by A3S's own rules and ours.\n"
+		   "its contract, or an A3S Box host or cluster bundle by A3S's own rules and ours.\n"
 		   "Exit 0 when every gate passes, 1 when any fails, 2 usage, 3 internal.\n"
 		   "  --profile NAME        also judge against R0, G2, R24 or E72 (the stricter threshold wins)\n"
 		   "  --baseline FILE       calibrated latency baseline (from --emit-baseline): p95 gate per scenario\n"

@@ -8,7 +8,7 @@
 
 #include <stddef.h>
 
-/* exit codes, spec/cli.md */
+/* exit codes, docs/man/sandprobe.1 (EXIT STATUS) */
 enum {
 	SP_EXIT_OK = 0,
 	SP_EXIT_FAIL = 1,

@@ -1,6 +1,7 @@
 #include "core/junit.h"
 
 #include <math.h>
+#include <stdbool.h>
 #include <string.h>
 
 #include "core/util.h"
@@ -97,15 +98,21 @@ size_t sp_utf8_sanitize(const char *s, char *out, size_t outsz, int xml_only, in
 	return o;
 }
 
-/* the one escaper: attr also escapes quotes and whitespace controls */
-static void xml_write(FILE *f, const char *s, int attr)
+/* the one escaper, in three modes: XML element content, XML attribute value
+ * (quotes and whitespace controls escaped too) and HTML text (quotes escaped,
+ * every control but tab and LF, and DEL, replaced) */
+enum esc_mode { ESC_TEXT, ESC_ATTR, ESC_HTML };
+
+static void xml_write(FILE *f, const char *s, enum esc_mode mode)
 {
 	const unsigned char *p = (const unsigned char *)(s ? s : "");
 	size_t n = strlen((const char *)p);
+	bool attr = mode == ESC_ATTR, html = mode == ESC_HTML;
 	while (n) {
 		uint32_t cp = 0;
 		size_t len;
-		if (!sp_utf8_decode(p, n, &cp, &len) || !sp_xml_char_ok(cp)) {
+		if (!sp_utf8_decode(p, n, &cp, &len) || !sp_xml_char_ok(cp) ||
+		    (html && ((cp < 0x20 && cp != '\t' && cp != '\n') || cp == 0x7f))) {
 			fputs(replacement, f);
 		} else {
 			switch (cp) {
@@ -114,7 +121,7 @@ static void xml_write(FILE *f, const char *s, int attr)
 			case '>': fputs("&gt;", f); break; /* keeps "]]>" out of content */
 			case '\r': fputs("&#13;", f); break;
 			case '"':
-				if (attr)
+				if (attr || html)
 					fputs("&quot;", f);
 				else
 					fputc('"', f);
@@ -122,6 +129,8 @@ static void xml_write(FILE *f, const char *s, int attr)
 			case '\'':
 				if (attr)
 					fputs("&apos;", f);
+				else if (html)
+					fputs("&#39;", f);
 				else
 					fputc('\'', f);
 				break;
@@ -147,12 +156,17 @@ static void xml_write(FILE *f, const char *s, int attr)
 
 void sp_xml_text(FILE *f, const char *s)
 {
-	xml_write(f, s, 0);
+	xml_write(f, s, ESC_TEXT);
 }
 
 void sp_xml_attr(FILE *f, const char *s)
 {
-	xml_write(f, s, 1);
+	xml_write(f, s, ESC_ATTR);
+}
+
+void sp_html_text(FILE *f, const char *s)
+{
+	xml_write(f, s, ESC_HTML);
 }
 
 void sp_junit_time(char *buf, size_t n, double seconds)

@@ -38,6 +38,9 @@ void sp_xml_text(FILE *f, const char *s);
 /* attribute value (double quotes): & < > " ' escaped, tab/LF/CR as
  * character references (attribute normalisation would turn them into spaces) */
 void sp_xml_attr(FILE *f, const char *s);
+/* HTML text or attribute value (report, gate): & < > " ' escaped; every
+ * control but tab and LF, DEL and what is not well-formed UTF-8 become U+FFFD */
+void sp_html_text(FILE *f, const char *s);
 
 /* TAP 13 pieces (core/output.c): a test description (no '#', no controls,
  * valid UTF-8) and one single-quoted YAML scalar line "  key: '...'" of a

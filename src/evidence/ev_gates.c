@@ -1,4 +1,4 @@
-/* The verdict on a bundle: every hard gate of spec/evidence.md, each with a
+/* The verdict on a bundle: every hard gate of docs/evidence-format.md, each with a
  * stable id, the measured value, the threshold and pass/fail. A gate whose
  * input could not be read fails ("not evaluated: ..."): nothing passes
  * without evidence. Files are parsed in one streaming pass each and hashed
@@ -83,96 +83,24 @@ void sp_ev_sanitize(char *p)
 }
 
 /* ---- the gate catalogue -------------------------------------------------- */
-/* Techniques are claimed only where a failing gate shows the attack's effect
- * over a run: resources that grow without bound (the sandbox's limits failed
- * to hold, T1499 / AML.T0029) and credentials written to logs. */
-#define SP_DOS "T1499,AML.T0029"
 const sp_gate_info sp_gate_catalog[] = {
-	{"files.present", "", "every required file of the bundle is present"},
-	{"columns.*", "", "a TSV file has every required column"},
-	{"types.*", "", "every value of a file has its declared type"},
-	{"metadata.txt", "", "metadata.txt parses"},
-	{"metadata.keys", "", "metadata.txt has every required key"},
-	{"metadata.schema", "", "the bundle's schema version is known"},
-	{"metadata.absent", "", "no field is marked absent (an imported bundle marks what its source does not record)"},
-	{"integrity.manifest", "", "MANIFEST lists every file with its SHA-256, and nothing else"},
-	{"integrity.signature", "", "the Ed25519 signature over MANIFEST verifies"},
-	{"profile.claim", "", "the run meets the duration and interval its claimed profile demands"},
-	{"run.completed", "", "the run ended on its duration, not on an error or a signal"},
-	{"operations.*", "", "operations.tsv: rows, outcomes and expected faults consistent"},
-	{"ops.success", "", "the operation success rate meets the threshold"},
-	{"ops.expected_faults", "", "failures during injected faults are the expected ones"},
-	{"latency.tsv", "", "latency.tsv parses"},
-	{"latency.warmup", "", "latency rows after the warm-up exist"},
-	{"latency.p95", "", "p95 regression judged against a baseline (passes, saying so, without --baseline)"},
-	{"latency.p95.*", "", "a scenario's p95 latency within the baseline's margin"},
-	{"faults.tsv", "", "faults.tsv parses"},
-	{"faults.declared", "", "every injected fault was declared by the workload"},
-	{"faults.recovered", "", "every fault recovered within its RTO"},
-	{"capability.agree", "", "capability probes agree with the claimed sandbox"},
-	{"capability.coverage", "", "every declared capability was probed"},
-	{"samples.monotonic", "", "sample timestamps increase"},
-	{"samples.phases", "", "one start sample, periodic samples, one final sample"},
-	{"samples.span", "", "samples span the run"},
-	{"samples.count", "", "enough periodic samples for the duration"},
-	{"samples.gap", "", "no gap between samples beyond the threshold"},
-	{"samples.interval", "", "the declared sample interval within the maximum, and the measured median interval too"},
-	{"samples.cadence", "", "periodic samples follow the sampler's schedule (none before its slot): no burst pads the count"},
-	{"samples.wall", "", "sample wall clocks are real dates in step with ts, never back, not before started_at, not in the future"},
-	{"operations.order", "", "operation rows in time order, all between the start and the final sample"},
-	{"faults.window", "", "every fault window inside the run and as long as its recorded recovery"},
-	{"latency.agree", "", "latency.tsv holds exactly the ok operations of operations.tsv (ts, scenario, operation, latency)"},
-	{"warmup.bounded", "", "the warm-up is no longer than the profile allows (15 minutes, scaled) and ends in the first half of the run"},
-	{"leak.rss_slope", SP_DOS, "owned resident memory does not grow beyond the slope threshold"},
-	{"leak.fd_growth", SP_DOS, "owned open descriptors do not grow over the run"},
-	{"leak.fd_final", SP_DOS, "open descriptors at the end are back to the start"},
-	{"disk.peak", SP_DOS, "disk use of the run's state stays within the budget"},
-	{"disk.final", SP_DOS, "disk use at the end is back within the budget"},
-	{"cleanup.owned_processes", "", "no process the run owned outlives it"},
-	{"cleanup.owned_mounts", "", "no mount the run owned outlives it"},
-	{"cleanup.owned_sockets", "", "no socket the run owned outlives it"},
-	{"cleanup.owned_cgroups", "", "no cgroup the run owned outlives it"},
-	{"cleanup.*", "", "any other owned resource counter of the samples is back to its start value"},
-	{"cleanup.status", "", "the runner's own cleanup reported success"},
-	{"cleanup.inventory", "", "nothing owned is left in the post-run inventory"},
-	{"summary.json", "", "summary.json parses"},
-	{"summary.consistent", "", "summary.json agrees with the rows it summarizes"},
-	{"logs.bounded", "", "logs within their size bound"},
-	{"logs.redacted", "T1552,AML.T0055", "no credential-shaped text in the logs"},
-	/* A3S Box bundles (verify --format a3s): A3S's rules, and sandprobe's where the data allows */
-	{"a3s.kind", "", "the bundle is an A3S host or cluster bundle (detected from metadata.txt, or --kind)"},
-	{"a3s.metadata", "", "metadata.txt has every key A3S reads, typed, none given twice with different values"},
-	{"a3s.dry_run", "", "a dry run is accepted only with --allow-dry-run and no gate; a cluster run has dry_run=0"},
-	{"a3s.result", "", "summary.txt says result=pass"},
-	{"a3s.iterations", "", "a host soak ran iterations and none failed"},
-	{"a3s.samples.columns", "", "resource-samples.tsv has timestamp, phase and the counters of its kind"},
-	{"a3s.samples.types", "", "every timestamp a real ISO 8601 UTC time, every counter a non-negative integer"},
-	{"a3s.samples.monotonic", "", "sample timestamps never go back"},
-	{"a3s.samples.phases", "", "one start sample first (host) and one final sample last"},
-	{"a3s.wall", "", "samples start at or after metadata started_at and none is in the future"},
-	{"a3s.duration", "", "summary duration_secs is not shorter than the sample span (60 s allowed)"},
-	{"a3s.min_duration", "", "the duration and the samples' span meet the minimum duration (flag or metadata)"},
-	{"a3s.min_samples", "", "enough resource samples (flag or metadata)"},
-	{"a3s.min_span", "", "the samples span the minimum (flag or metadata)"},
-	{"a3s.max_gap", "", "no gap between samples beyond the maximum (flag or metadata)"},
-	{"a3s.profile", "", "the samples meet the claimed profile (G2, R24, E72: span, count, gap, median interval)"},
-	{"a3s.rss_slope.*", SP_DOS, "an RSS column's slope after a 15-minute warm-up at most 50 MiB/day"},
-	{"a3s.snapshots", "", "start, final and per-iteration CLI snapshots present"},
-	{"a3s.logs", "", "a log for every declared suite in every iteration"},
-	{"a3s.cleanup.*", "", "a host counter (shims, mounts, box_dirs, socket_dirs) not above its start value at the end"},
-	{"a3s.artifacts", "", "the cluster's kubectl artifacts present, non-empty, without a collection error"},
-	{"a3s.runtimeclass", "", "the RuntimeClass object: kind, name, handler and node selector a3s-box.io/runtime=true"},
-	{"a3s.nodes", "", "selected nodes counted, listed once each, labelled runtime=true and test-tier=production-soak"},
-	{"a3s.pods", "", "no pending, failed or unknown pod, no restart, no active or failed job in the samples"},
-	{"a3s.pod_evidence", "", "the final pod tables agree and show every pod on the RuntimeClass, a selected node, healthy"},
-	{"a3s.events", "", "only Normal Kubernetes events"},
-	{"a3s.smoke_exec", "", "a successful exec on every selected node, of pods in the final evidence"},
-	{"a3s.jobs", "", "every churn Job completion proven: pods Succeeded on selected nodes, logged, counted"},
-	{"a3s.complex", "", "the redis, postgres, nginx and python workloads logged their markers and answered an exec"},
-	{"a3s.post_cleanup", "", "nothing left after cleanup, counted after the final sample"},
+#define SP_GATE_INFO(name, id, techniques, what) [SP_G_##name] = {id, techniques, what},
+	SP_GATE_LIST(SP_GATE_INFO)
+#undef SP_GATE_INFO
 };
-#undef SP_DOS
 const size_t sp_gate_catalog_count = SP_ARRAY_SIZE(sp_gate_catalog);
+_Static_assert(SP_ARRAY_SIZE(sp_gate_catalog) == SP_G_COUNT, "one catalogue entry per gate id");
+
+const char *sp_gate_ref_id(sp_gate_ref r, char out[64])
+{
+	const char *c = sp_gate_catalog[r.id].id;
+	size_t n = strlen(c);
+	if (r.suffix && n > 2 && !strcmp(c + n - 2, ".*"))
+		snprintf(out, 64, "%.*s%s", (int)(n - 1), c, r.suffix);
+	else
+		snprintf(out, 64, "%s", c);
+	return out;
+}
 
 const sp_gate_info *sp_gate_info_find(const char *id)
 {
@@ -190,11 +118,13 @@ const sp_gate_info *sp_gate_info_find(const char *id)
 }
 
 /* ---- verdict ----------------------------------------------------------- */
-static sp_gate *gate(sp_verdict *v, bool pass, const char *id, const char *measured, const char *threshold,
+static sp_gate *gate(sp_verdict *v, bool pass, sp_gate_ref ref, const char *measured, const char *threshold,
 		     const char *fmt, ...) SP_PRINTF(6, 7);
-static sp_gate *gate(sp_verdict *v, bool pass, const char *id, const char *measured, const char *threshold,
+static sp_gate *gate(sp_verdict *v, bool pass, sp_gate_ref ref, const char *measured, const char *threshold,
 		     const char *fmt, ...)
 {
+	char id[64];
+	sp_gate_ref_id(ref, id);
 	if (v->n == v->cap) {
 		v->cap = v->cap ? 2 * v->cap : 64;
 		v->g = sp_xrealloc(v->g, v->cap * sizeof *v->g);
@@ -220,12 +150,12 @@ static sp_gate *gate(sp_verdict *v, bool pass, const char *id, const char *measu
 	return g;
 }
 
-static void na(sp_verdict *v, const char *id, const char *why)
+static void na(sp_verdict *v, sp_gate_ref id, const char *why)
 {
 	gate(v, false, id, "n/a", "-", "not evaluated: %s", why);
 }
 
-sp_gate *sp_verdict_add(sp_verdict *v, bool pass, const char *id, const char *measured, const char *threshold,
+sp_gate *sp_verdict_add(sp_verdict *v, bool pass, sp_gate_ref id, const char *measured, const char *threshold,
 			const char *fmt, ...)
 {
 	char msg[320];
@@ -236,7 +166,7 @@ sp_gate *sp_verdict_add(sp_verdict *v, bool pass, const char *id, const char *me
 	return gate(v, pass, id, measured, threshold, "%s", msg);
 }
 
-void sp_verdict_na(sp_verdict *v, const char *id, const char *why)
+void sp_verdict_na(sp_verdict *v, sp_gate_ref id, const char *why)
 {
 	na(v, id, why);
 }
@@ -251,8 +181,10 @@ void sp_verdict_free(sp_verdict *v)
 	memset(v, 0, sizeof *v);
 }
 
-const sp_gate *sp_verdict_find(const sp_verdict *v, const char *id)
+const sp_gate *sp_verdict_find(const sp_verdict *v, sp_gate_ref ref)
 {
+	char id[64];
+	sp_gate_ref_id(ref, id);
 	for (size_t i = 0; i < v->n; i++)
 		if (!strcmp(v->g[i].id, id))
 			return &v->g[i];
@@ -383,9 +315,9 @@ static struct scen *find_scen(state *s, const char *id, size_t n)
 static void struct_gates(state *s, enum sp_ev_file f, const sp_rows *r, bool opened, bool read_ok,
 			 unsigned long long rows)
 {
-	char id[64], m[32];
+	char m[32];
 	const char *stem = sp_ev_file_stem(f);
-	snprintf(id, sizeof id, "columns.%s", stem);
+	sp_gate_ref id = SP_GFAM(COLUMNS, stem);
 	if (!opened && r->err == SP_EVE_PRESENT)
 		na(s->v, id, r->msg);
 	else if (!opened)
@@ -393,7 +325,7 @@ static void struct_gates(state *s, enum sp_ev_file f, const sp_rows *r, bool ope
 	else
 		gate(s->v, true, id, "all required", "all required", "%s: every required column present",
 		     sp_ev_file_name(f));
-	snprintf(id, sizeof id, "types.%s", stem);
+	id = SP_GFAM(TYPES, stem);
 	snprintf(m, sizeof m, "%llu rows", rows);
 	if (!opened)
 		na(s->v, id, r->msg);
@@ -438,9 +370,9 @@ static void check_present(state *s)
 	char m[32];
 	snprintf(m, sizeof m, "%zu missing", nmiss);
 	if (nmiss)
-		gate(s->v, false, "files.present", m, "0 missing", "%s", missing);
+		gate(s->v, false, SP_GREF(FILES_PRESENT), m, "0 missing", "%s", missing);
 	else
-		gate(s->v, true, "files.present", m, "0 missing", "every required file present and non-empty");
+		gate(s->v, true, SP_GREF(FILES_PRESENT), m, "0 missing", "every required file present and non-empty");
 }
 
 /* ---- metadata and profile ---------------------------------------------- */
@@ -451,30 +383,30 @@ static void check_metadata(state *s, const sp_verify_opts *o)
 	sp_verdict *v = s->v;
 	if (sp_meta_load(&s->meta, s->dir, &s->hash[KF_METADATA], msg, sizeof msg, &kind) < 0) {
 		if (!strcmp(kind, "schema")) {
-			gate(v, false, "metadata.schema", "unknown", SP_EVIDENCE_SCHEMA, "%s", msg);
-			na(v, "metadata.keys", "metadata.txt has no known schema");
+			gate(v, false, SP_GREF(METADATA_SCHEMA), "unknown", SP_EVIDENCE_SCHEMA, "%s", msg);
+			na(v, SP_GREF(METADATA_KEYS), "metadata.txt has no known schema");
 		} else if (!strcmp(kind, "present")) {
-			na(v, "metadata.schema", msg);
-			na(v, "metadata.keys", msg);
+			na(v, SP_GREF(METADATA_SCHEMA), msg);
+			na(v, SP_GREF(METADATA_KEYS), msg);
 		} else {
 			const char *sch = s->meta.n ? sp_kv_get(s->meta.kv, s->meta.n, "schema") : NULL;
 			if (sch && !strcmp(sch, SP_EVIDENCE_SCHEMA))
-				gate(v, true, "metadata.schema", SP_EVIDENCE_SCHEMA, SP_EVIDENCE_SCHEMA,
+				gate(v, true, SP_GREF(METADATA_SCHEMA), SP_EVIDENCE_SCHEMA, SP_EVIDENCE_SCHEMA,
 				     "metadata.txt: schema %s", SP_EVIDENCE_SCHEMA);
 			else
-				na(v, "metadata.schema", msg);
-			gate(v, false, "metadata.keys", "invalid", "every required key typed", "%s", msg);
+				na(v, SP_GREF(METADATA_SCHEMA), msg);
+			gate(v, false, SP_GREF(METADATA_KEYS), "invalid", "every required key typed", "%s", msg);
 		}
-		na(v, "profile.claim", "metadata.txt is invalid");
+		na(v, SP_GREF(PROFILE_CLAIM), "metadata.txt is invalid");
 		return;
 	}
 	s->meta_ok = true;
 	const char *sa = sp_kv_get(s->meta.kv, s->meta.n, "started_at");
 	if (!sa || sp_ev_parse_iso8601(sa, strlen(sa), &s->started_at) < 0)
 		s->started_at = NAN;
-	gate(v, true, "metadata.schema", SP_EVIDENCE_SCHEMA, SP_EVIDENCE_SCHEMA, "metadata.txt: schema %s",
+	gate(v, true, SP_GREF(METADATA_SCHEMA), SP_EVIDENCE_SCHEMA, SP_EVIDENCE_SCHEMA, "metadata.txt: schema %s",
 	     SP_EVIDENCE_SCHEMA);
-	gate(v, true, "metadata.keys", "all typed", "every required key typed",
+	gate(v, true, SP_GREF(METADATA_KEYS), "all typed", "every required key typed",
 	     "metadata.txt: %zu keys, %zu declared scenarios, %zu declared faults", s->meta.n, s->meta.nscenarios,
 	     s->meta.nfaults);
 
@@ -510,14 +442,14 @@ static void check_metadata(state *s, const sp_verify_opts *o)
 #undef LOOSER_MIN
 #undef LOOSER_MAX
 		if (loose)
-			gate(v, false, "profile.claim", have, want,
+			gate(v, false, SP_GREF(PROFILE_CLAIM), have, want,
 			     "bundle claims profile %s but metadata %s=%s is looser than the profile's %s", claim, loose,
 			     have, want);
 		else
-			gate(v, true, "profile.claim", claim, claim, "metadata thresholds meet profile %s", claim);
+			gate(v, true, SP_GREF(PROFILE_CLAIM), claim, claim, "metadata thresholds meet profile %s", claim);
 		sp_thresholds_stricter(&s->th, &pt, &s->th);
 	} else {
-		gate(v, true, "profile.claim", claim, "custom", "custom profile: judged by the thresholds in metadata.txt");
+		gate(v, true, SP_GREF(PROFILE_CLAIM), claim, "custom", "custom profile: judged by the thresholds in metadata.txt");
 	}
 	if (o->profile && sp_profile_thresholds(o->profile, &pt))
 		sp_thresholds_stricter(&s->th, &pt, &s->th);
@@ -529,11 +461,11 @@ static void check_absent(state *s)
 {
 	const char *ab = s->meta.n ? sp_kv_get(s->meta.kv, s->meta.n, "absent") : NULL;
 	if (!s->meta.n) {
-		na(s->v, "metadata.absent", "metadata.txt is unreadable");
+		na(s->v, SP_GREF(METADATA_ABSENT), "metadata.txt is unreadable");
 		return;
 	}
 	if (!ab || !*ab) {
-		gate(s->v, true, "metadata.absent", "none", "none", "no field is marked absent");
+		gate(s->v, true, SP_GREF(METADATA_ABSENT), "none", "none", "no field is marked absent");
 		return;
 	}
 	size_t n = 1;
@@ -542,7 +474,7 @@ static void check_absent(state *s)
 	const char *from = sp_kv_get(s->meta.kv, s->meta.n, "imported_from");
 	char m[32];
 	snprintf(m, sizeof m, "%zu absent", n);
-	gate(s->v, false, "metadata.absent", m, "none", "%zu field(s) marked absent%s%s%s: %.200s", n, from ? " (imported from " : "",
+	gate(s->v, false, SP_GREF(METADATA_ABSENT), m, "none", "%zu field(s) marked absent%s%s%s: %.200s", n, from ? " (imported from " : "",
 	     from ? from : "", from ? ")" : "", ab);
 }
 
@@ -593,8 +525,8 @@ static void gate_faults(state *s)
 {
 	sp_verdict *v = s->v;
 	if (!s->faults_ok) {
-		na(v, "faults.recovered", "faults.tsv is invalid");
-		na(v, "faults.declared", "faults.tsv is invalid");
+		na(v, SP_GREF(FAULTS_RECOVERED), "faults.tsv is invalid");
+		na(v, SP_GREF(FAULTS_DECLARED), "faults.tsv is invalid");
 		return;
 	}
 	size_t bad = 0, first = 0;
@@ -612,15 +544,15 @@ static void gate_faults(state *s)
 	snprintf(t, sizeof t, "%zu of %zu", s->nfaults, s->nfaults);
 	if (bad) {
 		struct fault_row *f = &s->faults[first];
-		gate(v, false, "faults.recovered", m, t,
+		gate(v, false, SP_GREF(FAULTS_RECOVERED), m, t,
 		     "%zu fault(s) not recovered inside their RTO; first: %s (faults.tsv row %zu) result %s, recovery %.10g ms, rto %.10g ms",
 		     bad, f->id, first + 1, f->pass ? "pass" : "fail", f->recovery_ms, f->rto_ms);
 	} else {
-		gate(v, true, "faults.recovered", m, t, "every fault recovered inside its RTO (worst %.0f%% of RTO)",
+		gate(v, true, SP_GREF(FAULTS_RECOVERED), m, t, "every fault recovered inside its RTO (worst %.0f%% of RTO)",
 		     worst * 100);
 	}
 	if (!s->meta_ok) {
-		na(v, "faults.declared", "metadata.txt is invalid");
+		na(v, SP_GREF(FAULTS_DECLARED), "metadata.txt is invalid");
 		return;
 	}
 	/* at most nine declared ids (F01..F09): a bitmask each way */
@@ -631,7 +563,7 @@ static void gate_faults(state *s)
 		unsigned bit = 1u << (s->faults[k].id[2] - '0');
 		injected |= bit;
 		if (!(declared & bit)) {
-			gate(v, false, "faults.declared", s->faults[k].id, "only declared faults",
+			gate(v, false, SP_GREF(FAULTS_DECLARED), s->faults[k].id, "only declared faults",
 			     "faults.tsv row %zu: fault %s is not declared in metadata.txt (faults=%s)", k + 1,
 			     s->faults[k].id, s->meta.nfaults ? "..." : "none");
 			return;
@@ -639,12 +571,12 @@ static void gate_faults(state *s)
 	}
 	for (size_t i = 0; i < s->meta.nfaults; i++)
 		if (!(injected & (1u << (s->meta.faults[i][2] - '0')))) {
-			gate(v, false, "faults.declared", s->meta.faults[i], "every declared fault injected",
+			gate(v, false, SP_GREF(FAULTS_DECLARED), s->meta.faults[i], "every declared fault injected",
 			     "fault %s is declared in metadata.txt but has no row in faults.tsv", s->meta.faults[i]);
 			return;
 		}
 	snprintf(m, sizeof m, "%zu declared", s->meta.nfaults);
-	gate(v, true, "faults.declared", m, "every declared fault injected",
+	gate(v, true, SP_GREF(FAULTS_DECLARED), m, "every declared fault injected",
 	     "faults.tsv matches the %zu fault(s) declared in metadata.txt", s->meta.nfaults);
 }
 
@@ -656,11 +588,11 @@ static void gate_fault_windows(state *s, bool have_run, double start_ts, double 
 {
 	sp_verdict *v = s->v;
 	if (!s->faults_ok) {
-		na(v, "faults.window", "faults.tsv is invalid");
+		na(v, SP_GREF(FAULTS_WINDOW), "faults.tsv is invalid");
 		return;
 	}
 	if (!have_run) {
-		na(v, "faults.window", "resource-samples.tsv has no start and final sample in order");
+		na(v, SP_GREF(FAULTS_WINDOW), "resource-samples.tsv has no start and final sample in order");
 		return;
 	}
 	char t[64];
@@ -671,14 +603,14 @@ static void gate_fault_windows(state *s, bool have_run, double start_ts, double 
 		char m[64];
 		if (!ge(f->started, start_ts) || !le(f->ended, final_ts)) {
 			snprintf(m, sizeof m, "[%.10g, %.10g]", f->started, f->ended);
-			gate(v, false, "faults.window", m, t,
+			gate(v, false, SP_GREF(FAULTS_WINDOW), m, t,
 			     "faults.tsv line %llu: fault %s window [%.10g, %.10g] is outside the run (start sample %.10g, final sample %.10g)",
 			     f->line, f->id, f->started, f->ended, start_ts, final_ts);
 			return;
 		}
 		if (fabs(f->recovery_ms - win_ms) > FAULT_TOL_MS + 1e-6) {
 			snprintf(m, sizeof m, "%.10g ms window", win_ms);
-			gate(v, false, "faults.window", m, t,
+			gate(v, false, SP_GREF(FAULTS_WINDOW), m, t,
 			     "faults.tsv line %llu: fault %s window is %.10g ms (started %.10g, ended %.10g) but recovery_ms is %.10g",
 			     f->line, f->id, win_ms, f->started, f->ended, f->recovery_ms);
 			return;
@@ -686,7 +618,7 @@ static void gate_fault_windows(state *s, bool have_run, double start_ts, double 
 	}
 	char m[48];
 	snprintf(m, sizeof m, "%zu consistent", s->nfaults);
-	gate(v, true, "faults.window", m, t, "%zu fault window(s) inside the run, each as long as its recovery", s->nfaults);
+	gate(v, true, SP_GREF(FAULTS_WINDOW), m, t, "%zu fault window(s) inside the run, each as long as its recovery", s->nfaults);
 }
 
 /* ---- capability-results.tsv -------------------------------------------- */
@@ -1194,8 +1126,8 @@ static void gate_ops(state *s)
 	sp_verdict *v = s->v;
 	char m[96], t[48];
 	if (!s->ops_ok || !s->meta_ok) {
-		na(v, "ops.success", s->ops_ok ? "metadata.txt is invalid" : "operations.tsv is invalid");
-		na(v, "ops.expected_faults", s->ops_ok ? "metadata.txt is invalid" : "operations.tsv is invalid");
+		na(v, SP_GREF(OPS_SUCCESS), s->ops_ok ? "metadata.txt is invalid" : "operations.tsv is invalid");
+		na(v, SP_GREF(OPS_EXPECTED_FAULTS), s->ops_ok ? "metadata.txt is invalid" : "operations.tsv is invalid");
 		return;
 	}
 	long long unexpected = s->ops_fail + s->ops_untied;
@@ -1204,21 +1136,21 @@ static void gate_ops(state *s)
 	num(t, sizeof t, s->th.min_success_ratio);
 	snprintf(m, sizeof m, "%.6f", ratio);
 	if (denom == 0)
-		gate(v, false, "ops.success", "0 operations", t, "no non-fault operations in operations.tsv");
+		gate(v, false, SP_GREF(OPS_SUCCESS), "0 operations", t, "no non-fault operations in operations.tsv");
 	else if (ratio + EPS < s->th.min_success_ratio || (s->th.min_success_ratio >= 1 && unexpected > 0))
-		gate(v, false, "ops.success", m, pre(t, ">="),
+		gate(v, false, SP_GREF(OPS_SUCCESS), m, pre(t, ">="),
 		     "%lld unexpected failure(s) in %lld non-fault operations (%lld fail, %lld expected_fault without a passing fault window of its own)",
 		     unexpected, denom, s->ops_fail, s->ops_untied);
 	else
-		gate(v, true, "ops.success", m, pre(t, ">="), "%lld unexpected failure(s) in %lld non-fault operations", unexpected,
+		gate(v, true, SP_GREF(OPS_SUCCESS), m, pre(t, ">="), "%lld unexpected failure(s) in %lld non-fault operations", unexpected,
 		     denom);
 	snprintf(m, sizeof m, "%lld untied", s->ops_untied);
 	if (s->ops_untied)
-		gate(v, false, "ops.expected_faults", m, "0 untied",
+		gate(v, false, SP_GREF(OPS_EXPECTED_FAULTS), m, "0 untied",
 		     "%lld expected_fault operation(s) without a passing fault window of their own (one window excuses one operation); first at operations.tsv line %llu (ts %.10g)",
 		     s->ops_untied, s->first_untied_line, s->first_untied_ts);
 	else
-		gate(v, true, "ops.expected_faults", m, "0 untied",
+		gate(v, true, SP_GREF(OPS_EXPECTED_FAULTS), m, "0 untied",
 		     "each of %lld expected_fault operation(s) has a passing fault window of its own", s->ops_ef);
 }
 
@@ -1229,8 +1161,8 @@ static void gate_caps(state *s)
 		const char *why = !s->meta_ok ? "metadata.txt is invalid"
 				  : !s->ops_ok ? "operations.tsv is invalid"
 					       : "capability-results.tsv is invalid";
-		na(v, "capability.coverage", why);
-		na(v, "capability.agree", why);
+		na(v, SP_GREF(CAPABILITY_COVERAGE), why);
+		na(v, SP_GREF(CAPABILITY_AGREE), why);
 		return;
 	}
 	char m[48], t[48];
@@ -1248,17 +1180,17 @@ static void gate_caps(state *s)
 	}
 	snprintf(m, sizeof m, "%zu of %zu", covered, s->nsc);
 	if (problem)
-		gate(v, false, "capability.coverage", m, t, "declared scenario %s %s", who, problem);
+		gate(v, false, SP_GREF(CAPABILITY_COVERAGE), m, t, "declared scenario %s %s", who, problem);
 	else if (s->ops_undeclared)
-		gate(v, false, "capability.coverage", m, t,
+		gate(v, false, SP_GREF(CAPABILITY_COVERAGE), m, t,
 		     "%lld operation(s) of undeclared scenario(s); first: %s", s->ops_undeclared, s->undeclared);
 	else if (s->caps_extra[0])
-		gate(v, false, "capability.coverage", m, t, "capability-results.tsv has undeclared scenario %s",
+		gate(v, false, SP_GREF(CAPABILITY_COVERAGE), m, t, "capability-results.tsv has undeclared scenario %s",
 		     s->caps_extra);
 	else if (s->caps_dup)
-		gate(v, false, "capability.coverage", m, t, "capability-results.tsv lists a scenario twice");
+		gate(v, false, SP_GREF(CAPABILITY_COVERAGE), m, t, "capability-results.tsv lists a scenario twice");
 	else
-		gate(v, true, "capability.coverage", m, t, "every declared scenario has operations and a capability row");
+		gate(v, true, SP_GREF(CAPABILITY_COVERAGE), m, t, "every declared scenario has operations and a capability row");
 
 	for (size_t i = 0; i < s->nsc; i++) {
 		struct scen *sc = &s->sc[i];
@@ -1284,12 +1216,12 @@ static void gate_caps(state *s)
 				snprintf(hv, sizeof hv, "result=%s", have ? "pass" : "fail");
 				snprintf(wv, sizeof wv, "result=%s", want ? "pass" : "fail");
 			}
-			gate(v, false, "capability.agree", hv, wv,
+			gate(v, false, SP_GREF(CAPABILITY_AGREE), hv, wv,
 			     "capability-results.tsv scenario %s: %s but operations.tsv gives %s", sc->id, hv, wv);
 			return;
 		}
 	}
-	gate(v, true, "capability.agree", "agree", "agree", "capability-results.tsv agrees with operations.tsv");
+	gate(v, true, SP_GREF(CAPABILITY_AGREE), "agree", "agree", "capability-results.tsv agrees with operations.tsv");
 }
 
 /* ---- latency ----------------------------------------------------------- */
@@ -1305,27 +1237,27 @@ static void gate_latency(state *s, const sp_baseline *base)
 		const char *why = !s->meta_ok ? "metadata.txt is invalid"
 				  : !s->ops_ok ? "operations.tsv is invalid (warm-up unknown)"
 					       : "latency.tsv is invalid";
-		na(v, "latency.agree", why);
-		na(v, "latency.warmup", why);
-		na(v, "latency.p95", why);
+		na(v, SP_GREF(LATENCY_AGREE), why);
+		na(v, SP_GREF(LATENCY_WARMUP), why);
+		na(v, SP_GREF(LATENCY_P95), why);
 		return;
 	}
 	char m[48];
 	snprintf(m, sizeof m, "%llu rows", s->lat_rows);
 	if (s->lat_agree.bad)
-		gate(v, false, "latency.agree", "differs", "the ok operations", "%s", s->lat_agree.msg);
+		gate(v, false, SP_GREF(LATENCY_AGREE), "differs", "the ok operations", "%s", s->lat_agree.msg);
 	else
-		gate(v, true, "latency.agree", m, "the ok operations",
+		gate(v, true, SP_GREF(LATENCY_AGREE), m, "the ok operations",
 		     "latency.tsv holds exactly the %llu ok operations of operations.tsv, in order", s->lat_rows);
 	num(m, sizeof m, s->warmup_end);
 	if (s->lat_warm_max > s->warmup_end)
-		gate(v, false, "latency.warmup", "mismatch", "consistent", "latency.tsv line %llu: warmup=1 at ts %.10g but warm-up ends at %.10g",
+		gate(v, false, SP_GREF(LATENCY_WARMUP), "mismatch", "consistent", "latency.tsv line %llu: warmup=1 at ts %.10g but warm-up ends at %.10g",
 		     s->lat_warm_max_line, s->lat_warm_max, s->warmup_end);
 	else if (s->lat_cold_min < s->warmup_end)
-		gate(v, false, "latency.warmup", "mismatch", "consistent", "latency.tsv line %llu: warmup=0 at ts %.10g but warm-up ends at %.10g",
+		gate(v, false, SP_GREF(LATENCY_WARMUP), "mismatch", "consistent", "latency.tsv line %llu: warmup=0 at ts %.10g but warm-up ends at %.10g",
 		     s->lat_cold_min_line, s->lat_cold_min, s->warmup_end);
 	else
-		gate(v, true, "latency.warmup", m, "consistent",
+		gate(v, true, SP_GREF(LATENCY_WARMUP), m, "consistent",
 		     "latency.tsv warmup flags agree with the warm-up end (%s s)", m);
 	/* exact quantiles per scenario (also kept for --emit-baseline) */
 	v->lat.run_id = sp_xstrdup(s->meta.run_id);
@@ -1346,7 +1278,7 @@ static void gate_latency(state *s, const sp_baseline *base)
 	}
 	if (!base) {
 		free(entry_of);
-		gate(v, true, "latency.p95", "no baseline", "--baseline",
+		gate(v, true, SP_GREF(LATENCY_P95), "no baseline", "--baseline",
 		     "no --baseline given: p95 regression not judged (quantiles of %zu scenario(s) computed)", v->lat.n);
 		return;
 	}
@@ -1356,8 +1288,8 @@ static void gate_latency(state *s, const sp_baseline *base)
 	qsort(sorted, base->n, sizeof *sorted, cmp_entry);
 	for (size_t i = 0; i < s->nsc; i++) {
 		struct scen *sc = &s->sc[i];
-		char id[64], t[48];
-		snprintf(id, sizeof id, "latency.p95.%s", sc->id);
+		char t[48];
+		sp_gate_ref id = SP_GFAM(LATENCY_P95, sc->id);
 		sp_baseline_entry key = {.scenario = (char *)sc->id};
 		const sp_baseline_entry *b = base->n ? bsearch(&key, sorted, base->n, sizeof *sorted, cmp_entry) : NULL;
 		const sp_baseline_entry *e = entry_of[i] == SIZE_MAX ? NULL : &v->lat.v[entry_of[i]];
@@ -1546,46 +1478,46 @@ static void gate_time(state *s, struct samples_acc *a)
 	char m[64], t[96];
 	/* samples.wall */
 	if (!s->samples_ok || !s->meta_ok)
-		na(v, "samples.wall", !s->meta_ok ? "metadata.txt is invalid" : "resource-samples.tsv is invalid");
+		na(v, SP_GREF(SAMPLES_WALL), !s->meta_ok ? "metadata.txt is invalid" : "resource-samples.tsv is invalid");
 	else if (isfinite(s->started_at) && s->started_at > s->now + WALL_SKEW_S)
-		gate(v, false, "samples.wall", "in the future", "<= now", "metadata.txt started_at %s is in the future",
+		gate(v, false, SP_GREF(SAMPLES_WALL), "in the future", "<= now", "metadata.txt started_at %s is in the future",
 		     sp_kv_get(s->meta.kv, s->meta.n, "started_at"));
 	else if (a->wall.bad)
-		gate(v, false, "samples.wall", "implausible", "in step with ts", "%s", a->wall.msg);
+		gate(v, false, SP_GREF(SAMPLES_WALL), "implausible", "in step with ts", "%s", a->wall.msg);
 	else
-		gate(v, true, "samples.wall", "in step", "in step with ts",
+		gate(v, true, SP_GREF(SAMPLES_WALL), "in step", "in step with ts",
 		     "sample wall clocks never go back, stay within %.0f s of started_at + ts and are not in the future",
 		     WALL_SKEW_S);
 
 	/* operations.order */
 	if (!s->ops_ok)
-		na(v, "operations.order", "operations.tsv is invalid");
+		na(v, SP_GREF(OPERATIONS_ORDER), "operations.tsv is invalid");
 	else if (s->ops_order.bad)
-		gate(v, false, "operations.order", "out of order", "by ts, inside the run", "%s", s->ops_order.msg);
+		gate(v, false, SP_GREF(OPERATIONS_ORDER), "out of order", "by ts, inside the run", "%s", s->ops_order.msg);
 	else if (!run)
-		na(v, "operations.order", why);
+		na(v, SP_GREF(OPERATIONS_ORDER), why);
 	else if (s->ops_total && (!ge(s->ops_min_ts, a->start.ts) || !le(s->ops_max_ts, a->final.ts))) {
 		snprintf(m, sizeof m, "[%.10g, %.10g]", s->ops_min_ts, s->ops_max_ts);
 		snprintf(t, sizeof t, "in [%.10g, %.10g]", a->start.ts, a->final.ts);
-		gate(v, false, "operations.order", m, t,
+		gate(v, false, SP_GREF(OPERATIONS_ORDER), m, t,
 		     "operations.tsv has operations at ts %.10g..%.10g, outside the run (start sample %.10g, final sample %.10g)",
 		     s->ops_min_ts, s->ops_max_ts, a->start.ts, a->final.ts);
 	} else
-		gate(v, true, "operations.order", "in order", "by ts, inside the run",
+		gate(v, true, SP_GREF(OPERATIONS_ORDER), "in order", "by ts, inside the run",
 		     "%lld operation rows in time order, between the start and the final sample", s->ops_total);
 
 	gate_fault_windows(s, run, run ? a->start.ts : 0, run ? a->final.ts : 0);
 
 	/* warmup.bounded */
 	if (!s->meta_ok || !s->ops_ok) {
-		na(v, "warmup.bounded", !s->meta_ok ? "metadata.txt is invalid" : "operations.tsv is invalid");
+		na(v, SP_GREF(WARMUP_BOUNDED), !s->meta_ok ? "metadata.txt is invalid" : "operations.tsv is invalid");
 		return;
 	}
 	double allowed = warmup_allowed(&s->meta);
 	num(m, sizeof m, s->meta.warmup_s);
 	num(t, sizeof t, allowed);
 	if (!le(s->meta.warmup_s, allowed)) {
-		gate(v, false, "warmup.bounded", m, pre(t, "<="),
+		gate(v, false, SP_GREF(WARMUP_BOUNDED), m, pre(t, "<="),
 		     "metadata.txt warmup_s %s is longer than the %s s profile %s allows (15 minutes, scaled for custom runs)", m,
 		     t, s->meta.profile);
 		return;
@@ -1595,17 +1527,17 @@ static void gate_time(state *s, struct samples_acc *a)
 		if (!le(s->warmup_end, half)) {
 			num(m, sizeof m, s->warmup_end);
 			num(t, sizeof t, half);
-			gate(v, false, "warmup.bounded", m, pre(t, "<="),
+			gate(v, false, SP_GREF(WARMUP_BOUNDED), m, pre(t, "<="),
 			     "the warm-up ends at %s s (two operations of every scenario), past the middle of the run (%s s): the regression gates would cover less than half of it",
 			     m, t);
 			return;
 		}
 	} else if (!run && s->th.min_periodic_samples >= 2) {
-		na(v, "warmup.bounded", why);
+		na(v, SP_GREF(WARMUP_BOUNDED), why);
 		return;
 	}
 	num(m, sizeof m, s->warmup_end);
-	gate(v, true, "warmup.bounded", m, "<= profile, first half",
+	gate(v, true, SP_GREF(WARMUP_BOUNDED), m, "<= profile, first half",
 	     "warm-up ends at %s s: warmup_s %.10g within the %.10g s allowed%s", m, s->meta.warmup_s, allowed,
 	     s->th.min_periodic_samples >= 2 ? ", and in the first half of the run" : "");
 }
@@ -1614,12 +1546,7 @@ static void gate_samples(state *s, struct samples_acc *a)
 {
 	sp_verdict *v = s->v;
 	char m[64], t[64];
-	static const char *const sample_gates[] = {"samples.monotonic", "samples.phases", "samples.span",
-						   "samples.count", "samples.gap", "samples.interval",
-						   "samples.cadence", "leak.rss_slope", "leak.fd_growth",
-						   "leak.fd_final", "disk.peak", "disk.final",
-						   "cleanup.owned_processes", "cleanup.owned_mounts",
-						   "cleanup.owned_sockets", "cleanup.owned_cgroups"};
+	static const sp_gate_ref sample_gates[] = {SP_GREF_INIT(SAMPLES_MONOTONIC), SP_GREF_INIT(SAMPLES_PHASES), SP_GREF_INIT(SAMPLES_SPAN), SP_GREF_INIT(SAMPLES_COUNT), SP_GREF_INIT(SAMPLES_GAP), SP_GREF_INIT(SAMPLES_INTERVAL), SP_GREF_INIT(SAMPLES_CADENCE), SP_GREF_INIT(LEAK_RSS_SLOPE), SP_GREF_INIT(LEAK_FD_GROWTH), SP_GREF_INIT(LEAK_FD_FINAL), SP_GREF_INIT(DISK_PEAK), SP_GREF_INIT(DISK_FINAL), SP_GREF_INIT(CLEANUP_OWNED_PROCESSES), SP_GREF_INIT(CLEANUP_OWNED_MOUNTS), SP_GREF_INIT(CLEANUP_OWNED_SOCKETS), SP_GREF_INIT(CLEANUP_OWNED_CGROUPS)};
 	if (!s->samples_ok || !s->meta_ok || !s->ops_ok) {
 		const char *why = !s->samples_ok ? "resource-samples.tsv is invalid"
 				  : !s->meta_ok	 ? "metadata.txt is invalid"
@@ -1630,15 +1557,15 @@ static void gate_samples(state *s, struct samples_acc *a)
 	}
 	const sp_thresholds *th = &s->th;
 	if (a->mono_bad)
-		gate(v, false, "samples.monotonic", "not increasing", "strictly increasing", "%s", a->mono_msg);
+		gate(v, false, SP_GREF(SAMPLES_MONOTONIC), "not increasing", "strictly increasing", "%s", a->mono_msg);
 	else
-		gate(v, true, "samples.monotonic", "increasing", "strictly increasing", "%lld sample timestamps strictly increasing",
+		gate(v, true, SP_GREF(SAMPLES_MONOTONIC), "increasing", "strictly increasing", "%lld sample timestamps strictly increasing",
 		     a->n);
 	snprintf(m, sizeof m, "%lld start, %lld final", a->nstart, a->nfinal);
 	if (a->phase_bad)
-		gate(v, false, "samples.phases", m, "1 start first, 1 final last", "%s", a->phase_msg);
+		gate(v, false, SP_GREF(SAMPLES_PHASES), m, "1 start first, 1 final last", "%s", a->phase_msg);
 	else
-		gate(v, true, "samples.phases", m, "1 start first, 1 final last", "one start sample first, one final sample last");
+		gate(v, true, SP_GREF(SAMPLES_PHASES), m, "1 start first, 1 final last", "one start sample first, one final sample last");
 	bool phases = !a->phase_bad && !a->mono_bad;
 	if (!phases) {
 		for (size_t i = 2; i < SP_ARRAY_SIZE(sample_gates); i++)
@@ -1648,15 +1575,15 @@ static void gate_samples(state *s, struct samples_acc *a)
 	double span = a->final.ts - a->start.ts;
 	num(m, sizeof m, span);
 	num(t, sizeof t, th->min_span_s);
-	gate(v, ge(span, th->min_span_s), "samples.span", m, pre(t, ">="), "sample span %s s against a minimum of %s s", m, t);
+	gate(v, ge(span, th->min_span_s), SP_GREF(SAMPLES_SPAN), m, pre(t, ">="), "sample span %s s against a minimum of %s s", m, t);
 	snprintf(m, sizeof m, "%lld", a->nperiodic);
 	snprintf(t, sizeof t, "%lld", th->min_periodic_samples);
-	gate(v, a->nperiodic >= th->min_periodic_samples, "samples.count", m, pre(t, ">="),
+	gate(v, a->nperiodic >= th->min_periodic_samples, SP_GREF(SAMPLES_COUNT), m, pre(t, ">="),
 	     "%lld periodic samples (plus start and final) against a minimum of %lld", a->nperiodic,
 	     th->min_periodic_samples);
 	num(m, sizeof m, a->max_gap);
 	num(t, sizeof t, th->max_gap_s);
-	gate(v, le(a->max_gap, th->max_gap_s), "samples.gap", m, pre(t, "<="), "largest gap between consecutive samples %s s (maximum %s s)", m, t);
+	gate(v, le(a->max_gap, th->max_gap_s), SP_GREF(SAMPLES_GAP), m, pre(t, "<="), "largest gap between consecutive samples %s s (maximum %s s)", m, t);
 	/* declared interval within the maximum, and the measured one: the
 	 * median interval above the maximum (+10% for sampling latency) means
 	 * more than half of them are */
@@ -1665,22 +1592,22 @@ static void gate_samples(state *s, struct samples_acc *a)
 	num(lim, sizeof lim, a->interval_limit);
 	if (!(le(s->meta.sample_interval_s, th->max_interval_s) && s->meta.sample_interval_s > 0)) {
 		num(m, sizeof m, s->meta.sample_interval_s);
-		gate(v, false, "samples.interval", m, pre(t, "<="), "declared sample interval %s s (maximum %s s)", m, t);
+		gate(v, false, SP_GREF(SAMPLES_INTERVAL), m, pre(t, "<="), "declared sample interval %s s (maximum %s s)", m, t);
 	} else if (a->gaps_long * 2 > a->gaps) {
 		snprintf(m, sizeof m, "%lld of %lld > %s", a->gaps_long, a->gaps, lim);
-		gate(v, false, "samples.interval", m, pre(t, "<="),
+		gate(v, false, SP_GREF(SAMPLES_INTERVAL), m, pre(t, "<="),
 		     "the measured median sample interval is above %s s: %lld of %lld intervals are longer (declared %.10g s, maximum %s s)",
 		     lim, a->gaps_long, a->gaps, s->meta.sample_interval_s, t);
 	} else {
 		snprintf(m, sizeof m, "%lld of %lld > %s", a->gaps_long, a->gaps, lim);
-		gate(v, true, "samples.interval", m, pre(t, "<="),
+		gate(v, true, SP_GREF(SAMPLES_INTERVAL), m, pre(t, "<="),
 		     "declared sample interval %.10g s, measured median within %s s (%lld of %lld intervals longer)",
 		     s->meta.sample_interval_s, lim, a->gaps_long, a->gaps);
 	}
 	if (a->cadence.bad)
-		gate(v, false, "samples.cadence", "early sample", "on the schedule", "%s", a->cadence.msg);
+		gate(v, false, SP_GREF(SAMPLES_CADENCE), "early sample", "on the schedule", "%s", a->cadence.msg);
 	else
-		gate(v, true, "samples.cadence", "on the schedule", "on the schedule",
+		gate(v, true, SP_GREF(SAMPLES_CADENCE), "on the schedule", "on the schedule",
 		     strcmp(s->meta.profile, "R0") ? "every periodic sample at or after its slot (start + j x interval): no burst pads the count"
 						   : "R0 samples at every phase: no schedule to check");
 
@@ -1691,65 +1618,64 @@ static void gate_samples(state *s, struct samples_acc *a)
 	bool need = th->min_periodic_samples >= 2;
 	num(t, sizeof t, th->rss_slope_mib_per_day);
 	if (!need && th->min_periodic_samples == 0) {
-		gate(v, true, "leak.rss_slope", "not judged", t,
+		gate(v, true, SP_GREF(LEAK_RSS_SLOPE), "not judged", t,
 		     "the thresholds ask for no periodic samples (a rehearsal): no RSS slope judged over %llu post-warm-up sample(s)",
 		     a->rss.n);
 	} else if (a->rss.n < 2) {
-		gate(v, !need, "leak.rss_slope", "n/a", t,
+		gate(v, !need, SP_GREF(LEAK_RSS_SLOPE), "n/a", t,
 		     "%llu post-warm-up periodic sample(s): the RSS slope %s", a->rss.n,
 		     need ? "cannot be measured although the profile requires periodic samples" : "is not measurable");
 	} else {
 		double slope = sp_linreg_slope(&a->rss) * 86400.0 / 1048576.0;
 		num(m, sizeof m, slope);
-		gate(v, le(slope, th->rss_slope_mib_per_day), "leak.rss_slope", m, pre(t, "<="),
+		gate(v, le(slope, th->rss_slope_mib_per_day), SP_GREF(LEAK_RSS_SLOPE), m, pre(t, "<="),
 		     "owned RSS slope %s MiB/day over %llu post-warm-up periodic samples (maximum %s)", m, a->rss.n, t);
 	}
 	snprintf(t, sizeof t, "%lld", th->fd_growth_max);
 	if (!need && th->min_periodic_samples == 0) {
-		gate(v, true, "leak.fd_growth", "not judged", t,
+		gate(v, true, SP_GREF(LEAK_FD_GROWTH), "not judged", t,
 		     "the thresholds ask for no periodic samples (a rehearsal): no FD trend judged (leak.fd_final still is)");
 	} else if (a->fds.n < 2) {
-		gate(v, !need, "leak.fd_growth", "n/a", t, "%llu post-warm-up periodic sample(s): FD growth %s", a->fds.n,
+		gate(v, !need, SP_GREF(LEAK_FD_GROWTH), "n/a", t, "%llu post-warm-up periodic sample(s): FD growth %s", a->fds.n,
 		     need ? "cannot be measured although the profile requires periodic samples" : "is not measurable");
 	} else {
 		double growth = sp_linreg_slope(&a->fds) * (a->fds.xmax - a->fds.xmin);
 		num(m, sizeof m, growth);
-		gate(v, le(growth, (double)th->fd_growth_max), "leak.fd_growth", m, pre(t, "<="),
+		gate(v, le(growth, (double)th->fd_growth_max), SP_GREF(LEAK_FD_GROWTH), m, pre(t, "<="),
 		     "owned FDs grow by %s over the post-warm-up window (least squares; allowance %s)", m, t);
 	}
 	long long fdd = a->final.c[SP_C_OWNED_FDS] - a->start.c[SP_C_OWNED_FDS];
 	snprintf(m, sizeof m, "%lld", fdd);
-	gate(v, fdd <= th->fd_growth_max, "leak.fd_final", m, pre(t, "<="), "final owned FDs %lld, start %lld: growth %lld (allowance %s)",
+	gate(v, fdd <= th->fd_growth_max, SP_GREF(LEAK_FD_FINAL), m, pre(t, "<="), "final owned FDs %lld, start %lld: growth %lld (allowance %s)",
 	     a->final.c[SP_C_OWNED_FDS], a->start.c[SP_C_OWNED_FDS], fdd, t);
 
 	long long peak = a->disk_peak - a->start.c[SP_C_DISK_BYTES];
 	long long fin = a->final.c[SP_C_DISK_BYTES] - a->start.c[SP_C_DISK_BYTES];
 	snprintf(t, sizeof t, "%lld", th->disk_budget_bytes);
 	snprintf(m, sizeof m, "%lld", peak);
-	gate(v, peak <= th->disk_budget_bytes, "disk.peak", m, pre(t, "<="), "state-root disk growth peaked at %lld bytes (budget %lld)",
+	gate(v, peak <= th->disk_budget_bytes, SP_GREF(DISK_PEAK), m, pre(t, "<="), "state-root disk growth peaked at %lld bytes (budget %lld)",
 	     peak, th->disk_budget_bytes);
 	snprintf(m, sizeof m, "%lld", fin);
-	gate(v, fin <= th->disk_budget_bytes, "disk.final", m, pre(t, "<="), "state-root disk growth after cleanup %lld bytes (budget %lld)",
+	gate(v, fin <= th->disk_budget_bytes, SP_GREF(DISK_FINAL), m, pre(t, "<="), "state-root disk growth after cleanup %lld bytes (budget %lld)",
 	     fin, th->disk_budget_bytes);
 
 	/* cleanup: owned counts back to the start baseline */
 	static const enum sp_ev_counter owned[] = {SP_C_OWNED_PROCESSES, SP_C_OWNED_MOUNTS, SP_C_OWNED_SOCKETS,
 						SP_C_OWNED_CGROUPS};
+	static const sp_gate_ref owned_gate[] = {SP_GREF_INIT(CLEANUP_OWNED_PROCESSES), SP_GREF_INIT(CLEANUP_OWNED_MOUNTS),
+						 SP_GREF_INIT(CLEANUP_OWNED_SOCKETS), SP_GREF_INIT(CLEANUP_OWNED_CGROUPS)};
+	_Static_assert(SP_ARRAY_SIZE(owned) == SP_ARRAY_SIZE(owned_gate), "a cleanup gate per owned counter");
 	for (size_t i = 0; i < SP_ARRAY_SIZE(owned); i++) {
-		char id[80];
 		long long st = a->start.c[owned[i]], fi = a->final.c[owned[i]];
-		snprintf(id, sizeof id, "cleanup.%s", sp_ev_counter_name(owned[i]));
 		snprintf(m, sizeof m, "%lld", fi);
 		snprintf(t, sizeof t, "%lld", st);
-		gate(v, fi == st, id, m, pre(t, "="), "final %s %lld, start %lld", sp_ev_counter_name(owned[i]), fi, st);
+		gate(v, fi == st, owned_gate[i], m, pre(t, "="), "final %s %lld, start %lld", sp_ev_counter_name(owned[i]), fi, st);
 	}
 	for (size_t i = 0; i < a->nextra; i++) {
-		char id[80];
 		long long st = a->start.extra[i], fi = a->final.extra[i];
-		snprintf(id, sizeof id, "cleanup.%.60s", a->extra_names[i]);
 		snprintf(m, sizeof m, "%lld", fi);
 		snprintf(t, sizeof t, "%lld", st);
-		gate(v, fi == st, id, m, pre(t, "="), "final %s %lld, start %lld", a->extra_names[i], fi, st);
+		gate(v, fi == st, SP_GFAM(CLEANUP, a->extra_names[i]), m, pre(t, "="), "final %s %lld, start %lld", a->extra_names[i], fi, st);
 	}
 }
 
@@ -1758,27 +1684,28 @@ static void check_inventory(state *s)
 {
 	sp_verdict *v = s->v;
 	sp_inventory a = {0}, b = {0};
-	char ma[300], mb[300], msg[400];
+	sp_error ma, mb;
+	char msg[400];
 	_cleanup_free_ char *pa = sp_xasprintf("%s/inventory-start.json", s->dir);
 	_cleanup_free_ char *pb = sp_xasprintf("%s/inventory-final.json", s->dir);
-	int ra = sp_inventory_load(&a, pa, &s->hash[KF_INV_START], ma, sizeof ma);
-	int rb = sp_inventory_load(&b, pb, &s->hash[KF_INV_FINAL], mb, sizeof mb);
+	int ra = sp_inventory_load(&a, pa, &s->hash[KF_INV_START], &ma);
+	int rb = sp_inventory_load(&b, pb, &s->hash[KF_INV_FINAL], &mb);
 	if (ra < 0 || rb < 0) {
 		snprintf(msg, sizeof msg, "%s: %s", ra < 0 ? "inventory-start.json" : "inventory-final.json",
-			 ra < 0 ? ma : mb);
-		gate(v, false, "types.inventory", "invalid", "valid", "%s", msg);
-		na(v, "cleanup.inventory", msg);
+			 ra < 0 ? ma.msg : mb.msg);
+		gate(v, false, SP_GFAM(TYPES, "inventory"), "invalid", "valid", "%s", msg);
+		na(v, SP_GREF(CLEANUP_INVENTORY), msg);
 	} else {
 		char m[48];
 		snprintf(m, sizeof m, "%zu + %zu", a.n, b.n);
-		gate(v, true, "types.inventory", m, "valid", "inventories: %zu start, %zu final resources", a.n, b.n);
+		gate(v, true, SP_GFAM(TYPES, "inventory"), m, "valid", "inventories: %zu start, %zu final resources", a.n, b.n);
 		snprintf(m, sizeof m, "%zu resources", b.n);
 		char t[48];
 		snprintf(t, sizeof t, "%zu resources", a.n);
 		if (sp_inventory_equal(&a, &b, msg, sizeof msg))
-			gate(v, true, "cleanup.inventory", m, t, "inventory-final equals inventory-start (%zu resources)", a.n);
+			gate(v, true, SP_GREF(CLEANUP_INVENTORY), m, t, "inventory-final equals inventory-start (%zu resources)", a.n);
 		else
-			gate(v, false, "cleanup.inventory", m, t, "%s", msg);
+			gate(v, false, SP_GREF(CLEANUP_INVENTORY), m, t, "%s", msg);
 	}
 	sp_inventory_free(&a);
 	sp_inventory_free(&b);
@@ -1787,42 +1714,42 @@ static void check_inventory(state *s)
 static void check_summary(state *s, const struct samples_acc *a)
 {
 	sp_verdict *v = s->v;
-	sp_summary sm;
-	char msg[300];
+	sp_ev_summary sm;
+	sp_error msg;
 	_cleanup_free_ char *p = sp_xasprintf("%s/summary.json", s->dir);
-	if (sp_summary_load(&sm, p, &s->hash[KF_SUMMARY], msg, sizeof msg) < 0) {
-		gate(v, false, "types.summary", "invalid", "valid", "summary.json: %s", msg);
-		na(v, "summary.consistent", "summary.json is invalid");
-		na(v, "cleanup.status", "summary.json is invalid");
-		na(v, "run.completed", "summary.json is invalid");
+	if (sp_ev_summary_load(&sm, p, &s->hash[KF_SUMMARY], &msg) < 0) {
+		gate(v, false, SP_GFAM(TYPES, "summary"), "invalid", "valid", "summary.json: %s", msg.msg);
+		na(v, SP_GREF(SUMMARY_CONSISTENT), "summary.json is invalid");
+		na(v, SP_GREF(CLEANUP_STATUS), "summary.json is invalid");
+		na(v, SP_GREF(RUN_COMPLETED), "summary.json is invalid");
 		return;
 	}
-	gate(v, true, "types.summary", "valid", "valid", "summary.json: every field of the right type");
-	gate(v, !strcmp(sm.cleanup, "ok"), "cleanup.status", sm.cleanup, "ok", "summary.json: cleanup %s", sm.cleanup);
+	gate(v, true, SP_GFAM(TYPES, "summary"), "valid", "valid", "summary.json: every field of the right type");
+	gate(v, !strcmp(sm.cleanup, "ok"), SP_GREF(CLEANUP_STATUS), sm.cleanup, "ok", "summary.json: cleanup %s", sm.cleanup);
 	bool spanned = s->meta_ok && s->samples_ok && !a->phase_bad && !a->mono_bad;
 	double span = spanned ? a->final.ts - a->start.ts : 0;
 	if (strcmp(sm.stop_condition, "duration"))
-		gate(v, false, "run.completed", sm.stop_condition, "duration", "summary.json: the run stopped on %s",
+		gate(v, false, SP_GREF(RUN_COMPLETED), sm.stop_condition, "duration", "summary.json: the run stopped on %s",
 		     sm.stop_condition);
 	else if (!spanned)
-		na(v, "run.completed",
+		na(v, SP_GREF(RUN_COMPLETED),
 		   !s->meta_ok ? "metadata.txt is invalid" : "samples have no single start and final in order");
 	else if (!ge(span, s->meta.duration_s - 0.001)) {
 		char have[48], want[48];
 		num(have, sizeof have, span);
 		num(want, sizeof want, s->meta.duration_s);
-		gate(v, false, "run.completed", have, pre(want, ">="),
+		gate(v, false, SP_GREF(RUN_COMPLETED), have, pre(want, ">="),
 		     "summary.json says the run stopped on its duration, but the samples span %s s of the %s s it was to run", have,
 		     want);
 	} else
-		gate(v, true, "run.completed", sm.stop_condition, "duration",
+		gate(v, true, SP_GREF(RUN_COMPLETED), sm.stop_condition, "duration",
 		     "the run stopped on its duration and the samples span it (%.10g s of %.10g s)", span, s->meta.duration_s);
 	if (!s->meta_ok || !s->ops_ok || !s->samples_ok) {
-		na(v, "summary.consistent",
+		na(v, SP_GREF(SUMMARY_CONSISTENT),
 		   !s->meta_ok ? "metadata.txt is invalid"
 		   : !s->ops_ok ? "operations.tsv is invalid"
 				: "resource-samples.tsv is invalid");
-		sp_summary_free(&sm);
+		sp_ev_summary_free(&sm);
 		return;
 	}
 	char f[64] = "", have[64] = "", want[64] = "";
@@ -1872,12 +1799,12 @@ static void check_summary(state *s, const struct samples_acc *a)
 #undef CHK_INT
 #undef CHK_DEC
 	if (f[0])
-		gate(v, false, "summary.consistent", have, want, "summary.json %s is %s but the bundle gives %s", f, have,
+		gate(v, false, SP_GREF(SUMMARY_CONSISTENT), have, want, "summary.json %s is %s but the bundle gives %s", f, have,
 		     want);
 	else
-		gate(v, true, "summary.consistent", "consistent", "consistent",
+		gate(v, true, SP_GREF(SUMMARY_CONSISTENT), "consistent", "consistent",
 		     "summary.json agrees with metadata.txt, operations.tsv and resource-samples.tsv");
-	sp_summary_free(&sm);
+	sp_ev_summary_free(&sm);
 }
 
 /* ---- logs/: bounded and redacted ------------------------------------- */
@@ -1909,8 +1836,8 @@ static void check_logs(state *s, char **paths, size_t n, const char *listerr)
 {
 	sp_verdict *v = s->v;
 	if (!paths && listerr) {
-		na(v, "logs.bounded", listerr);
-		na(v, "logs.redacted", listerr);
+		na(v, SP_GREF(LOGS_BOUNDED), listerr);
+		na(v, SP_GREF(LOGS_REDACTED), listerr);
 		return;
 	}
 	bool scan = sp_secret_ready();
@@ -1953,20 +1880,20 @@ static void check_logs(state *s, char **paths, size_t n, const char *listerr)
 	snprintf(t, sizeof t, "%d bytes", LOG_BOUND);
 	if (big[0]) {
 		snprintf(m, sizeof m, "%lld bytes", bigsz);
-		gate(v, false, "logs.bounded", m, t, "%s", big);
+		gate(v, false, SP_GREF(LOGS_BOUNDED), m, t, "%s", big);
 	} else {
 		snprintf(m, sizeof m, "%zu files", nlogs);
-		gate(v, true, "logs.bounded", m, t, "%zu log file(s), each within 64 KiB (or head and tail with an elision line)",
+		gate(v, true, SP_GREF(LOGS_BOUNDED), m, t, "%zu log file(s), each within 64 KiB (or head and tail with an elision line)",
 		     nlogs);
 	}
 	snprintf(m, sizeof m, "%zu unredacted", hits);
 	if (!scan)
-		na(v, "logs.redacted", "cannot compile the secret patterns");
+		na(v, SP_GREF(LOGS_REDACTED), "cannot compile the secret patterns");
 	else if (hits)
-		gate(v, false, "logs.redacted", m, "0 unredacted", "%zu secret-shaped value(s) not redacted; first: %s", hits,
+		gate(v, false, SP_GREF(LOGS_REDACTED), m, "0 unredacted", "%zu secret-shaped value(s) not redacted; first: %s", hits,
 		     where);
 	else
-		gate(v, true, "logs.redacted", m, "0 unredacted", "no value of the %zu secret shapes in %zu log file(s)",
+		gate(v, true, SP_GREF(LOGS_REDACTED), m, "0 unredacted", "no value of the %zu secret shapes in %zu log file(s)",
 		     sp_secret_shape_count(), nlogs);
 }
 
@@ -1989,12 +1916,12 @@ static void check_integrity(state *s, const sp_verify_opts *o)
 	mbuf = sp_ev_read_all(mp, 64 * 1024 * 1024, &mlen, &e);
 	sp_ev_manifest man = {0};
 	if (!mbuf) {
-		gate(v, false, "integrity.manifest", "missing", "every file listed and matching", "MANIFEST: %s",
+		gate(v, false, SP_GREF(INTEGRITY_MANIFEST), "missing", "every file listed and matching", "MANIFEST: %s",
 		     sp_ev_strerror(e));
 	} else if (sp_ev_manifest_parse(&man, mbuf, mlen, msg, sizeof msg) < 0) {
-		gate(v, false, "integrity.manifest", "invalid", "every file listed and matching", "%s", msg);
+		gate(v, false, SP_GREF(INTEGRITY_MANIFEST), "invalid", "every file listed and matching", "%s", msg);
 	} else if (lrc < 0) {
-		gate(v, false, "integrity.manifest", "invalid", "every file listed and matching", "bundle: %s", msg);
+		gate(v, false, SP_GREF(INTEGRITY_MANIFEST), "invalid", "every file listed and matching", "bundle: %s", msg);
 	} else {
 		size_t i = 0, j = 0, bad = 0;
 		char first[300] = "";
@@ -2036,9 +1963,9 @@ static void check_integrity(state *s, const sp_verify_opts *o)
 		snprintf(m, sizeof m, "%zu bad", bad);
 		snprintf(t, sizeof t, "0 bad of %zu", man.n);
 		if (bad)
-			gate(v, false, "integrity.manifest", m, t, "%zu file(s) fail the MANIFEST; first: %s", bad, first);
+			gate(v, false, SP_GREF(INTEGRITY_MANIFEST), m, t, "%zu file(s) fail the MANIFEST; first: %s", bad, first);
 		else
-			gate(v, true, "integrity.manifest", m, t, "MANIFEST lists and matches all %zu files", man.n);
+			gate(v, true, SP_GREF(INTEGRITY_MANIFEST), m, t, "MANIFEST lists and matches all %zu files", man.n);
 	}
 	sp_ev_manifest_free(&man);
 	for (size_t i = 0; i < n; i++)
@@ -2052,17 +1979,17 @@ static void check_integrity(state *s, const sp_verify_opts *o)
 	_cleanup_free_ char *sig = NULL;
 	sig = sp_ev_read_all(sp, 4096, &slen, &se);
 	if (!o->pubkey) {
-		gate(v, true, "integrity.signature", "not checked", "--pubkey",
+		gate(v, true, SP_GREF(INTEGRITY_SIGNATURE), "not checked", "--pubkey",
 		     "no --pubkey given: signature not checked (MANIFEST.sig %s)", sig ? "present" : "absent");
 	} else if (!sig) {
-		gate(v, false, "integrity.signature", "unsigned", "valid Ed25519",
+		gate(v, false, SP_GREF(INTEGRITY_SIGNATURE), "unsigned", "valid Ed25519",
 		     "a public key was given but MANIFEST.sig is %s", sp_ev_strerror(se));
 	} else if (!mbuf) {
-		gate(v, false, "integrity.signature", "no MANIFEST", "valid Ed25519", "MANIFEST is missing");
+		gate(v, false, SP_GREF(INTEGRITY_SIGNATURE), "no MANIFEST", "valid Ed25519", "MANIFEST is missing");
 	} else if (sp_sig_verify(o->pubkey, mbuf, mlen, sig, slen, msg, sizeof msg) == 1) {
-		gate(v, true, "integrity.signature", "valid", "valid Ed25519", "MANIFEST.sig is a valid Ed25519 signature of MANIFEST");
+		gate(v, true, SP_GREF(INTEGRITY_SIGNATURE), "valid", "valid Ed25519", "MANIFEST.sig is a valid Ed25519 signature of MANIFEST");
 	} else {
-		gate(v, false, "integrity.signature", "invalid", "valid Ed25519", "%s", msg);
+		gate(v, false, SP_GREF(INTEGRITY_SIGNATURE), "invalid", "valid Ed25519", "%s", msg);
 	}
 }
 
@@ -2085,6 +2012,9 @@ int sp_verify(const char *dir, const sp_verify_opts *o, sp_verdict *v, sp_error 
 	_cleanup_free_ char *real = realpath(dir, NULL);
 	if (!real)
 		return sp_usage(err, "%s: %s", dir, strerror(errno));
+	/* no verdict without digests: an internal error (exit 3), not a gate */
+	if (sp_ev_sha256_ready(err) < 0)
+		return -1;
 	state *s = sp_xcalloc(1, sizeof *s);
 	struct samples_acc *a = sp_xcalloc(1, sizeof *a);
 	s->dir = real;

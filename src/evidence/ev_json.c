@@ -14,36 +14,40 @@
 
 #define JSON_MAX (64 * 1024 * 1024)
 
-static json_t *parse(const char *buf, size_t len, char *msg, size_t msgsz)
+static json_t *parse(const char *buf, size_t len, sp_error *err)
 {
 	json_error_t je;
 	if (len == 0) {
-		sp_ev_msg(msg, msgsz, "empty file");
+		sp_usage(err, "empty file");
 		return NULL;
 	}
 	json_t *j = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &je);
 	if (!j) {
-		sp_ev_msg(msg, msgsz, "line %d: %s", je.line, je.text);
+		sp_usage(err, "line %d: %s", je.line, je.text);
 		return NULL;
 	}
 	if (!json_is_object(j)) {
 		json_decref(j);
-		sp_ev_msg(msg, msgsz, "top level is not an object");
+		sp_usage(err, "top level is not an object");
 		return NULL;
 	}
 	return j;
 }
 
-static char *load(const char *path, sp_ev_sha256 *hash, size_t *len, char *msg, size_t msgsz)
+static char *load(const char *path, sp_ev_sha256 *hash, size_t *len, sp_error *err)
 {
 	int e = 0;
 	char *buf = sp_ev_read_all(path, JSON_MAX, len, &e);
 	if (!buf) {
-		sp_ev_msg(msg, msgsz, "%s", e == EFBIG ? "larger than 64 MiB" : sp_ev_strerror(e));
+		sp_usage(err, "%s", e == EFBIG ? "larger than 64 MiB" : sp_ev_strerror(e));
 		return NULL;
 	}
 	if (hash) {
-		sp_ev_sha256_init(hash);
+		if (sp_ev_sha256_init(hash) < 0) {
+			sp_fail_errno(err, 0, SP_EV_SHA256_INIT_FAILED);
+			free(buf);
+			return NULL;
+		}
 		sp_ev_sha256_update(hash, buf, *len);
 		sp_ev_sha256_final(hash);
 	}
@@ -74,21 +78,21 @@ static int res_cmp(const void *a, const void *b)
 	return c ? c : strcmp(x->id, y->id);
 }
 
-int sp_inventory_parse(sp_inventory *inv, const char *buf, size_t len, char *msg, size_t msgsz)
+int sp_inventory_parse(sp_inventory *inv, const char *buf, size_t len, sp_error *err)
 {
 	inv->v = NULL;
 	inv->n = 0;
-	json_t *j = parse(buf, len, msg, msgsz);
+	json_t *j = parse(buf, len, err);
 	if (!j)
 		return -1;
 	int rc = -1;
 	json_t *schema = json_object_get(j, "schema"), *res = json_object_get(j, "resources");
 	if (!json_is_string(schema) || strcmp(json_string_value(schema), SP_INVENTORY_SCHEMA)) {
-		sp_ev_msg(msg, msgsz, "field schema: not %s", SP_INVENTORY_SCHEMA);
+		sp_usage(err, "field schema: not %s", SP_INVENTORY_SCHEMA);
 		goto out;
 	}
 	if (!json_is_array(res)) {
-		sp_ev_msg(msg, msgsz, "field resources: not an array");
+		sp_usage(err, "field resources: not an array");
 		goto out;
 	}
 	size_t n = json_array_size(res);
@@ -96,7 +100,7 @@ int sp_inventory_parse(sp_inventory *inv, const char *buf, size_t len, char *msg
 	for (size_t i = 0; i < n; i++) {
 		json_t *e = json_array_get(res, i), *t = json_object_get(e, "type"), *id = json_object_get(e, "id");
 		if (!json_is_object(e) || !jtext(t) || !jtext(id)) {
-			sp_ev_msg(msg, msgsz, "resources[%zu]: not an object with non-empty string type and id", i);
+			sp_usage(err, "resources[%zu]: not an object with non-empty string type and id", i);
 			goto out;
 		}
 		inv->v[inv->n].type = sp_xstrdup(json_string_value(t));
@@ -123,15 +127,15 @@ out:
 	return rc;
 }
 
-int sp_inventory_load(sp_inventory *inv, const char *path, sp_ev_sha256 *hash, char *msg, size_t msgsz)
+int sp_inventory_load(sp_inventory *inv, const char *path, sp_ev_sha256 *hash, sp_error *err)
 {
 	size_t len;
 	inv->v = NULL;
 	inv->n = 0;
-	_cleanup_free_ char *buf = load(path, hash, &len, msg, msgsz);
+	_cleanup_free_ char *buf = load(path, hash, &len, err);
 	if (!buf)
 		return -1;
-	return sp_inventory_parse(inv, buf, len, msg, msgsz);
+	return sp_inventory_parse(inv, buf, len, err);
 }
 
 bool sp_inventory_equal(const sp_inventory *a, const sp_inventory *b, char *msg, size_t msgsz)
@@ -156,7 +160,7 @@ bool sp_inventory_equal(const sp_inventory *a, const sp_inventory *b, char *msg,
 }
 
 /* ---- summary ----------------------------------------------------------- */
-void sp_summary_free(sp_summary *s)
+void sp_ev_summary_free(sp_ev_summary *s)
 {
 	free(s->run_id);
 	free(s->profile);
@@ -166,93 +170,93 @@ void sp_summary_free(sp_summary *s)
 	memset(s, 0, sizeof *s);
 }
 
-static int get_num(json_t *o, const char *k, double *out, char *msg, size_t msgsz)
+static int get_num(json_t *o, const char *k, double *out, sp_error *err)
 {
 	json_t *v = json_object_get(o, k);
 	if (!json_is_number(v) || json_number_value(v) < 0 || !isfinite(json_number_value(v)))
-		return sp_ev_msg(msg, msgsz, "field %s: missing or not a non-negative number", k);
+		return sp_usage(err, "field %s: missing or not a non-negative number", k);
 	*out = json_number_value(v);
 	return 0;
 }
 
-static int get_int(json_t *o, const char *pfx, const char *k, long long *out, char *msg, size_t msgsz)
+static int get_int(json_t *o, const char *pfx, const char *k, long long *out, sp_error *err)
 {
 	json_t *v = json_object_get(o, k);
 	if (!json_is_integer(v) || json_integer_value(v) < 0)
-		return sp_ev_msg(msg, msgsz, "field %s%s: missing or not a non-negative integer", pfx, k);
+		return sp_usage(err, "field %s%s: missing or not a non-negative integer", pfx, k);
 	*out = json_integer_value(v);
 	return 0;
 }
 
-static int get_str(json_t *o, const char *k, char **out, const char *const *allowed, char *msg, size_t msgsz)
+static int get_str(json_t *o, const char *k, char **out, const char *const *allowed, sp_error *err)
 {
 	json_t *v = json_object_get(o, k);
 	if (!jtext(v))
-		return sp_ev_msg(msg, msgsz, "field %s: missing or not a non-empty string", k);
+		return sp_usage(err, "field %s: missing or not a non-empty string", k);
 	if (allowed) {
 		bool found = false;
 		for (size_t i = 0; allowed[i]; i++)
 			if (!strcmp(allowed[i], json_string_value(v)))
 				found = true;
 		if (!found)
-			return sp_ev_msg(msg, msgsz, "field %s: '%.40s' is not an allowed value", k, json_string_value(v));
+			return sp_usage(err, "field %s: '%.40s' is not an allowed value", k, json_string_value(v));
 	}
 	*out = sp_xstrdup(json_string_value(v));
 	return 0;
 }
 
-int sp_summary_parse(sp_summary *s, const char *buf, size_t len, char *msg, size_t msgsz)
+int sp_ev_summary_parse(sp_ev_summary *s, const char *buf, size_t len, sp_error *err)
 {
 	static const char *const stops[] = {"duration", "signal", "invariant", "error", NULL};
 	static const char *const cleanups[] = {"ok", "failed", NULL};
 	memset(s, 0, sizeof *s);
-	json_t *j = parse(buf, len, msg, msgsz);
+	json_t *j = parse(buf, len, err);
 	if (!j)
 		return -1;
 	int rc = -1;
 	json_t *schema = json_object_get(j, "schema"), *ops = json_object_get(j, "operations");
 	if (!json_is_string(schema) || strcmp(json_string_value(schema), SP_SUMMARY_SCHEMA)) {
-		sp_ev_msg(msg, msgsz, "field schema: not %s", SP_SUMMARY_SCHEMA);
+		sp_usage(err, "field schema: not %s", SP_SUMMARY_SCHEMA);
 		goto out;
 	}
-	if (get_str(j, "run_id", &s->run_id, NULL, msg, msgsz) < 0 ||
-	    get_str(j, "profile", &s->profile, NULL, msg, msgsz) < 0 ||
-	    get_num(j, "requested_duration_s", &s->requested_duration_s, msg, msgsz) < 0 ||
-	    get_num(j, "measured_duration_s", &s->measured_duration_s, msg, msgsz) < 0 ||
-	    get_int(j, "", "sample_count", &s->sample_count, msg, msgsz) < 0 ||
-	    get_int(j, "", "periodic_samples", &s->periodic_samples, msg, msgsz) < 0 ||
-	    get_num(j, "span_s", &s->span_s, msg, msgsz) < 0 || get_num(j, "max_gap_s", &s->max_gap_s, msg, msgsz) < 0 ||
-	    get_num(j, "warmup_end_s", &s->warmup_end_s, msg, msgsz) < 0)
+	if (get_str(j, "run_id", &s->run_id, NULL, err) < 0 ||
+	    get_str(j, "profile", &s->profile, NULL, err) < 0 ||
+	    get_num(j, "requested_duration_s", &s->requested_duration_s, err) < 0 ||
+	    get_num(j, "measured_duration_s", &s->measured_duration_s, err) < 0 ||
+	    get_int(j, "", "sample_count", &s->sample_count, err) < 0 ||
+	    get_int(j, "", "periodic_samples", &s->periodic_samples, err) < 0 ||
+	    get_num(j, "span_s", &s->span_s, err) < 0 || get_num(j, "max_gap_s", &s->max_gap_s, err) < 0 ||
+	    get_num(j, "warmup_end_s", &s->warmup_end_s, err) < 0)
 		goto out;
 	if (!json_is_object(ops)) {
-		sp_ev_msg(msg, msgsz, "field operations: missing or not an object");
+		sp_usage(err, "field operations: missing or not an object");
 		goto out;
 	}
-	if (get_int(ops, "operations.", "total", &s->ops_total, msg, msgsz) < 0 ||
-	    get_int(ops, "operations.", "ok", &s->ops_ok, msg, msgsz) < 0 ||
-	    get_int(ops, "operations.", "fail", &s->ops_fail, msg, msgsz) < 0 ||
-	    get_int(ops, "operations.", "expected_fault", &s->ops_expected_fault, msg, msgsz) < 0 ||
-	    get_int(j, "", "unexpected_failures", &s->unexpected_failures, msg, msgsz) < 0 ||
-	    get_str(j, "stop_condition", &s->stop_condition, stops, msg, msgsz) < 0 ||
-	    get_str(j, "cleanup", &s->cleanup, cleanups, msg, msgsz) < 0 ||
-	    get_str(j, "evidence_path", &s->evidence_path, NULL, msg, msgsz) < 0)
+	if (get_int(ops, "operations.", "total", &s->ops_total, err) < 0 ||
+	    get_int(ops, "operations.", "ok", &s->ops_ok, err) < 0 ||
+	    get_int(ops, "operations.", "fail", &s->ops_fail, err) < 0 ||
+	    get_int(ops, "operations.", "expected_fault", &s->ops_expected_fault, err) < 0 ||
+	    get_int(j, "", "unexpected_failures", &s->unexpected_failures, err) < 0 ||
+	    get_str(j, "stop_condition", &s->stop_condition, stops, err) < 0 ||
+	    get_str(j, "cleanup", &s->cleanup, cleanups, err) < 0 ||
+	    get_str(j, "evidence_path", &s->evidence_path, NULL, err) < 0)
 		goto out;
 	rc = 0;
 out:
 	json_decref(j);
 	if (rc < 0)
-		sp_summary_free(s);
+		sp_ev_summary_free(s);
 	return rc;
 }
 
-int sp_summary_load(sp_summary *s, const char *path, sp_ev_sha256 *hash, char *msg, size_t msgsz)
+int sp_ev_summary_load(sp_ev_summary *s, const char *path, sp_ev_sha256 *hash, sp_error *err)
 {
 	size_t len;
 	memset(s, 0, sizeof *s);
-	_cleanup_free_ char *buf = load(path, hash, &len, msg, msgsz);
+	_cleanup_free_ char *buf = load(path, hash, &len, err);
 	if (!buf)
 		return -1;
-	return sp_summary_parse(s, buf, len, msg, msgsz);
+	return sp_ev_summary_parse(s, buf, len, err);
 }
 
 /* ---- baseline ---------------------------------------------------------- */
@@ -267,25 +271,17 @@ void sp_baseline_free(sp_baseline *b)
 	memset(b, 0, sizeof *b);
 }
 
-const sp_baseline_entry *sp_baseline_get(const sp_baseline *b, const char *scenario)
-{
-	for (size_t i = 0; b && i < b->n; i++)
-		if (!strcmp(b->v[i].scenario, scenario))
-			return &b->v[i];
-	return NULL;
-}
-
 int sp_baseline_load(sp_baseline *b, const char *path, char *msg, size_t msgsz)
 {
 	size_t len;
-	char inner[300];
+	sp_error inner;
 	memset(b, 0, sizeof *b);
-	_cleanup_free_ char *buf = load(path, NULL, &len, inner, sizeof inner);
+	_cleanup_free_ char *buf = load(path, NULL, &len, &inner);
 	if (!buf)
-		return sp_ev_msg(msg, msgsz, "%s: %s", path, inner);
-	json_t *j = parse(buf, len, inner, sizeof inner);
+		return sp_ev_msg(msg, msgsz, "%s: %s", path, inner.msg);
+	json_t *j = parse(buf, len, &inner);
 	if (!j)
-		return sp_ev_msg(msg, msgsz, "%s: %s", path, inner);
+		return sp_ev_msg(msg, msgsz, "%s: %s", path, inner.msg);
 	int rc = -1;
 	json_t *schema = json_object_get(j, "schema"), *sc = json_object_get(j, "scenarios"),
 	       *rid = json_object_get(j, "run_id");

@@ -384,7 +384,10 @@ int sp_meta_load(sp_meta *m, const char *dir, sp_ev_sha256 *hash, char *msg, siz
 		return sp_ev_msg(msg, msgsz, "metadata.txt: %s", e == EFBIG ? "larger than 1 MiB" : sp_ev_strerror(e));
 	}
 	if (hash) {
-		sp_ev_sha256_init(hash);
+		if (sp_ev_sha256_init(hash) < 0) {
+			*kind = "present";
+			return sp_ev_msg(msg, msgsz, "metadata.txt: " SP_EV_SHA256_INIT_FAILED);
+		}
 		sp_ev_sha256_update(hash, buf, len);
 		sp_ev_sha256_final(hash);
 	}

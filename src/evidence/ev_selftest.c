@@ -629,7 +629,8 @@ static int write_bundle(bundle *b, const char *dir)
 /* ---- cases ------------------------------------------------------------- */
 typedef struct tcase {
 	char name[120];
-	char expect[64]; /* gate id that must fail; "" = the bundle must pass */
+	sp_gate_ref ref; /* the gate that must fail; SP_G_COUNT (PASSES): the bundle must pass */
+	char expect[64]; /* its id; "" = the bundle must pass */
 	void (*fn)(bundle *b, const struct tcase *c);
 	const char *a, *bv; /* parameters for fn */
 	int n;
@@ -1277,9 +1278,11 @@ static void c_via_symlink(bundle *b, const tcase *c)
 static tcase *cases;
 static size_t ncases;
 
-static void add(const char *expect, void (*fn)(bundle *, const tcase *), const char *a, const char *bv, int n,
+/* a case whose bundle must pass */
+#define PASSES ((sp_gate_ref){SP_G_COUNT, NULL})
+static void add(sp_gate_ref expect, void (*fn)(bundle *, const tcase *), const char *a, const char *bv, int n,
 		const char *fmt, ...) SP_PRINTF(6, 7);
-static void add(const char *expect, void (*fn)(bundle *, const tcase *), const char *a, const char *bv, int n,
+static void add(sp_gate_ref expect, void (*fn)(bundle *, const tcase *), const char *a, const char *bv, int n,
 		const char *fmt, ...)
 {
 	cases = sp_xrealloc(cases, (ncases + 1) * sizeof *cases);
@@ -1289,7 +1292,9 @@ static void add(const char *expect, void (*fn)(bundle *, const tcase *), const c
 	va_start(ap, fmt);
 	vsnprintf(c->name, sizeof c->name, fmt, ap);
 	va_end(ap);
-	snprintf(c->expect, sizeof c->expect, "%s", expect ? expect : "");
+	c->ref = expect;
+	if (expect.id != SP_G_COUNT)
+		sp_gate_ref_id(expect, c->expect);
 	c->fn = fn;
 	c->a = a;
 	c->bv = bv;
@@ -1299,9 +1304,7 @@ static void add(const char *expect, void (*fn)(bundle *, const tcase *), const c
 static const char *const known[] = {"metadata.txt",	  "operations.tsv",	  "latency.tsv",
 				    "resource-samples.tsv", "capability-results.tsv", "faults.tsv",
 				    "inventory-start.json", "inventory-final.json",   "summary.json"};
-static const char *const truncate_gate[] = {"metadata.keys",	  "types.operations", "types.latency",
-					    "types.samples",	  "types.capabilities", "types.faults",
-					    "types.inventory",	  "types.inventory",   "types.summary"};
+static const sp_gate_ref truncate_gate[] = {SP_GREF_INIT(METADATA_KEYS), SP_GFAM_INIT(TYPES, "operations"), SP_GFAM_INIT(TYPES, "latency"), SP_GFAM_INIT(TYPES, "samples"), SP_GFAM_INIT(TYPES, "capabilities"), SP_GFAM_INIT(TYPES, "faults"), SP_GFAM_INIT(TYPES, "inventory"), SP_GFAM_INIT(TYPES, "inventory"), SP_GFAM_INIT(TYPES, "summary")};
 
 static const struct {
 	const char *stem;
@@ -1327,64 +1330,64 @@ static const char *const meta_keys[] = {
 
 static void build_cases(void)
 {
-	add(NULL, c_none, NULL, NULL, 0, "a correct bundle passes");
-	add(NULL, c_signed, NULL, NULL, 0, "a correct signed bundle passes with --pubkey");
-	add(NULL, c_baseline_one, NULL, NULL, 0, "baseline covering RUN-01 only: RUN-02 rejected");
-	cases[ncases - 1].expect[0] = 0;
-	snprintf(cases[ncases - 1].expect, sizeof cases[ncases - 1].expect, "latency.p95.RUN-02");
+	add(PASSES, c_none, NULL, NULL, 0, "a correct bundle passes");
+	add(PASSES, c_signed, NULL, NULL, 0, "a correct signed bundle passes with --pubkey");
+	add(PASSES, c_baseline_one, NULL, NULL, 0, "baseline covering RUN-01 only: RUN-02 rejected");
+	cases[ncases - 1].ref = SP_GFAM(LATENCY_P95, "RUN-02");
+	sp_gate_ref_id(cases[ncases - 1].ref, cases[ncases - 1].expect);
 
 	/* boundaries: at (passes) and one unit beyond (fails) */
-	add(NULL, c_span, "600.000", NULL, 0, "span at its minimum 600 s");
-	add("samples.span", c_span, "599.999", NULL, 0, "span 1 ms below its minimum");
-	add(NULL, c_meta, "threshold.min_periodic_samples", "9", 0, "periodic samples at the minimum 9");
-	add("samples.count", c_meta, "threshold.min_periodic_samples", "10", 0, "one periodic sample short");
-	add(NULL, c_gap, "120.000", NULL, 0, "largest gap at its maximum 60 s");
-	add("samples.gap", c_gap, "120.001", NULL, 0, "a gap 1 ms above its maximum");
-	add(NULL, c_meta, "sample_interval_s", "60", 0, "sample interval at its maximum");
-	add("samples.interval", c_meta, "sample_interval_s", "60.001", 0, "sample interval 1 ms above its maximum");
-	add(NULL, c_fails, NULL, NULL, 2, "success ratio at 0.99 (2 failures in 200)");
-	add("ops.success", c_fails, NULL, NULL, 3, "success ratio below 0.99 (3 failures in 200)");
-	add(NULL, c_fails, "1", NULL, 0, "ratio 1: zero failures pass");
-	add("ops.success", c_fails, "1", NULL, 1, "ratio 1: one unexpected failure");
-	add(NULL, c_ef_ts, "310.000", NULL, 0, "expected_fault at the end of its fault window");
-	add("ops.expected_faults", c_ef_ts, "310.001", NULL, 0, "expected_fault 1 ms after its fault window");
-	add(NULL, c_ef_ts, "300.000", NULL, 0, "expected_fault at the start of its fault window");
-	add("ops.expected_faults", c_ef_ts, "299.999", NULL, 0, "expected_fault 1 ms before its fault window");
-	add("ops.expected_faults", c_untied_failing_fault, NULL, NULL, 0, "expected_fault tied to a failing fault record");
-	add(NULL, c_multi_fault, NULL, NULL, 0, "expected_faults inside overlapping passing fault windows");
-	add("ops.expected_faults", c_multi_fault, NULL, NULL, 1, "expected_fault only inside a failing fault's window");
-	add(NULL, c_fault, "rto_ms", "10000", 0, "fault recovery exactly at its RTO");
-	add("faults.recovered", c_fault, "rto_ms", "9999.999", 0, "fault recovery 1 us beyond its RTO");
-	add("faults.recovered", c_fault, "result", "fail", 0, "fault record with result fail");
-	add("faults.declared", c_fault_declared, NULL, NULL, 1, "a declared fault never injected");
-	add("faults.declared", c_fault_declared, NULL, NULL, 2, "an undeclared fault injected");
-	add(NULL, c_rss, NULL, NULL, 0, "RSS slope exactly at 1440 MiB/day");
-	add("leak.rss_slope", c_rss, NULL, NULL, 1024, "RSS slope 1 KiB per sample beyond");
-	add(NULL, c_rss_rehearsal, NULL, NULL, 0, "an RSS climb in a rehearsal (no periodic samples asked): not judged");
-	add("leak.rss_slope", c_rss_rehearsal, NULL, NULL, 1, "the same climb when one periodic sample is asked");
-	add(NULL, c_fd_growth, NULL, NULL, 0, "FD growth exactly at the allowance 8");
-	add("leak.fd_growth", c_fd_growth, NULL, NULL, 1, "FD growth one descriptor beyond");
-	add(NULL, c_counter, "owned_fds", NULL, 8, "final FDs at the allowance (+8)");
-	add("leak.fd_final", c_counter, "owned_fds", NULL, 9, "final FDs one beyond the allowance (+9)");
-	add(NULL, c_disk_peak, NULL, NULL, 1000000, "disk peak growth at the budget");
-	add("disk.peak", c_disk_peak, NULL, NULL, 1000001, "disk peak growth one byte over the budget");
-	add(NULL, c_counter, "disk_bytes", NULL, 1000000, "disk growth after cleanup at the budget");
-	add("disk.final", c_counter, "disk_bytes", NULL, 1000001, "disk growth after cleanup one byte over");
-	add(NULL, c_latency, "130", NULL, 0, "p95 exactly 30%% above the baseline");
-	add("latency.p95.RUN-01", c_latency, "130.001", NULL, 0, "p95 1 us beyond 30%% above the baseline");
-	add(NULL, c_logs, NULL, NULL, 0, "a log file at the 64 KiB bound");
-	add("logs.bounded", c_logs, NULL, NULL, 1, "a log file one byte over 64 KiB without an elision line");
-	add("latency.warmup", c_warmflag, NULL, NULL, 0, "a warm-up latency row flagged warmup=0");
-	add(NULL, c_secret, "export AWS_ACCESS_KEY_ID=[REDACTED] token=[REDACTED] https://u:[REDACTED]@example.invalid/r", NULL, 0, "a redacted log passes");
-	add("logs.redacted", c_secret, "export AWS_ACCESS_KEY_ID=AKIAIOSFODNN7EXAMPLE", NULL, 0, "a log with an AWS key id");
-	add("logs.redacted", c_secret, "-----BEGIN OPENSSH PRIVATE KEY-----", NULL, 0, "a log with a private key block");
-	add("logs.redacted", c_secret, "git clone https://u:hunter2secret@example.invalid/r", NULL, 0, "a log with a URL password");
-	add("logs.redacted", c_secret, "auth ghp_0123456789abcdefghijABCDEFGHIJ0123", NULL, 0, "a log with a GitHub token");
-	add("logs.redacted", c_secret, "OPENAI_API_KEY sk-proj-AbCdEfGhIjKlMnOpQrStUvWx0123", NULL, 0, "a log with an sk-proj- key");
-	add("logs.redacted", c_secret, "curl -H 'Authorization: Bearer abcdef0123456789'", NULL, 0, "a log with an Authorization: Bearer header");
-	add("logs.redacted", c_secret, "db connect password=hunter2", NULL, 0, "a log with password=");
-	add("logs.redacted", c_secret, "-----BEGIN PGP PRIVATE KEY BLOCK-----", NULL, 0, "a log with a PGP private key block");
-	add(NULL, c_secret, "curl -H 'Authorization: Bearer [REDACTED]' password=[REDACTED] sk-[REDACTED]", NULL, 0,
+	add(PASSES, c_span, "600.000", NULL, 0, "span at its minimum 600 s");
+	add(SP_GREF(SAMPLES_SPAN), c_span, "599.999", NULL, 0, "span 1 ms below its minimum");
+	add(PASSES, c_meta, "threshold.min_periodic_samples", "9", 0, "periodic samples at the minimum 9");
+	add(SP_GREF(SAMPLES_COUNT), c_meta, "threshold.min_periodic_samples", "10", 0, "one periodic sample short");
+	add(PASSES, c_gap, "120.000", NULL, 0, "largest gap at its maximum 60 s");
+	add(SP_GREF(SAMPLES_GAP), c_gap, "120.001", NULL, 0, "a gap 1 ms above its maximum");
+	add(PASSES, c_meta, "sample_interval_s", "60", 0, "sample interval at its maximum");
+	add(SP_GREF(SAMPLES_INTERVAL), c_meta, "sample_interval_s", "60.001", 0, "sample interval 1 ms above its maximum");
+	add(PASSES, c_fails, NULL, NULL, 2, "success ratio at 0.99 (2 failures in 200)");
+	add(SP_GREF(OPS_SUCCESS), c_fails, NULL, NULL, 3, "success ratio below 0.99 (3 failures in 200)");
+	add(PASSES, c_fails, "1", NULL, 0, "ratio 1: zero failures pass");
+	add(SP_GREF(OPS_SUCCESS), c_fails, "1", NULL, 1, "ratio 1: one unexpected failure");
+	add(PASSES, c_ef_ts, "310.000", NULL, 0, "expected_fault at the end of its fault window");
+	add(SP_GREF(OPS_EXPECTED_FAULTS), c_ef_ts, "310.001", NULL, 0, "expected_fault 1 ms after its fault window");
+	add(PASSES, c_ef_ts, "300.000", NULL, 0, "expected_fault at the start of its fault window");
+	add(SP_GREF(OPS_EXPECTED_FAULTS), c_ef_ts, "299.999", NULL, 0, "expected_fault 1 ms before its fault window");
+	add(SP_GREF(OPS_EXPECTED_FAULTS), c_untied_failing_fault, NULL, NULL, 0, "expected_fault tied to a failing fault record");
+	add(PASSES, c_multi_fault, NULL, NULL, 0, "expected_faults inside overlapping passing fault windows");
+	add(SP_GREF(OPS_EXPECTED_FAULTS), c_multi_fault, NULL, NULL, 1, "expected_fault only inside a failing fault's window");
+	add(PASSES, c_fault, "rto_ms", "10000", 0, "fault recovery exactly at its RTO");
+	add(SP_GREF(FAULTS_RECOVERED), c_fault, "rto_ms", "9999.999", 0, "fault recovery 1 us beyond its RTO");
+	add(SP_GREF(FAULTS_RECOVERED), c_fault, "result", "fail", 0, "fault record with result fail");
+	add(SP_GREF(FAULTS_DECLARED), c_fault_declared, NULL, NULL, 1, "a declared fault never injected");
+	add(SP_GREF(FAULTS_DECLARED), c_fault_declared, NULL, NULL, 2, "an undeclared fault injected");
+	add(PASSES, c_rss, NULL, NULL, 0, "RSS slope exactly at 1440 MiB/day");
+	add(SP_GREF(LEAK_RSS_SLOPE), c_rss, NULL, NULL, 1024, "RSS slope 1 KiB per sample beyond");
+	add(PASSES, c_rss_rehearsal, NULL, NULL, 0, "an RSS climb in a rehearsal (no periodic samples asked): not judged");
+	add(SP_GREF(LEAK_RSS_SLOPE), c_rss_rehearsal, NULL, NULL, 1, "the same climb when one periodic sample is asked");
+	add(PASSES, c_fd_growth, NULL, NULL, 0, "FD growth exactly at the allowance 8");
+	add(SP_GREF(LEAK_FD_GROWTH), c_fd_growth, NULL, NULL, 1, "FD growth one descriptor beyond");
+	add(PASSES, c_counter, "owned_fds", NULL, 8, "final FDs at the allowance (+8)");
+	add(SP_GREF(LEAK_FD_FINAL), c_counter, "owned_fds", NULL, 9, "final FDs one beyond the allowance (+9)");
+	add(PASSES, c_disk_peak, NULL, NULL, 1000000, "disk peak growth at the budget");
+	add(SP_GREF(DISK_PEAK), c_disk_peak, NULL, NULL, 1000001, "disk peak growth one byte over the budget");
+	add(PASSES, c_counter, "disk_bytes", NULL, 1000000, "disk growth after cleanup at the budget");
+	add(SP_GREF(DISK_FINAL), c_counter, "disk_bytes", NULL, 1000001, "disk growth after cleanup one byte over");
+	add(PASSES, c_latency, "130", NULL, 0, "p95 exactly 30%% above the baseline");
+	add(SP_GFAM(LATENCY_P95, "RUN-01"), c_latency, "130.001", NULL, 0, "p95 1 us beyond 30%% above the baseline");
+	add(PASSES, c_logs, NULL, NULL, 0, "a log file at the 64 KiB bound");
+	add(SP_GREF(LOGS_BOUNDED), c_logs, NULL, NULL, 1, "a log file one byte over 64 KiB without an elision line");
+	add(SP_GREF(LATENCY_WARMUP), c_warmflag, NULL, NULL, 0, "a warm-up latency row flagged warmup=0");
+	add(PASSES, c_secret, "export AWS_ACCESS_KEY_ID=[REDACTED] token=[REDACTED] https://u:[REDACTED]@example.invalid/r", NULL, 0, "a redacted log passes");
+	add(SP_GREF(LOGS_REDACTED), c_secret, "export AWS_ACCESS_KEY_ID=AKIAIOSFODNN7EXAMPLE", NULL, 0, "a log with an AWS key id");
+	add(SP_GREF(LOGS_REDACTED), c_secret, "-----BEGIN OPENSSH PRIVATE KEY-----", NULL, 0, "a log with a private key block");
+	add(SP_GREF(LOGS_REDACTED), c_secret, "git clone https://u:hunter2secret@example.invalid/r", NULL, 0, "a log with a URL password");
+	add(SP_GREF(LOGS_REDACTED), c_secret, "auth ghp_0123456789abcdefghijABCDEFGHIJ0123", NULL, 0, "a log with a GitHub token");
+	add(SP_GREF(LOGS_REDACTED), c_secret, "OPENAI_API_KEY sk-proj-AbCdEfGhIjKlMnOpQrStUvWx0123", NULL, 0, "a log with an sk-proj- key");
+	add(SP_GREF(LOGS_REDACTED), c_secret, "curl -H 'Authorization: Bearer abcdef0123456789'", NULL, 0, "a log with an Authorization: Bearer header");
+	add(SP_GREF(LOGS_REDACTED), c_secret, "db connect password=hunter2", NULL, 0, "a log with password=");
+	add(SP_GREF(LOGS_REDACTED), c_secret, "-----BEGIN PGP PRIVATE KEY BLOCK-----", NULL, 0, "a log with a PGP private key block");
+	add(PASSES, c_secret, "curl -H 'Authorization: Bearer [REDACTED]' password=[REDACTED] sk-[REDACTED]", NULL, 0,
 	    "redacted Authorization, password= and sk- values pass");
 	static const char *const writer_secrets[] = {
 		"password=hunter2 token: abc123 api_key=\"xyz789\"", "Authorization: Bearer abcdef0123456789",
@@ -1392,189 +1395,185 @@ static void build_cases(void)
 		"-----BEGIN PGP PRIVATE KEY BLOCK-----\nlQOYBF0\n-----END PGP PRIVATE KEY BLOCK-----",
 		"AKIAIOSFODNN7EXAMPLE ghp_0123456789abcdefghijABCDEFGHIJ0123 xoxb-0123456789-abcdef"};
 	for (size_t i = 0; i < SP_ARRAY_SIZE(writer_secrets); i++)
-		add(NULL, c_secret_writer, writer_secrets[i], NULL, 0, "the writer's redaction of secret line %zu passes", i + 1);
+		add(PASSES, c_secret_writer, writer_secrets[i], NULL, 0, "the writer's redaction of secret line %zu passes", i + 1);
 
 	/* time plausibility */
-	add(NULL, c_wall_skew, NULL, NULL, 5000, "a wall clock 5 s ahead of started_at + ts");
-	add("samples.wall", c_wall_skew, NULL, NULL, 5001, "a wall clock 5.001 s ahead of started_at + ts");
-	add(NULL, c_wall_skew, NULL, NULL, -5000, "a wall clock 5 s behind started_at + ts");
-	add("samples.wall", c_wall_skew, NULL, NULL, -5001, "a wall clock 5.001 s behind started_at + ts");
-	add("samples.wall", c_wall, NULL, NULL, 0, "wall clocks running backwards");
-	add("types.samples", c_wall, NULL, NULL, 1, "a wall clock on February 30");
-	add("samples.wall", c_wall, NULL, NULL, 2, "every time in 2100 (in the future)");
-	add("samples.wall", c_wall, NULL, NULL, 3, "started_at 1 ms after the first sample");
-	add("samples.wall", c_wall, NULL, NULL, 4, "started_at in 2100");
-	add("metadata.keys", c_meta, "started_at", "2026-02-30T00:00:00Z", 0, "metadata: started_at on February 30");
-	add("metadata.keys", c_meta, "started_at", "2027-02-29T00:00:00Z", 0, "metadata: started_at on February 29 of a common year");
-	add(NULL, c_ops_order, NULL, NULL, 0, "two operations at the same ts");
-	add("operations.order", c_ops_order, NULL, NULL, 1, "two operation rows out of time order");
-	add(NULL, c_op_last, "600.000", NULL, 0, "the last operation at the final sample");
-	add("operations.order", c_op_last, "600.001", NULL, 0, "an operation 1 ms after the final sample");
-	add(NULL, c_fault_win, "300.000", "600.000", 0, "a fault window ending at the final sample");
-	add("faults.window", c_fault_win, "300.000", "600.001", 0, "a fault window ending 1 ms after the final sample");
+	add(PASSES, c_wall_skew, NULL, NULL, 5000, "a wall clock 5 s ahead of started_at + ts");
+	add(SP_GREF(SAMPLES_WALL), c_wall_skew, NULL, NULL, 5001, "a wall clock 5.001 s ahead of started_at + ts");
+	add(PASSES, c_wall_skew, NULL, NULL, -5000, "a wall clock 5 s behind started_at + ts");
+	add(SP_GREF(SAMPLES_WALL), c_wall_skew, NULL, NULL, -5001, "a wall clock 5.001 s behind started_at + ts");
+	add(SP_GREF(SAMPLES_WALL), c_wall, NULL, NULL, 0, "wall clocks running backwards");
+	add(SP_GFAM(TYPES, "samples"), c_wall, NULL, NULL, 1, "a wall clock on February 30");
+	add(SP_GREF(SAMPLES_WALL), c_wall, NULL, NULL, 2, "every time in 2100 (in the future)");
+	add(SP_GREF(SAMPLES_WALL), c_wall, NULL, NULL, 3, "started_at 1 ms after the first sample");
+	add(SP_GREF(SAMPLES_WALL), c_wall, NULL, NULL, 4, "started_at in 2100");
+	add(SP_GREF(METADATA_KEYS), c_meta, "started_at", "2026-02-30T00:00:00Z", 0, "metadata: started_at on February 30");
+	add(SP_GREF(METADATA_KEYS), c_meta, "started_at", "2027-02-29T00:00:00Z", 0, "metadata: started_at on February 29 of a common year");
+	add(PASSES, c_ops_order, NULL, NULL, 0, "two operations at the same ts");
+	add(SP_GREF(OPERATIONS_ORDER), c_ops_order, NULL, NULL, 1, "two operation rows out of time order");
+	add(PASSES, c_op_last, "600.000", NULL, 0, "the last operation at the final sample");
+	add(SP_GREF(OPERATIONS_ORDER), c_op_last, "600.001", NULL, 0, "an operation 1 ms after the final sample");
+	add(PASSES, c_fault_win, "300.000", "600.000", 0, "a fault window ending at the final sample");
+	add(SP_GREF(FAULTS_WINDOW), c_fault_win, "300.000", "600.001", 0, "a fault window ending 1 ms after the final sample");
 
 	/* fault laundering */
-	add(NULL, c_fault_win, "300.000", "310.000", 2000, "a recovery 2 ms longer than its window");
-	add("faults.window", c_fault_win, "300.000", "310.000", 2001, "a recovery 2.001 ms longer than its window");
-	add(NULL, c_fault_win, "300.000", "310.000", -2000, "a recovery 2 ms shorter than its window");
-	add("faults.window", c_fault_win, "300.000", "310.000", -2001, "a recovery 2.001 ms shorter than its window");
-	add("faults.window", c_fault_short, NULL, NULL, 0, "a 1 ms fault window with a 4 s recovery");
-	add("ops.expected_faults", c_fault_launder, NULL, NULL, 0, "three expected_fault operations for two fault windows");
-	add("ops.expected_faults", c_fault_launder, NULL, NULL, 1, "one fault window as long as the run excusing four failures");
-	add("types.faults", c_fault_id, NULL, NULL, 0, "fault id F00 in faults.tsv");
-	add("types.faults", c_fault_id, NULL, NULL, 1, "fault id F10 in faults.tsv");
-	add("metadata.keys", c_fault_id, NULL, NULL, 2, "fault id F00 declared");
-	add(NULL, c_fault_id, NULL, NULL, 3, "fault id F09 declared and injected");
+	add(PASSES, c_fault_win, "300.000", "310.000", 2000, "a recovery 2 ms longer than its window");
+	add(SP_GREF(FAULTS_WINDOW), c_fault_win, "300.000", "310.000", 2001, "a recovery 2.001 ms longer than its window");
+	add(PASSES, c_fault_win, "300.000", "310.000", -2000, "a recovery 2 ms shorter than its window");
+	add(SP_GREF(FAULTS_WINDOW), c_fault_win, "300.000", "310.000", -2001, "a recovery 2.001 ms shorter than its window");
+	add(SP_GREF(FAULTS_WINDOW), c_fault_short, NULL, NULL, 0, "a 1 ms fault window with a 4 s recovery");
+	add(SP_GREF(OPS_EXPECTED_FAULTS), c_fault_launder, NULL, NULL, 0, "three expected_fault operations for two fault windows");
+	add(SP_GREF(OPS_EXPECTED_FAULTS), c_fault_launder, NULL, NULL, 1, "one fault window as long as the run excusing four failures");
+	add(SP_GFAM(TYPES, "faults"), c_fault_id, NULL, NULL, 0, "fault id F00 in faults.tsv");
+	add(SP_GFAM(TYPES, "faults"), c_fault_id, NULL, NULL, 1, "fault id F10 in faults.tsv");
+	add(SP_GREF(METADATA_KEYS), c_fault_id, NULL, NULL, 2, "fault id F00 declared");
+	add(PASSES, c_fault_id, NULL, NULL, 3, "fault id F09 declared and injected");
 
 	/* summary against the rows */
-	add(NULL, c_summary, "measured_duration_s", NULL, 1000, "summary: measured_duration_s 1 ms off the final sample");
-	add("summary.consistent", c_summary, "measured_duration_s", NULL, 1001, "summary: measured_duration_s 1.001 ms off");
-	add(NULL, c_meta, "duration_s", "600.001", 0, "stopped by duration: samples span the duration (1 ms rounding)");
-	add("run.completed", c_meta, "duration_s", "600.002", 0, "stopped by duration: samples 2 ms short of it");
-	add("run.completed", c_meta, "duration_s", "6000", 0, "a custom run whose samples span a tenth of its duration");
+	add(PASSES, c_summary, "measured_duration_s", NULL, 1000, "summary: measured_duration_s 1 ms off the final sample");
+	add(SP_GREF(SUMMARY_CONSISTENT), c_summary, "measured_duration_s", NULL, 1001, "summary: measured_duration_s 1.001 ms off");
+	add(PASSES, c_meta, "duration_s", "600.001", 0, "stopped by duration: samples span the duration (1 ms rounding)");
+	add(SP_GREF(RUN_COMPLETED), c_meta, "duration_s", "600.002", 0, "stopped by duration: samples 2 ms short of it");
+	add(SP_GREF(RUN_COMPLETED), c_meta, "duration_s", "6000", 0, "a custom run whose samples span a tenth of its duration");
 
 	/* measured sampling */
-	add(NULL, c_interval_measured, NULL, NULL, 0, "measured interval 66 s: the maximum 60 s + 10%%");
-	add("samples.interval", c_interval_measured, NULL, NULL, 1, "measured interval 66.000001 s over a 60 s maximum");
-	add(NULL, c_none, NULL, NULL, 0, "periodic sample 3 exactly at its slot (180 s)");
-	add("samples.cadence", c_cadence, NULL, NULL, 0, "periodic sample 3 1 ms before its slot");
-	add("samples.cadence", c_cadence, NULL, NULL, 1, "a burst of three samples padding the count");
+	add(PASSES, c_interval_measured, NULL, NULL, 0, "measured interval 66 s: the maximum 60 s + 10%%");
+	add(SP_GREF(SAMPLES_INTERVAL), c_interval_measured, NULL, NULL, 1, "measured interval 66.000001 s over a 60 s maximum");
+	add(PASSES, c_none, NULL, NULL, 0, "periodic sample 3 exactly at its slot (180 s)");
+	add(SP_GREF(SAMPLES_CADENCE), c_cadence, NULL, NULL, 0, "periodic sample 3 1 ms before its slot");
+	add(SP_GREF(SAMPLES_CADENCE), c_cadence, NULL, NULL, 1, "a burst of three samples padding the count");
 
 	/* warm-up */
-	add(NULL, c_meta, "warmup_s", "75", 0, "warmup_s at the 75 s a 600 s custom run allows");
-	add("warmup.bounded", c_meta, "warmup_s", "76", 0, "warmup_s 1 s beyond what a 600 s custom run allows");
-	add("warmup.bounded", c_meta, "warmup_s", "500", 0, "a warm-up covering most of the run");
-	add(NULL, c_warm_late, NULL, NULL, 0, "two cycles of every scenario done at the middle of the run");
-	add("warmup.bounded", c_warm_late, NULL, NULL, 1, "two cycles of every scenario done 1 ms after the middle");
+	add(PASSES, c_meta, "warmup_s", "75", 0, "warmup_s at the 75 s a 600 s custom run allows");
+	add(SP_GREF(WARMUP_BOUNDED), c_meta, "warmup_s", "76", 0, "warmup_s 1 s beyond what a 600 s custom run allows");
+	add(SP_GREF(WARMUP_BOUNDED), c_meta, "warmup_s", "500", 0, "a warm-up covering most of the run");
+	add(PASSES, c_warm_late, NULL, NULL, 0, "two cycles of every scenario done at the middle of the run");
+	add(SP_GREF(WARMUP_BOUNDED), c_warm_late, NULL, NULL, 1, "two cycles of every scenario done 1 ms after the middle");
 
 	/* latency against operations */
 	for (int k = 0; k < 5; k++) {
 		static const char *const what[] = {"a latency value", "a latency ts", "a latency row added",
 						   "a latency row removed", "a latency row of a failed operation"};
-		add("latency.agree", c_lat_edit, NULL, NULL, k, "%s edited apart from operations.tsv", what[k]);
+		add(SP_GREF(LATENCY_AGREE), c_lat_edit, NULL, NULL, k, "%s edited apart from operations.tsv", what[k]);
 	}
-	add(NULL, c_lat_edit, NULL, NULL, 5, "the same latency written with fewer decimals");
+	add(PASSES, c_lat_edit, NULL, NULL, 5, "the same latency written with fewer decimals");
 
 	/* content */
-	add("integrity.manifest", c_dir_as, "verify.out", NULL, 0, "a directory verify.out/ with an unlisted file");
-	add("integrity.manifest", c_dir_as, "MANIFEST.sig", NULL, 0, "a directory MANIFEST.sig/ with an unlisted file");
-	add(NULL, c_logs_elided, NULL, NULL, 0, "a log of head, elision line and tail at 64 KiB + 128");
-	add("logs.bounded", c_logs_elided, NULL, NULL, 1, "a log with an elision line one byte over");
-	add(NULL, c_via_symlink, NULL, NULL, 0, "verified through a symlink to the bundle");
+	add(SP_GREF(INTEGRITY_MANIFEST), c_dir_as, "verify.out", NULL, 0, "a directory verify.out/ with an unlisted file");
+	add(SP_GREF(INTEGRITY_MANIFEST), c_dir_as, "MANIFEST.sig", NULL, 0, "a directory MANIFEST.sig/ with an unlisted file");
+	add(PASSES, c_logs_elided, NULL, NULL, 0, "a log of head, elision line and tail at 64 KiB + 128");
+	add(SP_GREF(LOGS_BOUNDED), c_logs_elided, NULL, NULL, 1, "a log with an elision line one byte over");
+	add(PASSES, c_via_symlink, NULL, NULL, 0, "verified through a symlink to the bundle");
 
 	/* leaks of each counter */
 	static const char *const leak[] = {"owned_processes", "owned_mounts", "owned_sockets", "owned_cgroups",
 					   "extra.boxes"};
 	for (size_t i = 0; i < SP_ARRAY_SIZE(leak); i++) {
-		char *g = sp_xasprintf("cleanup.%s", leak[i]);
-		add(g, c_counter, leak[i], NULL, 1, "leak: final %s one above start", leak[i]);
-		free(g);
+		add(SP_GFAM(CLEANUP, leak[i]), c_counter, leak[i], NULL, 1, "leak: final %s one above start", leak[i]);
 	}
-	add("cleanup.owned_processes", c_counter, "owned_processes", NULL, -1, "final owned_processes below start");
-	add("cleanup.inventory", c_inventory, NULL, NULL, 1, "a resource left in the final inventory");
-	add("cleanup.inventory", c_inventory, NULL, NULL, 2, "a resource gone from the final inventory");
-	add("types.inventory", c_inventory, NULL, NULL, 3, "inventory with an unknown schema");
-	add("cleanup.status", c_summary, "cleanup", "failed", 0, "summary reports cleanup failed");
-	add("run.completed", c_summary, "stop_condition", "signal", 0, "run stopped by a signal");
+	add(SP_GREF(CLEANUP_OWNED_PROCESSES), c_counter, "owned_processes", NULL, -1, "final owned_processes below start");
+	add(SP_GREF(CLEANUP_INVENTORY), c_inventory, NULL, NULL, 1, "a resource left in the final inventory");
+	add(SP_GREF(CLEANUP_INVENTORY), c_inventory, NULL, NULL, 2, "a resource gone from the final inventory");
+	add(SP_GFAM(TYPES, "inventory"), c_inventory, NULL, NULL, 3, "inventory with an unknown schema");
+	add(SP_GREF(CLEANUP_STATUS), c_summary, "cleanup", "failed", 0, "summary reports cleanup failed");
+	add(SP_GREF(RUN_COMPLETED), c_summary, "stop_condition", "signal", 0, "run stopped by a signal");
 
 	/* profiles */
-	add("profile.claim", c_profile_claim, "G2", NULL, 0, "claims G2 with looser thresholds");
-	add("profile.claim", c_profile_claim, "R0", NULL, 0, "claims R0 with a success ratio below 1");
-	add("warmup.bounded", c_profile_claim, "R0", NULL, 2, "claims R0 (no warm-up) with warmup_s 1");
-	add(NULL, c_profile_claim, "R0", NULL, 1, "claims R0 and meets it");
-	add("samples.span", c_profile_opt, "G2", NULL, 0, "--profile G2 on a 600 s custom bundle");
-	add(NULL, c_profile_opt, "custom", NULL, 0, "--profile custom uses the metadata thresholds");
+	add(SP_GREF(PROFILE_CLAIM), c_profile_claim, "G2", NULL, 0, "claims G2 with looser thresholds");
+	add(SP_GREF(PROFILE_CLAIM), c_profile_claim, "R0", NULL, 0, "claims R0 with a success ratio below 1");
+	add(SP_GREF(WARMUP_BOUNDED), c_profile_claim, "R0", NULL, 2, "claims R0 (no warm-up) with warmup_s 1");
+	add(PASSES, c_profile_claim, "R0", NULL, 1, "claims R0 and meets it");
+	add(SP_GREF(SAMPLES_SPAN), c_profile_opt, "G2", NULL, 0, "--profile G2 on a 600 s custom bundle");
+	add(PASSES, c_profile_opt, "custom", NULL, 0, "--profile custom uses the metadata thresholds");
 
 	/* integrity */
-	add("integrity.signature", c_sig, NULL, NULL, 0, "unsigned bundle when a key is demanded");
-	add("integrity.signature", c_sig, NULL, NULL, 2, "signed with another key");
-	add("integrity.signature", c_sig, NULL, NULL, 3, "signature with one bit flipped");
-	add("integrity.signature", c_sig, NULL, NULL, 4, "MANIFEST edited after signing");
-	add("integrity.manifest", c_sig, NULL, NULL, 5, "MANIFEST removed");
-	add("integrity.manifest", c_manifest, NULL, NULL, 0, "MANIFEST not sorted");
-	add("integrity.manifest", c_manifest, NULL, NULL, 1, "MANIFEST lists ../outside");
-	add("integrity.manifest", c_symlink, NULL, NULL, 0, "a symlink inside the bundle");
-	add("files.present", c_post, "operations.tsv", NULL, FO_FIFO, "operations.tsv replaced by a fifo (must not hang)");
-	add("integrity.manifest", c_post, "MANIFEST", NULL, FO_FIFO, "MANIFEST replaced by a fifo (must not hang)");
+	add(SP_GREF(INTEGRITY_SIGNATURE), c_sig, NULL, NULL, 0, "unsigned bundle when a key is demanded");
+	add(SP_GREF(INTEGRITY_SIGNATURE), c_sig, NULL, NULL, 2, "signed with another key");
+	add(SP_GREF(INTEGRITY_SIGNATURE), c_sig, NULL, NULL, 3, "signature with one bit flipped");
+	add(SP_GREF(INTEGRITY_SIGNATURE), c_sig, NULL, NULL, 4, "MANIFEST edited after signing");
+	add(SP_GREF(INTEGRITY_MANIFEST), c_sig, NULL, NULL, 5, "MANIFEST removed");
+	add(SP_GREF(INTEGRITY_MANIFEST), c_manifest, NULL, NULL, 0, "MANIFEST not sorted");
+	add(SP_GREF(INTEGRITY_MANIFEST), c_manifest, NULL, NULL, 1, "MANIFEST lists ../outside");
+	add(SP_GREF(INTEGRITY_MANIFEST), c_symlink, NULL, NULL, 0, "a symlink inside the bundle");
+	add(SP_GREF(FILES_PRESENT), c_post, "operations.tsv", NULL, FO_FIFO, "operations.tsv replaced by a fifo (must not hang)");
+	add(SP_GREF(INTEGRITY_MANIFEST), c_post, "MANIFEST", NULL, FO_FIFO, "MANIFEST replaced by a fifo (must not hang)");
 	for (size_t i = 0; i < SP_ARRAY_SIZE(known); i++)
-		add("integrity.manifest", c_post, known[i], NULL, FO_APPEND, "%s edited after the MANIFEST", known[i]);
-	add("integrity.manifest", c_post, "logs/step-001.log", NULL, FO_APPEND, "a log edited after the MANIFEST");
+		add(SP_GREF(INTEGRITY_MANIFEST), c_post, known[i], NULL, FO_APPEND, "%s edited after the MANIFEST", known[i]);
+	add(SP_GREF(INTEGRITY_MANIFEST), c_post, "logs/step-001.log", NULL, FO_APPEND, "a log edited after the MANIFEST");
 	for (size_t i = 0; i < 6; i++)
-		add("integrity.manifest", c_post, known[i], NULL, FO_TRUNCATE, "%s truncated after the MANIFEST", known[i]);
-	add("integrity.manifest", c_post, "logs/added.log", NULL, FO_ADD, "a file added after the MANIFEST");
-	add("integrity.manifest", c_post, "extra.txt", NULL, FO_ADD, "a top-level file added after the MANIFEST");
-	add("integrity.manifest", c_post, "logs/step-001.log", NULL, FO_DELETE, "a log removed after the MANIFEST");
-	add("integrity.manifest", c_post, "summary.json", NULL, FO_DELETE, "summary.json removed after the MANIFEST");
+		add(SP_GREF(INTEGRITY_MANIFEST), c_post, known[i], NULL, FO_TRUNCATE, "%s truncated after the MANIFEST", known[i]);
+	add(SP_GREF(INTEGRITY_MANIFEST), c_post, "logs/added.log", NULL, FO_ADD, "a file added after the MANIFEST");
+	add(SP_GREF(INTEGRITY_MANIFEST), c_post, "extra.txt", NULL, FO_ADD, "a top-level file added after the MANIFEST");
+	add(SP_GREF(INTEGRITY_MANIFEST), c_post, "logs/step-001.log", NULL, FO_DELETE, "a log removed after the MANIFEST");
+	add(SP_GREF(INTEGRITY_MANIFEST), c_post, "summary.json", NULL, FO_DELETE, "summary.json removed after the MANIFEST");
 
 	/* each file missing, empty, truncated (MANIFEST rewritten, so the
 	 * structural gate alone must catch it) */
 	for (size_t i = 0; i < SP_ARRAY_SIZE(known); i++)
-		add("files.present", c_present, known[i], NULL, FO_DELETE, "%s missing", known[i]);
-	add("files.present", c_present, "logs", NULL, FO_MKDIR_RM, "logs/ missing");
+		add(SP_GREF(FILES_PRESENT), c_present, known[i], NULL, FO_DELETE, "%s missing", known[i]);
+	add(SP_GREF(FILES_PRESENT), c_present, "logs", NULL, FO_MKDIR_RM, "logs/ missing");
 	for (size_t i = 0; i < SP_ARRAY_SIZE(known); i++)
-		add("files.present", c_present, known[i], NULL, FO_EMPTY, "%s empty", known[i]);
+		add(SP_GREF(FILES_PRESENT), c_present, known[i], NULL, FO_EMPTY, "%s empty", known[i]);
 	for (size_t i = 0; i < SP_ARRAY_SIZE(known); i++)
 		add(truncate_gate[i], c_present, known[i], NULL, FO_TRUNCATE, "%s truncated mid-line", known[i]);
 
 	/* each required column missing; duplicate columns */
 	for (size_t s = 0; s < SP_ARRAY_SIZE(colsets); s++) {
-		char *g = sp_xasprintf("columns.%s", colsets[s].stem);
+		sp_gate_ref g = SP_GFAM(COLUMNS, colsets[s].stem);
 		for (size_t k = 0; colsets[s].cols[k]; k++)
 			add(g, c_del_col, colsets[s].stem, colsets[s].cols[k], 0, "%s: column %s missing", colsets[s].stem,
 			    colsets[s].cols[k]);
 		add(g, c_dup_col, colsets[s].stem, colsets[s].cols[0], 0, "%s: column %s twice", colsets[s].stem,
 		    colsets[s].cols[0]);
-		free(g);
 	}
 	/* each type wrong */
 	for (size_t s = 0; s < SP_ARRAY_SIZE(colsets); s++) {
-		char *g = sp_xasprintf("types.%s", colsets[s].stem);
+		sp_gate_ref g = SP_GFAM(TYPES, colsets[s].stem);
 		for (size_t k = 0; colsets[s].cols[k]; k++)
 			add(g, c_bad_type, colsets[s].stem, colsets[s].cols[k], 0, "%s: wrong type in column %s",
 			    colsets[s].stem, colsets[s].cols[k]);
-		free(g);
 	}
-	add("types.operations", c_bad_type, "operations", "ts", 1, "operations: negative ts");
-	add("types.operations", c_bad_type, "operations", "ts", 2, "operations: ts with an exponent");
-	add("types.operations", c_bad_type, "operations", "latency_ms", 3, "operations: latency nan");
-	add("types.operations", c_bad_type, "operations", "latency_ms", 4, "operations: latency '12.'");
-	add("types.operations", c_bad_type, "operations", "generation", 2, "operations: fractional generation");
-	add("types.samples", c_bad_type, "samples", "owned_fds", 1, "samples: negative owned_fds");
-	add("types.samples", c_bad_type, "samples", "extra.boxes", 2, "samples: fractional extra.boxes");
-	add("types.operations", c_text, "operations", "api", 0, "operations: invalid UTF-8");
-	add("types.operations", c_text, "operations", "operation", 1, "operations: carriage return in a value");
+	add(SP_GFAM(TYPES, "operations"), c_bad_type, "operations", "ts", 1, "operations: negative ts");
+	add(SP_GFAM(TYPES, "operations"), c_bad_type, "operations", "ts", 2, "operations: ts with an exponent");
+	add(SP_GFAM(TYPES, "operations"), c_bad_type, "operations", "latency_ms", 3, "operations: latency nan");
+	add(SP_GFAM(TYPES, "operations"), c_bad_type, "operations", "latency_ms", 4, "operations: latency '12.'");
+	add(SP_GFAM(TYPES, "operations"), c_bad_type, "operations", "generation", 2, "operations: fractional generation");
+	add(SP_GFAM(TYPES, "samples"), c_bad_type, "samples", "owned_fds", 1, "samples: negative owned_fds");
+	add(SP_GFAM(TYPES, "samples"), c_bad_type, "samples", "extra.boxes", 2, "samples: fractional extra.boxes");
+	add(SP_GFAM(TYPES, "operations"), c_text, "operations", "api", 0, "operations: invalid UTF-8");
+	add(SP_GFAM(TYPES, "operations"), c_text, "operations", "operation", 1, "operations: carriage return in a value");
 
 	/* metadata */
 	for (size_t i = 0; i < SP_ARRAY_SIZE(meta_keys); i++)
-		add(i == 0 ? "metadata.schema" : "metadata.keys", c_meta_del, meta_keys[i], NULL, 0,
+		add(i == 0 ? SP_GREF(METADATA_SCHEMA) : SP_GREF(METADATA_KEYS), c_meta_del, meta_keys[i], NULL, 0,
 		    "metadata: key %s missing", meta_keys[i]);
-	add("metadata.schema", c_meta, "schema", "sandprobe.evidence.v2", 0, "metadata: unknown schema version");
-	add("metadata.keys", c_meta_dup, NULL, NULL, 0, "metadata: a key given twice");
-	add("metadata.keys", c_meta_line, NULL, NULL, 0, "metadata: a line without '='");
-	add("metadata.keys", c_meta, "profile", "G3", 0, "metadata: unknown profile name");
-	add("metadata.keys", c_meta, "threshold.min_success_ratio", "1.5", 0, "metadata: success ratio above 1");
-	add("metadata.keys", c_meta, "threshold.fd_growth_max", "4.5", 0, "metadata: fractional fd allowance");
-	add("metadata.keys", c_meta, "workload_sha256", "abc", 0, "metadata: short workload digest");
-	add("metadata.keys", c_meta, "scenarios", "RUN-01,RUN-01", 0, "metadata: scenario listed twice");
-	add("metadata.keys", c_meta, "faults", "F1", 0, "metadata: malformed fault id");
-	add("metadata.keys", c_meta, "started_at", "yesterday", 0, "metadata: started_at not ISO 8601");
-	add("metadata.absent", c_meta, "absent", "owned_rss_bytes", 0, "metadata: a field marked absent (an imported bundle)");
+	add(SP_GREF(METADATA_SCHEMA), c_meta, "schema", "sandprobe.evidence.v2", 0, "metadata: unknown schema version");
+	add(SP_GREF(METADATA_KEYS), c_meta_dup, NULL, NULL, 0, "metadata: a key given twice");
+	add(SP_GREF(METADATA_KEYS), c_meta_line, NULL, NULL, 0, "metadata: a line without '='");
+	add(SP_GREF(METADATA_KEYS), c_meta, "profile", "G3", 0, "metadata: unknown profile name");
+	add(SP_GREF(METADATA_KEYS), c_meta, "threshold.min_success_ratio", "1.5", 0, "metadata: success ratio above 1");
+	add(SP_GREF(METADATA_KEYS), c_meta, "threshold.fd_growth_max", "4.5", 0, "metadata: fractional fd allowance");
+	add(SP_GREF(METADATA_KEYS), c_meta, "workload_sha256", "abc", 0, "metadata: short workload digest");
+	add(SP_GREF(METADATA_KEYS), c_meta, "scenarios", "RUN-01,RUN-01", 0, "metadata: scenario listed twice");
+	add(SP_GREF(METADATA_KEYS), c_meta, "faults", "F1", 0, "metadata: malformed fault id");
+	add(SP_GREF(METADATA_KEYS), c_meta, "started_at", "yesterday", 0, "metadata: started_at not ISO 8601");
+	add(SP_GREF(METADATA_ABSENT), c_meta, "absent", "owned_rss_bytes", 0, "metadata: a field marked absent (an imported bundle)");
 
 	/* samples order and phases */
-	add("samples.monotonic", c_samples_order, NULL, NULL, 0, "samples: timestamps go backwards");
-	add("samples.phases", c_samples_order, NULL, NULL, 1, "samples: duplicate final sample");
-	add("samples.phases", c_samples_order, NULL, NULL, 2, "samples: first sample not start");
-	add("samples.phases", c_samples_order, NULL, NULL, 3, "samples: a second start sample");
-	add("samples.phases", c_samples_order, NULL, NULL, 4, "samples: no final sample");
-	add("samples.phases", c_samples_order, NULL, NULL, 5, "samples: final sample not last");
-	add("samples.monotonic", c_samples_order, NULL, NULL, 6, "samples: two samples at the same ts");
+	add(SP_GREF(SAMPLES_MONOTONIC), c_samples_order, NULL, NULL, 0, "samples: timestamps go backwards");
+	add(SP_GREF(SAMPLES_PHASES), c_samples_order, NULL, NULL, 1, "samples: duplicate final sample");
+	add(SP_GREF(SAMPLES_PHASES), c_samples_order, NULL, NULL, 2, "samples: first sample not start");
+	add(SP_GREF(SAMPLES_PHASES), c_samples_order, NULL, NULL, 3, "samples: a second start sample");
+	add(SP_GREF(SAMPLES_PHASES), c_samples_order, NULL, NULL, 4, "samples: no final sample");
+	add(SP_GREF(SAMPLES_PHASES), c_samples_order, NULL, NULL, 5, "samples: final sample not last");
+	add(SP_GREF(SAMPLES_MONOTONIC), c_samples_order, NULL, NULL, 6, "samples: two samples at the same ts");
 
 	/* capability coverage */
-	add("capability.coverage", c_caps, NULL, NULL, 0, "a declared scenario without operations");
-	add("capability.coverage", c_caps, NULL, NULL, 1, "operations of an undeclared scenario");
-	add("capability.coverage", c_caps, NULL, NULL, 2, "a capability row missing");
-	add("capability.agree", c_caps, NULL, NULL, 3, "capability counts disagree with operations");
-	add("capability.agree", c_caps, NULL, NULL, 4, "capability result disagrees with operations");
+	add(SP_GREF(CAPABILITY_COVERAGE), c_caps, NULL, NULL, 0, "a declared scenario without operations");
+	add(SP_GREF(CAPABILITY_COVERAGE), c_caps, NULL, NULL, 1, "operations of an undeclared scenario");
+	add(SP_GREF(CAPABILITY_COVERAGE), c_caps, NULL, NULL, 2, "a capability row missing");
+	add(SP_GREF(CAPABILITY_AGREE), c_caps, NULL, NULL, 3, "capability counts disagree with operations");
+	add(SP_GREF(CAPABILITY_AGREE), c_caps, NULL, NULL, 4, "capability result disagrees with operations");
 
 	/* summary consistency */
 	static const char *const sum_fields[] = {"run_id", "profile", "requested_duration_s", "sample_count",
@@ -1582,12 +1581,12 @@ static void build_cases(void)
 						 "operations.total", "operations.ok", "operations.fail",
 						 "operations.expected_fault", "unexpected_failures"};
 	for (size_t i = 0; i < SP_ARRAY_SIZE(sum_fields); i++)
-		add("summary.consistent", c_summary, sum_fields[i], i == 1 ? "G2" : NULL, 0, "summary: %s disagrees",
+		add(SP_GREF(SUMMARY_CONSISTENT), c_summary, sum_fields[i], i == 1 ? "G2" : NULL, 0, "summary: %s disagrees",
 		    sum_fields[i]);
-	add(NULL, c_summary, "span_s", NULL, 1000, "summary: span_s 1 ms off (the rounding tolerance)");
-	add("summary.consistent", c_summary, "span_s", NULL, 1001, "summary: span_s 1.001 ms off");
-	add("types.summary", c_summary_type, NULL, NULL, 0, "summary: unknown schema version");
-	add("types.summary", c_summary_type, NULL, NULL, 1, "summary: span_s missing");
+	add(PASSES, c_summary, "span_s", NULL, 1000, "summary: span_s 1 ms off (the rounding tolerance)");
+	add(SP_GREF(SUMMARY_CONSISTENT), c_summary, "span_s", NULL, 1001, "summary: span_s 1.001 ms off");
+	add(SP_GFAM(TYPES, "summary"), c_summary_type, NULL, NULL, 0, "summary: unknown schema version");
+	add(SP_GFAM(TYPES, "summary"), c_summary_type, NULL, NULL, 1, "summary: span_s missing");
 }
 
 static int run_case(const tcase *c, const char *root, size_t idx, FILE *f, bool verbose)
@@ -1637,7 +1636,7 @@ static int run_case(const tcase *c, const char *root, size_t idx, FILE *f, bool 
 							break;
 						}
 			} else {
-				const sp_gate *g = sp_verdict_find(&v, c->expect);
+				const sp_gate *g = sp_verdict_find(&v, c->ref);
 				ok = g && g->status == SP_GATE_FAIL;
 				if (!g)
 					snprintf(why, sizeof why, "gate %s not reported", c->expect);

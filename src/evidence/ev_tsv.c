@@ -209,44 +209,6 @@ const char *sp_ev_counter_name(enum sp_ev_counter c)
 	return c < SP_C_NCOUNTERS ? cols_samples[3 + c] : "?";
 }
 
-/* ---- opening files of a bundle ----------------------------------------- */
-int sp_ev_open_regular(const char *path)
-{
-	/* O_NONBLOCK: a fifo planted in a bundle must not hang the verifier */
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW | O_NONBLOCK);
-	if (fd < 0)
-		return -errno;
-	struct stat st;
-	if (fstat(fd, &st) < 0) {
-		int e = errno;
-		close(fd);
-		return -e;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		close(fd);
-		return -EINVAL;
-	}
-	int fl = fcntl(fd, F_GETFL);
-	if (fl >= 0)
-		fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
-	return fd;
-}
-
-const char *sp_ev_strerror(int e)
-{
-	return e == ENOENT ? "missing" : e == EINVAL ? "not a regular file" : e == ELOOP ? "a symlink" : e == EFBIG ? "too large" : strerror(e);
-}
-
-char *sp_ev_read_all(const char *path, size_t max, size_t *len, int *errnum)
-{
-	int fd = sp_ev_open_regular(path);
-	if (fd < 0) {
-		*errnum = -fd;
-		return NULL;
-	}
-	return sp_read_fd_alloc(fd, max, len, errnum); /* closes fd */
-}
-
 /* ---- reader ------------------------------------------------------------ */
 static int rerr(sp_rows *r, enum sp_ev_err e, const char *fmt, ...) SP_PRINTF(3, 4);
 static int rerr(sp_rows *r, enum sp_ev_err e, const char *fmt, ...)
@@ -649,8 +611,10 @@ static int rows_open_fd(sp_rows *r, int fd, enum sp_ev_file kind, sp_ev_sha256 *
 	r->buf = r->bufs[0];
 	if (r->hasher)
 		r->linebuf = sp_xcalloc(1, SP_EV_MAX_LINE + SPLIT_SLACK);
-	if (hash)
-		sp_ev_sha256_init(hash);
+	if (hash && sp_ev_sha256_init(hash) < 0) {
+		rwhy(r, SP_RW_OTHER, 0, NULL, rerr(r, SP_EVE_IO, SP_EV_SHA256_INIT_FAILED));
+		goto fail;
+	}
 	char *line;
 	size_t len, nf;
 	int rc = next_line(r, &line, &len);

@@ -15,34 +15,6 @@
 
 #include "core/util.h"
 
-int sp_ev_msg(char *msg, size_t msgsz, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(msg, msgsz, fmt, ap);
-	va_end(ap);
-	return -1;
-}
-
-void sp_ev_hex(const unsigned char *d, size_t n, char *out)
-{
-	static const char x[] = "0123456789abcdef";
-	for (size_t i = 0; i < n; i++) {
-		out[2 * i] = x[d[i] >> 4];
-		out[2 * i + 1] = x[d[i] & 15];
-	}
-	out[2 * n] = '\0';
-}
-
-int sp_ev_sha256_file_hex(const char *path, char hex[65])
-{
-	unsigned char d[32];
-	int r = sp_ev_sha256_file(path, d, NULL);
-	if (r == 0)
-		sp_ev_hex(d, 32, hex);
-	return r;
-}
-
 int sp_ev_sign(void *pkey, const void *data, size_t len, char sig_b64[90], size_t *siglen)
 {
 	EVP_MD_CTX *ctx = EVP_MD_CTX_new();

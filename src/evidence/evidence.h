@@ -12,7 +12,7 @@
  *   if (rc < 0) ... r.msg names file, line and column
  *   sp_rows_close(&r); sp_meta_free(&m);
  * and the same with sp_samples_next, sp_latency_next, sp_caps_next and
- * sp_faults_next; sp_inventory_load and sp_summary_load for the JSON files;
+ * sp_faults_next; sp_inventory_load and sp_ev_summary_load for the JSON files;
  * sp_ev_manifest_build to write a MANIFEST; sp_verify for the whole verdict. */
 #ifndef SP_EVIDENCE_H
 #define SP_EVIDENCE_H
@@ -23,6 +23,7 @@
 #include <stdio.h>
 
 #include "core/error.h"
+#include "evidence/ev_io.h"
 
 #define SP_EVIDENCE_SCHEMA "sandprobe.evidence.v1"
 #define SP_INVENTORY_SCHEMA "sandprobe.inventory.v1"
@@ -35,8 +36,6 @@
 /* logs/ files: 64 KiB plus the "[... N bytes elided ...]" line */
 #define SP_EV_MAX_LOG (65536 + 128)
 
-/* vsnprintf into msg; returns -1 (the parsers' error return) */
-int sp_ev_msg(char *msg, size_t msgsz, const char *fmt, ...) SP_PRINTF(3, 4);
 
 /* ---- values ----------------------------------------------------------- */
 /* Non-negative decimal "123" or "12.345" (no sign, exponent, inf or nan).
@@ -106,14 +105,6 @@ char *sp_secret_redact_into(const char *text, size_t len, char *out, size_t *cap
  * *hits, and the first one's line and shape. 0, or -1 when unavailable. */
 int sp_secret_scan(char *buf, size_t len, unsigned *first_line, const char **first_name, size_t *hits);
 
-/* Open a bundle file for reading: never follows a symlink, never blocks on
- * a fifo; -errno (-EINVAL: not a regular file). */
-int sp_ev_open_regular(const char *path);
-/* Whole regular file (at most max bytes, else EFBIG) NUL-terminated, or NULL
- * with *errnum. */
-char *sp_ev_read_all(const char *path, size_t max, size_t *len, int *errnum);
-/* "missing", "not a regular file", "a symlink", "too large" or strerror */
-const char *sp_ev_strerror(int e);
 
 /* ---- metadata.txt ----------------------------------------------------- */
 typedef struct sp_kv {
@@ -140,7 +131,6 @@ typedef struct sp_meta {
 	sp_thresholds th;
 } sp_meta;
 
-typedef struct sp_ev_sha256 sp_ev_sha256;
 /* Generic key=value parser (one key once, "key=value" per line, newline at
  * the end). 0, or -1 with msg ("line N: ..."). */
 int sp_kv_parse_buf(const char *buf, size_t len, sp_kv **out, size_t *n, char *msg, size_t msgsz);
@@ -339,35 +329,25 @@ typedef struct sp_inventory {
 	sp_res_id *v;
 	size_t n;
 } sp_inventory;
-/* parse an inventory document; 0 or -1 with msg */
-int sp_inventory_parse(sp_inventory *inv, const char *buf, size_t len, char *msg, size_t msgsz);
-int sp_inventory_load(sp_inventory *inv, const char *path, sp_ev_sha256 *hash, char *msg, size_t msgsz);
+/* parse an inventory document; 0 or -1 with err (usage: a bad file) */
+int sp_inventory_parse(sp_inventory *inv, const char *buf, size_t len, sp_error *err);
+int sp_inventory_load(sp_inventory *inv, const char *path, sp_ev_sha256 *hash, sp_error *err);
 /* set equality of (type,id); on difference msg names the first one */
 bool sp_inventory_equal(const sp_inventory *a, const sp_inventory *b, char *msg, size_t msgsz);
 void sp_inventory_free(sp_inventory *inv);
 
-typedef struct sp_summary {
+typedef struct sp_ev_summary {
 	char *run_id, *profile, *stop_condition, *cleanup, *evidence_path;
 	double requested_duration_s, measured_duration_s, span_s, max_gap_s, warmup_end_s;
 	long long sample_count, periodic_samples;
 	long long ops_total, ops_ok, ops_fail, ops_expected_fault, unexpected_failures;
-} sp_summary;
-int sp_summary_parse(sp_summary *s, const char *buf, size_t len, char *msg, size_t msgsz);
-int sp_summary_load(sp_summary *s, const char *path, sp_ev_sha256 *hash, char *msg, size_t msgsz);
-void sp_summary_free(sp_summary *s);
+} sp_ev_summary;
+/* 0, or -1 with err: usage (a bad file), internal when no digest can start */
+int sp_ev_summary_parse(sp_ev_summary *s, const char *buf, size_t len, sp_error *err);
+int sp_ev_summary_load(sp_ev_summary *s, const char *path, sp_ev_sha256 *hash, sp_error *err);
+void sp_ev_summary_free(sp_ev_summary *s);
 
-/* ---- hashing, MANIFEST, signature -------------------------------------- */
-struct sp_ev_sha256 {
-	void *ctx; /* EVP_MD_CTX */
-	bool done;
-	unsigned char digest[32];
-};
-void sp_ev_sha256_init(sp_ev_sha256 *h);
-void sp_ev_sha256_update(sp_ev_sha256 *h, const void *p, size_t n);
-void sp_ev_sha256_final(sp_ev_sha256 *h); /* fills digest, frees ctx */
-void sp_ev_sha256_free(sp_ev_sha256 *h);
-/* hash a whole file in chunks; 0 or -errno; *size gets its length */
-int sp_ev_sha256_file(const char *path, unsigned char digest[32], unsigned long long *size);
+/* ---- MANIFEST, signature (hashing: ev_io.h) ----------------------------- */
 
 typedef struct sp_ev_manifest_entry {
 	char *path;
@@ -395,10 +375,6 @@ int sp_sig_verify(void *pkey, const void *data, size_t len, const char *sig_b64,
 		  size_t msgsz);
 
 /* ---- the writing side (ev_write.c: soak and keygen) -------------------- */
-/* n bytes as 2n lowercase hex digits and a NUL */
-void sp_ev_hex(const unsigned char *d, size_t n, char *out);
-/* sp_ev_sha256_file as 64 hex digits; 0 or -errno */
-int sp_ev_sha256_file_hex(const char *path, char hex[65]);
 /* Ed25519 signature of data as MANIFEST.sig holds it: one line of base64
  * (88 characters and a newline, NUL-terminated); 0 or -1. */
 int sp_ev_sign(void *pkey, const void *data, size_t len, char sig_b64[90], size_t *siglen);
@@ -445,7 +421,6 @@ typedef struct sp_baseline {
 	size_t n;
 } sp_baseline;
 int sp_baseline_load(sp_baseline *b, const char *path, char *msg, size_t msgsz);
-const sp_baseline_entry *sp_baseline_get(const sp_baseline *b, const char *scenario);
 void sp_baseline_free(sp_baseline *b);
 
 /* ---- the verdict ------------------------------------------------------- */
@@ -457,11 +432,6 @@ typedef struct sp_gate {
 	char message[320];
 } sp_gate;
 
-/* The catalogue of gate ids the verifier can report: what each proves and
- * the techniques (MITRE ATLAS / ATT&CK ids, comma-separated) it detects
- * over a run. An id ending in ".*" covers a family (columns.<file>,
- * latency.p95.<scenario>, ...). The self-test fails on a reported gate
- * missing here, so the catalogue cannot drift from the verifier. */
 typedef struct sp_gate_info {
 	const char *id;
 	const char *techniques;
@@ -471,6 +441,125 @@ extern const sp_gate_info sp_gate_catalog[];
 extern const size_t sp_gate_catalog_count;
 /* the catalogue entry of a reported gate id, or NULL */
 const sp_gate_info *sp_gate_info_find(const char *id);
+
+/* The catalogue of gate ids the verifier can report, as one X-macro list:
+ * X(NAME, "id", techniques, what) gives enum sp_gate_id SP_G_NAME, the id
+ * printed (an exact id, or a family "columns.*" whose members are
+ * "columns.<suffix>"), the techniques (MITRE ATLAS / ATT&CK ids,
+ * comma-separated) a failing gate detects over a run and what it proves.
+ * Every place that names a gate (the verifier, the A3S judge, the self-test
+ * cases, gate/) names it by its enum (sp_gate_ref, SP_GREF/SP_GFAM), so a
+ * renamed or misspelled gate is a compile error. Techniques are claimed only
+ * where a failing gate shows the attack's effect over a run: resources that
+ * grow without bound (the sandbox's limits failed to hold, T1499 /
+ * AML.T0029) and credentials written to logs. The a3s.* entries are the
+ * gates of A3S Box bundles (verify --format a3s): A3S's rules, and
+ * sandprobe's where the data allows. */
+#define SP_GATE_DOS "T1499,AML.T0029"
+#define SP_GATE_LIST(X) \
+	X(FILES_PRESENT, "files.present", "", "every required file of the bundle is present") \
+	X(COLUMNS_ANY, "columns.*", "", "a TSV file has every required column") \
+	X(TYPES_ANY, "types.*", "", "every value of a file has its declared type") \
+	X(METADATA_TXT, "metadata.txt", "", "metadata.txt parses") \
+	X(METADATA_KEYS, "metadata.keys", "", "metadata.txt has every required key") \
+	X(METADATA_SCHEMA, "metadata.schema", "", "the bundle's schema version is known") \
+	X(METADATA_ABSENT, "metadata.absent", "", "no field is marked absent (an imported bundle marks what its source does not record)") \
+	X(INTEGRITY_MANIFEST, "integrity.manifest", "", "MANIFEST lists every file with its SHA-256, and nothing else") \
+	X(INTEGRITY_SIGNATURE, "integrity.signature", "", "the Ed25519 signature over MANIFEST verifies") \
+	X(PROFILE_CLAIM, "profile.claim", "", "the run meets the duration and interval its claimed profile demands") \
+	X(RUN_COMPLETED, "run.completed", "", "the run ended on its duration, not on an error or a signal") \
+	X(OPERATIONS_ANY, "operations.*", "", "operations.tsv: rows, outcomes and expected faults consistent") \
+	X(OPS_SUCCESS, "ops.success", "", "the operation success rate meets the threshold") \
+	X(OPS_EXPECTED_FAULTS, "ops.expected_faults", "", "failures during injected faults are the expected ones") \
+	X(LATENCY_TSV, "latency.tsv", "", "latency.tsv parses") \
+	X(LATENCY_WARMUP, "latency.warmup", "", "latency rows after the warm-up exist") \
+	X(LATENCY_P95, "latency.p95", "", "p95 regression judged against a baseline (passes, saying so, without --baseline)") \
+	X(LATENCY_P95_ANY, "latency.p95.*", "", "a scenario's p95 latency within the baseline's margin") \
+	X(FAULTS_TSV, "faults.tsv", "", "faults.tsv parses") \
+	X(FAULTS_DECLARED, "faults.declared", "", "every injected fault was declared by the workload") \
+	X(FAULTS_RECOVERED, "faults.recovered", "", "every fault recovered within its RTO") \
+	X(CAPABILITY_AGREE, "capability.agree", "", "capability probes agree with the claimed sandbox") \
+	X(CAPABILITY_COVERAGE, "capability.coverage", "", "every declared capability was probed") \
+	X(SAMPLES_MONOTONIC, "samples.monotonic", "", "sample timestamps increase") \
+	X(SAMPLES_PHASES, "samples.phases", "", "one start sample, periodic samples, one final sample") \
+	X(SAMPLES_SPAN, "samples.span", "", "samples span the run") \
+	X(SAMPLES_COUNT, "samples.count", "", "enough periodic samples for the duration") \
+	X(SAMPLES_GAP, "samples.gap", "", "no gap between samples beyond the threshold") \
+	X(SAMPLES_INTERVAL, "samples.interval", "", "the declared sample interval within the maximum, and the measured median interval too") \
+	X(SAMPLES_CADENCE, "samples.cadence", "", "periodic samples follow the sampler's schedule (none before its slot): no burst pads the count") \
+	X(SAMPLES_WALL, "samples.wall", "", "sample wall clocks are real dates in step with ts, never back, not before started_at, not in the future") \
+	X(OPERATIONS_ORDER, "operations.order", "", "operation rows in time order, all between the start and the final sample") \
+	X(FAULTS_WINDOW, "faults.window", "", "every fault window inside the run and as long as its recorded recovery") \
+	X(LATENCY_AGREE, "latency.agree", "", "latency.tsv holds exactly the ok operations of operations.tsv (ts, scenario, operation, latency)") \
+	X(WARMUP_BOUNDED, "warmup.bounded", "", "the warm-up is no longer than the profile allows (15 minutes, scaled) and ends in the first half of the run") \
+	X(LEAK_RSS_SLOPE, "leak.rss_slope", SP_GATE_DOS, "owned resident memory does not grow beyond the slope threshold") \
+	X(LEAK_FD_GROWTH, "leak.fd_growth", SP_GATE_DOS, "owned open descriptors do not grow over the run") \
+	X(LEAK_FD_FINAL, "leak.fd_final", SP_GATE_DOS, "open descriptors at the end are back to the start") \
+	X(DISK_PEAK, "disk.peak", SP_GATE_DOS, "disk use of the run's state stays within the budget") \
+	X(DISK_FINAL, "disk.final", SP_GATE_DOS, "disk use at the end is back within the budget") \
+	X(CLEANUP_OWNED_PROCESSES, "cleanup.owned_processes", "", "no process the run owned outlives it") \
+	X(CLEANUP_OWNED_MOUNTS, "cleanup.owned_mounts", "", "no mount the run owned outlives it") \
+	X(CLEANUP_OWNED_SOCKETS, "cleanup.owned_sockets", "", "no socket the run owned outlives it") \
+	X(CLEANUP_OWNED_CGROUPS, "cleanup.owned_cgroups", "", "no cgroup the run owned outlives it") \
+	X(CLEANUP_ANY, "cleanup.*", "", "any other owned resource counter of the samples is back to its start value") \
+	X(CLEANUP_STATUS, "cleanup.status", "", "the runner's own cleanup reported success") \
+	X(CLEANUP_INVENTORY, "cleanup.inventory", "", "nothing owned is left in the post-run inventory") \
+	X(SUMMARY_JSON, "summary.json", "", "summary.json parses") \
+	X(SUMMARY_CONSISTENT, "summary.consistent", "", "summary.json agrees with the rows it summarizes") \
+	X(LOGS_BOUNDED, "logs.bounded", "", "logs within their size bound") \
+	X(LOGS_REDACTED, "logs.redacted", "T1552,AML.T0055", "no credential-shaped text in the logs") \
+	X(A3S_KIND, "a3s.kind", "", "the bundle is an A3S host or cluster bundle (detected from metadata.txt, or --kind)") \
+	X(A3S_METADATA, "a3s.metadata", "", "metadata.txt has every key A3S reads, typed, none given twice with different values") \
+	X(A3S_DRY_RUN, "a3s.dry_run", "", "a dry run is accepted only with --allow-dry-run and no gate; a cluster run has dry_run=0") \
+	X(A3S_RESULT, "a3s.result", "", "summary.txt says result=pass") \
+	X(A3S_ITERATIONS, "a3s.iterations", "", "a host soak ran iterations and none failed") \
+	X(A3S_SAMPLES_COLUMNS, "a3s.samples.columns", "", "resource-samples.tsv has timestamp, phase and the counters of its kind") \
+	X(A3S_SAMPLES_TYPES, "a3s.samples.types", "", "every timestamp a real ISO 8601 UTC time, every counter a non-negative integer") \
+	X(A3S_SAMPLES_MONOTONIC, "a3s.samples.monotonic", "", "sample timestamps never go back") \
+	X(A3S_SAMPLES_PHASES, "a3s.samples.phases", "", "one start sample first (host) and one final sample last") \
+	X(A3S_WALL, "a3s.wall", "", "samples start at or after metadata started_at and none is in the future") \
+	X(A3S_DURATION, "a3s.duration", "", "summary duration_secs is not shorter than the sample span (60 s allowed)") \
+	X(A3S_MIN_DURATION, "a3s.min_duration", "", "the duration and the samples' span meet the minimum duration (flag or metadata)") \
+	X(A3S_MIN_SAMPLES, "a3s.min_samples", "", "enough resource samples (flag or metadata)") \
+	X(A3S_MIN_SPAN, "a3s.min_span", "", "the samples span the minimum (flag or metadata)") \
+	X(A3S_MAX_GAP, "a3s.max_gap", "", "no gap between samples beyond the maximum (flag or metadata)") \
+	X(A3S_PROFILE, "a3s.profile", "", "the samples meet the claimed profile (G2, R24, E72: span, count, gap, median interval)") \
+	X(A3S_RSS_SLOPE_ANY, "a3s.rss_slope.*", SP_GATE_DOS, "an RSS column's slope after a 15-minute warm-up at most 50 MiB/day") \
+	X(A3S_SNAPSHOTS, "a3s.snapshots", "", "start, final and per-iteration CLI snapshots present") \
+	X(A3S_LOGS, "a3s.logs", "", "a log for every declared suite in every iteration") \
+	X(A3S_CLEANUP_ANY, "a3s.cleanup.*", "", "a host counter (shims, mounts, box_dirs, socket_dirs) not above its start value at the end") \
+	X(A3S_ARTIFACTS, "a3s.artifacts", "", "the cluster's kubectl artifacts present, non-empty, without a collection error") \
+	X(A3S_RUNTIMECLASS, "a3s.runtimeclass", "", "the RuntimeClass object: kind, name, handler and node selector a3s-box.io/runtime=true") \
+	X(A3S_NODES, "a3s.nodes", "", "selected nodes counted, listed once each, labelled runtime=true and test-tier=production-soak") \
+	X(A3S_PODS, "a3s.pods", "", "no pending, failed or unknown pod, no restart, no active or failed job in the samples") \
+	X(A3S_POD_EVIDENCE, "a3s.pod_evidence", "", "the final pod tables agree and show every pod on the RuntimeClass, a selected node, healthy") \
+	X(A3S_EVENTS, "a3s.events", "", "only Normal Kubernetes events") \
+	X(A3S_SMOKE_EXEC, "a3s.smoke_exec", "", "a successful exec on every selected node, of pods in the final evidence") \
+	X(A3S_JOBS, "a3s.jobs", "", "every churn Job completion proven: pods Succeeded on selected nodes, logged, counted") \
+	X(A3S_COMPLEX, "a3s.complex", "", "the redis, postgres, nginx and python workloads logged their markers and answered an exec") \
+	X(A3S_POST_CLEANUP, "a3s.post_cleanup", "", "nothing left after cleanup, counted after the final sample")
+
+enum sp_gate_id {
+#define SP_GATE_ENUM(name, id, techniques, what) SP_G_##name,
+	SP_GATE_LIST(SP_GATE_ENUM)
+#undef SP_GATE_ENUM
+	SP_G_COUNT
+};
+
+/* a reported gate: an id of the catalogue, and for a family the suffix of
+ * its member ("operations" for types.operations); NULL suffix otherwise */
+typedef struct sp_gate_ref {
+	enum sp_gate_id id;
+	const char *suffix;
+} sp_gate_ref;
+/* an exact gate, a family member (suffix a string), as values and as
+ * initialisers of static tables */
+#define SP_GREF(name) ((sp_gate_ref){SP_G_##name, NULL})
+#define SP_GFAM(name, sfx) ((sp_gate_ref){SP_G_##name##_ANY, (sfx)})
+#define SP_GREF_INIT(name) {SP_G_##name, NULL}
+#define SP_GFAM_INIT(name, sfx) {SP_G_##name##_ANY, (sfx)}
+/* the printed id of r into out: "samples.span", "types.operations" */
+const char *sp_gate_ref_id(sp_gate_ref r, char out[64]);
 
 typedef struct sp_verdict {
 	char *bundle, *profile;
@@ -516,12 +605,12 @@ int sp_a3s_verify(const char *dir, const sp_verify_opts *o, sp_verdict *v, sp_er
 /* bytes quoted from a bundle made printable UTF-8, in place */
 void sp_ev_sanitize(char *p);
 /* add a gate to a verdict (for judges outside ev_gates.c) */
-sp_gate *sp_verdict_add(sp_verdict *v, bool pass, const char *id, const char *measured, const char *threshold,
+sp_gate *sp_verdict_add(sp_verdict *v, bool pass, sp_gate_ref id, const char *measured, const char *threshold,
 			const char *fmt, ...) SP_PRINTF(6, 7);
 /* a gate that could not be evaluated: fails, saying why */
-void sp_verdict_na(sp_verdict *v, const char *id, const char *why);
+void sp_verdict_na(sp_verdict *v, sp_gate_ref id, const char *why);
 void sp_verdict_free(sp_verdict *v);
-const sp_gate *sp_verdict_find(const sp_verdict *v, const char *id);
+const sp_gate *sp_verdict_find(const sp_verdict *v, sp_gate_ref id);
 void sp_verdict_print_text(const sp_verdict *v, FILE *f);
 void sp_verdict_print_json(const sp_verdict *v, FILE *f);
 /* write v->lat as a baseline JSON file (atomic rename); 0 or -1 with err */

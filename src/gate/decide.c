@@ -200,12 +200,13 @@ static void load_bundle(sp_gbundle *b, const char *dir, void *pubkey, bool keep)
 			    b->started_text ? b->started_text : "");
 		}
 		b->ended = b->started;
-		sp_summary s;
+		sp_ev_summary s;
 		_cleanup_free_ char *sp = sp_xasprintf("%s/summary.json", dir);
-		if (sp_summary_load(&s, sp, NULL, msg, sizeof msg) == 0) {
+		sp_error se;
+		if (sp_ev_summary_load(&s, sp, NULL, &se) == 0) {
 			if (isfinite(s.measured_duration_s) && s.measured_duration_s > 0 && s.measured_duration_s < 1e9)
 				b->ended = b->started + (time_t)ceil(s.measured_duration_s);
-			sp_summary_free(&s);
+			sp_ev_summary_free(&s);
 		}
 	} else {
 		fmt(b->why, sizeof b->why, "metadata.txt: %s", msg);
@@ -233,12 +234,12 @@ static void load_bundle(sp_gbundle *b, const char *dir, void *pubkey, bool keep)
 	b->nfail = v->nfail;
 	b->pass = v->nfail == 0 && v->n > 0;
 	join_failed(b, v);
-	const sp_gate *gm = sp_verdict_find(v, "integrity.manifest");
-	const sp_gate *gs = sp_verdict_find(v, "integrity.signature");
+	const sp_gate *gm = sp_verdict_find(v, SP_GREF(INTEGRITY_MANIFEST));
+	const sp_gate *gs = sp_verdict_find(v, SP_GREF(INTEGRITY_SIGNATURE));
 	b->trusted = gm && gm->status == SP_GATE_PASS && (!pubkey || (gs && gs->status == SP_GATE_PASS));
 	if (!b->trusted && !b->why[0]) {
 		const sp_gate *g = gm && gm->status != SP_GATE_PASS ? gm : gs;
-		fmt(b->why, sizeof b->why, "%s: %s", g ? g->id : "integrity.manifest",
+		fmt(b->why, sizeof b->why, "%s: %s", g ? g->id : sp_gate_catalog[SP_G_INTEGRITY_MANIFEST].id,
 		    g ? g->message : "the verifier reported no integrity gate");
 	}
 	if (keep) {

@@ -1,13 +1,14 @@
 /* The coverage matrix page (scenario rows x lane columns, one chip per
  * profile, linking to the deciding bundle's report) and the per-bundle
  * report pages, in the evidence report's style (src/report/). Every string
- * from a plan or a bundle goes through rp_html_escape(). */
+ * from a plan or a bundle goes through sp_html_text(). */
 #include "gate/gate.h"
 
 #include <errno.h>
 #include <string.h>
 #include <sys/stat.h>
 
+#include "core/junit.h"
 #include "core/util.h"
 #include "core/version.h"
 #include "report/bundle.h"
@@ -15,7 +16,7 @@
 #include "report/svg.h"
 #include "report/verifier.h"
 
-#define E(s) rp_html_escape(f, (s) ? (s) : "-")
+#define E(s) sp_html_text(f, (s) ? (s) : "-")
 
 static const char matrix_css[] =
 	"table.matrix td{min-width:90px}table.matrix th small,table.matrix td small{color:#5b6475;font-weight:400}"
@@ -149,7 +150,7 @@ int sp_gate_write_html(FILE *f, const sp_decision *d, const char *report_dir)
 		sp_gcell_id(d, c, id, sizeof id);
 		cell_anchor(d, c, anchor, sizeof anchor);
 		fprintf(f, "<tr id=\"%s\" class=\"%s\"><td>", anchor, c->required && c->state != SP_CELL_PASS ? "fail" : "");
-		rp_html_escape(f, id);
+		sp_html_text(f, id);
 		if (!c->required)
 			fputs(" <small>(not required)</small>", f);
 		else if (c->implied)

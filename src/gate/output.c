@@ -6,6 +6,7 @@
 #include <jansson.h>
 #include <string.h>
 
+#include "core/junit.h"
 #include "core/util.h"
 #include "core/version.h"
 #include "report/svg.h"
@@ -266,19 +267,19 @@ int sp_gate_write_junit(FILE *f, const sp_decision *d)
 	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"sandprobe gate\" tests=\"%zu\" failures=\"%zu\">\n",
 		d->nrequired + 1, failures);
 	fputs("<testsuite name=\"sandprobe.gate.", f);
-	rp_html_escape(f, p->name);
+	sp_html_text(f, p->name);
 	fprintf(f, "\" tests=\"%zu\" failures=\"%zu\" errors=\"0\" skipped=\"0\" timestamp=\"%s\">\n", d->nrequired + 1,
 		failures, d->at_text);
 	fputs("<properties>\n<property name=\"candidate\" value=\"", f);
-	rp_html_escape(f, p->candidate_id);
+	sp_html_text(f, p->candidate_id);
 	fputs("\"/>\n<property name=\"plan_sha256\" value=\"", f);
-	rp_html_escape(f, p->sha256);
+	sp_html_text(f, p->sha256);
 	fputs("\"/>\n", f);
 	for (size_t i = 0; i < p->nart; i++) {
 		fputs("<property name=\"artifact.", f);
-		rp_html_escape(f, p->art[i].name);
+		sp_html_text(f, p->art[i].name);
 		fputs("\" value=\"", f);
-		rp_html_escape(f, p->art[i].digest);
+		sp_html_text(f, p->art[i].digest);
 		fputs("\"/>\n", f);
 	}
 	fputs("</properties>\n", f);
@@ -289,25 +290,25 @@ int sp_gate_write_junit(FILE *f, const sp_decision *d)
 		char id[200];
 		sp_gcell_id(d, c, id, sizeof id);
 		fputs("<testcase classname=\"", f);
-		rp_html_escape(f, p->scen[c->scen].id);
+		sp_html_text(f, p->scen[c->scen].id);
 		fputs("\" name=\"", f);
-		rp_html_escape(f, id);
+		sp_html_text(f, id);
 		fputs("\">\n", f);
 		if (c->state != SP_CELL_PASS) {
 			fprintf(f, "<failure type=\"%s\" message=\"", sp_cell_state_name(c->state));
-			rp_html_escape(f, c->reason);
+			sp_html_text(f, c->reason);
 			fputs("\">", f);
-			rp_html_escape(f, c->reason);
+			sp_html_text(f, c->reason);
 			fputs("\nowner: ", f);
-			rp_html_escape(f, owner(d, c));
+			sp_html_text(f, owner(d, c));
 			fputs("</failure>\n", f);
 		}
 		fputs("<system-out>owner: ", f);
-		rp_html_escape(f, owner(d, c));
+		sp_html_text(f, owner(d, c));
 		fputs("\nstate: ", f);
-		rp_html_escape(f, sp_cell_state_name(c->state));
+		sp_html_text(f, sp_cell_state_name(c->state));
 		fputs("\n", f);
-		rp_html_escape(f, c->reason);
+		sp_html_text(f, c->reason);
 		fputs("</system-out>\n</testcase>\n", f);
 	}
 	/* the evidence set itself: unreadable, untrusted, conflicting or future bundles */
@@ -315,9 +316,9 @@ int sp_gate_write_junit(FILE *f, const sp_decision *d)
 	if (d->nprob) {
 		fprintf(f, "<failure type=\"problem\" message=\"%zu problem(s) in the evidence set\">", d->nprob);
 		for (size_t i = 0; i < d->nprob; i++) {
-			rp_html_escape(f, d->prob[i].kind);
+			sp_html_text(f, d->prob[i].kind);
 			fputs(": ", f);
-			rp_html_escape(f, d->prob[i].message);
+			sp_html_text(f, d->prob[i].message);
 			fputs("\n", f);
 		}
 		fputs("</failure>\n", f);

@@ -1,5 +1,5 @@
 /* The evidence report page. Every string that comes from the bundle or the
- * verifier goes through rp_html_escape(). */
+ * verifier goes through sp_html_text(). */
 #include "report/html.h"
 
 #include <errno.h>
@@ -7,11 +7,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/junit.h"
 #include "core/util.h"
 #include "core/version.h"
 #include "report/svg.h"
 
-#define E(s) rp_html_escape(f, (s) ? (s) : "-")
+#define E(s) sp_html_text(f, (s) ? (s) : "-")
 
 const char rp_css[] =
 	"body{font:14px/1.45 system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;color:#1d2330;background:#f6f7f9;margin:0}"

@@ -46,31 +46,6 @@ static void xml(FILE *f, const char *s)
 	sp_xml_attr(f, s ? s : "");
 }
 
-void rp_html_escape(FILE *f, const char *s)
-{
-	const unsigned char *p = (const unsigned char *)(s ? s : "");
-	size_t n = strlen((const char *)p);
-	while (n) {
-		uint32_t cp = 0;
-		size_t len;
-		if (!sp_utf8_decode(p, n, &cp, &len) || (cp < 0x20 && cp != '\t' && cp != '\n') || cp == 0x7f ||
-		    !sp_xml_char_ok(cp)) {
-			fputs("\xef\xbf\xbd", f);
-		} else {
-			switch (cp) {
-			case '&': fputs("&amp;", f); break;
-			case '<': fputs("&lt;", f); break;
-			case '>': fputs("&gt;", f); break;
-			case '"': fputs("&quot;", f); break;
-			case '\'': fputs("&#39;", f); break;
-			default: fwrite(p, 1, len, f);
-			}
-		}
-		p += len;
-		n -= len;
-	}
-}
-
 void rp_base64(FILE *f, const unsigned char *p, size_t n)
 {
 	static const char a[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";

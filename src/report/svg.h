@@ -65,9 +65,6 @@ void rp_svg_chart(FILE *f, const rp_chart *c, rp_chart_info *info);
 void rp_format_value(double v, rp_unit u, char *buf, size_t size);
 /* "90s", "15m", "2h30m" */
 void rp_format_duration(double s, char *buf, size_t size);
-/* HTML/XML-escape s into f (control characters and bytes that are not
- * UTF-8 become U+FFFD) */
-void rp_html_escape(FILE *f, const char *s);
 /* base64 (RFC 4648, padded) of n bytes */
 void rp_base64(FILE *f, const unsigned char *p, size_t n);
 

@@ -8,16 +8,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char msg[512];
+	sp_error e;
 	if (size < 1)
 		return 0;
 	const char *doc = (const char *)data + 1;
 	if (data[0] & 1) {
-		sp_summary s;
-		if (sp_summary_parse(&s, doc, size - 1, msg, sizeof msg) == 0)
-			sp_summary_free(&s);
+		sp_ev_summary s;
+		if (sp_ev_summary_parse(&s, doc, size - 1, &e) == 0)
+			sp_ev_summary_free(&s);
 	} else {
 		sp_inventory a;
-		if (sp_inventory_parse(&a, doc, size - 1, msg, sizeof msg) == 0) {
+		if (sp_inventory_parse(&a, doc, size - 1, &e) == 0) {
 			(void)sp_inventory_equal(&a, &a, msg, sizeof msg);
 			sp_inventory_free(&a);
 		}

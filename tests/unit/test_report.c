@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/junit.h"
 #include "core/util.h"
 #include "report/bundle.h"
 #include "report/html.h"
@@ -18,7 +19,7 @@ static char *escape(const char *s)
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
-	rp_html_escape(f, s);
+	sp_html_text(f, s);
 	fclose(f);
 	return buf;
 }

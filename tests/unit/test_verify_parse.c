@@ -246,43 +246,46 @@ static void json_docs(void)
 {
 	sp_inventory a, b;
 	char msg[256];
+	sp_error e;
 	const char *i1 = "{\"schema\":\"sandprobe.inventory.v1\",\"resources\":[{\"type\":\"c\",\"id\":\"2\"},{\"type\":\"c\",\"id\":\"1\"}]}";
 	const char *i2 = "{\"schema\":\"sandprobe.inventory.v1\",\"resources\":[{\"type\":\"c\",\"id\":\"1\"},{\"type\":\"c\",\"id\":\"2\"},{\"type\":\"c\",\"id\":\"1\"}]}";
-	ok(sp_inventory_parse(&a, i1, strlen(i1), msg, sizeof msg) == 0, "inventory parses");
-	ok(sp_inventory_parse(&b, i2, strlen(i2), msg, sizeof msg) == 0, "inventory with a duplicate parses");
+	ok(sp_inventory_parse(&a, i1, strlen(i1), &e) == 0, "inventory parses");
+	ok(sp_inventory_parse(&b, i2, strlen(i2), &e) == 0, "inventory with a duplicate parses");
 	ok(sp_inventory_equal(&a, &b, msg, sizeof msg), "inventories compare as sets");
 	sp_inventory_free(&b);
 	const char *i3 = "{\"schema\":\"sandprobe.inventory.v1\",\"resources\":[{\"type\":\"c\",\"id\":\"1\"}]}";
-	sp_inventory_parse(&b, i3, strlen(i3), msg, sizeof msg);
+	sp_inventory_parse(&b, i3, strlen(i3), &e);
 	ok(!sp_inventory_equal(&a, &b, msg, sizeof msg), "a missing resource makes them differ");
 	like_str(msg, "c 2 is in the start inventory but not in the final one", "difference named");
 	sp_inventory_free(&a);
 	sp_inventory_free(&b);
 	const char *bad = "{\"schema\":\"sandprobe.inventory.v1\",\"resources\":[{\"type\":\"c\"}]}";
-	ok(sp_inventory_parse(&a, bad, strlen(bad), msg, sizeof msg) < 0, "resource without id rejected");
-	like_str(msg, "resources[0]", "index named");
+	ok(sp_inventory_parse(&a, bad, strlen(bad), &e) < 0, "resource without id rejected");
+	like_str(e.msg, "resources[0]", "index named");
+	is_int(e.exit_code, SP_EXIT_USAGE, "a bad inventory is a usage error (exit 2)");
 	const char *dupkey = "{\"schema\":\"sandprobe.inventory.v1\",\"schema\":\"x\",\"resources\":[]}";
-	ok(sp_inventory_parse(&a, dupkey, strlen(dupkey), msg, sizeof msg) < 0, "duplicate JSON key rejected");
+	ok(sp_inventory_parse(&a, dupkey, strlen(dupkey), &e) < 0, "duplicate JSON key rejected");
 
-	sp_summary s;
+	sp_ev_summary s;
 	const char *sum = "{\"schema\":\"sandprobe.summary.v1\",\"run_id\":\"r\",\"profile\":\"custom\","
 			  "\"requested_duration_s\":60,\"measured_duration_s\":60.5,\"sample_count\":6,\"periodic_samples\":4,"
 			  "\"span_s\":60,\"max_gap_s\":10,\"warmup_end_s\":5,\"operations\":{\"total\":3,\"ok\":2,\"fail\":1,"
 			  "\"expected_fault\":0},\"unexpected_failures\":1,\"stop_condition\":\"duration\",\"cleanup\":\"ok\","
 			  "\"evidence_path\":\"/x\"}";
-	ok(sp_summary_parse(&s, sum, strlen(sum), msg, sizeof msg) == 0, "summary parses");
+	ok(sp_ev_summary_parse(&s, sum, strlen(sum), &e) == 0, "summary parses");
 	ok(s.ops_fail == 1 && s.measured_duration_s == 60.5 && !strcmp(s.stop_condition, "duration"), "summary typed");
-	sp_summary_free(&s);
+	sp_ev_summary_free(&s);
 	char *badsum = strdup(sum);
 	char *p = strstr(badsum, "\"sample_count\":6");
 	memcpy(p + 15, "\"", 1);
-	ok(sp_summary_parse(&s, badsum, strlen(badsum), msg, sizeof msg) < 0, "malformed summary rejected");
+	ok(sp_ev_summary_parse(&s, badsum, strlen(badsum), &e) < 0, "malformed summary rejected");
 	free(badsum);
 	char *badstop = strdup(sum);
 	p = strstr(badstop, "duration\",\"cleanup");
 	memcpy(p, "whatever", 8);
-	ok(sp_summary_parse(&s, badstop, strlen(badstop), msg, sizeof msg) < 0, "unknown stop_condition rejected");
-	like_str(msg, "stop_condition", "field named");
+	ok(sp_ev_summary_parse(&s, badstop, strlen(badstop), &e) < 0, "unknown stop_condition rejected");
+	like_str(e.msg, "stop_condition", "field named");
+	is_int(e.exit_code, SP_EXIT_USAGE, "a bad summary is a usage error (exit 2)");
 	free(badstop);
 
 	const char *base = "{\"schema\":\"sandprobe.baseline.v1\",\"scenarios\":{\"A\":{\"count\":10,\"p50\":1,\"p95\":2.5,\"p99\":3}}}";
@@ -291,8 +294,8 @@ static void json_docs(void)
 	snprintf(path, sizeof path, "%s/base.json", tmpdir);
 	sp_baseline bl;
 	ok(sp_baseline_load(&bl, path, msg, sizeof msg) == 0 && bl.n == 1, "baseline loads");
-	ok(sp_baseline_get(&bl, "A") && sp_baseline_get(&bl, "A")->p95 == 2.5, "baseline p95 read");
-	ok(sp_baseline_get(&bl, "B") == NULL, "unknown scenario has no baseline");
+	ok(bl.n == 1 && !strcmp(bl.v[0].scenario, "A") && bl.v[0].p95 == 2.5, "baseline p95 read");
+	ok(bl.n == 1 && strcmp(bl.v[0].scenario, "B") != 0, "unknown scenario has no baseline");
 	sp_baseline_free(&bl);
 	const char *nob = "{\"schema\":\"sandprobe.baseline.v1\",\"scenarios\":{\"A\":{\"count\":10,\"p50\":1,\"p99\":3}}}";
 	put("base.json", nob, strlen(nob));

@@ -1,0 +1,51 @@
+/* The bottom layer of src/evidence/ (ev_io.c): opening a bundle's files,
+ * SHA-256, and the message and hex helpers. Everything else in
+ * src/evidence/ (readers, integrity, writer, verdict) builds on this and this
+ * on nothing of theirs, so the dependencies point one way:
+ *   ev_gates -> ev_integrity, ev_json, ev_metadata -> ev_tsv -> ev_io
+ *   ev_write -> ev_io (a writer needs no reader) */
+#ifndef SP_EV_IO_H
+#define SP_EV_IO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "core/error.h"
+
+/* vsnprintf into msg; returns -1 (the parsers' error return) */
+int sp_ev_msg(char *msg, size_t msgsz, const char *fmt, ...) SP_PRINTF(3, 4);
+
+/* Open a bundle file for reading: never follows a symlink, never blocks on
+ * a fifo; -errno (-EINVAL: not a regular file). */
+int sp_ev_open_regular(const char *path);
+/* Whole regular file (at most max bytes, else EFBIG) NUL-terminated, or NULL
+ * with *errnum. */
+char *sp_ev_read_all(const char *path, size_t max, size_t *len, int *errnum);
+/* "missing", "not a regular file", "a symlink", "too large" or strerror */
+const char *sp_ev_strerror(int e);
+
+/* ---- SHA-256 (OpenSSL EVP, chunked) ------------------------------------ */
+typedef struct sp_ev_sha256 sp_ev_sha256;
+struct sp_ev_sha256 {
+	void *ctx; /* EVP_MD_CTX */
+	bool done;
+	unsigned char digest[32];
+};
+/* 0, or -ENOMEM when OpenSSL cannot start a digest (update and final then
+ * do nothing and done stays false) */
+int sp_ev_sha256_init(sp_ev_sha256 *h);
+#define SP_EV_SHA256_INIT_FAILED "openssl: cannot initialise SHA-256"
+/* 0, or -1 with err (internal, exit 3) when no digest can be started */
+int sp_ev_sha256_ready(sp_error *err);
+void sp_ev_sha256_update(sp_ev_sha256 *h, const void *p, size_t n);
+void sp_ev_sha256_final(sp_ev_sha256 *h); /* fills digest, frees ctx */
+void sp_ev_sha256_free(sp_ev_sha256 *h);
+/* hash a whole file in chunks; 0 or -errno; *size gets its length */
+int sp_ev_sha256_file(const char *path, unsigned char digest[32], unsigned long long *size);
+
+/* n bytes as 2n lowercase hex digits and a NUL */
+void sp_ev_hex(const unsigned char *d, size_t n, char *out);
+/* sp_ev_sha256_file as 64 hex digits; 0 or -errno */
+int sp_ev_sha256_file_hex(const char *path, char hex[65]);
+
+#endif
