@@ -20,9 +20,9 @@
  * a key is the one A3S reads; a later line giving the same key another
  * value is recorded as a conflict. */
 typedef struct a3s_kv {
-	sp_kv *v;
+	sp_ev_kv *v;
 	size_t n, cap;
-	sp_strset set;
+	sp_ev_strset set;
 	char conflict[200]; /* "line N: key K given twice with different values (first on line M)" */
 	bool suites_colon;  /* a "selected_suites:" line (A3S detects a host bundle by it too) */
 } a3s_kv;

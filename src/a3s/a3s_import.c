@@ -179,7 +179,7 @@ static int emit(const char *src, const char *out, bool cluster, const a3s_kv *mp
 	}
 	const char *run_id = a3s_kv_get(&meta, "run_id");
 	const char *profile = a3s_kv_get(&meta, "profile");
-	if (!profile || !sp_profile_thresholds(profile, &(sp_thresholds){0}))
+	if (!profile || !sp_profile_thresholds(profile, &(sp_ev_thresholds){0}))
 		profile = "custom";
 	_cleanup_free_ char *rid = clean(run_id && *run_id ? run_id : absent(ab_, "run_id"));
 	addf(&md, "schema=%s\nrun_id=%s\nprofile=%s\n", SP_EVIDENCE_SCHEMA, rid, profile);

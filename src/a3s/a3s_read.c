@@ -59,7 +59,7 @@ void a3s_kv_parse(a3s_kv *kv, const char *buf, size_t len)
 				kv->cap = kv->cap ? 2 * kv->cap : 32;
 				kv->v = sp_xrealloc(kv->v, kv->cap * sizeof *kv->v);
 			}
-			sp_kv *e = &kv->v[kv->n];
+			sp_ev_kv *e = &kv->v[kv->n];
 			e->key = sp_xstrndup(l, kl);
 			size_t vl = ll - kl - 1;
 			if (vl && eq[vl] == '\r')
@@ -135,7 +135,7 @@ int a3s_table_load(a3s_table *t, const char *dir, const char *name, sp_error *er
 	}
 	size_t cap = 0;
 	unsigned line = 0;
-	_cleanup_strset_ sp_strset cols = {0};
+	_cleanup_strset_ sp_ev_strset cols = {0};
 	for (char *l = t->copy; l < t->copy + len;) {
 		char *nl = memchr(l, '\n', (size_t)(t->copy + len - l));
 		char *end = nl ? nl : t->copy + len;

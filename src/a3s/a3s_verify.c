@@ -28,8 +28,8 @@
 
 typedef struct ctx {
 	const char *dir;
-	sp_verdict *v;
-	sp_a3s_opts o;
+	sp_ev_verdict *v;
+	sp_ev_a3s_opts o;
 	bool cluster;
 	const char *label; /* "host" or "cluster" */
 	double now, started_at;
@@ -333,7 +333,7 @@ static void read_samples(ctx *c)
 
 static void gate_sample_order(ctx *c)
 {
-	static const sp_gate_ref ids[] = {SP_GREF_INIT(A3S_SAMPLES_MONOTONIC), SP_GREF_INIT(A3S_SAMPLES_PHASES), SP_GREF_INIT(A3S_WALL)};
+	static const sp_ev_gate_ref ids[] = {SP_GREF_INIT(A3S_SAMPLES_MONOTONIC), SP_GREF_INIT(A3S_SAMPLES_PHASES), SP_GREF_INIT(A3S_WALL)};
 	if (!c->t_ok) {
 		for (size_t i = 0; i < SP_ARRAY_SIZE(ids); i++)
 			sp_verdict_na(c->v, ids[i], "resource-samples.tsv is invalid");
@@ -403,7 +403,7 @@ static void gate_sample_order(ctx *c)
 
 static void gate_duration(ctx *c)
 {
-	static const sp_gate_ref ids[] = {SP_GREF_INIT(A3S_DURATION), SP_GREF_INIT(A3S_MIN_DURATION), SP_GREF_INIT(A3S_MIN_SAMPLES), SP_GREF_INIT(A3S_MIN_SPAN), SP_GREF_INIT(A3S_MAX_GAP)};
+	static const sp_ev_gate_ref ids[] = {SP_GREF_INIT(A3S_DURATION), SP_GREF_INIT(A3S_MIN_DURATION), SP_GREF_INIT(A3S_MIN_SAMPLES), SP_GREF_INIT(A3S_MIN_SPAN), SP_GREF_INIT(A3S_MAX_GAP)};
 	const char *why = !c->meta_ok ? "metadata.txt is invalid" : !c->t_ok ? "resource-samples.tsv is invalid"
 							    : !c->mono_ok ? "sample timestamps go back" : NULL;
 	if (why) {
@@ -477,7 +477,7 @@ static void gate_profile(ctx *c, const char *claim)
 {
 	if (!claim)
 		return;
-	sp_thresholds pt;
+	sp_ev_thresholds pt;
 	if (!sp_profile_thresholds(claim, &pt)) {
 		GATE(false, SP_GREF(A3S_PROFILE), claim, "R0, G2, R24 or E72", "metadata.txt: profile '%.20s' is not one of R0, G2, R24, E72",
 		     claim);
@@ -523,8 +523,8 @@ static void gate_rss(ctx *c)
 	for (size_t k = 0; k < c->t.ncol; k++) {
 		if (!strstr(c->t.hdr[k], "rss"))
 			continue;
-		sp_gate_ref id = SP_GFAM(A3S_RSS_SLOPE, c->t.hdr[k]);
-		sp_linreg l = {0};
+		sp_ev_gate_ref id = SP_GFAM(A3S_RSS_SLOPE, c->t.hdr[k]);
+		sp_ev_linreg l = {0};
 		const char *bad = NULL;
 		unsigned bad_line = 0;
 		for (size_t r = 0; r < c->t.nrow; r++) {
@@ -615,7 +615,7 @@ static void gate_host_files(ctx *c)
 	}
 	/* cleanup: final counters not above the start ones */
 	for (size_t i = 0; i < SP_ARRAY_SIZE(host_counters); i++) {
-		sp_gate_ref id = SP_GFAM(A3S_CLEANUP, host_counters[i]);
+		sp_ev_gate_ref id = SP_GFAM(A3S_CLEANUP, host_counters[i]);
 		if (!c->t_ok || !c->phases_ok) {
 			sp_verdict_na(c->v, id, "resource-samples.tsv has no single start and final sample");
 			continue;
@@ -657,7 +657,7 @@ struct cl {
 	a3s_text x[SP_ARRAY_SIZE(always_artifacts)];
 	bool ok[SP_ARRAY_SIZE(always_artifacts)];
 	a3s_rows names, labels, prc, pnodes, pstat, events;
-	sp_strset selected, final_pods;
+	sp_ev_strset selected, final_pods;
 	size_t final_n;
 	long long sel; /* final selected_nodes sample */
 };
@@ -676,7 +676,7 @@ static bool none(const char *s)
 }
 
 /* names of the first column: unique? (dup gets the first repeated one) */
-static bool unique_first(const a3s_rows *rs, sp_strset *set, const char **dup)
+static bool unique_first(const a3s_rows *rs, sp_ev_strset *set, const char **dup)
 {
 	*dup = NULL;
 	for (size_t i = 0; i < rs->n; i++)
@@ -688,8 +688,8 @@ static bool unique_first(const a3s_rows *rs, sp_strset *set, const char **dup)
 /* the same unique first-column names in both (first difference in why) */
 static bool same_names(const a3s_rows *a, const char *an, const a3s_rows *b, const char *bn, char *why, size_t whysz)
 {
-	_cleanup_strset_ sp_strset sa = {0};
-	_cleanup_strset_ sp_strset sb = {0};
+	_cleanup_strset_ sp_ev_strset sa = {0};
+	_cleanup_strset_ sp_ev_strset sb = {0};
 	const char *dup;
 	if (!a->n || !b->n)
 		return snprintf(why, whysz, "%s has no rows", !a->n ? an : bn), false;
@@ -769,9 +769,9 @@ static bool exec_ok(ctx *c, struct cl *k, const char *name, bool nodes, const ch
 		snprintf(why, whysz, "%s has no successful exec", name);
 	else {
 		a3s_rows_make(&rs, &x);
-		_cleanup_strset_ sp_strset on = {0};
-		_cleanup_strset_ sp_strset pods = {0};
-		_cleanup_strset_ sp_strset wl = {0};
+		_cleanup_strset_ sp_ev_strset on = {0};
+		_cleanup_strset_ sp_ev_strset pods = {0};
+		_cleanup_strset_ sp_ev_strset wl = {0};
 		size_t npass = 0;
 		ok = true;
 		for (size_t i = 0; i < rs.n && ok; i++) {
@@ -840,14 +840,14 @@ static void gate_runtimeclass(ctx *c, struct cl *k)
 		return;
 	}
 	sp_error e = {0};
-	sp_ynode *root = sp_yaml_parse(x->buf, x->len, "runtimeclass.yaml", &e);
+	sp_soak_ynode *root = sp_yaml_parse(x->buf, x->len, "runtimeclass.yaml", &e);
 	char why[300] = "";
 	const char *kind = NULL, *name = NULL, *handler = NULL, *sel = NULL;
 	if (!root) {
 		snprintf(why, sizeof why, "%s", e.msg);
 	} else if (root->kind == SP_YN_MAP) {
 		for (size_t i = 0; i < root->n; i++) {
-			sp_ynode *key = root->items[2 * i], *val = root->items[2 * i + 1];
+			sp_soak_ynode *key = root->items[2 * i], *val = root->items[2 * i + 1];
 			if (key->kind != SP_YN_SCALAR)
 				continue;
 			if (!strcmp(key->str, "kind") && val->kind == SP_YN_SCALAR)
@@ -861,7 +861,7 @@ static void gate_runtimeclass(ctx *c, struct cl *k)
 						name = val->items[2 * j + 1]->str;
 			} else if (!strcmp(key->str, "scheduling") && val->kind == SP_YN_MAP) {
 				for (size_t j = 0; j < val->n; j++) {
-					sp_ynode *ns = val->items[2 * j + 1];
+					sp_soak_ynode *ns = val->items[2 * j + 1];
 					if (val->items[2 * j]->kind != SP_YN_SCALAR || strcmp(val->items[2 * j]->str, "nodeSelector") ||
 					    ns->kind != SP_YN_MAP)
 						continue;
@@ -921,7 +921,7 @@ static void gate_cluster(ctx *c)
 	/* the final sample */
 	size_t fr = c->t_ok && c->phases_ok ? last_of_phase(c, "final") : SIZE_MAX;
 	if (fr == SIZE_MAX) {
-		static const sp_gate_ref dep[] = {SP_GREF_INIT(A3S_NODES), SP_GREF_INIT(A3S_PODS), SP_GREF_INIT(A3S_POD_EVIDENCE)};
+		static const sp_ev_gate_ref dep[] = {SP_GREF_INIT(A3S_NODES), SP_GREF_INIT(A3S_PODS), SP_GREF_INIT(A3S_POD_EVIDENCE)};
 		for (size_t i = 0; i < SP_ARRAY_SIZE(dep); i++)
 			sp_verdict_na(c->v, dep[i], "resource-samples.tsv has no final sample");
 	} else {
@@ -1108,7 +1108,7 @@ static void gate_cluster(ctx *c)
 			else if (fr == SIZE_MAX)
 				snprintf(why, sizeof why, "resource-samples.tsv has no final sample");
 			else {
-				_cleanup_strset_ sp_strset seen = {0};
+				_cleanup_strset_ sp_ev_strset seen = {0};
 				for (size_t i = 0; i < js.n && !why[0]; i++) {
 					const a3s_row *r = &js.r[i];
 					const char *ph = r->nf > 1 ? r->f[1] : "", *rs = r->nf > 2 ? r->f[2] : "",
@@ -1272,7 +1272,7 @@ static void gate_cluster(ctx *c)
 }
 
 /* ---- entry ------------------------------------------------------------------ */
-int sp_a3s_verify(const char *dir, const sp_verify_opts *o, sp_verdict *v, sp_error *err)
+int sp_a3s_verify(const char *dir, const sp_ev_verify_opts *o, sp_ev_verdict *v, sp_error *err)
 {
 	struct stat st;
 	memset(v, 0, sizeof *v);
@@ -1280,7 +1280,7 @@ int sp_a3s_verify(const char *dir, const sp_verify_opts *o, sp_verdict *v, sp_er
 		return sp_usage(err, "%s: %s", dir, strerror(errno));
 	if (!S_ISDIR(st.st_mode))
 		return sp_usage(err, "%s: not a directory", dir);
-	if (o->profile && !sp_profile_thresholds(o->profile, &(sp_thresholds){0}))
+	if (o->profile && !sp_profile_thresholds(o->profile, &(sp_ev_thresholds){0}))
 		return sp_usage(err, "--profile %s: not one of R0, G2, R24, E72 (A3S bundles)", o->profile);
 	_cleanup_free_ char *real = realpath(dir, NULL);
 	if (!real)

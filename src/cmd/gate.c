@@ -50,7 +50,7 @@ static void usage(FILE *f)
 
 enum fmt { F_TEXT, F_JSON, F_JUNIT, F_HTML };
 
-static int write_out(const sp_decision *d, enum fmt fm, FILE *f, const char *report_dir)
+static int write_out(const sp_gate_decision *d, enum fmt fm, FILE *f, const char *report_dir)
 {
 	switch (fm) {
 	case F_TEXT: return sp_gate_write_text(f, d);
@@ -62,7 +62,7 @@ static int write_out(const sp_decision *d, enum fmt fm, FILE *f, const char *rep
 }
 
 /* the output, written to a temporary file and renamed when complete */
-static int emit(const sp_decision *d, enum fmt fm, const char *out, bool quiet, sp_error *err)
+static int emit(const sp_gate_decision *d, enum fmt fm, const char *out, bool quiet, sp_error *err)
 {
 	if (!out && quiet)
 		return 0;
@@ -159,8 +159,8 @@ int cmd_gate(int argc, char **argv)
 		return sp_error_report(&err);
 	}
 
-	sp_plan plan;
-	sp_decision d;
+	sp_gate_plan plan;
+	sp_gate_decision d;
 	bool same = true;
 	char diff[600] = "";
 	if (from) {

@@ -272,9 +272,9 @@ static int plan(const struct live_opts *o, sp_live_run *run, const sp_live_cfg *
 	if (rc == 0) {
 		run->lanes = sp_xcalloc(rts.n * vs.n, sizeof *run->lanes);
 		for (size_t i = 0; i < rts.n; i++) {
-			const sp_runtime *rt = sp_runtime_find(rts.v[i]);
+			const sp_live_runtime *rt = sp_runtime_find(rts.v[i]);
 			for (size_t k = 0; k < vs.n; k++) {
-				const sp_variant *v = sp_variant_find(vs.v[k]);
+				const sp_live_variant *v = sp_variant_find(vs.v[k]);
 				/* the matrix holds only the variants a runtime can launch */
 				if (o->matrix && (v->removes & ~rt->removable))
 					continue;
@@ -292,7 +292,7 @@ static int plan(const struct live_opts *o, sp_live_run *run, const sp_live_cfg *
 }
 
 /* SP_LIVE_TIMING=1: each lane's phase times on stderr (for tuning the lane) */
-static void print_phase(void *arg, const sp_lane *l, const char *what, double ms)
+static void print_phase(void *arg, const sp_live_lane *l, const char *what, double ms)
 {
 	(void)arg;
 	fprintf(stderr, "sandprobe: live: %s/%s %-10s %7.2f ms\n", l->rt->name, l->variant->name, what, ms);
@@ -390,7 +390,7 @@ int cmd_live(int argc, char **argv)
 	/* what the run shares between lanes (images, namespaces): removed, and proven gone */
 	run.teardown = sp_xcalloc(sp_runtimes_count, sizeof *run.teardown);
 	for (size_t i = 0; i < sp_runtimes_count; i++) {
-		sp_run_teardown *t = &run.teardown[run.nteardown];
+		sp_live_run_teardown *t = &run.teardown[run.nteardown];
 		int fr = sp_runtimes[i]->finish ? sp_runtimes[i]->finish(sp_runtimes[i], &cfg, t->what, sizeof t->what) : -1;
 		if (fr < 0)
 			continue;

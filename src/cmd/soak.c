@@ -135,8 +135,8 @@ static int cmp_double(const void *a, const void *b)
 static int sample_once(const char *prefix, const char *state, long long repeat)
 {
 	sp_proc_raise_nofile();
-	sp_sampler *s = sp_sampler_new(getpid(), prefix, state);
-	sp_sample smp = {0};
+	sp_soak_sampler *s = sp_sampler_new(getpid(), prefix, state);
+	sp_soak_sample smp = {0};
 	double *ms = sp_xcalloc((size_t)repeat, sizeof(double)), *cpu = sp_xcalloc((size_t)repeat, sizeof(double));
 	double first = 0;
 	for (long long i = 0; i < repeat; i++) {
@@ -277,7 +277,7 @@ int cmd_soak(int argc, char **argv)
 	}
 	sp_error err = {0};
 	/* the gate's identity, checked (and files hashed) before anything starts */
-	sp_identity id;
+	sp_gate_identity id;
 	if (sp_identity_build(&id, lane, artifacts, nartifacts, &err) < 0) {
 		sp_error_prefix(&err, "soak");
 		return sp_error_report(&err);

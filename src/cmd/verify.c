@@ -140,7 +140,7 @@ int cmd_verify(int argc, char **argv)
 		input = "a3s";
 		format = "text";
 	}
-	sp_a3s_opts ao = {0};
+	sp_ev_a3s_opts ao = {0};
 	bool a3s_opts = allow_dry || kind;
 	if (kind && strcmp(kind, "auto")) {
 		if (!strcmp(kind, "host"))
@@ -190,8 +190,8 @@ int cmd_verify(int argc, char **argv)
 			 dir);
 		return sp_error_report(&err);
 	}
-	sp_verify_opts o = {.profile = profile, .input = in, .a3s = &ao};
-	sp_baseline base = {0};
+	sp_ev_verify_opts o = {.profile = profile, .input = in, .a3s = &ao};
+	sp_ev_baseline base = {0};
 	char msg[600];
 	if (baseline) {
 		if (sp_baseline_load(&base, baseline, msg, sizeof msg) < 0) {
@@ -213,7 +213,7 @@ int cmd_verify(int argc, char **argv)
 	}
 	if (quiet && !output)
 		out = sp_null_stream();
-	sp_verdict v;
+	sp_ev_verdict v;
 	int rc = sp_verify(dir, &o, &v, &err);
 	sp_baseline_free(&base);
 	sp_pubkey_free(o.pubkey);

@@ -12,7 +12,7 @@ static void family(const char *id, char *out, size_t n)
 	snprintf(out, n, "verify.%.*s", (int)k, id);
 }
 
-void sp_verdict_print_junit(const sp_verdict *v, FILE *f)
+void sp_verdict_print_junit(const sp_ev_verdict *v, FILE *f)
 {
 	sp_junit_begin(f, "sandprobe.verify", v->n, v->nfail, 0, 0);
 	char *suite = sp_xasprintf("verify %s", v->bundle ? v->bundle : "");
@@ -20,7 +20,7 @@ void sp_verdict_print_junit(const sp_verdict *v, FILE *f)
 	const char *props[] = {"bundle", v->bundle ? v->bundle : "", "profile", v->profile ? v->profile : ""};
 	sp_junit_properties(f, props, 2);
 	for (size_t i = 0; i < v->n; i++) {
-		const sp_gate *g = &v->g[i];
+		const sp_ev_gate *g = &v->g[i];
 		char cls[80];
 		family(g->id, cls, sizeof cls);
 		char *body = sp_xasprintf("measured: %s\nthreshold: %s", g->measured, g->threshold);
@@ -43,11 +43,11 @@ void sp_verdict_print_junit(const sp_verdict *v, FILE *f)
 	free(suite);
 }
 
-void sp_verdict_print_tap(const sp_verdict *v, FILE *f)
+void sp_verdict_print_tap(const sp_ev_verdict *v, FILE *f)
 {
 	fprintf(f, "TAP version 13\n1..%zu\n", v->n);
 	for (size_t i = 0; i < v->n; i++) {
-		const sp_gate *g = &v->g[i];
+		const sp_ev_gate *g = &v->g[i];
 		fprintf(f, "%s %zu - ", g->status == SP_GATE_PASS ? "ok" : "not ok", i + 1);
 		sp_tap_desc(f, g->id);
 		fputs(" - ", f);

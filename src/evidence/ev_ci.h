@@ -7,7 +7,7 @@
 
 #include "evidence/evidence.h"
 
-void sp_verdict_print_junit(const sp_verdict *v, FILE *f);
-void sp_verdict_print_tap(const sp_verdict *v, FILE *f);
+void sp_verdict_print_junit(const sp_ev_verdict *v, FILE *f);
+void sp_verdict_print_tap(const sp_ev_verdict *v, FILE *f);
 
 #endif

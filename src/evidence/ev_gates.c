@@ -83,7 +83,7 @@ void sp_ev_sanitize(char *p)
 }
 
 /* ---- the gate catalogue -------------------------------------------------- */
-const sp_gate_info sp_gate_catalog[] = {
+const sp_ev_gate_info sp_gate_catalog[] = {
 #define SP_GATE_INFO(name, id, techniques, what) [SP_G_##name] = {id, techniques, what},
 	SP_GATE_LIST(SP_GATE_INFO)
 #undef SP_GATE_INFO
@@ -91,7 +91,7 @@ const sp_gate_info sp_gate_catalog[] = {
 const size_t sp_gate_catalog_count = SP_ARRAY_SIZE(sp_gate_catalog);
 _Static_assert(SP_ARRAY_SIZE(sp_gate_catalog) == SP_G_COUNT, "one catalogue entry per gate id");
 
-const char *sp_gate_ref_id(sp_gate_ref r, char out[64])
+const char *sp_gate_ref_id(sp_ev_gate_ref r, char out[64])
 {
 	const char *c = sp_gate_catalog[r.id].id;
 	size_t n = strlen(c);
@@ -102,7 +102,7 @@ const char *sp_gate_ref_id(sp_gate_ref r, char out[64])
 	return out;
 }
 
-const sp_gate_info *sp_gate_info_find(const char *id)
+const sp_ev_gate_info *sp_gate_info_find(const char *id)
 {
 	/* an exact entry first, then a family (cleanup.status before cleanup.*) */
 	for (size_t i = 0; i < sp_gate_catalog_count; i++)
@@ -118,9 +118,9 @@ const sp_gate_info *sp_gate_info_find(const char *id)
 }
 
 /* ---- verdict ----------------------------------------------------------- */
-static sp_gate *gate(sp_verdict *v, bool pass, sp_gate_ref ref, const char *measured, const char *threshold,
+static sp_ev_gate *gate(sp_ev_verdict *v, bool pass, sp_ev_gate_ref ref, const char *measured, const char *threshold,
 		     const char *fmt, ...) SP_PRINTF(6, 7);
-static sp_gate *gate(sp_verdict *v, bool pass, sp_gate_ref ref, const char *measured, const char *threshold,
+static sp_ev_gate *gate(sp_ev_verdict *v, bool pass, sp_ev_gate_ref ref, const char *measured, const char *threshold,
 		     const char *fmt, ...)
 {
 	char id[64];
@@ -129,7 +129,7 @@ static sp_gate *gate(sp_verdict *v, bool pass, sp_gate_ref ref, const char *meas
 		v->cap = v->cap ? 2 * v->cap : 64;
 		v->g = sp_xrealloc(v->g, v->cap * sizeof *v->g);
 	}
-	sp_gate *g = &v->g[v->n++];
+	sp_ev_gate *g = &v->g[v->n++];
 	memset(g, 0, sizeof *g);
 	snprintf(g->id, sizeof g->id, "%s", id);
 	g->status = pass ? SP_GATE_PASS : SP_GATE_FAIL;
@@ -150,12 +150,12 @@ static sp_gate *gate(sp_verdict *v, bool pass, sp_gate_ref ref, const char *meas
 	return g;
 }
 
-static void na(sp_verdict *v, sp_gate_ref id, const char *why)
+static void na(sp_ev_verdict *v, sp_ev_gate_ref id, const char *why)
 {
 	gate(v, false, id, "n/a", "-", "not evaluated: %s", why);
 }
 
-sp_gate *sp_verdict_add(sp_verdict *v, bool pass, sp_gate_ref id, const char *measured, const char *threshold,
+sp_ev_gate *sp_verdict_add(sp_ev_verdict *v, bool pass, sp_ev_gate_ref id, const char *measured, const char *threshold,
 			const char *fmt, ...)
 {
 	char msg[320];
@@ -166,12 +166,12 @@ sp_gate *sp_verdict_add(sp_verdict *v, bool pass, sp_gate_ref id, const char *me
 	return gate(v, pass, id, measured, threshold, "%s", msg);
 }
 
-void sp_verdict_na(sp_verdict *v, sp_gate_ref id, const char *why)
+void sp_verdict_na(sp_ev_verdict *v, sp_ev_gate_ref id, const char *why)
 {
 	na(v, id, why);
 }
 
-void sp_verdict_free(sp_verdict *v)
+void sp_verdict_free(sp_ev_verdict *v)
 {
 	free(v->g);
 	free(v->bundle);
@@ -181,7 +181,7 @@ void sp_verdict_free(sp_verdict *v)
 	memset(v, 0, sizeof *v);
 }
 
-const sp_gate *sp_verdict_find(const sp_verdict *v, sp_gate_ref ref)
+const sp_ev_gate *sp_verdict_find(const sp_ev_verdict *v, sp_ev_gate_ref ref)
 {
 	char id[64];
 	sp_gate_ref_id(ref, id);
@@ -214,10 +214,10 @@ struct scen {
 	size_t idlen;
 	long long total, ok, fail, ef, ef_untied;
 	double t1, t2; /* two smallest operation ts */
-	sp_dvec lat;   /* post-warm-up latencies (the latency thread's) */
+	sp_ev_dvec lat;   /* post-warm-up latencies (the latency thread's) */
 	double q50, q95, q99; /* their quantiles, when lat.n */
 	bool has_cap;
-	sp_cap cap;
+	sp_ev_cap cap;
 };
 
 struct window {
@@ -253,20 +253,20 @@ static void first_bad_set(struct first_bad *b, unsigned long long line, const ch
 
 typedef struct state {
 	const char *dir;
-	sp_verdict *v;
+	sp_ev_verdict *v;
 	sp_ev_sha256 hash[KF_N];
 	bool present[KF_N];
 	sp_ev_hasher *hasher;
 	double now; /* wall clock of the verification, seconds since the epoch */
 
-	sp_meta meta;
+	sp_ev_meta meta;
 	bool meta_ok;
-	sp_thresholds th;
+	sp_ev_thresholds th;
 	double started_at; /* metadata started_at (epoch), NAN when invalid */
 
 	struct scen *sc;
 	size_t nsc;
-	sp_strset sc_set; /* scenario id -> index (many scenarios) */
+	sp_ev_strset sc_set; /* scenario id -> index (many scenarios) */
 
 	struct fault_row *faults;
 	size_t nfaults, cap_faults;
@@ -312,12 +312,12 @@ static struct scen *find_scen(state *s, const char *id, size_t n)
 }
 
 /* columns.<stem> and types.<stem> gates from a reader outcome */
-static void struct_gates(state *s, enum sp_ev_file f, const sp_rows *r, bool opened, bool read_ok,
+static void struct_gates(state *s, enum sp_ev_file f, const sp_ev_rows *r, bool opened, bool read_ok,
 			 unsigned long long rows)
 {
 	char m[32];
 	const char *stem = sp_ev_file_stem(f);
-	sp_gate_ref id = SP_GFAM(COLUMNS, stem);
+	sp_ev_gate_ref id = SP_GFAM(COLUMNS, stem);
 	if (!opened && r->err == SP_EVE_PRESENT)
 		na(s->v, id, r->msg);
 	else if (!opened)
@@ -376,11 +376,11 @@ static void check_present(state *s)
 }
 
 /* ---- metadata and profile ---------------------------------------------- */
-static void check_metadata(state *s, const sp_verify_opts *o)
+static void check_metadata(state *s, const sp_ev_verify_opts *o)
 {
 	char msg[512];
 	const char *kind = "keys";
-	sp_verdict *v = s->v;
+	sp_ev_verdict *v = s->v;
 	if (sp_meta_load(&s->meta, s->dir, &s->hash[KF_METADATA], msg, sizeof msg, &kind) < 0) {
 		if (!strcmp(kind, "schema")) {
 			gate(v, false, SP_GREF(METADATA_SCHEMA), "unknown", SP_EVIDENCE_SCHEMA, "%s", msg);
@@ -414,10 +414,10 @@ static void check_metadata(state *s, const sp_verify_opts *o)
 	 * by --profile; a named profile whose thresholds the metadata loosens
 	 * is a claim the bundle does not meet */
 	s->th = s->meta.th;
-	sp_thresholds pt;
+	sp_ev_thresholds pt;
 	const char *claim = s->meta.profile;
 	if (sp_profile_thresholds(claim, &pt)) {
-		const sp_thresholds *m = &s->meta.th;
+		const sp_ev_thresholds *m = &s->meta.th;
 		const char *loose = NULL;
 		char have[48] = "", want[48] = "";
 #define LOOSER_MIN(f)                                                          \
@@ -481,8 +481,8 @@ static void check_absent(state *s)
 /* ---- faults.tsv -------------------------------------------------------- */
 static void read_faults(state *s)
 {
-	sp_rows r;
-	sp_fault f;
+	sp_ev_rows r;
+	sp_ev_fault f;
 	unsigned long long rows = 0;
 	bool opened = sp_rows_open_hashed(&r, s->dir, SP_EV_FAULTS, &s->hash[KF_FAULTS], s->hasher) == 0;
 	bool ok = opened;
@@ -523,7 +523,7 @@ static void read_faults(state *s)
 
 static void gate_faults(state *s)
 {
-	sp_verdict *v = s->v;
+	sp_ev_verdict *v = s->v;
 	if (!s->faults_ok) {
 		na(v, SP_GREF(FAULTS_RECOVERED), "faults.tsv is invalid");
 		na(v, SP_GREF(FAULTS_DECLARED), "faults.tsv is invalid");
@@ -586,7 +586,7 @@ static void gate_faults(state *s)
 #define FAULT_TOL_MS 2.0
 static void gate_fault_windows(state *s, bool have_run, double start_ts, double final_ts)
 {
-	sp_verdict *v = s->v;
+	sp_ev_verdict *v = s->v;
 	if (!s->faults_ok) {
 		na(v, SP_GREF(FAULTS_WINDOW), "faults.tsv is invalid");
 		return;
@@ -624,8 +624,8 @@ static void gate_fault_windows(state *s, bool have_run, double start_ts, double 
 /* ---- capability-results.tsv -------------------------------------------- */
 static void read_caps(state *s)
 {
-	sp_rows r;
-	sp_cap c;
+	sp_ev_rows r;
+	sp_ev_cap c;
 	unsigned long long rows = 0;
 	bool opened = sp_rows_open_hashed(&r, s->dir, SP_EV_CAPABILITIES, &s->hash[KF_CAPABILITIES], s->hasher) == 0;
 	bool ok = opened;
@@ -750,7 +750,7 @@ struct lat_rec {
 	size_t n[4];
 };
 
-static void lat_row_ok(state *s, const sp_rows *l, const struct lat_rec *op, bool warm)
+static void lat_row_ok(state *s, const sp_ev_rows *l, const struct lat_rec *op, bool warm)
 {
 	if (warm && op->ts >= s->lat_warm_max) {
 		s->lat_warm_max = op->ts;
@@ -765,7 +765,7 @@ static void lat_row_ok(state *s, const sp_rows *l, const struct lat_rec *op, boo
 
 /* the latency.tsv row for this ok operation: same ts, scenario, operation
  * and latency (byte for byte, or as the same decimal) */
-static void lat_step(state *s, sp_rows *l, const struct lat_rec *op)
+static void lat_step(state *s, sp_ev_rows *l, const struct lat_rec *op)
 {
 	if (!s->lat_opened || !s->lat_ok || s->lat_agree.bad)
 		return;
@@ -876,7 +876,7 @@ struct lat_batch {
 
 struct latq {
 	state *s;
-	sp_rows l;
+	sp_ev_rows l;
 	pthread_t thr;
 	bool threaded, done, ops_ok;
 	pthread_mutex_t mu;
@@ -894,7 +894,7 @@ static void lat_quantiles(state *s)
 }
 
 /* after the last ok operation: nothing may follow it in latency.tsv */
-static void lat_finish(state *s, sp_rows *l, bool ops_ok)
+static void lat_finish(state *s, sp_ev_rows *l, bool ops_ok)
 {
 	if (ops_ok && s->lat_ok && !s->lat_agree.bad) {
 		int rc = sp_rows_next_raw(l);
@@ -950,7 +950,7 @@ static void lq_publish(struct latq *q)
 	q->b[q->prod]->nrec = q->b[q->prod]->used = 0;
 }
 
-static void lq_push(struct latq *q, const sp_rows *o, const sp_op *op, struct scen *sc)
+static void lq_push(struct latq *q, const sp_ev_rows *o, const sp_ev_op *op, struct scen *sc)
 {
 	static const int cols[4] = {0, 1, 3, 4}; /* ts, scenario, operation, latency_ms */
 	size_t need = 0;
@@ -1042,8 +1042,8 @@ static void lq_finish(state *s, bool ops_ok)
 
 static void read_ops(state *s)
 {
-	sp_rows r;
-	sp_op op;
+	sp_ev_rows r;
+	sp_ev_op op;
 	unsigned long long rows = 0;
 	bool opened = sp_rows_open_hashed(&r, s->dir, SP_EV_OPERATIONS, &s->hash[KF_OPERATIONS], s->hasher) == 0;
 	if (opened)
@@ -1123,7 +1123,7 @@ static void read_ops(state *s)
 
 static void gate_ops(state *s)
 {
-	sp_verdict *v = s->v;
+	sp_ev_verdict *v = s->v;
 	char m[96], t[48];
 	if (!s->ops_ok || !s->meta_ok) {
 		na(v, SP_GREF(OPS_SUCCESS), s->ops_ok ? "metadata.txt is invalid" : "operations.tsv is invalid");
@@ -1156,7 +1156,7 @@ static void gate_ops(state *s)
 
 static void gate_caps(state *s)
 {
-	sp_verdict *v = s->v;
+	sp_ev_verdict *v = s->v;
 	if (!s->meta_ok || !s->ops_ok || !s->caps_ok) {
 		const char *why = !s->meta_ok ? "metadata.txt is invalid"
 				  : !s->ops_ok ? "operations.tsv is invalid"
@@ -1227,12 +1227,12 @@ static void gate_caps(state *s)
 /* ---- latency ----------------------------------------------------------- */
 static int cmp_entry(const void *a, const void *b)
 {
-	return strcmp(((const sp_baseline_entry *)a)->scenario, ((const sp_baseline_entry *)b)->scenario);
+	return strcmp(((const sp_ev_baseline_entry *)a)->scenario, ((const sp_ev_baseline_entry *)b)->scenario);
 }
 
-static void gate_latency(state *s, const sp_baseline *base)
+static void gate_latency(state *s, const sp_ev_baseline *base)
 {
-	sp_verdict *v = s->v;
+	sp_ev_verdict *v = s->v;
 	if (!s->lat_ok || !s->ops_ok || !s->meta_ok) {
 		const char *why = !s->meta_ok ? "metadata.txt is invalid"
 				  : !s->ops_ok ? "operations.tsv is invalid (warm-up unknown)"
@@ -1269,7 +1269,7 @@ static void gate_latency(state *s, const sp_baseline *base)
 		if (!sc->lat.n)
 			continue;
 		entry_of[i] = v->lat.n;
-		sp_baseline_entry *e = &v->lat.v[v->lat.n++];
+		sp_ev_baseline_entry *e = &v->lat.v[v->lat.n++];
 		e->scenario = sp_xstrdup(sc->id);
 		e->count = sc->lat.n;
 		e->p50 = sc->q50;
@@ -1283,16 +1283,16 @@ static void gate_latency(state *s, const sp_baseline *base)
 		return;
 	}
 	/* the baseline sorted once: a lookup per scenario in log time */
-	sp_baseline_entry *sorted = sp_xcalloc(base->n ? base->n : 1, sizeof *sorted);
+	sp_ev_baseline_entry *sorted = sp_xcalloc(base->n ? base->n : 1, sizeof *sorted);
 	memcpy(sorted, base->v, base->n * sizeof *sorted);
 	qsort(sorted, base->n, sizeof *sorted, cmp_entry);
 	for (size_t i = 0; i < s->nsc; i++) {
 		struct scen *sc = &s->sc[i];
 		char t[48];
-		sp_gate_ref id = SP_GFAM(LATENCY_P95, sc->id);
-		sp_baseline_entry key = {.scenario = (char *)sc->id};
-		const sp_baseline_entry *b = base->n ? bsearch(&key, sorted, base->n, sizeof *sorted, cmp_entry) : NULL;
-		const sp_baseline_entry *e = entry_of[i] == SIZE_MAX ? NULL : &v->lat.v[entry_of[i]];
+		sp_ev_gate_ref id = SP_GFAM(LATENCY_P95, sc->id);
+		sp_ev_baseline_entry key = {.scenario = (char *)sc->id};
+		const sp_ev_baseline_entry *b = base->n ? bsearch(&key, sorted, base->n, sizeof *sorted, cmp_entry) : NULL;
+		const sp_ev_baseline_entry *e = entry_of[i] == SIZE_MAX ? NULL : &v->lat.v[entry_of[i]];
 		if (!b) {
 			gate(v, false, id, "n/a", "baseline", "the baseline has no entry for scenario %s", sc->id);
 			continue;
@@ -1325,7 +1325,7 @@ struct samples_acc {
 	sp_ev_sample start, final;
 	double prev_ts, max_gap, first_ts;
 	long long disk_peak;
-	sp_linreg rss, fds;
+	sp_ev_linreg rss, fds;
 	size_t nextra;
 	char extra_names[SP_EV_MAX_EXTRA][64];
 	bool last_was_final;
@@ -1341,7 +1341,7 @@ struct samples_acc {
 
 static void read_samples(state *s, struct samples_acc *a)
 {
-	sp_rows r;
+	sp_ev_rows r;
 	sp_ev_sample x;
 	memset(a, 0, sizeof *a);
 	bool opened = sp_rows_open_hashed(&r, s->dir, SP_EV_SAMPLES, &s->hash[KF_SAMPLES], s->hasher) == 0;
@@ -1452,7 +1452,7 @@ static void read_samples(state *s, struct samples_acc *a)
 /* the warm-up a profile allows: 15 minutes; a custom run scales it the way
  * soak does (900 s per base-profile duration, 7200 s when the base is R0
  * or not recorded); R0 has none */
-static double warmup_allowed(const sp_meta *m)
+static double warmup_allowed(const sp_ev_meta *m)
 {
 	if (!strcmp(m->profile, "R0"))
 		return 0;
@@ -1470,7 +1470,7 @@ static double warmup_allowed(const sp_meta *m)
 /* time plausibility and the warm-up, once samples and operations are read */
 static void gate_time(state *s, struct samples_acc *a)
 {
-	sp_verdict *v = s->v;
+	sp_ev_verdict *v = s->v;
 	bool run = s->samples_ok && !a->phase_bad && !a->mono_bad;
 	const char *why = !s->samples_ok ? "resource-samples.tsv is invalid"
 			  : !run	 ? "samples have no single start and final in order"
@@ -1544,9 +1544,9 @@ static void gate_time(state *s, struct samples_acc *a)
 
 static void gate_samples(state *s, struct samples_acc *a)
 {
-	sp_verdict *v = s->v;
+	sp_ev_verdict *v = s->v;
 	char m[64], t[64];
-	static const sp_gate_ref sample_gates[] = {SP_GREF_INIT(SAMPLES_MONOTONIC), SP_GREF_INIT(SAMPLES_PHASES), SP_GREF_INIT(SAMPLES_SPAN), SP_GREF_INIT(SAMPLES_COUNT), SP_GREF_INIT(SAMPLES_GAP), SP_GREF_INIT(SAMPLES_INTERVAL), SP_GREF_INIT(SAMPLES_CADENCE), SP_GREF_INIT(LEAK_RSS_SLOPE), SP_GREF_INIT(LEAK_FD_GROWTH), SP_GREF_INIT(LEAK_FD_FINAL), SP_GREF_INIT(DISK_PEAK), SP_GREF_INIT(DISK_FINAL), SP_GREF_INIT(CLEANUP_OWNED_PROCESSES), SP_GREF_INIT(CLEANUP_OWNED_MOUNTS), SP_GREF_INIT(CLEANUP_OWNED_SOCKETS), SP_GREF_INIT(CLEANUP_OWNED_CGROUPS)};
+	static const sp_ev_gate_ref sample_gates[] = {SP_GREF_INIT(SAMPLES_MONOTONIC), SP_GREF_INIT(SAMPLES_PHASES), SP_GREF_INIT(SAMPLES_SPAN), SP_GREF_INIT(SAMPLES_COUNT), SP_GREF_INIT(SAMPLES_GAP), SP_GREF_INIT(SAMPLES_INTERVAL), SP_GREF_INIT(SAMPLES_CADENCE), SP_GREF_INIT(LEAK_RSS_SLOPE), SP_GREF_INIT(LEAK_FD_GROWTH), SP_GREF_INIT(LEAK_FD_FINAL), SP_GREF_INIT(DISK_PEAK), SP_GREF_INIT(DISK_FINAL), SP_GREF_INIT(CLEANUP_OWNED_PROCESSES), SP_GREF_INIT(CLEANUP_OWNED_MOUNTS), SP_GREF_INIT(CLEANUP_OWNED_SOCKETS), SP_GREF_INIT(CLEANUP_OWNED_CGROUPS)};
 	if (!s->samples_ok || !s->meta_ok || !s->ops_ok) {
 		const char *why = !s->samples_ok ? "resource-samples.tsv is invalid"
 				  : !s->meta_ok	 ? "metadata.txt is invalid"
@@ -1555,7 +1555,7 @@ static void gate_samples(state *s, struct samples_acc *a)
 			na(v, sample_gates[i], why);
 		return;
 	}
-	const sp_thresholds *th = &s->th;
+	const sp_ev_thresholds *th = &s->th;
 	if (a->mono_bad)
 		gate(v, false, SP_GREF(SAMPLES_MONOTONIC), "not increasing", "strictly increasing", "%s", a->mono_msg);
 	else
@@ -1662,7 +1662,7 @@ static void gate_samples(state *s, struct samples_acc *a)
 	/* cleanup: owned counts back to the start baseline */
 	static const enum sp_ev_counter owned[] = {SP_C_OWNED_PROCESSES, SP_C_OWNED_MOUNTS, SP_C_OWNED_SOCKETS,
 						SP_C_OWNED_CGROUPS};
-	static const sp_gate_ref owned_gate[] = {SP_GREF_INIT(CLEANUP_OWNED_PROCESSES), SP_GREF_INIT(CLEANUP_OWNED_MOUNTS),
+	static const sp_ev_gate_ref owned_gate[] = {SP_GREF_INIT(CLEANUP_OWNED_PROCESSES), SP_GREF_INIT(CLEANUP_OWNED_MOUNTS),
 						 SP_GREF_INIT(CLEANUP_OWNED_SOCKETS), SP_GREF_INIT(CLEANUP_OWNED_CGROUPS)};
 	_Static_assert(SP_ARRAY_SIZE(owned) == SP_ARRAY_SIZE(owned_gate), "a cleanup gate per owned counter");
 	for (size_t i = 0; i < SP_ARRAY_SIZE(owned); i++) {
@@ -1682,8 +1682,8 @@ static void gate_samples(state *s, struct samples_acc *a)
 /* ---- inventories, summary ---------------------------------------------- */
 static void check_inventory(state *s)
 {
-	sp_verdict *v = s->v;
-	sp_inventory a = {0}, b = {0};
+	sp_ev_verdict *v = s->v;
+	sp_ev_inventory a = {0}, b = {0};
 	sp_error ma, mb;
 	char msg[400];
 	_cleanup_free_ char *pa = sp_xasprintf("%s/inventory-start.json", s->dir);
@@ -1713,7 +1713,7 @@ static void check_inventory(state *s)
 
 static void check_summary(state *s, const struct samples_acc *a)
 {
-	sp_verdict *v = s->v;
+	sp_ev_verdict *v = s->v;
 	sp_ev_summary sm;
 	sp_error msg;
 	_cleanup_free_ char *p = sp_xasprintf("%s/summary.json", s->dir);
@@ -1834,7 +1834,7 @@ static bool has_elision(const char *buf, size_t len)
 
 static void check_logs(state *s, char **paths, size_t n, const char *listerr)
 {
-	sp_verdict *v = s->v;
+	sp_ev_verdict *v = s->v;
 	if (!paths && listerr) {
 		na(v, SP_GREF(LOGS_BOUNDED), listerr);
 		na(v, SP_GREF(LOGS_REDACTED), listerr);
@@ -1898,9 +1898,9 @@ static void check_logs(state *s, char **paths, size_t n, const char *listerr)
 }
 
 /* ---- integrity ---------------------------------------------------------- */
-static void check_integrity(state *s, const sp_verify_opts *o)
+static void check_integrity(state *s, const sp_ev_verify_opts *o)
 {
-	sp_verdict *v = s->v;
+	sp_ev_verdict *v = s->v;
 	char msg[400];
 	char **paths = NULL;
 	size_t n = 0;
@@ -1994,7 +1994,7 @@ static void check_integrity(state *s, const sp_verify_opts *o)
 }
 
 /* ---- entry ------------------------------------------------------------- */
-int sp_verify(const char *dir, const sp_verify_opts *o, sp_verdict *v, sp_error *err)
+int sp_verify(const char *dir, const sp_ev_verify_opts *o, sp_ev_verdict *v, sp_error *err)
 {
 	struct stat st;
 	memset(v, 0, sizeof *v);
@@ -2005,7 +2005,7 @@ int sp_verify(const char *dir, const sp_verify_opts *o, sp_verdict *v, sp_error 
 	enum sp_input in = o->input == SP_INPUT_AUTO ? sp_input_detect(dir) : o->input;
 	if (in == SP_INPUT_A3S)
 		return sp_a3s_verify(dir, o, v, err);
-	if (o->profile && strcmp(o->profile, "custom") && !sp_profile_thresholds(o->profile, &(sp_thresholds){0}))
+	if (o->profile && strcmp(o->profile, "custom") && !sp_profile_thresholds(o->profile, &(sp_ev_thresholds){0}))
 		return sp_usage(err, "--profile %s: not one of R0, G2, R24, E72, custom", o->profile);
 
 	/* through a symlink to the bundle too: every path below is resolved */
@@ -2075,21 +2075,21 @@ int sp_verify(const char *dir, const sp_verify_opts *o, sp_verdict *v, sp_error 
 }
 
 /* ---- output ------------------------------------------------------------ */
-void sp_verdict_print_text(const sp_verdict *v, FILE *f)
+void sp_verdict_print_text(const sp_ev_verdict *v, FILE *f)
 {
 	if (v->input && strcmp(v->input, SP_EVIDENCE_SCHEMA))
 		fprintf(f, "sandprobe verify %s (%s bundle, profile %s)\n", v->bundle, v->input, v->profile);
 	else
 		fprintf(f, "sandprobe verify %s (profile %s)\n", v->bundle, v->profile);
 	for (size_t i = 0; i < v->n; i++) {
-		const sp_gate *g = &v->g[i];
+		const sp_ev_gate *g = &v->g[i];
 		fprintf(f, "%s %-28s measured %s, threshold %s: %s\n", g->status == SP_GATE_PASS ? "PASS" : "FAIL",
 			g->id, g->measured, g->threshold, g->message);
 	}
 	fprintf(f, "result: %s (%zu gates passed, %zu failed)\n", v->nfail ? "FAIL" : "PASS", v->npass, v->nfail);
 }
 
-void sp_verdict_print_json(const sp_verdict *v, FILE *f)
+void sp_verdict_print_json(const sp_ev_verdict *v, FILE *f)
 {
 	json_t *j = json_object(), *gates = json_array();
 	json_object_set_new(j, "schema", json_string(SP_VERIFY_SCHEMA));
@@ -2097,7 +2097,7 @@ void sp_verdict_print_json(const sp_verdict *v, FILE *f)
 	json_object_set_new(j, "profile", json_string(v->profile));
 	json_object_set_new(j, "input", json_string(v->input ? v->input : SP_EVIDENCE_SCHEMA));
 	for (size_t i = 0; i < v->n; i++) {
-		const sp_gate *g = &v->g[i];
+		const sp_ev_gate *g = &v->g[i];
 		json_t *o = json_object();
 		json_object_set_new(o, "id", json_string(g->id));
 		json_object_set_new(o, "status", json_string(g->status == SP_GATE_PASS ? "pass" : "fail"));

@@ -60,7 +60,7 @@ static bool jtext(json_t *v)
 }
 
 /* ---- inventory --------------------------------------------------------- */
-void sp_inventory_free(sp_inventory *inv)
+void sp_inventory_free(sp_ev_inventory *inv)
 {
 	for (size_t i = 0; i < inv->n; i++) {
 		free(inv->v[i].type);
@@ -73,12 +73,12 @@ void sp_inventory_free(sp_inventory *inv)
 
 static int res_cmp(const void *a, const void *b)
 {
-	const sp_res_id *x = a, *y = b;
+	const sp_ev_res_id *x = a, *y = b;
 	int c = strcmp(x->type, y->type);
 	return c ? c : strcmp(x->id, y->id);
 }
 
-int sp_inventory_parse(sp_inventory *inv, const char *buf, size_t len, sp_error *err)
+int sp_inventory_parse(sp_ev_inventory *inv, const char *buf, size_t len, sp_error *err)
 {
 	inv->v = NULL;
 	inv->n = 0;
@@ -127,7 +127,7 @@ out:
 	return rc;
 }
 
-int sp_inventory_load(sp_inventory *inv, const char *path, sp_ev_sha256 *hash, sp_error *err)
+int sp_inventory_load(sp_ev_inventory *inv, const char *path, sp_ev_sha256 *hash, sp_error *err)
 {
 	size_t len;
 	inv->v = NULL;
@@ -138,7 +138,7 @@ int sp_inventory_load(sp_inventory *inv, const char *path, sp_ev_sha256 *hash, s
 	return sp_inventory_parse(inv, buf, len, err);
 }
 
-bool sp_inventory_equal(const sp_inventory *a, const sp_inventory *b, char *msg, size_t msgsz)
+bool sp_inventory_equal(const sp_ev_inventory *a, const sp_ev_inventory *b, char *msg, size_t msgsz)
 {
 	size_t i = 0, j = 0;
 	while (i < a->n || j < b->n) {
@@ -262,7 +262,7 @@ int sp_ev_summary_load(sp_ev_summary *s, const char *path, sp_ev_sha256 *hash, s
 /* ---- baseline ---------------------------------------------------------- */
 /* {"schema":"sandprobe.baseline.v1","run_id":"...","quantile":"nearest-rank",
  *  "scenarios":{"RUN-01":{"count":N,"p50":x,"p95":x,"p99":x},...}} */
-void sp_baseline_free(sp_baseline *b)
+void sp_baseline_free(sp_ev_baseline *b)
 {
 	for (size_t i = 0; i < b->n; i++)
 		free(b->v[i].scenario);
@@ -271,7 +271,7 @@ void sp_baseline_free(sp_baseline *b)
 	memset(b, 0, sizeof *b);
 }
 
-int sp_baseline_load(sp_baseline *b, const char *path, char *msg, size_t msgsz)
+int sp_baseline_load(sp_ev_baseline *b, const char *path, char *msg, size_t msgsz)
 {
 	size_t len;
 	sp_error inner;
@@ -299,7 +299,7 @@ int sp_baseline_load(sp_baseline *b, const char *path, char *msg, size_t msgsz)
 	json_t *e;
 	json_object_foreach(sc, key, e)
 	{
-		sp_baseline_entry *be = &b->v[b->n];
+		sp_ev_baseline_entry *be = &b->v[b->n];
 		json_t *cnt = json_object_get(e, "count");
 		const char *q[3] = {"p50", "p95", "p99"};
 		double *qv[3] = {&be->p50, &be->p95, &be->p99};
@@ -328,7 +328,7 @@ out:
 	return rc;
 }
 
-int sp_baseline_write(const sp_verdict *v, const char *path, sp_error *err)
+int sp_baseline_write(const sp_ev_verdict *v, const char *path, sp_error *err)
 {
 	json_t *j = json_object(), *sc = json_object();
 	json_object_set_new(j, "schema", json_string(SP_BASELINE_SCHEMA));
@@ -336,7 +336,7 @@ int sp_baseline_write(const sp_verdict *v, const char *path, sp_error *err)
 	json_object_set_new(j, "quantile", json_string("nearest-rank"));
 	json_object_set_new(j, "bundle", json_string(v->bundle));
 	for (size_t i = 0; i < v->lat.n; i++) {
-		const sp_baseline_entry *e = &v->lat.v[i];
+		const sp_ev_baseline_entry *e = &v->lat.v[i];
 		json_t *o = json_object();
 		json_object_set_new(o, "count", json_integer((json_int_t)e->count));
 		json_object_set_new(o, "p50", json_real(e->p50));

@@ -25,7 +25,7 @@ static bool key_ok(const char *k, size_t n)
 	return true;
 }
 
-void sp_kv_free(sp_kv *kv, size_t n)
+void sp_kv_free(sp_ev_kv *kv, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
 		free(kv[i].key);
@@ -34,7 +34,7 @@ void sp_kv_free(sp_kv *kv, size_t n)
 	free(kv);
 }
 
-static void why_set(sp_kv_why *why, enum sp_kv_fail code, unsigned line, const char *key, size_t kl)
+static void why_set(sp_ev_kv_why *why, enum sp_kv_fail code, unsigned line, const char *key, size_t kl)
 {
 	if (!why)
 		return;
@@ -46,18 +46,18 @@ static void why_set(sp_kv_why *why, enum sp_kv_fail code, unsigned line, const c
 	why->key[kl] = '\0';
 }
 
-int sp_kv_parse_buf(const char *buf, size_t len, sp_kv **out, size_t *nout, char *msg, size_t msgsz)
+int sp_kv_parse_buf(const char *buf, size_t len, sp_ev_kv **out, size_t *nout, char *msg, size_t msgsz)
 {
 	return sp_kv_parse_why(buf, len, out, nout, msg, msgsz, NULL);
 }
 
-int sp_kv_parse_why(const char *buf, size_t len, sp_kv **out, size_t *nout, char *msg, size_t msgsz, sp_kv_why *why)
+int sp_kv_parse_why(const char *buf, size_t len, sp_ev_kv **out, size_t *nout, char *msg, size_t msgsz, sp_ev_kv_why *why)
 {
-	sp_kv *kv = NULL;
+	sp_ev_kv *kv = NULL;
 	size_t n = 0;
 	unsigned line = 0;
 	size_t pos = 0;
-	_cleanup_strset_ sp_strset seen = {0};
+	_cleanup_strset_ sp_ev_strset seen = {0};
 	*out = NULL;
 	*nout = 0;
 	if (len == 0) {
@@ -135,7 +135,7 @@ int sp_kv_parse_why(const char *buf, size_t len, sp_kv **out, size_t *nout, char
 	return 0;
 }
 
-const char *sp_kv_get(const sp_kv *kv, size_t n, const char *key)
+const char *sp_kv_get(const sp_ev_kv *kv, size_t n, const char *key)
 {
 	for (size_t i = 0; i < n; i++)
 		if (!strcmp(kv[i].key, key))
@@ -143,7 +143,7 @@ const char *sp_kv_get(const sp_kv *kv, size_t n, const char *key)
 	return NULL;
 }
 
-static const sp_kv *kv_find(const sp_meta *m, const char *key)
+static const sp_ev_kv *kv_find(const sp_ev_meta *m, const char *key)
 {
 	for (size_t i = 0; i < m->n; i++)
 		if (!strcmp(m->kv[i].key, key))
@@ -151,9 +151,9 @@ static const sp_kv *kv_find(const sp_meta *m, const char *key)
 	return NULL;
 }
 
-static const char *mval(const sp_meta *m, const char *key)
+static const char *mval(const sp_ev_meta *m, const char *key)
 {
-	const sp_kv *kv = kv_find(m, key);
+	const sp_ev_kv *kv = kv_find(m, key);
 	return kv ? kv->value : "";
 }
 
@@ -210,7 +210,7 @@ static bool is_id(const char *s, size_t n)
 	return true;
 }
 
-static int split_list(const sp_kv *kv, bool faults, char ***out, size_t *nout, char *msg, size_t msgsz)
+static int split_list(const sp_ev_kv *kv, bool faults, char ***out, size_t *nout, char *msg, size_t msgsz)
 {
 	const char *v = kv->value;
 	*out = NULL;
@@ -220,7 +220,7 @@ static int split_list(const sp_kv *kv, bool faults, char ***out, size_t *nout, c
 	size_t n = 0, cap = 0;
 	char **list = NULL;
 	const char *p = v;
-	_cleanup_strset_ sp_strset seen = {0};
+	_cleanup_strset_ sp_ev_strset seen = {0};
 	for (;;) {
 		const char *c = strchr(p, ',');
 		size_t l = c ? (size_t)(c - p) : strlen(p);
@@ -254,7 +254,7 @@ static int split_list(const sp_kv *kv, bool faults, char ***out, size_t *nout, c
 	return 0;
 }
 
-void sp_meta_free(sp_meta *m)
+void sp_meta_free(sp_ev_meta *m)
 {
 	sp_kv_free(m->kv, m->n);
 	for (size_t i = 0; i < m->nscenarios; i++)
@@ -266,7 +266,7 @@ void sp_meta_free(sp_meta *m)
 	memset(m, 0, sizeof *m);
 }
 
-int sp_meta_parse_buf(sp_meta *m, const char *buf, size_t len, char *msg, size_t msgsz, const char **kind)
+int sp_meta_parse_buf(sp_ev_meta *m, const char *buf, size_t len, char *msg, size_t msgsz, const char **kind)
 {
 	memset(m, 0, sizeof *m);
 	*kind = "keys";
@@ -275,7 +275,7 @@ int sp_meta_parse_buf(sp_meta *m, const char *buf, size_t len, char *msg, size_t
 			*kind = "present";
 		return -1;
 	}
-	const sp_kv *sk = kv_find(m, "schema");
+	const sp_ev_kv *sk = kv_find(m, "schema");
 	if (!sk) {
 		*kind = "schema";
 		return sp_ev_msg(msg, msgsz, "required key schema missing");
@@ -286,7 +286,7 @@ int sp_meta_parse_buf(sp_meta *m, const char *buf, size_t len, char *msg, size_t
 			    SP_EVIDENCE_SCHEMA);
 	}
 	for (size_t i = 0; i < SP_ARRAY_SIZE(required); i++) {
-		const sp_kv *kv = kv_find(m, required[i].key);
+		const sp_ev_kv *kv = kv_find(m, required[i].key);
 		if (!kv)
 			return sp_ev_msg(msg, msgsz, "required key %s missing", required[i].key);
 		const char *v = kv->value;
@@ -343,7 +343,7 @@ int sp_meta_parse_buf(sp_meta *m, const char *buf, size_t len, char *msg, size_t
 		if (want)
 			return sp_ev_msg(msg, msgsz, "line %u: key %s: '%.40s' is not %s", kv->line, kv->key, v, want);
 	}
-	const sp_kv *skv = kv_find(m, "scenarios"), *fkv = kv_find(m, "faults");
+	const sp_ev_kv *skv = kv_find(m, "scenarios"), *fkv = kv_find(m, "faults");
 	if (!skv || !fkv)
 		return sp_ev_msg(msg, msgsz, "required key scenarios or faults missing");
 	if (split_list(skv, false, &m->scenarios, &m->nscenarios, msg, msgsz) < 0)
@@ -372,7 +372,7 @@ int sp_meta_parse_buf(sp_meta *m, const char *buf, size_t len, char *msg, size_t
 	return 0;
 }
 
-int sp_meta_load(sp_meta *m, const char *dir, sp_ev_sha256 *hash, char *msg, size_t msgsz, const char **kind)
+int sp_meta_load(sp_ev_meta *m, const char *dir, sp_ev_sha256 *hash, char *msg, size_t msgsz, const char **kind)
 {
 	_cleanup_free_ char *path = sp_xasprintf("%s/metadata.txt", dir);
 	size_t len = 0;
@@ -400,7 +400,7 @@ int sp_meta_load(sp_meta *m, const char *dir, sp_ev_sha256 *hash, char *msg, siz
 }
 
 /* ---- profiles ---------------------------------------------------------- */
-bool sp_profile_thresholds(const char *name, sp_thresholds *t)
+bool sp_profile_thresholds(const char *name, sp_ev_thresholds *t)
 {
 	memset(t, 0, sizeof *t);
 	/* fields a profile does not fix are left at their loosest value */
@@ -433,7 +433,7 @@ bool sp_profile_thresholds(const char *name, sp_thresholds *t)
 
 #define MAXF(a, b) ((a) > (b) ? (a) : (b))
 #define MINF(a, b) ((a) < (b) ? (a) : (b))
-void sp_thresholds_stricter(const sp_thresholds *a, const sp_thresholds *b, sp_thresholds *o)
+void sp_thresholds_stricter(const sp_ev_thresholds *a, const sp_ev_thresholds *b, sp_ev_thresholds *o)
 {
 	o->min_span_s = MAXF(a->min_span_s, b->min_span_s);
 	o->max_interval_s = MINF(a->max_interval_s, b->max_interval_s);

@@ -629,7 +629,7 @@ static int write_bundle(bundle *b, const char *dir)
 /* ---- cases ------------------------------------------------------------- */
 typedef struct tcase {
 	char name[120];
-	sp_gate_ref ref; /* the gate that must fail; SP_G_COUNT (PASSES): the bundle must pass */
+	sp_ev_gate_ref ref; /* the gate that must fail; SP_G_COUNT (PASSES): the bundle must pass */
 	char expect[64]; /* its id; "" = the bundle must pass */
 	void (*fn)(bundle *b, const struct tcase *c);
 	const char *a, *bv; /* parameters for fn */
@@ -1279,10 +1279,10 @@ static tcase *cases;
 static size_t ncases;
 
 /* a case whose bundle must pass */
-#define PASSES ((sp_gate_ref){SP_G_COUNT, NULL})
-static void add(sp_gate_ref expect, void (*fn)(bundle *, const tcase *), const char *a, const char *bv, int n,
+#define PASSES ((sp_ev_gate_ref){SP_G_COUNT, NULL})
+static void add(sp_ev_gate_ref expect, void (*fn)(bundle *, const tcase *), const char *a, const char *bv, int n,
 		const char *fmt, ...) SP_PRINTF(6, 7);
-static void add(sp_gate_ref expect, void (*fn)(bundle *, const tcase *), const char *a, const char *bv, int n,
+static void add(sp_ev_gate_ref expect, void (*fn)(bundle *, const tcase *), const char *a, const char *bv, int n,
 		const char *fmt, ...)
 {
 	cases = sp_xrealloc(cases, (ncases + 1) * sizeof *cases);
@@ -1304,7 +1304,7 @@ static void add(sp_gate_ref expect, void (*fn)(bundle *, const tcase *), const c
 static const char *const known[] = {"metadata.txt",	  "operations.tsv",	  "latency.tsv",
 				    "resource-samples.tsv", "capability-results.tsv", "faults.tsv",
 				    "inventory-start.json", "inventory-final.json",   "summary.json"};
-static const sp_gate_ref truncate_gate[] = {SP_GREF_INIT(METADATA_KEYS), SP_GFAM_INIT(TYPES, "operations"), SP_GFAM_INIT(TYPES, "latency"), SP_GFAM_INIT(TYPES, "samples"), SP_GFAM_INIT(TYPES, "capabilities"), SP_GFAM_INIT(TYPES, "faults"), SP_GFAM_INIT(TYPES, "inventory"), SP_GFAM_INIT(TYPES, "inventory"), SP_GFAM_INIT(TYPES, "summary")};
+static const sp_ev_gate_ref truncate_gate[] = {SP_GREF_INIT(METADATA_KEYS), SP_GFAM_INIT(TYPES, "operations"), SP_GFAM_INIT(TYPES, "latency"), SP_GFAM_INIT(TYPES, "samples"), SP_GFAM_INIT(TYPES, "capabilities"), SP_GFAM_INIT(TYPES, "faults"), SP_GFAM_INIT(TYPES, "inventory"), SP_GFAM_INIT(TYPES, "inventory"), SP_GFAM_INIT(TYPES, "summary")};
 
 static const struct {
 	const char *stem;
@@ -1519,7 +1519,7 @@ static void build_cases(void)
 
 	/* each required column missing; duplicate columns */
 	for (size_t s = 0; s < SP_ARRAY_SIZE(colsets); s++) {
-		sp_gate_ref g = SP_GFAM(COLUMNS, colsets[s].stem);
+		sp_ev_gate_ref g = SP_GFAM(COLUMNS, colsets[s].stem);
 		for (size_t k = 0; colsets[s].cols[k]; k++)
 			add(g, c_del_col, colsets[s].stem, colsets[s].cols[k], 0, "%s: column %s missing", colsets[s].stem,
 			    colsets[s].cols[k]);
@@ -1528,7 +1528,7 @@ static void build_cases(void)
 	}
 	/* each type wrong */
 	for (size_t s = 0; s < SP_ARRAY_SIZE(colsets); s++) {
-		sp_gate_ref g = SP_GFAM(TYPES, colsets[s].stem);
+		sp_ev_gate_ref g = SP_GFAM(TYPES, colsets[s].stem);
 		for (size_t k = 0; colsets[s].cols[k]; k++)
 			add(g, c_bad_type, colsets[s].stem, colsets[s].cols[k], 0, "%s: wrong type in column %s",
 			    colsets[s].stem, colsets[s].cols[k]);
@@ -1600,14 +1600,14 @@ static int run_case(const tcase *c, const char *root, size_t idx, FILE *f, bool 
 	if (write_bundle(&b, dir) < 0) {
 		snprintf(why, sizeof why, "cannot write the bundle: %s", strerror(errno));
 	} else {
-		sp_baseline base = {0};
-		sp_baseline_entry be[2] = {{.scenario = (char *)"RUN-01", .count = 100, .p50 = 90, .p95 = 100, .p99 = 110},
+		sp_ev_baseline base = {0};
+		sp_ev_baseline_entry be[2] = {{.scenario = (char *)"RUN-01", .count = 100, .p50 = 90, .p95 = 100, .p99 = 110},
 					   {.scenario = (char *)"RUN-02", .count = 100, .p50 = 90, .p95 = 100, .p99 = 110}};
 		base.v = be;
 		base.n = b.baseline_one ? 1 : 2;
-		sp_verify_opts o = {.profile = b.profile_opt, .baseline = b.use_baseline ? &base : NULL,
+		sp_ev_verify_opts o = {.profile = b.profile_opt, .baseline = b.use_baseline ? &base : NULL,
 				    .pubkey = b.demand_key ? key_a : NULL};
-		sp_verdict v;
+		sp_ev_verdict v;
 		sp_error err = {0};
 		_cleanup_free_ char *link = sp_xasprintf("%s.link", dir);
 		const char *target = dir;
@@ -1636,7 +1636,7 @@ static int run_case(const tcase *c, const char *root, size_t idx, FILE *f, bool 
 							break;
 						}
 			} else {
-				const sp_gate *g = sp_verdict_find(&v, c->ref);
+				const sp_ev_gate *g = sp_verdict_find(&v, c->ref);
 				ok = g && g->status == SP_GATE_FAIL;
 				if (!g)
 					snprintf(why, sizeof why, "gate %s not reported", c->expect);

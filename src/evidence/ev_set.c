@@ -79,35 +79,35 @@ uint64_t sp_ev_hash(const void *data, size_t n)
 	return v0 ^ v1 ^ v2 ^ v3;
 }
 
-void sp_strset_free(sp_strset *set)
+void sp_strset_free(sp_ev_strset *set)
 {
 	free(set->v);
 	memset(set, 0, sizeof *set);
 }
 
-static size_t probe(const sp_strset *set, const char *s, size_t n, uint64_t h)
+static size_t probe(const sp_ev_strset *set, const char *s, size_t n, uint64_t h)
 {
 	size_t mask = set->cap - 1, i = (size_t)h & mask;
 	for (;;) {
-		const sp_strset_ent *e = &set->v[i];
+		const sp_ev_strset_ent *e = &set->v[i];
 		if (!e->used || (e->h == h && e->n == n && !memcmp(e->s, s, n)))
 			return i;
 		i = (i + 1) & mask;
 	}
 }
 
-size_t sp_strset_get(const sp_strset *set, const char *s, size_t n)
+size_t sp_strset_get(const sp_ev_strset *set, const char *s, size_t n)
 {
 	if (!set->cap)
 		return SIZE_MAX;
-	const sp_strset_ent *e = &set->v[probe(set, s, n, sp_ev_hash(s, n))];
+	const sp_ev_strset_ent *e = &set->v[probe(set, s, n, sp_ev_hash(s, n))];
 	return e->used ? e->idx : SIZE_MAX;
 }
 
-size_t sp_strset_put(sp_strset *set, const char *s, size_t n, size_t idx)
+size_t sp_strset_put(sp_ev_strset *set, const char *s, size_t n, size_t idx)
 {
 	if ((set->n + 1) * 2 > set->cap) {
-		sp_strset old = *set;
+		sp_ev_strset old = *set;
 		set->cap = old.cap ? old.cap * 2 : 16;
 		set->v = sp_xcalloc(set->cap, sizeof *set->v);
 		set->n = 0;
@@ -117,10 +117,10 @@ size_t sp_strset_put(sp_strset *set, const char *s, size_t n, size_t idx)
 		free(old.v);
 	}
 	uint64_t h = sp_ev_hash(s, n);
-	sp_strset_ent *e = &set->v[probe(set, s, n, h)];
+	sp_ev_strset_ent *e = &set->v[probe(set, s, n, h)];
 	if (e->used)
 		return e->idx;
-	*e = (sp_strset_ent){.s = s, .n = n, .h = h, .idx = idx, .used = true};
+	*e = (sp_ev_strset_ent){.s = s, .n = n, .h = h, .idx = idx, .used = true};
 	set->n++;
 	return SIZE_MAX;
 }

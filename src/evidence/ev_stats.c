@@ -7,7 +7,7 @@
 
 #include "core/util.h"
 
-void sp_dvec_push(sp_dvec *d, double x)
+void sp_dvec_push(sp_ev_dvec *d, double x)
 {
 	if (d->n == d->cap) {
 		d->cap = d->cap ? d->cap + d->cap / 2 : 256;
@@ -16,7 +16,7 @@ void sp_dvec_push(sp_dvec *d, double x)
 	d->v[d->n++] = x;
 }
 
-void sp_dvec_free(sp_dvec *d)
+void sp_dvec_free(sp_ev_dvec *d)
 {
 	free(d->v);
 	d->v = NULL;
@@ -110,7 +110,7 @@ void sp_quantiles3(double *v, size_t n, double *p50, double *p95, double *p99)
 	*p50 = v[r50 - 1];
 }
 
-void sp_linreg_add(sp_linreg *l, double x, double y)
+void sp_linreg_add(sp_ev_linreg *l, double x, double y)
 {
 	l->n++;
 	if (l->n == 1) {
@@ -128,7 +128,7 @@ void sp_linreg_add(sp_linreg *l, double x, double y)
 	l->sxy += dx * (y - l->my);
 }
 
-double sp_linreg_slope(const sp_linreg *l)
+double sp_linreg_slope(const sp_ev_linreg *l)
 {
 	if (l->n < 2 || l->sxx <= 0)
 		return 0;

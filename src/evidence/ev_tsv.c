@@ -210,8 +210,8 @@ const char *sp_ev_counter_name(enum sp_ev_counter c)
 }
 
 /* ---- reader ------------------------------------------------------------ */
-static int rerr(sp_rows *r, enum sp_ev_err e, const char *fmt, ...) SP_PRINTF(3, 4);
-static int rerr(sp_rows *r, enum sp_ev_err e, const char *fmt, ...)
+static int rerr(sp_ev_rows *r, enum sp_ev_err e, const char *fmt, ...) SP_PRINTF(3, 4);
+static int rerr(sp_ev_rows *r, enum sp_ev_err e, const char *fmt, ...)
 {
 	va_list ap;
 	int n = snprintf(r->msg, sizeof r->msg, "%s", kinds[r->kind].name);
@@ -226,8 +226,8 @@ static int rerr(sp_rows *r, enum sp_ev_err e, const char *fmt, ...)
 	return -1;
 }
 
-/* the structured side of the last rerr (see sp_rows.why) */
-static int rwhy(sp_rows *r, enum sp_rows_why why, size_t n, const char *name, int rc)
+/* the structured side of the last rerr (see sp_ev_rows.why) */
+static int rwhy(sp_ev_rows *r, enum sp_rows_why why, size_t n, const char *name, int rc)
 {
 	r->why = why;
 	r->why_n = n;
@@ -315,7 +315,7 @@ void sp_ev_hasher_free(sp_ev_hasher *hs)
 	free(hs);
 }
 
-static void hash_submit(sp_rows *r, const char *p, size_t n, int *busy, bool final)
+static void hash_submit(sp_ev_rows *r, const char *p, size_t n, int *busy, bool final)
 {
 	sp_ev_hasher *hs = r->hasher;
 	if (!hs) {
@@ -336,7 +336,7 @@ static void hash_submit(sp_rows *r, const char *p, size_t n, int *busy, bool fin
 }
 
 /* wait until the hasher is done with *busy (no-op without a hasher) */
-static void hash_wait(sp_rows *r, const int *busy)
+static void hash_wait(sp_ev_rows *r, const int *busy)
 {
 	sp_ev_hasher *hs = r->hasher;
 	if (!hs)
@@ -351,7 +351,7 @@ static void hash_wait(sp_rows *r, const int *busy)
 /* The reader fills chunk buffers in turn: the unread tail of the current
  * one (a partial line, at most SP_EV_MAX_LINE bytes) is copied to the start
  * of the next, then read() appends up to READ_CHUNK bytes. */
-static int refill(sp_rows *r)
+static int refill(sp_ev_rows *r)
 {
 	char *cur = r->bufs[r->cur];
 	size_t avail = r->end - r->start;
@@ -396,7 +396,7 @@ static int refill(sp_rows *r)
 }
 
 /* next line (without its newline) into line and len: 1, 0 at EOF, -1 error */
-static int next_line_mode(sp_rows *r, char **line, size_t *len, bool peek)
+static int next_line_mode(sp_ev_rows *r, char **line, size_t *len, bool peek)
 {
 	for (;;) {
 		char *p = r->buf + r->start;
@@ -438,7 +438,7 @@ static int next_line_mode(sp_rows *r, char **line, size_t *len, bool peek)
 	}
 }
 
-static int next_line(sp_rows *r, char **line, size_t *len)
+static int next_line(sp_ev_rows *r, char **line, size_t *len)
 {
 	return next_line_mode(r, line, len, false);
 }
@@ -477,7 +477,7 @@ static inline uint64_t special8(uint64_t x)
 	} while (0)
 
 /* split line at tabs into r->f; checks control characters and UTF-8 */
-static int split(sp_rows *r, char *line, size_t len, size_t *nf)
+static int split(sp_ev_rows *r, char *line, size_t len, size_t *nf)
 {
 	size_t k = 0, i = 0, fs = 0;
 	bool high = false;
@@ -528,7 +528,7 @@ static int split(sp_rows *r, char *line, size_t len, size_t *nf)
 /* View mode, one pass: the next row from p (avail bytes) split at tabs up
  * to its newline. 1 with *len and *nf; 0 when no newline within avail (the
  * caller reads more); -1 on a control character. */
-static int scan_row(sp_rows *r, const char *p, size_t avail, size_t *len, size_t *nf)
+static int scan_row(sp_ev_rows *r, const char *p, size_t avail, size_t *len, size_t *nf)
 {
 	const __m128i lim = _mm_set1_epi8(0x20), del = _mm_set1_epi8(0x7f);
 	size_t k = 0, fs = 0;
@@ -573,7 +573,7 @@ static int scan_row(sp_rows *r, const char *p, size_t avail, size_t *len, size_t
 }
 #endif
 
-int sp_rows_try_line(sp_rows *r, const char *const *f, const size_t *n, size_t nf, const char *allowed, char *last)
+int sp_rows_try_line(sp_ev_rows *r, const char *const *f, const size_t *n, size_t nf, const char *allowed, char *last)
 {
 	const char *p = r->buf + r->start, *end = r->buf + r->end;
 	for (size_t k = 0; k < nf; k++) {
@@ -592,14 +592,14 @@ int sp_rows_try_line(sp_rows *r, const char *const *f, const size_t *n, size_t n
 	return 1;
 }
 
-static int rows_open_fd(sp_rows *r, int fd, enum sp_ev_file kind, sp_ev_sha256 *hash, sp_ev_hasher *hs);
+static int rows_open_fd(sp_ev_rows *r, int fd, enum sp_ev_file kind, sp_ev_sha256 *hash, sp_ev_hasher *hs);
 
-int sp_rows_open_fd(sp_rows *r, int fd, enum sp_ev_file kind, sp_ev_sha256 *hash)
+int sp_rows_open_fd(sp_ev_rows *r, int fd, enum sp_ev_file kind, sp_ev_sha256 *hash)
 {
 	return rows_open_fd(r, fd, kind, hash, NULL);
 }
 
-static int rows_open_fd(sp_rows *r, int fd, enum sp_ev_file kind, sp_ev_sha256 *hash, sp_ev_hasher *hs)
+static int rows_open_fd(sp_ev_rows *r, int fd, enum sp_ev_file kind, sp_ev_sha256 *hash, sp_ev_hasher *hs)
 {
 	memset(r, 0, sizeof *r);
 	r->hasher = hash ? hs : NULL;
@@ -683,12 +683,12 @@ fail:
 	return -1;
 }
 
-int sp_rows_open(sp_rows *r, const char *dir, enum sp_ev_file kind, sp_ev_sha256 *hash)
+int sp_rows_open(sp_ev_rows *r, const char *dir, enum sp_ev_file kind, sp_ev_sha256 *hash)
 {
 	return sp_rows_open_hashed(r, dir, kind, hash, NULL);
 }
 
-int sp_rows_open_hashed(sp_rows *r, const char *dir, enum sp_ev_file kind, sp_ev_sha256 *hash, sp_ev_hasher *hs)
+int sp_rows_open_hashed(sp_ev_rows *r, const char *dir, enum sp_ev_file kind, sp_ev_sha256 *hash, sp_ev_hasher *hs)
 {
 	_cleanup_free_ char *path = sp_xasprintf("%s/%s", dir, kinds[kind].name);
 	int fd = sp_ev_open_regular(path);
@@ -701,12 +701,12 @@ int sp_rows_open_hashed(sp_rows *r, const char *dir, enum sp_ev_file kind, sp_ev
 	return rows_open_fd(r, fd, kind, hash, hs);
 }
 
-void sp_rows_set_view(sp_rows *r)
+void sp_rows_set_view(sp_ev_rows *r)
 {
 	r->view = true;
 }
 
-int sp_rows_peek_line(sp_rows *r, const char **line, size_t *len)
+int sp_rows_peek_line(sp_ev_rows *r, const char **line, size_t *len)
 {
 	char *l;
 	int rc = next_line_mode(r, &l, len, true);
@@ -715,7 +715,7 @@ int sp_rows_peek_line(sp_rows *r, const char **line, size_t *len)
 	return rc;
 }
 
-int sp_rows_split_line(sp_rows *r, const char *line, size_t len)
+int sp_rows_split_line(sp_ev_rows *r, const char *line, size_t len)
 {
 	size_t nf;
 	if (!r->linebuf)
@@ -730,7 +730,7 @@ int sp_rows_split_line(sp_rows *r, const char *line, size_t len)
 	return 1;
 }
 
-int sp_rows_next_raw(sp_rows *r)
+int sp_rows_next_raw(sp_ev_rows *r)
 {
 	char *line;
 	size_t len = 0, nf = 0;
@@ -780,7 +780,7 @@ int sp_rows_next_raw(sp_rows *r)
 	return 1;
 }
 
-void sp_rows_close(sp_rows *r)
+void sp_rows_close(sp_ev_rows *r)
 {
 	if (r->fd >= 0)
 		close(r->fd);
@@ -805,7 +805,7 @@ void sp_rows_close(sp_rows *r)
 /* ---- typed rows -------------------------------------------------------- */
 #define FIELD(c) r->f[r->col[c]], r->flen[r->col[c]]
 
-static int bad(sp_rows *r, int c, const char *what)
+static int bad(sp_ev_rows *r, int c, const char *what)
 {
 	const char *const *cols = kinds[r->kind].cols;
 	size_t n = r->flen[r->col[c]];
@@ -813,17 +813,17 @@ static int bad(sp_rows *r, int c, const char *what)
 		    r->f[r->col[c]], what);
 }
 
-static int get_dec(sp_rows *r, int c, double *out)
+static int get_dec(sp_ev_rows *r, int c, double *out)
 {
 	return sp_ev_parse_dec(FIELD(c), out) < 0 ? bad(r, c, "a non-negative decimal") : 0;
 }
 
-static int get_int(sp_rows *r, int c, long long *out)
+static int get_int(sp_ev_rows *r, int c, long long *out)
 {
 	return sp_ev_parse_int(FIELD(c), out) < 0 ? bad(r, c, "a non-negative integer") : 0;
 }
 
-static int get_text(sp_rows *r, int c, const char **out)
+static int get_text(sp_ev_rows *r, int c, const char **out)
 {
 	/* control characters and UTF-8 were checked by split() */
 	if (!r->flen[r->col[c]])
@@ -832,7 +832,7 @@ static int get_text(sp_rows *r, int c, const char **out)
 	return 0;
 }
 
-static int get_passfail(sp_rows *r, int c, bool *pass)
+static int get_passfail(sp_ev_rows *r, int c, bool *pass)
 {
 	const char *v = r->f[r->col[c]];
 	if (!strcmp(v, "pass"))
@@ -844,7 +844,7 @@ static int get_passfail(sp_rows *r, int c, bool *pass)
 	return 0;
 }
 
-int sp_ops_next(sp_rows *r, sp_op *op)
+int sp_ops_next(sp_ev_rows *r, sp_ev_op *op)
 {
 	int rc = sp_rows_next_raw(r);
 	if (rc <= 0)
@@ -872,7 +872,7 @@ int sp_ops_next(sp_rows *r, sp_op *op)
 	return 1;
 }
 
-int sp_latency_next(sp_rows *r, sp_lat *l)
+int sp_latency_next(sp_ev_rows *r, sp_ev_lat *l)
 {
 	int rc = sp_rows_next_raw(r);
 	if (rc <= 0)
@@ -890,7 +890,7 @@ int sp_latency_next(sp_rows *r, sp_lat *l)
 	return 1;
 }
 
-int sp_samples_next(sp_rows *r, sp_ev_sample *s)
+int sp_samples_next(sp_ev_rows *r, sp_ev_sample *s)
 {
 	int rc = sp_rows_next_raw(r);
 	if (rc <= 0)
@@ -928,7 +928,7 @@ int sp_samples_next(sp_rows *r, sp_ev_sample *s)
 	return 1;
 }
 
-int sp_caps_next(sp_rows *r, sp_cap *c)
+int sp_caps_next(sp_ev_rows *r, sp_ev_cap *c)
 {
 	int rc = sp_rows_next_raw(r);
 	if (rc <= 0)
@@ -940,7 +940,7 @@ int sp_caps_next(sp_rows *r, sp_cap *c)
 	return 1;
 }
 
-int sp_faults_next(sp_rows *r, sp_fault *f)
+int sp_faults_next(sp_ev_rows *r, sp_ev_fault *f)
 {
 	int rc = sp_rows_next_raw(r);
 	if (rc <= 0)

@@ -6,9 +6,9 @@
  *
  * Reading a bundle (as report and soak do):
  *   char msg[512]; const char *kind;
- *   sp_meta m; if (sp_meta_load(&m, dir, NULL, msg, sizeof msg, &kind) < 0) ...
- *   sp_rows r; if (sp_rows_open(&r, dir, SP_EV_OPERATIONS, NULL) < 0) ... r.msg
- *   sp_op op; int rc; while ((rc = sp_ops_next(&r, &op)) > 0) { ... }
+ *   sp_ev_meta m; if (sp_meta_load(&m, dir, NULL, msg, sizeof msg, &kind) < 0) ...
+ *   sp_ev_rows r; if (sp_rows_open(&r, dir, SP_EV_OPERATIONS, NULL) < 0) ... r.msg
+ *   sp_ev_op op; int rc; while ((rc = sp_ops_next(&r, &op)) > 0) { ... }
  *   if (rc < 0) ... r.msg names file, line and column
  *   sp_rows_close(&r); sp_meta_free(&m);
  * and the same with sp_samples_next, sp_latency_next, sp_caps_next and
@@ -60,24 +60,24 @@ int sp_ev_parse_iso8601(const char *s, size_t n, double *epoch);
 int sp_ev_days_in_month(long year, int month);
 
 /* ---- a set of strings (duplicate detection in linear time) ------------- */
-typedef struct sp_strset_ent {
+typedef struct sp_ev_strset_ent {
 	const char *s; /* not owned: must outlive the set */
 	size_t n, idx;
 	uint64_t h;
 	bool used;
-} sp_strset_ent;
-typedef struct sp_strset {
-	sp_strset_ent *v;
+} sp_ev_strset_ent;
+typedef struct sp_ev_strset {
+	sp_ev_strset_ent *v;
 	size_t cap, n;
-} sp_strset;
+} sp_ev_strset;
 /* SipHash-1-3 under a key drawn once per process */
 uint64_t sp_ev_hash(const void *data, size_t n);
 /* Insert s (n bytes) with idx; returns SIZE_MAX when inserted, else the idx
  * of the equal string already there (nothing inserted). */
-size_t sp_strset_put(sp_strset *set, const char *s, size_t n, size_t idx);
+size_t sp_strset_put(sp_ev_strset *set, const char *s, size_t n, size_t idx);
 /* idx of s, or SIZE_MAX */
-size_t sp_strset_get(const sp_strset *set, const char *s, size_t n);
-void sp_strset_free(sp_strset *set);
+size_t sp_strset_get(const sp_ev_strset *set, const char *s, size_t n);
+void sp_strset_free(sp_ev_strset *set);
 #define _cleanup_strset_ __attribute__((cleanup(sp_strset_free)))
 
 /* ---- secret shapes (ev_secrets.c: the writer redacts, the verifier
@@ -107,19 +107,19 @@ int sp_secret_scan(char *buf, size_t len, unsigned *first_line, const char **fir
 
 
 /* ---- metadata.txt ----------------------------------------------------- */
-typedef struct sp_kv {
+typedef struct sp_ev_kv {
 	char *key, *value;
 	unsigned line;
-} sp_kv;
+} sp_ev_kv;
 
-typedef struct sp_thresholds {
+typedef struct sp_ev_thresholds {
 	double min_span_s, max_interval_s, max_gap_s, min_success_ratio;
 	double rss_slope_mib_per_day, p95_regression_pct;
 	long long min_periodic_samples, fd_growth_max, disk_budget_bytes;
-} sp_thresholds;
+} sp_ev_thresholds;
 
-typedef struct sp_meta {
-	sp_kv *kv;
+typedef struct sp_ev_meta {
+	sp_ev_kv *kv;
 	size_t n;
 	/* typed view, valid when sp_meta_load returned 0 */
 	const char *schema, *run_id, *profile;
@@ -128,36 +128,36 @@ typedef struct sp_meta {
 	char **faults; /* declared fault ids (empty for "none") */
 	size_t nfaults;
 	double duration_s, sample_interval_s, warmup_s;
-	sp_thresholds th;
-} sp_meta;
+	sp_ev_thresholds th;
+} sp_ev_meta;
 
 /* Generic key=value parser (one key once, "key=value" per line, newline at
  * the end). 0, or -1 with msg ("line N: ..."). */
-int sp_kv_parse_buf(const char *buf, size_t len, sp_kv **out, size_t *n, char *msg, size_t msgsz);
+int sp_kv_parse_buf(const char *buf, size_t len, sp_ev_kv **out, size_t *n, char *msg, size_t msgsz);
 /* The same, also saying why it failed for callers that word their own
  * messages (why may be NULL; key is the offending key, cut to 63 bytes). */
 enum sp_kv_fail { SP_KVF_EMPTY, SP_KVF_NUL, SP_KVF_TRUNCATED, SP_KVF_LONG, SP_KVF_SYNTAX, SP_KVF_KEY, SP_KVF_VALUE, SP_KVF_DUP };
-typedef struct sp_kv_why {
+typedef struct sp_ev_kv_why {
 	enum sp_kv_fail code;
 	unsigned line;
 	char key[64];
-} sp_kv_why;
-int sp_kv_parse_why(const char *buf, size_t len, sp_kv **out, size_t *n, char *msg, size_t msgsz, sp_kv_why *why);
-const char *sp_kv_get(const sp_kv *kv, size_t n, const char *key);
-void sp_kv_free(sp_kv *kv, size_t n);
+} sp_ev_kv_why;
+int sp_kv_parse_why(const char *buf, size_t len, sp_ev_kv **out, size_t *n, char *msg, size_t msgsz, sp_ev_kv_why *why);
+const char *sp_kv_get(const sp_ev_kv *kv, size_t n, const char *key);
+void sp_kv_free(sp_ev_kv *kv, size_t n);
 
 /* Parse and type-check dir/metadata.txt (hash, may be NULL, receives its
  * SHA-256). Returns 0, or -1 with msg naming the line and key; *kind is
  * "schema" when the schema is missing or unknown, "keys" for any other
  * problem, "present" when the file is missing/empty. */
-int sp_meta_load(sp_meta *m, const char *dir, sp_ev_sha256 *hash, char *msg, size_t msgsz, const char **kind);
-int sp_meta_parse_buf(sp_meta *m, const char *buf, size_t len, char *msg, size_t msgsz, const char **kind);
-void sp_meta_free(sp_meta *m);
+int sp_meta_load(sp_ev_meta *m, const char *dir, sp_ev_sha256 *hash, char *msg, size_t msgsz, const char **kind);
+int sp_meta_parse_buf(sp_ev_meta *m, const char *buf, size_t len, char *msg, size_t msgsz, const char **kind);
+void sp_meta_free(sp_ev_meta *m);
 
 /* named profiles of evidence.md; false when name is not one (custom is) */
-bool sp_profile_thresholds(const char *name, sp_thresholds *out);
+bool sp_profile_thresholds(const char *name, sp_ev_thresholds *out);
 /* out = the stricter of a and b, field by field */
-void sp_thresholds_stricter(const sp_thresholds *a, const sp_thresholds *b, sp_thresholds *out);
+void sp_thresholds_stricter(const sp_ev_thresholds *a, const sp_ev_thresholds *b, sp_ev_thresholds *out);
 
 /* ---- TSV files -------------------------------------------------------- */
 enum sp_ev_file {
@@ -222,7 +222,7 @@ void sp_ev_hasher_free(sp_ev_hasher *hs);
 
 #define SP_ROWS_NBUF 3
 /* Streaming row reader: a few fixed chunk buffers, one row at a time. */
-typedef struct sp_rows {
+typedef struct sp_ev_rows {
 	enum sp_ev_file kind;
 	int fd;
 	char *bufs[SP_ROWS_NBUF];
@@ -250,45 +250,45 @@ typedef struct sp_rows {
 	enum sp_rows_why why; /* with err: why_n / why_name as the enum says */
 	size_t why_n;
 	char why_name[64]; /* cut to 63 bytes */
-} sp_rows;
+} sp_ev_rows;
 
 /* Open dir/<file>, read and check its header. hash (may be NULL) receives
  * every byte read. 0, or -1 with r->err and r->msg set (the reader is
  * closed again). */
-int sp_rows_open(sp_rows *r, const char *dir, enum sp_ev_file kind, sp_ev_sha256 *hash);
+int sp_rows_open(sp_ev_rows *r, const char *dir, enum sp_ev_file kind, sp_ev_sha256 *hash);
 /* Same over an already open fd (taken over). */
-int sp_rows_open_fd(sp_rows *r, int fd, enum sp_ev_file kind, sp_ev_sha256 *hash);
+int sp_rows_open_fd(sp_ev_rows *r, int fd, enum sp_ev_file kind, sp_ev_sha256 *hash);
 /* sp_rows_open with the hashing done by hs (may be NULL); hash is final
  * only after sp_rows_close. */
-int sp_rows_open_hashed(sp_rows *r, const char *dir, enum sp_ev_file kind, sp_ev_sha256 *hash, sp_ev_hasher *hs);
+int sp_rows_open_hashed(sp_ev_rows *r, const char *dir, enum sp_ev_file kind, sp_ev_sha256 *hash, sp_ev_hasher *hs);
 /* Next raw row: 1, 0 at the end, -1 on error (r->err, r->msg). */
-int sp_rows_next_raw(sp_rows *r);
+int sp_rows_next_raw(sp_ev_rows *r);
 /* The next line without splitting it: a read-only view (no newline, not
  * NUL-terminated) valid until the next call; 1, 0 at the end, -1 error. */
-int sp_rows_peek_line(sp_rows *r, const char **line, size_t *len);
+int sp_rows_peek_line(sp_ev_rows *r, const char **line, size_t *len);
 /* From now on the fields of next_raw / sp_ops_next are read-only views into
  * the chunk, NOT NUL-terminated (use the lengths; no copy of each line). */
-void sp_rows_set_view(sp_rows *r);
+void sp_rows_set_view(sp_ev_rows *r);
 /* When the next line, already read, is f[0] TAB ... f[nf-1] TAB and one
  * character of allowed: consume it, *last = that character, 1; else 0 and
  * nothing consumed (a fast path for a line known in advance). */
-int sp_rows_try_line(sp_rows *r, const char *const *f, const size_t *n, size_t nf, const char *allowed, char *last);
+int sp_rows_try_line(sp_ev_rows *r, const char *const *f, const size_t *n, size_t nf, const char *allowed, char *last);
 /* Split a line (from sp_rows_peek_line) into r's fields as next_raw does. */
-int sp_rows_split_line(sp_rows *r, const char *line, size_t len);
-void sp_rows_close(sp_rows *r);
+int sp_rows_split_line(sp_ev_rows *r, const char *line, size_t len);
+void sp_rows_close(sp_ev_rows *r);
 
-typedef struct sp_op {
+typedef struct sp_ev_op {
 	double ts, latency_ms;
 	const char *scenario, *api, *operation, *error_code;
 	int result; /* SP_RES_* */
 	long long generation;
-} sp_op;
+} sp_ev_op;
 
-typedef struct sp_lat {
+typedef struct sp_ev_lat {
 	double ts, latency_ms;
 	const char *scenario, *operation;
 	int warmup;
-} sp_lat;
+} sp_ev_lat;
 
 typedef struct sp_ev_sample {
 	double ts;
@@ -300,41 +300,41 @@ typedef struct sp_ev_sample {
 	long long extra[SP_EV_MAX_EXTRA]; /* r->extra_name[i] */
 } sp_ev_sample;
 
-typedef struct sp_cap {
+typedef struct sp_ev_cap {
 	const char *scenario;
 	long long attempted, succeeded, expected_faults, unexpected_failures;
 	bool pass;
-} sp_cap;
+} sp_ev_cap;
 
-typedef struct sp_fault {
+typedef struct sp_ev_fault {
 	const char *fault_id, *target, *expected;
 	double started, ended, recovery_ms, rto_ms;
 	bool pass;
-} sp_fault;
+} sp_ev_fault;
 
 /* typed iterators: 1 row, 0 end, -1 error (r->err SP_EVE_TYPES names the
  * line and column). Strings point into the reader's buffer: valid until the
  * next call. */
-int sp_ops_next(sp_rows *r, sp_op *op);
-int sp_latency_next(sp_rows *r, sp_lat *l);
-int sp_samples_next(sp_rows *r, sp_ev_sample *s);
-int sp_caps_next(sp_rows *r, sp_cap *c);
-int sp_faults_next(sp_rows *r, sp_fault *f);
+int sp_ops_next(sp_ev_rows *r, sp_ev_op *op);
+int sp_latency_next(sp_ev_rows *r, sp_ev_lat *l);
+int sp_samples_next(sp_ev_rows *r, sp_ev_sample *s);
+int sp_caps_next(sp_ev_rows *r, sp_ev_cap *c);
+int sp_faults_next(sp_ev_rows *r, sp_ev_fault *f);
 
 /* ---- JSON files ------------------------------------------------------- */
-typedef struct sp_res_id {
+typedef struct sp_ev_res_id {
 	char *type, *id;
-} sp_res_id;
-typedef struct sp_inventory {
-	sp_res_id *v;
+} sp_ev_res_id;
+typedef struct sp_ev_inventory {
+	sp_ev_res_id *v;
 	size_t n;
-} sp_inventory;
+} sp_ev_inventory;
 /* parse an inventory document; 0 or -1 with err (usage: a bad file) */
-int sp_inventory_parse(sp_inventory *inv, const char *buf, size_t len, sp_error *err);
-int sp_inventory_load(sp_inventory *inv, const char *path, sp_ev_sha256 *hash, sp_error *err);
+int sp_inventory_parse(sp_ev_inventory *inv, const char *buf, size_t len, sp_error *err);
+int sp_inventory_load(sp_ev_inventory *inv, const char *path, sp_ev_sha256 *hash, sp_error *err);
 /* set equality of (type,id); on difference msg names the first one */
-bool sp_inventory_equal(const sp_inventory *a, const sp_inventory *b, char *msg, size_t msgsz);
-void sp_inventory_free(sp_inventory *inv);
+bool sp_inventory_equal(const sp_ev_inventory *a, const sp_ev_inventory *b, char *msg, size_t msgsz);
+void sp_inventory_free(sp_ev_inventory *inv);
 
 typedef struct sp_ev_summary {
 	char *run_id, *profile, *stop_condition, *cleanup, *evidence_path;
@@ -387,12 +387,12 @@ void *sp_ev_keygen(void);
 int sp_ev_pem_write(const char *path, unsigned mode, void *pkey, bool private_key);
 
 /* ---- statistics -------------------------------------------------------- */
-typedef struct sp_dvec {
+typedef struct sp_ev_dvec {
 	double *v;
 	size_t n, cap;
-} sp_dvec;
-void sp_dvec_push(sp_dvec *d, double x);
-void sp_dvec_free(sp_dvec *d);
+} sp_ev_dvec;
+void sp_dvec_push(sp_ev_dvec *d, double x);
+void sp_dvec_free(sp_ev_dvec *d);
 /* nearest-rank quantile: the value of rank ceil(p/100 * n) (1-based) of the
  * sorted data, found by selection (reorders v). n must be > 0. */
 double sp_quantile(double *v, size_t n, double p);
@@ -401,46 +401,46 @@ double sp_quantile(double *v, size_t n, double p);
 void sp_quantiles3(double *v, size_t n, double *p50, double *p95, double *p99);
 
 /* online least squares (Welford co-moments) */
-typedef struct sp_linreg {
+typedef struct sp_ev_linreg {
 	unsigned long long n;
 	double mx, my, sxx, sxy, xmin, xmax;
-} sp_linreg;
-void sp_linreg_add(sp_linreg *l, double x, double y);
+} sp_ev_linreg;
+void sp_linreg_add(sp_ev_linreg *l, double x, double y);
 /* slope dy/dx; 0 with fewer than 2 distinct x */
-double sp_linreg_slope(const sp_linreg *l);
+double sp_linreg_slope(const sp_ev_linreg *l);
 
 /* ---- baseline ---------------------------------------------------------- */
-typedef struct sp_baseline_entry {
+typedef struct sp_ev_baseline_entry {
 	char *scenario;
 	unsigned long long count;
 	double p50, p95, p99;
-} sp_baseline_entry;
-typedef struct sp_baseline {
+} sp_ev_baseline_entry;
+typedef struct sp_ev_baseline {
 	char *run_id;
-	sp_baseline_entry *v;
+	sp_ev_baseline_entry *v;
 	size_t n;
-} sp_baseline;
-int sp_baseline_load(sp_baseline *b, const char *path, char *msg, size_t msgsz);
-void sp_baseline_free(sp_baseline *b);
+} sp_ev_baseline;
+int sp_baseline_load(sp_ev_baseline *b, const char *path, char *msg, size_t msgsz);
+void sp_baseline_free(sp_ev_baseline *b);
 
 /* ---- the verdict ------------------------------------------------------- */
 enum { SP_GATE_PASS, SP_GATE_FAIL };
-typedef struct sp_gate {
+typedef struct sp_ev_gate {
 	char id[64];
 	int status;
 	char measured[64], threshold[64];
 	char message[320];
-} sp_gate;
+} sp_ev_gate;
 
-typedef struct sp_gate_info {
+typedef struct sp_ev_gate_info {
 	const char *id;
 	const char *techniques;
 	const char *what;
-} sp_gate_info;
-extern const sp_gate_info sp_gate_catalog[];
+} sp_ev_gate_info;
+extern const sp_ev_gate_info sp_gate_catalog[];
 extern const size_t sp_gate_catalog_count;
 /* the catalogue entry of a reported gate id, or NULL */
-const sp_gate_info *sp_gate_info_find(const char *id);
+const sp_ev_gate_info *sp_gate_info_find(const char *id);
 
 /* The catalogue of gate ids the verifier can report, as one X-macro list:
  * X(NAME, "id", techniques, what) gives enum sp_gate_id SP_G_NAME, the id
@@ -448,7 +448,7 @@ const sp_gate_info *sp_gate_info_find(const char *id);
  * "columns.<suffix>"), the techniques (MITRE ATLAS / ATT&CK ids,
  * comma-separated) a failing gate detects over a run and what it proves.
  * Every place that names a gate (the verifier, the A3S judge, the self-test
- * cases, gate/) names it by its enum (sp_gate_ref, SP_GREF/SP_GFAM), so a
+ * cases, gate/) names it by its enum (sp_ev_gate_ref, SP_GREF/SP_GFAM), so a
  * renamed or misspelled gate is a compile error. Techniques are claimed only
  * where a failing gate shows the attack's effect over a run: resources that
  * grow without bound (the sandbox's limits failed to hold, T1499 /
@@ -548,73 +548,73 @@ enum sp_gate_id {
 
 /* a reported gate: an id of the catalogue, and for a family the suffix of
  * its member ("operations" for types.operations); NULL suffix otherwise */
-typedef struct sp_gate_ref {
+typedef struct sp_ev_gate_ref {
 	enum sp_gate_id id;
 	const char *suffix;
-} sp_gate_ref;
+} sp_ev_gate_ref;
 /* an exact gate, a family member (suffix a string), as values and as
  * initialisers of static tables */
-#define SP_GREF(name) ((sp_gate_ref){SP_G_##name, NULL})
-#define SP_GFAM(name, sfx) ((sp_gate_ref){SP_G_##name##_ANY, (sfx)})
+#define SP_GREF(name) ((sp_ev_gate_ref){SP_G_##name, NULL})
+#define SP_GFAM(name, sfx) ((sp_ev_gate_ref){SP_G_##name##_ANY, (sfx)})
 #define SP_GREF_INIT(name) {SP_G_##name, NULL}
 #define SP_GFAM_INIT(name, sfx) {SP_G_##name##_ANY, (sfx)}
 /* the printed id of r into out: "samples.span", "types.operations" */
-const char *sp_gate_ref_id(sp_gate_ref r, char out[64]);
+const char *sp_gate_ref_id(sp_ev_gate_ref r, char out[64]);
 
-typedef struct sp_verdict {
+typedef struct sp_ev_verdict {
 	char *bundle, *profile;
 	char *input; /* "sandprobe.evidence.v1", "a3s.host" or "a3s.cluster" */
-	sp_gate *g;
+	sp_ev_gate *g;
 	size_t n, cap;
 	size_t npass, nfail;
 	/* per-scenario post-warm-up latency quantiles (for --emit-baseline) */
-	sp_baseline lat;
-} sp_verdict;
+	sp_ev_baseline lat;
+} sp_ev_verdict;
 
 /* which kind of bundle dir holds */
 enum sp_input { SP_INPUT_AUTO, SP_INPUT_SANDPROBE, SP_INPUT_A3S };
 enum sp_a3s_kind { SP_A3S_AUTO, SP_A3S_HOST, SP_A3S_CLUSTER };
 
 /* A3S verifier options (verify-soak-evidence.sh's flags); zero = defaults */
-typedef struct sp_a3s_opts {
+typedef struct sp_ev_a3s_opts {
 	enum sp_a3s_kind kind;
 	bool allow_dry_run;
 	long long min_duration_s, min_samples, min_span_s, max_gap_s; /* 0: not asked */
-} sp_a3s_opts;
+} sp_ev_a3s_opts;
 
-typedef struct sp_verify_opts {
+typedef struct sp_ev_verify_opts {
 	const char *profile;       /* --profile, NULL for the bundle's own */
-	const sp_baseline *baseline; /* --baseline, may be NULL */
+	const sp_ev_baseline *baseline; /* --baseline, may be NULL */
 	void *pubkey;              /* --pubkey (EVP_PKEY), may be NULL */
 	/* added later; a zero-initialised struct keeps the old behaviour for
 	 * sandprobe bundles and auto-detects A3S ones */
 	enum sp_input input;
-	const sp_a3s_opts *a3s;    /* may be NULL */
-} sp_verify_opts;
+	const sp_ev_a3s_opts *a3s;    /* may be NULL */
+} sp_ev_verify_opts;
 
 /* Judge the bundle in dir (a sandprobe.evidence.v1 bundle, or an A3S Box
  * host or cluster bundle: o->input, auto-detected by default). Gate
  * failures are results, not errors: returns 0 (then v->nfail says the
  * verdict) or -1 with err for usage/internal errors. */
-int sp_verify(const char *dir, const sp_verify_opts *o, sp_verdict *v, sp_error *err);
+int sp_verify(const char *dir, const sp_ev_verify_opts *o, sp_ev_verdict *v, sp_error *err);
 /* SP_INPUT_SANDPROBE or SP_INPUT_A3S for the bundle in dir (by its
  * metadata.txt: a sandprobe schema, or A3S's runtime_class/selected_suites) */
 enum sp_input sp_input_detect(const char *dir);
 /* the A3S judge (src/a3s/): the same verdict, gate ids a3s.* */
-int sp_a3s_verify(const char *dir, const sp_verify_opts *o, sp_verdict *v, sp_error *err);
+int sp_a3s_verify(const char *dir, const sp_ev_verify_opts *o, sp_ev_verdict *v, sp_error *err);
 /* bytes quoted from a bundle made printable UTF-8, in place */
 void sp_ev_sanitize(char *p);
 /* add a gate to a verdict (for judges outside ev_gates.c) */
-sp_gate *sp_verdict_add(sp_verdict *v, bool pass, sp_gate_ref id, const char *measured, const char *threshold,
+sp_ev_gate *sp_verdict_add(sp_ev_verdict *v, bool pass, sp_ev_gate_ref id, const char *measured, const char *threshold,
 			const char *fmt, ...) SP_PRINTF(6, 7);
 /* a gate that could not be evaluated: fails, saying why */
-void sp_verdict_na(sp_verdict *v, sp_gate_ref id, const char *why);
-void sp_verdict_free(sp_verdict *v);
-const sp_gate *sp_verdict_find(const sp_verdict *v, sp_gate_ref id);
-void sp_verdict_print_text(const sp_verdict *v, FILE *f);
-void sp_verdict_print_json(const sp_verdict *v, FILE *f);
+void sp_verdict_na(sp_ev_verdict *v, sp_ev_gate_ref id, const char *why);
+void sp_verdict_free(sp_ev_verdict *v);
+const sp_ev_gate *sp_verdict_find(const sp_ev_verdict *v, sp_ev_gate_ref id);
+void sp_verdict_print_text(const sp_ev_verdict *v, FILE *f);
+void sp_verdict_print_json(const sp_ev_verdict *v, FILE *f);
 /* write v->lat as a baseline JSON file (atomic rename); 0 or -1 with err */
-int sp_baseline_write(const sp_verdict *v, const char *path, sp_error *err);
+int sp_baseline_write(const sp_ev_verdict *v, const char *path, sp_error *err);
 
 /* the self-test of verify: TAP lines on f; 0 when every case behaves */
 int sp_verify_selftest(FILE *f, bool verbose);

@@ -120,9 +120,9 @@ static int copy_tree(const char *src, const char *dst, int depth, sp_error *err)
 	return 0;
 }
 
-typedef int (*writer_fn)(FILE *f, const sp_decision *d);
+typedef int (*writer_fn)(FILE *f, const sp_gate_decision *d);
 
-static int write_with(const char *path, const sp_decision *d, writer_fn fn, const char *report_dir, sp_error *err)
+static int write_with(const char *path, const sp_gate_decision *d, writer_fn fn, const char *report_dir, sp_error *err)
 {
 	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
 	if (fd < 0)
@@ -140,9 +140,9 @@ static int write_with(const char *path, const sp_decision *d, writer_fn fn, cons
 	return 0;
 }
 
-static int fill(const sp_decision *d, const char *tmp, void *sign_key, sp_error *err)
+static int fill(const sp_gate_decision *d, const char *tmp, void *sign_key, sp_error *err)
 {
-	const sp_plan *p = d->plan;
+	const sp_gate_plan *p = d->plan;
 	_cleanup_free_ char *pp = sp_xasprintf("%s/" ARCHIVE_PLAN, tmp);
 	if (write_file(pp, p->text, p->len, err) < 0)
 		return -1;
@@ -193,7 +193,7 @@ static int fill(const sp_decision *d, const char *tmp, void *sign_key, sp_error 
 	return 0;
 }
 
-int sp_gate_archive(const sp_decision *d, const char *dir, void *sign_key, sp_error *err)
+int sp_gate_archive(const sp_gate_decision *d, const char *dir, void *sign_key, sp_error *err)
 {
 	struct stat st;
 	if (lstat(dir, &st) == 0)
@@ -209,8 +209,8 @@ int sp_gate_archive(const sp_decision *d, const char *dir, void *sign_key, sp_er
 		return -1;
 	}
 	/* prove it: the decision re-made from the archive alone is the same */
-	sp_plan plan;
-	sp_decision again;
+	sp_gate_plan plan;
+	sp_gate_decision again;
 	bool same = false;
 	char diff[600] = "";
 	sp_error aerr = {0};
@@ -297,7 +297,7 @@ static const char *jstr(json_t *o, const char *key)
 }
 
 /* compare the re-made decision with the archived document */
-static bool same_decision(const sp_decision *d, json_t *j, char *diff, size_t size)
+static bool same_decision(const sp_gate_decision *d, json_t *j, char *diff, size_t size)
 {
 	const char *result = jstr(j, "result");
 	if (!result || strcmp(result, d->pass ? "pass" : "fail")) {
@@ -323,7 +323,7 @@ static bool same_decision(const sp_decision *d, json_t *j, char *diff, size_t si
 		json_t *b = json_object_get(c, "bundle");
 		const char *arun = json_is_object(b) ? jstr(b, "run_id") : NULL;
 		const char *amsha = json_is_object(b) ? jstr(b, "manifest_sha256") : NULL;
-		const sp_gbundle *nb = d->cells[i].decisive >= 0 ? &d->b[d->cells[i].decisive] : NULL;
+		const sp_gate_bundle *nb = d->cells[i].decisive >= 0 ? &d->b[d->cells[i].decisive] : NULL;
 		const char *nrun = nb ? nb->run_id : NULL;
 		if ((arun == NULL) != (nrun == NULL) || (arun && strcmp(arun, nrun)) ||
 		    (nb && (!amsha || strcmp(amsha, nb->manifest_sha256)))) {
@@ -343,7 +343,7 @@ static bool same_decision(const sp_decision *d, json_t *j, char *diff, size_t si
 	}
 	for (size_t i = 0; i < d->nb; i++) {
 		json_t *b = json_array_get(bundles, i);
-		const sp_gbundle *nb = &d->b[i];
+		const sp_gate_bundle *nb = &d->b[i];
 		const char *run = jstr(b, "run_id"), *msha = jstr(b, "manifest_sha256"), *verdict = jstr(b, "verdict");
 		const char *nverdict = nb->verified ? (nb->pass ? "pass" : "fail") : NULL;
 		if ((run == NULL) != (nb->run_id == NULL) || (run && strcmp(run, nb->run_id)) ||
@@ -357,7 +357,7 @@ static bool same_decision(const sp_decision *d, json_t *j, char *diff, size_t si
 	}
 	for (size_t i = 0; i < d->ncells; i++) {
 		json_t *ev = json_object_get(json_array_get(cells, i), "evidence");
-		const sp_gcell *c = &d->cells[i];
+		const sp_gate_cell *c = &d->cells[i];
 		char id[200];
 		sp_gcell_id(d, c, id, sizeof id);
 		if (!json_is_array(ev) || json_array_size(ev) != c->nclaims) {
@@ -391,7 +391,7 @@ static bool same_decision(const sp_decision *d, json_t *j, char *diff, size_t si
 	return true;
 }
 
-int sp_gate_from_archive(const char *dir, void *pubkey, bool keep_verdicts, sp_plan *plan, sp_decision *d, bool *same,
+int sp_gate_from_archive(const char *dir, void *pubkey, bool keep_verdicts, sp_gate_plan *plan, sp_gate_decision *d, bool *same,
 			 char *diff, size_t diffsz, sp_error *err)
 {
 	struct stat st;

@@ -22,17 +22,17 @@ static const char *const state_labels[SP_CELL_NSTATES] = {"PASS",     "FAIL",   
 static const char *const disp_names[SP_CLAIM_NDISP] = {"used",    "older",   "retried", "failed",    "untrusted",
 						       "future",  "expired", "wrong-candidate", "superseded"};
 
-const char *sp_cell_state_name(sp_cell_state s)
+const char *sp_cell_state_name(sp_gate_cell_state s)
 {
 	return (unsigned)s < SP_CELL_NSTATES ? state_names[s] : "?";
 }
 
-const char *sp_cell_state_label(sp_cell_state s)
+const char *sp_cell_state_label(sp_gate_cell_state s)
 {
 	return (unsigned)s < SP_CELL_NSTATES ? state_labels[s] : "?";
 }
 
-const char *sp_claim_disp_name(sp_claim_disp d)
+const char *sp_claim_disp_name(sp_gate_claim_disp d)
 {
 	return (unsigned)d < SP_CLAIM_NDISP ? disp_names[d] : "?";
 }
@@ -148,12 +148,12 @@ static char *dup_or_null(const char *s)
 	return s ? sp_xstrdup(s) : NULL;
 }
 
-static const char *kv(const sp_gbundle *b, const char *key)
+static const char *kv(const sp_gate_bundle *b, const char *key)
 {
 	return b->kv ? sp_kv_get(b->kv, b->nkv, key) : NULL;
 }
 
-static void join_failed(sp_gbundle *b, const sp_verdict *v)
+static void join_failed(sp_gate_bundle *b, const sp_ev_verdict *v)
 {
 	size_t len = 0;
 	b->failed[0] = '\0';
@@ -169,7 +169,7 @@ static void join_failed(sp_gbundle *b, const sp_verdict *v)
 	}
 }
 
-static void load_bundle(sp_gbundle *b, const char *dir, void *pubkey, bool keep)
+static void load_bundle(sp_gate_bundle *b, const char *dir, void *pubkey, bool keep)
 {
 	char msg[512];
 	const char *kind = NULL;
@@ -177,7 +177,7 @@ static void load_bundle(sp_gbundle *b, const char *dir, void *pubkey, bool keep)
 	b->dup_of = -1;
 
 	/* what the bundle says about itself */
-	sp_meta m;
+	sp_ev_meta m;
 	if (sp_meta_load(&m, dir, NULL, msg, sizeof msg, &kind) == 0) {
 		b->readable = true;
 		b->run_id = dup_or_null(m.run_id);
@@ -220,8 +220,8 @@ static void load_bundle(sp_gbundle *b, const char *dir, void *pubkey, bool keep)
 		sp_ev_hex(d, 32, b->manifest_sha256);
 
 	/* the verifier's judgement */
-	sp_verify_opts vo = {.pubkey = pubkey};
-	sp_verdict *v = sp_xcalloc(1, sizeof *v);
+	sp_ev_verify_opts vo = {.pubkey = pubkey};
+	sp_ev_verdict *v = sp_xcalloc(1, sizeof *v);
 	sp_error verr = {0};
 	if (sp_verify(dir, &vo, v, &verr) < 0) {
 		if (!b->why[0])
@@ -234,11 +234,11 @@ static void load_bundle(sp_gbundle *b, const char *dir, void *pubkey, bool keep)
 	b->nfail = v->nfail;
 	b->pass = v->nfail == 0 && v->n > 0;
 	join_failed(b, v);
-	const sp_gate *gm = sp_verdict_find(v, SP_GREF(INTEGRITY_MANIFEST));
-	const sp_gate *gs = sp_verdict_find(v, SP_GREF(INTEGRITY_SIGNATURE));
+	const sp_ev_gate *gm = sp_verdict_find(v, SP_GREF(INTEGRITY_MANIFEST));
+	const sp_ev_gate *gs = sp_verdict_find(v, SP_GREF(INTEGRITY_SIGNATURE));
 	b->trusted = gm && gm->status == SP_GATE_PASS && (!pubkey || (gs && gs->status == SP_GATE_PASS));
 	if (!b->trusted && !b->why[0]) {
-		const sp_gate *g = gm && gm->status != SP_GATE_PASS ? gm : gs;
+		const sp_ev_gate *g = gm && gm->status != SP_GATE_PASS ? gm : gs;
 		fmt(b->why, sizeof b->why, "%s: %s", g ? g->id : sp_gate_catalog[SP_G_INTEGRITY_MANIFEST].id,
 		    g ? g->message : "the verifier reported no integrity gate");
 	}
@@ -250,7 +250,7 @@ static void load_bundle(sp_gbundle *b, const char *dir, void *pubkey, bool keep)
 	}
 }
 
-static void bundle_free(sp_gbundle *b)
+static void bundle_free(sp_gate_bundle *b)
 {
 	free(b->path);
 	free(b->run_id);
@@ -272,7 +272,7 @@ static void bundle_free(sp_gbundle *b)
  * the command line) */
 static int cmp_bundle(const void *pa, const void *pb)
 {
-	const sp_gbundle *a = pa, *b = pb;
+	const sp_gate_bundle *a = pa, *b = pb;
 	if (a->readable != b->readable)
 		return a->readable ? -1 : 1;
 	if (a->readable) {
@@ -286,7 +286,7 @@ static int cmp_bundle(const void *pa, const void *pb)
 	return c ? c : strcmp(a->path, b->path);
 }
 
-static void make_key(sp_gbundle *b, size_t i)
+static void make_key(sp_gate_bundle *b, size_t i)
 {
 	char id[49];
 	const char *src = b->readable && b->run_id ? b->run_id : "unreadable";
@@ -301,11 +301,11 @@ static void make_key(sp_gbundle *b, size_t i)
 }
 
 /* ---- problems, claims, cells ------------------------------------------- */
-static void problem(sp_decision *d, ssize_t bundle, const char *kind, const char *f, ...) SP_PRINTF(4, 5);
-static void problem(sp_decision *d, ssize_t bundle, const char *kind, const char *f, ...)
+static void problem(sp_gate_decision *d, ssize_t bundle, const char *kind, const char *f, ...) SP_PRINTF(4, 5);
+static void problem(sp_gate_decision *d, ssize_t bundle, const char *kind, const char *f, ...)
 {
 	d->prob = sp_xrealloc(d->prob, (d->nprob + 1) * sizeof *d->prob);
-	sp_gproblem *p = &d->prob[d->nprob++];
+	sp_gate_problem *p = &d->prob[d->nprob++];
 	memset(p, 0, sizeof *p);
 	p->bundle = bundle;
 	snprintf(p->kind, sizeof p->kind, "%s", kind);
@@ -315,7 +315,7 @@ static void problem(sp_decision *d, ssize_t bundle, const char *kind, const char
 	va_end(ap);
 }
 
-static ssize_t scen_index(const sp_plan *p, const char *id)
+static ssize_t scen_index(const sp_gate_plan *p, const char *id)
 {
 	for (size_t i = 0; i < p->nscen; i++)
 		if (!strcmp(p->scen[i].id, id))
@@ -323,7 +323,7 @@ static ssize_t scen_index(const sp_plan *p, const char *id)
 	return -1;
 }
 
-static ssize_t lane_index(const sp_plan *p, const char *id)
+static ssize_t lane_index(const sp_gate_plan *p, const char *id)
 {
 	for (size_t i = 0; i < p->nlanes; i++)
 		if (!strcmp(p->lanes[i].id, id))
@@ -333,7 +333,7 @@ static ssize_t lane_index(const sp_plan *p, const char *id)
 
 /* the bundle's digest of an artifact: artifact.<name>, and for "rootfs"
  * the runner's own rootfs_digest when no artifact.rootfs is recorded */
-static const char *bundle_artifact(const sp_gbundle *b, const char *name)
+static const char *bundle_artifact(const sp_gate_bundle *b, const char *name)
 {
 	char key[80];
 	snprintf(key, sizeof key, "artifact.%s", name);
@@ -344,14 +344,14 @@ static const char *bundle_artifact(const sp_gbundle *b, const char *name)
 }
 
 /* wrong candidate? reason filled when so */
-static bool wrong_candidate(const sp_plan *p, size_t lane, const sp_gbundle *b, char *why, size_t size)
+static bool wrong_candidate(const sp_gate_plan *p, size_t lane, const sp_gate_bundle *b, char *why, size_t size)
 {
 	if (b->dirty) {
 		fmt(why, size, "run %s was built from a dirty worktree (dirty=%s): not the exact candidate", b->run_id,
 		    kv(b, "dirty") ? kv(b, "dirty") : "absent");
 		return true;
 	}
-	const sp_plan_artifact *want[2 * SP_PLAN_MAX_ARTIFACTS];
+	const sp_gate_plan_artifact *want[2 * SP_PLAN_MAX_ARTIFACTS];
 	size_t n = sp_plan_lane_artifacts(p, lane, want, SP_ARRAY_SIZE(want));
 	for (size_t i = 0; i < n; i++) {
 		const char *have = bundle_artifact(b, want[i]->name);
@@ -369,22 +369,22 @@ static bool wrong_candidate(const sp_plan *p, size_t lane, const sp_gbundle *b, 
 	return false;
 }
 
-static void add_claim(sp_gcell *c, size_t bundle, sp_claim_disp disp, const char *reason)
+static void add_claim(sp_gate_cell *c, size_t bundle, sp_gate_claim_disp disp, const char *reason)
 {
 	if (c->nclaims == c->capclaims) {
 		c->capclaims = c->capclaims ? 2 * c->capclaims : 2;
 		c->claims = sp_xrealloc(c->claims, c->capclaims * sizeof *c->claims);
 	}
-	sp_gclaim *g = &c->claims[c->nclaims++];
+	sp_gate_claim *g = &c->claims[c->nclaims++];
 	g->bundle = bundle;
 	g->disp = disp;
 	snprintf(g->reason, sizeof g->reason, "%s", reason);
 }
 
-static void classify(const sp_decision *d, size_t lane, size_t scen, int prof, size_t bi, sp_gcell *c)
+static void classify(const sp_gate_decision *d, size_t lane, size_t scen, int prof, size_t bi, sp_gate_cell *c)
 {
-	const sp_plan *p = d->plan;
-	const sp_gbundle *b = &d->b[bi];
+	const sp_gate_plan *p = d->plan;
+	const sp_gate_bundle *b = &d->b[bi];
 	char why[300], t1[32], t2[32], dur[24];
 	if (!b->trusted) {
 		fmt(why, sizeof why, "run %s cannot be trusted: %s", b->run_id, b->why);
@@ -406,7 +406,7 @@ static void classify(const sp_decision *d, size_t lane, size_t scen, int prof, s
 		add_claim(c, bi, SP_CLAIM_FAILED, why);
 		return;
 	}
-	const sp_plan_scenario *s = &p->scen[scen];
+	const sp_gate_plan_scenario *s = &p->scen[scen];
 	if (s->workload[0] && (!b->workload || strcasecmp(b->workload, s->workload))) {
 		fmt(why, sizeof why, "run %s ran workload %.64s, the plan pins %s for %s", b->run_id,
 		    b->workload ? b->workload : "(none recorded)", s->workload, s->id);
@@ -434,13 +434,13 @@ static void classify(const sp_decision *d, size_t lane, size_t scen, int prof, s
 	add_claim(c, bi, SP_CLAIM_USED, why);
 }
 
-static bool counts_as_failure(sp_claim_disp d)
+static bool counts_as_failure(sp_gate_claim_disp d)
 {
 	return d == SP_CLAIM_FAILED || d == SP_CLAIM_UNTRUSTED || d == SP_CLAIM_FUTURE;
 }
 
 /* the newest claim (claims are in evidence order) of a disposition */
-static ssize_t newest(const sp_gcell *c, sp_claim_disp disp)
+static ssize_t newest(const sp_gate_cell *c, sp_gate_claim_disp disp)
 {
 	for (size_t i = c->nclaims; i-- > 0;)
 		if (c->claims[i].disp == disp)
@@ -448,9 +448,9 @@ static ssize_t newest(const sp_gcell *c, sp_claim_disp disp)
 	return -1;
 }
 
-static void resolve(const sp_decision *d, sp_gcell *c)
+static void resolve(const sp_gate_decision *d, sp_gate_cell *c)
 {
-	const sp_plan_scenario *s = &d->plan->scen[c->scen];
+	const sp_gate_plan_scenario *s = &d->plan->scen[c->scen];
 	size_t nfail = 0;
 	ssize_t last_fail = -1, last_pass = -1;
 	for (size_t i = 0; i < c->nclaims; i++) {
@@ -465,7 +465,7 @@ static void resolve(const sp_decision *d, sp_gcell *c)
 	if (nfail) {
 		if (last_pass > last_fail && nfail <= (size_t)s->retries) {
 			for (size_t i = 0; i < c->nclaims; i++) {
-				sp_gclaim *g = &c->claims[i];
+				sp_gate_claim *g = &c->claims[i];
 				if (counts_as_failure(g->disp)) {
 					g->disp = SP_CLAIM_RETRIED;
 				} else if (g->disp == SP_CLAIM_USED && (ssize_t)i != last_pass) {
@@ -502,8 +502,8 @@ static void resolve(const sp_decision *d, sp_gcell *c)
 		return;
 	}
 	static const struct {
-		sp_claim_disp disp;
-		sp_cell_state state;
+		sp_gate_claim_disp disp;
+		sp_gate_cell_state state;
 	} order[] = {{SP_CLAIM_EXPIRED, SP_CELL_EXPIRED}, {SP_CLAIM_SUPERSEDED, SP_CELL_SUPERSEDED},
 		     {SP_CLAIM_WRONG, SP_CELL_WRONG}};
 	for (size_t k = 0; k < SP_ARRAY_SIZE(order); k++) {
@@ -524,7 +524,7 @@ static void resolve(const sp_decision *d, sp_gcell *c)
 	    d->plan->lanes[c->lane].id, sp_prof_names[c->prof]);
 }
 
-void sp_gcell_id(const sp_decision *d, const sp_gcell *c, char *buf, size_t size)
+void sp_gcell_id(const sp_gate_decision *d, const sp_gate_cell *c, char *buf, size_t size)
 {
 	snprintf(buf, size, "%s/%s/%s", d->plan->scen[c->scen].id, d->plan->lanes[c->lane].id, sp_prof_names[c->prof]);
 }
@@ -538,8 +538,8 @@ static int hash_file_hex(const char *path, char out[65])
 	return 0;
 }
 
-int sp_gate_decide(const sp_plan *plan, char *const *dirs, size_t ndirs, const sp_gate_opts *o,
-		   const char *pubkey_override, sp_decision *d, sp_error *err)
+int sp_gate_decide(const sp_gate_plan *plan, char *const *dirs, size_t ndirs, const sp_gate_opts *o,
+		   const char *pubkey_override, sp_gate_decision *d, sp_error *err)
 {
 	memset(d, 0, sizeof *d);
 	d->plan = plan;
@@ -571,7 +571,7 @@ int sp_gate_decide(const sp_plan *plan, char *const *dirs, size_t ndirs, const s
 
 	/* decision-level problems: evidence that cannot be attributed or trusted */
 	for (size_t i = 0; i < d->nb; i++) {
-		sp_gbundle *b = &d->b[i];
+		sp_gate_bundle *b = &d->b[i];
 		if (!b->readable) {
 			problem(d, (ssize_t)i, "unreadable", "%s: %s", b->path, b->why[0] ? b->why : "not a bundle");
 			continue;
@@ -585,7 +585,7 @@ int sp_gate_decide(const sp_plan *plan, char *const *dirs, size_t ndirs, const s
 			problem(d, (ssize_t)i, "untrusted", "%s (run %s): %s%s", b->path, b->run_id, b->why,
 				d->signature_required ? " (the plan requires bundles signed with its key)" : "");
 		for (size_t j = 0; j < i; j++) {
-			const sp_gbundle *a = &d->b[j];
+			const sp_gate_bundle *a = &d->b[j];
 			if (!a->readable || strcmp(a->run_id, b->run_id))
 				continue;
 			if (a->manifest_sha256[0] && !strcmp(a->manifest_sha256, b->manifest_sha256) && a->trusted &&
@@ -608,7 +608,7 @@ int sp_gate_decide(const sp_plan *plan, char *const *dirs, size_t ndirs, const s
 
 	/* cells: dense index over scenario x lane x profile */
 	size_t ns = plan->nscen, nl = plan->nlanes, total = ns * nl * SP_PROF_COUNT;
-	sp_gcell *grid = sp_xcalloc(total, sizeof *grid);
+	sp_gate_cell *grid = sp_xcalloc(total, sizeof *grid);
 #define CELL(s, l, p) (&grid[((s) * nl + (l)) * SP_PROF_COUNT + (size_t)(p)])
 	for (size_t s = 0; s < ns; s++)
 		for (size_t l = 0; l < nl; l++) {
@@ -617,7 +617,7 @@ int sp_gate_decide(const sp_plan *plan, char *const *dirs, size_t ndirs, const s
 				if (closed & (1u << p))
 					closed |= (1u << p) - 1;
 			for (int p = 0; p < SP_PROF_COUNT; p++) {
-				sp_gcell *c = CELL(s, l, p);
+				sp_gate_cell *c = CELL(s, l, p);
 				c->scen = s;
 				c->lane = l;
 				c->prof = p;
@@ -627,7 +627,7 @@ int sp_gate_decide(const sp_plan *plan, char *const *dirs, size_t ndirs, const s
 			}
 		}
 	for (size_t i = 0; i < d->nb; i++) {
-		sp_gbundle *b = &d->b[i];
+		sp_gate_bundle *b = &d->b[i];
 		if (!b->readable || b->dup_of >= 0)
 			continue;
 		int p = b->profile ? sp_prof_index(b->profile) : -1;
@@ -647,7 +647,7 @@ int sp_gate_decide(const sp_plan *plan, char *const *dirs, size_t ndirs, const s
 			if (s < 0)
 				continue;
 			/* a scenario listed twice claims its cell once */
-			sp_gcell *c = CELL((size_t)s, (size_t)l, p);
+			sp_gate_cell *c = CELL((size_t)s, (size_t)l, p);
 			if (c->nclaims && c->claims[c->nclaims - 1].bundle == i)
 				continue;
 			classify(d, (size_t)l, (size_t)s, p, i, c);
@@ -664,11 +664,11 @@ int sp_gate_decide(const sp_plan *plan, char *const *dirs, size_t ndirs, const s
 	for (size_t s = 0; s < ns; s++)
 		for (size_t l = 0; l < nl; l++)
 			for (int p = 1; p < SP_PROF_COUNT; p++) {
-				sp_gcell *c = CELL(s, l, p);
+				sp_gate_cell *c = CELL(s, l, p);
 				if (c->state != SP_CELL_PASS)
 					continue;
 				for (int q = 0; q < p; q++) {
-					sp_gcell *e = CELL(s, l, q);
+					sp_gate_cell *e = CELL(s, l, q);
 					if (!e->required || e->state == SP_CELL_PASS || e->state == SP_CELL_BLOCKED)
 						continue;
 					char why[sizeof c->reason];
@@ -684,7 +684,7 @@ int sp_gate_decide(const sp_plan *plan, char *const *dirs, size_t ndirs, const s
 	/* keep the cells that are required or claimed, in plan order */
 	d->cells = sp_xcalloc(total ? total : 1, sizeof *d->cells);
 	for (size_t i = 0; i < total; i++) {
-		sp_gcell *c = &grid[i];
+		sp_gate_cell *c = &grid[i];
 		if (!c->required && !c->nclaims) {
 			free(c->claims);
 			continue;
@@ -701,7 +701,7 @@ int sp_gate_decide(const sp_plan *plan, char *const *dirs, size_t ndirs, const s
 	return 0;
 }
 
-void sp_decision_free(sp_decision *d)
+void sp_decision_free(sp_gate_decision *d)
 {
 	for (size_t i = 0; i < d->nb; i++)
 		bundle_free(&d->b[i]);

@@ -23,7 +23,7 @@
  * between the soak host and the gate host) */
 #define SP_GATE_CLOCK_SKEW_S 60
 
-typedef enum sp_cell_state {
+typedef enum sp_gate_cell_state {
 	SP_CELL_PASS,
 	SP_CELL_FAIL,
 	SP_CELL_MISSING,
@@ -32,12 +32,12 @@ typedef enum sp_cell_state {
 	SP_CELL_SUPERSEDED, /* evidence of a test definition the plan replaced */
 	SP_CELL_BLOCKED,    /* passes, but an earlier profile of the promotion order does not */
 	SP_CELL_NSTATES
-} sp_cell_state;
-const char *sp_cell_state_name(sp_cell_state s);   /* "wrong-candidate" ... */
-const char *sp_cell_state_label(sp_cell_state s);  /* "WRONG-CANDIDATE" ... */
+} sp_gate_cell_state;
+const char *sp_cell_state_name(sp_gate_cell_state s);   /* "wrong-candidate" ... */
+const char *sp_cell_state_label(sp_gate_cell_state s);  /* "WRONG-CANDIDATE" ... */
 
 /* what one bundle is to one cell it claims */
-typedef enum sp_claim_disp {
+typedef enum sp_gate_claim_disp {
 	SP_CLAIM_USED,       /* the cell's deciding evidence */
 	SP_CLAIM_OLDER,      /* a passing run a newer passing run replaces */
 	SP_CLAIM_RETRIED,    /* a failed run superseded by a later pass the plan's retries allow */
@@ -48,17 +48,17 @@ typedef enum sp_claim_disp {
 	SP_CLAIM_WRONG,
 	SP_CLAIM_SUPERSEDED,
 	SP_CLAIM_NDISP
-} sp_claim_disp;
-const char *sp_claim_disp_name(sp_claim_disp d);
+} sp_gate_claim_disp;
+const char *sp_claim_disp_name(sp_gate_claim_disp d);
 
-typedef struct sp_gbundle {
+typedef struct sp_gate_bundle {
 	char *path;             /* as given (resolved) */
 	char key[80];           /* "b0001-<run id>": stable for the same set of bundles */
 	bool readable;          /* metadata.txt parsed */
 	char *run_id, *profile, *lane, *started_text, *workload;
 	char **scen;
 	size_t nscen;
-	sp_kv *kv;              /* all of metadata.txt */
+	sp_ev_kv *kv;              /* all of metadata.txt */
 	size_t nkv;
 	bool dirty;
 	time_t started, ended;
@@ -72,53 +72,53 @@ typedef struct sp_gbundle {
 	ssize_t dup_of;         /* the same bundle presented twice: index of the first, else -1 */
 	size_t nclaims;
 	char note[200];         /* why it fills no cell */
-	sp_verdict *verdict;    /* kept when sp_gate_opts.keep_verdicts */
-} sp_gbundle;
+	sp_ev_verdict *verdict;    /* kept when sp_gate_opts.keep_verdicts */
+} sp_gate_bundle;
 
-typedef struct sp_gclaim {
+typedef struct sp_gate_claim {
 	size_t bundle;
-	sp_claim_disp disp;
+	sp_gate_claim_disp disp;
 	char reason[300];
-} sp_gclaim;
+} sp_gate_claim;
 
-typedef struct sp_gcell {
+typedef struct sp_gate_cell {
 	size_t scen, lane;
 	int prof;
 	bool required, implied; /* implied: required only by the promotion order */
-	sp_cell_state state;
+	sp_gate_cell_state state;
 	char reason[600];
 	ssize_t decisive;       /* bundle index, -1 */
-	sp_gclaim *claims;
+	sp_gate_claim *claims;
 	size_t nclaims, capclaims;
-} sp_gcell;
+} sp_gate_cell;
 
-typedef struct sp_gproblem {
+typedef struct sp_gate_problem {
 	ssize_t bundle;         /* -1: not one bundle */
 	char kind[24];          /* unreadable, untrusted, duplicate-run, future */
 	char message[700];
-} sp_gproblem;
+} sp_gate_problem;
 
 typedef struct sp_gate_opts {
 	time_t at;              /* decision time */
 	bool keep_verdicts;     /* keep each bundle's verdict (reports) */
 } sp_gate_opts;
 
-typedef struct sp_decision {
-	const sp_plan *plan;
+typedef struct sp_gate_decision {
+	const sp_gate_plan *plan;
 	time_t at;
 	char at_text[32];
 	bool signature_required;
 	char pubkey_sha256[65]; /* of the plan's key file, "" when none */
-	sp_gbundle *b;
+	sp_gate_bundle *b;
 	size_t nb;
-	sp_gcell *cells;        /* plan order: scenario, lane, profile; required or claimed */
+	sp_gate_cell *cells;        /* plan order: scenario, lane, profile; required or claimed */
 	size_t ncells;
-	sp_gproblem *prob;
+	sp_gate_problem *prob;
 	size_t nprob;
 	size_t nrequired;
 	size_t count[SP_CELL_NSTATES]; /* over required cells */
 	bool pass;
-} sp_decision;
+} sp_gate_decision;
 
 /* Expand the command line's paths: a directory holding metadata.txt or a
  * MANIFEST is a bundle; any other directory holds bundles (each
@@ -129,35 +129,35 @@ void sp_gate_dirs_free(char **dirs, size_t n);
 /* Decide. pubkey_override (may be NULL) replaces the plan's signing.pubkey
  * path (re-deciding from an archive uses the archived copy). 0, or -1 with
  * err (usage: the plan's key is unreadable; internal otherwise). */
-int sp_gate_decide(const sp_plan *plan, char *const *dirs, size_t ndirs, const sp_gate_opts *o,
-		   const char *pubkey_override, sp_decision *d, sp_error *err);
-void sp_decision_free(sp_decision *d);
+int sp_gate_decide(const sp_gate_plan *plan, char *const *dirs, size_t ndirs, const sp_gate_opts *o,
+		   const char *pubkey_override, sp_gate_decision *d, sp_error *err);
+void sp_decision_free(sp_gate_decision *d);
 
 /* "RUN-01/oci-sandbox/G2" */
-void sp_gcell_id(const sp_decision *d, const sp_gcell *c, char *buf, size_t size);
+void sp_gcell_id(const sp_gate_decision *d, const sp_gate_cell *c, char *buf, size_t size);
 
 /* outputs (output.c); 0 or -errno when f cannot be written */
 struct json_t;
 /* the sandprobe.gate.v1 document (new reference) */
-struct json_t *sp_gate_decision_json(const sp_decision *d);
-int sp_gate_write_text(FILE *f, const sp_decision *d);
-int sp_gate_write_json(FILE *f, const sp_decision *d);
-int sp_gate_write_junit(FILE *f, const sp_decision *d);
+struct json_t *sp_gate_decision_json(const sp_gate_decision *d);
+int sp_gate_write_text(FILE *f, const sp_gate_decision *d);
+int sp_gate_write_json(FILE *f, const sp_gate_decision *d);
+int sp_gate_write_junit(FILE *f, const sp_gate_decision *d);
 /* HTML coverage matrix; report_dir (relative to the page, may be NULL) is
  * where each bundle's report is linked as <report_dir>/<key>.html */
-int sp_gate_write_html(FILE *f, const sp_decision *d, const char *report_dir);
+int sp_gate_write_html(FILE *f, const sp_gate_decision *d, const char *report_dir);
 /* Write each used bundle's report page into dir (created); needs
  * keep_verdicts. 0 or -1 with err. */
-int sp_gate_write_reports(const sp_decision *d, const char *dir, sp_error *err);
+int sp_gate_write_reports(const sp_gate_decision *d, const char *dir, sp_error *err);
 
 /* archive.c: copy the plan, the bundles, the decision and the reports into
  * dir (which must not exist) under a MANIFEST, signed with sign_key (may
  * be NULL), and prove the archive re-decides the same. */
-int sp_gate_archive(const sp_decision *d, const char *dir, void *sign_key, sp_error *err);
+int sp_gate_archive(const sp_gate_decision *d, const char *dir, void *sign_key, sp_error *err);
 /* Re-decide from an archive alone. pubkey (may be NULL) checks the
  * archive's MANIFEST.sig. *same says whether the re-made decision equals the
  * archived one; diff names the first difference. */
-int sp_gate_from_archive(const char *dir, void *pubkey, bool keep_verdicts, sp_plan *plan, sp_decision *d, bool *same,
+int sp_gate_from_archive(const char *dir, void *pubkey, bool keep_verdicts, sp_gate_plan *plan, sp_gate_decision *d, bool *same,
 			 char *diff, size_t diffsz, sp_error *err);
 
 #endif

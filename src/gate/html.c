@@ -28,7 +28,7 @@ static const char matrix_css[] =
 	".st-blocked{background:#ffe2c6;color:#8a4a0c}.chip.opt{opacity:.65;border:1px dashed #8a93a3}"
 	"td.state{font-weight:600}.legend .chip{margin-right:8px}";
 
-static void chip(FILE *f, const sp_decision *d, const sp_gcell *c, const char *report_dir, const char *anchor)
+static void chip(FILE *f, const sp_gate_decision *d, const sp_gate_cell *c, const char *report_dir, const char *anchor)
 {
 	const char *st = sp_cell_state_name(c->state);
 	bool link = report_dir && c->decisive >= 0 && d->b[c->decisive].verified;
@@ -48,7 +48,7 @@ static void chip(FILE *f, const sp_decision *d, const sp_gcell *c, const char *r
 	fprintf(f, "\">%s %s</a>", sp_prof_names[c->prof], st);
 }
 
-static void cell_anchor(const sp_decision *d, const sp_gcell *c, char *buf, size_t size)
+static void cell_anchor(const sp_gate_decision *d, const sp_gate_cell *c, char *buf, size_t size)
 {
 	char id[200];
 	sp_gcell_id(d, c, id, size < sizeof id ? size : sizeof id);
@@ -67,9 +67,9 @@ static void fact(FILE *f, const char *k, const char *v)
 	fputs("</td></tr>\n", f);
 }
 
-int sp_gate_write_html(FILE *f, const sp_decision *d, const char *report_dir)
+int sp_gate_write_html(FILE *f, const sp_gate_decision *d, const char *report_dir)
 {
-	const sp_plan *p = d->plan;
+	const sp_gate_plan *p = d->plan;
 	fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
 	      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>sandprobe release gate: ",
 	      f);
@@ -97,8 +97,8 @@ int sp_gate_write_html(FILE *f, const sp_decision *d, const char *report_dir)
 	/* the matrix */
 	fputs("<h2 id=\"matrix\">Coverage matrix</h2>\n<p class=\"legend\">", f);
 	for (int s = 0; s < SP_CELL_NSTATES; s++)
-		fprintf(f, "<span class=\"chip st-%s\">%s</span>", sp_cell_state_name((sp_cell_state)s),
-			sp_cell_state_name((sp_cell_state)s));
+		fprintf(f, "<span class=\"chip st-%s\">%s</span>", sp_cell_state_name((sp_gate_cell_state)s),
+			sp_cell_state_name((sp_gate_cell_state)s));
 	fputs("<span class=\"chip st-pass opt\">not required</span></p>\n<table class=\"matrix\">\n<tr><th>scenario</th><th>owner</th>",
 	      f);
 	for (size_t l = 0; l < p->nlanes; l++) {
@@ -145,7 +145,7 @@ int sp_gate_write_html(FILE *f, const sp_decision *d, const char *report_dir)
 	      "<th>reason</th><th>evidence</th></tr>\n",
 	      f);
 	for (size_t i = 0; i < d->ncells; i++) {
-		const sp_gcell *c = &d->cells[i];
+		const sp_gate_cell *c = &d->cells[i];
 		char id[200], anchor[256];
 		sp_gcell_id(d, c, id, sizeof id);
 		cell_anchor(d, c, anchor, sizeof anchor);
@@ -162,7 +162,7 @@ int sp_gate_write_html(FILE *f, const sp_decision *d, const char *report_dir)
 		E(c->reason);
 		fputs("</td><td>", f);
 		for (size_t k = 0; k < c->nclaims; k++) {
-			const sp_gbundle *b = &d->b[c->claims[k].bundle];
+			const sp_gate_bundle *b = &d->b[c->claims[k].bundle];
 			if (k)
 				fputs("<br>", f);
 			if (report_dir && b->verified) {
@@ -204,7 +204,7 @@ int sp_gate_write_html(FILE *f, const sp_decision *d, const char *report_dir)
 	      "<th>lane</th><th>scenarios</th><th>started</th><th>verdict</th><th>trusted</th><th>cells</th></tr>\n",
 	      f);
 	for (size_t i = 0; i < d->nb; i++) {
-		const sp_gbundle *b = &d->b[i];
+		const sp_gate_bundle *b = &d->b[i];
 		fprintf(f, "<tr id=\"%s\"%s><td>", b->key, b->verified && b->pass && b->trusted ? "" : " class=\"fail\"");
 		if (report_dir && b->verified) {
 			fputs("<a href=\"", f);
@@ -297,7 +297,7 @@ int sp_gate_write_html(FILE *f, const sp_decision *d, const char *report_dir)
 }
 
 /* the verifier's verdict as the report page takes it */
-static void to_rp_verdict(const sp_verdict *v, rp_verdict *r)
+static void to_rp_verdict(const sp_ev_verdict *v, rp_verdict *r)
 {
 	memset(r, 0, sizeof *r);
 	r->available = 1;
@@ -306,7 +306,7 @@ static void to_rp_verdict(const sp_verdict *v, rp_verdict *r)
 	r->gates = sp_xcalloc(v->n ? v->n : 1, sizeof *r->gates);
 	r->ngates = v->n;
 	for (size_t i = 0; i < v->n; i++) {
-		const sp_gate *g = &v->g[i];
+		const sp_ev_gate *g = &v->g[i];
 		r->gates[i].id = sp_xstrdup(g->id);
 		r->gates[i].status = sp_xstrdup(g->status == SP_GATE_PASS ? "pass" : "fail");
 		r->gates[i].measured = sp_xstrdup(g->measured);
@@ -318,7 +318,7 @@ static void to_rp_verdict(const sp_verdict *v, rp_verdict *r)
 }
 
 /* a bundle the report cannot draw still gets a page: why, and the gates */
-static int fallback_page(FILE *f, const sp_gbundle *b, const sp_verdict *v, const char *why)
+static int fallback_page(FILE *f, const sp_gate_bundle *b, const sp_ev_verdict *v, const char *why)
 {
 	fprintf(f, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>sandprobe evidence: ");
 	E(b->key);
@@ -349,13 +349,13 @@ static int fallback_page(FILE *f, const sp_gbundle *b, const sp_verdict *v, cons
 	return 0;
 }
 
-int sp_gate_write_reports(const sp_decision *d, const char *dir, sp_error *err)
+int sp_gate_write_reports(const sp_gate_decision *d, const char *dir, sp_error *err)
 {
 	if (mkdir(dir, 0755) < 0 && errno != EEXIST)
 		return errno == ENOENT || errno == ENOTDIR ? sp_usage(err, "%s: cannot create: %s", dir, strerror(errno))
 							   : sp_fail_errno(err, errno, "%s: cannot create", dir);
 	for (size_t i = 0; i < d->nb; i++) {
-		const sp_gbundle *b = &d->b[i];
+		const sp_gate_bundle *b = &d->b[i];
 		if (!b->verified)
 			continue;
 		_cleanup_free_ char *path = sp_xasprintf("%s/%s.html", dir, b->key);

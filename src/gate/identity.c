@@ -23,7 +23,7 @@ static bool id_ok(const char *s, size_t max, bool lower)
 	return true;
 }
 
-static void add(sp_identity *id, char *k, char *v)
+static void add(sp_gate_identity *id, char *k, char *v)
 {
 	id->key = sp_xrealloc(id->key, (id->n + 1) * sizeof *id->key);
 	id->value = sp_xrealloc(id->value, (id->n + 1) * sizeof *id->value);
@@ -32,7 +32,7 @@ static void add(sp_identity *id, char *k, char *v)
 	id->n++;
 }
 
-int sp_identity_build(sp_identity *id, const char *lane, char *const *artifacts, size_t nartifacts, sp_error *err)
+int sp_identity_build(sp_gate_identity *id, const char *lane, char *const *artifacts, size_t nartifacts, sp_error *err)
 {
 	memset(id, 0, sizeof *id);
 	if (lane) {
@@ -98,7 +98,7 @@ fail:
 	return -1;
 }
 
-void sp_identity_free(sp_identity *id)
+void sp_identity_free(sp_gate_identity *id)
 {
 	for (size_t i = 0; i < id->n; i++) {
 		free(id->key[i]);

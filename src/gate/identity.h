@@ -10,14 +10,14 @@
 
 #include "core/error.h"
 
-typedef struct sp_identity {
+typedef struct sp_gate_identity {
 	char **key, **value; /* "lane", "artifact.<name>" */
 	size_t n;
-} sp_identity;
+} sp_gate_identity;
 
 /* lane may be NULL; artifacts are the --artifact values. 0, or -1 with a
  * usage error naming the flag. */
-int sp_identity_build(sp_identity *id, const char *lane, char *const *artifacts, size_t nartifacts, sp_error *err);
-void sp_identity_free(sp_identity *id);
+int sp_identity_build(sp_gate_identity *id, const char *lane, char *const *artifacts, size_t nartifacts, sp_error *err);
+void sp_identity_free(sp_gate_identity *id);
 
 #endif

@@ -18,19 +18,19 @@ static int flush_status(FILE *f)
 	return 0;
 }
 
-static const char *owner(const sp_decision *d, const sp_gcell *c)
+static const char *owner(const sp_gate_decision *d, const sp_gate_cell *c)
 {
 	return d->plan->scen[c->scen].owner;
 }
 
 /* ---- text ---------------------------------------------------------------- */
-int sp_gate_write_text(FILE *f, const sp_decision *d)
+int sp_gate_write_text(FILE *f, const sp_gate_decision *d)
 {
-	const sp_plan *p = d->plan;
+	const sp_gate_plan *p = d->plan;
 	fprintf(f, "sandprobe gate: plan %s, candidate %s, decided at %s, %zu bundle(s), signatures %s\n", p->name,
 		p->candidate_id, d->at_text, d->nb, d->signature_required ? "required" : "not required");
 	for (size_t i = 0; i < d->ncells; i++) {
-		const sp_gcell *c = &d->cells[i];
+		const sp_gate_cell *c = &d->cells[i];
 		if (!c->required)
 			continue;
 		fprintf(f, "%s: %s %s %s -- %s [owner: %s]%s\n", sp_cell_state_label(c->state), p->scen[c->scen].id,
@@ -38,14 +38,14 @@ int sp_gate_write_text(FILE *f, const sp_decision *d)
 			c->implied ? " (required by the promotion order)" : "");
 	}
 	for (size_t i = 0; i < d->ncells; i++) {
-		const sp_gcell *c = &d->cells[i];
+		const sp_gate_cell *c = &d->cells[i];
 		if (c->required)
 			continue;
 		fprintf(f, "INFO: %s %s %s %s (not required) -- %s [owner: %s]\n", p->scen[c->scen].id,
 			p->lanes[c->lane].id, sp_prof_names[c->prof], sp_cell_state_name(c->state), c->reason, owner(d, c));
 	}
 	for (size_t i = 0; i < d->nb; i++) {
-		const sp_gbundle *b = &d->b[i];
+		const sp_gate_bundle *b = &d->b[i];
 		if (b->readable && !b->nclaims && b->note[0])
 			fprintf(f, "NOTE: %s fills no cell: %s\n", b->path, b->note);
 	}
@@ -79,7 +79,7 @@ static json_t *str_or_null(const char *s)
 	return s ? jstring(s) : json_null();
 }
 
-static json_t *artifacts_json(const sp_plan_artifact *a, size_t n)
+static json_t *artifacts_json(const sp_gate_plan_artifact *a, size_t n)
 {
 	json_t *o = json_object();
 	for (size_t i = 0; i < n; i++)
@@ -87,9 +87,9 @@ static json_t *artifacts_json(const sp_plan_artifact *a, size_t n)
 	return o;
 }
 
-json_t *sp_gate_decision_json(const sp_decision *d)
+json_t *sp_gate_decision_json(const sp_gate_decision *d)
 {
-	const sp_plan *p = d->plan;
+	const sp_gate_plan *p = d->plan;
 	json_t *j = json_object();
 	json_object_set_new(j, "schema", json_string(SP_GATE_SCHEMA));
 	json_t *tool = json_object();
@@ -119,7 +119,7 @@ json_t *sp_gate_decision_json(const sp_decision *d)
 	json_object_set_new(pl, "pubkey_sha256", d->pubkey_sha256[0] ? json_string(d->pubkey_sha256) : json_null());
 	json_t *lanes = json_array();
 	for (size_t i = 0; i < p->nlanes; i++) {
-		const sp_plan_lane *l = &p->lanes[i];
+		const sp_gate_plan_lane *l = &p->lanes[i];
 		json_t *o = json_object();
 		json_object_set_new(o, "id", json_string(l->id));
 		json_object_set_new(o, "title", str_or_null(l->title));
@@ -131,7 +131,7 @@ json_t *sp_gate_decision_json(const sp_decision *d)
 	json_object_set_new(pl, "lanes", lanes);
 	json_t *scen = json_array();
 	for (size_t i = 0; i < p->nscen; i++) {
-		const sp_plan_scenario *s = &p->scen[i];
+		const sp_gate_plan_scenario *s = &p->scen[i];
 		json_t *o = json_object();
 		json_object_set_new(o, "id", json_string(s->id));
 		json_object_set_new(o, "title", str_or_null(s->title));
@@ -148,13 +148,13 @@ json_t *sp_gate_decision_json(const sp_decision *d)
 	json_t *sum = json_object();
 	json_object_set_new(sum, "required", json_integer((json_int_t)d->nrequired));
 	for (int s = 0; s < SP_CELL_NSTATES; s++)
-		json_object_set_new(sum, sp_cell_state_name((sp_cell_state)s), json_integer((json_int_t)d->count[s]));
+		json_object_set_new(sum, sp_cell_state_name((sp_gate_cell_state)s), json_integer((json_int_t)d->count[s]));
 	json_object_set_new(sum, "problems", json_integer((json_int_t)d->nprob));
 	json_object_set_new(j, "summary", sum);
 
 	json_t *cells = json_array();
 	for (size_t i = 0; i < d->ncells; i++) {
-		const sp_gcell *c = &d->cells[i];
+		const sp_gate_cell *c = &d->cells[i];
 		char id[200];
 		sp_gcell_id(d, c, id, sizeof id);
 		json_t *o = json_object();
@@ -168,7 +168,7 @@ json_t *sp_gate_decision_json(const sp_decision *d)
 		json_object_set_new(o, "state", json_string(sp_cell_state_name(c->state)));
 		json_object_set_new(o, "reason", jstring(c->reason));
 		if (c->decisive >= 0) {
-			const sp_gbundle *b = &d->b[c->decisive];
+			const sp_gate_bundle *b = &d->b[c->decisive];
 			json_t *bo = json_object();
 			json_object_set_new(bo, "key", json_string(b->key));
 			json_object_set_new(bo, "run_id", str_or_null(b->run_id));
@@ -179,7 +179,7 @@ json_t *sp_gate_decision_json(const sp_decision *d)
 		}
 		json_t *ev = json_array();
 		for (size_t k = 0; k < c->nclaims; k++) {
-			const sp_gclaim *g = &c->claims[k];
+			const sp_gate_claim *g = &c->claims[k];
 			json_t *e = json_object();
 			json_object_set_new(e, "key", json_string(d->b[g->bundle].key));
 			json_object_set_new(e, "run_id", str_or_null(d->b[g->bundle].run_id));
@@ -194,7 +194,7 @@ json_t *sp_gate_decision_json(const sp_decision *d)
 
 	json_t *bundles = json_array();
 	for (size_t i = 0; i < d->nb; i++) {
-		const sp_gbundle *b = &d->b[i];
+		const sp_gate_bundle *b = &d->b[i];
 		json_t *o = json_object();
 		json_object_set_new(o, "key", json_string(b->key));
 		json_object_set_new(o, "path", jstring(b->path));
@@ -237,7 +237,7 @@ json_t *sp_gate_decision_json(const sp_decision *d)
 
 	json_t *probs = json_array();
 	for (size_t i = 0; i < d->nprob; i++) {
-		const sp_gproblem *pr = &d->prob[i];
+		const sp_gate_problem *pr = &d->prob[i];
 		json_t *o = json_object();
 		json_object_set_new(o, "kind", json_string(pr->kind));
 		json_object_set_new(o, "bundle", pr->bundle >= 0 ? json_string(d->b[pr->bundle].key) : json_null());
@@ -248,7 +248,7 @@ json_t *sp_gate_decision_json(const sp_decision *d)
 	return j;
 }
 
-int sp_gate_write_json(FILE *f, const sp_decision *d)
+int sp_gate_write_json(FILE *f, const sp_gate_decision *d)
 {
 	json_t *j = sp_gate_decision_json(d);
 	int rc = json_dumpf(j, f, JSON_INDENT(1) | JSON_ENSURE_ASCII);
@@ -260,9 +260,9 @@ int sp_gate_write_json(FILE *f, const sp_decision *d)
 }
 
 /* ---- JUnit ----------------------------------------------------------------- */
-int sp_gate_write_junit(FILE *f, const sp_decision *d)
+int sp_gate_write_junit(FILE *f, const sp_gate_decision *d)
 {
-	const sp_plan *p = d->plan;
+	const sp_gate_plan *p = d->plan;
 	size_t failures = d->nrequired - d->count[SP_CELL_PASS] + (d->nprob ? 1 : 0);
 	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"sandprobe gate\" tests=\"%zu\" failures=\"%zu\">\n",
 		d->nrequired + 1, failures);
@@ -284,7 +284,7 @@ int sp_gate_write_junit(FILE *f, const sp_decision *d)
 	}
 	fputs("</properties>\n", f);
 	for (size_t i = 0; i < d->ncells; i++) {
-		const sp_gcell *c = &d->cells[i];
+		const sp_gate_cell *c = &d->cells[i];
 		if (!c->required)
 			continue;
 		char id[200];

@@ -25,19 +25,19 @@ int sp_prof_index(const char *name);
 #define SP_PLAN_MAX_ARTIFACTS 64
 #define SP_PLAN_MAX_BYTES (1 << 20)
 
-typedef struct sp_plan_artifact {
+typedef struct sp_gate_plan_artifact {
 	char *name;
 	char digest[72]; /* "sha256:" + 64 lowercase hex */
-} sp_plan_artifact;
+} sp_gate_plan_artifact;
 
-typedef struct sp_plan_lane {
+typedef struct sp_gate_plan_lane {
 	char *id, *title, *host_class, *isolation;
-	sp_plan_artifact *art; /* lane-specific artifacts (override the candidate's) */
+	sp_gate_plan_artifact *art; /* lane-specific artifacts (override the candidate's) */
 	size_t nart;
 	int line;
-} sp_plan_lane;
+} sp_gate_plan_lane;
 
-typedef struct sp_plan_scenario {
+typedef struct sp_gate_plan_scenario {
 	char *id, *title, *owner;
 	char workload[65];      /* pinned workload_sha256 (hex), "" when not pinned */
 	int retries;            /* failed runs per cell a later pass may supersede */
@@ -45,13 +45,13 @@ typedef struct sp_plan_scenario {
 	 * changes, before the promotion order is applied */
 	unsigned *required;
 	int line;
-} sp_plan_scenario;
+} sp_gate_plan_scenario;
 
-typedef struct sp_plan {
+typedef struct sp_gate_plan {
 	char *path;             /* as given */
 	char *name;
 	char *candidate_id;
-	sp_plan_artifact *art;
+	sp_gate_plan_artifact *art;
 	size_t nart;
 	char **changes;
 	size_t nchanges;
@@ -62,28 +62,28 @@ typedef struct sp_plan {
 	int retries;            /* default for scenarios */
 	char *pubkey_path;      /* resolved against the plan's directory, NULL: none */
 	int pubkey_line;
-	sp_plan_lane *lanes;
+	sp_gate_plan_lane *lanes;
 	size_t nlanes;
-	sp_plan_scenario *scen;
+	sp_gate_plan_scenario *scen;
 	size_t nscen;
 	char sha256[65];        /* of the plan file's bytes */
 	char *text;             /* the plan file's bytes (archived verbatim) */
 	size_t len;
-} sp_plan;
+} sp_gate_plan;
 
 /* Parse text (len bytes; origin names it in errors). base_dir resolves a
  * relative signing.pubkey (NULL: the current directory). 0, or -1 with a
  * usage error. The plan keeps a copy of text. */
-int sp_plan_parse(sp_plan *p, const char *text, size_t len, const char *origin, const char *base_dir,
+int sp_plan_parse(sp_gate_plan *p, const char *text, size_t len, const char *origin, const char *base_dir,
 		  sp_error *err);
 /* Read and parse the file (at most SP_PLAN_MAX_BYTES). */
-int sp_plan_load(sp_plan *p, const char *path, sp_error *err);
-void sp_plan_free(sp_plan *p);
+int sp_plan_load(sp_gate_plan *p, const char *path, sp_error *err);
+void sp_plan_free(sp_gate_plan *p);
 
 /* The artifacts a bundle of lane `lane` must record: the candidate's, each
  * replaced by the lane's own digest when the lane names one, then the
  * lane-only ones. At most max into out; returns the count. */
-size_t sp_plan_lane_artifacts(const sp_plan *p, size_t lane, const sp_plan_artifact **out, size_t max);
+size_t sp_plan_lane_artifacts(const sp_gate_plan *p, size_t lane, const sp_gate_plan_artifact **out, size_t max);
 
 /* "2026-01-01T00:00:00Z" (optionally with a fraction) as seconds since the
  * epoch; -1 when s is not one (calendar checked: no Feb 30) */

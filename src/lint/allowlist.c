@@ -10,7 +10,7 @@
 #include "lint/lint.h"
 #include "lint/strmap.h"
 
-static const sp_jschema allowlist_schema[] = {
+static const sp_lint_jschema allowlist_schema[] = {
 	{"", 'o'},
 	{"/domains", 'o'},
 	{"/domains/*", 's'},
@@ -99,7 +99,7 @@ bool sp_lint_is_dns_name(const char *h)
 	return labels >= 2 && tld_alpha;
 }
 
-static void map_of(json_t *a, sp_strmap *m)
+static void map_of(json_t *a, sp_lint_strmap *m)
 {
 	size_t i;
 	json_t *v;
@@ -127,7 +127,7 @@ void sp_lint_allowlist_check(sp_lint *l, size_t fi)
 	json_t *domains = json_object_get(root, "domains");
 	json_t *providers = json_object_get(root, "inference_providers");
 	json_t *forbidden = json_object_get(root, "forbidden_hosts");
-	sp_strmap prov = {0}, forb = {0};
+	sp_lint_strmap prov = {0}, forb = {0};
 	map_of(providers, &prov);
 	map_of(forbidden, &forb);
 	const char *host;

@@ -10,7 +10,7 @@
 
 #include "lint/yamldoc.h"
 
-static const sp_yschema compose_schema[] = {
+static const sp_lint_yschema compose_schema[] = {
 	{"", 'm'},
 	{"/services", 'm'},
 	{"/services/*", 'm'},

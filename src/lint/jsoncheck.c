@@ -131,7 +131,7 @@ static int walk(const sp_lint_file *f, json_t *j, struct pbuf *b, const char *re
 	return r;
 }
 
-int sp_lint_json_schema(const sp_lint_file *f, void *root, const char *prefix, const sp_jschema *s, size_t n,
+int sp_lint_json_schema(const sp_lint_file *f, void *root, const char *prefix, const sp_lint_jschema *s, size_t n,
 			sp_error *err)
 {
 	struct pbuf b = {.cap = 256};

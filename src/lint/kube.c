@@ -11,7 +11,7 @@
 
 #include "lint/yamldoc.h"
 
-static const sp_yschema pod_schema[] = {
+static const sp_lint_yschema pod_schema[] = {
 	{"", 'm'},
 	{"/hostNetwork", 's'},
 	{"/hostPID", 's'},
@@ -84,7 +84,7 @@ static const sp_yschema pod_schema[] = {
 	{"/*/*/securityContext/windowsOptions/hostProcess", 's'},
 };
 
-static const sp_yschema doc_schema[] = {
+static const sp_lint_yschema doc_schema[] = {
 	{"/kind", 's'},
 	{"/metadata", 'm'},
 	{"/metadata/name", 's'},

@@ -165,11 +165,11 @@ int sp_lint_json_type_error(const sp_lint_file *f, const char *pointer, sp_error
  * "*" segments match any member or element, with a type letter: o object,
  * a array, s string, b boolean, i integer, n number, A array or null. The
  * first value of the wrong type is a usage error with its position. */
-typedef struct sp_jschema {
+typedef struct sp_lint_jschema {
 	const char *path;
 	char type;
-} sp_jschema;
-int sp_lint_json_schema(const sp_lint_file *f, void *root, const char *prefix, const sp_jschema *s, size_t n,
+} sp_lint_jschema;
+int sp_lint_json_schema(const sp_lint_file *f, void *root, const char *prefix, const sp_lint_jschema *s, size_t n,
 			sp_error *err);
 
 /* Host-name helpers shared by allowlist and relations (allowlist.c). */

@@ -8,7 +8,7 @@
 #include "core/caps.h"
 #include "lint/lint.h"
 
-static const sp_jschema oci_schema[] = {
+static const sp_lint_jschema oci_schema[] = {
 	{"", 'o'},
 	{"/process", 'o'},
 	{"/process/noNewPrivileges", 'b'},

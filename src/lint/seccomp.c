@@ -6,7 +6,7 @@
 
 #include "lint/lint.h"
 
-static const sp_jschema seccomp_schema[] = {
+static const sp_lint_jschema seccomp_schema[] = {
 	{"", 'o'},
 	{"/defaultAction", 's'},
 	{"/defaultErrnoRet", 'i'},

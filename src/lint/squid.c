@@ -342,7 +342,7 @@ static void dom_matches(const struct sp_squid *cs, const char *host)
 	if (!hl || hl > 1024)
 		return;
 	char buf[1100];
-	const sp_strmap_ent *cand[130];
+	const sp_lint_strmap_ent *cand[130];
 	size_t nc = 0;
 	if ((cand[nc] = sp_strmap_get(&s->dom, host)))
 		nc++;

@@ -49,7 +49,7 @@ struct sp_squid {
 	struct squid_port *ports;
 	size_t nports;
 	bool ssl_bump;
-	sp_strmap dom; /* dstdomain value (".example.com" or "host") -> acl indexes */
+	sp_lint_strmap dom; /* dstdomain value (".example.com" or "host") -> acl indexes */
 	/* the dstdomain acls of the last host looked up (a host is evaluated
 	 * for several methods in a row) */
 	char *memo_host;

@@ -15,7 +15,7 @@ static uint64_t hash_ci(const char *s)
 	return h;
 }
 
-static sp_strmap_ent *slot(const sp_strmap *m, const char *key)
+static sp_lint_strmap_ent *slot(const sp_lint_strmap *m, const char *key)
 {
 	size_t i = (size_t)hash_ci(key) & (m->cap - 1);
 	while (m->e[i].key && strcasecmp(m->e[i].key, key))
@@ -23,9 +23,9 @@ static sp_strmap_ent *slot(const sp_strmap *m, const char *key)
 	return &m->e[i];
 }
 
-static void grow(sp_strmap *m)
+static void grow(sp_lint_strmap *m)
 {
-	sp_strmap old = *m;
+	sp_lint_strmap old = *m;
 	m->cap = old.cap ? old.cap * 2 : 64;
 	m->e = sp_xcalloc(m->cap, sizeof *m->e);
 	for (size_t i = 0; i < old.cap; i++)
@@ -34,11 +34,11 @@ static void grow(sp_strmap *m)
 	free(old.e);
 }
 
-void sp_strmap_add(sp_strmap *m, const char *key, int val)
+void sp_strmap_add(sp_lint_strmap *m, const char *key, int val)
 {
 	if ((m->n + 1) * 2 > m->cap)
 		grow(m);
-	sp_strmap_ent *e = slot(m, key);
+	sp_lint_strmap_ent *e = slot(m, key);
 	if (!e->key) {
 		e->key = sp_xstrdup(key);
 		for (char *p = e->key; *p; p++)
@@ -52,15 +52,15 @@ void sp_strmap_add(sp_strmap *m, const char *key, int val)
 	e->vals[e->nv++] = val;
 }
 
-const sp_strmap_ent *sp_strmap_get(const sp_strmap *m, const char *key)
+const sp_lint_strmap_ent *sp_strmap_get(const sp_lint_strmap *m, const char *key)
 {
 	if (!m->cap)
 		return NULL;
-	const sp_strmap_ent *e = slot(m, key);
+	const sp_lint_strmap_ent *e = slot(m, key);
 	return e->key ? e : NULL;
 }
 
-void sp_strmap_free(sp_strmap *m)
+void sp_strmap_free(sp_lint_strmap *m)
 {
 	for (size_t i = 0; i < m->cap; i++) {
 		free(m->e[i].key);

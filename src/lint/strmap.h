@@ -6,19 +6,19 @@
 
 #include <stddef.h>
 
-typedef struct sp_strmap_ent {
+typedef struct sp_lint_strmap_ent {
 	char *key; /* lower case; NULL: empty slot */
 	int *vals;
 	size_t nv;
-} sp_strmap_ent;
+} sp_lint_strmap_ent;
 
-typedef struct sp_strmap {
-	sp_strmap_ent *e;
+typedef struct sp_lint_strmap {
+	sp_lint_strmap_ent *e;
 	size_t cap, n;
-} sp_strmap;
+} sp_lint_strmap;
 
-void sp_strmap_add(sp_strmap *m, const char *key, int val);
-const sp_strmap_ent *sp_strmap_get(const sp_strmap *m, const char *key);
-void sp_strmap_free(sp_strmap *m);
+void sp_strmap_add(sp_lint_strmap *m, const char *key, int val);
+const sp_lint_strmap_ent *sp_strmap_get(const sp_lint_strmap *m, const char *key);
+void sp_strmap_free(sp_lint_strmap *m);
 
 #endif

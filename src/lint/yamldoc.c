@@ -908,7 +908,7 @@ static int ywalk(const sp_lint_file *f, yaml_document_t *d, yaml_node_t *n, cons
 }
 
 int sp_y_schema(const sp_lint_file *f, yaml_document_t *d, yaml_node_t *root, const char *prefix,
-		const sp_yschema *s, size_t n, sp_error *err)
+		const sp_lint_yschema *s, size_t n, sp_error *err)
 {
 	struct yseg segs[SP_LINT_MAX_DEPTH + 1];
 	for (size_t i = 0; i < n; i++)

@@ -45,12 +45,12 @@ void sp_y_report(sp_lint *l, size_t fi, sp_lint_rule_id rule, const yaml_node_t 
 /* Type checks like sp_lint_json_schema: path with "*" segments, type m mapping,
  * q sequence, s scalar, c mapping or sequence, '*' anything. Null values are
  * absent values and always pass. */
-typedef struct sp_yschema {
+typedef struct sp_lint_yschema {
 	const char *path;
 	char type;
-} sp_yschema;
+} sp_lint_yschema;
 int sp_y_schema(const sp_lint_file *f, yaml_document_t *d, yaml_node_t *root, const char *prefix,
-		const sp_yschema *s, size_t n, sp_error *err);
+		const sp_lint_yschema *s, size_t n, sp_error *err);
 
 /* Read every document of file fi (kind compose, kube, or auto: guessed from
  * the first document that says), checking each as it comes. A document that

@@ -18,24 +18,24 @@ static int probe(const sp_live_cfg *cfg, char *why, size_t whysz)
 	return sp_probe_tool("bwrap", why, whysz, "bwrap not installed (package bubblewrap)");
 }
 
-static void claims(sp_launch *l)
+static void claims(sp_live_launch *l)
 {
-	*l = (sp_launch){.ns = SP_NS_ALL, .ro_root = true, .drop_caps = true, .seccomp = true, .nnp = true,
+	*l = (sp_live_launch){.ns = SP_NS_ALL, .ro_root = true, .drop_caps = true, .seccomp = true, .nnp = true,
 			 .min_dev = true, .tmp = true, .masked = true};
 }
 
 /* bwrap runs as nobody when we are root: the rootfs is nobody's, so that root
  * inside (nobody outside) owns it as root owns a root filesystem */
-static int prepare(sp_lane *l, sp_error *err)
+static int prepare(sp_live_lane *l, sp_error *err)
 {
 	if (getuid() == 0 && chown(l->rootfs, 65534, 65534) < 0)
 		return sp_fail_errno(err, errno, "chown %s", l->rootfs);
 	return 0;
 }
 
-static int launch(sp_lane *l, sp_error *err)
+static int launch(sp_live_lane *l, sp_error *err)
 {
-	const sp_launch *a = &l->actual;
+	const sp_live_launch *a = &l->actual;
 	sp_strv argv;
 	sp_strv_split(&argv, NULL, ",");
 	if (getuid() == 0) {
@@ -112,7 +112,7 @@ static int launch(sp_lane *l, sp_error *err)
 	return r;
 }
 
-const sp_runtime sp_rt_bwrap = {
+const sp_live_runtime sp_rt_bwrap = {
 	.name = "bwrap",
 	.summary = "bubblewrap: user namespace sandbox, read-only bind root, seccomp BPF",
 	.removable = SP_PROT_ALL & ~(unsigned)SP_PROT_NNP, /* bwrap always sets no_new_privs */

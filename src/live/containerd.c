@@ -196,7 +196,7 @@ static void stop_own(void)
 	ctd.own = false;
 }
 
-static int prepare(sp_lane *l, sp_error *err)
+static int prepare(sp_live_lane *l, sp_error *err)
 {
 	if (ctd.start_own && start_own(l->cfg, err) < 0)
 		return -1;
@@ -211,17 +211,17 @@ static int prepare(sp_lane *l, sp_error *err)
 	return 0;
 }
 
-static void claims_runc(sp_launch *l)
+static void claims_runc(sp_live_launch *l)
 {
 	sp_oci_claims(l);
 }
 
-static int plan_runsc(sp_lane *l, char *why, size_t whysz)
+static int plan_runsc(sp_live_lane *l, char *why, size_t whysz)
 {
 	return sp_gvisor_plan(l, why, whysz);
 }
 
-static int launch(sp_lane *l, sp_error *err)
+static int launch(sp_live_lane *l, sp_error *err)
 {
 	bool gvisor = l->claim.user_kernel;
 	if (gvisor && sp_gvisor_known_caps(l, err) < 0)
@@ -291,7 +291,7 @@ struct ctd_lane {
 	char bundle[600];
 };
 
-static void lane_free(sp_lane *l)
+static void lane_free(sp_live_lane *l)
 {
 	free(l->priv);
 	l->priv = NULL;
@@ -326,7 +326,7 @@ static int task_pid(const char *id, pid_t *pid, sp_error *err)
 	return sp_fail_errno(err, EIO, "%s", msg);
 }
 
-static int host_pid(sp_lane *l, sp_error *err)
+static int host_pid(sp_live_lane *l, sp_error *err)
 {
 	pid_t tp = 0;
 	sp_error tpe;
@@ -373,7 +373,7 @@ static void ctr(char *a, char *b, char *c, char *d)
 	sp_run_cmd(argv, NULL, NULL, 20000);
 }
 
-static void teardown(sp_lane *l)
+static void teardown(sp_live_lane *l)
 {
 	if (!ctd.addr[0] || !ctd.ns[0])
 		return;
@@ -383,7 +383,7 @@ static void teardown(sp_lane *l)
 	ctr("containers", "delete", l->name, NULL);
 }
 
-static int leftovers(sp_lane *l, char *what, size_t whatsz)
+static int leftovers(sp_live_lane *l, char *what, size_t whatsz)
 {
 	if (!ctd.addr[0] || !ctd.ns[0]) {
 		snprintf(what, whatsz, "no containerd was used");
@@ -444,7 +444,7 @@ static int leftovers(sp_lane *l, char *what, size_t whatsz)
 }
 
 /* end of the run: the namespace goes (it must be empty), then a containerd of our own */
-static int finish(const sp_runtime *rt, const sp_live_cfg *cfg, char *what, size_t whatsz)
+static int finish(const sp_live_runtime *rt, const sp_live_cfg *cfg, char *what, size_t whatsz)
 {
 	(void)rt;
 	(void)cfg;
@@ -467,7 +467,7 @@ static int finish(const sp_runtime *rt, const sp_live_cfg *cfg, char *what, size
 	return ret;
 }
 
-const sp_runtime sp_rt_containerd_runc = {
+const sp_live_runtime sp_rt_containerd_runc = {
 	.name = "containerd-runc",
 	.summary = "containerd (ctr, handler runc: io.containerd.runc.v2) on the lane's OCI spec, in a namespace of the run's own",
 	.removable = SP_PROT_ALL,
@@ -485,7 +485,7 @@ const sp_runtime sp_rt_containerd_runc = {
 	.runtime_type = "io.containerd.runc.v2",
 };
 
-const sp_runtime sp_rt_containerd_runsc = {
+const sp_live_runtime sp_rt_containerd_runsc = {
 	.name = "containerd-runsc",
 	.summary = "containerd (ctr, handler runsc: gVisor as the runc v2 shim's binary) on the lane's OCI spec",
 	.removable = SP_PROT_ALL,

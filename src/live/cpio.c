@@ -12,26 +12,26 @@
 
 #include "live/live.h"
 
-struct sp_cpio {
+struct sp_live_cpio {
 	FILE *f;
 	unsigned ino;
 	int err;
 };
 
-sp_cpio *sp_cpio_open(const char *path, sp_error *err)
+sp_live_cpio *sp_cpio_open(const char *path, sp_error *err)
 {
 	FILE *f = fopen(path, "wxe");
 	if (!f) {
 		sp_fail_errno(err, errno, "create %s", path);
 		return NULL;
 	}
-	sp_cpio *c = sp_xcalloc(1, sizeof *c);
+	sp_live_cpio *c = sp_xcalloc(1, sizeof *c);
 	c->f = f;
 	c->ino = 1000;
 	return c;
 }
 
-static void pad4(sp_cpio *c, size_t n)
+static void pad4(sp_live_cpio *c, size_t n)
 {
 	static const char zero[4];
 	if (n % 4)
@@ -39,7 +39,7 @@ static void pad4(sp_cpio *c, size_t n)
 			c->err = EIO;
 }
 
-static int entry(sp_cpio *c, const char *name, unsigned mode, size_t size, unsigned rmaj, unsigned rmin, const void *data)
+static int entry(sp_live_cpio *c, const char *name, unsigned mode, size_t size, unsigned rmaj, unsigned rmin, const void *data)
 {
 	size_t nlen = strlen(name) + 1;
 	if (size > 0xffffffffu || nlen > 4096)
@@ -58,17 +58,17 @@ static int entry(sp_cpio *c, const char *name, unsigned mode, size_t size, unsig
 	return c->err ? -c->err : 0;
 }
 
-int sp_cpio_dir(sp_cpio *c, const char *name, unsigned mode)
+int sp_cpio_dir(sp_live_cpio *c, const char *name, unsigned mode)
 {
 	return entry(c, name, S_IFDIR | (mode & 07777), 0, 0, 0, NULL);
 }
 
-int sp_cpio_file(sp_cpio *c, const char *name, unsigned mode, const void *data, size_t len)
+int sp_cpio_file(sp_live_cpio *c, const char *name, unsigned mode, const void *data, size_t len)
 {
 	return entry(c, name, S_IFREG | (mode & 07777), len, 0, 0, data);
 }
 
-int sp_cpio_file_from(sp_cpio *c, const char *name, unsigned mode, const char *hostpath, sp_error *err)
+int sp_cpio_file_from(sp_live_cpio *c, const char *name, unsigned mode, const char *hostpath, sp_error *err)
 {
 	size_t len = 0;
 	int e = 0;
@@ -80,17 +80,17 @@ int sp_cpio_file_from(sp_cpio *c, const char *name, unsigned mode, const char *h
 	return 0;
 }
 
-int sp_cpio_symlink(sp_cpio *c, const char *name, const char *target)
+int sp_cpio_symlink(sp_live_cpio *c, const char *name, const char *target)
 {
 	return entry(c, name, S_IFLNK | 0777, strlen(target), 0, 0, target);
 }
 
-int sp_cpio_node(sp_cpio *c, const char *name, unsigned mode, unsigned major, unsigned minor)
+int sp_cpio_node(sp_live_cpio *c, const char *name, unsigned mode, unsigned major, unsigned minor)
 {
 	return entry(c, name, mode, 0, major, minor, NULL);
 }
 
-int sp_cpio_close(sp_cpio *c, sp_error *err)
+int sp_cpio_close(sp_live_cpio *c, sp_error *err)
 {
 	int r = entry(c, "TRAILER!!!", 0, 0, 0, 0, NULL);
 	int e = c->err;

@@ -48,7 +48,7 @@ static int probe(const sp_live_cfg *cfg, char *why, size_t whysz)
 	return 0;
 }
 
-static int plan(sp_lane *l, char *why, size_t whysz)
+static int plan(sp_live_lane *l, char *why, size_t whysz)
 {
 	(void)why;
 	(void)whysz;
@@ -65,7 +65,7 @@ static int plan(sp_lane *l, char *why, size_t whysz)
 }
 
 /* argv for `crun GLOBAL... CMD ARGS...`: through the private mount namespace on a hybrid host */
-static void crun_argv(const sp_lane *l, sp_strv *argv, char *root, size_t rootsz)
+static void crun_argv(const sp_live_lane *l, sp_strv *argv, char *root, size_t rootsz)
 {
 	snprintf(root, rootsz, "--root=%s/crun-root", l->dir);
 	sp_strv_split(argv, NULL, ",");
@@ -81,7 +81,7 @@ static void crun_argv(const sp_lane *l, sp_strv *argv, char *root, size_t rootsz
 		sp_strv_push(argv, "--cgroup-manager=disabled");
 }
 
-static int launch(sp_lane *l, sp_error *err)
+static int launch(sp_live_lane *l, sp_error *err)
 {
 	if (sp_oci_write_bundle(l, err) < 0)
 		return -1;
@@ -100,7 +100,7 @@ static int launch(sp_lane *l, sp_error *err)
 	return r;
 }
 
-static void teardown(sp_lane *l)
+static void teardown(sp_live_lane *l)
 {
 	sp_strv argv;
 	char root[600];
@@ -112,7 +112,7 @@ static void teardown(sp_lane *l)
 	sp_strv_free(&argv);
 }
 
-static int leftovers(sp_lane *l, char *what, size_t whatsz)
+static int leftovers(sp_live_lane *l, char *what, size_t whatsz)
 {
 	sp_strv argv;
 	char root[600];
@@ -146,7 +146,7 @@ static int leftovers(sp_lane *l, char *what, size_t whatsz)
 	return 0;
 }
 
-const sp_runtime sp_rt_crun = {
+const sp_live_runtime sp_rt_crun = {
 	.name = "crun",
 	.summary = "crun: the same OCI bundle as runc (on a hybrid cgroup host: in a mount namespace without the cgroup2 "
 		   "tree, --cgroup-manager=disabled)",

@@ -30,9 +30,9 @@
 
 static const char *const docker_extra[] = {"--ulimit", "nofile=1024:1024", "--ulimit", "nproc=1024:1024",
 					   "--pull", "never", "--log-driver", "none", NULL};
-static sp_engine_state docker_state;
-static sp_engine docker = {.bin = "docker", .extra = docker_extra, .docker = true, .st = &docker_state};
-static sp_engine docker_runsc = {.bin = "docker", .extra = docker_extra, .docker = true, .want_runtime = "runsc",
+static sp_live_engine_state docker_state;
+static sp_live_engine docker = {.bin = "docker", .extra = docker_extra, .docker = true, .st = &docker_state};
+static sp_live_engine docker_runsc = {.bin = "docker", .extra = docker_extra, .docker = true, .want_runtime = "runsc",
 				 .st = &docker_state};
 
 /* what the adapter learns about a lane's container while it runs */
@@ -44,13 +44,13 @@ struct docker_lane {
 	char runsc_root[600]; /* gVisor's state dir (--root of the sandbox) */
 };
 
-static void lane_free(sp_lane *l)
+static void lane_free(sp_live_lane *l)
 {
 	free(l->priv);
 	l->priv = NULL;
 }
 
-static struct docker_lane *dl(sp_lane *l)
+static struct docker_lane *dl(sp_live_lane *l)
 {
 	if (!l->priv)
 		l->priv = sp_xcalloc(1, sizeof(struct docker_lane));
@@ -67,7 +67,7 @@ static void endpoint(char *out, size_t n)
 }
 
 /* `docker info` once per run: version and registered runtimes */
-static int ask_info(sp_engine_state *st)
+static int ask_info(sp_live_engine_state *st)
 {
 	if (st->asked)
 		return st->info_rc;
@@ -101,7 +101,7 @@ static int ask_info(sp_engine_state *st)
 }
 
 /* the registered runtime whose binary (or name) is e->want_runtime */
-static int find_runtime(sp_engine *e, char *why, size_t whysz)
+static int find_runtime(sp_live_engine *e, char *why, size_t whysz)
 {
 	if (e->runtime[0])
 		return 0;
@@ -136,7 +136,7 @@ static int find_runtime(sp_engine *e, char *why, size_t whysz)
 	return -1;
 }
 
-static bool has_arg(const sp_engine *e, const char *arg)
+static bool has_arg(const sp_live_engine *e, const char *arg)
 {
 	sp_strv v;
 	sp_strv_split(&v, e->runtime_args, " ");
@@ -152,7 +152,7 @@ static bool has_arg(const sp_engine *e, const char *arg)
 /* the capabilities the engine knows: offer every one this kernel has to a
  * create of an image that does not exist; the daemon names an unknown one
  * ("unknown capability: \"CAP_X\"") before it looks for the image */
-static int ask_caps(sp_engine_state *st)
+static int ask_caps(sp_live_engine_state *st)
 {
 	if (st->caps_asked)
 		return st->caps_rc;
@@ -227,7 +227,7 @@ static int ask_caps(sp_engine_state *st)
 	return -1;
 }
 
-static int probe_engine(sp_engine *e, char *why, size_t whysz)
+static int probe_engine(sp_live_engine *e, char *why, size_t whysz)
 {
 	if (sp_probe_tool("docker", why, whysz, "docker CLI not installed (tried: docker info)") < 0)
 		return -1;
@@ -252,14 +252,14 @@ static int probe_runsc(const sp_live_cfg *cfg, char *why, size_t whysz)
 	return probe_engine(&docker_runsc, why, whysz);
 }
 
-static void claims_runsc(sp_launch *l)
+static void claims_runsc(sp_live_launch *l)
 {
 	sp_engine_claims(l);
 	l->user_kernel = true;
 }
 
-static void note(sp_lane *l, const char *fmt, ...) SP_PRINTF(2, 3);
-static void note(sp_lane *l, const char *fmt, ...)
+static void note(sp_live_lane *l, const char *fmt, ...) SP_PRINTF(2, 3);
+static void note(sp_live_lane *l, const char *fmt, ...)
 {
 	size_t len = strlen(l->notes);
 	if (len && len < sizeof l->notes - 2)
@@ -279,7 +279,7 @@ static unsigned version_num(const char *v)
 	return a * 100 + b;
 }
 
-static int plan_common(sp_lane *l, sp_engine *e, char *why, size_t whysz)
+static int plan_common(sp_live_lane *l, sp_live_engine *e, char *why, size_t whysz)
 {
 	if (sp_engine_plan(l, why, whysz) < 0)
 		return -1;
@@ -298,7 +298,7 @@ static int plan_common(sp_lane *l, sp_engine *e, char *why, size_t whysz)
 	return 0;
 }
 
-static int plan(sp_lane *l, char *why, size_t whysz)
+static int plan(sp_live_lane *l, char *why, size_t whysz)
 {
 	if (plan_common(l, &docker, why, whysz) < 0)
 		return -1;
@@ -324,9 +324,9 @@ static int plan(sp_lane *l, char *why, size_t whysz)
 	return 0;
 }
 
-static int plan_runsc(sp_lane *l, char *why, size_t whysz)
+static int plan_runsc(sp_live_lane *l, char *why, size_t whysz)
 {
-	sp_engine *e = &docker_runsc;
+	sp_live_engine *e = &docker_runsc;
 	if (plan_common(l, e, why, whysz) < 0)
 		return -1;
 	bool oci_seccomp = has_arg(e, "--oci-seccomp");
@@ -372,7 +372,7 @@ static int plan_runsc(sp_lane *l, char *why, size_t whysz)
 
 /* ------------------------------------------------------------ engine view */
 
-static int read_cid(sp_lane *l)
+static int read_cid(sp_live_lane *l)
 {
 	if (l->cid[0])
 		return 0;
@@ -385,13 +385,13 @@ static int read_cid(sp_lane *l)
 	return l->cid[0] ? 0 : -1;
 }
 
-static void find_shim(sp_lane *l)
+static void find_shim(sp_live_lane *l)
 {
 	struct docker_lane *d = dl(l);
 	d->shim = sp_find_shim(l->cid, d->ctr_addr, sizeof d->ctr_addr, d->ctr_ns, sizeof d->ctr_ns, d->bundle, sizeof d->bundle);
 }
 
-static int host_pid(sp_lane *l, sp_error *err)
+static int host_pid(sp_live_lane *l, sp_error *err)
 {
 	struct docker_lane *d = dl(l);
 	if (read_cid(l) < 0)
@@ -440,7 +440,7 @@ static int host_pid(sp_lane *l, sp_error *err)
 
 /* ---------------------------------------------------------------- teardown */
 
-static int leftovers(sp_lane *l, char *what, size_t whatsz)
+static int leftovers(sp_live_lane *l, char *what, size_t whatsz)
 {
 	read_cid(l);
 	struct docker_lane *d = l->priv;
@@ -514,7 +514,7 @@ static int leftovers(sp_lane *l, char *what, size_t whatsz)
 	return 0;
 }
 
-const sp_runtime sp_rt_docker = {
+const sp_live_runtime sp_rt_docker = {
 	.name = "docker",
 	.summary = "docker (CLI, the engine at DOCKER_HOST): imported local image, --read-only, --cap-drop ALL, OCI seccomp",
 	.probe = probe,
@@ -532,7 +532,7 @@ const sp_runtime sp_rt_docker = {
 	.lane_free = lane_free,
 };
 
-const sp_runtime sp_rt_docker_runsc = {
+const sp_live_runtime sp_rt_docker_runsc = {
 	.name = "docker-runsc",
 	.summary = "docker --runtime runsc (gVisor as the engine has it registered): the docker lane in a user-space kernel",
 	.probe = probe_runsc,

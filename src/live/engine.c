@@ -30,8 +30,8 @@
 static const char doctor_in_image[] = "/sandprobe-doctor";
 static const char build_label_key[] = "org.sandprobe.live.run";
 
-static void lane_note(sp_lane *l, const char *fmt, ...) SP_PRINTF(2, 3);
-static void lane_note(sp_lane *l, const char *fmt, ...)
+static void lane_note(sp_live_lane *l, const char *fmt, ...) SP_PRINTF(2, 3);
+static void lane_note(sp_live_lane *l, const char *fmt, ...)
 {
 	size_t len = strlen(l->notes);
 	if (len && len < sizeof l->notes - 2)
@@ -49,7 +49,7 @@ static bool image_mode(const sp_live_cfg *cfg)
 
 /* the engine's id of an image ("sha256:" cut off), "" when it does not know it (what the engine said in
  * err->msg); -1 when it cannot be asked (err says why) */
-static int image_id_of(const sp_engine *e, const char *ref, char *id, size_t idsz, sp_error *err)
+static int image_id_of(const sp_live_engine *e, const char *ref, char *id, size_t idsz, sp_error *err)
 {
 	char *argv[] = {(char *)e->bin, "image", "inspect", "--format", "{{.Id}}", (char *)ref, NULL};
 	_cleanup_free_ char *out = NULL;
@@ -74,7 +74,7 @@ static int image_id_of(const sp_engine *e, const char *ref, char *id, size_t ids
 }
 
 /* the run's own suffix for what it makes in an engine (the image, the check container) */
-static const char *run_hex(sp_engine_state *st)
+static const char *run_hex(sp_live_engine_state *st)
 {
 	if (!st->run_hex[0]) {
 		unsigned char b[6];
@@ -90,10 +90,10 @@ static const char *run_hex(sp_engine_state *st)
 
 /* FROM scratch, the doctor alone: what the Containerfile builds, from --doctor, for this run */
 
-static int build_doctor_image(const sp_lane *l, char *why, size_t whysz)
+static int build_doctor_image(const sp_live_lane *l, char *why, size_t whysz)
 {
-	sp_engine *e = l->rt->engine;
-	sp_engine_state *st = e->st;
+	sp_live_engine *e = l->rt->engine;
+	sp_live_engine_state *st = e->st;
 	const sp_live_cfg *cfg = l->cfg;
 	snprintf(st->build_label, sizeof st->build_label, "sandprobe-live-%d-%s", (int)getpid(), run_hex(st));
 	snprintf(st->build_ctx, sizeof st->build_ctx, "%s/sandprobe-image.XXXXXX", cfg->tmpbase[0] ? cfg->tmpbase : "/tmp");
@@ -199,10 +199,10 @@ static char *between_markers(const char *out, const char *nonce)
 /* Run the image's doctor once as the lanes will (its entrypoint, --live-lane) and ask it for its catalogue,
  * which must be the one of --doctor (the lanes' expectations come from it). While it holds the container open,
  * the root directory a container of this image gets is measured from the host (/proc/PID/root). */
-static int check_image_doctor(const sp_lane *l, char *why, size_t whysz)
+static int check_image_doctor(const sp_live_lane *l, char *why, size_t whysz)
 {
-	sp_engine *e = l->rt->engine;
-	sp_engine_state *st = e->st;
+	sp_live_engine *e = l->rt->engine;
+	sp_live_engine_state *st = e->st;
 	const sp_live_cfg *cfg = l->cfg;
 	char nonce[48];
 	snprintf(nonce, sizeof nonce, "sp-check-%s", run_hex(st));
@@ -283,10 +283,10 @@ static int check_image_doctor(const sp_lane *l, char *why, size_t whysz)
 	return 0;
 }
 
-static int image_setup(const sp_lane *l, char *why, size_t whysz)
+static int image_setup(const sp_live_lane *l, char *why, size_t whysz)
 {
-	sp_engine *e = l->rt->engine;
-	sp_engine_state *st = e->st;
+	sp_live_engine *e = l->rt->engine;
+	sp_live_engine_state *st = e->st;
 	const sp_live_cfg *cfg = l->cfg;
 	if (cfg->doctor_image) {
 		if (build_doctor_image(l, why, whysz) < 0)
@@ -317,9 +317,9 @@ static int image_setup(const sp_lane *l, char *why, size_t whysz)
 }
 
 /* the doctor image, set up once per engine and run (its outcome shared by every lane of the run) */
-static int image_once(const sp_lane *l)
+static int image_once(const sp_live_lane *l)
 {
-	sp_engine_state *st = ((sp_engine *)l->rt->engine)->st;
+	sp_live_engine_state *st = ((sp_live_engine *)l->rt->engine)->st;
 	if (!st->image_tried) {
 		st->image_tried = true;
 		st->image_rc = image_setup(l, st->image_why, sizeof st->image_why);
@@ -327,11 +327,11 @@ static int image_once(const sp_lane *l)
 	return st->image_rc;
 }
 
-int sp_engine_plan(sp_lane *l, char *why, size_t whysz)
+int sp_engine_plan(sp_live_lane *l, char *why, size_t whysz)
 {
 	if (!image_mode(l->cfg))
 		return 0;
-	sp_engine_state *st = ((sp_engine *)l->rt->engine)->st;
+	sp_live_engine_state *st = ((sp_live_engine *)l->rt->engine)->st;
 	/* a setup that failed is the lane's error (prepare), not a limitation */
 	if (image_once(l) < 0 || !(l->variant->removes & SP_PROT_ROROOT) || (l->variant->removes & SP_PROT_CAPS))
 		return 0;
@@ -350,16 +350,16 @@ int sp_engine_plan(sp_lane *l, char *why, size_t whysz)
 			 "dropped (no CAP_DAC_OVERRIDE) a create at / is refused by permissions even on a read-write root, so the "
 			 "doctor can only warn: the writable-root control cannot run from the image (the rootfs lanes run it "
 			 "from --rootfs)",
-			 st->image, (unsigned)st->root_mode, (unsigned)st->root_uid, ((sp_engine *)l->rt->engine)->bin);
+			 st->image, (unsigned)st->root_mode, (unsigned)st->root_uid, ((sp_live_engine *)l->rt->engine)->bin);
 		return -1;
 	}
 	return 0;
 }
 
 /* the doctor image, once per engine and run; then the lane runs the doctor as its entrypoint */
-static int image_prepare(sp_lane *l, sp_error *err)
+static int image_prepare(sp_live_lane *l, sp_error *err)
 {
-	sp_engine_state *st = ((sp_engine *)l->rt->engine)->st;
+	sp_live_engine_state *st = ((sp_live_engine *)l->rt->engine)->st;
 	if (image_once(l) < 0)
 		return sp_fail_errno(err, 0, "%s", st->image_why);
 	sp_strv_free(&l->inside);
@@ -372,15 +372,15 @@ static int image_prepare(sp_lane *l, sp_error *err)
 	return 0;
 }
 
-void sp_engine_claims(sp_launch *l)
+void sp_engine_claims(sp_live_launch *l)
 {
-	*l = (sp_launch){.ns = SP_NS_ALL & ~(unsigned)SP_NS_USER, .ro_root = true, .drop_caps = true, .seccomp = true,
+	*l = (sp_live_launch){.ns = SP_NS_ALL & ~(unsigned)SP_NS_USER, .ro_root = true, .drop_caps = true, .seccomp = true,
 			 .nnp = true, .min_dev = true, .tmp = true, .own_cgroup = true, .masked = true, .root_is_host_root = true};
 }
 
-int sp_engine_prepare(sp_lane *l, sp_error *err)
+int sp_engine_prepare(sp_live_lane *l, sp_error *err)
 {
-	sp_engine *e = l->rt->engine;
+	sp_live_engine *e = l->rt->engine;
 	if (image_mode(l->cfg))
 		return image_prepare(l, err);
 	if (e->st->image[0])
@@ -411,10 +411,10 @@ int sp_engine_prepare(sp_lane *l, sp_error *err)
 	return 0;
 }
 
-int sp_engine_launch(sp_lane *l, sp_error *err)
+int sp_engine_launch(sp_live_lane *l, sp_error *err)
 {
-	const sp_engine *e = l->rt->engine;
-	const sp_launch *a = &l->actual;
+	const sp_live_engine *e = l->rt->engine;
+	const sp_live_launch *a = &l->actual;
 	sp_strv argv;
 	sp_strv_split(&argv, NULL, ",");
 	sp_strv_push(&argv, e->bin);
@@ -541,16 +541,16 @@ int sp_engine_launch(sp_lane *l, sp_error *err)
 	return r;
 }
 
-void sp_engine_teardown(sp_lane *l)
+void sp_engine_teardown(sp_live_lane *l)
 {
-	const sp_engine *e = l->rt->engine;
+	const sp_live_engine *e = l->rt->engine;
 	char *argv[] = {(char *)e->bin, "rm", "-f", l->name, NULL};
 	sp_run_cmd(argv, NULL, NULL, 30000);
 }
 
-int sp_engine_leftovers(sp_lane *l, char *what, size_t whatsz)
+int sp_engine_leftovers(sp_live_lane *l, char *what, size_t whatsz)
 {
-	const sp_engine *e = l->rt->engine;
+	const sp_live_engine *e = l->rt->engine;
 	char filter[128];
 	snprintf(filter, sizeof filter, "name=^%s$", l->name);
 	char *argv[] = {(char *)e->bin, "ps", "-a", "-q", "--filter", filter, NULL};
@@ -569,7 +569,7 @@ int sp_engine_leftovers(sp_lane *l, char *what, size_t whatsz)
 }
 
 /* what the engine still lists of the image this run made: by name, by id and (built) by the run's label */
-static int image_left(const sp_engine *e, const sp_engine_state *st, char *what, size_t whatsz)
+static int image_left(const sp_live_engine *e, const sp_live_engine_state *st, char *what, size_t whatsz)
 {
 	char filter[200], lfilter[200];
 	snprintf(filter, sizeof filter, "reference=%s", st->image);
@@ -608,7 +608,7 @@ static int image_left(const sp_engine *e, const sp_engine_state *st, char *what,
 	return ret;
 }
 
-static int check_left(const sp_engine *e, const sp_engine_state *st, char *what, size_t whatsz)
+static int check_left(const sp_live_engine *e, const sp_live_engine_state *st, char *what, size_t whatsz)
 {
 	char filter[128];
 	snprintf(filter, sizeof filter, "name=^%s$", st->check_name);
@@ -639,7 +639,7 @@ static void append(char *buf, size_t sz, const char *fmt, ...)
 }
 
 /* remove what a build left under the run's label (untagged intermediates), by id */
-static void remove_labelled(const sp_engine *e, const sp_engine_state *st)
+static void remove_labelled(const sp_live_engine *e, const sp_live_engine_state *st)
 {
 	char lfilter[200];
 	snprintf(lfilter, sizeof lfilter, "label=%s=%s", build_label_key, st->build_label);
@@ -654,11 +654,11 @@ static void remove_labelled(const sp_engine *e, const sp_engine_state *st)
 	}
 }
 
-int sp_engine_finish(const sp_runtime *rt, const sp_live_cfg *cfg, char *what, size_t whatsz)
+int sp_engine_finish(const sp_live_runtime *rt, const sp_live_cfg *cfg, char *what, size_t whatsz)
 {
 	(void)cfg;
-	sp_engine *e = rt->engine;
-	sp_engine_state *st = e->st;
+	sp_live_engine *e = rt->engine;
+	sp_live_engine_state *st = e->st;
 	if (!st->image_ours && !st->check_name[0])
 		return -1; /* the run made nothing in this engine (a user's --image is the user's) */
 	int ret = 0;

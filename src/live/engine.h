@@ -5,7 +5,7 @@
 #include "live/live.h"
 
 /* what one engine (one daemon) is, asked once per run and shared by its adapters */
-typedef struct sp_engine_state {
+typedef struct sp_live_engine_state {
 	/* the image the lanes run from: the lane's rootfs imported once per run, or the doctor image
 	 * (--image REF, or built once per run from the doctor with --doctor-image) */
 	char image[256];
@@ -32,9 +32,9 @@ typedef struct sp_engine_state {
 	int caps_rc;
 	sp_strv caps_known;
 	char caps_why[512];
-} sp_engine_state;
+} sp_live_engine_state;
 
-typedef struct sp_engine {
+typedef struct sp_live_engine {
 	const char *bin;
 	const char *const *extra; /* flags every `run` gets */
 	bool has_rootfs;          /* `run --rootfs DIR` exists (podman) */
@@ -43,19 +43,19 @@ typedef struct sp_engine {
 	const char *want_runtime; /* an OCI runtime the lane asks for by its binary ("runsc"), NULL: the default */
 	char runtime[64];         /* the name it is registered under (--runtime NAME) */
 	char runtime_args[512];   /* its runtimeArgs, as the engine reports them (space-separated) */
-	sp_engine_state *st;
-} sp_engine;
+	sp_live_engine_state *st;
+} sp_live_engine;
 
-/* the sp_runtime hooks of an engine adapter: the engine is l->rt->engine (rt->engine) */
-void sp_engine_claims(sp_launch *l);
+/* the sp_live_runtime hooks of an engine adapter: the engine is l->rt->engine (rt->engine) */
+void sp_engine_claims(sp_live_launch *l);
 /* the doctor image (--image, --doctor-image): set up once per engine, and what its lanes cannot launch */
-int sp_engine_plan(sp_lane *l, char *why, size_t whysz);
-int sp_engine_prepare(sp_lane *l, sp_error *err);
-int sp_engine_launch(sp_lane *l, sp_error *err);
-void sp_engine_teardown(sp_lane *l);
-int sp_engine_leftovers(sp_lane *l, char *what, size_t whatsz);
-int sp_engine_finish(const sp_runtime *rt, const sp_live_cfg *cfg, char *what, size_t whatsz);
-/* the rest of an engine adapter's sp_runtime initializer, after its name, summary and probe */
+int sp_engine_plan(sp_live_lane *l, char *why, size_t whysz);
+int sp_engine_prepare(sp_live_lane *l, sp_error *err);
+int sp_engine_launch(sp_live_lane *l, sp_error *err);
+void sp_engine_teardown(sp_live_lane *l);
+int sp_engine_leftovers(sp_live_lane *l, char *what, size_t whatsz);
+int sp_engine_finish(const sp_live_runtime *rt, const sp_live_cfg *cfg, char *what, size_t whatsz);
+/* the rest of an engine adapter's sp_live_runtime initializer, after its name, summary and probe */
 #define SP_ENGINE_HOOKS(E)                                                                                           \
 	.removable = SP_PROT_ALL, .claims = sp_engine_claims, .plan = sp_engine_plan, .prepare = sp_engine_prepare, .launch = sp_engine_launch, \
 	.teardown = sp_engine_teardown, .teardown_if_left = true, .leftovers = sp_engine_leftovers, .finish = sp_engine_finish, .engine = (E)

@@ -34,13 +34,13 @@ static int probe(const sp_live_cfg *cfg, char *why, size_t whysz)
 	return sp_probe_cmd(argv, true, 10000, "no version", why, whysz);
 }
 
-static void claims(sp_launch *l)
+static void claims(sp_live_launch *l)
 {
-	*l = (sp_launch){.ns = SP_NS_PID | SP_NS_NET | SP_NS_MNT | SP_NS_UTS | SP_NS_IPC, .ro_root = true, .drop_caps = true,
+	*l = (sp_live_launch){.ns = SP_NS_PID | SP_NS_NET | SP_NS_MNT | SP_NS_UTS | SP_NS_IPC, .ro_root = true, .drop_caps = true,
 			 .seccomp = true, .nnp = true, .min_dev = true, .tmp = true, .root_is_host_root = true, .host_fs_root = true};
 }
 
-static int prepare(sp_lane *l, sp_error *err)
+static int prepare(sp_live_lane *l, sp_error *err)
 {
 	char home[600], doc[700];
 	snprintf(home, sizeof home, "%s/home", l->dir);
@@ -50,9 +50,9 @@ static int prepare(sp_lane *l, sp_error *err)
 	return sp_copy_file(l->cfg->doctor, doc, 0755, err);
 }
 
-static int launch(sp_lane *l, sp_error *err)
+static int launch(sp_live_lane *l, sp_error *err)
 {
-	const sp_launch *a = &l->actual;
+	const sp_live_launch *a = &l->actual;
 	sp_strv argv;
 	sp_strv_split(&argv, NULL, ",");
 	sp_strv_push(&argv, "firejail");
@@ -98,7 +98,7 @@ static int launch(sp_lane *l, sp_error *err)
 }
 
 /* firejail records each sandbox under /run/firejail/<kind>/<pid of the firejail process> */
-static int leftovers(sp_lane *l, char *what, size_t whatsz)
+static int leftovers(sp_live_lane *l, char *what, size_t whatsz)
 {
 	pid_t fj = l->proc.pid;
 	if (fj <= 0) {
@@ -133,7 +133,7 @@ static int leftovers(sp_lane *l, char *what, size_t whatsz)
 	return 0;
 }
 
-const sp_runtime sp_rt_firejail = {
+const sp_live_runtime sp_rt_firejail = {
 	.name = "firejail",
 	.summary = "firejail (no chroot): the host's filesystem read-only, private home, /dev and /tmp, --net=none, no "
 		   "capabilities, seccomp, no_new_privs",

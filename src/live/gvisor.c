@@ -47,7 +47,7 @@ static bool has_oci_seccomp(void)
 	return known == 1;
 }
 
-void sp_gvisor_claims(sp_launch *l)
+void sp_gvisor_claims(sp_live_launch *l)
 {
 	sp_oci_claims(l);
 	l->user_kernel = true;
@@ -68,7 +68,7 @@ int sp_gvisor_nnp_limit(char *why, size_t whysz)
 	return -1;
 }
 
-int sp_gvisor_plan(sp_lane *l, char *why, size_t whysz)
+int sp_gvisor_plan(sp_live_lane *l, char *why, size_t whysz)
 {
 	unsigned r = l->variant->removes;
 	if (r & SP_PROT_NNP)
@@ -100,7 +100,7 @@ int sp_gvisor_plan(sp_lane *l, char *why, size_t whysz)
 	return 0;
 }
 
-int sp_gvisor_sandbox(sp_lane *l, pid_t pid, const char *id, char *root, size_t rootsz, sp_error *err)
+int sp_gvisor_sandbox(sp_live_lane *l, pid_t pid, const char *id, char *root, size_t rootsz, sp_error *err)
 {
 	static char cl[65536];
 	ssize_t n = sp_cmdline(pid, cl, sizeof cl);
@@ -116,7 +116,7 @@ int sp_gvisor_sandbox(sp_lane *l, pid_t pid, const char *id, char *root, size_t 
 	return 0;
 }
 
-static void root_dir(const sp_lane *l, char *out, size_t n)
+static void root_dir(const sp_live_lane *l, char *out, size_t n)
 {
 	snprintf(out, n, "%s/runsc-root", l->dir);
 }
@@ -143,7 +143,7 @@ static void boot_log_find(const char *dir, const char *needle, char *out, size_t
 	}
 }
 
-void sp_gvisor_launch_message(sp_lane *l, sp_error *msg)
+void sp_gvisor_launch_message(sp_live_lane *l, sp_error *msg)
 {
 	char dir[600], fatal[400];
 	snprintf(dir, sizeof dir, "%s/runsc-log", l->dir);
@@ -163,7 +163,7 @@ static sp_strv known_caps;
 static int known_rc = 1; /* 1: not asked yet */
 static char known_why[512];
 
-static int ask_caps(sp_lane *l)
+static int ask_caps(sp_live_lane *l)
 {
 	if (known_rc <= 0)
 		return known_rc;
@@ -209,7 +209,7 @@ static int ask_caps(sp_lane *l)
 	return known_rc = 0;
 }
 
-int sp_gvisor_known_caps(sp_lane *l, sp_error *err)
+int sp_gvisor_known_caps(sp_live_lane *l, sp_error *err)
 {
 	if (l->actual.drop_caps)
 		return 0;
@@ -227,7 +227,7 @@ bool sp_gvisor_oci_seccomp(void)
 	return has_oci_seccomp();
 }
 
-static int launch(sp_lane *l, sp_error *err)
+static int launch(sp_live_lane *l, sp_error *err)
 {
 	if (sp_gvisor_known_caps(l, err) < 0)
 		return -1;
@@ -261,7 +261,7 @@ static int launch(sp_lane *l, sp_error *err)
 }
 
 /* the engine's view: `runsc state` names the sandbox's pid; it must be the Sentry of this container */
-static int host_pid(sp_lane *l, sp_error *err)
+static int host_pid(sp_live_lane *l, sp_error *err)
 {
 	char root[600], rootarg[640];
 	root_dir(l, root, sizeof root);
@@ -289,7 +289,7 @@ static int host_pid(sp_lane *l, sp_error *err)
 	return 0;
 }
 
-static void teardown(sp_lane *l)
+static void teardown(sp_live_lane *l)
 {
 	char root[600], rootarg[640];
 	root_dir(l, root, sizeof root);
@@ -298,7 +298,7 @@ static void teardown(sp_lane *l)
 	sp_run_cmd(argv, NULL, NULL, 20000);
 }
 
-static int leftovers(sp_lane *l, char *what, size_t whatsz)
+static int leftovers(sp_live_lane *l, char *what, size_t whatsz)
 {
 	char root[600], rootarg[640];
 	root_dir(l, root, sizeof root);
@@ -327,7 +327,7 @@ static int leftovers(sp_lane *l, char *what, size_t whatsz)
 	return 0;
 }
 
-const sp_runtime sp_rt_runsc = {
+const sp_live_runtime sp_rt_runsc = {
 	.name = "runsc",
 	.summary = "runsc (gVisor) on an OCI bundle: own --root, --network=none, --ignore-cgroups, --oci-seccomp",
 	.removable = SP_PROT_ALL,

@@ -159,7 +159,7 @@ static int validate(json_t *root, int rc, const sp_live_cfg *cfg, char *why, siz
 	return ret;
 }
 
-void sp_doctor_ingest(sp_lane *l, const char *json, size_t len, int rc)
+void sp_doctor_ingest(sp_live_lane *l, const char *json, size_t len, int rc)
 {
 	const char *exp = "a sandprobe.doctor.v1 report under 4 MiB, consistent with itself and the exit status";
 	if (len == 0) {
@@ -233,9 +233,9 @@ static int ns_link(pid_t pid, const char *type, char *buf, size_t size)
 }
 
 /* what the doctor observed for id (NULL when the check did not run) */
-static const char *inside(const sp_lane *l, const char *id)
+static const char *inside(const sp_live_lane *l, const char *id)
 {
-	const sp_lresult *r = sp_lres_find(&l->results, id);
+	const sp_live_result *r = sp_lres_find(&l->results, id);
 	return r && !r->host ? r->observed : NULL;
 }
 
@@ -257,7 +257,7 @@ static int after_key_hex(const char *text, const char *key, uint64_t *out)
 	return 0;
 }
 
-static void host_ns(sp_lane *l)
+static void host_ns(sp_live_lane *l)
 {
 	for (unsigned i = 0; i < 7; i++) {
 		const char *t = sp_ns_names[i];
@@ -287,7 +287,7 @@ static void host_ns(sp_lane *l)
 	}
 }
 
-static void host_caps(sp_lane *l)
+static void host_caps(sp_live_lane *l)
 {
 	char path[64], eff[64], bnd[64];
 	snprintf(path, sizeof path, "/proc/%d/status", (int)l->host_pid);
@@ -323,7 +323,7 @@ static void host_caps(sp_lane *l)
 		sp_lres_add(&l->results, SP_HOSTID(caps), "pass", exp, obs, "%s", ie ? "matches the claim and the doctor's view" : "matches the claim");
 }
 
-static void host_status_flag(sp_lane *l, const char *id, const char *field, const char *doctor_id, const char *doctor_key,
+static void host_status_flag(sp_live_lane *l, const char *id, const char *field, const char *doctor_id, const char *doctor_key,
 			     bool claimed, const char *want, const char *what)
 {
 	char path[64], v[32], exp[160];
@@ -357,7 +357,7 @@ static void host_status_flag(sp_lane *l, const char *id, const char *field, cons
 		sp_lres_add(&l->results, id, "pass", exp, obs, "%s%s", claimed ? what : "not claimed", in ? ", the doctor agrees" : "");
 }
 
-static void host_cgroup(sp_lane *l)
+static void host_cgroup(sp_live_lane *l)
 {
 	char path[64], sb[4096], hb[4096];
 	snprintf(path, sizeof path, "/proc/%d/cgroup", (int)l->host_pid);
@@ -438,7 +438,7 @@ static int root_mount(pid_t pid, char *opts, size_t osz, char *super, size_t ssz
 	return found;
 }
 
-static void host_mounts(sp_lane *l, bool ro_from_mountinfo)
+static void host_mounts(sp_live_lane *l, bool ro_from_mountinfo)
 {
 	char opts[512] = "", super[1024] = "", fstype[64] = "";
 	size_t n = 0;
@@ -520,7 +520,7 @@ static bool dev_allowed(const char *rel, bool own_pts)
 	return false;
 }
 
-static void dev_walk_at(int dfd, const char *rel, int depth, bool own_pts, sp_dev_scan *sc)
+static void dev_walk_at(int dfd, const char *rel, int depth, bool own_pts, sp_live_dev_scan *sc)
 {
 	DIR *d = fdopendir(dfd);
 	if (!d) {
@@ -565,7 +565,7 @@ static void dev_walk_at(int dfd, const char *rel, int depth, bool own_pts, sp_de
 	closedir(d);
 }
 
-int sp_dev_walk(const char *dev, sp_dev_scan *sc)
+int sp_dev_walk(const char *dev, sp_live_dev_scan *sc)
 {
 	memset(sc, 0, sizeof *sc);
 	int fd = open(dev, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -582,14 +582,14 @@ int sp_dev_walk(const char *dev, sp_dev_scan *sc)
 	return 0;
 }
 
-static void host_dev(sp_lane *l)
+static void host_dev(sp_live_lane *l)
 {
 	char path[64];
 	snprintf(path, sizeof path, "/proc/%d/root/dev", (int)l->host_pid);
 	const char *exp = l->claim.min_dev
 				  ? "no device node anywhere under /dev beyond null,zero,full,random,urandom,tty,ptmx,console and its own pts"
 				  : "any (this launch does not claim a minimal /dev)";
-	sp_dev_scan sc;
+	sp_live_dev_scan sc;
 	int r = sp_dev_walk(path, &sc);
 	if (r < 0) {
 		sp_lres_add(&l->results, SP_HOSTID(dev), "error", exp, path, "cannot list the sandbox's /dev from the host: %s", strerror(-r));
@@ -607,7 +607,7 @@ static void host_dev(sp_lane *l)
 		sp_lres_add(&l->results, SP_HOSTID(dev), "pass", exp, obs, "%s", sc.extra ? "extra devices (not claimed)" : "only harmless device nodes");
 }
 
-static void host_vm(sp_lane *l)
+static void host_vm(sp_live_lane *l)
 {
 	struct utsname u;
 	uname(&u);
@@ -668,7 +668,7 @@ static int spec_caps(json_t *spec, const char *set, uint64_t *mask)
 	return 0;
 }
 
-static void uk_ns(sp_lane *l, json_t *spec)
+static void uk_ns(sp_live_lane *l, json_t *spec)
 {
 	for (unsigned i = 0; i < 7; i++) {
 		const char *t = sp_ns_names[i];
@@ -689,7 +689,7 @@ static void uk_ns(sp_lane *l, json_t *spec)
 	}
 }
 
-static void uk_caps(sp_lane *l, json_t *spec)
+static void uk_caps(sp_live_lane *l, json_t *spec)
 {
 	const char *exp = l->claim.drop_caps ? "the spec gives no capability, and the doctor saw none"
 					     : "any capabilities (not dropped by this launch), as the doctor saw";
@@ -715,7 +715,7 @@ static void uk_caps(sp_lane *l, json_t *spec)
 		sp_lres_add(&l->results, SP_HOSTID(caps), "pass", exp, obs, "%s", have_e || have_b ? "the spec and the doctor's view agree" : "matches the claim");
 }
 
-static void uk_seccomp(sp_lane *l, json_t *spec, bool oci_seccomp)
+static void uk_seccomp(sp_live_lane *l, json_t *spec, bool oci_seccomp)
 {
 	const char *exp = l->claim.seccomp ? "the workload runs under the spec's filter (loaded by gVisor), as the doctor saw"
 					   : "any (not claimed by this launch)";
@@ -762,7 +762,7 @@ static int doctor_nnp(const char *in)
  * false noNewPrivileges: its kernel never honours set-user-ID bits or file
  * capabilities at execve, so the doctor sees 1 either way; a spec that does
  * not ask for it still fails a launch that claims it. */
-static void uk_nnp(sp_lane *l, json_t *spec)
+static void uk_nnp(sp_live_lane *l, json_t *spec)
 {
 	const char *exp = l->claim.nnp ? "the spec sets noNewPrivileges, and gVisor's kernel reports it in force (the doctor's prctl)"
 				       : "any (not claimed)";
@@ -787,7 +787,7 @@ static void uk_nnp(sp_lane *l, json_t *spec)
 		sp_lres_add(&l->results, SP_HOSTID(nnp), "pass", exp, obs, "no_new_privs in the spec%s", dv == 1 ? ", in force in the workload (the doctor agrees)" : "");
 }
 
-static void uk_rootfs(sp_lane *l, json_t *spec)
+static void uk_rootfs(sp_live_lane *l, json_t *spec)
 {
 	const char *exp = l->claim.ro_root ? "the spec's root is read-only, and the doctor's write probe refused"
 					   : "any (this launch does not claim a read-only root)";
@@ -810,7 +810,7 @@ static void uk_rootfs(sp_lane *l, json_t *spec)
 /* gVisor gives the workload a /dev of its own and opens no host device node
  * unless it passes it through; what the engine's spec gives from the host is
  * compared with what the doctor could open inside */
-static void uk_dev(sp_lane *l, json_t *spec)
+static void uk_dev(sp_live_lane *l, json_t *spec)
 {
 	static const char *const allow[] = {"null", "zero", "full", "random", "urandom", "tty", "ptmx", "console"};
 	const char *exp = l->claim.min_dev ? "no host device of the spec usable inside (the doctor opens none of them)"
@@ -894,7 +894,7 @@ static void uk_dev(sp_lane *l, json_t *spec)
 	sp_strv_free(&given);
 }
 
-static void host_user_kernel(sp_lane *l)
+static void host_user_kernel(sp_live_lane *l)
 {
 	struct utsname u;
 	uname(&u);
@@ -936,7 +936,7 @@ static void host_user_kernel(sp_lane *l)
 	json_decref(spec);
 }
 
-void sp_host_checks(sp_lane *l)
+void sp_host_checks(sp_live_lane *l)
 {
 	if (l->claim.vm) {
 		host_vm(l);

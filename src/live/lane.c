@@ -17,7 +17,7 @@
 
 #include "live/live.h"
 
-const sp_variant sp_variants[] = {
+const sp_live_variant sp_variants[] = {
 	{"strict", 0, NULL},
 	{"host-pid", SP_PROT_PIDNS, "host pid namespace"},
 	{"host-net", SP_PROT_NETNS, "host network"},
@@ -30,7 +30,7 @@ const sp_variant sp_variants[] = {
 };
 const size_t sp_variants_count = SP_ARRAY_SIZE(sp_variants);
 
-const sp_variant *sp_variant_find(const char *name)
+const sp_live_variant *sp_variant_find(const char *name)
 {
 	for (size_t i = 0; i < sp_variants_count; i++)
 		if (!strcmp(sp_variants[i].name, name))
@@ -97,7 +97,7 @@ const char *sp_prot_name(unsigned prot)
 	return i < 0 ? "?" : prots[i].name;
 }
 
-void sp_launch_remove(sp_launch *l, unsigned removes)
+void sp_launch_remove(sp_live_launch *l, unsigned removes)
 {
 	if (removes & SP_PROT_PIDNS)
 		l->ns &= ~(unsigned)SP_NS_PID;
@@ -137,7 +137,7 @@ static void set_if_known(const sp_live_cfg *cfg, sp_strv *sets, const char *key,
 	sp_strv_push(sets, a);
 }
 
-void sp_live_derive_sets(const sp_launch *c, const sp_live_cfg *cfg, sp_strv *sets)
+void sp_live_derive_sets(const sp_live_launch *c, const sp_live_cfg *cfg, sp_strv *sets)
 {
 	char ns[128] = "";
 	for (unsigned i = 0; i < 7; i++)
@@ -287,7 +287,7 @@ int sp_live_load_catalogue(sp_live_cfg *cfg, sp_error *err)
 	return 0;
 }
 
-void sp_lane_init(sp_lane *l, const sp_runtime *rt, const sp_variant *v, const sp_live_cfg *cfg)
+void sp_lane_init(sp_live_lane *l, const sp_live_runtime *rt, const sp_live_variant *v, const sp_live_cfg *cfg)
 {
 	memset(l, 0, sizeof *l);
 	l->rt = rt;
@@ -299,7 +299,7 @@ void sp_lane_init(sp_lane *l, const sp_runtime *rt, const sp_variant *v, const s
 	snprintf(l->status, sizeof l->status, "error");
 }
 
-void sp_lane_free(sp_lane *l)
+void sp_lane_free(sp_live_lane *l)
 {
 	sp_lres_free(&l->results);
 	sp_strv_free(&l->inside);
@@ -319,8 +319,8 @@ void sp_lane_free(sp_lane *l)
 		l->rt->lane_free(l);
 }
 
-static void lane_skip(sp_lane *l, const char *fmt, ...) SP_PRINTF(2, 3);
-static void lane_skip(sp_lane *l, const char *fmt, ...)
+static void lane_skip(sp_live_lane *l, const char *fmt, ...) SP_PRINTF(2, 3);
+static void lane_skip(sp_live_lane *l, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
@@ -329,7 +329,7 @@ static void lane_skip(sp_lane *l, const char *fmt, ...)
 	snprintf(l->status, sizeof l->status, "skip");
 }
 
-bool sp_lane_by_boundary(const sp_lane *l, const char *id)
+bool sp_lane_by_boundary(const sp_live_lane *l, const char *id)
 {
 	if (!l->boundary_accepted)
 		return false;
@@ -341,7 +341,7 @@ bool sp_lane_by_boundary(const sp_lane *l, const char *id)
 }
 
 /* the ids (doctor catalogue, host checks this lane produced) that cover what the variant removed */
-static void compute_expected(sp_lane *l)
+static void compute_expected(sp_live_lane *l)
 {
 	sp_strv_free(&l->expected_fail);
 	sp_strv_split(&l->expected_fail, NULL, ",");
@@ -369,7 +369,7 @@ static void compute_expected(sp_lane *l)
 	}
 }
 
-void sp_lane_judge(sp_lane *l)
+void sp_lane_judge(sp_live_lane *l)
 {
 	bool bad = false;
 	size_t nfail = 0;
@@ -389,7 +389,7 @@ void sp_lane_judge(sp_lane *l)
 	sp_strv_split(&l->collateral, NULL, ",");
 	sp_strv_split(&l->also_failed, NULL, ",");
 	for (size_t i = 0; i < l->expected_fail.n; i++) {
-		const sp_lresult *r = sp_lres_find(&l->results, l->expected_fail.v[i]);
+		const sp_live_result *r = sp_lres_find(&l->results, l->expected_fail.v[i]);
 		if (!r || strcmp(r->status, "fail"))
 			sp_strv_push(&l->missed, l->expected_fail.v[i]);
 	}
@@ -422,7 +422,7 @@ void sp_lane_judge(sp_lane *l)
 			 l->by_boundary.n ? " kernel its policy accepts, not demanded to fail: see judged_by_boundary" : "");
 }
 
-static bool has_begin(const sp_lane *l)
+static bool has_begin(const sp_live_lane *l)
 {
 	char begin[64];
 	snprintf(begin, sizeof begin, "@@%s-begin@@", l->nonce);
@@ -464,7 +464,7 @@ static void random_hex(char *out, size_t bytes)
 }
 
 /* the end of a phase of the lane, to the run's progress callback */
-static void phase(const sp_lane *l, const char *what, uint64_t t0)
+static void phase(const sp_live_lane *l, const char *what, uint64_t t0)
 {
 	if (l->cfg->on_phase)
 		l->cfg->on_phase(l->cfg->phase_arg, l, what, (double)(sp_now_ns() - t0) / 1e6);
@@ -473,7 +473,7 @@ static void phase(const sp_lane *l, const char *what, uint64_t t0)
 /* the begin marker proves that the sandbox started: a runtime that ends before it printed one failed to launch */
 static const char inside_script[] = "echo \"@@$0-begin@@\"; \"$@\"; rc=$?; echo; echo \"@@$0:$rc@@\"; read _";
 
-static void teardown_and_prove(sp_lane *l, bool launched)
+static void teardown_and_prove(sp_live_lane *l, bool launched)
 {
 	uint64_t t0 = sp_now_ns();
 	char obs[1024] = "", what[512];
@@ -559,7 +559,7 @@ static void teardown_and_prove(sp_lane *l, bool launched)
 		    obs, "%s", ok ? "nothing left behind" : "something was left behind");
 }
 
-static void find_host_pid(sp_lane *l)
+static void find_host_pid(sp_live_lane *l)
 {
 	sp_error err;
 	sp_error_clear(&err);
@@ -577,10 +577,10 @@ static void find_host_pid(sp_lane *l)
 }
 
 /* a runtime is probed once per run: its later lanes reuse the answer */
-static int probe_cached(const sp_runtime *rt, const sp_live_cfg *cfg, char *why, size_t whysz)
+static int probe_cached(const sp_live_runtime *rt, const sp_live_cfg *cfg, char *why, size_t whysz)
 {
 	static struct {
-		const sp_runtime *rt;
+		const sp_live_runtime *rt;
 		const sp_live_cfg *cfg;
 		int rc;
 		char why[1024];
@@ -603,7 +603,7 @@ static int probe_cached(const sp_runtime *rt, const sp_live_cfg *cfg, char *why,
 	return rc;
 }
 
-void sp_lane_run(sp_lane *l)
+void sp_lane_run(sp_live_lane *l)
 {
 	uint64_t t0 = sp_now_ns();
 	const sp_live_cfg *cfg = l->cfg;

@@ -1,5 +1,5 @@
 /* the runtime adapters, in the order the matrix shows them: SP_RT(symbol)
- * lines (X-macro, no guard). Each symbol names a `const sp_runtime
+ * lines (X-macro, no guard). Each symbol names a `const sp_live_runtime
  * sp_rt_<symbol>` defined in src/live/<adapter>.c; its enum id is
  * SP_RTID_<symbol>. Adding a runtime = one adapter + one line. */
 SP_RT(bwrap)

@@ -8,7 +8,7 @@
  * The doctor's expectations are derived from the claims (--set overrides),
  * never hard-coded per runtime.
  *
- * Every runtime adapter (src/live/<runtime>.c) fills one sp_runtime: probe
+ * Every runtime adapter (src/live/<runtime>.c) fills one sp_live_runtime: probe
  * (can it run here? else the exact reason), claims (its strict launch),
  * prepare (rootfs/bundle/image), launch (start the sandbox running
  * lane->inside with stdin/stdout piped to us), host_pid (default: find the
@@ -60,7 +60,7 @@ enum {
 };
 
 /* What a launch gives the sandbox. */
-typedef struct sp_launch {
+typedef struct sp_live_launch {
 	unsigned ns;      /* SP_NS_* */
 	bool ro_root;     /* root refuses writes */
 	bool drop_caps;   /* cap-drop ALL: effective and bounding sets empty */
@@ -76,23 +76,23 @@ typedef struct sp_launch {
 	bool host_fs_root; /* the root is the host's own filesystem (a read-only view of it: firejail without chroot) */
 	bool vm;          /* a virtual machine: the boundary is the hypervisor */
 	bool user_kernel; /* a user-space kernel (gVisor): the workload's kernel is the Sentry, a host process */
-} sp_launch;
+} sp_live_launch;
 
-typedef struct sp_variant {
+typedef struct sp_live_variant {
 	const char *name;
 	unsigned removes;     /* SP_PROT_* */
 	const char *property; /* "host pid namespace" ... (NULL for strict) */
-} sp_variant;
-extern const sp_variant sp_variants[];
+} sp_live_variant;
+extern const sp_live_variant sp_variants[];
 extern const size_t sp_variants_count;
-const sp_variant *sp_variant_find(const char *name);
+const sp_live_variant *sp_variant_find(const char *name);
 /* check-id globs that must FAIL when the protection is removed */
 const char *const *sp_prot_checks(unsigned prot);
 /* check-id globs that may also fail when it is removed (finer probes of the same property) */
 const char *const *sp_prot_may_fail(unsigned prot);
 const char *sp_prot_name(unsigned prot);
 
-typedef struct sp_lane sp_lane;
+typedef struct sp_live_lane sp_live_lane;
 
 /* settings for a whole run */
 typedef struct sp_live_cfg {
@@ -125,65 +125,65 @@ typedef struct sp_live_cfg {
 	sp_strv sets;         /* --set KEY=VALUE for the doctor, after the launch-derived ones */
 	/* progress: NULL, or told the time since the lane started at the end of each of its phases
 	 * (cmd/live.c prints them under SP_LIVE_TIMING=1, for tuning the lane) */
-	void (*on_phase)(void *arg, const sp_lane *l, const char *what, double ms);
+	void (*on_phase)(void *arg, const sp_live_lane *l, const char *what, double ms);
 	void *phase_arg;
 } sp_live_cfg;
 
-typedef struct sp_runtime sp_runtime;
+typedef struct sp_live_runtime sp_live_runtime;
 
-struct sp_runtime {
+struct sp_live_runtime {
 	const char *name;
 	const char *summary;
 	unsigned removable; /* SP_PROT_* its variants may remove */
 	/* 0: usable here; -1: skip, with the exact reason in why */
 	int (*probe)(const sp_live_cfg *cfg, char *why, size_t whysz);
-	void (*claims)(sp_launch *l);
+	void (*claims)(sp_live_launch *l);
 	/* NULL, or: refine l->claim from the engine's effective configuration
 	 * (notes into l->notes); -1 when this host or engine cannot launch the
 	 * lane's variant: a launch limitation (skip) with the reason in why */
-	int (*plan)(sp_lane *l, char *why, size_t whysz);
+	int (*plan)(sp_live_lane *l, char *why, size_t whysz);
 	const char *doctor_at; /* the doctor's path inside (NULL: /sandprobe-doctor) */
-	int (*prepare)(sp_lane *l, sp_error *err);  /* NULL: the plain rootfs is enough */
-	int (*launch)(sp_lane *l, sp_error *err);
-	int (*host_pid)(sp_lane *l, sp_error *err); /* NULL: find the shell by its nonce */
-	void (*teardown)(sp_lane *l);               /* after the sandbox was told to stop */
+	int (*prepare)(sp_live_lane *l, sp_error *err);  /* NULL: the plain rootfs is enough */
+	int (*launch)(sp_live_lane *l, sp_error *err);
+	int (*host_pid)(sp_live_lane *l, sp_error *err); /* NULL: find the shell by its nonce */
+	void (*teardown)(sp_live_lane *l);               /* after the sandbox was told to stop */
 	bool teardown_if_left; /* the runtime removes its container when it ends by itself: tear down only what the proof finds */
 	/* 0: nothing left; 1: something is left (named in what) */
-	int (*leftovers)(sp_lane *l, char *what, size_t whatsz);
+	int (*leftovers)(sp_live_lane *l, char *what, size_t whatsz);
 	/* end of run: remove the run's shared state (images, namespaces) and prove it gone: -1 the run made none,
 	 * 0 removed and proven gone, 1 something is left; what says which */
-	int (*finish)(const sp_runtime *rt, const sp_live_cfg *cfg, char *what, size_t whatsz);
+	int (*finish)(const sp_live_runtime *rt, const sp_live_cfg *cfg, char *what, size_t whatsz);
 	/* VMs: ms to wait for the guest's first output (0: no watchdog), and a relaunch under a fallback */
-	unsigned (*boot_watchdog_ms)(sp_lane *l);
-	int (*fallback)(sp_lane *l, sp_error *err);
-	struct sp_engine *engine; /* CLI engines (engine.c): the engine's binary, flags and image; else NULL */
-	void (*lane_free)(sp_lane *l); /* free what the adapter hung on l->priv */
+	unsigned (*boot_watchdog_ms)(sp_live_lane *l);
+	int (*fallback)(sp_live_lane *l, sp_error *err);
+	struct sp_live_engine *engine; /* CLI engines (engine.c): the engine's binary, flags and image; else NULL */
+	void (*lane_free)(sp_live_lane *l); /* free what the adapter hung on l->priv */
 	/* NULL, or: add to msg->msg what the runtime said elsewhere (its logs) about a launch that failed */
-	void (*launch_message)(sp_lane *l, sp_error *msg);
+	void (*launch_message)(sp_live_lane *l, sp_error *msg);
 	const char *handler;      /* containerd lanes: the runtime handler (RuntimeClass .handler) */
 	const char *runtime_type; /* containerd lanes: the runtime type (io.containerd.runc.v2) */
 };
 
 /* the runtimes (live/list_runtimes.h): sp_rt_<symbol>, by enum id SP_RTID_<symbol> in sp_runtimes */
-#define SP_RT(sym) extern const sp_runtime sp_rt_##sym;
+#define SP_RT(sym) extern const sp_live_runtime sp_rt_##sym;
 #include "live/list_runtimes.h"
 #undef SP_RT
-typedef enum sp_runtime_id {
+typedef enum sp_live_runtime_id {
 #define SP_RT(sym) SP_RTID_##sym,
 #include "live/list_runtimes.h"
 #undef SP_RT
 	SP_RTID_COUNT
-} sp_runtime_id;
-extern const sp_runtime *const sp_runtimes[SP_RTID_COUNT];
+} sp_live_runtime_id;
+extern const sp_live_runtime *const sp_runtimes[SP_RTID_COUNT];
 extern const size_t sp_runtimes_count;
-const sp_runtime *sp_runtime_find(const char *name);
+const sp_live_runtime *sp_runtime_find(const char *name);
 
-struct sp_lane {
-	const sp_runtime *rt;
-	const sp_variant *variant;
+struct sp_live_lane {
+	const sp_live_runtime *rt;
+	const sp_live_variant *variant;
 	const sp_live_cfg *cfg;
-	sp_launch claim;  /* the strict launch: what the lane claims */
-	sp_launch actual; /* what is launched */
+	sp_live_launch claim;  /* the strict launch: what the lane claims */
+	sp_live_launch actual; /* what is launched */
 	char dir[256];    /* lane temp dir */
 	char rootfs[512];
 	char nonce[40];   /* "sp-live-<hex>": $0 of the sandbox's shell */
@@ -212,7 +212,7 @@ struct sp_lane {
 	/* outcome */
 	char status[8];   /* pass fail skip error */
 	char reason[1024];
-	sp_lresults results;
+	sp_live_results results;
 	sp_strv expected_fail, missed, collateral;
 	sp_strv also_failed; /* failed, and allowed to (sp_prot_may_fail) */
 	/* the doctor's checks of a removed protection that its policy judges against
@@ -226,21 +226,21 @@ struct sp_lane {
 };
 
 /* ---- lane.c ---- */
-void sp_lane_init(sp_lane *l, const sp_runtime *rt, const sp_variant *v, const sp_live_cfg *cfg);
+void sp_lane_init(sp_live_lane *l, const sp_live_runtime *rt, const sp_live_variant *v, const sp_live_cfg *cfg);
 /* Run one lane start to end; never fails: problems are results/reason. */
-void sp_lane_run(sp_lane *l);
+void sp_lane_run(sp_live_lane *l);
 /* judge a lane from its results: a strict lane passes when nothing failed; a
  * negative control must fail every check that covers what it removed */
-void sp_lane_judge(sp_lane *l);
+void sp_lane_judge(sp_live_lane *l);
 /* would the doctor's policy judge check id against the lane's kernel boundary?
  * Only a boundary the host's side confirms counts (gVisor's kernel on a gVisor
  * lane, a guest kernel on a VM lane): a doctor cannot talk its way out */
-bool sp_lane_by_boundary(const sp_lane *l, const char *id);
-void sp_lane_free(sp_lane *l);
+bool sp_lane_by_boundary(const sp_live_lane *l, const char *id);
+void sp_lane_free(sp_live_lane *l);
 /* derive the doctor's --set overrides from a claimed launch (keys the doctor knows) */
-void sp_live_derive_sets(const sp_launch *claim, const sp_live_cfg *cfg, sp_strv *sets);
+void sp_live_derive_sets(const sp_live_launch *claim, const sp_live_cfg *cfg, sp_strv *sets);
 /* apply a variant's removals to a launch */
-void sp_launch_remove(sp_launch *l, unsigned removes);
+void sp_launch_remove(sp_live_launch *l, unsigned removes);
 /* load the doctor's catalogue (ids and policy keys) into cfg */
 int sp_live_load_catalogue(sp_live_cfg *cfg, sp_error *err);
 /* does the doctor binary exist, run, and is it static? */
@@ -248,12 +248,12 @@ int sp_live_check_static(const char *path, sp_error *err);
 
 /* ---- proc.c ---- */
 /* spawn argv as the lane's runtime process: stdin piped, stdout (8 MiB) and stderr captured */
-int sp_lane_proc_spawn(sp_lane *l, char *const argv[], sp_error *err);
+int sp_lane_proc_spawn(sp_live_lane *l, char *const argv[], sp_error *err);
 /* the line of a runtime's output that says what went wrong (first error line, else the last line) */
 void sp_runtime_message(const char *text, char *out, size_t outsz);
 /* a wrapper command's launch: push "--" and the lane's inside command onto
  * argv, spawn it as the lane's process, free argv */
-int sp_lane_spawn(sp_lane *l, sp_strv *argv, sp_error *err);
+int sp_lane_spawn(sp_live_lane *l, sp_strv *argv, sp_error *err);
 /* /proc/PID/cmdline (NUL-separated) into buf; its length, or -1 */
 ssize_t sp_cmdline(pid_t pid, char *buf, size_t size);
 /* the value of FLAG in a NUL-separated command line: "FLAG=V" or "FLAG" "V" */
@@ -266,15 +266,15 @@ bool sp_wait_procs_gone(const char *needle, unsigned timeout_ms, char *what, siz
 pid_t sp_find_shim(const char *id, char *addr, size_t addrsz, char *ns, size_t nssz, char *bundle, size_t bundlesz);
 /* gvisor.c: pid is runsc's sandbox (the Sentry) of container id: l->host_pid, l->spec (its bundle's
  * config.json) and its --root; else -1 with err */
-int sp_gvisor_sandbox(sp_lane *l, pid_t pid, const char *id, char *root, size_t rootsz, sp_error *err);
+int sp_gvisor_sandbox(sp_live_lane *l, pid_t pid, const char *id, char *root, size_t rootsz, sp_error *err);
 /* the claims, plan and launch message of a gVisor lane on an OCI bundle (runsc, containerd-runsc) */
-void sp_gvisor_claims(sp_launch *l);
-int sp_gvisor_plan(sp_lane *l, char *why, size_t whysz);
+void sp_gvisor_claims(sp_live_launch *l);
+int sp_gvisor_plan(sp_live_lane *l, char *why, size_t whysz);
 /* the no-nnp control on gVisor: a launch limitation (-1, the reason in why) */
 int sp_gvisor_nnp_limit(char *why, size_t whysz);
-void sp_gvisor_launch_message(sp_lane *l, sp_error *msg);
+void sp_gvisor_launch_message(sp_live_lane *l, sp_error *msg);
 /* keep only the capabilities this runsc knows in the lane's bundle (asked once per run) */
-int sp_gvisor_known_caps(sp_lane *l, sp_error *err);
+int sp_gvisor_known_caps(sp_live_lane *l, sp_error *err);
 /* does this runsc have --oci-seccomp? */
 bool sp_gvisor_oci_seccomp(void);
 /* run n commands at once, each to completion within timeout_ms: rcs[i] as sp_run_cmd gives it,
@@ -302,21 +302,21 @@ void sp_host_caps(sp_strv *out);
 
 /* ---- rootfs.c ---- */
 /* lane dir + rootfs: the static doctor at /sandprobe-doctor, busybox at /bin/busybox (+ sh) */
-int sp_rootfs_prepare(sp_lane *l, sp_error *err);
+int sp_rootfs_prepare(sp_live_lane *l, sp_error *err);
 int sp_copy_file(const char *from, const char *to, mode_t mode, sp_error *err);
 
 /* ---- host.c ---- */
 /* device nodes under a /dev, walked recursively without following links */
-typedef struct sp_dev_scan {
+typedef struct sp_live_dev_scan {
 	size_t nodes, extra, blocks, entries;
 	bool own_pts;   /* its pts is a devpts instance other than the host's: its terminals are allowed */
 	bool truncated; /* cut short at its bounds (depth 8, 65536 entries) */
 	char list[512]; /* the first extra nodes: "net/tun (10:200),..." */
-} sp_dev_scan;
-int sp_dev_walk(const char *dev, sp_dev_scan *sc);
-void sp_host_checks(sp_lane *l);
+} sp_live_dev_scan;
+int sp_dev_walk(const char *dev, sp_live_dev_scan *sc);
+void sp_host_checks(sp_live_lane *l);
 /* validate the doctor's report (schema sandprobe.doctor.v1); adds its results to the lane */
-void sp_doctor_ingest(sp_lane *l, const char *json, size_t len, int rc);
+void sp_doctor_ingest(sp_live_lane *l, const char *json, size_t len, int rc);
 
 /* ---- seccomp.c ---- */
 /* the syscalls a strict lane denies (EPERM) */
@@ -329,17 +329,17 @@ int sp_seccomp_bpf_fd(const sp_live_cfg *cfg, sp_error *err);
 void *sp_seccomp_oci(const sp_live_cfg *cfg);
 
 /* ---- cpio.c ---- */
-typedef struct sp_cpio sp_cpio;
-sp_cpio *sp_cpio_open(const char *path, sp_error *err);
-int sp_cpio_dir(sp_cpio *c, const char *name, unsigned mode);
-int sp_cpio_file(sp_cpio *c, const char *name, unsigned mode, const void *data, size_t len);
-int sp_cpio_file_from(sp_cpio *c, const char *name, unsigned mode, const char *hostpath, sp_error *err);
-int sp_cpio_symlink(sp_cpio *c, const char *name, const char *target);
-int sp_cpio_node(sp_cpio *c, const char *name, unsigned mode, unsigned major, unsigned minor);
-int sp_cpio_close(sp_cpio *c, sp_error *err); /* writes the trailer */
+typedef struct sp_live_cpio sp_live_cpio;
+sp_live_cpio *sp_cpio_open(const char *path, sp_error *err);
+int sp_cpio_dir(sp_live_cpio *c, const char *name, unsigned mode);
+int sp_cpio_file(sp_live_cpio *c, const char *name, unsigned mode, const void *data, size_t len);
+int sp_cpio_file_from(sp_live_cpio *c, const char *name, unsigned mode, const char *hostpath, sp_error *err);
+int sp_cpio_symlink(sp_live_cpio *c, const char *name, const char *target);
+int sp_cpio_node(sp_live_cpio *c, const char *name, unsigned mode, unsigned major, unsigned minor);
+int sp_cpio_close(sp_live_cpio *c, sp_error *err); /* writes the trailer */
 
 /* ---- platform.c ---- */
-typedef struct sp_platform {
+typedef struct sp_live_platform {
 	char kernel[128], arch[32];
 	char host_kind[32];  /* linux, wsl2, colima, orbstack, docker-desktop, lima */
 	char virt[64];       /* hypervisor the host runs under, if any */
@@ -347,25 +347,25 @@ typedef struct sp_platform {
 	bool kvm_present, kvm_usable, kvm_probed;
 	char kvm_reason[256];
 	char notes[1024];    /* what this means for the lanes */
-} sp_platform;
+} sp_live_platform;
 /* probe_kvm: run the KVM probe (a VM with one instruction; only when a qemu lane runs) */
-void sp_platform_detect(sp_platform *p, bool probe_kvm);
+void sp_platform_detect(sp_live_platform *p, bool probe_kvm);
 /* KVM: can we create a VM and run one instruction? (cached) */
 bool sp_kvm_usable(char *why, size_t whysz);
 
 /* ---- report.c ---- */
 /* what a runtime's finish removed at the end of the run, and its proof */
-typedef struct sp_run_teardown {
-	const sp_runtime *rt;
+typedef struct sp_live_run_teardown {
+	const sp_live_runtime *rt;
 	bool ok;
 	char what[1536];
-} sp_run_teardown;
+} sp_live_run_teardown;
 
 typedef struct sp_live_run {
-	sp_platform platform;
-	sp_lane *lanes;
+	sp_live_platform platform;
+	sp_live_lane *lanes;
 	size_t n;
-	sp_run_teardown *teardown; /* one per runtime whose finish had something to remove */
+	sp_live_run_teardown *teardown; /* one per runtime whose finish had something to remove */
 	size_t nteardown;
 	sp_strv defects;
 	bool matrix;

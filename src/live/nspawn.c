@@ -16,15 +16,15 @@ static int probe(const sp_live_cfg *cfg, char *why, size_t whysz)
 	return 0;
 }
 
-static void claims(sp_launch *l)
+static void claims(sp_live_launch *l)
 {
-	*l = (sp_launch){.ns = SP_NS_PID | SP_NS_NET | SP_NS_MNT | SP_NS_UTS | SP_NS_IPC, .ro_root = true, .drop_caps = true,
+	*l = (sp_live_launch){.ns = SP_NS_PID | SP_NS_NET | SP_NS_MNT | SP_NS_UTS | SP_NS_IPC, .ro_root = true, .drop_caps = true,
 			 .seccomp = true, .nnp = true, .min_dev = true, .tmp = true, .root_is_host_root = true};
 }
 
-static int launch(sp_lane *l, sp_error *err)
+static int launch(sp_live_lane *l, sp_error *err)
 {
-	const sp_launch *a = &l->actual;
+	const sp_live_launch *a = &l->actual;
 	sp_strv argv;
 	sp_strv_split(&argv, NULL, ",");
 	if (!a->seccomp) {
@@ -72,7 +72,7 @@ static int launch(sp_lane *l, sp_error *err)
 	return sp_lane_spawn(l, &argv, err);
 }
 
-static int leftovers(sp_lane *l, char *what, size_t whatsz)
+static int leftovers(sp_live_lane *l, char *what, size_t whatsz)
 {
 	char p[256];
 	snprintf(p, sizeof p, "/run/systemd/nspawn/propagate/%s", l->name);
@@ -84,7 +84,7 @@ static int leftovers(sp_lane *l, char *what, size_t whatsz)
 	return 0;
 }
 
-const sp_runtime sp_rt_nspawn = {
+const sp_live_runtime sp_rt_nspawn = {
 	.name = "systemd-nspawn",
 	.summary = "systemd-nspawn: unregistered machine, --read-only, --private-network, caps dropped",
 	.removable = SP_PROT_NETNS | SP_PROT_ROROOT | SP_PROT_CAPS | SP_PROT_SECCOMP,

@@ -34,7 +34,7 @@ void sp_host_caps(sp_strv *out)
 
 /* every capability the host itself holds in its bounding set (asking for
  * one it lacks makes the runtime fail with EPERM) */
-static json_t *caps_array(const sp_lane *l, bool all)
+static json_t *caps_array(const sp_live_lane *l, bool all)
 {
 	json_t *a = json_array();
 	if (!all)
@@ -62,9 +62,9 @@ static json_t *mount(const char *dest, const char *type, const char *src, const 
 	return o;
 }
 
-int sp_oci_write_bundle(sp_lane *l, sp_error *err)
+int sp_oci_write_bundle(sp_live_lane *l, sp_error *err)
 {
-	const sp_launch *a = &l->actual;
+	const sp_live_launch *a = &l->actual;
 	json_t *args = json_array();
 	for (size_t i = 0; i < l->inside.n; i++)
 		json_array_append_new(args, json_string(l->inside.v[i]));
@@ -127,7 +127,7 @@ int sp_oci_write_bundle(sp_lane *l, sp_error *err)
 	return 0;
 }
 
-int sp_oci_launch(sp_lane *l, sp_error *err)
+int sp_oci_launch(sp_live_lane *l, sp_error *err)
 {
 	const char *runtime = l->rt->name;
 	if (sp_oci_write_bundle(l, err) < 0)
@@ -138,7 +138,7 @@ int sp_oci_launch(sp_lane *l, sp_error *err)
 	return sp_lane_proc_spawn(l, argv, err);
 }
 
-void sp_oci_delete(sp_lane *l)
+void sp_oci_delete(sp_live_lane *l)
 {
 	const char *runtime = l->rt->name;
 	char *argv[] = {(char *)runtime, "delete", "--force", l->name, NULL};
@@ -147,7 +147,7 @@ void sp_oci_delete(sp_lane *l)
 	sp_run_cmd(argv, &o, &e, 10000);
 }
 
-int sp_oci_leftovers(sp_lane *l, char *what, size_t whatsz)
+int sp_oci_leftovers(sp_live_lane *l, char *what, size_t whatsz)
 {
 	const char *runtime = l->rt->name;
 	char *argv[] = {(char *)runtime, "state", l->name, NULL};
@@ -164,7 +164,7 @@ int sp_oci_leftovers(sp_lane *l, char *what, size_t whatsz)
 	return 0;
 }
 
-int sp_oci_cgroup_left(const sp_lane *l, char *what, size_t whatsz)
+int sp_oci_cgroup_left(const sp_live_lane *l, char *what, size_t whatsz)
 {
 	/* the spec's cgroupsPath is the lane's name: under any v1 controller, or the unified tree */
 	_cleanup_closedir_ DIR *d = opendir("/sys/fs/cgroup");

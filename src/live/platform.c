@@ -154,13 +154,13 @@ static bool file_has(const char *path, const char *needle)
 	return strstr(buf, needle) != NULL;
 }
 
-static void note(sp_platform *p, const char *s)
+static void note(sp_live_platform *p, const char *s)
 {
 	size_t len = strlen(p->notes);
 	snprintf(p->notes + len, sizeof p->notes - len, "%s%s", len ? "; " : "", s);
 }
 
-void sp_platform_detect(sp_platform *p, bool probe_kvm)
+void sp_platform_detect(sp_live_platform *p, bool probe_kvm)
 {
 	memset(p, 0, sizeof *p);
 	struct utsname u;

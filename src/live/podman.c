@@ -7,8 +7,8 @@
 
 static const char *const podman_extra[] = {"--runtime", "runc", "--ulimit", "nofile=1024:1024", "--ulimit",
 					   "nproc=1024:1024", "--pull", "never", "--log-driver", "none", NULL};
-static sp_engine_state podman_state;
-static sp_engine podman = {.bin = "podman", .extra = podman_extra, .has_rootfs = true, .has_mask = true, .st = &podman_state};
+static sp_live_engine_state podman_state;
+static sp_live_engine podman = {.bin = "podman", .extra = podman_extra, .has_rootfs = true, .has_mask = true, .st = &podman_state};
 
 static int probe(const sp_live_cfg *cfg, char *why, size_t whysz)
 {
@@ -22,7 +22,7 @@ static int probe(const sp_live_cfg *cfg, char *why, size_t whysz)
 	return 0;
 }
 
-const sp_runtime sp_rt_podman = {
+const sp_live_runtime sp_rt_podman = {
 	.name = "podman",
 	.summary = "podman (runtime runc): imported local image, --read-only, --cap-drop ALL, OCI seccomp",
 	.probe = probe,

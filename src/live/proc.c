@@ -17,7 +17,7 @@
 
 #include "live/live.h"
 
-int sp_lane_proc_spawn(sp_lane *l, char *const argv[], sp_error *err)
+int sp_lane_proc_spawn(sp_live_lane *l, char *const argv[], sp_error *err)
 {
 	/* stdin piped (the sandbox's shell waits on it), stdout bounded (the report), stderr for the reason */
 	sp_spawn_opts o = {.pipe_in = true, .capture_out = true, .capture_err = true, .out_max = 8u << 20,
@@ -65,7 +65,7 @@ bool sp_which(const char *name, char *out, size_t outsz)
 	return false;
 }
 
-int sp_lane_spawn(sp_lane *l, sp_strv *argv, sp_error *err)
+int sp_lane_spawn(sp_live_lane *l, sp_strv *argv, sp_error *err)
 {
 	sp_strv_push(argv, "--");
 	for (size_t i = 0; i < l->inside.n; i++)

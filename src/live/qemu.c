@@ -103,9 +103,9 @@ static int probe(const sp_live_cfg *cfg, char *why, size_t whysz)
 	return 0;
 }
 
-static void claims(sp_launch *l)
+static void claims(sp_live_launch *l)
 {
-	*l = (sp_launch){.vm = true, .ro_root = true, .tmp = true};
+	*l = (sp_live_launch){.vm = true, .ro_root = true, .tmp = true};
 }
 
 static void shquote(FILE *f, const char *s)
@@ -119,7 +119,7 @@ static void shquote(FILE *f, const char *s)
 	fputc('\'', f);
 }
 
-static int prepare(sp_lane *l, sp_error *err)
+static int prepare(sp_live_lane *l, sp_error *err)
 {
 	char why[512], k[4096];
 	if (pick_kernel(l->cfg, k, sizeof k, why, sizeof why) < 0 || bzimage_release(k, l->vm_kernel, sizeof l->vm_kernel) < 0)
@@ -151,7 +151,7 @@ static int prepare(sp_lane *l, sp_error *err)
 
 	char path[600];
 	snprintf(path, sizeof path, "%s/initramfs.cpio", l->dir);
-	sp_cpio *c = sp_cpio_open(path, err);
+	sp_live_cpio *c = sp_cpio_open(path, err);
 	if (!c) {
 		free(script);
 		return -1;
@@ -184,9 +184,9 @@ static int prepare(sp_lane *l, sp_error *err)
 
 static bool kvm_failed_boot; /* this run: KVM passed the probe but a guest did not boot */
 
-static int spawn(sp_lane *l, const char *accel, sp_error *err);
+static int spawn(sp_live_lane *l, const char *accel, sp_error *err);
 
-static int launch(sp_lane *l, sp_error *err)
+static int launch(sp_live_lane *l, sp_error *err)
 {
 	const char *accel;
 	char kwhy[256];
@@ -207,7 +207,7 @@ static int launch(sp_lane *l, sp_error *err)
 	return spawn(l, accel, err);
 }
 
-static int spawn(sp_lane *l, const char *accel, sp_error *err)
+static int spawn(sp_live_lane *l, const char *accel, sp_error *err)
 {
 	char why[256], k[4096];
 	if (pick_kernel(l->cfg, k, sizeof k, why, sizeof why) < 0)
@@ -232,12 +232,12 @@ static unsigned watchdog_ms(void)
 	return e && sp_parse_u64(e, &v) == 0 && v >= 100 && v <= 600000 ? (unsigned)v : 30000;
 }
 
-static unsigned boot_watchdog_ms(sp_lane *l)
+static unsigned boot_watchdog_ms(sp_live_lane *l)
 {
 	return sp_startswith(l->vm_accel, "kvm") && strcmp(l->cfg->accel, "kvm") ? watchdog_ms() : 0;
 }
 
-static int fallback(sp_lane *l, sp_error *err)
+static int fallback(sp_live_lane *l, sp_error *err)
 {
 	kvm_failed_boot = true;
 	snprintf(l->vm_accel, sizeof l->vm_accel, "tcg (KVM passed its probe, but the guest printed nothing in %u ms under it)",
@@ -245,14 +245,14 @@ static int fallback(sp_lane *l, sp_error *err)
 	return spawn(l, "tcg", err);
 }
 
-static int host_pid(sp_lane *l, sp_error *err)
+static int host_pid(sp_live_lane *l, sp_error *err)
 {
 	(void)err;
 	l->host_pid = 0; /* the guest's processes are not host processes */
 	return 0;
 }
 
-const sp_runtime sp_rt_qemu = {
+const sp_live_runtime sp_rt_qemu = {
 	.name = "qemu",
 	.summary = "qemu microVM: host kernel, initramfs built around the doctor, serial console; KVM or TCG",
 	.removable = SP_PROT_ROROOT,

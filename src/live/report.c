@@ -47,7 +47,7 @@ static bool is_bad(const char *status)
 }
 
 /* "PASS", "FAIL" or "-" for lane l, column c; *expected: a failure the variant asked for */
-static const char *cell(const sp_lane *l, size_t c, bool *expected)
+static const char *cell(const sp_live_lane *l, size_t c, bool *expected)
 {
 	size_t n = 0, bad = 0, exp = 0;
 	for (size_t i = 0; i < l->results.n; i++) {
@@ -64,7 +64,7 @@ static const char *cell(const sp_lane *l, size_t c, bool *expected)
 	return n == 0 ? "-" : bad ? "FAIL" : "PASS";
 }
 
-static const char *verdict(const sp_lane *l)
+static const char *verdict(const sp_live_lane *l)
 {
 	if (!strcmp(l->status, "skip"))
 		return "SKIP";
@@ -77,7 +77,7 @@ void sp_live_judge(sp_live_run *run)
 {
 	sp_strv_split(&run->defects, NULL, ",");
 	for (size_t i = 0; i < run->n; i++) {
-		const sp_lane *l = &run->lanes[i];
+		const sp_live_lane *l = &run->lanes[i];
 		if (!l->defect || strcmp(l->status, "skip") == 0)
 			continue;
 		char buf[1024];
@@ -99,7 +99,7 @@ bool sp_live_failed(const sp_live_run *run)
 		if (!run->teardown[i].ok)
 			return true;
 	for (size_t i = 0; i < run->n; i++) {
-		const sp_lane *l = &run->lanes[i];
+		const sp_live_lane *l = &run->lanes[i];
 		if (!strcmp(l->status, "skip")) {
 			if (run->strict)
 				return true;
@@ -111,7 +111,7 @@ bool sp_live_failed(const sp_live_run *run)
 	return false;
 }
 
-static void removed_names(const sp_lane *l, char *buf, size_t n)
+static void removed_names(const sp_live_lane *l, char *buf, size_t n)
 {
 	buf[0] = '\0';
 	for (unsigned bit = 1; bit <= SP_PROT_LAST; bit <<= 1)
@@ -128,7 +128,7 @@ static void write_matrix_text(FILE *f, const sp_live_run *run)
 		fprintf(f, " %-*s", (int)(strlen(columns[c].title) > 5 ? strlen(columns[c].title) : 5), columns[c].title);
 	fprintf(f, "  verdict\n");
 	for (size_t i = 0; i < run->n; i++) {
-		const sp_lane *l = &run->lanes[i];
+		const sp_live_lane *l = &run->lanes[i];
 		fprintf(f, "%-15s %-14s", l->rt->name, l->variant->name);
 		for (size_t c = 0; c < NCOLS; c++) {
 			int w = (int)(strlen(columns[c].title) > 5 ? strlen(columns[c].title) : 5);
@@ -146,19 +146,19 @@ static void write_matrix_text(FILE *f, const sp_live_run *run)
 
 void sp_live_write_text(FILE *f, const sp_live_run *run, bool verbose)
 {
-	const sp_platform *p = &run->platform;
+	const sp_live_platform *p = &run->platform;
 	fprintf(f, "platform: %s %s, %s host (virt: %s), cgroup %s, kvm %s (%s)\n", p->kernel, p->arch, p->host_kind, p->virt,
 		p->cgroup, !p->kvm_probed ? "present" : p->kvm_usable ? "usable" : "not usable", p->kvm_reason);
 	if (run->matrix) {
 		write_matrix_text(f, run);
 	} else {
 		for (size_t i = 0; i < run->n; i++) {
-			const sp_lane *l = &run->lanes[i];
+			const sp_live_lane *l = &run->lanes[i];
 			fprintf(f, "lane: %s/%s%s%s\n", l->rt->name, l->variant->name, l->rtinfo[0] ? " -- " : "", l->rtinfo);
 			if (l->notes[0])
 				fprintf(f, "note: %s\n", l->notes);
 			for (size_t k = 0; k < l->results.n; k++) {
-				const sp_lresult *r = &l->results.v[k];
+				const sp_live_result *r = &l->results.v[k];
 				char label[8];
 				snprintf(label, sizeof label, "%s", r->status);
 				for (char *c = label; *c; c++)
@@ -177,7 +177,7 @@ void sp_live_write_text(FILE *f, const sp_live_run *run, bool verbose)
 		fprintf(f, "TEARDOWN: %s %s -- %s\n", run->teardown[i].rt->name, run->teardown[i].ok ? "PASS" : "FAIL",
 			run->teardown[i].what);
 	for (size_t i = 0; i < run->n; i++) {
-		const sp_lane *l = &run->lanes[i];
+		const sp_live_lane *l = &run->lanes[i];
 		if (!run->matrix)
 			fprintf(f, "LANE: %s/%s %s -- %s (%.0f ms)\n", l->rt->name, l->variant->name, verdict(l), l->reason, l->ms);
 	}
@@ -192,7 +192,7 @@ static json_t *strv_json(const sp_strv *v)
 	return a;
 }
 
-static json_t *launch_json(const sp_launch *l)
+static json_t *launch_json(const sp_live_launch *l)
 {
 	json_t *ns = json_array();
 	for (unsigned i = 0; i < 7; i++)
@@ -205,7 +205,7 @@ static json_t *launch_json(const sp_launch *l)
 
 int sp_live_write_json(FILE *f, const sp_live_run *run)
 {
-	const sp_platform *p = &run->platform;
+	const sp_live_platform *p = &run->platform;
 	json_t *root = json_object();
 	json_object_set_new(root, "schema", json_string("sandprobe.live.v1"));
 	json_object_set_new(root, "tool", json_pack("{s:s,s:s}", "name", "sandprobe", "version", SP_VERSION));
@@ -217,14 +217,14 @@ int sp_live_write_json(FILE *f, const sp_live_run *run)
 				      "reason", sp_json_str(p->kvm_reason), "notes", sp_json_str(p->notes)));
 	json_t *lanes = json_array();
 	for (size_t i = 0; i < run->n; i++) {
-		const sp_lane *l = &run->lanes[i];
+		const sp_live_lane *l = &run->lanes[i];
 		json_t *removed = json_array();
 		for (unsigned bit = 1; bit <= SP_PROT_LAST; bit <<= 1)
 			if (l->variant->removes & bit)
 				json_array_append_new(removed, json_string(sp_prot_name(bit)));
 		json_t *results = json_array();
 		for (size_t k = 0; k < l->results.n; k++) {
-			const sp_lresult *r = &l->results.v[k];
+			const sp_live_result *r = &l->results.v[k];
 			json_array_append_new(results, json_pack("{s:o,s:s,s:s,s:o,s:o,s:o}", "id", sp_json_str(r->id), "side",
 								 r->host ? "host" : "inside", "status", r->status, "expected",
 								 sp_json_str(r->expected), "observed", sp_json_str(r->observed), "detail",
@@ -292,7 +292,7 @@ static void html_text(FILE *f, const char *s)
 
 void sp_live_write_html(FILE *f, const sp_live_run *run)
 {
-	const sp_platform *p = &run->platform;
+	const sp_live_platform *p = &run->platform;
 	bool failed = sp_live_failed(run);
 	fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>sandprobe live matrix</title>\n<style>\n"
 	      "body{font:14px/1.4 system-ui,sans-serif;margin:2em;color:#222}\n"
@@ -323,7 +323,7 @@ void sp_live_write_html(FILE *f, const sp_live_run *run)
 		fprintf(f, "<th>%s</th>", columns[c].title);
 	fputs("<th>verdict</th><th>ms</th></tr>\n", f);
 	for (size_t i = 0; i < run->n; i++) {
-		const sp_lane *l = &run->lanes[i];
+		const sp_live_lane *l = &run->lanes[i];
 		bool skip = !strcmp(l->status, "skip");
 		fputs("<tr><td class=\"l\">", f);
 		html_text(f, l->rt->name);

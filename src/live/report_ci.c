@@ -24,7 +24,7 @@ static bool bad(const char *status)
 	return !strcmp(status, "fail") || !strcmp(status, "error");
 }
 
-static const char *lane_verdict(const sp_lane *l)
+static const char *lane_verdict(const sp_live_lane *l)
 {
 	if (!strcmp(l->status, "skip"))
 		return "SKIP";
@@ -33,7 +33,7 @@ static const char *lane_verdict(const sp_lane *l)
 	return l->defect ? "DEFECT" : "FAILED AS EXPECTED";
 }
 
-static void classify(const sp_lane *l, const sp_lresult *r, ci_case *c)
+static void classify(const sp_live_lane *l, const sp_live_result *r, ci_case *c)
 {
 	c->note[0] = '\0';
 	bool neg = l->variant->removes != 0;
@@ -66,7 +66,7 @@ static void classify(const sp_lane *l, const sp_lresult *r, ci_case *c)
 }
 
 /* a skipped lane fails under --strict, as sp_live_failed() judges */
-static sp_junit_kind verdict_kind(const sp_live_run *run, const sp_lane *l)
+static sp_junit_kind verdict_kind(const sp_live_run *run, const sp_live_lane *l)
 {
 	const char *v = lane_verdict(l);
 	if (!strcmp(v, "SKIP"))
@@ -88,7 +88,7 @@ static void count(struct counts *n, sp_junit_kind k)
 	n->skipped += k == SP_JUNIT_SKIPPED;
 }
 
-static void lane_counts(const sp_live_run *run, const sp_lane *l, struct counts *n)
+static void lane_counts(const sp_live_run *run, const sp_live_lane *l, struct counts *n)
 {
 	memset(n, 0, sizeof *n);
 	count(n, verdict_kind(run, l));
@@ -119,7 +119,7 @@ void sp_live_write_junit(FILE *f, const sp_live_run *run)
 	/* a defect (a negative control that did not fail) is its lane's failed verdict */
 	sp_junit_begin(f, "sandprobe.live", all.tests, all.failures, all.errors, secs);
 	for (size_t i = 0; i < run->n; i++) {
-		const sp_lane *l = &run->lanes[i];
+		const sp_live_lane *l = &run->lanes[i];
 		struct counts n;
 		lane_counts(run, l, &n);
 		char *suite = sp_xasprintf("live.%s.%s", l->rt->name, l->variant->name);
@@ -139,7 +139,7 @@ void sp_live_write_junit(FILE *f, const sp_live_run *run)
 			vc.out = NULL;
 		sp_junit_case_write(f, &vc);
 		for (size_t k = 0; k < l->results.n; k++) {
-			const sp_lresult *r = &l->results.v[k];
+			const sp_live_result *r = &l->results.v[k];
 			ci_case c;
 			classify(l, r, &c);
 			char *cls = sp_xasprintf("%s.%s", suite, r->host ? "host" : "inside");
@@ -165,7 +165,7 @@ void sp_live_write_junit(FILE *f, const sp_live_run *run)
 		/* what the lanes shared, removed at the end of the run */
 		sp_junit_suite_begin(f, "live.teardown", run->nteardown, td_failed, 0, 0, 0, NULL);
 		for (size_t i = 0; i < run->nteardown; i++) {
-			const sp_run_teardown *t = &run->teardown[i];
+			const sp_live_run_teardown *t = &run->teardown[i];
 			sp_junit_case jc = {.classname = "live.teardown", .name = t->rt->name,
 					    .kind = t->ok ? SP_JUNIT_PASS : SP_JUNIT_FAILURE, .message = t->what,
 					    .type = t->ok ? "PASS" : "LEFT BEHIND"};
@@ -192,7 +192,7 @@ void sp_live_write_tap(FILE *f, const sp_live_run *run)
 	fprintf(f, "TAP version 13\n1..%zu\n", total);
 	size_t t = 0;
 	for (size_t i = 0; i < run->n; i++) {
-		const sp_lane *l = &run->lanes[i];
+		const sp_live_lane *l = &run->lanes[i];
 		sp_junit_kind vk = verdict_kind(run, l);
 		fprintf(f, "%s %zu - %s/%s verdict ", vk == SP_JUNIT_FAILURE || vk == SP_JUNIT_ERROR ? "not ok" : "ok", ++t,
 			l->rt->name, l->variant->name);
@@ -201,7 +201,7 @@ void sp_live_write_tap(FILE *f, const sp_live_run *run)
 		sp_tap_desc(f, l->reason);
 		fputc('\n', f);
 		for (size_t k = 0; k < l->results.n; k++) {
-			const sp_lresult *r = &l->results.v[k];
+			const sp_live_result *r = &l->results.v[k];
 			ci_case c;
 			classify(l, r, &c);
 			bool nok = c.kind == SP_JUNIT_FAILURE || c.kind == SP_JUNIT_ERROR;
@@ -223,7 +223,7 @@ void sp_live_write_tap(FILE *f, const sp_live_run *run)
 		}
 	}
 	for (size_t i = 0; i < run->nteardown; i++) {
-		const sp_run_teardown *td = &run->teardown[i];
+		const sp_live_run_teardown *td = &run->teardown[i];
 		fprintf(f, "%s %zu - teardown/%s ", td->ok ? "ok" : "not ok", ++t, td->rt->name);
 		sp_tap_desc(f, td->what);
 		fputc('\n', f);

@@ -12,11 +12,11 @@
 #undef SP_HG
 #undef SP_H
 
-sp_lresult *sp_lres_add(sp_lresults *rs, const char *id, const char *status, const char *expected, const char *observed,
+sp_live_result *sp_lres_add(sp_live_results *rs, const char *id, const char *status, const char *expected, const char *observed,
 			const char *fmt, ...)
 {
 	rs->v = sp_xrealloc(rs->v, (rs->n + 1) * sizeof *rs->v);
-	sp_lresult *r = &rs->v[rs->n++];
+	sp_live_result *r = &rs->v[rs->n++];
 	memset(r, 0, sizeof *r);
 	snprintf(r->id, sizeof r->id, "%s", id);
 	snprintf(r->status, sizeof r->status, "%s", status);
@@ -31,7 +31,7 @@ sp_lresult *sp_lres_add(sp_lresults *rs, const char *id, const char *status, con
 	return r;
 }
 
-const sp_lresult *sp_lres_find(const sp_lresults *rs, const char *id)
+const sp_live_result *sp_lres_find(const sp_live_results *rs, const char *id)
 {
 	for (size_t i = 0; i < rs->n; i++)
 		if (!strcmp(rs->v[i].id, id))
@@ -39,7 +39,7 @@ const sp_lresult *sp_lres_find(const sp_lresults *rs, const char *id)
 	return NULL;
 }
 
-void sp_lres_free(sp_lresults *rs)
+void sp_lres_free(sp_live_results *rs)
 {
 	for (size_t i = 0; i < rs->n; i++) {
 		free(rs->v[i].expected);

@@ -20,21 +20,21 @@
 #define SP_HOSTGLOB(sym) (sp_hostglob_##sym)
 
 /* one result of a lane (doctor or host side) */
-typedef struct sp_lresult {
+typedef struct sp_live_result {
 	char id[96];
 	char status[8]; /* pass fail skip warn error */
 	char *expected, *observed, *detail;
 	bool host;      /* a host.* check */
-} sp_lresult;
+} sp_live_result;
 
-typedef struct sp_lresults {
-	sp_lresult *v;
+typedef struct sp_live_results {
+	sp_live_result *v;
 	size_t n;
-} sp_lresults;
+} sp_live_results;
 
-sp_lresult *sp_lres_add(sp_lresults *rs, const char *id, const char *status, const char *expected,
+sp_live_result *sp_lres_add(sp_live_results *rs, const char *id, const char *status, const char *expected,
 			const char *observed, const char *fmt, ...) SP_PRINTF(6, 7);
-const sp_lresult *sp_lres_find(const sp_lresults *rs, const char *id);
-void sp_lres_free(sp_lresults *rs);
+const sp_live_result *sp_lres_find(const sp_live_results *rs, const char *id);
+void sp_lres_free(sp_live_results *rs);
 
 #endif

@@ -39,7 +39,7 @@ int sp_copy_file(const char *from, const char *to, mode_t mode, sp_error *err)
 	return 0;
 }
 
-int sp_rootfs_prepare(sp_lane *l, sp_error *err)
+int sp_rootfs_prepare(sp_live_lane *l, sp_error *err)
 {
 	static const char *const dirs[] = {"bin", "proc", "dev", "sys", "tmp", "etc", "usr", "run", "var", "root"};
 	snprintf(l->rootfs, sizeof l->rootfs, "%s/rootfs", l->dir);

@@ -1,9 +1,9 @@
 /* runc: an OCI bundle run in the foreground (see oci.c). */
 #include "live/oci.h"
 
-void sp_oci_claims(sp_launch *l)
+void sp_oci_claims(sp_live_launch *l)
 {
-	*l = (sp_launch){.ns = SP_NS_ALL & ~(unsigned)SP_NS_USER, .ro_root = true, .drop_caps = true, .seccomp = true,
+	*l = (sp_live_launch){.ns = SP_NS_ALL & ~(unsigned)SP_NS_USER, .ro_root = true, .drop_caps = true, .seccomp = true,
 			 .nnp = true, .min_dev = true, .tmp = true, .own_cgroup = true, .masked = true, .root_is_host_root = true};
 }
 
@@ -13,7 +13,7 @@ static int probe(const sp_live_cfg *cfg, char *why, size_t whysz)
 	return sp_oci_probe("runc", why, whysz);
 }
 
-const sp_runtime sp_rt_runc = {
+const sp_live_runtime sp_rt_runc = {
 	.name = "runc",
 	.summary = "runc: OCI bundle, read-only root, no capabilities, OCI seccomp, own cgroup",
 	.probe = probe,

@@ -35,16 +35,16 @@ static int probe(const sp_live_cfg *cfg, char *why, size_t whysz)
 	return 0;
 }
 
-static void claims(sp_launch *l)
+static void claims(sp_live_launch *l)
 {
 	/* --map-root-user maps root inside to the uid that runs unshare */
-	*l = (sp_launch){.ns = SP_NS_ALL, .nnp = true, .ro_root = true, .tmp = true, .min_dev = true,
+	*l = (sp_live_launch){.ns = SP_NS_ALL, .nnp = true, .ro_root = true, .tmp = true, .min_dev = true,
 			 .root_is_host_root = getuid() == 0};
 }
 
-static int launch(sp_lane *l, sp_error *err)
+static int launch(sp_live_lane *l, sp_error *err)
 {
-	const sp_launch *a = &l->actual;
+	const sp_live_launch *a = &l->actual;
 	sp_strv argv;
 	sp_strv_split(&argv, NULL, ",");
 	if (a->nnp) {
@@ -106,9 +106,9 @@ static int minimal_dev(const char *dev, sp_error *err)
 	return 0;
 }
 
-static int prepare(sp_lane *l, sp_error *err)
+static int prepare(sp_live_lane *l, sp_error *err)
 {
-	const sp_launch *a = &l->actual;
+	const sp_live_launch *a = &l->actual;
 	char p[600];
 	sp_error_clear(err);
 	if (mnt(l->rootfs, l->rootfs, NULL, MS_BIND, NULL, err) < 0 || mnt(NULL, l->rootfs, NULL, MS_PRIVATE, NULL, err) < 0)
@@ -127,13 +127,13 @@ static int prepare(sp_lane *l, sp_error *err)
 	return mnt("/proc", p, NULL, MS_BIND | MS_REC, NULL, err);
 }
 
-static void teardown(sp_lane *l)
+static void teardown(sp_live_lane *l)
 {
 	/* lazily detaches the rootfs bind and every mount under it */
 	umount2(l->rootfs, MNT_DETACH);
 }
 
-const sp_runtime sp_rt_unshare = {
+const sp_live_runtime sp_rt_unshare = {
 	.name = "unshare",
 	.summary = "util-linux unshare: namespaces, a read-only bind root, nothing else",
 	.removable = SP_PROT_PIDNS | SP_PROT_NETNS | SP_PROT_ROROOT | SP_PROT_DEV | SP_PROT_NNP,

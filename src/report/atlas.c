@@ -20,10 +20,10 @@ static const char *const layer_keys[SP_LAYER_COUNT] = {
 	[SP_LAYER_RESOURCES] = "resources",
 };
 
-const char *sp_layer_name(sp_layer l) { return (unsigned)l < SP_LAYER_COUNT ? layer_names[l] : "?"; }
-const char *sp_layer_key(sp_layer l) { return (unsigned)l < SP_LAYER_COUNT ? layer_keys[l] : "?"; }
+const char *sp_layer_name(sp_atlas_layer l) { return (unsigned)l < SP_LAYER_COUNT ? layer_names[l] : "?"; }
+const char *sp_layer_key(sp_atlas_layer l) { return (unsigned)l < SP_LAYER_COUNT ? layer_keys[l] : "?"; }
 
-const char *sp_maturity_name(sp_maturity m)
+const char *sp_maturity_name(sp_atlas_maturity m)
 {
 	switch (m) {
 	case SP_MATURITY_REALIZED: return "realized";
@@ -34,7 +34,7 @@ const char *sp_maturity_name(sp_maturity m)
 	return "?";
 }
 
-const char *sp_reach_name(sp_reach r)
+const char *sp_reach_name(sp_atlas_reach r)
 {
 	switch (r) {
 	case SP_REACH_YES: return "yes";
@@ -44,7 +44,7 @@ const char *sp_reach_name(sp_reach r)
 	return "?";
 }
 
-const sp_technique *sp_technique_find(const char *id)
+const sp_atlas_technique *sp_technique_find(const char *id)
 {
 	for (size_t i = 0; i < sp_techniques_count; i++)
 		if (!strcmp(sp_techniques[i].id, id))
@@ -53,13 +53,13 @@ const sp_technique *sp_technique_find(const char *id)
 }
 
 /* "Parent: Sub" for a sub-technique whose parent is in the table */
-static void full_name(const sp_technique *t, char *buf, size_t size)
+static void full_name(const sp_atlas_technique *t, char *buf, size_t size)
 {
 	const char *dot = strchr(t->id + (sp_startswith(t->id, "AML.") ? 4 : 0), '.');
 	if (dot) {
 		char parent[32];
 		snprintf(parent, sizeof parent, "%.*s", (int)(dot - t->id), t->id);
-		const sp_technique *p = sp_technique_find(parent);
+		const sp_atlas_technique *p = sp_technique_find(parent);
 		if (p) {
 			snprintf(buf, size, "%s: %s", p->name, t->name);
 			return;
@@ -118,7 +118,7 @@ static bool list_has(const char *list, const char *id)
 	return false;
 }
 
-bool sp_atlas_item_covers(const sp_atlas_item *item, const sp_technique *t, const char **via)
+bool sp_atlas_item_covers(const sp_atlas_item *item, const sp_atlas_technique *t, const char **via)
 {
 	if (list_has(item->techniques, t->id)) {
 		if (via)
@@ -157,7 +157,7 @@ typedef struct cover {
 	const char *via;
 } cover;
 
-static size_t row_covers(const sp_atlas_items *items, const sp_technique *t, cover *out, size_t max)
+static size_t row_covers(const sp_atlas_items *items, const sp_atlas_technique *t, cover *out, size_t max)
 {
 	size_t n = 0;
 	for (size_t i = 0; i < items->n && n < max; i++) {
@@ -170,7 +170,7 @@ static size_t row_covers(const sp_atlas_items *items, const sp_technique *t, cov
 
 static bool is_action(const sp_atlas_item *it) { return !strcmp(it->method, "action"); }
 
-static void item_label(const cover *c, const sp_technique *t, char *buf, size_t size)
+static void item_label(const cover *c, const sp_atlas_technique *t, char *buf, size_t size)
 {
 	const char *pre = strcmp(c->item->source, "doctor") ? c->item->source : "";
 	if (c->via && strcmp(c->via, t->id))
@@ -180,7 +180,7 @@ static void item_label(const cover *c, const sp_technique *t, char *buf, size_t 
 }
 
 /* "a, b, c" of the covers (action only when only_action); "-" when none */
-static char *cover_list(const cover *cv, size_t n, const sp_technique *t, bool only_action)
+static char *cover_list(const cover *cv, size_t n, const sp_atlas_technique *t, bool only_action)
 {
 	char *s = sp_xstrdup("");
 	for (size_t i = 0; i < n; i++) {
@@ -218,7 +218,7 @@ static void count_sources(const sp_atlas_items *items, struct counts *c)
 	}
 	cover cv[MAX_COVERS];
 	for (size_t r = 0; r < sp_crosswalk_count; r++) {
-		const sp_technique *t = sp_technique_find(sp_crosswalk_rows[r].technique);
+		const sp_atlas_technique *t = sp_technique_find(sp_crosswalk_rows[r].technique);
 		c->rows++;
 		if (t && row_covers(items, t, cv, MAX_COVERS) > 0)
 			c->covered++;
@@ -242,10 +242,10 @@ static void write_text(FILE *f, const sp_atlas_items *items)
 	for (int l = 0; l < SP_LAYER_COUNT; l++) {
 		fprintf(f, "\n== %s ==\n", sp_layer_name(l));
 		for (size_t r = 0; r < sp_crosswalk_count; r++) {
-			const sp_crosswalk *row = &sp_crosswalk_rows[r];
+			const sp_atlas_crosswalk *row = &sp_crosswalk_rows[r];
 			if ((int)row->layer != l)
 				continue;
-			const sp_technique *t = sp_technique_find(row->technique);
+			const sp_atlas_technique *t = sp_technique_find(row->technique);
 			if (!t) {
 				fprintf(f, "%s (not in the technique table)\n", row->technique);
 				continue;
@@ -324,10 +324,10 @@ static void write_md(FILE *f, const sp_atlas_items *items)
 		      "|---|---|---|---|---|---|---|---|\n",
 		      f);
 		for (size_t r = 0; r < sp_crosswalk_count; r++) {
-			const sp_crosswalk *row = &sp_crosswalk_rows[r];
+			const sp_atlas_crosswalk *row = &sp_crosswalk_rows[r];
 			if ((int)row->layer != l)
 				continue;
-			const sp_technique *t = sp_technique_find(row->technique);
+			const sp_atlas_technique *t = sp_technique_find(row->technique);
 			if (!t)
 				continue;
 			char name[300], cell[400];
@@ -349,7 +349,7 @@ static void write_md(FILE *f, const sp_atlas_items *items)
 	}
 	fputs("\n## Techniques\n\n| Id | Name | Framework | Tactics | Maturity | Same as |\n|---|---|---|---|---|---|\n", f);
 	for (size_t i = 0; i < sp_techniques_count; i++) {
-		const sp_technique *t = &sp_techniques[i];
+		const sp_atlas_technique *t = &sp_techniques[i];
 		char name[300];
 		full_name(t, name, sizeof name);
 		md_cell(f, t->id);
@@ -413,7 +413,7 @@ static int write_json(FILE *f, const sp_atlas_items *items)
 				      (json_int_t)c.sources[1], "verify", (json_int_t)c.sources[2]));
 	json_t *techs = json_array();
 	for (size_t i = 0; i < sp_techniques_count; i++) {
-		const sp_technique *t = &sp_techniques[i];
+		const sp_atlas_technique *t = &sp_techniques[i];
 		char name[300];
 		full_name(t, name, sizeof name);
 		json_t *o = json_pack("{s:s,s:s,s:s,s:o,s:s}", "id", t->id, "name", name, "framework", t->framework,
@@ -426,8 +426,8 @@ static int write_json(FILE *f, const sp_atlas_items *items)
 	json_t *rows = json_array();
 	cover cv[MAX_COVERS];
 	for (size_t r = 0; r < sp_crosswalk_count; r++) {
-		const sp_crosswalk *row = &sp_crosswalk_rows[r];
-		const sp_technique *t = sp_technique_find(row->technique);
+		const sp_atlas_crosswalk *row = &sp_crosswalk_rows[r];
+		const sp_atlas_technique *t = sp_technique_find(row->technique);
 		if (!t)
 			continue;
 		size_t n = row_covers(items, t, cv, MAX_COVERS);

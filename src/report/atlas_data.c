@@ -13,7 +13,7 @@
 #define ATTACK(id_, name_, tactics_) \
 	{.id = id_, .name = name_, .framework = "ATT&CK", .tactics = tactics_, .maturity = SP_MATURITY_NONE, .same_as = NULL}
 
-const sp_technique sp_techniques[] = {
+const sp_atlas_technique sp_techniques[] = {
 	/* ATLAS 5.6.0 */
 	ATLAS("AML.T0011", "User Execution", "Execution", REALIZED, "T1204"),
 	ATLAS("AML.T0011.001", "Malicious Package", "Execution", REALIZED, NULL),
@@ -93,7 +93,7 @@ const size_t sp_techniques_count = SP_ARRAY_SIZE(sp_techniques);
 	{.technique = t_, .layer = SP_LAYER_##layer_, .reach = SP_REACH_##reach_, .path = path_, .control = control_, .uncovered = uncovered_}
 
 /* Order: by layer, then as the layer's story goes. */
-const sp_crosswalk sp_crosswalk_rows[] = {
+const sp_atlas_crosswalk sp_crosswalk_rows[] = {
 	/* ---- runtime escape ---- */
 	ROW("AML.T0051", ESCAPE, YES,
 	    "the entry point: injected instructions make the agent run attacker-chosen tools inside the sandbox",

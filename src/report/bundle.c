@@ -29,7 +29,7 @@ static const char *shown(const char *s)
 /* A TSV file read through the evidence row reader (src/evidence/), with
  * the report's own file:line messages. */
 typedef struct tsv {
-	sp_rows r;
+	sp_ev_rows r;
 	char *path;
 	size_t lineno;
 	const char **hdr; /* r.hdr */
@@ -49,7 +49,7 @@ static void tsv_close(tsv *t)
 /* the reader's failure, worded as the report words it */
 static int tsv_fail(tsv *t, sp_error *err)
 {
-	sp_rows *r = &t->r;
+	sp_ev_rows *r = &t->r;
 	const char *text = strstr(r->msg, ": ");
 	text = text ? text + 2 : r->msg;
 	switch (r->why) {
@@ -191,7 +191,7 @@ static int load_metadata(rp_bundle *b, sp_error *err)
 		return sp_usage(err, "%s: %s", path, e == EINVAL ? "not a regular file" : strerror(e));
 	}
 	char msg[256];
-	sp_kv_why why;
+	sp_ev_kv_why why;
 	if (sp_kv_parse_why(buf, len, &b->meta, &b->nmeta, msg, sizeof msg, &why) < 0) {
 		switch (why.code) {
 		case SP_KVF_EMPTY: return sp_usage(err, "%s: missing key 'schema'", path);
@@ -207,7 +207,7 @@ static int load_metadata(rp_bundle *b, sp_error *err)
 		}
 		return sp_usage(err, "%s: %s", path, msg);
 	}
-	const sp_kv *schema = NULL;
+	const sp_ev_kv *schema = NULL;
 	for (size_t i = 0; i < b->nmeta && !schema; i++)
 		if (!strcmp(b->meta[i].key, "schema"))
 			schema = &b->meta[i];

@@ -44,7 +44,7 @@ typedef struct rp_fault {
 typedef struct rp_bundle {
 	char *dir;
 	/* metadata.txt, in file order (parsed by src/evidence/) */
-	sp_kv *meta;
+	sp_ev_kv *meta;
 	size_t nmeta;
 	/* resource-samples.tsv: every column but wall and phase, by name */
 	size_t nsamples, ncols;

@@ -12,7 +12,7 @@
 #include "evidence/evidence.h"
 #include "soak/sampler.h"
 
-int sp_bundle_create(sp_bundle *b, const char *dir, sp_error *err)
+int sp_bundle_create(sp_soak_bundle *b, const char *dir, sp_error *err)
 {
 	memset(b, 0, sizeof *b);
 	b->dirfd = -1;
@@ -33,7 +33,7 @@ int sp_bundle_create(sp_bundle *b, const char *dir, sp_error *err)
 	return 0;
 }
 
-void sp_bundle_close(sp_bundle *b)
+void sp_bundle_close(sp_soak_bundle *b)
 {
 	for (size_t i = 0; i < b->nlogs; i++) {
 		free(b->logs[i]->name);
@@ -49,7 +49,7 @@ void sp_bundle_close(sp_bundle *b)
 	b->dirfd = -1;
 }
 
-int sp_bundle_write(sp_bundle *b, const char *name, const char *data, size_t len, sp_error *err)
+int sp_bundle_write(sp_soak_bundle *b, const char *name, const char *data, size_t len, sp_error *err)
 {
 	char tmp[512];
 	snprintf(tmp, sizeof tmp, "%s.tmp", name);
@@ -112,7 +112,7 @@ static struct tlbuf *thread_buf(void)
 	return b;
 }
 
-void sp_bundle_log(sp_bundle *b, const char *name, const char *header, const char *text, size_t len)
+void sp_bundle_log(sp_soak_bundle *b, const char *name, const char *header, const char *text, size_t len)
 {
 	size_t rlen = 0;
 	struct tlbuf *tb = thread_buf();
@@ -123,7 +123,7 @@ void sp_bundle_log(sp_bundle *b, const char *name, const char *header, const cha
 	}
 	char *hdr = sp_redact(header, strlen(header), NULL);
 	pthread_mutex_lock(&b->mu);
-	sp_log *lg = NULL;
+	sp_soak_log *lg = NULL;
 	for (size_t i = 0; i < b->nlogs && !lg; i++)
 		if (!strcmp(b->logs[i]->name, name))
 			lg = b->logs[i];
@@ -151,12 +151,12 @@ void sp_bundle_log(sp_bundle *b, const char *name, const char *header, const cha
 	free(hdr);
 }
 
-int sp_bundle_flush_logs(sp_bundle *b, sp_error *err)
+int sp_bundle_flush_logs(sp_soak_bundle *b, sp_error *err)
 {
 	int r = 0;
 	pthread_mutex_lock(&b->mu);
 	for (size_t i = 0; i < b->nlogs; i++) {
-		sp_log *lg = b->logs[i];
+		sp_soak_log *lg = b->logs[i];
 		if (!lg->dirty)
 			continue;
 		size_t len;
@@ -176,7 +176,7 @@ int sp_bundle_flush_logs(sp_bundle *b, sp_error *err)
 }
 
 /* ---- manifest and signature (src/evidence/ does both) ---- */
-int sp_bundle_manifest(sp_bundle *b, EVP_PKEY *key, sp_error *err)
+int sp_bundle_manifest(sp_soak_bundle *b, EVP_PKEY *key, sp_error *err)
 {
 	char msg[512];
 	char *m = sp_ev_manifest_build(b->dir, msg, sizeof msg);

@@ -119,7 +119,7 @@ static size_t reap_survivors(struct run *r, struct victims *v, uint64_t deadline
 static void recover_after_fault(struct run *r, struct scen_state *st, unsigned long long gen, const char *target,
 				uint64_t fault_ns, bool injected, struct victims *v)
 {
-	const sp_wfault *f = &st->sc->fault;
+	const sp_soak_wfault *f = &st->sc->fault;
 	bool ok = sp_soak_run_steps(r, st, &st->sc->recover, gen);
 	char desc[256] = "";
 	size_t survivors = 0;
@@ -139,9 +139,9 @@ static void recover_after_fault(struct run *r, struct scen_state *st, unsigned l
 /* F02/F03: signal the owned process named by the pidfile */
 static void inject_pidfile_fault(struct run *r, struct scen_state *st, unsigned long long gen)
 {
-	const sp_wfault *f = &st->sc->fault;
+	const sp_soak_wfault *f = &st->sc->fault;
 	char idbuf[96], genbuf[32], target[200], buf[64];
-	sp_vars v;
+	sp_soak_vars v;
 	sp_soak_vars_for(r, st, gen, &v, idbuf, sizeof idbuf, genbuf, sizeof genbuf);
 	if (f->after_ms > 0)
 		sleep_unless_aborted(r, f->after_ms);
@@ -196,13 +196,13 @@ static void inject_pidfile_fault(struct run *r, struct scen_state *st, unsigned 
 	victims_free(&vic);
 }
 
-bool sp_soak_fault_step(struct run *r, struct scen_state *st, const sp_wstep *step, unsigned long long gen)
+bool sp_soak_fault_step(struct run *r, struct scen_state *st, const sp_soak_wstep *step, unsigned long long gen)
 {
-	const sp_scenario *sc = st->sc;
-	const sp_wfault *f = &sc->fault;
+	const sp_soak_scenario *sc = st->sc;
+	const sp_soak_wfault *f = &sc->fault;
 	bool interrupt = !strcmp(f->id, "F01") || !strcmp(f->id, "F07");
 	bool first = step == &sc->steps.v[0];
-	sp_proc_result res;
+	sp_soak_proc_result res;
 	enum op_result o = sp_soak_run_step(r, st, step, gen, true, interrupt ? f->after_ms : -1, f->signal, &res);
 	if (o == OP_SKIPPED) {
 		if (!first && !atomic_load(&r->sch.abort_ops))

@@ -319,7 +319,7 @@ void sp_soak_journal_mounts(struct run *r)
 	free(m);
 }
 
-static json_t *steps_json(struct run *r, const sp_wsteps *steps)
+static json_t *steps_json(struct run *r, const sp_soak_wsteps *steps)
 {
 	json_t *a = json_array();
 	for (size_t i = 0; i < steps->n; i++) {
@@ -498,7 +498,7 @@ static void remains_of(const struct jrun *j, struct remains *m)
 	memset(m, 0, sizeof *m);
 	char boot[64];
 	boot_id(boot, sizeof boot);
-	sp_sampler *s = sp_sampler_new(0, j->prefix, j->state_dir);
+	sp_soak_sampler *s = sp_sampler_new(0, j->prefix, j->state_dir);
 	if (j->boot && !strcmp(j->boot, boot)) {
 		size_t n = 0;
 		free(sp_sampler_signalable(s, &n));
@@ -887,7 +887,7 @@ static bool run_journaled_steps(const struct jrun *j, json_t *steps, const char 
 		int tmo = (int)json_integer_value(json_object_get(st, "timeout_ms"));
 		bool expect_fail = json_is_true(json_object_get(st, "expect_fail"));
 		sp_soak_run_opts ro = {.timeout_ms = tmo > 0 ? tmo : 30000, .interrupt_ms = -1, .envp = envp};
-		sp_proc_result res;
+		sp_soak_proc_result res;
 		sp_error e = {0};
 		char code[64] = "internal";
 		bool ok = false;
@@ -911,9 +911,9 @@ static long inventory_count(const struct jrun *j, char **envp)
 	char **argv = argv_of(j->inventory);
 	if (!argv)
 		return 0;
-	sp_capture *cap = sp_xcalloc(1, sizeof *cap);
+	sp_soak_capture *cap = sp_xcalloc(1, sizeof *cap);
 	sp_soak_run_opts ro = {.timeout_ms = 30000, .interrupt_ms = -1, .envp = envp, .stderr_null = true};
-	sp_proc_result res;
+	sp_soak_proc_result res;
 	sp_error e = {0};
 	long n = -1;
 	if (sp_proc_run(argv, &ro, cap, &res, &e) == 0 && sp_proc_ok(&res)) {
@@ -939,7 +939,7 @@ static int reconcile_one(struct jrun *j, sp_strv *report)
 	boot_id(boot, sizeof boot);
 	bool same_boot = j->boot && !strcmp(j->boot, boot);
 	say(report, "reconcile: run %s (journal %s%s%s)", j->run_id, j->path, j->end ? "; ended " : "", j->end ? j->end : "");
-	sp_sampler *s = sp_sampler_new(0, j->prefix, j->state_dir);
+	sp_soak_sampler *s = sp_sampler_new(0, j->prefix, j->state_dir);
 	char **envp = env_for(j);
 	/* 1. processes: the run's cgroups, its environment marker, cgroup paths with its prefix */
 	size_t killed = 0;

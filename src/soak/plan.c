@@ -177,7 +177,7 @@ int sp_soak_identity(struct run *r, sp_error *err)
 	r->exe = realpath("/proc/self/exe", NULL);
 	if (!r->exe)
 		r->exe = sp_xstrdup("/proc/self/exe");
-	r->gvars = (sp_vars){.state = r->state_dir, .prefix = r->prefix, .run = r->run_id, .exe = r->exe};
+	r->gvars = (sp_soak_vars){.state = r->state_dir, .prefix = r->prefix, .run = r->run_id, .exe = r->exe};
 	if (r->w.rootfs) {
 		r->rootfs = sp_expand(r->w.rootfs, &r->gvars);
 		r->gvars.rootfs = r->rootfs;

@@ -19,12 +19,12 @@
 #include "core/util.h"
 
 
-static size_t cap_half(const sp_capture *c)
+static size_t cap_half(const sp_soak_capture *c)
 {
 	return c->half && c->half < SP_CAP_HALF ? c->half : SP_CAP_HALF;
 }
 
-void sp_capture_add(sp_capture *c, const char *buf, size_t len)
+void sp_capture_add(sp_soak_capture *c, const char *buf, size_t len)
 {
 	size_t half = cap_half(c);
 	c->total += len;
@@ -62,10 +62,10 @@ static void cap_key_make(void)
 	pthread_key_create(&cap_key, free);
 }
 
-sp_capture *sp_capture_for_thread(size_t half)
+sp_soak_capture *sp_capture_for_thread(size_t half)
 {
 	pthread_once(&cap_once, cap_key_make);
-	sp_capture *c = pthread_getspecific(cap_key);
+	sp_soak_capture *c = pthread_getspecific(cap_key);
 	if (!c) {
 		c = sp_xcalloc(1, sizeof *c);
 		volatile char *page = (volatile char *)c; /* resident once, not page by page */
@@ -84,7 +84,7 @@ sp_capture *sp_capture_for_thread(size_t half)
  * the elided bytes. Redaction works line by line, so a line cut in two
  * ("...api_key=" | "s3cr3t") could otherwise leave a secret whose key was
  * elided. */
-static char *capture_text_into(const sp_capture *c, char *out, size_t *capp, size_t *lenp)
+static char *capture_text_into(const sp_soak_capture *c, char *out, size_t *capp, size_t *lenp)
 {
 	unsigned long long elided = c->total - c->head_len - c->tail_len;
 	size_t cap = c->head_len + c->tail_len + 80, len = 0;
@@ -117,7 +117,7 @@ static char *capture_text_into(const sp_capture *c, char *out, size_t *capp, siz
 	return out;
 }
 
-char *sp_capture_text(const sp_capture *c, size_t *lenp)
+char *sp_capture_text(const sp_soak_capture *c, size_t *lenp)
 {
 	size_t cap = 0;
 	return capture_text_into(c, NULL, &cap, lenp);
@@ -142,7 +142,7 @@ static void text_key_make(void)
 	pthread_key_create(&text_key, text_free);
 }
 
-const char *sp_capture_text_thread(const sp_capture *c, size_t *lenp)
+const char *sp_capture_text_thread(const sp_soak_capture *c, size_t *lenp)
 {
 	pthread_once(&text_once, text_key_make);
 	struct text_buf *t = pthread_getspecific(text_key);
@@ -270,7 +270,7 @@ static void to_capture(void *ctx, int stream, const char *buf, size_t len)
 
 /* what is already in the pipe once the leader exited (a grandchild that
  * keeps the pipe open must not hold the step up) */
-static void drain_now(sp_child *c, sp_capture *cap)
+static void drain_now(sp_child *c, sp_soak_capture *cap)
 {
 	char buf[16384];
 	for (int i = 0; i < 64 && c->out >= 0; i++) {
@@ -293,7 +293,7 @@ static void drain_now(sp_child *c, sp_capture *cap)
  * stream into the capture. The soak's own part: the pid is tracked before
  * the orphan reaper may look (spawn_lock), a planned interruption, the
  * run-wide abort flag, and after a kill the group is waited for. */
-int sp_proc_run(char *const argv[], const sp_soak_run_opts *o, sp_capture *cap, sp_proc_result *res, sp_error *err)
+int sp_proc_run(char *const argv[], const sp_soak_run_opts *o, sp_soak_capture *cap, sp_soak_proc_result *res, sp_error *err)
 {
 	(void)err;
 	memset(res, 0, sizeof *res);
@@ -373,12 +373,12 @@ int sp_proc_run(char *const argv[], const sp_soak_run_opts *o, sp_capture *cap, 
 	return 0;
 }
 
-bool sp_proc_ok(const sp_proc_result *r)
+bool sp_proc_ok(const sp_soak_proc_result *r)
 {
 	return !r->spawn_errno && !r->timed_out && !r->interrupted && !r->aborted && WIFEXITED(r->status) && WEXITSTATUS(r->status) == 0;
 }
 
-void sp_proc_describe(const sp_proc_result *r, char *buf, size_t size)
+void sp_proc_describe(const sp_soak_proc_result *r, char *buf, size_t size)
 {
 	if (r->spawn_errno)
 		snprintf(buf, size, "spawn=%s", strerrorname_np(r->spawn_errno) ? strerrorname_np(r->spawn_errno) : "error");

@@ -21,28 +21,28 @@
 
 /* Output of one child: the first half bytes and the last half (half:
  * SP_CAP_HALF when 0). */
-typedef struct sp_capture {
+typedef struct sp_soak_capture {
 	size_t half;
 	char head[SP_CAP_HALF];
 	size_t head_len;
 	char tail[SP_CAP_HALF]; /* ring */
 	size_t tail_len, tail_pos;
 	unsigned long long total;
-} sp_capture;
+} sp_soak_capture;
 
-void sp_capture_add(sp_capture *c, const char *buf, size_t len);
+void sp_capture_add(sp_soak_capture *c, const char *buf, size_t len);
 /* An empty capture of the calling thread's own, reused from one child to
  * the next (no 64 KiB allocated per operation: the runner's memory stays
  * flat); freed when the thread ends. */
-sp_capture *sp_capture_for_thread(size_t half);
+sp_soak_capture *sp_capture_for_thread(size_t half);
 /* The captured text with a "[... N bytes elided ...]" line when bytes were
  * dropped; a new NUL-terminated string. */
-char *sp_capture_text(const sp_capture *c, size_t *len);
+char *sp_capture_text(const sp_soak_capture *c, size_t *len);
 /* The same in the calling thread's own buffer, valid until its next call
  * (no allocation per operation). */
-const char *sp_capture_text_thread(const sp_capture *c, size_t *len);
+const char *sp_capture_text_thread(const sp_soak_capture *c, size_t *len);
 
-typedef struct sp_proc_result {
+typedef struct sp_soak_proc_result {
 	int status;           /* waitpid status, valid when !spawn_errno */
 	int spawn_errno;      /* the program could not be started */
 	bool timed_out;       /* killed by the runner at its timeout */
@@ -50,7 +50,7 @@ typedef struct sp_proc_result {
 	bool interrupt_missed;/* the planned fault came too late: it had exited */
 	bool aborted;         /* killed because the run stopped at once */
 	uint64_t start_ns, end_ns, interrupt_ns;
-} sp_proc_result;
+} sp_soak_proc_result;
 
 typedef struct sp_soak_run_opts {
 	int timeout_ms;       /* kill the process group after this */
@@ -63,11 +63,11 @@ typedef struct sp_soak_run_opts {
 
 /* Run argv (PATH search) to completion. cap may be NULL (output discarded).
  * Returns 0 (the result says how it ended) or -1 on an internal error. */
-int sp_proc_run(char *const argv[], const sp_soak_run_opts *o, sp_capture *cap, sp_proc_result *res, sp_error *err);
+int sp_proc_run(char *const argv[], const sp_soak_run_opts *o, sp_soak_capture *cap, sp_soak_proc_result *res, sp_error *err);
 
 /* exit status summarised as "exit=N" / "signal=NAME" / "timeout" / "spawn=ENOENT" */
-void sp_proc_describe(const sp_proc_result *r, char *buf, size_t size);
-bool sp_proc_ok(const sp_proc_result *r);
+void sp_proc_describe(const sp_soak_proc_result *r, char *buf, size_t size);
+bool sp_proc_ok(const sp_soak_proc_result *r);
 
 /* Raise this process's soft RLIMIT_NOFILE (the sampler keeps /proc handles
  * of owned processes open); children get the original limit back. */

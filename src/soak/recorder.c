@@ -190,7 +190,7 @@ void sp_soak_record_op(struct run *r, struct scen_state *st, const char *op, enu
 	pthread_mutex_unlock(&r->rec.rows_mu);
 }
 
-void sp_soak_record_fault(struct run *r, const sp_wfault *f, const char *target, double started, double ended,
+void sp_soak_record_fault(struct run *r, const sp_soak_wfault *f, const char *target, double started, double ended,
 			  long long recovery_ms, bool pass)
 {
 	char t[256], e[256];
@@ -206,7 +206,7 @@ void sp_soak_record_fault(struct run *r, const sp_wfault *f, const char *target,
 }
 
 /* write the sample row (s->ts set here, strictly increasing) and the totals it closes */
-void sp_soak_record_sample(struct run *r, sp_sample *s)
+void sp_soak_record_sample(struct run *r, sp_soak_sample *s)
 {
 	pthread_mutex_lock(&r->rec.rows_mu);
 	s->ts = sp_soak_ts_now(r);
@@ -257,7 +257,7 @@ int sp_soak_check_metrics_path(const char *path, sp_error *err)
 	return 0;
 }
 
-void sp_soak_write_metrics(struct run *r, const sp_sample *s)
+void sp_soak_write_metrics(struct run *r, const sp_soak_sample *s)
 {
 	const char *path = r->o->metrics_file;
 	if (!path)
@@ -402,8 +402,8 @@ int sp_soak_write_inventory(struct run *r, const char *file, sp_error *err)
 	json_t *res = NULL;
 	if (r->w.inventory.n) {
 		char **argv = sp_soak_expand_argv(&r->w.inventory, &r->gvars);
-		sp_capture *cap = sp_xcalloc(1, sizeof *cap);
-		sp_proc_result pr;
+		sp_soak_capture *cap = sp_xcalloc(1, sizeof *cap);
+		sp_soak_proc_result pr;
 		sp_soak_run_opts ro = {.timeout_ms = r->w.timeout_ms, .interrupt_ms = -1, .envp = r->envp, .stderr_null = true};
 		int rc = sp_proc_run(argv, &ro, cap, &pr, err);
 		char *text = sp_capture_text(cap, NULL), *cmd = sp_soak_join_argv(argv);
@@ -544,8 +544,8 @@ static void rootfs_digest(const char *dir, char *out, size_t size)
 static char *runtime_version(struct run *r)
 {
 	char **argv = sp_soak_expand_argv(&r->w.version_argv, &r->gvars);
-	sp_capture *cap = sp_xcalloc(1, sizeof *cap);
-	sp_proc_result res;
+	sp_soak_capture *cap = sp_xcalloc(1, sizeof *cap);
+	sp_soak_proc_result res;
 	sp_error err = {0};
 	sp_soak_run_opts ro = {.timeout_ms = 30000, .interrupt_ms = -1, .envp = r->envp};
 	char *v = NULL;
@@ -603,7 +603,7 @@ int sp_soak_write_metadata(struct run *r, sp_error *err)
 	for (size_t i = 0; i < r->w.nscen; i++) {
 		scen = sp_xrealloc(scen, sl + strlen(r->w.scen[i].id) + 2);
 		sl += (size_t)snprintf(scen + sl, strlen(r->w.scen[i].id) + 2, "%s%s", i ? "," : "", r->w.scen[i].id);
-		const sp_wfault *f = &r->w.scen[i].fault;
+		const sp_soak_wfault *f = &r->w.scen[i].fault;
 		if (f->present && !(faults && strstr(faults, f->id))) {
 			faults = sp_xrealloc(faults, fl + 5);
 			fl += (size_t)snprintf(faults + fl, 5, "%s%s", fl ? "," : "", f->id);
@@ -705,7 +705,7 @@ int sp_soak_write_summary(struct run *r, double final_ts, sp_error *err)
 	double achieved = final_ts > 0 ? (double)r->rec.n_ops / final_ts : 0;
 	json_t *cc = json_object();
 	for (int c = 0; c < SP_CLASS_COUNT; c++)
-		json_object_set_new(cc, sp_class_name((sp_class)c), json_integer(r->sch.class_cycles[c]));
+		json_object_set_new(cc, sp_class_name((sp_soak_class)c), json_integer(r->sch.class_cycles[c]));
 	json_t *doc = json_pack(
 		"{s:s,s:s,s:s,s:I,s:f,s:I,s:I,s:f,s:f,s:f,s:{s:I,s:I,s:I,s:I},s:I,s:s,s:s,s:s,s:f,s:f,s:o,s:I,s:I,s:I}",
 		"schema", "sandprobe.summary.v1", "run_id", r->run_id, "profile", r->profile, "requested_duration_s",

@@ -52,7 +52,7 @@ struct rowfile {
 };
 
 struct scen_state {
-	const sp_scenario *sc;
+	const sp_soak_scenario *sc;
 	char sid[64];         /* <prefix>-<id lowercased> */
 	int busy;             /* r->mu */
 	bool started, start_attempted;
@@ -82,7 +82,7 @@ enum op_result { OP_OK, OP_FAIL, OP_FAULT, OP_SKIPPED };
 /* the recorder's state: the bundle, its rows and the totals they add up to
  * (rows_mu: rows, totals, samples' bookkeeping) */
 struct recorder_state {
-	sp_bundle b;
+	sp_soak_bundle b;
 	bool bundle_made;
 	struct rowfile ops, lat, samples, faults;
 	bool streams_open;
@@ -93,7 +93,7 @@ struct recorder_state {
 	atomic_int rows_fatal; /* the rows backlog outgrew its bound */
 	long long metrics_failures;
 	bool metrics_noted;
-	sp_sample last;
+	sp_soak_sample last;
 	long long sample_count, periodic_count;
 	double first_ts, last_ts, max_gap;
 	uint64_t t0_ns, start_sample_ns;
@@ -101,7 +101,7 @@ struct recorder_state {
 
 /* the sampler thread's and the reaper thread's state */
 struct sampling_state {
-	sp_sampler *sampler;
+	sp_soak_sampler *sampler;
 	pthread_t sampler_thr, reaper_thr;
 	bool sampler_running, reaper_running;
 	int sampler_timer, sampler_kick, sampler_quit, reaper_quit;
@@ -129,7 +129,7 @@ struct sched_state {
 
 struct run {
 	const sp_soak_opts *o;
-	sp_workload w;
+	sp_soak_workload w;
 
 	/* plan: fixed before anything is created, read-only afterwards */
 	const struct sp_profile *base;
@@ -144,7 +144,7 @@ struct run {
 	EVP_PKEY *key;
 	char run_id[64], short_id[16], prefix[40];
 	char *state_dir, *rootfs, *exe;
-	sp_vars gvars;
+	sp_soak_vars gvars;
 	char **envp;
 	uint64_t rate_interval_ns;
 	struct scen_state *ss;
@@ -179,21 +179,21 @@ double sp_soak_ts_now(const struct run *r);
 double sp_soak_ns_to_ts(const struct run *r, uint64_t ns);
 
 /* scheduler.c */
-char **sp_soak_expand_argv(const sp_strv *tmpl, const sp_vars *v);
+char **sp_soak_expand_argv(const sp_strv *tmpl, const sp_soak_vars *v);
 void sp_soak_free_argv(char **argv);
 char *sp_soak_join_argv(char **argv);
-void sp_soak_vars_for(struct run *r, struct scen_state *st, unsigned long long gen, sp_vars *v, char *idbuf,
+void sp_soak_vars_for(struct run *r, struct scen_state *st, unsigned long long gen, sp_soak_vars *v, char *idbuf,
 		      size_t idsz, char *genbuf, size_t gensz);
-enum op_result sp_soak_run_step(struct run *r, struct scen_state *st, const sp_wstep *step, unsigned long long gen,
-				bool paced, int interrupt_ms, int interrupt_sig, sp_proc_result *res_out);
-bool sp_soak_run_steps(struct run *r, struct scen_state *st, const sp_wsteps *steps, unsigned long long gen);
-bool sp_soak_run_global_steps(struct run *r, const sp_wsteps *steps, const char *section, int max_timeout_ms);
+enum op_result sp_soak_run_step(struct run *r, struct scen_state *st, const sp_soak_wstep *step, unsigned long long gen,
+				bool paced, int interrupt_ms, int interrupt_sig, sp_soak_proc_result *res_out);
+bool sp_soak_run_steps(struct run *r, struct scen_state *st, const sp_soak_wsteps *steps, unsigned long long gen);
+bool sp_soak_run_global_steps(struct run *r, const sp_soak_wsteps *steps, const char *section, int max_timeout_ms);
 void *sp_soak_worker(void *arg);
 
 /* faults.c */
 /* the cycle's step i is the fault's: run it (F01/F07) or inject after it
  * (F02/F03); returns true when the cycle is over */
-bool sp_soak_fault_step(struct run *r, struct scen_state *st, const sp_wstep *step, unsigned long long gen);
+bool sp_soak_fault_step(struct run *r, struct scen_state *st, const sp_soak_wstep *step, unsigned long long gen);
 
 /* recorder.c */
 int sp_soak_open_streams(struct run *r, sp_error *err);
@@ -202,15 +202,15 @@ int sp_rows_flush(struct rowfile *rf);
 void sp_soak_flush_rows(struct run *r); /* rows_mu held by the caller */
 void sp_soak_record_op(struct run *r, struct scen_state *st, const char *op, enum op_result res, uint64_t start_ns,
 		       uint64_t end_ns, unsigned long long gen, const char *code);
-void sp_soak_record_fault(struct run *r, const sp_wfault *f, const char *target, double started, double ended,
+void sp_soak_record_fault(struct run *r, const sp_soak_wfault *f, const char *target, double started, double ended,
 			  long long recovery_ms, bool pass);
-void sp_soak_record_sample(struct run *r, sp_sample *s);
+void sp_soak_record_sample(struct run *r, sp_soak_sample *s);
 int sp_soak_write_metadata(struct run *r, sp_error *err);
 int sp_soak_write_inventory(struct run *r, const char *file, sp_error *err);
 int sp_soak_write_capabilities(struct run *r, sp_error *err);
 int sp_soak_write_summary(struct run *r, double final_ts, sp_error *err);
 int sp_soak_check_metrics_path(const char *path, sp_error *err);
-void sp_soak_write_metrics(struct run *r, const sp_sample *s);
+void sp_soak_write_metrics(struct run *r, const sp_soak_sample *s);
 void sp_soak_fill_status(struct run *r, sp_soak_status *st);
 
 /* sampling.c */

@@ -314,8 +314,8 @@ static int close_record(struct run *r, double final_ts, sp_error *err)
 static int run_verifier(struct run *r)
 {
 	char *argv[] = {r->exe, (char *)"verify", r->rec.b.dir, NULL};
-	sp_capture *cap = sp_xcalloc(1, sizeof *cap);
-	sp_proc_result res;
+	sp_soak_capture *cap = sp_xcalloc(1, sizeof *cap);
+	sp_soak_proc_result res;
 	sp_error err = {0};
 	sp_soak_run_opts ro = {.timeout_ms = 600000, .interrupt_ms = -1};
 	int code = SP_EXIT_INTERNAL;

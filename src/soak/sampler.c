@@ -51,7 +51,7 @@ struct pcache {
 #define SP_BIG_BUF (256 * 1024)
 #define SP_EMPTY_TRIES 3
 
-struct sp_sampler {
+struct sp_soak_sampler {
 	pid_t root;
 	char *prefix;
 	char *env_marker; /* "SANDPROBE_SOAK_PREFIX=<prefix>" */
@@ -80,9 +80,9 @@ struct sp_sampler {
 	size_t capref;
 };
 
-sp_sampler *sp_sampler_new(pid_t root, const char *prefix, const char *state_dir)
+sp_soak_sampler *sp_sampler_new(pid_t root, const char *prefix, const char *state_dir)
 {
-	sp_sampler *s = sp_xcalloc(1, sizeof *s);
+	sp_soak_sampler *s = sp_xcalloc(1, sizeof *s);
 	s->root = root;
 	s->prefix = sp_xstrdup(prefix);
 	s->env_marker = sp_xasprintf("%s=%s", SP_SOAK_ENV, prefix);
@@ -113,7 +113,7 @@ sp_sampler *sp_sampler_new(pid_t root, const char *prefix, const char *state_dir
 	return s;
 }
 
-void sp_sampler_free(sp_sampler *s)
+void sp_sampler_free(sp_soak_sampler *s)
 {
 	if (!s)
 		return;
@@ -192,7 +192,7 @@ static bool parse_stat(const char *buf, struct pinfo *pi)
 	return true;
 }
 
-static void idx_build(sp_sampler *s)
+static void idx_build(sp_soak_sampler *s)
 {
 	size_t cap = 64;
 	while (cap < s->np * 2)
@@ -211,7 +211,7 @@ static void idx_build(sp_sampler *s)
 	}
 }
 
-static int idx_find(const sp_sampler *s, pid_t pid)
+static int idx_find(const sp_soak_sampler *s, pid_t pid)
 {
 	size_t h = ((size_t)pid * 2654435761u) & (s->idxcap - 1);
 	while (s->idx[h] >= 0) {
@@ -230,7 +230,7 @@ static struct pcache *cache_slot(struct pcache *tab, size_t cap, pid_t pid)
 	return &tab[h];
 }
 
-static void cache_drop(sp_sampler *s, struct pcache *ce)
+static void cache_drop(sp_soak_sampler *s, struct pcache *ce)
 {
 	if (ce->statfd >= 0) {
 		close(ce->statfd);
@@ -267,7 +267,7 @@ static bool block_has(const char *buf, size_t len, const char *needle, bool whol
  * reads empty: the process may be in the middle of execve (the old image is
  * being torn down, or the new one has no environment area yet), so a
  * "foreign" verdict must not be kept for long. */
-static int marker_bits(sp_sampler *s, pid_t pid, bool *unsure)
+static int marker_bits(sp_soak_sampler *s, pid_t pid, bool *unsure)
 {
 	char path[64];
 	const size_t bigsz = SP_BIG_BUF;
@@ -285,7 +285,7 @@ static int marker_bits(sp_sampler *s, pid_t pid, bool *unsure)
 	return bits;
 }
 
-static bool cgroup_has_prefix(sp_sampler *s, pid_t pid)
+static bool cgroup_has_prefix(sp_soak_sampler *s, pid_t pid)
 {
 	char path[64], buf[4096];
 	snprintf(path, sizeof path, "%d/cgroup", (int)pid);
@@ -336,7 +336,7 @@ static void *pref_run(void *arg)
 
 #define SP_PARALLEL_MIN 256
 
-static void prefetch(sp_sampler *s, const pid_t *pids, size_t npids, struct pref *v)
+static void prefetch(sp_soak_sampler *s, const pid_t *pids, size_t npids, struct pref *v)
 {
 	size_t n = 0;
 	for (size_t k = 0; k < npids; k++) {
@@ -373,7 +373,7 @@ static void prefetch(sp_sampler *s, const pid_t *pids, size_t npids, struct pref
 }
 
 /* Scan every process; fill s->p with ownership decided (see struct pcache). */
-static void scan_procs(sp_sampler *s)
+static void scan_procs(sp_soak_sampler *s)
 {
 	char buf[1024], path[64];
 	s->np = 0;
@@ -603,7 +603,7 @@ static void scan_procs(sp_sampler *s)
 	}
 }
 
-static void add_sock(sp_sampler *s, unsigned long long ino)
+static void add_sock(sp_soak_sampler *s, unsigned long long ino)
 {
 	if (s->nsocks == s->capsocks) {
 		s->capsocks = s->capsocks ? s->capsocks * 2 : 64;
@@ -619,7 +619,7 @@ static int cmp_ull(const void *a, const void *b)
 }
 
 /* distinct socket inodes (a socket shared by parent and child counts once) */
-static long long unique_socks(sp_sampler *s)
+static long long unique_socks(sp_soak_sampler *s)
 {
 	if (s->nsocks == 0)
 		return 0;
@@ -631,7 +631,7 @@ static long long unique_socks(sp_sampler *s)
 }
 
 /* scan the fd links of one process: count, and its socket inodes */
-static long long scan_fd_links(sp_sampler *s, struct pcache *ce, pid_t pid)
+static long long scan_fd_links(sp_soak_sampler *s, struct pcache *ce, pid_t pid)
 {
 	char path[64];
 	int fd;
@@ -674,7 +674,7 @@ static long long scan_fd_links(sp_sampler *s, struct pcache *ce, pid_t pid)
 /* fds of an owned process: one fstat of its /proc/PID/fd handle; the links
  * (for sockets) are read again only when that count changed, or every
  * SP_RECHECK samples */
-static long long count_fds(sp_sampler *s, struct pcache *ce, pid_t pid)
+static long long count_fds(sp_soak_sampler *s, struct pcache *ce, pid_t pid)
 {
 	struct stat st;
 	long long n = -1;
@@ -715,7 +715,7 @@ long long sp_count_dir(const char *path)
 }
 
 /* mountinfo: total lines and lines whose mount point is under the state dir */
-static void count_mounts(sp_sampler *s, long long *global, long long *owned, char ***list, size_t *nlist)
+static void count_mounts(sp_soak_sampler *s, long long *global, long long *owned, char ***list, size_t *nlist)
 {
 	size_t len = 0;
 	int e;
@@ -853,7 +853,7 @@ static long long disk_bytes(const char *dir)
  * kernel's per-CPU batched counters, off by up to 32 pages per CPU, which
  * over a short run looks like a slope. smaps_rollup walks the page tables
  * (cheap for one small process). */
-static long long exact_rss(sp_sampler *s, pid_t pid, long long fallback)
+static long long exact_rss(sp_soak_sampler *s, pid_t pid, long long fallback)
 {
 	char path[64], buf[2048];
 	snprintf(path, sizeof path, "%d/smaps_rollup", (int)pid);
@@ -866,7 +866,7 @@ static long long exact_rss(sp_sampler *s, pid_t pid, long long fallback)
 	return kib > 0 ? kib * 1024 : fallback;
 }
 
-void sp_sampler_take(sp_sampler *s, sp_sample *o)
+void sp_sampler_take(sp_soak_sampler *s, sp_soak_sample *o)
 {
 	pthread_mutex_lock(&s->mu);
 	scan_procs(s);
@@ -905,7 +905,7 @@ void sp_sampler_take(sp_sampler *s, sp_sample *o)
 	o->disk_bytes = disk_bytes(s->state_dir);
 }
 
-int sp_sampler_owner(sp_sampler *s, pid_t pid)
+int sp_sampler_owner(sp_soak_sampler *s, pid_t pid)
 {
 	int own = 0;
 	pthread_mutex_lock(&s->mu);
@@ -917,7 +917,7 @@ int sp_sampler_owner(sp_sampler *s, pid_t pid)
 	return own;
 }
 
-pid_t *sp_sampler_signalable(sp_sampler *s, size_t *n)
+pid_t *sp_sampler_signalable(sp_soak_sampler *s, size_t *n)
 {
 	pthread_mutex_lock(&s->mu);
 	scan_procs(s);
@@ -935,7 +935,7 @@ static int deeper_first(const void *a, const void *b)
 	return (int)(strlen(*(char *const *)b) - strlen(*(char *const *)a));
 }
 
-char **sp_sampler_owned_mounts(sp_sampler *s, size_t *n)
+char **sp_sampler_owned_mounts(sp_soak_sampler *s, size_t *n)
 {
 	long long g, o;
 	char **list = NULL;
@@ -959,13 +959,13 @@ char **sp_sampler_owned_mounts(sp_sampler *s, size_t *n)
 	return list;
 }
 
-void sp_sampler_ignore_cgroup(sp_sampler *s, const char *name)
+void sp_sampler_ignore_cgroup(sp_soak_sampler *s, const char *name)
 {
 	free(s->ignore_cg);
 	s->ignore_cg = name ? sp_xstrdup(name) : NULL;
 }
 
-size_t sp_sampler_descendants(sp_sampler *s, pid_t pid, pid_t **pids, unsigned long long **starts)
+size_t sp_sampler_descendants(sp_soak_sampler *s, pid_t pid, pid_t **pids, unsigned long long **starts)
 {
 	pthread_mutex_lock(&s->mu);
 	scan_procs(s);

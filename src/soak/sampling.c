@@ -15,7 +15,7 @@
 #include "soak/run.h"
 
 /* Read one counter. 0 and *v, or -1 with a short reason in why. */
-static int counter_value(struct run *r, const sp_counter *c, int timeout_ms, long long *v, char *why, size_t whysz)
+static int counter_value(struct run *r, const sp_soak_counter *c, int timeout_ms, long long *v, char *why, size_t whysz)
 {
 	if (c->dir) {
 		char *d = sp_expand(c->dir, &r->gvars);
@@ -24,8 +24,8 @@ static int counter_value(struct run *r, const sp_counter *c, int timeout_ms, lon
 		return 0;
 	}
 	char **argv = sp_soak_expand_argv(&c->argv, &r->gvars);
-	sp_capture *cap = sp_capture_for_thread(0);
-	sp_proc_result res;
+	sp_soak_capture *cap = sp_capture_for_thread(0);
+	sp_soak_proc_result res;
 	sp_error err = {0};
 	sp_soak_run_opts ro = {.timeout_ms = timeout_ms, .interrupt_ms = -1, .envp = r->envp, .stderr_null = true,
 			  .abort_flag = &r->smp.sampler_stop};
@@ -55,7 +55,7 @@ static int counter_value(struct run *r, const sp_counter *c, int timeout_ms, lon
 /* the counters of one sample, within a budget of half the sample interval
  * (at most 10 s) for all of them together, shared out equally: a hanging
  * counter delays a sample by at most that, and a stop interrupts it at once */
-static void read_counters(struct run *r, sp_sample *s, const char *phase)
+static void read_counters(struct run *r, sp_soak_sample *s, const char *phase)
 {
 	long long budget_ms = r->interval_s * 500;
 	if (budget_ms > 10000)
@@ -94,7 +94,7 @@ static void read_counters(struct run *r, sp_sample *s, const char *phase)
 
 void sp_soak_take_sample(struct run *r, const char *phase)
 {
-	sp_sample s = {0};
+	sp_soak_sample s = {0};
 	read_counters(r, &s, phase);
 	sp_sampler_take(r->smp.sampler, &s);
 	snprintf(s.phase, sizeof s.phase, "%s", phase);

@@ -28,7 +28,7 @@ char *sp_soak_join_argv(char **argv)
 	return s;
 }
 
-char **sp_soak_expand_argv(const sp_strv *tmpl, const sp_vars *v)
+char **sp_soak_expand_argv(const sp_strv *tmpl, const sp_soak_vars *v)
 {
 	char **out = sp_xcalloc(tmpl->n + 1, sizeof(char *));
 	for (size_t i = 0; i < tmpl->n; i++) {
@@ -83,7 +83,7 @@ static bool wait_rate_slot(struct run *r)
 	}
 }
 
-void sp_soak_vars_for(struct run *r, struct scen_state *st, unsigned long long gen, sp_vars *v, char *idbuf,
+void sp_soak_vars_for(struct run *r, struct scen_state *st, unsigned long long gen, sp_soak_vars *v, char *idbuf,
 		      size_t idsz, char *genbuf, size_t gensz)
 {
 	*v = r->gvars;
@@ -99,18 +99,18 @@ void sp_soak_vars_for(struct run *r, struct scen_state *st, unsigned long long g
  * its rate slot, and does not start after the stop: OP_SKIPPED, nothing
  * recorded); drain steps (recover, stop) are not paced. interrupt_ms >= 0:
  * a planned interruption (F01/F07). */
-enum op_result sp_soak_run_step(struct run *r, struct scen_state *st, const sp_wstep *step, unsigned long long gen,
-				bool paced, int interrupt_ms, int interrupt_sig, sp_proc_result *res_out)
+enum op_result sp_soak_run_step(struct run *r, struct scen_state *st, const sp_soak_wstep *step, unsigned long long gen,
+				bool paced, int interrupt_ms, int interrupt_sig, sp_soak_proc_result *res_out)
 {
 	if (paced && !wait_rate_slot(r))
 		return OP_SKIPPED;
 	char idbuf[96], genbuf[32], code[64];
-	sp_vars v;
+	sp_soak_vars v;
 	sp_error err = {0};
 	sp_soak_vars_for(r, st, gen, &v, idbuf, sizeof idbuf, genbuf, sizeof genbuf);
 	char **argv = sp_soak_expand_argv(&step->argv, &v);
-	sp_capture *cap = sp_capture_for_thread(SP_STEP_HALF);
-	sp_proc_result res;
+	sp_soak_capture *cap = sp_capture_for_thread(SP_STEP_HALF);
+	sp_soak_proc_result res;
 	sp_soak_run_opts ro = {.timeout_ms = step->timeout_ms, .interrupt_ms = interrupt_ms, .interrupt_sig = interrupt_sig,
 			  .envp = r->envp, .abort_flag = &r->sch.abort_ops};
 	if (sp_proc_run(argv, &ro, cap, &res, &err) < 0) {
@@ -154,7 +154,7 @@ enum op_result sp_soak_run_step(struct run *r, struct scen_state *st, const sp_w
 }
 
 /* a list of drain steps (recover, stop, start's recovery); false at the first failure */
-bool sp_soak_run_steps(struct run *r, struct scen_state *st, const sp_wsteps *steps, unsigned long long gen)
+bool sp_soak_run_steps(struct run *r, struct scen_state *st, const sp_soak_wsteps *steps, unsigned long long gen)
 {
 	for (size_t i = 0; i < steps->n; i++) {
 		if (atomic_load(&r->sch.abort_ops))
@@ -167,10 +167,10 @@ bool sp_soak_run_steps(struct run *r, struct scen_state *st, const sp_wsteps *st
 
 static void run_cycle(struct run *r, struct scen_state *st, unsigned long long gen)
 {
-	const sp_scenario *sc = st->sc;
-	const sp_wfault *f = sc->fault.present ? &sc->fault : NULL;
+	const sp_soak_scenario *sc = st->sc;
+	const sp_soak_wfault *f = sc->fault.present ? &sc->fault : NULL;
 	for (size_t i = 0; i < sc->steps.n; i++) {
-		const sp_wstep *step = &sc->steps.v[i];
+		const sp_soak_wstep *step = &sc->steps.v[i];
 		if (atomic_load(&r->sch.abort_ops))
 			return;
 		if (f && !strcmp(step->op, f->step) && sp_soak_fault_step(r, st, step, gen))
@@ -219,7 +219,7 @@ static struct scen_state *pick(struct run *r)
 				x -= weights[cls++];
 			size_t k = (size_t)(rng_next(&r->sch.rng) % per[cls]);
 			for (want = 0; want < n; want++)
-				if (r->ss[want].sc->cls == (sp_class)cls && k-- == 0)
+				if (r->ss[want].sc->cls == (sp_soak_class)cls && k-- == 0)
 					break;
 		}
 		struct scen_state *cand = &r->ss[want];
@@ -290,14 +290,14 @@ void *sp_soak_worker(void *arg)
 /* Global steps (setup, cleanup, teardown) with logs/<section>.<op>.log;
  * true when all succeeded. max_timeout_ms > 0 caps each step's timeout (a
  * runner cleaning up after its own supervisor died has little time). */
-bool sp_soak_run_global_steps(struct run *r, const sp_wsteps *steps, const char *section, int max_timeout_ms)
+bool sp_soak_run_global_steps(struct run *r, const sp_soak_wsteps *steps, const char *section, int max_timeout_ms)
 {
 	bool all = true;
 	for (size_t i = 0; i < steps->n; i++) {
-		const sp_wstep *s = &steps->v[i];
+		const sp_soak_wstep *s = &steps->v[i];
 		char **argv = sp_soak_expand_argv(&s->argv, &r->gvars);
-		sp_capture *cap = sp_capture_for_thread(SP_STEP_HALF);
-		sp_proc_result res;
+		sp_soak_capture *cap = sp_capture_for_thread(SP_STEP_HALF);
+		sp_soak_proc_result res;
 		sp_error err = {0};
 		int tmo = max_timeout_ms > 0 && s->timeout_ms > max_timeout_ms ? max_timeout_ms : s->timeout_ms;
 		sp_soak_run_opts ro = {.timeout_ms = tmo, .interrupt_ms = -1, .envp = r->envp};

@@ -1,4 +1,4 @@
-/* Workload parser: YAML tree -> sp_workload, validated (see workload.h). */
+/* Workload parser: YAML tree -> sp_soak_workload, validated (see workload.h). */
 #include <errno.h>
 #include <math.h>
 #include <signal.h>
@@ -15,7 +15,7 @@
 static const char *const class_names[SP_CLASS_COUNT] = {"lifecycle", "service", "storage", "network", "fault"};
 static const int default_mix[SP_CLASS_COUNT] = {40, 20, 15, 15, 10};
 
-const char *sp_class_name(sp_class c)
+const char *sp_class_name(sp_soak_class c)
 {
 	return (unsigned)c < SP_CLASS_COUNT ? class_names[c] : "?";
 }
@@ -34,7 +34,7 @@ static const char *const var_names[] = {"id", "sid", "gen", "state", "rootfs", "
 static const int var_ctx[] = {CTX_SCENARIO, CTX_SCENARIO, CTX_SCENARIO, CTX_GLOBAL, CTX_GLOBAL,
 			      CTX_GLOBAL, CTX_GLOBAL, CTX_SCENARIO, CTX_GLOBAL};
 
-static const char *var_value(const sp_vars *v, size_t i)
+static const char *var_value(const sp_soak_vars *v, size_t i)
 {
 	const char *vals[] = {v->id, v->sid, v->gen, v->state, v->rootfs, v->prefix, v->run, v->scenario, v->exe};
 	return vals[i];
@@ -66,7 +66,7 @@ static ssize_t var_index(const char *name, size_t len)
 }
 
 /* Check every placeholder of s is known and allowed in ctx (bitmask). */
-static int check_placeholders(struct pctx *p, const sp_ynode *n, const char *s, int ctx)
+static int check_placeholders(struct pctx *p, const sp_soak_ynode *n, const char *s, int ctx)
 {
 	for (const char *c = s; *c; c++) {
 		const char *name;
@@ -86,7 +86,7 @@ static int check_placeholders(struct pctx *p, const sp_ynode *n, const char *s, 
 	return 0;
 }
 
-char *sp_expand(const char *tmpl, const sp_vars *v)
+char *sp_expand(const char *tmpl, const sp_soak_vars *v)
 {
 	size_t cap = strlen(tmpl) + 64, len = 0;
 	char *out = sp_xmalloc(cap);
@@ -115,7 +115,7 @@ char *sp_expand(const char *tmpl, const sp_vars *v)
 }
 
 /* ---- typed accessors ---- */
-static int want_kind(struct pctx *p, const sp_ynode *n, sp_ynode_kind k, const char *key)
+static int want_kind(struct pctx *p, const sp_soak_ynode *n, sp_ynode_kind k, const char *key)
 {
 	static const char *const kn[] = {"a scalar", "a list", "a mapping"};
 	if (n->kind != k)
@@ -123,7 +123,7 @@ static int want_kind(struct pctx *p, const sp_ynode *n, sp_ynode_kind k, const c
 	return 0;
 }
 
-static int get_str(struct pctx *p, const sp_ynode *n, const char *key, char **out)
+static int get_str(struct pctx *p, const sp_soak_ynode *n, const char *key, char **out)
 {
 	if (want_kind(p, n, SP_YN_SCALAR, key) < 0)
 		return -1;
@@ -137,7 +137,7 @@ static int get_str(struct pctx *p, const sp_ynode *n, const char *key, char **ou
 	return 0;
 }
 
-static int get_int(struct pctx *p, const sp_ynode *n, const char *key, long long lo, long long hi, long long *out)
+static int get_int(struct pctx *p, const sp_soak_ynode *n, const char *key, long long lo, long long hi, long long *out)
 {
 	unsigned long long v;
 	if (want_kind(p, n, SP_YN_SCALAR, key) < 0)
@@ -149,7 +149,7 @@ static int get_int(struct pctx *p, const sp_ynode *n, const char *key, long long
 	return 0;
 }
 
-static int get_int32(struct pctx *p, const sp_ynode *n, const char *key, int lo, int hi, int *out)
+static int get_int32(struct pctx *p, const sp_soak_ynode *n, const char *key, int lo, int hi, int *out)
 {
 	long long v = 0;
 	if (get_int(p, n, key, lo, hi, &v) < 0)
@@ -158,7 +158,7 @@ static int get_int32(struct pctx *p, const sp_ynode *n, const char *key, int lo,
 	return 0;
 }
 
-static int get_num(struct pctx *p, const sp_ynode *n, const char *key, double lo, double hi, double *out)
+static int get_num(struct pctx *p, const sp_soak_ynode *n, const char *key, double lo, double hi, double *out)
 {
 	char *end;
 	if (want_kind(p, n, SP_YN_SCALAR, key) < 0)
@@ -172,7 +172,7 @@ static int get_num(struct pctx *p, const sp_ynode *n, const char *key, double lo
 	return 0;
 }
 
-static int get_bool(struct pctx *p, const sp_ynode *n, const char *key, bool *out)
+static int get_bool(struct pctx *p, const sp_soak_ynode *n, const char *key, bool *out)
 {
 	if (want_kind(p, n, SP_YN_SCALAR, key) < 0)
 		return -1;
@@ -185,7 +185,7 @@ static int get_bool(struct pctx *p, const sp_ynode *n, const char *key, bool *ou
 	return 0;
 }
 
-static int get_argv(struct pctx *p, const sp_ynode *n, const char *key, int ctx, sp_strv *out)
+static int get_argv(struct pctx *p, const sp_soak_ynode *n, const char *key, int ctx, sp_strv *out)
 {
 	if (want_kind(p, n, SP_YN_SEQ, key) < 0)
 		return -1;
@@ -195,7 +195,7 @@ static int get_argv(struct pctx *p, const sp_ynode *n, const char *key, int ctx,
 		return sp_usage(p->err, "%s:%d: '%s' has too many arguments", p->origin, n->line, key);
 	sp_strv_free(out);
 	for (size_t i = 0; i < n->n; i++) {
-		const sp_ynode *a = n->items[i];
+		const sp_soak_ynode *a = n->items[i];
 		if (a->kind != SP_YN_SCALAR) {
 			sp_strv_free(out);
 			return sp_usage(p->err, "%s:%d: every item of '%s' must be a string", p->origin, a->line, key);
@@ -214,7 +214,7 @@ static int get_argv(struct pctx *p, const sp_ynode *n, const char *key, int ctx,
 }
 
 /* op names and scenario ids: [A-Za-z0-9._-], 1..48 */
-static int check_name(struct pctx *p, const sp_ynode *n, const char *key, const char *s)
+static int check_name(struct pctx *p, const sp_soak_ynode *n, const char *key, const char *s)
 {
 	size_t len = strlen(s);
 	if (len == 0 || len > 48)
@@ -228,10 +228,10 @@ static int check_name(struct pctx *p, const sp_ynode *n, const char *key, const 
 }
 
 /* Walk a mapping: every key must be in allowed (NULL-terminated). */
-static int check_keys(struct pctx *p, const sp_ynode *map, const char *where, const char *const *allowed)
+static int check_keys(struct pctx *p, const sp_soak_ynode *map, const char *where, const char *const *allowed)
 {
 	for (size_t i = 0; i < map->n; i++) {
-		const sp_ynode *k = map->items[2 * i];
+		const sp_soak_ynode *k = map->items[2 * i];
 		size_t j;
 		for (j = 0; allowed[j]; j++)
 			if (!strcmp(k->str, allowed[j]))
@@ -242,7 +242,7 @@ static int check_keys(struct pctx *p, const sp_ynode *map, const char *where, co
 	return 0;
 }
 
-static const sp_ynode *map_get(const sp_ynode *map, const char *key)
+static const sp_soak_ynode *map_get(const sp_soak_ynode *map, const char *key)
 {
 	for (size_t i = 0; i < map->n; i++)
 		if (!strcmp(map->items[2 * i]->str, key))
@@ -250,7 +250,7 @@ static const sp_ynode *map_get(const sp_ynode *map, const char *key)
 	return NULL;
 }
 
-static void steps_free(sp_wsteps *s)
+static void steps_free(sp_soak_wsteps *s)
 {
 	for (size_t i = 0; i < s->n; i++) {
 		free(s->v[i].op);
@@ -263,18 +263,18 @@ static void steps_free(sp_wsteps *s)
 
 /* A step list: each item a bare argv list or a mapping {op, argv, expect,
  * timeout_ms, invariant}. Bare lists are named "<section>-<n>". */
-static int get_steps(struct pctx *p, const sp_ynode *n, const char *section, int ctx, int default_timeout,
-		     sp_wsteps *out)
+static int get_steps(struct pctx *p, const sp_soak_ynode *n, const char *section, int ctx, int default_timeout,
+		     sp_soak_wsteps *out)
 {
 	static const char *const keys[] = {"op", "argv", "expect", "timeout_ms", "invariant", NULL};
 	if (want_kind(p, n, SP_YN_SEQ, section) < 0)
 		return -1;
 	if (n->n > 256)
 		return sp_usage(p->err, "%s:%d: '%s' has too many steps", p->origin, n->line, section);
-	out->v = sp_xcalloc(n->n ? n->n : 1, sizeof(sp_wstep));
+	out->v = sp_xcalloc(n->n ? n->n : 1, sizeof(sp_soak_wstep));
 	for (size_t i = 0; i < n->n; i++) {
-		const sp_ynode *it = n->items[i];
-		sp_wstep *st = &out->v[out->n++];
+		const sp_soak_ynode *it = n->items[i];
+		sp_soak_wstep *st = &out->v[out->n++];
 		st->line = it->line;
 		st->timeout_ms = default_timeout;
 		if (it->kind == SP_YN_SEQ) {
@@ -288,7 +288,7 @@ static int get_steps(struct pctx *p, const sp_ynode *n, const char *section, int
 					p->origin, it->line, section);
 		if (check_keys(p, it, "a step", keys) < 0)
 			return -1;
-		const sp_ynode *v;
+		const sp_soak_ynode *v;
 		if ((v = map_get(it, "op"))) {
 			if (get_str(p, v, "op", &st->op) < 0 || check_name(p, v, "op", st->op) < 0)
 				return -1;
@@ -320,7 +320,7 @@ static int get_steps(struct pctx *p, const sp_ynode *n, const char *section, int
 	return 0;
 }
 
-static const sp_wstep *find_step(const sp_wsteps *s, const char *op)
+static const sp_soak_wstep *find_step(const sp_soak_wsteps *s, const char *op)
 {
 	for (size_t i = 0; i < s->n; i++)
 		if (!strcmp(s->v[i].op, op))
@@ -340,11 +340,11 @@ static int parse_signal(const char *s)
 	return -1;
 }
 
-static int get_fault(struct pctx *p, const sp_ynode *n, sp_scenario *sc)
+static int get_fault(struct pctx *p, const sp_soak_ynode *n, sp_soak_scenario *sc)
 {
 	static const char *const keys[] = {"id", "step", "pidfile", "signal", "after_ms", "rto_ms", "expected", NULL};
-	sp_wfault *f = &sc->fault;
-	const sp_ynode *v;
+	sp_soak_wfault *f = &sc->fault;
+	const sp_soak_ynode *v;
 	if (want_kind(p, n, SP_YN_MAP, "fault") < 0 || check_keys(p, n, "fault", keys) < 0)
 		return -1;
 	f->present = true;
@@ -393,11 +393,11 @@ static int get_fault(struct pctx *p, const sp_ynode *n, sp_scenario *sc)
 	return 0;
 }
 
-static int get_scenario(struct pctx *p, const sp_ynode *n, const sp_workload *w, sp_scenario *sc)
+static int get_scenario(struct pctx *p, const sp_soak_ynode *n, const sp_soak_workload *w, sp_soak_scenario *sc)
 {
 	static const char *const keys[] = {"id", "class", "api", "parallel", "start", "steps", "recover", "stop", "fault", NULL};
 	const int ctx = CTX_GLOBAL | CTX_SCENARIO;
-	const sp_ynode *v;
+	const sp_soak_ynode *v;
 	if (want_kind(p, n, SP_YN_MAP, "scenario") < 0 || check_keys(p, n, "a scenario", keys) < 0)
 		return -1;
 	sc->line = n->line;
@@ -416,7 +416,7 @@ static int get_scenario(struct pctx *p, const sp_ynode *n, const sp_workload *w,
 	if (c == SP_CLASS_COUNT)
 		return sp_usage(p->err, "%s:%d: 'class' must be lifecycle, service, storage, network or fault (got '%.40s')",
 				p->origin, v->line, v->str);
-	sc->cls = (sp_class)c;
+	sc->cls = (sp_soak_class)c;
 	if ((v = map_get(n, "api"))) {
 		if (get_str(p, v, "api", &sc->api) < 0 || check_name(p, v, "api", sc->api) < 0)
 			return -1;
@@ -448,14 +448,14 @@ static int get_scenario(struct pctx *p, const sp_ynode *n, const sp_workload *w,
 	return 0;
 }
 
-static int get_mix(struct pctx *p, const sp_ynode *n, int mix[SP_CLASS_COUNT])
+static int get_mix(struct pctx *p, const sp_soak_ynode *n, int mix[SP_CLASS_COUNT])
 {
 	static const char *const keys[] = {"lifecycle", "service", "storage", "network", "fault", NULL};
 	if (want_kind(p, n, SP_YN_MAP, "mix") < 0 || check_keys(p, n, "mix", keys) < 0)
 		return -1;
 	int sum = 0;
 	for (int c = 0; c < SP_CLASS_COUNT; c++) {
-		const sp_ynode *v = map_get(n, class_names[c]);
+		const sp_soak_ynode *v = map_get(n, class_names[c]);
 		mix[c] = 0;
 		if (v && get_int32(p, v, class_names[c], 0, 100, &mix[c]) < 0)
 			return -1;
@@ -466,17 +466,17 @@ static int get_mix(struct pctx *p, const sp_ynode *n, int mix[SP_CLASS_COUNT])
 	return 0;
 }
 
-static int get_counters(struct pctx *p, const sp_ynode *n, sp_workload *w)
+static int get_counters(struct pctx *p, const sp_soak_ynode *n, sp_soak_workload *w)
 {
 	static const char *const keys[] = {"name", "dir", "argv", NULL};
 	if (want_kind(p, n, SP_YN_SEQ, "counters") < 0)
 		return -1;
 	if (n->n > 32)
 		return sp_usage(p->err, "%s:%d: at most 32 counters", p->origin, n->line);
-	w->counters = sp_xcalloc(n->n ? n->n : 1, sizeof(sp_counter));
+	w->counters = sp_xcalloc(n->n ? n->n : 1, sizeof(sp_soak_counter));
 	for (size_t i = 0; i < n->n; i++) {
-		const sp_ynode *it = n->items[i], *v;
-		sp_counter *c = &w->counters[w->ncounters++];
+		const sp_soak_ynode *it = n->items[i], *v;
+		sp_soak_counter *c = &w->counters[w->ncounters++];
 		if (want_kind(p, it, SP_YN_MAP, "counter") < 0 || check_keys(p, it, "a counter", keys) < 0)
 			return -1;
 		if (!(v = map_get(it, "name")))
@@ -486,7 +486,7 @@ static int get_counters(struct pctx *p, const sp_ynode *n, sp_workload *w)
 		for (size_t j = 0; j + 1 < w->ncounters; j++)
 			if (!strcmp(w->counters[j].name, c->name))
 				return sp_usage(p->err, "%s:%d: duplicate counter '%s'", p->origin, v->line, c->name);
-		const sp_ynode *d = map_get(it, "dir"), *a = map_get(it, "argv");
+		const sp_soak_ynode *d = map_get(it, "dir"), *a = map_get(it, "argv");
 		if (!!d == !!a)
 			return sp_usage(p->err, "%s:%d: counter '%s' needs exactly one of 'dir' or 'argv'", p->origin, it->line, c->name);
 		if (d && (get_str(p, d, "dir", &c->dir) < 0 || check_placeholders(p, d, c->dir, CTX_GLOBAL) < 0))
@@ -497,10 +497,10 @@ static int get_counters(struct pctx *p, const sp_ynode *n, sp_workload *w)
 	return 0;
 }
 
-static int get_thresholds(struct pctx *p, const sp_ynode *n, sp_workload *w)
+static int get_thresholds(struct pctx *p, const sp_soak_ynode *n, sp_soak_workload *w)
 {
 	static const char *const keys[] = {"fd_growth_max", "disk_budget_bytes", "rss_slope_mib_per_day", "p95_regression_pct", NULL};
-	const sp_ynode *v;
+	const sp_soak_ynode *v;
 	if (want_kind(p, n, SP_YN_MAP, "thresholds") < 0 || check_keys(p, n, "thresholds", keys) < 0)
 		return -1;
 	if ((v = map_get(n, "fd_growth_max")) && get_int(p, v, "fd_growth_max", 0, 1000000, &w->fd_growth_max) < 0)
@@ -516,13 +516,13 @@ static int get_thresholds(struct pctx *p, const sp_ynode *n, sp_workload *w)
 	return 0;
 }
 
-int sp_workload_parse(sp_workload *w, const char *text, size_t len, const char *origin, sp_error *err)
+int sp_workload_parse(sp_soak_workload *w, const char *text, size_t len, const char *origin, sp_error *err)
 {
 	static const char *const keys[] = {"version", "name", "runtime", "state_root", "prefix", "rootfs", "concurrency",
 					   "rate", "timeout_ms", "mix", "thresholds", "setup", "cleanup", "teardown",
 					   "inventory", "counters", "scenarios", NULL};
 	struct pctx pc = {.origin = origin, .err = err}, *p = &pc;
-	const sp_ynode *v;
+	const sp_soak_ynode *v;
 	int r = -1;
 
 	memset(w, 0, sizeof *w);
@@ -534,7 +534,7 @@ int sp_workload_parse(sp_workload *w, const char *text, size_t len, const char *
 	w->rss_slope_mib_per_day = 50;
 	w->p95_regression_pct = 30;
 
-	sp_ynode *root = sp_yaml_parse(text, len, origin, err);
+	sp_soak_ynode *root = sp_yaml_parse(text, len, origin, err);
 	if (!root)
 		return -1;
 	if (root->kind != SP_YN_MAP) {
@@ -565,7 +565,7 @@ int sp_workload_parse(sp_workload *w, const char *text, size_t len, const char *
 	}
 	{
 		static const char *const rkeys[] = {"name", "version", NULL};
-		const sp_ynode *rn;
+		const sp_soak_ynode *rn;
 		if (want_kind(p, v, SP_YN_MAP, "runtime") < 0 || check_keys(p, v, "runtime", rkeys) < 0)
 			goto out;
 		if (!(rn = map_get(v, "name"))) {
@@ -653,9 +653,9 @@ int sp_workload_parse(sp_workload *w, const char *text, size_t len, const char *
 		sp_usage(err, "%s:%d: 'scenarios' must list 1 to 64 scenarios", origin, v->line);
 		goto out;
 	}
-	w->scen = sp_xcalloc(v->n, sizeof(sp_scenario));
+	w->scen = sp_xcalloc(v->n, sizeof(sp_soak_scenario));
 	for (size_t i = 0; i < v->n; i++) {
-		sp_scenario *sc = &w->scen[w->nscen++];
+		sp_soak_scenario *sc = &w->scen[w->nscen++];
 		if (get_scenario(p, v->items[i], w, sc) < 0)
 			goto out;
 		for (size_t j = 0; j + 1 < w->nscen; j++)
@@ -677,7 +677,7 @@ out:
 	return r;
 }
 
-int sp_workload_load(sp_workload *w, const char *path, sp_error *err)
+int sp_workload_load(sp_soak_workload *w, const char *path, sp_error *err)
 {
 	int errnum = 0;
 	size_t len = 0;
@@ -699,7 +699,7 @@ int sp_workload_load(sp_workload *w, const char *path, sp_error *err)
 	return 0;
 }
 
-void sp_workload_free(sp_workload *w)
+void sp_workload_free(sp_soak_workload *w)
 {
 	free(w->path);
 	free(w->name);
@@ -719,7 +719,7 @@ void sp_workload_free(sp_workload *w)
 	}
 	free(w->counters);
 	for (size_t i = 0; i < w->nscen; i++) {
-		sp_scenario *sc = &w->scen[i];
+		sp_soak_scenario *sc = &w->scen[i];
 		free(sc->id);
 		free(sc->api);
 		steps_free(&sc->start);

@@ -18,27 +18,27 @@ typedef enum {
 	SP_CLASS_NETWORK,
 	SP_CLASS_FAULT,
 	SP_CLASS_COUNT
-} sp_class;
+} sp_soak_class;
 
-const char *sp_class_name(sp_class c);
+const char *sp_class_name(sp_soak_class c);
 
 #define SP_RATE_MIN 0.0001 /* operations per second: one every 10,000 s */
 
-typedef struct sp_wstep {
+typedef struct sp_soak_wstep {
 	char *op;          /* operation name (operations.tsv "operation") */
 	sp_strv argv;      /* argument vector, placeholders unexpanded */
 	bool expect_fail;  /* a negative test: the command must exit non-zero */
 	bool invariant;    /* a failure is a security invariant violation: stop now */
 	int timeout_ms;
 	int line;
-} sp_wstep;
+} sp_soak_wstep;
 
-typedef struct sp_wsteps {
-	sp_wstep *v;
+typedef struct sp_soak_wsteps {
+	sp_soak_wstep *v;
 	size_t n;
-} sp_wsteps;
+} sp_soak_wsteps;
 
-typedef struct sp_wfault {
+typedef struct sp_soak_wfault {
 	bool present;
 	char id[4];        /* F01 F02 F03 F07 */
 	char *step;        /* F01/F07: step to interrupt; F02/F03: step after which to inject */
@@ -48,28 +48,28 @@ typedef struct sp_wfault {
 	int rto_ms;        /* recovery time objective */
 	char *expected;    /* expected outcome, one line */
 	int line;
-} sp_wfault;
+} sp_soak_wfault;
 
-typedef struct sp_scenario {
+typedef struct sp_soak_scenario {
 	char *id;          /* RUN-01 ... */
-	sp_class cls;
+	sp_soak_class cls;
 	char *api;         /* operations.tsv "api" column */
 	bool parallel;     /* cycles may overlap (steps use per-generation ids only) */
-	sp_wsteps start;   /* once, before the first cycle */
-	sp_wsteps steps;   /* one cycle */
-	sp_wsteps recover; /* after a failed cycle or a fault */
-	sp_wsteps stop;    /* once, when the run drains */
-	sp_wfault fault;
+	sp_soak_wsteps start;   /* once, before the first cycle */
+	sp_soak_wsteps steps;   /* one cycle */
+	sp_soak_wsteps recover; /* after a failed cycle or a fault */
+	sp_soak_wsteps stop;    /* once, when the run drains */
+	sp_soak_wfault fault;
 	int line;
-} sp_scenario;
+} sp_soak_scenario;
 
-typedef struct sp_counter {
+typedef struct sp_soak_counter {
 	char *name;        /* resource-samples.tsv column extra.<name> */
 	char *dir;         /* count entries of this directory (placeholders allowed) */
 	sp_strv argv;      /* or: a command printing one integer */
-} sp_counter;
+} sp_soak_counter;
 
-typedef struct sp_workload {
+typedef struct sp_soak_workload {
 	char *path;
 	char sha256[65];
 	char *name;
@@ -86,29 +86,29 @@ typedef struct sp_workload {
 	long long disk_budget_bytes;
 	double rss_slope_mib_per_day;
 	double p95_regression_pct;
-	sp_wsteps setup, cleanup, teardown;
+	sp_soak_wsteps setup, cleanup, teardown;
 	sp_strv inventory;
-	sp_counter *counters;
+	sp_soak_counter *counters;
 	size_t ncounters;
-	sp_scenario *scen;
+	sp_soak_scenario *scen;
 	size_t nscen;
-} sp_workload;
+} sp_soak_workload;
 
 /* Parse a workload from memory (origin names it in errors). */
-int sp_workload_parse(sp_workload *w, const char *text, size_t len, const char *origin, sp_error *err);
+int sp_workload_parse(sp_soak_workload *w, const char *text, size_t len, const char *origin, sp_error *err);
 /* Read and parse a file; also fills w->sha256 with the file's digest. */
-int sp_workload_load(sp_workload *w, const char *path, sp_error *err);
-void sp_workload_free(sp_workload *w);
+int sp_workload_load(sp_soak_workload *w, const char *path, sp_error *err);
+void sp_workload_free(sp_soak_workload *w);
 
 /* Placeholder values for expansion; a NULL field is "not available here". */
-typedef struct sp_vars {
+typedef struct sp_soak_vars {
 	const char *id, *sid, *gen, *state, *rootfs, *prefix, *run, *scenario, *exe;
-} sp_vars;
+} sp_soak_vars;
 
 /* Expand {name} placeholders: '{' + [a-z_]+ + '}' not preceded by '$' or
  * '{' and not followed by a second '{'; any other brace is literal. Returns
  * a new string, or NULL when a placeholder is unknown or unavailable (the
  * parser has already refused those, so at run time this does not happen). */
-char *sp_expand(const char *tmpl, const sp_vars *v);
+char *sp_expand(const char *tmpl, const sp_soak_vars *v);
 
 #endif

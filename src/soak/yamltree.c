@@ -1,4 +1,4 @@
-/* libyaml events -> sp_ynode tree (see yamltree.h). */
+/* libyaml events -> sp_soak_ynode tree (see yamltree.h). */
 #include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
@@ -17,9 +17,9 @@ struct builder {
 	size_t nodes;
 };
 
-static sp_ynode *node_new(sp_ynode_kind kind, int line)
+static sp_soak_ynode *node_new(sp_ynode_kind kind, int line)
 {
-	sp_ynode *n = sp_xcalloc(1, sizeof *n);
+	sp_soak_ynode *n = sp_xcalloc(1, sizeof *n);
 	n->kind = kind;
 	n->line = line;
 	return n;
@@ -39,7 +39,7 @@ void sp_yaml_printable(const char *s, char *out, size_t size)
 	out[n] = '\0';
 }
 
-void sp_ynode_free(sp_ynode *n)
+void sp_ynode_free(sp_soak_ynode *n)
 {
 	if (!n)
 		return;
@@ -105,7 +105,7 @@ static int next_event(struct builder *b, yaml_event_t *ev)
 }
 
 /* Build the node that starts with ev (already read). */
-static int build(struct builder *b, yaml_event_t *ev, int depth, sp_ynode **out)
+static int build(struct builder *b, yaml_event_t *ev, int depth, sp_soak_ynode **out)
 {
 	int line = (int)ev->start_mark.line + 1;
 	*out = NULL;
@@ -119,7 +119,7 @@ static int build(struct builder *b, yaml_event_t *ev, int depth, sp_ynode **out)
 	case YAML_SCALAR_EVENT: {
 		if (ev->data.scalar.anchor)
 			return sp_usage(b->err, "%s:%d: anchors are not allowed in a workload", b->origin, line);
-		sp_ynode *n = node_new(SP_YN_SCALAR, line);
+		sp_soak_ynode *n = node_new(SP_YN_SCALAR, line);
 		n->str = sp_xstrndup((const char *)ev->data.scalar.value, ev->data.scalar.length);
 		if (strlen(n->str) != ev->data.scalar.length) {
 			sp_ynode_free(n);
@@ -137,8 +137,8 @@ static int build(struct builder *b, yaml_event_t *ev, int depth, sp_ynode **out)
 		int is_map = ev->type == YAML_MAPPING_START_EVENT;
 		if ((is_map ? ev->data.mapping_start.anchor : ev->data.sequence_start.anchor))
 			return sp_usage(b->err, "%s:%d: anchors are not allowed in a workload", b->origin, line);
-		sp_ynode *n = node_new(is_map ? SP_YN_MAP : SP_YN_SEQ, line);
-		sp_ynode *key = NULL; /* MAP: key read, value pending */
+		sp_soak_ynode *n = node_new(is_map ? SP_YN_MAP : SP_YN_SEQ, line);
+		sp_soak_ynode *key = NULL; /* MAP: key read, value pending */
 		struct keyset keys = {0};
 		size_t cap = 0;
 		for (;;) {
@@ -149,7 +149,7 @@ static int build(struct builder *b, yaml_event_t *ev, int depth, sp_ynode **out)
 				yaml_event_delete(&cev);
 				break;
 			}
-			sp_ynode *child = NULL;
+			sp_soak_ynode *child = NULL;
 			int r = build(b, &cev, depth + 1, &child);
 			yaml_event_delete(&cev);
 			if (r < 0)
@@ -176,7 +176,7 @@ static int build(struct builder *b, yaml_event_t *ev, int depth, sp_ynode **out)
 				cap = cap ? cap * 2 : 8;
 				if (cap < need)
 					cap = need;
-				n->items = sp_xrealloc(n->items, cap * sizeof(sp_ynode *));
+				n->items = sp_xrealloc(n->items, cap * sizeof(sp_soak_ynode *));
 			}
 			if (is_map) {
 				n->items[used] = key;
@@ -209,10 +209,10 @@ fail_container:
 	return sp_usage(b->err, "%s:%d: unexpected YAML structure", b->origin, line);
 }
 
-sp_ynode *sp_yaml_parse(const char *text, size_t len, const char *origin, sp_error *err)
+sp_soak_ynode *sp_yaml_parse(const char *text, size_t len, const char *origin, sp_error *err)
 {
 	struct builder b = {.origin = origin, .err = err};
-	sp_ynode *root = NULL;
+	sp_soak_ynode *root = NULL;
 	yaml_event_t ev;
 	int state = 0; /* 0 before document, 1 in document (root read), 2 after */
 

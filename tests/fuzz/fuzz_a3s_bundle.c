@@ -75,11 +75,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		pos = end ? (size_t)(end - data) + sizeof sep - 1 : size + 1;
 	}
 	unsigned last = size ? data[size - 1] : 0;
-	sp_a3s_opts ao = {.kind = (enum sp_a3s_kind)(last % 3), .allow_dry_run = (last >> 2) & 1,
+	sp_ev_a3s_opts ao = {.kind = (enum sp_a3s_kind)(last % 3), .allow_dry_run = (last >> 2) & 1,
 			  .min_duration_s = (last >> 3) & 1 ? 60 : 0, .min_samples = (last >> 4) & 1 ? 3 : 0,
 			  .min_span_s = (last >> 5) & 1 ? 60 : 0, .max_gap_s = (last >> 6) & 1 ? 600 : 0};
-	sp_verify_opts o = {.input = SP_INPUT_A3S, .a3s = &ao, .profile = (last >> 7) & 1 ? "G2" : NULL};
-	sp_verdict v;
+	sp_ev_verify_opts o = {.input = SP_INPUT_A3S, .a3s = &ao, .profile = (last >> 7) & 1 ? "G2" : NULL};
+	sp_ev_verdict v;
 	sp_error err = {0};
 	if (sp_verify(dir, &o, &v, &err) == 0) {
 		FILE *f = fopen("/dev/null", "w");
@@ -95,7 +95,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	nftw(out, rm_cb, 8, FTW_DEPTH | FTW_PHYS);
 	sp_error ierr = {0};
 	if (sp_a3s_import(dir, out, (enum sp_a3s_kind)(last % 3), &ierr) == 0) {
-		sp_verify_opts so = {.input = SP_INPUT_SANDPROBE};
+		sp_ev_verify_opts so = {.input = SP_INPUT_SANDPROBE};
 		if (sp_verify(out, &so, &v, &err) == 0)
 			sp_verdict_free(&v);
 	}

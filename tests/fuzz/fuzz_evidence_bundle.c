@@ -65,14 +65,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		put(names[i], data + pos, n);
 		pos = end ? (size_t)(end - data) + sizeof sep - 1 : size + 1;
 	}
-	sp_verify_opts o = {0};
-	sp_baseline b = {0};
-	sp_baseline_entry e = {.scenario = (char *)"RUN-01", .count = 1, .p50 = 1, .p95 = 2, .p99 = 3};
+	sp_ev_verify_opts o = {0};
+	sp_ev_baseline b = {0};
+	sp_ev_baseline_entry e = {.scenario = (char *)"RUN-01", .count = 1, .p50 = 1, .p95 = 2, .p99 = 3};
 	b.v = &e;
 	b.n = 1;
 	if (size && (data[size - 1] & 1))
 		o.baseline = &b;
-	sp_verdict v;
+	sp_ev_verdict v;
 	sp_error err = {0};
 	if (sp_verify(dir, &o, &v, &err) == 0) {
 		FILE *f = fopen("/dev/null", "w");

@@ -17,7 +17,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (sp_ev_summary_parse(&s, doc, size - 1, &e) == 0)
 			sp_ev_summary_free(&s);
 	} else {
-		sp_inventory a;
+		sp_ev_inventory a;
 		if (sp_inventory_parse(&a, doc, size - 1, &e) == 0) {
 			(void)sp_inventory_equal(&a, &a, msg, sizeof msg);
 			sp_inventory_free(&a);

@@ -22,18 +22,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	}
 	lseek(fd, 0, SEEK_SET);
-	sp_rows r;
+	sp_ev_rows r;
 	sp_ev_sha256 h = {0};
 	if (sp_rows_open_fd(&r, fd, kind, &h) < 0)
 		return 0;
 	int rc;
 	for (;;) {
 		switch (kind) {
-		case SP_EV_OPERATIONS: { sp_op x; rc = sp_ops_next(&r, &x); break; }
-		case SP_EV_LATENCY: { sp_lat x; rc = sp_latency_next(&r, &x); break; }
+		case SP_EV_OPERATIONS: { sp_ev_op x; rc = sp_ops_next(&r, &x); break; }
+		case SP_EV_LATENCY: { sp_ev_lat x; rc = sp_latency_next(&r, &x); break; }
 		case SP_EV_SAMPLES: { sp_ev_sample x; rc = sp_samples_next(&r, &x); break; }
-		case SP_EV_CAPABILITIES: { sp_cap x; rc = sp_caps_next(&r, &x); break; }
-		case SP_EV_FAULTS: { sp_fault x; rc = sp_faults_next(&r, &x); break; }
+		case SP_EV_CAPABILITIES: { sp_ev_cap x; rc = sp_caps_next(&r, &x); break; }
+		case SP_EV_FAULTS: { sp_ev_fault x; rc = sp_faults_next(&r, &x); break; }
 		case SP_EV_NFILES:
 		default: rc = 0; break;
 		}

@@ -20,7 +20,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	if (size == 0)
 		return 0;
-	sp_lane l;
+	sp_live_lane l;
 	sp_lane_init(&l, &sp_rt_bwrap, &sp_variants[0], &cfg);
 	sp_doctor_ingest(&l, (const char *)data + 1, size - 1, data[0] % 4);
 	/* whatever was accepted must be well-formed results */

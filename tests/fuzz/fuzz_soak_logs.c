@@ -16,7 +16,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	if (size < 1)
 		return 0;
-	static sp_capture cap;
+	static sp_soak_capture cap;
 	memset(&cap, 0, sizeof cap);
 	/* the first byte picks a small capture, so elision happens on small inputs */
 	cap.half = 16 + data[0] % 256;

@@ -30,7 +30,7 @@ int main(void)
 	regcomp(&idre, "^(AML\\.T[0-9]{4}(\\.[0-9]{3})?|T[0-9]{4}(\\.[0-9]{3})?)$", REG_EXTENDED | REG_NOSUB);
 	size_t bad_ids = 0, dups = 0, bad_fw = 0, bad_mat = 0, empty = 0;
 	for (size_t i = 0; i < sp_techniques_count; i++) {
-		const sp_technique *t = &sp_techniques[i];
+		const sp_atlas_technique *t = &sp_techniques[i];
 		if (regexec(&idre, t->id, 0, NULL, 0) != 0) {
 			bad_ids++;
 			printf("# bad id %s\n", t->id);
@@ -69,7 +69,7 @@ int main(void)
 		{"T1552.007", "Container API", "-"},
 	};
 	for (size_t i = 0; i < SP_ARRAY_SIZE(facts); i++) {
-		const sp_technique *t = sp_technique_find(facts[i].id);
+		const sp_atlas_technique *t = sp_technique_find(facts[i].id);
 		ok(t && !strcmp(t->name, facts[i].name) && !strcmp(sp_maturity_name(t->maturity), facts[i].maturity),
 		   "%s is '%s' (%s)", facts[i].id, facts[i].name, facts[i].maturity);
 	}
@@ -79,7 +79,7 @@ int main(void)
 	size_t unknown_rows = 0, rowless = 0, no_text = 0, realized_uncovered_no_reason = 0;
 	size_t per_layer[SP_LAYER_COUNT] = {0};
 	for (size_t r = 0; r < sp_crosswalk_count; r++) {
-		const sp_crosswalk *row = &sp_crosswalk_rows[r];
+		const sp_atlas_crosswalk *row = &sp_crosswalk_rows[r];
 		if (!sp_technique_find(row->technique)) {
 			unknown_rows++;
 			printf("# row for unknown technique %s\n", row->technique);
@@ -134,8 +134,8 @@ int main(void)
 	sp_strv usv = {.v = unknown, .n = nu};
 	sp_strv_free(&usv);
 	for (size_t r = 0; r < sp_crosswalk_count; r++) {
-		const sp_crosswalk *row = &sp_crosswalk_rows[r];
-		const sp_technique *t = sp_technique_find(row->technique);
+		const sp_atlas_crosswalk *row = &sp_crosswalk_rows[r];
+		const sp_atlas_technique *t = sp_technique_find(row->technique);
 		if (!t)
 			continue;
 		bool covered = false;

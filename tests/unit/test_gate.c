@@ -9,7 +9,7 @@
 #include "gate/plan.h"
 #include "tap.h"
 
-static int parse(sp_plan *p, const char *text, sp_error *err)
+static int parse(sp_gate_plan *p, const char *text, sp_error *err)
 {
 	memset(err, 0, sizeof *err);
 	return sp_plan_parse(p, text, strlen(text), "t.yaml", NULL, err);
@@ -76,7 +76,7 @@ int main(void)
 		"scenarios:\n"
 		"  - {id: S1, owner: o, require: {core: {a: [R24], b: G2}, storage: {a: [E72]}}}\n"
 		"  - {id: S2, owner: o, retries: 0, require: {core: {b: [R0, E72]}}}\n";
-	sp_plan p;
+	sp_gate_plan p;
 	sp_error err;
 	ok(parse(&p, plan, &err) == 0, "a plan parses (%s)", err.msg);
 	is_int(p.valid_for_s[0], 86400, "R0 lifetime");
@@ -88,7 +88,7 @@ int main(void)
 	is_int(p.scen[1].required[1], (1u << SP_PROF_R0) | (1u << SP_PROF_E72), "S2 on b: R0 and E72");
 	is_int(p.scen[0].retries, 2, "the plan's retries");
 	is_int(p.scen[1].retries, 0, "a scenario's own retries");
-	const sp_plan_artifact *arts[8];
+	const sp_gate_plan_artifact *arts[8];
 	size_t n = sp_plan_lane_artifacts(&p, 1, arts, 8);
 	is_int(n, 3, "lane b must record 3 artifacts");
 	is_str(arts[0]->name, "runc", "runc first");

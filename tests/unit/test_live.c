@@ -26,7 +26,7 @@ static const char *find_set(const sp_strv *sets, const char *key)
 
 static void test_derive(void)
 {
-	sp_launch strict = {.ns = SP_NS_ALL, .ro_root = true, .drop_caps = true, .seccomp = true, .nnp = true, .tmp = true};
+	sp_live_launch strict = {.ns = SP_NS_ALL, .ro_root = true, .drop_caps = true, .seccomp = true, .nnp = true, .tmp = true};
 	sp_strv sets;
 	sp_strv_split(&sets, NULL, ",");
 	sp_live_derive_sets(&strict, &cfg, &sets);
@@ -38,7 +38,7 @@ static void test_derive(void)
 	ok(find_set(&sets, "net.interfaces") == NULL, "a key no check reads is not passed (net.interfaces)");
 	sp_strv_free(&sets);
 
-	sp_launch loose = {.ns = SP_NS_MNT | SP_NS_USER};
+	sp_live_launch loose = {.ns = SP_NS_MNT | SP_NS_USER};
 	sp_strv_split(&sets, NULL, ",");
 	sp_live_derive_sets(&loose, &cfg, &sets);
 	is_str(find_set(&sets, "ns.required"), "mnt,user", "only the namespaces the launch makes");
@@ -51,8 +51,8 @@ static void test_derive(void)
 
 static void test_variants(void)
 {
-	sp_launch l = {.ns = SP_NS_ALL, .ro_root = true, .drop_caps = true, .seccomp = true, .min_dev = true};
-	sp_launch a = l;
+	sp_live_launch l = {.ns = SP_NS_ALL, .ro_root = true, .drop_caps = true, .seccomp = true, .min_dev = true};
+	sp_live_launch a = l;
 	sp_launch_remove(&a, sp_variant_find("host-pid")->removes);
 	is_int(a.ns, SP_NS_ALL & ~(unsigned)SP_NS_PID, "host-pid removes only the pid namespace");
 	is_int(a.ro_root && a.drop_caps && a.seccomp, 1, "host-pid keeps the rest");
@@ -146,7 +146,7 @@ static void test_cpio(void)
 	char path[128];
 	snprintf(path, sizeof path, "%s/a.cpio", dir);
 	sp_error err;
-	sp_cpio *c = sp_cpio_open(path, &err);
+	sp_live_cpio *c = sp_cpio_open(path, &err);
 	ok(c != NULL, "cpio open");
 	if (!c)
 		return;
@@ -193,11 +193,11 @@ static void test_cpio(void)
 	rmdir(dir);
 }
 
-static const char *ingest(const char *json, int rc, sp_lane *l)
+static const char *ingest(const char *json, int rc, sp_live_lane *l)
 {
 	sp_lane_init(l, &sp_rt_bwrap, &sp_variants[0], &cfg);
 	sp_doctor_ingest(l, json, strlen(json), rc);
-	const sp_lresult *r = sp_lres_find(&l->results, "host.doctor.report");
+	const sp_live_result *r = sp_lres_find(&l->results, "host.doctor.report");
 	return r ? r->status : "(none)";
 }
 
@@ -209,7 +209,7 @@ static const char *ingest(const char *json, int rc, sp_lane *l)
 
 static void test_ingest(void)
 {
-	sp_lane l;
+	sp_live_lane l;
 	is_str(ingest(REPORT(R("ns.pid", "pass") "," R("caps.effective", "fail"), SUM(1, 1), "fail"), 1, &l), "pass",
 	       "a consistent report is accepted");
 	is_int(l.results.n, 3, "its two results are taken, plus host.doctor.report");
@@ -262,7 +262,7 @@ static const char *boundary_report(const char *kind, const char *accepted)
 }
 
 static bool judged(const char *rt, bool user_kernel, const char *kind, const char *accepted, const char *host_status,
-		   sp_lane *l, sp_live_cfg *c)
+		   sp_live_lane *l, sp_live_cfg *c)
 {
 	sp_lane_init(l, sp_runtime_find(rt), sp_variant_find("no-seccomp"), c);
 	l->claim.user_kernel = user_kernel;
@@ -282,7 +282,7 @@ static void test_boundary(void)
 	sp_strv_split(&c.sat_user_space, "seccomp.mode,ns.pid", ",");
 	sp_strv_split(&c.sat_guest, "ns.pid", ",");
 	c.profile = "strict";
-	sp_lane l;
+	sp_live_lane l;
 	ok(!judged("runsc", true, "user-space", "true", "fail", &l, &c), "gVisor, boundary accepted: not a defect");
 	is_str(l.boundary, "user-space", "the doctor's kernel boundary is kept");
 	ok(l.boundary_accepted, "and that its policy accepts it");
@@ -338,7 +338,7 @@ static void test_dev_walk(void)
 	MK("zero", S_IFCHR | 0666, 1, 5);
 	MD("pts");
 	MK("pts/ptmx", S_IFCHR | 0666, 5, 2);
-	sp_dev_scan sc;
+	sp_live_dev_scan sc;
 	is_int(sp_dev_walk(dir, &sc), 0, "walk a minimal /dev");
 	is_int(sc.nodes, 3, "three nodes");
 	is_int(sc.extra, 0, "none beyond the allowlist");

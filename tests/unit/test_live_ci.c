@@ -15,7 +15,7 @@
 
 static sp_live_cfg cfg;
 
-static void lane(sp_lane *l, const char *rt, const char *variant, const char *status, const char *reason)
+static void lane(sp_live_lane *l, const char *rt, const char *variant, const char *status, const char *reason)
 {
 	sp_lane_init(l, sp_runtime_find(rt), sp_variant_find(variant), &cfg);
 	snprintf(l->status, sizeof l->status, "%s", status);
@@ -84,13 +84,13 @@ int main(void)
 	run.lanes = calloc(run.n, sizeof *run.lanes);
 	sp_strv_split(&run.defects, NULL, ",");
 
-	sp_lane *s = &run.lanes[0];
+	sp_live_lane *s = &run.lanes[0];
 	lane(s, "bwrap", "strict", "pass", "all checks passed");
 	sp_lres_add(&s->results, "ns.pid", "pass", "own", "pid:[2]", "own pid namespace");
 	sp_lres_add(&s->results, "host.ns.pid", "pass", "differs", "2 vs 1", "differs from the host's");
 	sp_lres_add(&s->results, "fs.writable_paths", "warn", "", "", "advisory");
 
-	sp_lane *n = &run.lanes[1];
+	sp_live_lane *n = &run.lanes[1];
 	lane(n, "bwrap", "host-pid", "fail", "negative control failed as expected");
 	sp_strv_push(&n->expected_fail, "ns.pid");
 	sp_strv_push(&n->also_failed, "proc.host_visible");
@@ -98,7 +98,7 @@ int main(void)
 	sp_lres_add(&n->results, "proc.host_visible", "fail", "none", "1 host process", "host processes visible");
 	sp_lres_add(&n->results, "ns.net", "pass", "own", "net:[3]", "own net namespace");
 
-	sp_lane *d = &run.lanes[2];
+	sp_live_lane *d = &run.lanes[2];
 	lane(d, "bwrap", "host-net", "fail", "negative control (host network) did not fail: 1 of 1");
 	sp_strv_push(&d->expected_fail, "ns.net");
 	sp_strv_push(&d->missed, "ns.net");
@@ -106,7 +106,7 @@ int main(void)
 	sp_lres_add(&d->results, "ns.net", "pass", "own", "net:[3]", "own net namespace \xff<&>");
 	sp_strv_push(&run.defects, "bwrap/host-net: negative control (host network) did not fail: ns.net");
 
-	sp_lane *k = &run.lanes[3];
+	sp_live_lane *k = &run.lanes[3];
 	lane(k, "unshare", "strict", "skip", "unshare: not usable here");
 
 	char *x = render(&run, 1);
@@ -155,7 +155,7 @@ int main(void)
 	/* what the lanes shared, removed at the end of the run: one proof per runtime, a left one fails the run */
 	run.strict = false;
 	run.n = 2;
-	sp_run_teardown td[2] = {{.rt = sp_runtime_find("docker"), .ok = true},
+	sp_live_run_teardown td[2] = {{.rt = sp_runtime_find("docker"), .ok = true},
 				 {.rt = sp_runtime_find("podman"), .ok = false}};
 	snprintf(td[0].what, sizeof td[0].what, "image localhost/sandprobe-doctor-1-ab:live (id 0123456789ab) built by this run removed");
 	snprintf(td[1].what, sizeof td[1].what, "the engine still lists image localhost/sandprobe-doctor-1-cd:live <&>");

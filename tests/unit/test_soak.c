@@ -48,7 +48,7 @@ static const char *good =
 	"    recover: [[runc, delete, \"{id}\"]]\n"
 	"    fault: {id: F02, step: start, pidfile: \"{state}/{id}.pid\", after_ms: 5, rto_ms: 99, expected: back}\n";
 
-static int parse(const char *text, sp_workload *w, sp_error *err)
+static int parse(const char *text, sp_soak_workload *w, sp_error *err)
 {
 	memset(err, 0, sizeof *err);
 	return sp_workload_parse(w, text, strlen(text), "w.yaml", err);
@@ -56,7 +56,7 @@ static int parse(const char *text, sp_workload *w, sp_error *err)
 
 static void test_good(void)
 {
-	sp_workload w;
+	sp_soak_workload w;
 	sp_error err;
 	int r = parse(good, &w, &err);
 	is_int(r, 0, "good workload parses");
@@ -101,7 +101,7 @@ static void bad(const char *label, const char *from, const char *to, const char 
 		return;
 	}
 	char *text = sp_xasprintf("%.*s%s%s", (int)(at - good), good, to, at + strlen(from));
-	sp_workload w;
+	sp_soak_workload w;
 	sp_error err;
 	int r = parse(text, &w, &err);
 	ok(r < 0 && err.exit_code == SP_EXIT_USAGE, "%s: usage error", label);
@@ -142,7 +142,7 @@ static void test_bad(void)
 		/* every message is one line, whatever the file's strings hold */
 		const char *at = strstr(good, "class: lifecycle");
 		char *text = sp_xasprintf("%.*sclass: \"life\\ncycle\"%s", (int)(at - good), good, at + strlen("class: lifecycle"));
-		sp_workload w;
+		sp_soak_workload w;
 		sp_error err;
 		ok(parse(text, &w, &err) < 0 && !strchr(err.msg, '\n'), "a value with a newline: the error stays on one line (%s)", err.msg);
 		free(text);
@@ -158,7 +158,7 @@ static double reject_ms(size_t nkeys)
 	len += (size_t)snprintf(text + len, cap - len, "version: 1\nthresholds:\n");
 	for (size_t i = 0; i < nkeys; i++)
 		len += (size_t)snprintf(text + len, cap - len, "  key%08zu: %zu\n", i, i);
-	sp_workload w;
+	sp_soak_workload w;
 	sp_error err = {0};
 	double ms = 1e9;
 	int r = 0;
@@ -184,7 +184,7 @@ static void test_linear_reject(void)
 
 static void test_expand(void)
 {
-	sp_vars v = {.id = "p-run01-3", .sid = "p-run01", .gen = "3", .state = "/s", .prefix = "p"};
+	sp_soak_vars v = {.id = "p-run01-3", .sid = "p-run01", .gen = "3", .state = "/s", .prefix = "p"};
 	char *s = sp_expand("{state}/{id}.pid", &v);
 	is_str(s, "/s/p-run01-3.pid", "expand placeholders");
 	free(s);
@@ -236,7 +236,7 @@ static void test_redact(void)
 
 static void test_capture(void)
 {
-	sp_capture *c = calloc(1, sizeof *c);
+	sp_soak_capture *c = calloc(1, sizeof *c);
 	char buf[1000];
 	memset(buf, 'x', sizeof buf);
 	buf[sizeof buf - 1] = '\n';
@@ -304,8 +304,8 @@ static void test_proc_and_ownership(void)
 	char *envp[] = {marker, (char *)"PATH=/usr/bin:/bin", NULL};
 	/* a detached grandchild carrying the marker: owned through its environment */
 	char *argv[] = {(char *)"sh", (char *)"-c", (char *)"setsid sleep 30 </dev/null >/dev/null 2>&1 & echo $!", NULL};
-	sp_capture *cap = calloc(1, sizeof *cap);
-	sp_proc_result res;
+	sp_soak_capture *cap = calloc(1, sizeof *cap);
+	sp_soak_proc_result res;
 	sp_error err = {0};
 	sp_soak_run_opts o = {.timeout_ms = 5000, .interrupt_ms = -1, .envp = envp};
 	is_int(sp_proc_run(argv, &o, cap, &res, &err), 0, "proc_run");
@@ -313,7 +313,7 @@ static void test_proc_and_ownership(void)
 	char *t = sp_capture_text(cap, NULL);
 	pid_t gc = (pid_t)atoi(t);
 	free(t);
-	sp_sampler *s = sp_sampler_new(getpid(), "spunit-own1", dir);
+	sp_soak_sampler *s = sp_sampler_new(getpid(), "spunit-own1", dir);
 	/* The grandchild may still be inside execve (setsid, then sleep) when
 	 * the first scan sees it; such a verdict is not kept, so a later scan
 	 * (a few ms on) must judge it owned. A verdict cached as foreign would
@@ -327,7 +327,7 @@ static void test_proc_and_ownership(void)
 	}
 	ok(own & SP_OWN_ENV, "detached grandchild owned by its environment marker (%d, after %d scans)", own, scans + 1);
 	ok(sp_sampler_owner(s, 1) == 0, "pid 1 is not owned");
-	sp_sample smp = {0};
+	sp_soak_sample smp = {0};
 	sp_sampler_take(s, &smp);
 	ok(smp.owned_processes >= 1 && smp.global_processes > smp.owned_processes, "sample counts owned and global processes");
 	for (int i = 0; i < 3; i++)
@@ -373,8 +373,8 @@ static void test_sockets(void)
 	}
 	close(sv[0]);
 	close(sv[1]);
-	sp_sampler *s = sp_sampler_new(getpid(), "spunit-nomatch", "/nonexistent-state");
-	sp_sample smp = {0};
+	sp_soak_sampler *s = sp_sampler_new(getpid(), "spunit-nomatch", "/nonexistent-state");
+	sp_soak_sample smp = {0};
 	sp_sampler_take(s, &smp);
 	sp_sampler_take(s, &smp);
 	ok(smp.owned_processes == 1, "the forked child is owned by descent (%lld)", smp.owned_processes);
@@ -393,7 +393,7 @@ static void test_manifest(void)
 	char dir[] = "/tmp/sp-unit-XXXXXX";
 	ok(mkdtemp(dir) != NULL, "temp dir");
 	char *out = sp_xasprintf("%s/b", dir);
-	sp_bundle b;
+	sp_soak_bundle b;
 	sp_error err = {0};
 	is_int(sp_bundle_create(&b, out, &err), 0, "bundle created");
 	sp_bundle_write(&b, "z.txt", "z\n", 2, &err);
@@ -413,7 +413,7 @@ static void test_manifest(void)
 	sp_read_file(lp, buf, sizeof buf);
 	ok(!strstr(buf, "abc123") && !strstr(buf, "xyz789"), "log: secrets redacted");
 	sp_error e2 = {0};
-	sp_bundle b2;
+	sp_soak_bundle b2;
 	ok(sp_bundle_create(&b2, out, &e2) < 0 && e2.exit_code == SP_EXIT_USAGE, "non-empty bundle dir refused");
 	sp_bundle_close(&b);
 	char *cmd = sp_xasprintf("rm -rf %s", dir);

@@ -70,7 +70,7 @@ static void values(void)
 
 static void kv(void)
 {
-	sp_kv *k;
+	sp_ev_kv *k;
 	size_t n;
 	char msg[256];
 	const char *good = "a=1\nb.c=x=y\nempty=\n";
@@ -103,7 +103,7 @@ static const char *META =
 
 static void meta(void)
 {
-	sp_meta m;
+	sp_ev_meta m;
 	char msg[256];
 	const char *kind;
 	ok(sp_meta_parse_buf(&m, META, strlen(META), msg, sizeof msg, &kind) == 0, "typed metadata parses");
@@ -131,8 +131,8 @@ static void meta(void)
 
 static void rows(void)
 {
-	sp_rows r;
-	sp_op op;
+	sp_ev_rows r;
+	sp_ev_op op;
 	const char *ops = "ts\textra\tscenario\tapi\toperation\tlatency_ms\tresult\tgeneration\terror_code\n"
 			  "1.5\tq\tA\tcli\tcreate\t12.25\tok\t0\t-\n"
 			  "2\tq\tB\tcli\tstart\t1\texpected_fault\t3\tE_X\n";
@@ -244,7 +244,7 @@ static void manifest(void)
 
 static void json_docs(void)
 {
-	sp_inventory a, b;
+	sp_ev_inventory a, b;
 	char msg[256];
 	sp_error e;
 	const char *i1 = "{\"schema\":\"sandprobe.inventory.v1\",\"resources\":[{\"type\":\"c\",\"id\":\"2\"},{\"type\":\"c\",\"id\":\"1\"}]}";
@@ -292,7 +292,7 @@ static void json_docs(void)
 	put("base.json", base, strlen(base));
 	char path[256];
 	snprintf(path, sizeof path, "%s/base.json", tmpdir);
-	sp_baseline bl;
+	sp_ev_baseline bl;
 	ok(sp_baseline_load(&bl, path, msg, sizeof msg) == 0 && bl.n == 1, "baseline loads");
 	ok(bl.n == 1 && !strcmp(bl.v[0].scenario, "A") && bl.v[0].p95 == 2.5, "baseline p95 read");
 	ok(bl.n == 1 && strcmp(bl.v[0].scenario, "B") != 0, "unknown scenario has no baseline");
@@ -306,7 +306,7 @@ static void json_docs(void)
 /* the gate catalogue: exact ids before families, families need a suffix */
 static void gate_catalogue(void)
 {
-	const sp_gate_info *g = sp_gate_info_find("cleanup.status");
+	const sp_ev_gate_info *g = sp_gate_info_find("cleanup.status");
 	ok(g && !strcmp(g->id, "cleanup.status"), "an exact entry wins over its family (cleanup.status)");
 	g = sp_gate_info_find("cleanup.owned_processes");
 	ok(g && !strcmp(g->id, "cleanup.owned_processes"), "cleanup.owned_processes has its own entry");
@@ -334,7 +334,7 @@ static void kv_linear(void)
 	size_t len = 0;
 	for (size_t i = 0; i < nkeys; i++)
 		len += (size_t)snprintf(buf + len, 40, "key.%zu=v\n", i);
-	sp_kv *k;
+	sp_ev_kv *k;
 	size_t n;
 	char msg[256];
 	struct timespec t0, t1;
@@ -350,7 +350,7 @@ static void kv_linear(void)
 	like_str(msg, "line 115001: key key.57 given twice (first on line 58)", "it names both lines");
 	free(buf);
 
-	sp_strset set = {0};
+	sp_ev_strset set = {0};
 	static const char *const words[] = {"a", "b", "RUN-01", "RUN-02", "", "a"};
 	size_t dups = 0;
 	for (size_t i = 0; i < 6; i++)

@@ -86,14 +86,14 @@ static void quantiles(void)
 
 static void regression(void)
 {
-	sp_linreg l = {0};
+	sp_ev_linreg l = {0};
 	for (int i = 0; i < 100; i++)
 		sp_linreg_add(&l, 1000.0 + 60.0 * i, 3.5 * (1000.0 + 60.0 * i) + 1e8);
 	ok(fabs(sp_linreg_slope(&l) - 3.5) < 1e-9, "slope of an exact line with a large offset: %.12g", sp_linreg_slope(&l));
 	is_int(l.n, 100, "linreg counts its points");
 	ok(l.xmin == 1000 && l.xmax == 1000 + 60 * 99, "linreg keeps the x range");
 
-	sp_linreg c = {0};
+	sp_ev_linreg c = {0};
 	double sx = 0, sy = 0, sxx = 0, sxy = 0;
 	int n = 500;
 	for (int i = 0; i < n; i++) {
@@ -107,10 +107,10 @@ static void regression(void)
 	double want = (n * sxy - sx * sy) / (n * sxx - sx * sx);
 	ok(fabs(sp_linreg_slope(&c) - want) < 1e-9 * fabs(want) + 1e-12, "slope of noisy data equals the closed form");
 
-	sp_linreg one = {0};
+	sp_ev_linreg one = {0};
 	sp_linreg_add(&one, 5, 5);
 	ok(sp_linreg_slope(&one) == 0, "one point: slope 0");
-	sp_linreg same = {0};
+	sp_ev_linreg same = {0};
 	sp_linreg_add(&same, 5, 5);
 	sp_linreg_add(&same, 5, 9);
 	ok(sp_linreg_slope(&same) == 0, "two points at the same x: slope 0");
@@ -118,7 +118,7 @@ static void regression(void)
 
 static void profiles(void)
 {
-	sp_thresholds g2, r24, custom = {0}, out;
+	sp_ev_thresholds g2, r24, custom = {0}, out;
 	ok(sp_profile_thresholds("G2", &g2), "G2 is a profile");
 	ok(sp_profile_thresholds("R24", &r24), "R24 is a profile");
 	ok(!sp_profile_thresholds("custom", &custom), "custom is not a named profile");
@@ -129,7 +129,7 @@ static void profiles(void)
 	ok(g2.min_success_ratio == 1, "G2 zero unexpected failures");
 	ok(r24.min_success_ratio == 0.995, "R24 99.5%% success");
 	is_int(r24.min_periodic_samples, 288, "R24 288 periodic samples");
-	sp_thresholds m = {.min_span_s = 100000, .max_interval_s = 600, .max_gap_s = 60, .min_success_ratio = 0.9,
+	sp_ev_thresholds m = {.min_span_s = 100000, .max_interval_s = 600, .max_gap_s = 60, .min_success_ratio = 0.9,
 			   .rss_slope_mib_per_day = 10, .p95_regression_pct = 50, .min_periodic_samples = 5,
 			   .fd_growth_max = 3, .disk_budget_bytes = 10};
 	sp_thresholds_stricter(&m, &r24, &out);

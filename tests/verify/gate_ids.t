@@ -14,7 +14,7 @@ compiles() { # file
 	cc -std=gnu11 -Werror -fsyntax-only $INC "$1" >"$T/cc.out" 2>&1
 }
 snippet() { # name body
-	printf '#include "evidence/evidence.h"\nint f(sp_verdict *v);\nint f(sp_verdict *v)\n{\n%s\n\treturn 0;\n}\n' "$2" >"$T/$1.c"
+	printf '#include "evidence/evidence.h"\nint f(sp_ev_verdict *v);\nint f(sp_ev_verdict *v)\n{\n%s\n\treturn 0;\n}\n' "$2" >"$T/$1.c"
 }
 snippet good '	sp_verdict_add(v, true, SP_GREF(SAMPLES_SPAN), "1", "1", "ok");
 	sp_verdict_na(v, SP_GFAM(TYPES, "operations"), "why");
