@@ -175,9 +175,7 @@ SCHEMAS := $(sort $(wildcard docs/schema/*.json))
 INSTALLED = $(BINDIR)/sandprobe $(BINDIR)/sandprobe-doctor \
 	$(patsubst docs/man/%,$(MANDIR)/man1/%,$(MAN1)) $(patsubst docs/man/%,$(MANDIR)/man7/%,$(MAN7)) \
 	$(patsubst %,$(DATADIR)/%,$(POLICIES) $(WORKLOADS)) $(patsubst docs/%,$(DATADIR)/%,$(SCHEMAS)) \
-	$(if $(wildcard completions/sandprobe.bash),$(BASHCOMPDIR)/sandprobe) \
-	$(if $(wildcard completions/_sandprobe),$(ZSHCOMPDIR)/_sandprobe) \
-	$(if $(wildcard completions/sandprobe.fish),$(FISHCOMPDIR)/sandprobe.fish)
+	$(BASHCOMPDIR)/sandprobe $(ZSHCOMPDIR)/_sandprobe $(FISHCOMPDIR)/sandprobe.fish
 
 install: install-doctor
 	install -d $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man7 \
@@ -187,16 +185,12 @@ install: install-doctor
 	install -m 0644 $(MAN7) $(DESTDIR)$(MANDIR)/man7/
 	install -m 0644 $(WORKLOADS) $(DESTDIR)$(DATADIR)/workloads/
 	install -m 0644 $(POLICIES) $(DESTDIR)$(DATADIR)/policies/
-ifneq ($(SCHEMAS),)
 	install -d $(DESTDIR)$(DATADIR)/schema
 	install -m 0644 $(SCHEMAS) $(DESTDIR)$(DATADIR)/schema/
-endif
-ifneq ($(wildcard completions/sandprobe.bash),)
 	install -d $(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(ZSHCOMPDIR) $(DESTDIR)$(FISHCOMPDIR)
 	install -m 0644 completions/sandprobe.bash $(DESTDIR)$(BASHCOMPDIR)/sandprobe
 	install -m 0644 completions/_sandprobe $(DESTDIR)$(ZSHCOMPDIR)/_sandprobe
 	install -m 0644 completions/sandprobe.fish $(DESTDIR)$(FISHCOMPDIR)/sandprobe.fish
-endif
 
 # the static doctor alone (Debian's sandprobe-doctor package, the image)
 install-doctor: all

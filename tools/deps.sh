@@ -6,7 +6,7 @@ PKGS="make gcc clang libc6-dev pkg-config libjansson-dev libinih-dev libyaml-dev
  bubblewrap runc crun podman firejail systemd-container busybox-static uidmap
  qemu-system-x86 linux-image-amd64 squid tinyproxy dante-server iproute2 iputils-ping netcat-openbsd curl
  docker.io runsc containerd nftables mitmproxy
- dpkg-dev debhelper lintian git zsh fish python3-jsonschema python3-yaml yq jq libxml2-utils openssl perl bc file util-linux procps python3 time chromium prometheus"
+ dpkg-dev debhelper lintian git zsh fish python3-jsonschema python3-yaml yq jq libxml2-utils openssl perl bc file util-linux clang-format procps python3 time chromium prometheus"
 missing=""
 for p in $PKGS; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

@@ -58,7 +58,7 @@ void sp_gvisor_claims(sp_live_launch *l)
  * ignored. PR_SET_NO_NEW_PRIVS is assumed to always be set"): its kernel
  * honours neither set-user-ID bits nor file capabilities at execve, and its
  * prctl(PR_GET_NO_NEW_PRIVS) answers 1 whatever the spec says. A control
- * without no_new_privs cannot be launched; tests/live_tier/matrix.t proves
+ * without no_new_privs cannot be launched; tests/live/matrix.t proves
  * this by the operation (a set-user-ID file under runsc with and without
  * noNewPrivileges), so a gVisor that starts honouring it is noticed. */
 int sp_gvisor_nnp_limit(char *why, size_t whysz)

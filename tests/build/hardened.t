@@ -56,6 +56,34 @@ like "$(readelf -sW --dyn-syms "$B/sandprobe" | grep -c '__[a-z]*_chk')" '^[1-9]
 like "$("$B/sandprobe-doctor" --version 2>&1)" '^sandprobe-doctor ' "the fortified doctor runs"
 TAP_NAME="the fortified doctor judges this host" ok bash -c "'$B/sandprobe-doctor' --profile host -k ns >/dev/null; test \$? -le 1"
 
+# CFLAGS on the command line (make CFLAGS=-O0) replace the default -O2 but
+# not the project's flags: the strict warnings and the hardening stay. One
+# object each is enough: the flags are the same for every object.
+C=$(sp_tmpdir)/cmdline
+TAP_NAME="make CFLAGS='-O0 -g3 ...' on the command line compiles" \
+	ok bash -c "make BUILD='$C' CFLAGS='-O0 -g3 -DSP_CMDLINE_MARK=1' '$C/obj/src/core/util.o' >>'$log' 2>&1"
+m=$(macros "$C/obj/src/core/util.o")
+like "$m" 'macro : SP_CMDLINE_MARK 1' "the command line's CFLAGS reach the compiler"
+unlike "$m" 'macro : __OPTIMIZE__ ' "the command line's -O0 replaces the default -O2"
+like "$m" 'macro : _GNU_SOURCE 1' "the project's own flags stay with CFLAGS on the command line"
+prod=$(readelf --debug-dump=info "$C/obj/src/core/util.o" 2>/dev/null | grep -m1 DW_AT_producer)
+for f in -fstack-protector-strong -fstack-clash-protection -fcf-protection=full; do
+	like "$prod" "$f" "hardening kept with CFLAGS on the command line: $f"
+done
+# the strict warnings stay errors: a header that trips -Wundef, forced into
+# a real source file by the user's flags, must fail the build
+W=$(sp_tmpdir)
+printf '#if SP_NOT_DEFINED_ANYWHERE\n#endif\n' >"$W/undef.h"
+for how in cmdline env; do
+	if [ $how = cmdline ]; then
+		make BUILD="$W/b-$how" CFLAGS="-O0 -include $W/undef.h" "$W/b-$how/obj/src/core/util.o" >"$W/$how.log" 2>&1
+	else
+		CFLAGS="$CFLAGS -include $W/undef.h" make BUILD="$W/b-$how" "$W/b-$how/obj/src/core/util.o" >"$W/$how.log" 2>&1
+	fi
+	isnt "$?" 0 "a warning is an error with the user's CFLAGS ($how)"
+	like "$(cat "$W/$how.log")" 'Werror=undef' "the compiler names the strict warning ($how)"
+done
+
 # install and uninstall into a DESTDIR, with the same flags (no rebuild)
 D=$(sp_tmpdir)/dest
 TAP_NAME="make install DESTDIR PREFIX=/usr" ok bash -c "make BUILD='$B' DESTDIR='$D' PREFIX=/usr install >>'$log' 2>&1"

@@ -53,7 +53,7 @@ while IFS= read -r cmd; do
 	i=$((i + 1))
 	case $cmd in
 	make*) continue ;; # built above (the clone gets the normal build)
-	*--matrix*qemu*) skip "README line $i: the qemu matrix boots VMs (tests/live_tier/matrix.t runs it)"; continue ;;
+	*--matrix*qemu*) skip "README line $i: the qemu matrix boots VMs (tests/live/matrix.t runs it)"; continue ;;
 	esac
 	out=$(cd "$C" && timeout 300 bash -c "$cmd" 2>&1 </dev/null)
 	rc=$?

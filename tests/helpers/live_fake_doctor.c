@@ -1,4 +1,4 @@
-/* A lying doctor for tests/live_tier: a static binary that `sandprobe live
+/* A lying doctor for tests/live/lies.t: a static binary that `sandprobe live
  * --doctor` copies into the sandbox in place of the real one. It answers
  * --list with a small catalogue and otherwise prints a forged report chosen
  * by SP_FAKE_MODE (bwrap passes the environment through):

@@ -14,8 +14,8 @@
 # record of who connected, and a DNS query and a TLS handshake made by the
 # test itself from sb.
 . "$(dirname "$0")/../lib/tap.sh"
-. "$(dirname "$0")/../net/lib.sh"
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib/net.sh"
+. "$(dirname "$0")/../lib/mitm.sh"
 need jq
 need nft
 need mitmdump
@@ -45,7 +45,7 @@ nett_serve "$net" outside-dns --dns 10.203.2.2/53/10.203.2.77 || { echo "Bail ou
 nett_serve "$px" own-dns --dns 10.203.1.1/53/10.203.9.9 || { echo "Bail out! dns did not start"; exit 1; }
 printf '127.0.0.1 localhost\n' >"$NETT_DIR/hosts"
 agent_mitm "$px" transparent "$C/proxy" "$NETT_DIR/hosts" 10.203.1.1 8443 --mode reverse:https://10.203.2.2:443 \
-	-s "$SP_ROOT/tests/agent/mitm_policy.py" --set ssl_verify_upstream_trusted_ca="$C/origin.pem" ||
+	-s "$SP_ROOT/tests/lib/mitm_policy.py" --set ssl_verify_upstream_trusted_ca="$C/origin.pem" ||
 	{ echo "Bail out! mitmproxy did not start"; exit 1; }
 
 # ruleset VARIANT: the sealed one, or the sealed one with one rule missing or widened

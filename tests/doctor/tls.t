@@ -12,8 +12,8 @@
 # check that covers it. Ground truth: real clients (curl, python's urllib,
 # openssl s_client) in the same sandbox, and the origin's own record.
 . "$(dirname "$0")/../lib/tap.sh"
-. "$(dirname "$0")/../net/lib.sh"
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib/net.sh"
+. "$(dirname "$0")/../lib/mitm.sh"
 need jq
 need mitmdump
 need openssl
@@ -39,7 +39,7 @@ rec="$NETT_DIR/origin.jsonl"
 agent_origin "$net" origin --record "$rec" --cert "$C/origin-server.pem" --key "$C/origin-server.key" \
 	--tls 10.203.2.2/443 || { echo "Bail out! origin did not start"; exit 1; }
 printf '10.203.2.2 allowed.test canary.test\n127.0.0.1 localhost\n' >"$NETT_DIR/hosts"
-MITM=(-s "$SP_ROOT/tests/agent/mitm_policy.py" --set ssl_verify_upstream_trusted_ca="$C/origin.pem")
+MITM=(-s "$SP_ROOT/tests/lib/mitm_policy.py" --set ssl_verify_upstream_trusted_ca="$C/origin.pem")
 agent_mitm "$px" good "$C/proxy" "$NETT_DIR/hosts" 10.203.1.1 8080 "${MITM[@]}" --set sp_deny=canary.test ||
 	{ echo "Bail out! mitmproxy did not start"; exit 1; }
 # the same interception behind a SOCKS5 front (denied hosts refused inside the tunnel)

@@ -11,7 +11,7 @@
 # tunnel) must FAIL against any proxy that opens the tunnel, and the origin's
 # record proves the bytes arrived.
 . "$(dirname "$0")/../lib/tap.sh"
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib/net.sh"
 need jq
 need danted
 nett_init

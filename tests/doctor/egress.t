@@ -7,7 +7,7 @@
 #   drop:   a path, but the far side drops (no answer) -> PASS (timeout), in ~1 timeout
 # The doctor's default targets are always replaced with --set.
 . "$(dirname "$0")/../lib/tap.sh"
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib/net.sh"
 need jq
 nett_init
 

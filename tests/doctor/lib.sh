@@ -1,4 +1,4 @@
-# Shared by tests/catalog/*.t: real sandboxes to run the doctor in.
+# Shared by tests/doctor/<category>.t: real sandboxes to run the doctor in.
 #   strict_box [bwrap args...] -- [doctor args...]   every isolation the strict
 #        profile demands: nobody, all namespaces, no caps, NoNewPrivs, a seccomp
 #        filter, masked /proc and /sys paths, minimal /dev, tmpfs /tmp

@@ -7,7 +7,7 @@
 # config with one hole must FAIL the probe that covers that hole; the origin's
 # own record proves a refused large body never arrived.
 . "$(dirname "$0")/../lib/tap.sh"
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib/net.sh"
 need jq
 need squid
 nett_init

@@ -1,4 +1,5 @@
-# Shared setup for the network tests (source after tests/lib/tap.sh).
+# Shared setup for the network tests (tests/doctor/{egress,proxy,socks,tls,transparent}.t;
+# source after tests/lib/tap.sh).
 # Builds a fake internet out of network namespaces and veth pairs that this
 # test owns. Every address used lives only inside those namespaces
 # (10.203.0.0/16 and fd00:5a9d::/64), so no packet can leave the machine.
@@ -62,7 +63,7 @@ nett_serve() {
 	local ns=$1 name=$2
 	shift 2
 	local ready="$NETT_DIR/$name.ready"
-	ip netns exec "$ns" python3 "$SP_ROOT/tests/net/fakenet.py" --ready "$ready" "$@" \
+	ip netns exec "$ns" python3 "$SP_ROOT/tests/lib/fakenet.py" --ready "$ready" "$@" \
 		>"$NETT_DIR/$name.log" 2>&1 &
 	local pid=$!
 	at_exit "kill $pid; wait $pid"

@@ -1,4 +1,4 @@
-# Shared by tests/agent/*.t (source after tests/lib/tap.sh and tests/net/lib.sh):
+# Shared by tests/doctor/{tls,transparent}.t (source after tests/lib/tap.sh and tests/lib/net.sh):
 # certificate authorities the test generates, a TLS origin in the fake
 # internet, and mitmproxy as the sandbox's intercepting proxy. Everything
 # lives in the test's own directory and network namespaces.
@@ -22,12 +22,12 @@ agent_leaf() {
 # agent_fpr PEM: SHA-256 fingerprint as openssl prints it (independent of the doctor)
 agent_fpr() { openssl x509 -in "$1" -noout -fingerprint -sha256 | cut -d= -f2; }
 
-# agent_origin NS NAME ARGS...: tests/agent/tlsorigin.py in NS until the test ends
+# agent_origin NS NAME ARGS...: tests/lib/tlsorigin.py in NS until the test ends
 agent_origin() {
 	local ns=$1 name=$2
 	shift 2
 	local ready="$NETT_DIR/$name.ready"
-	ip netns exec "$ns" python3 "$SP_ROOT/tests/agent/tlsorigin.py" --ready "$ready" "$@" \
+	ip netns exec "$ns" python3 "$SP_ROOT/tests/lib/tlsorigin.py" --ready "$ready" "$@" \
 		>"$NETT_DIR/$name.log" 2>&1 &
 	local pid=$!
 	at_exit "kill $pid; wait $pid"
