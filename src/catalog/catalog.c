@@ -1,5 +1,6 @@
 /* The strings behind catalog/catalog.h, one per line of the lists. */
 #include "catalog/catalog.h"
+#include "core/util.h" /* the libc headers: every object is built fortified (tests/build/hardened.t) */
 
 #define SP_X(sym, id) const char sp_ckid_##sym[] = id;
 #include "catalog/list.h"
