@@ -141,11 +141,6 @@ void sp_write_tap(FILE *f, const sp_report *rep)
 		rep->sum.pass, rep->sum.fail, rep->sum.skip, rep->sum.warn, rep->sum.error);
 }
 
-void sp_xml_escape(FILE *f, const char *s)
-{
-	sp_xml_attr(f, s);
-}
-
 void sp_write_junit(FILE *f, const sp_ctx *ctx, const sp_report *rep)
 {
 	double secs = rep->duration_ms / 1000.0;

@@ -26,9 +26,6 @@ void sp_write_tap(FILE *f, const sp_report *rep);
 void sp_write_junit(FILE *f, const sp_ctx *ctx, const sp_report *rep);
 int sp_write_json(FILE *f, const sp_ctx *ctx, const sp_report *rep, bool strict);
 int sp_write_list_json(FILE *f, const sp_ctx *ctx, const sp_check *const *checks, size_t n);
-/* XML-escape s into f: safe in element content and in a double-quoted
- * attribute, always well-formed (core/junit.h, sp_xml_attr) */
-void sp_xml_escape(FILE *f, const char *s);
 
 
 #endif

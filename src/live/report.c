@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "core/json.h"
+#include "core/junit.h"
 #include "core/output.h"
 #include "core/version.h"
 #include "live/live.h"
@@ -287,7 +288,7 @@ int sp_live_write_json(FILE *f, const sp_live_run *run)
 
 static void html_text(FILE *f, const char *s)
 {
-	sp_xml_escape(f, s ? s : "");
+	sp_xml_attr(f, s ? s : "");
 }
 
 void sp_live_write_html(FILE *f, const sp_live_run *run)
