@@ -6,6 +6,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -151,6 +152,14 @@ static void test_bad(void)
 
 /* Rejecting a workload is linear in its size: one mapping of many keys
  * (the duplicate-key check was a scan per key, 36 s for 1 MB). */
+/* this process's CPU time: what other processes do to the machine does not count */
+static uint64_t cpu_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
 static double reject_ms(size_t nkeys)
 {
 	size_t cap = nkeys * 24 + 64, len = 0;
@@ -162,10 +171,10 @@ static double reject_ms(size_t nkeys)
 	sp_error err = {0};
 	double ms = 1e9;
 	int r = 0;
-	for (int rep = 0; rep < 3; rep++) { /* the best of three: the machine is shared */
-		uint64_t t = sp_now_ns();
+	for (int rep = 0; rep < 3; rep++) { /* the best of three, in CPU time: the machine is shared */
+		uint64_t t = cpu_ns();
 		r = sp_workload_parse(&w, text, len, "big.yaml", &err);
-		double m = (double)(sp_now_ns() - t) / 1e6;
+		double m = (double)(cpu_ns() - t) / 1e6;
 		if (m < ms)
 			ms = m;
 	}
