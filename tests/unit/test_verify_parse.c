@@ -1,9 +1,11 @@
 /* Parsers of evidence: values, key=value, TSV rows (streaming reader),
  * MANIFEST, inventories, summary, baseline. Each accepts what the format
  * allows and rejects, with the line and field named, what it does not. */
+#include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -407,6 +409,42 @@ static void secrets(void)
 	free(raw);
 }
 
+/* listing a bundle: what it holds is a usage error, a directory that cannot
+ * be read an internal one carrying errno; the messages name the entry */
+static void bundle_list(void)
+{
+	sp_error err;
+	char **paths;
+	size_t n;
+	char dir[300], sub[320];
+	snprintf(dir, sizeof dir, "%s/nosuch", tmpdir);
+	ok(sp_bundle_list(dir, &paths, &n, &err) < 0 && paths == NULL && n == 0, "a missing bundle directory fails");
+	char want[400];
+	snprintf(want, sizeof want, "%s: %s", dir, strerror(ENOENT));
+	is_str(err.msg, want, "the message is '<dir>: <strerror>'");
+	ok(err.errnum == ENOENT && err.exit_code == SP_EXIT_INTERNAL, "an unreadable directory is internal with errno");
+	snprintf(dir, sizeof dir, "%s/bl", tmpdir);
+	snprintf(sub, sizeof sub, "%s/logs", dir);
+	if (mkdir(dir, 0755) < 0 || mkdir(sub, 0755) < 0)
+		abort();
+	put("bl/a.txt", "a\n", 2);
+	put("bl/logs/b.log", "b\n", 2);
+	ok(sp_bundle_list(dir, &paths, &n, &err) == 0 && n == 2, "two files listed");
+	ok(n == 2 && !strcmp(paths[0], "a.txt") && !strcmp(paths[1], "logs/b.log"), "relative paths, sorted");
+	for (size_t i = 0; i < n; i++)
+		free(paths[i]);
+	free(paths);
+	snprintf(sub, sizeof sub, "%s/logs/fifo", dir);
+	if (mkfifo(sub, 0600) < 0)
+		abort();
+	ok(sp_bundle_list(dir, &paths, &n, &err) < 0, "a fifo in the bundle fails the listing");
+	is_str(err.msg, "logs/fifo: not a regular file or directory (special file)", "the fifo is named");
+	is_int(err.exit_code, SP_EXIT_USAGE, "a fifo in a bundle is a usage error (exit 2)");
+	sp_error merr;
+	ok(sp_ev_manifest_build(dir, &merr) == NULL, "no MANIFEST is built for that bundle");
+	is_str(merr.msg, err.msg, "sp_ev_manifest_build passes the listing's message on");
+}
+
 int main(void)
 {
 	if (!mkdtemp(tmpdir))
@@ -416,6 +454,7 @@ int main(void)
 	meta();
 	rows();
 	manifest();
+	bundle_list();
 	json_docs();
 	gate_catalogue();
 	kv_linear();
