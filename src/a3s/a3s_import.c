@@ -136,7 +136,7 @@ static void names_free(struct names *nm)
 static int emit(const char *src, const char *out, bool cluster, const a3s_kv *mp, const a3s_kv *sp, bool have_sum,
 		const a3s_table *tp, int cts, int cph, const double *ep, struct absent *ab_, sp_error *err)
 {
-	char msg[300];
+	sp_error merr;
 	const a3s_kv meta = *mp, sum = *sp;
 	const a3s_table t = *tp;
 	__attribute__((cleanup(names_free))) struct names nm = {0};
@@ -369,9 +369,9 @@ static int emit(const char *src, const char *out, bool cluster, const a3s_kv *mp
 	}
 
 	/* ---- MANIFEST ---- */
-	char *man = sp_ev_manifest_build(out, msg, sizeof msg);
+	char *man = sp_ev_manifest_build(out, &merr);
 	if (!man) {
-		sp_fail_errno(err, 0, "%s: %s", out, msg);
+		sp_fail_errno(err, 0, "%s: %s", out, merr.msg);
 		return -1;
 	}
 	int rc = put(out, "MANIFEST", man, strlen(man), err);

@@ -169,9 +169,9 @@ int cmd_gate(int argc, char **argv)
 			return sp_error_report(&err);
 		}
 		void *pk = NULL;
-		char msg[600];
-		if (pubkey && sp_pubkey_load(&pk, pubkey, msg, sizeof msg) < 0) {
-			sp_usage(&err, "gate: %s", msg);
+		sp_error kerr;
+		if (pubkey && sp_pubkey_load(&pk, pubkey, &kerr) < 0) {
+			sp_usage(&err, "gate: %s", kerr.msg);
 			return sp_error_report(&err);
 		}
 		int rc = sp_gate_from_archive(from, pk, fm == F_HTML && out, &plan, &d, &same, diff, sizeof diff, &err);
@@ -210,9 +210,9 @@ int cmd_gate(int argc, char **argv)
 				return sp_error_report(&err);
 			}
 			o.keep_verdicts = true;
-			char msg[600];
-			if (sign && sp_privkey_load(&sk, sign, msg, sizeof msg) < 0) {
-				sp_usage(&err, "gate: %s", msg);
+			sp_error kerr;
+			if (sign && sp_privkey_load(&sk, sign, &kerr) < 0) {
+				sp_usage(&err, "gate: %s", kerr.msg);
 				return sp_error_report(&err);
 			}
 		}

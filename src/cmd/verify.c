@@ -192,17 +192,17 @@ int cmd_verify(int argc, char **argv)
 	}
 	sp_ev_verify_opts o = {.profile = profile, .input = in, .a3s = &ao};
 	sp_ev_baseline base = {0};
-	char msg[600];
+	sp_error lerr;
 	if (baseline) {
-		if (sp_baseline_load(&base, baseline, msg, sizeof msg) < 0) {
-			sp_usage(&err, "verify: --baseline %s", msg);
+		if (sp_baseline_load(&base, baseline, &lerr) < 0) {
+			sp_usage(&err, "verify: --baseline %s", lerr.msg);
 			return sp_error_report(&err);
 		}
 		o.baseline = &base;
 	}
-	if (pubkey && sp_pubkey_load(&o.pubkey, pubkey, msg, sizeof msg) < 0) {
+	if (pubkey && sp_pubkey_load(&o.pubkey, pubkey, &lerr) < 0) {
 		sp_baseline_free(&base);
-		sp_usage(&err, "verify: %s", msg);
+		sp_usage(&err, "verify: %s", lerr.msg);
 		return sp_error_report(&err);
 	}
 	FILE *out = stdout;

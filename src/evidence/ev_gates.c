@@ -378,10 +378,11 @@ static void check_present(state *s)
 /* ---- metadata and profile ---------------------------------------------- */
 static void check_metadata(state *s, const sp_ev_verify_opts *o)
 {
-	char msg[512];
+	sp_error merr;
+	const char *msg = merr.msg;
 	const char *kind = "keys";
 	sp_ev_verdict *v = s->v;
-	if (sp_meta_load(&s->meta, s->dir, &s->hash[KF_METADATA], msg, sizeof msg, &kind) < 0) {
+	if (sp_meta_load(&s->meta, s->dir, &s->hash[KF_METADATA], &merr, &kind) < 0) {
 		if (!strcmp(kind, "schema")) {
 			gate(v, false, SP_GREF(METADATA_SCHEMA), "unknown", SP_EVIDENCE_SCHEMA, "%s", msg);
 			na(v, SP_GREF(METADATA_KEYS), "metadata.txt has no known schema");
@@ -1702,10 +1703,11 @@ static void check_inventory(state *s)
 		snprintf(m, sizeof m, "%zu resources", b.n);
 		char t[48];
 		snprintf(t, sizeof t, "%zu resources", a.n);
-		if (sp_inventory_equal(&a, &b, msg, sizeof msg))
+		sp_error ierr;
+		if (sp_inventory_equal(&a, &b, &ierr))
 			gate(v, true, SP_GREF(CLEANUP_INVENTORY), m, t, "inventory-final equals inventory-start (%zu resources)", a.n);
 		else
-			gate(v, false, SP_GREF(CLEANUP_INVENTORY), m, t, "%s", msg);
+			gate(v, false, SP_GREF(CLEANUP_INVENTORY), m, t, "%s", ierr.msg);
 	}
 	sp_inventory_free(&a);
 	sp_inventory_free(&b);
@@ -1901,12 +1903,12 @@ static void check_logs(state *s, char **paths, size_t n, const char *listerr)
 static void check_integrity(state *s, const sp_ev_verify_opts *o)
 {
 	sp_ev_verdict *v = s->v;
-	char msg[400];
+	sp_error lerr, merr;
 	char **paths = NULL;
 	size_t n = 0;
-	int lrc = sp_bundle_list(s->dir, &paths, &n, msg, sizeof msg);
+	int lrc = sp_bundle_list(s->dir, &paths, &n, &lerr);
 
-	check_logs(s, lrc == 0 ? paths : NULL, n, lrc < 0 ? msg : NULL);
+	check_logs(s, lrc == 0 ? paths : NULL, n, lrc < 0 ? lerr.msg : NULL);
 
 	/* MANIFEST */
 	_cleanup_free_ char *mp = sp_xasprintf("%s/MANIFEST", s->dir);
@@ -1918,10 +1920,11 @@ static void check_integrity(state *s, const sp_ev_verify_opts *o)
 	if (!mbuf) {
 		gate(v, false, SP_GREF(INTEGRITY_MANIFEST), "missing", "every file listed and matching", "MANIFEST: %s",
 		     sp_ev_strerror(e));
-	} else if (sp_ev_manifest_parse(&man, mbuf, mlen, msg, sizeof msg) < 0) {
-		gate(v, false, SP_GREF(INTEGRITY_MANIFEST), "invalid", "every file listed and matching", "%s", msg);
+	} else if (sp_ev_manifest_parse(&man, mbuf, mlen, &merr) < 0) {
+		gate(v, false, SP_GREF(INTEGRITY_MANIFEST), "invalid", "every file listed and matching", "%s", merr.msg);
 	} else if (lrc < 0) {
-		gate(v, false, SP_GREF(INTEGRITY_MANIFEST), "invalid", "every file listed and matching", "bundle: %s", msg);
+		gate(v, false, SP_GREF(INTEGRITY_MANIFEST), "invalid", "every file listed and matching", "bundle: %s",
+		     lerr.msg);
 	} else {
 		size_t i = 0, j = 0, bad = 0;
 		char first[300] = "";
@@ -1986,10 +1989,10 @@ static void check_integrity(state *s, const sp_ev_verify_opts *o)
 		     "a public key was given but MANIFEST.sig is %s", sp_ev_strerror(se));
 	} else if (!mbuf) {
 		gate(v, false, SP_GREF(INTEGRITY_SIGNATURE), "no MANIFEST", "valid Ed25519", "MANIFEST is missing");
-	} else if (sp_sig_verify(o->pubkey, mbuf, mlen, sig, slen, msg, sizeof msg) == 1) {
+	} else if (sp_sig_verify(o->pubkey, mbuf, mlen, sig, slen, merr.msg, sizeof merr.msg) == 1) {
 		gate(v, true, SP_GREF(INTEGRITY_SIGNATURE), "valid", "valid Ed25519", "MANIFEST.sig is a valid Ed25519 signature of MANIFEST");
 	} else {
-		gate(v, false, SP_GREF(INTEGRITY_SIGNATURE), "invalid", "valid Ed25519", "%s", msg);
+		gate(v, false, SP_GREF(INTEGRITY_SIGNATURE), "invalid", "valid Ed25519", "%s", merr.msg);
 	}
 }
 

@@ -1,6 +1,6 @@
 /* The bottom of src/evidence/: opening a bundle's files (never through a
  * symlink, never blocking on a fifo), SHA-256 (OpenSSL EVP, chunked) and the
- * small message and hex helpers. The readers (ev_tsv.c, ev_metadata.c,
+ * small hex helpers. The readers (ev_tsv.c, ev_metadata.c,
  * ev_json.c), the integrity checks (ev_integrity.c) and the writing side
  * (ev_write.c) all call down into this file; it calls none of them. */
 #include "evidence/ev_io.h"
@@ -8,7 +8,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <openssl/evp.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,15 +17,6 @@
 #include "core/util.h"
 
 #define HASH_CHUNK (1024 * 1024)
-
-int sp_ev_msg(char *msg, size_t msgsz, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(msg, msgsz, fmt, ap);
-	va_end(ap);
-	return -1;
-}
 
 void sp_ev_hex(const unsigned char *d, size_t n, char *out)
 {

@@ -1,5 +1,5 @@
 /* The bottom layer of src/evidence/ (ev_io.c): opening a bundle's files,
- * SHA-256, and the message and hex helpers. Everything else in
+ * SHA-256, and the hex helpers. Everything else in
  * src/evidence/ (readers, integrity, writer, verdict) builds on this and this
  * on nothing of theirs, so the dependencies point one way:
  *   ev_gates -> ev_integrity, ev_json, ev_metadata -> ev_tsv -> ev_io
@@ -11,9 +11,6 @@
 #include <stddef.h>
 
 #include "core/error.h"
-
-/* vsnprintf into msg; returns -1 (the parsers' error return) */
-int sp_ev_msg(char *msg, size_t msgsz, const char *fmt, ...) SP_PRINTF(3, 4);
 
 /* Open a bundle file for reading: never follows a symlink, never blocks on
  * a fifo; -errno (-EINVAL: not a regular file). */

@@ -138,19 +138,19 @@ int sp_inventory_load(sp_ev_inventory *inv, const char *path, sp_ev_sha256 *hash
 	return sp_inventory_parse(inv, buf, len, err);
 }
 
-bool sp_inventory_equal(const sp_ev_inventory *a, const sp_ev_inventory *b, char *msg, size_t msgsz)
+bool sp_inventory_equal(const sp_ev_inventory *a, const sp_ev_inventory *b, sp_error *err)
 {
 	size_t i = 0, j = 0;
 	while (i < a->n || j < b->n) {
 		int c = i == a->n ? 1 : j == b->n ? -1 : res_cmp(&a->v[i], &b->v[j]);
 		if (c < 0) {
-			sp_ev_msg(msg, msgsz, "%s %s is in the start inventory but not in the final one", a->v[i].type,
-			     a->v[i].id);
+			sp_usage(err, "%s %s is in the start inventory but not in the final one", a->v[i].type,
+				 a->v[i].id);
 			return false;
 		}
 		if (c > 0) {
-			sp_ev_msg(msg, msgsz, "%s %s is left in the final inventory (not in the start one)",
-			     b->v[j].type, b->v[j].id);
+			sp_usage(err, "%s %s is left in the final inventory (not in the start one)",
+				 b->v[j].type, b->v[j].id);
 			return false;
 		}
 		i++;
@@ -271,26 +271,35 @@ void sp_baseline_free(sp_ev_baseline *b)
 	memset(b, 0, sizeof *b);
 }
 
-int sp_baseline_load(sp_ev_baseline *b, const char *path, char *msg, size_t msgsz)
+/* "<path>: <inner message>", keeping inner's errno and exit code */
+static int baseline_fail(sp_error *err, const char *path, const sp_error *inner)
+{
+	sp_usage(err, "%s: %s", path, inner->msg);
+	err->errnum = inner->errnum;
+	err->exit_code = inner->exit_code;
+	return -1;
+}
+
+int sp_baseline_load(sp_ev_baseline *b, const char *path, sp_error *err)
 {
 	size_t len;
 	sp_error inner;
 	memset(b, 0, sizeof *b);
 	_cleanup_free_ char *buf = load(path, NULL, &len, &inner);
 	if (!buf)
-		return sp_ev_msg(msg, msgsz, "%s: %s", path, inner.msg);
+		return baseline_fail(err, path, &inner);
 	json_t *j = parse(buf, len, &inner);
 	if (!j)
-		return sp_ev_msg(msg, msgsz, "%s: %s", path, inner.msg);
+		return baseline_fail(err, path, &inner);
 	int rc = -1;
 	json_t *schema = json_object_get(j, "schema"), *sc = json_object_get(j, "scenarios"),
 	       *rid = json_object_get(j, "run_id");
 	if (!json_is_string(schema) || strcmp(json_string_value(schema), SP_BASELINE_SCHEMA)) {
-		sp_ev_msg(msg, msgsz, "%s: field schema: not %s", path, SP_BASELINE_SCHEMA);
+		sp_usage(err, "%s: field schema: not %s", path, SP_BASELINE_SCHEMA);
 		goto out;
 	}
 	if (!json_is_object(sc) || json_object_size(sc) == 0) {
-		sp_ev_msg(msg, msgsz, "%s: field scenarios: missing, empty or not an object", path);
+		sp_usage(err, "%s: field scenarios: missing, empty or not an object", path);
 		goto out;
 	}
 	b->run_id = sp_xstrdup(json_is_string(rid) ? json_string_value(rid) : "");
@@ -304,15 +313,15 @@ int sp_baseline_load(sp_ev_baseline *b, const char *path, char *msg, size_t msgs
 		const char *q[3] = {"p50", "p95", "p99"};
 		double *qv[3] = {&be->p50, &be->p95, &be->p99};
 		if (!json_is_integer(cnt) || json_integer_value(cnt) < 1) {
-			sp_ev_msg(msg, msgsz, "%s: scenarios.%s.count: missing or not a positive integer", path, key);
+			sp_usage(err, "%s: scenarios.%s.count: missing or not a positive integer", path, key);
 			goto out;
 		}
 		be->count = (unsigned long long)json_integer_value(cnt);
 		for (int k = 0; k < 3; k++) {
 			json_t *v = json_object_get(e, q[k]);
 			if (!json_is_number(v) || json_number_value(v) < 0 || !isfinite(json_number_value(v))) {
-				sp_ev_msg(msg, msgsz, "%s: scenarios.%s.%s: missing or not a non-negative number", path,
-				     key, q[k]);
+				sp_usage(err, "%s: scenarios.%s.%s: missing or not a non-negative number", path,
+					 key, q[k]);
 				goto out;
 			}
 			*qv[k] = json_number_value(v);

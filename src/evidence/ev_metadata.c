@@ -46,12 +46,12 @@ static void why_set(sp_ev_kv_why *why, enum sp_kv_fail code, unsigned line, cons
 	why->key[kl] = '\0';
 }
 
-int sp_kv_parse_buf(const char *buf, size_t len, sp_ev_kv **out, size_t *nout, char *msg, size_t msgsz)
+int sp_kv_parse_buf(const char *buf, size_t len, sp_ev_kv **out, size_t *nout, sp_error *err)
 {
-	return sp_kv_parse_why(buf, len, out, nout, msg, msgsz, NULL);
+	return sp_kv_parse_why(buf, len, out, nout, err, NULL);
 }
 
-int sp_kv_parse_why(const char *buf, size_t len, sp_ev_kv **out, size_t *nout, char *msg, size_t msgsz, sp_ev_kv_why *why)
+int sp_kv_parse_why(const char *buf, size_t len, sp_ev_kv **out, size_t *nout, sp_error *err, sp_ev_kv_why *why)
 {
 	sp_ev_kv *kv = NULL;
 	size_t n = 0;
@@ -62,7 +62,7 @@ int sp_kv_parse_why(const char *buf, size_t len, sp_ev_kv **out, size_t *nout, c
 	*nout = 0;
 	if (len == 0) {
 		why_set(why, SP_KVF_EMPTY, 0, "", 0);
-		return sp_ev_msg(msg, msgsz, "empty file");
+		return sp_usage(err, "empty file");
 	}
 	if (memchr(buf, '\0', len)) {
 		const char *z = memchr(buf, '\0', len);
@@ -70,7 +70,7 @@ int sp_kv_parse_why(const char *buf, size_t len, sp_ev_kv **out, size_t *nout, c
 		for (const char *q = buf; q < z; q++)
 			zl += *q == '\n';
 		why_set(why, SP_KVF_NUL, zl, "", 0);
-		return sp_ev_msg(msg, msgsz, "contains a NUL byte");
+		return sp_usage(err, "contains a NUL byte");
 	}
 	while (pos < len) {
 		line++;
@@ -79,40 +79,40 @@ int sp_kv_parse_why(const char *buf, size_t len, sp_ev_kv **out, size_t *nout, c
 		if (!nl) {
 			sp_kv_free(kv, n);
 			why_set(why, SP_KVF_TRUNCATED, line, "", 0);
-			return sp_ev_msg(msg, msgsz, "line %u: truncated (no newline at the end of the file)", line);
+			return sp_usage(err, "line %u: truncated (no newline at the end of the file)", line);
 		}
 		size_t l = (size_t)(nl - s);
 		pos += l + 1;
 		if (l >= SP_EV_MAX_LINE) {
 			sp_kv_free(kv, n);
 			why_set(why, SP_KVF_LONG, line, "", 0);
-			return sp_ev_msg(msg, msgsz, "line %u: longer than %d bytes", line, SP_EV_MAX_LINE);
+			return sp_usage(err, "line %u: longer than %d bytes", line, SP_EV_MAX_LINE);
 		}
 		const char *eq = memchr(s, '=', l);
 		if (!eq) {
 			sp_kv_free(kv, n);
 			why_set(why, SP_KVF_SYNTAX, line, "", 0);
-			return sp_ev_msg(msg, msgsz, "line %u: not key=value", line);
+			return sp_usage(err, "line %u: not key=value", line);
 		}
 		size_t kl = (size_t)(eq - s), vl = l - kl - 1;
 		if (!key_ok(s, kl)) {
 			sp_kv_free(kv, n);
 			why_set(why, kl ? SP_KVF_KEY : SP_KVF_SYNTAX, line, s, kl);
-			return sp_ev_msg(msg, msgsz, "line %u: invalid key '%.*s'", line, (int)(kl > 40 ? 40 : kl), s);
+			return sp_usage(err, "line %u: invalid key '%.*s'", line, (int)(kl > 40 ? 40 : kl), s);
 		}
 		for (size_t i = 0; i < vl; i++) {
 			unsigned char c = (unsigned char)eq[1 + i];
 			if (c < 0x20 || c == 0x7f) {
 				sp_kv_free(kv, n);
 				why_set(why, SP_KVF_VALUE, line, s, kl);
-				return sp_ev_msg(msg, msgsz, "line %u: key %.*s: control character in the value", line,
-					    (int)kl, s);
+				return sp_usage(err, "line %u: key %.*s: control character in the value", line,
+						(int)kl, s);
 			}
 		}
 		if (vl && !sp_ev_is_text(eq + 1, vl)) {
 			sp_kv_free(kv, n);
 			why_set(why, SP_KVF_VALUE, line, s, kl);
-			return sp_ev_msg(msg, msgsz, "line %u: key %.*s: value is not valid UTF-8", line, (int)kl, s);
+			return sp_usage(err, "line %u: key %.*s: value is not valid UTF-8", line, (int)kl, s);
 		}
 		if ((n & (n - 1)) == 0)
 			kv = sp_xrealloc(kv, (n ? 2 * n : 1) * sizeof *kv);
@@ -124,8 +124,8 @@ int sp_kv_parse_why(const char *buf, size_t len, sp_ev_kv **out, size_t *nout, c
 		n++;
 		if (first != SIZE_MAX) {
 			why_set(why, SP_KVF_DUP, line, s, kl);
-			int r = sp_ev_msg(msg, msgsz, "line %u: key %s given twice (first on line %u)", line,
-					  kv[first].key, kv[first].line);
+			int r = sp_usage(err, "line %u: key %s given twice (first on line %u)", line,
+					 kv[first].key, kv[first].line);
 			sp_kv_free(kv, n);
 			return r;
 		}
@@ -210,7 +210,7 @@ static bool is_id(const char *s, size_t n)
 	return true;
 }
 
-static int split_list(const sp_ev_kv *kv, bool faults, char ***out, size_t *nout, char *msg, size_t msgsz)
+static int split_list(const sp_ev_kv *kv, bool faults, char ***out, size_t *nout, sp_error *err)
 {
 	const char *v = kv->value;
 	*out = NULL;
@@ -229,12 +229,12 @@ static int split_list(const sp_ev_kv *kv, bool faults, char ***out, size_t *nout
 			for (size_t i = 0; i < n; i++)
 				free(list[i]);
 			free(list);
-			return sp_ev_msg(msg, msgsz, "line %u: key %s: '%.*s' is not a %s", kv->line, kv->key,
-				    (int)(l > 40 ? 40 : l), p, faults ? "fault id F01..F09 (or 'none')" : "scenario id");
+			return sp_usage(err, "line %u: key %s: '%.*s' is not a %s", kv->line, kv->key,
+					(int)(l > 40 ? 40 : l), p, faults ? "fault id F01..F09 (or 'none')" : "scenario id");
 		}
 		if (sp_strset_put(&seen, p, l, n) != SIZE_MAX) {
-			int r = sp_ev_msg(msg, msgsz, "line %u: key %s: '%.*s' listed twice", kv->line, kv->key,
-					  (int)(l > 64 ? 64 : l), p);
+			int r = sp_usage(err, "line %u: key %s: '%.*s' listed twice", kv->line, kv->key,
+					 (int)(l > 64 ? 64 : l), p);
 			for (size_t j = 0; j < n; j++)
 				free(list[j]);
 			free(list);
@@ -266,11 +266,11 @@ void sp_meta_free(sp_ev_meta *m)
 	memset(m, 0, sizeof *m);
 }
 
-int sp_meta_parse_buf(sp_ev_meta *m, const char *buf, size_t len, char *msg, size_t msgsz, const char **kind)
+int sp_meta_parse_buf(sp_ev_meta *m, const char *buf, size_t len, sp_error *err, const char **kind)
 {
 	memset(m, 0, sizeof *m);
 	*kind = "keys";
-	if (sp_kv_parse_buf(buf, len, &m->kv, &m->n, msg, msgsz) < 0) {
+	if (sp_kv_parse_buf(buf, len, &m->kv, &m->n, err) < 0) {
 		if (len == 0)
 			*kind = "present";
 		return -1;
@@ -278,17 +278,17 @@ int sp_meta_parse_buf(sp_ev_meta *m, const char *buf, size_t len, char *msg, siz
 	const sp_ev_kv *sk = kv_find(m, "schema");
 	if (!sk) {
 		*kind = "schema";
-		return sp_ev_msg(msg, msgsz, "required key schema missing");
+		return sp_usage(err, "required key schema missing");
 	}
 	if (strcmp(sk->value, SP_EVIDENCE_SCHEMA)) {
 		*kind = "schema";
-		return sp_ev_msg(msg, msgsz, "line %u: unknown schema '%.60s' (want %s)", sk->line, sk->value,
-			    SP_EVIDENCE_SCHEMA);
+		return sp_usage(err, "line %u: unknown schema '%.60s' (want %s)", sk->line, sk->value,
+				SP_EVIDENCE_SCHEMA);
 	}
 	for (size_t i = 0; i < SP_ARRAY_SIZE(required); i++) {
 		const sp_ev_kv *kv = kv_find(m, required[i].key);
 		if (!kv)
-			return sp_ev_msg(msg, msgsz, "required key %s missing", required[i].key);
+			return sp_usage(err, "required key %s missing", required[i].key);
 		const char *v = kv->value;
 		size_t vl = strlen(v);
 		double d = 0;
@@ -341,14 +341,14 @@ int sp_meta_parse_buf(sp_ev_meta *m, const char *buf, size_t len, char *msg, siz
 			break;
 		}
 		if (want)
-			return sp_ev_msg(msg, msgsz, "line %u: key %s: '%.40s' is not %s", kv->line, kv->key, v, want);
+			return sp_usage(err, "line %u: key %s: '%.40s' is not %s", kv->line, kv->key, v, want);
 	}
 	const sp_ev_kv *skv = kv_find(m, "scenarios"), *fkv = kv_find(m, "faults");
 	if (!skv || !fkv)
-		return sp_ev_msg(msg, msgsz, "required key scenarios or faults missing");
-	if (split_list(skv, false, &m->scenarios, &m->nscenarios, msg, msgsz) < 0)
+		return sp_usage(err, "required key scenarios or faults missing");
+	if (split_list(skv, false, &m->scenarios, &m->nscenarios, err) < 0)
 		return -1;
-	if (split_list(fkv, true, &m->faults, &m->nfaults, msg, msgsz) < 0)
+	if (split_list(fkv, true, &m->faults, &m->nfaults, err) < 0)
 		return -1;
 	m->schema = sk->value;
 	m->run_id = mval(m, "run_id");
@@ -372,7 +372,7 @@ int sp_meta_parse_buf(sp_ev_meta *m, const char *buf, size_t len, char *msg, siz
 	return 0;
 }
 
-int sp_meta_load(sp_ev_meta *m, const char *dir, sp_ev_sha256 *hash, char *msg, size_t msgsz, const char **kind)
+int sp_meta_load(sp_ev_meta *m, const char *dir, sp_ev_sha256 *hash, sp_error *err, const char **kind)
 {
 	_cleanup_free_ char *path = sp_xasprintf("%s/metadata.txt", dir);
 	size_t len = 0;
@@ -381,19 +381,18 @@ int sp_meta_load(sp_ev_meta *m, const char *dir, sp_ev_sha256 *hash, char *msg, 
 	_cleanup_free_ char *buf = sp_ev_read_all(path, META_MAX, &len, &e);
 	if (!buf) {
 		*kind = e == EFBIG ? "keys" : "present";
-		return sp_ev_msg(msg, msgsz, "metadata.txt: %s", e == EFBIG ? "larger than 1 MiB" : sp_ev_strerror(e));
+		return sp_usage(err, "metadata.txt: %s", e == EFBIG ? "larger than 1 MiB" : sp_ev_strerror(e));
 	}
 	if (hash) {
 		if (sp_ev_sha256_init(hash) < 0) {
 			*kind = "present";
-			return sp_ev_msg(msg, msgsz, "metadata.txt: " SP_EV_SHA256_INIT_FAILED);
+			return sp_fail_errno(err, 0, "metadata.txt: " SP_EV_SHA256_INIT_FAILED);
 		}
 		sp_ev_sha256_update(hash, buf, len);
 		sp_ev_sha256_final(hash);
 	}
-	char inner[400];
-	if (sp_meta_parse_buf(m, buf, len, inner, sizeof inner, kind) < 0) {
-		sp_ev_msg(msg, msgsz, "metadata.txt: %s", inner);
+	if (sp_meta_parse_buf(m, buf, len, err, kind) < 0) {
+		sp_error_prefix(err, "metadata.txt");
 		return -1;
 	}
 	return 0;

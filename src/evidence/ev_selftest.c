@@ -591,8 +591,8 @@ static int write_bundle(bundle *b, const char *dir)
 		return -1;
 	if (b->pre)
 		file_op(dir, b->pre, b->pre_path);
-	char msg[300];
-	char *man = sp_ev_manifest_build(dir, msg, sizeof msg);
+	sp_error merr;
+	char *man = sp_ev_manifest_build(dir, &merr);
 	if (!man)
 		man = sp_xstrdup("");
 	if (b->manifest_edit)

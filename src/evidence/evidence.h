@@ -5,8 +5,8 @@
  * its messages.
  *
  * Reading a bundle (as report and soak do):
- *   char msg[512]; const char *kind;
- *   sp_ev_meta m; if (sp_meta_load(&m, dir, NULL, msg, sizeof msg, &kind) < 0) ...
+ *   sp_error err; const char *kind;
+ *   sp_ev_meta m; if (sp_meta_load(&m, dir, NULL, &err, &kind) < 0) ... err.msg
  *   sp_ev_rows r; if (sp_rows_open(&r, dir, SP_EV_OPERATIONS, NULL) < 0) ... r.msg
  *   sp_ev_op op; int rc; while ((rc = sp_ops_next(&r, &op)) > 0) { ... }
  *   if (rc < 0) ... r.msg names file, line and column
@@ -132,8 +132,8 @@ typedef struct sp_ev_meta {
 } sp_ev_meta;
 
 /* Generic key=value parser (one key once, "key=value" per line, newline at
- * the end). 0, or -1 with msg ("line N: ..."). */
-int sp_kv_parse_buf(const char *buf, size_t len, sp_ev_kv **out, size_t *n, char *msg, size_t msgsz);
+ * the end). 0, or -1 with err (usage: "line N: ..."). */
+int sp_kv_parse_buf(const char *buf, size_t len, sp_ev_kv **out, size_t *n, sp_error *err);
 /* The same, also saying why it failed for callers that word their own
  * messages (why may be NULL; key is the offending key, cut to 63 bytes). */
 enum sp_kv_fail { SP_KVF_EMPTY, SP_KVF_NUL, SP_KVF_TRUNCATED, SP_KVF_LONG, SP_KVF_SYNTAX, SP_KVF_KEY, SP_KVF_VALUE, SP_KVF_DUP };
@@ -142,16 +142,17 @@ typedef struct sp_ev_kv_why {
 	unsigned line;
 	char key[64];
 } sp_ev_kv_why;
-int sp_kv_parse_why(const char *buf, size_t len, sp_ev_kv **out, size_t *n, char *msg, size_t msgsz, sp_ev_kv_why *why);
+int sp_kv_parse_why(const char *buf, size_t len, sp_ev_kv **out, size_t *n, sp_error *err, sp_ev_kv_why *why);
 const char *sp_kv_get(const sp_ev_kv *kv, size_t n, const char *key);
 void sp_kv_free(sp_ev_kv *kv, size_t n);
 
 /* Parse and type-check dir/metadata.txt (hash, may be NULL, receives its
- * SHA-256). Returns 0, or -1 with msg naming the line and key; *kind is
+ * SHA-256). Returns 0, or -1 with err naming the line and key (usage; internal
+ * only when no digest can start); *kind is
  * "schema" when the schema is missing or unknown, "keys" for any other
  * problem, "present" when the file is missing/empty. */
-int sp_meta_load(sp_ev_meta *m, const char *dir, sp_ev_sha256 *hash, char *msg, size_t msgsz, const char **kind);
-int sp_meta_parse_buf(sp_ev_meta *m, const char *buf, size_t len, char *msg, size_t msgsz, const char **kind);
+int sp_meta_load(sp_ev_meta *m, const char *dir, sp_ev_sha256 *hash, sp_error *err, const char **kind);
+int sp_meta_parse_buf(sp_ev_meta *m, const char *buf, size_t len, sp_error *err, const char **kind);
 void sp_meta_free(sp_ev_meta *m);
 
 /* named profiles of evidence.md; false when name is not one (custom is) */
@@ -332,8 +333,8 @@ typedef struct sp_ev_inventory {
 /* parse an inventory document; 0 or -1 with err (usage: a bad file) */
 int sp_inventory_parse(sp_ev_inventory *inv, const char *buf, size_t len, sp_error *err);
 int sp_inventory_load(sp_ev_inventory *inv, const char *path, sp_ev_sha256 *hash, sp_error *err);
-/* set equality of (type,id); on difference msg names the first one */
-bool sp_inventory_equal(const sp_ev_inventory *a, const sp_ev_inventory *b, char *msg, size_t msgsz);
+/* set equality of (type,id); on difference err (usage) names the first one */
+bool sp_inventory_equal(const sp_ev_inventory *a, const sp_ev_inventory *b, sp_error *err);
 void sp_inventory_free(sp_ev_inventory *inv);
 
 typedef struct sp_ev_summary {
@@ -359,16 +360,19 @@ typedef struct sp_ev_manifest {
 } sp_ev_manifest;
 /* "<64 hex>  <relative path>\n" lines, sorted by path (byte order), no
  * duplicates, no absolute paths and no "." or ".." components. */
-int sp_ev_manifest_parse(sp_ev_manifest *m, const char *buf, size_t len, char *msg, size_t msgsz);
+int sp_ev_manifest_parse(sp_ev_manifest *m, const char *buf, size_t len, sp_error *err);
 void sp_ev_manifest_free(sp_ev_manifest *m);
 /* relative paths of every file of the bundle except MANIFEST, MANIFEST.sig
- * and verify.out, sorted; non-regular entries (symlinks, fifos) fail. */
-int sp_bundle_list(const char *dir, char ***paths, size_t *n, char *msg, size_t msgsz);
-/* MANIFEST text for dir (what the soak runner writes) */
-char *sp_ev_manifest_build(const char *dir, char *msg, size_t msgsz);
+ * and verify.out, sorted; non-regular entries (symlinks, fifos) fail. 0, or
+ * -1 with err: usage for what the bundle holds, internal (with errno) when a
+ * directory or entry cannot be read. */
+int sp_bundle_list(const char *dir, char ***paths, size_t *n, sp_error *err);
+/* MANIFEST text for dir (what the soak runner writes), or NULL with err as
+ * sp_bundle_list's (internal also when a file cannot be hashed) */
+char *sp_ev_manifest_build(const char *dir, sp_error *err);
 
-/* Ed25519. Loading a PEM public key: 0 or -1 with msg (usage error). */
-int sp_pubkey_load(void **pkey, const char *path, char *msg, size_t msgsz);
+/* Ed25519. Loading a PEM public key: 0 or -1 with err (usage error). */
+int sp_pubkey_load(void **pkey, const char *path, sp_error *err);
 void sp_pubkey_free(void *pkey);
 /* 1 valid, 0 invalid (msg says why) */
 int sp_sig_verify(void *pkey, const void *data, size_t len, const char *sig_b64, size_t siglen, char *msg,
@@ -378,8 +382,8 @@ int sp_sig_verify(void *pkey, const void *data, size_t len, const char *sig_b64,
 /* Ed25519 signature of data as MANIFEST.sig holds it: one line of base64
  * (88 characters and a newline, NUL-terminated); 0 or -1. */
 int sp_ev_sign(void *pkey, const void *data, size_t len, char sig_b64[90], size_t *siglen);
-/* Ed25519 private key (PEM PKCS#8) for --sign-key: 0 or -1 with msg. */
-int sp_privkey_load(void **pkey, const char *path, char *msg, size_t msgsz);
+/* Ed25519 private key (PEM PKCS#8) for --sign-key: 0 or -1 with err (usage). */
+int sp_privkey_load(void **pkey, const char *path, sp_error *err);
 /* a new Ed25519 key pair (free with sp_pubkey_free), NULL on failure */
 void *sp_ev_keygen(void);
 /* PEM file (private: PKCS#8) created with exactly mode, never over an
@@ -420,7 +424,8 @@ typedef struct sp_ev_baseline {
 	sp_ev_baseline_entry *v;
 	size_t n;
 } sp_ev_baseline;
-int sp_baseline_load(sp_ev_baseline *b, const char *path, char *msg, size_t msgsz);
+/* 0, or -1 with err ("<path>: ...", usage) */
+int sp_baseline_load(sp_ev_baseline *b, const char *path, sp_error *err);
 void sp_baseline_free(sp_ev_baseline *b);
 
 /* ---- the verdict ------------------------------------------------------- */

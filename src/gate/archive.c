@@ -174,10 +174,10 @@ static int fill(const sp_gate_decision *d, const char *tmp, void *sign_key, sp_e
 	    write_with(hp, d, NULL, "reports", err) < 0)
 		return -1;
 
-	char msg[600];
-	_cleanup_free_ char *man = sp_ev_manifest_build(tmp, msg, sizeof msg);
+	sp_error merr;
+	_cleanup_free_ char *man = sp_ev_manifest_build(tmp, &merr);
 	if (!man)
-		return sp_fail_errno(err, 0, "%s: cannot build the MANIFEST: %s", tmp, msg);
+		return sp_fail_errno(err, 0, "%s: cannot build the MANIFEST: %s", tmp, merr.msg);
 	_cleanup_free_ char *mp = sp_xasprintf("%s/MANIFEST", tmp);
 	if (write_file(mp, man, strlen(man), err) < 0)
 		return -1;
@@ -237,7 +237,7 @@ int sp_gate_archive(const sp_gate_decision *d, const char *dir, void *sign_key, 
 /* the archive's own integrity: every file listed with its digest, nothing else */
 static int check_manifest(const char *dir, void *pubkey, sp_error *err)
 {
-	char msg[600];
+	sp_error merr;
 	_cleanup_free_ char *mp = sp_xasprintf("%s/MANIFEST", dir);
 	size_t mlen = 0;
 	int e = 0;
@@ -245,13 +245,13 @@ static int check_manifest(const char *dir, void *pubkey, sp_error *err)
 	if (!mbuf)
 		return sp_usage(err, "MANIFEST: %s", sp_ev_strerror(e));
 	sp_ev_manifest man = {0};
-	if (sp_ev_manifest_parse(&man, mbuf, mlen, msg, sizeof msg) < 0)
-		return sp_usage(err, "MANIFEST: %s", msg);
+	if (sp_ev_manifest_parse(&man, mbuf, mlen, &merr) < 0)
+		return sp_usage(err, "MANIFEST: %s", merr.msg);
 	char **paths = NULL;
 	size_t n = 0;
 	int rc = 0;
-	if (sp_bundle_list(dir, &paths, &n, msg, sizeof msg) < 0) {
-		rc = sp_usage(err, "%s", msg);
+	if (sp_bundle_list(dir, &paths, &n, &merr) < 0) {
+		rc = sp_usage(err, "%s", merr.msg);
 		goto out;
 	}
 	size_t i = 0, j = 0;
@@ -279,8 +279,8 @@ static int check_manifest(const char *dir, void *pubkey, sp_error *err)
 		_cleanup_free_ char *sig = sp_ev_read_all(sp, 4096, &slen, &e);
 		if (!sig)
 			rc = sp_usage(err, "MANIFEST.sig: %s (a public key was given)", sp_ev_strerror(e));
-		else if (sp_sig_verify(pubkey, mbuf, mlen, sig, slen, msg, sizeof msg) != 1)
-			rc = sp_usage(err, "MANIFEST.sig: %s", msg);
+		else if (sp_sig_verify(pubkey, mbuf, mlen, sig, slen, merr.msg, sizeof merr.msg) != 1)
+			rc = sp_usage(err, "MANIFEST.sig: %s", merr.msg);
 	}
 out:
 	sp_ev_manifest_free(&man);

@@ -171,14 +171,14 @@ static void join_failed(sp_gate_bundle *b, const sp_ev_verdict *v)
 
 static void load_bundle(sp_gate_bundle *b, const char *dir, void *pubkey, bool keep)
 {
-	char msg[512];
+	sp_error merr;
 	const char *kind = NULL;
 	b->path = sp_xstrdup(dir);
 	b->dup_of = -1;
 
 	/* what the bundle says about itself */
 	sp_ev_meta m;
-	if (sp_meta_load(&m, dir, NULL, msg, sizeof msg, &kind) == 0) {
+	if (sp_meta_load(&m, dir, NULL, &merr, &kind) == 0) {
 		b->readable = true;
 		b->run_id = dup_or_null(m.run_id);
 		b->profile = dup_or_null(m.profile);
@@ -209,7 +209,7 @@ static void load_bundle(sp_gate_bundle *b, const char *dir, void *pubkey, bool k
 			sp_ev_summary_free(&s);
 		}
 	} else {
-		fmt(b->why, sizeof b->why, "metadata.txt: %s", msg);
+		fmt(b->why, sizeof b->why, "metadata.txt: %s", merr.msg);
 	}
 	sp_meta_free(&m);
 
@@ -549,11 +549,11 @@ int sp_gate_decide(const sp_gate_plan *plan, char *const *dirs, size_t ndirs, co
 	void *pubkey = NULL;
 	const char *kp = pubkey_override ? pubkey_override : plan->pubkey_path;
 	if (kp) {
-		char msg[600];
-		if (sp_pubkey_load(&pubkey, kp, msg, sizeof msg) < 0) {
+		sp_error kerr;
+		if (sp_pubkey_load(&pubkey, kp, &kerr) < 0) {
 			if (pubkey_override)
-				return sp_usage(err, "%s", msg);
-			return sp_usage(err, "%s:%d: signing.pubkey: %s", plan->path, plan->pubkey_line, msg);
+				return sp_usage(err, "%s", kerr.msg);
+			return sp_usage(err, "%s:%d: signing.pubkey: %s", plan->path, plan->pubkey_line, kerr.msg);
 		}
 		d->signature_required = true;
 		if (hash_file_hex(kp, d->pubkey_sha256) < 0)

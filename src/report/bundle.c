@@ -190,9 +190,9 @@ static int load_metadata(rp_bundle *b, sp_error *err)
 			return sp_usage(err, "%s: larger than %u bytes", path, 16 * MAX_LINE);
 		return sp_usage(err, "%s: %s", path, e == EINVAL ? "not a regular file" : strerror(e));
 	}
-	char msg[256];
+	sp_error kerr;
 	sp_ev_kv_why why;
-	if (sp_kv_parse_why(buf, len, &b->meta, &b->nmeta, msg, sizeof msg, &why) < 0) {
+	if (sp_kv_parse_why(buf, len, &b->meta, &b->nmeta, &kerr, &why) < 0) {
 		switch (why.code) {
 		case SP_KVF_EMPTY: return sp_usage(err, "%s: missing key 'schema'", path);
 		case SP_KVF_NUL: return sp_usage(err, "%s:%u: contains a NUL byte", path, why.line);
@@ -205,7 +205,7 @@ static int load_metadata(rp_bundle *b, sp_error *err)
 					shown(why.key));
 		case SP_KVF_DUP: return sp_usage(err, "%s:%u: duplicate key '%s'", path, why.line, shown(why.key));
 		}
-		return sp_usage(err, "%s: %s", path, msg);
+		return sp_usage(err, "%s: %s", path, kerr.msg);
 	}
 	const sp_ev_kv *schema = NULL;
 	for (size_t i = 0; i < b->nmeta && !schema; i++)

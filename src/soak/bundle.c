@@ -178,10 +178,10 @@ int sp_bundle_flush_logs(sp_soak_bundle *b, sp_error *err)
 /* ---- manifest and signature (src/evidence/ does both) ---- */
 int sp_bundle_manifest(sp_soak_bundle *b, EVP_PKEY *key, sp_error *err)
 {
-	char msg[512];
-	char *m = sp_ev_manifest_build(b->dir, msg, sizeof msg);
+	sp_error merr;
+	char *m = sp_ev_manifest_build(b->dir, &merr);
 	if (!m)
-		return sp_fail_errno(err, 0, "%s: %s", b->dir, msg);
+		return sp_fail_errno(err, 0, "%s: %s", b->dir, merr.msg);
 	size_t len = strlen(m);
 	int r = sp_bundle_write(b, "MANIFEST", m, len, err);
 	if (r == 0 && key) {

@@ -102,10 +102,9 @@ int sp_soak_plan(struct run *r, sp_error *err)
 	if (!sp_soak_dir_exists(r->w.state_root))
 		return sp_usage(err, "%s: state_root %s is not an existing directory", r->w.path, r->w.state_root);
 	if (o->sign_key) {
-		char msg[512];
 		void *k;
-		if (sp_privkey_load(&k, o->sign_key, msg, sizeof msg) < 0)
-			return sp_usage(err, "%s", msg);
+		if (sp_privkey_load(&k, o->sign_key, err) < 0)
+			return -1;
 		r->key = k;
 	}
 	if (o->metrics_file && sp_soak_check_metrics_path(o->metrics_file, err) < 0)

@@ -11,6 +11,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static EVP_PKEY *key;
 	char msg[512];
+	sp_error err;
 	if (!key) {
 		static const unsigned char pub[32] = {0x3d, 0x40, 0x17, 0xc3, 0xe8, 0x43, 0x89, 0x5a, 0x92, 0xb7, 0x0a,
 						      0xa7, 0x4d, 0x1b, 0x7e, 0xbc, 0x9c, 0x98, 0x2c, 0xcf, 0x2e, 0xc4,
@@ -18,7 +19,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		key = EVP_PKEY_new_raw_public_key(EVP_PKEY_ED25519, NULL, pub, sizeof pub);
 	}
 	sp_ev_manifest m;
-	if (sp_ev_manifest_parse(&m, (const char *)data, size, msg, sizeof msg) == 0)
+	if (sp_ev_manifest_parse(&m, (const char *)data, size, &err) == 0)
 		sp_ev_manifest_free(&m);
 	/* the last line, if any, as a signature of everything before it */
 	const uint8_t *nl = size ? memchr(data, '\n', size) : NULL;

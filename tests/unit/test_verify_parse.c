@@ -1,9 +1,11 @@
 /* Parsers of evidence: values, key=value, TSV rows (streaming reader),
  * MANIFEST, inventories, summary, baseline. Each accepts what the format
  * allows and rejects, with the line and field named, what it does not. */
+#include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -72,23 +74,24 @@ static void kv(void)
 {
 	sp_ev_kv *k;
 	size_t n;
-	char msg[256];
+	sp_error err;
 	const char *good = "a=1\nb.c=x=y\nempty=\n";
-	ok(sp_kv_parse_buf(good, strlen(good), &k, &n, msg, sizeof msg) == 0 && n == 3, "three keys parsed");
+	ok(sp_kv_parse_buf(good, strlen(good), &k, &n, &err) == 0 && n == 3, "three keys parsed");
 	is_str(sp_kv_get(k, n, "b.c"), "x=y", "value keeps later '='");
 	is_str(sp_kv_get(k, n, "empty"), "", "an empty value");
 	ok(sp_kv_get(k, n, "nope") == NULL, "absent key is NULL");
 	sp_kv_free(k, n);
 	const char *dup = "a=1\nb=2\na=3\n";
-	ok(sp_kv_parse_buf(dup, strlen(dup), &k, &n, msg, sizeof msg) < 0, "duplicate key rejected");
-	like_str(msg, "line 3: key a given twice (first on line 1)", "duplicate key message names both lines");
+	ok(sp_kv_parse_buf(dup, strlen(dup), &k, &n, &err) < 0, "duplicate key rejected");
+	like_str(err.msg, "line 3: key a given twice (first on line 1)", "duplicate key message names both lines");
+	is_int(err.exit_code, SP_EXIT_USAGE, "a bad key=value file is a usage error (exit 2)");
 	const char *trunc = "a=1\nb=2";
-	ok(sp_kv_parse_buf(trunc, strlen(trunc), &k, &n, msg, sizeof msg) < 0, "missing final newline rejected");
-	like_str(msg, "line 2: truncated", "truncation message names the line");
+	ok(sp_kv_parse_buf(trunc, strlen(trunc), &k, &n, &err) < 0, "missing final newline rejected");
+	like_str(err.msg, "line 2: truncated", "truncation message names the line");
 	const char *noeq = "a=1\nplain\n";
-	ok(sp_kv_parse_buf(noeq, strlen(noeq), &k, &n, msg, sizeof msg) < 0, "line without '=' rejected");
-	like_str(msg, "line 2: not key=value", "message names line 2");
-	ok(sp_kv_parse_buf("a=1\0\n", 5, &k, &n, msg, sizeof msg) < 0, "NUL byte rejected");
+	ok(sp_kv_parse_buf(noeq, strlen(noeq), &k, &n, &err) < 0, "line without '=' rejected");
+	like_str(err.msg, "line 2: not key=value", "message names line 2");
+	ok(sp_kv_parse_buf("a=1\0\n", 5, &k, &n, &err) < 0, "NUL byte rejected");
 }
 
 static const char *META =
@@ -104,18 +107,18 @@ static const char *META =
 static void meta(void)
 {
 	sp_ev_meta m;
-	char msg[256];
+	sp_error err;
 	const char *kind;
-	ok(sp_meta_parse_buf(&m, META, strlen(META), msg, sizeof msg, &kind) == 0, "typed metadata parses");
+	ok(sp_meta_parse_buf(&m, META, strlen(META), &err, &kind) == 0, "typed metadata parses");
 	is_int(m.nscenarios, 2, "two scenarios");
 	is_int(m.nfaults, 0, "faults=none is no fault");
 	ok(m.th.min_success_ratio == 0.995 && m.th.fd_growth_max == 2 && m.warmup_s == 5, "thresholds read");
 	sp_meta_free(&m);
 	char *v2 = strdup(META);
 	memcpy(v2 + strlen("schema=sandprobe.evidence.v"), "2", 1);
-	ok(sp_meta_parse_buf(&m, v2, strlen(v2), msg, sizeof msg, &kind) < 0 && !strcmp(kind, "schema"),
+	ok(sp_meta_parse_buf(&m, v2, strlen(v2), &err, &kind) < 0 && !strcmp(kind, "schema"),
 	   "unknown schema version rejected as a schema problem");
-	like_str(msg, "unknown schema 'sandprobe.evidence.v2'", "schema message quotes the value");
+	like_str(err.msg, "unknown schema 'sandprobe.evidence.v2'", "schema message quotes the value");
 	sp_meta_free(&m);
 	free(v2);
 	char *bad = NULL;
@@ -123,8 +126,8 @@ static void meta(void)
 		abort();
 	char *p = strstr(bad, "host_cpus=2");
 	p[10] = 'x';
-	ok(sp_meta_parse_buf(&m, bad, strlen(bad), msg, sizeof msg, &kind) < 0 && !strcmp(kind, "keys"), "host_cpus=x rejected");
-	like_str(msg, "line 10: key host_cpus: 'x' is not a positive integer", "message names line, key and type");
+	ok(sp_meta_parse_buf(&m, bad, strlen(bad), &err, &kind) < 0 && !strcmp(kind, "keys"), "host_cpus=x rejected");
+	like_str(err.msg, "line 10: key host_cpus: 'x' is not a positive integer", "message names line, key and type");
 	sp_meta_free(&m);
 	free(bad);
 }
@@ -213,14 +216,14 @@ static void rows(void)
 static void manifest(void)
 {
 	sp_ev_manifest m;
-	char msg[256];
+	sp_error err;
 	char h[65];
 	memset(h, 'a', 64);
 	h[64] = 0;
 	char *good = NULL, *bad = NULL;
 	if (asprintf(&good, "%s  a.txt\n%s  logs/b.txt\n", h, h) < 0)
 		abort();
-	ok(sp_ev_manifest_parse(&m, good, strlen(good), msg, sizeof msg) == 0 && m.n == 2, "two entries");
+	ok(sp_ev_manifest_parse(&m, good, strlen(good), &err) == 0 && m.n == 2, "two entries");
 	is_str(m.v[1].path, "logs/b.txt", "paths kept");
 	ok(m.v[0].digest[0] == 0xaa, "digest decoded");
 	sp_ev_manifest_free(&m);
@@ -232,31 +235,32 @@ static void manifest(void)
 	for (size_t i = 0; i < sizeof badfmt / sizeof badfmt[0]; i++) {
 		if (asprintf(&bad, badfmt[i], h, h) < 0)
 			abort();
-		ok(sp_ev_manifest_parse(&m, bad, strlen(bad), msg, sizeof msg) < 0, "MANIFEST rejected: %s", why[i]);
-		like_str(msg, why[i], "message says %s", why[i]);
+		ok(sp_ev_manifest_parse(&m, bad, strlen(bad), &err) < 0, "MANIFEST rejected: %s", why[i]);
+		like_str(err.msg, why[i], "message says %s", why[i]);
 		free(bad);
 	}
 	free(good);
 	char upper[200];
 	snprintf(upper, sizeof upper, "%.63sA  a\n", h);
-	ok(sp_ev_manifest_parse(&m, upper, strlen(upper), msg, sizeof msg) < 0, "uppercase hex rejected");
+	ok(sp_ev_manifest_parse(&m, upper, strlen(upper), &err) < 0, "uppercase hex rejected");
+	is_int(err.exit_code, SP_EXIT_USAGE, "a bad MANIFEST is a usage error (exit 2)");
 }
 
 static void json_docs(void)
 {
 	sp_ev_inventory a, b;
-	char msg[256];
 	sp_error e;
 	const char *i1 = "{\"schema\":\"sandprobe.inventory.v1\",\"resources\":[{\"type\":\"c\",\"id\":\"2\"},{\"type\":\"c\",\"id\":\"1\"}]}";
 	const char *i2 = "{\"schema\":\"sandprobe.inventory.v1\",\"resources\":[{\"type\":\"c\",\"id\":\"1\"},{\"type\":\"c\",\"id\":\"2\"},{\"type\":\"c\",\"id\":\"1\"}]}";
 	ok(sp_inventory_parse(&a, i1, strlen(i1), &e) == 0, "inventory parses");
 	ok(sp_inventory_parse(&b, i2, strlen(i2), &e) == 0, "inventory with a duplicate parses");
-	ok(sp_inventory_equal(&a, &b, msg, sizeof msg), "inventories compare as sets");
+	ok(sp_inventory_equal(&a, &b, &e), "inventories compare as sets");
 	sp_inventory_free(&b);
 	const char *i3 = "{\"schema\":\"sandprobe.inventory.v1\",\"resources\":[{\"type\":\"c\",\"id\":\"1\"}]}";
 	sp_inventory_parse(&b, i3, strlen(i3), &e);
-	ok(!sp_inventory_equal(&a, &b, msg, sizeof msg), "a missing resource makes them differ");
-	like_str(msg, "c 2 is in the start inventory but not in the final one", "difference named");
+	ok(!sp_inventory_equal(&a, &b, &e), "a missing resource makes them differ");
+	like_str(e.msg, "c 2 is in the start inventory but not in the final one", "difference named");
+	is_int(e.exit_code, SP_EXIT_USAGE, "an inventory difference is filled as a usage error");
 	sp_inventory_free(&a);
 	sp_inventory_free(&b);
 	const char *bad = "{\"schema\":\"sandprobe.inventory.v1\",\"resources\":[{\"type\":\"c\"}]}";
@@ -293,14 +297,16 @@ static void json_docs(void)
 	char path[256];
 	snprintf(path, sizeof path, "%s/base.json", tmpdir);
 	sp_ev_baseline bl;
-	ok(sp_baseline_load(&bl, path, msg, sizeof msg) == 0 && bl.n == 1, "baseline loads");
+	ok(sp_baseline_load(&bl, path, &e) == 0 && bl.n == 1, "baseline loads");
 	ok(bl.n == 1 && !strcmp(bl.v[0].scenario, "A") && bl.v[0].p95 == 2.5, "baseline p95 read");
 	ok(bl.n == 1 && strcmp(bl.v[0].scenario, "B") != 0, "unknown scenario has no baseline");
 	sp_baseline_free(&bl);
 	const char *nob = "{\"schema\":\"sandprobe.baseline.v1\",\"scenarios\":{\"A\":{\"count\":10,\"p50\":1,\"p99\":3}}}";
 	put("base.json", nob, strlen(nob));
-	ok(sp_baseline_load(&bl, path, msg, sizeof msg) < 0, "baseline without p95 rejected");
-	like_str(msg, "scenarios.A.p95", "missing field named");
+	ok(sp_baseline_load(&bl, path, &e) < 0, "baseline without p95 rejected");
+	like_str(e.msg, "scenarios.A.p95", "missing field named");
+	like_str(e.msg, path, "the baseline message starts with its path");
+	is_int(e.exit_code, SP_EXIT_USAGE, "a bad baseline is a usage error (exit 2)");
 }
 
 /* the gate catalogue: exact ids before families, families need a suffix */
@@ -336,18 +342,18 @@ static void kv_linear(void)
 		len += (size_t)snprintf(buf + len, 40, "key.%zu=v\n", i);
 	sp_ev_kv *k;
 	size_t n;
-	char msg[256];
+	sp_error err;
 	struct timespec t0, t1;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	int rc = sp_kv_parse_buf(buf, len, &k, &n, msg, sizeof msg);
+	int rc = sp_kv_parse_buf(buf, len, &k, &n, &err);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	double s = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
 	ok(rc == 0 && n == nkeys, "115,000 distinct keys parse");
 	ok(s < 5.0, "115,000 keys in %.3f s (quadratic detection took 59 s)", s);
 	sp_kv_free(k, n);
 	len += (size_t)snprintf(buf + len, 40, "key.57=again\n");
-	ok(sp_kv_parse_buf(buf, len, &k, &n, msg, sizeof msg) < 0, "a duplicate after 115,000 keys is found");
-	like_str(msg, "line 115001: key key.57 given twice (first on line 58)", "it names both lines");
+	ok(sp_kv_parse_buf(buf, len, &k, &n, &err) < 0, "a duplicate after 115,000 keys is found");
+	like_str(err.msg, "line 115001: key key.57 given twice (first on line 58)", "it names both lines");
 	free(buf);
 
 	sp_ev_strset set = {0};
@@ -403,6 +409,42 @@ static void secrets(void)
 	free(raw);
 }
 
+/* listing a bundle: what it holds is a usage error, a directory that cannot
+ * be read an internal one carrying errno; the messages name the entry */
+static void bundle_list(void)
+{
+	sp_error err;
+	char **paths;
+	size_t n;
+	char dir[300], sub[320];
+	snprintf(dir, sizeof dir, "%s/nosuch", tmpdir);
+	ok(sp_bundle_list(dir, &paths, &n, &err) < 0 && paths == NULL && n == 0, "a missing bundle directory fails");
+	char want[400];
+	snprintf(want, sizeof want, "%s: %s", dir, strerror(ENOENT));
+	is_str(err.msg, want, "the message is '<dir>: <strerror>'");
+	ok(err.errnum == ENOENT && err.exit_code == SP_EXIT_INTERNAL, "an unreadable directory is internal with errno");
+	snprintf(dir, sizeof dir, "%s/bl", tmpdir);
+	snprintf(sub, sizeof sub, "%s/logs", dir);
+	if (mkdir(dir, 0755) < 0 || mkdir(sub, 0755) < 0)
+		abort();
+	put("bl/a.txt", "a\n", 2);
+	put("bl/logs/b.log", "b\n", 2);
+	ok(sp_bundle_list(dir, &paths, &n, &err) == 0 && n == 2, "two files listed");
+	ok(n == 2 && !strcmp(paths[0], "a.txt") && !strcmp(paths[1], "logs/b.log"), "relative paths, sorted");
+	for (size_t i = 0; i < n; i++)
+		free(paths[i]);
+	free(paths);
+	snprintf(sub, sizeof sub, "%s/logs/fifo", dir);
+	if (mkfifo(sub, 0600) < 0)
+		abort();
+	ok(sp_bundle_list(dir, &paths, &n, &err) < 0, "a fifo in the bundle fails the listing");
+	is_str(err.msg, "logs/fifo: not a regular file or directory (special file)", "the fifo is named");
+	is_int(err.exit_code, SP_EXIT_USAGE, "a fifo in a bundle is a usage error (exit 2)");
+	sp_error merr;
+	ok(sp_ev_manifest_build(dir, &merr) == NULL, "no MANIFEST is built for that bundle");
+	is_str(merr.msg, err.msg, "sp_ev_manifest_build passes the listing's message on");
+}
+
 int main(void)
 {
 	if (!mkdtemp(tmpdir))
@@ -412,6 +454,7 @@ int main(void)
 	meta();
 	rows();
 	manifest();
+	bundle_list();
 	json_docs();
 	gate_catalogue();
 	kv_linear();
