@@ -258,18 +258,6 @@ static void claims_runsc(sp_live_launch *l)
 	l->user_kernel = true;
 }
 
-static void note(sp_live_lane *l, const char *fmt, ...) SP_PRINTF(2, 3);
-static void note(sp_live_lane *l, const char *fmt, ...)
-{
-	size_t len = strlen(l->notes);
-	if (len && len < sizeof l->notes - 2)
-		len += (size_t)snprintf(l->notes + len, sizeof l->notes - len, "; ");
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(l->notes + len, sizeof l->notes - len, fmt, ap);
-	va_end(ap);
-}
-
 /* the engine's version as major*100+minor (20.10 -> 2010), 0 when unreadable */
 static unsigned version_num(const char *v)
 {
@@ -287,7 +275,7 @@ static int plan_common(sp_live_lane *l, sp_live_engine *e, char *why, size_t why
 	if (v && v < 2010) {
 		/* --cgroupns arrived with API 1.41 (20.10) */
 		l->claim.ns &= ~(unsigned)SP_NS_CGROUP;
-		note(l, "docker %s has no --cgroupns: the cgroup namespace is the engine's default and not claimed", e->st->version);
+		sp_lane_note(l, "docker %s has no --cgroupns: the cgroup namespace is the engine's default and not claimed", e->st->version);
 	}
 	if (l->variant->removes & (SP_PROT_CAPS | SP_PROT_UNPRIV)) {
 		if (ask_caps(e->st) < 0) {
@@ -330,14 +318,14 @@ static int plan_runsc(sp_live_lane *l, char *why, size_t whysz)
 	if (plan_common(l, e, why, whysz) < 0)
 		return -1;
 	bool oci_seccomp = has_arg(e, "--oci-seccomp");
-	note(l, "gVisor via the engine's runtime '%s' (runtimeArgs: %s)", e->runtime, e->runtime_args[0] ? e->runtime_args : "none");
+	sp_lane_note(l, "gVisor via the engine's runtime '%s' (runtimeArgs: %s)", e->runtime, e->runtime_args[0] ? e->runtime_args : "none");
 	if (has_arg(e, "--ignore-cgroups")) {
 		l->claim.own_cgroup = false;
-		note(l, "--ignore-cgroups: no cgroup of its own is claimed");
+		sp_lane_note(l, "--ignore-cgroups: no cgroup of its own is claimed");
 	}
 	if (!oci_seccomp)
-		note(l, "without --oci-seccomp gVisor does not load the OCI seccomp profile the engine passes: the workload "
-			"runs under no filter of its own (the Sentry keeps its own filter on the host)");
+		sp_lane_note(l, "without --oci-seccomp gVisor does not load the OCI seccomp profile the engine passes: the workload "
+				"runs under no filter of its own (the Sentry keeps its own filter on the host)");
 	unsigned r = l->variant->removes;
 	if (r & SP_PROT_NNP)
 		return sp_gvisor_nnp_limit(why, whysz);
@@ -363,7 +351,7 @@ static int plan_runsc(sp_live_lane *l, char *why, size_t whysz)
 	}
 	if (r & SP_PROT_UNPRIV) {
 		l->kept |= SP_PROT_DEV;
-		note(l, "--privileged: gVisor still mediates every device (host device nodes are not opened)");
+		sp_lane_note(l, "--privileged: gVisor still mediates every device (host device nodes are not opened)");
 		if (!oci_seccomp)
 			l->kept |= SP_PROT_SECCOMP;
 	}

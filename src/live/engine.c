@@ -30,18 +30,6 @@
 static const char doctor_in_image[] = "/sandprobe-doctor";
 static const char build_label_key[] = "org.sandprobe.live.run";
 
-static void lane_note(sp_live_lane *l, const char *fmt, ...) SP_PRINTF(2, 3);
-static void lane_note(sp_live_lane *l, const char *fmt, ...)
-{
-	size_t len = strlen(l->notes);
-	if (len && len < sizeof l->notes - 2)
-		len += (size_t)snprintf(l->notes + len, sizeof l->notes - len, "; ");
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(l->notes + len, sizeof l->notes - len, fmt, ap);
-	va_end(ap);
-}
-
 static bool image_mode(const sp_live_cfg *cfg)
 {
 	return cfg->image[0] || cfg->doctor_image;
@@ -368,7 +356,7 @@ static int image_prepare(sp_live_lane *l, sp_error *err)
 	sp_strv_push(&l->inside, l->nonce);
 	for (size_t i = 0; i < l->doctor_args.n; i++)
 		sp_strv_push(&l->inside, l->doctor_args.v[i]);
-	lane_note(l, "%s", st->image_note);
+	sp_lane_note(l, "%s", st->image_note);
 	return 0;
 }
 

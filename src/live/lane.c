@@ -329,6 +329,17 @@ static void lane_skip(sp_live_lane *l, const char *fmt, ...)
 	snprintf(l->status, sizeof l->status, "skip");
 }
 
+void sp_lane_note(sp_live_lane *l, const char *fmt, ...)
+{
+	size_t len = strlen(l->notes);
+	if (len && len < sizeof l->notes - 2)
+		len += (size_t)snprintf(l->notes + len, sizeof l->notes - len, "; ");
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(l->notes + len, sizeof l->notes - len, fmt, ap);
+	va_end(ap);
+}
+
 bool sp_lane_by_boundary(const sp_live_lane *l, const char *id)
 {
 	if (!l->boundary_accepted)

@@ -236,6 +236,8 @@ void sp_lane_judge(sp_live_lane *l);
  * Only a boundary the host's side confirms counts (gVisor's kernel on a gVisor
  * lane, a guest kernel on a VM lane): a doctor cannot talk its way out */
 bool sp_lane_by_boundary(const sp_live_lane *l, const char *id);
+/* append to l->notes, "; " between notes, cut at its size */
+void sp_lane_note(sp_live_lane *l, const char *fmt, ...) SP_PRINTF(2, 3);
 void sp_lane_free(sp_live_lane *l);
 /* derive the doctor's --set overrides from a claimed launch (keys the doctor knows) */
 void sp_live_derive_sets(const sp_live_launch *claim, const sp_live_cfg *cfg, sp_strv *sets);
