@@ -709,8 +709,9 @@ static unsigned long long proc_start(pid_t pid)
 	return v;
 }
 
-/* does pid still belong to another uid, and is it the same process? */
-static bool still_other(pid_t pid, unsigned long long start)
+/* is pid's real and saved uid neither our uid nor our euid (what kill(2)
+ * compares without CAP_KILL)? false when its status is unreadable */
+static bool of_other_uid(pid_t pid)
 {
 	char p[64], v[64];
 	snprintf(p, sizeof p, "/proc/%d/status", (int)pid);
@@ -718,7 +719,13 @@ static bool still_other(pid_t pid, unsigned long long start)
 	if (sp_status_field(p, "Uid", v, sizeof v) < 0 || sscanf(v, "%u %u %u", &ruid, &euid, &suid) != 3)
 		return false;
 	return ruid != (unsigned)getuid() && ruid != (unsigned)geteuid() && suid != (unsigned)getuid() &&
-	       suid != (unsigned)geteuid() && proc_start(pid) == start;
+	       suid != (unsigned)geteuid();
+}
+
+/* does pid still belong to another uid, and is it the same process? */
+static bool still_other(pid_t pid, unsigned long long start)
+{
+	return of_other_uid(pid) && proc_start(pid) == start;
 }
 
 /* the write end the probe's own kill target waits on (-1: none) */
@@ -757,15 +764,9 @@ static pid_t kill_target(pid_t *made, unsigned long long *start)
 		if (de->d_name[0] < '1' || de->d_name[0] > '9')
 			continue;
 		scanned++;
-		char p[64], v[64];
-		snprintf(p, sizeof p, "/proc/%s/status", de->d_name);
-		unsigned ruid, euid, suid;
-		if (sp_status_field(p, "Uid", v, sizeof v) < 0 || sscanf(v, "%u %u %u", &ruid, &euid, &suid) != 3)
-			continue;
-		if (ruid == (unsigned)getuid() || ruid == (unsigned)geteuid() || suid == (unsigned)getuid() ||
-		    suid == (unsigned)geteuid())
-			continue;
 		pid_t pid = atoi(de->d_name);
+		if (!of_other_uid(pid))
+			continue;
 		unsigned long long st = proc_start(pid);
 		if (kill(pid, 0) == 0 && still_other(pid, st)) {
 			closedir(d);
