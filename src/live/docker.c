@@ -15,7 +15,15 @@
  * inspect), no process carrying its id (the containerd shim, runc, gVisor's
  * gofer and sandbox), containerd's container and task in the engine's
  * namespace (asked with ctr at the shim's own address), the task's bundle
- * dir, and gVisor's state files. */
+ * dir, and gVisor's state files.
+ *
+ * The per-container questions of a lane (its init pid, whether the engine
+ * still knows the container) go to the engine's API on its unix socket
+ * (GET /containers/ID/json) when that socket is proven to be the engine the
+ * CLI talks to: its /info names the daemon ID that `docker info` names. That
+ * is the same answer `docker inspect` gives, without the 30-60 ms the CLI
+ * takes to start; any other endpoint (tcp, ssh, a context elsewhere) is asked
+ * through the CLI, as is everything that changes state. */
 #include <dirent.h>
 #include <errno.h>
 #include <stdarg.h>
@@ -23,6 +31,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include "core/caps.h"
@@ -66,6 +76,119 @@ static void endpoint(char *out, size_t n)
 		snprintf(out, n, "the default socket (DOCKER_HOST unset)");
 }
 
+/* ---------------------------------------------------------------- engine API */
+
+static struct {
+	bool ok; /* the socket below is the engine the CLI talks to */
+	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
+	char why[200]; /* why the CLI is asked instead (for the notes) */
+} api;
+
+/* GET PATH on the engine's socket (HTTP/1.0: one answer, then the engine closes): the HTTP status, or
+ * -errno; *body (malloc'd, NUL-terminated) is what follows the headers */
+static int api_get(const char *sock, const char *path, char **body, unsigned timeout_ms)
+{
+	*body = NULL;
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	if (strlen(sock) >= sizeof sa.sun_path)
+		return -ENAMETOOLONG;
+	memcpy(sa.sun_path, sock, strlen(sock) + 1);
+	/* non-blocking: an engine whose backlog is full answers EAGAIN at once instead of holding the lane */
+	_cleanup_close_ int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof sa) < 0)
+		return -errno;
+	char req[512];
+	int rl = snprintf(req, sizeof req, "GET %s HTTP/1.0\r\nHost: docker\r\nUser-Agent: sandprobe\r\n\r\n", path);
+	if (rl < 0 || (size_t)rl >= sizeof req)
+		return -ENAMETOOLONG;
+	int wr = sp_write_all(fd, req, (size_t)rl);
+	if (wr < 0)
+		return wr;
+	enum { MAX = 4u << 20 };
+	char *buf = sp_xmalloc(MAX + 1);
+	bool timed_out = false;
+	size_t n = sp_read_until(fd, buf, MAX, sp_now_ns() + (uint64_t)timeout_ms * SP_NS_PER_MS, &timed_out);
+	buf[n] = '\0';
+	char *hend = strstr(buf, "\r\n\r\n");
+	unsigned st = 0;
+	if (timed_out || n == MAX || !hend || sscanf(buf, "HTTP/1.%*1[01] %3u", &st) != 1 || st < 100 || st > 599) {
+		free(buf);
+		return timed_out ? -ETIMEDOUT : -EPROTO;
+	}
+	memmove(buf, hend + 4, n - (size_t)(hend + 4 - buf) + 1);
+	*body = buf;
+	return (int)st;
+}
+
+/* the socket the CLI would use, proven by the daemon's ID (called once, after `docker info` answered) */
+static void api_prove(const char *cli_id)
+{
+	const char *h = getenv("DOCKER_HOST");
+	const char *sock = NULL;
+	if (!h || !*h)
+		sock = "/var/run/docker.sock";
+	else if (strncmp(h, "unix://", 7) == 0)
+		sock = h + 7;
+	api.ok = false;
+	if (!sock) {
+		snprintf(api.why, sizeof api.why, "DOCKER_HOST=%.120s is not a unix socket", h);
+		return;
+	}
+	_cleanup_free_ char *body = NULL;
+	int st = api_get(sock, "/info", &body, 20000);
+	json_t *j = st == 200 ? json_loads(body, 0, NULL) : NULL;
+	const char *id = j ? json_string_value(json_object_get(j, "ID")) : NULL;
+	if (cli_id && *cli_id && id && strcmp(id, cli_id) == 0) {
+		api.ok = true;
+		snprintf(api.path, sizeof api.path, "%s", sock);
+	} else {
+		const char *how = "is another engine than the CLI's";
+		if (st < 0)
+			how = "does not answer";
+		else if (!id)
+			how = "gives no daemon ID";
+		snprintf(api.why, sizeof api.why, "%.100s %s", sock, how);
+	}
+	json_decref(j);
+}
+
+/* the engine's record of a container: 1 it knows it (*body its inspect JSON), 0 it does not (404), -1 no proof
+ * (what is in why); *by names who answered: the API when it is proven (and answers this once), else `docker
+ * inspect` */
+static int engine_knows(const char *ref, char **body, const char **by, char *why, size_t whysz)
+{
+	*body = NULL;
+	if (api.ok) {
+		char path[200];
+		snprintf(path, sizeof path, "/containers/%.150s/json", ref);
+		int st = api_get(api.path, path, body, 20000);
+		*by = "the engine API on the CLI's socket";
+		if (st == 200)
+			return 1;
+		if (st == 404)
+			return 0;
+		free(*body);
+		*body = NULL;
+		if (st > 0) {
+			snprintf(why, whysz, "the engine API (GET %s on %s) answers HTTP %d: cannot prove the container is gone", path,
+				 api.path, st);
+			return -1;
+		}
+	}
+	*by = "docker inspect";
+	char *argv[] = {"docker", "inspect", "--type", "container", (char *)ref, NULL};
+	_cleanup_free_ char *eo = NULL;
+	int rc = sp_run_cmd(argv, body, &eo, 20000);
+	if (rc == 0)
+		return 1;
+	if (eo && (strstr(eo, "No such object") || strstr(eo, "No such container")))
+		return 0;
+	char msg[200];
+	sp_runtime_message(eo, msg, sizeof msg);
+	snprintf(why, whysz, "docker inspect fails (exit %d): cannot prove the container is gone: %s", rc, msg);
+	return -1;
+}
+
 /* `docker info` once per run: version and registered runtimes */
 static int ask_info(sp_live_engine_state *st)
 {
@@ -92,6 +215,7 @@ static int ask_info(sp_live_engine_state *st)
 		return -1;
 	}
 	snprintf(st->version, sizeof st->version, "%s", ver);
+	api_prove(json_string_value(json_object_get(j, "ID")));
 	char *rt = json_dumps(json_object_get(j, "Runtimes"), JSON_COMPACT);
 	snprintf(st->runtimes_json, sizeof st->runtimes_json, "%s", rt ? rt : "{}");
 	free(rt);
@@ -277,6 +401,8 @@ static int plan_common(sp_live_lane *l, sp_live_engine *e, char *why, size_t why
 		l->claim.ns &= ~(unsigned)SP_NS_CGROUP;
 		sp_lane_note(l, "docker %s has no --cgroupns: the cgroup namespace is the engine's default and not claimed", e->st->version);
 	}
+	if (!api.ok && api.why[0])
+		sp_lane_note(l, "the container's pid and teardown are asked with docker inspect: %s", api.why);
 	if (l->variant->removes & (SP_PROT_CAPS | SP_PROT_UNPRIV)) {
 		if (ask_caps(e->st) < 0) {
 			snprintf(why, whysz, "%s", e->st->caps_why);
@@ -384,24 +510,28 @@ static int host_pid(sp_live_lane *l, sp_error *err)
 	struct docker_lane *d = dl(l);
 	if (read_cid(l) < 0)
 		return sp_fail_errno(err, ENOENT, "docker wrote no container id (--cidfile %s/cid)", l->dir);
-	char *argv[] = {"docker", "inspect", "--format", "{{.State.Pid}}", l->cid, NULL};
-	_cleanup_free_ char *out = NULL;
-	_cleanup_free_ char *eo = NULL;
-	unsigned long long ep = 0;
-	if (sp_run_cmd(argv, &out, &eo, 20000) != 0 || sp_parse_u64(sp_trim(out), &ep) < 0 || ep == 0) {
-		char msg[256];
-		sp_runtime_message(eo, msg, sizeof msg);
-		return sp_fail_errno(err, EIO, "docker inspect %.12s: no init pid (%s)", l->cid, msg);
-	}
+	_cleanup_free_ char *body = NULL;
+	char why[400] = "";
+	const char *by = "";
+	int k = engine_knows(l->cid, &body, &by, why, sizeof why);
+	json_t *j = k == 1 ? json_loads(body, 0, NULL) : NULL;
+	json_t *c = json_is_array(j) ? json_array_get(j, 0) : j; /* the CLI prints a list, the API one object */
+	json_int_t jp = json_integer_value(json_object_get(json_object_get(c, "State"), "Pid"));
+	json_decref(j);
+	unsigned long long ep = jp > 0 ? (unsigned long long)jp : 0;
+	if (ep == 0)
+		return sp_fail_errno(err, EIO, "%s %.12s: no init pid (%s)", by, l->cid,
+				     k == 1 ? "no State.Pid" : k == 0 ? "no such container"
+								      : why);
 	find_shim(l);
 	char obs[1400];
 	if (l->claim.user_kernel) {
 		/* the engine's init pid is gVisor's sandbox process (the Sentry): prove it is, and find its spec */
 		if (sp_gvisor_sandbox(l, (pid_t)ep, l->cid, d->runsc_root, sizeof d->runsc_root, err) < 0)
 			return -1;
-		snprintf(obs, sizeof obs, "container %.12s: init pid %llu (docker inspect) is runsc-sandbox, spec %s, runsc root %s; "
+		snprintf(obs, sizeof obs, "container %.12s: init pid %llu (%s) is runsc-sandbox, spec %s, runsc root %s; "
 					  "shim %d (containerd %s, namespace %s)",
-			 l->cid, ep, l->spec, d->runsc_root, (int)d->shim, d->ctr_addr[0] ? d->ctr_addr : "?", d->ctr_ns[0] ? d->ctr_ns : "?");
+			 l->cid, ep, by, l->spec, d->runsc_root, (int)d->shim, d->ctr_addr[0] ? d->ctr_addr : "?", d->ctr_ns[0] ? d->ctr_ns : "?");
 		sp_lres_add(&l->results, SP_HOSTID(engine), "pass", "the engine's init pid is the sandbox (gVisor's Sentry), with its spec", obs,
 			    "engine view: docker, containerd shim and runsc agree");
 		return 0;
@@ -409,9 +539,9 @@ static int host_pid(sp_live_lane *l, sp_error *err)
 	pid_t np = sp_find_nonce_pid(l->nonce);
 	if (d->bundle[0])
 		snprintf(l->spec, sizeof l->spec, "%s/config.json", d->bundle);
-	snprintf(obs, sizeof obs, "container %.12s: init pid %llu (docker inspect), the sandbox's init with the lane's nonce %d; shim %d "
+	snprintf(obs, sizeof obs, "container %.12s: init pid %llu (%s), the sandbox's init with the lane's nonce %d; shim %d "
 				  "(containerd %s, namespace %s, bundle %s)",
-		 l->cid, ep, (int)np, (int)d->shim, d->ctr_addr[0] ? d->ctr_addr : "?", d->ctr_ns[0] ? d->ctr_ns : "?",
+		 l->cid, ep, by, (int)np, (int)d->shim, d->ctr_addr[0] ? d->ctr_addr : "?", d->ctr_ns[0] ? d->ctr_ns : "?",
 		 d->bundle[0] ? d->bundle : "?");
 	if (np <= 0 || (pid_t)ep != np) {
 		sp_lres_add(&l->results, SP_HOSTID(engine), "fail", "the engine's init pid is the sandbox's init (its shell, or the doctor holding it open)", obs,
@@ -434,27 +564,30 @@ static int leftovers(sp_live_lane *l, char *what, size_t whatsz)
 	struct docker_lane *d = l->priv;
 	char p[4096];
 	bool ask_ctr = d && d->ctr_addr[0] && d->ctr_ns[0] && sp_which("ctr", p, sizeof p);
-	/* ask docker and its containerd at once: docker by the container's id and name (inspect knows both) */
-	char *insp[] = {"docker", "inspect", "--format", "{{.Id}}", l->cid[0] ? l->cid : l->name, NULL};
+	/* ask docker (by the container's id or name: inspect knows both), then its containerd (both lists at once) */
+	_cleanup_free_ char *body = NULL;
+	char why[400] = "";
+	const char *ref = l->cid[0] ? l->cid : l->name;
+	const char *by = "";
+	int known = engine_knows(ref, &body, &by, why, sizeof why);
 	char *cs[] = {"ctr", "--address", d ? d->ctr_addr : "", "--namespace", d ? d->ctr_ns : "", "containers", "ls", "-q", NULL};
 	char *ts[] = {"ctr", "--address", d ? d->ctr_addr : "", "--namespace", d ? d->ctr_ns : "", "tasks", "ls", "-q", NULL};
-	char **const argvs[] = {insp, cs, ts};
-	size_t n = ask_ctr ? 3 : 1;
-	int rc[3];
-	char *out[3] = {0}, *err[3] = {0};
+	char **const argvs[] = {cs, ts};
+	int rc[2] = {0, 0};
+	char *out[2] = {0}, *err[2] = {0};
+	size_t n = ask_ctr && known == 0 ? 2 : 0;
 	sp_run_cmds(argvs, n, rc, out, err, 20000);
 	int ret = 1;
 	char msg[200];
-	if (rc[0] == 0) {
-		snprintf(what, whatsz, "docker still knows container %.12s", l->cid[0] ? l->cid : l->name);
-	} else if (!strstr(err[0], "No such object") && !strstr(err[0], "No such container")) {
-		sp_runtime_message(err[0], msg, sizeof msg);
-		snprintf(what, whatsz, "docker inspect fails (exit %d): cannot prove the container is gone: %s", rc[0], msg);
-	} else if (ask_ctr && (rc[1] != 0 || rc[2] != 0)) {
-		sp_runtime_message(err[rc[1] != 0 ? 1 : 2], msg, sizeof msg);
+	if (known == 1) {
+		snprintf(what, whatsz, "docker still knows container %.12s", ref);
+	} else if (known < 0) {
+		snprintf(what, whatsz, "%s", why);
+	} else if (n && (rc[0] != 0 || rc[1] != 0)) {
+		sp_runtime_message(err[rc[0] != 0 ? 0 : 1], msg, sizeof msg);
 		snprintf(what, whatsz, "ctr fails: cannot prove containerd let go of %.12s: %s", l->cid, msg);
-	} else if (ask_ctr && (strstr(out[1], l->cid) || strstr(out[2], l->cid))) {
-		snprintf(what, whatsz, "containerd still lists %s %.12s in namespace %s", strstr(out[1], l->cid) ? "container" : "task",
+	} else if (n && (strstr(out[0], l->cid) || strstr(out[1], l->cid))) {
+		snprintf(what, whatsz, "containerd still lists %s %.12s in namespace %s", strstr(out[0], l->cid) ? "container" : "task",
 			 l->cid, d->ctr_ns);
 	} else {
 		ret = 0;
@@ -497,8 +630,8 @@ static int leftovers(sp_live_lane *l, char *what, size_t whatsz)
 		snprintf(extra, sizeof extra, ", containerd (%s, namespace %s) lists no container or task", d->ctr_addr, d->ctr_ns);
 	else if (d && d->ctr_addr[0])
 		snprintf(extra, sizeof extra, ", containerd not asked (ctr not installed)");
-	snprintf(what, whatsz, "container %.12s gone (docker inspect), no process carries its id (shim%s)%s%s", l->cid,
-		 l->claim.user_kernel ? ", gofer, sandbox" : ", runc", extra, d && d->runsc_root[0] ? ", no runsc state" : "");
+	snprintf(what, whatsz, "container %.12s gone (%s), no process carries its id (shim%s)%s%s", l->cid,
+		 by, l->claim.user_kernel ? ", gofer, sandbox" : ", runc", extra, d && d->runsc_root[0] ? ", no runsc state" : "");
 	return 0;
 }
 
