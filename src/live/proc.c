@@ -127,7 +127,7 @@ pid_t sp_find_nonce_pid(const char *nonce)
 	_cleanup_closedir_ DIR *d = opendir("/proc");
 	if (!d)
 		return -1;
-	pid_t found[8];
+	pid_t found[64]; /* the doctor forks its probes: copies of it carry its argv until they end */
 	size_t n = 0;
 	struct dirent *de;
 	while ((de = readdir(d))) {
@@ -162,10 +162,13 @@ pid_t sp_find_nonce_pid(const char *nonce)
 	}
 	if (n <= 1)
 		return n ? found[0] : 0;
-	/* the shell caught forking its child (a copy of it until the exec): the one whose parent is not a copy */
+	/* the shell caught forking its child (a copy of it until the exec), or the doctor its probes: the one whose
+	 * parent is not a copy; a copy that ended since it was listed is none of them */
 	pid_t top = 0;
 	for (size_t i = 0; i < n; i++) {
 		pid_t pp = ppid_of(found[i]);
+		if (pp < 0)
+			continue;
 		bool child = false;
 		for (size_t k = 0; k < n; k++)
 			child |= pp == found[k];

@@ -6,7 +6,10 @@
 #include <string.h>
 #include <errno.h>
 #include <sys/stat.h>
+#include <sys/prctl.h>
 #include <sys/sysmacros.h>
+#include <sys/wait.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include "checks/registry.h"
@@ -384,8 +387,72 @@ static void test_messages(void)
 	ok(!sp_cmdline_arg(cl, sizeof cl, "c1", v, sizeof v), "a last word has no value");
 }
 
+/* the doctor as the sandbox's init (the doctor image: argv "--live-lane NONCE", no shell) forks its probes,
+ * copies that carry its argv and comm until they end: the host must find the doctor itself, never "several",
+ * also when a copy ends between being listed and its parent being read */
+static void test_nonce_forks(const char *self)
+{
+	const char *nonce = "sp-t-forks-0123";
+	int ready[2];
+	if (pipe(ready) < 0) {
+		ok(0, "pipe: %s", strerror(errno));
+		return;
+	}
+	pid_t holder = fork();
+	if (holder == 0) {
+		close(ready[0]);
+		char fd[16];
+		snprintf(fd, sizeof fd, "%d", ready[1]);
+		setenv("SP_T_FORKER", fd, 1);
+		execl(self, "sandprobe-doctor", "--live-lane", nonce, (char *)NULL);
+		_exit(127);
+	}
+	close(ready[1]);
+	char c;
+	ok(read(ready[0], &c, 1) == 1, "the forking holder runs");
+	close(ready[0]);
+	int wrong = 0, runs = 3000;
+	pid_t last = 0;
+	for (int i = 0; i < runs; i++) {
+		pid_t p = sp_find_nonce_pid(nonce);
+		if (p != holder) {
+			wrong++;
+			last = p;
+		}
+	}
+	is_int(wrong, 0, "%d scans while the holder forks short-lived copies of itself: each finds the holder (%d)%s%.0d", runs,
+	       (int)holder, wrong ? ", last wrong answer " : "", wrong ? (int)last : 0);
+	kill(holder, SIGKILL);
+	waitpid(holder, NULL, 0);
+	is_int(sp_find_nonce_pid(nonce), 0, "the holder gone: no process with the nonce");
+}
+
+/* the forking holder of test_nonce_forks: comm sandprobe-docto, forks copies that end at once, until killed */
+static int forker(const char *fd)
+{
+	prctl(PR_SET_NAME, "sandprobe-docto");
+	int w = atoi(fd);
+	for (unsigned n = 0;; n++) {
+		pid_t k = fork();
+		if (k == 0) {
+			if (n % 3 == 0)
+				usleep(50);
+			_exit(0);
+		}
+		if (n == 10 && write(w, "x", 1) != 1)
+			_exit(1);
+		if (k > 0 && n % 2)
+			waitpid(k, NULL, 0);
+		else if (k > 0)
+			while (waitpid(-1, NULL, WNOHANG) > 0)
+				;
+	}
+}
+
 int main(void)
 {
+	if (getenv("SP_T_FORKER"))
+		return forker(getenv("SP_T_FORKER"));
 	sp_strv_split(&cfg.ids, "ns.pid,caps.effective,ns.time", ",");
 	sp_strv_split(&cfg.run_ids, "ns.pid,caps.effective", ",");
 	sp_strv_split(&cfg.keys, "ns.required,caps.effective,caps.bounding,proc.isolated,priv.no_new_privs,"
@@ -399,6 +466,7 @@ int main(void)
 	test_boundary();
 	test_dev_walk();
 	test_messages();
+	test_nonce_forks("/proc/self/exe");
 	sp_strv_free(&cfg.ids);
 	sp_strv_free(&cfg.run_ids);
 	sp_strv_free(&cfg.keys);
