@@ -51,6 +51,30 @@ typedef struct sp_call {
  * or -errno when the child cannot be started. */
 int sp_child_call(long (*fn)(void *arg), void *arg, unsigned timeout_ms, sp_call *out);
 
+/* A sequence of probes run in as few children as possible: a child runs
+ * probes next..n-1 in order and reports each before the next; when a filter
+ * kills it (or it hangs), the probe it was in is the first unreported one,
+ * and a new child resumes after it. */
+#define SP_PROBE_SEQ_REC_MAX 256
+typedef struct sp_probe_seq {
+	size_t n;            /* probes 0 .. n-1 */
+	size_t rec_size;     /* bytes of one probe's record, at most SP_PROBE_SEQ_REC_MAX */
+	unsigned timeout_ms; /* each child's bound */
+	/* in the child: run probe i, fill rec (rec_size bytes, zeroed) */
+	void (*run)(size_t i, void *rec, void *arg);
+	/* in the parent: probe i's record */
+	void (*got)(size_t i, const void *rec, void *arg);
+	/* in the parent: the child ended in probe i without reporting it. sig is
+	 * the signal that killed it (0 when it exited, or hung and was killed at
+	 * the bound); timed_out when the bound ran out. Return true to resume
+	 * with probe i + 1, false to stop. */
+	bool (*lost)(size_t i, int sig, bool timed_out, void *arg);
+	void *arg;
+} sp_probe_seq;
+/* Returns 0, or -errno when a pipe or child cannot be made (the probes not
+ * yet run are then neither reported nor lost). */
+int sp_probe_seq_run(const sp_probe_seq *s);
+
 /* For a probe child about to mount: unshare a mount namespace and make every
  * mount in it private, so nothing it mounts can propagate out. Best effort:
  * when unshare is refused, the caller goes on in its own namespace. */
