@@ -288,6 +288,17 @@ int sp_probe_seq_run(const sp_probe_seq *s)
 	return 0;
 }
 
+int sp_not_one_of(const char *name, const char *what, const char *(*name_at)(size_t i), size_t n, char *why,
+		  size_t whysz)
+{
+	size_t w = (size_t)snprintf(why, whysz, "'%.60s' is not %s (", name, what);
+	for (size_t i = 0; i < n && w < whysz; i++)
+		w += (size_t)snprintf(why + w, whysz - w, "%s%s", i ? ", " : "", name_at(i));
+	if (w < whysz)
+		snprintf(why + w, whysz - w, ")");
+	return -1;
+}
+
 const char *sp_errname(int e)
 {
 	const char *n = e ? strerrorname_np(e) : "0";

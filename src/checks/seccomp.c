@@ -415,16 +415,16 @@ static const struct sc_probe *probe_find(const char *name)
 
 /* seccomp.deny's entries: the syscalls a probe exists for (one the doctor
  * cannot probe would be demanded and never checked) */
+static const char *probe_name(size_t i)
+{
+	return probes[i].name;
+}
+
 static int syscall_parse(const char *name, char *why, size_t whysz)
 {
 	if (probe_find(name))
 		return 0;
-	size_t n = (size_t)snprintf(why, whysz, "'%.60s' is not a syscall the doctor probes (", name);
-	for (size_t i = 0; i < SP_ARRAY_SIZE(probes) && n < whysz; i++)
-		n += (size_t)snprintf(why + n, whysz - n, "%s%s", i ? ", " : "", probes[i].name);
-	if (n < whysz)
-		snprintf(why + n, whysz - n, ")");
-	return -1;
+	return sp_not_one_of(name, "a syscall the doctor probes", probe_name, SP_ARRAY_SIZE(probes), why, whysz);
 }
 
 const sp_policy_type sp_ptype_syscalls = {.name = "syscalls", .what = "names of the syscalls the doctor probes",
