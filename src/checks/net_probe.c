@@ -15,6 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "checks/probe.h"
 #include "checks/types.h"
 #include "core/policy.h"
 #include "core/util.h"
@@ -553,25 +554,17 @@ static void start_child(sp_netchild *c)
 	c->deadline_ns = c->start_ns + (uint64_t)(c->timeout_ms ? c->timeout_ms : 1000) * 1000000ull;
 	c->fd = -1;
 	c->pid = -1;
-	if (pipe2(pfd, O_CLOEXEC) < 0) {
-		c->start_err = errno;
-		return;
-	}
 	fflush(NULL);
-	pid_t pid = fork();
+	pid_t pid = sp_fork_piped(pfd);
 	if (pid < 0) {
-		c->start_err = errno;
-		close(pfd[0]);
-		close(pfd[1]);
+		c->start_err = (int)-pid;
 		return;
 	}
 	if (pid == 0) {
-		close(pfd[0]);
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		signal(SIGPIPE, SIG_IGN);
 		_exit(c->fn(c->arg, pfd[1]) & 0xff);
 	}
-	close(pfd[1]);
 	c->pid = pid;
 	c->fd = pfd[0];
 	c->started = true;

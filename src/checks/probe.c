@@ -178,10 +178,7 @@ void sp_private_mountns(void)
 		mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL);
 }
 
-/* A pipe and a child: the child keeps the write end pfd[1], the parent the
- * read end pfd[0] (each closes the other end).
- * Returns the pid (0 in the child), or -errno with nothing left open. */
-static pid_t fork_piped(int pfd[2])
+pid_t sp_fork_piped(int pfd[2])
 {
 	if (pipe2(pfd, O_CLOEXEC) < 0)
 		return -errno;
@@ -205,7 +202,7 @@ int sp_child_call(long (*fn)(void *arg), void *arg, unsigned timeout_ms, sp_call
 {
 	memset(out, 0, sizeof *out);
 	int pfd[2];
-	pid_t pid = fork_piped(pfd);
+	pid_t pid = sp_fork_piped(pfd);
 	if (pid < 0)
 		return (int)pid;
 	if (pid == 0) {
@@ -249,7 +246,7 @@ int sp_probe_seq_run(const sp_probe_seq *s)
 	size_t fsz = offsetof(struct seq_frame, u) + s->rec_size, next = 0;
 	while (next < s->n) {
 		int pfd[2];
-		pid_t pid = fork_piped(pfd);
+		pid_t pid = sp_fork_piped(pfd);
 		if (pid < 0)
 			return (int)pid;
 		if (pid == 0) {
