@@ -147,5 +147,9 @@ void sp_net_run_parallel(sp_netprobe *p, size_t n, sp_netchild *c, size_t nc);
 /* Connect with a deadline (blocking helper for forked probes): returns an
  * fd, or -errno (-ETIMEDOUT at the deadline). */
 int sp_net_connect_deadline(const struct sockaddr *sa, socklen_t salen, uint64_t deadline_ns);
+/* poll fd for ev until the deadline: its revents, -ETIMEDOUT or -errno */
+int sp_net_wait(int fd, short ev, uint64_t deadline_ns);
+/* exactly len bytes before the deadline: len, 0 at EOF before len, or -errno */
+ssize_t sp_net_read_exact(int fd, void *buf, size_t len, uint64_t deadline_ns);
 
 #endif
