@@ -700,6 +700,25 @@ ssize_t sp_net_read_exact(int fd, void *buf, size_t len, uint64_t deadline_ns)
 	return (ssize_t)got;
 }
 
+int sp_net_send_all(int fd, const void *buf, size_t len, uint64_t deadline_ns, bool stop_on_input)
+{
+	size_t off = 0;
+	while (off < len) {
+		int ev = sp_net_wait(fd, (short)(POLLOUT | (stop_on_input ? POLLIN : 0)), deadline_ns);
+		if (ev < 0)
+			return ev;
+		if (stop_on_input && (ev & POLLIN))
+			return 1;
+		ssize_t n = send(fd, (const char *)buf + off, len - off, MSG_NOSIGNAL | MSG_DONTWAIT);
+		if (n < 0 && (errno == EAGAIN || errno == EINTR))
+			continue;
+		if (n < 0)
+			return -errno;
+		off += (size_t)n;
+	}
+	return 0;
+}
+
 int sp_net_connect_deadline(const struct sockaddr *sa, socklen_t salen, uint64_t deadline_ns)
 {
 	int fd = socket(sa->sa_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);

@@ -36,21 +36,7 @@ static int io_wait(io *c, short ev)
 /* send all; stops early (returns 1) when the peer has something to say */
 static int io_send(io *c, const void *buf, size_t len, bool stop_on_input)
 {
-	size_t off = 0;
-	while (off < len) {
-		int ev = io_wait(c, (short)(POLLOUT | (stop_on_input ? POLLIN : 0)));
-		if (ev < 0)
-			return ev;
-		if (stop_on_input && (ev & POLLIN))
-			return 1;
-		ssize_t n = send(c->fd, (const char *)buf + off, len - off, MSG_NOSIGNAL | MSG_DONTWAIT);
-		if (n < 0 && (errno == EAGAIN || errno == EINTR))
-			continue;
-		if (n < 0)
-			return -errno;
-		off += (size_t)n;
-	}
-	return 0;
+	return sp_net_send_all(c->fd, buf, len, c->deadline, stop_on_input);
 }
 
 /* read until the end of the response head (or EOF); returns bytes or -errno */

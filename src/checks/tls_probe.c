@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "checks/net_probe.h"
+#include "checks/net_proxy.h"
 
 /* ---- certificates ------------------------------------------------------------ */
 
@@ -244,23 +245,6 @@ const char *sp_tls_verify_text(long v)
 /* ---- the probe ---------------------------------------------------------------- */
 
 
-static int send_all(int fd, const char *buf, size_t len, uint64_t deadline)
-{
-	size_t off = 0;
-	while (off < len) {
-		int ev = sp_net_wait(fd, POLLOUT, deadline);
-		if (ev < 0)
-			return ev;
-		ssize_t n = send(fd, buf + off, len - off, MSG_NOSIGNAL | MSG_DONTWAIT);
-		if (n < 0 && (errno == EAGAIN || errno == EINTR))
-			continue;
-		if (n < 0)
-			return -errno;
-		off += (size_t)n;
-	}
-	return 0;
-}
-
 /* read a response head, byte by byte so nothing past it is consumed (the
  * TLS stream starts right after a CONNECT's answer); bytes, or -errno */
 static ssize_t read_head(int fd, char *buf, size_t size, uint64_t deadline)
@@ -284,14 +268,6 @@ static ssize_t read_head(int fd, char *buf, size_t size, uint64_t deadline)
 			break;
 	}
 	return (ssize_t)got;
-}
-
-static int http_status(const char *head)
-{
-	int maj, min, st;
-	if (sscanf(head, "HTTP/%d.%d %d", &maj, &min, &st) == 3 && st >= 100 && st <= 999)
-		return st;
-	return -1;
 }
 
 /* "HTTP/1.1 403 Forbidden; Server: x; Via: y" */
@@ -507,7 +483,7 @@ static void tls_exchange(sp_tls_req *q, int fd, uint64_t deadline)
 		}
 		goto out;
 	}
-	o->http_status = http_status(head);
+	o->http_status = sp_http_status(head);
 	summarise_head(head, o->head, sizeof o->head);
 	if (o->http_status > 0)
 		o->stage = SP_TS_HTTP;
@@ -526,7 +502,7 @@ static int socks_connect(sp_tls_req *q, int fd, uint64_t deadline)
 	sp_tls_out *o = &q->out;
 	static const unsigned char hello[] = {5, 1, 0};
 	unsigned char b[4 + 256 + 2];
-	int s = send_all(fd, (const char *)hello, sizeof hello, deadline);
+	int s = sp_net_send_all(fd, hello, sizeof hello, deadline, false);
 	ssize_t n = s < 0 ? s : sp_net_read_exact(fd, b, 2, deadline);
 	if (n <= 0 || b[0] != 5 || b[1] != 0) {
 		o->err = n < 0 ? (int)-n : 0;
@@ -548,7 +524,7 @@ static int socks_connect(sp_tls_req *q, int fd, uint64_t deadline)
 	len += hl;
 	b[len++] = (unsigned char)(q->port >> 8);
 	b[len++] = (unsigned char)(q->port & 0xff);
-	s = send_all(fd, (const char *)b, len, deadline);
+	s = sp_net_send_all(fd, b, len, deadline, false);
 	n = s < 0 ? s : sp_net_read_exact(fd, b, 4, deadline);
 	if (n <= 0) {
 		o->err = n < 0 ? (int)-n : 0;
@@ -599,7 +575,7 @@ void sp_tls_run(sp_tls_req *q)
 		char req[400], head[2048];
 		snprintf(req, sizeof req, "CONNECT %s:%u HTTP/1.1\r\nHost: %s:%u\r\nUser-Agent: sandprobe-doctor\r\n\r\n",
 			 q->host, q->port, q->host, q->port);
-		int s = send_all(fd, req, strlen(req), deadline);
+		int s = sp_net_send_all(fd, req, strlen(req), deadline, false);
 		ssize_t n = s < 0 ? s : read_head(fd, head, sizeof head, deadline);
 		if (n <= 0) {
 			o->err = n < 0 ? (int)-n : 0;
@@ -608,7 +584,7 @@ void sp_tls_run(sp_tls_req *q)
 			close(fd);
 			return;
 		}
-		o->connect_status = http_status(head);
+		o->connect_status = sp_http_status(head);
 		if (o->connect_status != 200) {
 			summarise_head(head, o->head, sizeof o->head);
 			fail(o, "the proxy answered CONNECT with %d", o->connect_status);
@@ -624,14 +600,14 @@ void sp_tls_run(sp_tls_req *q)
 		host_header(q, host, sizeof host);
 		snprintf(req, sizeof req, "GET / HTTP/1.1\r\nHost: %s\r\nUser-Agent: sandprobe-doctor\r\nAccept: */*\r\n"
 					  "Connection: close\r\n\r\n", host);
-		int s = send_all(fd, req, strlen(req), deadline);
+		int s = sp_net_send_all(fd, req, strlen(req), deadline, false);
 		ssize_t n = s < 0 ? s : read_head(fd, head, sizeof head, deadline);
 		if (n <= 0) {
 			o->err = n < 0 ? (int)-n : 0;
 			o->closed = n == 0 || n == -ECONNRESET || n == -EPIPE;
 			fail(o, "HTTP: %s", n == 0 ? "the peer closed the connection without an answer" : ename((int)-n));
 		} else {
-			o->http_status = http_status(head);
+			o->http_status = sp_http_status(head);
 			summarise_head(head, o->head, sizeof o->head);
 			if (o->http_status > 0)
 				o->stage = SP_TS_HTTP;
