@@ -444,8 +444,42 @@ static int try_userns(enum userns_way w)
 }
 
 struct uw_rec {
-	int way, made, err;
+	int made, err;
 };
+
+struct uw_state {
+	char how[UW_N][48];
+	bool done[UW_N];
+};
+
+static void uw_run(size_t i, void *rec, void *arg)
+{
+	(void)arg;
+	struct uw_rec *u = rec;
+	errno = 0;
+	u->made = try_userns((enum userns_way)i);
+	u->err = u->made ? 0 : errno;
+}
+
+static void uw_got(size_t i, const void *rec, void *arg)
+{
+	const struct uw_rec *u = rec;
+	struct uw_state *st = arg;
+	snprintf(st->how[i], sizeof st->how[i], "%s", u->made ? "CREATED" : sp_errname(u->err));
+	st->done[i] = true;
+}
+
+static bool uw_lost(size_t i, int sig, bool timed_out, void *arg)
+{
+	struct uw_state *st = arg;
+	if (sig) {
+		snprintf(st->how[i], sizeof st->how[i], "killed by signal %d%s", sig, sig == SIGSYS ? " (SIGSYS)" : "");
+		st->done[i] = sig == SIGSYS; /* a killing filter refused it */
+	} else {
+		snprintf(st->how[i], sizeof st->how[i], "%s", timed_out ? "timed out" : "no result");
+	}
+	return true;
+}
 
 static void run_userns(const sp_ctx *ctx, sp_result *r)
 {
@@ -455,59 +489,19 @@ static void run_userns(const sp_ctx *ctx, sp_result *r)
 	long maxns = -1, clone = -1;
 	sp_sysctl_long("/proc/sys/user/max_user_namespaces", &maxns);
 	sp_sysctl_long("/proc/sys/kernel/unprivileged_userns_clone", &clone);
-	char how[UW_N][48];
-	bool done[UW_N] = {false};
+	struct uw_state st = {.done = {false}};
+	char(*how)[48] = st.how;
+	bool *done = st.done;
 	for (int w = 0; w < UW_N; w++)
 		snprintf(how[w], sizeof how[w], "no result");
-	int next = 0;
-	while (next < UW_N) {
-		int pfd[2];
-		if (pipe2(pfd, O_CLOEXEC) < 0)
-			break;
-		pid_t pid = fork();
-		if (pid < 0) {
-			close(pfd[0]);
-			close(pfd[1]);
-			break;
-		}
-		if (pid == 0) {
-			close(pfd[0]);
-			for (int w = next; w < UW_N; w++) {
-				errno = 0;
-				struct uw_rec rec = {.way = w, .made = try_userns((enum userns_way)w)};
-				rec.err = rec.made ? 0 : errno;
-				if (write(pfd[1], &rec, sizeof rec) != (ssize_t)sizeof rec)
-					_exit(1);
-			}
-			_exit(0);
-		}
-		close(pfd[1]);
-		int last = next;
-		struct uw_rec rec;
-		bool to = false;
-		uint64_t deadline = sp_now_ns() + 3000000000ull;
-		while (sp_read_until(pfd[0], &rec, sizeof rec, deadline, &to) == sizeof rec && rec.way >= last && rec.way < UW_N) {
-			snprintf(how[rec.way], sizeof how[rec.way], "%s", rec.made ? "CREATED" : sp_errname(rec.err));
-			done[rec.way] = true;
-			last = rec.way + 1;
-		}
-		close(pfd[0]);
-		kill(pid, SIGKILL);
-		int st = 0;
-		while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-			;
-		if (last >= UW_N)
-			break;
-		/* the child died (or hung) in way `last` */
-		if (WIFSIGNALED(st) && WTERMSIG(st) != SIGKILL) {
-			snprintf(how[last], sizeof how[last], "killed by signal %d%s", WTERMSIG(st),
-				 WTERMSIG(st) == SIGSYS ? " (SIGSYS)" : "");
-			done[last] = WTERMSIG(st) == SIGSYS; /* a killing filter refused it */
-		} else {
-			snprintf(how[last], sizeof how[last], "%s", to ? "timed out" : "no result");
-		}
-		next = last + 1;
-	}
+	sp_probe_seq seq = {.n = UW_N,
+			    .rec_size = sizeof(struct uw_rec),
+			    .timeout_ms = 3000,
+			    .run = uw_run,
+			    .got = uw_got,
+			    .lost = uw_lost,
+			    .arg = &st};
+	sp_probe_seq_run(&seq);
 	const char *made = NULL;
 	size_t unknown = 0;
 	for (int w = 0; w < UW_N; w++) {

@@ -35,17 +35,17 @@ static const struct ns_type *ns_type_find(const char *name)
 	return NULL;
 }
 
+static const char *ns_type_name(size_t i)
+{
+	return ns_types[i].name;
+}
+
 /* ns.required's entries: the namespace types the checks know */
 static int ns_parse(const char *name, char *why, size_t whysz)
 {
 	if (ns_type_find(name))
 		return 0;
-	size_t n = (size_t)snprintf(why, whysz, "'%.60s' is not a namespace type (", name);
-	for (size_t i = 0; i < SP_ARRAY_SIZE(ns_types) && n < whysz; i++)
-		n += (size_t)snprintf(why + n, whysz - n, "%s%s", i ? ", " : "", ns_types[i].name);
-	if (n < whysz)
-		snprintf(why + n, whysz - n, ")");
-	return -1;
+	return sp_not_one_of(name, "a namespace type", ns_type_name, SP_ARRAY_SIZE(ns_types), why, whysz);
 }
 
 const sp_policy_type sp_ptype_namespaces = {.name = "namespaces", .what = "namespace types: pid, net, mnt, uts, ipc, user, cgroup, time",

@@ -30,39 +30,13 @@ typedef struct io {
 
 static int io_wait(io *c, short ev)
 {
-	for (;;) {
-		uint64_t now = sp_now_ns();
-		if (now >= c->deadline)
-			return -ETIMEDOUT;
-		struct pollfd p = {.fd = c->fd, .events = ev};
-		int r = poll(&p, 1, (int)((c->deadline - now + 999999) / 1000000ull));
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0)
-			return -errno;
-		if (r > 0)
-			return p.revents;
-	}
+	return sp_net_wait(c->fd, ev, c->deadline);
 }
 
 /* send all; stops early (returns 1) when the peer has something to say */
 static int io_send(io *c, const void *buf, size_t len, bool stop_on_input)
 {
-	size_t off = 0;
-	while (off < len) {
-		int ev = io_wait(c, (short)(POLLOUT | (stop_on_input ? POLLIN : 0)));
-		if (ev < 0)
-			return ev;
-		if (stop_on_input && (ev & POLLIN))
-			return 1;
-		ssize_t n = send(c->fd, (const char *)buf + off, len - off, MSG_NOSIGNAL | MSG_DONTWAIT);
-		if (n < 0 && (errno == EAGAIN || errno == EINTR))
-			continue;
-		if (n < 0)
-			return -errno;
-		off += (size_t)n;
-	}
-	return 0;
+	return sp_net_send_all(c->fd, buf, len, c->deadline, stop_on_input);
 }
 
 /* read until the end of the response head (or EOF); returns bytes or -errno */
@@ -251,21 +225,7 @@ static int send_body(io *c, const sp_preq *q, sp_preq_out *o)
 /* exactly len bytes: len, 0 at EOF before len, or -errno */
 static ssize_t io_read_exact(io *c, void *buf, size_t len)
 {
-	size_t got = 0;
-	while (got < len) {
-		int ev = io_wait(c, POLLIN);
-		if (ev < 0)
-			return ev;
-		ssize_t n = recv(c->fd, (char *)buf + got, len - got, MSG_DONTWAIT);
-		if (n < 0 && (errno == EAGAIN || errno == EINTR))
-			continue;
-		if (n < 0)
-			return -errno;
-		if (n == 0)
-			return 0;
-		got += (size_t)n;
-	}
-	return (ssize_t)got;
+	return sp_net_read_exact(c->fd, buf, len, c->deadline);
 }
 
 static const char *socks_reply_name(int rep)

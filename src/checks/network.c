@@ -614,17 +614,11 @@ static int run_isolated(unsigned to)
 	size_t need = sizeof batch.elapsed_us + batch.n * sizeof *batch.p + pn * (sizeof *pl->req + sizeof *pl->child) +
 		      sizeof pl->log_error + sp_net_ext_wire_size();
 	int pfd[2];
-	if (pipe2(pfd, O_CLOEXEC) < 0)
-		return -1;
 	fflush(NULL);
-	pid_t pid = fork();
-	if (pid < 0) {
-		close(pfd[0]);
-		close(pfd[1]);
+	pid_t pid = sp_fork_piped(pfd);
+	if (pid < 0)
 		return -1;
-	}
 	if (pid == 0) {
-		close(pfd[0]);
 		signal(SIGPIPE, SIG_IGN);
 		uint64_t t0 = sp_now_ns();
 		sp_netchild *all = sp_xcalloc(pn + en + 1, sizeof *all);
@@ -652,7 +646,6 @@ static int run_isolated(unsigned to)
 			w = sp_net_ext_write(pfd[1]);
 		_exit(w ? 3 : 0);
 	}
-	close(pfd[1]);
 	_cleanup_free_ char *buf = sp_xmalloc(need);
 	size_t got = 0;
 	/* every probe has its own deadline; this one only guards against a wedged child */

@@ -918,7 +918,6 @@ static const struct cap_def cap_defs[] = {
 };
 
 struct cap_rec {
-	int idx;
 	long ret;
 	int err;
 	char note[160];
@@ -931,6 +930,37 @@ static int cap_dir_rm;
 static char cap_dir[512];
 static int cap_fork_err;
 
+static void cap_seq_run(size_t i, void *rec, void *arg)
+{
+	struct cap_rec *cr = rec;
+	errno = 0;
+	cr->ret = cap_defs[i].fn(arg);
+	cr->err = cr->ret <= 0 ? errno : 0;
+	snprintf(cr->note, sizeof cr->note, "%s", probe_note);
+	probe_note[0] = '\0';
+}
+
+static void cap_seq_got(size_t i, const void *rec, void *arg)
+{
+	(void)arg;
+	const struct cap_rec *cr = rec;
+	cap_cache[i].ran = true;
+	cap_cache[i].ret = cr->ret;
+	cap_cache[i].err = cr->err;
+	snprintf(cap_notes[i], sizeof cap_notes[i], "%s", cr->note);
+}
+
+static bool cap_seq_lost(size_t i, int sig, bool timed_out, void *arg)
+{
+	(void)timed_out;
+	(void)arg;
+	if (sig)
+		cap_cache[i].sig = sig;
+	else
+		cap_cache[i].timed_out = true;
+	return true;
+}
+
 static void cap_batch(const sp_ctx *ctx)
 {
 	if (cap_cached)
@@ -941,69 +971,16 @@ static void cap_batch(const sp_ctx *ctx)
 	if (sp_private_dir(ctx, arg.dir, sizeof arg.dir) < 0)
 		arg.dir[0] = '\0';
 	snprintf(cap_dir, sizeof cap_dir, "%s", arg.dir);
-	size_t n = SP_ARRAY_SIZE(cap_defs), next = 0;
-	while (next < n) {
-		int pfd[2];
-		if (pipe2(pfd, O_CLOEXEC) < 0) {
-			cap_fork_err = errno;
-			break;
-		}
-		pid_t pid = fork();
-		if (pid < 0) {
-			cap_fork_err = errno;
-			close(pfd[0]);
-			close(pfd[1]);
-			break;
-		}
-		if (pid == 0) {
-			close(pfd[0]);
-			for (size_t i = next; i < n; i++) {
-				errno = 0;
-				long ret = cap_defs[i].fn(&arg);
-				struct cap_rec rec = {.idx = (int)i, .ret = ret, .err = ret <= 0 ? errno : 0};
-				snprintf(rec.note, sizeof rec.note, "%s", probe_note);
-				probe_note[0] = '\0';
-				if (write(pfd[1], &rec, sizeof rec) != (ssize_t)sizeof rec)
-					_exit(1);
-			}
-			_exit(0);
-		}
-		close(pfd[1]);
-		size_t last = next;
-		uint64_t deadline = sp_now_ns() + 3000000000ull;
-		for (;;) {
-			uint64_t now = sp_now_ns();
-			if (now >= deadline)
-				break;
-			struct pollfd pf = {.fd = pfd[0], .events = POLLIN};
-			int pr = poll(&pf, 1, (int)((deadline - now) / 1000000ull) + 1);
-			if (pr < 0 && errno == EINTR)
-				continue;
-			if (pr <= 0)
-				break;
-			struct cap_rec rec;
-			if (read(pfd[0], &rec, sizeof rec) != (ssize_t)sizeof rec || rec.idx < 0 || (size_t)rec.idx >= n)
-				break;
-			cap_cache[rec.idx].ran = true;
-			cap_cache[rec.idx].ret = rec.ret;
-			cap_cache[rec.idx].err = rec.err;
-			snprintf(cap_notes[rec.idx], sizeof cap_notes[rec.idx], "%s", rec.note);
-			last = (size_t)rec.idx + 1;
-		}
-		close(pfd[0]);
-		kill(pid, SIGKILL);
-		int status = 0;
-		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-			;
-		if (last >= n)
-			break;
-		/* the child died (or hung) in probe `last` */
-		if (WIFSIGNALED(status) && WTERMSIG(status) != SIGKILL)
-			cap_cache[last].sig = WTERMSIG(status);
-		else
-			cap_cache[last].timed_out = true;
-		next = last + 1;
-	}
+	sp_probe_seq seq = {.n = SP_ARRAY_SIZE(cap_defs),
+			    .rec_size = sizeof(struct cap_rec),
+			    .timeout_ms = 3000,
+			    .run = cap_seq_run,
+			    .got = cap_seq_got,
+			    .lost = cap_seq_lost,
+			    .arg = &arg};
+	int rc = sp_probe_seq_run(&seq);
+	if (rc < 0)
+		cap_fork_err = -rc;
 	cap_dir_rm = arg.dir[0] ? sp_private_dir_remove(arg.dir) : 0;
 }
 

@@ -7,6 +7,7 @@
 #include <regex.h>
 #include <sched.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -177,10 +178,7 @@ void sp_private_mountns(void)
 		mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL);
 }
 
-/* A pipe and a child: the child keeps the write end pfd[1], the parent the
- * read end pfd[0] (each closes the other end).
- * Returns the pid (0 in the child), or -errno with nothing left open. */
-static pid_t fork_piped(int pfd[2])
+pid_t sp_fork_piped(int pfd[2])
 {
 	if (pipe2(pfd, O_CLOEXEC) < 0)
 		return -errno;
@@ -204,7 +202,7 @@ int sp_child_call(long (*fn)(void *arg), void *arg, unsigned timeout_ms, sp_call
 {
 	memset(out, 0, sizeof *out);
 	int pfd[2];
-	pid_t pid = fork_piped(pfd);
+	pid_t pid = sp_fork_piped(pfd);
 	if (pid < 0)
 		return (int)pid;
 	if (pid == 0) {
@@ -231,6 +229,71 @@ int sp_child_call(long (*fn)(void *arg), void *arg, unsigned timeout_ms, sp_call
 	if (WIFSIGNALED(status) && !out->timed_out)
 		out->sig = WTERMSIG(status);
 	return 0;
+}
+
+struct seq_frame {
+	int idx;
+	union {
+		max_align_t align;
+		unsigned char data[SP_PROBE_SEQ_REC_MAX];
+	} u;
+};
+
+int sp_probe_seq_run(const sp_probe_seq *s)
+{
+	if (s->rec_size > SP_PROBE_SEQ_REC_MAX)
+		return -EINVAL;
+	size_t fsz = offsetof(struct seq_frame, u) + s->rec_size, next = 0;
+	while (next < s->n) {
+		int pfd[2];
+		pid_t pid = sp_fork_piped(pfd);
+		if (pid < 0)
+			return (int)pid;
+		if (pid == 0) {
+			for (size_t i = next; i < s->n; i++) {
+				struct seq_frame f;
+				memset(&f, 0, sizeof f);
+				f.idx = (int)i;
+				s->run(i, f.u.data, s->arg);
+				if (write(pfd[1], &f, fsz) != (ssize_t)fsz)
+					_exit(1);
+			}
+			_exit(0);
+		}
+		size_t last = next;
+		bool timed_out = false;
+		uint64_t deadline = sp_now_ns() + (uint64_t)s->timeout_ms * 1000000ull;
+		struct seq_frame f;
+		while (sp_read_until(pfd[0], &f, fsz, deadline, &timed_out) == fsz && f.idx >= 0 &&
+		       (size_t)f.idx >= last && (size_t)f.idx < s->n) {
+			s->got((size_t)f.idx, f.u.data, s->arg);
+			last = (size_t)f.idx + 1;
+		}
+		close(pfd[0]);
+		kill(pid, SIGKILL);
+		int status = 0;
+		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+			;
+		if (last >= s->n)
+			break;
+		/* the child died (or hung) in probe `last` */
+		int sig = WIFSIGNALED(status) && WTERMSIG(status) != SIGKILL ? WTERMSIG(status) : 0;
+		if (!s->lost(last, sig, timed_out, s->arg))
+			break;
+		next = last + 1;
+	}
+	return 0;
+}
+
+int sp_not_one_of(const char *name, const char *what, const char *(*name_at)(size_t i), size_t n, char *why,
+		  size_t whysz)
+{
+	size_t w = (size_t)snprintf(why, whysz, "'%.60s' is not %s (", name, what);
+	for (size_t i = 0; i < n && w < whysz; i++)
+		w += (size_t)snprintf(why + w, whysz - w, "%s%s", i ? ", " : "", name_at(i));
+	if (w < whysz)
+		snprintf(why + w, whysz - w, ")");
+	return -1;
 }
 
 const char *sp_errname(int e)

@@ -37,6 +37,11 @@ void sp_probe_name(char *buf, size_t size, const char *dir);
 /* kernel version as major*10000+minor*100+patch (0 if unknown) */
 unsigned sp_kernel_version(void);
 
+/* A pipe (O_CLOEXEC) and a child: the child keeps the write end pfd[1],
+ * the parent the read end pfd[0] (each closes the other end). Returns the
+ * pid (0 in the child), or -errno with nothing left open. */
+pid_t sp_fork_piped(int pfd[2]);
+
 /* Outcome of a call made in a bounded child (sp_child_call). */
 typedef struct sp_call {
 	long ret;        /* the function's return value */
@@ -51,10 +56,39 @@ typedef struct sp_call {
  * or -errno when the child cannot be started. */
 int sp_child_call(long (*fn)(void *arg), void *arg, unsigned timeout_ms, sp_call *out);
 
+/* A sequence of probes run in as few children as possible: a child runs
+ * probes next..n-1 in order and reports each before the next; when a filter
+ * kills it (or it hangs), the probe it was in is the first unreported one,
+ * and a new child resumes after it. */
+#define SP_PROBE_SEQ_REC_MAX 256
+typedef struct sp_probe_seq {
+	size_t n;            /* probes 0 .. n-1 */
+	size_t rec_size;     /* bytes of one probe's record, at most SP_PROBE_SEQ_REC_MAX */
+	unsigned timeout_ms; /* each child's bound */
+	/* in the child: run probe i, fill rec (rec_size bytes, zeroed) */
+	void (*run)(size_t i, void *rec, void *arg);
+	/* in the parent: probe i's record */
+	void (*got)(size_t i, const void *rec, void *arg);
+	/* in the parent: the child ended in probe i without reporting it. sig is
+	 * the signal that killed it (0 when it exited, or hung and was killed at
+	 * the bound); timed_out when the bound ran out. Return true to resume
+	 * with probe i + 1, false to stop. */
+	bool (*lost)(size_t i, int sig, bool timed_out, void *arg);
+	void *arg;
+} sp_probe_seq;
+/* Returns 0, or -errno when a pipe or child cannot be made (the probes not
+ * yet run are then neither reported nor lost). */
+int sp_probe_seq_run(const sp_probe_seq *s);
+
 /* For a probe child about to mount: unshare a mount namespace and make every
  * mount in it private, so nothing it mounts can propagate out. Best effort:
  * when unshare is refused, the caller goes on in its own namespace. */
 void sp_private_mountns(void);
+
+/* For a policy type's parser: "'NAME' is not WHAT (a, b, c)" in why, the
+ * known names being name_at(0 .. n-1). Returns -1. */
+int sp_not_one_of(const char *name, const char *what, const char *(*name_at)(size_t i), size_t n, char *why,
+		  size_t whysz);
 
 /* errno name ("EPERM"), never NULL */
 const char *sp_errname(int e);

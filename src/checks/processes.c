@@ -342,19 +342,28 @@ static name_match ident_matches_any(const struct proc_ident *id, const sp_strv *
 	return NM_NO;
 }
 
+/* the processes in /proc; NULL (an error result, names freed) when none can
+ * be listed */
+static struct ident_list *idents_or_error(sp_result *r, sp_strv *names)
+{
+	struct ident_list *l = list_idents();
+	if (l && l->n > 0)
+		return l;
+	sp_errorr(r, "cannot list processes in /proc");
+	free_idents(l);
+	sp_strv_free(names);
+	return NULL;
+}
+
 static void run_forbidden(const sp_ctx *ctx, sp_result *r)
 {
 	sp_strv names;
 	sp_policy_list(ctx->policy, "proc.forbidden", &names);
 	sp_expected(r, "none of these running (by executable or argv[0]): %s",
 		    names.n ? sp_policy_get(ctx->policy, "proc.forbidden") : "(none listed)");
-	struct ident_list *l = list_idents();
-	if (!l || l->n == 0) {
-		sp_errorr(r, "cannot list processes in /proc");
-		free_idents(l);
-		sp_strv_free(&names);
+	struct ident_list *l = idents_or_error(r, &names);
+	if (!l)
 		return;
-	}
 	size_t bad = 0, unsure = 0;
 	char list[512] = "";
 	for (size_t i = 0; i < l->n; i++) {
@@ -391,13 +400,9 @@ static void run_required(const sp_ctx *ctx, sp_result *r)
 		sp_strv_free(&names);
 		return;
 	}
-	struct ident_list *l = list_idents();
-	if (!l || l->n == 0) {
-		sp_errorr(r, "cannot list processes in /proc");
-		free_idents(l);
-		sp_strv_free(&names);
+	struct ident_list *l = idents_or_error(r, &names);
+	if (!l)
 		return;
-	}
 	size_t missing = 0, unsure = 0;
 	for (size_t j = 0; j < names.n; j++) {
 		name_match best = NM_NO;

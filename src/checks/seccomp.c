@@ -225,7 +225,6 @@ static enum sc_verdict sc_judge(const struct sc_probe *p, enum abi abi, int mode
 }
 
 struct sc_rec {
-	int idx;
 	long ret;
 	int err;
 };
@@ -307,88 +306,74 @@ static void prove_abi(enum abi abi, int mode)
 #endif
 }
 
+struct sc_seq {
+	enum abi abi;
+	sp_call *out;
+	size_t n;
+};
+
+static void sc_seq_run(size_t i, void *rec, void *arg)
+{
+	const struct sc_seq *q = arg;
+	struct sc_call c = {.p = &probes[i], .abi = q->abi};
+	long nr = probes[i].nrx32;
+	if (q->abi == ABI_64)
+		nr = probes[i].nr;
+	else if (q->abi == ABI_32)
+		nr = probes[i].nr32;
+	struct sc_rec *sr = rec;
+	sr->ret = -1;
+	sr->err = ENOSYS;
+	if (nr >= 0) {
+		errno = 0;
+		sr->ret = do_sc(&c);
+		sr->err = sr->ret < 0 ? errno : 0;
+	}
+}
+
+static void sc_seq_got(size_t i, const void *rec, void *arg)
+{
+	const struct sc_seq *q = arg;
+	const struct sc_rec *sr = rec;
+	q->out[i].ran = true;
+	q->out[i].ret = sr->ret;
+	q->out[i].err = sr->err;
+}
+
+static bool sc_seq_lost(size_t i, int sig, bool timed_out, void *arg)
+{
+	(void)timed_out;
+	const struct sc_seq *q = arg;
+	if (!sig) {
+		q->out[i].timed_out = true;
+		return true;
+	}
+	q->out[i].sig = sig;
+	if (q->abi == ABI_32 && (sig == SIGSEGV || sig == SIGBUS)) {
+		/* no int 0x80 at all: every remaining probe is unavailable */
+		for (size_t j = i; j < q->n; j++)
+			q->out[j].sig = sig;
+		return false;
+	}
+	return true;
+}
+
 static void sc_batch(enum abi abi)
 {
 	if (sc_cached[abi])
 		return;
 	if (abi != ABI_64)
 		prove_abi(abi, sp_seccomp_mode());
-	size_t n = SP_ARRAY_SIZE(probes);
-	sp_call *out = sc_cache[abi];
-	memset(out, 0, sizeof sc_cache[abi]);
-	size_t next = 0;
-	while (next < n) {
-		int pfd[2];
-		if (pipe2(pfd, O_CLOEXEC) < 0)
-			break;
-		pid_t pid = fork();
-		if (pid < 0) {
-			close(pfd[0]);
-			close(pfd[1]);
-			break;
-		}
-		if (pid == 0) {
-			close(pfd[0]);
-			for (size_t i = next; i < n; i++) {
-				struct sc_call c = {.p = &probes[i], .abi = abi};
-				long nr = abi == ABI_64 ? probes[i].nr : abi == ABI_32 ? probes[i].nr32 : probes[i].nrx32;
-				struct sc_rec rec = {.idx = (int)i, .ret = -1, .err = ENOSYS};
-				if (nr >= 0) {
-					errno = 0;
-					rec.ret = do_sc(&c);
-					rec.err = rec.ret < 0 ? errno : 0;
-				}
-				if (write(pfd[1], &rec, sizeof rec) != (ssize_t)sizeof rec)
-					_exit(1);
-			}
-			_exit(0);
-		}
-		close(pfd[1]);
-		size_t last = next;
-		bool any = false;
-		uint64_t deadline = sp_now_ns() + 2000000000ull;
-		for (;;) {
-			struct pollfd pf = {.fd = pfd[0], .events = POLLIN};
-			uint64_t now = sp_now_ns();
-			if (now >= deadline)
-				break;
-			int pr = poll(&pf, 1, (int)((deadline - now) / 1000000ull) + 1);
-			if (pr < 0 && errno == EINTR)
-				continue;
-			if (pr <= 0)
-				break;
-			struct sc_rec rec;
-			ssize_t got = read(pfd[0], &rec, sizeof rec);
-			if (got != (ssize_t)sizeof rec || rec.idx < 0 || (size_t)rec.idx >= n)
-				break;
-			out[rec.idx].ran = true;
-			out[rec.idx].ret = rec.ret;
-			out[rec.idx].err = rec.err;
-			last = (size_t)rec.idx + 1;
-			any = true;
-		}
-		close(pfd[0]);
-		kill(pid, SIGKILL);
-		int status = 0;
-		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-			;
-		(void)any;
-		if (last >= n)
-			break;
-		/* the child died in probe `last` */
-		if (WIFSIGNALED(status) && WTERMSIG(status) != SIGKILL) {
-			out[last].sig = WTERMSIG(status);
-			if (abi == ABI_32 && (out[last].sig == SIGSEGV || out[last].sig == SIGBUS)) {
-				/* no int 0x80 at all: every remaining probe is unavailable */
-				for (size_t i = last; i < n; i++)
-					out[i].sig = out[last].sig;
-				break;
-			}
-		} else {
-			out[last].timed_out = true;
-		}
-		next = last + 1;
-	}
+	memset(sc_cache[abi], 0, sizeof sc_cache[abi]);
+	struct sc_seq q = {.abi = abi, .out = sc_cache[abi], .n = SP_ARRAY_SIZE(probes)};
+	sp_probe_seq seq = {.n = q.n,
+			    .rec_size = sizeof(struct sc_rec),
+			    .timeout_ms = 2000,
+			    .run = sc_seq_run,
+			    .got = sc_seq_got,
+			    .lost = sc_seq_lost,
+			    .arg = &q};
+	sp_probe_seq_run(&seq);
 	sc_cached[abi] = true;
 }
 
@@ -430,16 +415,16 @@ static const struct sc_probe *probe_find(const char *name)
 
 /* seccomp.deny's entries: the syscalls a probe exists for (one the doctor
  * cannot probe would be demanded and never checked) */
+static const char *probe_name(size_t i)
+{
+	return probes[i].name;
+}
+
 static int syscall_parse(const char *name, char *why, size_t whysz)
 {
 	if (probe_find(name))
 		return 0;
-	size_t n = (size_t)snprintf(why, whysz, "'%.60s' is not a syscall the doctor probes (", name);
-	for (size_t i = 0; i < SP_ARRAY_SIZE(probes) && n < whysz; i++)
-		n += (size_t)snprintf(why + n, whysz - n, "%s%s", i ? ", " : "", probes[i].name);
-	if (n < whysz)
-		snprintf(why + n, whysz - n, ")");
-	return -1;
+	return sp_not_one_of(name, "a syscall the doctor probes", probe_name, SP_ARRAY_SIZE(probes), why, whysz);
 }
 
 const sp_policy_type sp_ptype_syscalls = {.name = "syscalls", .what = "names of the syscalls the doctor probes",

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "checks/net_probe.h"
+#include "checks/net_proxy.h"
 
 /* ---- certificates ------------------------------------------------------------ */
 
@@ -243,39 +244,6 @@ const char *sp_tls_verify_text(long v)
 
 /* ---- the probe ---------------------------------------------------------------- */
 
-static int wait_fd(int fd, short ev, uint64_t deadline)
-{
-	for (;;) {
-		uint64_t now = sp_now_ns();
-		if (now >= deadline)
-			return -ETIMEDOUT;
-		struct pollfd p = {.fd = fd, .events = ev};
-		int r = poll(&p, 1, (int)((deadline - now + 999999) / 1000000ull));
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0)
-			return -errno;
-		if (r > 0)
-			return p.revents;
-	}
-}
-
-static int send_all(int fd, const char *buf, size_t len, uint64_t deadline)
-{
-	size_t off = 0;
-	while (off < len) {
-		int ev = wait_fd(fd, POLLOUT, deadline);
-		if (ev < 0)
-			return ev;
-		ssize_t n = send(fd, buf + off, len - off, MSG_NOSIGNAL | MSG_DONTWAIT);
-		if (n < 0 && (errno == EAGAIN || errno == EINTR))
-			continue;
-		if (n < 0)
-			return -errno;
-		off += (size_t)n;
-	}
-	return 0;
-}
 
 /* read a response head, byte by byte so nothing past it is consumed (the
  * TLS stream starts right after a CONNECT's answer); bytes, or -errno */
@@ -284,7 +252,7 @@ static ssize_t read_head(int fd, char *buf, size_t size, uint64_t deadline)
 	size_t got = 0;
 	buf[0] = '\0';
 	while (got + 1 < size) {
-		int ev = wait_fd(fd, POLLIN, deadline);
+		int ev = sp_net_wait(fd, POLLIN, deadline);
 		if (ev < 0)
 			return got ? (ssize_t)got : ev;
 		ssize_t n = recv(fd, buf + got, 1, MSG_DONTWAIT);
@@ -300,14 +268,6 @@ static ssize_t read_head(int fd, char *buf, size_t size, uint64_t deadline)
 			break;
 	}
 	return (ssize_t)got;
-}
-
-static int http_status(const char *head)
-{
-	int maj, min, st;
-	if (sscanf(head, "HTTP/%d.%d %d", &maj, &min, &st) == 3 && st >= 100 && st <= 999)
-		return st;
-	return -1;
 }
 
 /* "HTTP/1.1 403 Forbidden; Server: x; Via: y" */
@@ -368,7 +328,7 @@ static int ssl_drive(SSL *ssl, int fd, uint64_t deadline, int (*op)(SSL *, void 
 		short ev = se == SSL_ERROR_WANT_READ ? POLLIN : se == SSL_ERROR_WANT_WRITE ? POLLOUT : 0;
 		if (!ev)
 			return rc;
-		int w = wait_fd(fd, ev, deadline);
+		int w = sp_net_wait(fd, ev, deadline);
 		if (w < 0) {
 			*sys_errno = -w;
 			return -2; /* timed out */
@@ -523,7 +483,7 @@ static void tls_exchange(sp_tls_req *q, int fd, uint64_t deadline)
 		}
 		goto out;
 	}
-	o->http_status = http_status(head);
+	o->http_status = sp_http_status(head);
 	summarise_head(head, o->head, sizeof o->head);
 	if (o->http_status > 0)
 		o->stage = SP_TS_HTTP;
@@ -535,26 +495,6 @@ out:
 	ERR_clear_error();
 }
 
-/* exactly len bytes before the deadline: len, 0 at EOF, or -errno */
-static ssize_t read_exact(int fd, void *buf, size_t len, uint64_t deadline)
-{
-	size_t got = 0;
-	while (got < len) {
-		int ev = wait_fd(fd, POLLIN, deadline);
-		if (ev < 0)
-			return ev;
-		ssize_t n = recv(fd, (char *)buf + got, len - got, MSG_DONTWAIT);
-		if (n < 0 && (errno == EAGAIN || errno == EINTR))
-			continue;
-		if (n < 0)
-			return -errno;
-		if (n == 0)
-			return 0;
-		got += (size_t)n;
-	}
-	return (ssize_t)got;
-}
-
 /* SOCKS5 (RFC 1928, no authentication) CONNECT to host:port; 0 when the
  * tunnel is open, -1 with o filled */
 static int socks_connect(sp_tls_req *q, int fd, uint64_t deadline)
@@ -562,8 +502,8 @@ static int socks_connect(sp_tls_req *q, int fd, uint64_t deadline)
 	sp_tls_out *o = &q->out;
 	static const unsigned char hello[] = {5, 1, 0};
 	unsigned char b[4 + 256 + 2];
-	int s = send_all(fd, (const char *)hello, sizeof hello, deadline);
-	ssize_t n = s < 0 ? s : read_exact(fd, b, 2, deadline);
+	int s = sp_net_send_all(fd, hello, sizeof hello, deadline, false);
+	ssize_t n = s < 0 ? s : sp_net_read_exact(fd, b, 2, deadline);
 	if (n <= 0 || b[0] != 5 || b[1] != 0) {
 		o->err = n < 0 ? (int)-n : 0;
 		fail(o, "SOCKS5 greeting: %s", n <= 0 ? (n == 0 ? "EOF" : ename((int)-n))
@@ -584,8 +524,8 @@ static int socks_connect(sp_tls_req *q, int fd, uint64_t deadline)
 	len += hl;
 	b[len++] = (unsigned char)(q->port >> 8);
 	b[len++] = (unsigned char)(q->port & 0xff);
-	s = send_all(fd, (const char *)b, len, deadline);
-	n = s < 0 ? s : read_exact(fd, b, 4, deadline);
+	s = sp_net_send_all(fd, b, len, deadline, false);
+	n = s < 0 ? s : sp_net_read_exact(fd, b, 4, deadline);
 	if (n <= 0) {
 		o->err = n < 0 ? (int)-n : 0;
 		o->closed = n == 0 || n == -ECONNRESET || n == -EPIPE;
@@ -600,10 +540,10 @@ static int socks_connect(sp_tls_req *q, int fd, uint64_t deadline)
 	}
 	size_t alen = b[3] == 1 ? 4 : b[3] == 4 ? 16 : 0;
 	if (b[3] == 3) {
-		n = read_exact(fd, b, 1, deadline);
+		n = sp_net_read_exact(fd, b, 1, deadline);
 		alen = n == 1 ? b[0] : 0;
 	}
-	n = read_exact(fd, b, alen + 2, deadline);
+	n = sp_net_read_exact(fd, b, alen + 2, deadline);
 	if (n <= 0) {
 		fail(o, "SOCKS5: truncated reply");
 		return -1;
@@ -635,7 +575,7 @@ void sp_tls_run(sp_tls_req *q)
 		char req[400], head[2048];
 		snprintf(req, sizeof req, "CONNECT %s:%u HTTP/1.1\r\nHost: %s:%u\r\nUser-Agent: sandprobe-doctor\r\n\r\n",
 			 q->host, q->port, q->host, q->port);
-		int s = send_all(fd, req, strlen(req), deadline);
+		int s = sp_net_send_all(fd, req, strlen(req), deadline, false);
 		ssize_t n = s < 0 ? s : read_head(fd, head, sizeof head, deadline);
 		if (n <= 0) {
 			o->err = n < 0 ? (int)-n : 0;
@@ -644,7 +584,7 @@ void sp_tls_run(sp_tls_req *q)
 			close(fd);
 			return;
 		}
-		o->connect_status = http_status(head);
+		o->connect_status = sp_http_status(head);
 		if (o->connect_status != 200) {
 			summarise_head(head, o->head, sizeof o->head);
 			fail(o, "the proxy answered CONNECT with %d", o->connect_status);
@@ -660,14 +600,14 @@ void sp_tls_run(sp_tls_req *q)
 		host_header(q, host, sizeof host);
 		snprintf(req, sizeof req, "GET / HTTP/1.1\r\nHost: %s\r\nUser-Agent: sandprobe-doctor\r\nAccept: */*\r\n"
 					  "Connection: close\r\n\r\n", host);
-		int s = send_all(fd, req, strlen(req), deadline);
+		int s = sp_net_send_all(fd, req, strlen(req), deadline, false);
 		ssize_t n = s < 0 ? s : read_head(fd, head, sizeof head, deadline);
 		if (n <= 0) {
 			o->err = n < 0 ? (int)-n : 0;
 			o->closed = n == 0 || n == -ECONNRESET || n == -EPIPE;
 			fail(o, "HTTP: %s", n == 0 ? "the peer closed the connection without an answer" : ename((int)-n));
 		} else {
-			o->http_status = http_status(head);
+			o->http_status = sp_http_status(head);
 			summarise_head(head, o->head, sizeof o->head);
 			if (o->http_status > 0)
 				o->stage = SP_TS_HTTP;

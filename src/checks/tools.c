@@ -319,16 +319,10 @@ static void start_probe(tool_probe *t)
 {
 	int pfd[2];
 	t->start_ns = sp_now_ns();
-	if (pipe2(pfd, O_CLOEXEC) < 0) {
-		t->start_err = errno;
-		return;
-	}
 	fflush(NULL);
-	pid_t pid = fork();
+	pid_t pid = sp_fork_piped(pfd);
 	if (pid < 0) {
-		t->start_err = errno;
-		close(pfd[0]);
-		close(pfd[1]);
+		t->start_err = (int)-pid;
 		return;
 	}
 	if (pid == 0) {
@@ -343,7 +337,6 @@ static void start_probe(tool_probe *t)
 		execvp(t->argv.v[0], t->argv.v);
 		_exit(127);
 	}
-	close(pfd[1]);
 	t->pid = pid;
 	t->fd = pfd[0];
 	t->started = true;

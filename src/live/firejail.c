@@ -67,16 +67,7 @@ static int launch(sp_live_lane *l, sp_error *err)
 	_cleanup_free_ char *sec = NULL;
 	if (a->seccomp) {
 		/* firejail's default list plus the lane's (clone and clone3: --restrict-namespaces sees their flags) */
-		sp_strv deny;
-		sp_seccomp_deny_list(l->cfg, &deny);
-		size_t len = 16;
-		for (size_t i = 0; i < deny.n; i++)
-			len += strlen(deny.v[i]) + 1;
-		sec = sp_xmalloc(len);
-		char *w = sec + snprintf(sec, len, "--seccomp=");
-		for (size_t i = 0; i < deny.n; i++)
-			w += snprintf(w, len - (size_t)(w - sec), "%s%s", i ? "," : "", deny.v[i]);
-		sp_strv_free(&deny);
+		sec = sp_seccomp_deny_arg(l->cfg, "--seccomp=", ",");
 		sp_strv_push(&argv, sec);
 		sp_strv_push(&argv, "--seccomp.block-secondary");
 		sp_strv_push(&argv, "--restrict-namespaces");

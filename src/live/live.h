@@ -325,6 +325,8 @@ void sp_doctor_ingest(sp_live_lane *l, const char *json, size_t len, int rc);
 extern const char *const sp_live_denied_syscalls[];
 /* the syscalls to refuse outright (base list and the profile's seccomp.deny, but clone/clone3) */
 void sp_seccomp_deny_list(const sp_live_cfg *cfg, sp_strv *out);
+/* that list as one runtime argument: PREFIX then the names joined by SEP (a new string) */
+char *sp_seccomp_deny_arg(const sp_live_cfg *cfg, const char *prefix, const char *sep);
 /* BPF program for bwrap --seccomp FD: a memfd positioned at 0, or -1 */
 int sp_seccomp_bpf_fd(const sp_live_cfg *cfg, sp_error *err);
 /* OCI linux.seccomp object (json_t *) */

@@ -56,16 +56,7 @@ static int launch(sp_live_lane *l, sp_error *err)
 	_cleanup_free_ char *filter = NULL;
 	if (a->seccomp) {
 		/* its built-in filter plus the syscalls the profile wants refused (no argument filters here) */
-		sp_strv deny;
-		sp_seccomp_deny_list(l->cfg, &deny);
-		size_t len = 32;
-		for (size_t i = 0; i < deny.n; i++)
-			len += strlen(deny.v[i]) + 1;
-		filter = sp_xmalloc(len);
-		char *w = filter + snprintf(filter, len, "--system-call-filter=~");
-		for (size_t i = 0; i < deny.n; i++)
-			w += snprintf(w, len - (size_t)(w - filter), "%s%s", i ? " " : "", deny.v[i]);
-		sp_strv_free(&deny);
+		filter = sp_seccomp_deny_arg(l->cfg, "--system-call-filter=~", " ");
 		sp_strv_push(&argv, filter);
 	}
 	snprintf(l->rtinfo, sizeof l->rtinfo, "systemd-nspawn --register=no%s", a->seccomp ? "" : " SYSTEMD_SECCOMP=0");

@@ -40,6 +40,21 @@ void sp_seccomp_deny_list(const sp_live_cfg *cfg, sp_strv *out)
 	}
 }
 
+char *sp_seccomp_deny_arg(const sp_live_cfg *cfg, const char *prefix, const char *sep)
+{
+	sp_strv deny;
+	sp_seccomp_deny_list(cfg, &deny);
+	size_t len = strlen(prefix) + 1;
+	for (size_t i = 0; i < deny.n; i++)
+		len += strlen(deny.v[i]) + strlen(sep);
+	char *arg = sp_xmalloc(len);
+	char *w = arg + snprintf(arg, len, "%s", prefix);
+	for (size_t i = 0; i < deny.n; i++)
+		w += snprintf(w, len - (size_t)(w - arg), "%s%s", i ? sep : "", deny.v[i]);
+	sp_strv_free(&deny);
+	return arg;
+}
+
 int sp_seccomp_bpf_fd(const sp_live_cfg *cfg, sp_error *err)
 {
 	scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);

@@ -81,41 +81,10 @@ char *sp_redact(const char *text, size_t len, size_t *outlen)
 	return sp_secret_redact(text, len, outlen);
 }
 
-/* the calling thread's redaction buffer, reused from one block to the next */
-struct tlbuf {
-	char *p;
-	size_t cap;
-};
-static pthread_key_t tl_key;
-static pthread_once_t tl_once = PTHREAD_ONCE_INIT;
-
-static void tl_free(void *v)
-{
-	struct tlbuf *b = v;
-	free(b->p);
-	free(b);
-}
-
-static void tl_make(void)
-{
-	pthread_key_create(&tl_key, tl_free);
-}
-
-static struct tlbuf *thread_buf(void)
-{
-	pthread_once(&tl_once, tl_make);
-	struct tlbuf *b = pthread_getspecific(tl_key);
-	if (!b) {
-		b = sp_xcalloc(1, sizeof *b);
-		pthread_setspecific(tl_key, b);
-	}
-	return b;
-}
-
 void sp_bundle_log(sp_soak_bundle *b, const char *name, const char *header, const char *text, size_t len)
 {
 	size_t rlen = 0;
-	struct tlbuf *tb = thread_buf();
+	sp_soak_tlbuf *tb = sp_soak_thread_buf(SP_SOAK_TL_REDACT); /* reused from one block to the next */
 	char *red = NULL;
 	if (len) {
 		tb->p = sp_secret_redact_into(text, len, tb->p, &tb->cap, &rlen);

@@ -54,24 +54,48 @@ void sp_capture_add(sp_soak_capture *c, const char *buf, size_t len)
 	}
 }
 
-static pthread_key_t cap_key;
-static pthread_once_t cap_once = PTHREAD_ONCE_INIT;
+/* ---- the calling thread's own buffers: one key for all, freed when it ends ---- */
+struct thread_bufs {
+	sp_soak_tlbuf b[SP_SOAK_TL_N];
+};
+static pthread_key_t tl_key;
+static pthread_once_t tl_once = PTHREAD_ONCE_INIT;
 
-static void cap_key_make(void)
+static void tl_free(void *v)
 {
-	pthread_key_create(&cap_key, free);
+	struct thread_bufs *t = v;
+	for (size_t i = 0; i < SP_SOAK_TL_N; i++)
+		free(t->b[i].p);
+	free(t);
+}
+
+static void tl_key_make(void)
+{
+	pthread_key_create(&tl_key, tl_free);
+}
+
+sp_soak_tlbuf *sp_soak_thread_buf(enum sp_soak_tl which)
+{
+	pthread_once(&tl_once, tl_key_make);
+	struct thread_bufs *t = pthread_getspecific(tl_key);
+	if (!t) {
+		t = sp_xcalloc(1, sizeof *t);
+		pthread_setspecific(tl_key, t);
+	}
+	return &t->b[which];
 }
 
 sp_soak_capture *sp_capture_for_thread(size_t half)
 {
-	pthread_once(&cap_once, cap_key_make);
-	sp_soak_capture *c = pthread_getspecific(cap_key);
+	sp_soak_tlbuf *t = sp_soak_thread_buf(SP_SOAK_TL_CAPTURE);
+	sp_soak_capture *c = t->p;
 	if (!c) {
 		c = sp_xcalloc(1, sizeof *c);
 		volatile char *page = (volatile char *)c; /* resident once, not page by page */
 		for (size_t off = 0; off < sizeof *c; off += 4096)
 			page[off] = 0;
-		pthread_setspecific(cap_key, c);
+		t->p = c;
+		t->cap = sizeof *c;
 	}
 	c->half = half;
 	c->head_len = c->tail_len = c->tail_pos = 0;
@@ -123,33 +147,9 @@ char *sp_capture_text(const sp_soak_capture *c, size_t *lenp)
 	return capture_text_into(c, NULL, &cap, lenp);
 }
 
-struct text_buf {
-	char *p;
-	size_t cap;
-};
-static pthread_key_t text_key;
-static pthread_once_t text_once = PTHREAD_ONCE_INIT;
-
-static void text_free(void *v)
-{
-	struct text_buf *t = v;
-	free(t->p);
-	free(t);
-}
-
-static void text_key_make(void)
-{
-	pthread_key_create(&text_key, text_free);
-}
-
 const char *sp_capture_text_thread(const sp_soak_capture *c, size_t *lenp)
 {
-	pthread_once(&text_once, text_key_make);
-	struct text_buf *t = pthread_getspecific(text_key);
-	if (!t) {
-		t = sp_xcalloc(1, sizeof *t);
-		pthread_setspecific(text_key, t);
-	}
+	sp_soak_tlbuf *t = sp_soak_thread_buf(SP_SOAK_TL_TEXT);
 	t->p = capture_text_into(c, t->p, &t->cap, lenp);
 	return t->p;
 }

@@ -31,6 +31,19 @@ typedef struct sp_soak_capture {
 } sp_soak_capture;
 
 void sp_capture_add(sp_soak_capture *c, const char *buf, size_t len);
+/* The calling thread's own buffers, one per use, reused from one operation
+ * to the next and freed when the thread ends. */
+enum sp_soak_tl {
+	SP_SOAK_TL_CAPTURE, /* sp_capture_for_thread's capture */
+	SP_SOAK_TL_TEXT,    /* sp_capture_text_thread's text */
+	SP_SOAK_TL_REDACT,  /* sp_bundle_log's redacted block */
+	SP_SOAK_TL_N
+};
+typedef struct sp_soak_tlbuf {
+	void *p;    /* NULL until first used */
+	size_t cap; /* bytes at p */
+} sp_soak_tlbuf;
+sp_soak_tlbuf *sp_soak_thread_buf(enum sp_soak_tl which);
 /* An empty capture of the calling thread's own, reused from one child to
  * the next (no 64 KiB allocated per operation: the runner's memory stays
  * flat); freed when the thread ends. */

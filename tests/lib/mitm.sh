@@ -26,18 +26,7 @@ agent_fpr() { openssl x509 -in "$1" -noout -fingerprint -sha256 | cut -d= -f2; }
 agent_origin() {
 	local ns=$1 name=$2
 	shift 2
-	local ready="$NETT_DIR/$name.ready"
-	ip netns exec "$ns" python3 "$SP_ROOT/tests/lib/tlsorigin.py" --ready "$ready" "$@" \
-		>"$NETT_DIR/$name.log" 2>&1 &
-	local pid=$!
-	at_exit "kill $pid; wait $pid"
-	for _ in $(seq 1 100); do
-		[ -f "$ready" ] && return 0
-		kill -0 "$pid" 2>/dev/null || break
-		sleep 0.05
-	done
-	echo "# origin $name did not start:"; sed 's/^/#   /' "$NETT_DIR/$name.log"
-	return 1
+	nett_py "$ns" "$name" origin tlsorigin.py "$@"
 }
 
 # agent_mitm NS NAME CA HOSTS ADDR PORT [mitmdump args...]: mitmproxy with the

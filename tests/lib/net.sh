@@ -58,12 +58,14 @@ nett_link() {
 	done
 }
 
-# nett_serve NS NAME ARGS...: run fakenet.py in NS until the test ends
-nett_serve() {
-	local ns=$1 name=$2
-	shift 2
+# nett_py NS NAME WHAT SCRIPT ARGS...: python3 tests/lib/SCRIPT --ready FILE
+# ARGS... in NS until the test ends; waits for the ready file (WHAT names
+# the server in the message when it does not start)
+nett_py() {
+	local ns=$1 name=$2 what=$3 script=$4
+	shift 4
 	local ready="$NETT_DIR/$name.ready"
-	ip netns exec "$ns" python3 "$SP_ROOT/tests/lib/fakenet.py" --ready "$ready" "$@" \
+	ip netns exec "$ns" python3 "$SP_ROOT/tests/lib/$script" --ready "$ready" "$@" \
 		>"$NETT_DIR/$name.log" 2>&1 &
 	local pid=$!
 	at_exit "kill $pid; wait $pid"
@@ -72,8 +74,15 @@ nett_serve() {
 		kill -0 "$pid" 2>/dev/null || break
 		sleep 0.05
 	done
-	echo "# fakenet $name did not start:"; sed 's/^/#   /' "$NETT_DIR/$name.log"
+	echo "# $what $name did not start:"; sed 's/^/#   /' "$NETT_DIR/$name.log"
 	return 1
+}
+
+# nett_serve NS NAME ARGS...: run fakenet.py in NS until the test ends
+nett_serve() {
+	local ns=$1 name=$2
+	shift 2
+	nett_py "$ns" "$name" fakenet fakenet.py "$@"
 }
 
 # nett_doctor NS ARGS...: the static doctor inside NS, JSON report on stdout

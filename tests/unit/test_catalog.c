@@ -2,6 +2,8 @@
  * unique and stable, the ids the CLI contract names (sandprobe-checks(7)) exist, every policy key a
  * check reads is set by each shipped profile, and the seccomp/capability
  * helpers classify as documented. */
+#include <errno.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -30,6 +32,43 @@ static long child_pid(void *arg)
 {
 	(void)arg;
 	return (long)getpid();
+}
+
+/* a probe sequence: probe 1 is killed by a signal, probe 3 hangs past the
+ * bound, the others report the pid of the child they ran in */
+struct seq_log {
+	long pid[5];
+	bool got[5];
+	int lost_sig[5];
+	bool lost[5], lost_to[5];
+	size_t stop_at; /* lost() says stop at this probe */
+};
+
+static void seq_run(size_t i, void *rec, void *arg)
+{
+	(void)arg;
+	if (i == 1)
+		raise(SIGUSR1);
+	if (i == 3)
+		pause();
+	long pid = getpid();
+	memcpy(rec, &pid, sizeof pid);
+}
+
+static void seq_got(size_t i, const void *rec, void *arg)
+{
+	struct seq_log *l = arg;
+	memcpy(&l->pid[i], rec, sizeof l->pid[i]);
+	l->got[i] = true;
+}
+
+static bool seq_lost(size_t i, int sig, bool timed_out, void *arg)
+{
+	struct seq_log *l = arg;
+	l->lost[i] = true;
+	l->lost_sig[i] = sig;
+	l->lost_to[i] = timed_out;
+	return i != l->stop_at;
 }
 
 int main(void)
@@ -112,6 +151,29 @@ int main(void)
 	is_int(sp_child_call(child_pid, NULL, 1000, &c), 0, "sp_child_call runs");
 	ok(c.ran && c.ret > 0 && c.ret != (long)getpid() && !c.sig, "the child's return value comes back");
 	is_str(sp_errname(1), "EPERM", "errno names");
+
+	/* a probe sequence resumes after the probe that killed or hung its child */
+	struct seq_log lg = {.stop_at = 99};
+	sp_probe_seq seq = {.n = 5,
+			    .rec_size = sizeof(long),
+			    .timeout_ms = 300,
+			    .run = seq_run,
+			    .got = seq_got,
+			    .lost = seq_lost,
+			    .arg = &lg};
+	is_int(sp_probe_seq_run(&seq), 0, "probe sequence runs");
+	ok(lg.got[0] && lg.got[2] && lg.got[4] && !lg.got[1] && !lg.got[3], "the probes that finished report");
+	ok(lg.lost[1] && lg.lost_sig[1] == SIGUSR1 && !lg.lost_to[1], "probe 1: its killing signal, not a timeout");
+	ok(lg.lost[3] && lg.lost_sig[3] == 0 && lg.lost_to[3], "probe 3: timed out");
+	ok(!lg.lost[0] && !lg.lost[2] && !lg.lost[4], "no finished probe is lost");
+	ok(lg.pid[0] > 0 && lg.pid[0] != lg.pid[2] && lg.pid[2] != lg.pid[4] && lg.pid[0] != (long)getpid(),
+	   "each resumption runs in a new child");
+	struct seq_log st = {.stop_at = 1};
+	seq.arg = &st;
+	is_int(sp_probe_seq_run(&seq), 0, "probe sequence runs (stopping)");
+	ok(st.got[0] && st.lost[1] && !st.got[2] && !st.lost[2] && !st.got[4], "lost() returning false stops it");
+	seq.rec_size = SP_PROBE_SEQ_REC_MAX + 1;
+	is_int(sp_probe_seq_run(&seq), -EINVAL, "a record too large is refused");
 
 	/* the scan finds nothing in an empty tree and counts what it walks */
 	sp_scan_result *res = sp_xcalloc(1, sizeof *res);
