@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/fsutil.h"
 #include "core/util.h"
 
 #define JSON_MAX (64 * 1024 * 1024)
@@ -337,6 +338,11 @@ out:
 	return rc;
 }
 
+static int fill_json(FILE *f, void *ctx)
+{
+	return json_dumpf(ctx, f, JSON_INDENT(2) | JSON_SORT_KEYS | JSON_REAL_PRECISION(17)) < 0 ? -EIO : 0;
+}
+
 int sp_baseline_write(const sp_ev_verdict *v, const char *path, sp_error *err)
 {
 	json_t *j = json_object(), *sc = json_object();
@@ -354,17 +360,12 @@ int sp_baseline_write(const sp_ev_verdict *v, const char *path, sp_error *err)
 		json_object_set_new(sc, e->scenario, o);
 	}
 	json_object_set_new(j, "scenarios", sc);
-	_cleanup_free_ char *tmp = sp_xasprintf("%s.tmp.%d", path, (int)getpid());
-	int rc = json_dump_file(j, tmp, JSON_INDENT(2) | JSON_SORT_KEYS | JSON_REAL_PRECISION(17));
+	sp_wa_step step;
+	int rc = sp_write_atomic(AT_FDCWD, path, 0666, 0, fill_json, j, &step);
 	json_decref(j);
-	if (rc < 0) {
-		unlink(tmp);
+	if (rc < 0 && step == SP_WA_RENAME)
+		return sp_usage(err, "%s: %s", path, strerror(-rc));
+	if (rc < 0)
 		return sp_usage(err, "%s: cannot write the baseline", path);
-	}
-	if (rename(tmp, path) < 0) {
-		int e = errno;
-		unlink(tmp);
-		return sp_usage(err, "%s: %s", path, strerror(e));
-	}
 	return 0;
 }
