@@ -346,6 +346,12 @@ typedef struct sp_ev_summary {
 /* 0, or -1 with err: usage (a bad file), internal when no digest can start */
 int sp_ev_summary_parse(sp_ev_summary *s, const char *buf, size_t len, sp_error *err);
 int sp_ev_summary_load(sp_ev_summary *s, const char *path, sp_ev_sha256 *hash, sp_error *err);
+/* The same for drawing a bundle (sandprobe report): a field the document's
+ * "absent" array names (a bundle from sandprobe import) may be missing, and
+ * is then NaN, -1 (integers, operations.* when operations is absent) or
+ * NULL; every field that is there is held to the same types and values. */
+int sp_ev_summary_parse_drawn(sp_ev_summary *s, const char *buf, size_t len, sp_error *err);
+int sp_ev_summary_load_drawn(sp_ev_summary *s, const char *path, sp_error *err);
 void sp_ev_summary_free(sp_ev_summary *s);
 
 /* ---- MANIFEST, signature (hashing: ev_io.h) ----------------------------- */

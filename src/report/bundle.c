@@ -4,7 +4,6 @@
 #include "report/bundle.h"
 
 #include <errno.h>
-#include <jansson.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -471,51 +470,31 @@ static int load_faults(rp_bundle *b, sp_error *err)
 	return rc < 0 ? -1 : 0;
 }
 
-static int summary_num(json_t *root, const char *key, double *out, const char *path, sp_error *err)
-{
-	json_t *v = json_object_get(root, key);
-	*out = NAN;
-	if (!v)
-		return 0;
-	if (!json_is_number(v))
-		return sp_usage(err, "%s: %s: not a number", path, key);
-	*out = json_number_value(v);
-	return 0;
-}
-
+/* summary.json through the evidence reader, as the verifier holds it, but
+ * for the fields the bundle marks absent (sandprobe import) */
 static int load_summary(rp_bundle *b, sp_error *err)
 {
 	_cleanup_free_ char *path = sp_xasprintf("%s/summary.json", b->dir);
-	json_error_t je;
-	json_t *root = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
-	if (!root) {
-		if (je.line <= 0)
-			return sp_usage(err, "%s: %s", path, je.text);
-		return sp_usage(err, "%s:%d: %s", path, je.line, je.text);
+	sp_ev_summary sm;
+	sp_error serr;
+	if (sp_ev_summary_load_drawn(&sm, path, &serr) < 0) {
+		int line, at = 0;
+		/* the JSON parser's "line N: ..." as path:N: ... */
+		if (sscanf(serr.msg, "line %d: %n", &line, &at) == 1 && at > 0)
+			return sp_usage(err, "%s:%d: %s", path, line, serr.msg + at);
+		return sp_usage(err, "%s: %s", path, serr.msg);
 	}
-	int rc = 0;
-	json_t *schema = json_object_get(root, "schema");
-	if (!json_is_object(root))
-		rc = sp_usage(err, "%s: not a JSON object", path);
-	else if (!json_is_string(schema) || strcmp(json_string_value(schema), "sandprobe.summary.v1"))
-		rc = sp_usage(err, "%s: schema: expected \"sandprobe.summary.v1\"", path);
-	else if (summary_num(root, "warmup_end_s", &b->warmup_end_s, path, err) < 0 ||
-		 summary_num(root, "measured_duration_s", &b->measured_duration_s, path, err) < 0 ||
-		 summary_num(root, "requested_duration_s", &b->requested_duration_s, path, err) < 0 ||
-		 summary_num(root, "span_s", &b->span_s, path, err) < 0 ||
-		 summary_num(root, "max_gap_s", &b->max_gap_s, path, err) < 0)
-		rc = -1;
-	if (rc == 0) {
-		json_t *s = json_object_get(root, "stop_condition");
-		if (json_is_string(s))
-			b->stop_condition = sp_xstrdup(json_string_value(s));
-		s = json_object_get(root, "cleanup");
-		if (json_is_string(s))
-			b->cleanup = sp_xstrdup(json_string_value(s));
-		b->has_summary = true;
-	}
-	json_decref(root);
-	return rc;
+	b->warmup_end_s = sm.warmup_end_s;
+	b->measured_duration_s = sm.measured_duration_s;
+	b->requested_duration_s = sm.requested_duration_s;
+	b->span_s = sm.span_s;
+	b->max_gap_s = sm.max_gap_s;
+	b->stop_condition = sm.stop_condition;
+	b->cleanup = sm.cleanup;
+	sm.stop_condition = sm.cleanup = NULL;
+	sp_ev_summary_free(&sm);
+	b->has_summary = true;
+	return 0;
 }
 
 int rp_bundle_load(rp_bundle *b, const char *dir, sp_error *err)

@@ -3,7 +3,9 @@
  * summary. Every malformed value is a usage error naming file:line and the
  * column. Lines, fields, headers and metadata keys are read by the
  * evidence readers (src/evidence/) that verify uses; the typed checks and
- * the wording of the messages are the report's. */
+ * the wording of the messages are the report's. summary.json is read by the
+ * verifier's own reader (sp_ev_summary_load_drawn: only the fields the bundle
+ * marks absent may be missing). */
 #ifndef SP_REPORT_BUNDLE_H
 #define SP_REPORT_BUNDLE_H
 

@@ -37,6 +37,14 @@ static const char *const SAMPLES_HDR =
 	"ts\twall\tphase\towned_processes\towned_threads\towned_rss_bytes\towned_cpu_seconds\towned_fds\t"
 	"owned_mounts\towned_sockets\towned_cgroups\tdisk_bytes\tglobal_processes\tglobal_mounts\trunner_rss_bytes\trunner_fds\n";
 
+/* a correct summary.json is SUMMARY_HEAD "warmup_end_s":N, SUMMARY_TAIL */
+#define SUMMARY_HEAD \
+	"{\"schema\":\"sandprobe.summary.v1\",\"run_id\":\"r1\",\"profile\":\"custom\",\"requested_duration_s\":10," \
+	"\"measured_duration_s\":10,\"sample_count\":3,\"periodic_samples\":1,\"span_s\":10,\"max_gap_s\":5,"
+#define SUMMARY_TAIL \
+	"\"operations\":{\"total\":4,\"ok\":2,\"fail\":1,\"expected_fault\":1},\"unexpected_failures\":1," \
+	"\"stop_condition\":\"duration\",\"cleanup\":\"ok\",\"evidence_path\":\"/x\"}"
+
 /* a minimal correct bundle */
 static void minimal(const char *d)
 {
@@ -55,7 +63,7 @@ static void minimal(const char *d)
 					 "A\t2\t1\t1\t0\tpass\nB\t2\t1\t0\t1\tfail\n");
 	put(d, "faults.tsv", "fault_id\ttarget\texpected\tstarted\tended\trecovery_ms\trto_ms\tresult\n"
 			     "F01\tbox\tE\t2.5\t-\t-\t1000\tfail\n");
-	put(d, "summary.json", "{\"schema\":\"sandprobe.summary.v1\",\"warmup_end_s\":4}\n");
+	put(d, "summary.json", SUMMARY_HEAD "\"warmup_end_s\":4," SUMMARY_TAIL "\n");
 }
 
 static char *load_error(const char *d)
@@ -168,8 +176,13 @@ int main(void)
 		{"latency.tsv", "", "latency.tsv:1: missing header row"},
 		{"faults.tsv", "fault_id\ttarget\texpected\tstarted\tended\trecovery_ms\trto_ms\tresult\nF\tt\te\t1\t2\t3\t4\tok\n",
 		 "faults.tsv:2: result: 'ok' is neither pass nor fail"},
-		{"summary.json", "[]", "summary.json: not a JSON object"},
-		{"summary.json", "{\"schema\":\"sandprobe.summary.v1\",\"warmup_end_s\":\"x\"}", "summary.json: warmup_end_s: not a number"},
+		{"summary.json", "[]", "summary.json: top level is not an object"},
+		{"summary.json", "{\n\"schema\":,}", "summary.json:2: "},
+		{"summary.json", SUMMARY_HEAD "\"warmup_end_s\":\"x\"," SUMMARY_TAIL,
+		 "summary.json: field warmup_end_s: missing or not a non-negative number"},
+		{"summary.json", "{\"schema\":\"sandprobe.summary.v1\",\"warmup_end_s\":4}",
+		 "summary.json: field run_id: missing or not a non-empty string"},
+		{"summary.json", SUMMARY_HEAD SUMMARY_TAIL, "summary.json: field warmup_end_s: missing"},
 	};
 	for (size_t i = 0; i < SP_ARRAY_SIZE(cases); i++) {
 		minimal(d);
@@ -178,6 +191,19 @@ int main(void)
 		like_str(m, cases[i].want, "%s: error names file:line and field", cases[i].file);
 		free(m);
 	}
+	/* a field the absent array names may be missing (sandprobe import) */
+	minimal(d);
+	put(d, "summary.json",
+	    "{\"schema\":\"sandprobe.summary.v1\",\"run_id\":\"r1\",\"profile\":\"custom\",\"requested_duration_s\":10,"
+	    "\"measured_duration_s\":10,\"sample_count\":3,\"periodic_samples\":1,\"span_s\":10,\"max_gap_s\":5,"
+	    "\"operations\":{\"total\":4,\"ok\":2,\"fail\":1,\"expected_fault\":1},\"unexpected_failures\":1,"
+	    "\"cleanup\":\"ok\",\"evidence_path\":\"/x\",\"absent\":[\"warmup_end_s\",\"stop_condition\"]}");
+	is_int(rp_bundle_load(&b, d, &err), 0, "a summary without the fields its absent array names loads");
+	if (err.msg[0])
+		printf("# %s\n", err.msg);
+	ok(isnan(b.warmup_end_s) && !b.stop_condition, "... they are NaN / NULL");
+	is_str(b.cleanup, "ok", "... the others are read");
+	rp_bundle_free(&b);
 	/* samples: a row after final, and ts going back */
 	minimal(d);
 	char *s = sp_xasprintf("%s0\tw\tstart\t1\t1\t1\t0\t1\t1\t0\t0\t1\t1\t1\t1\t1\n"
