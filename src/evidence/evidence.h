@@ -380,9 +380,8 @@ char *sp_ev_manifest_build(const char *dir, sp_error *err);
 /* Ed25519. Loading a PEM public key: 0 or -1 with err (usage error). */
 int sp_pubkey_load(void **pkey, const char *path, sp_error *err);
 void sp_pubkey_free(void *pkey);
-/* 1 valid, 0 invalid (msg says why) */
-int sp_sig_verify(void *pkey, const void *data, size_t len, const char *sig_b64, size_t siglen, char *msg,
-		  size_t msgsz);
+/* 1 valid, 0 invalid (err, a usage error, says why), -1 internal error */
+int sp_sig_verify(void *pkey, const void *data, size_t len, const char *sig_b64, size_t siglen, sp_error *err);
 
 /* ---- the writing side (ev_write.c: soak and keygen) -------------------- */
 /* Ed25519 signature of data as MANIFEST.sig holds it: one line of base64
