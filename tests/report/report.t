@@ -143,6 +143,15 @@ bad metadata-dup "echo 'seed=9' >> metadata.txt" "metadata.txt:[0-9]+: duplicate
 bad schema "sed -i '1s/v1/v9/' metadata.txt" "metadata.txt:1: schema is 'sandprobe.evidence.v9'"
 bad summary-json "sed -i '2s/,/,,/' summary.json" "summary.json:2: "
 bad missing-file "rm latency.tsv" "latency.tsv: No such file"
+# rows are held to the verifier's value syntax (evidence's parsers)
+bad sample-decimal-count "sed -i '3s/\tperiodic\t\([0-9]*\)\t/\tperiodic\t\1.5\t/' resource-samples.tsv" \
+	"resource-samples.tsv:3: owned_processes: '[0-9]+\.5' is not a non-negative integer"
+bad sample-wall "sed -i '3s/\t2026-[^\t]*\t/\tyesterday\t/' resource-samples.tsv" "resource-samples.tsv:3: wall: 'yesterday' is not an ISO 8601"
+bad op-exponent "sed -i '5s/\t[0-9.]*\tok\t/\t1e2\tok\t/' operations.tsv" "operations.tsv:5: latency_ms: '1e2' is not a plain decimal"
+for c in sample-decimal-count sample-wall op-exponent; do
+	js=$("$SP_BIN" verify "$tmp/bad-$c" --format json 2>/dev/null)
+	like "$(jq -r '[.gates[] | select(.id | startswith("types.")) | .status] | join(" ")' <<<"$js")" fail "$c: verify refuses it too (a types gate)"
+done
 # summary.json is read by the verifier's reader: what verify refuses as
 # malformed (types.summary) is not drawn as if it were fine
 bad summary-cleanup "sed -i 's/\"cleanup\":\"ok\"/\"cleanup\":\"maybe\"/' summary.json" \

@@ -49,9 +49,9 @@ static const char *const SAMPLES_HDR =
 static void minimal(const char *d)
 {
 	put(d, "metadata.txt", "schema=sandprobe.evidence.v1\nrun_id=r1\nscenarios=A,B\nwarmup_s=1\n");
-	char *s = sp_xasprintf("%s0\tw\tstart\t1\t1\t100\t0\t3\t1\t0\t0\t10\t5\t5\t7\t4\n"
-			       "5\tw\tperiodic\t2\t2\t200\t0.5\t4\t1\t0\t0\t20\t5\t5\t7\t4\n"
-			       "10\tw\tfinal\t1\t1\t150\t1\t3\t1\t0\t0\t10\t5\t5\t7\t4\n",
+	char *s = sp_xasprintf("%s0\t2026-01-01T00:00:00Z\tstart\t1\t1\t100\t0\t3\t1\t0\t0\t10\t5\t5\t7\t4\n"
+			       "5\t2026-01-01T00:00:00Z\tperiodic\t2\t2\t200\t0.5\t4\t1\t0\t0\t20\t5\t5\t7\t4\n"
+			       "10\t2026-01-01T00:00:00Z\tfinal\t1\t1\t150\t1\t3\t1\t0\t0\t10\t5\t5\t7\t4\n",
 			       SAMPLES_HDR);
 	put(d, "resource-samples.tsv", s);
 	free(s);
@@ -174,8 +174,22 @@ int main(void)
 		{"latency.tsv", "ts\tscenario\toperation\tlatency_ms\twarmup\n1\tA\tr\t1\t2\n", "latency.tsv:2: warmup: '2' is neither 0 nor 1"},
 		{"latency.tsv", "ts\tscenario\toperation\tlatency_ms\twarmup\n\n", "latency.tsv:2: empty line"},
 		{"latency.tsv", "", "latency.tsv:1: missing header row"},
-		{"faults.tsv", "fault_id\ttarget\texpected\tstarted\tended\trecovery_ms\trto_ms\tresult\nF\tt\te\t1\t2\t3\t4\tok\n",
+		{"faults.tsv", "fault_id\ttarget\texpected\tstarted\tended\trecovery_ms\trto_ms\tresult\nF01\tt\te\t1\t2\t3\t4\tok\n",
 		 "faults.tsv:2: result: 'ok' is neither pass nor fail"},
+		{"operations.tsv", "ts\tscenario\tapi\toperation\tlatency_ms\tresult\tgeneration\terror_code\n1\tA\tc\tr\t1e3\tok\t1\t-\n",
+		 "operations.tsv:2: latency_ms: '1e3' is not a plain decimal"},
+		{"operations.tsv", "ts\tscenario\tapi\toperation\tlatency_ms\tresult\tgeneration\terror_code\n1\tA\t\tr\t1\tok\t1\t-\n",
+		 "operations.tsv:2: api: empty"},
+		{"operations.tsv", "ts\tscenario\tapi\toperation\tlatency_ms\tresult\tgeneration\terror_code\n1\tA\tc\tr\t1\tok\tg\t-\n",
+		 "operations.tsv:2: generation: 'g' is not a non-negative integer"},
+		{"operations.tsv", "ts\tscenario\tapi\toperation\tlatency_ms\tresult\tgeneration\terror_code\n1\tA\tc\tr\t1\tfail\t1\ta b\n",
+		 "operations.tsv:2: error_code: 'a b' is not '-' or a sanitized error code"},
+		{"latency.tsv", "ts\tscenario\toperation\tlatency_ms\twarmup\n1\tA\t\t1\t0\n", "latency.tsv:2: operation: empty"},
+		{"faults.tsv", "fault_id\ttarget\texpected\tstarted\tended\trecovery_ms\trto_ms\tresult\nF10\tt\te\t1\t2\t3\t4\tpass\n",
+		 "faults.tsv:2: fault_id: 'F10' is not a fault id F01..F09"},
+		{"capability-results.tsv", "scenario\tattempted\tsucceeded\texpected_faults\tunexpected_failures\tresult\n"
+					   "A\t1234567890123456789\t1\t0\t0\tpass\n",
+		 "capability-results.tsv:2: attempted: '1234567890123456789' is not a non-negative integer"},
 		{"summary.json", "[]", "summary.json: top level is not an object"},
 		{"summary.json", "{\n\"schema\":,}", "summary.json:2: "},
 		{"summary.json", SUMMARY_HEAD "\"warmup_end_s\":\"x\"," SUMMARY_TAIL,
@@ -206,18 +220,18 @@ int main(void)
 	rp_bundle_free(&b);
 	/* samples: a row after final, and ts going back */
 	minimal(d);
-	char *s = sp_xasprintf("%s0\tw\tstart\t1\t1\t1\t0\t1\t1\t0\t0\t1\t1\t1\t1\t1\n"
-			       "9\tw\tperiodic\t1\t1\t1\t0\t1\t1\t0\t0\t1\t1\t1\t1\t1\n"
-			       "5\tw\tfinal\t1\t1\t1\t0\t1\t1\t0\t0\t1\t1\t1\t1\t1\n",
+	char *s = sp_xasprintf("%s0\t2026-01-01T00:00:00Z\tstart\t1\t1\t1\t0\t1\t1\t0\t0\t1\t1\t1\t1\t1\n"
+			       "9\t2026-01-01T00:00:00Z\tperiodic\t1\t1\t1\t0\t1\t1\t0\t0\t1\t1\t1\t1\t1\n"
+			       "5\t2026-01-01T00:00:00Z\tfinal\t1\t1\t1\t0\t1\t1\t0\t0\t1\t1\t1\t1\t1\n",
 			       SAMPLES_HDR);
 	put(d, "resource-samples.tsv", s);
 	free(s);
 	char *m = load_error(d);
 	like_str(m, "resource-samples.tsv:4: ts: 5 goes back in time", "samples must not go back in time");
 	free(m);
-	s = sp_xasprintf("%s0\tw\tstart\t1\t1\t1\t0\t1\t1\t0\t0\t1\t1\t1\t1\t1\n"
-			 "5\tw\tfinal\t1\t1\t1\t0\t1\t1\t0\t0\t1\t1\t1\t1\t1\n"
-			 "6\tw\tperiodic\t1\t1\t1\t0\t1\t1\t0\t0\t1\t1\t1\t1\t1\n",
+	s = sp_xasprintf("%s0\t2026-01-01T00:00:00Z\tstart\t1\t1\t1\t0\t1\t1\t0\t0\t1\t1\t1\t1\t1\n"
+			 "5\t2026-01-01T00:00:00Z\tfinal\t1\t1\t1\t0\t1\t1\t0\t0\t1\t1\t1\t1\t1\n"
+			 "6\t2026-01-01T00:00:00Z\tperiodic\t1\t1\t1\t0\t1\t1\t0\t0\t1\t1\t1\t1\t1\n",
 			 SAMPLES_HDR);
 	put(d, "resource-samples.tsv", s);
 	free(s);
