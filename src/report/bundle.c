@@ -527,25 +527,14 @@ static int load_faults(rp_bundle *b, sp_error *err)
 static int load_summary(rp_bundle *b, sp_error *err)
 {
 	_cleanup_free_ char *path = sp_xasprintf("%s/summary.json", b->dir);
-	sp_ev_summary sm;
 	sp_error serr;
-	if (sp_ev_summary_load_drawn(&sm, path, &serr) < 0) {
+	if (sp_ev_summary_load_drawn(&b->summary, path, &serr) < 0) {
 		int line, at = 0;
 		/* the JSON parser's "line N: ..." as path:N: ... */
 		if (sscanf(serr.msg, "line %d: %n", &line, &at) == 1 && at > 0)
 			return sp_usage(err, "%s:%d: %s", path, line, serr.msg + at);
 		return sp_usage(err, "%s: %s", path, serr.msg);
 	}
-	b->warmup_end_s = sm.warmup_end_s;
-	b->measured_duration_s = sm.measured_duration_s;
-	b->requested_duration_s = sm.requested_duration_s;
-	b->span_s = sm.span_s;
-	b->max_gap_s = sm.max_gap_s;
-	b->stop_condition = sm.stop_condition;
-	b->cleanup = sm.cleanup;
-	sm.stop_condition = sm.cleanup = NULL;
-	sp_ev_summary_free(&sm);
-	b->has_summary = true;
 	return 0;
 }
 
@@ -553,7 +542,6 @@ int rp_bundle_load(rp_bundle *b, const char *dir, sp_error *err)
 {
 	*b = (rp_bundle){0};
 	b->dir = sp_xstrdup(dir);
-	b->warmup_end_s = b->measured_duration_s = b->requested_duration_s = b->span_s = b->max_gap_s = NAN;
 	if (load_metadata(b, err) < 0 || load_samples(b, err) < 0 || load_operations(b, err) < 0 ||
 	    load_latency(b, err) < 0 || load_capabilities(b, err) < 0 || load_faults(b, err) < 0 ||
 	    load_summary(b, err) < 0) {
@@ -587,8 +575,7 @@ void rp_bundle_free(rp_bundle *b)
 		free(b->faults[i].expected);
 	}
 	free(b->faults);
-	free(b->stop_condition);
-	free(b->cleanup);
+	sp_ev_summary_free(&b->summary);
 	free(b->dir);
 	*b = (rp_bundle){0};
 }
@@ -616,8 +603,8 @@ double rp_time_max(const rp_bundle *b)
 
 double rp_warmup_end(const rp_bundle *b)
 {
-	if (!isnan(b->warmup_end_s))
-		return b->warmup_end_s;
+	if (!isnan(b->summary.warmup_end_s))
+		return b->summary.warmup_end_s;
 	double w = 0;
 	const char *ws = rp_meta(b, "warmup_s");
 	if (ws)

@@ -67,10 +67,8 @@ typedef struct rp_bundle {
 	size_t ncaps;
 	rp_fault *faults;
 	size_t nfaults;
-	/* summary.json (NaN / NULL when a field is absent) */
-	double warmup_end_s, measured_duration_s, requested_duration_s, span_s, max_gap_s;
-	char *stop_condition, *cleanup;
-	bool has_summary;
+	/* summary.json (NaN / -1 / NULL for a field the bundle marks absent) */
+	sp_ev_summary summary;
 } rp_bundle;
 
 /* Read the bundle in dir. 0, or -1 with err set (exit 2: names file:line). */

@@ -144,7 +144,7 @@ int main(void)
 	is_int(rp_warmup_end(&b), 4, "warm-up end from summary.json");
 	is_int(rp_time_max(&b), 10, "time range from the final sample");
 	is_int(rp_column(&b, "owned_rss_bytes")[1], 200, "sample columns by name");
-	b.warmup_end_s = NAN;
+	b.summary.warmup_end_s = NAN;
 	is_int(rp_warmup_end(&b), 4, "computed warm-up end: second op of every scenario (B at 4)");
 	char *html = NULL;
 	size_t hlen = 0;
@@ -215,8 +215,8 @@ int main(void)
 	is_int(rp_bundle_load(&b, d, &err), 0, "a summary without the fields its absent array names loads");
 	if (err.msg[0])
 		printf("# %s\n", err.msg);
-	ok(isnan(b.warmup_end_s) && !b.stop_condition, "... they are NaN / NULL");
-	is_str(b.cleanup, "ok", "... the others are read");
+	ok(isnan(b.summary.warmup_end_s) && !b.summary.stop_condition, "... they are NaN / NULL");
+	is_str(b.summary.cleanup, "ok", "... the others are read");
 	rp_bundle_free(&b);
 	/* samples: a row after final, and ts going back */
 	minimal(d);
