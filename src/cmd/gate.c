@@ -1,7 +1,6 @@
 /* sandprobe gate: argument parsing and wiring only; the decision lives in
  * src/gate/. */
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <libgen.h>
 #include <stdio.h>
@@ -93,13 +92,7 @@ static int emit(const sp_gate_decision *d, enum fmt fm, const char *out, bool qu
 		report_dir = "reports";
 	}
 	struct out o = {d, fm, report_dir};
-	sp_wa_step step;
-	int rc = sp_write_atomic(AT_FDCWD, out, 0644, SP_WA_EXACT_MODE, fill_out, &o, &step);
-	if (rc < 0 && step == SP_WA_CREATE)
-		return sp_usage(err, "%s: cannot create: %s", out, strerror(-rc));
-	if (rc < 0)
-		return sp_fail_errno(err, -rc, "%s: cannot write", out);
-	return 0;
+	return sp_write_output(out, fill_out, &o, "", err);
 }
 
 int cmd_gate(int argc, char **argv)

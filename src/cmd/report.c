@@ -55,13 +55,7 @@ static int write_page(const char *out, const rp_bundle *b, const rp_verdict *v, 
 	}
 	/* a temporary file next to the target, renamed over it when complete */
 	struct page p = {b, v};
-	sp_wa_step step;
-	int rc = sp_write_atomic(AT_FDCWD, out, 0644, SP_WA_EXACT_MODE, fill_page, &p, &step);
-	if (rc < 0 && step == SP_WA_CREATE)
-		return sp_usage(err, "%s: cannot create: %s", out, strerror(-rc));
-	if (rc < 0)
-		return sp_fail_errno(err, -rc, "%s: cannot write the report", out);
-	return 0;
+	return sp_write_output(out, fill_page, &p, " the report", err);
 }
 
 int cmd_report(int argc, char **argv)

@@ -142,6 +142,17 @@ int sp_write_atomic(int dirfd, const char *path, mode_t mode, unsigned flags, sp
 	return rc;
 }
 
+int sp_write_output(const char *path, sp_wa_fill fill, void *ctx, const char *what, sp_error *err)
+{
+	sp_wa_step step;
+	int rc = sp_write_atomic(AT_FDCWD, path, 0644, SP_WA_EXACT_MODE, fill, ctx, &step);
+	if (rc < 0 && step == SP_WA_CREATE)
+		return sp_usage(err, "%s: cannot create: %s", path, strerror(-rc));
+	if (rc < 0)
+		return sp_fail_errno(err, -rc, "%s: cannot write%s", path, what);
+	return 0;
+}
+
 struct wa_buf {
 	const void *data;
 	size_t len;

@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <sys/types.h>
 
+#include "core/error.h"
+
 /* Mounts in this process's mountinfo at or below path (0 none, -errno). */
 int sp_mounts_below(const char *path);
 
@@ -40,6 +42,10 @@ typedef int (*sp_wa_fill)(FILE *f, void *ctx);
  * as it was. */
 int sp_write_atomic(int dirfd, const char *path, mode_t mode, unsigned flags, sp_wa_fill fill, void *ctx,
 		    sp_wa_step *step);
+/* A verb's -o FILE written with sp_write_atomic (mode 0644, exactly): 0, or
+ * -1 with err: a usage error "PATH: cannot create: ..." when the temporary
+ * file cannot be created beside it, else internal "PATH: cannot write<what>" */
+int sp_write_output(const char *path, sp_wa_fill fill, void *ctx, const char *what, sp_error *err);
 /* the same with len bytes of data as the content */
 int sp_write_atomic_buf(int dirfd, const char *path, mode_t mode, unsigned flags, const void *data, size_t len,
 			sp_wa_step *step);

@@ -131,6 +131,18 @@ static void test_write_atomic(void)
 	snprintf(p, sizeof p, "%s/rel.tmp", d);
 	ok(!exists(p), "... and rel.tmp is gone");
 	close(dfd);
+
+	/* a verb's -o FILE: the error says which part failed */
+	sp_error err = {0};
+	snprintf(q, sizeof q, "%s/no/such/out", d);
+	is_int(sp_write_output(q, fill_half_then_fail, NULL, " the page", &err), -1, "sp_write_output: -1");
+	is_int(err.exit_code, SP_EXIT_USAGE, "... no directory to create it in: a usage error");
+	like_str(err.msg, "/no/such/out: cannot create: No such file or directory", "... naming the path");
+	snprintf(q, sizeof q, "%s/page", d);
+	is_int(sp_write_output(q, fill_half_then_fail, NULL, " the page", &err), -1, "a failing writer: -1");
+	is_int(err.exit_code, SP_EXIT_INTERNAL, "... an internal error");
+	like_str(err.msg, "/page: cannot write the page", "... naming the path");
+	ok(!exists(q), "... and nothing is left at the path");
 	sp_rm_rf(d);
 }
 
