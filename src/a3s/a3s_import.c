@@ -299,6 +299,8 @@ static int emit(const char *src, const char *out, bool cluster, const a3s_kv *mp
 	static const char *const sum_absent[] = {"warmup_end_s", "operations", "unexpected_failures", "stop_condition", "cleanup"};
 	for (size_t i = 0; i < SP_ARRAY_SIZE(sum_absent); i++)
 		json_array_append_new(ab_->json, json_string(sum_absent[i]));
+	if (!a3s_is_uint(dur, &x))
+		json_array_append_new(ab_->json, json_string("requested_duration_s"));
 	if (!have_sum)
 		json_array_append_new(ab_->json, json_string("measured_duration_s"));
 	json_object_set(sj, "absent", ab_->json);

@@ -12,6 +12,7 @@
 
 #include "cmd/cmd.h"
 #include "core/error.h"
+#include "core/fsutil.h"
 #include "core/util.h"
 #include "evidence/evidence.h"
 #include "gate/gate.h"
@@ -61,6 +62,18 @@ static int write_out(const sp_gate_decision *d, enum fmt fm, FILE *f, const char
 	return -EINVAL;
 }
 
+struct out {
+	const sp_gate_decision *d;
+	enum fmt fm;
+	const char *report_dir;
+};
+
+static int fill_out(FILE *f, void *ctx)
+{
+	const struct out *o = ctx;
+	return write_out(o->d, o->fm, f, o->report_dir);
+}
+
 /* the output, written to a temporary file and renamed when complete */
 static int emit(const sp_gate_decision *d, enum fmt fm, const char *out, bool quiet, sp_error *err)
 {
@@ -78,29 +91,8 @@ static int emit(const sp_gate_decision *d, enum fmt fm, const char *out, bool qu
 			return -1;
 		report_dir = "reports";
 	}
-	_cleanup_free_ char *tmp = sp_xasprintf("%s.tmpXXXXXX", out);
-	int fd = mkstemp(tmp);
-	if (fd < 0)
-		return sp_usage(err, "%s: cannot create: %s", out, strerror(errno));
-	FILE *f = fdopen(fd, "w");
-	if (!f) {
-		int e = errno;
-		close(fd);
-		unlink(tmp);
-		return sp_fail_errno(err, e, "%s: fdopen", tmp);
-	}
-	int rc = write_out(d, fm, f, report_dir);
-	if (fchmod(fd, 0644) < 0 && rc == 0)
-		rc = -errno;
-	if (fclose(f) != 0 && rc == 0)
-		rc = -errno;
-	if (rc == 0 && rename(tmp, out) < 0)
-		rc = -errno;
-	if (rc < 0) {
-		unlink(tmp);
-		return sp_fail_errno(err, -rc, "%s: cannot write", out);
-	}
-	return 0;
+	struct out o = {d, fm, report_dir};
+	return sp_write_output(out, fill_out, &o, "", err);
 }
 
 int cmd_gate(int argc, char **argv)

@@ -12,6 +12,7 @@
 
 #include "cmd/cmd.h"
 #include "core/error.h"
+#include "core/fsutil.h"
 #include "core/util.h"
 #include "report/bundle.h"
 #include "report/html.h"
@@ -35,6 +36,17 @@ static void usage(FILE *f)
 	      f);
 }
 
+struct page {
+	const rp_bundle *b;
+	const rp_verdict *v;
+};
+
+static int fill_page(FILE *f, void *ctx)
+{
+	const struct page *p = ctx;
+	return rp_render_html(f, p->b, p->v);
+}
+
 static int write_page(const char *out, const rp_bundle *b, const rp_verdict *v, sp_error *err)
 {
 	if (!out) {
@@ -42,29 +54,8 @@ static int write_page(const char *out, const rp_bundle *b, const rp_verdict *v, 
 		return rc < 0 ? sp_fail_errno(err, -rc, "cannot write the report to standard output") : 0;
 	}
 	/* a temporary file next to the target, renamed over it when complete */
-	_cleanup_free_ char *tmp = sp_xasprintf("%s.tmpXXXXXX", out);
-	int fd = mkstemp(tmp);
-	if (fd < 0)
-		return sp_usage(err, "%s: cannot create: %s", out, strerror(errno));
-	FILE *f = fdopen(fd, "w");
-	if (!f) {
-		int e = errno;
-		close(fd);
-		unlink(tmp);
-		return sp_fail_errno(err, e, "%s: fdopen", tmp);
-	}
-	int rc = rp_render_html(f, b, v);
-	if (fchmod(fd, 0644) < 0 && rc == 0)
-		rc = -errno;
-	if (fclose(f) != 0 && rc == 0)
-		rc = -errno;
-	if (rc == 0 && rename(tmp, out) < 0)
-		rc = -errno;
-	if (rc < 0) {
-		unlink(tmp);
-		return sp_fail_errno(err, -rc, "%s: cannot write the report", out);
-	}
-	return 0;
+	struct page p = {b, v};
+	return sp_write_output(out, fill_page, &p, " the report", err);
 }
 
 int cmd_report(int argc, char **argv)

@@ -1989,7 +1989,7 @@ static void check_integrity(state *s, const sp_ev_verify_opts *o)
 		     "a public key was given but MANIFEST.sig is %s", sp_ev_strerror(se));
 	} else if (!mbuf) {
 		gate(v, false, SP_GREF(INTEGRITY_SIGNATURE), "no MANIFEST", "valid Ed25519", "MANIFEST is missing");
-	} else if (sp_sig_verify(o->pubkey, mbuf, mlen, sig, slen, merr.msg, sizeof merr.msg) == 1) {
+	} else if (sp_sig_verify(o->pubkey, mbuf, mlen, sig, slen, &merr) == 1) {
 		gate(v, true, SP_GREF(INTEGRITY_SIGNATURE), "valid", "valid Ed25519", "MANIFEST.sig is a valid Ed25519 signature of MANIFEST");
 	} else {
 		gate(v, false, SP_GREF(INTEGRITY_SIGNATURE), "invalid", "valid Ed25519", "%s", merr.msg);

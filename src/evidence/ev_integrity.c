@@ -247,41 +247,37 @@ void sp_pubkey_free(void *pkey)
 	EVP_PKEY_free(pkey);
 }
 
-int sp_sig_verify(void *pkey, const void *data, size_t len, const char *sig_b64, size_t siglen, char *msg,
-		  size_t msgsz)
+int sp_sig_verify(void *pkey, const void *data, size_t len, const char *sig_b64, size_t siglen, sp_error *err)
 {
 	/* one line: base64 of exactly 64 bytes (88 characters), then a newline */
 	if (siglen && sig_b64[siglen - 1] == '\n')
 		siglen--;
 	if (siglen != 88) {
-		snprintf(msg, msgsz, "MANIFEST.sig is not one line of base64 of a 64-byte signature");
+		sp_usage(err, "MANIFEST.sig is not one line of base64 of a 64-byte signature");
 		return 0;
 	}
 	for (size_t i = 0; i < siglen; i++) {
 		char c = sig_b64[i];
 		if (!((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '+' ||
-		      c == '/' || (c == '=' && i >= 86)))
-			{
-			snprintf(msg, msgsz, "MANIFEST.sig: invalid base64 character at offset %zu", i);
+		      c == '/' || (c == '=' && i >= 86))) {
+			sp_usage(err, "MANIFEST.sig: invalid base64 character at offset %zu", i);
 			return 0;
-			}
+		}
 	}
 	unsigned char raw[72];
 	int n = EVP_DecodeBlock(raw, (const unsigned char *)sig_b64, (int)siglen);
 	/* EVP_DecodeBlock counts padding bytes: 88 chars with "==" -> 66 */
 	if (n != 66 || sig_b64[86] != '=' || sig_b64[87] != '=') {
-		snprintf(msg, msgsz, "MANIFEST.sig does not decode to 64 bytes");
+		sp_usage(err, "MANIFEST.sig does not decode to 64 bytes");
 		return 0;
 	}
 	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
-	if (!ctx) {
-		snprintf(msg, msgsz, "openssl: out of memory");
-		return 0;
-	}
+	if (!ctx)
+		return sp_fail_errno(err, ENOMEM, "openssl: out of memory");
 	int ok = EVP_DigestVerifyInit(ctx, NULL, NULL, NULL, pkey) == 1 &&
 		 EVP_DigestVerify(ctx, raw, 64, data, len) == 1;
 	EVP_MD_CTX_free(ctx);
 	if (!ok)
-		snprintf(msg, msgsz, "Ed25519 signature of MANIFEST does not verify with the given public key");
+		sp_usage(err, "Ed25519 signature of MANIFEST does not verify with the given public key");
 	return ok ? 1 : 0;
 }

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/fsutil.h"
 #include "core/util.h"
 
 #define JSON_MAX (64 * 1024 * 1024)
@@ -170,27 +171,49 @@ void sp_ev_summary_free(sp_ev_summary *s)
 	memset(s, 0, sizeof *s);
 }
 
-static int get_num(json_t *o, const char *k, double *out, sp_error *err)
+/* the document's "absent" array (sandprobe import) names key: it may be missing */
+static bool absent_ok(json_t *absent, const char *k)
+{
+	size_t i;
+	json_t *e;
+	json_array_foreach(absent, i, e) {
+		if (json_is_string(e) && !strcmp(json_string_value(e), k))
+			return true;
+	}
+	return false;
+}
+
+static int get_num(json_t *o, json_t *absent, const char *k, double *out, sp_error *err)
 {
 	json_t *v = json_object_get(o, k);
+	if (!v && absent_ok(absent, k)) {
+		*out = NAN;
+		return 0;
+	}
 	if (!json_is_number(v) || json_number_value(v) < 0 || !isfinite(json_number_value(v)))
 		return sp_usage(err, "field %s: missing or not a non-negative number", k);
 	*out = json_number_value(v);
 	return 0;
 }
 
-static int get_int(json_t *o, const char *pfx, const char *k, long long *out, sp_error *err)
+static int get_int(json_t *o, json_t *absent, const char *pfx, const char *k, long long *out, sp_error *err)
 {
 	json_t *v = json_object_get(o, k);
+	if (!v && absent_ok(absent, k)) {
+		*out = -1;
+		return 0;
+	}
 	if (!json_is_integer(v) || json_integer_value(v) < 0)
 		return sp_usage(err, "field %s%s: missing or not a non-negative integer", pfx, k);
 	*out = json_integer_value(v);
 	return 0;
 }
 
-static int get_str(json_t *o, const char *k, char **out, const char *const *allowed, sp_error *err)
+static int get_str(json_t *o, json_t *absent, const char *k, char **out, const char *const *allowed, sp_error *err)
 {
 	json_t *v = json_object_get(o, k);
+	if (!v && absent_ok(absent, k))
+		return 0;
 	if (!jtext(v))
 		return sp_usage(err, "field %s: missing or not a non-empty string", k);
 	if (allowed) {
@@ -205,7 +228,8 @@ static int get_str(json_t *o, const char *k, char **out, const char *const *allo
 	return 0;
 }
 
-int sp_ev_summary_parse(sp_ev_summary *s, const char *buf, size_t len, sp_error *err)
+/* with_absent: the fields the "absent" array names may be missing */
+static int summary_parse(sp_ev_summary *s, const char *buf, size_t len, bool with_absent, sp_error *err)
 {
 	static const char *const stops[] = {"duration", "signal", "invariant", "error", NULL};
 	static const char *const cleanups[] = {"ok", "failed", NULL};
@@ -214,32 +238,45 @@ int sp_ev_summary_parse(sp_ev_summary *s, const char *buf, size_t len, sp_error 
 	if (!j)
 		return -1;
 	int rc = -1;
-	json_t *schema = json_object_get(j, "schema"), *ops = json_object_get(j, "operations");
+	json_t *schema = json_object_get(j, "schema"), *ops = json_object_get(j, "operations"), *ab = NULL;
 	if (!json_is_string(schema) || strcmp(json_string_value(schema), SP_SUMMARY_SCHEMA)) {
 		sp_usage(err, "field schema: not %s", SP_SUMMARY_SCHEMA);
 		goto out;
 	}
-	if (get_str(j, "run_id", &s->run_id, NULL, err) < 0 ||
-	    get_str(j, "profile", &s->profile, NULL, err) < 0 ||
-	    get_num(j, "requested_duration_s", &s->requested_duration_s, err) < 0 ||
-	    get_num(j, "measured_duration_s", &s->measured_duration_s, err) < 0 ||
-	    get_int(j, "", "sample_count", &s->sample_count, err) < 0 ||
-	    get_int(j, "", "periodic_samples", &s->periodic_samples, err) < 0 ||
-	    get_num(j, "span_s", &s->span_s, err) < 0 || get_num(j, "max_gap_s", &s->max_gap_s, err) < 0 ||
-	    get_num(j, "warmup_end_s", &s->warmup_end_s, err) < 0)
+	if (with_absent && (ab = json_object_get(j, "absent")) != NULL) {
+		size_t i;
+		json_t *e;
+		bool strings = json_is_array(ab);
+		json_array_foreach(ab, i, e)
+			strings = strings && jtext(e);
+		if (!strings) {
+			sp_usage(err, "field absent: not an array of non-empty strings");
+			goto out;
+		}
+	}
+	if (get_str(j, ab, "run_id", &s->run_id, NULL, err) < 0 ||
+	    get_str(j, ab, "profile", &s->profile, NULL, err) < 0 ||
+	    get_num(j, ab, "requested_duration_s", &s->requested_duration_s, err) < 0 ||
+	    get_num(j, ab, "measured_duration_s", &s->measured_duration_s, err) < 0 ||
+	    get_int(j, ab, "", "sample_count", &s->sample_count, err) < 0 ||
+	    get_int(j, ab, "", "periodic_samples", &s->periodic_samples, err) < 0 ||
+	    get_num(j, ab, "span_s", &s->span_s, err) < 0 || get_num(j, ab, "max_gap_s", &s->max_gap_s, err) < 0 ||
+	    get_num(j, ab, "warmup_end_s", &s->warmup_end_s, err) < 0)
 		goto out;
-	if (!json_is_object(ops)) {
+	if (!ops && absent_ok(ab, "operations")) {
+		s->ops_total = s->ops_ok = s->ops_fail = s->ops_expected_fault = -1;
+	} else if (!json_is_object(ops)) {
 		sp_usage(err, "field operations: missing or not an object");
 		goto out;
-	}
-	if (get_int(ops, "operations.", "total", &s->ops_total, err) < 0 ||
-	    get_int(ops, "operations.", "ok", &s->ops_ok, err) < 0 ||
-	    get_int(ops, "operations.", "fail", &s->ops_fail, err) < 0 ||
-	    get_int(ops, "operations.", "expected_fault", &s->ops_expected_fault, err) < 0 ||
-	    get_int(j, "", "unexpected_failures", &s->unexpected_failures, err) < 0 ||
-	    get_str(j, "stop_condition", &s->stop_condition, stops, err) < 0 ||
-	    get_str(j, "cleanup", &s->cleanup, cleanups, err) < 0 ||
-	    get_str(j, "evidence_path", &s->evidence_path, NULL, err) < 0)
+	} else if (get_int(ops, NULL, "operations.", "total", &s->ops_total, err) < 0 ||
+		   get_int(ops, NULL, "operations.", "ok", &s->ops_ok, err) < 0 ||
+		   get_int(ops, NULL, "operations.", "fail", &s->ops_fail, err) < 0 ||
+		   get_int(ops, NULL, "operations.", "expected_fault", &s->ops_expected_fault, err) < 0)
+		goto out;
+	if (get_int(j, ab, "", "unexpected_failures", &s->unexpected_failures, err) < 0 ||
+	    get_str(j, ab, "stop_condition", &s->stop_condition, stops, err) < 0 ||
+	    get_str(j, ab, "cleanup", &s->cleanup, cleanups, err) < 0 ||
+	    get_str(j, ab, "evidence_path", &s->evidence_path, NULL, err) < 0)
 		goto out;
 	rc = 0;
 out:
@@ -249,14 +286,34 @@ out:
 	return rc;
 }
 
-int sp_ev_summary_load(sp_ev_summary *s, const char *path, sp_ev_sha256 *hash, sp_error *err)
+int sp_ev_summary_parse(sp_ev_summary *s, const char *buf, size_t len, sp_error *err)
+{
+	return summary_parse(s, buf, len, false, err);
+}
+
+int sp_ev_summary_parse_drawn(sp_ev_summary *s, const char *buf, size_t len, sp_error *err)
+{
+	return summary_parse(s, buf, len, true, err);
+}
+
+static int summary_load(sp_ev_summary *s, const char *path, sp_ev_sha256 *hash, bool with_absent, sp_error *err)
 {
 	size_t len;
 	memset(s, 0, sizeof *s);
 	_cleanup_free_ char *buf = load(path, hash, &len, err);
 	if (!buf)
 		return -1;
-	return sp_ev_summary_parse(s, buf, len, err);
+	return summary_parse(s, buf, len, with_absent, err);
+}
+
+int sp_ev_summary_load(sp_ev_summary *s, const char *path, sp_ev_sha256 *hash, sp_error *err)
+{
+	return summary_load(s, path, hash, false, err);
+}
+
+int sp_ev_summary_load_drawn(sp_ev_summary *s, const char *path, sp_error *err)
+{
+	return summary_load(s, path, NULL, true, err);
 }
 
 /* ---- baseline ---------------------------------------------------------- */
@@ -337,6 +394,11 @@ out:
 	return rc;
 }
 
+static int fill_json(FILE *f, void *ctx)
+{
+	return json_dumpf(ctx, f, JSON_INDENT(2) | JSON_SORT_KEYS | JSON_REAL_PRECISION(17)) < 0 ? -EIO : 0;
+}
+
 int sp_baseline_write(const sp_ev_verdict *v, const char *path, sp_error *err)
 {
 	json_t *j = json_object(), *sc = json_object();
@@ -354,17 +416,12 @@ int sp_baseline_write(const sp_ev_verdict *v, const char *path, sp_error *err)
 		json_object_set_new(sc, e->scenario, o);
 	}
 	json_object_set_new(j, "scenarios", sc);
-	_cleanup_free_ char *tmp = sp_xasprintf("%s.tmp.%d", path, (int)getpid());
-	int rc = json_dump_file(j, tmp, JSON_INDENT(2) | JSON_SORT_KEYS | JSON_REAL_PRECISION(17));
+	sp_wa_step step;
+	int rc = sp_write_atomic(AT_FDCWD, path, 0666, 0, fill_json, j, &step);
 	json_decref(j);
-	if (rc < 0) {
-		unlink(tmp);
+	if (rc < 0 && step == SP_WA_RENAME)
+		return sp_usage(err, "%s: %s", path, strerror(-rc));
+	if (rc < 0)
 		return sp_usage(err, "%s: cannot write the baseline", path);
-	}
-	if (rename(tmp, path) < 0) {
-		int e = errno;
-		unlink(tmp);
-		return sp_usage(err, "%s: %s", path, strerror(e));
-	}
 	return 0;
 }

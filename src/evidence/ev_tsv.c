@@ -395,6 +395,45 @@ static int refill(sp_ev_rows *r)
 	return 0;
 }
 
+/* a line of len bytes (and its newline) found at r->start: consumed, 0 or
+ * -1 when it is too long */
+static inline int take_line(sp_ev_rows *r, size_t len)
+{
+	r->start += len + 1;
+	r->line++;
+	if (len + 1 > SP_EV_MAX_LINE)
+		return rerr(r, SP_EVE_TYPES, "line longer than %d bytes", SP_EV_MAX_LINE);
+	return 0;
+}
+
+/* no whole line in the avail bytes at r->start: 1 when more were read (look
+ * again), 0 at the end of the file, -1 on a truncated or too long last line
+ * or a read error */
+static int more_or_end(sp_ev_rows *r, size_t avail)
+{
+	if (r->eof) {
+		if (avail) {
+			r->line++;
+			return rerr(r, SP_EVE_TYPES, "truncated: last line has no newline");
+		}
+		return 0;
+	}
+	if (avail >= SP_EV_MAX_LINE) {
+		r->line++;
+		return rerr(r, SP_EVE_TYPES, "line longer than %d bytes", SP_EV_MAX_LINE);
+	}
+	return refill(r) < 0 ? -1 : 1;
+}
+
+/* a row split into nf fields against the header: 1, or -1 */
+static inline int fields_match(sp_ev_rows *r, size_t nf)
+{
+	if (nf != r->ncols)
+		return rwhy(r, nf == 1 && !r->flen[0] ? SP_RW_EMPTY_LINE : SP_RW_FIELDS, nf, NULL,
+			    rerr(r, SP_EVE_TYPES, "%zu fields, the header has %zu", nf, r->ncols));
+	return 1;
+}
+
 /* next line (without its newline) into line and len: 1, 0 at EOF, -1 error */
 static int next_line_mode(sp_ev_rows *r, char **line, size_t *len, bool peek)
 {
@@ -404,10 +443,8 @@ static int next_line_mode(sp_ev_rows *r, char **line, size_t *len, bool peek)
 		char *nl = avail ? memchr(p, '\n', avail) : NULL;
 		if (nl) {
 			*len = (size_t)(nl - p);
-			r->start += *len + 1;
-			r->line++;
-			if (*len + 1 > SP_EV_MAX_LINE)
-				return rerr(r, SP_EVE_TYPES, "line longer than %d bytes", SP_EV_MAX_LINE);
+			if (take_line(r, *len) < 0)
+				return -1;
 			if (peek) {
 				/* read-only view into the chunk, valid until the next read */
 				*line = p;
@@ -422,19 +459,9 @@ static int next_line_mode(sp_ev_rows *r, char **line, size_t *len, bool peek)
 			}
 			return 1;
 		}
-		if (r->eof) {
-			if (avail) {
-				r->line++;
-				return rerr(r, SP_EVE_TYPES, "truncated: last line has no newline");
-			}
-			return 0;
-		}
-		if (avail >= SP_EV_MAX_LINE) {
-			r->line++;
-			return rerr(r, SP_EVE_TYPES, "line longer than %d bytes", SP_EV_MAX_LINE);
-		}
-		if (refill(r) < 0)
-			return -1;
+		int m = more_or_end(r, avail);
+		if (m <= 0)
+			return m;
 	}
 }
 
@@ -724,10 +751,7 @@ int sp_rows_split_line(sp_ev_rows *r, const char *line, size_t len)
 	r->linebuf[len] = '\0';
 	if (split(r, r->linebuf, len, &nf) < 0)
 		return -1;
-	if (nf != r->ncols)
-		return rwhy(r, nf == 1 && !r->flen[0] ? SP_RW_EMPTY_LINE : SP_RW_FIELDS, nf, NULL,
-			    rerr(r, SP_EVE_TYPES, "%zu fields, the header has %zu", nf, r->ncols));
-	return 1;
+	return fields_match(r, nf);
 }
 
 int sp_rows_next_raw(sp_ev_rows *r)
@@ -742,30 +766,12 @@ int sp_rows_next_raw(sp_ev_rows *r)
 				int s = scan_row(r, r->buf + r->start, avail, &len, &nf);
 				if (s < 0)
 					return -1;
-				if (s > 0) {
-					r->start += len + 1;
-					r->line++;
-					if (len + 1 > SP_EV_MAX_LINE)
-						return rerr(r, SP_EVE_TYPES, "line longer than %d bytes", SP_EV_MAX_LINE);
-					if (nf != r->ncols)
-						return rwhy(r, nf == 1 && !r->flen[0] ? SP_RW_EMPTY_LINE : SP_RW_FIELDS, nf, NULL,
-							    rerr(r, SP_EVE_TYPES, "%zu fields, the header has %zu", nf, r->ncols));
-					return 1;
-				}
+				if (s > 0)
+					return take_line(r, len) < 0 ? -1 : fields_match(r, nf);
 			}
-			if (r->eof) {
-				if (avail) {
-					r->line++;
-					return rerr(r, SP_EVE_TYPES, "truncated: last line has no newline");
-				}
-				return 0;
-			}
-			if (avail >= SP_EV_MAX_LINE) {
-				r->line++;
-				return rerr(r, SP_EVE_TYPES, "line longer than %d bytes", SP_EV_MAX_LINE);
-			}
-			if (refill(r) < 0)
-				return -1;
+			int m = more_or_end(r, avail);
+			if (m <= 0)
+				return m;
 		}
 	}
 #endif
@@ -774,10 +780,7 @@ int sp_rows_next_raw(sp_ev_rows *r)
 		return rc;
 	if (split(r, line, len, &nf) < 0)
 		return -1;
-	if (nf != r->ncols)
-		return rwhy(r, nf == 1 && !r->flen[0] ? SP_RW_EMPTY_LINE : SP_RW_FIELDS, nf, NULL,
-			    rerr(r, SP_EVE_TYPES, "%zu fields, the header has %zu", nf, r->ncols));
-	return 1;
+	return fields_match(r, nf);
 }
 
 void sp_rows_close(sp_ev_rows *r)

@@ -346,6 +346,12 @@ typedef struct sp_ev_summary {
 /* 0, or -1 with err: usage (a bad file), internal when no digest can start */
 int sp_ev_summary_parse(sp_ev_summary *s, const char *buf, size_t len, sp_error *err);
 int sp_ev_summary_load(sp_ev_summary *s, const char *path, sp_ev_sha256 *hash, sp_error *err);
+/* The same for drawing a bundle (sandprobe report): a field the document's
+ * "absent" array names (a bundle from sandprobe import) may be missing, and
+ * is then NaN, -1 (integers, operations.* when operations is absent) or
+ * NULL; every field that is there is held to the same types and values. */
+int sp_ev_summary_parse_drawn(sp_ev_summary *s, const char *buf, size_t len, sp_error *err);
+int sp_ev_summary_load_drawn(sp_ev_summary *s, const char *path, sp_error *err);
 void sp_ev_summary_free(sp_ev_summary *s);
 
 /* ---- MANIFEST, signature (hashing: ev_io.h) ----------------------------- */
@@ -374,9 +380,8 @@ char *sp_ev_manifest_build(const char *dir, sp_error *err);
 /* Ed25519. Loading a PEM public key: 0 or -1 with err (usage error). */
 int sp_pubkey_load(void **pkey, const char *path, sp_error *err);
 void sp_pubkey_free(void *pkey);
-/* 1 valid, 0 invalid (msg says why) */
-int sp_sig_verify(void *pkey, const void *data, size_t len, const char *sig_b64, size_t siglen, char *msg,
-		  size_t msgsz);
+/* 1 valid, 0 invalid (err, a usage error, says why), -1 internal error */
+int sp_sig_verify(void *pkey, const void *data, size_t len, const char *sig_b64, size_t siglen, sp_error *err);
 
 /* ---- the writing side (ev_write.c: soak and keygen) -------------------- */
 /* Ed25519 signature of data as MANIFEST.sig holds it: one line of base64

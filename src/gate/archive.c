@@ -279,7 +279,7 @@ static int check_manifest(const char *dir, void *pubkey, sp_error *err)
 		_cleanup_free_ char *sig = sp_ev_read_all(sp, 4096, &slen, &e);
 		if (!sig)
 			rc = sp_usage(err, "MANIFEST.sig: %s (a public key was given)", sp_ev_strerror(e));
-		else if (sp_sig_verify(pubkey, mbuf, mlen, sig, slen, merr.msg, sizeof merr.msg) != 1)
+		else if (sp_sig_verify(pubkey, mbuf, mlen, sig, slen, &merr) != 1)
 			rc = sp_usage(err, "MANIFEST.sig: %s", merr.msg);
 	}
 out:

@@ -4,7 +4,6 @@
 #include "report/bundle.h"
 
 #include <errno.h>
-#include <jansson.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -112,23 +111,36 @@ static int parse_double(const char *s, double *out)
 	return 0;
 }
 
+/* a decimal as the verifier reads it (sp_ev_parse_dec: digits, at most one '.') */
 static int tsv_num(tsv *t, int col, double *out, sp_error *err)
 {
 	const char *s = t->fld[col];
-	if (parse_double(s, out) < 0)
+	if (sp_ev_parse_dec(s, strlen(s), out) == 0)
+		return 0;
+	double v;
+	if (parse_double(s, &v) < 0)
 		return sp_usage(err, "%s:%zu: %s: '%s' is not a number", t->path, t->lineno, t->hdr[col], shown(s));
-	if (*out < 0)
+	if (v < 0)
 		return sp_usage(err, "%s:%zu: %s: %s is negative", t->path, t->lineno, t->hdr[col], shown(s));
+	return sp_usage(err, "%s:%zu: %s: '%s' is not a plain decimal (digits and at most one '.')", t->path, t->lineno,
+			t->hdr[col], shown(s));
+}
+
+/* an integer as the verifier reads it (sp_ev_parse_int: at most 18 digits) */
+static int tsv_int(tsv *t, int col, long long *out, sp_error *err)
+{
+	const char *s = t->fld[col];
+	if (sp_ev_parse_int(s, strlen(s), out) < 0)
+		return sp_usage(err, "%s:%zu: %s: '%s' is not a non-negative integer", t->path, t->lineno, t->hdr[col],
+				shown(s));
 	return 0;
 }
 
-static int tsv_int(tsv *t, int col, long long *out, sp_error *err)
+/* a non-empty text column */
+static int tsv_text(tsv *t, int col, sp_error *err)
 {
-	unsigned long long v;
-	if (sp_parse_u64(t->fld[col], &v) < 0)
-		return sp_usage(err, "%s:%zu: %s: '%s' is not a non-negative integer", t->path, t->lineno, t->hdr[col],
-				shown(t->fld[col]));
-	*out = (long long)v;
+	if (!t->fld[col][0])
+		return sp_usage(err, "%s:%zu: %s: empty", t->path, t->lineno, t->hdr[col]);
 	return 0;
 }
 
@@ -140,6 +152,20 @@ static int tsv_num_or_dash(tsv *t, int col, double *out, sp_error *err)
 		return 0;
 	}
 	return tsv_num(t, col, out, err);
+}
+
+/* an integer (as a double), or NaN for "-" */
+static int tsv_int_or_dash(tsv *t, int col, double *out, sp_error *err)
+{
+	long long v;
+	if (!strcmp(t->fld[col], "-")) {
+		*out = NAN;
+		return 0;
+	}
+	if (tsv_int(t, col, &v, err) < 0)
+		return -1;
+	*out = (double)v;
+	return 0;
 }
 
 static int tsv_passfail(tsv *t, int col, bool *out, sp_error *err)
@@ -242,7 +268,8 @@ static int load_samples(rp_bundle *b, sp_error *err)
 				break;
 	if (rc < 0)
 		goto out;
-	int c_wall = tsv_col(&t, "wall", err), c_phase = tsv_col(&t, "phase", err);
+	int c_wall = tsv_col(&t, "wall", err), c_phase = tsv_col(&t, "phase", err),
+	    c_cpu = tsv_col(&t, "owned_cpu_seconds", err);
 	/* every column but wall and phase is numeric */
 	b->ncols = t.nhdr - 2;
 	b->col_name = sp_xcalloc(b->ncols, sizeof(char *));
@@ -291,13 +318,23 @@ static int load_samples(rp_bundle *b, sp_error *err)
 			rc = sp_usage(err, "%s:%zu: wall: empty", t.path, t.lineno);
 			break;
 		}
+		if (!sp_ev_is_iso8601(t.fld[c_wall], strlen(t.fld[c_wall]))) {
+			rc = sp_usage(err, "%s:%zu: wall: '%s' is not an ISO 8601 UTC time of a real date", t.path,
+				      t.lineno, shown(t.fld[c_wall]));
+			break;
+		}
 		for (size_t i = 0; i < t.nhdr && rc >= 0; i++) {
 			if ((int)i == c_wall || (int)i == c_phase)
 				continue;
-			/* '-': a counter the bundle marks absent (sandprobe import) */
-			if ((size_t)(int)i == map_ts_hdr ? tsv_num(&t, (int)i, &b->col[map[i]][n], err) < 0
-							 : tsv_num_or_dash(&t, (int)i, &b->col[map[i]][n], err) < 0)
-				rc = -1;
+			/* '-': a counter the bundle marks absent (sandprobe import); integers
+			 * but for ts and owned_cpu_seconds, as the verifier reads them */
+			double *cell = &b->col[map[i]][n];
+			if (i == map_ts_hdr)
+				rc = tsv_num(&t, (int)i, cell, err);
+			else if ((int)i == c_cpu)
+				rc = tsv_num_or_dash(&t, (int)i, cell, err);
+			else
+				rc = tsv_int_or_dash(&t, (int)i, cell, err);
 		}
 		if (rc < 0)
 			break;
@@ -323,17 +360,25 @@ static int load_operations(rp_bundle *b, sp_error *err)
 {
 	tsv t;
 	int rc = tsv_open(&t, b->dir, SP_EV_OPERATIONS, err);
-	int cts = -1, csc = -1, clat = -1, cres = -1;
+	int cts = -1, csc = -1, capi = -1, cop = -1, clat = -1, cres = -1, cgen = -1, cerr = -1;
 	if (rc == 0 && (cts = tsv_col(&t, "ts", err)) >= 0 && (csc = tsv_col(&t, "scenario", err)) >= 0 &&
-	    tsv_col(&t, "api", err) >= 0 && tsv_col(&t, "operation", err) >= 0 &&
+	    (capi = tsv_col(&t, "api", err)) >= 0 && (cop = tsv_col(&t, "operation", err)) >= 0 &&
 	    (clat = tsv_col(&t, "latency_ms", err)) >= 0 && (cres = tsv_col(&t, "result", err)) >= 0 &&
-	    tsv_col(&t, "generation", err) >= 0 && tsv_col(&t, "error_code", err) >= 0) {
+	    (cgen = tsv_col(&t, "generation", err)) >= 0 && (cerr = tsv_col(&t, "error_code", err)) >= 0) {
 		size_t cap = 0;
 		while ((rc = tsv_next(&t, err)) > 0) {
 			b->ops = grow(b->ops, b->nops, &cap, sizeof(rp_op));
 			rp_op *o = &b->ops[b->nops];
-			if (tsv_num(&t, cts, &o->ts, err) < 0 || tsv_num(&t, clat, &o->latency_ms, err) < 0) {
+			long long gen;
+			if (tsv_num(&t, cts, &o->ts, err) < 0 || tsv_text(&t, capi, err) < 0 || tsv_text(&t, cop, err) < 0 ||
+			    tsv_num(&t, clat, &o->latency_ms, err) < 0 || tsv_int(&t, cgen, &gen, err) < 0) {
 				rc = -1;
+				break;
+			}
+			const char *ec = t.fld[cerr];
+			if (!ec[0] || strlen(ec) > 64 || strchr(ec, ' ')) {
+				rc = sp_usage(err, "%s:%zu: error_code: '%s' is not '-' or a sanitized error code", t.path,
+					      t.lineno, shown(ec));
 				break;
 			}
 			const char *r = t.fld[cres];
@@ -365,15 +410,16 @@ static int load_latency(rp_bundle *b, sp_error *err)
 {
 	tsv t;
 	int rc = tsv_open(&t, b->dir, SP_EV_LATENCY, err);
-	int cts = -1, csc = -1, clat = -1, cwu = -1;
+	int cts = -1, csc = -1, cop = -1, clat = -1, cwu = -1;
 	if (rc == 0 && (cts = tsv_col(&t, "ts", err)) >= 0 && (csc = tsv_col(&t, "scenario", err)) >= 0 &&
-	    tsv_col(&t, "operation", err) >= 0 && (clat = tsv_col(&t, "latency_ms", err)) >= 0 &&
+	    (cop = tsv_col(&t, "operation", err)) >= 0 && (clat = tsv_col(&t, "latency_ms", err)) >= 0 &&
 	    (cwu = tsv_col(&t, "warmup", err)) >= 0) {
 		size_t cap = 0;
 		while ((rc = tsv_next(&t, err)) > 0) {
 			b->lat = grow(b->lat, b->nlat, &cap, sizeof(rp_lat));
 			rp_lat *l = &b->lat[b->nlat];
-			if (tsv_num(&t, cts, &l->ts, err) < 0 || tsv_num(&t, clat, &l->latency_ms, err) < 0) {
+			if (tsv_num(&t, cts, &l->ts, err) < 0 || tsv_text(&t, cop, err) < 0 ||
+			    tsv_num(&t, clat, &l->latency_ms, err) < 0) {
 				rc = -1;
 				break;
 			}
@@ -450,7 +496,12 @@ static int load_faults(rp_bundle *b, sp_error *err)
 				rc = sp_usage(err, "%s:%zu: fault_id: empty", t.path, t.lineno);
 				break;
 			}
-			if (tsv_num(&t, c[3], &f->started, err) < 0 || tsv_num_or_dash(&t, c[4], &f->ended, err) < 0 ||
+			if (!sp_ev_is_fault_id(t.fld[c[0]], strlen(t.fld[c[0]]))) {
+				rc = sp_usage(err, "%s:%zu: fault_id: '%s' is not a fault id F01..F09", t.path, t.lineno,
+					      shown(t.fld[c[0]]));
+				break;
+			}
+			if (tsv_text(&t, c[1], err) < 0 || tsv_text(&t, c[2], err) < 0 || tsv_num(&t, c[3], &f->started, err) < 0 || tsv_num_or_dash(&t, c[4], &f->ended, err) < 0 ||
 			    tsv_num_or_dash(&t, c[5], &f->recovery_ms, err) < 0 || tsv_num(&t, c[6], &f->rto_ms, err) < 0 ||
 			    tsv_passfail(&t, c[7], &f->pass, err) < 0) {
 				rc = -1;
@@ -471,58 +522,26 @@ static int load_faults(rp_bundle *b, sp_error *err)
 	return rc < 0 ? -1 : 0;
 }
 
-static int summary_num(json_t *root, const char *key, double *out, const char *path, sp_error *err)
-{
-	json_t *v = json_object_get(root, key);
-	*out = NAN;
-	if (!v)
-		return 0;
-	if (!json_is_number(v))
-		return sp_usage(err, "%s: %s: not a number", path, key);
-	*out = json_number_value(v);
-	return 0;
-}
-
+/* summary.json through the evidence reader, as the verifier holds it, but
+ * for the fields the bundle marks absent (sandprobe import) */
 static int load_summary(rp_bundle *b, sp_error *err)
 {
 	_cleanup_free_ char *path = sp_xasprintf("%s/summary.json", b->dir);
-	json_error_t je;
-	json_t *root = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
-	if (!root) {
-		if (je.line <= 0)
-			return sp_usage(err, "%s: %s", path, je.text);
-		return sp_usage(err, "%s:%d: %s", path, je.line, je.text);
+	sp_error serr;
+	if (sp_ev_summary_load_drawn(&b->summary, path, &serr) < 0) {
+		int line, at = 0;
+		/* the JSON parser's "line N: ..." as path:N: ... */
+		if (sscanf(serr.msg, "line %d: %n", &line, &at) == 1 && at > 0)
+			return sp_usage(err, "%s:%d: %s", path, line, serr.msg + at);
+		return sp_usage(err, "%s: %s", path, serr.msg);
 	}
-	int rc = 0;
-	json_t *schema = json_object_get(root, "schema");
-	if (!json_is_object(root))
-		rc = sp_usage(err, "%s: not a JSON object", path);
-	else if (!json_is_string(schema) || strcmp(json_string_value(schema), "sandprobe.summary.v1"))
-		rc = sp_usage(err, "%s: schema: expected \"sandprobe.summary.v1\"", path);
-	else if (summary_num(root, "warmup_end_s", &b->warmup_end_s, path, err) < 0 ||
-		 summary_num(root, "measured_duration_s", &b->measured_duration_s, path, err) < 0 ||
-		 summary_num(root, "requested_duration_s", &b->requested_duration_s, path, err) < 0 ||
-		 summary_num(root, "span_s", &b->span_s, path, err) < 0 ||
-		 summary_num(root, "max_gap_s", &b->max_gap_s, path, err) < 0)
-		rc = -1;
-	if (rc == 0) {
-		json_t *s = json_object_get(root, "stop_condition");
-		if (json_is_string(s))
-			b->stop_condition = sp_xstrdup(json_string_value(s));
-		s = json_object_get(root, "cleanup");
-		if (json_is_string(s))
-			b->cleanup = sp_xstrdup(json_string_value(s));
-		b->has_summary = true;
-	}
-	json_decref(root);
-	return rc;
+	return 0;
 }
 
 int rp_bundle_load(rp_bundle *b, const char *dir, sp_error *err)
 {
 	*b = (rp_bundle){0};
 	b->dir = sp_xstrdup(dir);
-	b->warmup_end_s = b->measured_duration_s = b->requested_duration_s = b->span_s = b->max_gap_s = NAN;
 	if (load_metadata(b, err) < 0 || load_samples(b, err) < 0 || load_operations(b, err) < 0 ||
 	    load_latency(b, err) < 0 || load_capabilities(b, err) < 0 || load_faults(b, err) < 0 ||
 	    load_summary(b, err) < 0) {
@@ -556,8 +575,7 @@ void rp_bundle_free(rp_bundle *b)
 		free(b->faults[i].expected);
 	}
 	free(b->faults);
-	free(b->stop_condition);
-	free(b->cleanup);
+	sp_ev_summary_free(&b->summary);
 	free(b->dir);
 	*b = (rp_bundle){0};
 }
@@ -585,8 +603,8 @@ double rp_time_max(const rp_bundle *b)
 
 double rp_warmup_end(const rp_bundle *b)
 {
-	if (!isnan(b->warmup_end_s))
-		return b->warmup_end_s;
+	if (!isnan(b->summary.warmup_end_s))
+		return b->summary.warmup_end_s;
 	double w = 0;
 	const char *ws = rp_meta(b, "warmup_s");
 	if (ws)

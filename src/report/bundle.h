@@ -2,8 +2,13 @@
  * report: metadata, samples, operations, latency, capabilities, faults and
  * summary. Every malformed value is a usage error naming file:line and the
  * column. Lines, fields, headers and metadata keys are read by the
- * evidence readers (src/evidence/) that verify uses; the typed checks and
- * the wording of the messages are the report's. */
+ * evidence readers (src/evidence/) that verify uses, and every value with
+ * the evidence parsers verify uses (sp_ev_parse_dec, sp_ev_parse_int,
+ * sp_ev_is_iso8601, sp_ev_is_fault_id); the wording of the messages is the
+ * report's ('-' marks an absent sample counter or, in faults.tsv, an end not
+ * reached). summary.json is read by the
+ * verifier's own reader (sp_ev_summary_load_drawn: only the fields the bundle
+ * marks absent may be missing). */
 #ifndef SP_REPORT_BUNDLE_H
 #define SP_REPORT_BUNDLE_H
 
@@ -62,10 +67,8 @@ typedef struct rp_bundle {
 	size_t ncaps;
 	rp_fault *faults;
 	size_t nfaults;
-	/* summary.json (NaN / NULL when a field is absent) */
-	double warmup_end_s, measured_duration_s, requested_duration_s, span_s, max_gap_s;
-	char *stop_condition, *cleanup;
-	bool has_summary;
+	/* summary.json (NaN / -1 / NULL for a field the bundle marks absent) */
+	sp_ev_summary summary;
 } rp_bundle;
 
 /* Read the bundle in dir. 0, or -1 with err set (exit 2: names file:line). */

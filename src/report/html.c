@@ -282,7 +282,7 @@ static void rate(FILE *f, const page *pg, double w, size_t nwin)
 	chart(f, pg, "chart-rate", "Achieved vs requested operation rate", "finished operations", RP_UNIT_RATE, s, 1, isnan(req) ? 0 : req,
 	      "requested");
 	/* per scenario */
-	double dur = !isnan(b->measured_duration_s) && b->measured_duration_s > 0 ? b->measured_duration_s : pg->tmax;
+	double dur = !isnan(b->summary.measured_duration_s) && b->summary.measured_duration_s > 0 ? b->summary.measured_duration_s : pg->tmax;
 	fputs("<table class=\"rates\">\n<tr><th>scenario</th><th>operations</th><th>ok</th><th>fail</th>"
 	      "<th>expected fault</th><th>achieved ops/s</th><th>requested ops/s</th></tr>\n", f);
 	for (size_t s_i = 0; s_i < b->nscenarios; s_i++) {
@@ -499,14 +499,14 @@ static void run_facts(FILE *f, const rp_bundle *b, double warmup)
 	fact(f, "started at", rp_meta(b, "started_at"));
 	char n1[32], n2[32], n3[32], n4[32];
 	snprintf(buf, sizeof buf, "requested %s, measured %s, sample span %s, max gap %s",
-		 secs(b->requested_duration_s, n1, sizeof n1), secs(b->measured_duration_s, n2, sizeof n2),
-		 secs(b->span_s, n3, sizeof n3), secs(b->max_gap_s, n4, sizeof n4));
+		 secs(b->summary.requested_duration_s, n1, sizeof n1), secs(b->summary.measured_duration_s, n2, sizeof n2),
+		 secs(b->summary.span_s, n3, sizeof n3), secs(b->summary.max_gap_s, n4, sizeof n4));
 	fact(f, "duration", buf);
 	snprintf(buf, sizeof buf, "ends at %.6g s (metadata warmup_s %s)", warmup,
 		 rp_meta(b, "warmup_s") ? rp_meta(b, "warmup_s") : "-");
 	fact(f, "warm-up", buf);
-	fact(f, "stop condition", b->stop_condition);
-	fact(f, "cleanup", b->cleanup);
+	fact(f, "stop condition", b->summary.stop_condition);
+	fact(f, "cleanup", b->summary.cleanup);
 	_cleanup_free_ char *tool = sp_xasprintf("%s, commit %s, dirty %s",
 						 rp_meta(b, "tool_version") ? rp_meta(b, "tool_version") : "-",
 						 rp_meta(b, "tool_commit") ? rp_meta(b, "tool_commit") : "-",

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "soak/bundle.h"
+#include "core/fsutil.h"
 #include "core/util.h"
 #include "evidence/evidence.h"
 #include "soak/sampler.h"
@@ -51,20 +52,12 @@ void sp_bundle_close(sp_soak_bundle *b)
 
 int sp_bundle_write(sp_soak_bundle *b, const char *name, const char *data, size_t len, sp_error *err)
 {
-	char tmp[512];
-	snprintf(tmp, sizeof tmp, "%s.tmp", name);
-	int fd = openat(b->dirfd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0)
-		return sp_fail_errno(err, errno, "%s/%s", b->dir, tmp);
-	int r = sp_write_all(fd, data, len);
-	if (r == 0 && fsync(fd) < 0)
-		r = -errno;
-	close(fd);
-	if (r < 0 || renameat(b->dirfd, tmp, b->dirfd, name) < 0) {
-		int e = r < 0 ? -r : errno;
-		unlinkat(b->dirfd, tmp, 0);
-		return sp_fail_errno(err, e, "%s/%s", b->dir, name);
-	}
+	sp_wa_step step;
+	int r = sp_write_atomic_buf(b->dirfd, name, 0644, SP_WA_FIXED_TMP | SP_WA_FSYNC, data, len, &step);
+	if (r < 0 && step == SP_WA_CREATE)
+		return sp_fail_errno(err, -r, "%s/%s.tmp", b->dir, name);
+	if (r < 0)
+		return sp_fail_errno(err, -r, "%s/%s", b->dir, name);
 	return 0;
 }
 

@@ -20,6 +20,7 @@
 #include <jansson.h>
 
 #include "soak/run.h"
+#include "core/fsutil.h"
 #include "core/version.h"
 #include "evidence/evidence.h"
 
@@ -317,20 +318,7 @@ void sp_soak_write_metrics(struct run *r, const sp_soak_sample *s)
 			    s->extra[i]);
 	}
 #undef PUT
-	char *tmp = sp_xasprintf("%s.tmp", path);
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
-	int e = fd < 0 ? errno : 0;
-	if (fd >= 0) {
-		int w = sp_write_all(fd, buf, len);
-		if (close(fd) < 0 && !w)
-			w = -errno;
-		if (w < 0)
-			e = -w;
-		else if (rename(tmp, path) < 0)
-			e = errno;
-		if (e)
-			unlink(tmp);
-	}
+	int e = -sp_write_atomic_buf(AT_FDCWD, path, 0644, SP_WA_FIXED_TMP, buf, len, NULL);
 	if (e) {
 		r->rec.metrics_failures++;
 		if (!r->rec.metrics_noted)
@@ -341,7 +329,6 @@ void sp_soak_write_metrics(struct run *r, const sp_soak_sample *s)
 		sp_soak_note(r, "the metrics file %s is written again", path);
 		r->rec.metrics_noted = false;
 	}
-	free(tmp);
 	free(buf);
 }
 

@@ -2,16 +2,15 @@
  * (sp_a3s_import) on a bundle whose files come from the input, split at
  * lines "@@@@" in the order of names[] below; the last byte picks the kind
  * and the gate flags. Every other cluster artifact is a one-line file. */
-#include <fcntl.h>
-#include <ftw.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "a3s/a3s.h"
+#include "core/fsutil.h"
+#include "lib/bundle_files.h"
 
 static const char *const names[] = {"metadata.txt",	     "summary.txt",	     "resource-samples.tsv",
 				    "runtimeclass.yaml",     "final-pod-statuses.tsv", "final-pod-nodes.tsv",
@@ -27,30 +26,10 @@ static const char *const fixed[] = {"selected-nodes.txt", "final-get-all.txt", "
 
 static char dir[64], out[80];
 
-static void put(const char *name, const uint8_t *p, size_t n)
-{
-	char path[160];
-	snprintf(path, sizeof path, "%s/%s", dir, name);
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0)
-		abort();
-	if (n && write(fd, p, n) != (ssize_t)n)
-		abort();
-	close(fd);
-}
-
-static int rm_cb(const char *p, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(p);
-}
-
 static void cleanup(void)
 {
-	nftw(out, rm_cb, 8, FTW_DEPTH | FTW_PHYS);
-	nftw(dir, rm_cb, 8, FTW_DEPTH | FTW_PHYS);
+	sp_rm_rf(out);
+	sp_rm_rf(dir);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -61,19 +40,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		snprintf(out, sizeof out, "/tmp/sp-fuzz-a3s-out.%d", (int)getpid());
 		mkdir(dir, 0700);
 		for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++)
-			put(fixed[i], (const uint8_t *)"a3s-box x\n", 10);
+			sp_fuzz_put(dir, fixed[i], (const uint8_t *)"a3s-box x\n", 10);
 		atexit(cleanup);
 	}
-	static const char sep[] = "\n@@@@\n";
-	size_t pos = 0;
-	for (size_t i = 0; i < NFILES; i++) {
-		const uint8_t *end = NULL;
-		if (pos <= size)
-			end = memmem(data + pos, size - pos, sep, sizeof sep - 1);
-		size_t n = end ? (size_t)(end - (data + pos)) + 1 : (pos <= size ? size - pos : 0);
-		put(names[i], data + pos, n);
-		pos = end ? (size_t)(end - data) + sizeof sep - 1 : size + 1;
-	}
+	sp_fuzz_split_files(dir, names, NFILES, data, size);
 	unsigned last = size ? data[size - 1] : 0;
 	sp_ev_a3s_opts ao = {.kind = (enum sp_a3s_kind)(last % 3), .allow_dry_run = (last >> 2) & 1,
 			  .min_duration_s = (last >> 3) & 1 ? 60 : 0, .min_samples = (last >> 4) & 1 ? 3 : 0,
@@ -81,18 +51,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	sp_ev_verify_opts o = {.input = SP_INPUT_A3S, .a3s = &ao, .profile = (last >> 7) & 1 ? "G2" : NULL};
 	sp_ev_verdict v;
 	sp_error err = {0};
-	if (sp_verify(dir, &o, &v, &err) == 0) {
-		FILE *f = fopen("/dev/null", "w");
-		if (f) {
-			sp_verdict_print_json(&v, f);
-			sp_verdict_print_text(&v, f);
-			fclose(f);
-		}
-		sp_verdict_free(&v);
-	}
+	if (sp_verify(dir, &o, &v, &err) == 0)
+		sp_fuzz_print_verdict(&v);
 	/* the importer on the same bundle; then its output through the
 	 * sandprobe verifier */
-	nftw(out, rm_cb, 8, FTW_DEPTH | FTW_PHYS);
+	sp_rm_rf(out);
 	sp_error ierr = {0};
 	if (sp_a3s_import(dir, out, (enum sp_a3s_kind)(last % 3), &ierr) == 0) {
 		sp_ev_verify_opts so = {.input = SP_INPUT_SANDPROBE};

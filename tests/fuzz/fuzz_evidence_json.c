@@ -1,5 +1,5 @@
-/* libFuzzer harness: the JSON documents of a bundle (inventories, summary).
- * The first byte picks the parser. */
+/* libFuzzer harness: the JSON documents of a bundle (inventories, summary,
+ * summary as report draws it). The first byte picks the parser. */
 #include <stdint.h>
 
 #include "evidence/evidence.h"
@@ -13,7 +13,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	const char *doc = (const char *)data + 1;
 	if (data[0] & 1) {
 		sp_ev_summary s;
-		if (sp_ev_summary_parse(&s, doc, size - 1, &e) == 0)
+		if ((data[0] & 2 ? sp_ev_summary_parse_drawn : sp_ev_summary_parse)(&s, doc, size - 1, &e) == 0)
 			sp_ev_summary_free(&s);
 	} else {
 		sp_ev_inventory a;

@@ -105,8 +105,9 @@ BEGIN {
 		disk = 1000000 + 2000 * t
 		if (ph == "final") disk = 1000000
 		boxes = (ph == "final") ? 0 : 1 + int(1 + sin(t / 30))
-		printf "%.3f\t2026-01-01T%02d:%02d:%02dZ\t%s\t%d\t%d\t%d\t%.2f\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\n", \
-			t, int(t / 3600), int(t / 60) % 60, int(t) % 60, ph, procs, procs * 2, rss, t * 0.05, fds, mounts, \
+		# a real date: past 24 h the day turns (no hour 24)
+		printf "%.3f\t2026-01-%02dT%02d:%02d:%02dZ\t%s\t%d\t%d\t%d\t%.2f\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\n", \
+			t, 1 + int(t / 86400), int(t / 3600) % 24, int(t / 60) % 60, int(t) % 60, ph, procs, procs * 2, rss, t * 0.05, fds, mounts, \
 			2, 1, disk, 180 + procs, 40 + mounts, 20000000 + 1000 * t, 9, boxes
 	}
 	BEGIN {

@@ -143,6 +143,41 @@ bad metadata-dup "echo 'seed=9' >> metadata.txt" "metadata.txt:[0-9]+: duplicate
 bad schema "sed -i '1s/v1/v9/' metadata.txt" "metadata.txt:1: schema is 'sandprobe.evidence.v9'"
 bad summary-json "sed -i '2s/,/,,/' summary.json" "summary.json:2: "
 bad missing-file "rm latency.tsv" "latency.tsv: No such file"
+# rows are held to the verifier's value syntax (evidence's parsers)
+bad sample-decimal-count "sed -i '3s/\tperiodic\t\([0-9]*\)\t/\tperiodic\t\1.5\t/' resource-samples.tsv" \
+	"resource-samples.tsv:3: owned_processes: '[0-9]+\.5' is not a non-negative integer"
+bad sample-wall "sed -i '3s/\t2026-[^\t]*\t/\tyesterday\t/' resource-samples.tsv" "resource-samples.tsv:3: wall: 'yesterday' is not an ISO 8601"
+bad op-exponent "sed -i '5s/\t[0-9.]*\tok\t/\t1e2\tok\t/' operations.tsv" "operations.tsv:5: latency_ms: '1e2' is not a plain decimal"
+for c in sample-decimal-count sample-wall op-exponent; do
+	js=$("$SP_BIN" verify "$tmp/bad-$c" --format json 2>/dev/null)
+	like "$(jq -r '[.gates[] | select(.id | startswith("types.")) | .status] | join(" ")' <<<"$js")" fail "$c: verify refuses it too (a types gate)"
+done
+# summary.json is read by the verifier's reader: what verify refuses as
+# malformed (types.summary) is not drawn as if it were fine
+bad summary-cleanup "sed -i 's/\"cleanup\":\"ok\"/\"cleanup\":\"maybe\"/' summary.json" \
+	"summary.json: field cleanup: 'maybe' is not an allowed value"
+bad summary-missing "sed -i 's/\"profile\":\"custom\",//' summary.json" "summary.json: field profile: missing or not a non-empty string"
+bad summary-negative "sed -i 's/\"span_s\":[0-9]*/\"span_s\":-1/' summary.json" "summary.json: field span_s: missing or not a non-negative number"
+bad summary-ops-type "sed -i 's/\"total\":[0-9]*/\"total\":\"many\"/' summary.json" "summary.json: field operations.total: missing or not a non-negative integer"
+bad summary-absent-type "sed -i 's/^{/{\"absent\":\"warmup_end_s\",/' summary.json" "summary.json: field absent: not an array of non-empty strings"
+bad summary-schema "sed -i 's/summary.v1/summary.v2/' summary.json" "summary.json: field schema: not sandprobe.summary.v1"
+for c in cleanup missing negative ops-type; do
+	js=$("$SP_BIN" verify "$tmp/bad-summary-$c" --format json 2>/dev/null)
+	is "$(jq -r '.gates[] | select(.id == "types.summary") | .status' <<<"$js")" fail "summary-$c: verify refuses it too (types.summary)"
+done
+# a field the bundle marks absent (sandprobe import) may be missing: drawn
+d=$tmp/summary-absent
+cp -r "$tmp/a" "$d"
+sed -i 's/"warmup_end_s":[0-9.]*,//; s/"stop_condition":"duration",//; s/^{/{"absent":["warmup_end_s","stop_condition"],/' "$d/summary.json"
+err=$(SANDPROBE_VERIFY=/nonexistent "$SP_BIN" report "$d" -o "$tmp/absent.html" 2>&1); rc=$?
+is "$rc" 0 "summary.json without the fields its absent array names: drawn"
+is "$err" "" "... with nothing on stderr"
+like "$(cat "$tmp/absent.html")" "<td>stop condition</td><td>-</td>" "... the absent stop condition shown as '-'"
+sed -i 's/"absent":\["warmup_end_s","stop_condition"\]/"absent":["stop_condition"]/' "$d/summary.json"
+err=$(SANDPROBE_VERIFY=/nonexistent "$SP_BIN" report "$d" -o "$tmp/absent2.html" 2>&1); rc=$?
+is "$rc" 2 "a missing field the absent array does not name: refused"
+like "$err" "summary.json: field warmup_end_s: missing" "... naming the field"
+ok test ! -e "$tmp/absent2.html"
 bad fault-order "sed -i '2s/\t260.000\t/\t100.000\t/' faults.tsv" "faults.tsv:2: ended: 100 is before started 200"
 bad cap-count "sed -i '2s/\t400\t/\t-4\t/' capability-results.tsv" "capability-results.tsv:2: attempted: '-4' is not a non-negative integer"
 

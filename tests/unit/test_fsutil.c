@@ -2,7 +2,12 @@
  * tree (files, nested dirs, fifos, dangling and directory symlinks) without
  * following a link out of it, refuses a tree with a mount in it and leaves it
  * whole (checked with the mount really there: a private tmpfs in a mount
- * namespace of the test's own), and a missing path is no error. */
+ * namespace of the test's own), and a missing path is no error.
+ * sp_write_atomic: the file appears whole with its mode (umask or exact), a
+ * failing writer, a missing directory or a rename onto a directory leave the
+ * target as it was and no temporary file behind, and a symbolic link where
+ * the fixed temporary name goes is not followed. */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
@@ -32,6 +37,113 @@ static bool exists(const char *p)
 {
 	struct stat st;
 	return lstat(p, &st) == 0;
+}
+
+/* the entries of dir, but . and .. */
+static int entries(const char *dir)
+{
+	DIR *d = opendir(dir);
+	int n = 0;
+	struct dirent *de;
+	while (d && (de = readdir(d)))
+		n += strcmp(de->d_name, ".") && strcmp(de->d_name, "..");
+	if (d)
+		closedir(d);
+	return n;
+}
+
+static char *slurp(const char *p)
+{
+	static char buf[256];
+	int fd = open(p, O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd < 0 ? -1 : read(fd, buf, sizeof buf - 1);
+	if (fd >= 0)
+		close(fd);
+	buf[n > 0 ? n : 0] = '\0';
+	return buf;
+}
+
+static int fill_half_then_fail(FILE *f, void *ctx)
+{
+	(void)ctx;
+	fputs("partial", f);
+	return -ENOSPC;
+}
+
+static mode_t mode_of(const char *p)
+{
+	struct stat st;
+	return lstat(p, &st) == 0 ? st.st_mode & 07777 : 0;
+}
+
+static void test_write_atomic(void)
+{
+	char d[] = "/tmp/sp-fsutil-wa.XXXXXX";
+	if (!mkdtemp(d)) {
+		ok(0, "temp dir");
+		return;
+	}
+	char p[512], q[512];
+	snprintf(p, sizeof p, "%s/out", d);
+	mode_t old = umask(077);
+	sp_wa_step step = SP_WA_RENAME;
+	is_int(sp_write_atomic_buf(AT_FDCWD, p, 0644, SP_WA_EXACT_MODE, "one\n", 4, &step), 0, "atomic write: 0");
+	is_str(slurp(p), "one\n", "... the content is there");
+	is_int(mode_of(p), 0644, "... SP_WA_EXACT_MODE: 0644 under umask 077");
+	is_int(entries(d), 1, "... and no temporary file is left");
+	is_int(sp_write_atomic_buf(AT_FDCWD, p, 0644, 0, "two\n", 4, NULL), 0, "a second write replaces the file");
+	is_str(slurp(p), "two\n", "... with the new content");
+	is_int(mode_of(p), 0600, "... without SP_WA_EXACT_MODE the umask applies (0644 & ~077)");
+	umask(old);
+
+	is_int(sp_write_atomic(AT_FDCWD, p, 0644, 0, fill_half_then_fail, NULL, &step), -ENOSPC,
+	       "a failing writer: its -errno");
+	is_int(step, SP_WA_WRITE, "... step SP_WA_WRITE");
+	is_str(slurp(p), "two\n", "... the target is as it was");
+	is_int(entries(d), 1, "... and the temporary file is removed");
+
+	snprintf(q, sizeof q, "%s/no/such/out", d);
+	is_int(sp_write_atomic_buf(AT_FDCWD, q, 0644, 0, "x", 1, &step), -ENOENT, "a missing directory: -ENOENT");
+	is_int(step, SP_WA_CREATE, "... step SP_WA_CREATE");
+
+	snprintf(q, sizeof q, "%s/sub", d);
+	mkdir(q, 0755);
+	touch(q, "inside");
+	int rc = sp_write_atomic_buf(AT_FDCWD, q, 0644, 0, "x", 1, &step);
+	ok(rc == -EISDIR || rc == -ENOTEMPTY || rc == -EEXIST, "renaming onto a non-empty directory fails (%d)", rc);
+	is_int(step, SP_WA_RENAME, "... step SP_WA_RENAME");
+	is_int(entries(d), 2, "... and the temporary file is removed");
+
+	/* SP_WA_FIXED_TMP, relative to a directory fd: PATH.tmp, never through a link */
+	int dfd = open(d, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	snprintf(q, sizeof q, "%s/victim", d);
+	touch(d, "victim");
+	snprintf(p, sizeof p, "%s/rel.tmp", d);
+	(void)!symlink(q, p);
+	is_int(sp_write_atomic_buf(dfd, "rel", 0644, SP_WA_FIXED_TMP | SP_WA_FSYNC, "r", 1, &step), -ELOOP,
+	       "fixed temporary name: a symbolic link there is not followed (-ELOOP)");
+	is_str(slurp(q), "x\n", "... the link's target is untouched");
+	unlink(p);
+	is_int(sp_write_atomic_buf(dfd, "rel", 0644, SP_WA_FIXED_TMP | SP_WA_FSYNC, "r", 1, &step), 0,
+	       "fixed temporary name, relative to a directory fd: 0");
+	snprintf(p, sizeof p, "%s/rel", d);
+	is_str(slurp(p), "r", "... the content is there");
+	snprintf(p, sizeof p, "%s/rel.tmp", d);
+	ok(!exists(p), "... and rel.tmp is gone");
+	close(dfd);
+
+	/* a verb's -o FILE: the error says which part failed */
+	sp_error err = {0};
+	snprintf(q, sizeof q, "%s/no/such/out", d);
+	is_int(sp_write_output(q, fill_half_then_fail, NULL, " the page", &err), -1, "sp_write_output: -1");
+	is_int(err.exit_code, SP_EXIT_USAGE, "... no directory to create it in: a usage error");
+	like_str(err.msg, "/no/such/out: cannot create: No such file or directory", "... naming the path");
+	snprintf(q, sizeof q, "%s/page", d);
+	is_int(sp_write_output(q, fill_half_then_fail, NULL, " the page", &err), -1, "a failing writer: -1");
+	is_int(err.exit_code, SP_EXIT_INTERNAL, "... an internal error");
+	like_str(err.msg, "/page: cannot write the page", "... naming the path");
+	ok(!exists(q), "... and nothing is left at the path");
+	sp_rm_rf(d);
 }
 
 int main(void)
@@ -100,5 +212,6 @@ int main(void)
 	ok(!sp_glob_match("ns.*", "caps.kill"), "glob: ns.* does not match caps.kill");
 	ok(sp_glob_match("*.example.com", "a.example.com"), "glob: a host pattern");
 	ok(!sp_glob_match("ns.pid", "ns.pidx"), "glob: a literal is matched whole");
+	test_write_atomic();
 	return done_testing();
 }

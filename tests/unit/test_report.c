@@ -37,13 +37,21 @@ static const char *const SAMPLES_HDR =
 	"ts\twall\tphase\towned_processes\towned_threads\towned_rss_bytes\towned_cpu_seconds\towned_fds\t"
 	"owned_mounts\towned_sockets\towned_cgroups\tdisk_bytes\tglobal_processes\tglobal_mounts\trunner_rss_bytes\trunner_fds\n";
 
+/* a correct summary.json is SUMMARY_HEAD "warmup_end_s":N, SUMMARY_TAIL */
+#define SUMMARY_HEAD \
+	"{\"schema\":\"sandprobe.summary.v1\",\"run_id\":\"r1\",\"profile\":\"custom\",\"requested_duration_s\":10," \
+	"\"measured_duration_s\":10,\"sample_count\":3,\"periodic_samples\":1,\"span_s\":10,\"max_gap_s\":5,"
+#define SUMMARY_TAIL \
+	"\"operations\":{\"total\":4,\"ok\":2,\"fail\":1,\"expected_fault\":1},\"unexpected_failures\":1," \
+	"\"stop_condition\":\"duration\",\"cleanup\":\"ok\",\"evidence_path\":\"/x\"}"
+
 /* a minimal correct bundle */
 static void minimal(const char *d)
 {
 	put(d, "metadata.txt", "schema=sandprobe.evidence.v1\nrun_id=r1\nscenarios=A,B\nwarmup_s=1\n");
-	char *s = sp_xasprintf("%s0\tw\tstart\t1\t1\t100\t0\t3\t1\t0\t0\t10\t5\t5\t7\t4\n"
-			       "5\tw\tperiodic\t2\t2\t200\t0.5\t4\t1\t0\t0\t20\t5\t5\t7\t4\n"
-			       "10\tw\tfinal\t1\t1\t150\t1\t3\t1\t0\t0\t10\t5\t5\t7\t4\n",
+	char *s = sp_xasprintf("%s0\t2026-01-01T00:00:00Z\tstart\t1\t1\t100\t0\t3\t1\t0\t0\t10\t5\t5\t7\t4\n"
+			       "5\t2026-01-01T00:00:00Z\tperiodic\t2\t2\t200\t0.5\t4\t1\t0\t0\t20\t5\t5\t7\t4\n"
+			       "10\t2026-01-01T00:00:00Z\tfinal\t1\t1\t150\t1\t3\t1\t0\t0\t10\t5\t5\t7\t4\n",
 			       SAMPLES_HDR);
 	put(d, "resource-samples.tsv", s);
 	free(s);
@@ -55,7 +63,7 @@ static void minimal(const char *d)
 					 "A\t2\t1\t1\t0\tpass\nB\t2\t1\t0\t1\tfail\n");
 	put(d, "faults.tsv", "fault_id\ttarget\texpected\tstarted\tended\trecovery_ms\trto_ms\tresult\n"
 			     "F01\tbox\tE\t2.5\t-\t-\t1000\tfail\n");
-	put(d, "summary.json", "{\"schema\":\"sandprobe.summary.v1\",\"warmup_end_s\":4}\n");
+	put(d, "summary.json", SUMMARY_HEAD "\"warmup_end_s\":4," SUMMARY_TAIL "\n");
 }
 
 static char *load_error(const char *d)
@@ -136,7 +144,7 @@ int main(void)
 	is_int(rp_warmup_end(&b), 4, "warm-up end from summary.json");
 	is_int(rp_time_max(&b), 10, "time range from the final sample");
 	is_int(rp_column(&b, "owned_rss_bytes")[1], 200, "sample columns by name");
-	b.warmup_end_s = NAN;
+	b.summary.warmup_end_s = NAN;
 	is_int(rp_warmup_end(&b), 4, "computed warm-up end: second op of every scenario (B at 4)");
 	char *html = NULL;
 	size_t hlen = 0;
@@ -166,10 +174,29 @@ int main(void)
 		{"latency.tsv", "ts\tscenario\toperation\tlatency_ms\twarmup\n1\tA\tr\t1\t2\n", "latency.tsv:2: warmup: '2' is neither 0 nor 1"},
 		{"latency.tsv", "ts\tscenario\toperation\tlatency_ms\twarmup\n\n", "latency.tsv:2: empty line"},
 		{"latency.tsv", "", "latency.tsv:1: missing header row"},
-		{"faults.tsv", "fault_id\ttarget\texpected\tstarted\tended\trecovery_ms\trto_ms\tresult\nF\tt\te\t1\t2\t3\t4\tok\n",
+		{"faults.tsv", "fault_id\ttarget\texpected\tstarted\tended\trecovery_ms\trto_ms\tresult\nF01\tt\te\t1\t2\t3\t4\tok\n",
 		 "faults.tsv:2: result: 'ok' is neither pass nor fail"},
-		{"summary.json", "[]", "summary.json: not a JSON object"},
-		{"summary.json", "{\"schema\":\"sandprobe.summary.v1\",\"warmup_end_s\":\"x\"}", "summary.json: warmup_end_s: not a number"},
+		{"operations.tsv", "ts\tscenario\tapi\toperation\tlatency_ms\tresult\tgeneration\terror_code\n1\tA\tc\tr\t1e3\tok\t1\t-\n",
+		 "operations.tsv:2: latency_ms: '1e3' is not a plain decimal"},
+		{"operations.tsv", "ts\tscenario\tapi\toperation\tlatency_ms\tresult\tgeneration\terror_code\n1\tA\t\tr\t1\tok\t1\t-\n",
+		 "operations.tsv:2: api: empty"},
+		{"operations.tsv", "ts\tscenario\tapi\toperation\tlatency_ms\tresult\tgeneration\terror_code\n1\tA\tc\tr\t1\tok\tg\t-\n",
+		 "operations.tsv:2: generation: 'g' is not a non-negative integer"},
+		{"operations.tsv", "ts\tscenario\tapi\toperation\tlatency_ms\tresult\tgeneration\terror_code\n1\tA\tc\tr\t1\tfail\t1\ta b\n",
+		 "operations.tsv:2: error_code: 'a b' is not '-' or a sanitized error code"},
+		{"latency.tsv", "ts\tscenario\toperation\tlatency_ms\twarmup\n1\tA\t\t1\t0\n", "latency.tsv:2: operation: empty"},
+		{"faults.tsv", "fault_id\ttarget\texpected\tstarted\tended\trecovery_ms\trto_ms\tresult\nF10\tt\te\t1\t2\t3\t4\tpass\n",
+		 "faults.tsv:2: fault_id: 'F10' is not a fault id F01..F09"},
+		{"capability-results.tsv", "scenario\tattempted\tsucceeded\texpected_faults\tunexpected_failures\tresult\n"
+					   "A\t1234567890123456789\t1\t0\t0\tpass\n",
+		 "capability-results.tsv:2: attempted: '1234567890123456789' is not a non-negative integer"},
+		{"summary.json", "[]", "summary.json: top level is not an object"},
+		{"summary.json", "{\n\"schema\":,}", "summary.json:2: "},
+		{"summary.json", SUMMARY_HEAD "\"warmup_end_s\":\"x\"," SUMMARY_TAIL,
+		 "summary.json: field warmup_end_s: missing or not a non-negative number"},
+		{"summary.json", "{\"schema\":\"sandprobe.summary.v1\",\"warmup_end_s\":4}",
+		 "summary.json: field run_id: missing or not a non-empty string"},
+		{"summary.json", SUMMARY_HEAD SUMMARY_TAIL, "summary.json: field warmup_end_s: missing"},
 	};
 	for (size_t i = 0; i < SP_ARRAY_SIZE(cases); i++) {
 		minimal(d);
@@ -178,20 +205,33 @@ int main(void)
 		like_str(m, cases[i].want, "%s: error names file:line and field", cases[i].file);
 		free(m);
 	}
+	/* a field the absent array names may be missing (sandprobe import) */
+	minimal(d);
+	put(d, "summary.json",
+	    "{\"schema\":\"sandprobe.summary.v1\",\"run_id\":\"r1\",\"profile\":\"custom\",\"requested_duration_s\":10,"
+	    "\"measured_duration_s\":10,\"sample_count\":3,\"periodic_samples\":1,\"span_s\":10,\"max_gap_s\":5,"
+	    "\"operations\":{\"total\":4,\"ok\":2,\"fail\":1,\"expected_fault\":1},\"unexpected_failures\":1,"
+	    "\"cleanup\":\"ok\",\"evidence_path\":\"/x\",\"absent\":[\"warmup_end_s\",\"stop_condition\"]}");
+	is_int(rp_bundle_load(&b, d, &err), 0, "a summary without the fields its absent array names loads");
+	if (err.msg[0])
+		printf("# %s\n", err.msg);
+	ok(isnan(b.summary.warmup_end_s) && !b.summary.stop_condition, "... they are NaN / NULL");
+	is_str(b.summary.cleanup, "ok", "... the others are read");
+	rp_bundle_free(&b);
 	/* samples: a row after final, and ts going back */
 	minimal(d);
-	char *s = sp_xasprintf("%s0\tw\tstart\t1\t1\t1\t0\t1\t1\t0\t0\t1\t1\t1\t1\t1\n"
-			       "9\tw\tperiodic\t1\t1\t1\t0\t1\t1\t0\t0\t1\t1\t1\t1\t1\n"
-			       "5\tw\tfinal\t1\t1\t1\t0\t1\t1\t0\t0\t1\t1\t1\t1\t1\n",
+	char *s = sp_xasprintf("%s0\t2026-01-01T00:00:00Z\tstart\t1\t1\t1\t0\t1\t1\t0\t0\t1\t1\t1\t1\t1\n"
+			       "9\t2026-01-01T00:00:00Z\tperiodic\t1\t1\t1\t0\t1\t1\t0\t0\t1\t1\t1\t1\t1\n"
+			       "5\t2026-01-01T00:00:00Z\tfinal\t1\t1\t1\t0\t1\t1\t0\t0\t1\t1\t1\t1\t1\n",
 			       SAMPLES_HDR);
 	put(d, "resource-samples.tsv", s);
 	free(s);
 	char *m = load_error(d);
 	like_str(m, "resource-samples.tsv:4: ts: 5 goes back in time", "samples must not go back in time");
 	free(m);
-	s = sp_xasprintf("%s0\tw\tstart\t1\t1\t1\t0\t1\t1\t0\t0\t1\t1\t1\t1\t1\n"
-			 "5\tw\tfinal\t1\t1\t1\t0\t1\t1\t0\t0\t1\t1\t1\t1\t1\n"
-			 "6\tw\tperiodic\t1\t1\t1\t0\t1\t1\t0\t0\t1\t1\t1\t1\t1\n",
+	s = sp_xasprintf("%s0\t2026-01-01T00:00:00Z\tstart\t1\t1\t1\t0\t1\t1\t0\t0\t1\t1\t1\t1\t1\n"
+			 "5\t2026-01-01T00:00:00Z\tfinal\t1\t1\t1\t0\t1\t1\t0\t0\t1\t1\t1\t1\t1\n"
+			 "6\t2026-01-01T00:00:00Z\tperiodic\t1\t1\t1\t0\t1\t1\t0\t0\t1\t1\t1\t1\t1\n",
 			 SAMPLES_HDR);
 	put(d, "resource-samples.tsv", s);
 	free(s);

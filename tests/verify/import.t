@@ -59,6 +59,14 @@ for kind in host cluster; do
 	is "$rc" 0 "$kind: report draws the imported bundle"
 	like "$(cat "$T/$kind.html")" "chart-extra\\.$([ $kind = host ] && echo shims || echo pods_total)" "$kind: the report charts an A3S counter"
 done
+# a source without a duration: summary.json lists requested_duration_s as
+# absent (not silently left out), and report still draws it
+"$MK" host-pass "$T/nodur"
+sed -i '/^soak_duration_secs=/d' "$T/nodur/metadata.txt"
+"$SP_BIN" import a3s "$T/nodur" "$T/nodur-out" >/dev/null; is "$?" 0 "no soak_duration_secs: imported"
+is "$(jq -r 'has("requested_duration_s")' "$T/nodur-out/summary.json")" false "... summary.json has no requested_duration_s"
+is "$(jq -r '.absent | index("requested_duration_s") != null' "$T/nodur-out/summary.json")" true "... and lists it absent"
+SANDPROBE_VERIFY=/nonexistent "$SP_BIN" report "$T/nodur-out" -o "$T/nodur.html"; is "$?" 0 "... report draws it"
 unlike "$(cat "$T/host-out/metadata.txt" "$T"/host-out/logs/*)" 'ghp_0123456789|hunter2secret' "no secret of the A3S bundle in the imported one"
 like "$(cat "$T/host-out/logs/iteration-1-core.log")" 'password=\[REDACTED\]' "the copied log has the secret redacted"
 
