@@ -20,7 +20,7 @@
 #include <time.h>
 
 #include "core/util.h"
-#include "soak/yamltree.h"
+#include "yaml/ytree.h"
 
 /* A3S's allowance of the summary's duration_secs against the sample span */
 #define A3S_SKEW_S 60
@@ -840,14 +840,15 @@ static void gate_runtimeclass(ctx *c, struct cl *k)
 		return;
 	}
 	sp_error e = {0};
-	sp_soak_ynode *root = sp_yaml_parse(x->buf, x->len, "runtimeclass.yaml", &e);
+	sp_ydoc *doc = sp_yaml_parse(x->buf, x->len, "runtimeclass.yaml", &e);
+	sp_ynode *root = doc ? doc->root : NULL;
 	char why[300] = "";
 	const char *kind = NULL, *name = NULL, *handler = NULL, *sel = NULL;
 	if (!root) {
 		snprintf(why, sizeof why, "%s", e.msg);
 	} else if (root->kind == SP_YN_MAP) {
 		for (size_t i = 0; i < root->n; i++) {
-			sp_soak_ynode *key = root->items[2 * i], *val = root->items[2 * i + 1];
+			sp_ynode *key = root->items[2 * i], *val = root->items[2 * i + 1];
 			if (key->kind != SP_YN_SCALAR)
 				continue;
 			if (!strcmp(key->str, "kind") && val->kind == SP_YN_SCALAR)
@@ -861,7 +862,7 @@ static void gate_runtimeclass(ctx *c, struct cl *k)
 						name = val->items[2 * j + 1]->str;
 			} else if (!strcmp(key->str, "scheduling") && val->kind == SP_YN_MAP) {
 				for (size_t j = 0; j < val->n; j++) {
-					sp_soak_ynode *ns = val->items[2 * j + 1];
+					sp_ynode *ns = val->items[2 * j + 1];
 					if (val->items[2 * j]->kind != SP_YN_SCALAR || strcmp(val->items[2 * j]->str, "nodeSelector") ||
 					    ns->kind != SP_YN_MAP)
 						continue;
@@ -893,7 +894,7 @@ static void gate_runtimeclass(ctx *c, struct cl *k)
 		GATE(true, SP_GREF(A3S_RUNTIMECLASS), c->runtime_class, c->runtime_class,
 		     "RuntimeClass %s with handler %s, scheduled on nodes labelled a3s-box.io/runtime=true", c->runtime_class,
 		     c->handler);
-	sp_ynode_free(root);
+	sp_ydoc_free(doc);
 }
 
 static void gate_cluster(ctx *c)

@@ -9,7 +9,7 @@
 #include <openssl/evp.h>
 
 #include "soak/workload.h"
-#include "soak/yamltree.h"
+#include "yaml/ytree.h"
 #include "core/util.h"
 
 static const char *const class_names[SP_CLASS_COUNT] = {"lifecycle", "service", "storage", "network", "fault"};
@@ -66,7 +66,7 @@ static ssize_t var_index(const char *name, size_t len)
 }
 
 /* Check every placeholder of s is known and allowed in ctx (bitmask). */
-static int check_placeholders(struct pctx *p, const sp_soak_ynode *n, const char *s, int ctx)
+static int check_placeholders(struct pctx *p, const sp_ynode *n, const char *s, int ctx)
 {
 	for (const char *c = s; *c; c++) {
 		const char *name;
@@ -115,7 +115,7 @@ char *sp_expand(const char *tmpl, const sp_soak_vars *v)
 }
 
 /* ---- typed accessors ---- */
-static int want_kind(struct pctx *p, const sp_soak_ynode *n, sp_ynode_kind k, const char *key)
+static int want_kind(struct pctx *p, const sp_ynode *n, sp_ynode_kind k, const char *key)
 {
 	static const char *const kn[] = {"a scalar", "a list", "a mapping"};
 	if (n->kind != k)
@@ -123,7 +123,7 @@ static int want_kind(struct pctx *p, const sp_soak_ynode *n, sp_ynode_kind k, co
 	return 0;
 }
 
-static int get_str(struct pctx *p, const sp_soak_ynode *n, const char *key, char **out)
+static int get_str(struct pctx *p, const sp_ynode *n, const char *key, char **out)
 {
 	if (want_kind(p, n, SP_YN_SCALAR, key) < 0)
 		return -1;
@@ -137,7 +137,7 @@ static int get_str(struct pctx *p, const sp_soak_ynode *n, const char *key, char
 	return 0;
 }
 
-static int get_int(struct pctx *p, const sp_soak_ynode *n, const char *key, long long lo, long long hi, long long *out)
+static int get_int(struct pctx *p, const sp_ynode *n, const char *key, long long lo, long long hi, long long *out)
 {
 	unsigned long long v;
 	if (want_kind(p, n, SP_YN_SCALAR, key) < 0)
@@ -149,7 +149,7 @@ static int get_int(struct pctx *p, const sp_soak_ynode *n, const char *key, long
 	return 0;
 }
 
-static int get_int32(struct pctx *p, const sp_soak_ynode *n, const char *key, int lo, int hi, int *out)
+static int get_int32(struct pctx *p, const sp_ynode *n, const char *key, int lo, int hi, int *out)
 {
 	long long v = 0;
 	if (get_int(p, n, key, lo, hi, &v) < 0)
@@ -158,7 +158,7 @@ static int get_int32(struct pctx *p, const sp_soak_ynode *n, const char *key, in
 	return 0;
 }
 
-static int get_num(struct pctx *p, const sp_soak_ynode *n, const char *key, double lo, double hi, double *out)
+static int get_num(struct pctx *p, const sp_ynode *n, const char *key, double lo, double hi, double *out)
 {
 	char *end;
 	if (want_kind(p, n, SP_YN_SCALAR, key) < 0)
@@ -172,7 +172,7 @@ static int get_num(struct pctx *p, const sp_soak_ynode *n, const char *key, doub
 	return 0;
 }
 
-static int get_bool(struct pctx *p, const sp_soak_ynode *n, const char *key, bool *out)
+static int get_bool(struct pctx *p, const sp_ynode *n, const char *key, bool *out)
 {
 	if (want_kind(p, n, SP_YN_SCALAR, key) < 0)
 		return -1;
@@ -185,7 +185,7 @@ static int get_bool(struct pctx *p, const sp_soak_ynode *n, const char *key, boo
 	return 0;
 }
 
-static int get_argv(struct pctx *p, const sp_soak_ynode *n, const char *key, int ctx, sp_strv *out)
+static int get_argv(struct pctx *p, const sp_ynode *n, const char *key, int ctx, sp_strv *out)
 {
 	if (want_kind(p, n, SP_YN_SEQ, key) < 0)
 		return -1;
@@ -195,7 +195,7 @@ static int get_argv(struct pctx *p, const sp_soak_ynode *n, const char *key, int
 		return sp_usage(p->err, "%s:%d: '%s' has too many arguments", p->origin, n->line, key);
 	sp_strv_free(out);
 	for (size_t i = 0; i < n->n; i++) {
-		const sp_soak_ynode *a = n->items[i];
+		const sp_ynode *a = n->items[i];
 		if (a->kind != SP_YN_SCALAR) {
 			sp_strv_free(out);
 			return sp_usage(p->err, "%s:%d: every item of '%s' must be a string", p->origin, a->line, key);
@@ -214,7 +214,7 @@ static int get_argv(struct pctx *p, const sp_soak_ynode *n, const char *key, int
 }
 
 /* op names and scenario ids: [A-Za-z0-9._-], 1..48 */
-static int check_name(struct pctx *p, const sp_soak_ynode *n, const char *key, const char *s)
+static int check_name(struct pctx *p, const sp_ynode *n, const char *key, const char *s)
 {
 	size_t len = strlen(s);
 	if (len == 0 || len > 48)
@@ -228,10 +228,10 @@ static int check_name(struct pctx *p, const sp_soak_ynode *n, const char *key, c
 }
 
 /* Walk a mapping: every key must be in allowed (NULL-terminated). */
-static int check_keys(struct pctx *p, const sp_soak_ynode *map, const char *where, const char *const *allowed)
+static int check_keys(struct pctx *p, const sp_ynode *map, const char *where, const char *const *allowed)
 {
 	for (size_t i = 0; i < map->n; i++) {
-		const sp_soak_ynode *k = map->items[2 * i];
+		const sp_ynode *k = map->items[2 * i];
 		size_t j;
 		for (j = 0; allowed[j]; j++)
 			if (!strcmp(k->str, allowed[j]))
@@ -242,7 +242,7 @@ static int check_keys(struct pctx *p, const sp_soak_ynode *map, const char *wher
 	return 0;
 }
 
-static const sp_soak_ynode *map_get(const sp_soak_ynode *map, const char *key)
+static const sp_ynode *map_get(const sp_ynode *map, const char *key)
 {
 	for (size_t i = 0; i < map->n; i++)
 		if (!strcmp(map->items[2 * i]->str, key))
@@ -263,7 +263,7 @@ static void steps_free(sp_soak_wsteps *s)
 
 /* A step list: each item a bare argv list or a mapping {op, argv, expect,
  * timeout_ms, invariant}. Bare lists are named "<section>-<n>". */
-static int get_steps(struct pctx *p, const sp_soak_ynode *n, const char *section, int ctx, int default_timeout,
+static int get_steps(struct pctx *p, const sp_ynode *n, const char *section, int ctx, int default_timeout,
 		     sp_soak_wsteps *out)
 {
 	static const char *const keys[] = {"op", "argv", "expect", "timeout_ms", "invariant", NULL};
@@ -273,7 +273,7 @@ static int get_steps(struct pctx *p, const sp_soak_ynode *n, const char *section
 		return sp_usage(p->err, "%s:%d: '%s' has too many steps", p->origin, n->line, section);
 	out->v = sp_xcalloc(n->n ? n->n : 1, sizeof(sp_soak_wstep));
 	for (size_t i = 0; i < n->n; i++) {
-		const sp_soak_ynode *it = n->items[i];
+		const sp_ynode *it = n->items[i];
 		sp_soak_wstep *st = &out->v[out->n++];
 		st->line = it->line;
 		st->timeout_ms = default_timeout;
@@ -288,7 +288,7 @@ static int get_steps(struct pctx *p, const sp_soak_ynode *n, const char *section
 					p->origin, it->line, section);
 		if (check_keys(p, it, "a step", keys) < 0)
 			return -1;
-		const sp_soak_ynode *v;
+		const sp_ynode *v;
 		if ((v = map_get(it, "op"))) {
 			if (get_str(p, v, "op", &st->op) < 0 || check_name(p, v, "op", st->op) < 0)
 				return -1;
@@ -340,11 +340,11 @@ static int parse_signal(const char *s)
 	return -1;
 }
 
-static int get_fault(struct pctx *p, const sp_soak_ynode *n, sp_soak_scenario *sc)
+static int get_fault(struct pctx *p, const sp_ynode *n, sp_soak_scenario *sc)
 {
 	static const char *const keys[] = {"id", "step", "pidfile", "signal", "after_ms", "rto_ms", "expected", NULL};
 	sp_soak_wfault *f = &sc->fault;
-	const sp_soak_ynode *v;
+	const sp_ynode *v;
 	if (want_kind(p, n, SP_YN_MAP, "fault") < 0 || check_keys(p, n, "fault", keys) < 0)
 		return -1;
 	f->present = true;
@@ -393,11 +393,11 @@ static int get_fault(struct pctx *p, const sp_soak_ynode *n, sp_soak_scenario *s
 	return 0;
 }
 
-static int get_scenario(struct pctx *p, const sp_soak_ynode *n, const sp_soak_workload *w, sp_soak_scenario *sc)
+static int get_scenario(struct pctx *p, const sp_ynode *n, const sp_soak_workload *w, sp_soak_scenario *sc)
 {
 	static const char *const keys[] = {"id", "class", "api", "parallel", "start", "steps", "recover", "stop", "fault", NULL};
 	const int ctx = CTX_GLOBAL | CTX_SCENARIO;
-	const sp_soak_ynode *v;
+	const sp_ynode *v;
 	if (want_kind(p, n, SP_YN_MAP, "scenario") < 0 || check_keys(p, n, "a scenario", keys) < 0)
 		return -1;
 	sc->line = n->line;
@@ -448,14 +448,14 @@ static int get_scenario(struct pctx *p, const sp_soak_ynode *n, const sp_soak_wo
 	return 0;
 }
 
-static int get_mix(struct pctx *p, const sp_soak_ynode *n, int mix[SP_CLASS_COUNT])
+static int get_mix(struct pctx *p, const sp_ynode *n, int mix[SP_CLASS_COUNT])
 {
 	static const char *const keys[] = {"lifecycle", "service", "storage", "network", "fault", NULL};
 	if (want_kind(p, n, SP_YN_MAP, "mix") < 0 || check_keys(p, n, "mix", keys) < 0)
 		return -1;
 	int sum = 0;
 	for (int c = 0; c < SP_CLASS_COUNT; c++) {
-		const sp_soak_ynode *v = map_get(n, class_names[c]);
+		const sp_ynode *v = map_get(n, class_names[c]);
 		mix[c] = 0;
 		if (v && get_int32(p, v, class_names[c], 0, 100, &mix[c]) < 0)
 			return -1;
@@ -466,7 +466,7 @@ static int get_mix(struct pctx *p, const sp_soak_ynode *n, int mix[SP_CLASS_COUN
 	return 0;
 }
 
-static int get_counters(struct pctx *p, const sp_soak_ynode *n, sp_soak_workload *w)
+static int get_counters(struct pctx *p, const sp_ynode *n, sp_soak_workload *w)
 {
 	static const char *const keys[] = {"name", "dir", "argv", NULL};
 	if (want_kind(p, n, SP_YN_SEQ, "counters") < 0)
@@ -475,7 +475,7 @@ static int get_counters(struct pctx *p, const sp_soak_ynode *n, sp_soak_workload
 		return sp_usage(p->err, "%s:%d: at most 32 counters", p->origin, n->line);
 	w->counters = sp_xcalloc(n->n ? n->n : 1, sizeof(sp_soak_counter));
 	for (size_t i = 0; i < n->n; i++) {
-		const sp_soak_ynode *it = n->items[i], *v;
+		const sp_ynode *it = n->items[i], *v;
 		sp_soak_counter *c = &w->counters[w->ncounters++];
 		if (want_kind(p, it, SP_YN_MAP, "counter") < 0 || check_keys(p, it, "a counter", keys) < 0)
 			return -1;
@@ -486,7 +486,7 @@ static int get_counters(struct pctx *p, const sp_soak_ynode *n, sp_soak_workload
 		for (size_t j = 0; j + 1 < w->ncounters; j++)
 			if (!strcmp(w->counters[j].name, c->name))
 				return sp_usage(p->err, "%s:%d: duplicate counter '%s'", p->origin, v->line, c->name);
-		const sp_soak_ynode *d = map_get(it, "dir"), *a = map_get(it, "argv");
+		const sp_ynode *d = map_get(it, "dir"), *a = map_get(it, "argv");
 		if (!!d == !!a)
 			return sp_usage(p->err, "%s:%d: counter '%s' needs exactly one of 'dir' or 'argv'", p->origin, it->line, c->name);
 		if (d && (get_str(p, d, "dir", &c->dir) < 0 || check_placeholders(p, d, c->dir, CTX_GLOBAL) < 0))
@@ -497,10 +497,10 @@ static int get_counters(struct pctx *p, const sp_soak_ynode *n, sp_soak_workload
 	return 0;
 }
 
-static int get_thresholds(struct pctx *p, const sp_soak_ynode *n, sp_soak_workload *w)
+static int get_thresholds(struct pctx *p, const sp_ynode *n, sp_soak_workload *w)
 {
 	static const char *const keys[] = {"fd_growth_max", "disk_budget_bytes", "rss_slope_mib_per_day", "p95_regression_pct", NULL};
-	const sp_soak_ynode *v;
+	const sp_ynode *v;
 	if (want_kind(p, n, SP_YN_MAP, "thresholds") < 0 || check_keys(p, n, "thresholds", keys) < 0)
 		return -1;
 	if ((v = map_get(n, "fd_growth_max")) && get_int(p, v, "fd_growth_max", 0, 1000000, &w->fd_growth_max) < 0)
@@ -522,7 +522,7 @@ int sp_workload_parse(sp_soak_workload *w, const char *text, size_t len, const c
 					   "rate", "timeout_ms", "mix", "thresholds", "setup", "cleanup", "teardown",
 					   "inventory", "counters", "scenarios", NULL};
 	struct pctx pc = {.origin = origin, .err = err}, *p = &pc;
-	const sp_soak_ynode *v;
+	const sp_ynode *v;
 	int r = -1;
 
 	memset(w, 0, sizeof *w);
@@ -534,7 +534,8 @@ int sp_workload_parse(sp_soak_workload *w, const char *text, size_t len, const c
 	w->rss_slope_mib_per_day = 50;
 	w->p95_regression_pct = 30;
 
-	sp_soak_ynode *root = sp_yaml_parse(text, len, origin, err);
+	sp_ydoc *doc = sp_yaml_parse(text, len, origin, err);
+	sp_ynode *root = doc ? doc->root : NULL;
 	if (!root)
 		return -1;
 	if (root->kind != SP_YN_MAP) {
@@ -565,7 +566,7 @@ int sp_workload_parse(sp_soak_workload *w, const char *text, size_t len, const c
 	}
 	{
 		static const char *const rkeys[] = {"name", "version", NULL};
-		const sp_soak_ynode *rn;
+		const sp_ynode *rn;
 		if (want_kind(p, v, SP_YN_MAP, "runtime") < 0 || check_keys(p, v, "runtime", rkeys) < 0)
 			goto out;
 		if (!(rn = map_get(v, "name"))) {
@@ -666,7 +667,7 @@ int sp_workload_parse(sp_soak_workload *w, const char *text, size_t len, const c
 	}
 	r = 0;
 out:
-	sp_ynode_free(root);
+	sp_ydoc_free(doc);
 	if (r < 0) {
 		sp_workload_free(w);
 		/* one line, whatever the file's strings hold */
