@@ -196,35 +196,20 @@ static int get_digest(struct pctx *p, const sp_ynode *n, const char *key, char o
 	return 0;
 }
 
-static const sp_ynode *map_get(const sp_ynode *map, const char *key)
-{
-	for (size_t i = 0; i < map->n; i++)
-		if (!strcmp(map->items[2 * i]->str, key))
-			return map->items[2 * i + 1];
-	return NULL;
-}
-
 static int check_keys(struct pctx *p, const sp_ynode *map, const char *where, const char *const *allowed)
 {
-	for (size_t i = 0; i < map->n; i++) {
-		const sp_ynode *k = map->items[2 * i];
-		size_t j;
-		for (j = 0; allowed[j]; j++)
-			if (!strcmp(k->str, allowed[j]))
-				break;
-		if (allowed[j])
-			continue;
-		if (!strncasecmp(k->str, "waive", 5) || !strncasecmp(k->str, "exempt", 6))
-			return BAD(k, "'%.40s': a plan has no waivers (owners are recorded and shown, never used to waive a cell)",
-				   k->str);
-		return BAD(k, "unknown key '%.60s' in %s", k->str, where);
-	}
-	return 0;
+	const sp_ynode *k = sp_ynode_unknown_key(map, allowed);
+	if (!k)
+		return 0;
+	if (!strncasecmp(k->str, "waive", 5) || !strncasecmp(k->str, "exempt", 6))
+		return BAD(k, "'%.40s': a plan has no waivers (owners are recorded and shown, never used to waive a cell)",
+			   k->str);
+	return BAD(k, "unknown key '%.60s' in %s", k->str, where);
 }
 
 static int need(struct pctx *p, const sp_ynode *map, const char *key, const char *where, const sp_ynode **out)
 {
-	*out = map_get(map, key);
+	*out = sp_ynode_get(map, key);
 	if (!*out)
 		return BAD(map, "%s has no '%s'", where, key);
 	return 0;
@@ -310,7 +295,7 @@ static int parse_evidence(struct pctx *p, sp_gate_plan *pl, const sp_ynode *n, c
 	} else {
 		return BAD(v, "'evidence.valid_for' must be a duration or a mapping of profile to duration");
 	}
-	if ((v = map_get(n, "not_before"))) {
+	if ((v = sp_ynode_get(n, "not_before"))) {
 		if (want(p, v, SP_YN_SCALAR, "evidence.not_before") < 0)
 			return -1;
 		if (sp_gate_parse_time(v->str, &pl->not_before) < 0)
@@ -318,7 +303,7 @@ static int parse_evidence(struct pctx *p, sp_gate_plan *pl, const sp_ynode *n, c
 		pl->has_not_before = true;
 		sp_gate_format_time(pl->not_before, pl->not_before_text, sizeof pl->not_before_text);
 	}
-	if ((v = map_get(n, "retries")) && get_int(p, v, "evidence.retries", 0, 100, &pl->retries) < 0)
+	if ((v = sp_ynode_get(n, "retries")) && get_int(p, v, "evidence.retries", 0, 100, &pl->retries) < 0)
 		return -1;
 	return 0;
 }
@@ -370,9 +355,9 @@ static int parse_lanes(struct pctx *p, sp_gate_plan *pl, const sp_ynode *n)
 			return -1;
 		if (need(p, it, "isolation", "lane", &v) < 0 || get_text(p, v, "isolation", 128, &l->isolation) < 0)
 			return -1;
-		if ((v = map_get(it, "title")) && get_text(p, v, "title", 200, &l->title) < 0)
+		if ((v = sp_ynode_get(it, "title")) && get_text(p, v, "title", 200, &l->title) < 0)
 			return -1;
-		if ((v = map_get(it, "artifacts")) && get_artifacts(p, v, "artifacts", &l->art, &l->nart) < 0)
+		if ((v = sp_ynode_get(it, "artifacts")) && get_artifacts(p, v, "artifacts", &l->art, &l->nart) < 0)
 			return -1;
 	}
 	return 0;
@@ -450,15 +435,15 @@ static int parse_scenarios(struct pctx *p, sp_gate_plan *pl, const sp_ynode *n, 
 				return BAD(v, "duplicate scenario id '%s' (ids are compared without case)", s->id);
 		if (need(p, it, "owner", "scenario", &v) < 0 || get_text(p, v, "owner", 200, &s->owner) < 0)
 			return -1;
-		if ((v = map_get(it, "title")) && get_text(p, v, "title", 200, &s->title) < 0)
+		if ((v = sp_ynode_get(it, "title")) && get_text(p, v, "title", 200, &s->title) < 0)
 			return -1;
-		if ((v = map_get(it, "workload"))) {
+		if ((v = sp_ynode_get(it, "workload"))) {
 			char d[72];
 			if (get_digest(p, v, "workload", d) < 0)
 				return -1;
 			memcpy(s->workload, d + 7, 65);
 		}
-		if ((v = map_get(it, "retries")) && get_int(p, v, "retries", 0, 100, &s->retries) < 0)
+		if ((v = sp_ynode_get(it, "retries")) && get_int(p, v, "retries", 0, 100, &s->retries) < 0)
 			return -1;
 		if (need(p, it, "require", "scenario", &v) < 0 || parse_require(p, pl, s, v, used) < 0)
 			return -1;
@@ -536,7 +521,7 @@ int sp_plan_parse(sp_gate_plan *pl, const char *text, size_t len, const char *or
 	}
 	if (need(p, root, "evidence", "the plan", &v) < 0 || parse_evidence(p, pl, v, &valid_node) < 0)
 		goto out;
-	if ((v = map_get(root, "signing")) && parse_signing(p, pl, v, base_dir) < 0)
+	if ((v = sp_ynode_get(root, "signing")) && parse_signing(p, pl, v, base_dir) < 0)
 		goto out;
 	if (need(p, root, "lanes", "the plan", &v) < 0 || parse_lanes(p, pl, v) < 0)
 		goto out;

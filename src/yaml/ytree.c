@@ -648,6 +648,29 @@ fail:
 	return NULL;
 }
 
+const sp_ynode *sp_ynode_get(const sp_ynode *map, const char *key)
+{
+	if (!map || map->kind != SP_YN_MAP)
+		return NULL;
+	for (size_t i = 0; i < map->n; i++)
+		if (!strcmp(map->items[2 * i]->str, key))
+			return map->items[2 * i + 1];
+	return NULL;
+}
+
+const sp_ynode *sp_ynode_unknown_key(const sp_ynode *map, const char *const *allowed)
+{
+	for (size_t i = 0; map->kind == SP_YN_MAP && i < map->n; i++) {
+		const sp_ynode *k = map->items[2 * i];
+		size_t j = 0;
+		while (allowed[j] && strcmp(k->str, allowed[j]))
+			j++;
+		if (!allowed[j])
+			return k;
+	}
+	return NULL;
+}
+
 /* ---- lint's duplicate keys and merge keys */
 
 int sp_ydoc_check_dups(const sp_ydoc *d, const char *origin, sp_error *err)

@@ -65,6 +65,12 @@ void sp_ydoc_free(sp_ydoc *d);
  * most 32 levels and 200,000 nodes. Returns the document (an empty one has
  * an empty MAP root) or NULL with a usage error "origin:line: ..." in err. */
 sp_ydoc *sp_yaml_parse(const char *text, size_t len, const char *origin, sp_error *err);
+/* the value of key in a plain-data mapping, or NULL (also when map is not
+ * a mapping) */
+const sp_ynode *sp_ynode_get(const sp_ynode *map, const char *key);
+/* the first key of a plain-data mapping that allowed (NULL-terminated) does
+ * not list, or NULL */
+const sp_ynode *sp_ynode_unknown_key(const sp_ynode *map, const char *const *allowed);
 /* s for a one-line message: control characters become '?', cut to size
  * (with "..." when cut). */
 void sp_yaml_printable(const char *s, char *out, size_t size);
