@@ -19,7 +19,7 @@ struct sp_yblock {
 	sp_ynode n[YBLOCK];
 };
 
-typedef enum { YM_PLAIN = -1 } ymode_plain;
+#define YM_PLAIN (-1) /* the mode of sp_yaml_parse (beside sp_ymode's) */
 
 /* ---- documents */
 
@@ -461,7 +461,8 @@ static int build(sp_ystream *s, yaml_event_t *ev)
 				enum frole role = FR_NORMAL;
 				if (is_json(s) && !depth && n->kind == SP_YN_MAP && s->doc == s->main)
 					role = FR_ROOT;
-				else if (is_json(s) && depth == 1 && n->kind == SP_YN_SEQ && s->st[0].role == FR_ROOT) {
+				else if (is_json(s) && s->item && depth == 1 && n->kind == SP_YN_SEQ &&
+					 s->st[0].role == FR_ROOT) {
 					const sp_ynode *k = s->st[0].key;
 					if (k && k->len == 5 && !memcmp(k->str, "items", 5))
 						role = FR_ITEMS;
@@ -492,7 +493,7 @@ static void stream_reset(sp_ystream *s)
 	anchors_clear(&s->anchors);
 }
 
-/* one node from ev into a new document, as the root; the document is s->main */
+/* the root node from ev (and every node below it) into s->doc; ev freed */
 static int build_document(sp_ystream *s, yaml_event_t *ev)
 {
 	int rc = build(s, ev);
