@@ -20,7 +20,7 @@
 #include <time.h>
 
 #include "core/util.h"
-#include "soak/yamltree.h"
+#include "yaml/ytree.h"
 
 /* A3S's allowance of the summary's duration_secs against the sample span */
 #define A3S_SKEW_S 60
@@ -832,6 +832,9 @@ static void cl_free(struct cl *k)
 	sp_strset_free(&k->final_pods);
 }
 
+/* the text of a scalar node, or NULL */
+static const char *scalar(const sp_ynode *n) { return n && n->kind == SP_YN_SCALAR ? n->str : NULL; }
+
 static void gate_runtimeclass(ctx *c, struct cl *k)
 {
 	a3s_text *x = art(k, "runtimeclass.yaml");
@@ -840,39 +843,18 @@ static void gate_runtimeclass(ctx *c, struct cl *k)
 		return;
 	}
 	sp_error e = {0};
-	sp_soak_ynode *root = sp_yaml_parse(x->buf, x->len, "runtimeclass.yaml", &e);
+	sp_ydoc *doc = sp_yaml_parse(x->buf, x->len, "runtimeclass.yaml", &e);
+	sp_ynode *root = doc ? doc->root : NULL;
 	char why[300] = "";
 	const char *kind = NULL, *name = NULL, *handler = NULL, *sel = NULL;
 	if (!root) {
 		snprintf(why, sizeof why, "%s", e.msg);
-	} else if (root->kind == SP_YN_MAP) {
-		for (size_t i = 0; i < root->n; i++) {
-			sp_soak_ynode *key = root->items[2 * i], *val = root->items[2 * i + 1];
-			if (key->kind != SP_YN_SCALAR)
-				continue;
-			if (!strcmp(key->str, "kind") && val->kind == SP_YN_SCALAR)
-				kind = val->str;
-			else if (!strcmp(key->str, "handler") && val->kind == SP_YN_SCALAR)
-				handler = val->str;
-			else if (!strcmp(key->str, "metadata") && val->kind == SP_YN_MAP) {
-				for (size_t j = 0; j < val->n; j++)
-					if (val->items[2 * j]->kind == SP_YN_SCALAR && !strcmp(val->items[2 * j]->str, "name") &&
-					    val->items[2 * j + 1]->kind == SP_YN_SCALAR)
-						name = val->items[2 * j + 1]->str;
-			} else if (!strcmp(key->str, "scheduling") && val->kind == SP_YN_MAP) {
-				for (size_t j = 0; j < val->n; j++) {
-					sp_soak_ynode *ns = val->items[2 * j + 1];
-					if (val->items[2 * j]->kind != SP_YN_SCALAR || strcmp(val->items[2 * j]->str, "nodeSelector") ||
-					    ns->kind != SP_YN_MAP)
-						continue;
-					for (size_t q = 0; q < ns->n; q++)
-						if (ns->items[2 * q]->kind == SP_YN_SCALAR &&
-						    !strcmp(ns->items[2 * q]->str, "a3s-box.io/runtime") &&
-						    ns->items[2 * q + 1]->kind == SP_YN_SCALAR)
-							sel = ns->items[2 * q + 1]->str;
-				}
-			}
-		}
+	} else {
+		const sp_ynode *meta = sp_ynode_get(root, "metadata"), *sched = sp_ynode_get(root, "scheduling");
+		kind = scalar(sp_ynode_get(root, "kind"));
+		handler = scalar(sp_ynode_get(root, "handler"));
+		name = scalar(sp_ynode_get(meta, "name"));
+		sel = scalar(sp_ynode_get(sp_ynode_get(sched, "nodeSelector"), "a3s-box.io/runtime"));
 	}
 	if (!why[0]) {
 		if (!kind || strcmp(kind, "RuntimeClass"))
@@ -893,7 +875,7 @@ static void gate_runtimeclass(ctx *c, struct cl *k)
 		GATE(true, SP_GREF(A3S_RUNTIMECLASS), c->runtime_class, c->runtime_class,
 		     "RuntimeClass %s with handler %s, scheduled on nodes labelled a3s-box.io/runtime=true", c->runtime_class,
 		     c->handler);
-	sp_ynode_free(root);
+	sp_ydoc_free(doc);
 }
 
 static void gate_cluster(ctx *c)

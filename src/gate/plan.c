@@ -12,7 +12,7 @@
 #include <openssl/evp.h>
 
 #include "core/util.h"
-#include "soak/yamltree.h"
+#include "yaml/ytree.h"
 
 const char *const sp_prof_names[SP_PROF_COUNT] = {"R0", "G2", "R24", "E72"};
 
@@ -130,7 +130,7 @@ void sp_gate_format_duration(long long s, char *buf, size_t size)
 }
 
 /* ---- typed accessors --------------------------------------------------- */
-static int want(struct pctx *p, const sp_soak_ynode *n, sp_ynode_kind k, const char *key)
+static int want(struct pctx *p, const sp_ynode *n, sp_ynode_kind k, const char *key)
 {
 	static const char *const kn[] = {"a scalar", "a list", "a mapping"};
 	if (n->kind != k)
@@ -138,7 +138,7 @@ static int want(struct pctx *p, const sp_soak_ynode *n, sp_ynode_kind k, const c
 	return 0;
 }
 
-static int get_text(struct pctx *p, const sp_soak_ynode *n, const char *key, size_t max, char **out)
+static int get_text(struct pctx *p, const sp_ynode *n, const char *key, size_t max, char **out)
 {
 	if (want(p, n, SP_YN_SCALAR, key) < 0)
 		return -1;
@@ -155,7 +155,7 @@ static int get_text(struct pctx *p, const sp_soak_ynode *n, const char *key, siz
 }
 
 /* ids: first an alphanumeric, then letters, digits, '.', '_', '-' */
-static int get_id(struct pctx *p, const sp_soak_ynode *n, const char *key, size_t max, char **out)
+static int get_id(struct pctx *p, const sp_ynode *n, const char *key, size_t max, char **out)
 {
 	if (get_text(p, n, key, max, out) < 0)
 		return -1;
@@ -168,7 +168,7 @@ static int get_id(struct pctx *p, const sp_soak_ynode *n, const char *key, size_
 	return 0;
 }
 
-static int get_int(struct pctx *p, const sp_soak_ynode *n, const char *key, int lo, int hi, int *out)
+static int get_int(struct pctx *p, const sp_ynode *n, const char *key, int lo, int hi, int *out)
 {
 	unsigned long long v;
 	if (want(p, n, SP_YN_SCALAR, key) < 0)
@@ -179,7 +179,7 @@ static int get_int(struct pctx *p, const sp_soak_ynode *n, const char *key, int 
 	return 0;
 }
 
-static int get_digest(struct pctx *p, const sp_soak_ynode *n, const char *key, char out[72])
+static int get_digest(struct pctx *p, const sp_ynode *n, const char *key, char out[72])
 {
 	if (want(p, n, SP_YN_SCALAR, key) < 0)
 		return -1;
@@ -196,42 +196,27 @@ static int get_digest(struct pctx *p, const sp_soak_ynode *n, const char *key, c
 	return 0;
 }
 
-static const sp_soak_ynode *map_get(const sp_soak_ynode *map, const char *key)
+static int check_keys(struct pctx *p, const sp_ynode *map, const char *where, const char *const *allowed)
 {
-	for (size_t i = 0; i < map->n; i++)
-		if (!strcmp(map->items[2 * i]->str, key))
-			return map->items[2 * i + 1];
-	return NULL;
+	const sp_ynode *k = sp_ynode_unknown_key(map, allowed);
+	if (!k)
+		return 0;
+	if (!strncasecmp(k->str, "waive", 5) || !strncasecmp(k->str, "exempt", 6))
+		return BAD(k, "'%.40s': a plan has no waivers (owners are recorded and shown, never used to waive a cell)",
+			   k->str);
+	return BAD(k, "unknown key '%.60s' in %s", k->str, where);
 }
 
-static int check_keys(struct pctx *p, const sp_soak_ynode *map, const char *where, const char *const *allowed)
+static int need(struct pctx *p, const sp_ynode *map, const char *key, const char *where, const sp_ynode **out)
 {
-	for (size_t i = 0; i < map->n; i++) {
-		const sp_soak_ynode *k = map->items[2 * i];
-		size_t j;
-		for (j = 0; allowed[j]; j++)
-			if (!strcmp(k->str, allowed[j]))
-				break;
-		if (allowed[j])
-			continue;
-		if (!strncasecmp(k->str, "waive", 5) || !strncasecmp(k->str, "exempt", 6))
-			return BAD(k, "'%.40s': a plan has no waivers (owners are recorded and shown, never used to waive a cell)",
-				   k->str);
-		return BAD(k, "unknown key '%.60s' in %s", k->str, where);
-	}
-	return 0;
-}
-
-static int need(struct pctx *p, const sp_soak_ynode *map, const char *key, const char *where, const sp_soak_ynode **out)
-{
-	*out = map_get(map, key);
+	*out = sp_ynode_get(map, key);
 	if (!*out)
 		return BAD(map, "%s has no '%s'", where, key);
 	return 0;
 }
 
 /* name: digest mapping */
-static int get_artifacts(struct pctx *p, const sp_soak_ynode *n, const char *key, sp_gate_plan_artifact **out, size_t *nout)
+static int get_artifacts(struct pctx *p, const sp_ynode *n, const char *key, sp_gate_plan_artifact **out, size_t *nout)
 {
 	if (want(p, n, SP_YN_MAP, key) < 0)
 		return -1;
@@ -239,7 +224,7 @@ static int get_artifacts(struct pctx *p, const sp_soak_ynode *n, const char *key
 		return BAD(n, "'%s' names more than %d artifacts", key, SP_PLAN_MAX_ARTIFACTS);
 	*out = sp_xcalloc(n->n ? n->n : 1, sizeof **out);
 	for (size_t i = 0; i < n->n; i++) {
-		const sp_soak_ynode *k = n->items[2 * i], *v = n->items[2 * i + 1];
+		const sp_ynode *k = n->items[2 * i], *v = n->items[2 * i + 1];
 		sp_gate_plan_artifact *a = &(*out)[(*nout)++];
 		if (get_id(p, k, "artifact name", 48, &a->name) < 0)
 			return -1;
@@ -254,10 +239,10 @@ static int get_artifacts(struct pctx *p, const sp_soak_ynode *n, const char *key
 }
 
 /* ---- sections ---------------------------------------------------------- */
-static int parse_candidate(struct pctx *p, sp_gate_plan *pl, const sp_soak_ynode *n)
+static int parse_candidate(struct pctx *p, sp_gate_plan *pl, const sp_ynode *n)
 {
 	static const char *const keys[] = {"id", "artifacts", NULL};
-	const sp_soak_ynode *v;
+	const sp_ynode *v;
 	if (want(p, n, SP_YN_MAP, "candidate") < 0 || check_keys(p, n, "candidate", keys) < 0)
 		return -1;
 	if (need(p, n, "id", "candidate", &v) < 0 || get_text(p, v, "candidate.id", 128, &pl->candidate_id) < 0)
@@ -270,10 +255,10 @@ static int parse_candidate(struct pctx *p, sp_gate_plan *pl, const sp_soak_ynode
 	return 0;
 }
 
-static int parse_evidence(struct pctx *p, sp_gate_plan *pl, const sp_soak_ynode *n, const sp_soak_ynode **valid_node)
+static int parse_evidence(struct pctx *p, sp_gate_plan *pl, const sp_ynode *n, const sp_ynode **valid_node)
 {
 	static const char *const keys[] = {"valid_for", "not_before", "retries", NULL};
-	const sp_soak_ynode *v;
+	const sp_ynode *v;
 	if (want(p, n, SP_YN_MAP, "evidence") < 0 || check_keys(p, n, "evidence", keys) < 0)
 		return -1;
 	if (need(p, n, "valid_for", "evidence", &v) < 0)
@@ -291,7 +276,7 @@ static int parse_evidence(struct pctx *p, sp_gate_plan *pl, const sp_soak_ynode 
 	} else if (v->kind == SP_YN_MAP) {
 		long long def = -1;
 		for (size_t i = 0; i < v->n; i++) {
-			const sp_soak_ynode *k = v->items[2 * i], *d = v->items[2 * i + 1];
+			const sp_ynode *k = v->items[2 * i], *d = v->items[2 * i + 1];
 			int pi = sp_prof_index(k->str);
 			if (pi < 0 && strcmp(k->str, "default"))
 				return BAD(k, "'evidence.valid_for' keys are R0, G2, R24, E72 and default (got '%.40s')", k->str);
@@ -310,7 +295,7 @@ static int parse_evidence(struct pctx *p, sp_gate_plan *pl, const sp_soak_ynode 
 	} else {
 		return BAD(v, "'evidence.valid_for' must be a duration or a mapping of profile to duration");
 	}
-	if ((v = map_get(n, "not_before"))) {
+	if ((v = sp_ynode_get(n, "not_before"))) {
 		if (want(p, v, SP_YN_SCALAR, "evidence.not_before") < 0)
 			return -1;
 		if (sp_gate_parse_time(v->str, &pl->not_before) < 0)
@@ -318,15 +303,15 @@ static int parse_evidence(struct pctx *p, sp_gate_plan *pl, const sp_soak_ynode 
 		pl->has_not_before = true;
 		sp_gate_format_time(pl->not_before, pl->not_before_text, sizeof pl->not_before_text);
 	}
-	if ((v = map_get(n, "retries")) && get_int(p, v, "evidence.retries", 0, 100, &pl->retries) < 0)
+	if ((v = sp_ynode_get(n, "retries")) && get_int(p, v, "evidence.retries", 0, 100, &pl->retries) < 0)
 		return -1;
 	return 0;
 }
 
-static int parse_signing(struct pctx *p, sp_gate_plan *pl, const sp_soak_ynode *n, const char *base_dir)
+static int parse_signing(struct pctx *p, sp_gate_plan *pl, const sp_ynode *n, const char *base_dir)
 {
 	static const char *const keys[] = {"pubkey", NULL};
-	const sp_soak_ynode *v;
+	const sp_ynode *v;
 	if (want(p, n, SP_YN_MAP, "signing") < 0 || check_keys(p, n, "signing", keys) < 0)
 		return -1;
 	_cleanup_free_ char *path = NULL;
@@ -348,7 +333,7 @@ static ssize_t lane_index(const sp_gate_plan *pl, const char *id)
 	return -1;
 }
 
-static int parse_lanes(struct pctx *p, sp_gate_plan *pl, const sp_soak_ynode *n)
+static int parse_lanes(struct pctx *p, sp_gate_plan *pl, const sp_ynode *n)
 {
 	static const char *const keys[] = {"id", "title", "host_class", "isolation", "artifacts", NULL};
 	if (want(p, n, SP_YN_SEQ, "lanes") < 0)
@@ -357,7 +342,7 @@ static int parse_lanes(struct pctx *p, sp_gate_plan *pl, const sp_soak_ynode *n)
 		return BAD(n, "'lanes' must list 1 to %d lanes", SP_PLAN_MAX_LANES);
 	pl->lanes = sp_xcalloc(n->n, sizeof *pl->lanes);
 	for (size_t i = 0; i < n->n; i++) {
-		const sp_soak_ynode *it = n->items[i], *v;
+		const sp_ynode *it = n->items[i], *v;
 		sp_gate_plan_lane *l = &pl->lanes[pl->nlanes++];
 		l->line = it->line;
 		if (want(p, it, SP_YN_MAP, "lanes item") < 0 || check_keys(p, it, "a lane", keys) < 0)
@@ -370,9 +355,9 @@ static int parse_lanes(struct pctx *p, sp_gate_plan *pl, const sp_soak_ynode *n)
 			return -1;
 		if (need(p, it, "isolation", "lane", &v) < 0 || get_text(p, v, "isolation", 128, &l->isolation) < 0)
 			return -1;
-		if ((v = map_get(it, "title")) && get_text(p, v, "title", 200, &l->title) < 0)
+		if ((v = sp_ynode_get(it, "title")) && get_text(p, v, "title", 200, &l->title) < 0)
 			return -1;
-		if ((v = map_get(it, "artifacts")) && get_artifacts(p, v, "artifacts", &l->art, &l->nart) < 0)
+		if ((v = sp_ynode_get(it, "artifacts")) && get_artifacts(p, v, "artifacts", &l->art, &l->nart) < 0)
 			return -1;
 	}
 	return 0;
@@ -387,14 +372,14 @@ static bool plan_has_change(const sp_gate_plan *pl, const char *kind)
 }
 
 /* require: {kind: {lane: [profiles]}} */
-static int parse_require(struct pctx *p, sp_gate_plan *pl, sp_gate_plan_scenario *s, const sp_soak_ynode *n, bool *used)
+static int parse_require(struct pctx *p, sp_gate_plan *pl, sp_gate_plan_scenario *s, const sp_ynode *n, bool *used)
 {
 	if (want(p, n, SP_YN_MAP, "require") < 0)
 		return -1;
 	if (n->n == 0)
 		return BAD(n, "'require' of scenario %s names no kind of change", s->id);
 	for (size_t i = 0; i < n->n; i++) {
-		const sp_soak_ynode *k = n->items[2 * i], *lanes = n->items[2 * i + 1];
+		const sp_ynode *k = n->items[2 * i], *lanes = n->items[2 * i + 1];
 		_cleanup_free_ char *kind = NULL;
 		if (get_id(p, k, "kind of change", 48, &kind) < 0)
 			return -1;
@@ -405,7 +390,7 @@ static int parse_require(struct pctx *p, sp_gate_plan *pl, sp_gate_plan_scenario
 		if (want(p, lanes, SP_YN_MAP, kind) < 0)
 			return -1;
 		for (size_t j = 0; j < lanes->n; j++) {
-			const sp_soak_ynode *ln = lanes->items[2 * j], *profs = lanes->items[2 * j + 1];
+			const sp_ynode *ln = lanes->items[2 * j], *profs = lanes->items[2 * j + 1];
 			ssize_t li = lane_index(pl, ln->str);
 			if (li < 0)
 				return BAD(ln, "scenario %s requires lane '%.64s', which 'lanes' does not declare", s->id, ln->str);
@@ -414,7 +399,7 @@ static int parse_require(struct pctx *p, sp_gate_plan *pl, sp_gate_plan_scenario
 				return BAD(profs, "'%s.%s' must be a profile or a list of profiles (R0, G2, R24, E72)", kind,
 					   ln->str);
 			for (size_t q = 0; q < np; q++) {
-				const sp_soak_ynode *pn = profs->kind == SP_YN_SEQ ? profs->items[q] : profs;
+				const sp_ynode *pn = profs->kind == SP_YN_SEQ ? profs->items[q] : profs;
 				int pi = pn->kind == SP_YN_SCALAR ? sp_prof_index(pn->str) : -1;
 				if (pi < 0)
 					return BAD(pn, "'%.40s' is not a promotion profile (R0, G2, R24, E72)",
@@ -427,7 +412,7 @@ static int parse_require(struct pctx *p, sp_gate_plan *pl, sp_gate_plan_scenario
 	return 0;
 }
 
-static int parse_scenarios(struct pctx *p, sp_gate_plan *pl, const sp_soak_ynode *n, bool *used)
+static int parse_scenarios(struct pctx *p, sp_gate_plan *pl, const sp_ynode *n, bool *used)
 {
 	static const char *const keys[] = {"id", "title", "owner", "workload", "retries", "require", NULL};
 	if (want(p, n, SP_YN_SEQ, "scenarios") < 0)
@@ -436,7 +421,7 @@ static int parse_scenarios(struct pctx *p, sp_gate_plan *pl, const sp_soak_ynode
 		return BAD(n, "'scenarios' must list 1 to %d scenarios", SP_PLAN_MAX_SCENARIOS);
 	pl->scen = sp_xcalloc(n->n, sizeof *pl->scen);
 	for (size_t i = 0; i < n->n; i++) {
-		const sp_soak_ynode *it = n->items[i], *v;
+		const sp_ynode *it = n->items[i], *v;
 		sp_gate_plan_scenario *s = &pl->scen[pl->nscen++];
 		s->line = it->line;
 		s->retries = pl->retries;
@@ -450,15 +435,15 @@ static int parse_scenarios(struct pctx *p, sp_gate_plan *pl, const sp_soak_ynode
 				return BAD(v, "duplicate scenario id '%s' (ids are compared without case)", s->id);
 		if (need(p, it, "owner", "scenario", &v) < 0 || get_text(p, v, "owner", 200, &s->owner) < 0)
 			return -1;
-		if ((v = map_get(it, "title")) && get_text(p, v, "title", 200, &s->title) < 0)
+		if ((v = sp_ynode_get(it, "title")) && get_text(p, v, "title", 200, &s->title) < 0)
 			return -1;
-		if ((v = map_get(it, "workload"))) {
+		if ((v = sp_ynode_get(it, "workload"))) {
 			char d[72];
 			if (get_digest(p, v, "workload", d) < 0)
 				return -1;
 			memcpy(s->workload, d + 7, 65);
 		}
-		if ((v = map_get(it, "retries")) && get_int(p, v, "retries", 0, 100, &s->retries) < 0)
+		if ((v = sp_ynode_get(it, "retries")) && get_int(p, v, "retries", 0, 100, &s->retries) < 0)
 			return -1;
 		if (need(p, it, "require", "scenario", &v) < 0 || parse_require(p, pl, s, v, used) < 0)
 			return -1;
@@ -477,7 +462,8 @@ int sp_plan_parse(sp_gate_plan *pl, const char *text, size_t len, const char *or
 		return sp_usage(err, "%s: plan file too large (at most %d bytes)", origin, SP_PLAN_MAX_BYTES);
 	if (memchr(text, '\0', len))
 		return sp_usage(err, "%s:1: NUL byte in the plan", origin);
-	sp_soak_ynode *root = sp_yaml_parse(text, len, origin, err);
+	sp_ydoc *doc = sp_yaml_parse(text, len, origin, err);
+	sp_ynode *root = doc ? doc->root : NULL;
 	if (!root) {
 		/* the tree builder words its refusals for workloads */
 		char *w = strstr(err->msg, " in a workload");
@@ -490,7 +476,7 @@ int sp_plan_parse(sp_gate_plan *pl, const char *text, size_t len, const char *or
 	}
 	int rc = -1;
 	bool *used = NULL;
-	const sp_soak_ynode *v, *valid_node = NULL;
+	const sp_ynode *v, *valid_node = NULL;
 	if (root->kind != SP_YN_MAP) {
 		BAD(root, "a plan must be a mapping (version, name, candidate, changes, evidence, lanes, scenarios)");
 		goto out;
@@ -512,7 +498,7 @@ int sp_plan_parse(sp_gate_plan *pl, const char *text, size_t len, const char *or
 		goto out;
 	if (need(p, root, "candidate", "the plan", &v) < 0 || parse_candidate(p, pl, v) < 0)
 		goto out;
-	const sp_soak_ynode *changes;
+	const sp_ynode *changes;
 	if (need(p, root, "changes", "the plan", &changes) < 0 || want(p, changes, SP_YN_SEQ, "changes") < 0)
 		goto out;
 	if (changes->n == 0 || changes->n > 64) {
@@ -535,7 +521,7 @@ int sp_plan_parse(sp_gate_plan *pl, const char *text, size_t len, const char *or
 	}
 	if (need(p, root, "evidence", "the plan", &v) < 0 || parse_evidence(p, pl, v, &valid_node) < 0)
 		goto out;
-	if ((v = map_get(root, "signing")) && parse_signing(p, pl, v, base_dir) < 0)
+	if ((v = sp_ynode_get(root, "signing")) && parse_signing(p, pl, v, base_dir) < 0)
 		goto out;
 	if (need(p, root, "lanes", "the plan", &v) < 0 || parse_lanes(p, pl, v) < 0)
 		goto out;
@@ -585,7 +571,7 @@ int sp_plan_parse(sp_gate_plan *pl, const char *text, size_t len, const char *or
 	rc = 0;
 out:
 	free(used);
-	sp_ynode_free(root);
+	sp_ydoc_free(doc);
 	if (rc < 0)
 		sp_plan_free(pl);
 	return rc;

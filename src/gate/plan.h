@@ -3,7 +3,7 @@
  * isolation), the scenarios with their owners and the profiles each lane
  * requires per kind of change, how long evidence stays valid, how many
  * failed runs a later pass may supersede, and the key bundles must be
- * signed with. Parsed with the workloads' YAML tree (src/soak/yamltree.c);
+ * signed with. Parsed with the shared YAML tree (src/yaml/ytree.c);
  * every error is a usage error "FILE:LINE: message". */
 #ifndef SP_GATE_PLAN_H
 #define SP_GATE_PLAN_H

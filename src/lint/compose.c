@@ -63,23 +63,23 @@ static bool is_proxy_var(const char *name)
 /* A service and the services it extends (same file), nearest first. */
 #define MAX_EXTENDS 8
 struct svc {
-	yaml_document_t *d;
-	yaml_node_t *root;
+	sp_ydoc *d;
+	sp_ynode *root;
 	const char *name;
-	yaml_node_t *key;
+	sp_ynode *key;
 	size_t n;
-	yaml_node_t *node[MAX_EXTENDS];
+	sp_ynode *node[MAX_EXTENDS];
 	char *ptr[MAX_EXTENDS];
 };
 
-static void svc_init(struct svc *s, yaml_document_t *d, yaml_node_t *root, yaml_node_t *key, yaml_node_t *node)
+static void svc_init(struct svc *s, sp_ydoc *d, sp_ynode *root, sp_ynode *key, sp_ynode *node)
 {
 	memset(s, 0, sizeof *s);
 	s->d = d;
 	s->root = root;
 	s->key = key;
 	s->name = sp_y_str(key) ?: "?";
-	yaml_node_t *services = sp_y_get(d, root, "services");
+	sp_ynode *services = sp_y_get(d, root, "services");
 	const char *name = s->name;
 	while (node && s->n < MAX_EXTENDS) {
 		bool seen = false;
@@ -89,7 +89,7 @@ static void svc_init(struct svc *s, yaml_document_t *d, yaml_node_t *root, yaml_
 			break;
 		s->node[s->n] = node;
 		s->ptr[s->n++] = sp_jptr_join("/services", name);
-		yaml_node_t *ext = sp_y_get(d, node, "extends");
+		sp_ynode *ext = sp_y_get(d, node, "extends");
 		const char *base = sp_y_str(ext) ?: sp_y_str(sp_y_get(d, ext, "service"));
 		if (!base || sp_y_get(d, ext, "file")) /* another file's service is not read */
 			break;
@@ -105,10 +105,10 @@ static void svc_free(struct svc *s)
 }
 
 /* the first of the chain that sets key; *at is its index */
-static yaml_node_t *svc_get(const struct svc *s, const char *key, size_t *at)
+static sp_ynode *svc_get(const struct svc *s, const char *key, size_t *at)
 {
 	for (size_t i = 0; i < s->n; i++) {
-		yaml_node_t *v = sp_y_get(s->d, s->node[i], key);
+		sp_ynode *v = sp_y_get(s->d, s->node[i], key);
 		if (v) {
 			if (at)
 				*at = i;
@@ -180,9 +180,9 @@ static bool root_group(const char *g)
 }
 
 /* the host path a named volume binds (driver_opts: {o: bind, device: PATH}), or NULL */
-static const char *named_volume_bind(yaml_document_t *d, yaml_node_t *root, const char *name)
+static const char *named_volume_bind(sp_ydoc *d, sp_ynode *root, const char *name)
 {
-	yaml_node_t *opts = sp_y_get(d, sp_y_get(d, sp_y_get(d, root, "volumes"), name), "driver_opts");
+	sp_ynode *opts = sp_y_get(d, sp_y_get(d, sp_y_get(d, root, "volumes"), name), "driver_opts");
 	const char *o = sp_y_str(sp_y_get(d, opts, "o"));
 	const char *dev = sp_y_str(sp_y_get(d, opts, "device"));
 	if (!o || !dev)
@@ -194,9 +194,9 @@ static const char *named_volume_bind(yaml_document_t *d, yaml_node_t *root, cons
 	return bind ? dev : NULL;
 }
 
-static void check_volume(sp_lint *l, size_t fi, const struct svc *s, yaml_node_t *v, const char *ptr)
+static void check_volume(sp_lint *l, size_t fi, const struct svc *s, sp_ynode *v, const char *ptr)
 {
-	yaml_document_t *d = s->d;
+	sp_ydoc *d = s->d;
 	_cleanup_free_ char *raw = NULL, *target = NULL;
 	if (sp_y_str(v)) {
 		const char *str = sp_y_str(v);
@@ -268,7 +268,7 @@ static void check_volume(sp_lint *l, size_t fi, const struct svc *s, yaml_node_t
 }
 
 /* is a published port bound to every interface? (short and long syntax) */
-static bool port_all_interfaces(yaml_document_t *d, yaml_node_t *p, char *what, size_t wsz)
+static bool port_all_interfaces(sp_ydoc *d, sp_ynode *p, char *what, size_t wsz)
 {
 	const char *s = sp_y_str(p);
 	if (s) {
@@ -324,7 +324,7 @@ static bool sysctl_safe(const char *k)
 
 bool sp_lint_secret_name(const char *name);
 
-static void check_env_secret(sp_lint *l, size_t fi, const struct svc *s, yaml_node_t *node, const char *ptr,
+static void check_env_secret(sp_lint *l, size_t fi, const struct svc *s, sp_ynode *node, const char *ptr,
 			     const char *name, const char *value)
 {
 	if (!value || !value[0] || value[0] == '$' || !sp_lint_secret_name(name))
@@ -334,22 +334,22 @@ static void check_env_secret(sp_lint *l, size_t fi, const struct svc *s, yaml_no
 }
 
 /* every item of a list key along the extends chain */
-#define FOR_ITEMS(s, key, at, item, idx)                                                                               \
-	for (size_t at = 0; at < (s)->n; at++)                                                                         \
-		for (yaml_node_t *list_##item = sp_y_get((s)->d, (s)->node[at], key), *item = NULL; list_##item;       \
-		     list_##item = NULL)                                                                               \
-			for (size_t idx = 0; idx < sp_y_len(list_##item) &&                                           \
-					     ((item = sp_y_at((s)->d, list_##item, idx)) != NULL || 1);               \
+#define FOR_ITEMS(s, key, at, item, idx) \
+	for (size_t at = 0; at < (s)->n; at++) \
+		for (sp_ynode *list_##item = sp_y_get((s)->d, (s)->node[at], key), *item = NULL; list_##item; \
+		     list_##item = NULL) \
+			for (size_t idx = 0; idx < sp_y_len(list_##item) && \
+					     ((item = sp_y_at((s)->d, list_##item, idx)) != NULL || 1); \
 			     idx++)
 
 static void check_service(sp_lint *l, size_t fi, const struct svc *s)
 {
-	yaml_document_t *d = s->d;
+	sp_ydoc *d = s->d;
 	const char *name = s->name;
-	yaml_node_t *key = s->key;
+	sp_ynode *key = s->key;
 	const char *sp = s->ptr[0];
 	size_t at = 0;
-	yaml_node_t *n;
+	sp_ynode *n;
 	if (sp_y_true(n = svc_get(s, "privileged", &at))) {
 		_cleanup_free_ char *p = svc_ptr(s, at, "privileged");
 		sp_y_report(l, fi, SP_LR_COMPOSE_PRIVILEGED, n, p, "service '%s' is privileged", name);
@@ -368,7 +368,7 @@ static void check_service(sp_lint *l, size_t fi, const struct svc *s)
 		drop_all |= cs && (!strcasecmp(cs, "ALL") || !strcasecmp(cs, "CAP_ALL"));
 	}
 	if (!drop_all) {
-		yaml_node_t *cd = svc_get(s, "cap_drop", &at);
+		sp_ynode *cd = svc_get(s, "cap_drop", &at);
 		_cleanup_free_ char *p = cd ? svc_ptr(s, at, "cap_drop") : NULL;
 		sp_y_report(l, fi, SP_LR_COMPOSE_CAPS_DROP_ALL, cd ? cd : key, cd ? p : sp,
 			    "service '%s' does not drop ALL capabilities", name);
@@ -469,7 +469,7 @@ static void check_service(sp_lint *l, size_t fi, const struct svc *s)
 		sp_y_report(l, fi, SP_LR_COMPOSE_GROUP_ROOT, g, p, "service '%s' adds group %s", name, sp_y_str(g));
 	}
 	/* limits: the service keys or deploy.resources.limits */
-	yaml_node_t *lim = NULL;
+	sp_ynode *lim = NULL;
 	size_t lat = 0;
 	for (size_t i = 0; i < s->n && !lim; i++)
 		if ((lim = sp_y_get(d, sp_y_get(d, sp_y_get(d, s->node[i], "deploy"), "resources"), "limits")))
@@ -497,10 +497,10 @@ static void check_service(sp_lint *l, size_t fi, const struct svc *s)
 		sp_y_report(l, fi, SP_LR_COMPOSE_LIMITS, key, sp, "service '%s' has no %s limit", name, miss);
 	}
 	/* sysctls: a mapping or KEY=VALUE items */
-	yaml_node_t *sys = svc_get(s, "sysctls", &at);
+	sp_ynode *sys = svc_get(s, "sysctls", &at);
 	_cleanup_free_ char *sysp = svc_ptr(s, at, "sysctls");
 	for (size_t i = 0; i < sp_y_npairs(sys); i++) {
-		yaml_node_t *k, *v;
+		sp_ynode *k, *v;
 		sp_y_pair(d, sys, i, &k, &v);
 		const char *ks = sp_y_str(k);
 		if (ks && !sysctl_safe(ks)) {
@@ -509,7 +509,7 @@ static void check_service(sp_lint *l, size_t fi, const struct svc *s)
 		}
 	}
 	for (size_t i = 0; i < sp_y_len(sys); i++) {
-		yaml_node_t *it = sp_y_at(d, sys, i);
+		sp_ynode *it = sp_y_at(d, sys, i);
 		const char *str = sp_y_str(it);
 		if (!str)
 			continue;
@@ -521,10 +521,10 @@ static void check_service(sp_lint *l, size_t fi, const struct svc *s)
 	}
 	/* environment secrets (the nearest definition of each) */
 	for (size_t ai = 0; ai < s->n; ai++) {
-		yaml_node_t *env = sp_y_get(d, s->node[ai], "environment");
+		sp_ynode *env = sp_y_get(d, s->node[ai], "environment");
 		_cleanup_free_ char *ep = svc_ptr(s, ai, "environment");
 		for (size_t e = 0; e < sp_y_npairs(env); e++) {
-			yaml_node_t *ek, *ev;
+			sp_ynode *ek, *ev;
 			sp_y_pair(d, env, e, &ek, &ev);
 			const char *en = sp_y_str(ek);
 			if (!en)
@@ -533,7 +533,7 @@ static void check_service(sp_lint *l, size_t fi, const struct svc *s)
 			check_env_secret(l, fi, s, ev ? ev : ek, p, en, sp_y_str(ev));
 		}
 		for (size_t e = 0; e < sp_y_len(env); e++) {
-			yaml_node_t *ev = sp_y_at(d, env, e);
+			sp_ynode *ev = sp_y_at(d, env, e);
 			const char *str = sp_y_str(ev), *eq = str ? strchr(str, '=') : NULL;
 			if (!eq)
 				continue;
@@ -558,12 +558,12 @@ static void check_service(sp_lint *l, size_t fi, const struct svc *s)
 /* the proxy settings a service is given (for the relation rules) */
 static void collect_proxies(sp_lint_file *f, const struct svc *s)
 {
-	yaml_document_t *d = s->d;
+	sp_ydoc *d = s->d;
 	size_t at = 0;
-	yaml_node_t *env = svc_get(s, "environment", &at);
+	sp_ynode *env = svc_get(s, "environment", &at);
 	_cleanup_free_ char *ep = svc_ptr(s, at, "environment");
 	for (size_t e = 0; e < sp_y_npairs(env); e++) {
-		yaml_node_t *ek, *ev;
+		sp_ynode *ek, *ev;
 		sp_y_pair(d, env, e, &ek, &ev);
 		const char *en = sp_y_str(ek);
 		if (en && is_proxy_var(en) && sp_y_str(ev)) {
@@ -572,7 +572,7 @@ static void collect_proxies(sp_lint_file *f, const struct svc *s)
 		}
 	}
 	for (size_t e = 0; e < sp_y_len(env); e++) {
-		yaml_node_t *ev = sp_y_at(d, env, e);
+		sp_ynode *ev = sp_y_at(d, env, e);
 		const char *str = sp_y_str(ev), *eq = str ? strchr(str, '=') : NULL;
 		if (!eq)
 			continue;
@@ -584,13 +584,13 @@ static void collect_proxies(sp_lint_file *f, const struct svc *s)
 	}
 }
 
-int sp_lint_compose_doc(sp_lint *l, size_t fi, yaml_document_t *d, yaml_node_t *root, sp_error *err)
+int sp_lint_compose_doc(sp_lint *l, size_t fi, sp_ydoc *d, sp_ynode *root, sp_error *err)
 {
 	if (sp_y_schema(&l->files[fi], d, root, "", compose_schema, SP_ARRAY_SIZE(compose_schema), err) < 0)
 		return -1;
-	yaml_node_t *services = sp_y_get(d, root, "services");
+	sp_ynode *services = sp_y_get(d, root, "services");
 	for (size_t i = 0; i < sp_y_npairs(services); i++) {
-		yaml_node_t *k, *v;
+		sp_ynode *k, *v;
 		sp_y_pair(d, services, i, &k, &v);
 		if (!k)
 			continue;

@@ -172,26 +172,26 @@ void sp_lint_kube_end(sp_lint *l, size_t fi, struct sp_kube_file *st)
 }
 
 /* the pod spec of a workload object and the pointer to it, or NULL */
-static yaml_node_t *pod_spec(yaml_document_t *d, yaml_node_t *root, const char **ptr, yaml_node_t **meta)
+static sp_ynode *pod_spec(sp_ydoc *d, sp_ynode *root, const char **ptr, sp_ynode **meta)
 {
 	const char *kind = sp_y_str(sp_y_get(d, root, "kind"));
 	if (!kind)
 		return NULL;
-	yaml_node_t *spec = sp_y_get(d, root, "spec");
+	sp_ynode *spec = sp_y_get(d, root, "spec");
 	if (!strcmp(kind, "Pod")) {
 		*ptr = "/spec";
 		*meta = sp_y_get(d, root, "metadata");
 		return spec;
 	}
 	if (!strcmp(kind, "PodTemplate")) {
-		yaml_node_t *t = sp_y_get(d, root, "template");
+		sp_ynode *t = sp_y_get(d, root, "template");
 		*ptr = "/template/spec";
 		*meta = sp_y_get(d, t, "metadata");
 		return sp_y_get(d, t, "spec");
 	}
-	yaml_node_t *jt = sp_y_get(d, sp_y_get(d, spec, "jobTemplate"), "spec");
+	sp_ynode *jt = sp_y_get(d, sp_y_get(d, spec, "jobTemplate"), "spec");
 	if (!strcmp(kind, "CronJob") || (jt && !sp_y_get(d, spec, "template"))) {
-		yaml_node_t *t = sp_y_get(d, jt, "template");
+		sp_ynode *t = sp_y_get(d, jt, "template");
 		*ptr = "/spec/jobTemplate/spec/template/spec";
 		*meta = sp_y_get(d, t, "metadata");
 		return sp_y_get(d, t, "spec");
@@ -204,8 +204,8 @@ static yaml_node_t *pod_spec(yaml_document_t *d, yaml_node_t *root, const char *
 	bool known = false;
 	for (size_t i = 0; i < SP_ARRAY_SIZE(templated); i++)
 		known |= !strcmp(kind, templated[i]);
-	yaml_node_t *t = sp_y_get(d, spec, "template");
-	yaml_node_t *ps = sp_y_get(d, t, "spec");
+	sp_ynode *t = sp_y_get(d, spec, "template");
+	sp_ynode *ps = sp_y_get(d, t, "spec");
 	if (!known && !sp_y_is_seq(sp_y_get(d, ps, "containers")))
 		return NULL;
 	*ptr = "/spec/template/spec";
@@ -214,9 +214,9 @@ static yaml_node_t *pod_spec(yaml_document_t *d, yaml_node_t *root, const char *
 }
 
 /* the value at a container's securityContext, else at the pod's; *from says which */
-static yaml_node_t *sc_get2(yaml_document_t *d, yaml_node_t *csc, yaml_node_t *psc, const char *key, bool *pod)
+static sp_ynode *sc_get2(sp_ydoc *d, sp_ynode *csc, sp_ynode *psc, const char *key, bool *pod)
 {
-	yaml_node_t *n = sp_y_get(d, csc, key);
+	sp_ynode *n = sp_y_get(d, csc, key);
 	*pod = !n;
 	return n ? n : sp_y_get(d, psc, key);
 }
@@ -235,7 +235,7 @@ static bool in_list(const char *s, const char *const *list, size_t n)
 }
 
 /* does seq hold s (case-insensitive, an optional CAP_ prefix for capabilities)? */
-static bool seq_has(yaml_document_t *d, yaml_node_t *seq, const char *s)
+static bool seq_has(sp_ydoc *d, sp_ynode *seq, const char *s)
 {
 	for (size_t i = 0; i < sp_y_len(seq); i++) {
 		const char *v = sp_y_str(sp_y_at(d, seq, i));
@@ -278,27 +278,27 @@ static bool selinux_unconfined(const char *key, const char *v)
 struct pod {
 	sp_lint *l;
 	size_t fi;
-	yaml_document_t *d;
-	yaml_node_t *spec, *psc, *meta, *ann;
+	sp_ydoc *d;
+	sp_ynode *spec, *psc, *meta, *ann;
 	const char *sptr;
 	char *pscptr, *annptr;
 };
 
-static void report_ann(struct pod *p, sp_lint_rule_id rule, yaml_node_t *n, const char *key, const char *fmt,
+static void report_ann(struct pod *p, sp_lint_rule_id rule, sp_ynode *n, const char *key, const char *fmt,
 		       const char *name)
 {
 	_cleanup_free_ char *ptr = sp_jptr_join(p->annptr, key);
 	sp_y_report(p->l, p->fi, rule, n, ptr, fmt, name);
 }
 
-static void check_env(struct pod *p, yaml_node_t *c, const char *cptr, const char *name)
+static void check_env(struct pod *p, sp_ynode *c, const char *cptr, const char *name)
 {
-	yaml_document_t *d = p->d;
-	yaml_node_t *env = sp_y_get(d, c, "env");
+	sp_ydoc *d = p->d;
+	sp_ynode *env = sp_y_get(d, c, "env");
 	for (size_t i = 0; i < sp_y_len(env); i++) {
-		yaml_node_t *e = sp_y_at(d, env, i);
+		sp_ynode *e = sp_y_at(d, env, i);
 		const char *en = sp_y_str(sp_y_get(d, e, "name"));
-		yaml_node_t *v = sp_y_get(d, e, "value");
+		sp_ynode *v = sp_y_get(d, e, "value");
 		const char *vs = sp_y_str(v);
 		_cleanup_free_ char *ep = sp_xasprintf("%s/env/%zu", cptr, i);
 		if (en && vs && vs[0] && !strstr(vs, "$(") && sp_lint_secret_name(en)) {
@@ -306,7 +306,7 @@ static void check_env(struct pod *p, yaml_node_t *c, const char *cptr, const cha
 			sp_y_report(p->l, p->fi, SP_LR_KUBE_ENV_SECRET, v, vp, "container '%s' has %s written in its env",
 				    name, en);
 		}
-		yaml_node_t *ref = sp_y_get(d, sp_y_get(d, e, "valueFrom"), "secretKeyRef");
+		sp_ynode *ref = sp_y_get(d, sp_y_get(d, e, "valueFrom"), "secretKeyRef");
 		if (ref) {
 			_cleanup_free_ char *rp = sp_jptr_join(ep, "valueFrom");
 			sp_y_report(p->l, p->fi, SP_LR_KUBE_ENV_SECRET_REF, ref, rp,
@@ -314,9 +314,9 @@ static void check_env(struct pod *p, yaml_node_t *c, const char *cptr, const cha
 				    sp_y_str(sp_y_get(d, ref, "name")) ?: "?", en ? en : "?");
 		}
 	}
-	yaml_node_t *from = sp_y_get(d, c, "envFrom");
+	sp_ynode *from = sp_y_get(d, c, "envFrom");
 	for (size_t i = 0; i < sp_y_len(from); i++) {
-		yaml_node_t *ref = sp_y_get(d, sp_y_at(d, from, i), "secretRef");
+		sp_ynode *ref = sp_y_get(d, sp_y_at(d, from, i), "secretRef");
 		if (!ref)
 			continue;
 		_cleanup_free_ char *rp = sp_xasprintf("%s/envFrom/%zu/secretRef", cptr, i);
@@ -326,31 +326,31 @@ static void check_env(struct pod *p, yaml_node_t *c, const char *cptr, const cha
 	}
 }
 
-static void check_container(struct pod *p, yaml_node_t *c, const char *cptr, bool ephemeral)
+static void check_container(struct pod *p, sp_ynode *c, const char *cptr, bool ephemeral)
 {
 	sp_lint *l = p->l;
 	size_t fi = p->fi;
-	yaml_document_t *d = p->d;
-	yaml_node_t *psc = p->psc;
+	sp_ydoc *d = p->d;
+	sp_ynode *psc = p->psc;
 	const char *name = sp_y_str(sp_y_get(d, c, "name")) ?: "?";
-	yaml_node_t *csc = sp_y_get(d, c, "securityContext");
+	sp_ynode *csc = sp_y_get(d, c, "securityContext");
 	_cleanup_free_ char *scp = sp_jptr_join(cptr, "securityContext");
-	yaml_node_t *at = csc ? csc : c;
+	sp_ynode *at = csc ? csc : c;
 	const char *atp = csc ? scp : cptr;
-	yaml_node_t *n;
+	sp_ynode *n;
 	bool frompod;
 	if (sp_y_true(n = sp_y_get(d, csc, "privileged"))) {
 		_cleanup_free_ char *ptr = sp_jptr_join(scp, "privileged");
 		sp_y_report(l, fi, SP_LR_KUBE_PRIVILEGED, n, ptr, "container '%s' is privileged", name);
 	}
-	yaml_node_t *caps = sp_y_get(d, csc, "capabilities");
-	yaml_node_t *add = sp_y_get(d, caps, "add");
+	sp_ynode *caps = sp_y_get(d, csc, "capabilities");
+	sp_ynode *add = sp_y_get(d, caps, "add");
 	for (size_t i = 0; i < sp_y_len(add); i++) {
-		yaml_node_t *cap = sp_y_at(d, add, i);
+		sp_ynode *cap = sp_y_at(d, add, i);
 		_cleanup_free_ char *ptr = sp_xasprintf("%s/capabilities/add/%zu", scp, i);
 		sp_y_report(l, fi, SP_LR_KUBE_CAP_ADD, cap, ptr, "container '%s' adds %s", name, sp_y_str(cap) ?: "?");
 	}
-	yaml_node_t *drop = sp_y_get(d, caps, "drop");
+	sp_ynode *drop = sp_y_get(d, caps, "drop");
 	if (!seq_has(d, drop, "ALL")) {
 		_cleanup_free_ char *ptr = drop ? sp_xasprintf("%s/capabilities/drop", scp) : NULL;
 		sp_y_report(l, fi, SP_LR_KUBE_CAPS_DROP_ALL, drop ? drop : at, drop ? ptr : atp,
@@ -374,9 +374,9 @@ static void check_container(struct pod *p, yaml_node_t *c, const char *cptr, boo
 		_cleanup_free_ char *ptr = sp_jptr_join(scp, "procMount");
 		sp_y_report(l, fi, SP_LR_KUBE_PROC_UNMASKED, n, ptr, "container '%s' has procMount: Unmasked", name);
 	}
-	yaml_node_t *uid = sc_get2(d, csc, psc, "runAsUser", &frompod);
+	sp_ynode *uid = sc_get2(d, csc, psc, "runAsUser", &frompod);
 	const char *uidp = frompod ? p->pscptr : scp;
-	yaml_node_t *nonroot = sc_get2(d, csc, psc, "runAsNonRoot", &frompod);
+	sp_ynode *nonroot = sc_get2(d, csc, psc, "runAsNonRoot", &frompod);
 	const char *uids = sp_y_str(uid);
 	if (uids && !strcmp(uids, "0")) {
 		_cleanup_free_ char *ptr = sp_jptr_join(uidp, "runAsUser");
@@ -385,21 +385,21 @@ static void check_container(struct pod *p, yaml_node_t *c, const char *cptr, boo
 		sp_y_report(l, fi, SP_LR_KUBE_ROOT_USER, at, atp,
 			    "container '%s' sets neither runAsNonRoot: true nor a non-zero runAsUser", name);
 	}
-	yaml_node_t *gid = sp_y_get(d, csc, "runAsGroup");
+	sp_ynode *gid = sp_y_get(d, csc, "runAsGroup");
 	if (sp_y_str(gid) && !strcmp(sp_y_str(gid), "0")) {
 		_cleanup_free_ char *ptr = sp_jptr_join(scp, "runAsGroup");
 		sp_y_report(l, fi, SP_LR_KUBE_GROUP_ROOT, gid, ptr, "container '%s' runs with gid 0", name);
 	}
 	/* seccomp: the field (container over pod), then the annotations */
-	yaml_node_t *sct = sp_y_get(d, sp_y_get(d, csc, "seccompProfile"), "type");
+	sp_ynode *sct = sp_y_get(d, sp_y_get(d, csc, "seccompProfile"), "type");
 	const char *sctp = scp;
 	if (!sct) {
 		sct = sp_y_get(d, sp_y_get(d, psc, "seccompProfile"), "type");
 		sctp = p->pscptr;
 	}
 	_cleanup_free_ char *skey = sp_xasprintf("container.seccomp.security.alpha.kubernetes.io/%s", name);
-	yaml_node_t *sann = sp_y_get(d, p->ann, skey);
-	yaml_node_t *pann = sp_y_get(d, p->ann, "seccomp.security.alpha.kubernetes.io/pod");
+	sp_ynode *sann = sp_y_get(d, p->ann, skey);
+	sp_ynode *pann = sp_y_get(d, p->ann, "seccomp.security.alpha.kubernetes.io/pod");
 	if (sct) {
 		if (is_unconfined(sp_y_str(sct))) {
 			_cleanup_free_ char *ptr = sp_xasprintf("%s/seccompProfile/type", sctp);
@@ -415,14 +415,14 @@ static void check_container(struct pod *p, yaml_node_t *c, const char *cptr, boo
 			    "container '%s' has no seccompProfile (nor does the pod): it runs Unconfined", name);
 	}
 	/* AppArmor likewise */
-	yaml_node_t *aat = sp_y_get(d, sp_y_get(d, csc, "appArmorProfile"), "type");
+	sp_ynode *aat = sp_y_get(d, sp_y_get(d, csc, "appArmorProfile"), "type");
 	const char *aatp = scp;
 	if (!aat) {
 		aat = sp_y_get(d, sp_y_get(d, psc, "appArmorProfile"), "type");
 		aatp = p->pscptr;
 	}
 	_cleanup_free_ char *akey = sp_xasprintf("container.apparmor.security.beta.kubernetes.io/%s", name);
-	yaml_node_t *aann = sp_y_get(d, p->ann, akey);
+	sp_ynode *aann = sp_y_get(d, p->ann, akey);
 	if (aat && is_unconfined(sp_y_str(aat))) {
 		_cleanup_free_ char *ptr = sp_xasprintf("%s/appArmorProfile/type", aatp);
 		sp_y_report(l, fi, SP_LR_KUBE_APPARMOR_UNCONFINED, aat, ptr, "container '%s' has appArmorProfile Unconfined",
@@ -436,7 +436,7 @@ static void check_container(struct pod *p, yaml_node_t *c, const char *cptr, boo
 	/* SELinux: each field of the container's options, else the pod's */
 	static const char *const sel_keys[] = {"type", "user"};
 	for (size_t k = 0; k < SP_ARRAY_SIZE(sel_keys); k++) {
-		yaml_node_t *cs = sp_y_get(d, sp_y_get(d, csc, "seLinuxOptions"), sel_keys[k]);
+		sp_ynode *cs = sp_y_get(d, sp_y_get(d, csc, "seLinuxOptions"), sel_keys[k]);
 		bool pod = !cs;
 		if (pod)
 			cs = sp_y_get(d, sp_y_get(d, psc, "seLinuxOptions"), sel_keys[k]);
@@ -454,22 +454,22 @@ static void check_container(struct pod *p, yaml_node_t *c, const char *cptr, boo
 	}
 	/* resources (ephemeral containers have none to set) */
 	if (!ephemeral) {
-		yaml_node_t *lim = sp_y_get(d, sp_y_get(d, c, "resources"), "limits");
+		sp_ynode *lim = sp_y_get(d, sp_y_get(d, c, "resources"), "limits");
 		const char *miss = !sp_y_get(d, lim, "memory") && !sp_y_get(d, lim, "cpu") ? "memory or CPU"
 				   : !sp_y_get(d, lim, "memory")			 ? "memory"
 				   : !sp_y_get(d, lim, "cpu")				 ? "CPU"
 											 : NULL;
 		if (miss) {
 			_cleanup_free_ char *ptr = sp_xasprintf("%s/%s", cptr, lim ? "resources/limits" : "resources");
-			yaml_node_t *res = sp_y_get(d, c, "resources");
+			sp_ynode *res = sp_y_get(d, c, "resources");
 			sp_y_report(l, fi, SP_LR_KUBE_LIMITS, lim ? lim : res ? res : c, lim || res ? ptr : cptr,
 				    "container '%s' has no %s limit", name, miss);
 		}
 	}
-	yaml_node_t *ports = sp_y_get(d, c, "ports");
+	sp_ynode *ports = sp_y_get(d, c, "ports");
 	for (size_t i = 0; i < sp_y_len(ports); i++) {
-		yaml_node_t *pt = sp_y_at(d, ports, i);
-		yaml_node_t *hp = sp_y_get(d, pt, "hostPort");
+		sp_ynode *pt = sp_y_at(d, ports, i);
+		sp_ynode *hp = sp_y_get(d, pt, "hostPort");
 		const char *hs = sp_y_str(hp), *ip = sp_y_str(sp_y_get(d, pt, "hostIP"));
 		if (!hs || !strcmp(hs, "0") || (ip && (sp_startswith(ip, "127.") || !strcmp(ip, "::1"))))
 			continue;
@@ -480,22 +480,22 @@ static void check_container(struct pod *p, yaml_node_t *c, const char *cptr, boo
 	check_env(p, c, cptr, name);
 }
 
-static void check_pod(struct pod *p, const char *metaptr, yaml_node_t *kindnode, struct sp_kube_file *st)
+static void check_pod(struct pod *p, const char *metaptr, sp_ynode *kindnode, struct sp_kube_file *st)
 {
 	sp_lint *l = p->l;
 	size_t fi = p->fi;
-	yaml_document_t *d = p->d;
-	yaml_node_t *spec = p->spec;
+	sp_ydoc *d = p->d;
+	sp_ynode *spec = p->spec;
 	const char *sptr = p->sptr;
 	static const char *const hostns[] = {"hostNetwork", "hostPID", "hostIPC"};
 	for (size_t i = 0; i < SP_ARRAY_SIZE(hostns); i++) {
-		yaml_node_t *n = sp_y_get(d, spec, hostns[i]);
+		sp_ynode *n = sp_y_get(d, spec, hostns[i]);
 		if (sp_y_true(n)) {
 			_cleanup_free_ char *ptr = sp_jptr_join(sptr, hostns[i]);
 			sp_y_report(l, fi, SP_LR_KUBE_HOST_NS, n, ptr, "the pod sets %s: true", hostns[i]);
 		}
 	}
-	yaml_node_t *hu = sp_y_get(d, spec, "hostUsers");
+	sp_ynode *hu = sp_y_get(d, spec, "hostUsers");
 	if (!sp_y_false(hu)) {
 		_cleanup_free_ char *ptr = sp_jptr_join(sptr, "hostUsers");
 		sp_y_report(l, fi, SP_LR_KUBE_HOST_USERS, hu ? hu : spec, hu ? ptr : sptr,
@@ -504,12 +504,12 @@ static void check_pod(struct pod *p, const char *metaptr, yaml_node_t *kindnode,
 	/* the volume types the restricted Pod Security Standard allows */
 	static const char *const core_vol[] = {"configMap", "csi",	       "downwardAPI", "emptyDir",
 					       "ephemeral", "persistentVolumeClaim", "projected",   "secret"};
-	yaml_node_t *vols = sp_y_get(d, spec, "volumes");
+	sp_ynode *vols = sp_y_get(d, spec, "volumes");
 	for (size_t i = 0; i < sp_y_len(vols); i++) {
-		yaml_node_t *v = sp_y_at(d, vols, i);
+		sp_ynode *v = sp_y_at(d, vols, i);
 		_cleanup_free_ char *vp = sp_xasprintf("%s/volumes/%zu", sptr, i);
 		for (size_t k = 0; k < sp_y_npairs(v); k++) {
-			yaml_node_t *key, *val;
+			sp_ynode *key, *val;
 			sp_y_pair(d, v, k, &key, &val);
 			const char *ks = sp_y_str(key);
 			if (!ks || !strcmp(ks, "name") || !strcmp(ks, "hostPath") ||
@@ -519,10 +519,10 @@ static void check_pod(struct pod *p, const char *metaptr, yaml_node_t *kindnode,
 			sp_y_report(l, fi, SP_LR_KUBE_VOLUME_TYPE, key, ptr, "volume '%s' is of type %s, not a core type",
 				    sp_y_str(sp_y_get(d, v, "name")) ?: "?", ks);
 		}
-		yaml_node_t *hp = sp_y_get(d, v, "hostPath");
+		sp_ynode *hp = sp_y_get(d, v, "hostPath");
 		if (!hp)
 			continue;
-		yaml_node_t *pn = sp_y_get(d, hp, "path");
+		sp_ynode *pn = sp_y_get(d, hp, "path");
 		const char *path = sp_y_str(pn) ?: "?";
 		_cleanup_free_ char *ptr = sp_jptr_join(vp, "hostPath");
 		if (sp_lint_is_runtime_socket(path))
@@ -537,14 +537,14 @@ static void check_pod(struct pod *p, const char *metaptr, yaml_node_t *kindnode,
 	}
 	const char *want = l->opts.require_runtime_class;
 	if (want) {
-		yaml_node_t *rc = sp_y_get(d, spec, "runtimeClassName");
+		sp_ynode *rc = sp_y_get(d, spec, "runtimeClassName");
 		_cleanup_free_ char *ptr = sp_jptr_join(sptr, "runtimeClassName");
 		if (!sp_y_str(rc) || strcmp(sp_y_str(rc), want))
 			sp_y_report(l, fi, SP_LR_KUBE_RUNTIME_CLASS, rc ? rc : kindnode, rc ? ptr : sptr,
 				    "runtimeClassName is %s, the policy demands %s", sp_y_str(rc) ?: "unset", want);
 	}
 	/* the service account token: a ServiceAccount of the same file may say no */
-	yaml_node_t *am = sp_y_get(d, spec, "automountServiceAccountToken");
+	sp_ynode *am = sp_y_get(d, spec, "automountServiceAccountToken");
 	if (!sp_y_false(am)) {
 		const char *sa = sp_y_str(sp_y_get(d, spec, "serviceAccountName"))
 					 ?: sp_y_str(sp_y_get(d, spec, "serviceAccount")) ?: "default";
@@ -556,24 +556,24 @@ static void check_pod(struct pod *p, const char *metaptr, yaml_node_t *kindnode,
 		sp_y_report(l, fi, SP_LR_KUBE_SA_TOKEN, am ? am : spec, am ? ptr : sptr,
 			    "the pod mounts the token of service account '%s'", sa);
 	}
-	yaml_node_t *psc = p->psc;
-	yaml_node_t *sys = sp_y_get(d, psc, "sysctls");
+	sp_ynode *psc = p->psc;
+	sp_ynode *sys = sp_y_get(d, psc, "sysctls");
 	static const char *const safe[] = {
 		"kernel.shm_rmid_forced",   "net.ipv4.ip_local_port_range",   "net.ipv4.ip_unprivileged_port_start",
 		"net.ipv4.tcp_syncookies",  "net.ipv4.ping_group_range",      "net.ipv4.ip_local_reserved_ports",
 		"net.ipv4.tcp_keepalive_time", "net.ipv4.tcp_fin_timeout",    "net.ipv4.tcp_keepalive_intvl",
 		"net.ipv4.tcp_keepalive_probes", "net.ipv4.tcp_rmem",	      "net.ipv4.tcp_wmem"};
 	for (size_t i = 0; i < sp_y_len(sys); i++) {
-		yaml_node_t *sn = sp_y_get(d, sp_y_at(d, sys, i), "name");
+		sp_ynode *sn = sp_y_get(d, sp_y_at(d, sys, i), "name");
 		const char *s = sp_y_str(sn);
 		if (!s || in_list(s, safe, SP_ARRAY_SIZE(safe)))
 			continue;
 		_cleanup_free_ char *ptr = sp_xasprintf("%s/sysctls/%zu/name", p->pscptr, i);
 		sp_y_report(l, fi, SP_LR_KUBE_SYSCTL, sn, ptr, "the pod sets sysctl %s", s);
 	}
-	yaml_node_t *sg = sp_y_get(d, psc, "supplementalGroups");
+	sp_ynode *sg = sp_y_get(d, psc, "supplementalGroups");
 	for (size_t i = 0; i < sp_y_len(sg); i++) {
-		yaml_node_t *g = sp_y_at(d, sg, i);
+		sp_ynode *g = sp_y_at(d, sg, i);
 		if (sp_y_str(g) && !strcmp(sp_y_str(g), "0")) {
 			_cleanup_free_ char *ptr = sp_xasprintf("%s/supplementalGroups/%zu", p->pscptr, i);
 			sp_y_report(l, fi, SP_LR_KUBE_GROUP_ROOT, g, ptr, "the pod adds supplemental group 0");
@@ -581,24 +581,24 @@ static void check_pod(struct pod *p, const char *metaptr, yaml_node_t *kindnode,
 	}
 	static const char *const gkeys[] = {"runAsGroup", "fsGroup"};
 	for (size_t i = 0; i < SP_ARRAY_SIZE(gkeys); i++) {
-		yaml_node_t *g = sp_y_get(d, psc, gkeys[i]);
+		sp_ynode *g = sp_y_get(d, psc, gkeys[i]);
 		if (sp_y_str(g) && !strcmp(sp_y_str(g), "0")) {
 			_cleanup_free_ char *ptr = sp_jptr_join(p->pscptr, gkeys[i]);
 			sp_y_report(l, fi, SP_LR_KUBE_GROUP_ROOT, g, ptr, "the pod sets %s: 0", gkeys[i]);
 		}
 	}
-	yaml_node_t *hpn = sp_y_get(d, sp_y_get(d, psc, "windowsOptions"), "hostProcess");
+	sp_ynode *hpn = sp_y_get(d, sp_y_get(d, psc, "windowsOptions"), "hostProcess");
 	if (sp_y_true(hpn)) {
 		_cleanup_free_ char *ptr = sp_xasprintf("%s/windowsOptions/hostProcess", p->pscptr);
 		sp_y_report(l, fi, SP_LR_KUBE_HOST_PROCESS, hpn, ptr, "the pod's containers are HostProcess containers");
 	}
-	yaml_node_t *podsec = sp_y_get(d, p->ann, "seccomp.security.alpha.kubernetes.io/pod");
+	sp_ynode *podsec = sp_y_get(d, p->ann, "seccomp.security.alpha.kubernetes.io/pod");
 	if (is_unconfined(sp_y_str(podsec)))
 		report_ann(p, SP_LR_KUBE_SECCOMP_UNCONFINED, podsec, "seccomp.security.alpha.kubernetes.io/pod",
 			   "the pod is annotated seccomp %s", "unconfined");
 	static const char *const lists[] = {"initContainers", "containers", "ephemeralContainers"};
 	for (size_t li = 0; li < SP_ARRAY_SIZE(lists); li++) {
-		yaml_node_t *cs = sp_y_get(d, spec, lists[li]);
+		sp_ynode *cs = sp_y_get(d, spec, lists[li]);
 		_cleanup_free_ char *lp = sp_jptr_join(sptr, lists[li]);
 		for (size_t i = 0; i < sp_y_len(cs); i++) {
 			_cleanup_free_ char *cp = sp_jptr_index(lp, i);
@@ -608,23 +608,23 @@ static void check_pod(struct pod *p, const char *metaptr, yaml_node_t *kindnode,
 	(void)metaptr;
 }
 
-static void check_rbac(sp_lint *l, size_t fi, yaml_document_t *d, yaml_node_t *root, const char *base,
+static void check_rbac(sp_lint *l, size_t fi, sp_ydoc *d, sp_ynode *root, const char *base,
 		       const char *kind)
 {
 	const char *rname = sp_y_str(sp_y_get(d, sp_y_get(d, root, "metadata"), "name")) ?: "?";
-	yaml_node_t *rules = sp_y_get(d, root, "rules");
+	sp_ynode *rules = sp_y_get(d, root, "rules");
 	_cleanup_free_ char *rp = sp_jptr_join(base, "rules");
 	for (size_t i = 0; i < sp_y_len(rules); i++) {
-		yaml_node_t *r = sp_y_at(d, rules, i);
+		sp_ynode *r = sp_y_at(d, rules, i);
 		_cleanup_free_ char *ip = sp_jptr_index(rp, i);
-		yaml_node_t *groups = sp_y_get(d, r, "apiGroups"), *res = sp_y_get(d, r, "resources"),
-			    *verbs = sp_y_get(d, r, "verbs");
+		sp_ynode *groups = sp_y_get(d, r, "apiGroups"), *res = sp_y_get(d, r, "resources"),
+			 *verbs = sp_y_get(d, r, "verbs");
 		bool wild = false;
 		static const char *const fields[] = {"apiGroups", "resources", "verbs"};
 		for (size_t k = 0; k < SP_ARRAY_SIZE(fields); k++) {
-			yaml_node_t *a = sp_y_get(d, r, fields[k]);
+			sp_ynode *a = sp_y_get(d, r, fields[k]);
 			for (size_t j = 0; j < sp_y_len(a); j++) {
-				yaml_node_t *v = sp_y_at(d, a, j);
+				sp_ynode *v = sp_y_at(d, a, j);
 				if (sp_y_str(v) && !strcmp(sp_y_str(v), "*")) {
 					_cleanup_free_ char *ptr = sp_xasprintf("%s/%s/%zu", ip, fields[k], j);
 					sp_y_report(l, fi, SP_LR_KUBE_RBAC_WILDCARD, v, ptr, "%s '%s' grants '*' %s", kind,
@@ -647,22 +647,22 @@ static void check_rbac(sp_lint *l, size_t fi, yaml_document_t *d, yaml_node_t *r
 	}
 }
 
-static void check_scc(sp_lint *l, size_t fi, yaml_document_t *d, yaml_node_t *root, const char *base)
+static void check_scc(sp_lint *l, size_t fi, sp_ydoc *d, sp_ynode *root, const char *base)
 {
 	const char *name = sp_y_str(sp_y_get(d, sp_y_get(d, root, "metadata"), "name")) ?: "?";
 	static const char *const flags[] = {"allowPrivilegedContainer", "allowHostDirVolumePlugin", "allowHostNetwork",
 					    "allowHostPID", "allowHostIPC"};
 	for (size_t i = 0; i < SP_ARRAY_SIZE(flags); i++) {
-		yaml_node_t *n = sp_y_get(d, root, flags[i]);
+		sp_ynode *n = sp_y_get(d, root, flags[i]);
 		if (!sp_y_true(n))
 			continue;
 		_cleanup_free_ char *ptr = sp_jptr_join(base, flags[i]);
 		sp_y_report(l, fi, SP_LR_KUBE_SCC_PRIVILEGED, n, ptr, "SecurityContextConstraints '%s' sets %s: true",
 			    name, flags[i]);
 	}
-	yaml_node_t *caps = sp_y_get(d, root, "allowedCapabilities");
+	sp_ynode *caps = sp_y_get(d, root, "allowedCapabilities");
 	for (size_t i = 0; i < sp_y_len(caps); i++) {
-		yaml_node_t *c = sp_y_at(d, caps, i);
+		sp_ynode *c = sp_y_at(d, caps, i);
 		if (!sp_y_str(c) || strcmp(sp_y_str(c), "*"))
 			continue;
 		_cleanup_free_ char *ptr = sp_xasprintf("%s/allowedCapabilities/%zu", base, i);
@@ -677,21 +677,21 @@ static bool ends_with(const char *s, const char *suf)
 	return a >= b && !strcmp(s + a - b, suf);
 }
 
-static int check_object(sp_lint *l, size_t fi, struct sp_kube_file *st, yaml_document_t *d, yaml_node_t *root,
+static int check_object(sp_lint *l, size_t fi, struct sp_kube_file *st, sp_ydoc *d, sp_ynode *root,
 			const char *base, int depth, sp_error *err)
 {
 	const sp_lint_file *f = &l->files[fi];
 	if (sp_y_schema(f, d, root, base, doc_schema, SP_ARRAY_SIZE(doc_schema), err) < 0)
 		return -1;
-	yaml_node_t *kindnode = sp_y_get(d, root, "kind");
+	sp_ynode *kindnode = sp_y_get(d, root, "kind");
 	const char *kind = sp_y_str(kindnode);
 	if (!kind)
 		return 0;
-	yaml_node_t *items = sp_y_get(d, root, "items");
+	sp_ynode *items = sp_y_get(d, root, "items");
 	if (ends_with(kind, "List") && items && depth < 4) {
 		_cleanup_free_ char *ip = sp_jptr_join(base, "items");
 		for (size_t i = 0; i < sp_y_len(items); i++) {
-			yaml_node_t *it = sp_y_at(d, items, i);
+			sp_ynode *it = sp_y_at(d, items, i);
 			if (!sp_y_is_map(it))
 				continue;
 			_cleanup_free_ char *p = sp_jptr_index(ip, i);
@@ -705,7 +705,7 @@ static int check_object(sp_lint *l, size_t fi, struct sp_kube_file *st, yaml_doc
 		return 0;
 	}
 	if (!strcmp(kind, "RoleBinding") || !strcmp(kind, "ClusterRoleBinding")) {
-		yaml_node_t *rn = sp_y_get(d, sp_y_get(d, root, "roleRef"), "name");
+		sp_ynode *rn = sp_y_get(d, sp_y_get(d, root, "roleRef"), "name");
 		if (sp_y_str(rn) && !strcmp(sp_y_str(rn), "cluster-admin")) {
 			_cleanup_free_ char *ptr = sp_xasprintf("%s/roleRef/name", base);
 			sp_y_report(l, fi, SP_LR_KUBE_RBAC_CLUSTER_ADMIN, rn, ptr, "%s '%s' binds cluster-admin", kind,
@@ -724,8 +724,8 @@ static int check_object(sp_lint *l, size_t fi, struct sp_kube_file *st, yaml_doc
 		return 0;
 	}
 	const char *rel = NULL;
-	yaml_node_t *meta = NULL;
-	yaml_node_t *spec = pod_spec(d, root, &rel, &meta);
+	sp_ynode *meta = NULL;
+	sp_ynode *spec = pod_spec(d, root, &rel, &meta);
 	if (!spec)
 		return 0;
 	_cleanup_free_ char *sptr = sp_xasprintf("%s%s", base, rel);
@@ -752,7 +752,7 @@ static int check_object(sp_lint *l, size_t fi, struct sp_kube_file *st, yaml_doc
 	return 0;
 }
 
-int sp_lint_kube_doc(sp_lint *l, size_t fi, struct sp_kube_file *st, yaml_document_t *d, yaml_node_t *root,
+int sp_lint_kube_doc(sp_lint *l, size_t fi, struct sp_kube_file *st, sp_ydoc *d, sp_ynode *root,
 		     sp_error *err)
 {
 	if (!sp_y_is_map(root))
@@ -761,7 +761,7 @@ int sp_lint_kube_doc(sp_lint *l, size_t fi, struct sp_kube_file *st, yaml_docume
 	return check_object(l, fi, st, d, root, "", 0, err);
 }
 
-int sp_lint_kube_item(sp_lint *l, size_t fi, struct sp_kube_file *st, yaml_document_t *d, yaml_node_t *item,
+int sp_lint_kube_item(sp_lint *l, size_t fi, struct sp_kube_file *st, sp_ydoc *d, sp_ynode *item,
 		      size_t index, sp_error *err)
 {
 	if (!sp_y_is_map(item))
@@ -771,7 +771,7 @@ int sp_lint_kube_item(sp_lint *l, size_t fi, struct sp_kube_file *st, yaml_docum
 	return check_object(l, fi, st, d, item, base, 1, err);
 }
 
-void sp_lint_kube_items_judged(sp_lint *l, size_t fi, struct sp_kube_file *st, yaml_document_t *d, yaml_node_t *root,
+void sp_lint_kube_items_judged(sp_lint *l, size_t fi, struct sp_kube_file *st, sp_ydoc *d, sp_ynode *root,
 			       size_t mark)
 {
 	(void)fi;

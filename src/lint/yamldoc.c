@@ -1,4 +1,5 @@
-/* YAML loading (libyaml) and small node helpers for compose and kube. */
+/* YAML loading (the shared tree, src/yaml/ytree.c) and small node helpers for
+ * compose and kube. */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -7,10 +8,9 @@
 #include "lint/yamldoc.h"
 
 /* libyaml's time grows with the square of flow nesting ("[[[[..."): 100k
- * levels take 20 s. Refuse deep flow nesting before parsing. Quotes and
- * comments are skipped; a bracket inside a plain scalar may be counted,
- * which only matters past the limit. */
-#define SP_YAML_MAX_FLOW_DEPTH 1000
+ * levels take 20 s. Refuse deep flow nesting (SP_YAML_MAX_FLOW_DEPTH)
+ * before parsing. Quotes and comments are skipped; a bracket inside a plain
+ * scalar may be counted, which only matters past the limit. */
 
 static int flow_depth_check(const sp_lint_file *f, sp_error *err)
 {
@@ -167,191 +167,7 @@ static int read_handler(void *data, unsigned char *buf, size_t size, size_t *got
 	return 1;
 }
 
-/* the tag libyaml gives a node, compared without a strcmp of the common
- * "tag:yaml.org,2002:str" prefix on every call */
-static bool has_tag(const yaml_node_t *n, const char *suffix)
-{
-	static const char base[] = "tag:yaml.org,2002:";
-	const char *t = (const char *)n->tag;
-	/* the byte after the prefix, read only when the tag is that long */
-	return t && !memchr(t, '\0', sizeof base - 1) && t[sizeof base - 1] == suffix[0] &&
-	       !strncmp(t, base, sizeof base - 1) && !strcmp(t + sizeof base - 1, suffix);
-}
-
-static bool is_merge_key(const yaml_node_t *k)
-{
-	if (!k || k->type != YAML_SCALAR_NODE)
-		return false;
-	/* the merge key is the scalar << (plain, or tagged !!merge) */
-	return k->data.scalar.length == 2 && !memcmp(k->data.scalar.value, "<<", 2) &&
-	       (k->data.scalar.style == YAML_PLAIN_SCALAR_STYLE || has_tag(k, "merge"));
-}
-
-/* Expand the merge keys of every mapping in place (YAML 1.1 merge: a
- * mapping or a sequence of mappings; the mapping's own keys win, then
- * earlier sources over later ones). Sources are expanded first; a source
- * that contains the mapping (a recursive alias) is skipped. The budget
- * bounds the work a merge bomb can cause. */
-struct merge_ctx {
-	yaml_document_t *d;
-	unsigned char *state; /* 0 untouched, 1 in progress, 2 done */
-	size_t budget;
-};
-
-static bool has_key(struct merge_ctx *m, int id, const yaml_node_t *key)
-{
-	yaml_node_t *map = yaml_document_get_node(m->d, id);
-	size_t n = sp_y_npairs(map);
-	for (size_t i = 0; i < n; i++) {
-		yaml_node_t *k = yaml_document_get_node(m->d, map->data.mapping.pairs.start[i].key);
-		if (m->budget)
-			m->budget--;
-		if (k && k->type == YAML_SCALAR_NODE && k->data.scalar.length == key->data.scalar.length &&
-		    !memcmp(k->data.scalar.value, key->data.scalar.value, key->data.scalar.length) && !is_merge_key(k))
-			return true;
-	}
-	return false;
-}
-
-static int merge_into(struct merge_ctx *m, int id, int depth);
-
-static int merge_source(struct merge_ctx *m, int id, int src, int depth)
-{
-	if (src == id || !sp_y_is_map(yaml_document_get_node(m->d, src)) || m->state[src] == 1)
-		return 0;
-	if (merge_into(m, src, depth + 1) < 0)
-		return -1;
-	size_t n = sp_y_npairs(yaml_document_get_node(m->d, src));
-	for (size_t i = 0; i < n; i++) {
-		yaml_node_pair_t pr = yaml_document_get_node(m->d, src)->data.mapping.pairs.start[i];
-		yaml_node_t *k = yaml_document_get_node(m->d, pr.key);
-		if (!k || k->type != YAML_SCALAR_NODE || is_merge_key(k) || has_key(m, id, k))
-			continue;
-		if (!m->budget)
-			return -1;
-		m->budget--;
-		if (!yaml_document_append_mapping_pair(m->d, id, pr.key, pr.value))
-			return -1;
-	}
-	return 0;
-}
-
-static int merge_into(struct merge_ctx *m, int id, int depth)
-{
-	if (m->state[id] || depth > 64)
-		return 0;
-	m->state[id] = 1;
-	size_t n = sp_y_npairs(yaml_document_get_node(m->d, id));
-	for (size_t i = 0; i < n; i++) {
-		yaml_node_pair_t pr = yaml_document_get_node(m->d, id)->data.mapping.pairs.start[i];
-		if (!is_merge_key(yaml_document_get_node(m->d, pr.key)))
-			continue;
-		yaml_node_t *v = yaml_document_get_node(m->d, pr.value);
-		if (sp_y_is_map(v)) {
-			if (merge_source(m, id, pr.value, depth) < 0)
-				return -1;
-		} else if (sp_y_is_seq(v)) {
-			size_t nv = sp_y_len(v);
-			for (size_t j = 0; j < nv; j++) {
-				int src = yaml_document_get_node(m->d, pr.value)->data.sequence.items.start[j];
-				if (merge_source(m, id, src, depth) < 0)
-					return -1;
-			}
-		}
-	}
-	m->state[id] = 2;
-	return 0;
-}
-
-static int expand_merges(const sp_lint_file *f, yaml_document_t *d, sp_error *err)
-{
-	size_t n = (size_t)(d->nodes.top - d->nodes.start);
-	bool any = false;
-	for (size_t i = 0; i < n && !any; i++)
-		any = is_merge_key(&d->nodes.start[i]);
-	if (!any)
-		return 0;
-	struct merge_ctx m = {.d = d, .state = sp_xcalloc(n + 1, 1), .budget = (size_t)1 << 22};
-	int rc = 0;
-	for (size_t i = 1; i <= n && rc == 0; i++)
-		if (yaml_document_get_node(d, (int)i)->type == YAML_MAPPING_NODE)
-			rc = merge_into(&m, (int)i, 0);
-	free(m.state);
-	if (rc < 0)
-		return sp_usage(err, "%s:%zu:%zu: YAML merge keys (<<) expand to too many keys", f->path,
-				d->start_mark.line + 1, d->start_mark.column + 1);
-	return 0;
-}
-
-/* A key given twice in one mapping: kubectl and compose refuse it, and a
- * reviewer who reads the first value is shown a setting the tool ignores. */
-struct keyref {
-	const unsigned char *s;
-	size_t len;
-	const yaml_node_t *node;
-};
-
-static int keyref_cmp(const void *a, const void *b)
-{
-	const struct keyref *x = a, *y = b;
-	size_t n = x->len < y->len ? x->len : y->len;
-	int c = memcmp(x->s, y->s, n);
-	if (c)
-		return c;
-	if (x->len != y->len)
-		return x->len < y->len ? -1 : 1;
-	return x->node < y->node ? -1 : x->node > y->node; /* nodes are in document order */
-}
-
-static int check_duplicates(const sp_lint_file *f, yaml_document_t *d, sp_error *err)
-{
-	size_t nn = (size_t)(d->nodes.top - d->nodes.start);
-	struct keyref *keys = NULL;
-	size_t cap = 0;
-	int rc = 0;
-	for (size_t i = 0; i < nn && rc == 0; i++) {
-		yaml_node_t *m = &d->nodes.start[i];
-		size_t np = sp_y_npairs(m), k = 0;
-		if (np < 2)
-			continue;
-		if (np > cap) {
-			cap = np;
-			keys = sp_xrealloc(keys, cap * sizeof *keys);
-		}
-		for (size_t j = 0; j < np; j++) {
-			yaml_node_t *kn = yaml_document_get_node(d, m->data.mapping.pairs.start[j].key);
-			if (kn && kn->type == YAML_SCALAR_NODE && !is_merge_key(kn))
-				keys[k++] = (struct keyref){kn->data.scalar.value, kn->data.scalar.length, kn};
-		}
-		if (k <= 8) { /* most mappings: compare pairwise */
-			bool dup = false;
-			for (size_t a = 1; a < k && !dup; a++)
-				for (size_t b = 0; b < a && !dup; b++)
-					dup = keys[a].len == keys[b].len && !memcmp(keys[a].s, keys[b].s, keys[a].len);
-			if (!dup)
-				continue;
-		}
-		qsort(keys, k, sizeof *keys, keyref_cmp);
-		for (size_t j = 1; j < k; j++)
-			if (keys[j].len == keys[j - 1].len && !memcmp(keys[j].s, keys[j - 1].s, keys[j].len) &&
-			    keys[j].node != keys[j - 1].node) {
-				const yaml_node_t *first = keys[j - 1].node, *again = keys[j].node;
-				if (sp_y_line(again) < sp_y_line(first)) {
-					const yaml_node_t *t = first;
-					first = again;
-					again = t;
-				}
-				rc = sp_usage(err, "%s:%u:%u: duplicate key '%.*s' (first at line %u)", f->path,
-					      sp_y_line(again), sp_y_col(again), (int)(keys[j].len > 200 ? 200 : keys[j].len),
-					      (const char *)keys[j].s, sp_y_line(first));
-				break;
-			}
-	}
-	free(keys);
-	return rc;
-}
-
-sp_lint_kind sp_lint_yaml_doc_kind(yaml_document_t *d, yaml_node_t *root)
+sp_lint_kind sp_lint_yaml_doc_kind(sp_ydoc *d, sp_ynode *root)
 {
 	if (!sp_y_is_map(root))
 		return SP_LK_AUTO;
@@ -364,197 +180,6 @@ sp_lint_kind sp_lint_yaml_doc_kind(yaml_document_t *d, yaml_node_t *root)
 	return SP_LK_AUTO;
 }
 
-static int load_error(const sp_lint_file *f, yaml_parser_t *p, sp_error *err)
-{
-	if (p->error == YAML_MEMORY_ERROR)
-		return sp_fail_errno(err, ENOMEM, "%s: out of memory reading YAML", f->path);
-	const yaml_mark_t *m = p->problem ? &p->problem_mark : &p->context_mark;
-	return sp_usage(err, "%s:%zu:%zu: invalid YAML: %s%s%s", f->path, m->line + 1, m->column + 1,
-			p->problem ? p->problem : "parse error", p->context ? " " : "", p->context ? p->context : "");
-}
-
-/* Kubernetes JSON is read from libyaml's events into documents of its own
- * making, so that the items of a List ("kubectl get -o json" of a whole
- * cluster: tens of megabytes) are each built, linted and freed in turn:
- * memory is bounded by the largest item. The List itself keeps its other
- * members and an empty items sequence. The items' findings stand only if the
- * object turns out to be a List (kubectl writes "kind" after "items"). */
-struct jloader {
-	yaml_parser_t *p;
-	const sp_lint_file *f;
-	sp_error *err;
-	int (*item)(void *ctx, yaml_document_t *d, yaml_node_t *root, size_t index, sp_error *err);
-	void *ctx;
-	size_t nitems;
-};
-
-static int jl_event(struct jloader *j, yaml_event_t *ev)
-{
-	if (!yaml_parser_parse(j->p, ev))
-		return load_error(j->f, j->p, j->err);
-	return 0;
-}
-
-static void set_marks(yaml_document_t *d, int id, const yaml_event_t *ev)
-{
-	yaml_node_t *n = yaml_document_get_node(d, id);
-	n->start_mark = ev->start_mark;
-	n->end_mark = ev->end_mark;
-}
-
-enum jl_role { JL_NORMAL, JL_ROOT, JL_ITEMS };
-static int jl_node(struct jloader *j, yaml_document_t *d, yaml_event_t *ev, int depth, enum jl_role role, int *out);
-
-/* a new document holding one List item, linted and freed */
-static int jl_item(struct jloader *j, yaml_event_t *ev, int depth)
-{
-	yaml_document_t item;
-	if (!yaml_document_initialize(&item, NULL, NULL, NULL, 1, 1))
-		return sp_fail_errno(j->err, ENOMEM, "%s: out of memory reading JSON", j->f->path);
-	int id = 0;
-	int rc = jl_node(j, &item, ev, depth, JL_NORMAL, &id);
-	if (rc == 0)
-		rc = j->item(j->ctx, &item, yaml_document_get_node(&item, id), j->nitems++, j->err);
-	yaml_document_delete(&item);
-	return rc;
-}
-
-static int jl_node(struct jloader *j, yaml_document_t *d, yaml_event_t *ev, int depth, enum jl_role role, int *out)
-{
-	if (depth > SP_YAML_MAX_FLOW_DEPTH)
-		return sp_usage(j->err, "%s:%zu:%zu: YAML nested deeper than %d levels", j->f->path,
-				ev->start_mark.line + 1, ev->start_mark.column + 1, SP_YAML_MAX_FLOW_DEPTH);
-	switch (ev->type) {
-	case YAML_SCALAR_EVENT: {
-		if (ev->data.scalar.anchor)
-			return sp_usage(j->err, "%s:%zu:%zu: anchors are not JSON", j->f->path, ev->start_mark.line + 1,
-					ev->start_mark.column + 1);
-		int id = yaml_document_add_scalar(d, ev->data.scalar.tag, ev->data.scalar.value,
-						  (int)ev->data.scalar.length, ev->data.scalar.style);
-		if (!id)
-			return sp_fail_errno(j->err, ENOMEM, "%s: out of memory reading JSON", j->f->path);
-		set_marks(d, id, ev);
-		*out = id;
-		return 0;
-	}
-	case YAML_SEQUENCE_START_EVENT:
-	case YAML_MAPPING_START_EVENT: {
-		bool map = ev->type == YAML_MAPPING_START_EVENT;
-		if (map ? ev->data.mapping_start.anchor != NULL : ev->data.sequence_start.anchor != NULL)
-			return sp_usage(j->err, "%s:%zu:%zu: anchors are not JSON", j->f->path, ev->start_mark.line + 1,
-					ev->start_mark.column + 1);
-		int id = map ? yaml_document_add_mapping(d, ev->data.mapping_start.tag, ev->data.mapping_start.style)
-			     : yaml_document_add_sequence(d, ev->data.sequence_start.tag, ev->data.sequence_start.style);
-		if (!id)
-			return sp_fail_errno(j->err, ENOMEM, "%s: out of memory reading JSON", j->f->path);
-		set_marks(d, id, ev);
-		int key = 0;
-		for (;;) {
-			yaml_event_t cev;
-			if (jl_event(j, &cev) < 0)
-				return -1;
-			if (cev.type == YAML_SEQUENCE_END_EVENT || cev.type == YAML_MAPPING_END_EVENT) {
-				yaml_document_get_node(d, id)->end_mark = cev.end_mark;
-				yaml_event_delete(&cev);
-				break;
-			}
-			int rc, child = 0;
-			if (!map && role == JL_ITEMS) { /* one List item: linted and freed */
-				rc = jl_item(j, &cev, depth + 1);
-				yaml_event_delete(&cev);
-				if (rc < 0)
-					return -1;
-				continue;
-			}
-			enum jl_role cr = JL_NORMAL;
-			if (map && key && role == JL_ROOT && cev.type == YAML_SEQUENCE_START_EVENT) {
-				yaml_node_t *k = yaml_document_get_node(d, key);
-				if (k->data.scalar.length == 5 && !memcmp(k->data.scalar.value, "items", 5))
-					cr = JL_ITEMS;
-			}
-			rc = jl_node(j, d, &cev, depth + 1, cr, &child);
-			yaml_event_delete(&cev);
-			if (rc < 0)
-				return -1;
-			if (map && !key) {
-				if (yaml_document_get_node(d, child)->type != YAML_SCALAR_NODE)
-					return sp_usage(j->err, "%s:%u:%u: a mapping key that is not a scalar", j->f->path,
-							sp_y_line(yaml_document_get_node(d, child)),
-							sp_y_col(yaml_document_get_node(d, child)));
-				key = child;
-				continue;
-			}
-			int ok = map ? yaml_document_append_mapping_pair(d, id, key, child)
-				     : yaml_document_append_sequence_item(d, id, child);
-			if (!ok)
-				return sp_fail_errno(j->err, ENOMEM, "%s: out of memory reading JSON", j->f->path);
-			key = 0;
-		}
-		*out = id;
-		return 0;
-	}
-	case YAML_ALIAS_EVENT:
-		return sp_usage(j->err, "%s:%zu:%zu: aliases are not JSON", j->f->path, ev->start_mark.line + 1,
-				ev->start_mark.column + 1);
-	case YAML_NO_EVENT:
-	case YAML_STREAM_START_EVENT:
-	case YAML_STREAM_END_EVENT:
-	case YAML_DOCUMENT_START_EVENT:
-	case YAML_DOCUMENT_END_EVENT:
-	case YAML_SEQUENCE_END_EVENT:
-	case YAML_MAPPING_END_EVENT: break;
-	}
-	return sp_usage(j->err, "%s:%zu:%zu: unexpected JSON structure", j->f->path, ev->start_mark.line + 1,
-			ev->start_mark.column + 1);
-}
-
-/* the next document of the stream into doc; *end at the end of the stream */
-static int jl_document(struct jloader *j, yaml_document_t *doc, bool *end)
-{
-	*end = false;
-	for (;;) {
-		yaml_event_t ev;
-		if (jl_event(j, &ev) < 0)
-			return -1;
-		yaml_event_type_t t = ev.type;
-		if (t == YAML_STREAM_END_EVENT) {
-			yaml_event_delete(&ev);
-			*end = true;
-			return 0;
-		}
-		if (t != YAML_DOCUMENT_START_EVENT) {
-			yaml_event_delete(&ev);
-			continue;
-		}
-		yaml_event_delete(&ev);
-		if (!yaml_document_initialize(doc, NULL, NULL, NULL, 1, 1))
-			return sp_fail_errno(j->err, ENOMEM, "%s: out of memory reading JSON", j->f->path);
-		int root = 0, rc = 0;
-		for (;;) {
-			if (jl_event(j, &ev) < 0) {
-				yaml_document_delete(doc);
-				return -1;
-			}
-			if (ev.type == YAML_DOCUMENT_END_EVENT) {
-				yaml_event_delete(&ev);
-				break;
-			}
-			rc = root ? sp_usage(j->err, "%s: unexpected JSON structure", j->f->path)
-				  : jl_node(j, doc, &ev, 0, JL_ROOT, &root);
-			yaml_event_delete(&ev);
-			if (rc < 0) {
-				yaml_document_delete(doc);
-				return -1;
-			}
-		}
-		if (!root) { /* an empty document: a node-less one reads as the end */
-			yaml_document_delete(doc);
-			continue;
-		}
-		return 0;
-	}
-}
-
 struct item_ctx {
 	sp_lint *l;
 	size_t fi;
@@ -563,14 +188,14 @@ struct item_ctx {
 	sp_error first; /* the first item that could not be linted */
 };
 
-static int on_item(void *ctx, yaml_document_t *d, yaml_node_t *root, size_t index, sp_error *err)
+static int on_item(void *ctx, sp_ydoc *d, sp_ynode *root, size_t index, sp_error *err)
 {
 	struct item_ctx *c = ctx;
 	if (!*c->kst)
 		*c->kst = sp_lint_kube_begin(c->l, c->fi);
 	sp_error e;
 	sp_error_clear(&e);
-	if (check_duplicates(&c->l->files[c->fi], d, &e) < 0 ||
+	if (sp_ydoc_check_dups(d, c->l->files[c->fi].path, &e) < 0 ||
 	    sp_lint_kube_item(c->l, c->fi, *c->kst, d, root, index, &e) < 0) {
 		if (e.exit_code == SP_EXIT_INTERNAL) {
 			*err = e;
@@ -591,39 +216,23 @@ int sp_lint_yaml_run(sp_lint *l, size_t fi, bool json, sp_error *err)
 		sp_lint_input_error(l, fi, err);
 		return -1;
 	}
-	yaml_parser_t p;
-	if (!yaml_parser_initialize(&p))
-		return sp_fail_errno(err, 0, "%s: cannot initialise the YAML parser", f->path);
 	struct reader r = {.s = f->text, .n = f->len, .json = json};
-	yaml_parser_set_input(&p, read_handler, &r);
 	struct sp_kube_file *kst = NULL;
 	int rc = 0;
 	bool any_doc = false;
 	/* Kubernetes JSON: Lists item by item */
 	bool stream = json && f->kind == SP_LK_KUBE;
 	struct item_ctx ictx = {.l = l, .fi = fi, .kst = &kst};
-	sp_error jerr;
-	sp_error_clear(&jerr);
-	struct jloader jl = {.p = &p, .f = f, .err = &jerr, .item = on_item, .ctx = &ictx};
+	sp_ystream *ys = sp_ystream_new(stream ? SP_YM_JSON : SP_YM_YAML, f->path, read_handler, &r,
+					stream ? on_item : NULL, &ictx, err);
+	if (!ys)
+		return -1;
 	for (;;) {
-		yaml_document_t doc;
+		sp_ydoc *doc;
 		sp_error e;
 		sp_error_clear(&e);
 		size_t mark = l->nf;
-		bool loaded;
-		if (stream) {
-			bool end = false;
-			loaded = jl_document(&jl, &doc, &end) == 0;
-			if (loaded && end)
-				break;
-		} else {
-			loaded = yaml_parser_load(&p, &doc) != 0;
-			if (!loaded)
-				load_error(f, &p, &e);
-		}
-		if (!loaded) {
-			if (stream)
-				e = jerr;
+		if (sp_ystream_next(ys, &doc, &e) < 0) {
 			if (e.exit_code != SP_EXIT_INTERNAL)
 				sp_lint_input_error(l, fi, &e);
 			if (rc == 0 || e.exit_code == SP_EXIT_INTERNAL)
@@ -631,33 +240,31 @@ int sp_lint_yaml_run(sp_lint *l, size_t fi, bool json, sp_error *err)
 			rc = -1;
 			break;
 		}
-		yaml_node_t *root = yaml_document_get_root_node(&doc);
-		if (!root) { /* the end of the stream */
-			yaml_document_delete(&doc);
+		if (!doc) /* the end of the stream */
 			break;
-		}
-		if (sp_y_null(root)) { /* an empty or comment-only document, a trailing --- */
-			yaml_document_delete(&doc);
+		sp_ynode *root = doc->root;
+		if (!root || sp_y_null(root)) { /* an empty or comment-only document, a trailing --- */
+			sp_ydoc_free(doc);
 			continue;
 		}
 		any_doc = true;
-		int dr = check_duplicates(f, &doc, &e);
+		int dr = sp_ydoc_check_dups(doc, f->path, &e);
 		if (dr == 0)
-			dr = expand_merges(f, &doc, &e);
+			dr = sp_ydoc_expand_merges(doc, f->path, &e);
 		if (dr == 0 && f->kind == SP_LK_AUTO) {
-			f->kind = sp_lint_yaml_doc_kind(&doc, root);
+			f->kind = sp_lint_yaml_doc_kind(doc, root);
 			f->is_sandbox = f->kind == SP_LK_COMPOSE;
 		}
 		if (dr == 0 && f->kind == SP_LK_KUBE) {
 			if (!kst)
 				kst = sp_lint_kube_begin(l, fi);
 			if (stream)
-				sp_lint_kube_items_judged(l, fi, kst, &doc, root, mark);
-			dr = sp_lint_kube_doc(l, fi, kst, &doc, root, &e);
+				sp_lint_kube_items_judged(l, fi, kst, doc, root, mark);
+			dr = sp_lint_kube_doc(l, fi, kst, doc, root, &e);
 		} else if (dr == 0 && f->kind == SP_LK_COMPOSE) {
-			dr = sp_lint_compose_doc(l, fi, &doc, root, &e);
+			dr = sp_lint_compose_doc(l, fi, doc, root, &e);
 		}
-		yaml_document_delete(&doc);
+		sp_ydoc_free(doc);
 		if (dr < 0) {
 			sp_lint_input_error(l, fi, &e);
 			if (rc == 0)
@@ -665,7 +272,7 @@ int sp_lint_yaml_run(sp_lint *l, size_t fi, bool json, sp_error *err)
 			rc = -1;
 		}
 	}
-	yaml_parser_delete(&p);
+	sp_ystream_free(ys);
 	if (rc == 0 && ictx.failed) {
 		*err = ictx.first;
 		rc = -1;
@@ -681,98 +288,88 @@ int sp_lint_yaml_run(sp_lint *l, size_t fi, bool json, sp_error *err)
 	return rc;
 }
 
-bool sp_y_is_map(yaml_node_t *n) { return n && n->type == YAML_MAPPING_NODE; }
-bool sp_y_is_seq(yaml_node_t *n) { return n && n->type == YAML_SEQUENCE_NODE; }
+bool sp_y_is_map(sp_ynode *n) { return n && n->kind == SP_YN_MAP; }
+bool sp_y_is_seq(sp_ynode *n) { return n && n->kind == SP_YN_SEQ; }
 
-const char *sp_y_str(yaml_node_t *n)
-{
-	return n && n->type == YAML_SCALAR_NODE ? (const char *)n->data.scalar.value : NULL;
-}
+const char *sp_y_str(sp_ynode *n) { return n && n->kind == SP_YN_SCALAR ? n->str : NULL; }
 
-bool sp_y_true(yaml_node_t *n)
+bool sp_y_true(sp_ynode *n)
 {
 	const char *s = sp_y_str(n);
 	return s && (!strcasecmp(s, "true") || !strcasecmp(s, "yes") || !strcasecmp(s, "on") || !strcmp(s, "y"));
 }
 
-bool sp_y_false(yaml_node_t *n)
+bool sp_y_false(sp_ynode *n)
 {
 	const char *s = sp_y_str(n);
 	return s && (!strcasecmp(s, "false") || !strcasecmp(s, "no") || !strcasecmp(s, "off") || !strcmp(s, "n"));
 }
 
-size_t sp_y_len(yaml_node_t *seq)
+size_t sp_y_len(sp_ynode *seq) { return sp_y_is_seq(seq) ? seq->n : 0; }
+
+sp_ynode *sp_y_at(sp_ydoc *d, sp_ynode *seq, size_t i)
 {
-	return sp_y_is_seq(seq) ? (size_t)(seq->data.sequence.items.top - seq->data.sequence.items.start) : 0;
+	(void)d;
+	return i < sp_y_len(seq) ? seq->items[i] : NULL;
 }
 
-yaml_node_t *sp_y_at(yaml_document_t *d, yaml_node_t *seq, size_t i)
-{
-	if (i >= sp_y_len(seq))
-		return NULL;
-	return yaml_document_get_node(d, seq->data.sequence.items.start[i]);
-}
+size_t sp_y_npairs(sp_ynode *map) { return sp_y_is_map(map) ? map->n : 0; }
 
-size_t sp_y_npairs(yaml_node_t *map)
+bool sp_y_null(const sp_ynode *n)
 {
-	return sp_y_is_map(map) ? (size_t)(map->data.mapping.pairs.top - map->data.mapping.pairs.start) : 0;
-}
-
-bool sp_y_null(const yaml_node_t *n)
-{
-	if (!n || n->type != YAML_SCALAR_NODE)
+	if (!n || n->kind != SP_YN_SCALAR)
 		return false;
-	if (has_tag(n, "null"))
+	if (sp_ynode_has_tag(n, "null"))
 		return true;
-	if (n->data.scalar.style != YAML_PLAIN_SCALAR_STYLE)
+	if (n->style != SP_YS_PLAIN)
 		return false;
-	const char *s = (const char *)n->data.scalar.value;
+	const char *s = n->str;
 	return !s[0] || !strcmp(s, "~") || !strcmp(s, "null") || !strcmp(s, "Null") || !strcmp(s, "NULL");
 }
 
-void sp_y_pair(yaml_document_t *d, yaml_node_t *map, size_t i, yaml_node_t **k, yaml_node_t **v)
+void sp_y_pair(sp_ydoc *d, sp_ynode *map, size_t i, sp_ynode **k, sp_ynode **v)
 {
+	(void)d;
 	*k = *v = NULL;
 	if (i >= sp_y_npairs(map))
 		return;
-	yaml_node_pair_t *pr = &map->data.mapping.pairs.start[i];
-	yaml_node_t *kn = yaml_document_get_node(d, pr->key);
-	if (is_merge_key(kn))
+	sp_ynode *kn = map->items[2 * i];
+	if (sp_ynode_is_merge_key(kn))
 		return;
 	*k = kn;
-	*v = yaml_document_get_node(d, pr->value);
+	*v = map->items[2 * i + 1];
 	if (sp_y_null(*v))
 		*v = NULL;
 }
 
-static yaml_node_t *find_pair(yaml_document_t *d, yaml_node_t *map, const char *key, bool want_key)
+static sp_ynode *find_pair(sp_ynode *map, const char *key, bool want_key)
 {
 	size_t n = sp_y_npairs(map), kl = strlen(key);
 	for (size_t i = 0; i < n; i++) {
-		yaml_node_pair_t *pr = &map->data.mapping.pairs.start[i];
-		yaml_node_t *k = yaml_document_get_node(d, pr->key);
-		if (!k || k->type != YAML_SCALAR_NODE || k->data.scalar.length != kl ||
-		    memcmp(k->data.scalar.value, key, kl) || is_merge_key(k))
+		sp_ynode *k = map->items[2 * i];
+		if (k->kind != SP_YN_SCALAR || k->len != kl || memcmp(k->str, key, kl) || sp_ynode_is_merge_key(k))
 			continue;
 		if (want_key)
 			return k;
-		yaml_node_t *v = yaml_document_get_node(d, pr->value);
+		sp_ynode *v = map->items[2 * i + 1];
 		return sp_y_null(v) ? NULL : v;
 	}
 	return NULL;
 }
 
-yaml_node_t *sp_y_key(yaml_document_t *d, yaml_node_t *map, const char *key)
+sp_ynode *sp_y_key(sp_ydoc *d, sp_ynode *map, const char *key)
 {
-	return find_pair(d, map, key, true);
+	(void)d;
+	return find_pair(map, key, true);
 }
 
-yaml_node_t *sp_y_get(yaml_document_t *d, yaml_node_t *map, const char *key)
+sp_ynode *sp_y_get(sp_ydoc *d, sp_ynode *map, const char *key)
 {
-	return find_pair(d, map, key, false);
+	(void)d;
+	return find_pair(map, key, false);
 }
 
-int sp_y_error(const sp_lint_file *f, const yaml_node_t *n, const char *pointer, sp_error *err, const char *fmt, ...)
+int sp_y_error(const sp_lint_file *f, const sp_ynode *n, const char *pointer, sp_error *err, const char *fmt, ...)
 {
 	char msg[512];
 	va_list ap;
@@ -783,7 +380,7 @@ int sp_y_error(const sp_lint_file *f, const yaml_node_t *n, const char *pointer,
 			msg);
 }
 
-void sp_y_report(sp_lint *l, size_t fi, sp_lint_rule_id rule, const yaml_node_t *n, const char *pointer,
+void sp_y_report(sp_lint *l, size_t fi, sp_lint_rule_id rule, const sp_ynode *n, const char *pointer,
 		 const char *fmt, ...)
 {
 	va_list ap;
@@ -806,24 +403,23 @@ static const char *ytype_word(char t)
 	}
 }
 
-static const char *ynode_word(const yaml_node_t *n)
+static const char *ynode_word(const sp_ynode *n)
 {
-	switch (n->type) {
-	case YAML_SCALAR_NODE: return "a scalar";
-	case YAML_SEQUENCE_NODE: return "a sequence";
-	case YAML_MAPPING_NODE: return "a mapping";
-	case YAML_NO_NODE: break;
+	switch (n->kind) {
+	case SP_YN_SCALAR: return "a scalar";
+	case SP_YN_SEQ: return "a sequence";
+	case SP_YN_MAP: return "a mapping";
 	}
 	return "nothing";
 }
 
-static bool ytype_ok(const yaml_node_t *n, char t)
+static bool ytype_ok(const sp_ynode *n, char t)
 {
 	switch (t) {
-	case 'm': return n->type == YAML_MAPPING_NODE;
-	case 'q': return n->type == YAML_SEQUENCE_NODE;
-	case 's': return n->type == YAML_SCALAR_NODE;
-	case 'c': return n->type == YAML_MAPPING_NODE || n->type == YAML_SEQUENCE_NODE;
+	case 'm': return n->kind == SP_YN_MAP;
+	case 'q': return n->kind == SP_YN_SEQ;
+	case 's': return n->kind == SP_YN_SCALAR;
+	case 'c': return n->kind == SP_YN_MAP || n->kind == SP_YN_SEQ;
 	default: return true;
 	}
 }
@@ -835,7 +431,7 @@ struct yseg {
 	size_t klen, idx;
 };
 
-static int ywalk_error(const sp_lint_file *f, const yaml_node_t *n, const char *prefix, const struct yseg *segs,
+static int ywalk_error(const sp_lint_file *f, const sp_ynode *n, const char *prefix, const struct yseg *segs,
 		       int nseg, char t, sp_error *err)
 {
 	_cleanup_free_ char *ptr = sp_xstrdup(prefix ? prefix : "");
@@ -853,7 +449,7 @@ static int ywalk_error(const sp_lint_file *f, const yaml_node_t *n, const char *
 	return sp_y_error(f, n, ptr, err, "expected %s, got %s", ytype_word(t), ynode_word(n));
 }
 
-static int ywalk(const sp_lint_file *f, yaml_document_t *d, yaml_node_t *n, const char *prefix, struct yseg *segs,
+static int ywalk(const sp_lint_file *f, sp_ydoc *d, sp_ynode *n, const char *prefix, struct yseg *segs,
 		 int nseg, const char *rest, char t, sp_error *err)
 {
 	if (!n || sp_y_null(n) || nseg >= SP_LINT_MAX_DEPTH)
@@ -870,12 +466,12 @@ static int ywalk(const sp_lint_file *f, yaml_document_t *d, yaml_node_t *n, cons
 	if (sl == 1 && rest[0] == '*') {
 		if (sp_y_is_map(n)) {
 			for (size_t i = 0; i < sp_y_npairs(n); i++) {
-				yaml_node_t *k, *v;
+				sp_ynode *k, *v;
 				sp_y_pair(d, n, i, &k, &v);
 				if (!k || !v)
 					continue;
 				const char *ks = sp_y_str(k);
-				segs[nseg] = (struct yseg){.key = ks ? ks : "?", .klen = ks ? k->data.scalar.length : 1};
+				segs[nseg] = (struct yseg){.key = ks ? ks : "?", .klen = ks ? k->len : 1};
 				if (ywalk(f, d, v, prefix, segs, nseg + 1, next, t, err) < 0)
 					return -1;
 			}
@@ -890,14 +486,12 @@ static int ywalk(const sp_lint_file *f, yaml_document_t *d, yaml_node_t *n, cons
 	}
 	if (!sp_y_is_map(n))
 		return 0;
-	yaml_node_t *v = NULL;
+	sp_ynode *v = NULL;
 	size_t np = sp_y_npairs(n);
 	for (size_t i = 0; i < np; i++) {
-		yaml_node_pair_t *pr = &n->data.mapping.pairs.start[i];
-		yaml_node_t *k = yaml_document_get_node(d, pr->key);
-		if (k && k->type == YAML_SCALAR_NODE && k->data.scalar.length == sl &&
-		    !memcmp(k->data.scalar.value, rest, sl) && !is_merge_key(k)) {
-			v = yaml_document_get_node(d, pr->value);
+		sp_ynode *k = n->items[2 * i];
+		if (k->kind == SP_YN_SCALAR && k->len == sl && !memcmp(k->str, rest, sl) && !sp_ynode_is_merge_key(k)) {
+			v = n->items[2 * i + 1];
 			break;
 		}
 	}
@@ -907,7 +501,7 @@ static int ywalk(const sp_lint_file *f, yaml_document_t *d, yaml_node_t *n, cons
 	return ywalk(f, d, v, prefix, segs, nseg + 1, next, t, err);
 }
 
-int sp_y_schema(const sp_lint_file *f, yaml_document_t *d, yaml_node_t *root, const char *prefix,
+int sp_y_schema(const sp_lint_file *f, sp_ydoc *d, sp_ynode *root, const char *prefix,
 		const sp_lint_yschema *s, size_t n, sp_error *err)
 {
 	struct yseg segs[SP_LINT_MAX_DEPTH + 1];

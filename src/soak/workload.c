@@ -9,7 +9,7 @@
 #include <openssl/evp.h>
 
 #include "soak/workload.h"
-#include "soak/yamltree.h"
+#include "yaml/ytree.h"
 #include "core/util.h"
 
 static const char *const class_names[SP_CLASS_COUNT] = {"lifecycle", "service", "storage", "network", "fault"};
@@ -66,7 +66,7 @@ static ssize_t var_index(const char *name, size_t len)
 }
 
 /* Check every placeholder of s is known and allowed in ctx (bitmask). */
-static int check_placeholders(struct pctx *p, const sp_soak_ynode *n, const char *s, int ctx)
+static int check_placeholders(struct pctx *p, const sp_ynode *n, const char *s, int ctx)
 {
 	for (const char *c = s; *c; c++) {
 		const char *name;
@@ -115,7 +115,7 @@ char *sp_expand(const char *tmpl, const sp_soak_vars *v)
 }
 
 /* ---- typed accessors ---- */
-static int want_kind(struct pctx *p, const sp_soak_ynode *n, sp_ynode_kind k, const char *key)
+static int want_kind(struct pctx *p, const sp_ynode *n, sp_ynode_kind k, const char *key)
 {
 	static const char *const kn[] = {"a scalar", "a list", "a mapping"};
 	if (n->kind != k)
@@ -123,7 +123,7 @@ static int want_kind(struct pctx *p, const sp_soak_ynode *n, sp_ynode_kind k, co
 	return 0;
 }
 
-static int get_str(struct pctx *p, const sp_soak_ynode *n, const char *key, char **out)
+static int get_str(struct pctx *p, const sp_ynode *n, const char *key, char **out)
 {
 	if (want_kind(p, n, SP_YN_SCALAR, key) < 0)
 		return -1;
@@ -137,7 +137,7 @@ static int get_str(struct pctx *p, const sp_soak_ynode *n, const char *key, char
 	return 0;
 }
 
-static int get_int(struct pctx *p, const sp_soak_ynode *n, const char *key, long long lo, long long hi, long long *out)
+static int get_int(struct pctx *p, const sp_ynode *n, const char *key, long long lo, long long hi, long long *out)
 {
 	unsigned long long v;
 	if (want_kind(p, n, SP_YN_SCALAR, key) < 0)
@@ -149,7 +149,7 @@ static int get_int(struct pctx *p, const sp_soak_ynode *n, const char *key, long
 	return 0;
 }
 
-static int get_int32(struct pctx *p, const sp_soak_ynode *n, const char *key, int lo, int hi, int *out)
+static int get_int32(struct pctx *p, const sp_ynode *n, const char *key, int lo, int hi, int *out)
 {
 	long long v = 0;
 	if (get_int(p, n, key, lo, hi, &v) < 0)
@@ -158,7 +158,7 @@ static int get_int32(struct pctx *p, const sp_soak_ynode *n, const char *key, in
 	return 0;
 }
 
-static int get_num(struct pctx *p, const sp_soak_ynode *n, const char *key, double lo, double hi, double *out)
+static int get_num(struct pctx *p, const sp_ynode *n, const char *key, double lo, double hi, double *out)
 {
 	char *end;
 	if (want_kind(p, n, SP_YN_SCALAR, key) < 0)
@@ -172,7 +172,7 @@ static int get_num(struct pctx *p, const sp_soak_ynode *n, const char *key, doub
 	return 0;
 }
 
-static int get_bool(struct pctx *p, const sp_soak_ynode *n, const char *key, bool *out)
+static int get_bool(struct pctx *p, const sp_ynode *n, const char *key, bool *out)
 {
 	if (want_kind(p, n, SP_YN_SCALAR, key) < 0)
 		return -1;
@@ -185,7 +185,7 @@ static int get_bool(struct pctx *p, const sp_soak_ynode *n, const char *key, boo
 	return 0;
 }
 
-static int get_argv(struct pctx *p, const sp_soak_ynode *n, const char *key, int ctx, sp_strv *out)
+static int get_argv(struct pctx *p, const sp_ynode *n, const char *key, int ctx, sp_strv *out)
 {
 	if (want_kind(p, n, SP_YN_SEQ, key) < 0)
 		return -1;
@@ -195,7 +195,7 @@ static int get_argv(struct pctx *p, const sp_soak_ynode *n, const char *key, int
 		return sp_usage(p->err, "%s:%d: '%s' has too many arguments", p->origin, n->line, key);
 	sp_strv_free(out);
 	for (size_t i = 0; i < n->n; i++) {
-		const sp_soak_ynode *a = n->items[i];
+		const sp_ynode *a = n->items[i];
 		if (a->kind != SP_YN_SCALAR) {
 			sp_strv_free(out);
 			return sp_usage(p->err, "%s:%d: every item of '%s' must be a string", p->origin, a->line, key);
@@ -214,7 +214,7 @@ static int get_argv(struct pctx *p, const sp_soak_ynode *n, const char *key, int
 }
 
 /* op names and scenario ids: [A-Za-z0-9._-], 1..48 */
-static int check_name(struct pctx *p, const sp_soak_ynode *n, const char *key, const char *s)
+static int check_name(struct pctx *p, const sp_ynode *n, const char *key, const char *s)
 {
 	size_t len = strlen(s);
 	if (len == 0 || len > 48)
@@ -228,26 +228,12 @@ static int check_name(struct pctx *p, const sp_soak_ynode *n, const char *key, c
 }
 
 /* Walk a mapping: every key must be in allowed (NULL-terminated). */
-static int check_keys(struct pctx *p, const sp_soak_ynode *map, const char *where, const char *const *allowed)
+static int check_keys(struct pctx *p, const sp_ynode *map, const char *where, const char *const *allowed)
 {
-	for (size_t i = 0; i < map->n; i++) {
-		const sp_soak_ynode *k = map->items[2 * i];
-		size_t j;
-		for (j = 0; allowed[j]; j++)
-			if (!strcmp(k->str, allowed[j]))
-				break;
-		if (!allowed[j])
-			return sp_usage(p->err, "%s:%d: unknown key '%.60s' in %s", p->origin, k->line, k->str, where);
-	}
+	const sp_ynode *k = sp_ynode_unknown_key(map, allowed);
+	if (k)
+		return sp_usage(p->err, "%s:%d: unknown key '%.60s' in %s", p->origin, k->line, k->str, where);
 	return 0;
-}
-
-static const sp_soak_ynode *map_get(const sp_soak_ynode *map, const char *key)
-{
-	for (size_t i = 0; i < map->n; i++)
-		if (!strcmp(map->items[2 * i]->str, key))
-			return map->items[2 * i + 1];
-	return NULL;
 }
 
 static void steps_free(sp_soak_wsteps *s)
@@ -263,7 +249,7 @@ static void steps_free(sp_soak_wsteps *s)
 
 /* A step list: each item a bare argv list or a mapping {op, argv, expect,
  * timeout_ms, invariant}. Bare lists are named "<section>-<n>". */
-static int get_steps(struct pctx *p, const sp_soak_ynode *n, const char *section, int ctx, int default_timeout,
+static int get_steps(struct pctx *p, const sp_ynode *n, const char *section, int ctx, int default_timeout,
 		     sp_soak_wsteps *out)
 {
 	static const char *const keys[] = {"op", "argv", "expect", "timeout_ms", "invariant", NULL};
@@ -273,7 +259,7 @@ static int get_steps(struct pctx *p, const sp_soak_ynode *n, const char *section
 		return sp_usage(p->err, "%s:%d: '%s' has too many steps", p->origin, n->line, section);
 	out->v = sp_xcalloc(n->n ? n->n : 1, sizeof(sp_soak_wstep));
 	for (size_t i = 0; i < n->n; i++) {
-		const sp_soak_ynode *it = n->items[i];
+		const sp_ynode *it = n->items[i];
 		sp_soak_wstep *st = &out->v[out->n++];
 		st->line = it->line;
 		st->timeout_ms = default_timeout;
@@ -288,18 +274,18 @@ static int get_steps(struct pctx *p, const sp_soak_ynode *n, const char *section
 					p->origin, it->line, section);
 		if (check_keys(p, it, "a step", keys) < 0)
 			return -1;
-		const sp_soak_ynode *v;
-		if ((v = map_get(it, "op"))) {
+		const sp_ynode *v;
+		if ((v = sp_ynode_get(it, "op"))) {
 			if (get_str(p, v, "op", &st->op) < 0 || check_name(p, v, "op", st->op) < 0)
 				return -1;
 		} else {
 			st->op = sp_xasprintf("%s-%zu", section, i + 1);
 		}
-		if (!(v = map_get(it, "argv")))
+		if (!(v = sp_ynode_get(it, "argv")))
 			return sp_usage(p->err, "%s:%d: step '%s' has no 'argv'", p->origin, it->line, st->op);
 		if (get_argv(p, v, "argv", ctx, &st->argv) < 0)
 			return -1;
-		if ((v = map_get(it, "expect"))) {
+		if ((v = sp_ynode_get(it, "expect"))) {
 			if (want_kind(p, v, SP_YN_SCALAR, "expect") < 0)
 				return -1;
 			if (!strcmp(v->str, "ok"))
@@ -309,9 +295,9 @@ static int get_steps(struct pctx *p, const sp_soak_ynode *n, const char *section
 			else
 				return sp_usage(p->err, "%s:%d: 'expect' must be ok or fail (got '%.40s')", p->origin, v->line, v->str);
 		}
-		if ((v = map_get(it, "timeout_ms")) && get_int32(p, v, "timeout_ms", 1, 3600000, &st->timeout_ms) < 0)
+		if ((v = sp_ynode_get(it, "timeout_ms")) && get_int32(p, v, "timeout_ms", 1, 3600000, &st->timeout_ms) < 0)
 			return -1;
-		if ((v = map_get(it, "invariant")) && get_bool(p, v, "invariant", &st->invariant) < 0)
+		if ((v = sp_ynode_get(it, "invariant")) && get_bool(p, v, "invariant", &st->invariant) < 0)
 			return -1;
 		for (size_t j = 0; j + 1 < out->n; j++)
 			if (!strcmp(out->v[j].op, st->op))
@@ -340,16 +326,16 @@ static int parse_signal(const char *s)
 	return -1;
 }
 
-static int get_fault(struct pctx *p, const sp_soak_ynode *n, sp_soak_scenario *sc)
+static int get_fault(struct pctx *p, const sp_ynode *n, sp_soak_scenario *sc)
 {
 	static const char *const keys[] = {"id", "step", "pidfile", "signal", "after_ms", "rto_ms", "expected", NULL};
 	sp_soak_wfault *f = &sc->fault;
-	const sp_soak_ynode *v;
+	const sp_ynode *v;
 	if (want_kind(p, n, SP_YN_MAP, "fault") < 0 || check_keys(p, n, "fault", keys) < 0)
 		return -1;
 	f->present = true;
 	f->line = n->line;
-	if (!(v = map_get(n, "id")))
+	if (!(v = sp_ynode_get(n, "id")))
 		return sp_usage(p->err, "%s:%d: fault has no 'id' (F01, F02, F03 or F07)", p->origin, n->line);
 	if (want_kind(p, v, SP_YN_SCALAR, "id") < 0)
 		return -1;
@@ -359,13 +345,13 @@ static int get_fault(struct pctx *p, const sp_soak_ynode *n, sp_soak_scenario *s
 	bool by_pidfile = !strcmp(f->id, "F02") || !strcmp(f->id, "F03");
 	f->signal = !strcmp(f->id, "F03") ? SIGTERM : SIGKILL;
 	f->rto_ms = 10000;
-	if (!(v = map_get(n, "step")))
+	if (!(v = sp_ynode_get(n, "step")))
 		return sp_usage(p->err, "%s:%d: fault has no 'step' (the step it interrupts or follows)", p->origin, n->line);
 	if (get_str(p, v, "step", &f->step) < 0)
 		return -1;
 	if (!find_step(&sc->steps, f->step))
 		return sp_usage(p->err, "%s:%d: fault step '%.48s' is not a step of scenario %s", p->origin, v->line, f->step, sc->id);
-	if ((v = map_get(n, "pidfile"))) {
+	if ((v = sp_ynode_get(n, "pidfile"))) {
 		if (!by_pidfile)
 			return sp_usage(p->err, "%s:%d: 'pidfile' is for F02 and F03 only (%s interrupts its step's own process)",
 					p->origin, v->line, f->id);
@@ -374,17 +360,17 @@ static int get_fault(struct pctx *p, const sp_soak_ynode *n, sp_soak_scenario *s
 	} else if (by_pidfile) {
 		return sp_usage(p->err, "%s:%d: %s needs 'pidfile' naming its owned target", p->origin, n->line, f->id);
 	}
-	if ((v = map_get(n, "signal"))) {
+	if ((v = sp_ynode_get(n, "signal"))) {
 		if (want_kind(p, v, SP_YN_SCALAR, "signal") < 0)
 			return -1;
 		if ((f->signal = parse_signal(v->str)) < 0)
 			return sp_usage(p->err, "%s:%d: 'signal' must be KILL, TERM, INT, HUP or QUIT (got '%.20s')", p->origin, v->line, v->str);
 	}
-	if ((v = map_get(n, "after_ms")) && get_int32(p, v, "after_ms", 0, 3600000, &f->after_ms) < 0)
+	if ((v = sp_ynode_get(n, "after_ms")) && get_int32(p, v, "after_ms", 0, 3600000, &f->after_ms) < 0)
 		return -1;
-	if ((v = map_get(n, "rto_ms")) && get_int32(p, v, "rto_ms", 1, 3600000, &f->rto_ms) < 0)
+	if ((v = sp_ynode_get(n, "rto_ms")) && get_int32(p, v, "rto_ms", 1, 3600000, &f->rto_ms) < 0)
 		return -1;
-	if ((v = map_get(n, "expected"))) {
+	if ((v = sp_ynode_get(n, "expected"))) {
 		if (get_str(p, v, "expected", &f->expected) < 0)
 			return -1;
 	} else {
@@ -393,19 +379,19 @@ static int get_fault(struct pctx *p, const sp_soak_ynode *n, sp_soak_scenario *s
 	return 0;
 }
 
-static int get_scenario(struct pctx *p, const sp_soak_ynode *n, const sp_soak_workload *w, sp_soak_scenario *sc)
+static int get_scenario(struct pctx *p, const sp_ynode *n, const sp_soak_workload *w, sp_soak_scenario *sc)
 {
 	static const char *const keys[] = {"id", "class", "api", "parallel", "start", "steps", "recover", "stop", "fault", NULL};
 	const int ctx = CTX_GLOBAL | CTX_SCENARIO;
-	const sp_soak_ynode *v;
+	const sp_ynode *v;
 	if (want_kind(p, n, SP_YN_MAP, "scenario") < 0 || check_keys(p, n, "a scenario", keys) < 0)
 		return -1;
 	sc->line = n->line;
-	if (!(v = map_get(n, "id")))
+	if (!(v = sp_ynode_get(n, "id")))
 		return sp_usage(p->err, "%s:%d: scenario has no 'id'", p->origin, n->line);
 	if (get_str(p, v, "id", &sc->id) < 0 || check_name(p, v, "id", sc->id) < 0)
 		return -1;
-	if (!(v = map_get(n, "class")))
+	if (!(v = sp_ynode_get(n, "class")))
 		return sp_usage(p->err, "%s:%d: scenario %s has no 'class'", p->origin, n->line, sc->id);
 	if (want_kind(p, v, SP_YN_SCALAR, "class") < 0)
 		return -1;
@@ -417,27 +403,27 @@ static int get_scenario(struct pctx *p, const sp_soak_ynode *n, const sp_soak_wo
 		return sp_usage(p->err, "%s:%d: 'class' must be lifecycle, service, storage, network or fault (got '%.40s')",
 				p->origin, v->line, v->str);
 	sc->cls = (sp_soak_class)c;
-	if ((v = map_get(n, "api"))) {
+	if ((v = sp_ynode_get(n, "api"))) {
 		if (get_str(p, v, "api", &sc->api) < 0 || check_name(p, v, "api", sc->api) < 0)
 			return -1;
 	} else {
 		sc->api = sp_xstrdup(w->runtime ? w->runtime : "cli");
 	}
-	if ((v = map_get(n, "parallel")) && get_bool(p, v, "parallel", &sc->parallel) < 0)
+	if ((v = sp_ynode_get(n, "parallel")) && get_bool(p, v, "parallel", &sc->parallel) < 0)
 		return -1;
-	if (!(v = map_get(n, "steps")))
+	if (!(v = sp_ynode_get(n, "steps")))
 		return sp_usage(p->err, "%s:%d: scenario %s has no 'steps'", p->origin, n->line, sc->id);
 	if (get_steps(p, v, "steps", ctx, w->timeout_ms, &sc->steps) < 0)
 		return -1;
 	if (sc->steps.n == 0)
 		return sp_usage(p->err, "%s:%d: scenario %s has an empty 'steps' list", p->origin, v->line, sc->id);
-	if ((v = map_get(n, "start")) && get_steps(p, v, "start", ctx, w->timeout_ms, &sc->start) < 0)
+	if ((v = sp_ynode_get(n, "start")) && get_steps(p, v, "start", ctx, w->timeout_ms, &sc->start) < 0)
 		return -1;
-	if ((v = map_get(n, "recover")) && get_steps(p, v, "recover", ctx, w->timeout_ms, &sc->recover) < 0)
+	if ((v = sp_ynode_get(n, "recover")) && get_steps(p, v, "recover", ctx, w->timeout_ms, &sc->recover) < 0)
 		return -1;
-	if ((v = map_get(n, "stop")) && get_steps(p, v, "stop", ctx, w->timeout_ms, &sc->stop) < 0)
+	if ((v = sp_ynode_get(n, "stop")) && get_steps(p, v, "stop", ctx, w->timeout_ms, &sc->stop) < 0)
 		return -1;
-	if ((v = map_get(n, "fault"))) {
+	if ((v = sp_ynode_get(n, "fault"))) {
 		if (sc->cls != SP_CLASS_FAULT)
 			return sp_usage(p->err, "%s:%d: 'fault' is only allowed in a scenario of class fault", p->origin, v->line);
 		if (get_fault(p, v, sc) < 0)
@@ -448,14 +434,14 @@ static int get_scenario(struct pctx *p, const sp_soak_ynode *n, const sp_soak_wo
 	return 0;
 }
 
-static int get_mix(struct pctx *p, const sp_soak_ynode *n, int mix[SP_CLASS_COUNT])
+static int get_mix(struct pctx *p, const sp_ynode *n, int mix[SP_CLASS_COUNT])
 {
 	static const char *const keys[] = {"lifecycle", "service", "storage", "network", "fault", NULL};
 	if (want_kind(p, n, SP_YN_MAP, "mix") < 0 || check_keys(p, n, "mix", keys) < 0)
 		return -1;
 	int sum = 0;
 	for (int c = 0; c < SP_CLASS_COUNT; c++) {
-		const sp_soak_ynode *v = map_get(n, class_names[c]);
+		const sp_ynode *v = sp_ynode_get(n, class_names[c]);
 		mix[c] = 0;
 		if (v && get_int32(p, v, class_names[c], 0, 100, &mix[c]) < 0)
 			return -1;
@@ -466,7 +452,7 @@ static int get_mix(struct pctx *p, const sp_soak_ynode *n, int mix[SP_CLASS_COUN
 	return 0;
 }
 
-static int get_counters(struct pctx *p, const sp_soak_ynode *n, sp_soak_workload *w)
+static int get_counters(struct pctx *p, const sp_ynode *n, sp_soak_workload *w)
 {
 	static const char *const keys[] = {"name", "dir", "argv", NULL};
 	if (want_kind(p, n, SP_YN_SEQ, "counters") < 0)
@@ -475,18 +461,18 @@ static int get_counters(struct pctx *p, const sp_soak_ynode *n, sp_soak_workload
 		return sp_usage(p->err, "%s:%d: at most 32 counters", p->origin, n->line);
 	w->counters = sp_xcalloc(n->n ? n->n : 1, sizeof(sp_soak_counter));
 	for (size_t i = 0; i < n->n; i++) {
-		const sp_soak_ynode *it = n->items[i], *v;
+		const sp_ynode *it = n->items[i], *v;
 		sp_soak_counter *c = &w->counters[w->ncounters++];
 		if (want_kind(p, it, SP_YN_MAP, "counter") < 0 || check_keys(p, it, "a counter", keys) < 0)
 			return -1;
-		if (!(v = map_get(it, "name")))
+		if (!(v = sp_ynode_get(it, "name")))
 			return sp_usage(p->err, "%s:%d: counter has no 'name'", p->origin, it->line);
 		if (get_str(p, v, "name", &c->name) < 0 || check_name(p, v, "name", c->name) < 0)
 			return -1;
 		for (size_t j = 0; j + 1 < w->ncounters; j++)
 			if (!strcmp(w->counters[j].name, c->name))
 				return sp_usage(p->err, "%s:%d: duplicate counter '%s'", p->origin, v->line, c->name);
-		const sp_soak_ynode *d = map_get(it, "dir"), *a = map_get(it, "argv");
+		const sp_ynode *d = sp_ynode_get(it, "dir"), *a = sp_ynode_get(it, "argv");
 		if (!!d == !!a)
 			return sp_usage(p->err, "%s:%d: counter '%s' needs exactly one of 'dir' or 'argv'", p->origin, it->line, c->name);
 		if (d && (get_str(p, d, "dir", &c->dir) < 0 || check_placeholders(p, d, c->dir, CTX_GLOBAL) < 0))
@@ -497,21 +483,21 @@ static int get_counters(struct pctx *p, const sp_soak_ynode *n, sp_soak_workload
 	return 0;
 }
 
-static int get_thresholds(struct pctx *p, const sp_soak_ynode *n, sp_soak_workload *w)
+static int get_thresholds(struct pctx *p, const sp_ynode *n, sp_soak_workload *w)
 {
 	static const char *const keys[] = {"fd_growth_max", "disk_budget_bytes", "rss_slope_mib_per_day", "p95_regression_pct", NULL};
-	const sp_soak_ynode *v;
+	const sp_ynode *v;
 	if (want_kind(p, n, SP_YN_MAP, "thresholds") < 0 || check_keys(p, n, "thresholds", keys) < 0)
 		return -1;
-	if ((v = map_get(n, "fd_growth_max")) && get_int(p, v, "fd_growth_max", 0, 1000000, &w->fd_growth_max) < 0)
+	if ((v = sp_ynode_get(n, "fd_growth_max")) && get_int(p, v, "fd_growth_max", 0, 1000000, &w->fd_growth_max) < 0)
 		return -1;
-	if ((v = map_get(n, "disk_budget_bytes")) &&
+	if ((v = sp_ynode_get(n, "disk_budget_bytes")) &&
 	    get_int(p, v, "disk_budget_bytes", 0, 1LL << 50, &w->disk_budget_bytes) < 0)
 		return -1;
-	if ((v = map_get(n, "rss_slope_mib_per_day")) &&
+	if ((v = sp_ynode_get(n, "rss_slope_mib_per_day")) &&
 	    get_num(p, v, "rss_slope_mib_per_day", 0, 1e6, &w->rss_slope_mib_per_day) < 0)
 		return -1;
-	if ((v = map_get(n, "p95_regression_pct")) && get_num(p, v, "p95_regression_pct", 0, 1e6, &w->p95_regression_pct) < 0)
+	if ((v = sp_ynode_get(n, "p95_regression_pct")) && get_num(p, v, "p95_regression_pct", 0, 1e6, &w->p95_regression_pct) < 0)
 		return -1;
 	return 0;
 }
@@ -522,7 +508,7 @@ int sp_workload_parse(sp_soak_workload *w, const char *text, size_t len, const c
 					   "rate", "timeout_ms", "mix", "thresholds", "setup", "cleanup", "teardown",
 					   "inventory", "counters", "scenarios", NULL};
 	struct pctx pc = {.origin = origin, .err = err}, *p = &pc;
-	const sp_soak_ynode *v;
+	const sp_ynode *v;
 	int r = -1;
 
 	memset(w, 0, sizeof *w);
@@ -534,7 +520,8 @@ int sp_workload_parse(sp_soak_workload *w, const char *text, size_t len, const c
 	w->rss_slope_mib_per_day = 50;
 	w->p95_regression_pct = 30;
 
-	sp_soak_ynode *root = sp_yaml_parse(text, len, origin, err);
+	sp_ydoc *doc = sp_yaml_parse(text, len, origin, err);
+	sp_ynode *root = doc ? doc->root : NULL;
 	if (!root)
 		return -1;
 	if (root->kind != SP_YN_MAP) {
@@ -543,7 +530,7 @@ int sp_workload_parse(sp_soak_workload *w, const char *text, size_t len, const c
 	}
 	if (check_keys(p, root, "the workload", keys) < 0)
 		goto out;
-	if (!(v = map_get(root, "version"))) {
+	if (!(v = sp_ynode_get(root, "version"))) {
 		sp_usage(err, "%s:1: missing 'version: 1'", origin);
 		goto out;
 	}
@@ -553,35 +540,35 @@ int sp_workload_parse(sp_soak_workload *w, const char *text, size_t len, const c
 		sp_usage(err, "%s:%d: unsupported workload version '%.20s' (this sandprobe reads version 1)", origin, v->line, v->str);
 		goto out;
 	}
-	if (!(v = map_get(root, "name"))) {
+	if (!(v = sp_ynode_get(root, "name"))) {
 		sp_usage(err, "%s:1: missing 'name'", origin);
 		goto out;
 	}
 	if (get_str(p, v, "name", &w->name) < 0 || check_name(p, v, "name", w->name) < 0)
 		goto out;
-	if (!(v = map_get(root, "runtime"))) {
+	if (!(v = sp_ynode_get(root, "runtime"))) {
 		sp_usage(err, "%s:1: missing 'runtime' (name and version command)", origin);
 		goto out;
 	}
 	{
 		static const char *const rkeys[] = {"name", "version", NULL};
-		const sp_soak_ynode *rn;
+		const sp_ynode *rn;
 		if (want_kind(p, v, SP_YN_MAP, "runtime") < 0 || check_keys(p, v, "runtime", rkeys) < 0)
 			goto out;
-		if (!(rn = map_get(v, "name"))) {
+		if (!(rn = sp_ynode_get(v, "name"))) {
 			sp_usage(err, "%s:%d: runtime has no 'name'", origin, v->line);
 			goto out;
 		}
 		if (get_str(p, rn, "name", &w->runtime) < 0 || check_name(p, rn, "name", w->runtime) < 0)
 			goto out;
-		if (!(rn = map_get(v, "version"))) {
+		if (!(rn = sp_ynode_get(v, "version"))) {
 			sp_usage(err, "%s:%d: runtime has no 'version' command", origin, v->line);
 			goto out;
 		}
 		if (get_argv(p, rn, "version", CTX_GLOBAL, &w->version_argv) < 0)
 			goto out;
 	}
-	if (!(v = map_get(root, "state_root"))) {
+	if (!(v = sp_ynode_get(root, "state_root"))) {
 		sp_usage(err, "%s:1: missing 'state_root' (the directory under which the run keeps its state)", origin);
 		goto out;
 	}
@@ -592,7 +579,7 @@ int sp_workload_parse(sp_soak_workload *w, const char *text, size_t len, const c
 		sp_usage(err, "%s:%d: 'state_root' must be an absolute path without '..' or placeholders", origin, v->line);
 		goto out;
 	}
-	if (!(v = map_get(root, "prefix"))) {
+	if (!(v = sp_ynode_get(root, "prefix"))) {
 		sp_usage(err, "%s:1: missing 'prefix' (the name prefix that marks what the run owns)", origin);
 		goto out;
 	}
@@ -608,7 +595,7 @@ int sp_workload_parse(sp_soak_workload *w, const char *text, size_t len, const c
 			goto out;
 		}
 	}
-	if ((v = map_get(root, "rootfs")) &&
+	if ((v = sp_ynode_get(root, "rootfs")) &&
 	    (get_str(p, v, "rootfs", &w->rootfs) < 0 || check_placeholders(p, v, w->rootfs, CTX_GLOBAL) < 0))
 		goto out;
 	if (w->rootfs && strstr(w->rootfs, "{rootfs}")) {
@@ -616,9 +603,9 @@ int sp_workload_parse(sp_soak_workload *w, const char *text, size_t len, const c
 		goto out;
 	}
 	pc.has_rootfs = w->rootfs != NULL;
-	if ((v = map_get(root, "concurrency")) && get_int32(p, v, "concurrency", 1, 256, &w->concurrency) < 0)
+	if ((v = sp_ynode_get(root, "concurrency")) && get_int32(p, v, "concurrency", 1, 256, &w->concurrency) < 0)
 		goto out;
-	if ((v = map_get(root, "rate")) && get_num(p, v, "rate", 0, 100000, &w->rate) < 0)
+	if ((v = sp_ynode_get(root, "rate")) && get_num(p, v, "rate", 0, 100000, &w->rate) < 0)
 		goto out;
 	if (w->rate > 0 && w->rate < SP_RATE_MIN) {
 		/* 1e9 / rate nanoseconds must stay a meaningful interval (a tiny rate
@@ -627,23 +614,23 @@ int sp_workload_parse(sp_soak_workload *w, const char *text, size_t len, const c
 			 origin, v->line, SP_RATE_MIN, v->str);
 		goto out;
 	}
-	if ((v = map_get(root, "timeout_ms")) && get_int32(p, v, "timeout_ms", 1, 3600000, &w->timeout_ms) < 0)
+	if ((v = sp_ynode_get(root, "timeout_ms")) && get_int32(p, v, "timeout_ms", 1, 3600000, &w->timeout_ms) < 0)
 		goto out;
-	if ((v = map_get(root, "mix")) && get_mix(p, v, w->mix) < 0)
+	if ((v = sp_ynode_get(root, "mix")) && get_mix(p, v, w->mix) < 0)
 		goto out;
-	if ((v = map_get(root, "thresholds")) && get_thresholds(p, v, w) < 0)
+	if ((v = sp_ynode_get(root, "thresholds")) && get_thresholds(p, v, w) < 0)
 		goto out;
-	if ((v = map_get(root, "setup")) && get_steps(p, v, "setup", CTX_GLOBAL, w->timeout_ms, &w->setup) < 0)
+	if ((v = sp_ynode_get(root, "setup")) && get_steps(p, v, "setup", CTX_GLOBAL, w->timeout_ms, &w->setup) < 0)
 		goto out;
-	if ((v = map_get(root, "cleanup")) && get_steps(p, v, "cleanup", CTX_GLOBAL, w->timeout_ms, &w->cleanup) < 0)
+	if ((v = sp_ynode_get(root, "cleanup")) && get_steps(p, v, "cleanup", CTX_GLOBAL, w->timeout_ms, &w->cleanup) < 0)
 		goto out;
-	if ((v = map_get(root, "teardown")) && get_steps(p, v, "teardown", CTX_GLOBAL, w->timeout_ms, &w->teardown) < 0)
+	if ((v = sp_ynode_get(root, "teardown")) && get_steps(p, v, "teardown", CTX_GLOBAL, w->timeout_ms, &w->teardown) < 0)
 		goto out;
-	if ((v = map_get(root, "inventory")) && get_argv(p, v, "inventory", CTX_GLOBAL, &w->inventory) < 0)
+	if ((v = sp_ynode_get(root, "inventory")) && get_argv(p, v, "inventory", CTX_GLOBAL, &w->inventory) < 0)
 		goto out;
-	if ((v = map_get(root, "counters")) && get_counters(p, v, w) < 0)
+	if ((v = sp_ynode_get(root, "counters")) && get_counters(p, v, w) < 0)
 		goto out;
-	if (!(v = map_get(root, "scenarios"))) {
+	if (!(v = sp_ynode_get(root, "scenarios"))) {
 		sp_usage(err, "%s:1: missing 'scenarios'", origin);
 		goto out;
 	}
@@ -666,7 +653,7 @@ int sp_workload_parse(sp_soak_workload *w, const char *text, size_t len, const c
 	}
 	r = 0;
 out:
-	sp_ynode_free(root);
+	sp_ydoc_free(doc);
 	if (r < 0) {
 		sp_workload_free(w);
 		/* one line, whatever the file's strings hold */
