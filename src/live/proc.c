@@ -115,11 +115,16 @@ int sp_probe_cmd(char *const argv[], bool want_out, unsigned timeout_ms, const c
 	return -1;
 }
 
+/* the parent of a live process; -1 when it is gone or ending (a zombie, or being reaped: the kernel then
+ * shows PPid 0) */
 static pid_t ppid_of(pid_t pid)
 {
-	char path[64], v[32];
+	char path[64], v[32], st[32];
 	snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
-	return sp_status_field(path, "PPid", v, sizeof v) == 0 ? (pid_t)atoi(v) : -1;
+	if (sp_status_field(path, "PPid", v, sizeof v) < 0 || sp_status_field(path, "State", st, sizeof st) < 0 ||
+	    st[0] == 'Z' || st[0] == 'X')
+		return -1;
+	return (pid_t)atoi(v);
 }
 
 pid_t sp_find_nonce_pid(const char *nonce)
@@ -127,7 +132,7 @@ pid_t sp_find_nonce_pid(const char *nonce)
 	_cleanup_closedir_ DIR *d = opendir("/proc");
 	if (!d)
 		return -1;
-	pid_t found[64]; /* the doctor forks its probes: copies of it carry its argv until they end */
+	pid_t found[1024]; /* the doctor forks its probes: copies of it carry its argv until they end */
 	size_t n = 0;
 	struct dirent *de;
 	while ((de = readdir(d))) {

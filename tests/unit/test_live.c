@@ -392,7 +392,8 @@ static void test_messages(void)
  * also when a copy ends between being listed and its parent being read */
 static void test_nonce_forks(const char *self)
 {
-	const char *nonce = "sp-t-forks-0123";
+	char nonce[48]; /* of this process: a test_live of another build may run at the same time */
+	snprintf(nonce, sizeof nonce, "sp-t-forks-%d", (int)getpid());
 	int ready[2];
 	if (pipe(ready) < 0) {
 		ok(0, "pipe: %s", strerror(errno));
@@ -431,11 +432,13 @@ static void test_nonce_forks(const char *self)
 	is_int(left, 0, "the holder and its copies gone: no process with the nonce");
 }
 
-/* the forking holder of test_nonce_forks: comm sandprobe-docto, forks copies that end at once, until killed */
+/* the forking holder of test_nonce_forks: comm sandprobe-docto, forks copies that end at once (at most 8 alive,
+ * as the doctor's probe children), until killed */
 static int forker(const char *fd)
 {
 	prctl(PR_SET_NAME, "sandprobe-docto");
 	int w = atoi(fd);
+	unsigned alive = 0;
 	for (unsigned n = 0;; n++) {
 		pid_t k = fork();
 		if (k == 0) {
@@ -443,13 +446,12 @@ static int forker(const char *fd)
 				usleep(50);
 			_exit(0);
 		}
+		if (k > 0)
+			alive++;
 		if (n == 10 && write(w, "x", 1) != 1)
 			_exit(1);
-		if (k > 0 && n % 2)
-			waitpid(k, NULL, 0);
-		else if (k > 0)
-			while (waitpid(-1, NULL, WNOHANG) > 0)
-				;
+		while (alive && waitpid(-1, NULL, alive >= 8 ? 0 : WNOHANG) > 0)
+			alive--;
 	}
 }
 
