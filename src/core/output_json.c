@@ -1,6 +1,7 @@
 /* JSON writers (jansson): the doctor report (sandprobe.doctor.v1) and the
  * machine-readable catalogue (sandprobe.checks.v1). */
 #include <jansson.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/json.h"
@@ -8,6 +9,20 @@
 #include "core/runner.h"
 #include "core/util.h"
 #include "core/version.h"
+
+/* the document and its newline in one piece: written in a few large writes, not one per 4 KiB of
+ * stdio buffer (each write is a system call the sandbox's kernel mediates: under gVisor, ~0.3 ms) */
+static int dump_whole(json_t *root, FILE *f)
+{
+	char *s = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	if (!s)
+		return -1;
+	size_t n = strlen(s);
+	s[n] = '\n'; /* replaces the terminator: written by length */
+	int r = fwrite(s, 1, n + 1, f) == n + 1 ? 0 : -1;
+	free(s);
+	return r;
+}
 
 int sp_write_json(FILE *f, const sp_ctx *ctx, const sp_report *rep, bool strict)
 {
@@ -53,8 +68,7 @@ int sp_write_json(FILE *f, const sp_ctx *ctx, const sp_report *rep, bool strict)
 				      (json_int_t)rep->sum.warn, "error", (json_int_t)rep->sum.error));
 	json_object_set_new(root, "stopped_early", json_boolean(rep->stopped_early));
 	json_object_set_new(root, "result", json_string(rep->failed ? "fail" : "pass"));
-	int r = json_dumpf(root, f, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-	fputc('\n', f);
+	int r = dump_whole(root, f);
 	json_decref(root);
 	return r;
 }
@@ -101,8 +115,7 @@ int sp_write_list_json(FILE *f, const sp_ctx *ctx, const sp_check *const *checks
 	}
 	json_object_set_new(root, "checks", arr);
 	json_object_set_new(root, "count", json_integer((json_int_t)n));
-	int r = json_dumpf(root, f, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-	fputc('\n', f);
+	int r = dump_whole(root, f);
 	json_decref(root);
 	return r;
 }

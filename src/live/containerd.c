@@ -328,29 +328,42 @@ static int task_pid(const char *id, pid_t *pid, sp_error *err)
 
 static int host_pid(sp_live_lane *l, sp_error *err)
 {
-	pid_t tp = 0;
-	sp_error tpe;
-	sp_error_clear(&tpe);
-	if (task_pid(l->name, &tp, &tpe) < 0 || tp <= 0)
-		return sp_fail_errno(err, EIO, "containerd names no task pid for %s: %s", l->name, tpe.msg);
 	struct ctd_lane *c = l->priv = l->priv ? l->priv : sp_xcalloc(1, sizeof *c);
 	char addr[512], ns[64];
 	c->shim = sp_find_shim(l->name, addr, sizeof addr, ns, sizeof ns, c->bundle, sizeof c->bundle);
+	/* the task's pid as containerd knows it: the shim's record (BUNDLE/init.pid, written by the runtime
+	 * at create; the shim reports it to containerd's task service), else ctr tasks ls */
+	pid_t tp = 0;
+	const char *by = "ctr tasks ls";
+	if (c->shim > 0 && c->bundle[0]) {
+		char pf[700], buf[32];
+		unsigned long long v;
+		snprintf(pf, sizeof pf, "%s/init.pid", c->bundle);
+		ssize_t n = sp_read_file(pf, buf, sizeof buf);
+		if (n > 0 && sp_parse_u64(sp_trim(buf), &v) == 0 && v > 0 && v < (1u << 22)) {
+			tp = (pid_t)v;
+			by = "the shim's init.pid";
+		}
+	}
+	sp_error tpe;
+	sp_error_clear(&tpe);
+	if (tp <= 0 && (task_pid(l->name, &tp, &tpe) < 0 || tp <= 0))
+		return sp_fail_errno(err, EIO, "containerd names no task pid for %s: %s", l->name, tpe.msg);
 	char obs[1400];
 	if (l->claim.user_kernel) {
 		char root[600];
 		if (sp_gvisor_sandbox(l, tp, l->name, root, sizeof root, err) < 0)
 			return -1;
-		snprintf(obs, sizeof obs, "task %s: pid %d (ctr tasks ls) is runsc-sandbox, spec %s; shim %d (containerd %s, namespace %s)",
-			 l->name, (int)tp, l->spec, (int)c->shim, addr[0] ? addr : "?", ns[0] ? ns : "?");
+		snprintf(obs, sizeof obs, "task %s: pid %d (%s) is runsc-sandbox, spec %s; shim %d (containerd %s, namespace %s)",
+			 l->name, (int)tp, by, l->spec, (int)c->shim, addr[0] ? addr : "?", ns[0] ? ns : "?");
 	} else {
 		pid_t np = sp_find_nonce_pid(l->nonce);
 		l->host_pid = np > 0 ? np : tp;
 		if (c->bundle[0])
 			snprintf(l->spec, sizeof l->spec, "%s/config.json", c->bundle);
-		snprintf(obs, sizeof obs, "task %s: pid %d (ctr tasks ls), the shell with the lane's nonce %d; shim %d (containerd %s, "
+		snprintf(obs, sizeof obs, "task %s: pid %d (%s), the shell with the lane's nonce %d; shim %d (containerd %s, "
 					  "namespace %s, bundle %s)",
-			 l->name, (int)tp, (int)np, (int)c->shim, addr[0] ? addr : "?", ns[0] ? ns : "?", c->bundle[0] ? c->bundle : "?");
+			 l->name, (int)tp, by, (int)np, (int)c->shim, addr[0] ? addr : "?", ns[0] ? ns : "?", c->bundle[0] ? c->bundle : "?");
 		if (np != tp) {
 			sp_lres_add(&l->results, SP_HOSTID(engine), "fail", "the task's pid is the sandbox's shell", obs,
 				    "containerd and the host disagree on the sandbox's process");
