@@ -295,6 +295,18 @@ static int state_record(const char *root, const char *id, long long *pid, char *
 	return 0;
 }
 
+/* a lane whose container runsc's record did not show (the engine was asked instead): its teardown
+ * proof asks the engine too, not only its --root */
+struct runsc_lane {
+	bool by_cli;
+};
+
+static void lane_free(sp_live_lane *l)
+{
+	free(l->priv);
+	l->priv = NULL;
+}
+
 /* the engine's view: runsc's record of the container (its state file, else `runsc state`) names the
  * sandbox's pid; it must be the Sentry of this container */
 static int host_pid(sp_live_lane *l, sp_error *err)
@@ -307,6 +319,8 @@ static int host_pid(sp_live_lane *l, sp_error *err)
 	if (state_record(root, l->name, &pid, file, sizeof file) == 1) {
 		snprintf(by, sizeof by, "runsc's state %s/%s (what runsc state reads)", root, file);
 	} else {
+		struct runsc_lane *g = l->priv = l->priv ? l->priv : sp_xcalloc(1, sizeof *g);
+		g->by_cli = true;
 		char *argv[] = {"runsc", rootarg, "state", l->name, NULL};
 		_cleanup_free_ char *out = NULL;
 		_cleanup_free_ char *eo = NULL;
@@ -364,6 +378,15 @@ static int leftovers(sp_live_lane *l, char *what, size_t whatsz)
 			return 1;
 		}
 	}
+	/* runsc's record was not where this lane looked for it: runsc itself must know no such container */
+	const struct runsc_lane *g = l->priv;
+	if (g && g->by_cli) {
+		char *argv[] = {"runsc", rootarg, "state", l->name, NULL};
+		if (sp_run_cmd(argv, NULL, NULL, 20000) == 0) {
+			snprintf(what, whatsz, "container %s still known to runsc state (root %s)", l->name, root);
+			return 1;
+		}
+	}
 	/* the gofer and the sandbox carry the container's name */
 	char pw[256];
 	if (!sp_wait_procs_gone(l->name, 10000, pw, sizeof pw)) {
@@ -372,8 +395,8 @@ static int leftovers(sp_live_lane *l, char *what, size_t whatsz)
 	}
 	if (sp_oci_cgroup_left(l, what, whatsz))
 		return 1;
-	snprintf(what, whatsz, "runsc's root %s holds no state (runsc knows no %s), no gofer or sandbox process, no cgroup", root,
-		 l->name);
+	snprintf(what, whatsz, "runsc's root %s holds no state (runsc%s knows no %s), no gofer or sandbox process, no cgroup", root,
+		 g && g->by_cli ? " state" : "", l->name);
 	return 0;
 }
 
@@ -389,5 +412,6 @@ const sp_live_runtime sp_rt_runsc = {
 	.teardown = teardown,
 	.teardown_if_left = true,
 	.leftovers = leftovers,
+	.lane_free = lane_free,
 	.launch_message = sp_gvisor_launch_message,
 };
