@@ -173,19 +173,14 @@ int sp_write_all(int fd, const void *buf, size_t len)
 	return 0;
 }
 
-int sp_status_field(const char *path, const char *key, char *out, size_t outsz)
+int sp_text_field(const char *text, const char *key, char *out, size_t outsz)
 {
-	char buf[8192];
-	ssize_t n = sp_read_file(path, buf, sizeof buf);
-	if (n < 0)
-		return (int)n;
 	size_t klen = strlen(key);
-	for (char *line = buf; line && *line;) {
-		char *nl = strchr(line, '\n');
-		if (nl)
-			*nl = '\0';
-		if (strncmp(line, key, klen) == 0 && line[klen] == ':') {
-			snprintf(out, outsz, "%s", line + klen + 1);
+	for (const char *line = text; line && *line;) {
+		const char *nl = strchr(line, '\n');
+		size_t len = nl ? (size_t)(nl - line) : strlen(line);
+		if (len > klen && strncmp(line, key, klen) == 0 && line[klen] == ':') {
+			snprintf(out, outsz, "%.*s", (int)(len - klen - 1), line + klen + 1);
 			char *t = sp_trim(out);
 			memmove(out, t, strlen(t) + 1);
 			return 0;
@@ -193,6 +188,15 @@ int sp_status_field(const char *path, const char *key, char *out, size_t outsz)
 		line = nl ? nl + 1 : NULL;
 	}
 	return -ENOENT;
+}
+
+int sp_status_field(const char *path, const char *key, char *out, size_t outsz)
+{
+	char buf[8192];
+	ssize_t n = sp_read_file(path, buf, sizeof buf);
+	if (n < 0)
+		return (int)n;
+	return sp_text_field(buf, key, out, outsz);
 }
 
 uint64_t sp_now_ns(void)

@@ -37,6 +37,8 @@ int sp_write_all(int fd, const void *buf, size_t len);
 /* Value of "Key:" in a /proc/.../status style file, trimmed; 0 or -errno
  * (-ENOENT when the key is absent). */
 int sp_status_field(const char *path, const char *key, char *out, size_t outsz);
+/* the same from text already read ("Key: value" lines): 0, or -ENOENT */
+int sp_text_field(const char *text, const char *key, char *out, size_t outsz);
 
 /* monotonic clock in nanoseconds */
 uint64_t sp_now_ns(void);

@@ -119,10 +119,11 @@ int sp_probe_cmd(char *const argv[], bool want_out, unsigned timeout_ms, const c
  * shows PPid 0) */
 static pid_t ppid_of(pid_t pid)
 {
-	char path[64], v[32], st[32];
+	char path[64], buf[8192], v[32], st[32];
 	snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
-	if (sp_status_field(path, "PPid", v, sizeof v) < 0 || sp_status_field(path, "State", st, sizeof st) < 0 ||
-	    st[0] == 'Z' || st[0] == 'X')
+	/* both fields from one read: one moment of the process */
+	if (sp_read_file(path, buf, sizeof buf) <= 0 || sp_text_field(buf, "PPid", v, sizeof v) < 0 ||
+	    sp_text_field(buf, "State", st, sizeof st) < 0 || st[0] == 'Z' || st[0] == 'X')
 		return -1;
 	return (pid_t)atoi(v);
 }

@@ -6,7 +6,8 @@
  * sp_write_atomic: the file appears whole with its mode (umask or exact), a
  * failing writer, a missing directory or a rename onto a directory leave the
  * target as it was and no temporary file behind, and a symbolic link where
- * the fixed temporary name goes is not followed. */
+ * the fixed temporary name goes is not followed. sp_text_field: a key's value
+ * from "Key: value" text. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -213,5 +214,26 @@ int main(void)
 	ok(sp_glob_match("*.example.com", "a.example.com"), "glob: a host pattern");
 	ok(!sp_glob_match("ns.pid", "ns.pidx"), "glob: a literal is matched whole");
 	test_write_atomic();
+	/* sp_text_field: "Key: value" lines of text already read (one read of /proc/PID/status) */
+	{
+		const char st[] = "Name:\tsh\nState:\tS (sleeping)\nPPid:\t  42 \nPPidX:\t7\nEmpty:\n";
+		char v[32];
+		is_int(sp_text_field(st, "PPid", v, sizeof v), 0, "text field: PPid found");
+		is_str(v, "42", "text field: its value, trimmed");
+		is_int(sp_text_field(st, "State", v, sizeof v), 0, "text field: State found");
+		is_str(v, "S (sleeping)", "text field: a value with spaces");
+		is_int(sp_text_field(st, "PPidX", v, sizeof v), 0, "text field: a key that extends another is its own");
+		is_str(v, "7", "text field: PPidX is not PPid's");
+		is_int(sp_text_field(st, "Empty", v, sizeof v), 0, "text field: an empty value");
+		is_str(v, "", "text field: empty");
+		is_int(sp_text_field(st, "Uid", v, sizeof v), -ENOENT, "text field: an absent key is -ENOENT");
+		is_int(sp_text_field(st, "Nam", v, sizeof v), -ENOENT, "text field: a key's prefix is no key");
+		char small[3];
+		is_int(sp_text_field(st, "State", small, sizeof small), 0, "text field: a small buffer");
+		is_str(small, "S", "text field: cut to the buffer, trimmed");
+		is_int(sp_text_field("PPid: 9", "PPid", v, sizeof v), 0, "text field: the last line without a newline");
+		is_str(v, "9", "text field: its value");
+		is_str(st, "Name:\tsh\nState:\tS (sleeping)\nPPid:\t  42 \nPPidX:\t7\nEmpty:\n", "text field: the text is left as it was");
+	}
 	return done_testing();
 }
