@@ -121,7 +121,9 @@ static uint64_t fnv1a(const char *s, size_t len)
 	return h;
 }
 
-/* a key text with the two first distinct nodes (in start order) that hold it */
+/* one open-addressing table keyed by text (s, len): a mapping's keys, with the two first distinct nodes
+ * (in start order) that hold each (a, b), and the stream's anchors, with the node each names (a; the
+ * name is then the table's own copy) */
 struct kent {
 	const char *s;
 	size_t len;
@@ -142,8 +144,17 @@ static struct kent *keyset_slot(struct kent *v, size_t cap, const char *s, size_
 	return &v[h];
 }
 
-/* the entry of key k (created when new) */
-static struct kent *keyset_add(struct keyset *k, const sp_ynode *key)
+/* the entry of text (s, len), or NULL */
+static struct kent *keyset_find(const struct keyset *k, const char *s, size_t len)
+{
+	if (!k->cap)
+		return NULL;
+	struct kent *e = keyset_slot(k->v, k->cap, s, len);
+	return e->s ? e : NULL;
+}
+
+/* the entry of text (s, len): an empty one (s NULL) when new, to be filled by the caller */
+static struct kent *keyset_add(struct keyset *k, const char *s, size_t len)
 {
 	if (2 * (k->n + 1) > k->cap) {
 		size_t ncap = k->cap ? 2 * k->cap : 16;
@@ -155,39 +166,18 @@ static struct kent *keyset_add(struct keyset *k, const sp_ynode *key)
 		k->v = nv;
 		k->cap = ncap;
 	}
-	struct kent *e = keyset_slot(k->v, k->cap, key->str, key->len);
-	if (!e->s) {
-		e->s = key->str;
-		e->len = key->len;
+	struct kent *e = keyset_slot(k->v, k->cap, s, len);
+	if (!e->s)
 		k->n++;
-	}
 	return e;
 }
 
-struct anchor {
-	char *name;
-	sp_ynode *node;
-};
-
-struct anchors {
-	struct anchor *v;
-	size_t cap, n;
-};
-
-static struct anchor *anchor_slot(struct anchor *v, size_t cap, const char *name)
-{
-	size_t h = (size_t)fnv1a(name, strlen(name)) & (cap - 1);
-	while (v[h].name && strcmp(v[h].name, name))
-		h = (h + 1) & (cap - 1);
-	return &v[h];
-}
-
-static void anchors_clear(struct anchors *a)
+static void anchors_clear(struct keyset *a)
 {
 	for (size_t i = 0; i < a->cap; i++)
-		free(a->v[i].name);
+		free((char *)a->v[i].s);
 	free(a->v);
-	*a = (struct anchors){0};
+	*a = (struct keyset){0};
 }
 
 /* ---- the builder */
@@ -217,7 +207,7 @@ struct sp_ystream {
 	sp_ydoc *main; /* JSON: the document outside the current item */
 	struct frame *st;
 	size_t depth, stcap;
-	struct anchors anchors;
+	struct keyset anchors; /* the names are the table's own copies */
 	bool done;
 };
 
@@ -317,8 +307,10 @@ static int attach(sp_ystream *s, sp_ynode *n)
 		if (s->mode == SP_YM_JSON)
 			return yerr(s, &m, "a mapping key that is not a scalar");
 	} else if (!sp_ynode_is_merge_key(n) || s->mode == YM_PLAIN) {
-		struct kent *e = keyset_add(&f->keys, n);
-		if (!e->a) {
+		struct kent *e = keyset_add(&f->keys, n->str, n->len);
+		if (!e->s) {
+			e->s = n->str;
+			e->len = n->len;
 			e->a = n;
 		} else if (s->mode == YM_PLAIN) {
 			char shown[64];
@@ -400,11 +392,10 @@ static int build(sp_ystream *s, yaml_event_t *ev)
 			sp_ynode *n;
 			if (t == YAML_ALIAS_EVENT) {
 				const char *name = (const char *)ev->data.alias.anchor;
-				struct anchor *a =
-					s->anchors.cap ? anchor_slot(s->anchors.v, s->anchors.cap, name) : NULL;
-				if (!a || !a->name)
+				const struct kent *a = keyset_find(&s->anchors, name, strlen(name));
+				if (!a)
 					return yerr(s, m, "invalid YAML: found undefined alias");
-				rc = attach(s, a->node);
+				rc = attach(s, a->a);
 				goto next;
 			}
 			if (t == YAML_SCALAR_EVENT) {
@@ -433,23 +424,13 @@ static int build(sp_ystream *s, yaml_event_t *ev)
 				n->tag = NULL;
 			}
 			if (anchor) { /* registered before its content: an alias inside refers to it */
-				struct anchors *as = &s->anchors;
-				if (2 * (as->n + 1) > as->cap) {
-					size_t ncap = as->cap ? 2 * as->cap : 16;
-					struct anchor *nv = sp_xcalloc(ncap, sizeof *nv);
-					for (size_t i = 0; i < as->cap; i++)
-						if (as->v[i].name)
-							*anchor_slot(nv, ncap, as->v[i].name) = as->v[i];
-					free(as->v);
-					as->v = nv;
-					as->cap = ncap;
-				}
-				struct anchor *a = anchor_slot(as->v, as->cap, anchor);
-				if (a->name)
+				size_t alen = strlen(anchor);
+				struct kent *a = keyset_add(&s->anchors, anchor, alen);
+				if (a->s)
 					return yerr(s, m, "invalid YAML: second occurrence found duplicate anchor; first occurrence");
-				a->name = sp_xstrdup(anchor);
-				a->node = n;
-				as->n++;
+				a->s = sp_xstrndup(anchor, alen);
+				a->len = alen;
+				a->a = n;
 			}
 			if (t == YAML_SCALAR_EVENT) {
 				rc = attach(s, n);
