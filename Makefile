@@ -42,7 +42,7 @@ HARDEN = -fstack-protector-strong -fstack-clash-protection -fcf-protection
 CFLAGS ?= $(OPT)
 
 # libraries, through pkg-config; the doctor links the static archives
-FULL_PKGS = jansson inih yaml-0.1 libssl libcrypto libseccomp
+FULL_PKGS = jansson inih yaml-0.1 libssl libcrypto libseccomp libnghttp2
 # the doctor carries OpenSSL (libssl, libcrypto) for its tls.* handshakes
 DOCTOR_PKGS = jansson inih libssl libcrypto
 PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(FULL_PKGS) 2>/dev/null)

@@ -25,6 +25,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "live/ctrd.h"
 #include "live/oci.h"
 
 static struct {
@@ -402,31 +403,10 @@ static int leftovers(sp_live_lane *l, char *what, size_t whatsz)
 		snprintf(what, whatsz, "no containerd was used");
 		return 0;
 	}
-	static const char *const kinds[] = {"containers", "tasks", "snapshots"};
-	char *a0[] = {"ctr", "--address", ctd.addr, "--namespace", ctd.ns, "containers", "ls", "-q", NULL};
-	char *a1[] = {"ctr", "--address", ctd.addr, "--namespace", ctd.ns, "tasks", "ls", "-q", NULL};
-	char *a2[] = {"ctr", "--address", ctd.addr, "--namespace", ctd.ns, "snapshots", "ls", NULL};
-	char **const argvs[] = {a0, a1, a2};
-	int rc[3];
-	char *out[3], *err[3];
-	sp_run_cmds(argvs, 3, rc, out, err, 20000);
-	int ret = 0;
-	for (size_t i = 0; i < 3 && !ret; i++) {
-		char msg[200];
-		if (rc[i] != 0) {
-			sp_runtime_message(err[i], msg, sizeof msg);
-			snprintf(what, whatsz, "ctr %s ls fails (exit %d): %s", kinds[i], rc[i], msg);
-			ret = 1;
-		} else if (strstr(out[i], l->name)) {
-			snprintf(what, whatsz, "containerd still lists %s of %s in namespace %s", kinds[i], l->name, ctd.ns);
-			ret = 1;
-		}
-	}
-	for (size_t i = 0; i < 3; i++) {
-		free(out[i]);
-		free(err[i]);
-	}
-	if (ret)
+	char by[600];
+	int held = sp_ctrd_holds(ctd.addr, ctd.ns, l->name, 1u << SP_CTRD_CONTAINERS | 1u << SP_CTRD_TASKS | 1u << SP_CTRD_SNAPSHOTS,
+				 what, whatsz, by, sizeof by);
+	if (held != 0)
 		return 1;
 	/* the shim, runc and gVisor's gofer and sandbox carry the container's id */
 	char pw[256];
@@ -450,9 +430,9 @@ static int leftovers(sp_live_lane *l, char *what, size_t whatsz)
 		}
 	if (sp_oci_cgroup_left(l, what, whatsz))
 		return 1;
-	snprintf(what, whatsz, "namespace %s lists no container, task or snapshot of %s; no process carries its id (shim%s); "
+	snprintf(what, whatsz, "namespace %s lists no container, task or snapshot of %s (%s); no process carries its id (shim%s); "
 			       "bundle, runtime state and cgroup gone",
-		 ctd.ns, l->name, l->claim.user_kernel ? ", gofer, sandbox" : ", runc");
+		 ctd.ns, l->name, by, l->claim.user_kernel ? ", gofer, sandbox" : ", runc");
 	return 0;
 }
 

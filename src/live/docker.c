@@ -36,6 +36,7 @@
 #include <unistd.h>
 
 #include "core/caps.h"
+#include "live/ctrd.h"
 #include "live/engine.h"
 
 static const char *const docker_extra[] = {"--ulimit", "nofile=1024:1024", "--ulimit", "nproc=1024:1024",
@@ -562,39 +563,24 @@ static int leftovers(sp_live_lane *l, char *what, size_t whatsz)
 {
 	read_cid(l);
 	struct docker_lane *d = l->priv;
-	char p[4096];
-	bool ask_ctr = d && d->ctr_addr[0] && d->ctr_ns[0] && sp_which("ctr", p, sizeof p);
-	/* ask docker (by the container's id or name: inspect knows both), then its containerd (both lists at once) */
+	bool ask_ctr = d && d->ctr_addr[0] && d->ctr_ns[0];
+	/* ask docker (by the container's id or name: inspect knows both), then its containerd */
 	_cleanup_free_ char *body = NULL;
-	char why[400] = "";
+	char why[400] = "", cby[600] = "";
 	const char *ref = l->cid[0] ? l->cid : l->name;
 	const char *by = "";
 	int known = engine_knows(ref, &body, &by, why, sizeof why);
-	char *cs[] = {"ctr", "--address", d ? d->ctr_addr : "", "--namespace", d ? d->ctr_ns : "", "containers", "ls", "-q", NULL};
-	char *ts[] = {"ctr", "--address", d ? d->ctr_addr : "", "--namespace", d ? d->ctr_ns : "", "tasks", "ls", "-q", NULL};
-	char **const argvs[] = {cs, ts};
-	int rc[2] = {0, 0};
-	char *out[2] = {0}, *err[2] = {0};
-	size_t n = ask_ctr && known == 0 ? 2 : 0;
-	sp_run_cmds(argvs, n, rc, out, err, 20000);
 	int ret = 1;
-	char msg[200];
 	if (known == 1) {
 		snprintf(what, whatsz, "docker still knows container %.12s", ref);
 	} else if (known < 0) {
 		snprintf(what, whatsz, "%s", why);
-	} else if (n && (rc[0] != 0 || rc[1] != 0)) {
-		sp_runtime_message(err[rc[0] != 0 ? 0 : 1], msg, sizeof msg);
-		snprintf(what, whatsz, "ctr fails: cannot prove containerd let go of %.12s: %s", l->cid, msg);
-	} else if (n && (strstr(out[0], l->cid) || strstr(out[1], l->cid))) {
-		snprintf(what, whatsz, "containerd still lists %s %.12s in namespace %s", strstr(out[0], l->cid) ? "container" : "task",
-			 l->cid, d->ctr_ns);
+	} else if (ask_ctr && l->cid[0]) {
+		int held = sp_ctrd_holds(d->ctr_addr, d->ctr_ns, l->cid, 1u << SP_CTRD_CONTAINERS | 1u << SP_CTRD_TASKS, what, whatsz,
+					 cby, sizeof cby);
+		ret = held != 0;
 	} else {
 		ret = 0;
-	}
-	for (size_t i = 0; i < n; i++) {
-		free(out[i]);
-		free(err[i]);
 	}
 	if (ret)
 		return 1;
@@ -625,11 +611,9 @@ static int leftovers(sp_live_lane *l, char *what, size_t whatsz)
 				return 1;
 			}
 	}
-	char extra[600] = "";
+	char extra[1400] = "";
 	if (ask_ctr)
-		snprintf(extra, sizeof extra, ", containerd (%s, namespace %s) lists no container or task", d->ctr_addr, d->ctr_ns);
-	else if (d && d->ctr_addr[0])
-		snprintf(extra, sizeof extra, ", containerd not asked (ctr not installed)");
+		snprintf(extra, sizeof extra, ", containerd (%s, namespace %s) lists no container or task (%s)", d->ctr_addr, d->ctr_ns, cby);
 	snprintf(what, whatsz, "container %.12s gone (%s), no process carries its id (shim%s)%s%s", l->cid,
 		 by, l->claim.user_kernel ? ", gofer, sandbox" : ", runc", extra, d && d->runsc_root[0] ? ", no runsc state" : "");
 	return 0;
