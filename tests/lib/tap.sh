@@ -7,6 +7,7 @@
 #   need CMD [REASON]  : skip the whole file when CMD is missing
 #                        (a failure instead under SP_MUST_WORK=1, as CI sets)
 #   sp_tmpdir          : a temp dir removed at exit (echoes its path)
+#   need_lane_doctor   : DOCTOR= the doctor that live lanes run in sandboxes
 TAP_N=0
 TAP_FAILED=0
 TAP_PLANNED=""
@@ -60,6 +61,15 @@ skip_all() {
 skip_na() { echo "1..0 # SKIP $*"; TAP_PLANNED=0; exit 0; }
 need() { command -v "$1" >/dev/null 2>&1 || skip_all "${2:-$1 not installed}"; }
 need_root() { [ "$(id -u)" = 0 ] || skip_all "needs root"; }
+# the doctor a lane runs inside its sandbox, which has no libc: $SP_DOCTOR, but under the sanitizers
+# (whose doctor is dynamic) the static build/sandprobe-doctor; the whole file skips without it
+need_lane_doctor() {
+	DOCTOR=$SP_DOCTOR
+	if [ "${SP_SAN:-0}" = 1 ]; then
+		DOCTOR=$SP_ROOT/build/sandprobe-doctor
+		[ -x "$DOCTOR" ] || skip_all "static build/sandprobe-doctor missing (run make)"
+	fi
+}
 # one base directory per test file, made here in the test's own shell, so
 # that sp_tmpdir (usually called inside $(...)) needs no cleanup of its own
 TAP_TMPBASE=$(mktemp -d /tmp/sandprobe-test.XXXXXX)

@@ -16,11 +16,7 @@
 . "$(dirname "$0")/../lib/engines.sh"
 need_root
 for t in jq ctr containerd runc; do need "$t"; done
-DOCTOR=$SP_DOCTOR
-if [ "${SP_SAN:-0}" = 1 ]; then
-	DOCTOR=$SP_ROOT/build/sandprobe-doctor # lanes need the static doctor
-	[ -x "$DOCTOR" ] || skip_all "static build/sandprobe-doctor missing (run make)"
-fi
+need_lane_doctor
 tmp=$(sp_tmpdir)
 export SP_LIVE_TMPDIR=$tmp/lanes
 mkdir -p "$SP_LIVE_TMPDIR" "$tmp/bin"

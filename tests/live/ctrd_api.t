@@ -14,11 +14,7 @@ need_root
 for t in jq ctr containerd runc; do need "$t"; done
 T=$SP_BUILD/tests/unit/test_ctrd
 [ -x "$T" ] || skip_all "$T not built (make tests)"
-DOCTOR=$SP_DOCTOR
-if [ "${SP_SAN:-0}" = 1 ]; then
-	DOCTOR=$SP_ROOT/build/sandprobe-doctor # lanes need the static doctor
-	[ -x "$DOCTOR" ] || skip_all "static build/sandprobe-doctor missing (run make)"
-fi
+need_lane_doctor
 tmp=$(sp_tmpdir)
 export SP_LIVE_TMPDIR=$tmp/lanes
 mkdir -p "$SP_LIVE_TMPDIR" "$tmp/bin"

@@ -17,11 +17,7 @@
 . "$(dirname "$0")/../lib/engines.sh"
 need_root
 for t in jq docker dockerd runsc; do need "$t"; done
-DOCTOR=$SP_DOCTOR
-if [ "${SP_SAN:-0}" = 1 ]; then
-	DOCTOR=$SP_ROOT/build/sandprobe-doctor # lanes need the static doctor
-	[ -x "$DOCTOR" ] || skip_all "static build/sandprobe-doctor missing (run make)"
-fi
+need_lane_doctor
 tmp=$(sp_tmpdir)
 sp_dockerd_start >"$tmp/dockerd.err" 2>&1 || skip_all "dockerd did not start: $(tail -1 "$tmp/dockerd.err")"
 real=$(command -v docker)

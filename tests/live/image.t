@@ -23,12 +23,7 @@
 . "$(dirname "$0")/../lib/engines.sh"
 need_root
 for t in jq podman runc docker dockerd runsc perl; do need "$t"; done
-DOCTOR=$SP_DOCTOR
-if [ "${SP_SAN:-0}" = 1 ]; then
-	# the sanitizer doctor is dynamic; an image FROM scratch holds the static one
-	DOCTOR=$SP_ROOT/build/sandprobe-doctor
-	[ -x "$DOCTOR" ] || skip_all "static build/sandprobe-doctor missing (run make)"
-fi
+need_lane_doctor
 tmp=$(sp_tmpdir)
 sp_dockerd_start >"$tmp/dockerd.err" 2>&1 || skip_all "dockerd did not start: $(tail -1 "$tmp/dockerd.err")"
 P=(--runtime runc --ulimit nofile=1024:1024 --ulimit nproc=1024:1024)

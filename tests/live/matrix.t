@@ -28,12 +28,7 @@ need_root
 for t in jq bwrap unshare runc crun runsc podman docker dockerd containerd ctr firejail qemu-system-x86_64; do need "$t"; done
 ls /boot/vmlinuz-* >/dev/null 2>&1 || skip_all "no kernel in /boot (apt-get install linux-image-amd64)"
 [ -x /bin/busybox ] || skip_all "busybox-static not installed"
-DOCTOR=$SP_DOCTOR
-if [ "${SP_SAN:-0}" = 1 ]; then
-	# the sanitizer doctor is dynamic; lanes need the static one
-	DOCTOR=$SP_ROOT/build/sandprobe-doctor
-	[ -x "$DOCTOR" ] || skip_all "static build/sandprobe-doctor missing (run make)"
-fi
+need_lane_doctor
 tmp=$(sp_tmpdir)
 sp_dockerd_start >"$tmp/dockerd.err" 2>&1 || skip_all "dockerd did not start: $(tail -1 "$tmp/dockerd.err")"
 sp_containerd_start >"$tmp/containerd.err" 2>&1 || skip_all "containerd did not start: $(tail -1 "$tmp/containerd.err")"

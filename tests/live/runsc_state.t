@@ -17,11 +17,7 @@
 need_root
 need jq
 need runsc
-DOCTOR=$SP_DOCTOR
-if [ "${SP_SAN:-0}" = 1 ]; then
-	DOCTOR=$SP_ROOT/build/sandprobe-doctor # lanes need the static doctor
-	[ -x "$DOCTOR" ] || skip_all "static build/sandprobe-doctor missing (run make)"
-fi
+need_lane_doctor
 tmp=$(sp_tmpdir)
 export SP_LIVE_TMPDIR=$tmp/lanes
 mkdir -p "$SP_LIVE_TMPDIR" "$tmp/bin"
