@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Workflow checks: a usable sandbox passes them all; a sandbox whose scratch
 # dir is read-only, one whose tmpfs is too small for the large file, and one
-# that cannot fork each fail the checks that cover them.
+# that cannot fork each fail the checks that cover them; so do ones whose
+# processes cannot send SIGCONT or SIGTERM (wf.signals, each naming the step).
 . "$(dirname "$0")/../lib/tap.sh"
 need jq
 need bwrap
@@ -49,4 +50,16 @@ else
 	skip "setpriv/prlimit missing"; skip "setpriv"; skip "setpriv"
 fi
 
+# a sandbox whose processes cannot send one signal (tests/helpers/sigdeny: seccomp refuses kill of it)
+SD=$SP_HELPERS/sigdeny
+if [ -x "$SD" ]; then
+	rep=$("$SD" 18 "$D" --format json -k wf.signals)
+	is "$(st wf.signals "$rep")" fail "SIGCONT refused: wf.signals fails"
+	like "$(obs wf.signals "$rep")" 'stop seen, continue NOT seen' "... the child still stopped is not taken for continued (its /proc state is T)"
+	rep=$("$SD" 15 "$D" --format json -k wf.signals)
+	is "$(st wf.signals "$rep")" fail "SIGTERM refused: wf.signals fails"
+	like "$(obs wf.signals "$rep")" 'continue seen, SIGTERM Operation not permitted, reaped NO' "... naming the refusal"
+else
+	skip "sigdeny helper not built"; skip "sigdeny"; skip "sigdeny"; skip "sigdeny"
+fi
 done_testing
