@@ -15,7 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <sys/un.h>
 #include <unistd.h>
 
 /* ---- protobuf: the fields of one message, in order */
@@ -249,20 +248,10 @@ static ssize_t on_read_req(nghttp2_session *s, int32_t sid, uint8_t *buf, size_t
 
 static int dial(const char *addr, char *why, size_t whysz)
 {
-	struct sockaddr_un sa = {.sun_family = AF_UNIX};
 	const char *path = strncmp(addr, "unix://", 7) ? addr : addr + 7;
-	if (strlen(path) >= sizeof sa.sun_path) {
-		snprintf(why, whysz, "containerd socket path too long: %s", path);
-		return -1;
-	}
-	memcpy(sa.sun_path, path, strlen(path) + 1);
-	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof sa) < 0) {
-		snprintf(why, whysz, "cannot connect to containerd at %s: %s", path, strerror(errno));
-		if (fd >= 0)
-			close(fd);
-		return -1;
-	}
+	int fd = sp_unix_connect(path, false);
+	if (fd < 0)
+		snprintf(why, whysz, "cannot connect to containerd at %s: %s", path, strerror(-fd));
 	return fd;
 }
 

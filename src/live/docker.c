@@ -90,14 +90,10 @@ static struct {
 static int api_get(const char *sock, const char *path, char **body, unsigned timeout_ms)
 {
 	*body = NULL;
-	struct sockaddr_un sa = {.sun_family = AF_UNIX};
-	if (strlen(sock) >= sizeof sa.sun_path)
-		return -ENAMETOOLONG;
-	memcpy(sa.sun_path, sock, strlen(sock) + 1);
 	/* non-blocking: an engine whose backlog is full answers EAGAIN at once instead of holding the lane */
-	_cleanup_close_ int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof sa) < 0)
-		return -errno;
+	_cleanup_close_ int fd = sp_unix_connect(sock, true);
+	if (fd < 0)
+		return fd;
 	char req[512];
 	int rl = snprintf(req, sizeof req, "GET %s HTTP/1.0\r\nHost: docker\r\nUser-Agent: sandprobe\r\n\r\n", path);
 	if (rl < 0 || (size_t)rl >= sizeof req)

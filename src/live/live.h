@@ -266,6 +266,9 @@ size_t sp_procs_with(const char *needle, pid_t *pids, size_t max);
 bool sp_wait_procs_gone(const char *needle, unsigned timeout_ms, char *what, size_t whatsz);
 /* the containerd shim serving container id: its pid (0 when none), -address, -namespace and cwd (the bundle) */
 pid_t sp_find_shim(const char *id, char *addr, size_t addrsz, char *ns, size_t nssz, char *bundle, size_t bundlesz);
+/* proc.c: a stream connection to the unix socket at path (an engine's API), non-blocking when asked
+ * (an engine whose backlog is full then answers EAGAIN at once): the fd, or -errno */
+int sp_unix_connect(const char *path, bool nonblock);
 /* gvisor.c: pid is runsc's sandbox (the Sentry) of container id: l->host_pid, l->spec (its bundle's
  * config.json) and its --root; else -1 with err */
 int sp_gvisor_sandbox(sp_live_lane *l, pid_t pid, const char *id, char *root, size_t rootsz, sp_error *err);
