@@ -8,7 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <linux/kcmp.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "soak/sampler.h"
@@ -41,6 +43,7 @@ struct pcache {
 	int statfd, fdfd;  /* owned processes only, -1 otherwise */
 	unsigned long seen_at; /* scan number of the last full judgement */
 	int empties;       /* consecutive judgements that read an empty environ */
+	bool own_mm;       /* seen with an address space of its own (for good) */
 	long long fdcount; /* at the last socket scan */
 	long long fdsize_now; /* this scan's fd count, read ahead (-1 unknown) */
 	unsigned long long *socks;
@@ -866,6 +869,43 @@ static long long exact_rss(sp_soak_sampler *s, pid_t pid, long long fallback)
 	return kib > 0 ? kib * 1024 : fallback;
 }
 
+/* The RSS of an owned process, not counting memory that is its parent's.
+ * A child between vfork (or clone(CLONE_VM)) and exec, as every spawn of the
+ * runner is for a moment, shares its parent's address space, and its /proc
+ * RSS is the parent's: counting it counted the runner's whole RSS again as
+ * one short-lived process, a leak slope out of nothing. kcmp tells whether
+ * the two share it. A process seen with an address space of its own never
+ * shares again (exec only makes a new one), so that answer is kept, and its
+ * RSS is read again after the answer: the scan's figure may predate its
+ * exec. One that is gone by then holds nothing; if kcmp cannot tell, the
+ * scan's figure counts (more, never less). */
+static long long own_rss_pages(sp_soak_sampler *s, struct pcache *ce, const struct pinfo *pi)
+{
+	if (ce->own_mm || pi->ppid <= 0)
+		return pi->rss_pages;
+	long r = syscall(SYS_kcmp, pi->pid, pi->ppid, KCMP_VM, 0, 0);
+	if (r == 0)
+		return 0;
+	if (r < 0)
+		return errno == ESRCH ? 0 : pi->rss_pages;
+	ce->own_mm = true;
+	char buf[1024], path[64];
+	ssize_t n;
+	if (ce->statfd >= 0) {
+		n = pread(ce->statfd, buf, sizeof buf - 1, 0);
+	} else {
+		snprintf(path, sizeof path, "%d/stat", (int)pi->pid);
+		n = read_at(s->procfd, path, buf, sizeof buf);
+	}
+	struct pinfo now = {.pid = pi->pid};
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	if (!parse_stat(buf, &now) || now.starttime != pi->starttime)
+		return 0;
+	return now.rss_pages;
+}
+
 void sp_sampler_take(sp_soak_sampler *s, sp_soak_sample *o)
 {
 	pthread_mutex_lock(&s->mu);
@@ -884,7 +924,7 @@ void sp_sampler_take(sp_soak_sampler *s, sp_soak_sample *o)
 			continue;
 		o->owned_processes++;
 		o->owned_threads += pi->threads;
-		o->owned_rss_bytes += pi->rss_pages * s->page;
+		o->owned_rss_bytes += own_rss_pages(s, &s->cache[pi->ci], pi) * s->page;
 		ticks += pi->utime + pi->stime;
 		o->owned_fds += count_fds(s, &s->cache[pi->ci], pi->pid);
 	}

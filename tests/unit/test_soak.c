@@ -2,13 +2,16 @@
  * defaults, file:line errors), placeholder expansion, redaction, bounded
  * capture, the sampler's ownership proof and the manifest. */
 #include <errno.h>
+#include <sched.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -397,6 +400,93 @@ static void test_sockets(void)
 	sp_sampler_free(s);
 }
 
+/* Children sharing the runner's address space (every spawn between vfork
+ * and exec) showed up with the runner's whole RSS, a leak slope out of
+ * nothing. A child made with clone(CLONE_VM) stands for that moment: its own
+ * /proc RSS is the parent's, and owned RSS must not count it. A forked child
+ * that dirties memory of its own must still count (a leak in a child is
+ * never hidden). */
+__attribute__((no_sanitize("address", "undefined"))) static int vm_child(void *arg)
+{
+	(void)arg;
+	for (;;)
+		syscall(SYS_pause);
+	return 0;
+}
+
+static long long stat_rss(pid_t pid)
+{
+	char path[64], buf[1024];
+	snprintf(path, sizeof path, "/proc/%d/statm", (int)pid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	ssize_t n = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	long long size = 0, res = 0;
+	if (sscanf(buf, "%lld %lld", &size, &res) != 2)
+		return -1;
+	return res * sysconf(_SC_PAGESIZE);
+}
+
+static void test_shared_mm(void)
+{
+	const size_t big = 48u << 20, mine = 32u << 20;
+	char *mem = mmap(NULL, big, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ok(mem != MAP_FAILED, "48 MiB mapped");
+	memset(mem, 1, big);
+	size_t stsz = 256 * 1024;
+	char *stack = mmap(NULL, stsz, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+	pid_t vm = clone(vm_child, stack + stsz, CLONE_VM | SIGCHLD, NULL);
+	ok(vm > 0, "a child sharing our address space (clone CLONE_VM)");
+	/* ground truth, without the sampler: its RSS is ours */
+	long long vrss = stat_rss(vm);
+	ok(vrss >= (long long)big, "its own /proc RSS includes our 48 MiB (%lld bytes)", vrss);
+	sp_soak_sampler *s = sp_sampler_new(getpid(), "spunit-nomatch", "/nonexistent-state");
+	sp_soak_sample smp = {0};
+	sp_sampler_take(s, &smp);
+	sp_sampler_take(s, &smp);
+	ok(smp.owned_processes == 1, "the sharing child is an owned process (%lld)", smp.owned_processes);
+	ok(smp.owned_rss_bytes < (long long)(8u << 20),
+	   "owned RSS does not count our memory again through it (%lld bytes)", smp.owned_rss_bytes);
+	ok(smp.runner_rss_bytes >= (long long)big, "the runner's RSS has it once (%lld bytes)", smp.runner_rss_bytes);
+	/* a forked child with memory of its own is counted */
+	int go[2];
+	ok(pipe(go) == 0, "pipe");
+	pid_t fk = fork();
+	if (fk == 0) {
+		char *m = mmap(NULL, mine, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (m != MAP_FAILED)
+			memset(m, 2, mine);
+		char c = 1;
+		if (write(go[1], &c, 1) != 1)
+			_exit(1);
+		pause();
+		_exit(0);
+	}
+	close(go[1]);
+	char c = 0;
+	ok(read(go[0], &c, 1) == 1 && c == 1, "the forked child dirtied 32 MiB of its own");
+	close(go[0]);
+	long long frss = stat_rss(fk);
+	sp_sampler_take(s, &smp);
+	ok(smp.owned_processes == 2, "both children owned (%lld)", smp.owned_processes);
+	ok(smp.owned_rss_bytes >= (long long)mine && smp.owned_rss_bytes >= frss - (1 << 20),
+	   "a forked child's own memory is counted (%lld bytes owned, its RSS %lld)", smp.owned_rss_bytes, frss);
+	ok(smp.owned_rss_bytes < frss + (long long)(8u << 20), "and the sharing child still is not (%lld bytes)",
+	   smp.owned_rss_bytes);
+	kill(fk, SIGKILL);
+	waitpid(fk, NULL, 0);
+	kill(vm, SIGKILL);
+	waitpid(vm, NULL, 0);
+	sp_sampler_free(s);
+	munmap(stack, stsz);
+	munmap(mem, big);
+}
+
 static void test_manifest(void)
 {
 	char dir[] = "/tmp/sp-unit-XXXXXX";
@@ -444,6 +534,7 @@ int main(void)
 	test_capture();
 	test_proc_and_ownership();
 	test_sockets();
+	test_shared_mm();
 	test_manifest();
 	return done_testing();
 }
