@@ -195,6 +195,24 @@ static bool parse_stat(const char *buf, struct pinfo *pi)
 	return true;
 }
 
+/* /proc/PID/stat of a known process again, through its open handle when it
+ * has one; false when it is gone (or its pid is another process's now) */
+static bool reread_stat(sp_soak_sampler *s, const struct pcache *ce, struct pinfo *pi)
+{
+	char buf[1024], path[64];
+	ssize_t n;
+	if (ce->statfd >= 0) {
+		n = pread(ce->statfd, buf, sizeof buf - 1, 0);
+	} else {
+		snprintf(path, sizeof path, "%d/stat", (int)pi->pid);
+		n = read_at(s->procfd, path, buf, sizeof buf);
+	}
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	return parse_stat(buf, pi) && pi->starttime == ce->starttime;
+}
+
 static void idx_build(sp_soak_sampler *s)
 {
 	size_t cap = 64;
@@ -441,24 +459,15 @@ static void scan_procs(sp_soak_sampler *s)
 			old->socks = NULL;
 			ce.fdsize_now = -1;
 			bool owned = ce.tree == 1 || ce.bits > 0;
-			if (owned) { /* re-read, through the open handle when there is one */
-				ssize_t n;
+			if (owned) {           /* re-read, through the open handle when there is one */
 				if (pr->old) { /* read ahead */
-					n = 0;
 					if (pr->state == 1) {
 						pi = pr->pi;
 						have = true;
 						ce.fdsize_now = pr->fdsize;
 					}
-				} else if (ce.statfd >= 0) {
-					n = pread(ce.statfd, buf, sizeof buf - 1, 0);
 				} else {
-					snprintf(path, sizeof path, "%d/stat", (int)pid);
-					n = read_at(s->procfd, path, buf, sizeof buf);
-				}
-				if (!pr->old && n > 0) {
-					buf[n] = '\0';
-					have = parse_stat(buf, &pi) && pi.starttime == ce.starttime;
+					have = reread_stat(s, &ce, &pi);
 				}
 				if (!have) { /* that process is gone; a new one has its pid */
 					cache_drop(s, &ce);
@@ -889,21 +898,8 @@ static long long own_rss_pages(sp_soak_sampler *s, struct pcache *ce, const stru
 	if (r < 0)
 		return errno == ESRCH ? 0 : pi->rss_pages;
 	ce->own_mm = true;
-	char buf[1024], path[64];
-	ssize_t n;
-	if (ce->statfd >= 0) {
-		n = pread(ce->statfd, buf, sizeof buf - 1, 0);
-	} else {
-		snprintf(path, sizeof path, "%d/stat", (int)pi->pid);
-		n = read_at(s->procfd, path, buf, sizeof buf);
-	}
 	struct pinfo now = {.pid = pi->pid};
-	if (n <= 0)
-		return 0;
-	buf[n] = '\0';
-	if (!parse_stat(buf, &now) || now.starttime != pi->starttime)
-		return 0;
-	return now.rss_pages;
+	return reread_stat(s, ce, &now) ? now.rss_pages : 0;
 }
 
 void sp_sampler_take(sp_soak_sampler *s, sp_soak_sample *o)
