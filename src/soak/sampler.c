@@ -459,8 +459,9 @@ static void scan_procs(sp_soak_sampler *s)
 			old->socks = NULL;
 			ce.fdsize_now = -1;
 			bool owned = ce.tree == 1 || ce.bits > 0;
-			if (owned) {           /* re-read, through the open handle when there is one */
-				if (pr->old) { /* read ahead */
+			if (owned) {
+				/* re-read: ahead of the scan, or now through reread_stat */
+				if (pr->old) {
 					if (pr->state == 1) {
 						pi = pr->pi;
 						have = true;

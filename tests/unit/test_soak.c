@@ -418,14 +418,8 @@ static long long stat_rss(pid_t pid)
 {
 	char path[64], buf[1024];
 	snprintf(path, sizeof path, "/proc/%d/statm", (int)pid);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	if (sp_read_file(path, buf, sizeof buf) <= 0)
 		return -1;
-	ssize_t n = read(fd, buf, sizeof buf - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = '\0';
 	long long size = 0, res = 0;
 	if (sscanf(buf, "%lld %lld", &size, &res) != 2)
 		return -1;
