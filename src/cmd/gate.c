@@ -26,12 +26,14 @@ static void usage(FILE *f)
 	      "May this release candidate be promoted? Verifies every bundle (the plan's key\n"
 	      "required when it names one), matches each to its cell (scenario x lane x profile)\n"
 	      "by its own metadata and decides every cell: pass, fail, missing, expired,\n"
-	      "wrong-candidate, superseded or blocked (promotion order R0 -> G2 -> R24 -> E72).\n"
-	      "A DIR without metadata.txt holds bundles (each subdirectory). See\n"
+	      "wrong-candidate, wrong-lane, superseded or blocked (promotion order R0 -> G2 -> R24\n"
+	      "-> E72). A DIR without metadata.txt holds bundles (each subdirectory, hidden ones\n"
+	      "too; other entries are listed as skipped). See\n"
 	      "sandprobe-gate(1) and docs/plan-format.md.\n"
 	      "\n"
 	      "  --plan FILE            the release plan (YAML)\n"
-	      "  --at TIME              decide at this UTC time (2026-08-05T12:00:00Z; default now)\n"
+	      "  --at TIME              decide at this UTC time (2026-08-05T12:00:00Z; default now;\n"
+	      "                         never in the future)\n"
 	      "  --format FMT           text (default), json (sandprobe.gate.v1), junit, html\n"
 	      "  -q, --quiet            no decision on standard output (-o FILE is still written);\n"
 	      "                         the exit status says it\n"
@@ -44,7 +46,8 @@ static void usage(FILE *f)
 	      "  --pubkey FILE          with --from-archive: the archive's MANIFEST.sig must verify\n"
 	      "\n"
 	      "exit: 0 every required cell passes, 1 a cell does not (or the archive does not\n"
-	      "      reproduce its decision), 2 usage error or bad plan (FILE:LINE named),\n"
+	      "      reproduce its decision: result not-reproduced), 2 usage error or bad plan\n"
+	      "      (FILE:LINE named),\n"
 	      "      3 internal error\n",
 	      f);
 }
@@ -189,9 +192,17 @@ int cmd_gate(int argc, char **argv)
 			sp_usage(&err, "gate: --sign-key signs an archive: it needs --archive DIR");
 			return sp_error_report(&err);
 		}
-		sp_gate_opts o = {.at = time(NULL), .keep_verdicts = fm == F_HTML && out};
+		time_t now = time(NULL);
+		sp_gate_opts o = {.at = now, .now = now, .keep_verdicts = fm == F_HTML && out};
 		if (at && sp_gate_parse_time(at, &o.at) < 0) {
 			sp_usage(&err, "gate: --at %s: not a UTC time like 2026-08-05T12:00:00Z", at);
+			return sp_error_report(&err);
+		}
+		if (o.at > now + SP_GATE_CLOCK_SKEW_S) {
+			char t[32];
+			sp_gate_format_time(now, t, sizeof t);
+			sp_usage(&err, "gate: --at %s: in the future (now is %s): evidence cannot be judged at a time that has not come", at,
+				 t);
 			return sp_error_report(&err);
 		}
 		void *sk = NULL;
@@ -212,16 +223,19 @@ int cmd_gate(int argc, char **argv)
 			sp_pubkey_free(sk);
 			return sp_error_report(&err);
 		}
-		char **dirs;
-		size_t ndirs;
-		if (sp_gate_collect(argv + optind, (size_t)(argc - optind), &dirs, &ndirs, &err) < 0) {
+		char **dirs, **skipped;
+		size_t ndirs, nskipped;
+		if (sp_gate_collect(argv + optind, (size_t)(argc - optind), &dirs, &ndirs, &skipped, &nskipped, &err) < 0) {
 			sp_pubkey_free(sk);
 			sp_plan_free(&plan);
 			sp_error_prefix(&err, "gate");
 			return sp_error_report(&err);
 		}
+		o.skipped = skipped;
+		o.nskipped = nskipped;
 		int rc = sp_gate_decide(&plan, dirs, ndirs, &o, NULL, &d, &err);
 		sp_gate_dirs_free(dirs, ndirs);
+		sp_gate_dirs_free(skipped, nskipped);
 		if (rc == 0 && archive && sp_gate_archive(&d, archive, sk, &err) < 0) {
 			sp_decision_free(&d);
 			rc = -1;

@@ -14,6 +14,7 @@
 #include <fcntl.h>
 #include <jansson.h>
 #include <libgen.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -296,99 +297,160 @@ static const char *jstr(json_t *o, const char *key)
 	return json_is_string(v) ? json_string_value(v) : NULL;
 }
 
-/* compare the re-made decision with the archived document */
-static bool same_decision(const sp_gate_decision *d, json_t *j, char *diff, size_t size)
+/* every difference between the re-made decision and the archived document,
+ * into d->diffs (at most this many) and d->celldiffs */
+#define MAX_DIFFS 200
+
+static void add_diff(sp_gate_decision *d, const char *f, ...) SP_PRINTF(2, 3);
+static void add_diff(sp_gate_decision *d, const char *f, ...)
 {
-	const char *result = jstr(j, "result");
-	if (!result || strcmp(result, d->pass ? "pass" : "fail")) {
-		snprintf(diff, size, "result: archived %s, re-made %s", result ? result : "(none)", d->pass ? "pass" : "fail");
-		return false;
+	if (d->ndiffs >= MAX_DIFFS)
+		return;
+	if (d->ndiffs == MAX_DIFFS - 1) {
+		d->diffs[d->ndiffs++] = sp_xstrdup("... more differences not listed");
+		return;
 	}
+	va_list ap;
+	va_start(ap, f);
+	char buf[700];
+	vsnprintf(buf, sizeof buf, f, ap);
+	va_end(ap);
+	d->diffs[d->ndiffs++] = sp_xstrdup(buf);
+}
+
+static void add_celldiff(sp_gate_decision *d, const char *id, const char *archived, const char *remade)
+{
+	if (d->ncelldiffs >= MAX_DIFFS)
+		return;
+	sp_gate_celldiff *c = &d->celldiffs[d->ncelldiffs++];
+	snprintf(c->id, sizeof c->id, "%s", id);
+	snprintf(c->archived, sizeof c->archived, "%s", archived);
+	snprintf(c->remade, sizeof c->remade, "%s", remade);
+}
+
+/* the archived cell of this id (the archived document's own order first) */
+static json_t *archived_cell(json_t *cells, size_t hint, const char *id)
+{
+	json_t *c = json_array_get(cells, hint);
+	if (c && jstr(c, "id") && !strcmp(jstr(c, "id"), id))
+		return c;
+	for (size_t i = 0; i < json_array_size(cells); i++) {
+		c = json_array_get(cells, i);
+		if (jstr(c, "id") && !strcmp(jstr(c, "id"), id))
+			return c;
+	}
+	return NULL;
+}
+
+static bool remade_has_cell(const sp_gate_decision *d, const char *id)
+{
+	char buf[200];
+	for (size_t i = 0; i < d->ncells; i++) {
+		sp_gcell_id(d, &d->cells[i], buf, sizeof buf);
+		if (!strcmp(buf, id))
+			return true;
+	}
+	return false;
+}
+
+/* compare the re-made decision with the archived document: the result,
+ * every cell's state, deciding run and claims, every bundle's verdict and
+ * the problems */
+static void compare_decision(sp_gate_decision *d, json_t *j)
+{
+	d->from_archive = true;
+	d->diffs = sp_xcalloc(MAX_DIFFS, sizeof *d->diffs);
+	d->celldiffs = sp_xcalloc(MAX_DIFFS, sizeof *d->celldiffs);
+	const char *result = jstr(j, "result");
+	snprintf(d->archived_result, sizeof d->archived_result, "%s", result ? result : "(none)");
+	if (!result || strcmp(result, d->pass ? "pass" : "fail"))
+		add_diff(d, "result: archived %s, re-made %s", result ? result : "(none)", d->pass ? "pass" : "fail");
 	json_t *cells = json_object_get(j, "cells");
-	if (!json_is_array(cells) || json_array_size(cells) != d->ncells) {
-		snprintf(diff, size, "cells: archived %zu, re-made %zu", json_is_array(cells) ? json_array_size(cells) : 0,
-			 d->ncells);
-		return false;
+	if (!json_is_array(cells)) {
+		add_diff(d, "cells: the archived decision has none");
+		cells = NULL;
 	}
 	for (size_t i = 0; i < d->ncells; i++) {
-		json_t *c = json_array_get(cells, i);
+		const sp_gate_cell *c = &d->cells[i];
 		char id[200];
-		sp_gcell_id(d, &d->cells[i], id, sizeof id);
-		const char *aid = jstr(c, "id"), *ast = jstr(c, "state");
-		const char *st = sp_cell_state_name(d->cells[i].state);
-		if (!aid || strcmp(aid, id) || !ast || strcmp(ast, st)) {
-			snprintf(diff, size, "cell %s: archived %s %s, re-made %s", id, aid ? aid : "?", ast ? ast : "?", st);
-			return false;
+		sp_gcell_id(d, c, id, sizeof id);
+		const char *st = sp_cell_state_name(c->state);
+		json_t *ac = cells ? archived_cell(cells, i, id) : NULL;
+		if (!ac) {
+			add_diff(d, "cell %s: not in the archived decision, re-made %s", id, st);
+			add_celldiff(d, id, "(absent)", st);
+			continue;
 		}
-		json_t *b = json_object_get(c, "bundle");
+		const char *ast = jstr(ac, "state");
+		if (!ast || strcmp(ast, st)) {
+			add_diff(d, "cell %s: archived %s, re-made %s", id, ast ? ast : "?", st);
+			add_celldiff(d, id, ast ? ast : "?", st);
+			continue;
+		}
+		json_t *b = json_object_get(ac, "bundle");
 		const char *arun = json_is_object(b) ? jstr(b, "run_id") : NULL;
 		const char *amsha = json_is_object(b) ? jstr(b, "manifest_sha256") : NULL;
-		const sp_gate_bundle *nb = d->cells[i].decisive >= 0 ? &d->b[d->cells[i].decisive] : NULL;
+		const sp_gate_bundle *nb = c->decisive >= 0 ? &d->b[c->decisive] : NULL;
 		const char *nrun = nb ? nb->run_id : NULL;
 		if ((arun == NULL) != (nrun == NULL) || (arun && strcmp(arun, nrun)) ||
 		    (nb && (!amsha || strcmp(amsha, nb->manifest_sha256)))) {
-			snprintf(diff, size, "cell %s: archived evidence %s, re-made %s", id, arun ? arun : "none",
-				 nrun ? nrun : "none");
-			return false;
+			add_diff(d, "cell %s: archived evidence %s, re-made %s", id, arun ? arun : "none", nrun ? nrun : "none");
+			add_celldiff(d, id, ast, st);
+			continue;
+		}
+		json_t *ev = json_object_get(ac, "evidence");
+		if (!json_is_array(ev) || json_array_size(ev) != c->nclaims) {
+			add_diff(d, "cell %s: archived %zu bundle(s) of evidence, re-made %zu", id,
+				 json_is_array(ev) ? json_array_size(ev) : 0, c->nclaims);
+			add_celldiff(d, id, ast, st);
+			continue;
+		}
+		for (size_t k = 0; k < c->nclaims; k++) {
+			const char *disp = jstr(json_array_get(ev, k), "disposition");
+			const char *nd = sp_claim_disp_name(c->claims[k].disp);
+			if (!disp || strcmp(disp, nd)) {
+				add_diff(d, "cell %s: evidence %zu archived %s, re-made %s", id, k + 1, disp ? disp : "?", nd);
+				add_celldiff(d, id, ast, st);
+				break;
+			}
 		}
 	}
-	/* the evidence itself: the same bundles, each judged the same, each the
-	 * same to every cell (a failed run dropped from the archive shows here
-	 * even when no cell changes state) */
-	json_t *bundles = json_object_get(j, "bundles");
-	if (!json_is_array(bundles) || json_array_size(bundles) != d->nb) {
-		snprintf(diff, size, "bundles: archived %zu, re-made from %zu",
-			 json_is_array(bundles) ? json_array_size(bundles) : 0, d->nb);
-		return false;
+	for (size_t i = 0; cells && i < json_array_size(cells); i++) {
+		const char *aid = jstr(json_array_get(cells, i), "id");
+		if (!aid || !remade_has_cell(d, aid)) {
+			const char *ast = jstr(json_array_get(cells, i), "state");
+			add_diff(d, "cell %s: archived %s, not in the re-made decision", aid ? aid : "?", ast ? ast : "?");
+			add_celldiff(d, aid ? aid : "?", ast ? ast : "?", "(absent)");
+		}
 	}
-	for (size_t i = 0; i < d->nb; i++) {
+	/* the evidence itself: the same bundles, each judged the same (a failed
+	 * run dropped from the archive shows here even when no cell changes) */
+	json_t *bundles = json_object_get(j, "bundles");
+	size_t nab = json_is_array(bundles) ? json_array_size(bundles) : 0;
+	if (nab != d->nb)
+		add_diff(d, "bundles: archived %zu, re-made from %zu", nab, d->nb);
+	for (size_t i = 0; i < d->nb && i < nab; i++) {
 		json_t *b = json_array_get(bundles, i);
 		const sp_gate_bundle *nb = &d->b[i];
 		const char *run = jstr(b, "run_id"), *msha = jstr(b, "manifest_sha256"), *verdict = jstr(b, "verdict");
 		const char *nverdict = nb->verified ? (nb->pass ? "pass" : "fail") : NULL;
 		if ((run == NULL) != (nb->run_id == NULL) || (run && strcmp(run, nb->run_id)) ||
 		    strcmp(msha ? msha : "", nb->manifest_sha256) || (verdict == NULL) != (nverdict == NULL) ||
-		    (verdict && strcmp(verdict, nverdict))) {
-			snprintf(diff, size, "bundle %zu: archived run %s (%s), re-made run %s (%s)", i + 1, run ? run : "?",
+		    (verdict && strcmp(verdict, nverdict)))
+			add_diff(d, "bundle %zu: archived run %s (%s), re-made run %s (%s)", i + 1, run ? run : "?",
 				 verdict ? verdict : "not verified", nb->run_id ? nb->run_id : "?",
 				 nverdict ? nverdict : "not verified");
-			return false;
-		}
-	}
-	for (size_t i = 0; i < d->ncells; i++) {
-		json_t *ev = json_object_get(json_array_get(cells, i), "evidence");
-		const sp_gate_cell *c = &d->cells[i];
-		char id[200];
-		sp_gcell_id(d, c, id, sizeof id);
-		if (!json_is_array(ev) || json_array_size(ev) != c->nclaims) {
-			snprintf(diff, size, "cell %s: archived %zu bundle(s) of evidence, re-made %zu", id,
-				 json_is_array(ev) ? json_array_size(ev) : 0, c->nclaims);
-			return false;
-		}
-		for (size_t k = 0; k < c->nclaims; k++) {
-			const char *disp = jstr(json_array_get(ev, k), "disposition");
-			const char *nd = sp_claim_disp_name(c->claims[k].disp);
-			if (!disp || strcmp(disp, nd)) {
-				snprintf(diff, size, "cell %s: evidence %zu archived %s, re-made %s", id, k + 1,
-					 disp ? disp : "?", nd);
-				return false;
-			}
-		}
 	}
 	json_t *probs = json_object_get(j, "problems");
-	if (!json_is_array(probs) || json_array_size(probs) != d->nprob) {
-		snprintf(diff, size, "problems: archived %zu, re-made %zu", json_is_array(probs) ? json_array_size(probs) : 0,
-			 d->nprob);
-		return false;
-	}
-	for (size_t i = 0; i < d->nprob; i++) {
+	size_t nap = json_is_array(probs) ? json_array_size(probs) : 0;
+	if (nap != d->nprob)
+		add_diff(d, "problems: archived %zu, re-made %zu", nap, d->nprob);
+	for (size_t i = 0; i < d->nprob && i < nap; i++) {
 		const char *k = jstr(json_array_get(probs, i), "kind");
-		if (!k || strcmp(k, d->prob[i].kind)) {
-			snprintf(diff, size, "problem %zu: archived %s, re-made %s", i + 1, k ? k : "?", d->prob[i].kind);
-			return false;
-		}
+		if (!k || strcmp(k, d->prob[i].kind))
+			add_diff(d, "problem %zu: archived %s, re-made %s", i + 1, k ? k : "?", d->prob[i].kind);
 	}
-	return true;
+	d->reproduced = d->ndiffs == 0;
 }
 
 int sp_gate_from_archive(const char *dir, void *pubkey, bool keep_verdicts, sp_gate_plan *plan, sp_gate_decision *d, bool *same,
@@ -436,13 +498,14 @@ int sp_gate_from_archive(const char *dir, void *pubkey, bool keep_verdicts, sp_g
 		}
 	}
 	char *args[] = {bd};
-	char **dirs;
-	size_t ndirs;
-	if (sp_gate_collect(args, 1, &dirs, &ndirs, err) < 0)
+	char **dirs, **skipped;
+	size_t ndirs, nskipped;
+	if (sp_gate_collect(args, 1, &dirs, &ndirs, &skipped, &nskipped, err) < 0)
 		goto out;
-	sp_gate_opts o = {.at = at, .keep_verdicts = keep_verdicts};
+	sp_gate_opts o = {.at = at, .keep_verdicts = keep_verdicts, .skipped = skipped, .nskipped = nskipped};
 	int r = sp_gate_decide(plan, dirs, ndirs, &o, kp, d, err);
 	sp_gate_dirs_free(dirs, ndirs);
+	sp_gate_dirs_free(skipped, nskipped);
 	if (r < 0)
 		goto out;
 	if (key_sha && strcmp(key_sha, d->pubkey_sha256)) {
@@ -450,7 +513,9 @@ int sp_gate_from_archive(const char *dir, void *pubkey, bool keep_verdicts, sp_g
 		sp_decision_free(d);
 		goto out;
 	}
-	*same = same_decision(d, j, diff, diffsz);
+	compare_decision(d, j);
+	*same = d->reproduced;
+	snprintf(diff, diffsz, "%s", d->ndiffs ? d->diffs[0] : "");
 	rc = 0;
 out:
 	json_decref(j);

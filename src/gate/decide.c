@@ -15,12 +15,19 @@
 
 #include "core/util.h"
 
-static const char *const state_names[SP_CELL_NSTATES] = {"pass",     "fail",       "missing", "expired",
-							 "wrong-candidate", "superseded", "blocked"};
-static const char *const state_labels[SP_CELL_NSTATES] = {"PASS",     "FAIL",       "MISSING", "EXPIRED",
-							  "WRONG-CANDIDATE", "SUPERSEDED", "BLOCKED"};
-static const char *const disp_names[SP_CLAIM_NDISP] = {"used",    "older",   "retried", "failed",    "untrusted",
-						       "future",  "expired", "wrong-candidate", "superseded"};
+static const char *const state_names[SP_CELL_NSTATES] = {
+	"pass", "fail", "missing", "expired", "wrong-candidate", "superseded", "blocked", "wrong-lane"};
+static const char *const state_labels[SP_CELL_NSTATES] = {
+	"PASS", "FAIL", "MISSING", "EXPIRED", "WRONG-CANDIDATE", "SUPERSEDED", "BLOCKED", "WRONG-LANE"};
+static const char *const disp_names[SP_CLAIM_NDISP] = {"used", "older", "retried", "failed", "untrusted",
+						       "future", "expired", "wrong-candidate", "superseded", "wrong-lane"};
+
+const char *sp_gate_result(const sp_gate_decision *d)
+{
+	if (d->from_archive && !d->reproduced)
+		return "not-reproduced";
+	return d->pass ? "pass" : "fail";
+}
 
 const char *sp_cell_state_name(sp_gate_cell_state s)
 {
@@ -69,12 +76,15 @@ static void push(char ***v, size_t *n, size_t *cap, char *s)
 	(*v)[(*n)++] = s;
 }
 
-int sp_gate_collect(char *const *args, size_t nargs, char ***dirs, size_t *ndirs, sp_error *err)
+int sp_gate_collect(char *const *args, size_t nargs, char ***dirs, size_t *ndirs, char ***skipped, size_t *nskipped,
+		    sp_error *err)
 {
-	char **v = NULL;
-	size_t n = 0, cap = 0;
+	char **v = NULL, **sk = NULL;
+	size_t n = 0, cap = 0, nsk = 0, capsk = 0;
 	*dirs = NULL;
 	*ndirs = 0;
+	*skipped = NULL;
+	*nskipped = 0;
 	for (size_t i = 0; i < nargs; i++) {
 		struct stat st;
 		if (stat(args[i], &st) < 0) {
@@ -100,16 +110,43 @@ int sp_gate_collect(char *const *args, size_t nargs, char ***dirs, size_t *ndirs
 			free(real);
 			goto fail;
 		}
-		size_t before = n;
+		size_t before = n, sbefore = nsk;
 		struct dirent *de;
+		/* every entry, hidden names too: a run kept in evidence/.rerun/ is
+		 * evidence like any other; what is not a directory is named */
 		while ((de = readdir(d))) {
-			if (de->d_name[0] == '.')
+			if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
 				continue;
-			char *p = sp_xasprintf("%s/%s", real, de->d_name);
-			if (stat(p, &st) == 0 && S_ISDIR(st.st_mode) && n < SP_GATE_MAX_BUNDLES + 1)
-				push(&v, &n, &cap, p);
+			_cleanup_free_ char *p = sp_xasprintf("%s/%s", real, de->d_name);
+			if (stat(p, &st) < 0) {
+				int e = errno;
+				struct stat lst;
+				bool link = lstat(p, &lst) == 0 && S_ISLNK(lst.st_mode);
+				sp_usage(err, "%s/%s: %s%s: it may hold a run, and an entry the gate cannot examine is never skipped",
+					 args[i], de->d_name, link ? "symbolic link to nothing the gate can open: " : "",
+					 strerror(e));
+				closedir(d);
+				free(real);
+				goto fail;
+			}
+			if (!S_ISDIR(st.st_mode)) {
+				push(&sk, &nsk, &capsk,
+				     sp_xasprintf("%s/%s: not a directory (a bundle is a directory)", args[i], de->d_name));
+				continue;
+			}
+			/* a link is followed to its target: what is decided on is
+			 * what gets archived */
+			char *rp = realpath(p, NULL);
+			if (!rp) {
+				sp_usage(err, "%s/%s: %s", args[i], de->d_name, strerror(errno));
+				closedir(d);
+				free(real);
+				goto fail;
+			}
+			if (n < SP_GATE_MAX_BUNDLES + 1)
+				push(&v, &n, &cap, rp);
 			else
-				free(p);
+				free(rp);
 		}
 		closedir(d);
 		free(real);
@@ -118,6 +155,7 @@ int sp_gate_collect(char *const *args, size_t nargs, char ***dirs, size_t *ndirs
 			goto fail;
 		}
 		qsort(v + before, n - before, sizeof *v, cmpstr);
+		qsort(sk + sbefore, nsk - sbefore, sizeof *sk, cmpstr);
 	}
 	if (n > SP_GATE_MAX_BUNDLES) {
 		sp_usage(err, "more than %d bundles", SP_GATE_MAX_BUNDLES);
@@ -129,9 +167,12 @@ int sp_gate_collect(char *const *args, size_t nargs, char ***dirs, size_t *ndirs
 	}
 	*dirs = v;
 	*ndirs = n;
+	*skipped = sk;
+	*nskipped = nsk;
 	return 0;
 fail:
 	sp_gate_dirs_free(v, n);
+	sp_gate_dirs_free(sk, nsk);
 	return -1;
 }
 
@@ -268,8 +309,10 @@ static void bundle_free(sp_gate_bundle *b)
 	}
 }
 
-/* order of evidence: when it ran, then its identity (never the order of
- * the command line) */
+/* order of evidence: when it started, then when it ended, then a run that
+ * does not pass after one that does (of two runs the gate cannot order in
+ * time, a pass never counts as the retry of the failure), then the run id
+ * as text; never the order of the command line */
 static int cmp_bundle(const void *pa, const void *pb)
 {
 	const sp_gate_bundle *a = pa, *b = pb;
@@ -278,6 +321,11 @@ static int cmp_bundle(const void *pa, const void *pb)
 	if (a->readable) {
 		if (a->started != b->started)
 			return a->started < b->started ? -1 : 1;
+		if (a->ended != b->ended)
+			return a->ended < b->ended ? -1 : 1;
+		bool ga = a->trusted && a->pass, gb = b->trusted && b->pass;
+		if (ga != gb)
+			return ga ? -1 : 1;
 		int c = strcmp(a->run_id ? a->run_id : "", b->run_id ? b->run_id : "");
 		if (c)
 			return c;
@@ -369,6 +417,34 @@ static bool wrong_candidate(const sp_gate_plan *p, size_t lane, const sp_gate_bu
 	return false;
 }
 
+/* does the run's host and runtime belong to the lane? reason filled when not */
+static bool wrong_lane(const sp_gate_plan *p, size_t lane, const sp_gate_bundle *b, char *why, size_t size)
+{
+	const sp_gate_plan_lane *l = &p->lanes[lane];
+	const char *arch = kv(b, "host_arch"), *rt = kv(b, "runtime");
+	char a[40];
+	if (!arch || !sp_gate_norm_arch(arch, a, sizeof a)) {
+		fmt(why, size, "run %s records no host_arch the gate can read (%.40s); lane %s is host class %s", b->run_id,
+		    arch ? arch : "absent", l->id, l->host_class);
+		return true;
+	}
+	if (strcmp(a, l->arch)) {
+		fmt(why, size, "run %s ran on %s, lane %s is host class %s (%s)", b->run_id, arch, l->id, l->host_class,
+		    l->arch);
+		return true;
+	}
+	if (!rt) {
+		fmt(why, size, "run %s records no runtime; lane %s is isolation %s", b->run_id, l->id, l->isolation);
+		return true;
+	}
+	for (size_t i = 0; i < l->nruntimes; i++)
+		if (!strcmp(rt, l->runtimes[i]))
+			return false;
+	fmt(why, size, "run %s ran runtime %.40s, not one of lane %s's isolation %s (%s: %s%s)", b->run_id, rt, l->id,
+	    l->isolation, l->boundary, l->runtimes[0], l->nruntimes > 1 ? ", ..." : "");
+	return true;
+}
+
 static void add_claim(sp_gate_cell *c, size_t bundle, sp_gate_claim_disp disp, const char *reason)
 {
 	if (c->nclaims == c->capclaims) {
@@ -395,6 +471,10 @@ static void classify(const sp_gate_decision *d, size_t lane, size_t scen, int pr
 		sp_gate_format_time(b->ended, t1, sizeof t1);
 		fmt(why, sizeof why, "run %s ended at %s, after the decision time %s", b->run_id, t1, d->at_text);
 		add_claim(c, bi, SP_CLAIM_FUTURE, why);
+		return;
+	}
+	if (wrong_lane(p, lane, b, why, sizeof why)) {
+		add_claim(c, bi, SP_CLAIM_WRONG_LANE, why);
 		return;
 	}
 	if (wrong_candidate(p, lane, b, why, sizeof why)) {
@@ -504,8 +584,7 @@ static void resolve(const sp_gate_decision *d, sp_gate_cell *c)
 	static const struct {
 		sp_gate_claim_disp disp;
 		sp_gate_cell_state state;
-	} order[] = {{SP_CLAIM_EXPIRED, SP_CELL_EXPIRED}, {SP_CLAIM_SUPERSEDED, SP_CELL_SUPERSEDED},
-		     {SP_CLAIM_WRONG, SP_CELL_WRONG}};
+	} order[] = {{SP_CLAIM_EXPIRED, SP_CELL_EXPIRED}, {SP_CLAIM_SUPERSEDED, SP_CELL_SUPERSEDED}, {SP_CLAIM_WRONG, SP_CELL_WRONG}, {SP_CLAIM_WRONG_LANE, SP_CELL_WRONG_LANE}};
 	for (size_t k = 0; k < SP_ARRAY_SIZE(order); k++) {
 		ssize_t i = newest(c, order[k].disp);
 		if (i >= 0) {
@@ -667,14 +746,29 @@ int sp_gate_decide(const sp_gate_plan *plan, char *const *dirs, size_t ndirs, co
 				sp_gate_cell *c = CELL(s, l, p);
 				if (c->state != SP_CELL_PASS)
 					continue;
+				const sp_gate_bundle *cb = &d->b[c->decisive];
 				for (int q = 0; q < p; q++) {
 					sp_gate_cell *e = CELL(s, l, q);
-					if (!e->required || e->state == SP_CELL_PASS || e->state == SP_CELL_BLOCKED)
+					if (!e->required)
 						continue;
 					char why[sizeof c->reason];
-					fmt(why, sizeof why,
-					    "promotion order R0 -> G2 -> R24 -> E72: %s is %s, and a later profile never waives it (%s)",
-					    sp_prof_names[q], sp_cell_state_name(e->state), c->reason);
+					if (e->state == SP_CELL_PASS || e->state == SP_CELL_BLOCKED) {
+						/* in time too: the earlier profile's run ended
+						 * before this one started */
+						const sp_gate_bundle *eb = &d->b[e->decisive];
+						if (!plan->order_in_time || eb->ended <= cb->started)
+							continue;
+						char t1[32];
+						sp_gate_format_time(eb->ended, t1, sizeof t1);
+						fmt(why, sizeof why,
+						    "promotion order R0 -> G2 -> R24 -> E72 in time: %s run %s ended at %s, after %s run %s started at %s (%s)",
+						    sp_prof_names[q], eb->run_id, t1, sp_prof_names[p], cb->run_id,
+						    cb->started_text, c->reason);
+					} else {
+						fmt(why, sizeof why,
+						    "promotion order R0 -> G2 -> R24 -> E72: %s is %s, and a later profile never waives it (%s)",
+						    sp_prof_names[q], sp_cell_state_name(e->state), c->reason);
+					}
 					memcpy(c->reason, why, sizeof why);
 					c->state = SP_CELL_BLOCKED;
 					break;
@@ -698,6 +792,19 @@ int sp_gate_decide(const sp_gate_plan *plan, char *const *dirs, size_t ndirs, co
 	free(grid);
 #undef CELL
 	d->pass = d->nprob == 0 && d->nrequired > 0 && d->count[SP_CELL_PASS] == d->nrequired;
+
+	/* a decision dated before it was made: which passes would have expired by now */
+	d->made_at = o->now;
+	if (o->now > d->at + SP_GATE_CLOCK_SKEW_S)
+		for (size_t i = 0; i < d->ncells; i++) {
+			const sp_gate_cell *c = &d->cells[i];
+			if (c->required && c->state == SP_CELL_PASS && c->decisive >= 0 &&
+			    (long long)(o->now - d->b[c->decisive].ended) > plan->valid_for_s[c->prof])
+				d->expired_by_now++;
+		}
+	d->skipped = sp_xcalloc(o->nskipped ? o->nskipped : 1, sizeof *d->skipped);
+	for (size_t i = 0; i < o->nskipped; i++)
+		d->skipped[d->nskipped++] = sp_xstrdup(o->skipped[i]);
 	return 0;
 }
 
@@ -710,5 +817,12 @@ void sp_decision_free(sp_gate_decision *d)
 		free(d->cells[i].claims);
 	free(d->cells);
 	free(d->prob);
+	for (size_t i = 0; i < d->nskipped; i++)
+		free(d->skipped[i]);
+	free(d->skipped);
+	for (size_t i = 0; i < d->ndiffs; i++)
+		free(d->diffs[i]);
+	free(d->diffs);
+	free(d->celldiffs);
 	memset(d, 0, sizeof *d);
 }

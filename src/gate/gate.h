@@ -2,8 +2,8 @@
  * is judged by the verifier (sp_verify, with the plan's key when it names
  * one), matched to its cells (scenario x lane x profile) by its own
  * metadata, and every cell is decided: pass, fail, missing, expired,
- * wrong-candidate, superseded, or blocked by the promotion order
- * R0 -> G2 -> R24 -> E72. See docs/plan-format.md for the rules. */
+ * wrong-candidate, wrong-lane, superseded, or blocked by the promotion
+ * order R0 -> G2 -> R24 -> E72. See docs/plan-format.md for the rules. */
 #ifndef SP_GATE_GATE_H
 #define SP_GATE_GATE_H
 
@@ -31,6 +31,7 @@ typedef enum sp_gate_cell_state {
 	SP_CELL_WRONG,      /* wrong candidate: digest mismatch or a dirty build */
 	SP_CELL_SUPERSEDED, /* evidence of a test definition the plan replaced */
 	SP_CELL_BLOCKED,    /* passes, but an earlier profile of the promotion order does not */
+	SP_CELL_WRONG_LANE, /* only runs on another host class or isolation than the lane's */
 	SP_CELL_NSTATES
 } sp_gate_cell_state;
 const char *sp_cell_state_name(sp_gate_cell_state s);   /* "wrong-candidate" ... */
@@ -38,15 +39,16 @@ const char *sp_cell_state_label(sp_gate_cell_state s);  /* "WRONG-CANDIDATE" ...
 
 /* what one bundle is to one cell it claims */
 typedef enum sp_gate_claim_disp {
-	SP_CLAIM_USED,       /* the cell's deciding evidence */
-	SP_CLAIM_OLDER,      /* a passing run a newer passing run replaces */
-	SP_CLAIM_RETRIED,    /* a failed run superseded by a later pass the plan's retries allow */
-	SP_CLAIM_FAILED,     /* a failed run of the candidate that counts */
-	SP_CLAIM_UNTRUSTED,  /* integrity failed (edited, unsigned ...): counts as a failed run */
-	SP_CLAIM_FUTURE,     /* ended after the decision time: counts as a failed run */
+	SP_CLAIM_USED,      /* the cell's deciding evidence */
+	SP_CLAIM_OLDER,     /* a passing run a newer passing run replaces */
+	SP_CLAIM_RETRIED,   /* a failed run superseded by a later pass the plan's retries allow */
+	SP_CLAIM_FAILED,    /* a failed run of the candidate that counts */
+	SP_CLAIM_UNTRUSTED, /* integrity failed (edited, unsigned ...): counts as a failed run */
+	SP_CLAIM_FUTURE,    /* ended after the decision time: counts as a failed run */
 	SP_CLAIM_EXPIRED,
 	SP_CLAIM_WRONG,
 	SP_CLAIM_SUPERSEDED,
+	SP_CLAIM_WRONG_LANE, /* ran on another architecture or runtime than the lane's */
 	SP_CLAIM_NDISP
 } sp_gate_claim_disp;
 const char *sp_claim_disp_name(sp_gate_claim_disp d);
@@ -100,8 +102,17 @@ typedef struct sp_gate_problem {
 
 typedef struct sp_gate_opts {
 	time_t at;              /* decision time */
+	time_t now;             /* when the decision is made (0: not known, no backdating check) */
 	bool keep_verdicts;     /* keep each bundle's verdict (reports) */
+	char *const *skipped;   /* entries of the evidence roots that are not bundles ("PATH: reason") */
+	size_t nskipped;
 } sp_gate_opts;
+
+/* one cell whose re-made state differs from the archived one */
+typedef struct sp_gate_celldiff {
+	char id[200];
+	char archived[24], remade[24];
+} sp_gate_celldiff;
 
 typedef struct sp_gate_decision {
 	const sp_gate_plan *plan;
@@ -118,12 +129,29 @@ typedef struct sp_gate_decision {
 	size_t nrequired;
 	size_t count[SP_CELL_NSTATES]; /* over required cells */
 	bool pass;
+	char **skipped; /* entries of the evidence roots not decided on, with the reason */
+	size_t nskipped;
+	time_t made_at;        /* wall clock when decided (0: unknown) */
+	size_t expired_by_now; /* passing cells whose evidence has expired by made_at (a backdated --at) */
+	/* --from-archive: whether the archived decision was reproduced */
+	bool from_archive, reproduced;
+	char archived_result[20];
+	char **diffs; /* every difference found, one line each */
+	size_t ndiffs;
+	sp_gate_celldiff *celldiffs;
+	size_t ncelldiffs;
 } sp_gate_decision;
+/* "pass", "fail" or "not-reproduced" */
+const char *sp_gate_result(const sp_gate_decision *d);
 
 /* Expand the command line's paths: a directory holding metadata.txt or a
- * MANIFEST is a bundle; any other directory holds bundles (each
- * subdirectory, sorted by name). 0, or -1 with a usage error. */
-int sp_gate_collect(char *const *args, size_t nargs, char ***dirs, size_t *ndirs, sp_error *err);
+ * MANIFEST is a bundle; any other directory holds bundles: each entry that
+ * is a directory (hidden names included, a symbolic link resolved to its
+ * target), sorted by name. Entries that are not directories go to *skipped
+ * ("PATH: reason"); an entry that cannot be examined (dangling link, no
+ * permission) is refused. 0, or -1 with a usage error. */
+int sp_gate_collect(char *const *args, size_t nargs, char ***dirs, size_t *ndirs, char ***skipped, size_t *nskipped,
+		    sp_error *err);
 void sp_gate_dirs_free(char **dirs, size_t n);
 
 /* Decide. pubkey_override (may be NULL) replaces the plan's signing.pubkey
@@ -156,7 +184,8 @@ int sp_gate_write_reports(const sp_gate_decision *d, const char *dir, sp_error *
 int sp_gate_archive(const sp_gate_decision *d, const char *dir, void *sign_key, sp_error *err);
 /* Re-decide from an archive alone. pubkey (may be NULL) checks the
  * archive's MANIFEST.sig. *same says whether the re-made decision equals the
- * archived one; diff names the first difference. */
+ * archived one; diff names the first difference; d->reproduced, d->diffs
+ * and d->celldiffs record them all (the outputs then say not-reproduced). */
 int sp_gate_from_archive(const char *dir, void *pubkey, bool keep_verdicts, sp_gate_plan *plan, sp_gate_decision *d, bool *same,
 			 char *diff, size_t diffsz, sp_error *err);
 

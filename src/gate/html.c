@@ -25,7 +25,7 @@ static const char matrix_css[] =
 	".st-pass{background:#d8f0dd;color:#17602a}.st-fail{background:#f8d7d7;color:#8a1c1c}"
 	".st-missing{background:#e6e8ec;color:#4a5160}.st-expired{background:#fff0c2;color:#7a5a00}"
 	".st-wrong-candidate{background:#f3dcf5;color:#6b1f73}.st-superseded{background:#dfe7f7;color:#2d4a80}"
-	".st-blocked{background:#ffe2c6;color:#8a4a0c}.chip.opt{opacity:.65;border:1px dashed #8a93a3}"
+	".st-blocked{background:#ffe2c6;color:#8a4a0c}.st-wrong-lane{background:#f3dcf5;color:#6b1f73}.chip.opt{opacity:.65;border:1px dashed #8a93a3}"
 	"td.state{font-weight:600}.legend .chip{margin-right:8px}";
 
 static void chip(FILE *f, const sp_gate_decision *d, const sp_gate_cell *c, const char *report_dir, const char *anchor)
@@ -77,8 +77,21 @@ int sp_gate_write_html(FILE *f, const sp_gate_decision *d, const char *report_di
 	fputs(" ", f);
 	E(p->candidate_id);
 	fprintf(f, "</title>\n<style>%s%s</style>\n</head>\n<body>\n<div class=\"main\">\n", rp_css, matrix_css);
-	fprintf(f, "<h1>Release gate <span class=\"badge b-%s\" id=\"result\">%s</span></h1>\n", d->pass ? "pass" : "fail",
-		d->pass ? "PASS" : "FAIL");
+	bool notrep = d->from_archive && !d->reproduced;
+	fprintf(f, "<h1>Release gate <span class=\"badge b-%s\" id=\"result\">%s</span></h1>\n",
+		d->pass && !notrep ? "pass" : "fail", notrep ? "NOT REPRODUCED" : d->pass ? "PASS"
+											  : "FAIL");
+	if (notrep) {
+		fputs("<p class=\"sub\">the decision re-made from the archive differs from the archived one (archived result ", f);
+		E(d->archived_result);
+		fprintf(f, ", re-made %s):</p>\n<ul>\n", d->pass ? "pass" : "fail");
+		for (size_t i = 0; i < d->ndiffs; i++) {
+			fputs("<li>", f);
+			E(d->diffs[i]);
+			fputs("</li>\n", f);
+		}
+		fputs("</ul>\n", f);
+	}
 	fputs("<p class=\"sub\">plan <b>", f);
 	E(p->name);
 	fputs("</b> &middot; candidate <b>", f);
@@ -89,10 +102,15 @@ int sp_gate_write_html(FILE *f, const sp_gate_decision *d, const char *report_di
 	      "<a href=\"#bundles\">bundles</a><a href=\"#plan\">plan</a></nav>\n",
 	      f);
 	fprintf(f, "<p>%zu required cell(s): %zu passed, %zu failed, %zu missing, %zu expired, %zu wrong candidate, "
-		   "%zu superseded, %zu blocked; %zu problem(s) in the evidence set.</p>\n",
+		   "%zu wrong lane, %zu superseded, %zu blocked; %zu problem(s) in the evidence set.</p>\n",
 		d->nrequired, d->count[SP_CELL_PASS], d->count[SP_CELL_FAIL], d->count[SP_CELL_MISSING],
-		d->count[SP_CELL_EXPIRED], d->count[SP_CELL_WRONG], d->count[SP_CELL_SUPERSEDED], d->count[SP_CELL_BLOCKED],
-		d->nprob);
+		d->count[SP_CELL_EXPIRED], d->count[SP_CELL_WRONG], d->count[SP_CELL_WRONG_LANE], d->count[SP_CELL_SUPERSEDED],
+		d->count[SP_CELL_BLOCKED], d->nprob);
+	for (size_t i = 0; i < d->nskipped; i++) {
+		fputs("<p class=\"sub\">skipped: ", f);
+		E(d->skipped[i]);
+		fputs("</p>\n", f);
+	}
 
 	/* the matrix */
 	fputs("<h2 id=\"matrix\">Coverage matrix</h2>\n<p class=\"legend\">", f);

@@ -49,14 +49,32 @@ int sp_gate_write_text(FILE *f, const sp_gate_decision *d)
 		if (b->readable && !b->nclaims && b->note[0])
 			fprintf(f, "NOTE: %s fills no cell: %s\n", b->path, b->note);
 	}
+	for (size_t i = 0; i < d->nskipped; i++)
+		fprintf(f, "SKIPPED: %s\n", d->skipped[i]);
+	if (d->expired_by_now)
+		fprintf(f,
+			"NOTE: decided at %s, before the gate ran (--at): %zu passing cell(s) rest on evidence that has expired since\n",
+			d->at_text, d->expired_by_now);
 	for (size_t i = 0; i < d->nprob; i++)
 		fprintf(f, "PROBLEM: %s: %s\n", d->prob[i].kind, d->prob[i].message);
+	if (d->from_archive && !d->reproduced) {
+		fprintf(f, "NOT-REPRODUCED: archived result %s, re-made result %s\n", d->archived_result,
+			d->pass ? "pass" : "fail");
+		for (size_t i = 0; i < d->ndiffs; i++)
+			fprintf(f, "DIFFERS: %s\n", d->diffs[i]);
+	}
+	const char *res = sp_gate_result(d);
+	char label[20];
+	size_t k = 0;
+	for (; res[k] && k < sizeof label - 1; k++)
+		label[k] = (char)(res[k] >= 'a' && res[k] <= 'z' ? res[k] - 32 : res[k]);
+	label[k] = '\0';
 	fprintf(f,
 		"RESULT: %s -- %zu required cell(s): %zu passed, %zu failed, %zu missing, %zu expired, %zu wrong candidate, "
-		"%zu superseded, %zu blocked; %zu problem(s)\n",
-		d->pass ? "PASS" : "FAIL", d->nrequired, d->count[SP_CELL_PASS], d->count[SP_CELL_FAIL],
-		d->count[SP_CELL_MISSING], d->count[SP_CELL_EXPIRED], d->count[SP_CELL_WRONG], d->count[SP_CELL_SUPERSEDED],
-		d->count[SP_CELL_BLOCKED], d->nprob);
+		"%zu wrong lane, %zu superseded, %zu blocked; %zu problem(s)\n",
+		label, d->nrequired, d->count[SP_CELL_PASS], d->count[SP_CELL_FAIL], d->count[SP_CELL_MISSING],
+		d->count[SP_CELL_EXPIRED], d->count[SP_CELL_WRONG], d->count[SP_CELL_WRONG_LANE],
+		d->count[SP_CELL_SUPERSEDED], d->count[SP_CELL_BLOCKED], d->nprob);
 	return flush_status(f);
 }
 
@@ -115,6 +133,7 @@ json_t *sp_gate_decision_json(const sp_gate_decision *d)
 	json_object_set_new(pl, "valid_for_s", vf);
 	json_object_set_new(pl, "not_before", p->has_not_before ? json_string(p->not_before_text) : json_null());
 	json_object_set_new(pl, "retries", json_integer(p->retries));
+	json_object_set_new(pl, "promotion_order", json_string(p->order_in_time ? "time" : "state"));
 	json_object_set_new(pl, "signature_required", json_boolean(d->signature_required));
 	json_object_set_new(pl, "pubkey_sha256", d->pubkey_sha256[0] ? json_string(d->pubkey_sha256) : json_null());
 	json_t *lanes = json_array();
@@ -125,6 +144,11 @@ json_t *sp_gate_decision_json(const sp_gate_decision *d)
 		json_object_set_new(o, "title", str_or_null(l->title));
 		json_object_set_new(o, "host_class", json_string(l->host_class));
 		json_object_set_new(o, "isolation", json_string(l->isolation));
+		json_object_set_new(o, "arch", json_string(l->arch));
+		json_t *rts = json_array();
+		for (size_t k = 0; k < l->nruntimes; k++)
+			json_array_append_new(rts, json_string(l->runtimes[k]));
+		json_object_set_new(o, "runtimes", rts);
 		json_object_set_new(o, "artifacts", artifacts_json(l->art, l->nart));
 		json_array_append_new(lanes, o);
 	}
@@ -144,7 +168,30 @@ json_t *sp_gate_decision_json(const sp_gate_decision *d)
 	json_object_set_new(j, "plan", pl);
 
 	json_object_set_new(j, "decided_at", json_string(d->at_text));
-	json_object_set_new(j, "result", json_string(d->pass ? "pass" : "fail"));
+	json_object_set_new(j, "result", json_string(sp_gate_result(d)));
+	json_object_set_new(j, "expired_by_now", json_integer((json_int_t)d->expired_by_now));
+	if (d->from_archive) {
+		json_t *r = json_object();
+		json_object_set_new(r, "reproduced", json_boolean(d->reproduced));
+		json_object_set_new(r, "archived_result", jstring(d->archived_result));
+		json_object_set_new(r, "remade_result", json_string(d->pass ? "pass" : "fail"));
+		json_t *df = json_array();
+		for (size_t i = 0; i < d->ndiffs; i++)
+			json_array_append_new(df, jstring(d->diffs[i]));
+		json_object_set_new(r, "differences", df);
+		json_t *cd = json_array();
+		for (size_t i = 0; i < d->ncelldiffs; i++) {
+			json_t *o = json_object();
+			json_object_set_new(o, "id", jstring(d->celldiffs[i].id));
+			json_object_set_new(o, "archived", jstring(d->celldiffs[i].archived));
+			json_object_set_new(o, "remade", jstring(d->celldiffs[i].remade));
+			json_array_append_new(cd, o);
+		}
+		json_object_set_new(r, "cells", cd);
+		json_object_set_new(j, "reproduction", r);
+	} else {
+		json_object_set_new(j, "reproduction", json_null());
+	}
 	json_t *sum = json_object();
 	json_object_set_new(sum, "required", json_integer((json_int_t)d->nrequired));
 	for (int s = 0; s < SP_CELL_NSTATES; s++)
@@ -245,6 +292,10 @@ json_t *sp_gate_decision_json(const sp_gate_decision *d)
 		json_array_append_new(probs, o);
 	}
 	json_object_set_new(j, "problems", probs);
+	json_t *sk = json_array();
+	for (size_t i = 0; i < d->nskipped; i++)
+		json_array_append_new(sk, jstring(d->skipped[i]));
+	json_object_set_new(j, "skipped", sk);
 	return j;
 }
 
@@ -263,13 +314,15 @@ int sp_gate_write_json(FILE *f, const sp_gate_decision *d)
 int sp_gate_write_junit(FILE *f, const sp_gate_decision *d)
 {
 	const sp_gate_plan *p = d->plan;
-	size_t failures = d->nrequired - d->count[SP_CELL_PASS] + (d->nprob ? 1 : 0);
+	bool notrep = d->from_archive && !d->reproduced;
+	size_t tests = d->nrequired + 1 + (d->from_archive ? 1 : 0);
+	size_t failures = d->nrequired - d->count[SP_CELL_PASS] + (d->nprob ? 1 : 0) + (notrep ? 1 : 0);
 	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"sandprobe gate\" tests=\"%zu\" failures=\"%zu\">\n",
-		d->nrequired + 1, failures);
+		tests, failures);
 	fputs("<testsuite name=\"sandprobe.gate.", f);
 	sp_html_text(f, p->name);
-	fprintf(f, "\" tests=\"%zu\" failures=\"%zu\" errors=\"0\" skipped=\"0\" timestamp=\"%s\">\n", d->nrequired + 1,
-		failures, d->at_text);
+	fprintf(f, "\" tests=\"%zu\" failures=\"%zu\" errors=\"0\" skipped=\"0\" timestamp=\"%s\">\n", tests, failures,
+		d->at_text);
 	fputs("<properties>\n<property name=\"candidate\" value=\"", f);
 	sp_html_text(f, p->candidate_id);
 	fputs("\"/>\n<property name=\"plan_sha256\" value=\"", f);
@@ -323,6 +376,30 @@ int sp_gate_write_junit(FILE *f, const sp_gate_decision *d)
 		}
 		fputs("</failure>\n", f);
 	}
-	fputs("</testcase>\n</testsuite>\n</testsuites>\n", f);
+	if (d->nskipped) {
+		fputs("<system-out>", f);
+		for (size_t i = 0; i < d->nskipped; i++) {
+			fputs("skipped: ", f);
+			sp_html_text(f, d->skipped[i]);
+			fputs("\n", f);
+		}
+		fputs("</system-out>\n", f);
+	}
+	fputs("</testcase>\n", f);
+	if (d->from_archive) {
+		fputs("<testcase classname=\"gate\" name=\"archive reproduction\">\n", f);
+		if (notrep) {
+			fputs("<failure type=\"not-reproduced\" message=\"archived result ", f);
+			sp_html_text(f, d->archived_result);
+			fprintf(f, ", re-made result %s\">", d->pass ? "pass" : "fail");
+			for (size_t i = 0; i < d->ndiffs; i++) {
+				sp_html_text(f, d->diffs[i]);
+				fputs("\n", f);
+			}
+			fputs("</failure>\n", f);
+		}
+		fputs("</testcase>\n", f);
+	}
+	fputs("</testsuite>\n</testsuites>\n", f);
 	return flush_status(f);
 }

@@ -257,7 +257,7 @@ static int parse_candidate(struct pctx *p, sp_gate_plan *pl, const sp_ynode *n)
 
 static int parse_evidence(struct pctx *p, sp_gate_plan *pl, const sp_ynode *n, const sp_ynode **valid_node)
 {
-	static const char *const keys[] = {"valid_for", "not_before", "retries", NULL};
+	static const char *const keys[] = {"valid_for", "not_before", "retries", "promotion_order", NULL};
 	const sp_ynode *v;
 	if (want(p, n, SP_YN_MAP, "evidence") < 0 || check_keys(p, n, "evidence", keys) < 0)
 		return -1;
@@ -305,6 +305,15 @@ static int parse_evidence(struct pctx *p, sp_gate_plan *pl, const sp_ynode *n, c
 	}
 	if ((v = sp_ynode_get(n, "retries")) && get_int(p, v, "evidence.retries", 0, 100, &pl->retries) < 0)
 		return -1;
+	pl->order_in_time = true;
+	if ((v = sp_ynode_get(n, "promotion_order"))) {
+		if (want(p, v, SP_YN_SCALAR, "evidence.promotion_order") < 0)
+			return -1;
+		if (!strcmp(v->str, "state"))
+			pl->order_in_time = false;
+		else if (strcmp(v->str, "time"))
+			return BAD(v, "'evidence.promotion_order' is time (default) or state (got '%.40s')", v->str);
+	}
 	return 0;
 }
 
@@ -325,6 +334,93 @@ static int parse_signing(struct pctx *p, sp_gate_plan *pl, const sp_ynode *n, co
 	return 0;
 }
 
+/* ---- lanes: host class and isolation ------------------------------------ */
+bool sp_gate_norm_arch(const char *name, char *buf, size_t size)
+{
+	static const char *const alias[][2] = {
+		{"amd64", "x86_64"},
+		{"x86-64", "x86_64"},
+		{"x64", "x86_64"},
+		{"arm64", "aarch64"},
+		{"i386", "i686"},
+		{"x86", "i686"},
+		{"ppc64el", "ppc64le"},
+		{"armhf", "armv7l"},
+	};
+	size_t n = strlen(name);
+	if (n == 0 || n >= size || n > 32)
+		return false;
+	for (const char *c = name; *c; c++)
+		if (!((*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9') || *c == '_' || *c == '-'))
+			return false;
+	snprintf(buf, size, "%s", name);
+	for (size_t i = 0; i < SP_ARRAY_SIZE(alias); i++)
+		if (!strcmp(name, alias[i][0]))
+			snprintf(buf, size, "%s", alias[i][1]);
+	return true;
+}
+
+/* the isolation classes the gate knows: the kernel boundary and the
+ * runtimes (the workload's runtime.name, metadata runtime=) that provide it */
+static const struct iso_class {
+	const char *names[4];
+	const char *boundary;
+	const char *runtimes[16];
+} iso_classes[] = {
+	{{"oci-sandbox", "container", "shared-kernel", NULL},
+	 "shared host kernel",
+	 {"runc", "crun", "youki", "docker", "podman", "containerd", "nerdctl", "bwrap", "bubblewrap", "firejail",
+	  "nspawn", "systemd-nspawn", "lxc", NULL}},
+	{{"gvisor", "user-kernel", NULL}, "user-space kernel", {"runsc", "gvisor", NULL}},
+	{{"kvm-microvm", "microvm", "vm", NULL},
+	 "guest kernel (virtual machine)",
+	 {"kata", "kata-runtime", "kata-qemu", "kata-fc", "firecracker", "cloud-hypervisor", "qemu", "krun", "libkrun",
+	  "a3s-box", NULL}},
+};
+
+static const struct iso_class *iso_class(const char *name)
+{
+	for (size_t i = 0; i < SP_ARRAY_SIZE(iso_classes); i++)
+		for (size_t k = 0; iso_classes[i].names[k]; k++)
+			if (!strcmp(iso_classes[i].names[k], name))
+				return &iso_classes[i];
+	return NULL;
+}
+
+static int parse_lane_class(struct pctx *p, sp_gate_plan_lane *l, const sp_ynode *hc, const sp_ynode *iso,
+			    const sp_ynode *rt)
+{
+	if (strncmp(l->host_class, "linux-", 6) || !sp_gate_norm_arch(l->host_class + 6, l->arch, sizeof l->arch))
+		return BAD(hc,
+			   "lane %s: host_class '%.60s' must be linux-ARCH (linux-x86_64, linux-arm64 ...): the gate compares ARCH with a bundle's host_arch",
+			   l->id, l->host_class);
+	const struct iso_class *ic = iso_class(l->isolation);
+	l->boundary = ic ? ic->boundary : "as the lane's runtimes provide";
+	if (rt) {
+		size_t n = rt->kind == SP_YN_SEQ ? rt->n : 1;
+		if (rt->kind == SP_YN_MAP || n == 0 || n > 32)
+			return BAD(rt, "lane %s: 'runtimes' must be a runtime name or a list of 1 to 32", l->id);
+		l->runtimes = sp_xcalloc(n, sizeof *l->runtimes);
+		for (size_t i = 0; i < n; i++) {
+			const sp_ynode *v = rt->kind == SP_YN_SEQ ? rt->items[i] : rt;
+			if (get_id(p, v, "runtimes item", 64, &l->runtimes[l->nruntimes++]) < 0)
+				return -1;
+		}
+		return 0;
+	}
+	if (!ic)
+		return BAD(iso,
+			   "lane %s: isolation '%.60s' is not a class the gate knows (oci-sandbox, gvisor, kvm-microvm ...): list the runtimes that provide it ('runtimes: [NAME]')",
+			   l->id, l->isolation);
+	size_t n = 0;
+	while (ic->runtimes[n])
+		n++;
+	l->runtimes = sp_xcalloc(n, sizeof *l->runtimes);
+	for (size_t i = 0; i < n; i++)
+		l->runtimes[l->nruntimes++] = sp_xstrdup(ic->runtimes[i]);
+	return 0;
+}
+
 static ssize_t lane_index(const sp_gate_plan *pl, const char *id)
 {
 	for (size_t i = 0; i < pl->nlanes; i++)
@@ -335,7 +431,7 @@ static ssize_t lane_index(const sp_gate_plan *pl, const char *id)
 
 static int parse_lanes(struct pctx *p, sp_gate_plan *pl, const sp_ynode *n)
 {
-	static const char *const keys[] = {"id", "title", "host_class", "isolation", "artifacts", NULL};
+	static const char *const keys[] = {"id", "title", "host_class", "isolation", "runtimes", "artifacts", NULL};
 	if (want(p, n, SP_YN_SEQ, "lanes") < 0)
 		return -1;
 	if (n->n == 0 || n->n > SP_PLAN_MAX_LANES)
@@ -351,9 +447,12 @@ static int parse_lanes(struct pctx *p, sp_gate_plan *pl, const sp_ynode *n)
 			return -1;
 		if (lane_index(pl, l->id) != (ssize_t)i)
 			return BAD(v, "duplicate lane id '%s'", l->id);
-		if (need(p, it, "host_class", "lane", &v) < 0 || get_text(p, v, "host_class", 128, &l->host_class) < 0)
+		const sp_ynode *hc, *iso;
+		if (need(p, it, "host_class", "lane", &hc) < 0 || get_text(p, hc, "host_class", 128, &l->host_class) < 0)
 			return -1;
-		if (need(p, it, "isolation", "lane", &v) < 0 || get_text(p, v, "isolation", 128, &l->isolation) < 0)
+		if (need(p, it, "isolation", "lane", &iso) < 0 || get_text(p, iso, "isolation", 128, &l->isolation) < 0)
+			return -1;
+		if (parse_lane_class(p, l, hc, iso, sp_ynode_get(it, "runtimes")) < 0)
 			return -1;
 		if ((v = sp_ynode_get(it, "title")) && get_text(p, v, "title", 200, &l->title) < 0)
 			return -1;
@@ -614,6 +713,9 @@ void sp_plan_free(sp_gate_plan *p)
 		free(p->lanes[i].title);
 		free(p->lanes[i].host_class);
 		free(p->lanes[i].isolation);
+		for (size_t k = 0; k < p->lanes[i].nruntimes; k++)
+			free(p->lanes[i].runtimes[k]);
+		free(p->lanes[i].runtimes);
 		art_free(p->lanes[i].art, p->lanes[i].nart);
 	}
 	free(p->lanes);

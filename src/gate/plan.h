@@ -32,6 +32,10 @@ typedef struct sp_gate_plan_artifact {
 
 typedef struct sp_gate_plan_lane {
 	char *id, *title, *host_class, *isolation;
+	char arch[40];   /* host_class "linux-ARCH": ARCH in uname -m spelling (arm64 -> aarch64) */
+	char **runtimes; /* the runtimes a bundle may name (the lane's runtimes:, else the isolation's class) */
+	size_t nruntimes;
+	const char *boundary;       /* the isolation's kernel boundary: "shared host kernel", ... */
 	sp_gate_plan_artifact *art; /* lane-specific artifacts (override the candidate's) */
 	size_t nart;
 	int line;
@@ -60,6 +64,8 @@ typedef struct sp_gate_plan {
 	time_t not_before;      /* evidence that started earlier is superseded */
 	char not_before_text[40];
 	int retries;            /* default for scenarios */
+	bool order_in_time;     /* evidence.promotion_order: time (default): an earlier profile's run
+				 * must end before the later profile's run starts */
 	char *pubkey_path;      /* resolved against the plan's directory, NULL: none */
 	int pubkey_line;
 	sp_gate_plan_lane *lanes;
@@ -84,6 +90,10 @@ void sp_plan_free(sp_gate_plan *p);
  * replaced by the lane's own digest when the lane names one, then the
  * lane-only ones. At most max into out; returns the count. */
 size_t sp_plan_lane_artifacts(const sp_gate_plan *p, size_t lane, const sp_gate_plan_artifact **out, size_t max);
+
+/* uname -m spelling of an architecture name (amd64 -> x86_64, arm64 ->
+ * aarch64 ...), into buf; false when name is not one */
+bool sp_gate_norm_arch(const char *name, char *buf, size_t size);
 
 /* "2026-01-01T00:00:00Z" (optionally with a fraction) as seconds since the
  * epoch; -1 when s is not one (calendar checked: no Feb 30) */

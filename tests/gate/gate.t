@@ -52,7 +52,7 @@ EOF
 "$MK" -p R0 -a runc=$A -t 2026-08-01T00:00:00Z "$T/r0"
 "$MK" -p G2 -a runc=$A -t 2026-08-01T01:00:00Z "$T/g2"
 "$MK" -p R24 -a runc=$A -t 2026-08-02T00:00:00Z "$T/r24"
-"$MK" -p E72 -a runc=$A -t 2026-07-28T00:00:00Z "$T/e72"
+"$MK" -p E72 -a runc=$A -t 2026-08-03T01:00:00Z "$T/e72"
 for b in r0 g2 r24 e72; do
 	"$SP_BIN" verify "$T/$b" >/dev/null || { TAP_NAME="fixture $b passes the verifier" ok false; }
 done
@@ -124,7 +124,7 @@ is "$(state RUN-01/lane-a/R0 <<<"$js")" pass "R0 passes"
 out=$(G --plan "$T/p24.yaml" --at $AT "$T/r0" "$T/g2" "$T/r24"); rc=$?
 is "$rc" 0 "R0, G2 and R24 all present: the R24 plan passes"
 mkplan "$T/p72.yaml" "[E72]"
-G --plan "$T/p72.yaml" --at $AT "$T/r0" "$T/g2" "$T/r24" "$T/e72" >/dev/null; is "$?" 0 "E72 plan: the whole order R0 -> G2 -> R24 -> E72 passes"
+G --plan "$T/p72.yaml" --at 2026-08-07T00:00:00Z "$T/r0" "$T/g2" "$T/r24" "$T/e72" >/dev/null; is "$?" 0 "E72 plan: the whole order R0 -> G2 -> R24 -> E72 passes"
 "$MK" -p R0 -a runc=$A -t 2026-08-01T00:30:00Z -f "$T/r0fail"
 js=$(G --plan "$T/p.yaml" --at $AT "$T/r0fail" "$T/g2" --format json)
 is "$(state RUN-01/lane-a/R0 <<<"$js")/$(state RUN-01/lane-a/G2 <<<"$js")" fail/blocked \
@@ -153,7 +153,7 @@ like "$(reason RUN-01/lane-a/R0 <<<"$js")" "valid for 1w: expired at $edge" "exp
 "$MK" -p R0 -a runc=$B "$T/r0b"
 "$MK" -p R0 "$T/r0none"
 "$MK" -p R0 -a runc=$A -d 1 "$T/r0dirty"
-"$MK" -p R0 -a runc=$B -l lane-b "$T/r0laneb"
+"$MK" -p R0 -a runc=$B -l lane-b -A aarch64 -r kata "$T/r0laneb"
 js=$(G --plan "$T/pr0.yaml" --at $AT "$T/r0b" --format json); rc=$?
 is "$rc $(state RUN-01/lane-a/R0 <<<"$js")" "1 wrong-candidate" "another build's digest: wrong-candidate, exit 1"
 like "$(reason RUN-01/lane-a/R0 <<<"$js")" "tested artifact runc $B, the candidate's is $A" "wrong-candidate: both digests named"

@@ -13,6 +13,8 @@
 #   -t TIME      started_at (default 2026-08-01T00:00:00Z)
 #   -n ID        run_id (default gate-<random>)
 #   -d 0|1       dirty (default 0)
+#   -A ARCH      host_arch (default x86_64, whatever this host is)
+#   -r NAME      runtime (default runc)
 #   -w HEX       workload_sha256
 #   -f           a failing run (owned RSS grows: leak.rss_slope fails)
 #   -k KEY       sign MANIFEST with this Ed25519 PEM private key
@@ -22,9 +24,9 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 MK=$here/../verify/mkbundle.sh
 profile=R0 lane=lane-a scen=RUN-01,RUN-02,RUN-03 started=2026-08-01T00:00:00Z run="gate-$$-$RANDOM$RANDOM"
-dirty=0 workload="" fail=0 key="" ops=""
+dirty=0 workload="" fail=0 key="" ops="" arch=x86_64 runtime=runc
 arts=()
-while getopts "p:l:a:S:t:n:d:w:fk:o:" o; do
+while getopts "p:l:a:S:t:n:d:w:fk:o:A:r:" o; do
 	case $o in
 	p) profile=$OPTARG ;;
 	l) lane=$OPTARG ;;
@@ -37,6 +39,8 @@ while getopts "p:l:a:S:t:n:d:w:fk:o:" o; do
 	f) fail=1 ;;
 	k) key=$OPTARG ;;
 	o) ops=$OPTARG ;;
+	A) arch=$OPTARG ;;
+	r) runtime=$OPTARG ;;
 	*) echo "mkgate.sh: bad option" >&2; exit 2 ;;
 	esac
 done
@@ -66,7 +70,7 @@ done
 mv "$dir/c.tmp" "$dir/capability-results.tsv"
 old=$(sed -n 's/^run_id=//p' "$dir/metadata.txt")
 sed -i -e "s/^run_id=.*/run_id=$run/" -e "s/^scenarios=.*/scenarios=$s1,$s2,$s3/" -e "s/^started_at=.*/started_at=$started/" \
-	-e "s/^dirty=.*/dirty=$dirty/" "$dir/metadata.txt"
+	-e "s/^dirty=.*/dirty=$dirty/" -e "s/^host_arch=.*/host_arch=$arch/" -e "s/^runtime=.*/runtime=$runtime/" "$dir/metadata.txt"
 [ -n "$workload" ] && sed -i "s/^workload_sha256=.*/workload_sha256=$workload/" "$dir/metadata.txt"
 [ "$lane" != - ] && echo "lane=$lane" >>"$dir/metadata.txt"
 for a in "${arts[@]}"; do echo "artifact.$a" >>"$dir/metadata.txt"; done

@@ -35,7 +35,7 @@ changes: [core]
 evidence:
   valid_for: 7d
 lanes:
-  - {id: lane-a, host_class: x, isolation: y}
+  - {id: lane-a, host_class: linux-x86_64, isolation: oci-sandbox}
 EOF
 }
 SCEN='scenarios:
@@ -71,8 +71,8 @@ bad 8 ".*keys are R0, G2, R24, E72 and default" "a lifetime for an unknown profi
 bad 9 "'evidence.not_before' must be a UTC time" "not_before on Feb 30" < <({ good_head | sed 's/valid_for: 7d/valid_for: 7d\n  not_before: 2026-02-30T00:00:00Z/'; echo "$SCEN"; })
 bad 9 "'evidence.retries' must be an integer from 0 to 100" "negative retries" < <({ good_head | sed 's/valid_for: 7d/valid_for: 7d\n  retries: -1/'; echo "$SCEN"; })
 bad 9 "'evidence.retries' must be an integer" "quoted retries" < <({ good_head | sed 's/valid_for: 7d/valid_for: 7d\n  retries: "1"/'; echo "$SCEN"; })
-bad 11 "duplicate lane id 'lane-a'" "a duplicate lane" < <({ good_head; echo '  - {id: lane-a, host_class: x, isolation: y}'; echo "$SCEN"; })
-bad 10 "lane has no 'isolation'" "a lane without isolation" < <({ good_head | sed 's/, isolation: y//'; echo "$SCEN"; })
+bad 11 "duplicate lane id 'lane-a'" "a duplicate lane" < <({ good_head; echo '  - {id: lane-a, host_class: linux-x86_64, isolation: oci-sandbox}'; echo "$SCEN"; })
+bad 10 "lane has no 'isolation'" "a lane without isolation" < <({ good_head | sed "s/, isolation: oci-sandbox//"; echo "$SCEN"; })
 bad 12 "scenario RUN-01 requires lane 'lane-z', which 'lanes' does not declare" "an undeclared lane" < <({ good_head; echo "$SCEN" | sed 's/lane-a: \[R0\]/lane-z: [R0]/'; })
 bad 12 "'R12' is not a promotion profile" "an unknown profile" < <({ good_head; echo "$SCEN" | sed 's/\[R0\]/[R0, R12]/'; })
 bad 12 "'custom' is not a promotion profile" "custom is not a promotion profile" < <({ good_head; echo "$SCEN" | sed 's/\[R0\]/[custom]/'; })

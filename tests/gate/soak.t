@@ -72,7 +72,7 @@ changes: [core]
 evidence: {valid_for: 1d}
 signing: {pubkey: k.pub}
 lanes:
-  - {id: lane-a, host_class: linux-$(uname -m), isolation: sh}
+  - {id: lane-a, host_class: linux-$(uname -m), isolation: shell-process, runtimes: [sh]}
 scenarios:
   - {id: RUN-01, owner: core, require: {core: {lane-a: R0}}}
   - {id: RUN-02, owner: core, require: {core: {lane-a: R0}}}
