@@ -348,7 +348,7 @@ bool sp_gate_norm_arch(const char *name, char *buf, size_t size)
 		{"armhf", "armv7l"},
 	};
 	size_t n = strlen(name);
-	if (n == 0 || n >= size || n > 32)
+	if (n == 0 || n >= size || n > 32 || !isalnum((unsigned char)name[0]))
 		return false;
 	for (const char *c = name; *c; c++)
 		if (!((*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9') || *c == '_' || *c == '-'))
