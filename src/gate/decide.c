@@ -155,7 +155,8 @@ int sp_gate_collect(char *const *args, size_t nargs, char ***dirs, size_t *ndirs
 			goto fail;
 		}
 		qsort(v + before, n - before, sizeof *v, cmpstr);
-		qsort(sk + sbefore, nsk - sbefore, sizeof *sk, cmpstr);
+		if (nsk > sbefore)
+			qsort(sk + sbefore, nsk - sbefore, sizeof *sk, cmpstr);
 	}
 	if (n > SP_GATE_MAX_BUNDLES) {
 		sp_usage(err, "more than %d bundles", SP_GATE_MAX_BUNDLES);
