@@ -178,6 +178,15 @@ is "$rc $(state RUN-01/lane-a/R0 <<<"$js")" "1 fail" "a pass that started and en
 "$MK" -p R0 -a runc=$A -t 2026-08-01T00:00:01Z -n tie-0 "$T/tie-0"
 js=$(G --plan "$T/pr.yaml" --at $AT "$T/tie-a" "$T/tie-0" --format json)
 is "$(state RUN-01/lane-a/R0 <<<"$js")" pass "a pass one second after the failure is its retry"
+# the same start: the one that ended later is the later run, whatever its id
+"$MK" -p R0 -a runc=$A -t 2026-08-01T00:00:00Z -n tie-0-long -s 5 "$T/tie-long"
+is "$(jq .measured_duration_s "$T/tie-long/summary.json") $(jq .measured_duration_s "$T/tie-a/summary.json")" "60 40" \
+	"fixture: the passing run ends 20 s after the failing one"
+js=$(G --plan "$T/pr.yaml" --at $AT "$T/tie-a" "$T/tie-long" --format json)
+is "$(state RUN-01/lane-a/R0 <<<"$js")" pass "same start, the pass ended later: its retry (the id tie-0-long sorts first)"
+"$MK" -p R0 -a runc=$A -t 2026-08-01T00:00:00Z -n tie-z-long -s 5 -f "$T/tie-long-f"
+js=$(G --plan "$T/pr.yaml" --at $AT "$T/tie-long-f" "$T/tie-b" --format json)
+is "$(state RUN-01/lane-a/R0 <<<"$js")" fail "same start, the failure ended later: no retry"
 # promotion order in time: an R0 that ended after the G2 started does not enable it
 mkplan "$T/pg.yaml"
 sed -i 's/lane-a: \[R0\]/lane-a: [G2]/' "$T/pg.yaml"

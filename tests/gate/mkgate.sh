@@ -15,6 +15,7 @@
 #   -d 0|1       dirty (default 0)
 #   -A ARCH      host_arch (default x86_64, whatever this host is)
 #   -r NAME      runtime (default runc)
+#   -s N         periodic samples (default by profile: the run's length)
 #   -w HEX       workload_sha256
 #   -f           a failing run (owned RSS grows: leak.rss_slope fails)
 #   -k KEY       sign MANIFEST with this Ed25519 PEM private key
@@ -24,9 +25,9 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 MK=$here/../verify/mkbundle.sh
 profile=R0 lane=lane-a scen=RUN-01,RUN-02,RUN-03 started=2026-08-01T00:00:00Z run="gate-$$-$RANDOM$RANDOM"
-dirty=0 workload="" fail=0 key="" ops="" arch=x86_64 runtime=runc
+dirty=0 workload="" fail=0 key="" ops="" arch=x86_64 runtime=runc samples=""
 arts=()
-while getopts "p:l:a:S:t:n:d:w:fk:o:A:r:" o; do
+while getopts "p:l:a:S:t:n:d:w:fk:o:A:r:s:" o; do
 	case $o in
 	p) profile=$OPTARG ;;
 	l) lane=$OPTARG ;;
@@ -41,6 +42,7 @@ while getopts "p:l:a:S:t:n:d:w:fk:o:A:r:" o; do
 	o) ops=$OPTARG ;;
 	A) arch=$OPTARG ;;
 	r) runtime=$OPTARG ;;
+	s) samples=$OPTARG ;;
 	*) echo "mkgate.sh: bad option" >&2; exit 2 ;;
 	esac
 done
@@ -59,6 +61,7 @@ E72) s=864 i=300 o=1400 ;;
 esac
 rss=0
 [ -n "$ops" ] || ops=$o
+[ -n "$samples" ] && s=$samples
 [ "$fail" = 1 ] && rss=200000000
 "$MK" -t "$started" -o "$ops" -s "$s" -i "$i" -p "$profile" -r "$rss" "$dir" >/dev/null
 IFS=, read -r s1 s2 s3 <<<"$scen"
