@@ -330,6 +330,10 @@ extern const char *const sp_live_denied_syscalls[];
 void sp_seccomp_deny_list(const sp_live_cfg *cfg, sp_strv *out);
 /* that list as one runtime argument: PREFIX then the names joined by SEP (a new string) */
 char *sp_seccomp_deny_arg(const sp_live_cfg *cfg, const char *prefix, const char *sep);
+
+/* ---- hide.c ---- */
+/* the host's control paths that exist here (runtime sockets, engine and kubelet state), by real path, each once */
+void sp_host_control_paths(sp_strv *out);
 /* BPF program for bwrap --seccomp FD: a memfd positioned at 0, or -1 */
 int sp_seccomp_bpf_fd(const sp_live_cfg *cfg, sp_error *err);
 /* OCI linux.seccomp object (json_t *) */
