@@ -16,11 +16,33 @@
 #include "live/live.h"
 
 static const char *const control_paths[] = {
-	"/run/docker.sock", "/run/docker", "/var/lib/docker", "/run/containerd", "/var/lib/containerd",
-	"/run/podman", "/var/lib/containers", "/run/crio", "/var/lib/crio", "/run/cri-dockerd.sock", "/run/dockershim.sock",
-	"/run/k3s", "/var/lib/rancher", "/run/buildkit", "/var/lib/buildkit", "/var/lib/kubelet", "/etc/kubernetes",
-	"/var/snap/lxd/common/lxd", "/var/lib/incus", "/var/lib/lxd", "/root/.kube", "/root/.docker",
-	"/var/run/docker.sock", "/var/run/containerd", "/var/run/podman", "/var/run/crio", "/var/run/cri-dockerd.sock",
+	"/run/docker.sock",
+	"/run/docker",
+	"/var/lib/docker",
+	"/run/containerd",
+	"/var/lib/containerd",
+	"/run/podman",
+	"/var/lib/containers",
+	"/run/crio",
+	"/var/lib/crio",
+	"/run/cri-dockerd.sock",
+	"/run/dockershim.sock",
+	"/run/k3s",
+	"/var/lib/rancher",
+	"/run/buildkit",
+	"/var/lib/buildkit",
+	"/var/lib/kubelet",
+	"/etc/kubernetes",
+	"/var/snap/lxd/common/lxd",
+	"/var/lib/incus",
+	"/var/lib/lxd",
+	"/root/.kube",
+	"/root/.docker",
+	"/var/run/docker.sock",
+	"/var/run/containerd",
+	"/var/run/podman",
+	"/var/run/crio",
+	"/var/run/cri-dockerd.sock",
 };
 
 /* names the doctor counts as a runtime's socket */
