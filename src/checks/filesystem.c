@@ -12,9 +12,11 @@
 #include <sys/statfs.h>
 #include <sys/statvfs.h>
 #include <sys/sysmacros.h>
+#include <sys/wait.h>
 
 #include "checks/types.h"
 #include "checks/probe.h"
+#include "core/suid_probe.h"
 #include "core/util.h"
 
 /* Declared batches (see docs/CONTRIBUTING.md, execution model): the reads
@@ -283,14 +285,256 @@ static void run_mount_flag(const char *key, const char *flag, unsigned long stfl
 		sp_pass(r, "all named mounts are %s", flag);
 }
 
-static void run_nosuid(const sp_ctx *ctx, sp_result *r) { run_mount_flag("fs.nosuid", "nosuid", ST_NOSUID, ctx, r); }
+/* ---- fs.nosuid: proven by a set-user-ID file's effect ----
+ * On each named mount the probe makes a copy of the set-user-ID probe
+ * program (core/suid_probe.h) owned by another uid, mode 04755, and runs it:
+ * its exit status is the low byte of the euid it ran with. That needs
+ * CAP_CHOWN; without it, the probe program the live tier plants at
+ * SP_SUID_PROBE_PATH (owned by another uid, set-user-ID, on a mount without
+ * nosuid) is run instead when its bytes are the probe's: if the bit does not
+ * raise the euid there (no_new_privs, or a kernel that honours no such bit),
+ * no set-user-ID file raises it on any mount of this process, whatever the
+ * mount table says. Only where neither can be run does the flag decide. */
+struct suid_run {
+	const char *path;
+};
+
+static long pr_suid_run(void *a)
+{
+	const struct suid_run *sr = a;
+	int pfd[2];
+	if (pipe2(pfd, O_CLOEXEC) < 0)
+		return -1;
+	pid_t pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		char *const argv[] = {(char *)sr->path, NULL};
+		char *const envp[] = {NULL};
+		execve(sr->path, argv, envp);
+		int e = errno;
+		ssize_t w = write(pfd[1], &e, sizeof e);
+		(void)w;
+		_exit(255);
+	}
+	close(pfd[1]);
+	int e = 0;
+	ssize_t n = read(pfd[0], &e, sizeof e);
+	close(pfd[0]);
+	int st;
+	while (waitpid(pid, &st, 0) < 0)
+		if (errno != EINTR)
+			return -1;
+	if (n == (ssize_t)sizeof e) {
+		errno = e; /* the exec was refused */
+		return -2;
+	}
+	if (!WIFEXITED(st)) {
+		errno = EINTR;
+		return -1;
+	}
+	return WEXITSTATUS(st);
+}
+
+/* run a set-user-ID probe file owned by owner: 1 the euid became owner's, 0 it stayed ours, 2 it cannot be
+ * executed at all (errno: EACCES on a noexec mount), -1 no answer (errno) */
+static int suid_effect(const char *path, uid_t owner)
+{
+	struct suid_run sr = {.path = path};
+	sp_call c;
+	int rc = sp_child_call(pr_suid_run, &sr, 2000, &c);
+	if (rc == 0 && c.ran && c.ret == -2) {
+		errno = c.err;
+		return 2;
+	}
+	if (rc < 0 || !c.ran || c.ret < 0) {
+		errno = rc < 0 ? -rc : c.ran ? c.err
+					     : EIO;
+		return -1;
+	}
+	unsigned code = (unsigned)c.ret;
+	if (code == (owner & 0xffu) && code != (geteuid() & 0xffu))
+		return 1;
+	if (code == (geteuid() & 0xffu))
+		return 0;
+	errno = EPROTO;
+	return -1;
+}
+
+/* make the probe set-user-ID to another uid in dir and run it: 1 raised, 0 not raised, -1 cannot (why in r) */
+static int suid_made(const char *dir, sp_result *r)
+{
+	if (!sp_suid_probe_len) {
+		sp_observed_add(r, "%s: no set-user-ID probe program for this architecture", dir);
+		return -1;
+	}
+	uid_t owner = geteuid() == 65534 ? 65533 : 65534;
+	char name[512];
+	sp_probe_name(name, sizeof name, dir);
+	int fd = open(name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0700);
+	if (fd < 0) {
+		sp_observed_add(r, "%s: set-user-ID probe not created: %s", dir, sp_errname(errno));
+		return -1;
+	}
+	int res = -1;
+	const char *step = "write";
+	if (sp_write_all(fd, sp_suid_probe_elf, sp_suid_probe_len) == 0 && (step = "fchown", fchown(fd, owner, (gid_t)-1) == 0) &&
+	    (step = "fchmod", fchmod(fd, 04755) == 0)) {
+		close(fd);
+		fd = -1;
+		res = suid_effect(name, owner);
+		if (res == 2) {
+			sp_observed_add(r, "%s: a set-user-ID file of uid %u cannot be executed at all (%s): it cannot raise the euid",
+					dir, (unsigned)owner, sp_errname(errno));
+			res = 0;
+		} else if (res < 0)
+			sp_observed_add(r, "%s: set-user-ID probe (owner %u) gave no answer: %s", dir, (unsigned)owner,
+					sp_errname(errno));
+		else
+			sp_observed_add(r, "%s: a set-user-ID file of uid %u %s the euid (ran it)", dir, (unsigned)owner,
+					res ? "RAISED" : "did not change");
+	} else {
+		sp_observed_add(r, "%s: no set-user-ID file of another owner can be made here (%s: %s)", dir, step,
+				sp_errname(errno));
+	}
+	if (fd >= 0)
+		close(fd);
+	if (unlink(name) < 0 && errno != ENOENT) {
+		sp_observed_add(r, "probe file %s NOT REMOVED: %s", name, sp_errname(errno));
+		return -2;
+	}
+	return res;
+}
+
+/* is uid mapped in this process's user namespace? (an unmapped owner reads as the overflow uid, and the
+ * kernel ignores a set-user-ID bit of an unmapped owner: no proof about the bit) */
+static bool uid_mapped(uid_t uid)
+{
+	char map[1024];
+	if (sp_read_file("/proc/self/uid_map", map, sizeof map) <= 0)
+		return false;
+	char *save = NULL;
+	for (char *line = strtok_r(map, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		unsigned long in, out, count;
+		if (sscanf(line, "%lu %lu %lu", &in, &out, &count) == 3 && uid >= in && uid - in < count)
+			return true;
+	}
+	return false;
+}
+
+/* the planted probe: 0 it did not raise the euid on a mount without nosuid (no bit raises it in this
+ * process), 1 it did, -1 none usable (why in r) */
+static int suid_found(sp_result *r)
+{
+	const char *p = SP_SUID_PROBE_PATH;
+	struct stat st;
+	if (!sp_suid_probe_len || lstat(p, &st) < 0)
+		return -1;
+	if (!S_ISREG(st.st_mode) || !(st.st_mode & S_ISUID) || st.st_uid == geteuid() || st.st_size != (off_t)sp_suid_probe_len) {
+		sp_observed_add(r, "%s: not a set-user-ID probe of another owner (mode %o, uid %u)", p,
+				(unsigned)st.st_mode & 07777, (unsigned)st.st_uid);
+		return -1;
+	}
+	if (!uid_mapped(st.st_uid)) {
+		sp_observed_add(r, "%s: its owner %u is not mapped in this user namespace: proves nothing", p, (unsigned)st.st_uid);
+		return -1;
+	}
+	unsigned char buf[512];
+	int fd = open(p, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	ssize_t n = fd >= 0 ? read(fd, buf, sizeof buf) : -1;
+	if (fd >= 0)
+		close(fd);
+	if (n != (ssize_t)sp_suid_probe_len || memcmp(buf, sp_suid_probe_elf, sp_suid_probe_len)) {
+		sp_observed_add(r, "%s: not the probe program's bytes: not run", p);
+		return -1;
+	}
+	struct statvfs sv;
+	if (statvfs(p, &sv) < 0 || (sv.f_flag & ST_NOSUID)) {
+		sp_observed_add(r, "%s: on a nosuid mount: proves nothing about the process", p);
+		return -1;
+	}
+	int res = suid_effect(p, st.st_uid);
+	if (res == 2) {
+		sp_observed_add(r, "%s cannot be executed (%s): proves nothing", p, sp_errname(errno));
+		return -1;
+	}
+	if (res < 0)
+		sp_observed_add(r, "%s (uid %u, on a mount without nosuid) gave no answer: %s", p, (unsigned)st.st_uid,
+				sp_errname(errno));
+	else
+		sp_observed_add(r, "%s (uid %u, set-user-ID, on a mount without nosuid) %s the euid (ran it)", p,
+				(unsigned)st.st_uid, res ? "RAISED" : "did not change");
+	return res;
+}
+
+static void run_nosuid(const sp_ctx *ctx, sp_result *r)
+{
+	sp_strv paths;
+	sp_policy_list(ctx->policy, "fs.nosuid", &paths);
+	sp_expected(r, "no set-user-ID file raises the euid on: %s (proven by running one; else the nosuid flag)",
+		    paths.n ? sp_policy_get(ctx->policy, "fs.nosuid") : "(none listed)");
+	if (!paths.n) {
+		sp_pass(r, "policy names no mount that must be nosuid");
+		sp_strv_free(&paths);
+		return;
+	}
+	int context = -2; /* the planted probe's answer, asked once when a mount's own cannot be made */
+	size_t bad = 0, absent = 0, by_flag = 0;
+	for (size_t i = 0; i < paths.n; i++) {
+		struct statvfs sv;
+		if (statvfs(paths.v[i], &sv) < 0) {
+			sp_observed_add(r, "%s: %s", paths.v[i], sp_errname(errno));
+			absent++;
+			continue;
+		}
+		bool flag = sv.f_flag & ST_NOSUID;
+		sp_observed_add(r, "%s: mount %s", paths.v[i], flag ? "nosuid" : "NOT nosuid");
+		int made = suid_made(paths.v[i], r);
+		if (made == -2) {
+			sp_errorr(r, "a set-user-ID probe file in %s could not be removed", paths.v[i]);
+			sp_strv_free(&paths);
+			return;
+		}
+		if (made >= 0) {
+			if (made == 1 && flag) {
+				sp_errorr(r, "%s reports nosuid but a set-user-ID file raised the euid", paths.v[i]);
+				sp_strv_free(&paths);
+				return;
+			}
+			bad += made == 1;
+			continue;
+		}
+		if (context == -2)
+			context = suid_found(r);
+		if (context == 0) {
+			sp_observed_add(r, "%s: proven by the planted probe: no set-user-ID bit raises the euid here", paths.v[i]);
+			continue;
+		}
+		by_flag++;
+		bad += !flag;
+	}
+	sp_strv_free(&paths);
+	if (bad)
+		sp_failr(r, "%zu mount(s) let a set-user-ID file raise the euid (or lack nosuid where no file could be run)", bad);
+	else if (absent)
+		sp_pass(r, "no set-user-ID raise where present (%zu path(s) absent)", absent);
+	else if (by_flag)
+		sp_pass(r, "all named mounts are nosuid (%zu by the flag alone: no set-user-ID file could be run)", by_flag);
+	else
+		sp_pass(r, "no set-user-ID file raises the euid on the named mounts (proven by running one)");
+}
 static void run_nodev(const sp_ctx *ctx, sp_result *r) { run_mount_flag("fs.nodev", "nodev", ST_NODEV, ctx, r); }
 static void run_noexec(const sp_ctx *ctx, sp_result *r) { run_mount_flag("fs.noexec", "noexec", ST_NOEXEC, ctx, r); }
 
 const sp_check sp_check_fs_nosuid = {
-	.id = "fs.nosuid", .category = "filesystem", .title = "named mounts are nosuid",
+	.id = "fs.nosuid",
+	.category = "filesystem",
+	.title = "named mounts are nosuid",
 	.rationale = "setuid files on a writable mount let a compromised workload plant privilege escalation",
-	.techniques = "T1548.001", .policy_keys = "fs.nosuid:paths", .method = "read", .run = run_nosuid,
+	.techniques = "T1548.001",
+	.policy_keys = "fs.nosuid:paths",
+	.method = "action",
+	.run = run_nosuid,
 	.batch = &fs_mount_flags,
 };
 const sp_check sp_check_fs_nodev = {

@@ -5,9 +5,12 @@
  * compared with host init's links when /proc shows host init; otherwise the
  * inside view cannot prove it and `sandprobe live` compares from the host. */
 #include <errno.h>
+#include <net/if.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include "checks/types.h"
@@ -96,6 +99,60 @@ static void describe_user_map(sp_result *r)
 	sp_observed_add(r, "uid_map \"%s\" (%s)", sp_trim(squeezed), identity ? "identity map" : "translated map");
 }
 
+
+/* Under gVisor the net link names gVisor's own object whatever the stack is.
+ * Which stack serves the sandbox's sockets is asked of the stack itself:
+ * gVisor's netstack has a loopback device of its own (MTU 65536 - 14: 65522,
+ * a Linux loopback has 65536), so an ioctl on "lo" answers 65522; with
+ * --network=host (hostinet) every socket call goes to the host kernel, in the
+ * network namespace the Sentry runs in, and the interfaces are that
+ * namespace's. 1: gVisor's own netstack; 0: hostinet in a namespace that has
+ * interfaces beyond loopback (the host's network, or one the inside cannot
+ * tell from it); -1: undetermined (said in observed). */
+static int gvisor_net_stack(sp_result *r)
+{
+	int s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (s < 0) {
+		sp_observed_add(r, "socket(AF_INET): %s", sp_errname(errno));
+		return -1;
+	}
+	struct ifreq ifr;
+	memset(&ifr, 0, sizeof ifr);
+	snprintf(ifr.ifr_name, sizeof ifr.ifr_name, "lo");
+	int mr = ioctl(s, SIOCGIFMTU, &ifr);
+	int me = errno;
+	close(s);
+	if (mr == 0)
+		sp_observed_add(r, "SIOCGIFMTU lo: %d", ifr.ifr_mtu);
+	else
+		sp_observed_add(r, "SIOCGIFMTU lo: %s", sp_errname(me));
+	if (mr == 0 && ifr.ifr_mtu == 65522) {
+		sp_observed_add(r, "gVisor's netstack answers for lo: the sandbox's sockets are gVisor's own stack");
+		return 1;
+	}
+	struct if_nameindex *ifs = if_nameindex();
+	if (!ifs) {
+		sp_observed_add(r, "interfaces unreadable (if_nameindex): %s", sp_errname(errno));
+		return -1;
+	}
+	char beyond[256] = "";
+	size_t at = 0, n = 0;
+	for (struct if_nameindex *i = ifs; i->if_index; i++) {
+		if (!strcmp(i->if_name, "lo"))
+			continue;
+		n++;
+		if (at < sizeof beyond)
+			at += (size_t)snprintf(beyond + at, sizeof beyond - at, "%s%s", at ? "," : "", i->if_name);
+	}
+	if_freenameindex(ifs);
+	if (!n) {
+		sp_observed_add(r, "not gVisor's netstack loopback; no interface beyond loopback");
+		return -1;
+	}
+	sp_observed_add(r, "not gVisor's netstack loopback: the host kernel's stack (hostinet), with interfaces %s", beyond);
+	return 0;
+}
+
 static void run_ns(const char *type, const sp_ctx *ctx, sp_result *r)
 {
 	const struct ns_type *t = ns_type_find(type);
@@ -153,7 +210,17 @@ static void run_ns(const char *type, const sp_ctx *ctx, sp_result *r)
 		verdict = -1;
 		sp_observed_add(r, "a user-space kernel (%s) numbers its own namespaces", sp_boundary_get()->kernel);
 	}
-	if (verdict < 0 && sp_boundary_get()->kind == SP_KERNEL_USERSPACE && !strcmp(type, "net")) {
+	int stack = -1;
+	if (verdict < 0 && sp_boundary_get()->kind == SP_KERNEL_USERSPACE && !strcmp(type, "net"))
+		stack = gvisor_net_stack(r);
+	if (stack == 1) {
+		sp_pass(r, "own network stack: gVisor's netstack serves the sandbox's sockets");
+	} else if (stack == 0 && must) {
+		sp_failr(r, "the sandbox's sockets are the host kernel's (gVisor with --network=host), in a network namespace "
+			    "with the host's interfaces, not one of its own");
+	} else if (stack == 0) {
+		sp_pass(r, "on the host kernel's network stack (hostinet), not required by policy");
+	} else if (verdict < 0 && sp_boundary_get()->kind == SP_KERNEL_USERSPACE && !strcmp(type, "net")) {
 		if (must)
 			sp_warn(r, "the net link names gVisor's stack; whether that is its own netstack or the host's "
 				   "(--network=host) cannot be seen from inside; use sandprobe live");

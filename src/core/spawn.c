@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/seccomp.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -76,6 +77,8 @@ static void child_exec(char *const argv[], const sp_spawn_opts *o, pid_t parent,
 	sigset_t none;
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
+	if (o->seccomp_prog && syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, o->seccomp_prog) != 0)
+		goto fail;
 	if (o->path) {
 		if (o->envp)
 			execve(o->path, argv, o->envp);

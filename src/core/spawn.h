@@ -51,6 +51,9 @@ typedef struct sp_spawn_opts {
 	bool die_with_parent; /* the child gets SIGKILL when we die (PR_SET_PDEATHSIG) */
 	bool keep_group;   /* leave the group's other members alone when the leader exits */
 	const struct rlimit *rlimit_nofile; /* the child's RLIMIT_NOFILE, set before exec (NULL: ours) */
+	/* a seccomp filter (struct sock_fprog) loaded in the child right before exec (NULL: none); the
+	 * caller has CAP_SYS_ADMIN or set no_new_privs */
+	const void *seccomp_prog;
 	/* when set, output goes here (stream 1 or 2) instead of the buffers */
 	void (*sink)(void *ctx, int stream, const char *buf, size_t len);
 	void *sink_ctx;

@@ -450,6 +450,15 @@ static int plan_runsc(sp_live_lane *l, char *why, size_t whysz)
 		sp_lane_note(l, "without --oci-seccomp gVisor does not load the OCI seccomp profile the engine passes: the workload "
 				"runs under no filter of its own (the Sentry keeps its own filter on the host)");
 	unsigned r = l->variant->removes;
+	if (!r && !oci_seccomp) {
+		/* the reference lane would run without the workload's own filter: not strict, and the user can fix it */
+		snprintf(why, whysz,
+			 "the engine registers runsc without --oci-seccomp (runtimeArgs: %s): gVisor would not load docker's "
+			 "seccomp profile, so this engine cannot run a strict lane; fix: add \"--oci-seccomp\" to the runsc "
+			 "runtimeArgs in the engine's daemon.json (/etc/docker/daemon.json) and restart dockerd",
+			 e->runtime_args[0] ? e->runtime_args : "none");
+		return -1;
+	}
 	if (r & SP_PROT_NNP)
 		return sp_gvisor_nnp_limit(why, whysz);
 	if (r & SP_PROT_PIDNS) {

@@ -3,7 +3,11 @@
  *   firejail --noprofile --quiet --net=none --ipc-namespace --caps.drop=all
  *            --seccomp=<the lane's deny list> --seccomp.block-secondary
  *            --restrict-namespaces --nonewprivs --private-dev --private-tmp
- *            --read-only=/ --private=LANE/home -- /bin/sh -c ... ~/sandprobe-doctor
+ *            --read-only=/ --blacklist=<each host control path> --private=LANE/home
+ *            -- /bin/sh -c ... ~/sandprobe-doctor
+ * A read-only view does not stop connect() on the host's unix sockets: every
+ * host control path that exists (runtime sockets, engine and kubelet state:
+ * hide.c) is blacklisted, and the lane's notes name them.
  * The doctor comes in through the private home (LANE/home, mounted on root's
  * home); the shell is the host's /bin/sh. firejail always makes a pid, mount
  * and uts namespace. Negative controls drop one flag each (host-net,
@@ -82,6 +86,18 @@ static int launch(sp_live_lane *l, sp_error *err)
 		sp_strv_push(&argv, "--read-only=/");
 	if (a->min_dev)
 		sp_strv_push(&argv, "--tmpfs=/dev/shm"); /* --private-dev keeps the host's /dev/shm: a shared memory of the host's */
+	sp_strv hidden;
+	sp_host_control_paths(&hidden);
+	char list[600] = "";
+	size_t at = 0;
+	for (size_t i = 0; i < hidden.n; i++) {
+		_cleanup_free_ char *bl = sp_xasprintf("--blacklist=%s", hidden.v[i]);
+		sp_strv_push(&argv, bl);
+		if (at < sizeof list)
+			at += (size_t)snprintf(list + at, sizeof list - at, "%s%s", i ? " " : "", hidden.v[i]);
+	}
+	sp_lane_note(l, "host control paths hidden (--blacklist): %s", hidden.n ? list : "none here");
+	sp_strv_free(&hidden);
 	_cleanup_free_ char *home = sp_xasprintf("--private=%s/home", l->dir);
 	sp_strv_push(&argv, home);
 	snprintf(l->rtinfo, sizeof l->rtinfo, "firejail over the host's filesystem (no chroot), private home %s/home", l->dir);

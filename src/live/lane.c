@@ -312,6 +312,7 @@ void sp_lane_free(sp_live_lane *l)
 	sp_child_free(&l->proc);
 	if (l->seccomp_fd >= 0)
 		close(l->seccomp_fd);
+	free(l->prefilter);
 	free(l->doctor_json);
 	free(l->stderr_tail);
 	free(l->command);

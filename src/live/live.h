@@ -209,6 +209,7 @@ struct sp_live_lane {
 	bool boundary_accepted;  /* ... .accepted: the doctor's policy lets that kernel satisfy what it provides */
 	double doctor_ms;        /* the doctor's own duration_ms (as it reports it) */
 	int seccomp_fd;
+	void *prefilter; /* NULL, or a seccomp filter (struct sock_fprog) the runtime process starts under */
 	/* outcome */
 	char status[8];   /* pass fail skip error */
 	char reason[1024];
@@ -330,6 +331,14 @@ extern const char *const sp_live_denied_syscalls[];
 void sp_seccomp_deny_list(const sp_live_cfg *cfg, sp_strv *out);
 /* that list as one runtime argument: PREFIX then the names joined by SEP (a new string) */
 char *sp_seccomp_deny_arg(const sp_live_cfg *cfg, const char *prefix, const char *sep);
+/* the lane's filter as a struct sock_fprog (free()), for loading on a runtime before it execs: the deny
+ * list but the syscalls in keep (NULL-terminated: what the runtime itself needs), clone refused with
+ * CLONE_NEWUSER, clone3 with ENOSYS, other ABIs refused; NULL with err filled */
+void *sp_seccomp_prefilter(const sp_live_cfg *cfg, const char *const *keep, sp_error *err);
+
+/* ---- hide.c ---- */
+/* the host's control paths that exist here (runtime sockets, engine and kubelet state), by real path, each once */
+void sp_host_control_paths(sp_strv *out);
 /* BPF program for bwrap --seccomp FD: a memfd positioned at 0, or -1 */
 int sp_seccomp_bpf_fd(const sp_live_cfg *cfg, sp_error *err);
 /* OCI linux.seccomp object (json_t *) */

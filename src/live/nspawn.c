@@ -1,7 +1,21 @@
 /* systemd-nspawn: the rootfs as an unregistered machine, read-only, private
  * network, no_new_privs, every capability dropped, its built-in seccomp
- * filter, its minimal /dev; stdio passed through (--console=pipe). */
+ * filter, its minimal /dev without /dev/net (a tmpfs over it: nspawn always
+ * makes /dev/net/tun, and its device policy lets it open); stdio passed
+ * through (--console=pipe).
+ *
+ * nspawn's --system-call-filter has no argument filters, and its built-in
+ * allow list lets @process (clone, clone3) through whatever the deny list
+ * says: clone(CLONE_NEWUSER) made a user namespace in the sandbox. So the
+ * lane's own filter is loaded on systemd-nspawn before it execs (as a unit's
+ * RestrictNamespaces=~user SystemCallArchitectures=native would): clone with
+ * CLONE_NEWUSER refused, clone3 ENOSYS, the 32-bit ABIs refused, and the deny
+ * list but for what nspawn itself needs to build the container (mount API,
+ * unshare, setns, pivot_root, keyctl; nspawn's own filter refuses those to
+ * the sandbox, which has no capabilities). Stacked filters: the strictest
+ * answer wins. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -53,13 +67,27 @@ static int launch(sp_live_lane *l, sp_error *err)
 		sp_strv_push(&argv, "--capability=all");
 	if (a->tmp)
 		sp_strv_push(&argv, "--tmpfs=/tmp:mode=1777,nosuid,nodev");
+	if (a->min_dev)
+		sp_strv_push(&argv, "--tmpfs=/dev/net:mode=0755,nosuid,noexec,nodev");
 	_cleanup_free_ char *filter = NULL;
 	if (a->seccomp) {
+		static const char *const nspawn_needs[] = {"mount", "umount2", "unshare", "setns", "pivot_root", "fsopen",
+							   "fsmount", "open_tree", "move_mount", "keyctl", NULL};
+		free(l->prefilter);
+		l->prefilter = sp_seccomp_prefilter(l->cfg, nspawn_needs, err);
+		if (!l->prefilter) {
+			sp_strv_free(&argv);
+			return -1;
+		}
 		/* its built-in filter plus the syscalls the profile wants refused (no argument filters here) */
 		filter = sp_seccomp_deny_arg(l->cfg, "--system-call-filter=~", " ");
 		sp_strv_push(&argv, filter);
 	}
-	snprintf(l->rtinfo, sizeof l->rtinfo, "systemd-nspawn --register=no%s", a->seccomp ? "" : " SYSTEMD_SECCOMP=0");
+	snprintf(l->rtinfo, sizeof l->rtinfo, "systemd-nspawn --register=no%s%s",
+		 a->seccomp ? ", under the lane's filter (clone CLONE_NEWUSER, clone3, 32-bit ABIs, the deny list)"
+			    : " SYSTEMD_SECCOMP=0",
+		 a->min_dev ? ", /dev/net hidden" : "");
+	sp_lane_note(l, "host control paths hidden: none needed (the lane's own rootfs, no host path bound in)");
 	return sp_lane_spawn(l, &argv, err);
 }
 
@@ -77,8 +105,9 @@ static int leftovers(sp_live_lane *l, char *what, size_t whatsz)
 
 const sp_live_runtime sp_rt_nspawn = {
 	.name = "systemd-nspawn",
-	.summary = "systemd-nspawn: unregistered machine, --read-only, --private-network, caps dropped",
-	.removable = SP_PROT_NETNS | SP_PROT_ROROOT | SP_PROT_CAPS | SP_PROT_SECCOMP,
+	.summary = "systemd-nspawn: unregistered machine, --read-only, --private-network, caps dropped, the lane's "
+		   "seccomp filter, /dev without tun",
+	.removable = SP_PROT_NETNS | SP_PROT_ROROOT | SP_PROT_CAPS | SP_PROT_SECCOMP | SP_PROT_DEV,
 	.probe = probe,
 	.claims = claims,
 	.launch = launch,

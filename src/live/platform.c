@@ -208,7 +208,9 @@ void sp_platform_detect(sp_live_platform *p, bool probe_kvm)
 		snprintf(p->virt, sizeof p->virt, "none");
 
 	if (!strcmp(p->cgroup, "hybrid"))
-		note(p, "hybrid cgroup v1 host: crun refuses it (crun lanes skip), runc and podman --runtime runc work");
+		note(p, "hybrid cgroup host: crun, which refuses that layout, runs in a private mount namespace without the "
+			"cgroup2 tree (--cgroup-manager=disabled, no cgroup of its own claimed); runc and podman --runtime runc run "
+			"natively");
 	else if (!strcmp(p->cgroup, "v1"))
 		note(p, "cgroup v1: runtimes that need v2 (crun without v1 support) skip");
 	else if (!strcmp(p->cgroup, "v2"))
@@ -222,6 +224,19 @@ void sp_platform_detect(sp_live_platform *p, bool probe_kvm)
 	else if (!strcmp(p->host_kind, "docker-desktop") || !strcmp(p->host_kind, "orbstack") ||
 		 !strcmp(p->host_kind, "colima") || !strcmp(p->host_kind, "lima"))
 		note(p, "macOS-hosted Linux VM: the sandbox boundary under test is inside this VM, not on the Mac; no nested KVM on most Macs, so qemu lanes use TCG");
+	sp_strv ctl;
+	sp_host_control_paths(&ctl);
+	if (ctl.n) {
+		char list[300] = "";
+		size_t at = 0;
+		for (size_t i = 0; i < ctl.n && at < sizeof list; i++)
+			at += (size_t)snprintf(list + at, sizeof list - at, "%s%s", i ? " " : "", ctl.v[i]);
+		char msg[400];
+		snprintf(msg, sizeof msg, "host control paths present (%s): lanes over the host's own filesystem (firejail) hide them",
+			 list);
+		note(p, msg);
+	}
+	sp_strv_free(&ctl);
 	if (strcmp(p->virt, "none"))
 		note(p, "this host is itself a virtual machine: host-side checks see the VM, not the physical machine");
 }

@@ -22,8 +22,7 @@
 int sp_lane_proc_spawn(sp_live_lane *l, char *const argv[], sp_error *err)
 {
 	/* stdin piped (the sandbox's shell waits on it), stdout bounded (the report), stderr for the reason */
-	sp_spawn_opts o = {.pipe_in = true, .capture_out = true, .capture_err = true, .out_max = 8u << 20,
-			   .err_max = 1u << 20, .die_with_parent = true};
+	sp_spawn_opts o = {.pipe_in = true, .capture_out = true, .capture_err = true, .out_max = 8u << 20, .err_max = 1u << 20, .die_with_parent = true, .seccomp_prog = l->prefilter};
 	sp_child_free(&l->proc);
 	/* what was tried, for the report: the runtime's argv up to the sandbox's own command */
 	size_t len = 0;

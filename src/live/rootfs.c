@@ -1,7 +1,11 @@
 /* The lane's temp dir and its minimal rootfs: the static doctor, a static
  * busybox as the shell that holds the sandbox open, and the empty mount
  * points runtimes need. Copies (not links): a sandbox with a writable root
- * must not be able to touch the host's binaries. */
+ * must not be able to touch the host's binaries. The set-user-ID probe
+ * program (core/suid_probe.h) at /sandprobe-setuid-probe, owned by nobody,
+ * mode 04755: the doctor's fs.nosuid runs it when it cannot make one of its
+ * own (no CAP_CHOWN) to prove whether any set-user-ID bit raises its euid;
+ * all it does is exit with its euid's low byte. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -12,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/suid_probe.h"
 #include "live/live.h"
 
 int sp_copy_file(const char *from, const char *to, mode_t mode, sp_error *err)
@@ -61,6 +66,15 @@ int sp_rootfs_prepare(sp_live_lane *l, sp_error *err)
 	snprintf(p, sizeof p, "%s/bin/sh", l->rootfs);
 	if (symlink("busybox", p) < 0)
 		return sp_fail_errno(err, errno, "symlink %s", p);
+	if (sp_suid_probe_len) {
+		snprintf(p, sizeof p, "%s%s", l->rootfs, SP_SUID_PROBE_PATH);
+		_cleanup_close_ int sfd = open(p, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0700);
+		if (sfd < 0)
+			return sp_fail_errno(err, errno, "create %s", p);
+		if (sp_write_all(sfd, sp_suid_probe_elf, sp_suid_probe_len) < 0 || fchown(sfd, 65534, 65534) < 0 ||
+		    fchmod(sfd, 04755) < 0)
+			return sp_fail_errno(err, errno, "set-user-ID probe %s", p);
+	}
 	/* systemd-nspawn wants an OS tree: /usr and an os-release */
 	snprintf(p, sizeof p, "%s/etc/os-release", l->rootfs);
 	_cleanup_close_ int fd = open(p, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);

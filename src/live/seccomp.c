@@ -12,6 +12,8 @@
 #include <sched.h>
 #include <seccomp.h>
 #include <string.h>
+#include <linux/filter.h>
+#include <stdlib.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -55,44 +57,88 @@ char *sp_seccomp_deny_arg(const sp_live_cfg *cfg, const char *prefix, const char
 	return arg;
 }
 
-int sp_seccomp_bpf_fd(const sp_live_cfg *cfg, sp_error *err)
+/* the lane's filter in libseccomp: the deny list but the syscalls named in keep (NULL: none kept);
+ * clone refused with any namespace flag, or (newuser_only) with CLONE_NEWUSER alone */
+static scmp_filter_ctx build_filter(const sp_live_cfg *cfg, const char *const *keep, bool newuser_only, sp_error *err)
 {
 	scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
-	if (!ctx)
-		return sp_fail_errno(err, ENOMEM, "seccomp_init");
+	if (!ctx) {
+		sp_fail_errno(err, ENOMEM, "seccomp_init");
+		return NULL;
+	}
 	int rc = seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_ERRNO(EPERM));
 	sp_strv deny;
 	sp_seccomp_deny_list(cfg, &deny);
 	for (size_t i = 0; i < deny.n && rc == 0; i++) {
+		bool kept = false;
+		for (const char *const *k = keep; k && *k && !kept; k++)
+			kept = !strcmp(*k, deny.v[i]);
 		int nr = seccomp_syscall_resolve_name(deny.v[i]);
-		if (nr == __NR_SCMP_ERROR)
-			continue; /* not on this architecture */
+		if (kept || nr == __NR_SCMP_ERROR)
+			continue; /* kept, or not on this architecture */
 		rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), nr, 0);
 	}
 	sp_strv_free(&deny);
 	for (size_t i = 0; i < SP_ARRAY_SIZE(ns_flags) && rc == 0; i++)
-		rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(clone), 1,
-				      SCMP_A0(SCMP_CMP_MASKED_EQ, ns_flags[i], ns_flags[i]));
+		if (!newuser_only || ns_flags[i] == CLONE_NEWUSER)
+			rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(clone), 1,
+					      SCMP_A0(SCMP_CMP_MASKED_EQ, ns_flags[i], ns_flags[i]));
 	int nr3 = seccomp_syscall_resolve_name("clone3");
 	if (rc == 0 && nr3 != __NR_SCMP_ERROR)
 		rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), nr3, 0);
 	if (rc < 0) {
 		seccomp_release(ctx);
-		return sp_fail_errno(err, -rc, "seccomp_rule_add");
+		sp_fail_errno(err, -rc, "seccomp_rule_add");
+		return NULL;
 	}
+	return ctx;
+}
+
+static int export_fd(scmp_filter_ctx ctx, sp_error *err)
+{
 	/* no CLOEXEC: bwrap reads it as --seccomp FD */
 	int fd = memfd_create("sandprobe-seccomp", 0);
 	if (fd < 0) {
 		seccomp_release(ctx);
 		return sp_fail_errno(err, errno, "memfd_create");
 	}
-	rc = seccomp_export_bpf(ctx, fd);
+	int rc = seccomp_export_bpf(ctx, fd);
 	seccomp_release(ctx);
 	if (rc < 0 || lseek(fd, 0, SEEK_SET) < 0) {
 		close(fd);
 		return sp_fail_errno(err, rc < 0 ? -rc : errno, "seccomp_export_bpf");
 	}
 	return fd;
+}
+
+int sp_seccomp_bpf_fd(const sp_live_cfg *cfg, sp_error *err)
+{
+	scmp_filter_ctx ctx = build_filter(cfg, NULL, false, err);
+	return ctx ? export_fd(ctx, err) : -1;
+}
+
+void *sp_seccomp_prefilter(const sp_live_cfg *cfg, const char *const *keep, sp_error *err)
+{
+	scmp_filter_ctx ctx = build_filter(cfg, keep, true, err);
+	if (!ctx)
+		return NULL;
+	_cleanup_close_ int fd = export_fd(ctx, err);
+	if (fd < 0)
+		return NULL;
+	off_t len = lseek(fd, 0, SEEK_END);
+	if (len <= 0 || len % (off_t)sizeof(struct sock_filter) || len > 65536 || lseek(fd, 0, SEEK_SET) < 0) {
+		sp_fail_errno(err, EINVAL, "seccomp filter of %lld bytes", (long long)len);
+		return NULL;
+	}
+	struct sock_fprog *prog = sp_xcalloc(1, sizeof *prog + (size_t)len);
+	prog->filter = (struct sock_filter *)(prog + 1);
+	prog->len = (unsigned short)((size_t)len / sizeof(struct sock_filter));
+	if (read(fd, prog->filter, (size_t)len) != (ssize_t)len) {
+		free(prog);
+		sp_fail_errno(err, errno ? errno : EIO, "read the seccomp filter");
+		return NULL;
+	}
+	return prog;
 }
 
 void *sp_seccomp_oci(const sp_live_cfg *cfg)

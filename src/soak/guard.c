@@ -15,9 +15,14 @@
  *   while the run lives): the run's identity and boot id, its state
  *   directory and cgroup, the expanded cleanup, teardown and inventory
  *   commands, mounts as they appear. It is removed only when a run ended
- *   with nothing of it left; otherwise a later run on the same state root
- *   refuses to start and names it, and `sandprobe soak --reconcile` removes
- *   exactly what it names, then proves it gone.
+ *   with nothing of it left; otherwise a later run of the same workload
+ *   prefix on that state root refuses to start and names it, and `sandprobe
+ *   soak --reconcile` removes exactly what it names, then proves it gone.
+ *   Each run owns its own state directory ("<state_root>/<run prefix>") and
+ *   journal; a dead run of another prefix (another workload, another user's
+ *   run in a shared /tmp) owns nothing this run would own (its cgroups,
+ *   state directory and processes all carry its own prefix), so it does not
+ *   block this one.
  * Ownership is proven, never guessed by name: membership of the run's
  * cgroup, descent from the runner or supervisor, the environment marker
  * SANDPROBE_SOAK_PREFIX=<run prefix>, or a cgroup path carrying the run
@@ -546,15 +551,21 @@ int sp_soak_guard_leftovers(struct run *r, sp_error *err)
 	while ((de = readdir(d))) {
 		char *item = NULL;
 		char *full = sp_xasprintf("%s/%s", r->w.state_root, de->d_name);
+		size_t nl = strlen(de->d_name);
+		bool ours = !strncmp(de->d_name, r->w.prefix, wl) && de->d_name[wl] == '-';
 		if (sp_endswith(de->d_name, ".journal")) {
+			/* only a run of this workload's prefix: "<prefix>-<hex8>.journal" */
+			char run[16] = "";
+			if (ours && nl == wl + 1 + 8 + strlen(".journal"))
+				snprintf(run, sizeof run, "%.8s", de->d_name + wl + 1);
 			struct jrun j;
-			if (!journal_live(full) && jrun_load(full, &j) == 0) {
+			if (run[0] && is_hex8(run) && !journal_live(full) && jrun_load(full, &j) == 0) {
 				struct remains m;
 				remains_of(&j, &m);
 				item = describe_remains(&j, &m);
 				jrun_free(&j);
 			}
-		} else if (!strncmp(de->d_name, r->w.prefix, wl) && de->d_name[wl] == '-' && is_hex8(de->d_name + wl + 1)) {
+		} else if (ours && is_hex8(de->d_name + wl + 1)) {
 			/* a state directory of this workload's prefix: ours unless a live run's journal names it */
 			char *jp = sp_xasprintf("%s.journal", full);
 			struct stat st;
@@ -579,9 +590,9 @@ int sp_soak_guard_leftovers(struct run *r, sp_error *err)
 	int rc = 0;
 	if (found)
 		rc = sp_usage(err,
-			      "state_root %s holds what an earlier run left behind: %s%s; nothing was started: "
-			      "run 'sandprobe soak --reconcile %s' first",
-			      r->w.state_root, list, found > 3 ? "; and more" : "", r->w.state_root);
+			      "state_root %s holds what an earlier run of this workload's prefix '%s' left behind: %s%s; "
+			      "nothing was started: run 'sandprobe soak --reconcile %s' first",
+			      r->w.state_root, r->w.prefix, list, found > 3 ? "; and more" : "", r->w.state_root);
 	free(list);
 	return rc;
 }

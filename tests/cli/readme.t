@@ -3,7 +3,8 @@
 # /tmp (the doctor inside bwrap's --tmpfs /tmp must still be reachable), every
 # command of the usage and tour blocks exits 0 or 1 (a verdict, never a usage
 # or internal error, never a file that does not exist), and afterwards the
-# clone has no untracked file (.gitignore covers what the tour writes).
+# clone has no untracked file (.gitignore covers what the tour writes). It
+# holds where an unrelated soak run died and left its journal in /tmp.
 . "$SP_ROOT/tests/lib/tap.sh"
 [ "${SP_SAN:-0}" = 1 ] && skip_na "runs the README with the normal build"
 need git
@@ -17,6 +18,14 @@ cp "$SP_ROOT/build/sandprobe" "$SP_ROOT/build/sandprobe-doctor" "$C/build/"
 git -C "$C" init -q && git -C "$C" add -A && git -C "$C" -c user.name=t -c user.email=t@t commit -qm clone
 # the build directory of a clone is ignored too
 like "$(git -C "$C" status --porcelain --ignored build)" '^!! build/' "build/ is ignored"
+
+# a host where an unrelated soak run died: its journal and state dir in /tmp,
+# the state root every shipped workload shares (the tour must still run)
+dead=spdead-$(od -An -N4 -tx1 /dev/urandom | tr -d ' \n')
+mkdir -m 700 "/tmp/$dead"
+printf '{"t":"run","schema":"sandprobe.soak.journal.v1","run_id":"20260101T000000Z-%s","prefix":"%s","state_root":"/tmp","state_dir":"/tmp/%s","boot_id":"%s","supervisor_pid":0}\n{"t":"end","how":"killed","why":"SIGKILL"}\n' \
+	"${dead#spdead-}" "$dead" "$dead" "$(cat /proc/sys/kernel/random/boot_id)" >"/tmp/$dead.journal"
+at_exit "rm -rf '/tmp/$dead' '/tmp/$dead.journal'"
 
 # the commands of the README's ```sh blocks after the first one (the first
 # block is tools/demo and tools/test: the suite itself), joined over "\"

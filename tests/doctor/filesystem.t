@@ -45,6 +45,12 @@ for id in fs.nosuid fs.nodev fs.noexec; do
 	is_status open $id fail
 done
 like "$(detail locked fs.noexec)" "exec of a probe file: EACCES" "noexec proven by an exec attempt"
+# nosuid by its effect: a set-user-ID file of uid 65534 made there (real root can chown) raises the euid only without it
+like "$(detail open fs.nosuid)" "a set-user-ID file of uid 65534 RAISED the euid" "suid mount: the probe's set-user-ID file raised the euid"
+like "$(detail locked fs.nosuid)" "a set-user-ID file of uid 65534 cannot be executed at all" "nosuid,noexec mount: it cannot even run"
+run_json nosuidexec flags_run nosuid,exec
+is_status nosuidexec fs.nosuid pass
+like "$(detail nosuidexec fs.nosuid)" "a set-user-ID file of uid 65534 did not change the euid" "nosuid mount with exec: it ran and did not raise the euid"
 
 # real root whose user namespace maps 0 -> 0: /proc/sys is writable, masks absent
 run_json rootmap bwrap --unshare-user --uid 0 --unshare-pid --die-with-parent --ro-bind / / --proc /proc --dev /dev \

@@ -63,7 +63,7 @@ kill_case() {
 	err=$("$SP_BIN" soak --workload "$tmp/$name.yaml" --profile R0 --out "$tmp/$name.again" 2>&1 >/dev/null)
 	rc=$?
 	is "$rc" "2" "$name: the next run refuses (exit 2)"
-	like "$err" "holds what an earlier run left behind: run [0-9TZ]+-${prefix##*-} \(journal $root/$prefix.journal" "$name: ... naming the run and its journal"
+	like "$err" "holds what an earlier run of this workload.s prefix .[^ ]*. left behind: run [0-9TZ]+-${prefix##*-} \(journal $root/$prefix.journal" "$name: ... naming the run and its journal"
 	like "$err" "sandprobe soak --reconcile $root" "$name: ... and how to reconcile"
 	is "$(printf '%s\n' "$err" | wc -l | tr -d ' ')" "1" "$name: one line"
 	if [ "$how" = both ]; then
@@ -71,6 +71,14 @@ kill_case() {
 	fi
 	ok test ! -e "$tmp/$name.again"
 	is "$(ls -d "$root/${prefix%-*}"-* 2>/dev/null | grep -vc '\.journal$')" "1" "$name: the refused run created no state dir"
+	if [ "$name" = bwrap ]; then
+		# a dead run blocks only its own prefix: another workload on the same state root runs
+		workload_copy "$SP_ROOT/workloads/services.yaml" "$tmp/other.yaml" "$root"
+		"$SP_BIN" soak --workload "$tmp/other.yaml" --profile R0 --out "$tmp/other.out" --quiet >/dev/null 2>"$tmp/other.err"
+		is "$?" "0" "$name: a run of another workload prefix (spsvc) on the same state root is admitted and passes ($(tail -1 "$tmp/other.err"))"
+		ok test ! -e "$root/$(meta "$tmp/other.out" prefix).journal"
+		ok test -e "$root/$prefix.journal"
+	fi
 	if [ "${REBOOT:-0}" = 1 ]; then
 		# F08: as after a host reboot (another boot id in the journal; the
 		# runner has already killed every process of the run)

@@ -38,9 +38,12 @@ is "$(dstatus docker-unshare-only strict kernel.userns)" fail "kernel.userns fai
 is "$(fact docker-runc-default kill-other)" signalled "truth: a process of another uid can be signalled"
 like "$(devidence docker-runc-default strict caps.kill)" 'usable' "caps.kill: usable, not 'nothing to act on'"
 
-cell_inside docker-runsc-default user-space d_runsc_default && assert_cell docker-runsc-default
+# the engine registers runsc with --network=none (tests/lib/engines.sh): gVisor's netstack
+cell_inside docker-runsc-default user-space d_runsc_default && echo "gvisor.network none" >>"$TR/docker-runsc-default.facts" &&
+	assert_cell docker-runsc-default
 expect_engine docker-runsc-default docker gvisor
-cell_inside docker-runsc-hardened user-space d_runsc_hard && assert_cell docker-runsc-hardened
+cell_inside docker-runsc-hardened user-space d_runsc_hard && echo "gvisor.network none" >>"$TR/docker-runsc-hardened.facts" &&
+	assert_cell docker-runsc-hardened
 assert_boundary_verdicts docker-runsc-hardened user-space
 assert_boundary_verdicts docker-runsc-default user-space
 # the gVisor reproductions, each against what the helper saw in the same sandbox

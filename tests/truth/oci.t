@@ -83,7 +83,7 @@ if command -v runsc >/dev/null 2>&1; then
 	runsc_v() {
 		configure strict "$1" && runsc --root "$TR/runsc" --network=none --ignore-cgroups run --bundle "$B" "sp-truth-$$-runsc"
 	}
-	cell_inside runsc-strict user-space runsc_v && assert_cell runsc-strict
+	cell_inside runsc-strict user-space runsc_v && echo "gvisor.network none" >>"$TR/runsc-strict.facts" && assert_cell runsc-strict
 	expect_engine runsc-strict "" gvisor
 else
 	skip "runsc not installed (Debian package runsc)"

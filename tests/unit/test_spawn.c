@@ -5,10 +5,15 @@
  * no descriptor left open. */
 #include <dirent.h>
 #include <errno.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "core/spawn.h"
@@ -287,6 +292,37 @@ static void test_free_kills(void)
 	is_int(sp_child_signal(&c, SIGKILL), -ESRCH, "an empty child cannot be signalled");
 }
 
+/* seccomp_prog: the child execs under the filter (mkdir and mkdirat refused with EPERM); we stay unfiltered */
+static void test_seccomp(void)
+{
+	if (geteuid() != 0) {
+		printf("ok %d # SKIP loading a filter without no_new_privs needs root\n", ++tap_n);
+		return;
+	}
+	struct sock_filter f[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_mkdir, 2, 0),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_mkdirat, 1, 0),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
+	};
+	struct sock_fprog prog = {.len = SP_ARRAY_SIZE(f), .filter = f};
+	char dir[64];
+	snprintf(dir, sizeof dir, "/tmp/sp-test-spawn-seccomp.%d", (int)getpid());
+	_cleanup_free_ char *script = sp_xasprintf("mkdir %s && echo made || echo refused", dir);
+	char *const argv[] = {"/bin/sh", "-c", script, NULL};
+	sp_spawn_opts o = {.capture_out = true, .seccomp_prog = &prog};
+	sp_child c;
+	sp_error err = {0};
+	ok(sp_spawn(&c, argv, &o, &err) == 0, "spawn under a filter");
+	sp_child_wait(&c, sp_now_ns() + 10 * SP_NS_PER_S);
+	like_str(c.out_buf.data ? c.out_buf.data : "", "refused", "the child's mkdir is refused by the filter");
+	sp_child_free(&c);
+	struct stat st;
+	ok(stat(dir, &st) < 0, "nothing was made");
+	ok(mkdir(dir, 0700) == 0 && rmdir(dir) == 0, "the parent is not filtered");
+}
+
 int main(void)
 {
 	int fds = count_fds();
@@ -299,6 +335,7 @@ int main(void)
 	test_bounds();
 	test_sink();
 	test_free_kills();
+	test_seccomp();
 	is_int(count_fds(), fds, "no descriptor left open");
 	return done_testing();
 }
