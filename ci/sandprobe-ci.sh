@@ -52,7 +52,7 @@ build)
 		echo "sandprobe-ci: using $SP"
 		exit 0
 	fi
-	pkgs="make gcc pkg-config libjansson-dev libinih-dev libyaml-dev libssl-dev libseccomp-dev libnghttp2-dev"
+	pkgs="make gcc pkg-config libjansson-dev libinih-dev libyaml-dev libssl-dev libmbedtls-dev libseccomp-dev libnghttp2-dev"
 	missing=$(for p in $pkgs; do dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || echo "$p"; done)
 	if [ -n "$missing" ]; then
 		sudo=

@@ -3,7 +3,7 @@
 
 _sandprobe_opts() { # VERB: every option of the verb (tests/cli/completions.t checks them against --help)
 	case $1 in
-	doctor) echo "--profile --policy --set -k -x -v --strict --list --format -o --output --manifest --timeout-ms --bundle --fail-on -q --quiet --annotate --help" ;;
+	doctor) echo "--profile --policy --set -k -x -v --strict --list --format -o --output --manifest --timeout-ms --bundle --fail-on -q --quiet --annotate -j --help" ;;
 	live) echo "--runtime --variant --matrix --runtimes --variants --list-runtimes --format -o --output --doctor --busybox --kernel --accel --containerd-address --image --doctor-image --profile --set --timeout-ms --strict --keep -v -q --quiet --help" ;;
 	lint) echo "--kind --format -o --output --fail-on --require-runtime-class --list-rules -q --quiet --annotate --help" ;;
 	soak) echo "--workload --profile -o --out --duration --sample-interval --concurrency --seed --sign-key --metrics-file --lane --artifact -q --quiet --reconcile --sample-once --prefix --state --repeat --help" ;;
@@ -35,7 +35,7 @@ _sandprobe_values() { # VERB OPTION: the values it takes ("" files, "-" free tex
 	"verify --kind" | "import --kind") echo "host cluster auto" ;;
 	"atlas --format") echo "text json md" ;;
 	"gate --format") echo "text json junit html" ;;
-	"doctor --set" | "doctor -k" | "doctor --timeout-ms" | "live --set" | "live --timeout-ms" | "live --image" | "lint --require-runtime-class" | \
+	"doctor --set" | "doctor -k" | "doctor --timeout-ms" | "doctor -j" | "live --set" | "live --timeout-ms" | "live --image" | "lint --require-runtime-class" | \
 		"soak --duration" | "soak --sample-interval" | "soak --concurrency" | "soak --seed" | "soak --prefix" | \
 		"soak --repeat" | "report --verify-timeout" | "verify --min-duration-secs" | "verify --min-samples" | \
 		"verify --min-sample-span-secs" | "verify --max-sample-gap-secs" | "soak --lane" | "soak --artifact" | "gate --at") echo "-" ;;

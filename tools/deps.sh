@@ -2,7 +2,7 @@
 # Install the Debian packages sandprobe builds and tests with (Debian 12, as
 # root). Does nothing when everything is already installed.
 set -eu
-PKGS="make gcc clang libc6-dev pkg-config libjansson-dev libinih-dev libyaml-dev libssl-dev libseccomp-dev libnghttp2-dev
+PKGS="make gcc clang libc6-dev pkg-config libjansson-dev libinih-dev libyaml-dev libssl-dev libmbedtls-dev libseccomp-dev libnghttp2-dev
  bubblewrap runc crun podman firejail systemd-container busybox-static uidmap
  qemu-system-x86 linux-image-amd64 squid tinyproxy dante-server iproute2 iputils-ping netcat-openbsd curl
  docker.io runsc containerd nftables mitmproxy

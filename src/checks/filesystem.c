@@ -14,6 +14,7 @@
 #include <sys/sysmacros.h>
 #include <sys/wait.h>
 
+#include "checks/roundtrip.h"
 #include "checks/types.h"
 #include "checks/probe.h"
 #include "core/suid_probe.h"
@@ -1179,6 +1180,30 @@ static void run_large_write(const sp_ctx *ctx, sp_result *r)
 	long long quota = sp_policy_int(ctx->policy, "fs.quota_mib", 0);
 	sp_expected(r, "a %lld MiB file can be written%s", mib, quota ? " and a write beyond fs.quota_mib fails" : "");
 	char dir[512], name[600];
+	if (!quota && mib > 0 && mib <= 4096) {
+		/* no quota to prove: the round trip wf.bigfile needs too (one for both) */
+		if (first_writable(ctx, dir, sizeof dir) < 0) {
+			sp_skip(r, "no writable path from fs.writable");
+			return;
+		}
+		const sp_roundtrip *rt = sp_roundtrip_get(dir, mib, "fs.large_write");
+		if (rt->create_err) {
+			sp_failr(r, "cannot create a probe file in %s: %s", dir, strerror(rt->create_err));
+			return;
+		}
+		long long done = (long long)(rt->written >> 20);
+		int we = rt->write_err;
+		sp_observed(r, "%s: wrote %lld MiB%s%s; probe %s%s%s%s", dir, done, we ? ", then " : "", we ? sp_errname(we) : "",
+			    rt->removed ? "removed" : "NOT REMOVED", strcmp(rt->by, "fs.large_write") ? " (the round trip " : "",
+			    strcmp(rt->by, "fs.large_write") ? rt->by : "", strcmp(rt->by, "fs.large_write") ? " made)" : "");
+		if (!rt->removed)
+			sp_errorr(r, "probe %s could not be removed", rt->name);
+		else if (done < mib)
+			sp_failr(r, "only %lld of %lld MiB could be written (%s)", done, mib, sp_errname(we));
+		else
+			sp_pass(r, "%lld MiB written and removed", done);
+		return;
+	}
 	int fd = open_probe_file(ctx, r, O_WRONLY, dir, sizeof dir, name, sizeof name);
 	if (fd < 0)
 		return;
@@ -1215,10 +1240,15 @@ static void run_large_write(const sp_ctx *ctx, sp_result *r)
 }
 
 const sp_check sp_check_fs_large_write = {
-	.id = "fs.large_write", .category = "filesystem", .title = "large file write within quota",
+	.id = "fs.large_write",
+	.category = "filesystem",
+	.title = "large file write within quota",
 	.rationale = "the sandbox must hold a normal artefact, and a quota must stop it filling the host disk",
-	.techniques = "T1499", .policy_keys = "fs.large_write_mib:int,fs.quota_mib:int", .method = "action",
+	.techniques = "T1499",
+	.policy_keys = "fs.large_write_mib:int,fs.quota_mib:int",
+	.method = "action",
 	.run = run_large_write,
+	.batch = &sp_batch_roundtrip,
 };
 
 static void run_fsync(const sp_ctx *ctx, sp_result *r)

@@ -5,7 +5,6 @@
  * the host injected. Values are never printed, nor are their hashes. */
 #include <errno.h>
 #include <jansson.h>
-#include <openssl/evp.h>
 #include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +13,7 @@
 
 #include "checks/manifest.h"
 #include "checks/probe.h"
+#include "core/sha256.h"
 #include "core/util.h"
 
 /* the manifest's non-empty list under key, or NULL after skipping r */
@@ -49,12 +49,8 @@ static void run_env(const sp_ctx *ctx, sp_result *r)
 		const char *hash = "";
 		bool differs = false;
 		if (v && *v && want) {
-			unsigned char md[EVP_MAX_MD_SIZE];
-			unsigned mdlen = 0;
-			char hex[65] = "";
-			if (EVP_Digest(v, strlen(v), md, &mdlen, EVP_sha256(), NULL) == 1 && mdlen == 32)
-				for (unsigned k = 0; k < 32; k++)
-					snprintf(hex + 2 * k, 3, "%02x", md[k]);
+			char hex[65];
+			sp_sha256_hex(v, strlen(v), hex);
 			differs = strcmp(hex, want) != 0;
 			hash = differs ? ", value DIFFERS from the injected one (sha256)" : ", value as injected (sha256)";
 		}

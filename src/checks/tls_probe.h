@@ -1,4 +1,4 @@
-/* TLS client probes (OpenSSL, linked statically into the doctor): a
+/* TLS client probes (mbedTLS, linked statically into the doctor): a
  * handshake to a host, through an HTTP proxy's CONNECT tunnel or straight to
  * an address, verified against the trust store the sandbox's clients read,
  * with the chain checked against the CA the policy names; then one HTTP
@@ -31,7 +31,7 @@ typedef struct sp_tls_out {
 	                        * SOCKS5: 200 opened, 403 refused by its rules (reply 2),
 	                        * 502 it tried the host and failed (replies 3-6), 500 other */
 	int http_status;       /* status of the answer to the request, 0 if none */
-	long verify;           /* X509 verify result (X509_V_OK = 0), -1 no handshake */
+	long verify;           /* mbedTLS verify flags (0: verified), -1 no handshake */
 	bool issued_by_ca;     /* a certificate the server sent is signed by the policy's CA */
 	bool anchor_is_ca;     /* the verified chain ends at the policy's CA */
 	bool closed;           /* the peer closed (or reset) the connection without an answer */
@@ -45,7 +45,7 @@ typedef struct sp_tls_out {
  * forked children). */
 typedef struct sp_tls_trust {
 	sp_strv store;         /* bundle files the verification loads */
-	void *ca;              /* STACK_OF(X509) *: the policy's CA certificates (may be empty) */
+	void *ca;              /* mbedtls_x509_crt *: the policy's CA certificates (may be empty) */
 	sp_strv fpr;           /* the CA's SHA-256 fingerprints, 64 lowercase hex digits */
 } sp_tls_trust;
 
@@ -72,13 +72,16 @@ int sp_tls_child(void *arg, int fd);
 void sp_tls_run(sp_tls_req *q);
 
 /* Load the certificates of a PEM file (a bundle or one CA). Returns a
- * STACK_OF(X509) * (possibly empty) or NULL with *err set (errno, or
+ * chain (mbedtls_x509_crt *, at least one) or NULL with *err set (errno, or
  * EBADMSG for a file with no certificate that parses). */
 void *sp_tls_load_certs(const char *path, int *err);
 void sp_tls_free_certs(void *certs);
 size_t sp_tls_count(const void *certs);
 /* SHA-256 of certificate i's DER, 64 lowercase hex digits */
 void sp_tls_fingerprint(const void *certs, size_t i, char out[65]);
+/* OpenSSL's subject name hash of certificate i (the HASH of a hashed
+ * directory's HASH.N, `openssl x509 -hash`), 0 when it does not parse */
+unsigned long sp_tls_subject_hash(const void *certs, size_t i);
 /* Normalise a fingerprint as a user writes it (colons, upper case) to 64
  * lowercase hex digits; 0, or -1 when it is not a SHA-256 fingerprint. */
 int sp_tls_fpr_normalise(const char *in, char out[65]);
@@ -97,7 +100,8 @@ int sp_tls_dir_has(const char *dir, const void *ca_certs);
 struct sp_ctx;
 int sp_tls_trust_from_policy(const struct sp_ctx *ctx, sp_tls_trust *t, char *why, size_t whysz);
 void sp_tls_trust_free(sp_tls_trust *t);
-/* OpenSSL's text for a verify result ("unable to get local issuer certificate") */
+/* the text for a verify result ("The certificate is not correctly signed by the
+ * trusted CA"; reasons joined with "; ") */
 const char *sp_tls_verify_text(long v);
 
 #endif

@@ -15,10 +15,12 @@
 #include <unistd.h>
 
 #include "checks/probe.h"
+#include "checks/roundtrip.h"
 #include "checks/workflows.h"
 #include "core/util.h"
 
-/* the small workflows share one child; the 10 MiB file runs on its own */
+/* the small workflows share one child; the 10 MiB file shares its round trip
+ * with fs.large_write (checks/roundtrip.h) */
 static const sp_batch wf_small = {
 	.id = "workflows",
 	.what = "write and read, fork and exec, pipes, a temp dir, signals to a child",
@@ -82,23 +84,6 @@ void sp_wf_digest_update(uint64_t *h, const void *buf, size_t len)
 	for (; i < len; i++)
 		x = digest_mix(x, 0x100ull | p[i]);
 	*h = digest_mix(x, (uint64_t)len);
-}
-
-/* read up to len bytes, retrying short reads: the digest's blocks must match */
-static ssize_t read_block(int fd, unsigned char *buf, size_t len)
-{
-	size_t got = 0;
-	while (got < len) {
-		ssize_t n = read(fd, buf + got, len - got);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return got ? (ssize_t)got : -1;
-		if (n == 0)
-			break;
-		got += (size_t)n;
-	}
-	return (ssize_t)got;
 }
 
 static void run_write_read(const sp_ctx *ctx, sp_result *r)
@@ -252,64 +237,31 @@ static void run_bigfile(const sp_ctx *ctx, sp_result *r)
 		mib = 10;
 	size_t total = (size_t)mib << 20;
 	sp_expected(r, "a %lld MiB file in %s written, fsynced, read back with the same digest, removed", mib, dir);
-	char name[512];
-	sp_probe_name(name, sizeof name, dir);
-	int fd = open(name, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
-	if (fd < 0) {
-		sp_failr(r, "cannot create %s: %s", name, strerror(errno));
+	/* one round trip for this check and fs.large_write when they name the
+	 * same directory and size (checks/roundtrip.h) */
+	const sp_roundtrip *rt = sp_roundtrip_get(dir, mib, "wf.bigfile");
+	if (rt->create_err) {
+		sp_failr(r, "cannot create %s: %s", rt->name, strerror(rt->create_err));
 		return;
 	}
-	size_t bsz = 1u << 16;
-	_cleanup_free_ unsigned char *buf = sp_xmalloc(bsz);
-	uint64_t wd, rd;
-	sp_wf_digest_init(&wd);
-	sp_wf_digest_init(&rd);
-	/* a cheap generator, so the data is not all one byte and no two blocks
-	 * are alike: each word a mix of its own position (no chain between
-	 * words, so it vectorizes) */
-	uint64_t seed = 0x9e3779b97f4a7c15ull ^ (uint64_t)getpid();
-	int werr = 0;
-	uint64_t t0 = sp_now_ns();
-	for (size_t off = 0; off < total && !werr; off += bsz) {
-		for (size_t i = 0; i < bsz; i += 8) {
-			uint64_t x = (seed + off + i) * 0xbf58476d1ce4e5b9ull;
-			x ^= x >> 31;
-			memcpy(buf + i, &x, 8);
-		}
-		sp_wf_digest_update(&wd, buf, bsz);
-		werr = -sp_write_all(fd, buf, bsz);
-	}
-	if (!werr && fsync(fd) < 0)
-		werr = errno;
-	uint64_t t1 = sp_now_ns();
-	size_t rtotal = 0;
-	if (!werr && lseek(fd, 0, SEEK_SET) == 0) {
-		for (;;) {
-			ssize_t n = read_block(fd, buf, bsz);
-			if (n <= 0)
-				break;
-			sp_wf_digest_update(&rd, buf, (size_t)n);
-			rtotal += (size_t)n;
-		}
-	}
-	uint64_t t2 = sp_now_ns();
-	close(fd);
-	int u = unlink(name);
-	bool cleaned = u == 0 && gone(name);
+	bool mine = !strcmp(rt->by, "wf.bigfile");
+	int werr = rt->write_err ? rt->write_err : rt->fsync_err;
 	if (werr) {
-		sp_observed(r, "%s: write failed with %s", name, strerrorname_np(werr));
-		if (!cleaned)
-			sp_errorr(r, "write failed (%s) and %s could not be removed", strerror(werr), name);
+		sp_observed(r, "%s: %s failed with %s%s%s%s", rt->name, rt->write_err ? "write" : "fsync", strerrorname_np(werr),
+			    mine ? "" : " (the round trip ", mine ? "" : rt->by, mine ? "" : " made)");
+		if (!rt->removed)
+			sp_errorr(r, "write failed (%s) and %s could not be removed", strerror(werr), rt->name);
 		else
 			sp_failr(r, "could not write %lld MiB in %s: %s", mib, dir, strerror(werr));
 		return;
 	}
-	sp_observed(r, "wrote %zu bytes in %.0f ms, read %zu in %.0f ms; digest written %016llx, read %016llx; %s", total,
-		    (double)(t1 - t0) / 1e6, rtotal, (double)(t2 - t1) / 1e6, (unsigned long long)wd,
-		    (unsigned long long)rd, cleaned ? "removed, verified gone" : "NOT REMOVED");
-	if (!cleaned)
-		sp_errorr(r, "the probe file %s could not be removed", name);
-	else if (rtotal != total || wd != rd)
+	sp_observed(r, "wrote %zu bytes in %.0f ms, read %zu in %.0f ms; digest written %016llx, read %016llx; %s%s%s%s",
+		    total, rt->write_ms, rt->read, rt->read_ms, (unsigned long long)rt->wdigest,
+		    (unsigned long long)rt->rdigest, rt->removed ? "removed, verified gone" : "NOT REMOVED",
+		    mine ? "" : " (the round trip ", mine ? "" : rt->by, mine ? "" : " made)");
+	if (!rt->removed)
+		sp_errorr(r, "the probe file %s could not be removed", rt->name);
+	else if (rt->read != total || rt->wdigest != rt->rdigest)
 		sp_failr(r, "the file read back differs from what was written");
 	else
 		sp_pass(r, "%lld MiB round trip intact", mib);
@@ -468,6 +420,6 @@ static void run_wf_signals(const sp_ctx *c, sp_result *r) { run_signals(c, r); }
 WF_CHECK(wf_write_read, "wf.write_read", "a text file can be written and read back", "a sandbox nobody can work in gets weakened until it is usable", "workflows.dir:str", &wf_small)
 WF_CHECK(wf_fork_exec, "wf.fork_exec", "fork and exec work", "build tools and shells need to start programs", "", &wf_small)
 WF_CHECK(wf_pipes, "wf.pipes", "pipes carry data between processes", "pipelines are how tools are combined", "", &wf_small)
-WF_CHECK(wf_bigfile, "wf.bigfile", "a large file round-trips with the same digest", "quotas and broken overlays show up as truncated or corrupted files", "workflows.dir:str,workflows.bigfile_mib:int", NULL)
+WF_CHECK(wf_bigfile, "wf.bigfile", "a large file round-trips with the same digest", "quotas and broken overlays show up as truncated or corrupted files", "workflows.dir:str,workflows.bigfile_mib:int", &sp_batch_roundtrip)
 WF_CHECK(wf_tmpdir, "wf.tmpdir", "a private temp dir is usable", "compilers and test runners need a temp dir", "workflows.dir:str", &wf_small)
 WF_CHECK(wf_signals, "wf.signals", "a child can be signalled and reaped", "job control and timeouts rely on signals and reaping", "", &wf_small)

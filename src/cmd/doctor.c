@@ -27,7 +27,7 @@ static void usage(FILE *f)
 	      "                        [-k EXPR] [-x] [-v] [--strict] [--list]\n"
 	      "                        [--format text|json|tap|junit] [-o FILE]\n"
 	      "                        [--manifest FILE] [--timeout-ms N] [--bundle DIR]\n"
-	      "                        [--fail-on fail|warn] [-q]\n"
+	      "                        [--fail-on fail|warn] [-q] [-j N]\n"
 	      "\n"
 	      "Runs the isolation and environment checks inside this sandbox and judges each\n"
 	      "against a policy. Every check passes, fails, warns, skips or errors on its own.\n"
@@ -44,6 +44,8 @@ static void usage(FILE *f)
 	      "  -o, --output FILE write the report to FILE instead of standard output\n"
 	      "  --manifest FILE   JSON list of env vars and files the host injected (checked exactly)\n"
 	      "  --timeout-ms N    timeout of each check and each batch, milliseconds (default 5000)\n"
+	      "  -j N              run up to N checks at once (default: the online CPUs; 1: one\n"
+	      "                    after the other, in catalogue order; -x and --bundle imply 1)\n"
 	      "  --bundle DIR      also write an evidence tar into DIR: the report in every format,\n"
 	      "                    each failing check's evidence (a timeout's load and busiest\n"
 	      "                    processes), mountinfo, cmdline, kernel log; MANIFEST of SHA-256s\n"
@@ -73,6 +75,7 @@ struct doctor_opts {
 	sp_strv sets;
 	bool stop, verbose, strict, list, timeout_forced, quiet, fail_on_warn, annotate;
 	unsigned timeout_ms;
+	unsigned jobs;
 };
 
 static int parse_args(int argc, char **argv, struct doctor_opts *o, sp_error *err)
@@ -94,7 +97,7 @@ static int parse_args(int argc, char **argv, struct doctor_opts *o, sp_error *er
 	optind = 1;
 	opterr = 0;
 	int c;
-	while ((c = getopt_long(argc, argv, ":k:o:xvqh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":k:o:j:xvqh", longopts, NULL)) != -1) {
 		switch (c) {
 		case O_PROFILE: o->profile = optarg; break;
 		case O_POLICY: o->policy_file = optarg; break;
@@ -128,6 +131,15 @@ static int parse_args(int argc, char **argv, struct doctor_opts *o, sp_error *er
 				return sp_usage(err, "doctor: --fail-on '%s': expected fail or warn", optarg);
 			break;
 		case 'x': o->stop = true; break;
+		case 'j': {
+			char *end = NULL;
+			errno = 0;
+			unsigned long v = strtoul(optarg, &end, 10);
+			if (errno || !end || *end || optarg[0] < '1' || optarg[0] > '9' || v > 64)
+				return sp_usage(err, "doctor: -j '%s': expected a number of checks between 1 and 64", optarg);
+			o->jobs = (unsigned)v;
+			break;
+		}
 		case 'v': o->verbose = true; break;
 		case 'h':
 		case O_HELP: return 1;
@@ -232,6 +244,7 @@ int cmd_doctor(int argc, char **argv)
 		goto done;
 	}
 	sp_doctor_run_opts ro = {.strict = o.strict, .stop_on_fail = o.stop, .timeout_forced = o.timeout_forced};
+	ro.jobs = o.jobs ? o.jobs : sp_run_default_jobs();
 	sp_report rep;
 	sp_env env;
 	sp_env_fill(&ctx, &env); /* the kernel boundary and the runtime guess */

@@ -1,14 +1,14 @@
 /* doctor --bundle DIR (see dbundle.h). The tar is written by hand in the
  * POSIX ustar format (a 512-byte header per file, data padded to 512, two
- * zero blocks at the end), which every tar reads; the hashes are OpenSSL's
- * SHA-256, which the static doctor carries for its TLS checks anyway. */
+ * zero blocks at the end), which every tar reads; the hashes are SHA-256
+ * (core/sha256.h: mbedTLS's, which the static doctor carries for its TLS
+ * checks anyway). */
 #include "core/dbundle.h"
 
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <openssl/evp.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "core/output.h"
+#include "core/sha256.h"
 #include "core/util.h"
 
 typedef struct snap {
@@ -417,12 +418,6 @@ static void add_checks(bfiles *fs, const sp_dbundle *b, const sp_report *rep)
 	}
 }
 
-static void hex(const unsigned char *md, char out[65])
-{
-	for (int i = 0; i < 32; i++)
-		snprintf(out + 2 * i, 3, "%02x", md[i]);
-}
-
 int sp_dbundle_write(sp_dbundle *b, const sp_ctx *ctx, const sp_report *rep, bool strict, char *path, size_t size,
 		     sp_error *err)
 {
@@ -467,11 +462,8 @@ int sp_dbundle_write(sp_dbundle *b, const sp_ctx *ctx, const sp_report *rep, boo
 	/* MANIFEST last, over everything else */
 	sbuf man = {0};
 	for (size_t i = 0; i < fs.n; i++) {
-		unsigned char md[EVP_MAX_MD_SIZE];
-		unsigned mdlen = 0;
-		char h[65] = "";
-		if (EVP_Digest(fs.v[i].data, fs.v[i].len, md, &mdlen, EVP_sha256(), NULL) == 1 && mdlen == 32)
-			hex(md, h);
+		char h[65];
+		sp_sha256_hex(fs.v[i].data, fs.v[i].len, h);
 		sb_add(&man, "%s  %s\n", h, fs.v[i].name);
 	}
 	add_file(&fs, "MANIFEST", man.s, man.len);

@@ -2,6 +2,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -268,6 +270,260 @@ static void run_batch(const sp_ctx *ctx, const sp_check *const *checks, size_t n
 	free(idx);
 }
 
+/* ---- one check, or one batch: what a single unit of work produces --------- */
+
+/* Run checks[i] (or, for a batch member, its whole batch into batched[],
+ * have[] marking the members) exactly as the one-at-a-time run does: the
+ * result, before the runner's judgement (boundary, advisory, --strict). */
+static void run_unit(const sp_ctx *ctx, const sp_check *const *checks, size_t n, size_t i, const sp_doctor_run_opts *o,
+		     sp_result *batched, bool *have, sp_result *r)
+{
+	const sp_check *c = checks[i];
+	memset(r, 0, sizeof *r);
+	r->expect = sp_policy_expect(ctx->policy, c->id);
+	uint64_t s = sp_now_ns();
+	if (c->batch) {
+		if (!have[i])
+			run_batch(ctx, checks, n, i, sp_batch_timeout(ctx, c->batch, o->timeout_forced), batched, have);
+		*r = batched[i];
+		r->expect = sp_policy_expect(ctx->policy, c->id);
+	} else {
+		unsigned timeout = (!o->timeout_forced && c->timeout_ms) ? c->timeout_ms : ctx->timeout_ms;
+		sp_run_one(ctx, c, timeout, r);
+		r->duration_us = (sp_now_ns() - s) / 1000;
+	}
+}
+
+/* ---- -j N: a pool of forked workers ------------------------------------------
+ * Each worker is forked once, before any check runs, and is handed units (a
+ * check, or a whole batch at its first member) in catalogue order by the
+ * parent. It runs a unit with run_unit, the code a one-at-a-time run uses:
+ * the same probe children, timeouts and crash isolation. Results travel back
+ * as records (index, result) and land at their own index, so the report's
+ * order is the catalogue's whatever finishes first. */
+
+struct unit_rec {
+	uint32_t i; /* the check's index; UNIT_DONE ends a unit */
+	sp_result r;
+};
+#define UNIT_DONE UINT32_MAX
+
+typedef struct worker {
+	pid_t pid;
+	int cmd;   /* units to run (uint32_t), parent -> worker */
+	int res;   /* unit_rec records, worker -> parent */
+	long unit; /* the unit being run (index of its first check), -1 idle */
+} worker;
+
+static void worker_main(const sp_ctx *ctx, const sp_check *const *checks, size_t n, const sp_doctor_run_opts *o,
+			int cmd, int res)
+{
+	signal(SIGPIPE, SIG_IGN);
+	sp_result *batched = sp_xcalloc(n, sizeof *batched);
+	bool *have = sp_xcalloc(n, sizeof *have);
+	uint32_t u;
+	bool timed_out = false;
+	while (sp_read_until(cmd, &u, sizeof u, UINT64_MAX, &timed_out) == sizeof u && u < n) {
+		struct unit_rec rec;
+		memset(&rec, 0, sizeof rec);
+		rec.i = u;
+		run_unit(ctx, checks, n, u, o, batched, have, &rec.r);
+		rec.r.check = NULL;
+		if (sp_write_all(res, &rec, sizeof rec) < 0)
+			_exit(3);
+		/* the batch's other members, judged in the same child */
+		for (size_t j = u + 1; checks[u]->batch && j < n; j++) {
+			if (checks[j]->batch != checks[u]->batch)
+				continue;
+			memset(&rec, 0, sizeof rec);
+			rec.i = (uint32_t)j;
+			rec.r = batched[j];
+			rec.r.check = NULL;
+			if (sp_write_all(res, &rec, sizeof rec) < 0)
+				_exit(3);
+		}
+		memset(&rec, 0, sizeof rec);
+		rec.i = UNIT_DONE;
+		if (sp_write_all(res, &rec, sizeof rec) < 0)
+			_exit(3);
+	}
+	_exit(0);
+}
+
+/* start workers[k]; the others' pipe ends are closed in it, so each worker
+ * sees the end of its own command pipe when the parent closes it */
+static int start_worker(const sp_ctx *ctx, const sp_check *const *checks, size_t n, const sp_doctor_run_opts *o,
+			worker *workers, unsigned nworkers, unsigned k)
+{
+	worker *w = &workers[k];
+	int cmd[2], res[2];
+	if (pipe2(cmd, O_CLOEXEC) < 0)
+		return -1;
+	if (pipe2(res, O_CLOEXEC) < 0) {
+		close(cmd[0]);
+		close(cmd[1]);
+		return -1;
+	}
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid < 0) {
+		int e = errno;
+		close(cmd[0]), close(cmd[1]), close(res[0]), close(res[1]);
+		errno = e;
+		return -1;
+	}
+	if (pid == 0) {
+		close(cmd[1]);
+		close(res[0]);
+		for (unsigned j = 0; j < nworkers; j++)
+			if (j != k && workers[j].pid > 0) {
+				close(workers[j].cmd);
+				close(workers[j].res);
+			}
+		worker_main(ctx, checks, n, o, cmd[0], res[1]);
+	}
+	close(cmd[0]);
+	close(res[1]);
+	*w = (worker){.pid = pid, .cmd = cmd[1], .res = res[0], .unit = -1};
+	return 0;
+}
+
+static void stop_worker(worker *w, bool kill_it)
+{
+	if (w->pid <= 0)
+		return;
+	close(w->cmd);
+	close(w->res);
+	if (kill_it)
+		kill(w->pid, SIGKILL);
+	while (waitpid(w->pid, NULL, 0) < 0 && errno == EINTR)
+		;
+	w->pid = 0;
+}
+
+/* the processors this process may run on: the online CPUs, or fewer when
+ * its affinity (a cpuset) says so */
+unsigned sp_run_default_jobs(void)
+{
+	long online = sysconf(_SC_NPROCESSORS_ONLN);
+	cpu_set_t set;
+	int mine = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 0;
+	long j = online > 0 ? online : 1;
+	if (mine > 0 && mine < j)
+		j = mine;
+	return j > 64 ? 64 : (unsigned)j;
+}
+
+/* Run every check with up to jobs workers into raw[] (as run_unit leaves
+ * them). Returns false, having run nothing, when fewer than two workers
+ * can be started: the caller then runs one check at a time. */
+static bool run_pool(const sp_ctx *ctx, const sp_check *const *checks, size_t n, const sp_doctor_run_opts *o,
+		     unsigned jobs, sp_result *raw)
+{
+	/* the units: each check, each batch once (at its first member) */
+	size_t *units = sp_xcalloc(n, sizeof *units);
+	size_t nu = 0;
+	for (size_t i = 0; i < n; i++) {
+		bool seen = false;
+		for (size_t j = 0; j < i && checks[i]->batch && !seen; j++)
+			seen = checks[j]->batch == checks[i]->batch;
+		if (!seen)
+			units[nu++] = i;
+	}
+	if (jobs > nu)
+		jobs = (unsigned)nu;
+	worker *w = sp_xcalloc(jobs ? jobs : 1, sizeof *w);
+	unsigned nw = 0;
+	while (nw < jobs && start_worker(ctx, checks, n, o, w, jobs, nw) == 0)
+		nw++;
+	if (nw < 2) {
+		/* (a process limit, say): as many processes as a one-at-a-time run */
+		for (unsigned k = 0; k < nw; k++)
+			stop_worker(&w[k], true);
+		free(w);
+		free(units);
+		return false;
+	}
+	bool *got = sp_xcalloc(n, sizeof *got);
+	size_t next = 0, done = 0;
+	struct pollfd *pfd = sp_xcalloc(nw, sizeof *pfd);
+	while (done < nu) {
+		for (unsigned k = 0; k < nw && next < nu; k++) {
+			if (w[k].pid <= 0 || w[k].unit >= 0)
+				continue;
+			uint32_t u = (uint32_t)units[next];
+			if (sp_write_all(w[k].cmd, &u, sizeof u) < 0)
+				continue; /* gone: its end is seen below */
+			w[k].unit = (long)units[next++];
+		}
+		unsigned np = 0;
+		for (unsigned k = 0; k < nw; k++)
+			if (w[k].pid > 0 && w[k].unit >= 0)
+				pfd[np++] = (struct pollfd){.fd = w[k].res, .events = POLLIN};
+		if (np == 0)
+			break; /* no worker left running anything */
+		if (poll(pfd, np, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		for (unsigned p = 0; p < np; p++) {
+			if (!pfd[p].revents)
+				continue;
+			unsigned k = 0;
+			while (w[k].res != pfd[p].fd)
+				k++;
+			struct unit_rec rec;
+			bool to = false;
+			size_t len = sp_read_until(w[k].res, &rec, sizeof rec, UINT64_MAX, &to);
+			if (len == sizeof rec && rec.i < n) {
+				sp_expect keep = sp_policy_expect(ctx->policy, checks[rec.i]->id);
+				raw[rec.i] = rec.r;
+				raw[rec.i].expect = keep;
+				got[rec.i] = true;
+				continue;
+			}
+			size_t first = (size_t)w[k].unit;
+			if (len != sizeof rec || rec.i != UNIT_DONE) {
+				/* the worker died in the unit (an in-process check crashed it):
+				 * what it did not report is an error, the rest go on in a new one */
+				int status = 0;
+				close(w[k].cmd);
+				close(w[k].res);
+				while (waitpid(w[k].pid, &status, 0) < 0 && errno == EINTR)
+					;
+				w[k].pid = 0;
+				for (size_t j = first; j < n; j++)
+					if ((j == first || (checks[first]->batch && checks[j]->batch == checks[first]->batch)) &&
+					    !got[j]) {
+						memset(&raw[j], 0, sizeof raw[j]);
+						raw[j].expect = sp_policy_expect(ctx->policy, checks[j]->id);
+						died(&raw[j], status, " (the runner's worker)");
+						got[j] = true;
+					}
+				if (next < nu && start_worker(ctx, checks, n, o, w, nw, k) < 0)
+					w[k].pid = 0;
+			}
+			w[k].unit = -1;
+			done++;
+		}
+	}
+	for (unsigned k = 0; k < nw; k++)
+		stop_worker(&w[k], false);
+	/* never a silent pass: a unit nothing reported on */
+	for (size_t i = 0; i < n; i++)
+		if (!got[i]) {
+			memset(&raw[i], 0, sizeof raw[i]);
+			raw[i].expect = sp_policy_expect(ctx->policy, checks[i]->id);
+			sp_errorr(&raw[i], "no worker was left to run the check");
+		}
+	free(pfd);
+	free(got);
+	free(w);
+	free(units);
+	return true;
+}
+
 void sp_run(const sp_ctx *ctx, const sp_env *env, const sp_check *const *checks, size_t n, const sp_doctor_run_opts *o,
 	    sp_report *rep)
 {
@@ -278,22 +534,24 @@ void sp_run(const sp_ctx *ctx, const sp_env *env, const sp_check *const *checks,
 	sp_result *batched = sp_xcalloc(n ? n : 1, sizeof *batched);
 	bool *have = sp_xcalloc(n ? n : 1, sizeof *have);
 	uint64_t t0 = sp_now_ns();
+	/* several at once unless -j 1, -x (stop at the first failure: nothing
+	 * after it may run) or a timeout hook (its snapshot lives in this
+	 * process) says one at a time */
+	sp_result *raw = NULL;
+	if (o->jobs > 1 && n > 1 && !o->stop_on_fail && !timeout_hook) {
+		raw = sp_xcalloc(n, sizeof *raw);
+		if (!run_pool(ctx, checks, n, o, o->jobs, raw)) {
+			free(raw);
+			raw = NULL;
+		}
+	}
 	for (size_t i = 0; i < n; i++) {
 		const sp_check *c = checks[i];
 		sp_result *r = &rep->results[rep->n++];
-		memset(r, 0, sizeof *r);
-		r->expect = sp_policy_expect(ctx->policy, c->id);
-		uint64_t s = sp_now_ns();
-		if (c->batch) {
-			if (!have[i])
-				run_batch(ctx, checks, n, i, sp_batch_timeout(ctx, c->batch, o->timeout_forced), batched, have);
-			*r = batched[i];
-			r->expect = sp_policy_expect(ctx->policy, c->id);
-		} else {
-			unsigned timeout = (!o->timeout_forced && c->timeout_ms) ? c->timeout_ms : ctx->timeout_ms;
-			sp_run_one(ctx, c, timeout, r);
-			r->duration_us = (sp_now_ns() - s) / 1000;
-		}
+		if (raw)
+			*r = raw[i];
+		else
+			run_unit(ctx, checks, n, i, o, batched, have, r);
 		r->check = c;
 		sp_judge_boundary(ctx, &rep->env.boundary, c, r);
 		if (r->status == SP_STATUS_FAIL && r->expect == SP_EXPECT_ADVISORY) {
@@ -320,6 +578,7 @@ void sp_run(const sp_ctx *ctx, const sp_env *env, const sp_check *const *checks,
 			break;
 		}
 	}
+	free(raw);
 	free(batched);
 	free(have);
 	rep->duration_ms = (double)(sp_now_ns() - t0) / 1e6;

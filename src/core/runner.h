@@ -14,6 +14,9 @@ typedef struct sp_doctor_run_opts {
 	bool strict;       /* a skip becomes a failure */
 	bool stop_on_fail; /* -x */
 	bool timeout_forced; /* --timeout-ms given: overrides each check's own */
+	unsigned jobs;       /* checks (batches) run at once, each in its own worker;
+	                    * 0 or 1: one after the other. -x and a timeout hook
+	                    * run one at a time whatever it says */
 } sp_doctor_run_opts;
 
 typedef struct sp_env {
@@ -53,9 +56,13 @@ void sp_set_timeout_hook(sp_timeout_hook fn, void *arg);
 sp_expect sp_policy_expect(const sp_policy *p, const char *id);
 /* Run checks[0..n) (already selected) in the environment env (filled by the
  * caller: src/checks/runtime.h's sp_env_fill for the doctor). Never fails:
- * problems are results. */
+ * problems are results. With o->jobs > 1, up to that many checks (a batch
+ * counts as one) run at once in forked workers, each exactly as a run one
+ * at a time would run it; results keep the catalogue's order. */
 void sp_run(const sp_ctx *ctx, const sp_env *env, const sp_check *const *checks, size_t n, const sp_doctor_run_opts *o,
 	    sp_report *rep);
+/* -j's default: the online CPUs this process may run on */
+unsigned sp_run_default_jobs(void);
 /* Run one check (isolated as its descriptor says) into r. */
 void sp_run_one(const sp_ctx *ctx, const sp_check *c, unsigned timeout_ms, sp_result *r);
 /* The timeout a batch runs under (--timeout-ms forced overrides it). */

@@ -31,10 +31,15 @@ mount -i -t fuse -o fd=7,rootmode=40000,user_id=0,group_id=0 "sp-stall-$$" "$T/s
 at_exit "umount -l '$T/stall'"
 TMO=1500
 start=$(date +%s%N)
-timeout 60 "$D" --profile strict --format json --set fs.writable="$T/stall" --timeout-ms $TMO \
+timeout 60 "$D" -j 1 --profile strict --format json --set fs.writable="$T/stall" --timeout-ms $TMO \
 	-k 'fs.writable_paths or privileges or namespaces' >"$T/hang.json"
 rc=$?
 end=$(date +%s%N)
+start2=$(date +%s%N)
+timeout 60 "$D" -j 2 --profile strict --format json --set fs.writable="$T/stall" --timeout-ms $TMO \
+	-k 'fs.writable_paths or privileges or namespaces' >"$T/hang2.json"
+end2=$(date +%s%N)
+wall2=$(((end2 - start2) / 1000000))
 exec 7>&-
 wall=$(((end - start) / 1000000))
 ok test "$rc" -ne 124
@@ -56,8 +61,16 @@ units=$(jq '([.results[] | select(.detail | test("^probe timed out"))] | length)
 	([.results[] | select(.detail | test("^probe batch .* timed out"))] | map(.detail | capture("batch (?<b>[^ ]+)").b) | unique | length)' "$T/hang.json")
 ok test "$units" -ge 2
 dur=$(jq '.duration_ms | floor' "$T/hang.json")
-TAP_NAME="the run took about $units timeouts of $TMO ms ($dur ms in the report, $wall ms wall)" \
+TAP_NAME="-j 1: the run took about $units timeouts of $TMO ms ($dur ms in the report, $wall ms wall)" \
 	ok test "$dur" -ge $((units * TMO)) -a "$dur" -lt $((units * TMO + 4000)) -a "$wall" -lt $((units * TMO + 6000))
+# -j 2: the same verdicts in the same order, each hung unit still its own
+# timeout, but two at once: less wall time than the units one after another
+ids() { jq -r '.results[] | "\(.id) \(.status)"' "$1"; }
+is "$(ids "$T/hang2.json")" "$(ids "$T/hang.json")" "-j 2: the same checks, statuses and order as -j 1"
+is "$(jq -r '.results[] | select(.id == "fs.writable_paths") | .detail' "$T/hang2.json" | grep -c "timed out after $TMO ms")" 1 \
+	"-j 2: the stalled check still errors after its own timeout"
+TAP_NAME="-j 2: $units hung units overlap ($wall2 ms wall, $wall ms one at a time; at least one timeout)" \
+	ok test "$wall2" -ge "$TMO" -a "$wall2" -lt $((units * TMO))
 # nothing the probes started is left (their process groups were killed)
 sleep 0.2
 left=$(for p in /proc/[0-9]*; do [ "$(readlink "$p/exe" 2>/dev/null)" = "$D" ] && echo "${p#/proc/}"; done | wc -l)
@@ -72,4 +85,10 @@ like "$(sd caps.effective)" '^error probe crashed in batch caps.sets: signal 31'
 unlike "$(sd caps.bounding)" '^error' "the next member (PR_CAPBSET_READ) is judged in a new child"
 unlike "$(sd caps.ambient)" '^error' "and the one after"
 unlike "$(sd priv.no_new_privs)" '^error' "and NoNewPrivs"
+
+# -j takes 1 to 64
+for bad in 0 65 x 2x; do
+	"$D" -j "$bad" --format json -k ns.pid >"$T/bad.out" 2>"$T/bad.err"
+	like "$? $(wc -l <"$T/bad.out") $(head -1 "$T/bad.err")" "^2 0 sandprobe: doctor: -j '$bad': expected a number" "-j $bad is a usage error, nothing run"
+done
 done_testing

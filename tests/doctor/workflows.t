@@ -62,4 +62,34 @@ if [ -x "$SD" ]; then
 else
 	skip "sigdeny helper not built"; skip "sigdeny"; skip "sigdeny"; skip "sigdeny"
 fi
+# one 10 MiB round trip for fs.large_write and wf.bigfile when they name the
+# same directory; two when they do not. Ground truth: the bytes the doctor's
+# processes wrote, counted by strace (every write call of every process)
+if command -v strace >/dev/null; then
+	written() { # [--set ...]: total bytes written by the doctor and its children
+		strace -f -qq -e trace=write,pwrite64,writev -e signal=none -o "$T/strace" \
+			bwrap --ro-bind / / --proc /proc --dev /dev --tmpfs /tmp --bind "$T" "$T" --ro-bind "$D" "$D" \
+			--unshare-pid "$D" --format json -k 'fs.large_write or wf.bigfile' "$@" >"$T/rep.json"
+		awk '/ = [0-9]+$/ { s += $NF } END { print s + 0 }' "$T/strace"
+	}
+	n=$(written)
+	rep=$(cat "$T/rep.json")
+	is "$(st fs.large_write "$rep") $(st wf.bigfile "$rep")" "pass pass" "same directory: both checks pass"
+	_tap_result "$([ "$n" -ge 10485760 ] && [ "$n" -lt 12582912 ] && echo 0 || echo 1)" \
+		"same directory: 10 MiB written once for both ($n bytes by every process)"
+	like "$(obs wf.bigfile "$rep")" 'the round trip fs.large_write made' "wf.bigfile says whose round trip it read"
+	n=$(written --set workflows.dir="$T")
+	rep=$(cat "$T/rep.json")
+	is "$(st fs.large_write "$rep") $(st wf.bigfile "$rep")" "pass pass" "different directories: both checks pass"
+	_tap_result "$([ "$n" -ge 20971520 ] && echo 0 || echo 1)" "different directories: each its own 10 MiB ($n bytes)"
+	rep=$(bwrap --ro-bind / / --proc /proc --dev /dev --size 12582912 --tmpfs /tmp --ro-bind "$D" "$D" "$D" \
+		--format json -k 'fs.large_write or wf.bigfile' --set fs.large_write_mib=11 --set workflows.bigfile_mib=11)
+	is "$(st fs.large_write "$rep") $(st wf.bigfile "$rep")" "pass pass" "11 MiB in a 12 MiB tmpfs: the shared round trip fits"
+	rep=$(bwrap --ro-bind / / --proc /proc --dev /dev --size 8388608 --tmpfs /tmp --ro-bind "$D" "$D" "$D" \
+		--format json -k 'fs.large_write or wf.bigfile')
+	is "$(st fs.large_write "$rep") $(st wf.bigfile "$rep")" "fail fail" "8 MiB tmpfs: the shared round trip fails both"
+	like "$(obs fs.large_write "$rep")" 'wrote [0-9] MiB, then ENOSPC' "fs.large_write names how far it got"
+else
+	skip "no strace"; skip "no strace"; skip "no strace"; skip "no strace"; skip "no strace"; skip "no strace"; skip "no strace"; skip "no strace"
+fi
 done_testing
