@@ -300,7 +300,8 @@ static int proc_name_parse(const char *name, char *why, size_t whysz)
 const sp_policy_type sp_ptype_proc_names = {.name = "proc_names",
 					    .what = "program names (sshd) or paths (/usr/sbin/sshd), exact or shell "
 						    "patterns (systemd-*, sshd*)",
-					    .list = true, .parse = proc_name_parse};
+					    .list = true,
+					    .parse = proc_name_parse};
 
 /* a name (exact) or a shell pattern ("systemd-*", "sshd*") against s */
 static bool name_is(const char *name, const char *s)
