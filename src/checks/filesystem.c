@@ -522,23 +522,51 @@ struct ra_arg {
 	char dir[512];
 };
 
+/* The kernel refuses a release_agent write itself (EPERM) without
+ * CAP_SYS_ADMIN in the initial user namespace, whatever the file's mode, so
+ * an open for writing proves nothing: the write is the proof. It writes the
+ * file's current value back (the kernel strips the newline it shows), so an
+ * accepted write changes nothing; an empty value is written back as "\n".
+ * 1 accepted, 0 refused (*err: the open's or the write's errno), -ENOENT
+ * absent. */
+static int ra_write_same(const char *path, int *err)
+{
+	*err = 0;
+	int fd = open(path, O_RDWR | O_NOCTTY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW);
+	if (fd < 0) {
+		*err = errno;
+		return errno == ENOENT ? -ENOENT : 0;
+	}
+	char cur[4097];
+	ssize_t n = pread(fd, cur, sizeof cur - 1, 0);
+	if (n < 0) {
+		*err = errno;
+		close(fd);
+		return 0;
+	}
+	if (n == 0)
+		cur[n++] = '\n';
+	ssize_t w = pwrite(fd, cur, (size_t)n, 0);
+	if (w < 0)
+		*err = errno;
+	close(fd);
+	return w >= 0 ? 1 : 0;
+}
+
 static long pr_release_agent(void *a)
 {
 	struct ra_arg *p = a;
 	sp_private_mountns();
 	char opts[64];
-	/* a fresh, uniquely named v1 hierarchy of our own: writing its
-	 * release_agent (zero bytes) touches nothing of the host's */
+	/* a fresh, uniquely named v1 hierarchy (another with the same name
+	 * would be joined: the write puts back the value it read) */
 	snprintf(opts, sizeof opts, "none,name=sandprobe%d", (int)getpid());
 	if (mount("cgroup", p->dir, "cgroup", MS_NOSUID | MS_NODEV | MS_NOEXEC, opts) < 0)
 		return 0;
 	char path[600];
 	snprintf(path, sizeof path, "%s/release_agent", p->dir);
-	int fd = open(path, O_WRONLY | O_CLOEXEC);
-	int e = errno;
-	long ok = fd >= 0 && write(fd, "", 0) == 0;
-	if (fd >= 0)
-		close(fd);
+	int e = 0;
+	long ok = ra_write_same(path, &e) == 1;
 	umount2(p->dir, MNT_DETACH);
 	errno = ok ? 0 : e;
 	return ok ? 1 : 0;
@@ -558,11 +586,11 @@ static int ra_cb(const sp_mount *m, void *arg)
 	char p[600];
 	snprintf(p, sizeof p, "%s/release_agent", m->mountpoint);
 	int e = 0;
-	/* the host's own file: open only, never a write */
-	int ok = sp_write_probe(p, false, &e);
+	/* the host's own file: its current value written back, nothing else */
+	int ok = ra_write_same(p, &e);
 	if (ok == -ENOENT)
 		return 0;
-	sp_observed_add(w->r, "%s: write open %s", p, ok == 1 ? "ACCEPTED" : sp_errname(e));
+	sp_observed_add(w->r, "%s: write of its own value %s", p, ok == 1 ? "ACCEPTED" : sp_errname(e));
 	if (ok == 1 && !w->writable++)
 		snprintf(w->first, sizeof w->first, "%s", p);
 	return 0;
