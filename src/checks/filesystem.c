@@ -1042,3 +1042,157 @@ const sp_check sp_check_fs_fsync = {
 	.rationale = "a scratch filesystem that loses or corrupts data breaks the workload silently",
 	.techniques = "", .policy_keys = "fs.writable:paths", .method = "action", .run = run_fsync,
 };
+
+/* ---- host filesystems mounted into the sandbox ----
+ *
+ * A mount of the host's root, /etc, /var, /var/lib or /run in the sandbox
+ * (docker -v /:/host, a hostPath volume) hands over the host's files and
+ * control sockets. Mountinfo alone cannot tell the host's tmpfs /run from
+ * the sandbox's own, so each directory mount (not the sandbox's own root,
+ * not kernel pseudo filesystems, not single files such as /etc/hosts) is
+ * looked into for what only a host system holds: an engine's state
+ * (var/lib/docker, lib/containerd, run/containerd/containerd.sock,
+ * docker.sock ...), a system's /etc whose machine-id is not the sandbox's
+ * own, a proc whose "self" is not this process (another PID namespace's,
+ * the host's). */
+static const char *const host_markers[] = {
+	/* the host's root */
+	"var/lib/docker",
+	"var/lib/containerd",
+	"var/lib/kubelet",
+	"run/containerd/containerd.sock",
+	"run/docker.sock",
+	"var/run/docker.sock",
+	"run/podman/podman.sock",
+	"run/crio/crio.sock",
+	/* the host's /var */
+	"lib/docker/overlay2",
+	"lib/containerd/io.containerd.content.v1.content",
+	"lib/kubelet/pods",
+	/* the host's /var/lib */
+	"docker/overlay2",
+	"containerd/io.containerd.content.v1.content",
+	"kubelet/pods",
+	/* the host's /run */
+	"docker.sock",
+	"containerd/containerd.sock",
+	"podman/podman.sock",
+	"crio/crio.sock",
+};
+
+struct hm_walk {
+	sp_result *r;
+	char own_mid[64]; /* "" when the sandbox has none */
+	size_t looked, host;
+	char first[300];
+};
+
+static void read_machine_id(const char *path, char *out, size_t size)
+{
+	char buf[128];
+	ssize_t n = sp_read_file(path, buf, sizeof buf);
+	out[0] = '\0';
+	if (n > 0)
+		snprintf(out, size, "%s", sp_trim(buf));
+}
+
+/* the evidence that the mount is a host's, in why; false if none */
+static bool host_evidence(const struct hm_walk *w, const sp_mount *m, char *why, size_t wsz)
+{
+	char p[1024];
+	if (!strcmp(m->fstype, "proc")) {
+		char self[32];
+		snprintf(p, sizeof p, "%s/self", m->mountpoint);
+		ssize_t n = readlink(p, self, sizeof self - 1);
+		if (n <= 0)
+			return false;
+		self[n] = '\0';
+		if (atoi(self) == (int)getpid())
+			return false;
+		snprintf(why, wsz, "a proc of another PID namespace (its self is %s, this process is %d there)", self,
+			 (int)getpid());
+		return true;
+	}
+	for (size_t i = 0; i < SP_ARRAY_SIZE(host_markers); i++) {
+		struct stat st;
+		snprintf(p, sizeof p, "%s/%s", m->mountpoint, host_markers[i]);
+		if (lstat(p, &st) == 0) {
+			snprintf(why, wsz, "holds %s", host_markers[i]);
+			return true;
+		}
+	}
+	static const char *const etcs[] = {"etc/", ""};
+	for (size_t i = 0; i < SP_ARRAY_SIZE(etcs); i++) {
+		char mid[64], passwd[1024];
+		struct stat st;
+		snprintf(p, sizeof p, "%s/%smachine-id", m->mountpoint, etcs[i]);
+		snprintf(passwd, sizeof passwd, "%s/%spasswd", m->mountpoint, etcs[i]);
+		read_machine_id(p, mid, sizeof mid);
+		/* a system's /etc (passwd beside it) with an id that is not ours */
+		if (strlen(mid) >= 32 && strcmp(mid, w->own_mid) && lstat(passwd, &st) == 0) {
+			snprintf(why, wsz, "a system's /etc with another machine-id (%.8s..., the sandbox's %s)", mid,
+				 w->own_mid[0] ? "differs" : "is absent");
+			return true;
+		}
+	}
+	return false;
+}
+
+static int hm_cb(const sp_mount *m, void *arg)
+{
+	struct hm_walk *w = arg;
+	static const char *const pseudo[] = {"sysfs", "cgroup", "cgroup2", "devpts", "mqueue", "devtmpfs",
+					     "securityfs", "debugfs", "tracefs", "bpf", "pstore", "configfs",
+					     "fusectl", "hugetlbfs", "binfmt_misc", "autofs", "nsfs", "efivarfs"};
+	if (!strcmp(m->mountpoint, "/") || !strcmp(m->mountpoint, "/proc"))
+		return 0;
+	for (size_t i = 0; i < SP_ARRAY_SIZE(pseudo); i++)
+		if (!strcmp(m->fstype, pseudo[i]))
+			return 0;
+	struct stat st;
+	if (lstat(m->mountpoint, &st) < 0 || !S_ISDIR(st.st_mode))
+		return 0;
+	w->looked++;
+	char why[200];
+	if (!host_evidence(w, m, why, sizeof why))
+		return 0;
+	w->host++;
+	if (w->host <= 6)
+		sp_observed_add(w->r, "%s (%s %s, root %s): %s", m->mountpoint, m->fstype, m->source, m->root, why);
+	if (!w->first[0])
+		snprintf(w->first, sizeof w->first, "%s: %s", m->mountpoint, why);
+	return 0;
+}
+
+static void run_host_mounts(const sp_ctx *ctx, sp_result *r)
+{
+	bool must = !sp_policy_bool(ctx->policy, "fs.host_mounts_allowed", false);
+	sp_expected(r, "%s", must ? "no host filesystem (root, /etc, /var, /var/lib, /run, /proc) mounted in the sandbox" : "any (fs.host_mounts_allowed = true)");
+	struct hm_walk w = {.r = r};
+	read_machine_id("/etc/machine-id", w.own_mid, sizeof w.own_mid);
+	sp_observed(r, "sandbox machine-id %s", w.own_mid[0] ? "present" : "absent");
+	int rc = sp_mountinfo_each(hm_cb, &w);
+	if (rc < 0) {
+		sp_errorr(r, "cannot read /proc/self/mountinfo: %s", strerror(-rc));
+		return;
+	}
+	sp_observed_add(r, "%zu directory mounts besides the root looked into, %zu with a host's marks", w.looked, w.host);
+	if (w.host && must)
+		sp_failr(r, "host filesystem mounted: %s", w.first);
+	else if (w.host)
+		sp_pass(r, "host filesystem mounted, allowed by policy");
+	else
+		sp_pass(r, "%zu mounts besides the root, none holds a host system's marks", w.looked);
+}
+
+const sp_check sp_check_fs_host_mounts = {
+	.id = "fs.host_mounts",
+	.category = "filesystem",
+	.title = "no host filesystem mounted into the sandbox",
+	.rationale = "the host's root, /etc, /var/lib or /run mounted inside hands over its files, secrets and engine sockets",
+	.techniques = "T1611,T1552.001,AML.T0112.000",
+	.policy_keys = "fs.host_mounts_allowed:bool",
+	.method = "read",
+	.run = run_host_mounts,
+	.flags = SP_CHECK_INPROCESS,
+};
