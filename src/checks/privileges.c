@@ -1140,14 +1140,20 @@ CAP_CHECK(caps_kill, "caps.kill", SP_CHECK_KERNEL, CAP_KILL, pr_kill, false, "ki
 
 /* ---- setuid/setgid/file-capability files ---- */
 
+/* Does exec of the file raise someone's privileges? An owner unmapped in
+ * our user namespace is ignored by exec. A file of our own id raises
+ * nothing for us, but the check judges what any user of the sandbox could
+ * gain (the doctor often runs as root): a setuid file of our own uid that
+ * another user may execute (others' x bit, or its group's when that group
+ * is not ours) gives them our uid, so it counts. */
 static bool effective_hit(const sp_scan_hit *h)
 {
 	if (h->fcap)
 		return true;
 	bool su = h->mode & S_ISUID, sg = (h->mode & S_ISGID) && (h->mode & S_IXGRP);
-	/* an owner that is unmapped in our user namespace is ignored by exec */
-	bool su_eff = su && sp_id_mapped(h->uid, false) && h->uid != (unsigned)geteuid();
-	bool sg_eff = sg && sp_id_mapped(h->gid, true) && h->gid != (unsigned)getegid();
+	bool others_exec = (h->mode & S_IXOTH) || ((h->mode & S_IXGRP) && h->gid != (unsigned)getegid());
+	bool su_eff = su && sp_id_mapped(h->uid, false) && (h->uid != (unsigned)geteuid() || others_exec);
+	bool sg_eff = sg && sp_id_mapped(h->gid, true) && (h->gid != (unsigned)getegid() || (h->mode & S_IXOTH));
 	return su_eff || sg_eff;
 }
 
@@ -1197,7 +1203,8 @@ static void run_setuid_files(const sp_ctx *ctx, sp_result *r)
 			snprintf(first, sizeof first, "%s", h->path);
 		if (shown++ < 8)
 			sp_observed_add(r, "%s %04o uid %u gid %u%s%s", h->path, h->mode & 07777, h->uid, h->gid,
-					h->fcap ? " file-caps" : "", e ? "" : " (ineffective: unmapped owner, own id or NoNewPrivs)");
+					h->fcap ? " file-caps" : "",
+					e ? "" : " (ineffective: unmapped owner, own id and no other user may run it, or NoNewPrivs)");
 	}
 	if (eff)
 		sp_failr(r, "%zu privilege-raising file(s) on setuid-honouring mounts (first: %s)", eff, first);

@@ -8,7 +8,9 @@
 # the mount (docker inspect) and the host's view (the same device and inode
 # as the host's /, the same machine-id file as the host's). With the same
 # engine: proc.pid1 with --pid host (the host's PID namespace, by its
-# namespace link) does not pass, and passes in a container's own.
+# namespace link) does not pass, and passes in a container's own; under
+# gVisor, ns.ipc fails with --ipc host (the host's /dev/shm marker visible
+# inside) and passes without.
 . "$(dirname "$0")/lib.sh"
 . "$SP_ROOT/tests/lib/engines.sh"
 need dockerd "dockerd not installed (Debian package docker.io)"
@@ -56,6 +58,33 @@ is "$(docker run --rm --network none --pid host "$IMG" readlink /proc/self/ns/pi
 	"ground truth: --pid host is the host's PID namespace"
 dj dpid --pid host
 is_status dpid proc.pid1 fail
+
+# ---- gVisor: ns.ipc takes no kernel-boundary waiver while the host's /dev/shm is inside ----
+if command -v runsc >/dev/null 2>&1; then
+	MARK=sp-hm-shm-$$
+	: >"/dev/shm/$MARK"
+	at_exit "rm -f /dev/shm/$MARK"
+	gj() { # NAME docker-run-args...
+		local n=$1
+		shift
+		run_json "$n" docker run --rm --network none --runtime runsc "$@" "$IMG" /doctor --profile strict \
+			--format json -k ns.ipc
+	}
+	is "$(docker run --rm --network none --runtime runsc --ipc host "$IMG" ls /dev/shm | grep -c "^$MARK\$")" 1 \
+		"ground truth: with --ipc host the host's /dev/shm marker is visible under gVisor"
+	is "$(docker run --rm --network none --runtime runsc "$IMG" ls /dev/shm | grep -c "^$MARK\$")" 0 \
+		"ground truth: by default it is not"
+	gj gipchost --ipc host
+	is_status gipchost ns.ipc fail
+	like "$(detail gipchost ns.ipc)" "host's POSIX shared memory is shared" "the shared /dev/shm is named"
+	gj gipc
+	is_status gipc ns.ipc pass
+	like "$(detail gipc ns.ipc)" "/dev/shm is its own memory" "passes on gVisor's own /dev/shm"
+elif [ "${SP_MUST_WORK:-0}" = 1 ]; then
+	_tap_result 1 "runsc installed (Debian package runsc)"
+else
+	skip "runsc not installed"
+fi
 
 # ---- bwrap ---------------------------------------------------------------------------
 mkdir -p "$CAT/data/sub"
