@@ -374,6 +374,11 @@ static void run_forbidden(const sp_ctx *ctx, sp_result *r)
 	sp_policy_list(ctx->policy, "proc.forbidden", &names);
 	sp_expected(r, "none of these running (by executable or argv[0]): %s",
 		    names.n ? sp_policy_get(ctx->policy, "proc.forbidden") : "(none listed)");
+	if (names.n == 0) {
+		sp_skip(r, "policy lists no forbidden process (proc.forbidden)");
+		sp_strv_free(&names);
+		return;
+	}
 	struct ident_list *l = idents_or_error(r, &names);
 	if (!l)
 		return;
@@ -519,12 +524,13 @@ static void run_pid1(const sp_ctx *ctx, sp_result *r)
 		sp_pass(r, "pid 1 is %s, init of the sandbox's own PID namespace", e.comm);
 }
 
-/* the foreign (non-sandbox) processes, as proc.host_visible defines them */
-static size_t foreign_pids(int *out, size_t max)
+/* the foreign (non-sandbox) processes, as proc.host_visible defines them;
+ * -1 when /proc cannot be listed (nothing was looked at) */
+static long foreign_pids(int *out, size_t max)
 {
 	DIR *d = opendir("/proc");
 	if (!d)
-		return 0;
+		return -1;
 	size_t n;
 	struct proc_entry *v = read_procs(d, &n);
 	closedir(d);
@@ -563,7 +569,7 @@ static size_t foreign_pids(int *out, size_t max)
 		}
 	}
 	free(v);
-	return k;
+	return sl > 0 && n > 0 ? (long)k : -1;
 }
 
 static void run_signal_foreign(const sp_ctx *ctx, sp_result *r)
@@ -571,7 +577,12 @@ static void run_signal_foreign(const sp_ctx *ctx, sp_result *r)
 	bool must = sp_expect_required(ctx, r, "proc.isolated",
 				       "no process outside the sandbox can be signalled (kill with signal 0)");
 	int pids[512];
-	size_t n = foreign_pids(pids, SP_ARRAY_SIZE(pids));
+	long got = foreign_pids(pids, SP_ARRAY_SIZE(pids));
+	if (got < 0) {
+		sp_errorr(r, "cannot list /proc (or find this process in it): no process looked at");
+		return;
+	}
+	size_t n = (size_t)got;
 	size_t ok = 0;
 	int first = 0;
 	for (size_t i = 0; i < n; i++)
@@ -592,7 +603,12 @@ static void run_environ_foreign(const sp_ctx *ctx, sp_result *r)
 	bool must = sp_expect_required(ctx, r, "proc.isolated",
 				       "no environment or memory of a process outside the sandbox readable");
 	int pids[512];
-	size_t n = foreign_pids(pids, SP_ARRAY_SIZE(pids));
+	long got = foreign_pids(pids, SP_ARRAY_SIZE(pids));
+	if (got < 0) {
+		sp_errorr(r, "cannot list /proc (or find this process in it): no process looked at");
+		return;
+	}
+	size_t n = (size_t)got;
 	size_t readable = 0;
 	int first = 0;
 	for (size_t i = 0; i < n; i++) {
@@ -602,9 +618,9 @@ static void run_environ_foreign(const sp_ctx *ctx, sp_result *r)
 		if (fd < 0)
 			continue;
 		char c;
-		ssize_t got = read(fd, &c, 1);
+		ssize_t rd = read(fd, &c, 1);
 		close(fd);
-		if (got >= 0) {
+		if (rd >= 0) {
 			readable++;
 			if (!first)
 				first = pids[i];

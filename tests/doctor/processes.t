@@ -47,4 +47,15 @@ run_json strictglob strict_box -- -k processes --set 'proc.forbidden=sp-fake-s*'
 is_status strictglob proc.pid1 pass
 is_status strictglob proc.forbidden pass
 is_status strictglob proc.required pass
+
+# nothing looked at is no pass: an empty /proc (a tmpfs, ground truth: no pid
+# directory in it) and an empty forbidden list
+is "$(bwrap --unshare-pid --die-with-parent --ro-bind / / --tmpfs /proc --dev /dev ls /proc | wc -l | tr -d ' ')" 0 \
+	"ground truth: the tmpfs /proc lists nothing"
+run_json noproc bwrap --unshare-pid --die-with-parent --ro-bind / / --tmpfs /proc --dev /dev --tmpfs /tmp \
+	--ro-bind "$CAT/doctor" $D $D --profile strict --format json -k processes --set proc.forbidden=
+for id in proc.signal_foreign proc.environ_foreign proc.pid1 proc.host_visible; do
+	is_status noproc $id error
+done
+is_status noproc proc.forbidden skip
 done_testing
