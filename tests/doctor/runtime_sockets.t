@@ -41,7 +41,7 @@ ask() { # http|h2 PATH [bwrap args...]
 	shift 2
 	bwrap --die-with-parent --unshare-pid --unshare-net --tmpfs / --ro-bind /usr /usr --symlink usr/lib /lib \
 		--symlink usr/lib64 /lib64 --symlink usr/bin /bin --proc /proc --dev /dev --tmpfs /tmp "$@" \
-		python3 -c "$ASK" "$how" "$path" 2>&1
+		/usr/bin/python3 -c "$ASK" "$how" "$path" 2>&1
 }
 
 # ---- the host's root read-only at /host --------------------------------------------
