@@ -714,9 +714,10 @@ static void run_proc1_root(const sp_ctx *ctx, sp_result *r)
 		return;
 	}
 	size_t seen = 0, same = 0, refused = 0, other = 0;
+	bool cut = false;
 	char first[64] = "";
 	struct dirent *de;
-	while ((de = readdir(d)) && seen < 1024) {
+	while ((de = readdir(d)) && !(cut = seen >= 65536)) {
 		if (de->d_name[0] < '1' || de->d_name[0] > '9')
 			continue;
 		seen++;
@@ -747,8 +748,14 @@ static void run_proc1_root(const sp_ctx *ctx, sp_result *r)
 		sp_observed_add(r, "/ is dev %lu ino %lu", (unsigned long)self.st_dev, (unsigned long)self.st_ino);
 	if (other && must)
 		sp_failr(r, "%s is another filesystem root and can be listed: an escape path", first);
+	else if (other)
+		sp_pass(r, "another root reachable, not required by policy");
+	else if (seen == 0)
+		sp_errorr(r, "/proc lists no process: no root looked at");
+	else if (cut)
+		sp_errorr(r, "stopped after %zu processes: the rest not looked at", seen);
 	else
-		sp_pass(r, "%s", other ? "another root reachable, not required by policy" : "no other root reachable through /proc");
+		sp_pass(r, "no other root reachable through /proc");
 }
 
 const sp_check sp_check_fs_proc1_root = {

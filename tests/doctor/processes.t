@@ -53,8 +53,8 @@ is_status strictglob proc.required pass
 is "$(bwrap --unshare-pid --die-with-parent --ro-bind / / --tmpfs /proc --dev /dev ls /proc | wc -l | tr -d ' ')" 0 \
 	"ground truth: the tmpfs /proc lists nothing"
 run_json noproc bwrap --unshare-pid --die-with-parent --ro-bind / / --tmpfs /proc --dev /dev --tmpfs /tmp \
-	--ro-bind "$CAT/doctor" $D $D --profile strict --format json -k processes --set proc.forbidden=
-for id in proc.signal_foreign proc.environ_foreign proc.pid1 proc.host_visible; do
+	--ro-bind "$CAT/doctor" $D $D --profile strict --format json -k 'processes or fs.proc1_root' --set proc.forbidden=
+for id in proc.signal_foreign proc.environ_foreign proc.pid1 proc.host_visible fs.proc1_root; do
 	is_status noproc $id error
 done
 is_status noproc proc.forbidden skip
