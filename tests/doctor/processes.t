@@ -58,4 +58,7 @@ for id in proc.signal_foreign proc.environ_foreign proc.pid1 proc.host_visible f
 	is_status noproc $id error
 done
 is_status noproc proc.forbidden skip
+run_json noprocnet bwrap --unshare-pid --die-with-parent --ro-bind / / --tmpfs /proc --dev /dev --tmpfs /tmp \
+	--ro-bind "$CAT/doctor" $D $D --profile strict --format json -k priv.abstract_sockets
+is_status noprocnet priv.abstract_sockets skip
 done_testing
