@@ -19,9 +19,11 @@ DSOCK=$SP_DOCKERD_DIR/docker.sock
 CSOCK=$SP_CONTAINERD_DIR/containerd.sock
 
 # box [bwrap args...] -- [doctor args...]: real root (no user namespace), a tmpfs root
+# (the host's /usr read-only, for the dynamic SP_SAN=1 doctor; the walk does not enter usr)
 box() {
 	_split "$@"
-	bwrap --die-with-parent --unshare-pid --unshare-net --tmpfs / --proc /proc --dev /dev --tmpfs /tmp \
+	bwrap --die-with-parent --unshare-pid --unshare-net --tmpfs / --ro-bind /usr /usr --symlink usr/lib /lib \
+		--symlink usr/lib64 /lib64 --proc /proc --dev /dev --tmpfs /tmp \
 		"${BOX[@]}" --ro-bind "$CAT/doctor" /doctor /doctor --profile strict --format json \
 		-k priv.runtime_sockets "${DOC[@]}"
 }
