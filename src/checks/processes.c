@@ -506,11 +506,16 @@ static void run_pid1(const sp_ctx *ctx, sp_result *r)
 		if (v[i].flags & PF_KTHREAD)
 			kt = &v[i];
 	bool userspace = sp_boundary_get()->kind == SP_KERNEL_USERSPACE;
+	/* a guest kernel of the sandbox's own (a microVM): its initial PID
+	 * namespace and kernel threads are the VM's, and so is pid 1 */
+	bool guest = sp_boundary_get()->kind == SP_KERNEL_GUEST;
 	sp_observed_add(r, "our pid %d, in this /proc %s; pid namespace %s, pid 1's %s; %zu processes, %s", (int)getpid(),
 			self, ns[0] ? ns : "(unreadable)", ns1[0] ? ns1 : "(unreadable)", np,
 			kt ? "kernel threads visible" : "no kernel thread");
 	if (atoi(self) != (int)getpid())
 		sp_failr(r, "/proc is an outer PID namespace's: its pid 1 is not the sandbox's");
+	else if (guest && d && np > 0)
+		sp_pass(r, "pid 1 is %s, init of a guest kernel of the sandbox's own (%s)", e.comm, sp_boundary_get()->kernel);
 	else if (kt)
 		sp_failr(r, "kernel threads visible (pid %d %s): pid 1 is the initial PID namespace's init, the host's",
 			 kt->pid, kt->comm);
