@@ -1450,6 +1450,7 @@ static int unix_connect(const char *name, bool abstract)
 #define SOCK_WALK_MS 1000
 #define SOCK_MAX_PROBED 64
 #define SOCK_PROBE_MS 150
+#define SOCK_ASK_MS 2500
 #define SOCK_STR_(x) #x
 #define SOCK_STR(x) SOCK_STR_(x)
 
@@ -1597,7 +1598,7 @@ struct sock_walk {
 	size_t found, probed, answering, entries;
 	char first[256];
 	const char *bound; /* why the search stopped short, or NULL */
-	long deadline;
+	long deadline, ask_deadline;
 };
 
 static void sock_consider(struct sock_walk *w, const char *path)
@@ -1619,6 +1620,12 @@ static void sock_consider(struct sock_walk *w, const char *path)
 	if (w->probed == SOCK_MAX_PROBED) {
 		if (!w->bound)
 			w->bound = "more than " SOCK_STR(SOCK_MAX_PROBED) " sockets to ask";
+		return;
+	}
+	/* within the batch's time: each silent socket costs two probe waits */
+	if (mono_ms() > w->ask_deadline) {
+		if (!w->bound)
+			w->bound = "the time bound for asking sockets (" SOCK_STR(SOCK_ASK_MS) " ms)";
 		return;
 	}
 	w->probed++;
@@ -1716,7 +1723,7 @@ static void run_runtime_sockets(const sp_ctx *ctx, sp_result *r)
 		"/run/dockershim.sock", "/var/snap/lxd/common/lxd/unix.socket", "/var/lib/incus/unix.socket",
 	};
 	long t0 = mono_ms();
-	struct sock_walk w = {.r = r, .deadline = t0 + SOCK_WALK_MS};
+	struct sock_walk w = {.r = r, .deadline = t0 + SOCK_WALK_MS, .ask_deadline = t0 + SOCK_ASK_MS};
 	sp_observed(r, "the mount tree from / (%d levels; not into proc sys dev usr lib* bin sbin boot, image layer "
 		       "stores, package databases), every mount point and the known paths",
 		    SOCK_MAX_DEPTH);
