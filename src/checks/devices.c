@@ -157,6 +157,16 @@ static void run_host_devices(const sp_ctx *ctx, sp_result *r)
 		    allow.n ? sp_policy_get(ctx->policy, "dev.allow") : "none");
 	struct dev_walk w = {.allow = &allow, .r = r};
 	sp_observed(r, "/dev");
+	DIR *probe = opendir("/dev");
+	if (!probe && errno != ENOENT) {
+		/* a walk that cannot look proves nothing */
+		sp_observed_add(r, "/dev cannot be listed: %s", sp_errname(errno));
+		sp_errorr(r, "cannot list /dev: no device looked at");
+		sp_strv_free(&allow);
+		return;
+	}
+	if (probe)
+		closedir(probe);
 	walk_dev(&w, "/dev", "", 2);
 	sp_observed_add(r, "%zu device nodes, %zu beyond the allowlist usable", w.nodes, w.usable);
 	if (w.usable)

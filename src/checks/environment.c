@@ -6,11 +6,13 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <net/if.h>
 #include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -87,7 +89,7 @@ static const struct cred_shape {
 	{"AWS access key id", "(^|[^A-Z0-9])(AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA)[A-Z0-9]{16}([^A-Z0-9]|$)"},
 	{"GitHub token", "(ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{36}|github_pat_[A-Za-z0-9_]{22,}"},
 	{"GitLab token", "glpat-[A-Za-z0-9_-]{20,}"},
-	{"Slack token", "xox[abposr]-[A-Za-z0-9-]{10,}"},
+	{"Slack token", "xox[a-z]-[A-Za-z0-9-]{10,}"},
 	{"Anthropic API key", "sk-ant-[A-Za-z0-9_-]{20,}"},
 	{"OpenAI-style secret key", "(^|[^A-Za-z0-9])sk-(proj-)?[A-Za-z0-9_-]{20,}"},
 	{"Google API key", "AIza[0-9A-Za-z_-]{35}"},
@@ -95,13 +97,11 @@ static const struct cred_shape {
 	{"Hugging Face token", "hf_[A-Za-z0-9]{30,}"},
 	{"npm token", "npm_[A-Za-z0-9]{36}"},
 	{"JSON web token", "eyJ[A-Za-z0-9_-]{8,}\\.eyJ[A-Za-z0-9_-]{8,}\\.[A-Za-z0-9_-]{8,}"},
-	{"private key", "-----BEGIN [A-Z ]*PRIVATE KEY"},
+	{"private key", "-----BEGIN [A-Z0-9 ]*PRIVATE KEY"},
+	{"Vault token", "(^|[^A-Za-z0-9])hv[sbr]\\.[A-Za-z0-9_-]{24,}"},
+	{"Azure storage key", "AccountKey=[A-Za-z0-9+/]{40,}"},
 	{"URL with a password", "[a-zA-Z][a-zA-Z0-9+.-]*://[^/:@ ]+:[^/@ ]+@"},
 };
-/* a long value under a secret-sounding name */
-static const char secret_name_re[] =
-	"(SECRET|TOKEN|PASSWORD|PASSWD|API_?KEY|ACCESS_?KEY|PRIVATE_?KEY|CREDENTIAL|AUTH)";
-
 /* in a configuration line: a secret-named key, its separator, and the start
  * of its value */
 static const char secret_key_re[] = "(secret|token|password|passwd|api[_-]?key|access[_-]?key|private[_-]?key|"
@@ -109,7 +109,7 @@ static const char secret_key_re[] = "(secret|token|password|passwd|api[_-]?key|a
 
 typedef struct cred_scan {
 	regex_t re[SP_ARRAY_SIZE(shapes)];
-	regex_t name_re, key_re;
+	regex_t key_re;
 } cred_scan;
 
 /* the compiled patterns, once per process (NULL if they do not compile) */
@@ -123,8 +123,7 @@ static const cred_scan *creds(void)
 	for (size_t i = 0; i < SP_ARRAY_SIZE(shapes); i++)
 		if (regcomp(&s.re[i], shapes[i].re, REG_EXTENDED | REG_NOSUB) != 0)
 			return NULL;
-	if (regcomp(&s.name_re, secret_name_re, REG_EXTENDED | REG_NOSUB | REG_ICASE) != 0 ||
-	    regcomp(&s.key_re, secret_key_re, REG_EXTENDED | REG_ICASE) != 0)
+	if (regcomp(&s.key_re, secret_key_re, REG_EXTENDED | REG_ICASE) != 0)
 		return NULL;
 	state = 1;
 	return &s;
@@ -139,7 +138,107 @@ static const char *known_shape(const cred_scan *c, const char *text)
 	return NULL;
 }
 
-/* shape name when "NAME=value" looks like a credential, else NULL */
+/* Does a variable's name say its value is a secret? The name is cut into
+ * words at '_', '-' and '.'; a word holding SECRET, TOKEN, PASSWORD, PASSWD,
+ * PASSPHRASE, CREDENTIAL, APIKEY, ACCESSKEY or PRIVATEKEY, a word that is
+ * AUTH, PASS, PWD (not the shell's PWD itself), CREDS or PAT, or KEY after API,
+ * ACCESS, PRIVATE, SECRET, SIGNING, ENCRYPTION or MASTER. A last word that
+ * names something about the secret (TOKEN_FILE, SSH_AUTH_SOCK, AUTH_URL,
+ * CLIENT_ID) says the value is not the secret itself. */
+static bool secret_name(const char *name)
+{
+	static const char *const inside[] = {"SECRET", "TOKEN", "PASSWORD", "PASSWD", "PASSPHRASE",
+					     "CREDENTIAL", "APIKEY", "ACCESSKEY", "PRIVATEKEY"};
+	static const char *const whole[] = {"AUTH", "PASS", "PWD", "CREDS", "PAT"};
+	static const char *const key_after[] = {"API", "ACCESS", "PRIVATE", "SECRET",
+						"SIGNING", "ENCRYPTION", "MASTER"};
+	static const char *const meta[] = {"FILE", "PATH", "DIR", "SOCK", "SOCKET", "URL", "URI",
+					   "HOST", "PORT", "USER", "USERNAME", "NAME", "TYPE", "METHOD",
+					   "MODE", "ENABLED", "DISABLED", "TIMEOUT", "TTL", "EXPIRY", "EXPIRES",
+					   "LENGTH", "ID", "HEADER", "KIND", "VERSION", "REGION", "ENDPOINT",
+					   "PROVIDER", "SERVER", "DOMAIN", "SCOPE", "SCOPES", "ALGORITHM", "COMMAND",
+					   "HELPER", "CMD"};
+	if (!strcmp(name, "PWD") || !strcmp(name, "OLDPWD"))
+		return false;
+	char up[256];
+	size_t n = 0;
+	for (; name[n] && n + 1 < sizeof up; n++)
+		up[n] = (char)toupper((unsigned char)name[n]);
+	up[n] = '\0';
+	char *words[32];
+	size_t nw = 0;
+	char *save = NULL;
+	for (char *w = strtok_r(up, "_-.", &save); w && nw < SP_ARRAY_SIZE(words); w = strtok_r(NULL, "_-.", &save))
+		words[nw++] = w;
+	if (!nw)
+		return false;
+	for (size_t i = 0; i < SP_ARRAY_SIZE(meta); i++)
+		if (nw > 1 && !strcmp(words[nw - 1], meta[i]))
+			return false;
+	for (size_t k = 0; k < nw; k++) {
+		for (size_t i = 0; i < SP_ARRAY_SIZE(inside); i++)
+			if (strstr(words[k], inside[i]))
+				return true;
+		for (size_t i = 0; i < SP_ARRAY_SIZE(whole); i++)
+			if (!strcmp(words[k], whole[i]))
+				return true;
+		if (k > 0 && !strcmp(words[k], "KEY"))
+			for (size_t i = 0; i < SP_ARRAY_SIZE(key_after); i++)
+				if (!strcmp(words[k - 1], key_after[i]))
+					return true;
+	}
+	return false;
+}
+
+/* A value that cannot be a secret whatever its name says: empty, a switch
+ * or placeholder word, a path (a secret's file, not the secret), an
+ * unexpanded ${...}. */
+static bool inert_value(const char *v)
+{
+	static const char *const words[] = {"true", "false", "yes", "no", "on", "off", "none", "null", "nil",
+					    "0", "1", "-", "*", "enabled", "disabled", "unset"};
+	for (size_t i = 0; i < SP_ARRAY_SIZE(words); i++)
+		if (!strcasecmp(v, words[i]))
+			return true;
+	return !*v || v[0] == '/' || (v[0] == '$' && v[1] == '{');
+}
+
+/* A long random-looking token: 32 or more characters of the base64/base64url
+ * alphabet with upper case, lower case and digits mixed, and a Shannon
+ * entropy of at least 4.3 bits per character (English words and paths stay
+ * well below; 32 random base62 characters are near 4.8). Hex-only digests
+ * (commit ids) are not taken for secrets by shape alone. */
+static bool high_entropy(const char *v)
+{
+	size_t len = strlen(v);
+	if (len < 32 || len > 4096 || v[0] == '/')
+		return false;
+	unsigned count[256] = {0};
+	bool up = false, low = false, dig = false;
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)v[i];
+		if (!isalnum(c) && !strchr("+/=_-.", c))
+			return false;
+		up |= isupper(c) != 0;
+		low |= islower(c) != 0;
+		dig |= isdigit(c) != 0;
+		count[c]++;
+	}
+	if (!(up && low && dig))
+		return false;
+	double h = 0;
+	for (size_t c = 0; c < 256; c++)
+		if (count[c]) {
+			double p = (double)count[c] / (double)len;
+			h -= p * log2(p);
+		}
+	return h >= 4.3;
+}
+
+/* shape name when "NAME=value" looks like a credential, else NULL: by the
+ * value's shape (a known token prefix, a JWT, a PEM key, a URL with a
+ * password, a long high-entropy string) whatever the name, or by a
+ * secret-sounding name whatever the value (unless the value is inert) */
 const char *sp_env_credential_shape(const char *entry)
 {
 	const cred_scan *c = creds();
@@ -152,9 +251,10 @@ const char *sp_env_credential_shape(const char *entry)
 		return shape;
 	char name[256];
 	snprintf(name, sizeof name, "%.*s", (int)(eq - entry), entry);
-	if (strlen(value) >= 12 && !strchr(value, ' ') && regexec(&c->name_re, name, 0, NULL, 0) == 0 &&
-	    !strchr(value, '/'))
+	if (secret_name(name) && !inert_value(value))
 		return "secret-named variable";
+	if (high_entropy(value))
+		return "high-entropy string";
 	return NULL;
 }
 

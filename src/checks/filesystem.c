@@ -767,23 +767,51 @@ struct ra_arg {
 	char dir[512];
 };
 
+/* The kernel refuses a release_agent write itself (EPERM) without
+ * CAP_SYS_ADMIN in the initial user namespace, whatever the file's mode, so
+ * an open for writing proves nothing: the write is the proof. It writes the
+ * file's current value back (the kernel strips the newline it shows), so an
+ * accepted write changes nothing; an empty value is written back as "\n".
+ * 1 accepted, 0 refused (*err: the open's or the write's errno), -ENOENT
+ * absent. */
+static int ra_write_same(const char *path, int *err)
+{
+	*err = 0;
+	int fd = open(path, O_RDWR | O_NOCTTY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW);
+	if (fd < 0) {
+		*err = errno;
+		return errno == ENOENT ? -ENOENT : 0;
+	}
+	char cur[4097];
+	ssize_t n = pread(fd, cur, sizeof cur - 1, 0);
+	if (n < 0) {
+		*err = errno;
+		close(fd);
+		return 0;
+	}
+	if (n == 0)
+		cur[n++] = '\n';
+	ssize_t w = pwrite(fd, cur, (size_t)n, 0);
+	if (w < 0)
+		*err = errno;
+	close(fd);
+	return w >= 0 ? 1 : 0;
+}
+
 static long pr_release_agent(void *a)
 {
 	struct ra_arg *p = a;
 	sp_private_mountns();
 	char opts[64];
-	/* a fresh, uniquely named v1 hierarchy of our own: writing its
-	 * release_agent (zero bytes) touches nothing of the host's */
+	/* a fresh, uniquely named v1 hierarchy (another with the same name
+	 * would be joined: the write puts back the value it read) */
 	snprintf(opts, sizeof opts, "none,name=sandprobe%d", (int)getpid());
 	if (mount("cgroup", p->dir, "cgroup", MS_NOSUID | MS_NODEV | MS_NOEXEC, opts) < 0)
 		return 0;
 	char path[600];
 	snprintf(path, sizeof path, "%s/release_agent", p->dir);
-	int fd = open(path, O_WRONLY | O_CLOEXEC);
-	int e = errno;
-	long ok = fd >= 0 && write(fd, "", 0) == 0;
-	if (fd >= 0)
-		close(fd);
+	int e = 0;
+	long ok = ra_write_same(path, &e) == 1;
 	umount2(p->dir, MNT_DETACH);
 	errno = ok ? 0 : e;
 	return ok ? 1 : 0;
@@ -803,11 +831,11 @@ static int ra_cb(const sp_mount *m, void *arg)
 	char p[600];
 	snprintf(p, sizeof p, "%s/release_agent", m->mountpoint);
 	int e = 0;
-	/* the host's own file: open only, never a write */
-	int ok = sp_write_probe(p, false, &e);
+	/* the host's own file: its current value written back, nothing else */
+	int ok = ra_write_same(p, &e);
 	if (ok == -ENOENT)
 		return 0;
-	sp_observed_add(w->r, "%s: write open %s", p, ok == 1 ? "ACCEPTED" : sp_errname(e));
+	sp_observed_add(w->r, "%s: write of its own value %s", p, ok == 1 ? "ACCEPTED" : sp_errname(e));
 	if (ok == 1 && !w->writable++)
 		snprintf(w->first, sizeof w->first, "%s", p);
 	return 0;
@@ -931,9 +959,10 @@ static void run_proc1_root(const sp_ctx *ctx, sp_result *r)
 		return;
 	}
 	size_t seen = 0, same = 0, refused = 0, other = 0;
+	bool cut = false;
 	char first[64] = "";
 	struct dirent *de;
-	while ((de = readdir(d)) && seen < 1024) {
+	while ((de = readdir(d)) && !(cut = seen >= 65536)) {
 		if (de->d_name[0] < '1' || de->d_name[0] > '9')
 			continue;
 		seen++;
@@ -964,8 +993,14 @@ static void run_proc1_root(const sp_ctx *ctx, sp_result *r)
 		sp_observed_add(r, "/ is dev %lu ino %lu", (unsigned long)self.st_dev, (unsigned long)self.st_ino);
 	if (other && must)
 		sp_failr(r, "%s is another filesystem root and can be listed: an escape path", first);
+	else if (other)
+		sp_pass(r, "another root reachable, not required by policy");
+	else if (seen == 0)
+		sp_errorr(r, "/proc lists no process: no root looked at");
+	else if (cut)
+		sp_errorr(r, "stopped after %zu processes: the rest not looked at", seen);
 	else
-		sp_pass(r, "%s", other ? "another root reachable, not required by policy" : "no other root reachable through /proc");
+		sp_pass(r, "no other root reachable through /proc");
 }
 
 const sp_check sp_check_fs_proc1_root = {
@@ -1287,4 +1322,158 @@ const sp_check sp_check_fs_fsync = {
 	.id = "fs.fsync", .category = "filesystem", .title = "file content survives write, fsync and read",
 	.rationale = "a scratch filesystem that loses or corrupts data breaks the workload silently",
 	.techniques = "", .policy_keys = "fs.writable:paths", .method = "action", .run = run_fsync,
+};
+
+/* ---- host filesystems mounted into the sandbox ----
+ *
+ * A mount of the host's root, /etc, /var, /var/lib or /run in the sandbox
+ * (docker -v /:/host, a hostPath volume) hands over the host's files and
+ * control sockets. Mountinfo alone cannot tell the host's tmpfs /run from
+ * the sandbox's own, so each directory mount (not the sandbox's own root,
+ * not kernel pseudo filesystems, not single files such as /etc/hosts) is
+ * looked into for what only a host system holds: an engine's state
+ * (var/lib/docker, lib/containerd, run/containerd/containerd.sock,
+ * docker.sock ...), a system's /etc whose machine-id is not the sandbox's
+ * own, a proc whose "self" is not this process (another PID namespace's,
+ * the host's). */
+static const char *const host_markers[] = {
+	/* the host's root */
+	"var/lib/docker",
+	"var/lib/containerd",
+	"var/lib/kubelet",
+	"run/containerd/containerd.sock",
+	"run/docker.sock",
+	"var/run/docker.sock",
+	"run/podman/podman.sock",
+	"run/crio/crio.sock",
+	/* the host's /var */
+	"lib/docker/overlay2",
+	"lib/containerd/io.containerd.content.v1.content",
+	"lib/kubelet/pods",
+	/* the host's /var/lib */
+	"docker/overlay2",
+	"containerd/io.containerd.content.v1.content",
+	"kubelet/pods",
+	/* the host's /run */
+	"docker.sock",
+	"containerd/containerd.sock",
+	"podman/podman.sock",
+	"crio/crio.sock",
+};
+
+struct hm_walk {
+	sp_result *r;
+	char own_mid[64]; /* "" when the sandbox has none */
+	size_t looked, host;
+	char first[300];
+};
+
+static void read_machine_id(const char *path, char *out, size_t size)
+{
+	char buf[128];
+	ssize_t n = sp_read_file(path, buf, sizeof buf);
+	out[0] = '\0';
+	if (n > 0)
+		snprintf(out, size, "%s", sp_trim(buf));
+}
+
+/* the evidence that the mount is a host's, in why; false if none */
+static bool host_evidence(const struct hm_walk *w, const sp_mount *m, char *why, size_t wsz)
+{
+	char p[1024];
+	if (!strcmp(m->fstype, "proc")) {
+		char self[32];
+		snprintf(p, sizeof p, "%s/self", m->mountpoint);
+		ssize_t n = readlink(p, self, sizeof self - 1);
+		if (n <= 0)
+			return false;
+		self[n] = '\0';
+		if (atoi(self) == (int)getpid())
+			return false;
+		snprintf(why, wsz, "a proc of another PID namespace (its self is %s, this process is %d there)", self,
+			 (int)getpid());
+		return true;
+	}
+	for (size_t i = 0; i < SP_ARRAY_SIZE(host_markers); i++) {
+		struct stat st;
+		snprintf(p, sizeof p, "%s/%s", m->mountpoint, host_markers[i]);
+		if (lstat(p, &st) == 0) {
+			snprintf(why, wsz, "holds %s", host_markers[i]);
+			return true;
+		}
+	}
+	static const char *const etcs[] = {"etc/", ""};
+	for (size_t i = 0; i < SP_ARRAY_SIZE(etcs); i++) {
+		char mid[64], passwd[1024];
+		struct stat st;
+		snprintf(p, sizeof p, "%s/%smachine-id", m->mountpoint, etcs[i]);
+		snprintf(passwd, sizeof passwd, "%s/%spasswd", m->mountpoint, etcs[i]);
+		read_machine_id(p, mid, sizeof mid);
+		/* a system's /etc (passwd beside it) with an id that is not ours */
+		if (strlen(mid) >= 32 && strcmp(mid, w->own_mid) && lstat(passwd, &st) == 0) {
+			snprintf(why, wsz, "a system's /etc with another machine-id (%.8s..., the sandbox's %s)", mid,
+				 w->own_mid[0] ? "differs" : "is absent");
+			return true;
+		}
+	}
+	return false;
+}
+
+static int hm_cb(const sp_mount *m, void *arg)
+{
+	struct hm_walk *w = arg;
+	static const char *const pseudo[] = {"sysfs", "cgroup", "cgroup2", "devpts", "mqueue", "devtmpfs",
+					     "securityfs", "debugfs", "tracefs", "bpf", "pstore", "configfs",
+					     "fusectl", "hugetlbfs", "binfmt_misc", "autofs", "nsfs", "efivarfs"};
+	if (!strcmp(m->mountpoint, "/") || !strcmp(m->mountpoint, "/proc"))
+		return 0;
+	for (size_t i = 0; i < SP_ARRAY_SIZE(pseudo); i++)
+		if (!strcmp(m->fstype, pseudo[i]))
+			return 0;
+	struct stat st;
+	if (lstat(m->mountpoint, &st) < 0 || !S_ISDIR(st.st_mode))
+		return 0;
+	w->looked++;
+	char why[200];
+	if (!host_evidence(w, m, why, sizeof why))
+		return 0;
+	w->host++;
+	if (w->host <= 6)
+		sp_observed_add(w->r, "%s (%s %s, root %s): %s", m->mountpoint, m->fstype, m->source, m->root, why);
+	if (!w->first[0])
+		snprintf(w->first, sizeof w->first, "%s: %s", m->mountpoint, why);
+	return 0;
+}
+
+static void run_host_mounts(const sp_ctx *ctx, sp_result *r)
+{
+	bool must = !sp_policy_bool(ctx->policy, "fs.host_mounts_allowed", false);
+	sp_expected(r, "%s", must ? "no host filesystem (root, /etc, /var, /var/lib, /run, /proc) mounted in the sandbox" : "any (fs.host_mounts_allowed = true)");
+	struct hm_walk w = {.r = r};
+	read_machine_id("/etc/machine-id", w.own_mid, sizeof w.own_mid);
+	sp_observed(r, "sandbox machine-id %s", w.own_mid[0] ? "present" : "absent");
+	int rc = sp_mountinfo_each(hm_cb, &w);
+	if (rc < 0) {
+		sp_errorr(r, "cannot read /proc/self/mountinfo: %s", strerror(-rc));
+		return;
+	}
+	sp_observed_add(r, "%zu directory mounts besides the root looked into, %zu with a host's marks", w.looked, w.host);
+	if (w.host && must)
+		sp_failr(r, "host filesystem mounted: %s", w.first);
+	else if (w.host)
+		sp_pass(r, "host filesystem mounted, allowed by policy");
+	else
+		sp_pass(r, "%zu mounts besides the root, none holds a host system's marks", w.looked);
+}
+
+const sp_check sp_check_fs_host_mounts = {
+	.id = "fs.host_mounts",
+	.category = "filesystem",
+	.title = "no host filesystem mounted into the sandbox",
+	.rationale = "the host's root, /etc, /var/lib or /run mounted inside hands over its files, secrets and engine sockets",
+	.techniques = "T1611,T1552.001,AML.T0112.000",
+	.policy_keys = "fs.host_mounts_allowed:bool",
+	.method = "read",
+	.run = run_host_mounts,
+	.flags = SP_CHECK_INPROCESS,
 };

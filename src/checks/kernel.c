@@ -17,6 +17,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+/* linux/capability.h clashes with libc; the bit is ABI */
+#define CAP_SYS_PTRACE_BIT 19
+
 #include "checks/probe.h"
 #include "checks/runtime.h"
 #include "core/util.h"
@@ -587,12 +590,30 @@ SYSCTL_CHECK(kernel_dmesg_restrict, "kernel.dmesg_restrict", "/proc/sys/kernel/d
 static void run_userfaultfd_sysctl(const sp_ctx *ctx, sp_result *r)
 {
 	bool allowed = sp_policy_bool(ctx->policy, "kernel.unprivileged_userfaultfd_allowed", false);
-	sp_expected(r, "%s", allowed ? "any (allowed by policy)" : "vm.unprivileged_userfaultfd = 0 (or absent)");
+	sp_expected(r, "%s", allowed ? "any (allowed by policy)" : "vm.unprivileged_userfaultfd = 0 (or, without it, the call refused)");
 	long v;
 	int rc = sp_sysctl_long("/proc/sys/vm/unprivileged_userfaultfd", &v);
 	if (rc < 0) {
+		/* No sysctl proves nothing: kernels before 5.2 have none and let
+		 * anyone create one. The call itself (the fd closed at once) says
+		 * whether this kernel, or a filter, refuses it. */
 		sp_observed(r, "/proc/sys/vm/unprivileged_userfaultfd: %s", sp_errname(-rc));
-		sp_pass(r, "sysctl absent (%s)", sp_errname(-rc));
+		long fd = syscall(SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK);
+		int e = errno;
+		if (fd >= 0)
+			close((int)fd);
+		bool ptrace_cap = sp_has_cap(CAP_SYS_PTRACE_BIT);
+		sp_observed_add(r, "userfaultfd(): %s%s", fd >= 0 ? "created" : sp_errname(e),
+				ptrace_cap ? " (with CAP_SYS_PTRACE)" : " (without CAP_SYS_PTRACE)");
+		if (fd < 0 && (e == ENOSYS || e == EPERM || e == EACCES))
+			sp_pass(r, "sysctl absent, userfaultfd refused (%s)", sp_errname(e));
+		else if (fd >= 0 && !ptrace_cap && !allowed)
+			sp_failr(r, "sysctl absent and userfaultfd created without CAP_SYS_PTRACE");
+		else if (fd >= 0 && !ptrace_cap)
+			sp_pass(r, "unprivileged userfaultfd works, allowed by policy");
+		else
+			sp_skip(r, "sysctl absent and %s: whether an unprivileged process may use userfaultfd is not proven",
+				fd >= 0 ? "this process holds CAP_SYS_PTRACE" : sp_errname(e));
 		return;
 	}
 	sp_observed(r, "vm.unprivileged_userfaultfd = %ld", v);

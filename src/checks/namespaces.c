@@ -153,6 +153,46 @@ static int gvisor_net_stack(sp_result *r)
 	return 0;
 }
 
+/* IPC under a user-space kernel (gVisor): System V IPC and POSIX message
+ * queues are the sentry's own objects, but POSIX shared memory is files in
+ * /dev/shm, and an engine sharing the host's IPC (docker --ipc host) binds
+ * the host's /dev/shm in, served by the gofer (9p, or any non-tmpfs). Own
+ * IPC is proven only when /dev/shm is the sentry's own memory (tmpfs), or
+ * no mount of its own at all (a directory of the sentry's /dev or of the
+ * image). */
+static void run_ipc_userspace(bool must, sp_result *r)
+{
+	const char *kernel = sp_boundary_get()->kernel;
+	sp_mount m;
+	int rc = sp_mountinfo_find("/dev/shm", &m);
+	if (rc < 0) {
+		sp_observed(r, "mountinfo unreadable: %s", strerror(-rc));
+		sp_errorr(r, "cannot tell whose /dev/shm this is: %s", strerror(-rc));
+		return;
+	}
+	bool own_mount = !strcmp(m.mountpoint, "/dev/shm");
+	bool sentry = !strcmp(m.fstype, "tmpfs") || !strcmp(m.fstype, "devtmpfs");
+	char sysv[4096];
+	ssize_t n = sp_read_file("/proc/sysvipc/shm", sysv, sizeof sysv);
+	size_t segs = 0;
+	for (ssize_t i = 0; i < n; i++)
+		segs += sysv[i] == '\n';
+	sp_observed(r, "a user-space kernel (%s): System V IPC and message queues are its own; /dev/shm is %s (%s %s); "
+		       "%zd System V shm segment(s) listed",
+		    kernel, own_mount ? "a mount of its own" : "no mount of its own, in", m.fstype, m.source,
+		    n > 0 ? (ssize_t)segs - 1 : (ssize_t)0);
+	if (own_mount && !sentry) {
+		if (must)
+			sp_failr(r, "/dev/shm is a %s mount from outside %s: the host's POSIX shared memory is shared",
+				 m.fstype, kernel);
+		else
+			sp_pass(r, "the host's /dev/shm is shared, not required by policy");
+	} else {
+		sp_pass(r, "IPC objects are %s's own (/dev/shm %s)", kernel,
+			own_mount ? "is its own memory" : "is no host mount");
+	}
+}
+
 static void run_ns(const char *type, const sp_ctx *ctx, sp_result *r)
 {
 	const struct ns_type *t = ns_type_find(type);
@@ -161,6 +201,10 @@ static void run_ns(const char *type, const sp_ctx *ctx, sp_result *r)
 	bool must = sp_strv_contains(&required, type);
 	sp_strv_free(&required);
 	sp_expected(r, "%s", must ? "a namespace other than the initial one" : "any (not required by policy)");
+	if (!strcmp(type, "ipc") && sp_boundary_get()->kind == SP_KERNEL_USERSPACE) {
+		run_ipc_userspace(must, r);
+		return;
+	}
 
 	char self[128];
 	unsigned long ino;
@@ -260,9 +304,11 @@ static void run_ns(const char *type, const sp_ctx *ctx, sp_result *r)
 		.flags = SP_CHECK_INPROCESS | (kflags_),                                                     \
 	}
 
-/* a separate kernel holds none of the host's objects of each type; the one
- * exception is gVisor's network stack, which --network=host replaces with
- * the host's: its net link cannot tell */
+/* a separate kernel holds none of the host's objects of each type; the
+ * exceptions are gVisor's network stack, which --network=host replaces with
+ * the host's (its net link cannot tell), and gVisor's /dev/shm, which
+ * --ipc host replaces with the host's: ns.ipc proves it under gVisor itself
+ * (run_ipc_userspace) and takes no user-space waiver */
 NS_CHECK(ns_pid, "pid", SP_CHECK_KERNEL, "own PID namespace",
 	 "a shared PID namespace lets the sandbox see and signal host processes", "T1611,T1057");
 NS_CHECK(ns_net, "net", SP_CHECK_KERNEL_GUEST, "own network namespace",
@@ -270,7 +316,7 @@ NS_CHECK(ns_net, "net", SP_CHECK_KERNEL_GUEST, "own network namespace",
 NS_CHECK(ns_mnt, "mnt", SP_CHECK_KERNEL, "own mount namespace",
 	 "a shared mount namespace exposes and lets the sandbox change the host's mounts", "T1611");
 NS_CHECK(ns_uts, "uts", SP_CHECK_KERNEL, "own UTS namespace", "a shared UTS namespace lets the sandbox rename the host", "T1611");
-NS_CHECK(ns_ipc, "ipc", SP_CHECK_KERNEL, "own IPC namespace",
+NS_CHECK(ns_ipc, "ipc", SP_CHECK_KERNEL_GUEST, "own IPC namespace",
 	 "a shared IPC namespace exposes host System V IPC and POSIX message queues", "T1611");
 NS_CHECK(ns_user, "user", SP_CHECK_KERNEL, "own user namespace",
 	 "without a user namespace, root in the sandbox is root on the host", "T1611,T1068");

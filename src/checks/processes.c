@@ -15,6 +15,7 @@
 
 #include "checks/types.h"
 #include "checks/probe.h"
+#include "checks/runtime.h"
 #include "core/util.h"
 
 /* the two probes of processes outside the sandbox share one child */
@@ -281,9 +282,13 @@ static int proc_name_parse(const char *name, char *why, size_t whysz)
 		snprintf(why, whysz, "'%.60s...': longer than a process's path can be read (255 characters)", name);
 		return -1;
 	}
-	if (strpbrk(name, "*?[")) {
-		snprintf(why, whysz, "'%.100s': names are matched exactly, not as patterns", name);
-		return -1;
+	if (strpbrk(name, "[")) {
+		/* a bracket expression must close, or fnmatch takes '[' literally */
+		const char *b = strchr(name, '[');
+		if (!strchr(b + 1, ']')) {
+			snprintf(why, whysz, "'%.100s': unterminated '[' in a pattern", name);
+			return -1;
+		}
 	}
 	if (sp_endswith(name, "/")) {
 		snprintf(why, whysz, "'%.100s': a directory is no process name", name);
@@ -293,23 +298,31 @@ static int proc_name_parse(const char *name, char *why, size_t whysz)
 }
 
 const sp_policy_type sp_ptype_proc_names = {.name = "proc_names",
-					    .what = "program names (sshd) or paths (/usr/sbin/sshd), matched exactly",
-					    .list = true, .parse = proc_name_parse};
+					    .what = "program names (sshd) or paths (/usr/sbin/sshd), exact or shell "
+						    "patterns (systemd-*, sshd*)",
+					    .list = true,
+					    .parse = proc_name_parse};
 
-/* Does the policy's name (a path when it holds a '/', else a file name)
- * name this process? */
+/* a name (exact) or a shell pattern ("systemd-*", "sshd*") against s */
+static bool name_is(const char *name, const char *s)
+{
+	return strpbrk(name, "*?[") ? sp_glob_match(name, s) : !strcmp(name, s);
+}
+
+/* Does the policy's name (a path when it holds a '/', else a file name;
+ * either may be a shell pattern) name this process? */
 static name_match ident_matches(const struct proc_ident *id, const char *name)
 {
 	bool path = strchr(name, '/') != NULL;
-	if (id->exe[0] && !strcmp(path ? id->exe : base_name(id->exe), name))
+	if (id->exe[0] && name_is(name, path ? id->exe : base_name(id->exe)))
 		return NM_EXE;
-	if (id->argv0[0] && !strcmp(path ? id->argv0 : base_name(id->argv0), name))
+	if (id->argv0[0] && name_is(name, path ? id->argv0 : base_name(id->argv0)))
 		return NM_ARGV0;
-	if (id->script[0] && !strcmp(path ? id->script : base_name(id->script), name))
+	if (id->script[0] && name_is(name, path ? id->script : base_name(id->script)))
 		return NM_SCRIPT;
 	if (id->exe[0] || id->argv0[0] || path)
 		return NM_NO;
-	if (!strcmp(id->comm, name))
+	if (name_is(name, id->comm))
 		return NM_COMM;
 	if (strlen(name) > 15 && strlen(id->comm) == 15 && !strncmp(id->comm, name, 15))
 		return NM_COMM_TRUNCATED;
@@ -361,6 +374,11 @@ static void run_forbidden(const sp_ctx *ctx, sp_result *r)
 	sp_policy_list(ctx->policy, "proc.forbidden", &names);
 	sp_expected(r, "none of these running (by executable or argv[0]): %s",
 		    names.n ? sp_policy_get(ctx->policy, "proc.forbidden") : "(none listed)");
+	if (names.n == 0) {
+		sp_skip(r, "policy lists no forbidden process (proc.forbidden)");
+		sp_strv_free(&names);
+		return;
+	}
 	struct ident_list *l = idents_or_error(r, &names);
 	if (!l)
 		return;
@@ -456,19 +474,68 @@ static void run_pid1(const sp_ctx *ctx, sp_result *r)
 	struct proc_ident id;
 	const char *which = NULL;
 	read_ident(1, e.comm, &id);
-	if (ident_matches_any(&id, &bad, &which) != NM_NO)
+	if (ident_matches_any(&id, &bad, &which) != NM_NO) {
 		sp_failr(r, "pid 1 is %s: the host's init is visible", which);
-	else
-		sp_pass(r, "pid 1 is %s", e.comm);
+		sp_strv_free(&bad);
+		return;
+	}
 	sp_strv_free(&bad);
+	/* A name that is not on the list proves nothing by itself: the host's
+	 * init may be any program. pid 1 is the sandbox's own only when this
+	 * /proc is our PID namespace's and that namespace is not the initial
+	 * one: kernel threads live only in the initial PID namespace, and its
+	 * inode is the kernel's fixed PROC_PID_INIT_INO on a host kernel. */
+	char self[32], ns[64] = "", ns1[64] = "";
+	ssize_t sl = readlink("/proc/self", self, sizeof self - 1);
+	if (sl <= 0) {
+		sp_errorr(r, "/proc/self unreadable: cannot tell whose PID namespace /proc shows");
+		return;
+	}
+	self[sl] = '\0';
+	ssize_t nl = readlink("/proc/self/ns/pid", ns, sizeof ns - 1);
+	ns[nl > 0 ? nl : 0] = '\0';
+	ssize_t nl1 = readlink("/proc/1/ns/pid", ns1, sizeof ns1 - 1);
+	ns1[nl1 > 0 ? nl1 : 0] = '\0';
+	const struct proc_entry *kt = NULL;
+	DIR *d = opendir("/proc");
+	size_t np = 0;
+	_cleanup_free_ struct proc_entry *v = d ? read_procs(d, &np) : NULL;
+	if (d)
+		closedir(d);
+	for (size_t i = 0; i < np && !kt; i++)
+		if (v[i].flags & PF_KTHREAD)
+			kt = &v[i];
+	bool userspace = sp_boundary_get()->kind == SP_KERNEL_USERSPACE;
+	/* a guest kernel of the sandbox's own (a microVM): its initial PID
+	 * namespace and kernel threads are the VM's, and so is pid 1 */
+	bool guest = sp_boundary_get()->kind == SP_KERNEL_GUEST;
+	sp_observed_add(r, "our pid %d, in this /proc %s; pid namespace %s, pid 1's %s; %zu processes, %s", (int)getpid(),
+			self, ns[0] ? ns : "(unreadable)", ns1[0] ? ns1 : "(unreadable)", np,
+			kt ? "kernel threads visible" : "no kernel thread");
+	if (atoi(self) != (int)getpid())
+		sp_failr(r, "/proc is an outer PID namespace's: its pid 1 is not the sandbox's");
+	else if (guest && d && np > 0)
+		sp_pass(r, "pid 1 is %s, init of a guest kernel of the sandbox's own (%s)", e.comm, sp_boundary_get()->kernel);
+	else if (kt)
+		sp_failr(r, "kernel threads visible (pid %d %s): pid 1 is the initial PID namespace's init, the host's",
+			 kt->pid, kt->comm);
+	else if (!userspace && !strcmp(ns, "pid:[4026531836]"))
+		sp_failr(r, "the initial PID namespace (the host's): pid 1 is the host's init");
+	else if (!d || np == 0)
+		sp_errorr(r, "cannot list /proc: pid 1 not proven the sandbox's own");
+	else if (!ns[0] && !userspace)
+		sp_errorr(r, "/proc/self/ns/pid unreadable: pid 1 not proven the sandbox's own");
+	else
+		sp_pass(r, "pid 1 is %s, init of the sandbox's own PID namespace", e.comm);
 }
 
-/* the foreign (non-sandbox) processes, as proc.host_visible defines them */
-static size_t foreign_pids(int *out, size_t max)
+/* the foreign (non-sandbox) processes, as proc.host_visible defines them;
+ * -1 when /proc cannot be listed (nothing was looked at) */
+static long foreign_pids(int *out, size_t max)
 {
 	DIR *d = opendir("/proc");
 	if (!d)
-		return 0;
+		return -1;
 	size_t n;
 	struct proc_entry *v = read_procs(d, &n);
 	closedir(d);
@@ -507,7 +574,7 @@ static size_t foreign_pids(int *out, size_t max)
 		}
 	}
 	free(v);
-	return k;
+	return sl > 0 && n > 0 ? (long)k : -1;
 }
 
 static void run_signal_foreign(const sp_ctx *ctx, sp_result *r)
@@ -515,7 +582,12 @@ static void run_signal_foreign(const sp_ctx *ctx, sp_result *r)
 	bool must = sp_expect_required(ctx, r, "proc.isolated",
 				       "no process outside the sandbox can be signalled (kill with signal 0)");
 	int pids[512];
-	size_t n = foreign_pids(pids, SP_ARRAY_SIZE(pids));
+	long got = foreign_pids(pids, SP_ARRAY_SIZE(pids));
+	if (got < 0) {
+		sp_errorr(r, "cannot list /proc (or find this process in it): no process looked at");
+		return;
+	}
+	size_t n = (size_t)got;
 	size_t ok = 0;
 	int first = 0;
 	for (size_t i = 0; i < n; i++)
@@ -536,7 +608,12 @@ static void run_environ_foreign(const sp_ctx *ctx, sp_result *r)
 	bool must = sp_expect_required(ctx, r, "proc.isolated",
 				       "no environment or memory of a process outside the sandbox readable");
 	int pids[512];
-	size_t n = foreign_pids(pids, SP_ARRAY_SIZE(pids));
+	long got = foreign_pids(pids, SP_ARRAY_SIZE(pids));
+	if (got < 0) {
+		sp_errorr(r, "cannot list /proc (or find this process in it): no process looked at");
+		return;
+	}
+	size_t n = (size_t)got;
 	size_t readable = 0;
 	int first = 0;
 	for (size_t i = 0; i < n; i++) {
@@ -546,9 +623,9 @@ static void run_environ_foreign(const sp_ctx *ctx, sp_result *r)
 		if (fd < 0)
 			continue;
 		char c;
-		ssize_t got = read(fd, &c, 1);
+		ssize_t rd = read(fd, &c, 1);
 		close(fd);
-		if (got >= 0) {
+		if (rd >= 0) {
 			readable++;
 			if (!first)
 				first = pids[i];

@@ -5,7 +5,7 @@
  * nor any file a symlink on the way points at, nor the directory holding
  * it is writable (a read-only mount counts as not writable). tools.probes
  * runs each probe, "PROGRAM ARG... => REGEX" (entries separated by ';',
- * words split at blanks, '...' and "..." quote),
+ * words split at blanks, '...' and "..." quote, a quoted ';' is the word's),
  * all at once, each bounded by tools.timeout_ms, and passes when each exits
  * 0 and its output (stdout and stderr) matches the extended regex: proof of
  * function, not of presence (a package manager's dry run, a runtime's
@@ -97,6 +97,39 @@ static int split_args(const char *s, sp_strv *out)
 	}
 }
 
+/* The next ';'-separated entry of tools.probes (strtok_r-like: s on the
+ * first call, NULL after). In the command part (before "=>") a ';' inside
+ * '...' or "..." belongs to the word; in the pattern part quotes are plain
+ * characters (an apostrophe in a regex), so the first ';' there ends the
+ * entry. An unterminated quote runs to the end (split_args reports it). */
+static char *next_entry(char *s, char **save)
+{
+	char *e = s ? s : *save;
+	if (!e || !*e)
+		return NULL;
+	bool command = true;
+	char *c = e;
+	for (; *c; c++) {
+		if (command && (*c == '\'' || *c == '"')) {
+			char *end = strchr(c + 1, *c);
+			if (!end) {
+				c += strlen(c);
+				break;
+			}
+			c = end;
+		} else if (command && c[0] == '=' && c[1] == '>') {
+			command = false;
+			c++;
+		} else if (*c == ';') {
+			*c = '\0';
+			*save = c + 1;
+			return e;
+		}
+	}
+	*save = c;
+	return e;
+}
+
 /* Parse tools.probes into p[]; returns the count, or -1 with why. */
 static int parse_probes(const char *spec, tool_probe *p, size_t max, char *why, size_t whysz)
 {
@@ -105,7 +138,7 @@ static int parse_probes(const char *spec, tool_probe *p, size_t max, char *why, 
 	_cleanup_free_ char *copy = sp_xstrdup(spec);
 	size_t n = 0;
 	char *save = NULL;
-	for (char *e = strtok_r(copy, ";", &save); e; e = strtok_r(NULL, ";", &save)) {
+	for (char *e = next_entry(copy, &save); e; e = next_entry(NULL, &save)) {
 		e = trim_sep(e);
 		if (!*e)
 			continue;

@@ -34,4 +34,12 @@ if [ "$(cat /proc/sys/dev/tty/legacy_tiocsti 2>/dev/null || echo 1)" = 1 ]; then
 else
 	is_status tty dev.tiocsti pass
 fi
+
+# a /dev the sandbox cannot list (mode 000; ground truth: ls refused) is no pass
+like "$(setpriv --reuid=65534 --regid=65534 --clear-groups -- bwrap --unshare-all --die-with-parent --ro-bind / / \
+	--proc /proc --tmpfs /dev --chmod 0000 /dev ls /dev 2>&1)" "Permission denied" "ground truth: /dev cannot be listed"
+run_json devlocked setpriv --reuid=65534 --regid=65534 --clear-groups -- bwrap --unshare-all --die-with-parent \
+	--ro-bind / / --proc /proc --tmpfs /dev --chmod 0000 /dev --tmpfs /tmp --ro-bind "$CAT/doctor" $D \
+	$D --profile strict --format json -k dev.host_devices
+is_status devlocked dev.host_devices error
 done_testing

@@ -25,6 +25,21 @@ unlike "$rep" "$FAKE_GH|$FAKE_AWS|Zz9Zz9" "the values never appear in the report
 rep=$("${CLEAN[@]}" GITHUB_TOKEN="$FAKE_GH" "$D" --format json -k env.credentials --set env.credentials_allowed=GITHUB_TOKEN)
 is "$(st env.credentials "$rep")" pass "a variable allowed by policy passes"
 
+# both halves on their own: a secret-named variable whatever its value's shape
+# (short, with '/' and spaces), a high-entropy value whatever its name; and an
+# ordinary environment (PATH, HOME, PWD, an author name, a path to a secret
+# file, a commit id) that must not trip
+for kv in "DB_PASSWORD=hunter2" "API_TOKEN=a/b+c d" "BASIC_AUTH=user:pw" \
+	"BLOB=Zq8vT2mNx4Lr7Ws1Kd9Fh3Yb6Gc0Pj5Ue2Ia8Oz" "ANYNAME=-----BEGIN EC PRIVATE KEY-----"; do
+	rep=$("${CLEAN[@]}" "$kv" "$D" --format json -k env.credentials)
+	is "$(st env.credentials "$rep")" fail "${kv%%=*} (${#kv} chars) is found"
+	unlike "$rep" "${kv#*=}" "and its value never appears"
+done
+rep=$("${CLEAN[@]}" PWD=/root OLDPWD=/ LANG=C.UTF-8 TERM=xterm-256color GIT_AUTHOR_NAME="Jane Doe" \
+	TOKEN_FILE=/run/secrets/token SSH_AUTH_SOCK=/tmp/ssh-x/agent.1 TOKENIZERS_PARALLELISM=false \
+	GIT_COMMIT=0123456789abcdef0123456789abcdef01234567 "$D" --format json -k env.credentials)
+is "$(st env.credentials "$rep")" pass "an ordinary environment passes"
+
 # --- credentials in PID 1's environment (a real PID namespace) -----------------
 # PID 1 of the new namespace carries the token; the doctor itself does not
 rep=$(env -i PATH=/usr/bin:/bin SESSION_TOKEN="$FAKE_GH" unshare -pf --mount-proc \

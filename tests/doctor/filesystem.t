@@ -70,6 +70,35 @@ run_json root bwrap --unshare-pid --unshare-net --die-with-parent --cap-add ALL 
 	--dev /dev --tmpfs /tmp --ro-bind "$CAT/doctor" $D $D --profile strict --format json -k fs.release_agent
 is_status root fs.release_agent fail
 
+# a host's cgroup v1 hierarchy (a named one of the test's, in a mount namespace of
+# its own) bound into a box of real root: with every capability its
+# release_agent takes a write, without CAP_SYS_ADMIN the kernel refuses the
+# write (EPERM) although the file opens for writing. Ground truth: python3
+# writing the file's own value back in the same box.
+mkdir -p "$CAT/cg1"
+ra_box() { # CAPARG CMD...
+	local cap=$1
+	shift
+	unshare --mount --propagation private sh -c 'mount -t cgroup -o "none,name=spra$$" cgroup "$1" || exit 1
+		d=$1 c=$2; shift 2
+		exec bwrap --die-with-parent --unshare-pid --unshare-net $c ALL --ro-bind / / --bind "$d" /mnt \
+			--proc /proc --dev /dev --tmpfs /tmp "$@"' sh "$CAT/cg1" "$cap" "$@"
+}
+RA_PY='import os
+fd = os.open("/mnt/release_agent", os.O_RDWR)
+v = os.pread(fd, 4096, 0) or b"\n"
+try:
+    os.pwrite(fd, v, 0); print("accepted")
+except OSError as e: print("refused", e.errno)'
+is "$(ra_box --cap-drop python3 -c "$RA_PY")" "refused 1" "ground truth: without CAP_SYS_ADMIN the write gets EPERM"
+is "$(ra_box --cap-add python3 -c "$RA_PY")" "accepted" "ground truth: with every capability it is accepted"
+run_json ranocap ra_box --cap-drop --ro-bind "$CAT/doctor" $D $D --profile strict --format json -k fs.release_agent
+is_status ranocap fs.release_agent pass
+like "$(detail ranocap fs.release_agent)" "/mnt/release_agent: write of its own value EPERM" "judged by the write"
+run_json racap ra_box --cap-add --ro-bind "$CAT/doctor" $D $D --profile strict --format json -k fs.release_agent
+is_status racap fs.release_agent fail
+like "$(detail racap fs.release_agent)" "/mnt/release_agent: write of its own value ACCEPTED" "the write accepted"
+
 # a host shadow file with password hashes bind-mounted in
 printf 'root:$6$sandprobe$Zm9vYmFy:19000:0:99999:7:::\n' >"$CAT/shadow"
 chmod 644 "$CAT/shadow"

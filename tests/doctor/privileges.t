@@ -71,6 +71,22 @@ run_json suid plant suid
 is_status suid priv.setuid_files fail
 run_json nosuid plant nosuid
 is_status nosuid priv.setuid_files pass
+# the doctor as root: what another user of the sandbox could gain. A setuid-root file
+# that others may run counts (ground truth: nobody running a setuid copy of id gets
+# euid 0); one only root's group may run does not
+plant_root() { # MODE
+	unshare --mount --propagation private sh -c '
+		mount -t tmpfs -o suid tmpfs "$2/m" && chmod 755 "$2/m" && cp /usr/bin/id "$2/m/suidid" &&
+		chmod "$1" "$2/m/suidid" && if [ "$3" = truth ]; then
+			setpriv --reuid=65534 --regid=65534 --clear-groups -- "$2/m/suidid" -u
+		else "$2/doctor" --profile strict --format json -k priv.setuid_files --set "priv.scan_roots=$2/m"; fi' \
+		sh "$1" "$CAT" "${2:-}"
+}
+is "$(plant_root 4755 truth)" 0 "ground truth: nobody runs the 4755 setuid-root copy as euid 0"
+run_json rootsuid plant_root 4755
+is_status rootsuid priv.setuid_files fail
+run_json rootsuid750 plant_root 4750
+is_status rootsuid750 priv.setuid_files pass
 # the scan is bounded: 1 ms over a large tree without setuid files warns with its progress
 run_json budget setpriv --reuid=65534 --regid=65534 --clear-groups -- "$CAT/doctor" --profile strict --format json \
 	-k priv.setuid_files --set priv.scan_roots=/usr/share --set priv.scan_budget_ms=1

@@ -104,6 +104,15 @@ doc "$T/with" 1000 --set "tools.probes=agent-cli => (" >"$T/bad.out"
 is "$?" 2 "a bad regex is a usage error before anything runs"
 like "$(cat "$T/doctor.err")" "tools.probes: 'agent-cli => \\(': bad regex" "naming the key and the entry"
 
+# ---- a ';' inside quotes belongs to its word, not the entry list -----------------
+is "$(in_root "$T/with" 1000 sh -c 'echo one; echo two' 2>&1 | tr '\n' ' ')" "one two " \
+	"ground truth: the quoted command prints two lines"
+out=$(doc "$T/with" 1000 --set "tools.probes=sh -c 'echo one; echo two' => ^two\$; agent-cli --version => ^agent")
+is_st "$out" tools.probes pass "a probe with a quoted ';' runs whole and passes"
+like "$(ev tools.probes "$out")" "echo one; echo two" "its entry is kept whole"
+out=$(doc "$T/with" 1000 --set "tools.probes=sh -c \"echo one; exit 3\" => ^one\$")
+is_st "$out" tools.probes fail "a quoted ';' command that exits 3 fails"
+
 # ---- the login shell --------------------------------------------------------------
 out=$(doc "$T/with" 1000 --set tools.shell=bash)
 is_st "$out" tools.shell fail "tools.shell=bash when the passwd entry says /bin/sh: fails"

@@ -193,6 +193,20 @@ static void test_credentials(void)
 		"MY_SECRET=abcdefgh12345678",
 		"GITLAB=glpat-abcdefghijklmnopqrst",
 		"HF=hf_abcdefghijklmnopqrstuvwxyzABCDEFGH",
+		/* by name, whatever the value's shape */
+		"DB_PASSWORD=hunter2",
+		"API_TOKEN=a/b+c",
+		"MYAPP_PASS=correct horse battery",
+		"STRIPE_API_KEY=abc",
+		"GITHUB_PAT=x1",
+		"BASIC_AUTH=user:pw",
+		"aws_secret_access_key=short",
+		/* by shape, whatever the name */
+		"BLOB=Zq8vT2mNx4Lr7Ws1Kd9Fh3Yb6Gc0Pj5Ue2Ia8Oz",
+		"SLACK2=xoxe-1234567890-abcdefghij",
+		"V=hvs.CAESIabcdefghijklmnopqrstuvwxyz",
+		"K2=-----BEGIN EC PRIVATE KEY-----",
+		"AKEY=ASIAQQQQQQQQQQQQQQQQ",
 	};
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
 		ok(sp_env_credential_shape(bad[i]) != NULL, "flagged: %.*s...", 12, bad[i]);
@@ -205,6 +219,22 @@ static void test_credentials(void)
 		"SSH_AUTH_SOCK=/tmp/ssh-XXXX/agent.1",
 		"PASSWORD=",
 		"TERM=xterm-256color",
+		"PWD=/home/agent/work",
+		"OLDPWD=/home/agent",
+		"GIT_AUTHOR_NAME=Jane Doe",
+		"XAUTHORITY=/home/agent/.Xauthority",
+		"TOKENIZERS_PARALLELISM=false",
+		"AWS_ACCESS_KEY_ID_FILE=/run/secrets/id",
+		"API_TOKEN=${API_TOKEN}",
+		"AUTH_URL=https://login.example.com/auth",
+		"CLIENT_ID=app",
+		"GIT_COMMIT=0123456789abcdef0123456789abcdef01234567",
+		"JAVA_HOME=/usr/lib/jvm/java-17-openjdk-amd64",
+		"LS_COLORS=rs=0:di=01;34:ln=01;36:mh=00:pi=40;33:so=01;35:do=01;35",
+		"MANPATH=/usr/local/share/man:/usr/share/man",
+		"HOSTNAME=abcdef012345",
+		"DESCRIPTION=the quick brown fox jumps over the lazy dog again",
+		"UUID=123e4567-e89b-12d3-a456-426614174000",
 	};
 	for (size_t i = 0; i < sizeof good / sizeof good[0]; i++)
 		ok(sp_env_credential_shape(good[i]) == NULL, "not flagged: %s", good[i]);
