@@ -206,6 +206,11 @@ int cmd_verify(int argc, char **argv)
 		return sp_error_report(&err);
 	}
 	FILE *out = stdout;
+	if (sp_output_check("verify", "--emit-baseline", emit, &err) < 0) {
+		sp_baseline_free(&base);
+		sp_pubkey_free(o.pubkey);
+		return sp_error_report(&err);
+	}
 	if (sp_output_open("verify", output, &out, &err) < 0) {
 		sp_baseline_free(&base);
 		sp_pubkey_free(o.pubkey);
@@ -221,6 +226,18 @@ int cmd_verify(int argc, char **argv)
 		if (out != stdout)
 			fclose(out);
 		sp_error_prefix(&err, "verify");
+		return sp_error_report(&err);
+	}
+	/* a passing bundle without post-warm-up latencies (R0: one cycle, no
+	 * warm-up to end) cannot calibrate a baseline: say so instead of a PASS
+	 * report followed by nothing written */
+	if (emit && !v.nfail && v.lat.n == 0) {
+		if (out != stdout)
+			fclose(out);
+		sp_verdict_free(&v);
+		sp_usage(&err, "verify: --emit-baseline %s: %s has no post-warm-up latencies to calibrate from (an R0 run "
+			       "has none; use a G2 run or a soak --duration run): nothing written",
+			 emit, dir);
 		return sp_error_report(&err);
 	}
 	if (sp_output_truncate("verify", output, out, &err) < 0) {
@@ -245,9 +262,6 @@ int cmd_verify(int argc, char **argv)
 		if (v.nfail) {
 			fprintf(stderr, "sandprobe: verify: %s fails %zu gate(s): no baseline written to %s\n", dir, v.nfail,
 				emit);
-		} else if (v.lat.n == 0) {
-			fprintf(stderr, "sandprobe: verify: %s has no post-warm-up latencies: no baseline written\n", dir);
-			exit_code = SP_EXIT_FAIL;
 		} else if (sp_baseline_write(&v, emit, &err) < 0) {
 			sp_verdict_free(&v);
 			sp_error_prefix(&err, "verify: --emit-baseline");
