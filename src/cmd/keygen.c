@@ -48,10 +48,10 @@ int cmd_keygen(int argc, char **argv)
 		fprintf(stderr, "sandprobe: keygen: --out PREFIX is required\n");
 		return SP_EXIT_USAGE;
 	}
-	sp_error err = {0};
-	if (sp_output_check("keygen", "--out", prefix, &err) < 0)
-		return sp_error_report(&err);
 	_cleanup_free_ char *key = sp_xasprintf("%s.key", prefix);
+	sp_error err = {0};
+	if (sp_output_check("keygen", "--out", key, &err) < 0)
+		return sp_error_report(&err);
 	_cleanup_free_ char *pub = sp_xasprintf("%s.pub", prefix);
 	if (access(key, F_OK) == 0 || access(pub, F_OK) == 0) {
 		fprintf(stderr, "sandprobe: keygen: %s or %s already exists; not overwriting\n", key, pub);

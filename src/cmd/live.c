@@ -293,10 +293,12 @@ static int check_kernel(const char *path, sp_error *err)
 	ssize_t n = pread(fd, h, sizeof h, 0);
 	if (n < 0)
 		return sp_usage(err, "live: --kernel %s: %s", path, strerror(errno));
-	bool elf = n >= 4 && !memcmp(h, "\177ELF", 4);
+	/* an ELF executable (vmlinux): the magic, a class, and e_type ET_EXEC */
+	bool elf = n >= 64 && !memcmp(h, "\177ELF", 4) && (h[4] == 1 || h[4] == 2) &&
+		   (h[5] == 2 ? h[16] == 0 && h[17] == 2 : h[16] == 2 && h[17] == 0);
 	bool bz = n >= (ssize_t)sizeof h && !memcmp(h + 0x202, "HdrS", 4);
 	if (!elf && !bz)
-		return sp_usage(err, "live: --kernel %s: not a Linux kernel image (no bzImage header, not ELF)", path);
+		return sp_usage(err, "live: --kernel %s: not a Linux kernel image (no bzImage header, not an ELF executable)", path);
 	return 0;
 }
 

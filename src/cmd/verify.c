@@ -1,5 +1,8 @@
 /* sandprobe verify: argument parsing and wiring only; the gates live in
  * src/evidence/. */
+#include <dirent.h>
+#include <sys/stat.h>
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -56,6 +59,27 @@ static int optval(int argc, char **argv, int *i, const char *name, const char **
 	if (!**out)
 		return sp_usage(err, "verify: %s: empty value", name);
 	return 1;
+}
+
+/* the bundle operand: an existing, non-empty directory (a partial bundle is
+ * judged by the gates; no bundle at all is a usage error) */
+static int bundle_dir_check(const char *dir, sp_error *err)
+{
+	struct stat st;
+	if (stat(dir, &st) < 0)
+		return sp_usage(err, "verify: %s: %s", dir, strerror(errno));
+	if (!S_ISDIR(st.st_mode))
+		return sp_usage(err, "verify: %s: not a directory (a bundle is the directory soak --out wrote)", dir);
+	DIR *d = opendir(dir);
+	if (!d)
+		return sp_usage(err, "verify: %s: %s", dir, strerror(errno));
+	bool any = false;
+	for (struct dirent *e; !any && (e = readdir(d));)
+		any = strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
+	closedir(d);
+	if (!any)
+		return sp_usage(err, "verify: %s: an empty directory, no bundle in it", dir);
+	return 0;
 }
 
 int cmd_verify(int argc, char **argv)
@@ -174,6 +198,8 @@ int cmd_verify(int argc, char **argv)
 		sp_usage(&err, "verify: missing bundle directory (usage: sandprobe verify DIR [options])");
 		return sp_error_report(&err);
 	}
+	if (bundle_dir_check(dir, &err) < 0)
+		return sp_error_report(&err);
 	if (emit && baseline) {
 		sp_usage(&err, "verify: --emit-baseline and --baseline exclude each other");
 		return sp_error_report(&err);
