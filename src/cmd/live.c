@@ -274,6 +274,24 @@ static int canonical_runtime(char **name, sp_error *err)
 	return sp_usage(err, "live: unknown runtime '%s' (see --list-runtimes)", *name);
 }
 
+/* the runtime and variant names, before anything else is looked at (the
+ * plan checks them again, with the lanes) */
+static int check_names(const struct live_opts *o, sp_error *err)
+{
+	sp_strv rts, vs;
+	sp_strv_split(&rts, o->matrix ? o->runtimes : o->runtime, ",");
+	sp_strv_split(&vs, o->matrix ? o->variants : o->variant, ",");
+	int rc = 0;
+	for (size_t i = 0; i < rts.n && rc == 0; i++)
+		rc = canonical_runtime(&rts.v[i], err);
+	for (size_t i = 0; i < vs.n && rc == 0; i++)
+		if (!sp_variant_find(vs.v[i]))
+			rc = sp_usage(err, "live: unknown variant '%s'", vs.v[i]);
+	sp_strv_free(&rts);
+	sp_strv_free(&vs);
+	return rc;
+}
+
 /* --kernel: a regular, non-empty file that is a Linux kernel image qemu can
  * boot (an x86 bzImage: "HdrS" at 0x202; or an ELF vmlinux), checked before
  * any lane starts: a lane must not be skipped for a kernel that cannot be */
@@ -409,6 +427,8 @@ int cmd_live(int argc, char **argv)
 		}
 		goto done;
 	}
+	if (check_names(&o, &err) < 0)
+		goto fail;
 	if (o.doctor)
 		snprintf(cfg.doctor, sizeof cfg.doctor, "%s", o.doctor);
 	else if (default_doctor(cfg.doctor, sizeof cfg.doctor) < 0) {
