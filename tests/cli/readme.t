@@ -14,6 +14,7 @@ need bwrap
 need_root
 need unshare
 C=$(mktemp -d /tmp/sp-readme-clone.XXXXXX)
+chmod 755 "$C" # as git clone leaves it: tools/demo's sandbox runs the doctor as nobody
 at_exit "rm -rf '$C'"
 (cd "$SP_ROOT" && git ls-files -co --exclude-standard | grep -vE '^build(-san|-fuzz)?/' | tar -cf - -T -) | tar -xf - -C "$C"
 mkdir -p "$C/build"
