@@ -17,6 +17,7 @@ need_root
 C=$(mktemp -d /tmp/sp-examples-clone.XXXXXX)
 H=$(mktemp -d /tmp/sp-examples-home.XXXXXX)
 at_exit "rm -rf '$C' '$H'"
+chmod 755 "$C" # as git clone leaves it
 (cd "$SP_ROOT" && git ls-files -co --exclude-standard | grep -vE '^build(-san|-fuzz)?/' | tar -cf - -T -) | tar -xf - -C "$C"
 mkdir -p "$C/build"
 cp "$SP_ROOT/build/sandprobe" "$SP_ROOT/build/sandprobe-doctor" "$C/build/"
