@@ -5,8 +5,10 @@
 #include <fcntl.h>
 #include <stdarg.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/cleanup.h"
 #include "core/util.h"
 
 int sp_output_open(const char *verb, const char *path, FILE **out, sp_error *err)
@@ -24,6 +26,44 @@ int sp_output_open(const char *verb, const char *path, FILE **out, sp_error *err
 		*out = stdout;
 		return sp_fail_errno(err, e, "%s: --output %s", verb, path);
 	}
+	return 0;
+}
+
+int sp_input_check(const char *verb, const char *flag, const char *path, sp_error *err)
+{
+	struct stat st;
+	const char *sep = *flag ? " " : "";
+	if (stat(path, &st) < 0)
+		return sp_usage(err, "%s: %s%s%s: %s", verb, flag, sep, path, strerror(errno));
+	if (S_ISDIR(st.st_mode))
+		return sp_usage(err, "%s: %s%s%s: is a directory, expected a file", verb, flag, sep, path);
+	if (S_ISREG(st.st_mode) && st.st_size == 0)
+		return sp_usage(err, "%s: %s%s%s: is empty", verb, flag, sep, path);
+	if (access(path, R_OK) < 0)
+		return sp_usage(err, "%s: %s%s%s: %s", verb, flag, sep, path, strerror(errno));
+	return 0;
+}
+
+int sp_output_check(const char *verb, const char *flag, const char *path, sp_error *err)
+{
+	struct stat st;
+	if (!path)
+		return 0;
+	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+		return sp_usage(err, "%s: %s %s: is a directory, expected a file name", verb, flag, path);
+	_cleanup_free_ char *dir = sp_xstrdup(path);
+	char *slash = strrchr(dir, '/');
+	if (!slash)
+		return 0;
+	if (slash == dir)
+		slash[1] = '\0';
+	else
+		*slash = '\0';
+	if (stat(dir, &st) < 0)
+		return sp_usage(err, "%s: %s %s: directory %s: %s (create it first: mkdir -p %s)", verb, flag, path, dir,
+				strerror(errno), dir);
+	if (!S_ISDIR(st.st_mode))
+		return sp_usage(err, "%s: %s %s: %s is not a directory", verb, flag, path, dir);
 	return 0;
 }
 

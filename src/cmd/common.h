@@ -17,6 +17,14 @@ int sp_output_truncate(const char *verb, const char *path, FILE *out, sp_error *
 /* Flush and close the report; 0, or -1 with err filled (exit 3). */
 int sp_output_close(const char *verb, const char *path, FILE *out, sp_error *err);
 
+/* Input files and output paths checked before anything runs (exit 2, one
+ * line naming the flag and the path): sp_input_check refuses a missing,
+ * unreadable, empty or non-regular file ("VERB: FLAG PATH: why"; FLAG may be
+ * "" for an operand); sp_output_check refuses an output path that is a
+ * directory or whose directory does not exist. */
+int sp_input_check(const char *verb, const char *flag, const char *path, sp_error *err);
+int sp_output_check(const char *verb, const char *flag, const char *path, sp_error *err);
+
 /* A stream that discards what is written to it (--quiet), without /dev/null. */
 FILE *sp_null_stream(void);
 

@@ -35,7 +35,10 @@ static void usage(FILE *f)
 	      "  --profile NAME    shipped policy: strict (AI-agent sandbox), container, host\n"
 	      "  --policy FILE     policy file (INI; '[policy] base = strict' inherits a profile)\n"
 	      "  --set KEY=VALUE   override one policy key, dotted form (net.egress.deny=...)\n"
-	      "  -k EXPR           select checks by substring of id or category, with and/or/not/()\n"
+	      "  -k EXPR           select checks: words joined by and/or/not/(); a word is\n"
+	      "                    id:ID or cat:CATEGORY (exact; * ? [] glob: id:ns.*), a glob\n"
+	      "                    (ns.* = whole id or category), or else a substring of id or\n"
+	      "                    category ('ns' also selects seccomp.unshare, kernel.userns)\n"
 	      "  -x                stop after the first failure\n"
 	      "  -v                print evidence (expected/observed) for passing checks too\n"
 	      "  --strict          a skipped check counts as a failure (release gates)\n"
@@ -65,7 +68,7 @@ static void usage(FILE *f)
 static bool known_word(const char *w)
 {
 	for (size_t i = 0; i < sp_checks_count; i++)
-		if (strstr(sp_checks[i]->id, w) || strstr(sp_checks[i]->category, w))
+		if (sp_kword_match(w, sp_checks[i]->id, sp_checks[i]->category))
 			return true;
 	return false;
 }
@@ -195,10 +198,35 @@ int cmd_doctor(int argc, char **argv)
 			goto fail;
 	if (o.kexpr && sp_kexpr_parse(o.kexpr, known_word, &k, &err) < 0)
 		goto fail;
+	if (o.manifest && sp_input_check("doctor", "--manifest", o.manifest, &err) < 0)
+		goto fail;
 	if (o.manifest && sp_manifest_load(o.manifest, &manifest, &err) < 0)
 		goto fail;
 	if (o.bundle && !o.list && sp_dbundle_open(&bundle, o.bundle, &err) < 0)
 		goto fail;
+	sel = sp_xcalloc(sp_checks_count + 1, sizeof *sel);
+	size_t nsel = 0, nmatched = 0;
+	for (size_t i = 0; i < sp_checks_count; i++) {
+		const sp_check *c = sp_checks[i];
+		if (k && !sp_kexpr_match(k, c->id, c->category))
+			continue;
+		nmatched++;
+		if (!o.list && sp_policy_expect(&policy, c->id) == SP_EXPECT_OFF)
+			continue;
+		sel[nsel++] = c;
+	}
+	/* nothing selected is no verdict: a run of zero checks must not PASS */
+	if (nsel == 0) {
+		const char *pname = policy.name ? policy.name : "custom";
+		if (k && nmatched == 0)
+			sp_usage(&err, "doctor: -k '%s' selects no check", o.kexpr);
+		else if (k)
+			sp_usage(&err, "doctor: -k '%s' selects no check that policy '%s' runs (%zu matched, all 'off' there)",
+				 o.kexpr, pname, nmatched);
+		else
+			sp_usage(&err, "doctor: policy '%s' runs no check (every check is 'off')", pname);
+		goto fail;
+	}
 	if (o.quiet && !o.output) {
 		out = sp_null_stream(); /* no /dev/null needed: the sandbox may have no /dev */
 	} else if (o.output) {
@@ -222,16 +250,6 @@ int cmd_doctor(int argc, char **argv)
 		      .manifest = manifest,
 		      .verbose = o.verbose,
 		      .timeout_ms = o.timeout_ms};
-	sel = sp_xcalloc(sp_checks_count + 1, sizeof *sel);
-	size_t nsel = 0;
-	for (size_t i = 0; i < sp_checks_count; i++) {
-		const sp_check *c = sp_checks[i];
-		if (k && !sp_kexpr_match(k, c->id, c->category))
-			continue;
-		if (!o.list && sp_policy_expect(&policy, c->id) == SP_EXPECT_OFF)
-			continue;
-		sel[nsel++] = c;
-	}
 	if (o.output && ftruncate(fileno(out), 0) < 0) {
 		sp_fail_errno(&err, errno, "doctor: --output %s", o.output);
 		goto fail;

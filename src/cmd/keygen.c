@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "cmd/cmd.h"
+#include "cmd/common.h"
 #include "core/error.h"
 #include "core/util.h"
 #include "evidence/evidence.h"
@@ -48,6 +49,9 @@ int cmd_keygen(int argc, char **argv)
 		return SP_EXIT_USAGE;
 	}
 	_cleanup_free_ char *key = sp_xasprintf("%s.key", prefix);
+	sp_error err = {0};
+	if (sp_output_check("keygen", "--out", key, &err) < 0)
+		return sp_error_report(&err);
 	_cleanup_free_ char *pub = sp_xasprintf("%s.pub", prefix);
 	if (access(key, F_OK) == 0 || access(pub, F_OK) == 0) {
 		fprintf(stderr, "sandprobe: keygen: %s or %s already exists; not overwriting\n", key, pub);

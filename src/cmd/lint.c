@@ -1,12 +1,16 @@
 /* sandprobe lint: argument parsing and wiring (src/lint/ does the work). */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "cmd/cmd.h"
 #include "cmd/common.h"
 #include "core/annotate.h"
+#include "core/cleanup.h"
 #include "lint/lint.h"
 
 static void usage(FILE *f)
@@ -32,8 +36,9 @@ static void usage(FILE *f)
 	      "  --annotate github also print each finding as a GitHub Actions workflow command\n"
 	      "                    (::error file=F,line=N,col=N,title=RULE::...) on standard output\n"
 	      "\n"
-	      "exit: 0 no finding at or above --fail-on, 1 findings, 2 usage error, or a file (or a\n"
-	      "      document in it) that could not be linted: it is reported as lint.input_invalid\n"
+	      "exit: 0 no finding at or above --fail-on, 1 findings, 2 usage error (a file that is\n"
+	      "      missing, empty, binary or a directory: one line, nothing written), or a file\n"
+	      "      (or a document in it) that could not be parsed: reported as lint.input_invalid\n"
 	      "      and every other file's findings are still reported; 3 internal error\n",
 	      f);
 }
@@ -89,6 +94,29 @@ static int parse_args(int argc, char **argv, struct lint_opts *o, sp_error *err)
 	return 0;
 }
 
+static int not_a_config(const char *path, sp_error *err)
+{
+	if (sp_input_check("lint", "", path, err) < 0)
+		return -1;
+	struct stat st;
+	if (stat(path, &st) < 0 || !S_ISREG(st.st_mode))
+		return 0; /* a pipe is read once, by the linter */
+	if (st.st_size > SP_LINT_MAX_FILE)
+		return sp_usage(err, "lint: %s: file too large (the limit is %u MiB)", path, SP_LINT_MAX_FILE >> 20);
+	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0)
+		return sp_usage(err, "lint: %s: %s", path, strerror(errno));
+	char buf[65536];
+	ssize_t n = read(fd, buf, sizeof buf);
+	if (n < 0)
+		return sp_usage(err, "lint: %s: %s", path, strerror(errno));
+	const char *nul = memchr(buf, '\0', (size_t)n);
+	if (nul)
+		return sp_usage(err, "lint: %s: binary data (a NUL byte at offset %zu), not a config file", path,
+				(size_t)(nul - buf));
+	return 0;
+}
+
 int cmd_lint(int argc, char **argv)
 {
 	sp_error err;
@@ -130,6 +158,13 @@ int cmd_lint(int argc, char **argv)
 		sp_usage(&err, "lint: no files given (see 'sandprobe lint --help')");
 		goto fail;
 	}
+	/* a file that is no config at all (missing, a directory, empty, binary)
+	 * is a usage error before anything is linted or written: one line */
+	for (int i = optind; !o.list && i < argc; i++)
+		if (not_a_config(argv[i], &err) < 0)
+			goto fail;
+	if (sp_output_check("lint", "--output", o.output, &err) < 0)
+		goto fail;
 	sp_lint_opts lo = {.require_runtime_class = o.runtime_class};
 	sp_lint_init(&l, &lo);
 	/* every file is read, parsed (and for compose and kube linted) before

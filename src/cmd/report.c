@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "cmd/cmd.h"
+#include "cmd/common.h"
 #include "core/error.h"
 #include "core/fsutil.h"
 #include "core/util.h"
@@ -104,10 +105,16 @@ int cmd_report(int argc, char **argv)
 	}
 	const char *dir = argv[optind];
 	struct stat st;
-	if (stat(dir, &st) < 0 || !S_ISDIR(st.st_mode)) {
-		sp_usage(&err, "%s: not a directory", dir);
+	if (stat(dir, &st) < 0) {
+		sp_usage(&err, "report: bundle %s: %s", dir, strerror(errno));
 		return sp_error_report(&err);
 	}
+	if (!S_ISDIR(st.st_mode)) {
+		sp_usage(&err, "report: bundle %s: not a directory (a bundle is the directory soak --out wrote)", dir);
+		return sp_error_report(&err);
+	}
+	if (sp_output_check("report", "--output", out, &err) < 0)
+		return sp_error_report(&err);
 	rp_bundle b;
 	if (rp_bundle_load(&b, dir, &err) < 0)
 		return sp_error_report(&err);

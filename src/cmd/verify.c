@@ -1,5 +1,8 @@
 /* sandprobe verify: argument parsing and wiring only; the gates live in
  * src/evidence/. */
+#include <dirent.h>
+#include <sys/stat.h>
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -56,6 +59,27 @@ static int optval(int argc, char **argv, int *i, const char *name, const char **
 	if (!**out)
 		return sp_usage(err, "verify: %s: empty value", name);
 	return 1;
+}
+
+/* the bundle operand: an existing, non-empty directory (a partial bundle is
+ * judged by the gates; no bundle at all is a usage error) */
+static int bundle_dir_check(const char *dir, sp_error *err)
+{
+	struct stat st;
+	if (stat(dir, &st) < 0)
+		return sp_usage(err, "verify: %s: %s", dir, strerror(errno));
+	if (!S_ISDIR(st.st_mode))
+		return sp_usage(err, "verify: %s: not a directory (a bundle is the directory soak --out wrote)", dir);
+	DIR *d = opendir(dir);
+	if (!d)
+		return sp_usage(err, "verify: %s: %s", dir, strerror(errno));
+	bool any = false;
+	for (struct dirent *e; !any && (e = readdir(d));)
+		any = strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
+	closedir(d);
+	if (!any)
+		return sp_usage(err, "verify: %s: an empty directory, no bundle in it", dir);
+	return 0;
 }
 
 int cmd_verify(int argc, char **argv)
@@ -174,6 +198,8 @@ int cmd_verify(int argc, char **argv)
 		sp_usage(&err, "verify: missing bundle directory (usage: sandprobe verify DIR [options])");
 		return sp_error_report(&err);
 	}
+	if (bundle_dir_check(dir, &err) < 0)
+		return sp_error_report(&err);
 	if (emit && baseline) {
 		sp_usage(&err, "verify: --emit-baseline and --baseline exclude each other");
 		return sp_error_report(&err);
@@ -206,6 +232,11 @@ int cmd_verify(int argc, char **argv)
 		return sp_error_report(&err);
 	}
 	FILE *out = stdout;
+	if (sp_output_check("verify", "--emit-baseline", emit, &err) < 0) {
+		sp_baseline_free(&base);
+		sp_pubkey_free(o.pubkey);
+		return sp_error_report(&err);
+	}
 	if (sp_output_open("verify", output, &out, &err) < 0) {
 		sp_baseline_free(&base);
 		sp_pubkey_free(o.pubkey);
@@ -221,6 +252,18 @@ int cmd_verify(int argc, char **argv)
 		if (out != stdout)
 			fclose(out);
 		sp_error_prefix(&err, "verify");
+		return sp_error_report(&err);
+	}
+	/* a passing bundle without post-warm-up latencies (R0: one cycle, no
+	 * warm-up to end) cannot calibrate a baseline: say so instead of a PASS
+	 * report followed by nothing written */
+	if (emit && !v.nfail && v.lat.n == 0) {
+		if (out != stdout)
+			fclose(out);
+		sp_verdict_free(&v);
+		sp_usage(&err, "verify: --emit-baseline %s: %s has no post-warm-up latencies to calibrate from (an R0 run "
+			       "has none; use a G2 run or a soak --duration run): nothing written",
+			 emit, dir);
 		return sp_error_report(&err);
 	}
 	if (sp_output_truncate("verify", output, out, &err) < 0) {
@@ -245,9 +288,6 @@ int cmd_verify(int argc, char **argv)
 		if (v.nfail) {
 			fprintf(stderr, "sandprobe: verify: %s fails %zu gate(s): no baseline written to %s\n", dir, v.nfail,
 				emit);
-		} else if (v.lat.n == 0) {
-			fprintf(stderr, "sandprobe: verify: %s has no post-warm-up latencies: no baseline written\n", dir);
-			exit_code = SP_EXIT_FAIL;
 		} else if (sp_baseline_write(&v, emit, &err) < 0) {
 			sp_verdict_free(&v);
 			sp_error_prefix(&err, "verify: --emit-baseline");

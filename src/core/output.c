@@ -50,12 +50,20 @@ void sp_write_label(FILE *f, const char *label, const char *suffix)
 		fprintf(f, "%s%s", label, suffix);
 }
 
-static void summary_line(FILE *f, const sp_report *rep)
+static void summary_line(FILE *f, const sp_ctx *ctx, const sp_report *rep)
 {
 	fputs("RESULT: ", f);
 	sp_write_label(f, rep->failed ? "FAIL" : "PASS", "");
-	fprintf(f, " -- %zu passed, %zu failed, %zu skipped, %zu warned, %zu errors\n", rep->sum.pass, rep->sum.fail,
+	fprintf(f, " -- %zu passed, %zu failed, %zu skipped, %zu warned, %zu errors", rep->sum.pass, rep->sum.fail,
 		rep->sum.skip, rep->sum.warn, rep->sum.error);
+	/* a PASS beside warnings says what the warnings are, in the same line */
+	if (!rep->failed && rep->sum.warn) {
+		if (ctx->profile && !strcmp(ctx->profile, "host"))
+			fputs(" (profile host is advisory: it describes this host; each WARN is isolation it lacks)", f);
+		else
+			fputs(" (each WARN is a check the policy marks advisory; --fail-on warn makes it fail)", f);
+	}
+	fputc('\n', f);
 }
 
 void sp_write_text(FILE *f, const sp_ctx *ctx, const sp_report *rep, bool verbose)
@@ -83,7 +91,7 @@ void sp_write_text(FILE *f, const sp_ctx *ctx, const sp_report *rep, bool verbos
 			b->kind == SP_KERNEL_HOST ? "" : rep->env.boundary_accepted ? ", accepted by policy" : ", not accepted by policy",
 			b->signals[0] ? b->signals : "none", b->doubt[0] ? "; " : "", b->doubt);
 	}
-	summary_line(f, rep);
+	summary_line(f, ctx, rep);
 }
 
 /* TAP 13 (what prove and TAP::Parser read). A description holds no '#'

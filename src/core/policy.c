@@ -420,6 +420,14 @@ int sp_policy_load_file(sp_policy *p, const char *path, sp_error *err)
 		return sp_usage(err, "policy %s: contains a NUL byte", path);
 	if (load_text(p, text, path, 0, err) < 0)
 		return -1;
+	/* a file that sets no key and names no base would be judged by the checks'
+	 * built-in defaults, which are no profile: refuse it rather than guess */
+	bool any = false;
+	for (size_t i = 0; i < p->n && !any; i++)
+		any = strncmp(p->e[i].key, "policy.", 7) != 0;
+	if (!any)
+		return sp_usage(err, "policy %s: sets no key and names no base profile (add '[policy] base = strict' to inherit one)",
+				path);
 	if (!p->name)
 		p->name = sp_xstrdup(path);
 	return 0;

@@ -1,6 +1,7 @@
 #include "core/select.h"
 
 #include <ctype.h>
+#include <fnmatch.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -83,6 +84,10 @@ static sp_kexpr *parse_primary(struct parser *p)
 		sp_usage(p->err, "-k '%s': unexpected '%s'", p->expr, p->tok);
 		return NULL;
 	}
+	if ((!strncmp(p->tok, "id:", 3) || !strncmp(p->tok, "cat:", 4)) && !strchr(p->tok, ':')[1]) {
+		sp_usage(p->err, "-k '%s': '%s' names nothing after ':'", p->expr, p->tok);
+		return NULL;
+	}
 	if (p->known && !p->known(p->tok)) {
 		sp_usage(p->err, "-k '%s': '%s' matches no check id or category", p->expr, p->tok);
 		return NULL;
@@ -151,10 +156,26 @@ int sp_kexpr_parse(const char *expr, bool (*known)(const char *), sp_kexpr **out
 	return 0;
 }
 
+static bool is_glob(const char *w)
+{
+	return strpbrk(w, "*?[") != NULL;
+}
+
+bool sp_kword_match(const char *word, const char *id, const char *category)
+{
+	if (!strncmp(word, "id:", 3))
+		return fnmatch(word + 3, id, 0) == 0;
+	if (!strncmp(word, "cat:", 4))
+		return fnmatch(word + 4, category, 0) == 0;
+	if (is_glob(word))
+		return fnmatch(word, id, 0) == 0 || fnmatch(word, category, 0) == 0;
+	return strstr(id, word) || strstr(category, word);
+}
+
 bool sp_kexpr_match(const sp_kexpr *e, const char *id, const char *category)
 {
 	switch (e->kind) {
-	case N_WORD: return strstr(id, e->word) || strstr(category, e->word);
+	case N_WORD: return sp_kword_match(e->word, id, category);
 	case N_AND: return sp_kexpr_match(e->a, id, category) && sp_kexpr_match(e->b, id, category);
 	case N_OR: return sp_kexpr_match(e->a, id, category) || sp_kexpr_match(e->b, id, category);
 	case N_NOT: return !sp_kexpr_match(e->a, id, category);

@@ -384,15 +384,21 @@ static void compute_expected(sp_live_lane *l)
 void sp_lane_judge(sp_live_lane *l)
 {
 	bool bad = false;
-	size_t nfail = 0;
-	for (size_t i = 0; i < l->results.n; i++)
+	size_t nfail = 0, nwarn = 0, nskip = 0;
+	for (size_t i = 0; i < l->results.n; i++) {
 		if (!strcmp(l->results.v[i].status, "fail") || !strcmp(l->results.v[i].status, "error")) {
 			bad = true;
 			nfail++;
 		}
+		nwarn += !strcmp(l->results.v[i].status, "warn");
+		nskip += !strcmp(l->results.v[i].status, "skip");
+	}
 	snprintf(l->status, sizeof l->status, "%s", bad ? "fail" : "pass");
 	if (!l->variant->removes) {
-		if (!l->reason[0])
+		/* "all checks passed" only when nothing warned or skipped beside it */
+		if (!l->reason[0] && !bad && (nwarn || nskip))
+			snprintf(l->reason, sizeof l->reason, "no check failed (%zu warned, %zu skipped)", nwarn, nskip);
+		else if (!l->reason[0])
 			snprintf(l->reason, sizeof l->reason, "%s", bad ? "a check failed" : "all checks passed");
 		return;
 	}

@@ -25,6 +25,26 @@ like "$LAST_ERR" "unknown profile 'nosuch'" "profile named"
 usage_error "unknown -k word" -k 'ns and nosuchthing'
 like "$LAST_ERR" "'nosuchthing' matches no check" "-k word named"
 usage_error "bad -k syntax" -k '(ns'
+usage_error "-k id: names nothing" -k 'id:'
+usage_error "-k unknown exact id" -k 'id:ns'
+like "$LAST_ERR" "'id:ns' matches no check" "an exact id is not a substring"
+# a selection that the policy turns off entirely is no verdict (no 0-check PASS)
+usage_error "-k selecting only checks that are off" --profile host -k 'id:proc.required' -o "$T/off.out"
+like "$LAST_ERR" "-k 'id:proc.required' selects no check that policy 'host' runs" "expression and profile named"
+TAP_NAME="nothing selected: no report file created" ok test ! -e "$T/off.out"
+: > "$T/empty.ini"
+usage_error "empty policy file" --policy "$T/empty.ini"
+like "$LAST_ERR" "empty.ini: sets no key and names no base profile" "empty policy refused, file named"
+printf '# only a comment\n[policy]\nname = mine\n' > "$T/keyless.ini"
+usage_error "keyless policy file" --policy "$T/keyless.ini"
+printf '[policy]\nbase = strict\n' > "$T/base.ini"
+"$D" --policy "$T/base.ini" -k 'id:ns.pid' -q; rc=$?
+is "$rc" 1 "a policy naming only its base is the base profile (strict: ns.pid fails on the host)"
+mkdir -p "$T/mdir"
+usage_error "manifest is a directory" --manifest "$T/mdir"
+like "$LAST_ERR" "--manifest .*mdir: is a directory" "manifest directory named"
+usage_error "manifest missing" --manifest "$T/nomanifest.json"
+like "$LAST_ERR" "--manifest .*nomanifest.json: No such file or directory" "missing manifest named, no -1:-1"
 usage_error "unknown --set key" --set no.such=1
 like "$LAST_ERR" "unknown policy key 'no.such'" "key named"
 printf '[ns]\nrequired = pid\n[fs]\nbogus = 1\n' > "$T/bad.ini"
@@ -70,6 +90,15 @@ unlike "$text" "ns.pid" "--list -k filters (dropped)"
 # -k runs only the selection
 out=$("$D" --profile host -k 'ns. and not (user or cgroup)' --format json)
 is "$(printf '%s' "$out" | jq -r '[.results[].id] | join(",")')" "ns.pid,ns.net,ns.mnt,ns.uts,ns.ipc,ns.time" "-k selects exactly"
+
+# the exact forms: a glob over the whole id, cat:, id:
+out=$("$D" --profile host -k 'ns.* or caps.*' --format json)
+is "$(printf '%s' "$out" | jq -r '[.results[].id | select(startswith("ns.") or startswith("caps.") | not)] | join(",")')" "" "ns.* or caps.*: no seccomp.unshare, kernel.userns, ..."
+TAP_NAME="ns.* selects the namespaces" ok test "$(printf '%s' "$out" | jq '[.results[] | select(.id | startswith("ns."))] | length')" -ge 8
+out=$("$D" --profile host -k 'ns' --format json)
+like "$(printf '%s' "$out" | jq -r '[.results[].id] | join(",")')" "seccomp.unshare" "a bare word stays a substring"
+out=$("$D" --profile host -k 'cat:namespaces and not id:ns.time' --format json)
+is "$(printf '%s' "$out" | jq -r '[.results[].id] | join(",")')" "ns.pid,ns.net,ns.mnt,ns.uts,ns.ipc,ns.user,ns.cgroup" "cat: and id: select exactly"
 
 # formats on this host (host profile: warnings, exit 0)
 "$D" --profile host --format json --output "$T/r.json"; rc=$?

@@ -23,6 +23,19 @@ expect_usage() {
 	is "$want" "$pos" "$name: reported as lint.input_invalid at $pos"
 }
 
+# a file that is no config at all: one line, exit 2, no report (not even with
+# --output: nothing is created), whatever the format
+expect_refused() { # NAME REGEX FILE
+	rm -f "$T/refused.out"
+	"$SP_BIN" lint "$3" >"$T/stdout" 2>"$T/stderr"
+	is "$?" 2 "$1: exit 2"
+	like "$(cat "$T/stderr")" "^sandprobe: lint: $2" "$1: the error names the file"
+	is "$(wc -l <"$T/stderr" | tr -d ' ')" 1 "$1: one line on stderr"
+	is "$(wc -c <"$T/stdout" | tr -d ' ')" 0 "$1: nothing on stdout (no RESULT line)"
+	"$SP_BIN" lint --format sarif -o "$T/refused.out" "$FIX/good/oci.json" "$3" >/dev/null 2>&1
+	TAP_NAME="$1: beside a good file, with --output: exit 2 and no report written" ok test $? = 2 -a ! -e "$T/refused.out"
+}
+
 # truncated JSON: the position is where the text ends
 head -c 300 "$FIX/good/oci.json" >"$T/trunc.json"
 lines=$(wc -l <"$T/trunc.json" | tr -d ' ')
@@ -72,7 +85,7 @@ expect_usage "squid bad port" "$T/bad3.conf:1:11: http_port '127.0.0.1:99999'" "
 
 # huge input: refused before it is read into memory
 truncate -s 65M "$T/huge.json"
-expect_usage "huge file" "$T/huge.json: file too large" "$T/huge.json"
+expect_refused "huge file" "$T/huge.json: file too large" "$T/huge.json"
 # deep nesting: jansson's depth limit, and ours for YAML flow nesting (libyaml is quadratic there)
 head -c 100000 /dev/zero | tr '\0' '[' >"$T/deep.json"
 expect_usage "deep JSON" "$T/deep.json:1:[0-9]+: invalid JSON: maximum parsing depth" "$T/deep.json"
@@ -99,10 +112,12 @@ TAP_NAME="a recursive alias neither hangs nor crashes (exit $rc)" ok test "$rc" 
 
 # binary, empty, missing, unknown
 printf '{"a":\0}' >"$T/bin.json"
-expect_usage "binary data" "$T/bin.json: binary data" "$T/bin.json"
+expect_refused "binary data" "$T/bin.json: binary data" "$T/bin.json"
 : >"$T/empty"
-expect_usage "empty file" "$T/empty: cannot tell what kind" "$T/empty"
-expect_usage "missing file" "$T/nope.json: cannot read: No such file" "$T/nope.json"
+expect_refused "empty file" "$T/empty: is empty" "$T/empty"
+expect_refused "missing file" "$T/nope.json: No such file" "$T/nope.json"
+mkdir -p "$T/adir"
+expect_refused "a directory" "$T/adir: is a directory" "$T/adir"
 printf '{"hello": "world"}\n' >"$T/what.json"
 expect_usage "unknown JSON kind" "$T/what.json: cannot tell what kind of config this is" "$T/what.json"
 printf '{"domains": {"caf\xe9.example": "ro"}}\n' >"$T/utf.json"

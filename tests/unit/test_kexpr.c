@@ -16,7 +16,7 @@ static int m(const char *expr, const char *id, const char *cat)
 {
 	sp_kexpr *e;
 	sp_error err;
-	if (sp_kexpr_parse(expr, known, &e, &err) < 0)
+	if (sp_kexpr_parse(expr, NULL, &e, &err) < 0)
 		return -1;
 	int r = sp_kexpr_match(e, id, cat);
 	sp_kexpr_free(e);
@@ -49,6 +49,25 @@ int main(void)
 	is_int(m("(caps or ns) and net", "ns.pid", "namespaces"), 0, "parentheses (2)");
 	is_int(m("((pid))", "ns.pid", "namespaces"), 1, "nested parentheses");
 	is_int(m("(caps)or(pid)", "ns.pid", "namespaces"), 1, "parentheses without spaces");
+	/* the exact forms: id:, cat:, globs over the whole id or category */
+	is_int(m("ns", "seccomp.unshare", "seccomp"), 1, "a bare word is a substring (ns in seccomp.unshare)");
+	is_int(m("ns.*", "seccomp.unshare", "seccomp"), 0, "a glob matches the whole id: ns.* not seccomp.unshare");
+	is_int(m("ns.*", "kernel.userns", "kernel"), 0, "ns.* not kernel.userns");
+	is_int(m("ns.*", "ns.pid", "namespaces"), 1, "ns.* selects ns.pid");
+	is_int(m("caps.*", "priv.caps_x", "privileges"), 0, "caps.* not an id merely containing caps");
+	is_int(m("cat:namespaces", "ns.pid", "namespaces"), 1, "cat: exact category");
+	is_int(m("cat:namespace", "ns.pid", "namespaces"), 0, "cat: is not a substring");
+	is_int(m("cat:ns", "ns.pid", "namespaces"), 0, "cat: does not look at the id");
+	is_int(m("id:fs.ro", "fs.ro", "filesystem"), 1, "id: exact id");
+	is_int(m("id:fs.ro", "fs.rootfs_readonly", "filesystem"), 0, "id: is not a prefix");
+	is_int(m("id:fs.ro*", "fs.rootfs_readonly", "filesystem"), 1, "id: with a glob");
+	is_int(m("id:namespaces", "ns.pid", "namespaces"), 0, "id: does not look at the category");
+	is_int(m("namespaces", "ns.pid", "namespaces"), 1, "a bare category word still selects");
+	is_int(m("ns.* and not id:ns.time", "ns.time", "namespaces"), 0, "exact forms combine with not");
+	is_int(m("ns.* and not id:ns.time", "ns.pid", "namespaces"), 1, "exact forms combine with and");
+	is_int(m("net.transparent.*", "net.transparent.tcp", "network"), 1, "a dotted prefix glob");
+	ok(bad("id:", "names nothing after ':'"), "id: alone");
+	ok(bad("cat:", "names nothing after ':'"), "cat: alone");
 	ok(bad("", "empty"), "empty expression");
 	ok(bad("(ns", "missing ')'"), "unclosed parenthesis");
 	ok(bad("ns)", "unexpected ')'"), "stray parenthesis");
