@@ -5,13 +5,23 @@
  * the recover steps, the record passes only when they all succeeded inside
  * the RTO and none of the target's processes survived (a recover check of
  * the workload's own cannot pass a survivor: this is the runner's ground
- * truth, read from /proc and the pidfds). */
+ * truth, read from /proc and the pidfds).
+ * F06 is F02/F03 aimed at the proxy the run's sandboxes egress through, with
+ * the port as ground truth as well: before the signal the proxy's loopback
+ * port must accept a connection (else nothing is injected and the record
+ * fails), after it the port must refuse one within the RTO (the route is
+ * closed), and after the recover steps it must accept again (the record
+ * fails otherwise, whatever the workload's own checks said). */
+#include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -29,6 +39,39 @@ static void sleep_unless_aborted(struct run *r, int ms)
 		struct timespec ts = {0, (long)d};
 		nanosleep(&ts, NULL);
 	}
+}
+
+/* Does 127.0.0.1:port accept a TCP connection within 300 ms? 1 yes, 0 no
+ * (refused, or no answer), -1 when no socket could be made. Only loopback. */
+static int loopback_accepts(int port)
+{
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -1;
+	struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	int rc = connect(fd, (struct sockaddr *)&a, sizeof a);
+	if (rc < 0 && errno == EINPROGRESS) {
+		struct pollfd pf = {.fd = fd, .events = POLLOUT};
+		int err = 0;
+		socklen_t el = sizeof err;
+		rc = poll(&pf, 1, 300) == 1 && getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &el) == 0 && err == 0 ? 0 : -1;
+	}
+	close(fd);
+	return rc == 0;
+}
+
+/* F06: the port named by the port file (1-65535), or -1 */
+static int read_port(const char *path)
+{
+	char buf[32];
+	if (!path || sp_read_file(path, buf, sizeof buf) <= 0)
+		return -1;
+	char *end;
+	long p = strtol(buf, &end, 10);
+	if (end == buf || (*end && *end != '\n') || p < 1 || p > 65535)
+		return -1;
+	return (int)p;
 }
 
 /* the processes of a fault target: pidfds of the target and its descendants */
@@ -117,7 +160,7 @@ static size_t reap_survivors(struct run *r, struct victims *v, uint64_t deadline
 }
 
 static void recover_after_fault(struct run *r, struct scen_state *st, unsigned long long gen, const char *target,
-				uint64_t fault_ns, bool injected, struct victims *v)
+				uint64_t fault_ns, bool injected, struct victims *v, int port)
 {
 	const sp_soak_wfault *f = &st->sc->fault;
 	bool ok = sp_soak_run_steps(r, st, &st->sc->recover, gen);
@@ -126,6 +169,17 @@ static void recover_after_fault(struct run *r, struct scen_state *st, unsigned l
 	if (v && v->n)
 		survivors = reap_survivors(r, v, fault_ns + (uint64_t)f->rto_ms * 1000000ull, desc, sizeof desc);
 	uint64_t end = sp_now_ns();
+	if (port > 0 && injected) {
+		/* F06: the runner's own proof that the route is back */
+		bool back = loopback_accepts(port) == 1;
+		size_t dl = strlen(desc);
+		snprintf(desc + dl, sizeof desc - dl, " port:%d-%s", port, back ? "reopened" : "not-reopened");
+		if (!back) {
+			ok = false;
+			sp_soak_note(r, "fault %s: port 127.0.0.1:%d does not accept a connection after the recover steps", f->id,
+				     port);
+		}
+	}
 	long long rec_ms = (long long)((end - fault_ns) / 1000000ull);
 	char *t = sp_xasprintf("%s%s", target, desc);
 	sp_soak_record_fault(r, f, t, sp_soak_ns_to_ts(r, fault_ns), sp_soak_ns_to_ts(r, end), rec_ms,
@@ -136,7 +190,7 @@ static void recover_after_fault(struct run *r, struct scen_state *st, unsigned l
 	free(t);
 }
 
-/* F02/F03: signal the owned process named by the pidfile */
+/* F02/F03/F06: signal the owned process named by the pidfile */
 static void inject_pidfile_fault(struct run *r, struct scen_state *st, unsigned long long gen)
 {
 	const sp_soak_wfault *f = &st->sc->fault;
@@ -158,7 +212,22 @@ static void inject_pidfile_fault(struct run *r, struct scen_state *st, unsigned 
 		if (end == buf || pid <= 1 || pid == getpid())
 			why = "pidfile-invalid";
 	}
+	int port = 0;
+	bool f06 = !strcmp(f->id, "F06");
+	if (!why && f06) {
+		char *portfile = sp_expand(f->portfile, &v);
+		port = read_port(portfile);
+		free(portfile);
+		if (port < 0)
+			why = "portfile-invalid";
+		else if (loopback_accepts(port) != 1)
+			why = "port-not-listening"; /* nothing to cut: not injected */
+	}
 	snprintf(target, sizeof target, "pid:%ld(%s)", pid, pidfile ? pidfile : "?");
+	if (port > 0) {
+		size_t tl = strlen(target);
+		snprintf(target + tl, sizeof target - tl, " port:%d", port);
+	}
 	struct victims vic = {0};
 	if (!why) {
 		int pfd = (int)syscall(SYS_pidfd_open, (pid_t)pid, 0);
@@ -184,15 +253,35 @@ static void inject_pidfile_fault(struct run *r, struct scen_state *st, unsigned 
 			}
 		}
 	}
-	uint64_t t = sp_now_ns();
-	sp_soak_record_op(r, st, f->id, why ? OP_FAIL : OP_FAULT, t, t, gen, why ? why : sigabbrev_np(f->signal));
+	uint64_t t = sp_now_ns(), t_closed = t;
+	char code[64];
+	snprintf(code, sizeof code, "%s", why ? why : sigabbrev_np(f->signal));
+	bool closed = true;
+	if (!why && f06) {
+		/* the route must close: the port refuses a connection within the RTO */
+		uint64_t deadline = t + (uint64_t)f->rto_ms * 1000000ull;
+		while ((closed = loopback_accepts(port) == 0) == false && sp_now_ns() < deadline &&
+		       !atomic_load(&r->sch.abort_ops)) {
+			struct timespec ts = {0, 20000000L};
+			nanosleep(&ts, NULL);
+		}
+		t_closed = sp_now_ns();
+		snprintf(code, sizeof code, "%s/port-%s", sigabbrev_np(f->signal), closed ? "closed" : "still-open");
+		size_t tl = strlen(target);
+		snprintf(target + tl, sizeof target - tl, closed ? "-closed-after:%llums" : "-still-open",
+			 (unsigned long long)((t_closed - t) / 1000000ull));
+		if (!closed)
+			sp_soak_note(r, "fault %s: port 127.0.0.1:%d still accepts connections after the proxy was signalled",
+				     f->id, port);
+	}
+	sp_soak_record_op(r, st, f->id, why ? OP_FAIL : OP_FAULT, t, t_closed, gen, code);
 	if (why && !strcmp(why, "target-not-owned")) {
 		/* the workload pointed a fault outside the run: a safety invariant */
 		sp_soak_note(r, "fault %s target %s is not owned by the run; stopping", f->id, target);
 		sp_soak_set_stop(r, 2, "invariant");
 	}
 	free(pidfile);
-	recover_after_fault(r, st, gen, target, t, why == NULL, &vic);
+	recover_after_fault(r, st, gen, target, t, why == NULL && closed, &vic, port);
 	victims_free(&vic);
 }
 
@@ -213,7 +302,7 @@ bool sp_soak_fault_step(struct run *r, struct scen_state *st, const sp_soak_wste
 		char target[160];
 		snprintf(target, sizeof target, "%s:%s(client)", sc->id, step->op);
 		/* finished (or failed) before the planned interruption: not injected */
-		recover_after_fault(r, st, gen, target, o == OP_FAULT ? res.interrupt_ns : res.end_ns, o == OP_FAULT, NULL);
+		recover_after_fault(r, st, gen, target, o == OP_FAULT ? res.interrupt_ns : res.end_ns, o == OP_FAULT, NULL, 0);
 		return true;
 	}
 	if (o != OP_OK) {
@@ -221,6 +310,6 @@ bool sp_soak_fault_step(struct run *r, struct scen_state *st, const sp_soak_wste
 			sp_soak_run_steps(r, st, &sc->recover, gen);
 		return true;
 	}
-	inject_pidfile_fault(r, st, gen); /* F02 / F03 after this step */
+	inject_pidfile_fault(r, st, gen); /* F02 / F03 / F06 after this step */
 	return true;
 }
