@@ -11,7 +11,13 @@
  * port must accept a connection (else nothing is injected and the record
  * fails), after it the port must refuse one within the RTO (the route is
  * closed), and after the recover steps it must accept again (the record
- * fails otherwise, whatever the workload's own checks said). */
+ * fails otherwise, whatever the workload's own checks said).
+ * F04 is F03 aimed at a container daemon the run owns (its own root, state
+ * and socket), with the daemon's task list as ground truth: the workload's
+ * `tasks` command lists the tasks before the signal (none listed: nothing
+ * is injected) and again after the recover steps; the record passes only
+ * when the two lists are the same with no line twice (the running tasks
+ * and their shims reconciled, nothing lost, nothing duplicated). */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -72,6 +78,39 @@ static int read_port(const char *path)
 	if (end == buf || (*end && *end != '\n') || p < 1 || p > 65535)
 		return -1;
 	return (int)p;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* F04: run the tasks command; its stdout lines (trimmed, non-empty), sorted.
+ * -1 when it could not run, did not exit 0 or printed more than it keeps. */
+static int list_tasks(struct run *r, const sp_soak_wfault *f, const sp_soak_vars *v, sp_strv *out)
+{
+	char **argv = sp_soak_expand_argv(&f->tasks, v);
+	sp_soak_capture *cap = sp_xcalloc(1, sizeof *cap);
+	sp_soak_proc_result pr;
+	sp_error err;
+	sp_soak_run_opts ro = {.timeout_ms = r->w.timeout_ms, .interrupt_ms = -1, .envp = r->envp, .stderr_null = true};
+	int rc = argv ? sp_proc_run(argv, &ro, cap, &pr, &err) : -1;
+	sp_soak_free_argv(argv);
+	if (rc < 0 || !sp_proc_ok(&pr) || cap->total > cap->head_len) {
+		free(cap);
+		return -1;
+	}
+	char *text = sp_capture_text(cap, NULL);
+	free(cap);
+	for (char *save = NULL, *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+		char *t = sp_trim(l);
+		if (*t)
+			sp_strv_push(out, t);
+	}
+	free(text);
+	if (out->n)
+		qsort(out->v, out->n, sizeof *out->v, cmp_str);
+	return 0;
 }
 
 /* the processes of a fault target: pidfds of the target and its descendants */
@@ -160,7 +199,8 @@ static size_t reap_survivors(struct run *r, struct victims *v, uint64_t deadline
 }
 
 static void recover_after_fault(struct run *r, struct scen_state *st, unsigned long long gen, const char *target,
-				uint64_t fault_ns, bool injected, struct victims *v, int port)
+				uint64_t fault_ns, bool injected, struct victims *v, int port, const sp_strv *tasks_before,
+				const sp_soak_vars *vars)
 {
 	const sp_soak_wfault *f = &st->sc->fault;
 	bool ok = sp_soak_run_steps(r, st, &st->sc->recover, gen);
@@ -180,6 +220,29 @@ static void recover_after_fault(struct run *r, struct scen_state *st, unsigned l
 				     port);
 		}
 	}
+	if (tasks_before && injected) {
+		/* F04: the same tasks, each once, as before the restart */
+		sp_strv after = {0};
+		int lr = list_tasks(r, f, vars, &after);
+		size_t dup = 0, dl = strlen(desc);
+		for (size_t i = 1; i < after.n; i++)
+			dup += !strcmp(after.v[i - 1], after.v[i]);
+		bool same = lr == 0 && after.n == tasks_before->n && !dup;
+		for (size_t i = 0; same && i < after.n; i++)
+			same = !strcmp(after.v[i], tasks_before->v[i]);
+		if (lr < 0)
+			snprintf(desc + dl, sizeof desc - dl, " tasks:unreadable-after");
+		else if (same)
+			snprintf(desc + dl, sizeof desc - dl, " tasks:%zu-reconciled", after.n);
+		else
+			snprintf(desc + dl, sizeof desc - dl, " tasks:before=%zu,after=%zu,duplicated=%zu,differ", tasks_before->n,
+				 after.n, dup);
+		if (!same) {
+			ok = false;
+			sp_soak_note(r, "fault %s: the task list after the recovery differs from the one before it", f->id);
+		}
+		sp_strv_free(&after);
+	}
 	long long rec_ms = (long long)((end - fault_ns) / 1000000ull);
 	char *t = sp_xasprintf("%s%s", target, desc);
 	sp_soak_record_fault(r, f, t, sp_soak_ns_to_ts(r, fault_ns), sp_soak_ns_to_ts(r, end), rec_ms,
@@ -190,7 +253,7 @@ static void recover_after_fault(struct run *r, struct scen_state *st, unsigned l
 	free(t);
 }
 
-/* F02/F03/F06: signal the owned process named by the pidfile */
+/* F02/F03/F04/F06: signal the owned process named by the pidfile */
 static void inject_pidfile_fault(struct run *r, struct scen_state *st, unsigned long long gen)
 {
 	const sp_soak_wfault *f = &st->sc->fault;
@@ -227,6 +290,18 @@ static void inject_pidfile_fault(struct run *r, struct scen_state *st, unsigned 
 	if (port > 0) {
 		size_t tl = strlen(target);
 		snprintf(target + tl, sizeof target - tl, " port:%d", port);
+	}
+	sp_strv tasks = {0};
+	bool f04 = !strcmp(f->id, "F04");
+	if (!why && f04) {
+		if (list_tasks(r, f, &v, &tasks) < 0)
+			why = "tasks-unreadable";
+		else if (!tasks.n)
+			why = "no-tasks"; /* nothing to reconcile: not injected */
+		else {
+			size_t tl = strlen(target);
+			snprintf(target + tl, sizeof target - tl, " tasks:%zu", tasks.n);
+		}
 	}
 	struct victims vic = {0};
 	if (!why) {
@@ -281,8 +356,9 @@ static void inject_pidfile_fault(struct run *r, struct scen_state *st, unsigned 
 		sp_soak_set_stop(r, 2, "invariant");
 	}
 	free(pidfile);
-	recover_after_fault(r, st, gen, target, t, why == NULL && closed, &vic, port);
+	recover_after_fault(r, st, gen, target, t, why == NULL && closed, &vic, port, f04 ? &tasks : NULL, &v);
 	victims_free(&vic);
+	sp_strv_free(&tasks);
 }
 
 bool sp_soak_fault_step(struct run *r, struct scen_state *st, const sp_soak_wstep *step, unsigned long long gen)
@@ -302,7 +378,8 @@ bool sp_soak_fault_step(struct run *r, struct scen_state *st, const sp_soak_wste
 		char target[160];
 		snprintf(target, sizeof target, "%s:%s(client)", sc->id, step->op);
 		/* finished (or failed) before the planned interruption: not injected */
-		recover_after_fault(r, st, gen, target, o == OP_FAULT ? res.interrupt_ns : res.end_ns, o == OP_FAULT, NULL, 0);
+		recover_after_fault(r, st, gen, target, o == OP_FAULT ? res.interrupt_ns : res.end_ns, o == OP_FAULT, NULL, 0, NULL,
+				    NULL);
 		return true;
 	}
 	if (o != OP_OK) {
@@ -310,6 +387,6 @@ bool sp_soak_fault_step(struct run *r, struct scen_state *st, const sp_soak_wste
 			sp_soak_run_steps(r, st, &sc->recover, gen);
 		return true;
 	}
-	inject_pidfile_fault(r, st, gen); /* F02 / F03 / F06 after this step */
+	inject_pidfile_fault(r, st, gen); /* F02 / F03 / F04 / F06 after this step */
 	return true;
 }

@@ -115,7 +115,7 @@ static void bad(const char *label, const char *from, const char *to, const char 
 	free(text);
 }
 
-/* F06: the proxy's pid file and port file, SIGTERM by default */
+/* F06 (pid file, port file) and F04 (pid file, task list command): SIGTERM by default */
 static void test_f06(void)
 {
 	const char *from = "id: F02, step: start,";
@@ -137,6 +137,19 @@ static void test_f06(void)
 		sp_workload_free(&w);
 	}
 	free(text);
+	/* F04: the task list command, kept unexpanded */
+	text = sp_xasprintf("%.*sid: F04, tasks: [sh, \"{state}/tasks.sh\", \"{sid}\"], step: start,%s", (int)(at - good), good,
+			    at + strlen(from));
+	r = parse(text, &w, &err);
+	is_int(r, 0, "F04 parses");
+	if (r == 0) {
+		is_str(w.scen[1].fault.id, "F04", "F04 id");
+		is_int(w.scen[1].fault.tasks.n, 3, "F04 tasks argv");
+		is_str(w.scen[1].fault.tasks.v[1], "{state}/tasks.sh", "F04 tasks kept unexpanded");
+		is_int(w.scen[1].fault.signal, SIGTERM, "F04 default signal TERM");
+		sp_workload_free(&w);
+	}
+	free(text);
 }
 
 static void test_bad(void)
@@ -152,8 +165,12 @@ static void test_bad(void)
 	bad("argv item map", "[runc, start, \"{sid}\"]", "[runc, {a: b}]", "w.yaml:26: every item of 'argv' must be a string");
 	bad("counter both", "dir: \"{state}/runc\"", "dir: x, argv: [ls]", "needs exactly one of 'dir' or 'argv'");
 	bad("fault outside class", "class: fault", "class: storage", "'fault' is only allowed in a scenario of class fault");
-	bad("pidfile on F01", "id: F02", "id: F01", "'pidfile' is for F02, F03 and F06 only");
+	bad("pidfile on F01", "id: F02", "id: F01", "'pidfile' is for F02, F03, F04 and F06 only");
 	bad("F06 without portfile", "id: F02", "id: F06", "F06 needs 'portfile'");
+	bad("F04 without tasks", "id: F02", "id: F04", "F04 needs 'tasks'");
+	bad("tasks not a list", "id: F02, step: start", "id: F04, tasks: ls, step: start", "'tasks' must be");
+	bad("tasks placeholder", "id: F02, step: start", "id: F04, tasks: [ls, \"{nope}\"], step: start", "unknown placeholder '{nope}'");
+	bad("tasks on F02", "after_ms: 5", "tasks: [ls]", "'tasks' is for F04 only");
 	bad("portfile on F02", "after_ms: 5", "portfile: \"{state}/p.port\"", "'portfile' is for F06 only");
 	bad("portfile placeholder", "id: F02, step: start", "id: F06, portfile: \"{nope}\", step: start", "unknown placeholder '{nope}'");
 	bad("signal", "after_ms: 5", "signal: STOP", "'signal' must be KILL, TERM, INT, HUP or QUIT");
