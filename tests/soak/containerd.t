@@ -8,7 +8,9 @@
 #   cgroup, dir).
 # - negative control rejected by `verify`: a daemon restart after which a
 #   service's task was re-created rather than reconciled (new pid), although
-#   the workload's own manageability check passes.
+#   the workload's own manageability check passes; a service left running
+#   at the drain, which the workload's inventory (containerd's state on
+#   disk) names, so that cleanup.inventory fails.
 # - failure paths: no task listed (nothing injected), a task list that cannot
 #   be read, and the runner killed in the middle of the fault (nothing alive,
 #   --reconcile removes the rest).
@@ -77,6 +79,27 @@ isnt "$rc" "0" "re-created task: verify rejects the bundle"
 is "$(awk '$2 == "faults.recovered"{print $1}' "$out/verify.out")" "FAIL" "re-created task: the faults.recovered gate fails"
 like "$(awk -F'\t' 'NR>1{print $2" "$8}' "$out/faults.tsv")" 'tasks:before=2,after=2,duplicated=0,differ fail$' "re-created task: the record fails, naming the task list"
 is "$(awk -F'\t' '$4 == "still-manageable"{print $6}' "$out/operations.tsv")" "ok" "re-created task: although the workload's own check passed"
+check_nothing_left "$out"
+nothing_of_containerd "$out"
+
+# negative: a service left running when the run drains (its stop forgets
+# svc-b, the cleanup does nothing): the inventory, read from containerd's
+# state on disk, names the task, runc's state and the shim: verify rejects
+variant leak 's/for c in svc-a svc-b; do {state}\/ctr.sh task kill -s KILL $c; done; sleep 0.5; for c in svc-a svc-b;/for c in svc-a; do {state}\/ctr.sh task kill -s KILL $c; done; sleep 0.5; for c in svc-a;/' \
+	's#^    argv: \[sh, -c, "if test -s {state}/ctrd.pid.*#    argv: ["true"]#'
+run_variant leak
+isnt "$rc" "0" "leaked service: verify rejects the bundle"
+is "$(awk '$2 == "cleanup.inventory"{print $1}' "$out/verify.out")" "FAIL" "leaked service: the cleanup.inventory gate fails"
+is "$(jq -r '[.resources[] | .type + ":" + (.id | sub("^[0-9]+:"; "") | sub("^[^/]*/"; ""))] | sort | join(",")' "$out/inventory-final.json")" \
+	"process:containerd-shim,runc-state:svc-b,task:svc-b" "leaked service: the final inventory names its task, runc state and shim"
+is "$(jq -r '.resources | length' "$out/inventory-start.json")" "0" "leaked service: the start inventory was empty"
+# the runner killed the processes; runc's cgroups of the forgotten container stay: removed here (scoped to the prefix)
+lp=$(meta "$out" prefix)
+for h in /sys/fs/cgroup/"$lp" /sys/fs/cgroup/*/"$lp"; do
+	[ -d "$h" ] || continue
+	for c in "$h"/*/; do [ -d "$c" ] && rmdir "$c"; done
+	rmdir "$h"
+done
 check_nothing_left "$out"
 nothing_of_containerd "$out"
 
