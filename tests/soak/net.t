@@ -50,10 +50,27 @@ for op in egress-get filtered-refused connection-pressure publish-reuse; do
 	ok grep -q "	$op	[0-9.]*	ok	" "$out/operations.tsv"
 done
 is "$(awk -F'\t' 'NR>1 && $3=="final"{print $10}' "$out/resource-samples.tsv")" "0" "net-01: no owned socket in the final sample"
+is "$(jq -c . "$out/inventory-start.json") $(jq -c .resources "$out/inventory-final.json")" '{"schema":"sandprobe.inventory.v1","resources":[]} []' \
+	"net-01: no listener or process of the run in the start and final inventories"
 port=$(awk -F'\t' 'NR>1{print $2}' "$out/faults.tsv" | sed 's/.* port:\([0-9]*\)-reopened/\1/')
 TAP_NAME="net-01: the proxy's port $port refuses after the run" ok refuses "$port"
 is "$(pgrep -f "[t]inyproxy -d -c $tmp/" | wc -l)" "0" "net-01: no tinyproxy of the run left"
 check_nothing_left "$out"
+
+# negative: the proxy is not stopped at the drain: the final inventory names
+# its listener and process, cleanup.inventory fails (the runner still kills it)
+workload_copy "$SP_ROOT/workloads/net-01.yaml" "$tmp/netleak.yaml" "$tmp"
+sed -i -e 's/^prefix: spnet/prefix: spnleak/' -e 's#      - {op: proxy-stop, argv: .*#      - {op: proxy-stop, argv: ["true"]}#' "$tmp/netleak.yaml"
+out=$tmp/netleak
+"$SP_BIN" soak --workload "$tmp/netleak.yaml" --profile R0 --out "$out" --quiet >/dev/null 2>&1
+rc=$?
+isnt "$rc" "0" "proxy left running: verify rejects the bundle"
+is "$(verdict "$out" cleanup.inventory)" "FAIL" "proxy left running: the cleanup.inventory gate fails"
+is "$(jq -r '[.resources[] | .type + ":" + (.id | sub("^[0-9]+:"; "") | sub(":127.0.0.1:[0-9]+$"; ""))] | sort | join(",")' "$out/inventory-final.json")" \
+	"listener:proxy,process:tinyproxy" "proxy left running: the final inventory names its listener and process"
+is "$(jq -r '.resources | length' "$out/inventory-start.json")" "0" "proxy left running: the start inventory was empty"
+check_nothing_left "$out"
+is "$(pgrep -f "[t]inyproxy -d -c $tmp/" | wc -l)" "0" "proxy left running: the runner killed it at the end"
 
 # ---- custom workloads around a small python "proxy" on a port chosen here.
 # proxy_workload NAME PORT FAULT-EXTRA RECOVER-STEPS [PROXY-PRE]
