@@ -72,7 +72,7 @@ run_variant() { # NAME: sets out, rc
 }
 
 # negative: after the restart a service's task is re-created (new pid), not reconciled
-variant recreate 's#^      - {op: containerd-restart, argv: \(.*\)}$#      - {op: containerd-restart, argv: \1}\n      - {op: recreate-task, argv: [sh, -c, "{state}/ctr.sh task kill -s KILL svc-b; sleep 0.5; {state}/ctr.sh task rm -f svc-b; {state}/ctr.sh task start -d svc-b"]}#'
+variant recreate 's#^      - {op: containerd-restart, argv: \(.*\)}$#      - {op: containerd-restart, argv: \1}\n      - {op: recreate-task, argv: [sh, -c, "{state}/ctr.sh task kill -s KILL svc-b; sleep 0.5; {state}/ctr.sh task rm -f svc-b; {state}/ctr.sh task start --null-io -d svc-b"]}#'
 ok grep -q 'op: recreate-task' "$tmp/recreate.yaml"
 run_variant recreate
 isnt "$rc" "0" "re-created task: verify rejects the bundle"
