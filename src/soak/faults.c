@@ -5,13 +5,29 @@
  * the recover steps, the record passes only when they all succeeded inside
  * the RTO and none of the target's processes survived (a recover check of
  * the workload's own cannot pass a survivor: this is the runner's ground
- * truth, read from /proc and the pidfds). */
+ * truth, read from /proc and the pidfds).
+ * F06 is F02/F03 aimed at the proxy the run's sandboxes egress through, with
+ * the port as ground truth as well: before the signal the proxy's loopback
+ * port must accept a connection (else nothing is injected and the record
+ * fails), after it the port must refuse one within the RTO (the route is
+ * closed), and after the recover steps it must accept again (the record
+ * fails otherwise, whatever the workload's own checks said).
+ * F04 is F03 aimed at a container daemon the run owns (its own root, state
+ * and socket), with the daemon's task list as ground truth: the workload's
+ * `tasks` command lists the tasks before the signal (none listed: nothing
+ * is injected) and again after the recover steps; the record passes only
+ * when the two lists are the same with no line twice (the running tasks
+ * and their shims reconciled, nothing lost, nothing duplicated). */
+#include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -29,6 +45,72 @@ static void sleep_unless_aborted(struct run *r, int ms)
 		struct timespec ts = {0, (long)d};
 		nanosleep(&ts, NULL);
 	}
+}
+
+/* Does 127.0.0.1:port accept a TCP connection within 300 ms? 1 yes, 0 no
+ * (refused, or no answer), -1 when no socket could be made. Only loopback. */
+static int loopback_accepts(int port)
+{
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -1;
+	struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	int rc = connect(fd, (struct sockaddr *)&a, sizeof a);
+	if (rc < 0 && errno == EINPROGRESS) {
+		struct pollfd pf = {.fd = fd, .events = POLLOUT};
+		int err = 0;
+		socklen_t el = sizeof err;
+		rc = poll(&pf, 1, 300) == 1 && getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &el) == 0 && err == 0 ? 0 : -1;
+	}
+	close(fd);
+	return rc == 0;
+}
+
+/* F06: the port named by the port file (1-65535), or -1 */
+static int read_port(const char *path)
+{
+	char buf[32];
+	if (!path || sp_read_file(path, buf, sizeof buf) <= 0)
+		return -1;
+	char *end;
+	long p = strtol(buf, &end, 10);
+	if (end == buf || (*end && *end != '\n') || p < 1 || p > 65535)
+		return -1;
+	return (int)p;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* F04: run the tasks command; its stdout lines (trimmed, non-empty), sorted.
+ * -1 when it could not run, did not exit 0 or printed more than it keeps. */
+static int list_tasks(struct run *r, const sp_soak_wfault *f, const sp_soak_vars *v, sp_strv *out)
+{
+	char **argv = sp_soak_expand_argv(&f->tasks, v);
+	sp_soak_capture *cap = sp_xcalloc(1, sizeof *cap);
+	sp_soak_proc_result pr;
+	sp_error err;
+	sp_soak_run_opts ro = {.timeout_ms = r->w.timeout_ms, .interrupt_ms = -1, .envp = r->envp, .stderr_null = true};
+	int rc = argv ? sp_proc_run(argv, &ro, cap, &pr, &err) : -1;
+	sp_soak_free_argv(argv);
+	if (rc < 0 || !sp_proc_ok(&pr) || cap->total > cap->head_len) {
+		free(cap);
+		return -1;
+	}
+	char *text = sp_capture_text(cap, NULL);
+	free(cap);
+	for (char *save = NULL, *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+		char *t = sp_trim(l);
+		if (*t)
+			sp_strv_push(out, t);
+	}
+	free(text);
+	if (out->n)
+		qsort(out->v, out->n, sizeof *out->v, cmp_str);
+	return 0;
 }
 
 /* the processes of a fault target: pidfds of the target and its descendants */
@@ -117,7 +199,8 @@ static size_t reap_survivors(struct run *r, struct victims *v, uint64_t deadline
 }
 
 static void recover_after_fault(struct run *r, struct scen_state *st, unsigned long long gen, const char *target,
-				uint64_t fault_ns, bool injected, struct victims *v)
+				uint64_t fault_ns, bool injected, struct victims *v, int port, const sp_strv *tasks_before,
+				const sp_soak_vars *vars)
 {
 	const sp_soak_wfault *f = &st->sc->fault;
 	bool ok = sp_soak_run_steps(r, st, &st->sc->recover, gen);
@@ -126,6 +209,40 @@ static void recover_after_fault(struct run *r, struct scen_state *st, unsigned l
 	if (v && v->n)
 		survivors = reap_survivors(r, v, fault_ns + (uint64_t)f->rto_ms * 1000000ull, desc, sizeof desc);
 	uint64_t end = sp_now_ns();
+	if (port > 0 && injected) {
+		/* F06: the runner's own proof that the route is back */
+		bool back = loopback_accepts(port) == 1;
+		size_t dl = strlen(desc);
+		snprintf(desc + dl, sizeof desc - dl, " port:%d-%s", port, back ? "reopened" : "not-reopened");
+		if (!back) {
+			ok = false;
+			sp_soak_note(r, "fault %s: port 127.0.0.1:%d does not accept a connection after the recover steps", f->id,
+				     port);
+		}
+	}
+	if (tasks_before && injected) {
+		/* F04: the same tasks, each once, as before the restart */
+		sp_strv after = {0};
+		int lr = list_tasks(r, f, vars, &after);
+		size_t dup = 0, dl = strlen(desc);
+		for (size_t i = 1; i < after.n; i++)
+			dup += !strcmp(after.v[i - 1], after.v[i]);
+		bool same = lr == 0 && after.n == tasks_before->n && !dup;
+		for (size_t i = 0; same && i < after.n; i++)
+			same = !strcmp(after.v[i], tasks_before->v[i]);
+		if (lr < 0)
+			snprintf(desc + dl, sizeof desc - dl, " tasks:unreadable-after");
+		else if (same)
+			snprintf(desc + dl, sizeof desc - dl, " tasks:%zu-reconciled", after.n);
+		else
+			snprintf(desc + dl, sizeof desc - dl, " tasks:before=%zu,after=%zu,duplicated=%zu,differ", tasks_before->n,
+				 after.n, dup);
+		if (!same) {
+			ok = false;
+			sp_soak_note(r, "fault %s: the task list after the recovery differs from the one before it", f->id);
+		}
+		sp_strv_free(&after);
+	}
 	long long rec_ms = (long long)((end - fault_ns) / 1000000ull);
 	char *t = sp_xasprintf("%s%s", target, desc);
 	sp_soak_record_fault(r, f, t, sp_soak_ns_to_ts(r, fault_ns), sp_soak_ns_to_ts(r, end), rec_ms,
@@ -136,7 +253,7 @@ static void recover_after_fault(struct run *r, struct scen_state *st, unsigned l
 	free(t);
 }
 
-/* F02/F03: signal the owned process named by the pidfile */
+/* F02/F03/F04/F06: signal the owned process named by the pidfile */
 static void inject_pidfile_fault(struct run *r, struct scen_state *st, unsigned long long gen)
 {
 	const sp_soak_wfault *f = &st->sc->fault;
@@ -158,7 +275,34 @@ static void inject_pidfile_fault(struct run *r, struct scen_state *st, unsigned 
 		if (end == buf || pid <= 1 || pid == getpid())
 			why = "pidfile-invalid";
 	}
+	int port = 0;
+	bool f06 = !strcmp(f->id, "F06");
+	if (!why && f06) {
+		char *portfile = sp_expand(f->portfile, &v);
+		port = read_port(portfile);
+		free(portfile);
+		if (port < 0)
+			why = "portfile-invalid";
+		else if (loopback_accepts(port) != 1)
+			why = "port-not-listening"; /* nothing to cut: not injected */
+	}
 	snprintf(target, sizeof target, "pid:%ld(%s)", pid, pidfile ? pidfile : "?");
+	if (port > 0) {
+		size_t tl = strlen(target);
+		snprintf(target + tl, sizeof target - tl, " port:%d", port);
+	}
+	sp_strv tasks = {0};
+	bool f04 = !strcmp(f->id, "F04");
+	if (!why && f04) {
+		if (list_tasks(r, f, &v, &tasks) < 0)
+			why = "tasks-unreadable";
+		else if (!tasks.n)
+			why = "no-tasks"; /* nothing to reconcile: not injected */
+		else {
+			size_t tl = strlen(target);
+			snprintf(target + tl, sizeof target - tl, " tasks:%zu", tasks.n);
+		}
+	}
 	struct victims vic = {0};
 	if (!why) {
 		int pfd = (int)syscall(SYS_pidfd_open, (pid_t)pid, 0);
@@ -184,16 +328,37 @@ static void inject_pidfile_fault(struct run *r, struct scen_state *st, unsigned 
 			}
 		}
 	}
-	uint64_t t = sp_now_ns();
-	sp_soak_record_op(r, st, f->id, why ? OP_FAIL : OP_FAULT, t, t, gen, why ? why : sigabbrev_np(f->signal));
+	uint64_t t = sp_now_ns(), t_closed = t;
+	char code[64];
+	snprintf(code, sizeof code, "%s", why ? why : sigabbrev_np(f->signal));
+	bool closed = true;
+	if (!why && f06) {
+		/* the route must close: the port refuses a connection within the RTO */
+		uint64_t deadline = t + (uint64_t)f->rto_ms * 1000000ull;
+		while ((closed = loopback_accepts(port) == 0) == false && sp_now_ns() < deadline &&
+		       !atomic_load(&r->sch.abort_ops)) {
+			struct timespec ts = {0, 20000000L};
+			nanosleep(&ts, NULL);
+		}
+		t_closed = sp_now_ns();
+		snprintf(code, sizeof code, "%s/port-%s", sigabbrev_np(f->signal), closed ? "closed" : "still-open");
+		size_t tl = strlen(target);
+		snprintf(target + tl, sizeof target - tl, closed ? "-closed-after:%llums" : "-still-open",
+			 (unsigned long long)((t_closed - t) / 1000000ull));
+		if (!closed)
+			sp_soak_note(r, "fault %s: port 127.0.0.1:%d still accepts connections after the proxy was signalled",
+				     f->id, port);
+	}
+	sp_soak_record_op(r, st, f->id, why ? OP_FAIL : OP_FAULT, t, t_closed, gen, code);
 	if (why && !strcmp(why, "target-not-owned")) {
 		/* the workload pointed a fault outside the run: a safety invariant */
 		sp_soak_note(r, "fault %s target %s is not owned by the run; stopping", f->id, target);
 		sp_soak_set_stop(r, 2, "invariant");
 	}
 	free(pidfile);
-	recover_after_fault(r, st, gen, target, t, why == NULL, &vic);
+	recover_after_fault(r, st, gen, target, t, why == NULL && closed, &vic, port, f04 ? &tasks : NULL, &v);
 	victims_free(&vic);
+	sp_strv_free(&tasks);
 }
 
 bool sp_soak_fault_step(struct run *r, struct scen_state *st, const sp_soak_wstep *step, unsigned long long gen)
@@ -213,7 +378,8 @@ bool sp_soak_fault_step(struct run *r, struct scen_state *st, const sp_soak_wste
 		char target[160];
 		snprintf(target, sizeof target, "%s:%s(client)", sc->id, step->op);
 		/* finished (or failed) before the planned interruption: not injected */
-		recover_after_fault(r, st, gen, target, o == OP_FAULT ? res.interrupt_ns : res.end_ns, o == OP_FAULT, NULL);
+		recover_after_fault(r, st, gen, target, o == OP_FAULT ? res.interrupt_ns : res.end_ns, o == OP_FAULT, NULL, 0, NULL,
+				    NULL);
 		return true;
 	}
 	if (o != OP_OK) {
@@ -221,6 +387,6 @@ bool sp_soak_fault_step(struct run *r, struct scen_state *st, const sp_soak_wste
 			sp_soak_run_steps(r, st, &sc->recover, gen);
 		return true;
 	}
-	inject_pidfile_fault(r, st, gen); /* F02 / F03 after this step */
+	inject_pidfile_fault(r, st, gen); /* F02 / F03 / F04 / F06 after this step */
 	return true;
 }

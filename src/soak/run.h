@@ -6,7 +6,7 @@
  *   guard.c      what makes the run safe to die: the supervisor process, the
  *                run's own cgroup, the journal, leftovers and --reconcile
  *   scheduler.c  workers: picks, rate, cycles, steps
- *   faults.c     the fault injector (F01/F07 interruptions, F02/F03 pid files)
+ *   faults.c     the fault injector (F01/F07 interruptions, F02/F03/F06 pid files)
  *   recorder.c   the evidence written as the run goes (rows that never tear,
  *                metadata, inventory, summary, metrics)
  *   sampling.c   the sampler thread (counters, samples) and the reaper thread
@@ -192,7 +192,7 @@ void *sp_soak_worker(void *arg);
 
 /* faults.c */
 /* the cycle's step i is the fault's: run it (F01/F07) or inject after it
- * (F02/F03); returns true when the cycle is over */
+ * (F02/F03/F06); returns true when the cycle is over */
 bool sp_soak_fault_step(struct run *r, struct scen_state *st, const sp_soak_wstep *step, unsigned long long gen);
 
 /* recorder.c */

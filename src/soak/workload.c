@@ -328,7 +328,7 @@ static int parse_signal(const char *s)
 
 static int get_fault(struct pctx *p, const sp_ynode *n, sp_soak_scenario *sc)
 {
-	static const char *const keys[] = {"id", "step", "pidfile", "signal", "after_ms", "rto_ms", "expected", NULL};
+	static const char *const keys[] = {"id", "step", "pidfile", "portfile", "tasks", "signal", "after_ms", "rto_ms", "expected", NULL};
 	sp_soak_wfault *f = &sc->fault;
 	const sp_ynode *v;
 	if (want_kind(p, n, SP_YN_MAP, "fault") < 0 || check_keys(p, n, "fault", keys) < 0)
@@ -336,14 +336,17 @@ static int get_fault(struct pctx *p, const sp_ynode *n, sp_soak_scenario *sc)
 	f->present = true;
 	f->line = n->line;
 	if (!(v = sp_ynode_get(n, "id")))
-		return sp_usage(p->err, "%s:%d: fault has no 'id' (F01, F02, F03 or F07)", p->origin, n->line);
+		return sp_usage(p->err, "%s:%d: fault has no 'id' (F01, F02, F03, F04, F06 or F07)", p->origin, n->line);
 	if (want_kind(p, v, SP_YN_SCALAR, "id") < 0)
 		return -1;
-	if (strcmp(v->str, "F01") && strcmp(v->str, "F02") && strcmp(v->str, "F03") && strcmp(v->str, "F07"))
-		return sp_usage(p->err, "%s:%d: fault id must be F01, F02, F03 or F07 (got '%.20s')", p->origin, v->line, v->str);
+	if (strcmp(v->str, "F01") && strcmp(v->str, "F02") && strcmp(v->str, "F03") && strcmp(v->str, "F04") &&
+	    strcmp(v->str, "F06") && strcmp(v->str, "F07"))
+		return sp_usage(p->err, "%s:%d: fault id must be F01, F02, F03, F04, F06 or F07 (got '%.20s')", p->origin,
+				v->line, v->str);
 	snprintf(f->id, sizeof f->id, "%s", v->str);
-	bool by_pidfile = !strcmp(f->id, "F02") || !strcmp(f->id, "F03");
-	f->signal = !strcmp(f->id, "F03") ? SIGTERM : SIGKILL;
+	bool is_f06 = !strcmp(f->id, "F06"), is_f04 = !strcmp(f->id, "F04");
+	bool by_pidfile = !strcmp(f->id, "F02") || !strcmp(f->id, "F03") || is_f04 || is_f06;
+	f->signal = !strcmp(f->id, "F03") || is_f04 || is_f06 ? SIGTERM : SIGKILL;
 	f->rto_ms = 10000;
 	if (!(v = sp_ynode_get(n, "step")))
 		return sp_usage(p->err, "%s:%d: fault has no 'step' (the step it interrupts or follows)", p->origin, n->line);
@@ -353,12 +356,31 @@ static int get_fault(struct pctx *p, const sp_ynode *n, sp_soak_scenario *sc)
 		return sp_usage(p->err, "%s:%d: fault step '%.48s' is not a step of scenario %s", p->origin, v->line, f->step, sc->id);
 	if ((v = sp_ynode_get(n, "pidfile"))) {
 		if (!by_pidfile)
-			return sp_usage(p->err, "%s:%d: 'pidfile' is for F02 and F03 only (%s interrupts its step's own process)",
+			return sp_usage(p->err, "%s:%d: 'pidfile' is for F02, F03, F04 and F06 only (%s interrupts its step's own process)",
 					p->origin, v->line, f->id);
 		if (get_str(p, v, "pidfile", &f->pidfile) < 0 || check_placeholders(p, v, f->pidfile, CTX_GLOBAL | CTX_SCENARIO) < 0)
 			return -1;
 	} else if (by_pidfile) {
 		return sp_usage(p->err, "%s:%d: %s needs 'pidfile' naming its owned target", p->origin, n->line, f->id);
+	}
+	if ((v = sp_ynode_get(n, "portfile"))) {
+		if (!is_f06)
+			return sp_usage(p->err, "%s:%d: 'portfile' is for F06 only (the proxy's loopback port)", p->origin, v->line);
+		if (get_str(p, v, "portfile", &f->portfile) < 0 ||
+		    check_placeholders(p, v, f->portfile, CTX_GLOBAL | CTX_SCENARIO) < 0)
+			return -1;
+	} else if (is_f06) {
+		return sp_usage(p->err, "%s:%d: F06 needs 'portfile' naming the file that holds the proxy's loopback port",
+				p->origin, n->line);
+	}
+	if ((v = sp_ynode_get(n, "tasks"))) {
+		if (!is_f04)
+			return sp_usage(p->err, "%s:%d: 'tasks' is for F04 only (the daemon's task list)", p->origin, v->line);
+		if (get_argv(p, v, "tasks", CTX_GLOBAL | CTX_SCENARIO, &f->tasks) < 0)
+			return -1;
+	} else if (is_f04) {
+		return sp_usage(p->err, "%s:%d: F04 needs 'tasks', a command listing the daemon's tasks one per line",
+				p->origin, n->line);
 	}
 	if ((v = sp_ynode_get(n, "signal"))) {
 		if (want_kind(p, v, SP_YN_SCALAR, "signal") < 0)
@@ -715,6 +737,8 @@ void sp_workload_free(sp_soak_workload *w)
 		steps_free(&sc->stop);
 		free(sc->fault.step);
 		free(sc->fault.pidfile);
+		free(sc->fault.portfile);
+		sp_strv_free(&sc->fault.tasks);
 		free(sc->fault.expected);
 	}
 	free(w->scen);

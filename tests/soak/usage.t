@@ -54,7 +54,12 @@ bad_file "duplicate key" "bad.yaml:6: duplicate key 'name'" 's/^prefix: spuse/pr
 bad_file "yaml syntax" "bad.yaml:[0-9]+: " 's/^    steps:/    steps: [/'
 bad_file "fault without pidfile" "bad.yaml:[0-9]+: F02 needs 'pidfile'" 's/class: lifecycle/class: fault\n    fault: {id: F02, step: one}/'
 bad_file "fault on unknown step" "bad.yaml:[0-9]+: fault step 'two' is not a step" 's/class: lifecycle/class: fault\n    fault: {id: F01, step: two}/'
-bad_file "bad fault id" "bad.yaml:[0-9]+: fault id must be F01, F02, F03 or F07" 's/class: lifecycle/class: fault\n    fault: {id: F05, step: one}/'
+bad_file "bad fault id" "bad.yaml:[0-9]+: fault id must be F01, F02, F03, F04, F06 or F07" 's/class: lifecycle/class: fault\n    fault: {id: F05, step: one}/'
+bad_file "F06 without portfile" "bad.yaml:[0-9]+: F06 needs 'portfile'" 's/class: lifecycle/class: fault\n    fault: {id: F06, step: one, pidfile: "{state}\/p.pid"}/'
+bad_file "F04 without tasks" "bad.yaml:[0-9]+: F04 needs 'tasks'" 's/class: lifecycle/class: fault\n    fault: {id: F04, step: one, pidfile: "{state}\/p.pid"}/'
+bad_file "tasks on F03" "bad.yaml:[0-9]+: 'tasks' is for F04 only" 's/class: lifecycle/class: fault\n    fault: {id: F03, step: one, pidfile: "{state}\/p.pid", tasks: [ls]}/'
+bad_file "portfile on F02" "bad.yaml:[0-9]+: 'portfile' is for F06 only" 's/class: lifecycle/class: fault\n    fault: {id: F02, step: one, pidfile: "{state}\/p.pid", portfile: "{state}\/p.port"}/'
+bad_file "portfile with unknown placeholder" "bad.yaml:[0-9]+: .*nope" 's/class: lifecycle/class: fault\n    fault: {id: F06, step: one, pidfile: "{state}\/p.pid", portfile: "{nope}\/p.port"}/'
 bad_file "alias" "bad.yaml:[0-9]+: (anchors|aliases) are not allowed" 's/^name: usage/name: \&a usage/'
 bad_file "missing state_root dir" "state_root $tmp/nope is not an existing directory" "s#^state_root: .*#state_root: $tmp/nope#"
 bad_file "tiny rate" "bad.yaml:6: 'rate' must be 0 \(unbounded\) or from 0.0001" 's/^prefix: spuse/prefix: spuse\nrate: 0.00001/'

@@ -115,6 +115,43 @@ static void bad(const char *label, const char *from, const char *to, const char 
 	free(text);
 }
 
+/* F06 (pid file, port file) and F04 (pid file, task list command): SIGTERM by default */
+static void test_f06(void)
+{
+	const char *from = "id: F02, step: start,";
+	const char *at = strstr(good, from);
+	ok(at != NULL, "F06: the good workload has its F02");
+	if (!at)
+		return;
+	char *text = sp_xasprintf("%.*sid: F06, portfile: \"{state}/{sid}.port\", step: start,%s", (int)(at - good), good,
+				  at + strlen(from));
+	sp_soak_workload w;
+	sp_error err;
+	int r = parse(text, &w, &err);
+	is_int(r, 0, "F06 parses");
+	if (r == 0) {
+		is_str(w.scen[1].fault.id, "F06", "F06 id");
+		is_str(w.scen[1].fault.portfile, "{state}/{sid}.port", "F06 portfile kept unexpanded");
+		is_str(w.scen[1].fault.pidfile, "{state}/{id}.pid", "F06 pidfile");
+		is_int(w.scen[1].fault.signal, SIGTERM, "F06 default signal TERM");
+		sp_workload_free(&w);
+	}
+	free(text);
+	/* F04: the task list command, kept unexpanded */
+	text = sp_xasprintf("%.*sid: F04, tasks: [sh, \"{state}/tasks.sh\", \"{sid}\"], step: start,%s", (int)(at - good), good,
+			    at + strlen(from));
+	r = parse(text, &w, &err);
+	is_int(r, 0, "F04 parses");
+	if (r == 0) {
+		is_str(w.scen[1].fault.id, "F04", "F04 id");
+		is_int(w.scen[1].fault.tasks.n, 3, "F04 tasks argv");
+		is_str(w.scen[1].fault.tasks.v[1], "{state}/tasks.sh", "F04 tasks kept unexpanded");
+		is_int(w.scen[1].fault.signal, SIGTERM, "F04 default signal TERM");
+		sp_workload_free(&w);
+	}
+	free(text);
+}
+
 static void test_bad(void)
 {
 	bad("unknown key", "rate: 2.5", "rat: 2.5", "w.yaml:8: unknown key 'rat' in the workload");
@@ -128,7 +165,14 @@ static void test_bad(void)
 	bad("argv item map", "[runc, start, \"{sid}\"]", "[runc, {a: b}]", "w.yaml:26: every item of 'argv' must be a string");
 	bad("counter both", "dir: \"{state}/runc\"", "dir: x, argv: [ls]", "needs exactly one of 'dir' or 'argv'");
 	bad("fault outside class", "class: fault", "class: storage", "'fault' is only allowed in a scenario of class fault");
-	bad("pidfile on F01", "id: F02", "id: F01", "'pidfile' is for F02 and F03 only");
+	bad("pidfile on F01", "id: F02", "id: F01", "'pidfile' is for F02, F03, F04 and F06 only");
+	bad("F06 without portfile", "id: F02", "id: F06", "F06 needs 'portfile'");
+	bad("F04 without tasks", "id: F02", "id: F04", "F04 needs 'tasks'");
+	bad("tasks not a list", "id: F02, step: start", "id: F04, tasks: ls, step: start", "'tasks' must be");
+	bad("tasks placeholder", "id: F02, step: start", "id: F04, tasks: [ls, \"{nope}\"], step: start", "unknown placeholder '{nope}'");
+	bad("tasks on F02", "after_ms: 5", "tasks: [ls]", "'tasks' is for F04 only");
+	bad("portfile on F02", "after_ms: 5", "portfile: \"{state}/p.port\"", "'portfile' is for F06 only");
+	bad("portfile placeholder", "id: F02, step: start", "id: F06, portfile: \"{nope}\", step: start", "unknown placeholder '{nope}'");
 	bad("signal", "after_ms: 5", "signal: STOP", "'signal' must be KILL, TERM, INT, HUP or QUIT");
 	bad("version", "version: 1", "version: 2", "w.yaml:1: unsupported workload version '2'");
 	bad("not a map", "version: 1\n", "- 1\n", "");
@@ -522,6 +566,7 @@ int main(void)
 {
 	test_good();
 	test_bad();
+	test_f06();
 	test_linear_reject();
 	test_expand();
 	test_redact();
