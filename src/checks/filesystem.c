@@ -1475,5 +1475,4 @@ const sp_check sp_check_fs_host_mounts = {
 	.policy_keys = "fs.host_mounts_allowed:bool",
 	.method = "read",
 	.run = run_host_mounts,
-	.flags = SP_CHECK_INPROCESS,
 };

@@ -35,14 +35,16 @@
 #include "core/util.h"
 
 /* the reads of PATH and sudo configuration share one child; so do the
- * connects to runtime control sockets (nothing is ever sent) */
+ * connects to abstract sockets (nothing is ever sent). priv.runtime_sockets
+ * walks the whole mount tree and asks what answers: it runs in a child of
+ * its own, so a mount that stalls the walk costs that check alone */
 static const sp_batch priv_reads = {
 	.id = "priv.reads",
 	.what = "file capabilities on PATH, setuid privilege-raising helpers and their configuration",
 };
 static const sp_batch priv_sockets = {
 	.id = "priv.sockets",
-	.what = "runtime control sockets found on disk and abstract ones in /proc/net/unix, connected to only",
+	.what = "abstract sockets in /proc/net/unix, connected to only",
 };
 
 /* Capabilities that act on files and identities. The sandbox shares files
@@ -1801,7 +1803,6 @@ const sp_check sp_check_priv_runtime_sockets = {
 	.policy_keys = "priv.runtime_sockets_allowed:bool",
 	.method = "action",
 	.run = run_runtime_sockets,
-	.batch = &priv_sockets,
 };
 
 const sp_check sp_check_priv_abstract_sockets = {

@@ -70,6 +70,16 @@ is "$(stat_of proc.forbidden <<<"$out")" pass "forbidden: a rewritten comm alone
 init_exe=$(basename "$(readlink /proc/1/exe 2>/dev/null || tr '\0' '\n' </proc/1/cmdline | head -1)")
 out=$(doc --set "proc.pid1_forbidden=$init_exe")
 is "$(stat_of proc.pid1 <<<"$out")" fail "pid1: the host's init found by its executable ($init_exe)"
+# pid 1 is judged only where it is the sandbox's own: on the host (the initial
+# PID namespace) a name that does not match is still no pass
 out=$(doc --set "proc.pid1_forbidden=sp-no-init-$$")
-is "$(stat_of proc.pid1 <<<"$out")" pass "pid1: another name does not match"
+is "$(stat_of proc.pid1 <<<"$out")" fail "pid1: in the initial PID namespace no name makes pid 1 the sandbox's own"
+# in a PID namespace of this test's own (ground truth: its pid 1 is the sh
+# below, its /proc that namespace's), another name does not match
+out=$(unshare --pid --fork --mount-proc sh -c '"$@"; exit $?' sh "$SP_DOCTOR" --profile host --format json \
+	-k 'proc.pid1' --set expect.proc.pid1=required --set "proc.pid1_forbidden=sp-no-init-$$" 2>/dev/null)
+is "$(stat_of proc.pid1 <<<"$out")" pass "pid1: another name does not match pid 1 of a PID namespace of its own"
+out=$(unshare --pid --fork --mount-proc sh -c '"$@"; exit $?' sh "$SP_DOCTOR" --profile host --format json \
+	-k 'proc.pid1' --set expect.proc.pid1=required --set "proc.pid1_forbidden=sh,dash,bash" 2>/dev/null)
+is "$(stat_of proc.pid1 <<<"$out")" fail "pid1: the namespace's pid 1 (sh) found by its name"
 done_testing

@@ -63,7 +63,7 @@ static const struct {
 	{"release", "~(", "~^6\\.", "bad regex"},
 	{"version", "6.x", "6.1", "kernel version"},
 	{"swap", "sometimes", "off", "expected on, off or any"},
-	{"proc_names", "ssh*", "sshd, /usr/sbin/cron", "matched exactly"},
+	{"proc_names", "ssh[", "sshd*, /usr/sbin/cron", "unterminated '['"},
 	{"syscalls", "mount,fly", "mount, ptrace", "'fly' is not a syscall"},
 	{"namespaces", "pid,foo", "pid, net", "'foo' is not a namespace type"},
 	{"propagation", "weird", "private, slave", "expected private, slave"},
