@@ -867,6 +867,7 @@ static int ip_parse(const char *s, char *why, size_t whysz)
 
 const sp_policy_type sp_ptype_targets = {.name = "targets", .what = "IP:PORT (an address, not a name)", .list = true,
 					 .max = SP_NET_MAX_TARGETS, .parse = ipport0};
+const sp_policy_type sp_ptype_target = {.name = "target", .what = "one IP:PORT (an address, not a name)", .parse = ipport0};
 const sp_policy_type sp_ptype_targets80 = {.name = "targets80", .what = "IP[:PORT], port 80 when absent", .list = true,
 					   .max = SP_NET_MAX_TARGETS, .parse = ipport80};
 const sp_policy_type sp_ptype_resolvers = {.name = "resolvers", .what = "IP[:PORT], port 53 when absent", .list = true,

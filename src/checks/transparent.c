@@ -43,9 +43,9 @@
 #define TP_KEYS_DNS                                                                                              \
 	"net.transparent.dns:resolvers,net.transparent.dns_name:dns_name,net.transparent.resolver:resolver,"      \
 	"net.egress.timeout_ms:int"
-#define TP_KEYS_RULESET                                                                                          \
-	"net.transparent.ruleset:str,net.transparent.allow:endpoints,net.transparent.redirect:redirects,"       \
-	"net.transparent.resolver:resolver,net.proxy:proxy_url"
+#define TP_KEYS_RULESET \
+	"net.transparent.ruleset:str,net.transparent.allow:endpoints,net.transparent.redirect:redirects," \
+	"net.transparent.resolver:resolver,net.proxy:proxy_url,net.transparent.proxy:target,net.transparent.listing:str"
 
 /* ---- DNS queries in a child ----------------------------------------------------- */
 
@@ -482,9 +482,10 @@ static void run_dns(const sp_ctx *ctx, sp_result *r)
 
 /* ---- net.transparent.ruleset ---------------------------------------------------- */
 
-/* Run `nft -j list ruleset` (found on PATH, /usr/sbin, /sbin), bounded in
- * time. Returns the output, or NULL with why. */
-static char *run_nft(size_t *len, char *why, size_t whysz)
+/* Run `nft -j list ruleset` (json) or `nft -a list ruleset` (found on
+ * PATH, /usr/sbin, /sbin), bounded in time. Returns the output, or NULL
+ * with why. */
+static char *run_nft(bool json, size_t *len, char *why, size_t whysz)
 {
 	static const char *const dirs[] = {"/usr/sbin", "/sbin", "/usr/bin", "/bin", "/usr/local/sbin"};
 	char nft[256] = "";
@@ -504,7 +505,7 @@ static char *run_nft(size_t *len, char *why, size_t whysz)
 		snprintf(why, whysz, "no nft program (PATH, /usr/sbin, /sbin) and net.transparent.ruleset unset");
 		return NULL;
 	}
-	char *const argv[] = {"nft", "-j", "list", "ruleset", NULL};
+	char *const argv[] = {"nft", json ? "-j" : "-a", "list", "ruleset", NULL};
 	/* stdout up to 16 MiB (more kills it: a failure), the first line of stderr */
 	sp_spawn_opts so = {.capture_out = true, .capture_err = true, .err_max = 299, .overflow_kills = true, .path = nft};
 	sp_child c;
@@ -536,6 +537,7 @@ static char *run_nft(size_t *len, char *why, size_t whysz)
 
 static void add_allow(sp_nft_policy *pol, const struct sockaddr_storage *sa, bool anyport, int proto, const char *what)
 {
+	bool local = sp_net_addr_is_own((const struct sockaddr *)sa);
 	if (pol->nallow >= SP_ARRAY_SIZE(pol->allow))
 		return;
 	sp_nft_endpoint *e = &pol->allow[pol->nallow++];
@@ -546,7 +548,20 @@ static void add_allow(sp_nft_policy *pol, const struct sockaddr_storage *sa, boo
 		inet_ntop(AF_INET, &((const struct sockaddr_in *)sa)->sin_addr, e->addr, sizeof e->addr);
 	e->port = anyport ? 0 : sa_port(sa);
 	e->proto = proto;
+	e->local = local;
 	snprintf(e->what, sizeof e->what, "%s", what);
+}
+
+/* Does something accept a TCP connection at sa? Blocking, bounded; the
+ * check runs in its own child. 0, or the errno. */
+static int tcp_listening(const struct sockaddr_storage *sa, unsigned timeout_ms)
+{
+	socklen_t len = sa->ss_family == AF_INET6 ? sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in);
+	int fd = sp_net_connect_deadline((const struct sockaddr *)sa, len, sp_now_ns() + (uint64_t)timeout_ms * 1000000ull);
+	if (fd < 0)
+		return -fd;
+	close(fd);
+	return 0;
 }
 
 static bool have_ipv6(void)
@@ -589,11 +604,23 @@ static void run_ruleset(const sp_ctx *ctx, sp_result *r)
 	}
 	sp_nft_policy pol;
 	memset(&pol, 0, sizeof pol);
+	char why0[300];
 	/* the policy's side: the proxy, the resolver, extra endpoints, redirects */
 	sp_proxy_plan pp;
 	sp_proxy_plan_build(ctx, &pp, 1000);
 	if (pp.configured && !pp.error[0])
 		add_allow(&pol, &pp.proxy, false, SP_NFT_TCP, "proxy");
+	const char *tpx = sp_policy_get(ctx->policy, "net.transparent.proxy");
+	struct sockaddr_storage tpsa;
+	socklen_t tplen;
+	if (tpx && *tpx) {
+		if (sp_net_parse_hostport(tpx, 0, &tpsa, &tplen, why0, sizeof why0) < 0) {
+			sp_errorr(r, "net.transparent.proxy: %s", why0);
+			sp_proxy_plan_free(&pp);
+			return;
+		}
+		add_allow(&pol, &tpsa, false, SP_NFT_TCP, "transparent proxy");
+	}
 	if (pp.error[0]) {
 		sp_errorr(r, "%s", pp.error);
 		sp_proxy_plan_free(&pp);
@@ -647,16 +674,36 @@ static void run_ruleset(const sp_ctx *ctx, sp_result *r)
 		}
 		snprintf(source, sizeof source, "%s", file);
 	} else {
-		text = run_nft(&tlen, why, sizeof why);
+		text = run_nft(true, &tlen, why, sizeof why);
 		if (!text) {
 			sp_skip(r, "the ruleset is not readable: %s", why);
 			return;
 		}
 		snprintf(source, sizeof source, "nft -j list ruleset");
 	}
+	/* the text listing: what iptables-nft's xt expressions mean */
+	const char *lfile = sp_policy_get(ctx->policy, "net.transparent.listing");
+	char *listing = NULL;
+	size_t llen = 0;
+	char lwhy[300] = "";
+	if (lfile && *lfile) {
+		int e = 0;
+		listing = sp_read_file_alloc(lfile, 16u << 20, &llen, &e);
+		if (!listing) {
+			sp_errorr(r, "net.transparent.listing %s: %s", lfile, strerror(e));
+			free(text);
+			return;
+		}
+	} else if (!(file && *file)) {
+		listing = run_nft(false, &llen, lwhy, sizeof lwhy);
+	}
+	pol.listing = listing;
+	pol.listing_len = llen;
 	sp_nft_report rep;
 	int rc = sp_nft_judge(text, tlen, &pol, &rep, why, sizeof why);
 	free(text);
+	free(listing);
+	pol.listing = NULL;
 	if (rc < 0) {
 		sp_errorr(r, "%s: %s", source, why);
 		return;
@@ -675,15 +722,48 @@ static void run_ruleset(const sp_ctx *ctx, sp_result *r)
 		sp_observed_add(r, "%s", rep.problem[i]);
 	if (rep.nunknown)
 		sp_observed_add(r, "cannot judge: %s", rep.unknown);
+	/* blocked is not delivered: something must accept at each TCP redirect's target */
+	size_t dead = 0, probed = 0;
+	char dead_what[200] = "";
+	for (size_t i = 0; i < pol.nredirect && !rep.nproblem && !rep.nunknown; i++) {
+		const sp_nft_redirect *w = &pol.redirect[i];
+		if (!w->covered || !w->target_ok)
+			continue;
+		if (w->proto != SP_NFT_TCP) {
+			sp_observed_add(r, "udp/%u's target %s: delivery not probed here (net.transparent.dns shows it)", w->port,
+					w->to);
+			continue;
+		}
+		char at[96];
+		if (!w->to_addr[0])
+			snprintf(at, sizeof at, "127.0.0.1:%u", w->to_port);
+		else
+			snprintf(at, sizeof at, strchr(w->to_addr, ':') ? "[%s]:%u" : "%s:%u", w->to_addr, w->to_port);
+		if (sp_net_parse_hostport(at, 0, &sa, &len, why, sizeof why) < 0) {
+			sp_observed_add(r, "tcp/%u's target %s: %s", w->port, at, why);
+			dead++;
+			continue;
+		}
+		probed++;
+		int e = tcp_listening(&sa, 2000);
+		sp_observed_add(r, "tcp/%u's target %s: %s", w->port, at, e ? sp_errname(e) : "accepts a connection");
+		if (e && !dead++)
+			snprintf(dead_what, sizeof dead_what, "tcp/%u goes to %s, where nothing accepts a connection (%s)",
+				 w->port, at, sp_errname(e));
+	}
 	if (rep.rules == 0 && rep.chains == 0)
 		sp_failr(r, "the namespace has no nftables ruleset: nothing forces traffic through the proxy");
 	else if (rep.nproblem)
 		sp_failr(r, "%s%s", rep.problem[0], rep.nproblem > 1 ? " (and more)" : "");
 	else if (rep.nunknown)
 		sp_errorr(r, "the ruleset uses constructs this check cannot judge: %s", rep.unknown);
+	else if (dead)
+		sp_errorr(r, "%s: redirected traffic is dropped there, not delivered to a proxy", dead_what[0] ? dead_what : "a redirect target cannot be probed");
 	else
-		sp_pass(r, "output default-drop, %zu accept rule%s within the policy, %zu redirect%s in place", rep.accepts,
-			rep.accepts == 1 ? "" : "s", pol.nredirect, pol.nredirect == 1 ? "" : "s");
+		sp_pass(r, "output default-drop, %zu accept rule%s within the policy, %zu redirect%s in place (%zu TCP target%s "
+			   "accepting)",
+			rep.accepts, rep.accepts == 1 ? "" : "s", pol.nredirect, pol.nredirect == 1 ? "" : "s",
+			probed, probed == 1 ? "" : "s");
 }
 
 /* ---- descriptors ---------------------------------------------------------------- */

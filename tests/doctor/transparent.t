@@ -145,6 +145,64 @@ like "$(ev net.transparent.dns "$out")" "answered 10.203.2.77 \(NOT the own reso
 is_st "$out" net.transparent.ruleset fail "and the ruleset check names the wide accept"
 like "$(ev net.transparent.ruleset "$out")" "accepts any destination udp dport 53" "the rule that accepts any destination"
 
+# ---- the same seal written with iptables-nft (xt DNAT/REDIRECT targets) --------------
+ipt() { ip netns exec "$sb" iptables-nft "$@" || { echo "Bail out! iptables-nft $*"; exit 1; }; }
+ipt_seal() { # TLS_TARGET: -j DNAT/REDIRECT arguments for tcp/443
+	ip netns exec "$sb" nft flush ruleset
+	ipt -t nat -A OUTPUT -p tcp --dport 443 ! -d 10.203.1.1 "$@"
+	ipt -t nat -A OUTPUT -p udp --dport 53 ! -d 10.203.1.1 -j DNAT --to-destination 10.203.1.1:53
+	ipt -A OUTPUT -o lo -j ACCEPT
+	ipt -A OUTPUT -m conntrack --ctstate ESTABLISHED,RELATED -j ACCEPT
+	ipt -A OUTPUT -d 10.203.1.1 -p tcp --dport 8443 -j ACCEPT
+	ipt -A OUTPUT -d 10.203.1.1 -p udp --dport 53 -j ACCEPT
+	ipt -P OUTPUT DROP
+	ip netns exec "$sb" ip6tables-nft -A OUTPUT -o lo -j ACCEPT
+	ip netns exec "$sb" ip6tables-nft -P OUTPUT DROP
+}
+ipt_seal -j DNAT --to-destination 10.203.1.1:8443
+like "$(ip netns exec "$sb" nft -j list ruleset)" '"xt": \{"type": "target", "name": "DNAT"' \
+	"ground truth: nft shows iptables-nft's DNAT as an xt expression"
+out=$(doc --set net.transparent.proxy=10.203.1.1:8443)
+is_st "$out" net.transparent.ruleset pass "iptables-nft seal: net.transparent.ruleset reads the xt DNAT and passes"
+like "$(ev net.transparent.ruleset "$out")" "redirect tcp/443: 10\.203\.1\.1:8443" "the xt DNAT's destination read"
+like "$(ev net.transparent.ruleset "$out")" "tcp/443's target 10\.203\.1\.1:8443: accepts a connection" "and its target accepts"
+is_st "$out" net.transparent.direct pass "and the direct probes pass through it"
+
+# the DNAT to a port that is not the proxy's
+ipt_seal -j DNAT --to-destination 10.203.1.1:8444
+like "$(ip netns exec "$sb" openssl s_client -connect 10.203.2.2:443 </dev/null 2>&1 | head -3)" "errno|refused|Connection|connect" \
+	"ground truth: TLS from sb no longer completes"
+out=$(doc --set net.transparent.proxy=10.203.1.1:8443)
+is_st "$out" net.transparent.ruleset fail "iptables-nft DNAT to port 8444, the proxy is on 8443: fails"
+like "$(ev net.transparent.ruleset "$out")" "tcp/443 goes to 10\.203\.1\.1:8444, which is not the proxy" "naming the wrong port"
+
+# REDIRECT to a local port: the proxy must listen there, on the declared port
+ipt_seal -j REDIRECT --to-ports 9443
+like "$(ip netns exec "$sb" nft -a list ruleset)" "redirect to :9443" "ground truth: nft translates the xt REDIRECT"
+POLR=(--set net.transparent.proxy=127.0.0.1:9443 --set net.transparent.targets=10.203.2.2:80)
+out=$(doc "${POLR[@]}")
+is "$(ip netns exec "$sb" ss -Htln 'sport = :9443' | wc -l)" 0 "ground truth (ss): nothing listens on 9443 in sb"
+is_st "$out" net.transparent.ruleset error "REDIRECT to a port where nothing listens: error, never a pass"
+like "$(ev net.transparent.ruleset "$out")" "tcp/443 goes to 127\.0\.0\.1:9443, where nothing accepts" "naming the dead target"
+nett_py "$sb" lst9443 listener fakenet.py --tcp 127.0.0.1/9443 || { echo "Bail out! listener did not start"; exit 1; }
+is "$(ip netns exec "$sb" ss -Htln 'sport = :9443' | wc -l)" 1 "ground truth (ss): now a listener on 9443"
+out=$(doc "${POLR[@]}")
+is_st "$out" net.transparent.ruleset pass "REDIRECT to the declared local proxy port, listening: passes"
+out=$(doc --set net.transparent.proxy=127.0.0.1:9444 --set net.transparent.targets=10.203.2.2:80)
+is_st "$out" net.transparent.ruleset fail "REDIRECT to 9443 while the proxy is declared on 9444: fails"
+like "$(ev net.transparent.ruleset "$out")" "goes to local port 9443, which is not the proxy" "naming the port"
+ip netns exec "$sb" nft flush ruleset
+
+# a native dnat to the proxy's host on a port where nothing listens
+load sealed
+ip netns exec "$sb" nft add rule inet sandbox out ip daddr 10.203.1.1 tcp dport 8444 accept
+ip netns exec "$sb" nft flush chain inet sandbox nat_out
+ip netns exec "$sb" nft add rule inet sandbox nat_out ip daddr != 10.203.1.1 tcp dport 443 dnat ip to 10.203.1.1:8444
+ip netns exec "$sb" nft add rule inet sandbox nat_out ip daddr != 10.203.1.1 udp dport 53 dnat ip to 10.203.1.1:53
+is "$(ip netns exec "$px" ss -Htln 'sport = :8444' | wc -l)" 0 "ground truth (ss): nothing listens on the proxy host's 8444"
+out=$(doc --set net.transparent.allow=10.203.1.1:8443,10.203.1.1:8444)
+is_st "$out" net.transparent.ruleset error "dnat to a dead port the policy allows: error, not a pass (blocked is not delivered)"
+
 # ---- policy errors and a ruleset file ----------------------------------------------
 load sealed
 ip netns exec "$sb" nft -j list ruleset >"$NETT_DIR/ruleset.json"
