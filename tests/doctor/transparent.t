@@ -45,7 +45,7 @@ nett_serve "$net" outside-dns --dns 10.203.2.2/53/10.203.2.77 || { echo "Bail ou
 nett_serve "$px" own-dns --dns 10.203.1.1/53/10.203.9.9 || { echo "Bail out! dns did not start"; exit 1; }
 printf '127.0.0.1 localhost\n' >"$NETT_DIR/hosts"
 agent_mitm "$px" transparent "$C/proxy" "$NETT_DIR/hosts" 10.203.1.1 8443 --mode reverse:https://10.203.2.2:443 \
-	-s "$SP_ROOT/tests/lib/mitm_policy.py" --set ssl_verify_upstream_trusted_ca="$C/origin.pem" ||
+	-s "$SP_ROOT/tests/lib/mitm_policy.py" --set ssl_verify_upstream_trusted_ca="$C/origin.pem" --set sp_deny=denied.test ||
 	{ echo "Bail out! mitmproxy did not start"; exit 1; }
 
 # ruleset VARIANT: the sealed one, or the sealed one with one rule missing or widened
@@ -55,6 +55,8 @@ ruleset() {
 	local dnsok="ip daddr 10.203.1.1 udp dport 53 accept"
 	case $1 in
 	open) policy=accept ;;
+	bypass) tls="" dnsok="$dnsok
+		tcp dport 443 accept" ;;
 	no-tls-redirect) tls="" ;;
 	dns-anywhere) dns="" dnsok="udp dport 53 accept" ;;
 	esac
@@ -120,6 +122,36 @@ like "$(ev net.transparent.direct "$out")" "10.203.2.2:443 \(direct, no proxy\):
 like "$(ev net.transparent.direct "$out")" "10.203.2.2:80 \(direct, no proxy\): blocked" "the plain probe was blocked"
 is "$(direct_hits "$n")" "" "ground truth: nothing from sb reached the origin itself"
 
+# ---- names through the redirect: reach the declared proxy, allowed and denied -------
+VIA=(-k 'net.transparent.proxied or net.transparent.denied' --set net.transparent.proxy=10.203.1.1:8443
+	--set net.transparent.allowed_hosts=allowed.test --set net.transparent.denied_hosts=denied.test)
+mitmlog="$NETT_DIR/mitm-transparent.log"
+m=$(wc -l <"$mitmlog")
+out=$(doc "${VIA[@]}")
+is_st "$out" net.transparent.proxied pass "sealed: an allowed name reaches the origin through the declared proxy"
+is_st "$out" net.transparent.denied pass "sealed: a denied name is refused by the proxy on the redirected path"
+sleep 0.3
+TAP_NAME="ground truth: the proxy's log shows sb's requests relayed (200)" \
+	ok test "$(tail -n +$((m + 1)) "$mitmlog" | grep -c '<< 200')" -ge 1
+is "$(tail -n +$((m + 1)) "$mitmlog" | grep -c '<< 403')" 1 "ground truth: and one refused (403: denied.test)"
+out=$(doc "${VIA[@]}" --set net.transparent.denied_hosts=other.test)
+is_st "$out" net.transparent.denied fail "a 'denied' name the proxy lets through: net.transparent.denied fails"
+# the declared proxy is not where anything listens: never a pass
+is "$(ip netns exec "$px" ss -Htln 'sport = :8444' | wc -l)" 0 "ground truth (ss): nothing listens on 10.203.1.1:8444"
+out=$(doc "${VIA[@]}" --set net.transparent.proxy=10.203.1.1:8444)
+is_st "$out" net.transparent.proxied error "declared proxy not listening: net.transparent.proxied is an error"
+is_st "$out" net.transparent.denied error "and net.transparent.denied too"
+like "$(ev net.transparent.proxied "$out")" "does not accept a connection" "naming the dead proxy"
+
+# ---- port 443 let straight out: the names bypass the proxy ----------------------------
+load bypass
+n=$(wc -l <"$rec")
+out=$(doc "${VIA[@]}")
+is_st "$out" net.transparent.proxied fail "443 open to anywhere, no redirect: net.transparent.proxied fails"
+like "$(ev net.transparent.proxied "$out")" "BYPASSED the proxy" "naming the bypass"
+is_st "$out" net.transparent.denied fail "and the denied name gets through"
+like "$(direct_hits "$n")" "10.203.2.2/443" "ground truth: the origin saw sb connect itself on 443"
+
 # ---- the default drop missing ------------------------------------------------------
 load open
 n=$(wc -l <"$rec")
@@ -135,6 +167,10 @@ out=$(doc)
 is_st "$out" net.transparent.ruleset fail "without the TLS redirect: net.transparent.ruleset fails"
 like "$(ev net.transparent.ruleset "$out")" "no redirect .* for tcp/443" "naming the missing redirect"
 is_st "$out" net.transparent.direct pass "the direct probe alone sees only a block (why the ruleset is read too)"
+out=$(doc "${VIA[@]}")
+is_st "$out" net.transparent.proxied fail "and the names on 443 no longer reach the listening proxy: proxied fails"
+like "$(ev net.transparent.proxied "$out")" "did NOT reach the proxy" "naming the undelivered traffic"
+is_st "$out" net.transparent.denied error "denied without a positive control: error, not a pass"
 
 # ---- DNS allowed anywhere, not redirected --------------------------------------
 load dns-anywhere
