@@ -479,6 +479,21 @@ static void build_dns(const sp_ctx *ctx, unsigned to)
 	}
 }
 
+/* net.listening: the services the sandbox needs answer where declared */
+static void build_listening(const sp_ctx *ctx, unsigned to)
+{
+	if (!check_on(ctx, "net.listening"))
+		return;
+	struct sockaddr_storage sa[MAXT];
+	socklen_t len[MAXT];
+	size_t n = targets(ctx, "net.listening.tcp", "net.listening", 0, sa, len, NULL, MAXT);
+	for (size_t i = 0; i < n; i++)
+		add_probe("net.listening", SOCK_STREAM, &sa[i], len[i], to);
+	n = targets(ctx, "net.listening.dns", "net.listening", 53, sa, len, NULL, MAXT);
+	for (size_t i = 0; i < n; i++)
+		add_dns_probe("net.listening", &sa[i], len[i], "sandprobe-listening.invalid", 1, to);
+}
+
 static void build_egress(const sp_ctx *ctx, unsigned to)
 {
 	struct sockaddr_storage sa[MAXT];
@@ -741,6 +756,7 @@ static const struct net_batch *get_batch(const sp_ctx *ctx)
 		to = 1000;
 	build_dns(ctx, to);
 	build_egress(ctx, to);
+	build_listening(ctx, to);
 	sp_proxy_plan_build(ctx, &batch.proxy, to);
 	unsigned ext_to = sp_net_ext_build(ctx, &batch.proxy, to);
 	size_t en;
@@ -965,6 +981,37 @@ static void run_egress_allow(const sp_ctx *ctx, sp_result *r)
 			 n, n == 1 ? "" : "s");
 }
 
+static void run_listening(const sp_ctx *ctx, sp_result *r)
+{
+	sp_expected(r, "every net.listening.tcp address accepts a TCP connection, every net.listening.dns address "
+		       "answers a DNS query over UDP");
+	const struct net_batch *b = get_batch(ctx);
+	if (config_errors(b, "net.listening", r))
+		return;
+	size_t n = 0, up = 0;
+	for (size_t i = 0; i < b->n; i++) {
+		const sp_netprobe *p = &b->p[i];
+		if (strcmp(p->check, "net.listening"))
+			continue;
+		n++;
+		sp_dns_answer a;
+		bool ok = p->socktype == SOCK_STREAM ? p->cls == SP_NC_CONNECTED
+						     : p->cls == SP_NC_REPLIED &&
+							       sp_dns_parse_reply(p->reply, p->rlen, b->dns[i].id, &a) == 0;
+		up += ok;
+		if (p->socktype == SOCK_DGRAM && p->cls == SP_NC_REPLIED)
+			sp_observed_add(r, "%s: %s", p->label, ok ? "a DNS answer" : "a reply that is not DNS to this query");
+		else
+			describe(r, p);
+	}
+	if (n == 0)
+		sp_skip(r, "net.listening.tcp and net.listening.dns are empty: nothing declared");
+	else if (up < n)
+		sp_failr(r, "%zu of %zu declared service%s not answering", n - up, n, n == 1 ? "" : "s");
+	else
+		sp_pass(r, "all %zu declared service%s answered", n, n == 1 ? "" : "s");
+}
+
 static void run_dns(const sp_ctx *ctx, sp_result *r)
 {
 	const char *fake = sp_policy_get(ctx->policy, "net.dns.fake_address");
@@ -1109,6 +1156,19 @@ const sp_check sp_check_net_dns = {
 	.policy_keys = "net.dns.unlisted:dns_names,net.dns.fake_address:ip,net.dns.resolvers:resolvers,net.egress.timeout_ms:int",
 	.method = "action",
 	.run = run_dns,
+	.batch = &sp_batch_net,
+};
+
+const sp_check sp_check_net_listening = {
+	.id = "net.listening",
+	.category = "network",
+	.title = "the services the sandbox needs (a proxy, a DNS forwarder) answer where declared",
+	.rationale = "a proxy or forwarder that is not there turns every egress block into a broken sandbox, "
+		     "and every 'blocked' verdict into one that proves nothing",
+	.techniques = "",
+	.policy_keys = "net.listening.tcp:targets,net.listening.dns:resolvers,net.egress.timeout_ms:int",
+	.method = "action",
+	.run = run_listening,
 	.batch = &sp_batch_net,
 };
 

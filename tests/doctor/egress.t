@@ -92,6 +92,21 @@ is "$(st net.lookup "$rep")" pass "DNS answering NXDOMAIN passes"
 rep=$(nett_doctor "$open" -k net.lookup --set net.dns.resolvers=10.203.0.1:5353 --set net.dns.unlisted=a.example)
 is "$(st net.lookup "$rep")" fail "an answer that is not the fake address fails"
 
+# net.listening: the declared services answer (ground truth: ss in the fake internet)
+is "$(ip netns exec "$out" ss -Htln 'sport = :2222' | wc -l)" 1 "ground truth (ss): a TCP listener on 2222"
+is "$(ip netns exec "$out" ss -Htln 'sport = :2223' | wc -l)" 0 "ground truth (ss): none on 2223"
+is "$(ip netns exec "$out" ss -Huln 'sport = :5399' | wc -l)" 0 "ground truth (ss): no UDP socket on 5399"
+rep=$(nett_doctor "$open" -k net.listening --set net.listening.tcp=10.203.0.1:2222 --set net.listening.dns=10.203.0.1:5354)
+is "$(st net.listening "$rep")" pass "a listening TCP service and an answering DNS forwarder: pass"
+rep=$(nett_doctor "$open" -k net.listening --set net.listening.tcp=10.203.0.1:2223 --set net.listening.dns=10.203.0.1:5354)
+is "$(st net.listening "$rep")" fail "nothing on the declared TCP port: fail"
+rep=$(nett_doctor "$open" -k net.listening --set net.listening.tcp=10.203.0.1:2222 --set net.listening.dns=10.203.0.1:5399)
+is "$(st net.listening "$rep")" fail "no DNS forwarder on the declared port: fail"
+rep=$(nett_doctor "$open" -k net.listening --set net.listening.dns=10.203.0.1:80)
+is "$(st net.listening "$rep")" fail "a UDP echo is no DNS answer: fail"
+rep=$(nett_doctor "$open" -k net.listening)
+is "$(st net.listening "$rep")" skip "nothing declared: skip"
+
 # a resolver address where nothing listens: refused, no resolver tested, never a pass
 rep=$(nett_doctor "$open" -k net.lookup --set net.dns.resolvers=10.203.0.1:5399 --set net.dns.unlisted=a.example)
 is "$(st net.lookup "$rep")" error "no resolver listening (ICMP port unreachable): net.lookup is an error"
