@@ -3,3 +3,5 @@
 SP_X(net_transparent_direct, "net.transparent.direct")
 SP_X(net_transparent_dns, "net.transparent.dns")
 SP_X(net_transparent_ruleset, "net.transparent.ruleset")
+SP_X(net_transparent_proxied, "net.transparent.proxied")
+SP_X(net_transparent_denied, "net.transparent.denied")

@@ -4,6 +4,7 @@
  * its policy_keys as "key:NAME" (NAME is the type's .name). No include
  * guard: X-macro. */
 SP_T(targets)        /* net_probe.c: IP:PORT */
+SP_T(target)         /* net_probe.c: one IP:PORT */
 SP_T(targets80)      /* net_probe.c: IP[:PORT], 80 */
 SP_T(resolvers)      /* net_probe.c: IP[:PORT], 53 */
 SP_T(resolver)       /* net_probe.c: one IP[:PORT], 53 */

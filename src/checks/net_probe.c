@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/errqueue.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -470,8 +471,83 @@ int sp_dns_parse_reply(const uint8_t *b, size_t len, uint16_t id, sp_dns_answer 
 	return 0;
 }
 
+bool sp_net_addr_is_own(const struct sockaddr *sa)
+{
+	struct sockaddr_storage b;
+	socklen_t len = sa->sa_family == AF_INET6 ? sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in);
+	if (sa->sa_family != AF_INET && sa->sa_family != AF_INET6)
+		return false;
+	memcpy(&b, sa, len);
+	if (b.ss_family == AF_INET6) {
+		((struct sockaddr_in6 *)&b)->sin6_port = 0;
+		const struct in6_addr *a = &((struct sockaddr_in6 *)&b)->sin6_addr;
+		if (IN6_IS_ADDR_LOOPBACK(a) || (IN6_IS_ADDR_V4MAPPED(a) && a->s6_addr[12] == 127))
+			return true;
+	} else {
+		((struct sockaddr_in *)&b)->sin_port = 0;
+		if ((ntohl(((struct sockaddr_in *)&b)->sin_addr.s_addr) >> 24) == 127)
+			return true;
+	}
+	int fd = socket(b.ss_family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return false;
+	if (b.ss_family == AF_INET6) {
+		int off = 0;
+		setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &off, sizeof off);
+	}
+	bool own = bind(fd, (struct sockaddr *)&b, len) == 0;
+	close(fd);
+	return own;
+}
+
+bool sp_netprobe_reached_outside(const sp_netprobe *p)
+{
+	return sp_netclass_leaked(p->cls) && !p->own_dest && !p->local_refusal;
+}
+
+/* a UDP refusal: who sent the ICMP error (IP_RECVERR queued it) */
+static void refusal_origin(sp_netprobe *p)
+{
+	char ctl[512];
+	uint8_t data[64];
+	struct iovec iov = {.iov_base = data, .iov_len = sizeof data};
+	struct sockaddr_storage from;
+	struct msghdr mh = {.msg_name = &from, .msg_namelen = sizeof from, .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl, .msg_controllen = sizeof ctl};
+	if (recvmsg(p->fd, &mh, MSG_ERRQUEUE | MSG_DONTWAIT) < 0)
+		return;
+	for (struct cmsghdr *cm = CMSG_FIRSTHDR(&mh); cm; cm = CMSG_NXTHDR(&mh, cm)) {
+		bool v4 = cm->cmsg_level == IPPROTO_IP && cm->cmsg_type == IP_RECVERR;
+		bool v6 = cm->cmsg_level == IPPROTO_IPV6 && cm->cmsg_type == IPV6_RECVERR;
+		if (!v4 && !v6)
+			continue;
+		struct sock_extended_err ee;
+		memcpy(&ee, CMSG_DATA(cm), sizeof ee);
+		if (ee.ee_origin != SO_EE_ORIGIN_ICMP && ee.ee_origin != SO_EE_ORIGIN_ICMP6)
+			continue;
+		struct sockaddr_storage off;
+		memset(&off, 0, sizeof off);
+		size_t room = cm->cmsg_len - CMSG_LEN(sizeof ee);
+		size_t want = v4 ? sizeof(struct sockaddr_in) : sizeof(struct sockaddr_in6);
+		if (cm->cmsg_len < CMSG_LEN(sizeof ee) || room < want)
+			continue;
+		memcpy(&off, CMSG_DATA(cm) + sizeof ee, want);
+		if (off.ss_family != AF_INET && off.ss_family != AF_INET6)
+			continue;
+		const void *a = off.ss_family == AF_INET ? (const void *)&((struct sockaddr_in *)&off)->sin_addr
+							 : (const void *)&((struct sockaddr_in6 *)&off)->sin6_addr;
+		inet_ntop(off.ss_family, a, p->refused_by, sizeof p->refused_by);
+		p->local_refusal = sp_net_addr_is_own((struct sockaddr *)&off);
+		return;
+	}
+}
+
 static void finish(sp_netprobe *p, sp_netclass c, int err)
 {
+	if (c == SP_NC_REFUSED && p->fd >= 0 && p->socktype == SOCK_DGRAM)
+		refusal_origin(p);
+	if (sp_netclass_leaked(c))
+		p->own_dest = sp_net_addr_is_own((struct sockaddr *)&p->sa);
+	p->local_refusal |= c == SP_NC_REFUSED && p->own_dest;
 	p->cls = c;
 	p->err = err;
 	p->elapsed_us = (sp_now_ns() - p->start_ns) / 1000;
@@ -506,6 +582,14 @@ static void start_probe(sp_netprobe *p)
 		/* v4-mapped targets must stay possible on the IPv6 socket */
 		int off = 0;
 		setsockopt(p->fd, IPPROTO_IPV6, IPV6_V6ONLY, &off, sizeof off);
+	}
+	if (p->socktype == SOCK_DGRAM) {
+		/* queue ICMP errors with their sender: a refusal from this sandbox's
+		 * own stack is not an answer from outside */
+		int one = 1;
+		if (p->sa.ss_family == AF_INET6)
+			setsockopt(p->fd, IPPROTO_IPV6, IPV6_RECVERR, &one, sizeof one);
+		setsockopt(p->fd, IPPROTO_IP, IP_RECVERR, &one, sizeof one);
 	}
 	if (connect(p->fd, (struct sockaddr *)&p->sa, p->salen) == 0) {
 		connected(p);
@@ -783,6 +867,7 @@ static int ip_parse(const char *s, char *why, size_t whysz)
 
 const sp_policy_type sp_ptype_targets = {.name = "targets", .what = "IP:PORT (an address, not a name)", .list = true,
 					 .max = SP_NET_MAX_TARGETS, .parse = ipport0};
+const sp_policy_type sp_ptype_target = {.name = "target", .what = "one IP:PORT (an address, not a name)", .parse = ipport0};
 const sp_policy_type sp_ptype_targets80 = {.name = "targets80", .what = "IP[:PORT], port 80 when absent", .list = true,
 					   .max = SP_NET_MAX_TARGETS, .parse = ipport80};
 const sp_policy_type sp_ptype_resolvers = {.name = "resolvers", .what = "IP[:PORT], port 53 when absent", .list = true,

@@ -79,6 +79,10 @@ int sp_net_parse_endpoint(const char *s, struct sockaddr_storage *sa, socklen_t 
 /* the most addresses one egress list (deny, allow, dns, metadata, targets) is probed at */
 #define SP_NET_MAX_TARGETS 16
 
+/* Is the address one of this network namespace's own (loopback, or
+ * assigned to an interface here)? Decided by bind(2) to it, which the
+ * kernel allows only for a local address; nothing is sent. */
+bool sp_net_addr_is_own(const struct sockaddr *sa);
 /* "10.0.0.1:80" / "[::1]:80" */
 void sp_net_format_sa(const struct sockaddr *sa, char *buf, size_t size);
 /* Is the address loopback, private, link-local or otherwise not public? */
@@ -115,10 +119,18 @@ typedef struct sp_netprobe {
 	uint64_t elapsed_us;
 	uint8_t reply[512];
 	size_t rlen;
+	bool own_dest;       /* the target is an address of this sandbox (loopback or its own): nothing left */
+	char refused_by[64]; /* UDP refusal: the ICMP error's sender, when the kernel says ("" unknown) */
+	bool local_refusal;  /* refused by this sandbox's own stack (own_dest, or refused_by is its own) */
 	/* engine state */
 	int fd;
 	uint64_t start_ns, deadline_ns;
 } sp_netprobe;
+
+/* a probe result that proves a packet left this sandbox and something
+ * outside answered: connected, replied or refused, and neither the target
+ * nor the refusal is the sandbox's own */
+bool sp_netprobe_reached_outside(const sp_netprobe *p);
 
 /* A forked probe: fn runs in a child and writes outsz bytes of result to
  * fd; the engine collects them into out (done = whole result read). */

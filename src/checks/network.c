@@ -11,7 +11,9 @@
  * go to targets the policy names: shipped profiles name none.
  *
  * A probe that connects, gets any UDP answer, or is refused (RST, ICMP port
- * unreachable) proves a packet left the sandbox: FAIL. Unreachable, timeout,
+ * unreachable) proves a packet left the sandbox: FAIL, unless the target is
+ * the sandbox's own address or the ICMP refusal came from one (a redirect to
+ * a closed local port): that proves nothing either way. Unreachable, timeout,
  * EPERM/EACCES from a filter, or a missing address family prove a block. */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -477,6 +479,21 @@ static void build_dns(const sp_ctx *ctx, unsigned to)
 	}
 }
 
+/* net.listening: the services the sandbox needs answer where declared */
+static void build_listening(const sp_ctx *ctx, unsigned to)
+{
+	if (!check_on(ctx, "net.listening"))
+		return;
+	struct sockaddr_storage sa[MAXT];
+	socklen_t len[MAXT];
+	size_t n = targets(ctx, "net.listening.tcp", "net.listening", 0, sa, len, NULL, MAXT);
+	for (size_t i = 0; i < n; i++)
+		add_probe("net.listening", SOCK_STREAM, &sa[i], len[i], to);
+	n = targets(ctx, "net.listening.dns", "net.listening", 53, sa, len, NULL, MAXT);
+	for (size_t i = 0; i < n; i++)
+		add_dns_probe("net.listening", &sa[i], len[i], "sandprobe-listening.invalid", 1, to);
+}
+
 static void build_egress(const sp_ctx *ctx, unsigned to)
 {
 	struct sockaddr_storage sa[MAXT];
@@ -739,6 +756,7 @@ static const struct net_batch *get_batch(const sp_ctx *ctx)
 		to = 1000;
 	build_dns(ctx, to);
 	build_egress(ctx, to);
+	build_listening(ctx, to);
 	sp_proxy_plan_build(ctx, &batch.proxy, to);
 	unsigned ext_to = sp_net_ext_build(ctx, &batch.proxy, to);
 	size_t en;
@@ -834,36 +852,49 @@ static bool config_errors(const struct net_batch *b, const char *check, sp_resul
 	return false;
 }
 
-/* the common verdict: every probe of the check must be blocked */
+/* the common verdict: every probe of the check must be blocked. A probe
+ * whose target is the sandbox's own address, or whose refusal came from
+ * the sandbox's own stack (a UDP ICMP error sent from a local address),
+ * proves nothing about the outside: neither a leak nor a block. */
 static void judge_blocked(const sp_ctx *ctx, sp_result *r, const char *check, const char *key)
 {
 	const struct net_batch *b = get_batch(ctx);
 	if (config_errors(b, check, r))
 		return;
-	size_t n = 0, leaked = 0, errors = 0;
+	size_t n = 0, leaked = 0, errors = 0, local = 0;
 	/* leaks first, so they survive truncation of observed */
 	for (int pass = 0; pass < 2; pass++)
 		for (size_t i = 0; i < b->n; i++) {
 			const sp_netprobe *p = &b->p[i];
 			if (strcmp(p->check, check))
 				continue;
-			bool leak = sp_netclass_leaked(p->cls);
+			bool leak = sp_netprobe_reached_outside(p);
 			if ((pass == 0) != leak)
 				continue;
 			n++;
 			leaked += leak;
 			errors += p->cls == SP_NC_ERROR;
+			bool mine = !leak && sp_netclass_leaked(p->cls);
+			local += mine;
 			describe(r, p);
+			if (mine && p->own_dest)
+				sp_observed_add(r, "  (the target is this sandbox's own address: nothing left the sandbox)");
+			else if (mine)
+				sp_observed_add(r, "  (refused by %s, this sandbox's own address: not an answer from outside)",
+						p->refused_by);
+			else if (leak && p->cls == SP_NC_REFUSED && p->refused_by[0])
+				sp_observed_add(r, "  (refused by %s)", p->refused_by);
 		}
 	if (n == 0) {
 		sp_skip(r, "no targets for this probe in %s", key);
 		return;
 	}
 	if (leaked)
-		sp_failr(r, "%zu of %zu probe%s reached the outside (a refusal is an answer from outside)", leaked, n,
+		sp_failr(r, "%zu of %zu probe%s reached the outside (a refusal from outside is an answer)", leaked, n,
 			 n == 1 ? "" : "s");
-	else if (errors)
-		sp_errorr(r, "%zu probe%s could not run: blockage not proven", errors, errors == 1 ? "" : "s");
+	else if (errors || local)
+		sp_errorr(r, "%zu probe%s ended at this sandbox's own stack, %zu could not run: blockage not proven", local,
+			  local == 1 ? "" : "s", errors);
 	else
 		sp_pass(r, "all %zu probe%s blocked (batch of %zu probes took %.1f ms)", n, n == 1 ? "" : "s", b->n,
 			(double)b->elapsed_us / 1000);
@@ -926,22 +957,59 @@ static void run_egress_allow(const sp_ctx *ctx, sp_result *r)
 	const struct net_batch *b = get_batch(ctx);
 	if (config_errors(b, "net.egress.allow", r))
 		return;
-	size_t n = 0, reached = 0;
+	size_t n = 0, reached = 0, own = 0;
 	for (size_t i = 0; i < b->n; i++) {
 		const sp_netprobe *p = &b->p[i];
 		if (strcmp(p->check, "net.egress.allow"))
 			continue;
 		n++;
-		reached += p->cls == SP_NC_CONNECTED;
+		reached += p->cls == SP_NC_CONNECTED && !p->own_dest;
+		own += p->own_dest;
 		describe(r, p);
+		if (p->own_dest)
+			sp_observed_add(r, "  (the target is this sandbox's own address: no path out is tested)");
 	}
 	if (n == 0)
 		sp_skip(r, "net.egress.allow is empty: no positive control");
+	else if (own)
+		sp_errorr(r, "%zu allowed target%s %s this sandbox's own address: not a positive control of the path out", own,
+			  own == 1 ? "" : "s", own == 1 ? "is" : "are");
 	else if (reached == n)
 		sp_pass(r, "all %zu allowed target%s reachable", n, n == 1 ? "" : "s");
 	else
 		sp_failr(r, "%zu of %zu allowed target%s unreachable: the sandbox's declared path out is broken", n - reached,
 			 n, n == 1 ? "" : "s");
+}
+
+static void run_listening(const sp_ctx *ctx, sp_result *r)
+{
+	sp_expected(r, "every net.listening.tcp address accepts a TCP connection, every net.listening.dns address "
+		       "answers a DNS query over UDP");
+	const struct net_batch *b = get_batch(ctx);
+	if (config_errors(b, "net.listening", r))
+		return;
+	size_t n = 0, up = 0;
+	for (size_t i = 0; i < b->n; i++) {
+		const sp_netprobe *p = &b->p[i];
+		if (strcmp(p->check, "net.listening"))
+			continue;
+		n++;
+		sp_dns_answer a;
+		bool ok = p->socktype == SOCK_STREAM ? p->cls == SP_NC_CONNECTED
+						     : p->cls == SP_NC_REPLIED &&
+							       sp_dns_parse_reply(p->reply, p->rlen, b->dns[i].id, &a) == 0;
+		up += ok;
+		if (p->socktype == SOCK_DGRAM && p->cls == SP_NC_REPLIED)
+			sp_observed_add(r, "%s: %s", p->label, ok ? "a DNS answer" : "a reply that is not DNS to this query");
+		else
+			describe(r, p);
+	}
+	if (n == 0)
+		sp_skip(r, "net.listening.tcp and net.listening.dns are empty: nothing declared");
+	else if (up < n)
+		sp_failr(r, "%zu of %zu declared service%s not answering", n - up, n, n == 1 ? "" : "s");
+	else
+		sp_pass(r, "all %zu declared service%s answered", n, n == 1 ? "" : "s");
 }
 
 static void run_dns(const sp_ctx *ctx, sp_result *r)
@@ -954,11 +1022,12 @@ static void run_dns(const sp_ctx *ctx, sp_result *r)
 	}
 	/* the replies' addresses are in inet_ntop's form: compare in it */
 	fake = fake && *fake ? canon : NULL;
-	sp_expected(r, "names in net.dns.unlisted do not resolve%s%s", fake ? " or resolve only to " : "", fake ? fake : "");
+	sp_expected(r, "a resolver answers, and names in net.dns.unlisted do not resolve%s%s", fake ? " or resolve only to " : "",
+		    fake ? fake : "");
 	const struct net_batch *b = get_batch(ctx);
 	if (config_errors(b, "net.lookup", r))
 		return;
-	size_t n = 0, resolved = 0, odd = 0;
+	size_t n = 0, resolved = 0, odd = 0, answered = 0;
 	sp_observed(r, "resolvers from %s", b->resolvers_src);
 	for (size_t i = 0; i < b->n; i++) {
 		const sp_netprobe *p = &b->p[i];
@@ -975,6 +1044,7 @@ static void run_dns(const sp_ctx *ctx, sp_result *r)
 			sp_observed_add(r, "%s: malformed reply (%zu bytes)", p->label, p->rlen);
 			continue;
 		}
+		answered++;
 		bool only_fake = a.nanswers > 0;
 		for (unsigned k = 0; k < a.nanswers && k < 4; k++)
 			if (!fake || strcmp(a.addrs[k], fake))
@@ -995,8 +1065,12 @@ static void run_dns(const sp_ctx *ctx, sp_result *r)
 		sp_failr(r, "%zu quer%s for unlisted names resolved to real addresses", resolved, resolved == 1 ? "y" : "ies");
 	else if (odd)
 		sp_errorr(r, "%zu malformed DNS repl%s: cannot judge", odd, odd == 1 ? "y" : "ies");
+	else if (answered == 0)
+		sp_errorr(r, "no resolver answered any of %zu quer%s: no resolver was tested (a name that does not resolve "
+			     "because nothing answers proves nothing about the resolver)",
+			  n, n == 1 ? "y" : "ies");
 	else
-		sp_pass(r, "no unlisted name resolved (%zu queries)", n);
+		sp_pass(r, "no unlisted name resolved (%zu of %zu queries answered by a resolver)", answered, n);
 }
 
 static void run_proxy(const sp_ctx *ctx, sp_result *r, const char *id)
@@ -1082,6 +1156,19 @@ const sp_check sp_check_net_dns = {
 	.policy_keys = "net.dns.unlisted:dns_names,net.dns.fake_address:ip,net.dns.resolvers:resolvers,net.egress.timeout_ms:int",
 	.method = "action",
 	.run = run_dns,
+	.batch = &sp_batch_net,
+};
+
+const sp_check sp_check_net_listening = {
+	.id = "net.listening",
+	.category = "network",
+	.title = "the services the sandbox needs (a proxy, a DNS forwarder) answer where declared",
+	.rationale = "a proxy or forwarder that is not there turns every egress block into a broken sandbox, "
+		     "and every 'blocked' verdict into one that proves nothing",
+	.techniques = "",
+	.policy_keys = "net.listening.tcp:targets,net.listening.dns:resolvers,net.egress.timeout_ms:int",
+	.method = "action",
+	.run = run_listening,
 	.batch = &sp_batch_net,
 };
 

@@ -3,14 +3,18 @@
  * of {"table"}, {"chain"} and {"rule"} objects; a rule is a list of
  * statements, {"match": {"op", "left", "right"}} among them, ending (or not)
  * in a verdict. A match this judge does not know only narrows a rule, so
- * ignoring it can make a rule look wider, never narrower: the verdict errs
- * towards FAIL. */
+ * ignoring it makes an accept look wider, never narrower, and a drop after
+ * any match (known or not) is never taken for the default drop: the verdict
+ * errs towards FAIL. Rules iptables-nft wrote carry xt expressions with no
+ * parameters in the JSON; their meaning (redirect to :PORT, dnat to
+ * ADDR:PORT, ct state, reject) is read from nft's own text listing. */
 #include "checks/nftrules.h"
 
 #include <arpa/inet.h>
 #include <jansson.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/util.h"
@@ -28,6 +32,7 @@ typedef struct cond {
 	unsigned dport[MAXV];    /* positive destination ports */
 	bool anyport;            /* a port range too wide to list */
 	int proto;
+	bool anymatch; /* the rule (or a rule that jumped here) matches on something: not unconditional */
 } cond;
 
 typedef struct judge {
@@ -247,6 +252,10 @@ static void rule_cond(json_t *expr, const cond *inherited, cond *c)
 		json_t *m = json_object_get(st, "match");
 		if (m)
 			add_match(&own, m);
+		/* any condition, understood or not (a negation, an xt match), means
+		 * a drop after it is no default drop */
+		if (m || json_object_get(st, "xt") || json_object_get(st, "limit") || json_object_get(st, "quota"))
+			c->anymatch = true;
 	}
 	c->lo |= own.lo;
 	c->replies |= own.replies;
@@ -335,6 +344,98 @@ static void describe_cond(const cond *c, char *out, size_t size)
 		snprintf(out + l, size - l, " a wide port range");
 }
 
+/* one line of the listing, [*at, eol), into buf without leading blanks */
+static const char *next_line(const char *at, const char *end, char *buf, size_t size)
+{
+	const char *eol = memchr(at, '\n', (size_t)(end - at));
+	if (!eol)
+		eol = end;
+	while (at < eol && (*at == ' ' || *at == '\t'))
+		at++;
+	size_t n = (size_t)(eol - at) < size - 1 ? (size_t)(eol - at) : size - 1;
+	memcpy(buf, at, n);
+	buf[n] = '\0';
+	return eol < end ? eol + 1 : end;
+}
+
+int sp_nft_listing_rule(const char *listing, size_t len, const char *family, const char *table, const char *chain,
+			long long handle, char *out, size_t size)
+{
+	if (!listing || size == 0)
+		return -1;
+	const char *at = listing, *end = listing + len;
+	char line[1024], fam[32] = "", tab[128] = "", ch[128] = "";
+	while (at < end) {
+		at = next_line(at, end, line, sizeof line);
+		char a[32], b[128];
+		if (sscanf(line, "table %31s %127s {", a, b) == 2) {
+			snprintf(fam, sizeof fam, "%s", a);
+			snprintf(tab, sizeof tab, "%s", b);
+			ch[0] = '\0';
+			continue;
+		}
+		if (sscanf(line, "chain %127s {", b) == 1) {
+			snprintf(ch, sizeof ch, "%s", b);
+			continue;
+		}
+		char *h = strstr(line, " # handle ");
+		if (!h || strcmp(fam, family) || strcmp(tab, table) || strcmp(ch, chain))
+			continue;
+		char *e;
+		long long v = strtoll(h + 10, &e, 10);
+		if (e == h + 10 || *e || v != handle)
+			continue;
+		*h = '\0';
+		snprintf(out, size, "%s", line);
+		return 0;
+	}
+	return -1;
+}
+
+/* the rule's xt expression of this type ("target", "match"): its name, or NULL */
+static const char *xt_name(json_t *expr, const char *type)
+{
+	size_t i;
+	json_t *st;
+	json_array_foreach(expr, i, st) {
+		json_t *xt = json_object_get(st, "xt");
+		const char *t = json_string_value(json_object_get(xt, "type"));
+		const char *n = json_string_value(json_object_get(xt, "name"));
+		if (t && n && !strcmp(t, type))
+			return n;
+	}
+	return NULL;
+}
+
+/* the listing's line for this rule, "" when there is none */
+static void rule_text(judge *j, json_t *r, char *out, size_t size)
+{
+	out[0] = '\0';
+	const char *f = json_string_value(json_object_get(r, "family"));
+	const char *t = json_string_value(json_object_get(r, "table"));
+	const char *c = json_string_value(json_object_get(r, "chain"));
+	json_t *h = json_object_get(r, "handle");
+	if (f && t && c && json_is_integer(h) &&
+	    sp_nft_listing_rule(j->pol->listing, j->pol->listing_len, f, t, c, json_integer_value(h), out, size) < 0)
+		out[0] = '\0';
+}
+
+/* "ct state related,established" in a rule's text: limited to replies? */
+static bool text_replies_only(const char *text)
+{
+	const char *s = strstr(text, "ct state ");
+	if (!s)
+		return false;
+	char states[200];
+	if (sscanf(s + 9, "%199s", states) != 1 || !strncmp(states, "!=", 2))
+		return false;
+	char *save = NULL;
+	for (char *w = strtok_r(states, ",{}", &save); w; w = strtok_r(NULL, ",{}", &save))
+		if (strcmp(w, "established") && strcmp(w, "related"))
+			return false;
+	return true;
+}
+
 static json_t *find_chain_rules(judge *j, const char *family, const char *table, const char *chain)
 {
 	json_t *rules = json_array();
@@ -377,7 +478,19 @@ static bool walk_filter(judge *j, const char *family, const char *table, const c
 		const char *target = NULL, *v = verdict(expr, &target);
 		cond c;
 		rule_cond(expr, inherited, &c);
-		bool unconditional = c.nd == 0 && !c.wide && c.np == 0 && !c.anyport && !c.lo && !c.replies && !c.proto;
+		/* iptables-nft: a conntrack/state match and a REJECT target are xt
+		 * expressions; their meaning is in the listing's text */
+		const char *xm = xt_name(expr, "match"), *xtg = xt_name(expr, "target");
+		if ((xm && (!strcmp(xm, "conntrack") || !strcmp(xm, "state"))) || (xtg && !v)) {
+			char text[1024];
+			rule_text(j, r, text, sizeof text);
+			if (xm && text_replies_only(text))
+				c.replies = true;
+			if (xtg && !v && !strcmp(xtg, "REJECT"))
+				v = "reject";
+		}
+		bool unconditional = c.nd == 0 && !c.wide && c.np == 0 && !c.anyport && !c.lo && !c.replies && !c.proto &&
+				     !c.anymatch;
 		if (!v)
 			continue;
 		if (!strcmp(v, "vmap") || !strcmp(v, "queue")) {
@@ -419,6 +532,105 @@ static bool walk_filter(judge *j, const char *family, const char *table, const c
 	return final_drop;
 }
 
+/* does a redirect to local port `port` (0: the packet's own) land on an
+ * allowed endpoint of the sandbox itself? */
+static bool local_port_allowed(const sp_nft_policy *pol, unsigned port, int proto)
+{
+	for (size_t k = 0; k < pol->nallow; k++) {
+		const sp_nft_endpoint *e = &pol->allow[k];
+		if (e->local && e->port == port && (e->proto == SP_NFT_ANY || proto == SP_NFT_ANY || e->proto == proto))
+			return true;
+	}
+	return false;
+}
+
+/* where a nat rule sends its packets */
+typedef struct nat_to {
+	bool found;    /* the rule is a redirect or dnat */
+	bool local;    /* redirect: to a local port */
+	char addr[64]; /* dnat: the address */
+	unsigned port; /* 0: the packet's own port */
+	char unknown[160];
+} nat_to;
+
+/* "redirect to :8443", "redirect", "dnat to 10.0.0.1:3128", "dnat ip to
+ * 10.0.0.1", "dnat to [fd00::1]:443": what nft's listing says an xt target does */
+static void nat_from_text(const char *text, nat_to *t)
+{
+	const char *r = strstr(text, "redirect");
+	const char *d = strstr(text, "dnat ");
+	if (r && (r[8] == '\0' || r[8] == ' ')) {
+		t->local = true;
+		const char *to = strstr(r, "to :");
+		unsigned long v = to ? strtoul(to + 4, NULL, 10) : 0;
+		t->port = v <= 65535 ? (unsigned)v : 0;
+		t->found = true;
+		return;
+	}
+	if (!d)
+		return;
+	const char *to = strstr(d, " to ");
+	if (!to)
+		return;
+	char a[80];
+	if (sscanf(to + 4, "%79s", a) != 1)
+		return;
+	char *port = NULL;
+	if (a[0] == '[') {
+		char *close = strchr(a, ']');
+		if (!close)
+			return;
+		*close = '\0';
+		port = close[1] == ':' ? close + 2 : NULL;
+		memmove(a, a + 1, strlen(a + 1) + 1);
+	} else if (strchr(a, ':') == strrchr(a, ':') && strchr(a, ':')) {
+		port = strchr(a, ':');
+		*port++ = '\0';
+	}
+	unsigned long v = port ? strtoul(port, NULL, 10) : 0;
+	snprintf(t->addr, sizeof t->addr, "%s", a);
+	t->port = v <= 65535 ? (unsigned)v : 0;
+	t->found = true;
+}
+
+static void nat_target(judge *j, json_t *r, json_t *expr, nat_to *t)
+{
+	memset(t, 0, sizeof *t);
+	size_t k;
+	json_t *st;
+	json_array_foreach(expr, k, st) {
+		json_t *red = json_object_get(st, "redirect"), *dn = json_object_get(st, "dnat");
+		if (red) {
+			json_t *port = json_object_get(red, "port");
+			long long v = json_is_integer(port) ? json_integer_value(port) : 0;
+			t->found = t->local = true;
+			t->port = v > 0 && v <= 65535 ? (unsigned)v : 0;
+			if (port && !json_is_integer(port))
+				snprintf(t->unknown, sizeof t->unknown, "a redirect to a port range or map");
+		} else if (dn) {
+			const char *a = json_string_value(json_object_get(dn, "addr"));
+			json_t *port = json_object_get(dn, "port");
+			long long v = json_is_integer(port) ? json_integer_value(port) : 0;
+			t->found = true;
+			snprintf(t->addr, sizeof t->addr, "%s", a ? a : "");
+			t->port = v > 0 && v <= 65535 ? (unsigned)v : 0;
+			if (!a || (port && !json_is_integer(port)))
+				snprintf(t->unknown, sizeof t->unknown, "a dnat to an address or port range or map");
+		}
+	}
+	const char *xtg = xt_name(expr, "target");
+	if (t->found || !xtg || (strcmp(xtg, "REDIRECT") && strcmp(xtg, "DNAT")))
+		return;
+	char text[1024];
+	rule_text(j, r, text, sizeof text);
+	nat_from_text(text, t);
+	if (!t->found) {
+		t->found = true;
+		snprintf(t->unknown, sizeof t->unknown, "an iptables-nft %s target whose destination %s", xtg,
+			 j->pol->listing ? "nft's listing does not show" : "only nft's text listing shows (not read)");
+	}
+}
+
 static void judge_redirects(judge *j, const char *family, const char *table, const char *chain)
 {
 	json_t *rules = find_chain_rules(j, family, table, chain);
@@ -432,34 +644,14 @@ static void judge_redirects(judge *j, const char *family, const char *table, con
 		cond none, c;
 		memset(&none, 0, sizeof none);
 		rule_cond(expr, &none, &c);
-		char to[80] = "";
-		bool target_ok = false;
-		size_t k;
-		json_t *st;
-		json_array_foreach(expr, k, st)
-		{
-			json_t *red = json_object_get(st, "redirect"), *dn = json_object_get(st, "dnat");
-			if (json_object_get(st, "redirect")) {
-				json_t *port = json_object_get(red, "port");
-				snprintf(to, sizeof to, "local port %lld", json_is_integer(port) ? json_integer_value(port) : 0);
-				target_ok = true;
-			} else if (dn) {
-				const char *a = json_string_value(json_object_get(dn, "addr"));
-				json_t *port = json_object_get(dn, "port");
-				unsigned p = json_is_integer(port) ? (unsigned)json_integer_value(port) : 0;
-				snprintf(to, sizeof to, "%s:%u", a ? a : "?", p);
-				cond tc;
-				memset(&tc, 0, sizeof tc);
-				tc.np = p ? 1 : 0;
-				tc.dport[0] = p;
-				target_ok = a && endpoint_allows(j->pol, a, &tc);
-			}
-		}
-		if (!to[0])
+		nat_to t;
+		nat_target(j, r, expr, &t);
+		if (!t.found)
 			continue;
 		/* a redirect limited to some destinations is no catch-all */
 		if (c.nd || c.wide)
 			continue;
+		long long handle = json_integer_value(json_object_get(r, "handle"));
 		for (size_t q = 0; q < j->pol->nredirect; q++) {
 			sp_nft_redirect *want = &j->pol->redirect[q];
 			if (want->covered)
@@ -472,8 +664,28 @@ static void judge_redirects(judge *j, const char *family, const char *table, con
 			if (!port_in)
 				continue;
 			want->covered = true;
-			want->target_ok = target_ok;
-			snprintf(want->to, sizeof want->to, "%s", to);
+			if (t.unknown[0]) {
+				unknown(j->rep, "rule %lld in %s %s %s: %s", handle, family, table, chain, t.unknown);
+				snprintf(want->to, sizeof want->to, "unknown");
+				continue;
+			}
+			unsigned port = t.port ? t.port : want->port;
+			want->to_port = port;
+			snprintf(want->to_addr, sizeof want->to_addr, "%s", t.local ? "" : t.addr);
+			if (t.local) {
+				snprintf(want->to, sizeof want->to, "local port %u", port);
+				want->target_ok = local_port_allowed(j->pol, port, want->proto);
+			} else {
+				snprintf(want->to, sizeof want->to, strchr(t.addr, ':') ? "[%s]:%u" : "%s:%u", t.addr, port);
+				cond tc;
+				memset(&tc, 0, sizeof tc);
+				tc.np = 1;
+				tc.dport[0] = port;
+				tc.proto = want->proto;
+				/* a dnat to loopback is a redirect to a local port */
+				want->target_ok = is_loopback(t.addr) ? local_port_allowed(j->pol, port, want->proto)
+								      : endpoint_allows(j->pol, t.addr, &tc);
+			}
 		}
 	}
 	json_decref(rules);
@@ -484,7 +696,8 @@ int sp_nft_judge(const char *text, size_t len, sp_nft_policy *pol, sp_nft_report
 	memset(rep, 0, sizeof *rep);
 	for (size_t q = 0; q < pol->nredirect; q++) {
 		pol->redirect[q].covered = pol->redirect[q].target_ok = false;
-		pol->redirect[q].to[0] = '\0';
+		pol->redirect[q].to[0] = pol->redirect[q].to_addr[0] = '\0';
+		pol->redirect[q].to_port = 0;
 	}
 	json_error_t je;
 	json_t *root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);

@@ -18,6 +18,7 @@ typedef struct sp_nft_endpoint {
 	unsigned port;   /* 0: any port */
 	int proto;       /* SP_NFT_ANY, SP_NFT_TCP, SP_NFT_UDP */
 	char what[24];   /* "proxy", "resolver", "net.transparent.allow" */
+	bool local;      /* an address of the sandbox itself: a redirect (to a local port) may land there */
 } sp_nft_endpoint;
 
 typedef struct sp_nft_redirect {
@@ -26,6 +27,8 @@ typedef struct sp_nft_redirect {
 	/* results */
 	bool covered;
 	char to[80];     /* "10.0.0.1:3128", "local port 3129" */
+	char to_addr[64]; /* dnat: the address ("" for a redirect to a local port) */
+	unsigned to_port; /* the port the packets land on */
 	bool target_ok;  /* goes to an allowed endpoint (or a local port) */
 } sp_nft_redirect;
 
@@ -38,6 +41,11 @@ typedef struct sp_nft_policy {
 	sp_nft_redirect redirect[SP_NFT_MAX_REDIRECTS];
 	size_t nredirect;
 	bool need_v6;    /* the sandbox has IPv6 beyond loopback: ip6 output must drop too */
+	/* `nft -a list ruleset` (text, rules end in "# handle N"), or NULL: how
+	 * rules written by iptables-nft read (their xt targets and matches carry
+	 * no parameters in the JSON; nft translates them in the text) */
+	const char *listing;
+	size_t listing_len;
 } sp_nft_policy;
 
 typedef struct sp_nft_report {
@@ -54,6 +62,11 @@ typedef struct sp_nft_report {
 /* Parse and judge. Returns 0 (the report says what it found), or -1 when
  * the text is not an nftables JSON ruleset (why says what is wrong). */
 int sp_nft_judge(const char *text, size_t len, sp_nft_policy *pol, sp_nft_report *rep, char *why, size_t whysz);
+/* The line of rule HANDLE in chain CHAIN of table FAMILY TABLE in a
+ * `nft -a list ruleset` listing, without its "# handle N": 0, or -1 when
+ * the listing has no such rule. */
+int sp_nft_listing_rule(const char *listing, size_t len, const char *family, const char *table, const char *chain,
+			long long handle, char *out, size_t size);
 /* "tcp/443", "udp/53" or "443" (tcp) -> proto and port; 0 or -1 */
 int sp_nft_parse_redirect(const char *s, int *proto, unsigned *port);
 

@@ -43,9 +43,15 @@
 #define TP_KEYS_DNS                                                                                              \
 	"net.transparent.dns:resolvers,net.transparent.dns_name:dns_name,net.transparent.resolver:resolver,"      \
 	"net.egress.timeout_ms:int"
-#define TP_KEYS_RULESET                                                                                          \
-	"net.transparent.ruleset:str,net.transparent.allow:endpoints,net.transparent.redirect:redirects,"       \
-	"net.transparent.resolver:resolver,net.proxy:proxy_url"
+#define TP_KEYS_VIA \
+	"net.transparent.proxy:target,net.transparent.via:target,net.transparent.allowed_hosts:dns_names," \
+	"net.transparent.denied_hosts:dns_names,net.transparent.targets:targets,net.transparent.tls_ports:ports," \
+	"net.transparent.proxy_match:str,tls.ca:str,tls.ca_fingerprint:sha256s,tls.store:list,tls.timeout_ms:int"
+#define TP_KEYS_RULESET \
+	"net.transparent.ruleset:str,net.transparent.allow:endpoints,net.transparent.redirect:redirects," \
+	"net.transparent.resolver:resolver,net.proxy:proxy_url,net.transparent.proxy:target,net.transparent.listing:str"
+
+static int tcp_listening(const struct sockaddr_storage *sa, unsigned timeout_ms);
 
 /* ---- DNS queries in a child ----------------------------------------------------- */
 
@@ -128,11 +134,28 @@ static struct tp_plan {
 	size_t *dns_child;
 	size_t nq;
 	char resolver_src[64];
+	/* net.transparent.proxied / .denied: names through the redirect */
+	char via_error[300];
+	char via_skip[200];
+	char proxy_text[96];
+	char via_text[96];
+	struct sockaddr_storage proxy_sa;
+	int listen_err; /* the proxy's listening probe: 0 accepted, else errno */
+	size_t listen_child;
+	bool listen_probed;
+	sp_tls_req *via; /* allowed names first, then denied */
+	size_t *via_child;
+	size_t nvia, nallowed;
+	int via_have_ca;
+	sp_tls_trust via_trust;
 } tp;
 
 void sp_transparent_plan_reset(void)
 {
 	sp_tls_trust_free(&tp.trust);
+	sp_tls_trust_free(&tp.via_trust);
+	free(tp.via);
+	free(tp.via_child);
 	free(tp.direct);
 	free(tp.direct_child);
 	free(tp.dns);
@@ -303,6 +326,111 @@ static void build_dns(const sp_ctx *ctx, unsigned to)
 	}
 }
 
+/* the precondition of the name probes: the declared proxy accepts a TCP
+ * connection (made straight to it, not through a redirect) */
+static int listen_child(void *arg, int fd)
+{
+	const struct tp_plan *p = arg;
+	int e = tcp_listening(&p->proxy_sa, 2000);
+	return sp_write_all(fd, &e, sizeof e) == 0 ? 0 : 3;
+}
+
+static void build_via(const sp_ctx *ctx)
+{
+	const char *px = sp_policy_get(ctx->policy, "net.transparent.proxy");
+	sp_strv allowed, denied;
+	sp_policy_list(ctx->policy, "net.transparent.allowed_hosts", &allowed);
+	sp_policy_list(ctx->policy, "net.transparent.denied_hosts", &denied);
+	char why[200];
+	struct sockaddr_storage via;
+	socklen_t vlen, plen;
+	if (!px || !*px) {
+		snprintf(tp.via_skip, sizeof tp.via_skip, "net.transparent.proxy is not set: no proxy declared to reach");
+		goto out;
+	}
+	if (allowed.n == 0) {
+		snprintf(tp.via_skip, sizeof tp.via_skip,
+			 "net.transparent.allowed_hosts is empty: no name to send through the redirect");
+		goto out;
+	}
+	if (sp_net_parse_hostport(px, 0, &tp.proxy_sa, &plen, why, sizeof why) < 0) {
+		snprintf(tp.via_error, sizeof tp.via_error, "net.transparent.proxy: %s", why);
+		goto out;
+	}
+	snprintf(tp.proxy_text, sizeof tp.proxy_text, "%s", px);
+	/* the address dialled: net.transparent.via, else the first target on a TLS port */
+	const char *v = sp_policy_get(ctx->policy, "net.transparent.via");
+	char vbuf[96] = "";
+	if (v && *v) {
+		snprintf(vbuf, sizeof vbuf, "%s", v);
+	} else {
+		sp_strv targets, tlsports;
+		sp_policy_list(ctx->policy, "net.transparent.targets", &targets);
+		sp_policy_list(ctx->policy, "net.transparent.tls_ports", &tlsports);
+		if (tlsports.n == 0)
+			sp_strv_push(&tlsports, "443");
+		for (size_t i = 0; i < targets.n && !vbuf[0]; i++) {
+			struct sockaddr_storage sa;
+			socklen_t l;
+			if (sp_net_parse_hostport(targets.v[i], 0, &sa, &l, why, sizeof why) < 0)
+				continue;
+			for (size_t k = 0; k < tlsports.n; k++) {
+				unsigned tpp;
+				if (sp_net_parse_port(tlsports.v[k], &tpp) == 0 && tpp == sa_port(&sa)) {
+					snprintf(vbuf, sizeof vbuf, "%s", targets.v[i]);
+					break;
+				}
+			}
+		}
+		sp_strv_free(&targets);
+		sp_strv_free(&tlsports);
+	}
+	if (!vbuf[0]) {
+		snprintf(tp.via_error, sizeof tp.via_error,
+			 "no outside address to dial: net.transparent.via unset and no net.transparent.targets entry on a TLS "
+			 "port");
+		goto out;
+	}
+	if (sp_net_parse_hostport(vbuf, 0, &via, &vlen, why, sizeof why) < 0) {
+		snprintf(tp.via_error, sizeof tp.via_error, "net.transparent.via: %s", why);
+		goto out;
+	}
+	snprintf(tp.via_text, sizeof tp.via_text, "%s", vbuf);
+	tp.via_have_ca = sp_tls_trust_from_policy(ctx, &tp.via_trust, tp.via_error, sizeof tp.via_error);
+	if (tp.via_have_ca < 0)
+		goto out;
+	unsigned to = (unsigned)sp_policy_int(ctx->policy, "tls.timeout_ms", 3000);
+	if (to == 0 || to > 60000)
+		to = 3000;
+	size_t total = allowed.n + denied.n;
+	tp.via = sp_xcalloc(total, sizeof *tp.via);
+	tp.via_child = sp_xcalloc(total, sizeof *tp.via_child);
+	for (size_t i = 0; i < total; i++) {
+		bool ok = i < allowed.n;
+		const char *name = ok ? allowed.v[i] : denied.v[i - allowed.n];
+		sp_tls_req *q = &tp.via[i];
+		q->check = ok ? "net.transparent.proxied" : "net.transparent.denied";
+		q->addr = via;
+		q->addrlen = vlen;
+		q->port = sa_port(&via);
+		q->tls = true;
+		q->positive = ok;
+		q->trust = &tp.via_trust;
+		q->timeout_ms = to;
+		snprintf(q->host, sizeof q->host, "%s", name);
+		snprintf(q->label, sizeof q->label, "TLS %s to %s (redirected)", name, vbuf);
+	}
+	tp.nvia = total;
+	tp.nallowed = allowed.n;
+	tp.listen_child = sp_net_ext_add(listen_child, &tp, &tp.listen_err, sizeof tp.listen_err, 2000);
+	tp.listen_probed = true;
+	for (size_t i = 0; i < total; i++)
+		tp.via_child[i] = sp_net_ext_add(sp_tls_child, &tp.via[i], &tp.via[i].out, sizeof tp.via[i].out, to);
+out:
+	sp_strv_free(&allowed);
+	sp_strv_free(&denied);
+}
+
 void sp_transparent_plan_build(const sp_ctx *ctx, const sp_proxy_plan *proxy, unsigned egress_timeout_ms)
 {
 	(void)proxy;
@@ -311,6 +439,8 @@ void sp_transparent_plan_build(const sp_ctx *ctx, const sp_proxy_plan *proxy, un
 		build_direct(ctx, egress_timeout_ms);
 	if (on(ctx, "net.transparent.dns"))
 		build_dns(ctx, egress_timeout_ms);
+	if (on(ctx, "net.transparent.proxied") || on(ctx, "net.transparent.denied"))
+		build_via(ctx);
 }
 
 /* ---- net.transparent.direct --------------------------------------------------- */
@@ -482,9 +612,10 @@ static void run_dns(const sp_ctx *ctx, sp_result *r)
 
 /* ---- net.transparent.ruleset ---------------------------------------------------- */
 
-/* Run `nft -j list ruleset` (found on PATH, /usr/sbin, /sbin), bounded in
- * time. Returns the output, or NULL with why. */
-static char *run_nft(size_t *len, char *why, size_t whysz)
+/* Run `nft -j list ruleset` (json) or `nft -a list ruleset` (found on
+ * PATH, /usr/sbin, /sbin), bounded in time. Returns the output, or NULL
+ * with why. */
+static char *run_nft(bool json, size_t *len, char *why, size_t whysz)
 {
 	static const char *const dirs[] = {"/usr/sbin", "/sbin", "/usr/bin", "/bin", "/usr/local/sbin"};
 	char nft[256] = "";
@@ -504,7 +635,7 @@ static char *run_nft(size_t *len, char *why, size_t whysz)
 		snprintf(why, whysz, "no nft program (PATH, /usr/sbin, /sbin) and net.transparent.ruleset unset");
 		return NULL;
 	}
-	char *const argv[] = {"nft", "-j", "list", "ruleset", NULL};
+	char *const argv[] = {"nft", json ? "-j" : "-a", "list", "ruleset", NULL};
 	/* stdout up to 16 MiB (more kills it: a failure), the first line of stderr */
 	sp_spawn_opts so = {.capture_out = true, .capture_err = true, .err_max = 299, .overflow_kills = true, .path = nft};
 	sp_child c;
@@ -536,6 +667,7 @@ static char *run_nft(size_t *len, char *why, size_t whysz)
 
 static void add_allow(sp_nft_policy *pol, const struct sockaddr_storage *sa, bool anyport, int proto, const char *what)
 {
+	bool local = sp_net_addr_is_own((const struct sockaddr *)sa);
 	if (pol->nallow >= SP_ARRAY_SIZE(pol->allow))
 		return;
 	sp_nft_endpoint *e = &pol->allow[pol->nallow++];
@@ -546,7 +678,20 @@ static void add_allow(sp_nft_policy *pol, const struct sockaddr_storage *sa, boo
 		inet_ntop(AF_INET, &((const struct sockaddr_in *)sa)->sin_addr, e->addr, sizeof e->addr);
 	e->port = anyport ? 0 : sa_port(sa);
 	e->proto = proto;
+	e->local = local;
 	snprintf(e->what, sizeof e->what, "%s", what);
+}
+
+/* Does something accept a TCP connection at sa? Blocking, bounded; the
+ * check runs in its own child. 0, or the errno. */
+static int tcp_listening(const struct sockaddr_storage *sa, unsigned timeout_ms)
+{
+	socklen_t len = sa->ss_family == AF_INET6 ? sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in);
+	int fd = sp_net_connect_deadline((const struct sockaddr *)sa, len, sp_now_ns() + (uint64_t)timeout_ms * 1000000ull);
+	if (fd < 0)
+		return -fd;
+	close(fd);
+	return 0;
 }
 
 static bool have_ipv6(void)
@@ -589,11 +734,23 @@ static void run_ruleset(const sp_ctx *ctx, sp_result *r)
 	}
 	sp_nft_policy pol;
 	memset(&pol, 0, sizeof pol);
+	char why0[300];
 	/* the policy's side: the proxy, the resolver, extra endpoints, redirects */
 	sp_proxy_plan pp;
 	sp_proxy_plan_build(ctx, &pp, 1000);
 	if (pp.configured && !pp.error[0])
 		add_allow(&pol, &pp.proxy, false, SP_NFT_TCP, "proxy");
+	const char *tpx = sp_policy_get(ctx->policy, "net.transparent.proxy");
+	struct sockaddr_storage tpsa;
+	socklen_t tplen;
+	if (tpx && *tpx) {
+		if (sp_net_parse_hostport(tpx, 0, &tpsa, &tplen, why0, sizeof why0) < 0) {
+			sp_errorr(r, "net.transparent.proxy: %s", why0);
+			sp_proxy_plan_free(&pp);
+			return;
+		}
+		add_allow(&pol, &tpsa, false, SP_NFT_TCP, "transparent proxy");
+	}
 	if (pp.error[0]) {
 		sp_errorr(r, "%s", pp.error);
 		sp_proxy_plan_free(&pp);
@@ -647,16 +804,36 @@ static void run_ruleset(const sp_ctx *ctx, sp_result *r)
 		}
 		snprintf(source, sizeof source, "%s", file);
 	} else {
-		text = run_nft(&tlen, why, sizeof why);
+		text = run_nft(true, &tlen, why, sizeof why);
 		if (!text) {
 			sp_skip(r, "the ruleset is not readable: %s", why);
 			return;
 		}
 		snprintf(source, sizeof source, "nft -j list ruleset");
 	}
+	/* the text listing: what iptables-nft's xt expressions mean */
+	const char *lfile = sp_policy_get(ctx->policy, "net.transparent.listing");
+	char *listing = NULL;
+	size_t llen = 0;
+	char lwhy[300] = "";
+	if (lfile && *lfile) {
+		int e = 0;
+		listing = sp_read_file_alloc(lfile, 16u << 20, &llen, &e);
+		if (!listing) {
+			sp_errorr(r, "net.transparent.listing %s: %s", lfile, strerror(e));
+			free(text);
+			return;
+		}
+	} else if (!(file && *file)) {
+		listing = run_nft(false, &llen, lwhy, sizeof lwhy);
+	}
+	pol.listing = listing;
+	pol.listing_len = llen;
 	sp_nft_report rep;
 	int rc = sp_nft_judge(text, tlen, &pol, &rep, why, sizeof why);
 	free(text);
+	free(listing);
+	pol.listing = NULL;
 	if (rc < 0) {
 		sp_errorr(r, "%s: %s", source, why);
 		return;
@@ -675,15 +852,212 @@ static void run_ruleset(const sp_ctx *ctx, sp_result *r)
 		sp_observed_add(r, "%s", rep.problem[i]);
 	if (rep.nunknown)
 		sp_observed_add(r, "cannot judge: %s", rep.unknown);
+	/* blocked is not delivered: something must accept at each TCP redirect's target */
+	size_t dead = 0, probed = 0;
+	char dead_what[200] = "";
+	for (size_t i = 0; i < pol.nredirect && !rep.nproblem && !rep.nunknown; i++) {
+		const sp_nft_redirect *w = &pol.redirect[i];
+		if (!w->covered || !w->target_ok)
+			continue;
+		if (w->proto != SP_NFT_TCP) {
+			sp_observed_add(r, "udp/%u's target %s: delivery not probed here (net.transparent.dns shows it)", w->port,
+					w->to);
+			continue;
+		}
+		char at[96];
+		if (!w->to_addr[0])
+			snprintf(at, sizeof at, "127.0.0.1:%u", w->to_port);
+		else
+			snprintf(at, sizeof at, strchr(w->to_addr, ':') ? "[%s]:%u" : "%s:%u", w->to_addr, w->to_port);
+		if (sp_net_parse_hostport(at, 0, &sa, &len, why, sizeof why) < 0) {
+			sp_observed_add(r, "tcp/%u's target %s: %s", w->port, at, why);
+			dead++;
+			continue;
+		}
+		probed++;
+		int e = tcp_listening(&sa, 2000);
+		sp_observed_add(r, "tcp/%u's target %s: %s", w->port, at, e ? sp_errname(e) : "accepts a connection");
+		if (e && !dead++)
+			snprintf(dead_what, sizeof dead_what, "tcp/%u goes to %s, where nothing accepts a connection (%s)",
+				 w->port, at, sp_errname(e));
+	}
 	if (rep.rules == 0 && rep.chains == 0)
 		sp_failr(r, "the namespace has no nftables ruleset: nothing forces traffic through the proxy");
 	else if (rep.nproblem)
 		sp_failr(r, "%s%s", rep.problem[0], rep.nproblem > 1 ? " (and more)" : "");
 	else if (rep.nunknown)
 		sp_errorr(r, "the ruleset uses constructs this check cannot judge: %s", rep.unknown);
+	else if (dead)
+		sp_errorr(r, "%s: redirected traffic is dropped there, not delivered to a proxy", dead_what[0] ? dead_what : "a redirect target cannot be probed");
 	else
-		sp_pass(r, "output default-drop, %zu accept rule%s within the policy, %zu redirect%s in place", rep.accepts,
-			rep.accepts == 1 ? "" : "s", pol.nredirect, pol.nredirect == 1 ? "" : "s");
+		sp_pass(r, "output default-drop, %zu accept rule%s within the policy, %zu redirect%s in place (%zu TCP target%s "
+			   "accepting)",
+			rep.accepts, rep.accepts == 1 ? "" : "s", pol.nredirect, pol.nredirect == 1 ? "" : "s",
+			probed, probed == 1 ? "" : "s");
+}
+
+/* ---- net.transparent.proxied / .denied ----------------------------------------- */
+
+/* was the answer the proxy's? (a certificate the interception CA issued, or
+ * the proxy's mark in the HTTP answer) */
+static bool proxy_answered(const sp_ctx *ctx, const sp_tls_out *o)
+{
+	const char *match = sp_policy_get(ctx->policy, "net.transparent.proxy_match");
+	return (o->stage >= SP_TS_HANDSHAKE && o->issued_by_ca) || (match && *match && strstr(o->head, match));
+}
+
+static void via_what(const sp_tls_out *o, char *out, size_t size)
+{
+	if (o->stage >= SP_TS_HANDSHAKE)
+		snprintf(out, size, "handshake, certificate %s (%s)%s%s", o->leaf,
+			 o->issued_by_ca ? "issued by the interception CA" : "NOT issued by the interception CA",
+			 o->head[0] ? "; answer " : o->fail[0] ? "; then "
+							       : "",
+			 o->head[0] ? o->head : o->fail);
+	else if (o->stage == SP_TS_TCP)
+		snprintf(out, size, "connected, no handshake: %s", o->fail[0] ? o->fail : "closed");
+	else
+		snprintf(out, size, "no connection: %s", o->fail[0] ? o->fail : sp_errname(o->err));
+}
+
+/* the shared preconditions; false when r has its verdict */
+static bool via_ready(const sp_ctx *ctx, sp_result *r)
+{
+	const char *fault = sp_net_batch_ensure(ctx);
+	if (tp.via_error[0]) {
+		sp_errorr(r, "%s", tp.via_error);
+		return false;
+	}
+	if (tp.via_skip[0]) {
+		sp_skip(r, "%s", tp.via_skip);
+		return false;
+	}
+	if (fault[0]) {
+		sp_errorr(r, "%s", fault);
+		return false;
+	}
+	const char *match = sp_policy_get(ctx->policy, "net.transparent.proxy_match");
+	if (tp.via_have_ca == 0 && !(match && *match)) {
+		sp_errorr(r, "neither tls.ca nor net.transparent.proxy_match is set: nothing tells the proxy's answer from "
+			     "the target's");
+		return false;
+	}
+	const char *gone = sp_net_ext_failure(tp.listen_child);
+	sp_observed(r, "the declared proxy %s (connected to directly): %s", tp.proxy_text,
+		    gone ? gone : tp.listen_err ? sp_errname(tp.listen_err)
+						: "accepts a connection");
+	if (gone || tp.listen_err) {
+		sp_errorr(r, "the declared proxy %s does not accept a connection (%s): there is nothing for redirected "
+			     "traffic to reach, so the path through it is not proven",
+			  tp.proxy_text,
+			  gone ? gone : sp_errname(tp.listen_err));
+		return false;
+	}
+	return true;
+}
+
+/* did an allowed name go through the proxy to its origin? */
+static bool allowed_ok(const sp_ctx *ctx, size_t i)
+{
+	const sp_tls_out *o = &tp.via[i].out;
+	return !sp_net_ext_failure(tp.via_child[i]) && proxy_answered(ctx, o) && o->stage >= SP_TS_HTTP &&
+	       o->http_status >= 200 && o->http_status < 400;
+}
+
+static void run_proxied(const sp_ctx *ctx, sp_result *r)
+{
+	sp_expected(r, "a TLS connection to an outside address on a redirected port (net.transparent.via), for each "
+		       "net.transparent.allowed_hosts name, completes through the declared proxy (net.transparent.proxy): "
+		       "the proxy's certificate or mark, and the origin's answer");
+	if (!via_ready(ctx, r))
+		return;
+	size_t ok = 0, bypass = 0, lost = 0, refused = 0;
+	for (size_t i = 0; i < tp.nallowed; i++) {
+		const sp_tls_req *q = &tp.via[i];
+		const char *gone = sp_net_ext_failure(tp.via_child[i]);
+		char what[420];
+		if (gone) {
+			lost++;
+			sp_observed_add(r, "%s: %s", q->label, gone);
+			continue;
+		}
+		via_what(&q->out, what, sizeof what);
+		if (allowed_ok(ctx, i)) {
+			ok++;
+			sp_observed_add(r, "%s: through the proxy: %s", q->label, what);
+		} else if (q->out.stage >= SP_TS_HANDSHAKE && !proxy_answered(ctx, &q->out)) {
+			bypass++;
+			sp_observed_add(r, "%s: BYPASSED the proxy: %s", q->label, what);
+		} else if (proxy_answered(ctx, &q->out)) {
+			refused++;
+			sp_observed_add(r, "%s: the proxy answered but did not relay the origin: %s", q->label, what);
+		} else {
+			lost++;
+			sp_observed_add(r, "%s: did NOT reach the proxy: %s", q->label, what);
+		}
+	}
+	if (bypass)
+		sp_failr(r, "%zu of %zu allowed name%s reached something other than the proxy", bypass, tp.nallowed,
+			 tp.nallowed == 1 ? "" : "s");
+	else if (lost || refused)
+		sp_failr(r, "%zu of %zu allowed name%s did not come back through the proxy while it listens: redirected "
+			    "traffic is %s",
+			 lost + refused, tp.nallowed, tp.nallowed == 1 ? "" : "s",
+			 lost ? "not delivered to it" : "refused by it");
+	else
+		sp_pass(r, "%zu allowed name%s reached the origin through the proxy on the redirected path", ok,
+			ok == 1 ? "" : "s");
+}
+
+static void run_denied(const sp_ctx *ctx, sp_result *r)
+{
+	sp_expected(r, "on the same redirected path, each net.transparent.denied_hosts name is refused by the proxy "
+		       "(no answer from the origin), while an allowed name gets through");
+	if (!via_ready(ctx, r))
+		return;
+	if (tp.nvia == tp.nallowed) {
+		sp_skip(r, "net.transparent.denied_hosts is empty: nothing to refuse");
+		return;
+	}
+	size_t control = 0;
+	for (size_t i = 0; i < tp.nallowed; i++)
+		control += allowed_ok(ctx, i);
+	sp_observed_add(r, "positive control: %zu of %zu allowed name%s through the proxy", control, tp.nallowed,
+			tp.nallowed == 1 ? "" : "s");
+	size_t leaked = 0, refused = 0, lost = 0;
+	for (size_t i = tp.nallowed; i < tp.nvia; i++) {
+		const sp_tls_req *q = &tp.via[i];
+		const sp_tls_out *o = &q->out;
+		const char *gone = sp_net_ext_failure(tp.via_child[i]);
+		char what[420];
+		if (gone) {
+			lost++;
+			sp_observed_add(r, "%s: %s", q->label, gone);
+			continue;
+		}
+		via_what(o, what, sizeof what);
+		bool answered = o->stage >= SP_TS_HTTP && o->http_status >= 200 && o->http_status < 400;
+		if (answered || (o->stage >= SP_TS_HANDSHAKE && !proxy_answered(ctx, o))) {
+			leaked++;
+			sp_observed_add(r, "%s: NOT refused: %s", q->label, what);
+		} else if (o->stage == SP_TS_NONE && o->err != ECONNRESET && o->err != EPIPE) {
+			lost++;
+			sp_observed_add(r, "%s: no connection at all, unlike the allowed names: %s", q->label, what);
+		} else {
+			refused++;
+			sp_observed_add(r, "%s: refused: %s", q->label, what);
+		}
+	}
+	size_t nd = tp.nvia - tp.nallowed;
+	if (leaked)
+		sp_failr(r, "%zu of %zu denied name%s got through the transparent path", leaked, nd, nd == 1 ? "" : "s");
+	else if (control == 0)
+		sp_errorr(r, "no allowed name got through the proxy in this run: a refusal proves nothing without the "
+			     "positive control");
+	else if (lost)
+		sp_errorr(r, "%zu denied probe%s ended before reaching the proxy: not proven", lost, lost == 1 ? "" : "s");
+	else
+		sp_pass(r, "%zu denied name%s refused by the proxy on the redirected path", refused, refused == 1 ? "" : "s");
 }
 
 /* ---- descriptors ---------------------------------------------------------------- */
@@ -721,4 +1095,28 @@ const sp_check sp_check_net_transparent_ruleset = {
 	.policy_keys = TP_KEYS_RULESET,
 	.method = "read",
 	.run = run_ruleset,
+};
+
+const sp_check sp_check_net_transparent_proxied = {
+	.id = "net.transparent.proxied",
+	.category = "network",
+	.title = "traffic on a redirected port reaches the declared proxy and, for an allowed name, its origin",
+	.rationale = "a redirect to a proxy that is not there, or not the declared one, blocks or leaks instead of proxying",
+	.techniques = "AML.T0086,T1090",
+	.policy_keys = TP_KEYS_VIA,
+	.method = "action",
+	.run = run_proxied,
+	.batch = &sp_batch_net,
+};
+
+const sp_check sp_check_net_transparent_denied = {
+	.id = "net.transparent.denied",
+	.category = "network",
+	.title = "a denied name is refused by the proxy on the redirected path",
+	.rationale = "the transparent path must apply the same allowlist as the explicit proxy",
+	.techniques = "AML.T0086,AML.T0025,T1090,T1048",
+	.policy_keys = TP_KEYS_VIA,
+	.method = "action",
+	.run = run_denied,
+	.batch = &sp_batch_net,
 };

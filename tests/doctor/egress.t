@@ -92,16 +92,62 @@ is "$(st net.lookup "$rep")" pass "DNS answering NXDOMAIN passes"
 rep=$(nett_doctor "$open" -k net.lookup --set net.dns.resolvers=10.203.0.1:5353 --set net.dns.unlisted=a.example)
 is "$(st net.lookup "$rep")" fail "an answer that is not the fake address fails"
 
+# net.listening: the declared services answer (ground truth: ss in the fake internet)
+is "$(ip netns exec "$out" ss -Htln 'sport = :2222' | wc -l)" 1 "ground truth (ss): a TCP listener on 2222"
+is "$(ip netns exec "$out" ss -Htln 'sport = :2223' | wc -l)" 0 "ground truth (ss): none on 2223"
+is "$(ip netns exec "$out" ss -Huln 'sport = :5399' | wc -l)" 0 "ground truth (ss): no UDP socket on 5399"
+rep=$(nett_doctor "$open" -k net.listening --set net.listening.tcp=10.203.0.1:2222 --set net.listening.dns=10.203.0.1:5354)
+is "$(st net.listening "$rep")" pass "a listening TCP service and an answering DNS forwarder: pass"
+rep=$(nett_doctor "$open" -k net.listening --set net.listening.tcp=10.203.0.1:2223 --set net.listening.dns=10.203.0.1:5354)
+is "$(st net.listening "$rep")" fail "nothing on the declared TCP port: fail"
+rep=$(nett_doctor "$open" -k net.listening --set net.listening.tcp=10.203.0.1:2222 --set net.listening.dns=10.203.0.1:5399)
+is "$(st net.listening "$rep")" fail "no DNS forwarder on the declared port: fail"
+rep=$(nett_doctor "$open" -k net.listening --set net.listening.dns=10.203.0.1:80)
+is "$(st net.listening "$rep")" fail "a UDP echo is no DNS answer: fail"
+rep=$(nett_doctor "$open" -k net.listening)
+is "$(st net.listening "$rep")" skip "nothing declared: skip"
+
+# a resolver address where nothing listens: refused, no resolver tested, never a pass
+rep=$(nett_doctor "$open" -k net.lookup --set net.dns.resolvers=10.203.0.1:5399 --set net.dns.unlisted=a.example)
+is "$(st net.lookup "$rep")" error "no resolver listening (ICMP port unreachable): net.lookup is an error"
+like "$(obs net.lookup "$rep")" 'refused \(ECONNREFUSED' "the refusal is shown"
+
+# a deny target that is the sandbox's own address: a refusal from its own
+# stack is no answer from outside (neither a leak nor a block)
+rep=$(nett_doctor "$open" -k 'net.egress.udp or net.egress' --set 'net.egress.deny=127.0.0.1:9,10.203.0.2:9')
+is "$(st net.egress "$rep")" error "TCP to the sandbox's own addresses: refused locally, not proven (no FAIL, no PASS)"
+is "$(st net.egress.udp "$rep")" error "UDP to them: the same"
+like "$(obs net.egress.udp "$rep")" "own address: nothing left the sandbox" "naming the sandbox's own address"
+
+# a UDP refusal from outside names its sender (IP_RECVERR), and the
+# outside host's own counter (nft) shows the packet arrived
+if [ "$have_nft" = 1 ]; then
+	nett_ns redir redir
+	nett_link "$redir" s0 10.203.4.2/24 "$out" o4 10.203.4.1/24
+	nftq "$out" add table inet spcount
+	nftq "$out" add chain inet spcount in '{ type filter hook input priority 0; }'
+	nftq "$out" add rule inet spcount in iifname o4 udp dport 81 counter
+	rep=$(nett_doctor "$redir" -k net.egress.udp --set 'net.egress.deny=10.203.4.1:81')
+	is "$(st net.egress.udp "$rep")" fail "the outside host refuses: a leak"
+	like "$(obs net.egress.udp "$rep")" 'refused by 10\.203\.4\.1\)' "refused by the outside host, named"
+	like "$(ip netns exec "$out" nft list chain inet spcount in)" 'packets [1-9]' "ground truth: the packet reached the outside"
+else
+	for _ in 1 2 3; do skip "nft not installed"; done
+fi
+
 # --- the empty sandbox: everything blocked, immediately ----------------------
 start=$(date +%s%N)
 rep=$(nett_doctor "$empty" -k "$K" $(targets 10.203.0) --set net.egress.allow=)
 rc=$?
 ms=$(( ($(date +%s%N) - start) / 1000000 ))
-for id in net.egress net.egress.ipv6 net.egress.udp net.egress.icmp net.egress.direct_ip net.egress.resolver net.egress.metadata net.lookup \
+for id in net.egress net.egress.ipv6 net.egress.udp net.egress.icmp net.egress.direct_ip net.egress.resolver net.egress.metadata \
 	net.interfaces net.default_route; do
 	is "$(st $id "$rep")" pass "empty netns: $id passes"
 done
-is "$rc" 0 "empty netns: doctor exits 0"
+is "$(st net.lookup "$rep")" error "empty netns: no resolver answers, so net.lookup is an error, not a pass"
+like "$(printf '%s' "$rep" | jq -r '.results[] | select(.id=="net.lookup") | .detail')" "no resolver answered" \
+	"naming why"
+is "$rc" 1 "empty netns: doctor exits 1 (the lookup error)"
 like "$(obs net.egress "$rep")" 'unreachable \(ENETUNREACH' "empty: ENETUNREACH classified unreachable"
 batch=$(printf '%s' "$rep" | jq -r '.results[] | select(.id=="net.egress") | .duration_us')
 ok test "$batch" -lt 200000

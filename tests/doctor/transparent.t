@@ -45,7 +45,7 @@ nett_serve "$net" outside-dns --dns 10.203.2.2/53/10.203.2.77 || { echo "Bail ou
 nett_serve "$px" own-dns --dns 10.203.1.1/53/10.203.9.9 || { echo "Bail out! dns did not start"; exit 1; }
 printf '127.0.0.1 localhost\n' >"$NETT_DIR/hosts"
 agent_mitm "$px" transparent "$C/proxy" "$NETT_DIR/hosts" 10.203.1.1 8443 --mode reverse:https://10.203.2.2:443 \
-	-s "$SP_ROOT/tests/lib/mitm_policy.py" --set ssl_verify_upstream_trusted_ca="$C/origin.pem" ||
+	-s "$SP_ROOT/tests/lib/mitm_policy.py" --set ssl_verify_upstream_trusted_ca="$C/origin.pem" --set sp_deny=denied.test ||
 	{ echo "Bail out! mitmproxy did not start"; exit 1; }
 
 # ruleset VARIANT: the sealed one, or the sealed one with one rule missing or widened
@@ -55,6 +55,8 @@ ruleset() {
 	local dnsok="ip daddr 10.203.1.1 udp dport 53 accept"
 	case $1 in
 	open) policy=accept ;;
+	bypass) tls="" dnsok="$dnsok
+		tcp dport 443 accept" ;;
 	no-tls-redirect) tls="" ;;
 	dns-anywhere) dns="" dnsok="udp dport 53 accept" ;;
 	esac
@@ -120,6 +122,36 @@ like "$(ev net.transparent.direct "$out")" "10.203.2.2:443 \(direct, no proxy\):
 like "$(ev net.transparent.direct "$out")" "10.203.2.2:80 \(direct, no proxy\): blocked" "the plain probe was blocked"
 is "$(direct_hits "$n")" "" "ground truth: nothing from sb reached the origin itself"
 
+# ---- names through the redirect: reach the declared proxy, allowed and denied -------
+VIA=(-k 'net.transparent.proxied or net.transparent.denied' --set net.transparent.proxy=10.203.1.1:8443
+	--set net.transparent.allowed_hosts=allowed.test --set net.transparent.denied_hosts=denied.test)
+mitmlog="$NETT_DIR/mitm-transparent.log"
+m=$(wc -l <"$mitmlog")
+out=$(doc "${VIA[@]}")
+is_st "$out" net.transparent.proxied pass "sealed: an allowed name reaches the origin through the declared proxy"
+is_st "$out" net.transparent.denied pass "sealed: a denied name is refused by the proxy on the redirected path"
+sleep 0.3
+TAP_NAME="ground truth: the proxy's log shows sb's requests relayed (200)" \
+	ok test "$(tail -n +$((m + 1)) "$mitmlog" | grep -c '<< 200')" -ge 1
+is "$(tail -n +$((m + 1)) "$mitmlog" | grep -c '<< 403')" 1 "ground truth: and one refused (403: denied.test)"
+out=$(doc "${VIA[@]}" --set net.transparent.denied_hosts=other.test)
+is_st "$out" net.transparent.denied fail "a 'denied' name the proxy lets through: net.transparent.denied fails"
+# the declared proxy is not where anything listens: never a pass
+is "$(ip netns exec "$px" ss -Htln 'sport = :8444' | wc -l)" 0 "ground truth (ss): nothing listens on 10.203.1.1:8444"
+out=$(doc "${VIA[@]}" --set net.transparent.proxy=10.203.1.1:8444)
+is_st "$out" net.transparent.proxied error "declared proxy not listening: net.transparent.proxied is an error"
+is_st "$out" net.transparent.denied error "and net.transparent.denied too"
+like "$(ev net.transparent.proxied "$out")" "does not accept a connection" "naming the dead proxy"
+
+# ---- port 443 let straight out: the names bypass the proxy ----------------------------
+load bypass
+n=$(wc -l <"$rec")
+out=$(doc "${VIA[@]}")
+is_st "$out" net.transparent.proxied fail "443 open to anywhere, no redirect: net.transparent.proxied fails"
+like "$(ev net.transparent.proxied "$out")" "BYPASSED the proxy" "naming the bypass"
+is_st "$out" net.transparent.denied fail "and the denied name gets through"
+like "$(direct_hits "$n")" "10.203.2.2/443" "ground truth: the origin saw sb connect itself on 443"
+
 # ---- the default drop missing ------------------------------------------------------
 load open
 n=$(wc -l <"$rec")
@@ -135,6 +167,10 @@ out=$(doc)
 is_st "$out" net.transparent.ruleset fail "without the TLS redirect: net.transparent.ruleset fails"
 like "$(ev net.transparent.ruleset "$out")" "no redirect .* for tcp/443" "naming the missing redirect"
 is_st "$out" net.transparent.direct pass "the direct probe alone sees only a block (why the ruleset is read too)"
+out=$(doc "${VIA[@]}")
+is_st "$out" net.transparent.proxied fail "and the names on 443 no longer reach the listening proxy: proxied fails"
+like "$(ev net.transparent.proxied "$out")" "did NOT reach the proxy" "naming the undelivered traffic"
+is_st "$out" net.transparent.denied error "denied without a positive control: error, not a pass"
 
 # ---- DNS allowed anywhere, not redirected --------------------------------------
 load dns-anywhere
@@ -144,6 +180,64 @@ is_st "$out" net.transparent.dns fail "DNS to anywhere: net.transparent.dns fail
 like "$(ev net.transparent.dns "$out")" "answered 10.203.2.77 \(NOT the own resolver's answer\)" "naming the foreign answer"
 is_st "$out" net.transparent.ruleset fail "and the ruleset check names the wide accept"
 like "$(ev net.transparent.ruleset "$out")" "accepts any destination udp dport 53" "the rule that accepts any destination"
+
+# ---- the same seal written with iptables-nft (xt DNAT/REDIRECT targets) --------------
+ipt() { ip netns exec "$sb" iptables-nft "$@" || { echo "Bail out! iptables-nft $*"; exit 1; }; }
+ipt_seal() { # TLS_TARGET: -j DNAT/REDIRECT arguments for tcp/443
+	ip netns exec "$sb" nft flush ruleset
+	ipt -t nat -A OUTPUT -p tcp --dport 443 ! -d 10.203.1.1 "$@"
+	ipt -t nat -A OUTPUT -p udp --dport 53 ! -d 10.203.1.1 -j DNAT --to-destination 10.203.1.1:53
+	ipt -A OUTPUT -o lo -j ACCEPT
+	ipt -A OUTPUT -m conntrack --ctstate ESTABLISHED,RELATED -j ACCEPT
+	ipt -A OUTPUT -d 10.203.1.1 -p tcp --dport 8443 -j ACCEPT
+	ipt -A OUTPUT -d 10.203.1.1 -p udp --dport 53 -j ACCEPT
+	ipt -P OUTPUT DROP
+	ip netns exec "$sb" ip6tables-nft -A OUTPUT -o lo -j ACCEPT
+	ip netns exec "$sb" ip6tables-nft -P OUTPUT DROP
+}
+ipt_seal -j DNAT --to-destination 10.203.1.1:8443
+like "$(ip netns exec "$sb" nft -j list ruleset)" '"xt": \{"type": "target", "name": "DNAT"' \
+	"ground truth: nft shows iptables-nft's DNAT as an xt expression"
+out=$(doc --set net.transparent.proxy=10.203.1.1:8443)
+is_st "$out" net.transparent.ruleset pass "iptables-nft seal: net.transparent.ruleset reads the xt DNAT and passes"
+like "$(ev net.transparent.ruleset "$out")" "redirect tcp/443: 10\.203\.1\.1:8443" "the xt DNAT's destination read"
+like "$(ev net.transparent.ruleset "$out")" "tcp/443's target 10\.203\.1\.1:8443: accepts a connection" "and its target accepts"
+is_st "$out" net.transparent.direct pass "and the direct probes pass through it"
+
+# the DNAT to a port that is not the proxy's
+ipt_seal -j DNAT --to-destination 10.203.1.1:8444
+like "$(ip netns exec "$sb" openssl s_client -connect 10.203.2.2:443 </dev/null 2>&1 | head -3)" "errno|refused|Connection|connect" \
+	"ground truth: TLS from sb no longer completes"
+out=$(doc --set net.transparent.proxy=10.203.1.1:8443)
+is_st "$out" net.transparent.ruleset fail "iptables-nft DNAT to port 8444, the proxy is on 8443: fails"
+like "$(ev net.transparent.ruleset "$out")" "tcp/443 goes to 10\.203\.1\.1:8444, which is not the proxy" "naming the wrong port"
+
+# REDIRECT to a local port: the proxy must listen there, on the declared port
+ipt_seal -j REDIRECT --to-ports 9443
+like "$(ip netns exec "$sb" nft -a list ruleset)" "redirect to :9443" "ground truth: nft translates the xt REDIRECT"
+POLR=(--set net.transparent.proxy=127.0.0.1:9443 --set net.transparent.targets=10.203.2.2:80)
+out=$(doc "${POLR[@]}")
+is "$(ip netns exec "$sb" ss -Htln 'sport = :9443' | wc -l)" 0 "ground truth (ss): nothing listens on 9443 in sb"
+is_st "$out" net.transparent.ruleset error "REDIRECT to a port where nothing listens: error, never a pass"
+like "$(ev net.transparent.ruleset "$out")" "tcp/443 goes to 127\.0\.0\.1:9443, where nothing accepts" "naming the dead target"
+nett_py "$sb" lst9443 listener fakenet.py --tcp 127.0.0.1/9443 || { echo "Bail out! listener did not start"; exit 1; }
+is "$(ip netns exec "$sb" ss -Htln 'sport = :9443' | wc -l)" 1 "ground truth (ss): now a listener on 9443"
+out=$(doc "${POLR[@]}")
+is_st "$out" net.transparent.ruleset pass "REDIRECT to the declared local proxy port, listening: passes"
+out=$(doc --set net.transparent.proxy=127.0.0.1:9444 --set net.transparent.targets=10.203.2.2:80)
+is_st "$out" net.transparent.ruleset fail "REDIRECT to 9443 while the proxy is declared on 9444: fails"
+like "$(ev net.transparent.ruleset "$out")" "goes to local port 9443, which is not the proxy" "naming the port"
+ip netns exec "$sb" nft flush ruleset
+
+# a native dnat to the proxy's host on a port where nothing listens
+load sealed
+ip netns exec "$sb" nft add rule inet sandbox out ip daddr 10.203.1.1 tcp dport 8444 accept
+ip netns exec "$sb" nft flush chain inet sandbox nat_out
+ip netns exec "$sb" nft add rule inet sandbox nat_out ip daddr != 10.203.1.1 tcp dport 443 dnat ip to 10.203.1.1:8444
+ip netns exec "$sb" nft add rule inet sandbox nat_out ip daddr != 10.203.1.1 udp dport 53 dnat ip to 10.203.1.1:53
+is "$(ip netns exec "$px" ss -Htln 'sport = :8444' | wc -l)" 0 "ground truth (ss): nothing listens on the proxy host's 8444"
+out=$(doc --set net.transparent.allow=10.203.1.1:8443,10.203.1.1:8444)
+is_st "$out" net.transparent.ruleset error "dnat to a dead port the policy allows: error, not a pass (blocked is not delivered)"
 
 # ---- policy errors and a ruleset file ----------------------------------------------
 load sealed

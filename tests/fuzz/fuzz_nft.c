@@ -1,5 +1,6 @@
 /* libFuzzer: the nftables ruleset judge (net.transparent.ruleset reads the
- * output of `nft -j list ruleset`, or a file the policy names). */
+ * output of `nft -j list ruleset`, or a file the policy names) and the
+ * reader of `nft -a list ruleset` text beside it. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +22,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	pol.redirect[0].port = 443;
 	pol.nredirect = 1;
 	pol.need_v6 = size & 1;
+	/* the same bytes as nft's text listing (what iptables-nft's xt rules mean) */
+	pol.listing = (const char *)data;
+	pol.listing_len = size;
+	pol.allow[1].local = true;
+	char line[300];
+	if (sp_nft_listing_rule((const char *)data, size, "ip", "nat", "OUTPUT", 2, line, sizeof line) == 0 &&
+	    strlen(line) >= sizeof line)
+		abort();
 	sp_nft_report rep;
 	char why[200];
 	if (sp_nft_judge((const char *)data, size, &pol, &rep, why, sizeof why) == 0 && rep.accepts_ok > rep.accepts)

@@ -1,5 +1,7 @@
 """mitmproxy addon for the agent tests: refuse the hosts in --set sp_deny
-(a comma-separated list) with 403, at CONNECT and for plain requests, and
+(a comma-separated list) with 403, at CONNECT and for requests (by Host, or
+by the TLS server name the client sent: a transparent or reverse proxy's
+only sight of the name), and
 mark every answer it relays with a Via header (how a client tells the proxy
 answered, not the origin)."""
 from mitmproxy import ctx, http
@@ -24,7 +26,7 @@ def http_connect(flow):
 
 
 def request(flow):
-    if _denied(flow.request.pretty_host):
+    if _denied(flow.request.pretty_host) or _denied(flow.client_conn.sni or ""):
         _refuse(flow)
 
 
