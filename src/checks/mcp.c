@@ -1,0 +1,453 @@
+/* The agent's tools (mcp.*): an agent in a sandbox rarely opens sockets
+ * itself; it calls tools, most often over the Model Context Protocol, and
+ * the tool server does the fetching, the file access, the shell. These
+ * checks talk to the MCP server the policy names (mcp.command: started over
+ * stdio, inside the sandbox, as the agent would start it) and prove by
+ * exchange what it does:
+ *   mcp.handshake  initialize answered with a known protocol version, the
+ *                  server's name and a tools capability; a ping answered;
+ *   mcp.tools      tools/list well-formed (names, descriptions, object input
+ *                  schemas, every page) and exactly the tools of mcp.tools
+ *                  (an unexpected shell or exec tool fails);
+ *   mcp.robust     malformed JSON, an unknown method, an oversized request and
+ *                  notifications between requests: errors where JSON-RPC
+ *                  wants them, no reply to a notification, and the session
+ *                  answers a ping after each.
+ * Each check starts its own server and kills its process group at the end.
+ * With no server declared every check skips, naming the key. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "checks/mcp.h"
+#include "checks/types.h"
+#include "core/check.h"
+#include "core/cleanup.h"
+
+#define MCP_TIMEOUT_DEFAULT 10000
+#define MCP_MAX_PAGES 32
+#define MCP_BIG_DEFAULT (1u << 20)
+#define MCP_BIG_MAX (64u << 20)
+
+/* ---- policy value: the server's command line --------------------------------- */
+
+static int command_parse(const char *text, char *why, size_t whysz)
+{
+	sp_strv v;
+	int rc = sp_mcp_split_command(text, &v, why, whysz);
+	sp_strv_free(&v);
+	return rc;
+}
+
+const sp_policy_type sp_ptype_mcp_command = {.name = "mcp_command",
+					     .what = "a command line: PROGRAM ARG... ('...' and \"...\" quote)",
+					     .parse = command_parse};
+
+/* ---- a session every check starts the same way -------------------------------- */
+
+static const char *const known_protocols[] = {"2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", NULL};
+
+static unsigned mcp_timeout(const sp_ctx *ctx)
+{
+	long long t = sp_policy_int(ctx->policy, "mcp.timeout_ms", MCP_TIMEOUT_DEFAULT);
+	if (t <= 0)
+		t = MCP_TIMEOUT_DEFAULT;
+	return (unsigned)(t > 20000 ? 20000 : t);
+}
+
+/* Start the server and make the handshake. 1: a session (m open), 0: no
+ * server declared (r skipped), -1: r judged (fail or error, m closed). */
+static int open_session(const sp_ctx *ctx, sp_result *r, sp_mcp *m, char *proto, size_t protosz, char *server,
+			size_t serversz)
+{
+	const char *cmd = sp_policy_get(ctx->policy, "mcp.command");
+	if (!cmd || !*cmd) {
+		sp_skip(r, "the policy declares no MCP server (mcp.command)");
+		return 0;
+	}
+	char why[700] = "";
+	if (sp_mcp_start(m, cmd, mcp_timeout(ctx), why, sizeof why) < 0) {
+		sp_observed(r, "mcp.command '%.200s'", cmd);
+		sp_errorr(r, "cannot start the MCP server: %s", why);
+		sp_mcp_close(m);
+		return -1;
+	}
+	json_t *res = NULL;
+	if (sp_mcp_initialize(m, &res, why, sizeof why) < 0) {
+		sp_observed(r, "server '%.200s': %s", cmd, why);
+		sp_failr(r, "no MCP handshake: %.300s", why);
+		sp_mcp_close(m);
+		return -1;
+	}
+	int rc = sp_mcp_init_result(res, proto, protosz, server, serversz, why, sizeof why);
+	json_decref(res);
+	if (rc < 0) {
+		sp_observed(r, "server '%.200s': %s", cmd, why);
+		sp_failr(r, "malformed initialize result: %s", why);
+		sp_mcp_close(m);
+		return -1;
+	}
+	return 1;
+}
+
+/* a ping answered with a result: 0, or -1 with why */
+static int ping(sp_mcp *m, char *why, size_t whysz)
+{
+	json_t *resp = NULL;
+	if (sp_mcp_request(m, "ping", NULL, &resp, why, whysz) < 0)
+		return -1;
+	bool ok = json_object_get(resp, "result") != NULL;
+	if (!ok)
+		snprintf(why, whysz, "ping answered with error %lld",
+			 (long long)json_integer_value(json_object_get(json_object_get(resp, "error"), "code")));
+	json_decref(resp);
+	return ok ? 0 : -1;
+}
+
+/* ---- mcp.handshake ---------------------------------------------------------------- */
+
+static void run_handshake(const sp_ctx *ctx, sp_result *r)
+{
+	sp_expected(r, "initialize answered with a known protocol version, the server's name and a tools capability; "
+		       "a ping answered");
+	sp_mcp m;
+	char proto[64] = "", server[160] = "", why[700] = "";
+	int rc = open_session(ctx, r, &m, proto, sizeof proto, server, sizeof server);
+	if (rc <= 0)
+		return;
+	sp_observed(r, "server %s, protocol %s (we offered %s)", server, proto, SP_MCP_PROTOCOL);
+	bool known = false;
+	for (size_t i = 0; known_protocols[i]; i++)
+		known |= strcmp(proto, known_protocols[i]) == 0;
+	if (!known) {
+		sp_failr(r, "the server answered with protocol version '%s', which is no MCP version", proto);
+	} else if (ping(&m, why, sizeof why) < 0) {
+		sp_observed_add(r, "%s", why);
+		sp_failr(r, "the session does not answer after the handshake: %.300s", why);
+	} else {
+		sp_observed_add(r, "ping answered");
+		sp_pass(r, "MCP handshake with %s, protocol %s", server, proto);
+	}
+	sp_mcp_close(&m);
+}
+
+/* ---- mcp.tools -------------------------------------------------------------------- */
+
+static bool shell_like(const char *name)
+{
+	static const char *const words[] = {"shell", "exec", "bash", "command", "terminal", "eval", "spawn", "process", NULL};
+	for (size_t i = 0; words[i]; i++)
+		if (strcasestr(name, words[i]))
+			return true;
+	return false;
+}
+
+static void list_add(char *buf, size_t size, const char *item)
+{
+	size_t l = strlen(buf);
+	if (l < size)
+		snprintf(buf + l, size - l, "%s%s", l ? ", " : "", item);
+}
+
+static void run_tools(const sp_ctx *ctx, sp_result *r)
+{
+	sp_strv want;
+	sp_policy_list(ctx->policy, "mcp.tools", &want);
+	sp_expected(r, "tools/list well-formed and exactly the %zu tool%s of mcp.tools", want.n, want.n == 1 ? "" : "s");
+	sp_mcp m;
+	char proto[64] = "", server[160] = "", why[700] = "";
+	if (open_session(ctx, r, &m, proto, sizeof proto, server, sizeof server) <= 0) {
+		sp_strv_free(&want);
+		return;
+	}
+	sp_strv have;
+	sp_strv_split(&have, NULL, ",");
+	_cleanup_free_ char *cursor = NULL;
+	int pages = 0;
+	bool bad = false, err = false;
+	do {
+		json_t *params = cursor ? json_pack("{s:s}", "cursor", cursor) : NULL;
+		free(cursor);
+		cursor = NULL;
+		json_t *resp = NULL;
+		if (sp_mcp_request(&m, "tools/list", params, &resp, why, sizeof why) < 0) {
+			err = true;
+			break;
+		}
+		json_t *res = json_object_get(resp, "result");
+		if (!res) {
+			snprintf(why, sizeof why, "tools/list answered with error %lld",
+				 (long long)json_integer_value(json_object_get(json_object_get(resp, "error"), "code")));
+			bad = true;
+		} else if (sp_mcp_tools_page(res, &have, &cursor, why, sizeof why) < 0) {
+			bad = true;
+		}
+		json_decref(resp);
+		pages++;
+	} while (!bad && cursor && pages < MCP_MAX_PAGES);
+	if (!bad && !err && cursor) {
+		snprintf(why, sizeof why, "tools/list still has a next page after %d pages", pages);
+		bad = true;
+	}
+	sp_mcp_close(&m);
+	if (err || bad) {
+		sp_observed(r, "server %s: %s", server, why);
+		sp_failr(r, "%s", why);
+		goto out;
+	}
+	char names[700] = "";
+	for (size_t i = 0; i < have.n; i++)
+		list_add(names, sizeof names, have.v[i]);
+	sp_observed(r, "server %s lists %zu tool%s in %d page%s: %s", server, have.n, have.n == 1 ? "" : "s", pages,
+		    pages == 1 ? "" : "s", have.n ? names : "none");
+	if (want.n == 0) {
+		sp_skip(r, "tools/list is well-formed (%zu tools), but the policy declares none to compare (mcp.tools)", have.n);
+		goto out;
+	}
+	char extra[500] = "", missing[500] = "";
+	for (size_t i = 0; i < have.n; i++)
+		if (!sp_strv_contains(&want, have.v[i])) {
+			char item[200];
+			snprintf(item, sizeof item, "%s%s", have.v[i], shell_like(have.v[i]) ? " (shell-like)" : "");
+			list_add(extra, sizeof extra, item);
+		}
+	for (size_t i = 0; i < want.n; i++)
+		if (!sp_strv_contains(&have, want.v[i]))
+			list_add(missing, sizeof missing, want.v[i]);
+	if (extra[0] && missing[0])
+		sp_failr(r, "unexpected tools: %s; declared but missing: %s", extra, missing);
+	else if (extra[0])
+		sp_failr(r, "unexpected tools: %s", extra);
+	else if (missing[0])
+		sp_failr(r, "declared but missing: %s", missing);
+	else
+		sp_pass(r, "exactly the %zu declared tools, each named, described and with an object input schema", have.n);
+out:
+	sp_strv_free(&have);
+	sp_strv_free(&want);
+}
+
+/* ---- mcp.robust ------------------------------------------------------------------- */
+
+typedef struct awaited {
+	long long id;
+	bool got, is_error;
+	long long code;
+} awaited;
+
+typedef struct strays {
+	size_t errors, results, notes;
+	long long code; /* of the last stray error */
+} strays;
+
+/* Send text (one or more lines) and read until every awaited id has its
+ * response, or the deadline. Other messages are counted in s: an error
+ * or a result answering none of ours, notifications of the server. 0, or
+ * -1 with why when the session ended. */
+static int exchange(sp_mcp *m, const char *text, size_t len, awaited *w, size_t nw, strays *s, char *why, size_t whysz)
+{
+	memset(s, 0, sizeof *s);
+	if (sp_mcp_send_raw(m, text, len, why, whysz) < 0)
+		return -1;
+	uint64_t deadline = sp_now_ns() + (uint64_t)m->timeout_ms * SP_NS_PER_MS;
+	for (;;) {
+		size_t left = 0;
+		for (size_t i = 0; i < nw; i++)
+			left += !w[i].got;
+		if (!left)
+			return 0;
+		json_t *msg = NULL;
+		int rc = sp_mcp_recv(m, deadline, &msg, why, whysz);
+		if (rc == 0)
+			return 0; /* the caller sees who is missing */
+		if (rc < 0)
+			return -1;
+		bool matched = false;
+		for (size_t i = 0; i < nw && !matched; i++) {
+			char bad[200];
+			bool is_error;
+			long long code;
+			int k = sp_mcp_response(msg, w[i].id, &is_error, &code, bad, sizeof bad);
+			if (k != 0) {
+				/* a broken response counts as neither error nor result */
+				matched = true;
+				w[i].got = true;
+				w[i].is_error = k > 0 && is_error;
+				w[i].code = k > 0 ? code : 0;
+			}
+		}
+		if (!matched && json_is_object(msg)) {
+			if (json_object_get(msg, "method"))
+				s->notes++;
+			else if (json_object_get(msg, "error")) {
+				s->errors++;
+				s->code = json_integer_value(json_object_get(json_object_get(msg, "error"), "code"));
+			} else
+				s->results++;
+		} else if (!matched) {
+			s->results++;
+		}
+		json_decref(msg);
+	}
+}
+
+static json_int_t take_id(sp_mcp *m)
+{
+	return (json_int_t)m->next_id++;
+}
+
+static char *ping_line(json_int_t id)
+{
+	return sp_xasprintf("{\"jsonrpc\":\"2.0\",\"id\":%lld,\"method\":\"ping\"}", (long long)id);
+}
+
+static void run_robust(const sp_ctx *ctx, sp_result *r)
+{
+	long long big = sp_policy_int(ctx->policy, "mcp.oversized_bytes", MCP_BIG_DEFAULT);
+	if (big <= 0)
+		big = MCP_BIG_DEFAULT;
+	if (big > MCP_BIG_MAX)
+		big = MCP_BIG_MAX;
+	sp_expected(r, "malformed JSON: a parse error or nothing; an unknown method and a %lld-byte request: an error; "
+		       "notifications: no reply; a ping answered after each",
+		    big);
+	sp_mcp m;
+	char proto[64] = "", server[160] = "", why[700] = "";
+	if (open_session(ctx, r, &m, proto, sizeof proto, server, sizeof server) <= 0)
+		return;
+	sp_observed(r, "server %s", server);
+	char fails[600] = "";
+	const char *dead = NULL;
+	awaited w[3];
+	strays s;
+
+	/* 1: malformed JSON, then a ping */
+	{
+		json_int_t p = take_id(&m);
+		_cleanup_free_ char *pl = ping_line(p);
+		_cleanup_free_ char *t = sp_xasprintf("{\"jsonrpc\":\"2.0\",\"method\":\"ping\",\"id\":\n%s", pl);
+		w[0] = (awaited){.id = p};
+		if (exchange(&m, t, strlen(t), w, 1, &s, why, sizeof why) < 0 || !w[0].got) {
+			dead = "malformed JSON";
+		} else {
+			if (s.results)
+				list_add(fails, sizeof fails, "malformed JSON answered with a result");
+			else if (s.errors && s.code != -32700)
+				list_add(fails, sizeof fails, "malformed JSON answered with an error that is not -32700");
+			sp_observed_add(r, "malformed JSON: %s, ping answered",
+					s.errors ? (s.code == -32700 ? "parse error -32700" : "an error") : "no reply");
+		}
+	}
+	/* 2: an unknown method */
+	if (!dead) {
+		json_int_t u = take_id(&m), p = take_id(&m);
+		_cleanup_free_ char *pl = ping_line(p);
+		_cleanup_free_ char *t =
+			sp_xasprintf("{\"jsonrpc\":\"2.0\",\"id\":%lld,\"method\":\"sandprobe/no-such-method\"}\n%s", (long long)u, pl);
+		w[0] = (awaited){.id = u};
+		w[1] = (awaited){.id = p};
+		if (exchange(&m, t, strlen(t), w, 2, &s, why, sizeof why) < 0 || !w[1].got) {
+			dead = "an unknown method";
+		} else if (!w[0].got) {
+			list_add(fails, sizeof fails, "an unknown method got no reply");
+		} else if (!w[0].is_error) {
+			list_add(fails, sizeof fails, "an unknown method answered with a result");
+		} else {
+			sp_observed_add(r, "unknown method: error %lld%s", w[0].code, w[0].code == -32601 ? "" : " (not -32601)");
+		}
+	}
+	/* 3: an oversized request */
+	if (!dead) {
+		json_int_t o = take_id(&m), p = take_id(&m);
+		_cleanup_free_ char *pl = ping_line(p);
+		size_t n = (size_t)big;
+		char *t = sp_xmalloc(n + 200 + strlen(pl));
+		int h = snprintf(t, 200, "{\"jsonrpc\":\"2.0\",\"id\":%lld,\"method\":\"sandprobe/oversized\",\"params\":{\"pad\":\"",
+				 (long long)o);
+		memset(t + h, 'x', n);
+		size_t l = (size_t)h + n;
+		l += (size_t)snprintf(t + l, 200 + strlen(pl), "\"}}\n%s", pl);
+		w[0] = (awaited){.id = o};
+		w[1] = (awaited){.id = p};
+		if (exchange(&m, t, l, w, 2, &s, why, sizeof why) < 0 || !w[1].got) {
+			dead = "an oversized request";
+		} else if (!w[0].got) {
+			list_add(fails, sizeof fails, "an oversized request got no reply");
+		} else if (!w[0].is_error) {
+			list_add(fails, sizeof fails, "an oversized request to an unknown method answered with a result");
+		} else {
+			sp_observed_add(r, "%lld-byte request: error %lld", big, w[0].code);
+		}
+		free(t);
+	}
+	/* 4: notifications between requests */
+	if (!dead) {
+		json_int_t a = take_id(&m), b = take_id(&m);
+		_cleanup_free_ char *pa = ping_line(a);
+		_cleanup_free_ char *pb = ping_line(b);
+		_cleanup_free_ char *t =
+			sp_xasprintf("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/sandprobe-probe\",\"params\":{}}\n%s\n"
+				     "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":"
+				     "987654321,\"reason\":\"sandprobe\"}}\n%s",
+				     pa, pb);
+		w[0] = (awaited){.id = a};
+		w[1] = (awaited){.id = b};
+		if (exchange(&m, t, strlen(t), w, 2, &s, why, sizeof why) < 0 || !w[0].got || !w[1].got) {
+			dead = "notifications between requests";
+		} else if (s.errors || s.results) {
+			list_add(fails, sizeof fails, "a notification was answered");
+		} else {
+			sp_observed_add(r, "2 notifications between 2 pings: no reply to either, both pings answered");
+		}
+	}
+	if (dead) {
+		sp_observed_add(r, "after %s: %s", dead, why[0] ? why : "the ping got no answer");
+		sp_failr(r, "the session stopped answering after %s", dead);
+	} else if (fails[0]) {
+		sp_failr(r, "%s", fails);
+	} else {
+		sp_pass(r, "malformed JSON, an unknown method, a %lld-byte request and notifications: the session answers after each",
+			big);
+	}
+	sp_mcp_close(&m);
+}
+
+/* ---- descriptors -------------------------------------------------------------------- */
+
+#define MCP_KEYS "mcp.command:mcp_command,mcp.timeout_ms:int"
+
+const sp_check sp_check_mcp_handshake = {
+	.id = "mcp.handshake",
+	.category = "mcp",
+	.title = "the agent's MCP server answers the protocol handshake",
+	.rationale = "the checks of the agent's tools need a server that speaks MCP; one that does not is no tool endpoint",
+	.techniques = "AML.T0086",
+	.policy_keys = MCP_KEYS,
+	.method = "action",
+	.run = run_handshake,
+	.timeout_ms = 30000,
+};
+
+const sp_check sp_check_mcp_tools = {
+	.id = "mcp.tools",
+	.category = "mcp",
+	.title = "the MCP server offers exactly the declared tools, each well-formed",
+	.rationale = "an unexpected shell or exec tool gives the agent what the sandbox denies it directly",
+	.techniques = "AML.T0086,AML.T0053",
+	.policy_keys = MCP_KEYS ",mcp.tools:list",
+	.method = "action",
+	.run = run_tools,
+	.timeout_ms = 30000,
+};
+
+const sp_check sp_check_mcp_robust = {
+	.id = "mcp.robust",
+	.category = "mcp",
+	.title = "the MCP server survives malformed, unknown, oversized and interleaved messages",
+	.rationale = "a tool endpoint that a bad message kills or confuses is one an agent can take down or desynchronise",
+	.techniques = "AML.T0086",
+	.policy_keys = MCP_KEYS ",mcp.oversized_bytes:int",
+	.method = "action",
+	.run = run_robust,
+	.timeout_ms = 60000,
+};
