@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "core/cleanup.h"
+#include "core/version.h"
 
 int sp_mcp_split_command(const char *s, sp_strv *out, char *why, size_t whysz)
 {
@@ -260,7 +261,7 @@ int sp_mcp_recv(sp_mcp *m, uint64_t deadline_ns, json_t **out, char *why, size_t
 		if (m->eof) {
 			snprintf(why, whysz, "the server closed its stdout%s", m->len ? " in the middle of a line" : "");
 			/* its exit status, when it has one by now */
-			if (sp_child_poll(&m->child, 200) == 1 || m->child.reaped) {
+			if (m->child.pid > 0 && (sp_child_poll(&m->child, 200) == 1 || m->child.reaped)) {
 				sp_child_wait(&m->child, sp_now_ns() + SP_NS_PER_S);
 				char d[80];
 				sp_child_describe(&m->child, d, sizeof d);
