@@ -2,3 +2,4 @@
 SP_X(mcp_handshake, "mcp.handshake")
 SP_X(mcp_tools, "mcp.tools")
 SP_X(mcp_robust, "mcp.robust")
+SP_X(mcp_fs_roots, "mcp.fs_roots")

@@ -15,9 +15,14 @@
  *                  answers a ping after each.
  * Each check starts its own server and kills its process group at the end.
  * With no server declared every check skips, naming the key. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "checks/mcp.h"
 #include "checks/types.h"
@@ -412,6 +417,206 @@ static void run_robust(const sp_ctx *ctx, sp_result *r)
 	sp_mcp_close(&m);
 }
 
+/* ---- mcp.fs_roots ----------------------------------------------------------------- */
+
+typedef struct tool_answer {
+	bool answered;  /* a response came */
+	bool refused;   /* a JSON-RPC error, or a result with isError */
+	bool has_mark;  /* the text holds the marker looked for */
+	char head[160]; /* the start of its text or error, for observed */
+} tool_answer;
+
+/* tools/call NAME {ARG: path}; -1 with why when the session ended */
+static int call_path_tool(sp_mcp *m, const char *tool, const char *arg, const char *path, const char *mark,
+			  tool_answer *a, char *why, size_t whysz)
+{
+	memset(a, 0, sizeof *a);
+	json_t *params = json_pack("{s:s, s:{s:s}}", "name", tool, "arguments", arg, path);
+	json_t *resp = NULL;
+	if (sp_mcp_request(m, "tools/call", params, &resp, why, whysz) < 0)
+		return -1;
+	a->answered = true;
+	json_t *err = json_object_get(resp, "error");
+	if (err) {
+		a->refused = true;
+		snprintf(a->head, sizeof a->head, "error %lld %.100s", (long long)json_integer_value(json_object_get(err, "code")),
+			 json_string_value(json_object_get(err, "message")) ? json_string_value(json_object_get(err, "message")) : "");
+	} else {
+		json_t *res = json_object_get(resp, "result");
+		a->refused = json_is_true(json_object_get(res, "isError"));
+		size_t i;
+		json_t *c;
+		json_array_foreach(json_object_get(res, "content"), i, c) {
+			const char *t = json_string_value(json_object_get(c, "text"));
+			if (!t)
+				continue;
+			if (!a->head[0]) {
+				snprintf(a->head, sizeof a->head, "%.150s", t);
+				for (char *q = a->head; *q; q++)
+					if ((unsigned char)*q < 0x20)
+						*q = ' ';
+			}
+			if (strstr(t, mark))
+				a->has_mark = true;
+		}
+		/* structuredContent may carry the text too */
+		_cleanup_free_ char *sc = json_dumps(json_object_get(res, "structuredContent"), JSON_COMPACT | JSON_ENCODE_ANY);
+		if (sc && strstr(sc, mark))
+			a->has_mark = true;
+	}
+	json_decref(resp);
+	return 0;
+}
+
+static bool under(const char *path, const char *root)
+{
+	size_t l = strlen(root);
+	while (l > 1 && root[l - 1] == '/')
+		l--;
+	return strncmp(path, root, l) == 0 && (path[l] == '/' || path[l] == '\0' || (l == 1 && root[0] == '/'));
+}
+
+/* a file of its own, holding mark, created exclusively in dir; 0 or -errno */
+static int place_marker(const char *dir, const char *mark, char *path, size_t size)
+{
+	snprintf(path, size, "%s/.sandprobe-mcp-%d-%08x", dir, (int)getpid(), (unsigned)(sp_now_ns() & 0xffffffffu));
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
+	if (fd < 0)
+		return -errno;
+	int rc = sp_write_all(fd, mark, strlen(mark));
+	close(fd);
+	if (rc < 0) {
+		unlink(path);
+		return rc;
+	}
+	return 0;
+}
+
+static void remove_placed(sp_result *r, const char *path)
+{
+	struct stat st;
+	if (!path[0])
+		return;
+	if (unlink(path) < 0 && errno != ENOENT)
+		sp_observed_add(r, "cannot remove %s: %s", path, strerror(errno));
+	else if (lstat(path, &st) == 0)
+		sp_observed_add(r, "%s is still there", path);
+}
+
+static void run_fs_roots(const sp_ctx *ctx, sp_result *r)
+{
+	const char *tool = sp_policy_get(ctx->policy, "mcp.fs_tool");
+	const char *arg = sp_policy_get(ctx->policy, "mcp.fs_arg");
+	if (!arg || !*arg)
+		arg = "path";
+	sp_strv roots;
+	sp_policy_list(ctx->policy, "mcp.fs_roots", &roots);
+	sp_expected(r, "the file tool %s reads inside its roots (%zu) and refuses '..', an absolute path and a symlink "
+		       "leading out",
+		    tool && *tool ? tool : "(mcp.fs_tool)", roots.n);
+	char in_mark[PATH_MAX] = "", out_mark[PATH_MAX] = "", link_path[PATH_MAX] = "", why[700] = "";
+	sp_mcp m;
+	bool opened = false;
+	if (!sp_policy_get(ctx->policy, "mcp.command") || !*sp_policy_get(ctx->policy, "mcp.command")) {
+		sp_skip(r, "the policy declares no MCP server (mcp.command)");
+		goto out;
+	}
+	if (!tool || !*tool || roots.n == 0) {
+		sp_skip(r, "the policy names no file tool and its roots (mcp.fs_tool, mcp.fs_roots)");
+		goto out;
+	}
+	/* the markers: one inside the first root, one outside every root */
+	char mark_in[64], mark_out[64];
+	snprintf(mark_in, sizeof mark_in, "sandprobe-inside-%d-%llx", (int)getpid(), (unsigned long long)sp_now_ns());
+	snprintf(mark_out, sizeof mark_out, "sandprobe-outside-%d-%llx", (int)getpid(), (unsigned long long)sp_now_ns());
+	int rc = place_marker(roots.v[0], mark_in, in_mark, sizeof in_mark);
+	if (rc < 0) {
+		in_mark[0] = '\0';
+		sp_skip(r, "cannot place a file in the root %s (%s): the tool's reach cannot be proven", roots.v[0],
+			strerror(-rc));
+		goto out;
+	}
+	const char *tmp = getenv("TMPDIR");
+	const char *dirs[] = {tmp && *tmp == '/' ? tmp : "/tmp", "/tmp", "/var/tmp", "/dev/shm", NULL};
+	for (size_t i = 0; dirs[i] && !out_mark[0]; i++) {
+		bool inside = false;
+		for (size_t k = 0; k < roots.n; k++)
+			inside |= under(dirs[i], roots.v[k]);
+		if (!inside && place_marker(dirs[i], mark_out, out_mark, sizeof out_mark) < 0)
+			out_mark[0] = '\0';
+	}
+	if (!out_mark[0]) {
+		sp_skip(r, "no writable directory outside the roots for a marker (/tmp, /var/tmp, /dev/shm)");
+		goto out;
+	}
+	snprintf(link_path, sizeof link_path, "%s.link", in_mark);
+	bool have_link = symlink(out_mark, link_path) == 0;
+	int link_err = have_link ? 0 : errno;
+	if (!have_link)
+		link_path[0] = '\0';
+	char proto[64] = "", server[160] = "";
+	if (open_session(ctx, r, &m, proto, sizeof proto, server, sizeof server) <= 0)
+		goto out;
+	opened = true;
+	sp_observed(r, "server %s, tool %s", server, tool);
+	tool_answer a;
+	if (call_path_tool(&m, tool, arg, in_mark, mark_in, &a, why, sizeof why) < 0) {
+		sp_failr(r, "the session ended on a read inside the root: %.300s", why);
+		goto out;
+	}
+	if (!a.has_mark) {
+		sp_observed_add(r, "%s: %s", in_mark, a.head);
+		sp_errorr(r, "%s cannot read %s inside its root: the refusals below would prove nothing", tool, in_mark);
+		goto out;
+	}
+	sp_observed_add(r, "inside %s: read", roots.v[0]);
+	/* the escapes */
+	char dotdot[PATH_MAX * 2] = "";
+	size_t depth = 0;
+	for (const char *c = roots.v[0]; *c; c++)
+		depth += c[0] == '/' && c[1] && c[1] != '/';
+	size_t l = (size_t)snprintf(dotdot, sizeof dotdot, "%s", roots.v[0]);
+	for (size_t i = 0; i < depth && l < sizeof dotdot; i++)
+		l += (size_t)snprintf(dotdot + l, sizeof dotdot - l, "/..");
+	if (l < sizeof dotdot)
+		snprintf(dotdot + l, sizeof dotdot - l, "%s", out_mark);
+	struct {
+		const char *what, *path;
+	} esc[] = {{"'..'", dotdot}, {"an absolute path", out_mark}, {"a symlink leading out", link_path}};
+	char reached[300] = "";
+	size_t refused = 0;
+	for (size_t i = 0; i < SP_ARRAY_SIZE(esc); i++) {
+		if (!esc[i].path[0]) {
+			sp_observed_add(r, "%s: not probed (no symlink could be made: %s)", esc[i].what, strerror(link_err));
+			continue;
+		}
+		if (call_path_tool(&m, tool, arg, esc[i].path, mark_out, &a, why, sizeof why) < 0) {
+			sp_failr(r, "the session ended on %s: %.300s", esc[i].what, why);
+			goto out;
+		}
+		if (a.has_mark) {
+			list_add(reached, sizeof reached, esc[i].what);
+			sp_observed_add(r, "%s (%s): READ", esc[i].what, esc[i].path);
+		} else {
+			refused++;
+			sp_observed_add(r, "%s: refused (%.80s)", esc[i].what, a.head);
+		}
+	}
+	if (reached[0])
+		sp_failr(r, "the tool %s reads outside its roots through %s", tool, reached);
+	else if (!have_link)
+		sp_errorr(r, "%zu escapes refused, but the symlink could not be made in %s", refused, roots.v[0]);
+	else
+		sp_pass(r, "%s reads inside %s and refuses '..', an absolute path and a symlink leading out", tool, roots.v[0]);
+out:
+	if (opened)
+		sp_mcp_close(&m);
+	remove_placed(r, link_path);
+	remove_placed(r, in_mark);
+	remove_placed(r, out_mark);
+	sp_strv_free(&roots);
+}
+
 /* ---- descriptors -------------------------------------------------------------------- */
 
 #define MCP_KEYS "mcp.command:mcp_command,mcp.timeout_ms:int"
@@ -450,4 +655,16 @@ const sp_check sp_check_mcp_robust = {
 	.method = "action",
 	.run = run_robust,
 	.timeout_ms = 60000,
+};
+
+const sp_check sp_check_mcp_fs_roots = {
+	.id = "mcp.fs_roots",
+	.category = "mcp",
+	.title = "the MCP file tool stays inside its declared roots",
+	.rationale = "a file tool that follows '..', an absolute path or a symlink out reads what the sandbox keeps from the agent",
+	.techniques = "AML.T0086,AML.T0053",
+	.policy_keys = MCP_KEYS ",mcp.fs_tool:str,mcp.fs_arg:str,mcp.fs_roots:paths",
+	.method = "action",
+	.run = run_fs_roots,
+	.timeout_ms = 30000,
 };
