@@ -617,6 +617,84 @@ out:
 	sp_strv_free(&roots);
 }
 
+/* ---- mcp.egress ------------------------------------------------------------------- */
+
+/* tools/call of the fetch tool: 1 reached (a result that is no error), 0
+ * refused, -1 with why when the session ended */
+static int call_fetch(sp_mcp *m, const char *tool, const char *arg, const char *url, char *head, size_t headsz,
+		      char *why, size_t whysz)
+{
+	tool_answer a;
+	if (call_path_tool(m, tool, arg, url, "\x01", &a, why, whysz) < 0)
+		return -1;
+	snprintf(head, headsz, "%.80s", a.head);
+	return a.refused ? 0 : 1;
+}
+
+static void run_egress(const sp_ctx *ctx, sp_result *r)
+{
+	const char *tool = sp_policy_get(ctx->policy, "mcp.fetch_tool");
+	const char *arg = sp_policy_get(ctx->policy, "mcp.fetch_arg");
+	if (!arg || !*arg)
+		arg = "url";
+	sp_strv allowed, denied;
+	sp_policy_list(ctx->policy, "mcp.fetch_allowed", &allowed);
+	sp_policy_list(ctx->policy, "mcp.fetch_denied", &denied);
+	sp_expected(r, "the fetch tool %s reaches the %zu allowed URL%s and is refused the %zu denied", tool && *tool ? tool : "(mcp.fetch_tool)",
+		    allowed.n, allowed.n == 1 ? "" : "s", denied.n);
+	sp_mcp m;
+	bool opened = false;
+	char why[700] = "", head[100];
+	if (!sp_policy_get(ctx->policy, "mcp.command") || !*sp_policy_get(ctx->policy, "mcp.command")) {
+		sp_skip(r, "the policy declares no MCP server (mcp.command)");
+		goto out;
+	}
+	if (!tool || !*tool || denied.n == 0) {
+		sp_skip(r, "the policy names no fetch tool and URLs it must be refused (mcp.fetch_tool, mcp.fetch_denied)");
+		goto out;
+	}
+	char proto[64] = "", server[160] = "";
+	if (open_session(ctx, r, &m, proto, sizeof proto, server, sizeof server) <= 0)
+		goto out;
+	opened = true;
+	sp_observed(r, "server %s, tool %s", server, tool);
+	char reached[400] = "", blocked[400] = "";
+	for (size_t i = 0; i < denied.n; i++) {
+		int rc = call_fetch(&m, tool, arg, denied.v[i], head, sizeof head, why, sizeof why);
+		if (rc < 0) {
+			sp_failr(r, "the session ended on %s: %.300s", denied.v[i], why);
+			goto out;
+		}
+		sp_observed_add(r, "denied %s: %s (%s)", denied.v[i], rc ? "REACHED" : "refused", head);
+		if (rc)
+			list_add(reached, sizeof reached, denied.v[i]);
+	}
+	for (size_t i = 0; i < allowed.n; i++) {
+		int rc = call_fetch(&m, tool, arg, allowed.v[i], head, sizeof head, why, sizeof why);
+		if (rc < 0) {
+			sp_failr(r, "the session ended on %s: %.300s", allowed.v[i], why);
+			goto out;
+		}
+		sp_observed_add(r, "allowed %s: %s (%s)", allowed.v[i], rc ? "reached" : "refused", head);
+		if (!rc)
+			list_add(blocked, sizeof blocked, allowed.v[i]);
+	}
+	if (reached[0])
+		sp_failr(r, "the tool %s reaches what the sandbox denies: %s", tool, reached);
+	else if (allowed.n == 0)
+		sp_skip(r, "every denied URL refused, but no allowed URL (mcp.fetch_allowed) shows the tool can fetch at all");
+	else if (blocked[0])
+		sp_errorr(r, "the tool %s cannot reach the allowed %s: its refusals prove nothing", tool, blocked);
+	else
+		sp_pass(r, "%s reaches the %zu allowed URL%s and is refused the %zu denied", tool, allowed.n, allowed.n == 1 ? "" : "s",
+			denied.n);
+out:
+	if (opened)
+		sp_mcp_close(&m);
+	sp_strv_free(&allowed);
+	sp_strv_free(&denied);
+}
+
 /* ---- descriptors -------------------------------------------------------------------- */
 
 #define MCP_KEYS "mcp.command:mcp_command,mcp.timeout_ms:int"
@@ -667,4 +745,16 @@ const sp_check sp_check_mcp_fs_roots = {
 	.method = "action",
 	.run = run_fs_roots,
 	.timeout_ms = 30000,
+};
+
+const sp_check sp_check_mcp_egress = {
+	.id = "mcp.egress",
+	.category = "mcp",
+	.title = "the MCP fetch tool reaches the allowed URLs and is refused the denied ones",
+	.rationale = "a sandbox whose network is locked down but whose fetch tool reaches anywhere exfiltrates through the tool",
+	.techniques = "AML.T0086,AML.T0025",
+	.policy_keys = MCP_KEYS ",mcp.fetch_tool:str,mcp.fetch_arg:str,mcp.fetch_allowed:list,mcp.fetch_denied:list",
+	.method = "action",
+	.run = run_egress,
+	.timeout_ms = 60000,
 };

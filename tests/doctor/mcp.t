@@ -95,6 +95,6 @@ like "$(cat "$T/err")" "mcp.command: .*unterminated" "naming the key"
 # the documented example policy loads and enables the three checks as required
 out=$("$SP_DOCTOR" --policy "$SP_ROOT/docs/examples/agent-mcp.ini" --list --format json -k mcp)
 is "$(printf '%s' "$out" | jq -r '[.checks[] | "\(.id)=\(.expect)"] | join(",")')" \
-	"mcp.handshake=required,mcp.tools=required,mcp.robust=required,mcp.fs_roots=required" \
+	"mcp.handshake=required,mcp.tools=required,mcp.robust=required,mcp.fs_roots=required,mcp.egress=required" \
 	"docs/examples/agent-mcp.ini enables mcp.* as required"
 done_testing
