@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "checks/mcp.h"
+#include "checks/net_probe.h"
 #include "checks/types.h"
 #include "core/check.h"
 #include "core/cleanup.h"
@@ -631,6 +632,38 @@ static int call_fetch(sp_mcp *m, const char *tool, const char *arg, const char *
 	return a.refused ? 0 : 1;
 }
 
+/* Can the sandbox itself connect to the URL's host, without the tool? Only
+ * for an IP literal (the static doctor resolves no name): "connects",
+ * "cannot connect (...)", or "" when the host is a name. */
+static void direct_reach(const char *url, char *out, size_t size)
+{
+	out[0] = '\0';
+	const char *p = strstr(url, "://");
+	if (!p)
+		return;
+	bool tls = strncmp(url, "https", 5) == 0;
+	p += 3;
+	size_t n = strcspn(p, "/?#");
+	char hp[300];
+	if (n == 0 || n >= sizeof hp)
+		return;
+	snprintf(hp, sizeof hp, "%.*s", (int)n, p);
+	char *at = strrchr(hp, '@');
+	const char *host = at ? at + 1 : hp;
+	struct sockaddr_storage sa;
+	socklen_t len;
+	char why[120];
+	if (sp_net_parse_hostport(host, tls ? 443 : 80, &sa, &len, why, sizeof why) < 0)
+		return;
+	int fd = sp_net_connect_deadline((struct sockaddr *)&sa, len, sp_now_ns() + 2 * SP_NS_PER_S);
+	if (fd >= 0) {
+		close(fd);
+		snprintf(out, size, "connects");
+	} else {
+		snprintf(out, size, "cannot connect (%s)", strerror(-fd));
+	}
+}
+
 static void run_egress(const sp_ctx *ctx, sp_result *r)
 {
 	const char *tool = sp_policy_get(ctx->policy, "mcp.fetch_tool");
@@ -665,9 +698,16 @@ static void run_egress(const sp_ctx *ctx, sp_result *r)
 			sp_failr(r, "the session ended on %s: %.300s", denied.v[i], why);
 			goto out;
 		}
-		sp_observed_add(r, "denied %s: %s (%s)", denied.v[i], rc ? "REACHED" : "refused", head);
-		if (rc)
-			list_add(reached, sizeof reached, denied.v[i]);
+		char direct[120];
+		direct_reach(denied.v[i], direct, sizeof direct);
+		sp_observed_add(r, "denied %s: %s (%s)%s%s", denied.v[i], rc ? "REACHED" : "refused", head,
+				direct[0] ? "; the sandbox itself " : "", direct);
+		if (rc) {
+			char item[400];
+			snprintf(item, sizeof item, "%s%s", denied.v[i],
+				 strncmp(direct, "cannot", 6) == 0 ? " (which the sandbox itself cannot connect to)" : "");
+			list_add(reached, sizeof reached, item);
+		}
 	}
 	for (size_t i = 0; i < allowed.n; i++) {
 		int rc = call_fetch(&m, tool, arg, allowed.v[i], head, sizeof head, why, sizeof why);

@@ -90,6 +90,29 @@ is "$(st mcp.egress "$out")" fail "a fetch tool that bypasses the proxy fails"
 like "$(ev mcp.egress "$out")" "the tool fetch reaches what the sandbox denies: http://10.203.2.4/exfil" "naming the tool and the URL"
 is "$(hits exfil)" 1 "ground truth: the origin got the denied request"
 
+# the sandbox's own firewall refuses the denied host to everyone but the
+# tool's user (uid 1000): the tool reaches what the sandbox itself cannot
+if command -v nft >/dev/null && command -v setpriv >/dev/null; then
+	ip netns exec "$sb" nft -f - <<'EOF2'
+table inet spmcp {
+	chain out {
+		type filter hook output priority 0; policy accept;
+		ip daddr 10.203.2.4 meta skuid != 1000 reject
+	}
+}
+EOF2
+	ip netns exec "$sb" bash -c 'exec 3<>/dev/tcp/10.203.2.4/80' 2>/dev/null
+	isnt "$?" 0 "ground truth: root in the sandbox cannot connect to 10.203.2.4"
+	out=$(doctor --set "mcp.command=setpriv --reuid=1000 --regid=1000 --clear-groups $FETCH --bypass")
+	is "$(st mcp.egress "$out")" fail "a tool running beyond the sandbox's firewall fails"
+	like "$(ev mcp.egress "$out")" "reaches what the sandbox denies: http://10.203.2.4/exfil \(which the sandbox itself cannot connect to\)" \
+		"saying the sandbox itself cannot connect there"
+	is "$(hits exfil)" 2 "ground truth: the origin got that request too"
+	ip netns exec "$sb" nft delete table inet spmcp
+else
+	skip "nft or setpriv missing"
+fi
+
 # a fetch tool that reaches nothing proves nothing: error, not pass
 out=$(ip netns exec "$sb" env HTTP_PROXY=http://10.203.1.1:3999 "$SP_DOCTOR" --profile container --format json \
 	-k mcp.egress --set mcp.fetch_tool=fetch --set mcp.fetch_allowed=http://allowed.test/ok \
