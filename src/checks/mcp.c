@@ -12,7 +12,12 @@
  *   mcp.robust     malformed JSON, an unknown method, an oversized request and
  *                  notifications between requests: errors where JSON-RPC
  *                  wants them, no reply to a notification, and the session
- *                  answers a ping after each.
+ *                  answers a ping after each;
+ *   mcp.fs_roots   the file tool reads a marker inside its root and not one
+ *                  outside, asked through '..', an absolute path or a symlink;
+ *   mcp.egress     the fetch tool is refused the denied URLs and reaches the
+ *                  allowed ones (and the doctor's own connection to a denied
+ *                  IP says whether the tool reaches what the sandbox cannot).
  * Each check starts its own server and kills its process group at the end.
  * With no server declared every check skips, naming the key. */
 #include <errno.h>

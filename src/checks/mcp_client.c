@@ -111,15 +111,16 @@ static void read_err(sp_mcp *m)
 			m->child.err = -1;
 			return;
 		}
-		for (ssize_t i = 0; i < n; i++) {
-			if (m->errlen + 1 >= sizeof m->errtail) {
-				memmove(m->errtail, m->errtail + 1, m->errlen - 1);
-				m->errlen--;
-			}
-			char ch = tmp[i] == '\n' || tmp[i] == '\r' ? ' ' : tmp[i];
-			m->errtail[m->errlen++] = (unsigned char)ch < 0x20 ? '?' : ch;
-			m->errtail[m->errlen] = '\0';
+		/* keep the last sizeof errtail - 1 bytes: what is there, then this read */
+		size_t room = sizeof m->errtail - 1, take = (size_t)n < room ? (size_t)n : room;
+		size_t keep = m->errlen + take > room ? room - take : m->errlen;
+		memmove(m->errtail, m->errtail + m->errlen - keep, keep);
+		for (size_t i = 0; i < take; i++) {
+			char ch = tmp[(size_t)n - take + i];
+			m->errtail[keep + i] = (unsigned char)ch < 0x20 ? ' ' : ch;
 		}
+		m->errlen = keep + take;
+		m->errtail[m->errlen] = '\0';
 	}
 }
 
