@@ -433,11 +433,11 @@ typedef struct tool_answer {
 } tool_answer;
 
 /* tools/call NAME {ARG: path}; -1 with why when the session ended */
-static int call_path_tool(sp_mcp *m, const char *tool, const char *arg, const char *path, const char *mark,
-			  tool_answer *a, char *why, size_t whysz)
+static int call_tool(sp_mcp *m, const char *tool, json_t *args, const char *mark, tool_answer *a, char *why,
+		     size_t whysz)
 {
 	memset(a, 0, sizeof *a);
-	json_t *params = json_pack("{s:s, s:{s:s}}", "name", tool, "arguments", arg, path);
+	json_t *params = json_pack("{s:s, s:o}", "name", tool, "arguments", args);
 	json_t *resp = NULL;
 	if (sp_mcp_request(m, "tools/call", params, &resp, why, whysz) < 0)
 		return -1;
@@ -472,6 +472,13 @@ static int call_path_tool(sp_mcp *m, const char *tool, const char *arg, const ch
 	}
 	json_decref(resp);
 	return 0;
+}
+
+/* tools/call NAME {ARG: path} */
+static int call_path_tool(sp_mcp *m, const char *tool, const char *arg, const char *path, const char *mark,
+			  tool_answer *a, char *why, size_t whysz)
+{
+	return call_tool(m, tool, json_pack("{s:s}", arg, path), mark, a, why, whysz);
 }
 
 static bool under(const char *path, const char *root)
@@ -675,9 +682,10 @@ static void run_egress(const sp_ctx *ctx, sp_result *r)
 	const char *arg = sp_policy_get(ctx->policy, "mcp.fetch_arg");
 	if (!arg || !*arg)
 		arg = "url";
-	sp_strv allowed, denied;
+	sp_strv allowed, denied, readonly;
 	sp_policy_list(ctx->policy, "mcp.fetch_allowed", &allowed);
 	sp_policy_list(ctx->policy, "mcp.fetch_denied", &denied);
+	sp_policy_list(ctx->policy, "mcp.fetch_readonly", &readonly);
 	sp_expected(r, "the fetch tool %s reaches the %zu allowed URL%s and is refused the %zu denied", tool && *tool ? tool : "(mcp.fetch_tool)",
 		    allowed.n, allowed.n == 1 ? "" : "s", denied.n);
 	sp_mcp m;
@@ -714,6 +722,35 @@ static void run_egress(const sp_ctx *ctx, sp_result *r)
 			list_add(reached, sizeof reached, item);
 		}
 	}
+	const char *marg = sp_policy_get(ctx->policy, "mcp.fetch_method_arg");
+	const char *barg = sp_policy_get(ctx->policy, "mcp.fetch_body_arg");
+	long long body = sp_policy_int(ctx->policy, "mcp.fetch_body_bytes", MCP_BIG_DEFAULT);
+	if (body <= 0)
+		body = MCP_BIG_DEFAULT;
+	if (body > MCP_BIG_MAX)
+		body = MCP_BIG_MAX;
+	for (size_t i = 0; i < readonly.n; i++) {
+		/* a GET there is allowed: the control for the refusal of the POST */
+		sp_strv_push(&allowed, readonly.v[i]);
+		char *pad = sp_xmalloc((size_t)body + 1);
+		memset(pad, 'x', (size_t)body);
+		pad[body] = '\0';
+		json_t *args = json_pack("{s:s, s:s, s:s}", arg, readonly.v[i], marg && *marg ? marg : "method", "POST",
+					 barg && *barg ? barg : "body", pad);
+		free(pad);
+		tool_answer a;
+		if (call_tool(&m, tool, args, "\x01", &a, why, sizeof why) < 0) {
+			sp_failr(r, "the session ended on a POST to %s: %.300s", readonly.v[i], why);
+			goto out;
+		}
+		sp_observed_add(r, "read-only %s, POST of %lld bytes: %s (%.80s)", readonly.v[i], body,
+				a.refused ? "refused" : "SENT", a.head);
+		if (!a.refused) {
+			char item[400];
+			snprintf(item, sizeof item, "a %lld-byte POST to %s", body, readonly.v[i]);
+			list_add(reached, sizeof reached, item);
+		}
+	}
 	for (size_t i = 0; i < allowed.n; i++) {
 		int rc = call_fetch(&m, tool, arg, allowed.v[i], head, sizeof head, why, sizeof why);
 		if (rc < 0) {
@@ -731,13 +768,14 @@ static void run_egress(const sp_ctx *ctx, sp_result *r)
 	else if (blocked[0])
 		sp_errorr(r, "the tool %s cannot reach the allowed %s: its refusals prove nothing", tool, blocked);
 	else
-		sp_pass(r, "%s reaches the %zu allowed URL%s and is refused the %zu denied", tool, allowed.n, allowed.n == 1 ? "" : "s",
-			denied.n);
+		sp_pass(r, "%s reaches the %zu allowed URL%s and is refused the %zu denied%s", tool, allowed.n,
+			allowed.n == 1 ? "" : "s", denied.n, readonly.n ? " and the POSTs to read-only hosts" : "");
 out:
 	if (opened)
 		sp_mcp_close(&m);
 	sp_strv_free(&allowed);
 	sp_strv_free(&denied);
+	sp_strv_free(&readonly);
 }
 
 /* ---- descriptors -------------------------------------------------------------------- */
@@ -798,7 +836,8 @@ const sp_check sp_check_mcp_egress = {
 	.title = "the MCP fetch tool reaches the allowed URLs and is refused the denied ones",
 	.rationale = "a sandbox whose network is locked down but whose fetch tool reaches anywhere exfiltrates through the tool",
 	.techniques = "AML.T0086,AML.T0025",
-	.policy_keys = MCP_KEYS ",mcp.fetch_tool:str,mcp.fetch_arg:str,mcp.fetch_allowed:list,mcp.fetch_denied:list",
+	.policy_keys = MCP_KEYS ",mcp.fetch_tool:str,mcp.fetch_arg:str,mcp.fetch_allowed:list,mcp.fetch_denied:list,"
+				"mcp.fetch_readonly:list,mcp.fetch_method_arg:str,mcp.fetch_body_arg:str,mcp.fetch_body_bytes:int",
 	.method = "action",
 	.run = run_egress,
 	.timeout_ms = 60000,

@@ -37,7 +37,7 @@ nett_serve "$net" origin --http 0.0.0.0/80 --record "$rec" || { echo "Bail out! 
 D="$NETT_DIR/squid"
 mkdir -p "$D"
 chmod 777 "$D"
-echo "10.203.2.2 allowed.test" >"$D/hosts"
+echo "10.203.2.2 allowed.test ro.test" >"$D/hosts"
 cat >"$D/squid.conf" <<EOF2
 http_port 10.203.1.1:3128
 pid_filename $D/squid.pid
@@ -50,7 +50,11 @@ hosts_file $D/hosts
 dns_nameservers 127.0.0.1
 shutdown_lifetime 0 seconds
 acl allowed dstdomain -n allowed.test
+acl readonly dstdomain -n ro.test
+acl writes method POST PUT PATCH DELETE
 http_access allow allowed
+http_access deny readonly writes
+http_access allow readonly
 http_access deny all
 EOF2
 touch "$D/access.log"
@@ -66,7 +70,8 @@ done
 doctor() { # doctor args: in sb, HTTP_PROXY set as the sandbox gives it
 	ip netns exec "$sb" env HTTP_PROXY=http://10.203.1.1:3128 "$SP_DOCTOR" --profile container --format json \
 		-k mcp.egress --set mcp.fetch_tool=fetch --set mcp.fetch_allowed=http://allowed.test/ok \
-		--set mcp.fetch_denied=http://10.203.2.4/exfil "$@" 2>"$NETT_DIR/err"
+		--set mcp.fetch_denied=http://10.203.2.4/exfil --set mcp.fetch_readonly=http://ro.test/post \
+		--set mcp.fetch_body_bytes=200000 "$@" 2>"$NETT_DIR/err"
 }
 ev() { printf '%s' "$2" | jq -r --arg id "$1" '.results[] | select(.id == $id) | "\(.detail) | \(.observed)"'; }
 hits() { grep -c "\"path\": *\"/$1\"" "$rec"; }
@@ -82,6 +87,10 @@ is "$(st mcp.egress "$out")" pass "a fetch tool that goes through the proxy pass
 [ "$(st mcp.egress "$out")" = pass ] || ev mcp.egress "$out" | sed 's/^/# /'
 like "$(ev mcp.egress "$out")" "denied http://10.203.2.4/exfil: refused.*allowed http://allowed.test/ok: reached" "observed says both"
 is "$(hits ok)/$(hits exfil)" "1/0" "ground truth: the origin got the allowed request, never the denied one"
+like "$(ev mcp.egress "$out")" "read-only http://ro.test/post, POST of 200000 bytes: refused.*allowed http://ro.test/post: reached" \
+	"the POST to the read-only host refused, a GET there reached"
+is "$(grep '"path": *"/post"' "$rec" | grep -c POST)" 0 "ground truth: no POST reached the origin"
+like "$(cat "$D/access.log")" "TCP_DENIED/403 [0-9]+ POST http://ro.test/post" "ground truth: squid refused the POST"
 like "$(cat "$D/access.log")" "TCP_DENIED/403.*10.203.2.4" "ground truth: squid refused the denied URL"
 
 # negative control: the tool ignores the proxy and reaches the denied host
@@ -118,4 +127,19 @@ out=$(ip netns exec "$sb" env HTTP_PROXY=http://10.203.1.1:3999 "$SP_DOCTOR" --p
 	-k mcp.egress --set mcp.fetch_tool=fetch --set mcp.fetch_allowed=http://allowed.test/ok \
 	--set mcp.fetch_denied=http://10.203.2.4/exfil --set "mcp.command=$FETCH")
 is "$(st mcp.egress "$out")" error "a tool that reaches not even the allowed URL: error"
+
+# negative control: a proxy that lets POSTs through to the read-only host
+kill "$SQUID_PID"; wait "$SQUID_PID" 2>/dev/null
+sed -i '/^http_access deny readonly writes$/d' "$D/squid.conf"
+ip netns exec "$px" squid -N -f "$D/squid.conf" >"$D/squid.out" 2>&1 &
+SQUID_PID=$!
+at_exit "kill $SQUID_PID; wait $SQUID_PID"
+for _ in $(seq 1 100); do
+	ip netns exec "$px" bash -c 'exec 3<>/dev/tcp/10.203.1.1/3128' 2>/dev/null && break
+	sleep 0.1
+done
+out=$(doctor --set "mcp.command=$FETCH")
+is "$(st mcp.egress "$out")" fail "a POST the proxy forwards to the read-only host fails"
+like "$(ev mcp.egress "$out")" "reaches what the sandbox denies: a 200000-byte POST to http://ro.test/post" "naming the POST"
+like "$(grep '"path": *"/post"' "$rec")" '"method": *"POST"' "ground truth: the origin got the POST"
 done_testing
