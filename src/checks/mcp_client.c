@@ -97,6 +97,20 @@ void sp_mcp_close(sp_mcp *m)
 }
 
 /* keep the last bytes of the server's stderr, for a reason that names them */
+static void err_append(sp_mcp *m, const char *data, size_t n)
+{
+	/* keep the last sizeof errtail - 1 bytes: what is there, then data */
+	size_t room = sizeof m->errtail - 1, take = n < room ? n : room;
+	size_t keep = m->errlen + take > room ? room - take : m->errlen;
+	memmove(m->errtail, m->errtail + m->errlen - keep, keep);
+	for (size_t i = 0; i < take; i++) {
+		char ch = data[n - take + i];
+		m->errtail[keep + i] = (unsigned char)ch < 0x20 ? ' ' : ch;
+	}
+	m->errlen = keep + take;
+	m->errtail[m->errlen] = '\0';
+}
+
 static void read_err(sp_mcp *m)
 {
 	char tmp[4096];
@@ -111,16 +125,7 @@ static void read_err(sp_mcp *m)
 			m->child.err = -1;
 			return;
 		}
-		/* keep the last sizeof errtail - 1 bytes: what is there, then this read */
-		size_t room = sizeof m->errtail - 1, take = (size_t)n < room ? (size_t)n : room;
-		size_t keep = m->errlen + take > room ? room - take : m->errlen;
-		memmove(m->errtail, m->errtail + m->errlen - keep, keep);
-		for (size_t i = 0; i < take; i++) {
-			char ch = tmp[(size_t)n - take + i];
-			m->errtail[keep + i] = (unsigned char)ch < 0x20 ? ' ' : ch;
-		}
-		m->errlen = keep + take;
-		m->errtail[m->errlen] = '\0';
+		err_append(m, tmp, (size_t)n);
 	}
 }
 
@@ -186,6 +191,22 @@ static int pump(sp_mcp *m, bool want_out, uint64_t deadline_ns)
 	return 0;
 }
 
+/* append the server's exit status, when it has one by now */
+static void ended(sp_mcp *m, char *why, size_t whysz)
+{
+	read_err(m);
+	if (m->child.pid > 0 && (sp_child_poll(&m->child, 200) == 1 || m->child.reaped)) {
+		/* what the poll and the wait read from its stderr lands in err_buf */
+		sp_child_wait(&m->child, sp_now_ns() + SP_NS_PER_S);
+		if (m->child.err_buf.len)
+			err_append(m, m->child.err_buf.data, m->child.err_buf.len);
+		char d[80];
+		sp_child_describe(&m->child, d, sizeof d);
+		size_t l = strlen(why);
+		snprintf(why + l, whysz - l, "; it ended: %s", d);
+	}
+}
+
 static void with_stderr(sp_mcp *m, char *why, size_t whysz)
 {
 	read_err(m);
@@ -214,6 +235,7 @@ int sp_mcp_send_raw(sp_mcp *m, const char *text, size_t len, char *why, size_t w
 				continue;
 			if (n < 0 && errno != EAGAIN) {
 				snprintf(why, whysz, "writing to the server: %s", strerror(errno));
+				ended(m, why, whysz);
 				with_stderr(m, why, whysz);
 				return -1;
 			}
@@ -261,14 +283,7 @@ int sp_mcp_recv(sp_mcp *m, uint64_t deadline_ns, json_t **out, char *why, size_t
 		}
 		if (m->eof) {
 			snprintf(why, whysz, "the server closed its stdout%s", m->len ? " in the middle of a line" : "");
-			/* its exit status, when it has one by now */
-			if (m->child.pid > 0 && (sp_child_poll(&m->child, 200) == 1 || m->child.reaped)) {
-				sp_child_wait(&m->child, sp_now_ns() + SP_NS_PER_S);
-				char d[80];
-				sp_child_describe(&m->child, d, sizeof d);
-				size_t l = strlen(why);
-				snprintf(why + l, whysz - l, "; it ended: %s", d);
-			}
+			ended(m, why, whysz);
 			with_stderr(m, why, whysz);
 			return -1;
 		}
