@@ -183,7 +183,7 @@ const sp_atlas_crosswalk sp_crosswalk_rows[] = {
 	/* ---- egress filter ---- */
 	ROW("AML.T0086", EGRESS, YES,
 	    "a tool that writes (HTTP request, mail, document, issue) sends the data to an adversary host",
-	    "own network namespace with only lo, or deny-by-default egress through an allowlisting proxy",
+	    "own network namespace with only lo, or deny-by-default egress through an allowlisting proxy; the agent's MCP server offers exactly the declared tools and keeps answering through bad messages",
 	    "needs egress checks tagged AML.T0086 (network namespace, denied targets, proxy canary)"),
 	ROW("AML.T0025", EGRESS, YES,
 	    "any network path out: TCP or UDP to a public address, DNS queries, ICMP",

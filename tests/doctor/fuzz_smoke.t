@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # Fuzz smoke: the doctor's parsers of untrusted input (policy files, -k
-# expressions, injection manifests, agent configuration text) under libFuzzer
-# with ASan+UBSan, from the committed corpus.
+# expressions, injection manifests, agent configuration text, what an MCP
+# server sends) under libFuzzer with ASan+UBSan, from the committed corpus.
 . "$(dirname "$0")/../lib/tap.sh"
 need clang
 cd "$SP_ROOT" || exit 1
-for h in fuzz_policy fuzz_kexpr fuzz_manifest fuzz_config_secrets fuzz_nft; do
+for h in fuzz_policy fuzz_kexpr fuzz_manifest fuzz_config_secrets fuzz_nft fuzz_mcp; do
 	if ! make -s "build-fuzz/$h" >/dev/null 2>&1; then
 		TAP_NAME="$h builds" ok false
 		continue

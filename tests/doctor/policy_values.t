@@ -22,6 +22,7 @@ rm -f "$M"
 # key | malformed value | what the error says | a good value
 CASES=(
 	"tools.probes|ls --version|expected 'PROGRAM ARG... => REGEX'|ls --version => ."
+	"mcp.command|node 'srv.js|unterminated ' quote|node /srv/mcp/index.js stdio"
 	"env.values|HOME~(|bad regex|HOME~^/; TERM=dumb"
 	"env.kernel_release|~(|bad regex|~^6\\."
 	"env.kernel_min|six|expected a kernel version|5.10"

@@ -59,6 +59,7 @@ static const struct {
 	 "SHA-256"},
 	{"redirects", "sctp/1", "tcp/80, udp/53, 443", "expected tcp/PORT"},
 	{"probes", "ls --version", "python3 --version => ^Python 3; ls => .", "PROGRAM ARG... => REGEX"},
+	{"mcp_command", "node 'server.js", "node /srv/mcp/index.js stdio", "unterminated ' quote"},
 	{"env_values", "HOME", "HOME=/root; PATH~^/usr", "NAME=VALUE or NAME~REGEX"},
 	{"release", "~(", "~^6\\.", "bad regex"},
 	{"version", "6.x", "6.1", "kernel version"},
