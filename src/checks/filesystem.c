@@ -987,8 +987,8 @@ static void run_proc1_root(const sp_ctx *ctx, sp_result *r)
 			snprintf(first, sizeof first, "%s", p);
 	}
 	closedir(d);
-	sp_observed(r, "%zu processes: %zu share our root, %zu refuse, %zu show another listable root%s%s", seen, same,
-		    refused, other, other ? " (first: " : "", other ? first : "");
+	sp_observed(r, "%zu processes: %zu share our root, %zu refuse, %zu show another listable root%s%s%s", seen, same,
+		    refused, other, other ? " (first: " : "", other ? first : "", other ? ")" : "");
 	if (other)
 		sp_observed_add(r, "/ is dev %lu ino %lu", (unsigned long)self.st_dev, (unsigned long)self.st_ino);
 	if (other && must)

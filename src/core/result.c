@@ -14,12 +14,32 @@ void sp_set(sp_result *r, sp_status st, const char *fmt, ...)
 	va_end(ap);
 }
 
+/* A text longer than its field is cut after its last whole item (a comma or
+ * a space within the field's last quarter) and marked with " ...", never in
+ * the middle of a word or a path. */
+static void clip_to_field(char *buf, size_t size, int n)
+{
+	if (n < 0 || (size_t)n < size)
+		return;
+	const char mark[] = " ...";
+	size_t limit = size - sizeof mark; /* room for the mark and its NUL */
+	size_t cut = limit;
+	while (cut > size * 3 / 4 && buf[cut] != ',' && buf[cut] != ' ')
+		cut--;
+	if (cut <= size * 3 / 4)
+		cut = limit;
+	else if (buf[cut] == ',')
+		cut++; /* keep the comma: the list goes on */
+	memcpy(buf + cut, mark, sizeof mark);
+}
+
 void sp_expected(sp_result *r, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(r->expected, sizeof r->expected, fmt, ap);
+	int n = vsnprintf(r->expected, sizeof r->expected, fmt, ap);
 	va_end(ap);
+	clip_to_field(r->expected, sizeof r->expected, n);
 }
 
 void sp_observed(sp_result *r, const char *fmt, ...)

@@ -96,6 +96,19 @@ int main(void)
 	is_str(rep.results[2].expected, "x", "expected travels back from the child");
 	is_str(rep.results[2].observed, "y", "observed travels back from the child");
 	is_int(rep.results[3].status, SP_STATUS_SKIP, "skip is skip");
+
+	/* an expectation longer than its field is cut after a whole item */
+	sp_result longr = {0};
+	char list[1024] = "";
+	for (int i = 0; i < 40; i++)
+		snprintf(list + strlen(list), sizeof list - strlen(list), "%s/etc/path-%02d", i ? "," : "", i);
+	sp_expected(&longr, "absent: %s", list);
+	size_t el = strlen(longr.expected);
+	ok(el < sizeof longr.expected, "a long expectation fits its field (%zu bytes)", el);
+	ok(el >= 4 && !strcmp(longr.expected + el - 4, " ..."), "... and says it was cut");
+	ok(el >= 5 && longr.expected[el - 5] == ',', "... after a whole item, not mid-word: '%s'", longr.expected);
+	sp_expected(&longr, "short %s", "text");
+	is_str(longr.expected, "short short text" + 6, "a short expectation is kept whole");
 	is_int(rep.results[4].status, SP_STATUS_ERROR, "a crashing probe is an error, not a crash of the runner");
 	like_str(rep.results[4].detail, "signal 4", "the crash names the signal");
 	is_int(rep.results[5].status, SP_STATUS_ERROR, "a hanging probe is an error");
