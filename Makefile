@@ -104,7 +104,11 @@ HELPER_SRC := $(sort $(wildcard tests/helpers/*.c))
 HELPER_BIN := $(patsubst tests/helpers/%.c,$(BUILD)/tests/helpers/%,$(HELPER_SRC))
 
 .PHONY: all check install install-doctor uninstall clean tests fuzz
+ifeq ($(DOCTOR_ONLY),1)
+all: $(BUILD)/sandprobe-doctor
+else
 all: $(BUILD)/sandprobe $(BUILD)/sandprobe-doctor
+endif
 
 $(BUILD)/gen/policies.c: $(POLICIES) tools/embed-policies.sh
 	@mkdir -p $(dir $@)

@@ -9,7 +9,8 @@ PKGS="make gcc clang libc6-dev pkg-config libjansson-dev libinih-dev libyaml-dev
  dpkg-dev debhelper lintian git zsh fish python3-jsonschema python3-yaml yq jq libxml2-utils openssl perl bc file util-linux clang-format procps python3 time chromium prometheus"
 # the arm64 doctor (make doctor-arm64) and its test under qemu-user: Debian's
 # cross toolchain and the arm64 multiarch -dev packages of what the doctor links
-CROSS_PKGS="gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user-static libjansson-dev:arm64 libinih-dev:arm64 libmbedtls-dev:arm64"
+# (libc6-dev:arm64 for the arm64 package's Built-Using, tests/pkg/deb_arm64.t)
+CROSS_PKGS="gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user-static libc6-dev:arm64 libjansson-dev:arm64 libinih-dev:arm64 libmbedtls-dev:arm64"
 PKGS="$PKGS $CROSS_PKGS"
 missing=""
 for p in $PKGS; do
