@@ -38,7 +38,15 @@ COMMIT := $(shell git rev-parse HEAD 2>/dev/null || echo unknown)
 WARN = -Wall -Wextra $(WERROR) -Wshadow -Wmissing-prototypes -Wstrict-prototypes \
        -Wformat=2 -Wswitch-enum -Wpointer-arith -Wvla -Wnull-dereference \
        -Wimplicit-fallthrough -Wundef -Wno-format-nonliteral -Wno-format-truncation
-HARDEN = -fstack-protector-strong -fstack-clash-protection -fcf-protection
+# the target's control-flow protection: CET on x86, PAC/BTI on aarch64
+TARGET_MACHINE := $(shell $(CC) -dumpmachine 2>/dev/null)
+ifneq ($(filter aarch64-%,$(TARGET_MACHINE)),)
+CFPROT = -mbranch-protection=standard
+else
+CFPROT = -fcf-protection
+endif
+HARDEN = -fstack-protector-strong -fstack-clash-protection $(CFPROT)
+STRIP ?= strip
 CFLAGS ?= $(OPT)
 
 # libraries, through pkg-config; the doctor links the static archives
@@ -49,12 +57,20 @@ FULL_PKGS = jansson inih yaml-0.1 libssl libcrypto libseccomp libnghttp2
 DOCTOR_PKGS = jansson inih
 # Debian's mbedTLS 2.28 ships no pkg-config file
 MBEDTLS_LIBS ?= -lmbedtls -lmbedx509 -lmbedcrypto
+# DOCTOR_ONLY=1 (the cross builds below): only the doctor's libraries are needed
+ifeq ($(DOCTOR_ONLY),1)
+PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(DOCTOR_PKGS) 2>/dev/null)
+FULL_LIBS := $(shell $(PKG_CONFIG) --libs $(DOCTOR_PKGS) 2>/dev/null)
+NEEDED_PKGS = $(DOCTOR_PKGS)
+else
 PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(FULL_PKGS) 2>/dev/null)
 FULL_LIBS := $(shell $(PKG_CONFIG) --libs $(FULL_PKGS) 2>/dev/null)
+NEEDED_PKGS = $(FULL_PKGS)
+endif
 DOCTOR_PKG_LIBS := $(shell $(PKG_CONFIG) $(if $(DOCTOR_LINK),--static) --libs $(DOCTOR_PKGS) 2>/dev/null)
 ifeq ($(FULL_LIBS),)
 ifeq ($(filter clean uninstall,$(MAKECMDGOALS)),)
-$(error $(PKG_CONFIG) finds none of $(FULL_PKGS): install pkg-config and the -dev packages (tools/deps.sh))
+$(error $(PKG_CONFIG) finds none of $(NEEDED_PKGS): install pkg-config and the -dev packages (tools/deps.sh))
 endif
 endif
 FULL_LIBS += $(MBEDTLS_LIBS) -lm -lpthread
@@ -88,7 +104,11 @@ HELPER_SRC := $(sort $(wildcard tests/helpers/*.c))
 HELPER_BIN := $(patsubst tests/helpers/%.c,$(BUILD)/tests/helpers/%,$(HELPER_SRC))
 
 .PHONY: all check install install-doctor uninstall clean tests fuzz
+ifeq ($(DOCTOR_ONLY),1)
+all: $(BUILD)/sandprobe-doctor
+else
 all: $(BUILD)/sandprobe $(BUILD)/sandprobe-doctor
+endif
 
 $(BUILD)/gen/policies.c: $(POLICIES) tools/embed-policies.sh
 	@mkdir -p $(dir $@)
@@ -121,8 +141,26 @@ $(BUILD)/sandprobe-doctor: $(BUILD)/obj/main-doctor.o $(DOCTOR_OBJ)
 	@echo "  LINK    $@"
 	@$(CC) $(SP_LDFLAGS) $(DOCTOR_LINK) -o $@ $^ $(DOCTOR_LIBS)
 ifneq ($(SAN),1)
-	@strip --strip-unneeded $@
+	@$(STRIP) --strip-unneeded $@
 endif
+
+# the static doctor for arm64 guests, cross-built with Debian's toolchain
+# (gcc-aarch64-linux-gnu and the arm64 multiarch -dev packages, tools/deps.sh
+# --cross arm64) into build-arm64/; tests/doctor/arm64.t runs it under
+# qemu-user. `make image-arm64` puts it in the FROM scratch image for arm64.
+ARM64_TRIPLET = aarch64-linux-gnu
+ARM64_MAKE = $(MAKE) --no-print-directory BUILD=build-arm64 DOCTOR_ONLY=1 SAN=0 \
+	CC=$(ARM64_TRIPLET)-gcc STRIP=$(ARM64_TRIPLET)-strip \
+	PKG_CONFIG='env PKG_CONFIG_LIBDIR=/usr/lib/$(ARM64_TRIPLET)/pkgconfig:/usr/share/pkgconfig pkg-config'
+.PHONY: doctor-arm64 image-arm64
+doctor-arm64:
+	+@$(ARM64_MAKE) build-arm64/sandprobe-doctor
+
+# podman builds the arm64 image from the cross-built binary (no emulation
+# needed: the image runs nothing at build time)
+image-arm64: doctor-arm64
+	podman build --arch arm64 --build-arg DOCTOR=build-arm64/sandprobe-doctor \
+		-f Containerfile -t sandprobe-doctor:arm64 .
 
 $(BUILD)/tests/unit/%: tests/unit/%.c $(BUILD)/libsp.a $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
@@ -207,6 +245,6 @@ uninstall:
 		$(DESTDIR)$(DATADIR) 2>/dev/null
 
 clean:
-	rm -rf build build-san build-fuzz
+	rm -rf build build-san build-fuzz build-arm64
 
 -include $(shell find $(BUILD)/obj build-fuzz/obj -name '*.d' 2>/dev/null)

@@ -7,6 +7,11 @@ PKGS="make gcc clang libc6-dev pkg-config libjansson-dev libinih-dev libyaml-dev
  qemu-system-x86 linux-image-amd64 squid tinyproxy dante-server iproute2 iputils-ping netcat-openbsd curl
  docker.io runsc containerd nftables mitmproxy
  dpkg-dev debhelper lintian git zsh fish python3-jsonschema python3-yaml yq jq libxml2-utils openssl perl bc file util-linux clang-format procps python3 time chromium prometheus"
+# the arm64 doctor (make doctor-arm64) and its test under qemu-user: Debian's
+# cross toolchain and the arm64 multiarch -dev packages of what the doctor links
+# (libc6-dev:arm64 for the arm64 package's Built-Using, tests/pkg/deb_arm64.t)
+CROSS_PKGS="gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user-static libc6-dev:arm64 libjansson-dev:arm64 libinih-dev:arm64 libmbedtls-dev:arm64"
+PKGS="$PKGS $CROSS_PKGS"
 missing=""
 for p in $PKGS; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
@@ -22,6 +27,9 @@ if [ "$(id -u)" != 0 ]; then
 fi
 echo "tools/deps.sh: installing$missing" >&2
 export DEBIAN_FRONTEND=noninteractive
+case "$missing" in
+*:arm64*) dpkg --print-foreign-architectures | grep -qx arm64 || dpkg --add-architecture arm64 ;;
+esac
 apt-get update -q >/dev/null
 # shellcheck disable=SC2086
 apt-get install -y -q --no-install-recommends $missing >/dev/null

@@ -529,10 +529,15 @@ static void run_userns(const sp_ctx *ctx, sp_result *r)
 }
 
 const sp_check sp_check_kernel_userns = {
-	.id = "kernel.userns", .category = "kernel", .title = "user namespace creation per policy",
+	.id = "kernel.userns",
+	.category = "kernel",
+	.title = "user namespace creation per policy",
 	.rationale = "nested user namespaces hand namespace-root to the sandbox, the door to many kernel bugs",
-	.techniques = "T1068,T1611", .policy_keys = "kernel.userns_allowed:bool", .method = "action",
-	.run = run_userns, .flags = SP_CHECK_KERNEL,
+	.techniques = "T1068,T1611",
+	.policy_keys = "kernel.userns_allowed:bool",
+	.method = "action",
+	.run = run_userns,
+	.flags = SP_CHECK_KERNEL | SP_CHECK_NOEMU,
 	.batch = &kernel_probes,
 };
 

@@ -22,6 +22,7 @@
 
 #include "checks/types.h"
 #include "checks/probe.h"
+#include "core/emul.h"
 #include "core/util.h"
 
 /* the mode read and every syscall probe: one declared batch (defined below) */
@@ -391,6 +392,9 @@ static enum sc_verdict sc_classify(const struct sc_probe *p, enum abi abi, int m
 static void sc_batch_run(const sp_ctx *ctx)
 {
 	(void)ctx;
+	/* every syscall probe skips under emulation (SP_CHECK_NOEMU) */
+	if (sp_user_emulation(NULL, 0))
+		return;
 	sc_batch(ABI_64);
 #if defined(__x86_64__)
 	sc_batch(ABI_32);
@@ -478,7 +482,15 @@ static void run_abi(enum abi abi, const sp_ctx *ctx, sp_result *r)
 	sp_expected(r, "%s", must ? "seccomp.deny syscalls blocked through the alternative ABI too"
 				  : "any (seccomp.deny empty)");
 #if !defined(__x86_64__)
+	(void)mode;
 	sp_strv_free(&deny);
+#if defined(__aarch64__)
+	if (abi == ABI_32) {
+		sp_skip(r, "the i386 ABI exists only on x86_64; arm64's compat ABI (AArch32) is not probed: a 64-bit "
+			   "process cannot enter it, it needs a 32-bit ARM executable");
+		return;
+	}
+#endif
 	sp_skip(r, "the %s ABI exists only on x86_64", abiname);
 	return;
 #else
@@ -539,19 +551,19 @@ static void run_abi(enum abi abi, const sp_ctx *ctx, sp_result *r)
 static void run_abi32(const sp_ctx *ctx, sp_result *r) { run_abi(ABI_32, ctx, r); }
 static void run_abix32(const sp_ctx *ctx, sp_result *r) { run_abi(ABI_X32, ctx, r); }
 
-#define SC_CHECK(sym, name_, why_, tech_)                                                                   \
-	static void run_##sym(const sp_ctx *ctx, sp_result *r) { run_syscall(name_, ctx, r); }              \
-	const sp_check sp_check_##sym = {                                                                 \
-		.id = "seccomp." name_,                                                                     \
-		.category = "seccomp",                                                                      \
-		.title = "seccomp blocks " name_,                                                           \
-		.rationale = why_,                                                                          \
-		.techniques = tech_,                                                                        \
-		.policy_keys = "seccomp.deny:syscalls",                                                     \
-		.method = "action",                                                                         \
-		.run = run_##sym,                                                                           \
-		.flags = SP_CHECK_KERNEL,                                                                   \
-		.batch = &sc_probes,                                                                        \
+#define SC_CHECK(sym, name_, why_, tech_) \
+	static void run_##sym(const sp_ctx *ctx, sp_result *r) { run_syscall(name_, ctx, r); } \
+	const sp_check sp_check_##sym = { \
+		.id = "seccomp." name_, \
+		.category = "seccomp", \
+		.title = "seccomp blocks " name_, \
+		.rationale = why_, \
+		.techniques = tech_, \
+		.policy_keys = "seccomp.deny:syscalls", \
+		.method = "action", \
+		.run = run_##sym, \
+		.flags = SP_CHECK_KERNEL | SP_CHECK_NOEMU, \
+		.batch = &sc_probes, \
 	}
 
 SC_CHECK(seccomp_mount, "mount", "mount is the first step of most container escapes", "T1611");

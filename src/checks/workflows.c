@@ -397,17 +397,19 @@ static void run_signals(const sp_ctx *ctx, sp_result *r)
 		sp_failr(r, "signal delivery or reaping does not work as a workload expects");
 }
 
-#define WF_CHECK(sym, idstr, ttl, why, keys, batch_)                                                                       \
-	const sp_check sp_check_##sym = {                                                                          \
-		.id = idstr,                                                                                       \
-		.category = "workflows",                                                                           \
-		.title = ttl,                                                                                      \
-		.rationale = why,                                                                                  \
-		.techniques = "",                                                                                  \
-		.policy_keys = keys,                                                                               \
-		.method = "action",                                                                                \
-		.run = run_##sym,                                                                                  \
-		.batch = batch_,                                                                                   \
+#define WF_CHECK(sym, idstr, ttl, why, keys, batch_) WF_CHECK_F(sym, idstr, ttl, why, keys, batch_, 0)
+#define WF_CHECK_F(sym, idstr, ttl, why, keys, batch_, flags_) \
+	const sp_check sp_check_##sym = { \
+		.id = idstr, \
+		.category = "workflows", \
+		.title = ttl, \
+		.rationale = why, \
+		.techniques = "", \
+		.policy_keys = keys, \
+		.method = "action", \
+		.run = run_##sym, \
+		.flags = flags_, \
+		.batch = batch_, \
 	};
 
 static void run_wf_write_read(const sp_ctx *c, sp_result *r) { run_write_read(c, r); }
@@ -418,7 +420,7 @@ static void run_wf_tmpdir(const sp_ctx *c, sp_result *r) { run_tmpdir(c, r); }
 static void run_wf_signals(const sp_ctx *c, sp_result *r) { run_signals(c, r); }
 
 WF_CHECK(wf_write_read, "wf.write_read", "a text file can be written and read back", "a sandbox nobody can work in gets weakened until it is usable", "workflows.dir:str", &wf_small)
-WF_CHECK(wf_fork_exec, "wf.fork_exec", "fork and exec work", "build tools and shells need to start programs", "", &wf_small)
+WF_CHECK_F(wf_fork_exec, "wf.fork_exec", "fork and exec work", "build tools and shells need to start programs", "", &wf_small, SP_CHECK_NOEMU)
 WF_CHECK(wf_pipes, "wf.pipes", "pipes carry data between processes", "pipelines are how tools are combined", "", &wf_small)
 WF_CHECK(wf_bigfile, "wf.bigfile", "a large file round-trips with the same digest", "quotas and broken overlays show up as truncated or corrupted files", "workflows.dir:str,workflows.bigfile_mib:int", &sp_batch_roundtrip)
 WF_CHECK(wf_tmpdir, "wf.tmpdir", "a private temp dir is usable", "compilers and test runners need a temp dir", "workflows.dir:str", &wf_small)

@@ -59,6 +59,10 @@ enum {
 	SP_CHECK_KERNEL_USERSPACE = 1u << 1,
 	SP_CHECK_KERNEL_GUEST = 1u << 2,
 	SP_CHECK_KERNEL = SP_CHECK_KERNEL_USERSPACE | SP_CHECK_KERNEL_GUEST,
+	/* the verdict rests on what the kernel answers system calls that a
+	 * user-mode emulator (qemu-user) answers itself or does not translate
+	 * faithfully: skipped under emulation (core/emul.h) */
+	SP_CHECK_NOEMU = 1u << 3,
 };
 
 /* The kernel boundary: which kernel the sandbox's system calls reach. */

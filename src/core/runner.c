@@ -12,6 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "core/emul.h"
 #include "core/util.h"
 
 sp_expect sp_policy_expect(const sp_policy *p, const char *id)
@@ -143,6 +144,13 @@ static void run_forked(const sp_ctx *ctx, const sp_check *c, unsigned timeout_ms
 /* the supported() precondition: false fills r with the skip */
 static bool precondition(const sp_ctx *ctx, const sp_check *c, sp_result *r)
 {
+	char emu[600];
+	if ((c->flags & SP_CHECK_NOEMU) && sp_user_emulation(emu, sizeof emu)) {
+		sp_skip(r, "cannot run under user-mode emulation: %s; the emulator, not the kernel, answers the "
+			   "system calls this check judges",
+			emu);
+		return false;
+	}
 	if (!c->supported)
 		return true;
 	char why[512] = "";

@@ -30,6 +30,10 @@ chmod 755 "$CAT/doctor"
 "$SP_HELPERS/mkseccomp" --kill >"$CAT/filter-kill"
 "$SP_HELPERS/mkseccomp" --native-only >"$CAT/filter-native"
 D=/tmp/sandprobe-doctor
+# another build of the doctor in the same boxes: DOCTOR_BIN (bound at $D) run
+# through RUNNER (e.g. qemu-aarch64-static), both set by the caller
+DOCTOR_BIN=${DOCTOR_BIN:-$CAT/doctor}
+RUNNER=()
 
 _split() { # bwrap args before --, doctor args after
 	BOX=()
@@ -57,8 +61,8 @@ strict_box() {
 		bwrap --unshare-all --unshare-user --disable-userns --die-with-parent --new-session --cap-drop ALL \
 		--ro-bind / / --proc /proc --dev /dev --tmpfs /tmp --tmpfs /sys/firmware --tmpfs /sys/fs/cgroup \
 		--ro-bind /dev/null /proc/keys --ro-bind /dev/null /proc/timer_list "${MASKS[@]}" \
-		"${BOX[@]}" --ro-bind "$CAT/doctor" $D --seccomp 9 \
-		$D --profile strict --format json "${DOC[@]}" 9<"$STRICT_FILTER"
+		"${BOX[@]}" --ro-bind "$DOCTOR_BIN" $D --seccomp 9 \
+		"${RUNNER[@]}" $D --profile strict --format json "${DOC[@]}" 9<"$STRICT_FILTER"
 }
 
 # same isolation without the seccomp filter
@@ -68,16 +72,16 @@ nofilter_box() {
 		bwrap --unshare-all --unshare-user --disable-userns --die-with-parent --new-session --cap-drop ALL \
 		--ro-bind / / --proc /proc --dev /dev --tmpfs /tmp --tmpfs /sys/firmware --tmpfs /sys/fs/cgroup \
 		--ro-bind /dev/null /proc/keys --ro-bind /dev/null /proc/timer_list "${MASKS[@]}" \
-		"${BOX[@]}" --ro-bind "$CAT/doctor" $D \
-		$D --profile strict --format json "${DOC[@]}"
+		"${BOX[@]}" --ro-bind "$DOCTOR_BIN" $D \
+		"${RUNNER[@]}" $D --profile strict --format json "${DOC[@]}"
 }
 
 root_box() {
 	_split "$@"
 	bwrap --unshare-pid --unshare-net --unshare-ipc --unshare-uts --unshare-cgroup --die-with-parent --new-session \
 		--cap-add ALL --ro-bind / / --proc /proc --dev /dev --tmpfs /tmp \
-		"${BOX[@]}" --ro-bind "$CAT/doctor" $D \
-		$D --profile strict --format json "${DOC[@]}"
+		"${BOX[@]}" --ro-bind "$DOCTOR_BIN" $D \
+		"${RUNNER[@]}" $D --profile strict --format json "${DOC[@]}"
 }
 
 run_json() {
