@@ -46,7 +46,12 @@ static sp_nft_policy policy(void)
 	p.allow[1].proto = SP_NFT_TCP;
 	snprintf(p.allow[2].addr, sizeof p.allow[2].addr, "10.0.0.53");
 	p.allow[2].port = 53;
-	p.nallow = 3;
+	/* the resolver the udp/53 redirect lands on: a port of the sandbox's own */
+	snprintf(p.allow[3].addr, sizeof p.allow[3].addr, "127.0.0.1");
+	p.allow[3].port = 5353;
+	p.allow[3].proto = SP_NFT_UDP;
+	p.allow[3].local = true;
+	p.nallow = 4;
 	p.redirect[0].proto = SP_NFT_TCP;
 	p.redirect[0].port = 443;
 	p.redirect[1].proto = SP_NFT_UDP;
@@ -83,6 +88,12 @@ int main(void)
 	ok(p.redirect[0].covered && p.redirect[0].target_ok, "tcp/443 redirected to the proxy");
 	is_str(p.redirect[0].to, "10.0.0.1:8443", "the dnat target");
 	ok(p.redirect[1].covered && p.redirect[1].target_ok, "udp/53 redirected locally");
+
+	p = policy();
+	p.nallow = 3; /* no allowed endpoint of the sandbox's own on port 5353 */
+	judge(RS(SEALED_FILTER "," NAT), &p, &rep);
+	ok(!p.redirect[1].target_ok && has_problem(&rep, "udp/53"),
+	   "a local redirect to a port that is no allowed endpoint of the sandbox is named");
 
 	p = policy();
 	judge(RS(CH("out", "filter", "output", "accept") "," RULE("out", M(OIF, "\"lo\"") ", " ACCEPT) "," NAT), &p, &rep);

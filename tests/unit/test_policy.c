@@ -41,6 +41,7 @@ static const struct {
 	{"int", "-1", "7", "non-negative integer"},
 	{"caps", "cap_chown,cap_flying", "chown, CAP_KILL", "unknown capability 'cap_flying'"},
 	{"targets", "example.com:443", "10.0.0.1:443, [fd00::1]:80", "not an IP literal"},
+	{"target", "10.0.0.1:0", "10.0.0.1:8443", "between 1 and 65535"},
 	{"targets80", "10.0.0.1:0", "169.254.169.254", "between 1 and 65535"},
 	{"resolvers", "[::1", "10.0.0.53, [fd00::53]:5353", "unterminated"},
 	{"resolver", "10.0.0.1:53:1", "[fd00::53]:53", "[addr]:port"},
