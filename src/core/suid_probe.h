@@ -8,7 +8,7 @@
 #ifndef SP_SUID_PROBE_H
 #define SP_SUID_PROBE_H
 
-#include <stddef.h>
+#include <sys/types.h> /* size_t; a libc header, so the object is built fortified like every other */
 
 #define SP_SUID_PROBE_PATH "/sandprobe-setuid-probe"
 
