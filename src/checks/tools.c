@@ -286,6 +286,49 @@ static void replaceable(const char *path, char *out, size_t size)
 
 /* ---- tools.present ---------------------------------------------------------------- */
 
+/* how many probes tools.probes declares (negative: malformed), parsed and
+ * dropped: the preconditions below decide in the doctor, with no child */
+static int declared_probes(const sp_ctx *ctx)
+{
+	tool_probe *p = sp_xcalloc(MAX_PROBES, sizeof *p);
+	char why[400] = "";
+	int np = parse_probes(sp_policy_get(ctx->policy, "tools.probes"), p, MAX_PROBES, why, sizeof why);
+	free_probes(p, np < 0 ? MAX_PROBES : (size_t)np);
+	free(p);
+	return np;
+}
+
+/* a check that skips does no work: with nothing declared the runner skips
+ * it without a probe child (a malformed declaration runs, and is an error) */
+static bool names_some_tool(const sp_ctx *ctx, char *why, size_t whysz)
+{
+	sp_strv names;
+	sp_policy_list(ctx->policy, "tools.required", &names);
+	size_t n = names.n;
+	sp_strv_free(&names);
+	if (n || declared_probes(ctx) != 0)
+		return true;
+	snprintf(why, whysz, "the policy names no tool (tools.required, tools.probes)");
+	return false;
+}
+
+static bool names_some_probe(const sp_ctx *ctx, char *why, size_t whysz)
+{
+	if (declared_probes(ctx) != 0)
+		return true;
+	snprintf(why, whysz, "the policy names no tool probe (tools.probes)");
+	return false;
+}
+
+static bool names_a_shell(const sp_ctx *ctx, char *why, size_t whysz)
+{
+	const char *want = sp_policy_get(ctx->policy, "tools.shell");
+	if (want && *want)
+		return true;
+	snprintf(why, whysz, "the policy names no shell (tools.shell)");
+	return false;
+}
+
 static void run_present(const sp_ctx *ctx, sp_result *r)
 {
 	sp_strv names;
@@ -599,6 +642,7 @@ const sp_check sp_check_tools_present = {
 	.policy_keys = "tools.required:list,tools.probes:probes",
 	.method = "read",
 	.run = run_present,
+	.supported = names_some_tool,
 };
 
 const sp_check sp_check_tools_probes = {
@@ -610,6 +654,7 @@ const sp_check sp_check_tools_probes = {
 	.policy_keys = "tools.probes:probes,tools.timeout_ms:int",
 	.method = "action",
 	.run = run_probes,
+	.supported = names_some_probe,
 	/* the probes run at once, each bounded by tools.timeout_ms (default 5 s) */
 	.timeout_ms = 20000,
 };
@@ -623,4 +668,5 @@ const sp_check sp_check_tools_shell = {
 	.policy_keys = "tools.shell:str",
 	.method = "read",
 	.run = run_shell,
+	.supported = names_a_shell,
 };

@@ -120,4 +120,22 @@ out=$(doc "$T/with" 1000 --set tools.shell=/bin/sh)
 is_st "$out" tools.shell pass "tools.shell=/bin/sh (full path) passes"
 out=$(doc "$T/with" 2000)
 is_st "$out" tools.shell fail "a user without a passwd entry has no login shell: fails"
+# a check that skips does no work: with no tool, probe or shell declared the
+# three tools checks are skipped by their precondition in the doctor, with no
+# probe child (ground truth: the processes strace sees the doctor start)
+forks() {
+	strace -f -qq -e trace=clone,clone3,fork,vfork -e signal=none -o "$T/forks" \
+		"$SP_DOCTOR" -j 1 --profile strict --format json -k 'tools.*' "$@" >"$T/forks.json" 2>/dev/null
+	grep -cE '^[0-9]+ +(clone|clone3|fork|vfork)\(' "$T/forks"
+}
+if command -v strace >/dev/null; then
+	is "$(forks)" 0 "nothing declared: the tools checks skip without a probe child"
+	is "$(jq -r '[.results[] | .status] | unique | join(",")' "$T/forks.json")" skip "... and all three are skips"
+	n=$(forks --set tools.required=sh)
+	TAP_NAME="a declared tool is looked for in a probe child ($n started)" ok test "$n" -ge 1
+	like "$(jq -r '.results[] | select(.id == "tools.present") | .status' "$T/forks.json")" '^(pass|fail)$' \
+		"... and judged there (found; replaceable or not)"
+else
+	need strace "strace counts the doctor's children"
+fi
 done_testing
