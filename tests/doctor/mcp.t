@@ -20,7 +20,7 @@ fi
 T=$(sp_tmpdir)
 
 box() { # doctor args: the doctor in a sandbox that starts the server
-	bwrap --ro-bind / / --proc /proc --dev /dev --tmpfs /tmp --unshare-pid --unshare-net --die-with-parent \
+	bwrap --ro-bind / / --proc /proc --dev /dev --tmpfs /tmp --ro-bind "$SP_ROOT" "$SP_ROOT" --unshare-pid --unshare-net --die-with-parent \
 		-- "$SP_DOCTOR" --profile container --format json -k mcp "$@" 2>"$T/err"
 }
 st() { printf '%s' "$2" | jq -r --arg id "$1" '.results[] | select(.id == $id) | .status'; }

@@ -22,7 +22,7 @@ mkdir -p "$T/root/sub"
 FS="node $NM/@modelcontextprotocol/server-filesystem/dist/index.js"
 
 box() { # doctor args
-	bwrap --ro-bind / / --proc /proc --dev /dev --tmpfs /tmp --bind "$T" "$T" --unshare-pid --unshare-net \
+	bwrap --ro-bind / / --proc /proc --dev /dev --tmpfs /tmp --ro-bind "$SP_ROOT" "$SP_ROOT" --bind "$T" "$T" --unshare-pid --unshare-net \
 		--die-with-parent -- "$SP_DOCTOR" --profile container --format json -k mcp.fs_roots \
 		--set mcp.fs_tool=read_text_file --set "mcp.fs_roots=$T/root" "$@" 2>"$T/err"
 }
@@ -46,7 +46,7 @@ is "$(truth read read_text_file "$T/outside" $FS "$T")" outside "ground truth: w
 rm -f "$T/root/link" "$T/outside" "$T/root/inside"
 
 # nothing declared: skips naming the keys
-out=$(bwrap --ro-bind / / --proc /proc --dev /dev --tmpfs /tmp --unshare-pid --unshare-net --die-with-parent \
+out=$(bwrap --ro-bind / / --proc /proc --dev /dev --tmpfs /tmp --ro-bind "$SP_ROOT" "$SP_ROOT" --unshare-pid --unshare-net --die-with-parent \
 	-- "$SP_DOCTOR" --profile container --format json -k mcp.fs_roots --set "mcp.command=$FS /nonexistent")
 is_st "$out" mcp.fs_roots skip "no file tool declared: skip"
 like "$(ev mcp.fs_roots "$out")" "mcp.fs_tool, mcp.fs_roots" "naming the keys"
