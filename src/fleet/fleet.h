@@ -20,8 +20,8 @@
 #define SP_FLEET_MAX_SELECTOR 16
 
 typedef struct sp_fleet_node {
-	char *id;            /* DNS label: names the cell */
-	char *node_name;     /* spec.nodeName, or NULL */
+	char *id;                  /* DNS label: names the cell */
+	char *node_name;           /* spec.nodeName, or NULL */
 	char **sel_key, **sel_val; /* spec.nodeSelector, nsel pairs */
 	size_t nsel;
 	int line;
@@ -32,11 +32,11 @@ typedef struct sp_fleet_plan {
 	char **set; /* the doctor's --set items */
 	size_t nset;
 	bool run_as_non_root;
-	int run_as_user;      /* with run_as_non_root */
-	bool host_users;      /* false: hostUsers: false (a user namespace per pod) */
-	bool apparmor;        /* true: appArmorProfile RuntimeDefault */
-	int ttl;              /* ttlSecondsAfterFinished */
-	int active_deadline;  /* activeDeadlineSeconds */
+	int run_as_user;     /* with run_as_non_root */
+	bool host_users;     /* false: hostUsers: false (a user namespace per pod) */
+	bool apparmor;       /* true: appArmorProfile RuntimeDefault */
+	int ttl;             /* ttlSecondsAfterFinished */
+	int active_deadline; /* activeDeadlineSeconds */
 	char *req_cpu, *req_mem, *lim_cpu, *lim_mem;
 	char **classes; /* RuntimeClass names */
 	size_t nclasses;
