@@ -13,6 +13,7 @@ _sandprobe_opts() { # VERB: every option of the verb (tests/cli/completions.t ch
 	atlas) echo "--format -o --output -q --quiet --help" ;;
 	gate) echo "--plan --at --format -q --quiet -o --output --archive --sign-key --from-archive --pubkey --help" ;;
 	keygen) echo "-o --out -q --quiet --help" ;;
+	fleet) echo "--plan -o --output --help" ;;
 	esac
 }
 
@@ -39,13 +40,13 @@ _sandprobe_values() { # VERB OPTION: the values it takes ("" files, "-" free tex
 		"soak --duration" | "soak --sample-interval" | "soak --concurrency" | "soak --seed" | "soak --prefix" | \
 		"soak --repeat" | "report --verify-timeout" | "verify --min-duration-secs" | "verify --min-samples" | \
 		"verify --min-sample-span-secs" | "verify --max-sample-gap-secs" | "soak --lane" | "soak --artifact" | "gate --at") echo "-" ;;
-	"soak --out" | "soak -o" | "soak --state" | "soak --reconcile" | "doctor --bundle" | "gate --archive" | "gate --from-archive") echo "@dir" ;;
+	"soak --out" | "soak -o" | "soak --state" | "soak --reconcile" | "doctor --bundle" | "gate --archive" | "gate --from-archive" | "fleet -o" | "fleet --output") echo "@dir" ;;
 	"doctor --policy" | "doctor -o" | "doctor --output" | "doctor --manifest" | "live -o" | "live --output" | \
 		"live --doctor" | "live --busybox" | "live --kernel" | "lint -o" | "lint --output" | "soak --workload" | \
 		"soak --sign-key" | "soak --metrics-file" | "verify --baseline" | "verify --pubkey" | "verify -o" | \
 		"verify --output" | "verify --emit-baseline" | "report -o" | "report --output" | "atlas -o" | \
 		"atlas --output" | "keygen -o" | "keygen --out" | "live --containerd-address" | "gate --plan" | "gate -o" | \
-		"gate --output" | "gate --sign-key" | "gate --pubkey") echo "@file" ;;
+		"gate --output" | "gate --sign-key" | "gate --pubkey" | "fleet --plan") echo "@file" ;;
 	*) return 1 ;;
 	esac
 }
@@ -61,11 +62,11 @@ _sandprobe() {
 		verb=
 		for ((i = 1; i < COMP_CWORD; i++)); do
 			case ${COMP_WORDS[i]} in
-			doctor | live | lint | soak | verify | report | gate | import | atlas | keygen) verb=${COMP_WORDS[i]}; break ;;
+			doctor | live | lint | soak | verify | report | gate | fleet | import | atlas | keygen) verb=${COMP_WORDS[i]}; break ;;
 			esac
 		done
 		if [ -z "$verb" ]; then
-			COMPREPLY=($(compgen -W "doctor live lint soak verify report gate import atlas keygen --help --version" -- "$cur"))
+			COMPREPLY=($(compgen -W "doctor live lint soak verify report gate fleet import atlas keygen --help --version" -- "$cur"))
 			return
 		fi
 	fi
@@ -92,6 +93,7 @@ _sandprobe() {
 		case $verb in
 		verify | report | gate | import) COMPREPLY=($(compgen -d -- "$cur")) ;;
 		lint) COMPREPLY=($(compgen -f -- "$cur")) ;;
+		fleet) [ "$prev" = fleet ] && COMPREPLY=($(compgen -W "render" -- "$cur")) ;;
 		esac
 		;;
 	esac

@@ -1,7 +1,7 @@
 # fish completion for sandprobe and sandprobe-doctor
 # (installed as /usr/share/fish/vendor_completions.d/sandprobe.fish)
 
-set -l verbs doctor live lint soak verify report gate import atlas keygen
+set -l verbs doctor live lint soak verify report gate fleet import atlas keygen
 complete -c sandprobe -f
 complete -c sandprobe -n "not __fish_seen_subcommand_from $verbs" -a doctor -d 'run the isolation checks inside this sandbox'
 complete -c sandprobe -n "not __fish_seen_subcommand_from $verbs" -a live -d 'launch a sandbox with a real runtime, check it from both sides'
@@ -12,6 +12,7 @@ complete -c sandprobe -n "not __fish_seen_subcommand_from $verbs" -a report -d '
 complete -c sandprobe -n "not __fish_seen_subcommand_from $verbs" -a gate -d 'decide a release candidate from a plan and bundles'
 complete -c sandprobe -n "not __fish_seen_subcommand_from $verbs" -a import -d 'turn an A3S Box bundle into a sandprobe one'
 complete -c sandprobe -n "not __fish_seen_subcommand_from $verbs" -a atlas -d 'print the MITRE ATLAS / ATT&CK crosswalk'
+complete -c sandprobe -n "not __fish_seen_subcommand_from $verbs" -a fleet -d 'render one Kubernetes Job per RuntimeClass x node'
 complete -c sandprobe -n "not __fish_seen_subcommand_from $verbs" -a keygen -d 'create an Ed25519 key pair'
 complete -c sandprobe -n "not __fish_seen_subcommand_from $verbs" -l help -d 'show help'
 complete -c sandprobe -n "not __fish_seen_subcommand_from $verbs" -l version -d 'show the version'
@@ -152,3 +153,9 @@ set -l keygen "__fish_seen_subcommand_from keygen"
 complete -c sandprobe -n $keygen -s o -l out -r -F -d 'prefix of the key files'
 complete -c sandprobe -n $keygen -s q -l quiet -d 'do not print the paths'
 complete -c sandprobe -n $keygen -l help -d 'show help'
+
+set -l fleet "__fish_seen_subcommand_from fleet"
+complete -c sandprobe -n "$fleet; and not __fish_seen_subcommand_from render" -a render -d 'render the plan as Jobs'
+complete -c sandprobe -n $fleet -l plan -r -F -d 'the fleet plan (YAML)'
+complete -c sandprobe -n $fleet -s o -l output -x -a '(__fish_complete_directories)' -d 'write each Job to DIR/JOB.yaml'
+complete -c sandprobe -n $fleet -l help -d 'show help'

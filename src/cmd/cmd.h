@@ -13,6 +13,7 @@ int cmd_import(int argc, char **argv);
 int cmd_keygen(int argc, char **argv);
 int cmd_atlas(int argc, char **argv);
 int cmd_gate(int argc, char **argv);
+int cmd_fleet(int argc, char **argv);
 /* sandprobe-doctor --live-lane NONCE ...: the doctor as a live lane's entrypoint, no shell needed (live_lane.c) */
 int cmd_live_lane(int argc, char **argv);
 

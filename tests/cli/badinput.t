@@ -30,7 +30,7 @@ $(head -5 "$T/.err")"
 }
 S=$SP_BIN
 # every verb rejects an unknown flag (before it reads or writes anything)
-for verb in doctor live lint soak verify report gate import keygen atlas; do
+for verb in doctor live lint soak verify report gate fleet import keygen atlas; do
 	bad "$verb --bogus" out -- "$S" "$verb" --bogus -o out
 done
 bad "sandprobe-doctor --bogus" out -- "$SP_DOCTOR" --bogus -o out
@@ -46,6 +46,7 @@ for kind in missing empty dir binary; do
 	bad "lint ($kind) beside a good file" out -- "$S" lint "$R/tests/lint/fixtures/good/oci.json" "$f" -o out
 	bad "soak --workload ($kind)" out -- "$S" soak --workload "$f" --profile R0 --out out
 	bad "gate --plan ($kind)" out -- "$S" gate --plan "$f" "$T/dir" -o out
+	bad "fleet render --plan ($kind)" out -- "$S" fleet render --plan "$f" -o out
 	# inputs that are directories (a bundle): a file, nothing, or an empty one
 	d=$f
 	[ "$kind" = dir ] && d=emptydir

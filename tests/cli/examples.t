@@ -74,7 +74,7 @@ for path in sys.argv[1:]:
 PY
 )
 # every verb's page has examples
-for page in doctor live lint soak verify report gate import keygen atlas; do
+for page in doctor live lint soak verify report gate fleet import keygen atlas; do
 	TAP_NAME="sandprobe-$page(1) has an EXAMPLES section with commands" ok grep -q "\"page\": \"$page\"" <<<"$examples"
 done
 
