@@ -1377,6 +1377,37 @@ static void read_machine_id(const char *path, char *out, size_t size)
 		snprintf(out, size, "%s", sp_trim(buf));
 }
 
+/* Does the mount at mp (its real path, mpl its length, 0 for /) hold the
+ * marker as a host has it? Only what is inside this mount counts (a path
+ * through a symlink that leaves it, such as var/run -> /run, is judged at
+ * the mount it leads to), a socket marker must be a socket and a directory
+ * one a directory with entries: a path a runtime blanked out (firejail's
+ * blacklist leaves an empty, inaccessible file or directory) holds nothing
+ * of the host's. */
+static bool holds_marker(const char *mp, size_t mpl, const char *marker)
+{
+	char p[PATH_MAX], real[PATH_MAX];
+	struct stat st;
+	snprintf(p, sizeof p, "%s/%s", mpl ? mp : "", marker);
+	if (!realpath(p, real) || stat(real, &st) < 0)
+		return false;
+	if (mpl && (strncmp(real, mp, mpl) || real[mpl] != '/'))
+		return false;
+	size_t ml = strlen(marker);
+	if (ml > 5 && !strcmp(marker + ml - 5, ".sock"))
+		return S_ISSOCK(st.st_mode);
+	if (!S_ISDIR(st.st_mode))
+		return false;
+	DIR *d = opendir(real);
+	if (!d)
+		return false;
+	bool any = false;
+	for (struct dirent *e; !any && (e = readdir(d));)
+		any = strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
+	closedir(d);
+	return any;
+}
+
 /* the evidence that the mount is a host's, in why; false if none */
 static bool host_evidence(const struct hm_walk *w, const sp_mount *m, char *why, size_t wsz)
 {
@@ -1394,14 +1425,15 @@ static bool host_evidence(const struct hm_walk *w, const sp_mount *m, char *why,
 			 (int)getpid());
 		return true;
 	}
-	for (size_t i = 0; i < SP_ARRAY_SIZE(host_markers); i++) {
-		struct stat st;
-		snprintf(p, sizeof p, "%s/%s", m->mountpoint, host_markers[i]);
-		if (lstat(p, &st) == 0) {
+	char mp[PATH_MAX];
+	if (!realpath(m->mountpoint, mp))
+		snprintf(mp, sizeof mp, "%s", m->mountpoint);
+	size_t mpl = strcmp(mp, "/") ? strlen(mp) : 0;
+	for (size_t i = 0; i < SP_ARRAY_SIZE(host_markers); i++)
+		if (holds_marker(mp, mpl, host_markers[i])) {
 			snprintf(why, wsz, "holds %s", host_markers[i]);
 			return true;
 		}
-	}
 	static const char *const etcs[] = {"etc/", ""};
 	for (size_t i = 0; i < SP_ARRAY_SIZE(etcs); i++) {
 		char mid[64], passwd[1024];

@@ -99,4 +99,20 @@ is_status bown fs.host_mounts pass
 bbox bproc --ro-bind /proc /hostproc
 is_status bproc fs.host_mounts fail
 like "$(detail bproc fs.host_mounts)" "/hostproc: a proc of another PID namespace" "the host's /proc by its self link"
+# a host-shaped /var bound in: its engine state counts only where it is
+# there (a non-empty lib/docker, a socket), not a blanked-out copy (what a
+# runtime's blacklist leaves: an empty directory, a plain file where the
+# socket was) nor a path whose symlink leads out of the mount (var/run -> /run)
+mkdir -p "$CAT/hvar/lib/docker" "$CAT/fullvar" "$CAT/statevar/lib/docker/overlay2/l"
+ln -s /run "$CAT/hvar/run"
+: >"$CAT/hvar/docker.sock"
+bbox bblank --bind "$CAT/hvar" /var --bind "$CAT/hvar" /hostrun
+is_status bblank fs.host_mounts pass
+python3 -c 'import socket,sys; s=socket.socket(socket.AF_UNIX); s.bind(sys.argv[1])' "$CAT/fullvar/docker.sock"
+is "$(stat -c %F "$CAT/fullvar/docker.sock")" socket "ground truth: a unix socket where the engine's would be"
+bbox bsock --bind "$CAT/fullvar" /hostrun
+is_status bsock fs.host_mounts fail
+bbox bstate --bind "$CAT/statevar" /var
+is_status bstate fs.host_mounts fail
+like "$(detail bstate fs.host_mounts)" "/var: holds lib/docker/overlay2" "the engine's state found in the mounted /var"
 done_testing
