@@ -131,7 +131,14 @@ static int open_session(const sp_ctx *ctx, sp_result *r, sp_mcp *m, char *proto,
 		return -1;
 	}
 	json_t *res = NULL;
-	if (sp_mcp_initialize(m, &res, why, sizeof why) < 0) {
+	int irc = sp_mcp_initialize(m, &res, why, sizeof why);
+	if (irc < 0 && m->framing) {
+		/* no HTTP to speak MCP over: not a verdict on the server's MCP */
+		sp_observed(r, "%s '%.200s': %s", key, cmd, why);
+		sp_errorr(r, "the MCP server's HTTP replies are malformed: %.300s", why);
+		sp_mcp_close(m);
+		return -1;
+	} else if (irc < 0) {
 		sp_observed(r, "server '%.200s': %s", cmd, why);
 		sp_failr(r, "no MCP handshake: %.300s", why);
 		sp_mcp_close(m);

@@ -63,6 +63,7 @@ typedef struct sp_mcp {
 	sp_mcp_http stream; /* its parser */
 	int last_status;    /* of the last POST */
 	char broken[240];   /* why the event stream is unusable */
+	bool framing;       /* HTTP: a reply's framing was malformed (not its JSON) */
 	char *buf; /* bytes read from the server, not yet consumed */
 	size_t len, cap;
 	size_t nl_free;    /* the first nl_free bytes of buf hold no newline */

@@ -513,12 +513,17 @@ static int read_reply(sp_mcp *m, int s, sp_mcp_http *h, uint64_t deadline, char 
 			return 0;
 		ssize_t n = recv(s, tmp, sizeof tmp, 0);
 		if (n > 0) {
-			if (sp_mcp_http_feed(m, h, tmp, (size_t)n, why, whysz) < 0)
+			if (sp_mcp_http_feed(m, h, tmp, (size_t)n, why, whysz) < 0) {
+				m->framing = true;
 				return -1;
+			}
 			continue;
 		}
-		if (n == 0)
-			return sp_mcp_http_end(m, h, why, whysz);
+		if (n == 0) {
+			int rc = sp_mcp_http_end(m, h, why, whysz);
+			m->framing |= rc < 0;
+			return rc;
+		}
 		if (errno == EINTR)
 			continue;
 		if (errno != EAGAIN) {
@@ -576,8 +581,10 @@ void sp_mcp_http_read_stream(sp_mcp *m)
 	while (m->sock >= 0 && !m->broken[0]) {
 		ssize_t n = recv(m->sock, tmp, sizeof tmp, 0);
 		if (n > 0) {
-			if (sp_mcp_http_feed(m, &m->stream, tmp, (size_t)n, m->broken, sizeof m->broken) < 0)
+			if (sp_mcp_http_feed(m, &m->stream, tmp, (size_t)n, m->broken, sizeof m->broken) < 0) {
+				m->framing = true;
 				return;
+			}
 			if (m->stream.phase == 2)
 				snprintf(m->broken, sizeof m->broken, "the server ended the event stream");
 			continue;
