@@ -23,6 +23,7 @@ SP_T(sha256s)        /* tls.c: CA fingerprints */
 SP_T(redirects)      /* transparent.c: tcp/PORT, udp/PORT */
 SP_T(probes)         /* tools.c: PROGRAM ARG... => REGEX; ... */
 SP_T(mcp_command)    /* mcp.c: PROGRAM ARG... */
+SP_T(mcp_url)        /* mcp.c: http://IP:PORT/PATH */
 SP_T(env_values)     /* environment.c: NAME=VALUE; NAME~REGEX */
 SP_T(release)        /* environment.c: exact or ~REGEX */
 SP_T(version)        /* environment.c: 5.10 */

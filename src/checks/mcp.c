@@ -40,6 +40,19 @@
 #define MCP_BIG_DEFAULT (1u << 20)
 #define MCP_BIG_MAX (64u << 20)
 
+/* ---- policy value: the server's HTTP URL ------------------------------------------ */
+
+static int url_parse(const char *text, char *why, size_t whysz)
+{
+	struct sockaddr_storage ss;
+	socklen_t sl;
+	char hp[80], path[512];
+	/* https parses (the check then skips, saying the doctor does not speak it) */
+	return sp_mcp_parse_url(text, &ss, &sl, hp, sizeof hp, path, sizeof path, why, whysz) == -1 ? -1 : 0;
+}
+
+const sp_policy_type sp_ptype_mcp_url = {.name = "mcp_url", .what = "http://IP:PORT/PATH (an IP literal: the doctor resolves no name)", .parse = url_parse};
+
 /* ---- policy value: the server's command line --------------------------------- */
 
 static int command_parse(const char *text, char *why, size_t whysz)
@@ -66,31 +79,72 @@ static unsigned mcp_timeout(const sp_ctx *ctx)
 	return (unsigned)(t > 20000 ? 20000 : t);
 }
 
+#define NO_SERVER_KEYS "mcp.command, mcp.url or mcp.sse_url"
+
+/* Which key names the server (stdio, streamable HTTP, SSE): how many do */
+static int server_key(const sp_ctx *ctx, const char **key, const char **val)
+{
+	static const char *const keys[] = {"mcp.command", "mcp.url", "mcp.sse_url"};
+	int n = 0;
+	for (size_t i = 0; i < SP_ARRAY_SIZE(keys); i++) {
+		const char *v = sp_policy_get(ctx->policy, keys[i]);
+		if (v && *v) {
+			*key = keys[i];
+			*val = v;
+			n++;
+		}
+	}
+	return n;
+}
+
+static bool has_server(const sp_ctx *ctx)
+{
+	const char *k, *v;
+	return server_key(ctx, &k, &v) > 0;
+}
+
 /* Start the server and make the handshake. 1: a session (m open), 0: no
  * server declared (r skipped), -1: r judged (fail or error, m closed). */
 static int open_session(const sp_ctx *ctx, sp_result *r, sp_mcp *m, char *proto, size_t protosz, char *server,
 			size_t serversz)
 {
-	const char *cmd = sp_policy_get(ctx->policy, "mcp.command");
-	if (!cmd || !*cmd) {
-		sp_skip(r, "the policy declares no MCP server (mcp.command)");
+	const char *cmd = NULL, *key = NULL;
+	int n = server_key(ctx, &key, &cmd);
+	if (n == 0) {
+		sp_skip(r, "the policy declares no MCP server (" NO_SERVER_KEYS ")");
 		return 0;
 	}
 	char why[700] = "";
-	if (sp_mcp_start(m, cmd, mcp_timeout(ctx), why, sizeof why) < 0) {
-		sp_observed(r, "mcp.command '%.200s'", cmd);
-		sp_errorr(r, "cannot start the MCP server: %s", why);
+	if (n > 1) {
+		sp_errorr(r, "the policy declares more than one MCP server (" NO_SERVER_KEYS "): one at a time");
+		return -1;
+	}
+	int rc = strcmp(key, "mcp.command") == 0 ? sp_mcp_start(m, cmd, mcp_timeout(ctx), why, sizeof why)
+						 : sp_mcp_start_http(m, cmd, strcmp(key, "mcp.sse_url") == 0, mcp_timeout(ctx), why, sizeof why);
+	if (rc < 0) {
+		sp_observed(r, "%s '%.200s'", key, cmd);
+		if (rc == -2)
+			sp_skip(r, "%s", why);
+		else
+			sp_errorr(r, "cannot %s the MCP server: %s", strcmp(key, "mcp.command") == 0 ? "start" : "reach", why);
 		sp_mcp_close(m);
 		return -1;
 	}
 	json_t *res = NULL;
-	if (sp_mcp_initialize(m, &res, why, sizeof why) < 0) {
+	int irc = sp_mcp_initialize(m, &res, why, sizeof why);
+	if (irc < 0 && m->framing) {
+		/* no HTTP to speak MCP over: not a verdict on the server's MCP */
+		sp_observed(r, "%s '%.200s': %s", key, cmd, why);
+		sp_errorr(r, "the MCP server's HTTP replies are malformed: %.300s", why);
+		sp_mcp_close(m);
+		return -1;
+	} else if (irc < 0) {
 		sp_observed(r, "server '%.200s': %s", cmd, why);
 		sp_failr(r, "no MCP handshake: %.300s", why);
 		sp_mcp_close(m);
 		return -1;
 	}
-	int rc = sp_mcp_init_result(res, proto, protosz, server, serversz, why, sizeof why);
+	rc = sp_mcp_init_result(res, proto, protosz, server, serversz, why, sizeof why);
 	json_decref(res);
 	if (rc < 0) {
 		sp_observed(r, "server '%.200s': %s", cmd, why);
@@ -530,8 +584,8 @@ static void run_fs_roots(const sp_ctx *ctx, sp_result *r)
 	char in_mark[PATH_MAX] = "", out_mark[PATH_MAX] = "", link_path[PATH_MAX] = "", why[700] = "";
 	sp_mcp m;
 	bool opened = false;
-	if (!sp_policy_get(ctx->policy, "mcp.command") || !*sp_policy_get(ctx->policy, "mcp.command")) {
-		sp_skip(r, "the policy declares no MCP server (mcp.command)");
+	if (!has_server(ctx)) {
+		sp_skip(r, "the policy declares no MCP server (" NO_SERVER_KEYS ")");
 		goto out;
 	}
 	if (!tool || !*tool || roots.n == 0) {
@@ -691,8 +745,8 @@ static void run_egress(const sp_ctx *ctx, sp_result *r)
 	sp_mcp m;
 	bool opened = false;
 	char why[700] = "", head[100];
-	if (!sp_policy_get(ctx->policy, "mcp.command") || !*sp_policy_get(ctx->policy, "mcp.command")) {
-		sp_skip(r, "the policy declares no MCP server (mcp.command)");
+	if (!has_server(ctx)) {
+		sp_skip(r, "the policy declares no MCP server (" NO_SERVER_KEYS ")");
 		goto out;
 	}
 	if (!tool || !*tool || denied.n == 0) {
@@ -780,7 +834,7 @@ out:
 
 /* ---- descriptors -------------------------------------------------------------------- */
 
-#define MCP_KEYS "mcp.command:mcp_command,mcp.timeout_ms:int"
+#define MCP_KEYS "mcp.command:mcp_command,mcp.url:mcp_url,mcp.sse_url:mcp_url,mcp.timeout_ms:int"
 
 const sp_check sp_check_mcp_handshake = {
 	.id = "mcp.handshake",

@@ -7,6 +7,7 @@
 #define SP_CHECKS_MCP_H
 
 #include <jansson.h>
+#include <sys/socket.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -18,8 +19,51 @@
 #define SP_MCP_MAX_WORDS 64        /* words of mcp.command */
 #define SP_MCP_PROTOCOL "2025-06-18"
 
+/* The HTTP transports (mcp_http.c): one reply's parser. Status line and
+ * headers (at most SP_MCP_MAX_HEAD bytes), then a body by Content-Length,
+ * chunked or to the end of the connection. A JSON body, or each SSE event
+ * "message" of a text/event-stream body, is one message: appended to the
+ * session's buffer as one line, as the stdio transport reads them. */
+#define SP_MCP_MAX_HEAD 8192
+typedef struct sp_mcp_http {
+	int phase; /* 0 head, 1 body, 2 complete */
+	char head[SP_MCP_MAX_HEAD];
+	size_t headlen;
+	int status;
+	bool chunked, sse, json;
+	long long clen, got; /* Content-Length (-1: none), body bytes seen */
+	int cphase;          /* chunked: 0 size line, 1 data, 2 CRLF after data, 3 trailers */
+	unsigned long long cleft;
+	char cline[80];
+	size_t clinelen;
+	char *acc; /* SSE: the current line; JSON: the body */
+	size_t acclen, acccap;
+	char *data; /* SSE: the current event's data */
+	size_t datalen, datacap;
+	char event[40];
+	char session[160];  /* its Mcp-Session-Id header */
+	char endpoint[512]; /* SSE transport: the data of an endpoint event */
+	size_t messages;    /* delivered */
+} sp_mcp_http;
+
+enum { SP_MCP_STDIO,
+       SP_MCP_HTTP,
+       SP_MCP_SSE };
+
 typedef struct sp_mcp {
 	sp_child child;
+	int transport;
+	struct sockaddr_storage addr; /* HTTP: the server */
+	socklen_t addrlen;
+	char hostport[80];
+	char path[512];     /* the endpoint (streamable HTTP) or the event stream (SSE) */
+	char post[512];     /* SSE: where messages are POSTed (its endpoint event) */
+	char session[160];  /* streamable HTTP: Mcp-Session-Id after initialize */
+	int sock;           /* SSE: the event stream */
+	sp_mcp_http stream; /* its parser */
+	int last_status;    /* of the last POST */
+	char broken[240];   /* why the event stream is unusable */
+	bool framing;       /* HTTP: a reply's framing was malformed (not its JSON) */
 	char *buf; /* bytes read from the server, not yet consumed */
 	size_t len, cap;
 	size_t nl_free;    /* the first nl_free bytes of buf hold no newline */
@@ -38,6 +82,28 @@ int sp_mcp_split_command(const char *s, sp_strv *out, char *why, size_t whysz);
 
 /* Start the server (argv from sp_mcp_split_command). 0, or -1 with why. */
 int sp_mcp_start(sp_mcp *m, const char *command, unsigned timeout_ms, char *why, size_t whysz);
+/* Reach the server over HTTP instead: url is http://IP:PORT/PATH (the
+ * doctor resolves no name); sse: the older transport (GET an event
+ * stream, POST to its endpoint). 0, -1 with why (cannot connect, no
+ * endpoint event), -2 with why (https, not supported). */
+int sp_mcp_start_http(sp_mcp *m, const char *url, bool sse, unsigned timeout_ms, char *why, size_t whysz);
+/* Parse such a URL: 0, -1 with why (malformed), -2 (https). */
+int sp_mcp_parse_url(const char *url, struct sockaddr_storage *ss, socklen_t *sl, char *hostport, size_t hpsz,
+		     char *path, size_t pathsz, char *why, size_t whysz);
+/* Feed reply bytes; messages land in m->buf as lines. 0, or -1 with why
+ * (a malformed status line, header or chunk; a head, body, line or
+ * message past its bound). */
+int sp_mcp_http_feed(sp_mcp *m, sp_mcp_http *h, const char *data, size_t n, char *why, size_t whysz);
+/* The connection ended: 0 (the reply is whole), or -1 with why. */
+int sp_mcp_http_end(sp_mcp *m, sp_mcp_http *h, char *why, size_t whysz);
+void sp_mcp_http_reset(sp_mcp_http *h);
+/* the client's side of the HTTP transports (used by mcp_client.c): POST
+ * each line of text; read what the event stream has now; end the session */
+int sp_mcp_http_send(sp_mcp *m, const char *text, size_t len, char *why, size_t whysz);
+void sp_mcp_http_read_stream(sp_mcp *m);
+void sp_mcp_http_close(sp_mcp *m);
+void sp_mcp_http_free(sp_mcp_http *h);
+
 /* Kill the server's group and free everything (safe on a zeroed sp_mcp). */
 void sp_mcp_close(sp_mcp *m);
 

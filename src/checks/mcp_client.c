@@ -67,6 +67,8 @@ int sp_mcp_start(sp_mcp *m, const char *command, unsigned timeout_ms, char *why,
 	sp_child_init(&m->child);
 	m->timeout_ms = timeout_ms ? timeout_ms : 10000;
 	m->next_id = 1;
+	m->sock = -1;
+	sp_mcp_http_reset(&m->stream);
 	signal(SIGPIPE, SIG_IGN); /* a server that died is a write error, not our death */
 	sp_strv argv;
 	if (sp_mcp_split_command(command, &argv, why, whysz) < 0) {
@@ -89,6 +91,8 @@ int sp_mcp_start(sp_mcp *m, const char *command, unsigned timeout_ms, char *why,
 
 void sp_mcp_close(sp_mcp *m)
 {
+	if (m->transport != SP_MCP_STDIO)
+		sp_mcp_http_close(m);
 	if (m->child.pid > 0 || m->child.in >= 0 || m->child.out >= 0)
 		sp_child_free(&m->child);
 	free(m->buf);
@@ -172,6 +176,17 @@ static int pump(sp_mcp *m, bool want_out, uint64_t deadline_ns)
 	uint64_t now = sp_now_ns();
 	if (now >= deadline_ns)
 		return -1;
+	if (m->transport == SP_MCP_HTTP)
+		return -1; /* every reply was read whole with its request: nothing more comes */
+	if (m->transport == SP_MCP_SSE) {
+		if (m->sock < 0 || m->broken[0])
+			return 0;
+		struct pollfd one = {.fd = m->sock, .events = POLLIN};
+		if (poll(&one, 1, (int)((deadline_ns - now + 999999) / 1000000ull)) < 0 && errno != EINTR)
+			return -1;
+		sp_mcp_http_read_stream(m);
+		return 0;
+	}
 	struct pollfd pf[3];
 	nfds_t k = 0;
 	if (want_out && m->child.in >= 0)
@@ -217,6 +232,8 @@ static void with_stderr(sp_mcp *m, char *why, size_t whysz)
 
 int sp_mcp_send_raw(sp_mcp *m, const char *text, size_t len, char *why, size_t whysz)
 {
+	if (m->transport != SP_MCP_STDIO)
+		return sp_mcp_http_send(m, text, len, why, whysz);
 	uint64_t deadline = sp_now_ns() + (uint64_t)m->timeout_ms * SP_NS_PER_MS;
 	for (size_t part = 0; part < 2; part++) {
 		const char *p = part ? "\n" : text;
@@ -276,6 +293,10 @@ int sp_mcp_recv(sp_mcp *m, uint64_t deadline_ns, json_t **out, char *why, size_t
 			}
 			*out = v;
 			return 1;
+		}
+		if (m->broken[0]) {
+			snprintf(why, whysz, "%s", m->broken);
+			return -1;
 		}
 		if (m->overlong) {
 			snprintf(why, whysz, "the server wrote a line longer than %u bytes", SP_MCP_MAX_LINE);
@@ -342,6 +363,15 @@ int sp_mcp_request(sp_mcp *m, const char *method, json_t *params, json_t **resp,
 	for (;;) {
 		json_t *msg = NULL;
 		int rc = sp_mcp_recv(m, deadline, &msg, why, whysz);
+		if (rc == 0 && m->transport == SP_MCP_HTTP) {
+			snprintf(why, whysz, "%s: no response in the HTTP reply (status %d)", method, m->last_status);
+			return -1;
+		}
+		if (rc == 0 && m->transport == SP_MCP_SSE && (m->last_status < 200 || m->last_status > 299)) {
+			snprintf(why, whysz, "%s: no response within %u ms (the POST got HTTP status %d)", method, m->timeout_ms,
+				 m->last_status);
+			return -1;
+		}
 		if (rc == 0) {
 			snprintf(why, whysz, "%s: no response within %u ms", method, m->timeout_ms);
 			return -1;

@@ -1,7 +1,10 @@
 /* libFuzzer: what an MCP server sends the doctor (src/checks/mcp_client.c):
  * the byte stream cut into lines and parsed (through a pipe, as the
  * server's stdout), each message judged as a response, an initialize
- * result and a tools/list page; and mcp.command's word splitter. */
+ * result and a tools/list page; mcp.command's word splitter; and
+ * (src/checks/mcp_http.c) an HTTP reply fed to the HTTP/SSE parser in
+ * pieces the input chooses, then read back as messages, and mcp.url's
+ * parser. */
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -17,6 +20,50 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (size == 0 || size > 60000) /* the whole stream fits in a pipe */
 		return 0;
 	char why[700];
+	if (data[0] & 2) {
+		sp_mcp m;
+		memset(&m, 0, sizeof m);
+		sp_child_init(&m.child);
+		m.sock = -1;
+		m.transport = SP_MCP_HTTP;
+		sp_mcp_http h;
+		memset(&h, 0, sizeof h);
+		sp_mcp_http_reset(&h);
+		/* data[0]'s high bits: the size of each piece fed */
+		size_t step = 1 + ((size_t)(data[0] >> 2) * 97) % 4096, i = 1;
+		int rc = 0;
+		while (i < size && rc == 0) {
+			size_t n = size - i < step ? size - i : step;
+			rc = sp_mcp_http_feed(&m, &h, (const char *)data + i, n, why, sizeof why);
+			i += n;
+		}
+		if (rc == 0)
+			sp_mcp_http_end(&m, &h, why, sizeof why);
+		if (h.phase > 2 || h.headlen >= sizeof h.head || strlen(h.endpoint) >= sizeof h.endpoint)
+			abort();
+		/* every delivered message is one line, no longer than the bound */
+		size_t lines = 0;
+		for (size_t k = 0; k < m.len; k++)
+			lines += m.buf[k] == '\n';
+		if (lines != h.messages || (m.len && m.buf[m.len - 1] != '\n'))
+			abort();
+		for (size_t k = 0; k < h.messages; k++) {
+			json_t *msg = NULL;
+			if (sp_mcp_recv(&m, sp_now_ns(), &msg, why, sizeof why) < 0)
+				continue;
+			json_decref(msg);
+		}
+		sp_mcp_http_free(&h);
+		sp_mcp_close(&m);
+		char *url = strndup((const char *)data + 1, size - 1);
+		struct sockaddr_storage ss;
+		socklen_t sl;
+		char hp[80], path[512];
+		if (sp_mcp_parse_url(url, &ss, &sl, hp, sizeof hp, path, sizeof path, why, sizeof why) == 0 && path[0] != '/')
+			abort();
+		free(url);
+		return 0;
+	}
 	if (data[0] & 1) {
 		char *cmd = strndup((const char *)data + 1, size - 1);
 		sp_strv v;

@@ -61,6 +61,7 @@ static const struct {
 	{"redirects", "sctp/1", "tcp/80, udp/53, 443", "expected tcp/PORT"},
 	{"probes", "ls --version", "python3 --version => ^Python 3; ls => .", "PROGRAM ARG... => REGEX"},
 	{"mcp_command", "node 'server.js", "node /srv/mcp/index.js stdio", "unterminated ' quote"},
+	{"mcp_url", "http://mcp.example:8080/mcp", "http://127.0.0.1:3001/mcp", "not an IP address"},
 	{"env_values", "HOME", "HOME=/root; PATH~^/usr", "NAME=VALUE or NAME~REGEX"},
 	{"release", "~(", "~^6\\.", "bad regex"},
 	{"version", "6.x", "6.1", "kernel version"},
