@@ -11,6 +11,7 @@
 #include "core/error.h"
 #include "core/util.h"
 #include "gate/identity.h"
+#include "soak/faultproxy.h"
 #include "soak/proc.h"
 #include "soak/runner.h"
 #include "soak/sampler.h"
@@ -23,7 +24,8 @@ static void usage(FILE *f)
 		"                      [--sign-key FILE] [--metrics-file PATH] [-q|--quiet]\n"
 		"                      [--lane ID] [--artifact NAME=FILE|NAME=sha256:HEX]...\n"
 		"       sandprobe soak --reconcile STATE_ROOT\n"
-		"       sandprobe soak --sample-once --prefix PREFIX --state DIR [--repeat N]\n\n"
+		"       sandprobe soak --sample-once --prefix PREFIX --state DIR [--repeat N]\n"
+		"       sandprobe soak fault-proxy --help   (F05's fault-injecting loopback TCP proxy)\n\n"
 		"Runs the workload's scenarios against a real runtime for the profile's duration\n"
 		"(R0: one cycle of every scenario; G2 7200 s; R24 86400 s; E72 259200 s) with an\n"
 		"independent resource sampler, writes the evidence bundle to DIR and runs\n"
@@ -189,6 +191,8 @@ int cmd_soak(int argc, char **argv)
 	_cleanup_free_ char **artifacts = NULL;
 	size_t nartifacts = 0;
 	int c;
+	if (argc >= 2 && !strcmp(argv[1], "fault-proxy"))
+		return sp_soak_fault_proxy_main(argc - 1, argv + 1); /* F05's proxy, run by a workload */
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "ho:q", lo, NULL)) != -1) {
