@@ -1335,7 +1335,7 @@ const sp_check sp_check_fs_fsync = {
  * (var/lib/docker, lib/containerd, run/containerd/containerd.sock,
  * docker.sock ...), a system's /etc whose machine-id is not the sandbox's
  * own, a proc whose "self" is not this process (another PID namespace's,
- * the host's). */
+ * the host's). A control socket counts only while it is a socket. */
 static const char *const host_markers[] = {
 	/* the host's root */
 	"var/lib/docker",
@@ -1397,7 +1397,11 @@ static bool host_evidence(const struct hm_walk *w, const sp_mount *m, char *why,
 	for (size_t i = 0; i < SP_ARRAY_SIZE(host_markers); i++) {
 		struct stat st;
 		snprintf(p, sizeof p, "%s/%s", m->mountpoint, host_markers[i]);
-		if (lstat(p, &st) == 0) {
+		/* a control socket counts only as a socket: one hidden under a plain file (firejail's --blacklist) is
+		 * not the engine's any more */
+		size_t ml = strlen(host_markers[i]);
+		bool sock = ml > 5 && !strcmp(host_markers[i] + ml - 5, ".sock");
+		if (lstat(p, &st) == 0 && (!sock || S_ISSOCK(st.st_mode))) {
 			snprintf(why, wsz, "holds %s", host_markers[i]);
 			return true;
 		}

@@ -99,4 +99,18 @@ is_status bown fs.host_mounts pass
 bbox bproc --ro-bind /proc /hostproc
 is_status bproc fs.host_mounts fail
 like "$(detail bproc fs.host_mounts)" "/hostproc: a proc of another PID namespace" "the host's /proc by its self link"
+# a host's /run with a live engine socket, and the same with the socket hidden
+# under a plain file (as firejail's --blacklist hides it): only the first is the host's
+mkdir -p "$CAT/hrun" "$CAT/hidden"
+"$SP_HELPERS/unixlisten" "$CAT/hrun/docker.sock" >"$CAT/ul.pid" || skip_all "cannot listen on $CAT/hrun/docker.sock"
+at_exit "kill $(cat "$CAT/ul.pid")"
+: >"$CAT/blank"
+is "$(stat -c %F "$CAT/hrun/docker.sock")" socket "ground truth: the engine socket stand-in is a socket"
+bbox bsock --ro-bind "$CAT/hrun" /hostrun
+is_status bsock fs.host_mounts fail
+like "$(detail bsock fs.host_mounts)" "/hostrun: holds docker.sock" "a live engine socket marks the host's /run"
+is "$(bwrap --bind "$R" / --ro-bind "$CAT/hrun" /hostrun --ro-bind "$CAT/blank" /hostrun/docker.sock stat -c %F /hostrun/docker.sock)" \
+	"regular empty file" "ground truth: the socket hidden under a plain file is no socket inside"
+bbox bhidden --ro-bind "$CAT/hrun" /hostrun --ro-bind "$CAT/blank" /hostrun/docker.sock
+is_status bhidden fs.host_mounts pass
 done_testing
