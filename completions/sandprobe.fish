@@ -57,6 +57,7 @@ complete -c sandprobe -n $live -l accel -x -a 'auto kvm tcg' -d 'qemu accelerato
 complete -c sandprobe -n $live -l containerd-address -r -F -d 'socket of the containerd to use'
 complete -c sandprobe -n $live -l image -x -d 'engine lanes from this local doctor image'
 complete -c sandprobe -n $live -l doctor-image -d 'engine lanes from a doctor image built for the run'
+complete -c sandprobe -n $live -l exec-under-filter -d 'run a command under the filter the runtime loads on itself'
 complete -c sandprobe -n $live -l profile -x -a 'strict container host' -d "the doctor's base profile"
 complete -c sandprobe -n $live -l set -x -d 'a policy setting KEY=VALUE for the doctor in every lane'
 complete -c sandprobe -n $live -l timeout-ms -x -d 'per-lane timeout in ms'

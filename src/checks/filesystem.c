@@ -1335,7 +1335,7 @@ const sp_check sp_check_fs_fsync = {
  * (var/lib/docker, lib/containerd, run/containerd/containerd.sock,
  * docker.sock ...), a system's /etc whose machine-id is not the sandbox's
  * own, a proc whose "self" is not this process (another PID namespace's,
- * the host's). */
+ * the host's). A control socket counts only while it is a socket. */
 static const char *const host_markers[] = {
 	/* the host's root */
 	"var/lib/docker",

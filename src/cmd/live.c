@@ -62,6 +62,9 @@ static void usage(FILE *f)
 	      "  --keep              keep each lane's temp dir (debugging)\n"
 	      "  -v                  print expected/observed for passing checks too\n"
 	      "  -q, --quiet         no report on standard output (-o FILE is still written), no progress\n"
+	      "  --runtime NAME --exec-under-filter -- COMMAND...\n"
+	      "                      run COMMAND under the seccomp filter the runtime's launch loads on\n"
+	      "                      itself (systemd-nspawn), to replay a lane's command line\n"
 	      "\n"
 	      "--matrix prints one progress line per lane on standard error when the report\n"
 	      "goes to a file (-o) or standard error is a terminal.\n"
@@ -74,7 +77,8 @@ static void usage(FILE *f)
 struct live_opts {
 	const char *runtime, *variant, *runtimes, *variants, *format, *output, *doctor, *busybox, *kernel, *accel, *profile,
 		*containerd, *image;
-	bool matrix, strict, keep, verbose, list, quiet, doctor_image;
+	bool matrix, strict, keep, verbose, list, quiet, doctor_image, exec_under_filter;
+	char **exec_argv; /* --exec-under-filter: the command after the options */
 	unsigned timeout_ms;
 	sp_strv *sets; /* --set KEY=VALUE, in order */
 };
@@ -93,23 +97,53 @@ static bool image_ref_ok(const char *s)
 
 static int parse_args(int argc, char **argv, struct live_opts *o, sp_error *err)
 {
-	enum { O_RUNTIME = 256, O_VARIANT, O_MATRIX, O_RUNTIMES, O_VARIANTS, O_FORMAT, O_OUTPUT, O_DOCTOR, O_BUSYBOX,
-	       O_KERNEL, O_ACCEL, O_PROFILE, O_TIMEOUT, O_STRICT, O_KEEP, O_LIST, O_HELP, O_CONTAINERD, O_SET, O_IMAGE,
-	       O_DOCTOR_IMAGE };
+	enum { O_RUNTIME = 256,
+	       O_VARIANT,
+	       O_MATRIX,
+	       O_RUNTIMES,
+	       O_VARIANTS,
+	       O_FORMAT,
+	       O_OUTPUT,
+	       O_DOCTOR,
+	       O_BUSYBOX,
+	       O_KERNEL,
+	       O_ACCEL,
+	       O_PROFILE,
+	       O_TIMEOUT,
+	       O_STRICT,
+	       O_KEEP,
+	       O_LIST,
+	       O_HELP,
+	       O_CONTAINERD,
+	       O_SET,
+	       O_IMAGE,
+	       O_DOCTOR_IMAGE,
+	       O_EXEC_FILTER };
 	static const struct option longopts[] = {
-		{"runtime", required_argument, NULL, O_RUNTIME}, {"variant", required_argument, NULL, O_VARIANT},
-		{"matrix", no_argument, NULL, O_MATRIX},	 {"runtimes", required_argument, NULL, O_RUNTIMES},
-		{"variants", required_argument, NULL, O_VARIANTS}, {"format", required_argument, NULL, O_FORMAT},
-		{"output", required_argument, NULL, O_OUTPUT},	 {"doctor", required_argument, NULL, O_DOCTOR},
-		{"busybox", required_argument, NULL, O_BUSYBOX}, {"kernel", required_argument, NULL, O_KERNEL},
-		{"accel", required_argument, NULL, O_ACCEL},	 {"profile", required_argument, NULL, O_PROFILE},
-		{"timeout-ms", required_argument, NULL, O_TIMEOUT}, {"strict", no_argument, NULL, O_STRICT},
-		{"keep", no_argument, NULL, O_KEEP},		 {"list-runtimes", no_argument, NULL, O_LIST},
-		{"help", no_argument, NULL, O_HELP},		 {"verbose", no_argument, NULL, 'v'},
+		{"runtime", required_argument, NULL, O_RUNTIME},
+		{"variant", required_argument, NULL, O_VARIANT},
+		{"matrix", no_argument, NULL, O_MATRIX},
+		{"runtimes", required_argument, NULL, O_RUNTIMES},
+		{"variants", required_argument, NULL, O_VARIANTS},
+		{"format", required_argument, NULL, O_FORMAT},
+		{"output", required_argument, NULL, O_OUTPUT},
+		{"doctor", required_argument, NULL, O_DOCTOR},
+		{"busybox", required_argument, NULL, O_BUSYBOX},
+		{"kernel", required_argument, NULL, O_KERNEL},
+		{"accel", required_argument, NULL, O_ACCEL},
+		{"profile", required_argument, NULL, O_PROFILE},
+		{"timeout-ms", required_argument, NULL, O_TIMEOUT},
+		{"strict", no_argument, NULL, O_STRICT},
+		{"keep", no_argument, NULL, O_KEEP},
+		{"list-runtimes", no_argument, NULL, O_LIST},
+		{"help", no_argument, NULL, O_HELP},
+		{"verbose", no_argument, NULL, 'v'},
 		{"containerd-address", required_argument, NULL, O_CONTAINERD},
 		{"set", required_argument, NULL, O_SET},
-		{"image", required_argument, NULL, O_IMAGE},	 {"doctor-image", no_argument, NULL, O_DOCTOR_IMAGE},
+		{"image", required_argument, NULL, O_IMAGE},
+		{"doctor-image", no_argument, NULL, O_DOCTOR_IMAGE},
 		{"quiet", no_argument, NULL, 'q'},
+		{"exec-under-filter", no_argument, NULL, O_EXEC_FILTER},
 		{NULL, 0, NULL, 0},
 	};
 	optind = 1;
@@ -156,6 +190,7 @@ static int parse_args(int argc, char **argv, struct live_opts *o, sp_error *err)
 			o->timeout_ms = (unsigned)v;
 			break;
 		}
+		case O_EXEC_FILTER: o->exec_under_filter = true; break;
 		case O_STRICT: o->strict = true; break;
 		case O_KEEP: o->keep = true; break;
 		case O_LIST: o->list = true; break;
@@ -166,6 +201,14 @@ static int parse_args(int argc, char **argv, struct live_opts *o, sp_error *err)
 		case ':': return sp_usage(err, "live: option '%s' needs a value", argv[optind - 1]);
 		default: return sp_usage(err, "live: unknown option '%s' (see 'sandprobe live --help')", argv[optind - 1]);
 		}
+	}
+	if (o->exec_under_filter) {
+		if (!o->runtime || o->matrix)
+			return sp_usage(err, "live: --exec-under-filter goes with --runtime NAME");
+		if (optind >= argc)
+			return sp_usage(err, "live: --exec-under-filter: give the command after the options (-- COMMAND ARG...)");
+		o->exec_argv = argv + optind;
+		return 0;
 	}
 	if (optind < argc)
 		return sp_usage(err, "live: unexpected argument '%s'", argv[optind]);
@@ -388,6 +431,42 @@ static void print_phase(void *arg, const sp_live_lane *l, const char *what, doub
 	fprintf(stderr, "sandprobe: live: %s/%s %-10s %7.2f ms\n", l->rt->name, l->variant->name, what, ms);
 }
 
+/* --exec-under-filter: the command run as the runtime's launch runs the
+ * runtime (the filter it loads before exec, stdin /dev/null, one process
+ * group), its output copied to ours; its exit status is ours (128+N for a
+ * signal). For replaying a lane's command line with a probe (tests/live). */
+static int exec_under_filter(const struct live_opts *o, const sp_live_cfg *cfg, sp_error *err)
+{
+	char *rtname = sp_xstrdup(o->runtime);
+	int rc = canonical_runtime(&rtname, err);
+	const sp_live_runtime *rt = rc == 0 ? sp_runtime_find(rtname) : NULL;
+	free(rtname);
+	if (rc < 0)
+		return -1;
+	if (!rt || !rt->prefilter)
+		return sp_usage(err, "live: --exec-under-filter: runtime '%s' loads no filter of its own before it execs",
+				o->runtime);
+	void *prog = rt->prefilter(cfg, err);
+	if (!prog)
+		return -1;
+	sp_child c;
+	sp_spawn_opts so = {.capture_out = true, .err_to_out = true, .die_with_parent = true, .seccomp_prog = prog};
+	rc = sp_spawn(&c, o->exec_argv, &so, err);
+	free(prog);
+	if (rc < 0)
+		return -1;
+	sp_child_wait(&c, sp_now_ns() + (uint64_t)cfg->timeout_ms * SP_NS_PER_MS);
+	if (c.out_buf.data)
+		fwrite(c.out_buf.data, 1, c.out_buf.len, stdout);
+	rc = c.timed_out ? -1 : sp_child_code(&c);
+	char how[128];
+	sp_child_describe(&c, how, sizeof how);
+	sp_child_free(&c);
+	if (rc < 0)
+		sp_fail_errno(err, ETIMEDOUT, "live: --exec-under-filter: %s: %s", o->exec_argv[0], how);
+	return rc;
+}
+
 int cmd_live(int argc, char **argv)
 {
 	sp_error err;
@@ -460,6 +539,12 @@ int cmd_live(int argc, char **argv)
 		cfg.on_phase = print_phase;
 	if (sp_live_load_catalogue(&cfg, &err) < 0)
 		goto fail;
+	if (o.exec_under_filter) {
+		rc = exec_under_filter(&o, &cfg, &err);
+		if (rc < 0)
+			goto fail;
+		goto done;
+	}
 	run.matrix = o.matrix;
 	run.strict = o.strict;
 	if (plan(&o, &run, &cfg, &err) < 0)

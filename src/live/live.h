@@ -145,6 +145,9 @@ struct sp_live_runtime {
 	const char *doctor_at; /* the doctor's path inside (NULL: /sandprobe-doctor) */
 	int (*prepare)(sp_live_lane *l, sp_error *err);  /* NULL: the plain rootfs is enough */
 	int (*launch)(sp_live_lane *l, sp_error *err);
+	/* NULL, or: the seccomp filter (struct sock_fprog, freed by the caller) its launch loads on the runtime
+	 * process before it execs; `sandprobe live --exec-under-filter` replays a command line under it */
+	void *(*prefilter)(const sp_live_cfg *cfg, sp_error *err);
 	int (*host_pid)(sp_live_lane *l, sp_error *err); /* NULL: find the shell by its nonce */
 	void (*teardown)(sp_live_lane *l);               /* after the sandbox was told to stop */
 	bool teardown_if_left; /* the runtime removes its container when it ends by itself: tear down only what the proof finds */

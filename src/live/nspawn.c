@@ -36,6 +36,14 @@ static void claims(sp_live_launch *l)
 			 .seccomp = true, .nnp = true, .min_dev = true, .tmp = true, .root_is_host_root = true};
 }
 
+/* the lane's filter but for what nspawn itself needs to build the container */
+static void *prefilter(const sp_live_cfg *cfg, sp_error *err)
+{
+	static const char *const nspawn_needs[] = {"mount", "umount2", "unshare", "setns", "pivot_root", "fsopen",
+						   "fsmount", "open_tree", "move_mount", "keyctl", NULL};
+	return sp_seccomp_prefilter(cfg, nspawn_needs, err);
+}
+
 static int launch(sp_live_lane *l, sp_error *err)
 {
 	const sp_live_launch *a = &l->actual;
@@ -71,10 +79,8 @@ static int launch(sp_live_lane *l, sp_error *err)
 		sp_strv_push(&argv, "--tmpfs=/dev/net:mode=0755,nosuid,noexec,nodev");
 	_cleanup_free_ char *filter = NULL;
 	if (a->seccomp) {
-		static const char *const nspawn_needs[] = {"mount", "umount2", "unshare", "setns", "pivot_root", "fsopen",
-							   "fsmount", "open_tree", "move_mount", "keyctl", NULL};
 		free(l->prefilter);
-		l->prefilter = sp_seccomp_prefilter(l->cfg, nspawn_needs, err);
+		l->prefilter = prefilter(l->cfg, err);
 		if (!l->prefilter) {
 			sp_strv_free(&argv);
 			return -1;
@@ -111,5 +117,6 @@ const sp_live_runtime sp_rt_nspawn = {
 	.probe = probe,
 	.claims = claims,
 	.launch = launch,
+	.prefilter = prefilter,
 	.leftovers = leftovers,
 };

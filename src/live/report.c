@@ -291,6 +291,20 @@ static void html_text(FILE *f, const char *s)
 	sp_xml_attr(f, s ? s : "");
 }
 
+/* the lane's note on the host control paths it hid (firejail names them, the others say why none needed hiding) */
+static void html_hidden(FILE *f, const sp_live_lane *l)
+{
+	const char *h = strstr(l->notes, "host control paths hidden");
+	if (!h)
+		return;
+	const char *end = strstr(h, "; ");
+	char buf[sizeof l->notes];
+	snprintf(buf, sizeof buf, "%.*s", (int)(end ? (size_t)(end - h) : strlen(h)), h);
+	fputs("<br><small>", f);
+	html_text(f, buf);
+	fputs("</small>", f);
+}
+
 void sp_live_write_html(FILE *f, const sp_live_run *run)
 {
 	const sp_live_platform *p = &run->platform;
@@ -337,6 +351,7 @@ void sp_live_write_html(FILE *f, const sp_live_run *run)
 			html_text(f, rm);
 			fputs("</small>", f);
 		}
+		html_hidden(f, l);
 		fputs("</td>", f);
 		for (size_t c = 0; c < NCOLS; c++) {
 			bool exp = false;

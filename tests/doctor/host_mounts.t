@@ -115,4 +115,18 @@ is_status bsock fs.host_mounts fail
 bbox bstate --bind "$CAT/statevar" /var
 is_status bstate fs.host_mounts fail
 like "$(detail bstate fs.host_mounts)" "/var: holds lib/docker/overlay2" "the engine's state found in the mounted /var"
+# a host's /run with a live engine socket, and the same with the socket hidden
+# under a plain file (as firejail's --blacklist hides it): only the first is the host's
+mkdir -p "$CAT/hrun" "$CAT/hidden"
+"$SP_HELPERS/unixlisten" "$CAT/hrun/docker.sock" >"$CAT/ul.pid" || skip_all "cannot listen on $CAT/hrun/docker.sock"
+at_exit "kill $(cat "$CAT/ul.pid")"
+: >"$CAT/blank"
+is "$(stat -c %F "$CAT/hrun/docker.sock")" socket "ground truth: the engine socket stand-in is a socket"
+bbox blive --ro-bind "$CAT/hrun" /hostrun
+is_status blive fs.host_mounts fail
+like "$(detail blive fs.host_mounts)" "/hostrun: holds docker.sock" "a live engine socket marks the host's /run"
+is "$(bwrap --bind "$R" / --ro-bind "$CAT/hrun" /hostrun --ro-bind "$CAT/blank" /hostrun/docker.sock stat -c %F /hostrun/docker.sock)" \
+	"regular empty file" "ground truth: the socket hidden under a plain file is no socket inside"
+bbox bhidden --ro-bind "$CAT/hrun" /hostrun --ro-bind "$CAT/blank" /hostrun/docker.sock
+is_status bhidden fs.host_mounts pass
 done_testing

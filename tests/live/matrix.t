@@ -339,26 +339,42 @@ NS=$tmp/nsroot
 # (systemd-nspawn wants an OS tree: /usr and an os-release)
 sp_busybox_rootfs "$NS" && mkdir -p "$NS/usr" && echo ID=sandprobe >"$NS/etc/os-release" && cp "$SP_HELPERS/truth" "$NS/truth" ||
 	skip_all "cannot build the nspawn rootfs"
-ns_replay() { # 1: the lane's /dev/net tmpfs kept, 0: dropped
-	local a out=()
+ns_replay() { # 1: the lane's /dev/net tmpfs kept, 0: dropped; then filter: under the lane's own seccomp filter
+	local a out=() m=$1
 	lane_argv systemd-nspawn
 	for a in "${line[@]}"; do
 		case $a in
 		--) break ;;
 		--directory=*) out+=("--directory=$NS") ;;
-		--machine=*) out+=("--machine=sp-mx-$$-$1") ;;
-		--tmpfs=/dev/net*) [ "$1" = 1 ] && out+=("$a") ;;
+		--machine=*) out+=("--machine=sp-mx-$$-$m${2:+f}") ;;
+		--tmpfs=/dev/net*) [ "$m" = 1 ] && out+=("$a") ;;
 		*) out+=("$a") ;;
 		esac
 	done
+	# the filter the lane loads on systemd-nspawn, loaded the same way by the product's own code
+	[ "${2:-}" = filter ] && out=("$SP_BIN" live --runtime systemd-nspawn --doctor "$DOCTOR" --exec-under-filter -- "${out[@]}")
 	timeout 60 "${out[@]}" -- /bin/sh -c '/truth userns; [ -e /dev/net/tun ] && echo tun present || echo tun absent' </dev/null 2>/dev/null
 }
 nsr=$(ns_replay 1)
-like "$nsr" "userns.clone created" "ground truth: nspawn's own filter lets clone(CLONE_NEWUSER) through (why the lane loads its own)"
+like "$nsr" "userns.clone created" "ground truth: without the lane's filter, nspawn's own lets clone(CLONE_NEWUSER) through (the probe sees success)"
+like "$nsr" "userns.clone3 created" "ground truth: and clone3(CLONE_NEWUSER)"
 like "$nsr" "tun absent" "ground truth: the lane's command line hides /dev/net/tun"
-like "$(ns_replay 0)" "tun present" "ground truth: without its /dev/net tmpfs, nspawn's /dev has tun"
+like "$(ns_replay 0)" "tun present" "ground truth: without its /dev/net tmpfs, nspawn's /dev has tun (the probe sees it)"
+nsf=$(ns_replay 1 filter)
+like "$nsf" "userns.clone EPERM" "ground truth: the strict lane's command line under its own filter: clone(CLONE_NEWUSER) EPERM"
+like "$nsf" "userns.clone3 ENOSYS" "ground truth: and clone3 ENOSYS"
+like "$nsf" "tun absent" "ground truth: and /dev/net/tun absent"
 is "$(gres systemd-nspawn strict kernel.userns status)" pass "systemd-nspawn strict: kernel.userns passes under the lane's filter"
 like "$(gres systemd-nspawn strict kernel.userns observed)" "clone\(CLONE_NEWUSER\) in a child: EPERM" "and says clone(CLONE_NEWUSER) was refused"
+like "$(jq -r '.lanes[] | select(.runtime=="systemd-nspawn" and .variant=="strict") | .notes' "$J")" \
+	"host control paths hidden: none needed \(the lane's own rootfs" "systemd-nspawn: the report says which host control paths it hid (none needed)"
+# the HTML report says the same, lane by lane
+"$SP_BIN" live --matrix --runtimes firejail,systemd-nspawn --variants strict --doctor "$DOCTOR" --format html --output "$tmp/hidden.html" 2>/dev/null
+like "$(grep -A3 '>firejail<' "$tmp/hidden.html")" "host control paths hidden \(--blacklist\): .*$FJ_SOCK" "HTML report: the firejail lane names the control paths it hid"
+like "$(grep -A3 '>systemd-nspawn<' "$tmp/hidden.html")" "host control paths hidden: none needed" "HTML report: the systemd-nspawn lane says none needed hiding"
+"$SP_BIN" live --runtime firejail --doctor "$DOCTOR" --exec-under-filter -- true 2>"$tmp/nofilter.err"
+is "$?" 2 "--exec-under-filter with a runtime that loads no filter of its own: usage error"
+like "$(cat "$tmp/nofilter.err")" "runtime 'firejail' loads no filter of its own" "and says so"
 
 # --- inside and outside both saw the removal, where the host can see it
 fails_all() { # runtime variant id... : every id is among the lane's failures
