@@ -50,6 +50,7 @@ static const struct {
 	{"dns_names", "a..b", "canary.example.net", "label"},
 	{"dns_name", "bad name!", "proxy.sandbox.internal", "cannot be in a DNS name"},
 	{"host", "a/b", "10.0.0.1", "cannot be in a DNS name"},
+	{"dns_fakes", "api.test=10.0.0", "api.test=10.0.0.7, v6.test=fd00::7", "IPv4 or IPv6 address"},
 	{"ip", "10.0.0", "::1", "IPv4 or IPv6 address"},
 	{"ipv6", "yes", "loopback", "expected off, loopback or any"},
 	{"proxy_url", "https://10.0.0.1:3128", "http://u:pw@10.0.0.1:3128", "https://"},
