@@ -69,10 +69,16 @@ static int dns_server(const sp_ctx *ctx, struct sockaddr_storage *sa, socklen_t 
 static unsigned dns_timeout(const sp_ctx *ctx)
 {
 	long long t = sp_policy_int(ctx->policy, "net.egress.timeout_ms", 1000);
-	return t < 50 ? 50u : t > 10000 ? 10000u : (unsigned)t;
+	if (t < 50)
+		return 50u;
+	return t > 10000 ? 10000u : (unsigned)t;
 }
 
-typedef enum { DQ_ANSWER, DQ_NOANSWER, DQ_NOTDNS } dq_result;
+typedef enum {
+	DQ_ANSWER,
+	DQ_NOANSWER,
+	DQ_NOTDNS,
+} dq_result;
 
 /* one query over UDP or TCP; what came back, described in how */
 static dq_result dns_ask(const struct sockaddr_storage *sa, socklen_t len, bool tcp, const char *name,
@@ -103,7 +109,8 @@ static dq_result dns_ask(const struct sockaddr_storage *sa, socklen_t len, bool 
 		int err = 0;
 		socklen_t el = sizeof err;
 		if (ev < 0 || getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &el) < 0 || err) {
-			snprintf(how, hsz, "no TCP connection (%s)", strerror(ev < 0 ? -ev : err ? err : errno));
+			int why = ev < 0 ? -ev : err;
+			snprintf(how, hsz, "no TCP connection (%s)", strerror(why ? why : errno));
 			return DQ_NOANSWER;
 		}
 		uint8_t msg[302];
@@ -256,8 +263,7 @@ static int fake_parse(const char *s, char *why, size_t whysz)
 	return fake_split(s, name, sizeof name, ip, sizeof ip, why, whysz);
 }
 
-const sp_policy_type sp_ptype_dns_fakes = {.name = "dns_fakes", .what = "NAME=IP (a name and the address it must resolve to)",
-					   .list = true, .max = SP_DNS_MAX_NAMES, .parse = fake_parse};
+const sp_policy_type sp_ptype_dns_fakes = {.name = "dns_fakes", .what = "NAME=IP (a name and the address it must resolve to)", .list = true, .max = SP_DNS_MAX_NAMES, .parse = fake_parse};
 
 static void run_fake(const sp_ctx *ctx, sp_result *r)
 {
