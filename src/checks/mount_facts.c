@@ -96,8 +96,20 @@ static void run_mount_facts(const sp_ctx *ctx, sp_result *r)
 	sp_strv_free(&v);
 }
 
+/* with nothing declared the runner skips the check without a probe child */
+static bool declared(const sp_ctx *ctx, const char *key, char *why, size_t whysz)
+{
+	const char *v = sp_policy_get(ctx->policy, key);
+	if (v && *v)
+		return true;
+	snprintf(why, whysz, "%s is unset: nothing declared", key);
+	return false;
+}
+static bool has_mounts(const sp_ctx *c, char *w, size_t n) { return declared(c, "fs.mounts", w, n); }
+
 const sp_check sp_check_fs_mount_facts = {
 	.id = "fs.mount_facts",
+	.supported = has_mounts,
 	.category = "filesystem",
 	.title = "declared mounts have their filesystem type and ro/rw state, in mountinfo and in action",
 	.rationale = "a workspace meant to be writable, or a root meant to be read-only, is the sandbox's basic contract",

@@ -316,8 +316,22 @@ static void run_fake(const sp_ctx *ctx, sp_result *r)
 	sp_strv_free(&v);
 }
 
+/* with nothing declared the runner skips the check without a probe child */
+static bool declared(const sp_ctx *ctx, const char *key, char *why, size_t whysz)
+{
+	const char *v = sp_policy_get(ctx->policy, key);
+	if (v && *v)
+		return true;
+	snprintf(why, whysz, "%s is unset: nothing declared", key);
+	return false;
+}
+static bool has_query(const sp_ctx *c, char *w, size_t n) { return declared(c, "net.dns.query", w, n); }
+static bool has_nx(const sp_ctx *c, char *w, size_t n) { return declared(c, "net.dns.nxdomain", w, n); }
+static bool has_fake(const sp_ctx *c, char *w, size_t n) { return declared(c, "net.dns.fake", w, n); }
+
 const sp_check sp_check_net_dns_transports = {
 	.id = "net.resolver.transports",
+	.supported = has_query,
 	.category = "network",
 	.title = "the sandbox's resolver answers over UDP and over TCP",
 	.rationale = "a resolver that drops TCP breaks large answers (DNSSEC, long TXT) the agent's tools need, "
@@ -330,6 +344,7 @@ const sp_check sp_check_net_dns_transports = {
 
 const sp_check sp_check_net_dns_nxdomain = {
 	.id = "net.resolver.nxdomain",
+	.supported = has_nx,
 	.category = "network",
 	.title = "names that must not resolve get NXDOMAIN from the sandbox's resolver",
 	.rationale = "a resolver that answers for names outside the allowlist maps the outside and carries data out",
@@ -341,6 +356,7 @@ const sp_check sp_check_net_dns_nxdomain = {
 
 const sp_check sp_check_net_dns_fake = {
 	.id = "net.resolver.fake",
+	.supported = has_fake,
 	.category = "network",
 	.title = "faked names resolve to the declared address and no other",
 	.rationale = "a sandbox that steers names to its proxy or sinkhole must not leak the real address",

@@ -289,8 +289,35 @@ static void run_default_route(const sp_ctx *ctx, sp_result *r)
 		sp_failr(r, "a route off the host exists%s", routed ? " (proven by route lookup)" : "");
 }
 
+/* with nothing declared the runner skips the check without a probe child */
+static bool declared(const sp_ctx *ctx, const char *key, char *why, size_t whysz)
+{
+	const char *v = sp_policy_get(ctx->policy, key);
+	if (v && *v)
+		return true;
+	snprintf(why, whysz, "%s is unset: nothing declared", key);
+	return false;
+}
+static bool has_addrs(const sp_ctx *c, char *w, size_t n) { return declared(c, "net.iface.addresses", w, n); }
+static bool has_nophys(const sp_ctx *c, char *w, size_t n)
+{
+	if (sp_policy_bool(c->policy, "net.iface.no_physical", false))
+		return true;
+	snprintf(w, n, "net.iface.no_physical is not set: no claim that the sandbox has no real NIC");
+	return false;
+}
+static bool has_route(const sp_ctx *c, char *w, size_t n)
+{
+	const char *v = sp_policy_get(c->policy, "net.iface.default_route");
+	if (v && *v && strcmp(v, "any"))
+		return true;
+	snprintf(w, n, "net.iface.default_route is unset or any: nothing declared");
+	return false;
+}
+
 const sp_check sp_check_net_iface_address = {
 	.id = "net.iface.address",
+	.supported = has_addrs,
 	.category = "network",
 	.title = "each declared interface address is assigned and local",
 	.rationale = "a sandbox's network plan (its gateway, its proxy, its allowlist) rests on the addresses it was given",
@@ -302,6 +329,7 @@ const sp_check sp_check_net_iface_address = {
 
 const sp_check sp_check_net_iface_virtual = {
 	.id = "net.iface.virtual",
+	.supported = has_nophys,
 	.category = "network",
 	.title = "no real network device is visible in the sandbox",
 	.rationale = "a physical NIC inside the sandbox is the host's network, outside every filter meant for the sandbox",
@@ -313,6 +341,7 @@ const sp_check sp_check_net_iface_virtual = {
 
 const sp_check sp_check_net_iface_default_route = {
 	.id = "net.iface.default_route",
+	.supported = has_route,
 	.category = "network",
 	.title = "a default route is present or absent as declared",
 	.rationale = "a sandbox meant to reach only its proxy has no default route; one meant to go out needs one",
