@@ -5,7 +5,7 @@
 . "$(dirname "$0")/../lib/tap.sh"
 need clang
 cd "$SP_ROOT" || exit 1
-for h in fuzz_policy fuzz_kexpr fuzz_manifest fuzz_config_secrets fuzz_nft fuzz_mcp; do
+for h in fuzz_policy fuzz_kexpr fuzz_manifest fuzz_config_secrets fuzz_nft fuzz_mcp fuzz_dns; do
 	if ! make -s "build-fuzz/$h" >/dev/null 2>&1; then
 		TAP_NAME="$h builds" ok false
 		continue
