@@ -21,6 +21,16 @@ int sp_usage(sp_error *err, const char *fmt, ...)
 	return -1;
 }
 
+int sp_usage_at(sp_error *err, const char *origin, int line, const char *fmt, ...)
+{
+	char m[sizeof err->msg];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(m, sizeof m, fmt, ap);
+	va_end(ap);
+	return sp_usage(err, "%s:%d: %s", origin, line, m);
+}
+
 int sp_fail_errno(sp_error *err, int errnum, const char *fmt, ...)
 {
 	va_list ap;

@@ -26,6 +26,8 @@ typedef struct sp_error {
 
 /* Fill err with a usage error (exit 2); returns -1. */
 int sp_usage(sp_error *err, const char *fmt, ...) SP_PRINTF(2, 3);
+/* The same, for a place in an input file: "ORIGIN:LINE: message". */
+int sp_usage_at(sp_error *err, const char *origin, int line, const char *fmt, ...) SP_PRINTF(4, 5);
 /* Fill err with an internal error (exit 3) carrying errnum; returns -1. */
 int sp_fail_errno(sp_error *err, int errnum, const char *fmt, ...) SP_PRINTF(3, 4);
 /* Prepend context: "context: previous message". */

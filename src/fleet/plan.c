@@ -18,18 +18,7 @@ struct pctx {
 	sp_error *err;
 };
 
-#define BAD(n, ...) plan_err(p, (n)->line, __VA_ARGS__)
-
-static int plan_err(struct pctx *p, int line, const char *fmt, ...) SP_PRINTF(3, 4);
-static int plan_err(struct pctx *p, int line, const char *fmt, ...)
-{
-	char m[700];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(m, sizeof m, fmt, ap);
-	va_end(ap);
-	return sp_usage(p->err, "%s:%d: %s", p->origin, line, m);
-}
+#define BAD(n, ...) sp_usage_at(p->err, p->origin, (n)->line, __VA_ARGS__)
 
 static int want(struct pctx *p, const sp_ynode *n, sp_ynode_kind k, const char *key)
 {

@@ -29,18 +29,7 @@ struct pctx {
 	sp_error *err;
 };
 
-#define BAD(n, ...) plan_err(p, (n)->line, __VA_ARGS__)
-
-static int plan_err(struct pctx *p, int line, const char *fmt, ...) SP_PRINTF(3, 4);
-static int plan_err(struct pctx *p, int line, const char *fmt, ...)
-{
-	char m[700];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(m, sizeof m, fmt, ap);
-	va_end(ap);
-	return sp_usage(p->err, "%s:%d: %s", p->origin, line, m);
-}
+#define BAD(n, ...) sp_usage_at(p->err, p->origin, (n)->line, __VA_ARGS__)
 
 /* ---- time and durations ------------------------------------------------ */
 static int digits(const char *s, int n, int *out)
@@ -581,7 +570,7 @@ int sp_plan_parse(sp_gate_plan *pl, const char *text, size_t len, const char *or
 		goto out;
 	}
 	if (root->n == 0) {
-		plan_err(p, 1, "empty plan (it needs version, name, candidate, changes, evidence, lanes and scenarios)");
+		sp_usage_at(p->err, p->origin, 1, "empty plan (it needs version, name, candidate, changes, evidence, lanes and scenarios)");
 		goto out;
 	}
 	if (check_keys(p, root, "the plan", keys) < 0)
