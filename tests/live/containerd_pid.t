@@ -26,13 +26,18 @@ cat >"$tmp/bin/runc" <<EOF
 #!/bin/bash
 # runc in front of the real one, for the shim: the mode is in $tmp/mode
 mode=\$(cat $tmp/mode 2>/dev/null)
-sub= pidfile= id=\${@: -1}
+sub= pidfile= rootdir= id=\${@: -1}
 prev=
 for x in "\$@"; do
 	case \$x in create | start) [ -z "\$sub" ] && sub=\$x ;; esac
 	[ "\$prev" = --pid-file ] && pidfile=\$x
+	[ "\$prev" = --root ] && rootdir=\$x
 	prev=\$x
 done
+# the shim runs runc with --root RUNC_ROOT/NAMESPACE: the task's namespace,
+# so the ground truth below asks one ctr per try (a short lane's task may be
+# gone before a slower poll answers on a loaded machine)
+ns=\$(basename "\$rootdir")
 if [ "\$sub" = create ]; then
 	"$real" "\$@" || exit
 	echo "\$pidfile" >"$tmp/pidfile.\$id"
@@ -49,10 +54,8 @@ esac
 # the ground truth: containerd's own answer for the task's pid
 CONTAINERD_ADDRESS=\$(cat $tmp/addr)
 ( for i in \$(seq 1 200); do
-	for ns in \$("$ctrbin" --address "\$CONTAINERD_ADDRESS" namespaces ls -q); do
-		p=\$("$ctrbin" --address "\$CONTAINERD_ADDRESS" -n "\$ns" tasks ls | awk -v id="\$id" '\$1 == id && \$2 > 0 { print \$2 }')
-		[ -n "\$p" ] && { echo "\$p" >"$tmp/truth.\$id"; exit 0; }
-	done
+	p=\$("$ctrbin" --address "\$CONTAINERD_ADDRESS" -n "\$ns" tasks ls | awk -v id="\$id" '\$1 == id && \$2 > 0 { print \$2 }')
+	[ -n "\$p" ] && { echo "\$p" >"$tmp/truth.\$id"; exit 0; }
 	sleep 0.02
 done ) </dev/null >/dev/null 2>&1 &
 exit 0
