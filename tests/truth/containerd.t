@@ -21,7 +21,9 @@ expect_engine ctr-runc-seccomp containerd runc
 if command -v runsc >/dev/null 2>&1; then
 	sp_runsc_wrapper "$TR/runsc-wrap"
 	c_runsc() { ctr -n "$NS" run --rm --env PATH=/bin --runc-binary "$TR/runsc-wrap" --rootfs "$TR/rootfs" "ctr-$$-g" /bin/sh -c "$1"; }
-	cell_inside ctr-runsc user-space c_runsc && assert_cell ctr-runsc
+	# the wrapper starts runsc with --network=none (tests/lib/engines.sh): gVisor's netstack
+	cell_inside ctr-runsc user-space c_runsc && echo "gvisor.network none" >>"$TR/ctr-runsc.facts" &&
+		assert_cell ctr-runsc
 	expect_engine ctr-runsc containerd gvisor
 else
 	skip "runsc not installed"
