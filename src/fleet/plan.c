@@ -22,10 +22,7 @@ struct pctx {
 
 static int want(struct pctx *p, const sp_ynode *n, sp_ynode_kind k, const char *key)
 {
-	static const char *const kn[] = {"a scalar", "a list", "a mapping"};
-	if (n->kind != k)
-		return BAD(n, "'%s' must be %s", key, kn[k]);
-	return 0;
+	return sp_ynode_want(n, k, key, p->origin, p->err);
 }
 
 /* printable ASCII without space, quotes or backslash (safe in a
@@ -86,13 +83,7 @@ static int get_bool(struct pctx *p, const sp_ynode *n, const char *key, bool *ou
 
 static int get_int(struct pctx *p, const sp_ynode *n, const char *key, int lo, int hi, int *out)
 {
-	unsigned long long v;
-	if (want(p, n, SP_YN_SCALAR, key) < 0)
-		return -1;
-	if (n->quoted || sp_parse_u64(n->str, &v) < 0 || v < (unsigned long long)lo || v > (unsigned long long)hi)
-		return BAD(n, "'%s' must be an integer from %d to %d (got '%.40s')", key, lo, hi, n->str);
-	*out = (int)v;
-	return 0;
+	return sp_ynode_int(n, key, lo, hi, out, p->origin, p->err);
 }
 
 /* a Kubernetes quantity: digits, an optional fraction, an optional suffix */

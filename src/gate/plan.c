@@ -121,10 +121,7 @@ void sp_gate_format_duration(long long s, char *buf, size_t size)
 /* ---- typed accessors --------------------------------------------------- */
 static int want(struct pctx *p, const sp_ynode *n, sp_ynode_kind k, const char *key)
 {
-	static const char *const kn[] = {"a scalar", "a list", "a mapping"};
-	if (n->kind != k)
-		return BAD(n, "'%s' must be %s", key, kn[k]);
-	return 0;
+	return sp_ynode_want(n, k, key, p->origin, p->err);
 }
 
 static int get_text(struct pctx *p, const sp_ynode *n, const char *key, size_t max, char **out)
@@ -159,13 +156,7 @@ static int get_id(struct pctx *p, const sp_ynode *n, const char *key, size_t max
 
 static int get_int(struct pctx *p, const sp_ynode *n, const char *key, int lo, int hi, int *out)
 {
-	unsigned long long v;
-	if (want(p, n, SP_YN_SCALAR, key) < 0)
-		return -1;
-	if (n->quoted || sp_parse_u64(n->str, &v) < 0 || v < (unsigned long long)lo || v > (unsigned long long)hi)
-		return BAD(n, "'%s' must be an integer from %d to %d (got '%.40s')", key, lo, hi, n->str);
-	*out = (int)v;
-	return 0;
+	return sp_ynode_int(n, key, lo, hi, out, p->origin, p->err);
 }
 
 static int get_digest(struct pctx *p, const sp_ynode *n, const char *key, char out[72])

@@ -747,3 +747,23 @@ int sp_ydoc_expand_merges(sp_ydoc *d, const char *origin, sp_error *err)
 		return sp_usage(err, "%s:%u:%u: YAML merge keys (<<) expand to too many keys", origin, d->line, d->col);
 	return 0;
 }
+
+int sp_ynode_want(const sp_ynode *n, sp_ynode_kind kind, const char *key, const char *origin, sp_error *err)
+{
+	static const char *const kn[] = {"a scalar", "a list", "a mapping"};
+	if (n->kind != kind)
+		return sp_usage_at(err, origin, n->line, "'%s' must be %s", key, kn[kind]);
+	return 0;
+}
+
+int sp_ynode_int(const sp_ynode *n, const char *key, int lo, int hi, int *out, const char *origin, sp_error *err)
+{
+	unsigned long long v;
+	if (sp_ynode_want(n, SP_YN_SCALAR, key, origin, err) < 0)
+		return -1;
+	if (n->quoted || sp_parse_u64(n->str, &v) < 0 || v < (unsigned long long)lo || v > (unsigned long long)hi)
+		return sp_usage_at(err, origin, n->line, "'%s' must be an integer from %d to %d (got '%.40s')", key, lo,
+				   hi, n->str);
+	*out = (int)v;
+	return 0;
+}

@@ -71,6 +71,11 @@ const sp_ynode *sp_ynode_get(const sp_ynode *map, const char *key);
 /* the first key of a plain-data mapping that allowed (NULL-terminated) does
  * not list, or NULL */
 const sp_ynode *sp_ynode_unknown_key(const sp_ynode *map, const char *const *allowed);
+/* Typed reads of a plain-data value for the plan and workload parsers:
+ * 0, or -1 with a usage error "origin:LINE: 'key' must be ..." in err. */
+int sp_ynode_want(const sp_ynode *n, sp_ynode_kind kind, const char *key, const char *origin, sp_error *err);
+/* a non-negative unquoted integer from lo to hi */
+int sp_ynode_int(const sp_ynode *n, const char *key, int lo, int hi, int *out, const char *origin, sp_error *err);
 /* s for a one-line message: control characters become '?', cut to size
  * (with "..." when cut). */
 void sp_yaml_printable(const char *s, char *out, size_t size);
