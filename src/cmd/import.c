@@ -1,5 +1,6 @@
 /* sandprobe import: argument parsing and wiring only; the mapping lives in
  * src/a3s/a3s_import.c. */
+#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -26,32 +27,33 @@ int cmd_import(int argc, char **argv)
 	sp_error err = {0};
 	const char *pos[3] = {NULL, NULL, NULL}, *kind = "auto";
 	int npos = 0;
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-			usage(stdout);
-			return SP_EXIT_OK;
-		}
-		if (!strncmp(a, "--kind", 6) && (a[6] == '=' || a[6] == '\0')) {
-			if (a[6] == '=')
-				kind = a + 7;
-			else if (i + 1 < argc)
-				kind = argv[++i];
-			else {
-				sp_usage(&err, "import: --kind needs a value");
-				return sp_error_report(&err);
-			}
-			continue;
-		}
-		if (a[0] == '-' && a[1]) {
-			sp_usage(&err, "import: unknown option '%s' (try 'sandprobe import --help')", a);
+	enum { O_KIND = 256 };
+	static const struct option lo[] = {
+		{"help", no_argument, NULL, 'h'},
+		{"kind", required_argument, NULL, O_KIND},
+		{NULL, 0, NULL, 0},
+	};
+	optind = 1;
+	opterr = 0;
+	int c;
+	while ((c = getopt_long(argc, argv, ":h", lo, NULL)) != -1) {
+		switch (c) {
+		case 'h': usage(stdout); return SP_EXIT_OK;
+		case O_KIND: kind = optarg; break;
+		case ':':
+			sp_usage(&err, "import: %s needs a value", argv[optind - 1]);
+			return sp_error_report(&err);
+		default:
+			sp_usage(&err, "import: unknown option '%s' (try 'sandprobe import --help')", argv[optind - 1]);
 			return sp_error_report(&err);
 		}
+	}
+	for (int i = optind; i < argc; i++) {
 		if (npos == 3) {
 			sp_usage(&err, "import: too many arguments (usage: sandprobe import a3s DIR OUT)");
 			return sp_error_report(&err);
 		}
-		pos[npos++] = a;
+		pos[npos++] = argv[i];
 	}
 	if (npos < 3) {
 		sp_usage(&err, "import: usage: sandprobe import a3s DIR OUT");

@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <sys/stat.h>
 #include <errno.h>
+#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -41,26 +42,6 @@ static void usage(FILE *f)
 		   "  -v, --verbose         --self-test: print every case\n");
 }
 
-/* "--opt VALUE" or "--opt=VALUE" */
-static int optval(int argc, char **argv, int *i, const char *name, const char **out, sp_error *err)
-{
-	size_t n = strlen(name);
-	if (strncmp(argv[*i], name, n))
-		return 0;
-	if (argv[*i][n] == '=') {
-		*out = argv[*i] + n + 1;
-	} else if (argv[*i][n] == '\0') {
-		if (*i + 1 >= argc)
-			return sp_usage(err, "verify: %s needs a value", name);
-		*out = argv[++*i];
-	} else {
-		return 0;
-	}
-	if (!**out)
-		return sp_usage(err, "verify: %s: empty value", name);
-	return 1;
-}
-
 /* the bundle operand: an existing, non-empty directory (a partial bundle is
  * judged by the gates; no bundle at all is a usage error) */
 static int bundle_dir_check(const char *dir, sp_error *err)
@@ -92,60 +73,83 @@ int cmd_verify(int argc, char **argv)
 	static const char *const a3s_flag[4] = {"--min-duration-secs", "--min-samples", "--min-sample-span-secs",
 						"--max-sample-gap-secs"};
 	bool allow_dry = false;
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		int r;
-		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-			usage(stdout);
-			return SP_EXIT_OK;
-		}
-		if (!strcmp(a, "--self-test")) {
-			selftest = true;
-			continue;
-		}
-		if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) {
-			quiet = true;
-			continue;
-		}
-		if (!strcmp(a, "--verbose") || !strcmp(a, "-v")) {
-			verbose = true;
-			continue;
-		}
-		if (!strcmp(a, "--allow-dry-run")) {
-			allow_dry = true;
-			continue;
-		}
-		bool got = false;
-		for (int k = 0; k < 4 && !got; k++) {
-			if ((r = optval(argc, argv, &i, a3s_flag[k], &a3s_num[k], &err)) < 0)
-				return sp_error_report(&err);
-			got = r > 0;
-		}
-		if (got)
-			continue;
-		if ((r = optval(argc, argv, &i, "--profile", &profile, &err)) ||
-		    (r = optval(argc, argv, &i, "--baseline", &baseline, &err)) ||
-		    (r = optval(argc, argv, &i, "--pubkey", &pubkey, &err)) ||
-		    (r = optval(argc, argv, &i, "--format", &format, &err)) ||
-		    (r = optval(argc, argv, &i, "--output", &output, &err)) ||
-		    (r = optval(argc, argv, &i, "-o", &output, &err)) ||
-		    (r = optval(argc, argv, &i, "--emit-baseline", &emit, &err)) ||
-
-		    (r = optval(argc, argv, &i, "--input", &input, &err)) ||
-		    (r = optval(argc, argv, &i, "--kind", &kind, &err))) {
-			if (r < 0)
-				return sp_error_report(&err);
-			continue;
-		}
-		if (a[0] == '-' && a[1]) {
-			sp_usage(&err, "verify: unknown option '%s' (try 'sandprobe verify --help')", a);
+	enum {
+		O_MIN_DUR = 256, /* the four A3S number gates: O_MIN_DUR + k is a3s_flag[k] */
+		O_MIN_SAMPLES,
+		O_MIN_SPAN,
+		O_MAX_GAP,
+		O_SELFTEST,
+		O_ALLOW_DRY,
+		O_PROFILE,
+		O_BASELINE,
+		O_PUBKEY,
+		O_FORMAT,
+		O_EMIT,
+		O_INPUT,
+		O_KIND,
+	};
+	static const struct option lo[] = {
+		{"help", no_argument, NULL, 'h'},
+		{"quiet", no_argument, NULL, 'q'},
+		{"verbose", no_argument, NULL, 'v'},
+		{"output", required_argument, NULL, 'o'},
+		{"self-test", no_argument, NULL, O_SELFTEST},
+		{"allow-dry-run", no_argument, NULL, O_ALLOW_DRY},
+		{"min-duration-secs", required_argument, NULL, O_MIN_DUR},
+		{"min-samples", required_argument, NULL, O_MIN_SAMPLES},
+		{"min-sample-span-secs", required_argument, NULL, O_MIN_SPAN},
+		{"max-sample-gap-secs", required_argument, NULL, O_MAX_GAP},
+		{"profile", required_argument, NULL, O_PROFILE},
+		{"baseline", required_argument, NULL, O_BASELINE},
+		{"pubkey", required_argument, NULL, O_PUBKEY},
+		{"format", required_argument, NULL, O_FORMAT},
+		{"emit-baseline", required_argument, NULL, O_EMIT},
+		{"input", required_argument, NULL, O_INPUT},
+		{"kind", required_argument, NULL, O_KIND},
+		{NULL, 0, NULL, 0},
+	};
+	optind = 1;
+	opterr = 0;
+	int c, li = -1;
+	while ((c = getopt_long(argc, argv, ":hqvo:", lo, &li)) != -1) {
+		const char *name = li >= 0 ? lo[li].name : NULL;
+		li = -1;
+		if (optarg && !*optarg) {
+			sp_usage(&err, "verify: --%s: empty value", name ? name : "output");
 			return sp_error_report(&err);
 		}
+		switch (c) {
+		case 'h': usage(stdout); return SP_EXIT_OK;
+		case 'q': quiet = true; break;
+		case 'v': verbose = true; break;
+		case 'o': output = optarg; break;
+		case O_SELFTEST: selftest = true; break;
+		case O_ALLOW_DRY: allow_dry = true; break;
+		case O_MIN_DUR:
+		case O_MIN_SAMPLES:
+		case O_MIN_SPAN:
+		case O_MAX_GAP: a3s_num[c - O_MIN_DUR] = optarg; break;
+		case O_PROFILE: profile = optarg; break;
+		case O_BASELINE: baseline = optarg; break;
+		case O_PUBKEY: pubkey = optarg; break;
+		case O_FORMAT: format = optarg; break;
+		case O_EMIT: emit = optarg; break;
+		case O_INPUT: input = optarg; break;
+		case O_KIND: kind = optarg; break;
+		case ':':
+			sp_usage(&err, "verify: %s needs a value", argv[optind - 1]);
+			return sp_error_report(&err);
+		default:
+			sp_usage(&err, "verify: unknown option '%s' (try 'sandprobe verify --help')", argv[optind - 1]);
+			return sp_error_report(&err);
+		}
+	}
+	for (int i = optind; i < argc; i++) {
 		if (dir) {
-			sp_usage(&err, "verify: more than one bundle directory ('%s' and '%s')", dir, a);
+			sp_usage(&err, "verify: more than one bundle directory ('%s' and '%s')", dir, argv[i]);
 			return sp_error_report(&err);
 		}
-		dir = a;
+		dir = argv[i];
 	}
 	if (strcmp(format, "text") && strcmp(format, "json") && strcmp(format, "junit") && strcmp(format, "tap") &&
 	    strcmp(format, "a3s")) {
