@@ -19,6 +19,9 @@
 #    wf.fork_exec cannot exec /proc/self/exe (qemu's own binary).
 # Ground truth for the negative control: CapEff read in the same box by sh.
 . "$(dirname "$0")/lib.sh"
+# the arm64 doctor is one build (no sanitizer build of it), and the x86_64
+# doctor it is compared with is the normal static one: the normal run says it all
+[ "${SP_SAN:-0}" = 1 ] && skip_na "the arm64 doctor has no sanitizer build: compared in the normal run"
 need qemu-aarch64-static "qemu-aarch64-static not installed (qemu-user-static, tools/deps.sh --cross arm64)"
 need file
 ARM=$SP_ROOT/build-arm64/sandprobe-doctor

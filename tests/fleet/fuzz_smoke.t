@@ -5,7 +5,7 @@
 need clang
 cd "$SP_ROOT" || exit 1
 for h in fuzz_fleet_plan; do
-	if ! make -s "build-fuzz/$h" >/dev/null 2>&1; then
+	if ! make -s -j"$(nproc)" "build-fuzz/$h" >/dev/null 2>&1; then
 		TAP_NAME="$h builds" ok false
 		continue
 	fi

@@ -6,7 +6,7 @@
 need clang
 cd "$SP_ROOT" || exit 1
 for h in fuzz_live_report fuzz_ctrd_reply; do
-	if ! make -s "build-fuzz/$h" >/dev/null 2>&1; then
+	if ! make -s -j"$(nproc)" "build-fuzz/$h" >/dev/null 2>&1; then
 		TAP_NAME="$h builds" ok false
 		continue
 	fi

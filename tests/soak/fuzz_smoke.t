@@ -8,7 +8,7 @@
 need clang
 cd "$SP_ROOT" || exit 1
 for h in fuzz_workload fuzz_soak_logs fuzz_fault_proxy_mode; do
-	if ! make -s "build-fuzz/$h" >/dev/null 2>&1; then
+	if ! make -s -j"$(nproc)" "build-fuzz/$h" >/dev/null 2>&1; then
 		TAP_NAME="$h builds" ok false
 		continue
 	fi

@@ -7,7 +7,7 @@
 need clang
 cd "$SP_ROOT" || exit 1
 for h in fuzz_evidence_tsv fuzz_evidence_kv fuzz_evidence_json fuzz_evidence_manifest fuzz_evidence_bundle fuzz_evidence_secrets fuzz_a3s_bundle; do
-	if ! make -s "build-fuzz/$h" >/dev/null 2>&1; then
+	if ! make -s -j"$(nproc)" "build-fuzz/$h" >/dev/null 2>&1; then
 		TAP_NAME="$h builds" ok false
 		continue
 	fi
