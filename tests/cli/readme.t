@@ -18,8 +18,13 @@ C=$(mktemp -d /tmp/sp-readme-clone.XXXXXX)
 chmod 755 "$C" # as git clone leaves it: tools/demo's sandbox runs the doctor as nobody
 at_exit "rm -rf '$C'"
 (cd "$SP_ROOT" && git ls-files -co --exclude-standard | grep -vE '^build(-san|-fuzz)?/' | tar -cf - -T -) | tar -xf - -C "$C"
-mkdir -p "$C/build"
-cp "$SP_ROOT/build/sandprobe" "$SP_ROOT/build/sandprobe-doctor" "$C/build/"
+# the clone gets this suite's build, objects and times kept, so tools/demo's
+# make only redoes what the clone's own commit changes (the version string);
+# a clean clone built from nothing is what .ci/run itself does first
+mkdir -p "$C/build/tests/helpers"
+cp -a "$SP_ROOT/build/sandprobe" "$SP_ROOT/build/sandprobe-doctor" "$SP_ROOT/build/obj" "$SP_ROOT/build/gen" \
+	"$SP_ROOT/build/libsp.a" "$SP_ROOT"/build/flags-* "$C/build/"
+cp -a "$SP_ROOT/build/tests/helpers/mkseccomp" "$C/build/tests/helpers/"
 git -C "$C" init -q && git -C "$C" add -A && git -C "$C" -c user.name=t -c user.email=t@t commit -qm clone
 # the build directory of a clone is ignored too
 like "$(git -C "$C" status --porcelain --ignored build)" '^!! build/' "build/ is ignored"
