@@ -92,4 +92,10 @@ unsigned a3s_line_starting(const a3s_text *x, const char *prefix);
  * 0, or -1 with err (usage: bad input, nothing written that is valid). */
 int sp_a3s_import(const char *src, const char *out, enum sp_a3s_kind kind, sp_error *err);
 
+/* SP_INPUT_SANDPROBE or SP_INPUT_A3S for the bundle in dir (by its
+ * metadata.txt: a sandprobe schema, or A3S's runtime_class/selected_suites) */
+enum sp_input sp_input_detect(const char *dir);
+/* the A3S judge: the same verdict as sp_ev_verify's, gate ids a3s.* */
+int sp_a3s_verify(const char *dir, const sp_ev_verify_opts *o, sp_ev_verdict *v, sp_error *err);
+
 #endif

@@ -27,7 +27,7 @@
 #include <unistd.h>
 
 #include "core/util.h"
-#include "soak/sampler.h" /* sp_count_dir */
+#include "core/fsutil.h" /* sp_count_dir */
 
 #define LOG_HALF (32 * 1024 - 64) /* as soak keeps head and tail */
 

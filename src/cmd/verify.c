@@ -12,7 +12,9 @@
 #include "core/util.h"
 #include "cmd/common.h"
 #include "evidence/ev_ci.h"
+#include "a3s/a3s.h"
 #include "evidence/evidence.h"
+#include "verify/verify.h"
 
 static void usage(FILE *f)
 {
@@ -63,18 +65,20 @@ static int bundle_dir_check(const char *dir, sp_error *err)
 	return 0;
 }
 
-int cmd_verify(int argc, char **argv)
+/* the four A3S number gates: O_MIN_DUR + k is a3s_flag[k] */
+static const char *const a3s_flag[4] = {"--min-duration-secs", "--min-samples", "--min-sample-span-secs",
+					"--max-sample-gap-secs"};
+
+struct vargs {
+	const char *dir, *profile, *baseline, *pubkey, *format, *emit, *output, *input, *kind, *a3s_num[4];
+	bool selftest, verbose, quiet, allow_dry;
+};
+
+/* the command line into a: 0, 1 after --help, -1 with err */
+static int parse_args(int argc, char **argv, struct vargs *a, sp_error *err)
 {
-	sp_error err = {0};
-	const char *dir = NULL, *profile = NULL, *baseline = NULL, *pubkey = NULL, *format = "text", *emit = NULL,
-		   *output = NULL;
-	bool selftest = false, verbose = false, quiet = false;
-	const char *input = "auto", *kind = NULL, *a3s_num[4] = {NULL, NULL, NULL, NULL};
-	static const char *const a3s_flag[4] = {"--min-duration-secs", "--min-samples", "--min-sample-span-secs",
-						"--max-sample-gap-secs"};
-	bool allow_dry = false;
 	enum {
-		O_MIN_DUR = 256, /* the four A3S number gates: O_MIN_DUR + k is a3s_flag[k] */
+		O_MIN_DUR = 256,
 		O_MIN_SAMPLES,
 		O_MIN_SPAN,
 		O_MAX_GAP,
@@ -108,49 +112,58 @@ int cmd_verify(int argc, char **argv)
 		{"kind", required_argument, NULL, O_KIND},
 		{NULL, 0, NULL, 0},
 	};
+	*a = (struct vargs){.format = "text", .input = "auto"};
 	optind = 1;
 	opterr = 0;
 	int c, li = -1;
 	while ((c = getopt_long(argc, argv, ":hqvo:", lo, &li)) != -1) {
 		const char *name = li >= 0 ? lo[li].name : NULL;
 		li = -1;
-		if (optarg && !*optarg) {
-			sp_usage(&err, "verify: --%s: empty value", name ? name : "output");
-			return sp_error_report(&err);
-		}
+		if (optarg && !*optarg)
+			return sp_usage(err, "verify: --%s: empty value", name ? name : "output");
 		switch (c) {
-		case 'h': usage(stdout); return SP_EXIT_OK;
-		case 'q': quiet = true; break;
-		case 'v': verbose = true; break;
-		case 'o': output = optarg; break;
-		case O_SELFTEST: selftest = true; break;
-		case O_ALLOW_DRY: allow_dry = true; break;
+		case 'h': usage(stdout); return 1;
+		case 'q': a->quiet = true; break;
+		case 'v': a->verbose = true; break;
+		case 'o': a->output = optarg; break;
+		case O_SELFTEST: a->selftest = true; break;
+		case O_ALLOW_DRY: a->allow_dry = true; break;
 		case O_MIN_DUR:
 		case O_MIN_SAMPLES:
 		case O_MIN_SPAN:
-		case O_MAX_GAP: a3s_num[c - O_MIN_DUR] = optarg; break;
-		case O_PROFILE: profile = optarg; break;
-		case O_BASELINE: baseline = optarg; break;
-		case O_PUBKEY: pubkey = optarg; break;
-		case O_FORMAT: format = optarg; break;
-		case O_EMIT: emit = optarg; break;
-		case O_INPUT: input = optarg; break;
-		case O_KIND: kind = optarg; break;
-		case ':':
-			sp_usage(&err, "verify: %s needs a value", argv[optind - 1]);
-			return sp_error_report(&err);
+		case O_MAX_GAP: a->a3s_num[c - O_MIN_DUR] = optarg; break;
+		case O_PROFILE: a->profile = optarg; break;
+		case O_BASELINE: a->baseline = optarg; break;
+		case O_PUBKEY: a->pubkey = optarg; break;
+		case O_FORMAT: a->format = optarg; break;
+		case O_EMIT: a->emit = optarg; break;
+		case O_INPUT: a->input = optarg; break;
+		case O_KIND: a->kind = optarg; break;
+		case ':': return sp_usage(err, "verify: %s needs a value", argv[optind - 1]);
 		default:
-			sp_usage(&err, "verify: unknown option '%s' (try 'sandprobe verify --help')", argv[optind - 1]);
-			return sp_error_report(&err);
+			return sp_usage(err, "verify: unknown option '%s' (try 'sandprobe verify --help')", argv[optind - 1]);
 		}
 	}
 	for (int i = optind; i < argc; i++) {
-		if (dir) {
-			sp_usage(&err, "verify: more than one bundle directory ('%s' and '%s')", dir, argv[i]);
-			return sp_error_report(&err);
-		}
-		dir = argv[i];
+		if (a->dir)
+			return sp_usage(err, "verify: more than one bundle directory ('%s' and '%s')", a->dir, argv[i]);
+		a->dir = argv[i];
 	}
+	return 0;
+}
+
+int cmd_verify(int argc, char **argv)
+{
+	sp_error err = {0};
+	struct vargs a;
+	int pr = parse_args(argc, argv, &a, &err);
+	if (pr < 0)
+		return sp_error_report(&err);
+	if (pr > 0)
+		return SP_EXIT_OK;
+	const char *dir = a.dir, *profile = a.profile, *baseline = a.baseline, *pubkey = a.pubkey, *format = a.format,
+		   *emit = a.emit, *output = a.output, *input = a.input, *kind = a.kind, *const *a3s_num = a.a3s_num;
+	bool selftest = a.selftest, verbose = a.verbose, quiet = a.quiet, allow_dry = a.allow_dry;
 	if (strcmp(format, "text") && strcmp(format, "json") && strcmp(format, "junit") && strcmp(format, "tap") &&
 	    strcmp(format, "a3s")) {
 		sp_usage(&err, "verify: --format %s: not text, json, junit, tap or a3s", format);

@@ -171,3 +171,16 @@ int sp_write_atomic_buf(int dirfd, const char *path, mode_t mode, unsigned flags
 	struct wa_buf b = {data, len};
 	return sp_write_atomic(dirfd, path, mode, flags, fill_buf, &b, step);
 }
+
+long long sp_count_dir(const char *path)
+{
+	_cleanup_closedir_ DIR *d = opendir(path);
+	if (!d)
+		return 0;
+	long long n = 0;
+	struct dirent *de;
+	while ((de = readdir(d)))
+		if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
+			n++;
+	return n;
+}

@@ -18,6 +18,10 @@ int sp_mounts_below(const char *path);
  * first -errno met (the rest of the tree is still removed). */
 int sp_rm_rf(const char *path);
 
+/* Entries of the directory at path other than . and .. (0 when it cannot be
+ * opened). */
+long long sp_count_dir(const char *path);
+
 /* sp_write_atomic flags */
 enum {
 	SP_WA_EXACT_MODE = 1, /* the file gets mode as given (fchmod): the umask does not apply */

@@ -2005,17 +2005,9 @@ static void check_integrity(state *s, const sp_ev_verify_opts *o)
 }
 
 /* ---- entry ------------------------------------------------------------- */
-int sp_verify(const char *dir, const sp_ev_verify_opts *o, sp_ev_verdict *v, sp_error *err)
+int sp_ev_verify(const char *dir, const sp_ev_verify_opts *o, sp_ev_verdict *v, sp_error *err)
 {
-	struct stat st;
 	memset(v, 0, sizeof *v);
-	if (stat(dir, &st) < 0)
-		return sp_usage(err, "%s: %s", dir, strerror(errno));
-	if (!S_ISDIR(st.st_mode))
-		return sp_usage(err, "%s: not a directory", dir);
-	enum sp_input in = o->input == SP_INPUT_AUTO ? sp_input_detect(dir) : o->input;
-	if (in == SP_INPUT_A3S)
-		return sp_a3s_verify(dir, o, v, err);
 	if (o->profile && strcmp(o->profile, "custom") && !sp_profile_thresholds(o->profile, &(sp_ev_thresholds){0}))
 		return sp_usage(err, "--profile %s: not one of R0, G2, R24, E72, custom", o->profile);
 

@@ -1613,7 +1613,7 @@ static int run_case(const tcase *c, const char *root, size_t idx, FILE *f, bool 
 		const char *target = dir;
 		if (b.via_symlink && symlink(dir, link) == 0)
 			target = link;
-		int vrc = sp_verify(target, &o, &v, &err);
+		int vrc = sp_ev_verify(target, &o, &v, &err);
 		if (b.via_symlink)
 			unlink(link);
 		if (vrc < 0) {

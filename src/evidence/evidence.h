@@ -602,16 +602,12 @@ typedef struct sp_ev_verify_opts {
 	const sp_ev_a3s_opts *a3s;    /* may be NULL */
 } sp_ev_verify_opts;
 
-/* Judge the bundle in dir (a sandprobe.evidence.v1 bundle, or an A3S Box
- * host or cluster bundle: o->input, auto-detected by default). Gate
- * failures are results, not errors: returns 0 (then v->nfail says the
- * verdict) or -1 with err for usage/internal errors. */
-int sp_verify(const char *dir, const sp_ev_verify_opts *o, sp_ev_verdict *v, sp_error *err);
-/* SP_INPUT_SANDPROBE or SP_INPUT_A3S for the bundle in dir (by its
- * metadata.txt: a sandprobe schema, or A3S's runtime_class/selected_suites) */
-enum sp_input sp_input_detect(const char *dir);
-/* the A3S judge (src/a3s/): the same verdict, gate ids a3s.* */
-int sp_a3s_verify(const char *dir, const sp_ev_verify_opts *o, sp_ev_verdict *v, sp_error *err);
+/* Judge the sandprobe.evidence.v1 bundle in the directory dir by every
+ * gate of its contract (o->input is not read: telling the bundle's kind and
+ * calling the right judge is sp_verify's, src/verify/). Gate failures are
+ * results, not errors: returns 0 (then v->nfail says the verdict) or -1
+ * with err for usage/internal errors. */
+int sp_ev_verify(const char *dir, const sp_ev_verify_opts *o, sp_ev_verdict *v, sp_error *err);
 /* bytes quoted from a bundle made printable UTF-8, in place */
 void sp_ev_sanitize(char *p);
 /* add a gate to a verdict (for judges outside ev_gates.c) */

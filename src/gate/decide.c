@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 
 #include "core/util.h"
+#include "verify/verify.h"
 
 static const char *const state_names[SP_CELL_NSTATES] = {
 	"pass", "fail", "missing", "expired", "wrong-candidate", "superseded", "blocked", "wrong-lane"};

@@ -330,17 +330,6 @@ static void lane_skip(sp_live_lane *l, const char *fmt, ...)
 	snprintf(l->status, sizeof l->status, "skip");
 }
 
-void sp_lane_note(sp_live_lane *l, const char *fmt, ...)
-{
-	size_t len = strlen(l->notes);
-	if (len && len < sizeof l->notes - 2)
-		len += (size_t)snprintf(l->notes + len, sizeof l->notes - len, "; ");
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(l->notes + len, sizeof l->notes - len, fmt, ap);
-	va_end(ap);
-}
-
 bool sp_lane_by_boundary(const sp_live_lane *l, const char *id)
 {
 	if (!l->boundary_accepted)
@@ -445,27 +434,6 @@ static bool has_begin(const sp_live_lane *l)
 	char begin[64];
 	snprintf(begin, sizeof begin, "@@%s-begin@@", l->nonce);
 	return l->proc.out_buf.data && strstr(l->proc.out_buf.data, begin);
-}
-
-void sp_runtime_message(const char *text, char *out, size_t outsz)
-{
-	out[0] = '\0';
-	if (!text)
-		return;
-	/* the first line that names an error (engines add usage hints after it), else the last line */
-	for (const char *s = text; *s;) {
-		size_t n = strcspn(s, "\n");
-		if (memmem(s, n, "rror", 4) || memmem(s, n, "ERRO", 4) || memmem(s, n, "failed", 6) ||
-		    memmem(s, n, "invalid", 7) || memmem(s, n, "unknown", 7)) {
-			snprintf(out, outsz, "%.*s", (int)n, s);
-			for (char *c = out; *c; c++)
-				if ((unsigned char)*c < 0x20)
-					*c = ' ';
-			return;
-		}
-		s += n + (s[n] == '\n');
-	}
-	sp_last_line(text, out, outsz);
 }
 
 static void random_hex(char *out, size_t bytes)

@@ -1,10 +1,8 @@
 /* The table of runtime adapters (live/list_runtimes.h), in the order the
- * matrix shows them, and the names of the namespaces a launch creates. */
+ * matrix shows them. */
 #include <string.h>
 
 #include "live/live.h"
-
-const char *const sp_ns_names[7] = {"pid", "net", "mnt", "uts", "ipc", "user", "cgroup"};
 
 const sp_live_runtime *const sp_runtimes[SP_RTID_COUNT] = {
 #define SP_RT(sym) [SP_RTID_##sym] = &sp_rt_##sym,

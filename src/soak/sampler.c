@@ -13,6 +13,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "core/fsutil.h"
 #include "soak/sampler.h"
 #include "core/util.h"
 
@@ -712,19 +713,6 @@ static long long fd_count_self(void)
 	if (stat("/proc/self/fd", &st) == 0 && st.st_size > 0)
 		return (long long)st.st_size; /* Linux >= 6.2 */
 	return sp_count_dir("/proc/self/fd");
-}
-
-long long sp_count_dir(const char *path)
-{
-	_cleanup_closedir_ DIR *d = opendir(path);
-	if (!d)
-		return 0;
-	long long n = 0;
-	struct dirent *de;
-	while ((de = readdir(d)))
-		if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
-			n++;
-	return n;
 }
 
 /* mountinfo: total lines and lines whose mount point is under the state dir */

@@ -11,6 +11,8 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "core/fsutil.h" /* sp_count_dir */
+
 #define SP_MAX_COUNTERS 32
 #define SP_SOAK_ENV "SANDPROBE_SOAK_PREFIX"
 
@@ -52,7 +54,5 @@ size_t sp_sampler_descendants(sp_soak_sampler *s, pid_t pid, pid_t **pids, unsig
  * which the runner itself lives) */
 void sp_sampler_ignore_cgroup(sp_soak_sampler *s, const char *name);
 
-/* count the entries of a directory (0 when missing) */
-long long sp_count_dir(const char *path);
 
 #endif
