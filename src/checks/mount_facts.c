@@ -233,28 +233,29 @@ static int exec_of(const char *file, char *how, size_t hsz)
 	return c.err == ENOEXEC ? 1 : 0;
 }
 
-/* a regular file with an execute bit on the same mount (depth 2) */
-static bool find_exe(const char *dir, dev_t dev, int depth, char *out, size_t osz)
+/* a regular file with an execute bit on the same mount (depth 2), within
+ * *budget directory entries in all */
+static bool find_exe(const char *dir, dev_t dev, int depth, int *budget, char *out, size_t osz)
 {
 	DIR *d = opendir(dir);
 	if (!d)
 		return false;
 	bool found = false;
-	int seen = 0;
-	for (struct dirent *e; !found && seen < 400 && (e = readdir(d));) {
-		seen++;
+	for (struct dirent *e; !found && *budget > 0 && (e = readdir(d));) {
+		--*budget;
 		if (e->d_name[0] == '.')
 			continue;
 		char p[1024];
 		snprintf(p, sizeof p, "%s/%s", strcmp(dir, "/") ? dir : "", e->d_name);
 		struct stat st;
-		if (lstat(p, &st) < 0 || st.st_dev != dev)
+		/* followed (merged /usr: /bin is a link), but only to what is on this mount */
+		if (stat(p, &st) < 0 || st.st_dev != dev)
 			continue;
 		if (S_ISREG(st.st_mode) && (st.st_mode & 0111)) {
 			snprintf(out, osz, "%s", p);
 			found = true;
 		} else if (S_ISDIR(st.st_mode) && depth > 0) {
-			found = find_exe(p, dev, depth - 1, out, osz);
+			found = find_exe(p, dev, depth - 1, budget, out, osz);
 		}
 	}
 	closedir(d);
@@ -280,7 +281,8 @@ static int act_noexec(const mf_decl *d, bool writable, dev_t dev, char *how, siz
 		}
 	}
 	char exe[1024];
-	if (find_exe(d->path, dev, 1, exe, sizeof exe)) {
+	int budget = 2000;
+	if (find_exe(d->path, dev, 1, &budget, exe, sizeof exe)) {
 		int ok = access(exe, X_OK);
 		snprintf(how, hsz, "access(%s, X_OK): %s", exe, ok == 0 ? "allowed" : sp_errname(errno));
 		return ok == 0 ? 1 : errno == EACCES ? 2

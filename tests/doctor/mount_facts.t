@@ -25,6 +25,11 @@ rep=$(d "${ro[@]}")
 is "$(st fs.mount_facts "$rep")" pass "ro root and rw tmpfs /mnt as declared: pass"
 like "$(obs fs.mount_facts "$rep")" "/: $rtype ro, write: EROFS" "the ro root refused the write with EROFS"
 like "$(obs fs.mount_facts "$rep")" "/mnt: tmpfs rw, write: create\\+unlink worked" "the tmpfs took a create and unlink"
+DARGS=(--set "fs.mounts=/=$rtype:ro:exec")
+rep=$(d "${ro[@]}")
+is "$(st fs.mount_facts "$rep")" pass "the ro root declared exec: pass"
+like "$(obs fs.mount_facts "$rep")" 'noexec NOT set by action \(access\([^,]*, X_OK\): allowed' \
+	"on the ro root, exec proven by access(X_OK) of an executable there"
 DARGS=(--set "fs.mounts=/mnt=tmpfs:ro")
 rep=$(d "${ro[@]}")
 is "$(st fs.mount_facts "$rep")" fail "a writable tmpfs declared ro: fail"
@@ -52,12 +57,14 @@ like "$out" 'fs\.mounts' "the error names the key"
 need unshare
 need mknod
 T=$(sp_tmpdir)
-G=$T/good W=$T/weak N=$T/nosu
-mkdir -p "$G" "$W" "$N"
+G=$T/good W=$T/weak N=$T/nosu R=$T/rox
+mkdir -p "$G" "$W" "$N" "$R"
+# R: a read-only noexec tmpfs holding a copy of true (made before the remount)
 gt() {
 	unshare -m --propagation private sh -c 'mount -t tmpfs -o noexec,nosuid,nodev,size=16m,mode=1777 sp-good "$1" &&
 		mount -t tmpfs -o size=8m sp-weak "$2" && mount -t tmpfs -o nosuid,size=4m sp-nosu "$3" &&
-		shift 3 && exec "$@"' sh "$G" "$W" "$N" "$@"
+		mount -t tmpfs -o noexec,size=4m sp-rox "$4" && cp /bin/true "$4/t" && mount -o remount,ro "$4" &&
+		shift 4 && exec "$@"' sh "$G" "$W" "$N" "$R" "$@"
 }
 like "$(gt findmnt -no OPTIONS "$G")" 'nosuid,nodev,noexec.*size=16384k.*mode=1777|nosuid.*nodev.*noexec.*size=16384k' \
 	"findmnt: the good tmpfs is nosuid,nodev,noexec,size=16m"
@@ -92,6 +99,14 @@ like "$o" 'noexec NOT set by action \(exec: ENOEXEC' "the exec the kernel allowe
 like "$o" 'nosuid NOT set by action \(a set-user-ID file of uid 65534 ran with euid byte 254' "the raised euid is named"
 like "$o" 'nodev NOT set by action \(open [^ ]* \(char 1:3, made\): opened' "the device that opened is named"
 like "$o" 'size=16m: statfs says 8388608 bytes' "the other size is named"
+gt "$R/t" 2>/dev/null
+isnt "$?" 0 "shell: the true on the read-only noexec tmpfs does not run"
+rep=$(gd "$R=tmpfs:ro:noexec")
+is "$(st fs.mount_facts "$rep")" pass "a read-only noexec tmpfs declared noexec: pass"
+like "$(obs fs.mount_facts "$rep")" "noexec set by action \\(access\\($R/t, X_OK\\): EACCES" \
+	"on a mount it cannot write, noexec proven by access(X_OK) of a file there"
+rep=$(gd "$R=tmpfs:ro:exec")
+is "$(st fs.mount_facts "$rep")" fail "the same declared exec: fail"
 rep=$(gd "$N=tmpfs:rw:nosuid")
 is "$(st fs.mount_facts "$rep")" pass "the nosuid tmpfs declared nosuid: pass"
 like "$(obs fs.mount_facts "$rep")" 'nosuid set by action \(a set-user-ID file of uid 65534 ran with euid byte 0' \
