@@ -16,7 +16,8 @@ SP_T(host)           /* net_probe.c: a DNS name or an IP */
 SP_T(dns_fakes)      /* net_dns.c: NAME=IP */
 SP_T(iface_addrs)    /* net_iface.c: IFACE=ADDR[/LEN] */
 SP_T(route_mode)     /* net_iface.c: present, absent, any */
-SP_T(mount_facts)    /* mount_facts.c: /PATH=FSTYPE:ro|rw */
+SP_T(mount_facts)    /* mount_facts.c: /PATH=FSTYPE:ro|rw[:OPTION]... */
+SP_T(block_devs)     /* mount_facts.c: block device names */
 SP_T(ip)             /* net_probe.c */
 SP_T(ipv6_mode)      /* network.c: off, loopback, any */
 SP_T(proxy_url)      /* net_proxy.c */

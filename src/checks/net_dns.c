@@ -5,7 +5,9 @@
  * DNS response to that query (its id, the QR bit, a well-formed body): an
  * echo or garbage is not an answer, and no answer is an error naming the
  * resolver, never a pass.
- *   net.resolver.transports  net.dns.query is answered over UDP and over TCP
+ *   net.resolver.transports  net.dns.query (and net.dns.large) is answered over
+ *                            UDP and over TCP; net.dns.large's answer does not
+ *                            fit in UDP (TC) and comes whole over TCP
  *   net.resolver.nxdomain    each net.dns.nxdomain name gets NXDOMAIN
  *   net.resolver.fake        each net.dns.fake NAME=IP resolves to IP and only IP */
 #include <arpa/inet.h>
@@ -162,18 +164,39 @@ static dq_result dns_ask(const struct sockaddr_storage *sa, socklen_t len, bool 
 	static const char *const rc[] = {"NOERROR", "FORMERR", "SERVFAIL", "NXDOMAIN", "NOTIMP", "REFUSED"};
 	char rcs[16];
 	snprintf(rcs, sizeof rcs, "rcode %d", a->rcode);
-	size_t o = (size_t)snprintf(how, hsz, "%s", a->rcode >= 0 && a->rcode < 6 ? rc[a->rcode] : rcs);
+	size_t o = (size_t)snprintf(how, hsz, "%s%s", a->truncated ? "truncated (TC) " : "",
+				    a->rcode >= 0 && a->rcode < 6 ? rc[a->rcode] : rcs);
 	for (unsigned i = 0; i < a->nanswers && i < SP_ARRAY_SIZE(a->addrs) && o < hsz; i++)
 		o += (size_t)snprintf(how + o, hsz - o, "%s%s", i ? ", " : " ", a->addrs[i]);
+	if (a->nanswers > SP_ARRAY_SIZE(a->addrs) && o < hsz)
+		snprintf(how + o, hsz - o, " (%u addresses)", a->nanswers);
 	return DQ_ANSWER;
+}
+
+/* a query as a client asks it: over UDP, and when the reply is truncated
+ * (TC) again over TCP; how tells both */
+static dq_result dns_ask_client(const struct sockaddr_storage *sa, socklen_t len, const char *name, uint16_t qtype,
+				unsigned timeout_ms, sp_dns_answer *a, char *how, size_t hsz)
+{
+	dq_result d = dns_ask(sa, len, false, name, qtype, timeout_ms, a, how, hsz);
+	if (d != DQ_ANSWER || !a->truncated)
+		return d;
+	char th[200];
+	d = dns_ask(sa, len, true, name, qtype, timeout_ms, a, th, sizeof th);
+	size_t o = strlen(how);
+	if (o < hsz)
+		snprintf(how + o, hsz - o, "; over TCP: %s", th);
+	/* an answer still cut over TCP is no answer */
+	return d == DQ_ANSWER && a->truncated ? DQ_NOTDNS : d;
 }
 
 static void run_transports(const sp_ctx *ctx, sp_result *r)
 {
-	const char *name = sp_policy_get(ctx->policy, "net.dns.query");
-	sp_expected(r, "the sandbox's resolver answers a query for net.dns.query over UDP and over TCP");
-	if (!name || !*name) {
-		sp_skip(r, "net.dns.query is unset: no name declared to ask the resolver");
+	const char *names[2] = {sp_policy_get(ctx->policy, "net.dns.query"), sp_policy_get(ctx->policy, "net.dns.large")};
+	sp_expected(r, "the sandbox's resolver answers net.dns.query over UDP and over TCP; net.dns.large's answer is "
+		       "truncated over UDP (TC) and comes whole over TCP");
+	if ((!names[0] || !*names[0]) && (!names[1] || !*names[1])) {
+		sp_skip(r, "net.dns.query and net.dns.large are unset: no name declared to ask the resolver");
 		return;
 	}
 	struct sockaddr_storage sa;
@@ -183,21 +206,46 @@ static void run_transports(const sp_ctx *ctx, sp_result *r)
 		return;
 	sp_observed(r, "resolver %s", label);
 	unsigned to = dns_timeout(ctx);
-	int ok = 0, notdns = 0;
-	for (int t = 0; t < 2; t++) {
-		sp_dns_answer a;
-		char how[200];
-		dq_result d = dns_ask(&sa, len, t == 1, name, 1, to, &a, how, sizeof how);
-		sp_observed_add(r, "%s %s: %s", t ? "TCP" : "UDP", name, how);
-		ok += d == DQ_ANSWER;
-		notdns += d == DQ_NOTDNS;
+	/* replies seen at all, transports missing, a large name that fit in UDP */
+	int replies = 0, bad = 0, unproven = 0;
+	for (int k = 0; k < 2; k++) {
+		const char *name = names[k];
+		if (!name || !*name)
+			continue;
+		bool large = k == 1;
+		sp_dns_answer a[2];
+		dq_result d[2];
+		for (int t = 0; t < 2; t++) {
+			char how[200];
+			d[t] = dns_ask(&sa, len, t == 1, name, 1, to, &a[t], how, sizeof how);
+			sp_observed_add(r, "%s %s: %s", t ? "TCP" : "UDP", name, how);
+			replies += d[t] != DQ_NOANSWER;
+		}
+		bool udp_ok = d[0] == DQ_ANSWER;
+		/* over TCP the answer must be whole; a large name's must carry addresses */
+		bool tcp_ok = d[1] == DQ_ANSWER && !a[1].truncated && (!large || (a[1].rcode == 0 && a[1].nanswers > 0));
+		if (!udp_ok || !tcp_ok) {
+			bad++;
+			if (udp_ok && a[0].truncated && !tcp_ok)
+				sp_observed_add(r, "%s: truncated over UDP and not answered whole over TCP: a client gets no answer",
+						name);
+		} else if (large && !a[0].truncated) {
+			unproven++;
+			sp_observed_add(r, "%s: the answer fit in a UDP reply (%u addresses): it does not exercise the TCP path",
+					name, a[0].nanswers);
+		}
 	}
-	if (ok == 2)
-		sp_pass(r, "the resolver answered over UDP and over TCP");
-	else if (ok + notdns == 0)
+	if (replies == 0)
 		sp_errorr(r, "the resolver %s answered neither over UDP nor over TCP", label);
+	else if (bad)
+		sp_failr(r, "the resolver %s did not give a whole DNS answer over both transports for %d name%s", label, bad,
+			 bad == 1 ? "" : "s");
+	else if (unproven)
+		sp_errorr(r, "net.dns.large was answered whole over UDP: the name is not large enough to prove the TCP path "
+			     "for truncated answers");
 	else
-		sp_failr(r, "the resolver %s did not give a DNS answer over %s", label, ok ? "one transport" : "either transport");
+		sp_pass(r, "the resolver answered over UDP and over TCP%s",
+			names[1] && *names[1] ? ", and the truncated answer came whole over TCP" : "");
 }
 
 static void run_nxdomain(const sp_ctx *ctx, sp_result *r)
@@ -223,7 +271,7 @@ static void run_nxdomain(const sp_ctx *ctx, sp_result *r)
 	for (size_t i = 0; i < names.n && i < SP_DNS_MAX_NAMES; i++) {
 		sp_dns_answer a;
 		char how[200];
-		dq_result d = dns_ask(&sa, len, false, names.v[i], 1, to, &a, how, sizeof how);
+		dq_result d = dns_ask_client(&sa, len, names.v[i], 1, to, &a, how, sizeof how);
 		sp_observed_add(r, "%s: %s", names.v[i], how);
 		if (d == DQ_ANSWER && a.rcode == 3 && a.nanswers == 0)
 			nx++;
@@ -293,7 +341,7 @@ static void run_fake(const sp_ctx *ctx, sp_result *r)
 			return;
 		}
 		sp_dns_answer a;
-		dq_result d = dns_ask(&sa, len, false, name, strchr(ip, ':') ? 28 : 1, to, &a, how, sizeof how);
+		dq_result d = dns_ask_client(&sa, len, name, strchr(ip, ':') ? 28 : 1, to, &a, how, sizeof how);
 		sp_observed_add(r, "%s: %s", name, how);
 		if (d == DQ_NOANSWER) {
 			silent++;
@@ -325,7 +373,13 @@ static bool declared(const sp_ctx *ctx, const char *key, char *why, size_t whysz
 	snprintf(why, whysz, "%s is unset: nothing declared", key);
 	return false;
 }
-static bool has_query(const sp_ctx *c, char *w, size_t n) { return declared(c, "net.dns.query", w, n); }
+static bool has_query(const sp_ctx *c, char *w, size_t n)
+{
+	if (declared(c, "net.dns.large", w, n) || declared(c, "net.dns.query", w, n))
+		return true;
+	snprintf(w, n, "net.dns.query and net.dns.large are unset: nothing declared");
+	return false;
+}
 static bool has_nx(const sp_ctx *c, char *w, size_t n) { return declared(c, "net.dns.nxdomain", w, n); }
 static bool has_fake(const sp_ctx *c, char *w, size_t n) { return declared(c, "net.dns.fake", w, n); }
 
@@ -333,11 +387,11 @@ const sp_check sp_check_net_dns_transports = {
 	.id = "net.resolver.transports",
 	.supported = has_query,
 	.category = "network",
-	.title = "the sandbox's resolver answers over UDP and over TCP",
+	.title = "the sandbox's resolver answers over UDP and over TCP, and a truncated answer comes whole over TCP",
 	.rationale = "a resolver that drops TCP breaks large answers (DNSSEC, long TXT) the agent's tools need, "
 		     "and one that does not answer leaves every DNS verdict unproven",
 	.techniques = "",
-	.policy_keys = "net.dns.query:dns_name," DNS_KEYS_COMMON,
+	.policy_keys = "net.dns.query:dns_name,net.dns.large:dns_name," DNS_KEYS_COMMON,
 	.method = "action",
 	.run = run_transports,
 };

@@ -443,6 +443,7 @@ int sp_dns_parse_reply(const uint8_t *b, size_t len, uint16_t id, sp_dns_answer 
 	if ((uint16_t)(b[0] << 8 | b[1]) != id || !(b[2] & 0x80))
 		return -1;
 	out->rcode = b[3] & 0x0f;
+	out->truncated = (b[2] & 0x02) != 0;
 	unsigned qd = (unsigned)(b[4] << 8 | b[5]), an = (unsigned)(b[6] << 8 | b[7]);
 	long off = 12;
 	for (unsigned i = 0; i < qd; i++) {
@@ -556,15 +557,55 @@ static void finish(sp_netprobe *p, sp_netclass c, int err)
 	p->fd = -1;
 }
 
-/* after the connect completed: TCP is done, UDP sends its payload */
+/* after the connect completed: TCP without a payload is done, the others
+ * send theirs (a fresh socket takes a few hundred bytes at once) */
 static void connected(sp_netprobe *p)
 {
-	if (p->socktype == SOCK_STREAM) {
+	if (p->socktype == SOCK_STREAM && p->plen == 0) {
 		finish(p, SP_NC_CONNECTED, 0);
 		return;
 	}
-	if (send(p->fd, p->payload, p->plen, MSG_NOSIGNAL) < 0)
+	ssize_t w = send(p->fd, p->payload, p->plen, MSG_NOSIGNAL);
+	if (w < 0 && p->socktype == SOCK_STREAM)
+		finish(p, SP_NC_CONNECTED, errno); /* connected; the query did not go */
+	else if (w < 0)
 		finish(p, sp_net_classify_errno(errno), errno);
+	else if (p->socktype == SOCK_STREAM && (size_t)w != p->plen)
+		finish(p, SP_NC_CONNECTED, EIO);
+	else
+		p->sent = true;
+}
+
+/* TCP with a payload: read the length prefix, then the reply (cut at what
+ * reply holds: rlen < rwant then) */
+static void step_stream_reply(sp_netprobe *p)
+{
+	for (;;) {
+		bool pfx = p->pgot < 2;
+		size_t want = p->rwant < sizeof p->reply ? p->rwant : sizeof p->reply;
+		ssize_t n = pfx ? recv(p->fd, p->pfx + p->pgot, 2 - p->pgot, MSG_DONTWAIT)
+				: recv(p->fd, p->reply + p->rlen, want - p->rlen, MSG_DONTWAIT);
+		if (n < 0 && (errno == EAGAIN || errno == EINTR))
+			return;
+		if (n <= 0) {
+			/* closed (or reset) before a whole reply: connected, not answered */
+			finish(p, SP_NC_CONNECTED, n == 0 ? 0 : errno);
+			return;
+		}
+		if (pfx) {
+			p->pgot += (size_t)n;
+			if (p->pgot < 2)
+				continue;
+			p->rwant = (size_t)(p->pfx[0] << 8 | p->pfx[1]);
+			want = p->rwant < sizeof p->reply ? p->rwant : sizeof p->reply;
+		} else {
+			p->rlen += (size_t)n;
+		}
+		if (p->rlen >= want) {
+			finish(p, SP_NC_REPLIED, 0);
+			return;
+		}
+	}
 }
 
 static void start_probe(sp_netprobe *p)
@@ -604,6 +645,10 @@ static void start_probe(sp_netprobe *p)
 /* the probe's fd is ready */
 static void step_probe(sp_netprobe *p, short revents)
 {
+	if (p->socktype == SOCK_STREAM && p->sent) {
+		step_stream_reply(p);
+		return;
+	}
 	if (p->socktype == SOCK_STREAM) {
 		int e = 0;
 		socklen_t el = sizeof e;
@@ -688,12 +733,15 @@ void sp_net_run_parallel(sp_netprobe *p, size_t n, sp_netchild *c, size_t nc)
 			if (p[i].fd < 0)
 				continue;
 			if (now >= p[i].deadline_ns) {
-				finish(&p[i], SP_NC_TIMEOUT, ETIMEDOUT);
+				/* a stream that connected and sent its query stays connected */
+				finish(&p[i], p[i].socktype == SOCK_STREAM && p[i].sent ? SP_NC_CONNECTED : SP_NC_TIMEOUT,
+				       ETIMEDOUT);
 				continue;
 			}
 			if (p[i].deadline_ns < next)
 				next = p[i].deadline_ns;
-			pfd[np] = (struct pollfd){.fd = p[i].fd, .events = p[i].socktype == SOCK_STREAM ? POLLOUT : POLLIN};
+			pfd[np] = (struct pollfd){.fd = p[i].fd,
+						  .events = p[i].socktype == SOCK_STREAM && !p[i].sent ? POLLOUT : POLLIN};
 			who[np++] = i;
 		}
 		for (size_t i = 0; i < nc; i++) {

@@ -94,14 +94,18 @@ int sp_dns_build_query(uint8_t *buf, size_t size, uint16_t id, const char *name,
 typedef struct sp_dns_answer {
 	int rcode;          /* 0 NOERROR, 2 SERVFAIL, 3 NXDOMAIN, 5 REFUSED ... */
 	unsigned nanswers;  /* A/AAAA records found */
+	bool truncated;     /* TC: the answer did not fit (UDP): ask again over TCP */
 	char addrs[4][64];  /* up to 4 addresses, text */
 } sp_dns_answer;
 /* Parse a reply to the query with this id; 0, or -1 when malformed. */
 int sp_dns_parse_reply(const uint8_t *buf, size_t len, uint16_t id, sp_dns_answer *out);
 
-/* One socket probe. TCP: connect only, nothing sent. UDP (and ICMP echo on
- * an unprivileged ping socket): connect, send the payload, wait for one
- * datagram. */
+/* One socket probe. TCP without a payload: connect only, nothing sent.
+ * TCP with a payload (a DNS query with its 2-byte length prefix): connect,
+ * send it, read one length-prefixed reply into reply (without the prefix;
+ * REPLIED when whole, CONNECTED when the peer closed or went silent after
+ * the connect). UDP (and ICMP echo on an unprivileged ping socket):
+ * connect, send the payload, wait for one datagram. */
 typedef struct sp_netprobe {
 	const char *check;        /* id of the check that reports it */
 	char label[112];          /* how it is shown: "tcp 10.0.0.1:80 (octal 012.0.0.01)" */
@@ -119,11 +123,16 @@ typedef struct sp_netprobe {
 	uint64_t elapsed_us;
 	uint8_t reply[512];
 	size_t rlen;
+	size_t rwant;        /* TCP with a payload: the reply's length from its prefix (0 unknown); more than
+			      * reply holds when the reply was cut (rlen < rwant with cls REPLIED) */
 	bool own_dest;       /* the target is an address of this sandbox (loopback or its own): nothing left */
 	char refused_by[64]; /* UDP refusal: the ICMP error's sender, when the kernel says ("" unknown) */
 	bool local_refusal;  /* refused by this sandbox's own stack (own_dest, or refused_by is its own) */
 	/* engine state */
 	int fd;
+	bool sent;      /* TCP with a payload: sent, now reading */
+	uint8_t pfx[2]; /* TCP with a payload: the reply's length prefix */
+	size_t pgot;
 	uint64_t start_ns, deadline_ns;
 } sp_netprobe;
 

@@ -388,6 +388,27 @@ static void add_dns_probe(const char *check, const struct sockaddr_storage *sa, 
 	snprintf(p->label + l, sizeof p->label - l, " %s? %.60s", qtype == 1 ? "A" : "AAAA", name);
 }
 
+/* the same query over TCP (RFC 7766): a 2-byte length, then the message */
+static void add_dns_tcp_probe(const char *check, const struct sockaddr_storage *sa, socklen_t len, const char *name,
+			      uint16_t qtype, unsigned timeout_ms)
+{
+	sp_netprobe *p = add_probe(check, SOCK_STREAM, sa, len, timeout_ms);
+	net_dnsmeta *m = &batch.dns[p - batch.p];
+	m->id = next_id();
+	snprintf(m->name, sizeof m->name, "%s", name);
+	int q = sp_dns_build_query(p->payload + 2, sizeof p->payload - 2, m->id, name, qtype);
+	if (q < 0) {
+		batch.n--;
+		cfg_error(check, "'%s' is not a valid DNS name", name);
+		return;
+	}
+	p->payload[0] = (uint8_t)(q >> 8);
+	p->payload[1] = (uint8_t)q;
+	p->plen = (size_t)q + 2;
+	size_t l = strlen(p->label);
+	snprintf(p->label + l, sizeof p->label - l, " %s? %.60s", qtype == 1 ? "A" : "AAAA", name);
+}
+
 /* resolvers: net.dns.resolvers, else /etc/resolv.conf, else glibc's default */
 static void dns_resolvers(const sp_ctx *ctx, sp_strv *out)
 {
@@ -463,8 +484,12 @@ static void build_dns(const sp_ctx *ctx, unsigned to)
 				continue;
 			}
 			for (size_t j = 0; j < names.n && j < SP_DNS_MAX_NAMES; j++) {
-				add_dns_probe("net.lookup", &sa, len, names.v[j], 1, to);
-				add_dns_probe("net.lookup", &sa, len, names.v[j], 28, to);
+				/* over TCP too: a transport the agent has, and the one
+				 * that completes a truncated (TC) UDP answer */
+				for (uint16_t t = 1; t; t = t == 1 ? 28 : 0) {
+					add_dns_probe("net.lookup", &sa, len, names.v[j], t, to);
+					add_dns_tcp_probe("net.lookup", &sa, len, names.v[j], t, to);
+				}
 			}
 		}
 		sp_strv_free(&names);
@@ -1027,31 +1052,50 @@ static void run_dns(const sp_ctx *ctx, sp_result *r)
 	const struct net_batch *b = get_batch(ctx);
 	if (config_errors(b, "net.lookup", r))
 		return;
-	size_t n = 0, resolved = 0, odd = 0, answered = 0;
+	size_t n = 0, resolved = 0, odd = 0, answered = 0, over_tcp = 0, truncated = 0;
 	sp_observed(r, "resolvers from %s", b->resolvers_src);
 	for (size_t i = 0; i < b->n; i++) {
 		const sp_netprobe *p = &b->p[i];
 		if (strcmp(p->check, "net.lookup"))
 			continue;
 		n++;
+		bool tcp = p->socktype == SOCK_STREAM;
+		if (tcp && p->cls == SP_NC_CONNECTED) {
+			sp_observed_add(r, "%s: connected, no DNS reply (%s)", p->label,
+					p->err ? errname(p->err) : "closed");
+			continue;
+		}
 		if (p->cls != SP_NC_REPLIED) {
 			describe(r, p);
 			continue;
 		}
 		sp_dns_answer a;
+		if (tcp && p->rlen < p->rwant) {
+			odd++;
+			sp_observed_add(r, "%s: a reply of %zu bytes, more than the doctor reads (%zu)", p->label, p->rwant,
+					sizeof p->reply);
+			continue;
+		}
 		if (sp_dns_parse_reply(p->reply, p->rlen, b->dns[i].id, &a) < 0) {
 			odd++;
 			sp_observed_add(r, "%s: malformed reply (%zu bytes)", p->label, p->rlen);
 			continue;
 		}
-		answered++;
 		bool only_fake = a.nanswers > 0;
 		for (unsigned k = 0; k < a.nanswers && k < 4; k++)
 			if (!fake || strcmp(a.addrs[k], fake))
 				only_fake = false;
+		/* a truncated UDP reply without an address is no answer: the
+		 * answer is over TCP, asked alongside */
+		bool cut = !tcp && a.truncated;
+		if (!cut || a.nanswers)
+			answered++;
+		over_tcp += tcp && (!cut || a.nanswers);
+		truncated += cut;
 		if (a.nanswers == 0) {
 			static const char *const rc[] = {"NOERROR", "FORMERR", "SERVFAIL", "NXDOMAIN", "NOTIMP", "REFUSED"};
-			sp_observed_add(r, "%s: %s, no address", p->label, a.rcode < 6 ? rc[a.rcode] : "rcode?");
+			sp_observed_add(r, "%s: %s, no address%s", p->label, a.rcode < 6 ? rc[a.rcode] : "rcode?",
+					cut ? ", truncated (TC): the answer is only over TCP" : "");
 		} else if (only_fake) {
 			sp_observed_add(r, "%s: fake address %s", p->label, a.addrs[0]);
 		} else {
@@ -1066,11 +1110,13 @@ static void run_dns(const sp_ctx *ctx, sp_result *r)
 	else if (odd)
 		sp_errorr(r, "%zu malformed DNS repl%s: cannot judge", odd, odd == 1 ? "y" : "ies");
 	else if (answered == 0)
-		sp_errorr(r, "no resolver answered any of %zu quer%s: no resolver was tested (a name that does not resolve "
+		sp_errorr(r, "no resolver answered any of %zu quer%s%s: no resolver was tested (a name that does not resolve "
 			     "because nothing answers proves nothing about the resolver)",
-			  n, n == 1 ? "y" : "ies");
+			  n, n == 1 ? "y" : "ies",
+			  truncated ? " (UDP replies were truncated and TCP gave no answer)" : "");
 	else
-		sp_pass(r, "no unlisted name resolved (%zu of %zu queries answered by a resolver)", answered, n);
+		sp_pass(r, "no unlisted name resolved (%zu of %zu queries answered by a resolver, %zu over TCP)", answered, n,
+			over_tcp);
 }
 
 static void run_proxy(const sp_ctx *ctx, sp_result *r, const char *id)
