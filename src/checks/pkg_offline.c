@@ -99,7 +99,9 @@ static void tar_file(buf *b, const char *name, unsigned mode, const char *data)
 	snprintf((char *)h + 124, 12, "%011zo", len);
 	snprintf((char *)h + 136, 12, "%011o", 0);
 	h[156] = '0';
-	memcpy(h + 257, "ustar\0" "00", 8);
+	memcpy(h + 257, "ustar\0"
+			"00",
+	       8);
 	memcpy(h + 265, "root", 4);
 	memcpy(h + 297, "root", 4);
 	memset(h + 148, ' ', 8);
@@ -207,11 +209,11 @@ static int write_out(const char *dir, const char *name, const buf *b, char *path
 /* ---- running a step ------------------------------------------------------------------ */
 
 typedef struct step {
-	int code;        /* exit code, 128 + signal, -1 killed at the bound or not run */
+	int code; /* exit code, 128 + signal, -1 killed at the bound or not run */
 	bool timed_out;
-	bool absent;     /* the program could not be executed (ENOENT) */
-	char err[200];   /* why it could not start */
-	char out[4096];  /* stdout and stderr, the last 4 KiB */
+	bool absent;    /* the program could not be executed (ENOENT) */
+	char err[200];  /* why it could not start */
+	char out[4096]; /* stdout and stderr, the last 4 KiB */
 	unsigned ms;
 } step;
 
@@ -239,19 +241,24 @@ static char **env_with(char *const *set)
 	return e;
 }
 
-static void run_step(char *const argv[], char *const *envp, unsigned timeout_ms, step *s)
+/* input, when not NULL, is written to the step's stdin (then closed) */
+static void run_step_in(char *const argv[], char *const *envp, const char *input, unsigned timeout_ms, step *s)
 {
 	memset(s, 0, sizeof *s);
 	s->code = -1;
 	sp_child c;
 	sp_error err = {0};
-	sp_spawn_opts o = {.capture_out = true, .err_to_out = true, .out_max = 1u << 20, .envp = envp,
-			   .die_with_parent = true};
+	sp_spawn_opts o = {.pipe_in = input != NULL, .capture_out = true, .err_to_out = true, .out_max = 1u << 20, .envp = envp, .die_with_parent = true};
 	if (sp_spawn(&c, argv, &o, &err) < 0) {
 		s->absent = err.errnum == ENOENT;
 		snprintf(s->err, sizeof s->err, "%s", err.msg);
 		snprintf(s->out, sizeof s->out, "%s", err.msg);
 		return;
+	}
+	if (input && c.in >= 0) {
+		(void)sp_write_all(c.in, input, strlen(input)); /* a short line: the pipe holds it */
+		close(c.in);
+		c.in = -1;
 	}
 	int rc = sp_child_wait(&c, sp_now_ns() + (uint64_t)timeout_ms * SP_NS_PER_MS);
 	s->timed_out = rc == -ETIMEDOUT;
@@ -263,6 +270,11 @@ static void run_step(char *const argv[], char *const *envp, unsigned timeout_ms,
 		s->out[keep] = '\0';
 	}
 	sp_child_free(&c);
+}
+
+static void run_step(char *const argv[], char *const *envp, unsigned timeout_ms, step *s)
+{
+	run_step_in(argv, envp, NULL, timeout_ms, s);
 }
 
 /* the last non-empty line of a step's output, shortened, for observed */
@@ -294,6 +306,15 @@ static void step_said(const step *s, char *out, size_t size)
 		snprintf(out, size, "no end within its bound (killed): '%s'", line);
 	else
 		snprintf(out, size, "exit %d in %u ms: '%s'", s->code, s->ms, line);
+}
+
+/* does the step's last line end with text? ("No module named pip", not
+ * "No module named pip._internal": a pip that is there but broken fails) */
+static bool said_last(const step *s, const char *text)
+{
+	char line[200];
+	last_line(s, line, sizeof line);
+	return sp_endswith(line, text);
 }
 
 static bool step_ok(const step *s)
@@ -411,7 +432,7 @@ static void run_pip(const sp_ctx *ctx, sp_result *r)
 	step_said(&s, said, sizeof said);
 	sp_observed(r, "python3 -m venv: %s", said);
 	if (!step_ok(&s)) {
-		if (strstr(s.out, "No module named venv"))
+		if (said_last(&s, "No module named venv"))
 			sp_skip(r, "python3 has no venv module");
 		else
 			sp_failr(r, "python3 -m venv failed");
@@ -424,7 +445,7 @@ static void run_pip(const sp_ctx *ctx, sp_result *r)
 	step_said(&s, said, sizeof said);
 	sp_observed_add(r, "pip install %s: %s", wname, said);
 	if (!step_ok(&s)) {
-		if (strstr(s.out, "No module named pip"))
+		if (said_last(&s, "No module named pip"))
 			sp_skip(r, "pip is not installed for python3 (No module named pip)");
 		else
 			sp_failr(r, "pip install of a local wheel into a venv failed");
@@ -451,8 +472,7 @@ static void run_pip(const sp_ctx *ctx, sp_result *r)
 	if (step_ok(&s) && in_venv && token_seen)
 		sp_pass(r, "pip installed a local wheel into a venv and python imported it from the venv's site-packages");
 	else
-		sp_failr(r, "the installed module %s", step_ok(&s) ? "did not come from the venv or printed no token"
-								   : "could not be imported");
+		sp_failr(r, "the installed module %s", step_ok(&s) ? "did not come from the venv or printed no token" : "could not be imported");
 	remove_dir(r, dir);
 }
 
@@ -554,11 +574,22 @@ static void run_dpkg(const sp_ctx *ctx, sp_result *r)
 		step_said(&s, said, sizeof said);
 		sp_observed_add(r, "%s: %s", file, said);
 	}
-	/* every path: whatever dpkg recorded (also a half-installed unpack) goes */
+	/* every path: whatever dpkg recorded goes. After a failed unpack dpkg
+	 * keeps the name as "install ok not-installed", which --purge alone
+	 * ignores: the selection is set to purge first, and the purge then
+	 * drops the entry */
 	int left = dpkg_knows(r, envp, name);
 	if (left != 0) {
-		char *a3[] = {"dpkg", "--purge", name, NULL};
-		run_step(a3, envp, 20000, &s);
+		char sel[100];
+		snprintf(sel, sizeof sel, "%s purge\n", name);
+		char *a3[] = {"dpkg", "--set-selections", NULL};
+		run_step_in(a3, envp, sel, 10000, &s);
+		if (!step_ok(&s)) {
+			step_said(&s, said, sizeof said);
+			sp_observed_add(r, "dpkg --set-selections: %s", said);
+		}
+		char *a4[] = {"dpkg", "--purge", name, NULL};
+		run_step(a4, envp, 20000, &s);
 		step_said(&s, said, sizeof said);
 		sp_observed_add(r, "dpkg --purge: %s", said);
 		left = dpkg_knows(r, envp, name);
@@ -686,8 +717,8 @@ const sp_check sp_check_pkg_dpkg = {
 	.method = "action",
 	.run = run_dpkg,
 	.supported = asks_dpkg,
-	/* 3 queries 30 s + install 20 s + run 5 s + purge 20 s: the purge always has its turn */
-	.timeout_ms = 80000,
+	/* 3 queries 30 s + install 20 s + run 5 s + selection 10 s + purge 20 s: the purge always has its turn */
+	.timeout_ms = 90000,
 };
 
 const sp_check sp_check_pkg_npm = {

@@ -53,6 +53,7 @@ static const struct {
 	{"iface_addrs", "eth0=10.0.0.1/33", "eth0=10.0.0.2/24, lo=::1", "too long"},
 	{"route_mode", "maybe", "absent", "expected present, absent or any"},
 	{"mount_facts", "/w=virtiofs:rx", "/workspace=virtiofs:rw, /=overlay:ro", "the mode is ro or rw"},
+	{"pkg_managers", "pip, apt", "pip, dpkg, npm", "'apt': expected pip, dpkg or npm"},
 	{"dns_fakes", "api.test=10.0.0", "api.test=10.0.0.7, v6.test=fd00::7", "IPv4 or IPv6 address"},
 	{"ip", "10.0.0", "::1", "IPv4 or IPv6 address"},
 	{"ipv6", "yes", "loopback", "expected off, loopback or any"},
