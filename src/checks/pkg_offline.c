@@ -36,6 +36,7 @@
 #include <string.h>
 #include <sys/random.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "checks/probe.h"
@@ -480,7 +481,8 @@ static void run_pip(const sp_ctx *ctx, sp_result *r)
 
 #define DEB_DIR "/usr/local/bin"
 
-/* dpkg-query -W NAME: 1 known to dpkg, 0 unknown, -1 cannot tell (observed) */
+/* dpkg-query -W NAME: 1 known to dpkg, 0 unknown, -1 cannot tell (observed
+ * in r when not NULL) */
 static int dpkg_knows(sp_result *r, char *const *envp, const char *name)
 {
 	char *a[] = {"dpkg-query", "-W", (char *)name, NULL};
@@ -492,8 +494,94 @@ static int dpkg_knows(sp_result *r, char *const *envp, const char *name)
 		return 1;
 	char said[400];
 	step_said(&s, said, sizeof said);
-	sp_observed_add(r, "dpkg-query -W %s: %s", name, said);
+	if (r)
+		sp_observed_add(r, "dpkg-query -W %s: %s", name, said);
 	return -1;
+}
+
+/* Whatever dpkg recorded of name goes. After a failed unpack dpkg keeps the
+ * name as "install ok not-installed", which --purge alone ignores: the
+ * selection is set to purge first, and the purge then drops the entry.
+ * Returns dpkg_knows afterwards (0: gone); r (may be NULL) gets what was said. */
+static int purge_probe(sp_result *r, char *const *envp, const char *name)
+{
+	int left = dpkg_knows(r, envp, name);
+	if (left == 0)
+		return 0;
+	step s;
+	char said[400], sel[100];
+	snprintf(sel, sizeof sel, "%s purge\n", name);
+	char *a1[] = {"dpkg", "--set-selections", NULL};
+	run_step_in(a1, envp, sel, 10000, &s);
+	if (!step_ok(&s) && r) {
+		step_said(&s, said, sizeof said);
+		sp_observed_add(r, "dpkg --set-selections: %s", said);
+	}
+	char *a2[] = {"dpkg", "--purge", (char *)name, NULL};
+	run_step(a2, envp, 20000, &s);
+	if (r) {
+		step_said(&s, said, sizeof said);
+		sp_observed_add(r, "dpkg --purge: %s", said);
+	}
+	return dpkg_knows(r, envp, name);
+}
+
+/* The kill path: when the runner kills this check at its bound (a forced
+ * --timeout-ms shorter than the steps), the package must still go. A
+ * janitor forked before the install leaves the check's process group (the
+ * runner kills that group) and waits on a pipe: a 'd' then EOF means the
+ * check purged it and it exits at once; EOF alone means the check died, and
+ * it purges, bounded by the steps' own bounds. It holds none of the check's
+ * descriptors (the runner's result pipe must see EOF). The normal path waits
+ * for it. A whole sandbox torn down within the purge's time (its pid
+ * namespace's init gone) takes the janitor with it. */
+static pid_t start_janitor(char *const *envp, const char *name, int *wfd)
+{
+	int p[2];
+	if (pipe2(p, O_CLOEXEC) < 0)
+		return -errno;
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid < 0) {
+		int e = errno;
+		close(p[0]);
+		close(p[1]);
+		return -e;
+	}
+	if (pid == 0) {
+		setsid();
+		int keep = p[0] >= 3 ? p[0] : fcntl(p[0], F_DUPFD_CLOEXEC, 3);
+		if (keep < 0)
+			_exit(1);
+		int nul = open("/dev/null", O_RDWR | O_CLOEXEC);
+		for (int fd = 0; fd < 3 && nul >= 0; fd++)
+			dup2(nul, fd);
+		if (keep > 3)
+			close_range(3, (unsigned)keep - 1, 0);
+		close_range((unsigned)keep + 1, ~0u, 0);
+		char c = 0;
+		ssize_t n;
+		while ((n = read(keep, &c, 1)) < 0 && errno == EINTR)
+			;
+		if (n == 1 && c == 'd')
+			_exit(0);
+		_exit(purge_probe(NULL, envp, name) == 0 ? 0 : 1);
+	}
+	close(p[0]);
+	*wfd = p[1];
+	return pid;
+}
+
+/* the check purged it: the janitor exits without acting; wait for it */
+static void stop_janitor(pid_t pid, int wfd)
+{
+	if (pid <= 0)
+		return;
+	ssize_t w = write(wfd, "d", 1);
+	(void)w;
+	close(wfd);
+	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+		;
 }
 
 static void run_dpkg(const sp_ctx *ctx, sp_result *r)
@@ -559,6 +647,14 @@ static void run_dpkg(const sp_ctx *ctx, sp_result *r)
 		remove_dir(r, dir);
 		return;
 	}
+	int jfd = -1;
+	pid_t janitor = start_janitor(envp, name, &jfd);
+	if (janitor < 0) {
+		sp_errorr(r, "cannot start the janitor that purges the package if this check is killed: %s",
+			  strerror((int)-janitor));
+		remove_dir(r, dir);
+		return;
+	}
 	step s;
 	char said[400];
 	char *a1[] = {"dpkg", "-i", debpath, NULL};
@@ -574,26 +670,9 @@ static void run_dpkg(const sp_ctx *ctx, sp_result *r)
 		step_said(&s, said, sizeof said);
 		sp_observed_add(r, "%s: %s", file, said);
 	}
-	/* every path: whatever dpkg recorded goes. After a failed unpack dpkg
-	 * keeps the name as "install ok not-installed", which --purge alone
-	 * ignores: the selection is set to purge first, and the purge then
-	 * drops the entry */
-	int left = dpkg_knows(r, envp, name);
-	if (left != 0) {
-		char sel[100];
-		snprintf(sel, sizeof sel, "%s purge\n", name);
-		char *a3[] = {"dpkg", "--set-selections", NULL};
-		run_step_in(a3, envp, sel, 10000, &s);
-		if (!step_ok(&s)) {
-			step_said(&s, said, sizeof said);
-			sp_observed_add(r, "dpkg --set-selections: %s", said);
-		}
-		char *a4[] = {"dpkg", "--purge", name, NULL};
-		run_step(a4, envp, 20000, &s);
-		step_said(&s, said, sizeof said);
-		sp_observed_add(r, "dpkg --purge: %s", said);
-		left = dpkg_knows(r, envp, name);
-	}
+	/* every path: whatever dpkg recorded goes */
+	int left = purge_probe(r, envp, name);
+	stop_janitor(janitor, jfd);
 	bool file_left = lstat(file, &st) == 0;
 	remove_dir(r, dir);
 	if (left != 0 || file_left) {

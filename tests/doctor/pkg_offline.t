@@ -122,6 +122,35 @@ like "$(obs pkg.dpkg "$rep")" 'refused: sandprobe-probe-[0-9a-f]+ already is kno
 is "$(grep -c '^Package: sandprobe-probe-' "$T/db/status")" 1 "the existing entry is left as it was"
 is "$(cat "$T/log/dpkg.log")" "" "ground truth: dpkg's log records no action at all"
 
+# ---- the check killed between install and purge (a forced --timeout-ms
+# shorter than its steps; a dpkg in front of the real one stays after -i):
+# the janitor purges it. No pid namespace here, so the janitor outlives the
+# doctor as it would in a sandbox that goes on running.
+newdb
+: >"$T/log/dpkg.log"
+mkdir -p "$T/kbin"
+cat >"$T/kbin/dpkg" <<'EOF'
+#!/bin/sh
+/usr/bin/dpkg "$@"
+rc=$?
+[ "$1" = -i ] && exec sleep 60
+exit $rc
+EOF
+chmod 755 "$T/kbin/dpkg"
+rep=$(bwrap --die-with-parent --ro-bind / / --proc /proc --dev /dev --bind "$T/boxtmp" /tmp --ro-bind "$SP_ROOT" "$SP_ROOT" \
+	--bind "$T" "$T" --bind "$T/db" /var/lib/dpkg --tmpfs /usr/local --bind "$T/ulb" /usr/local/bin --bind "$T/log" /var/log \
+	--setenv PATH "$T/kbin:$PATH" -- "$SP_DOCTOR" --format json -k pkg.dpkg --set pkg.offline=dpkg --timeout-ms 2500)
+is "$(st pkg.dpkg "$rep")" error "killed at its bound: error, not pass"
+like "$(grep -o 'status installed sandprobe-probe-[0-9a-f]*' "$T/log/dpkg.log")" 'status installed sandprobe-probe-' \
+	"ground truth: dpkg's log records the package installed before the kill"
+for _ in $(seq 1 150); do
+	grep -q '^Package:' "$T/db/status" || break
+	sleep 0.1
+done
+is "$(grep -c '^Package:' "$T/db/status")" 0 "the janitor purged it: the box's dpkg status holds no package"
+like "$(tail -1 "$T/log/dpkg.log")" 'status not-installed sandprobe-probe-' "ground truth: dpkg's log records the purge last"
+is "$(ls -A "$T/ulb")" "" "the installed file is gone"
+
 # ---- tools absent: skip with the reason
 rep=$(box --setenv PATH /nonexistent -- "$SP_DOCTOR" --format json -k 'pkg.*' --set pkg.offline=pip,dpkg,npm)
 is "$(st pkg.pip "$rep")/$(st pkg.dpkg "$rep")/$(st pkg.npm "$rep")" skip/skip/skip "nothing on PATH: all three skip"
