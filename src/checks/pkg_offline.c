@@ -6,8 +6,9 @@
  *  pkg.pip   a wheel (a zip: module, METADATA, WHEEL, RECORD) goes into a
  *            venv made in a private temporary directory (python3 -m venv
  *            --without-pip --system-site-packages, then the venv's python
- *            -m pip install --no-index --no-deps); the venv's python imports
- *            the module and must find it in the venv's site-packages.
+ *            -m pip install --no-index --no-deps; without a system pip, a
+ *            venv with pip from ensurepip); the venv's python imports the
+ *            module and must find it in the venv's site-packages.
  *  pkg.dpkg  a .deb (an ar of debian-binary, control.tar, data.tar, all
  *            uncompressed) with one file, /usr/local/bin/NAME, a shell
  *            script; dpkg -i installs it into the sandbox's own system, the
@@ -445,6 +446,29 @@ static void run_pip(const sp_ctx *ctx, sp_result *r)
 	run_step(a2, envp, 30000, &s);
 	step_said(&s, said, sizeof said);
 	sp_observed_add(r, "pip install %s: %s", wname, said);
+	if (!step_ok(&s) && said_last(&s, "No module named pip")) {
+		/* no pip beside python3: a venv of its own, pip from the wheel
+		 * python3 bundles (ensurepip, offline), as an agent would make it */
+		char venv2[320];
+		snprintf(venv2, sizeof venv2, "%s/venv-pip", dir);
+		char *b1[] = {"python3", "-m", "venv", venv2, NULL};
+		run_step(b1, envp, 60000, &s);
+		step_said(&s, said, sizeof said);
+		sp_observed_add(r, "no system pip; python3 -m venv with ensurepip: %s", said);
+		if (!step_ok(&s)) {
+			if (strstr(s.out, "ensurepip"))
+				sp_skip(r, "no pip: python3 has neither pip nor ensurepip");
+			else
+				sp_failr(r, "python3 -m venv (with pip) failed");
+			remove_dir(r, dir);
+			return;
+		}
+		snprintf(venv, sizeof venv, "%s", venv2);
+		snprintf(vpy, sizeof vpy, "%s/bin/python", venv);
+		run_step(a2, envp, 30000, &s);
+		step_said(&s, said, sizeof said);
+		sp_observed_add(r, "the venv's pip install %s: %s", wname, said);
+	}
 	if (!step_ok(&s)) {
 		if (said_last(&s, "No module named pip"))
 			sp_skip(r, "pip is not installed for python3 (No module named pip)");
@@ -782,8 +806,8 @@ const sp_check sp_check_pkg_pip = {
 	.method = "action",
 	.run = run_pip,
 	.supported = asks_pip,
-	/* venv 20 s + install 30 s + import 15 s */
-	.timeout_ms = 70000,
+	/* venv 20 s + install 30 s (+ ensurepip venv 60 s + install 30 s) + import 15 s */
+	.timeout_ms = 160000,
 };
 
 const sp_check sp_check_pkg_dpkg = {

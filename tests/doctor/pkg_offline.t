@@ -116,7 +116,15 @@ exec /usr/bin/dpkg-query "\$@"
 EOF
 chmod 755 "$T/qbin/dpkg-query"
 : >"$T/log/dpkg.log"
-rep=$(box --setenv PATH "$T/qbin:$PATH" -- "$SP_DOCTOR" --format json -k pkg.dpkg --set pkg.offline=dpkg)
+# In the same run, pip with no system pip (dist-packages hidden): a venv
+# with pip from ensurepip, as an agent would make one.
+rm -f "$T/gt/py.log"
+rep=$(box --setenv PATH "$T/qbin:$PATH" --tmpfs "$(dirname "$PIPDIR")" \
+	-- "$SP_DOCTOR" --format json -k 'pkg.dpkg or pkg.pip' --set pkg.offline=dpkg,pip)
+is "$(st pkg.pip "$rep")" pass "no system pip: a venv with ensurepip's pip installs the wheel: pass"
+like "$(obs pkg.pip "$rep")" 'no system pip; python3 -m venv with ensurepip: exit 0' "the fallback is named"
+like "$(cat "$T/gt/py.log" 2>/dev/null)" '^sandprobe_probe_[0-9a-f]+ /tmp/\.sandprobe-[^/]+/venv-pip/lib/python[0-9.]+/site-packages/' \
+	"ground truth: python imported the module from the ensurepip venv"
 is "$(st pkg.dpkg "$rep")" error "a package of that name already known: error (refused)"
 like "$(obs pkg.dpkg "$rep")" 'refused: sandprobe-probe-[0-9a-f]+ already is known to dpkg' "the refusal is named"
 is "$(grep -c '^Package: sandprobe-probe-' "$T/db/status")" 1 "the existing entry is left as it was"
@@ -156,6 +164,11 @@ rep=$(box --setenv PATH /nonexistent -- "$SP_DOCTOR" --format json -k 'pkg.*' --
 is "$(st pkg.pip "$rep")/$(st pkg.dpkg "$rep")/$(st pkg.npm "$rep")" skip/skip/skip "nothing on PATH: all three skip"
 like "$(obs pkg.pip "$rep")" 'python3 is not on PATH' "pip's skip names python3"
 like "$(obs pkg.dpkg "$rep")" 'dpkg is not on PATH' "dpkg's skip names dpkg"
+
+EP=$(python3 -c 'import os, ensurepip; print(os.path.dirname(ensurepip.__file__))')
+rep=$(box --tmpfs "$(dirname "$PIPDIR")" --tmpfs "$EP" -- "$SP_DOCTOR" --format json -k pkg.pip --set pkg.offline=pip)
+is "$(st pkg.pip "$rep")" skip "neither a system pip nor ensurepip: skip"
+like "$(obs pkg.pip "$rep")" 'neither pip nor ensurepip' "the skip says why"
 
 # ---- not asked for: skip (no install happens), and no writable place: error
 rep=$("$SP_DOCTOR" --format json -k 'pkg.*')
