@@ -18,6 +18,7 @@ PIPDIR=$(python3 -c 'import os, pip; print(os.path.dirname(pip.__file__))')
 [ -d "$PIPDIR/_internal" ] || skip_all "pip has no _internal package at $PIPDIR"
 host_status=$(sha256sum /var/lib/dpkg/status | cut -d' ' -f1)
 T=$(sp_tmpdir)
+[ -n "$T" ] && [ -d "$T" ] || { echo "Bail out! no temporary directory"; exit 1; }
 mkdir -p "$T/gt" "$T/ulb" "$T/log" "$T/boxtmp"
 # the ground-truth hooks: what python and node really imported, logged at exit
 cat >"$T/gt/sitecustomize.py" <<'EOF'
