@@ -64,7 +64,7 @@ like "$name" '^sandprobe-probe-[0-9a-f]+$' "ground truth: dpkg's log records the
 like "$(grep " $name:all\| $name " "$T/log/dpkg.log" | tail -1)" 'status not-installed' "ground truth: dpkg's log records it purged last"
 is "$(wc -c <"$T/db/status")" 0 "the box's dpkg status holds no package afterwards"
 is "$(ls -A "$T/ulb")" "" "nothing is left in the box's /usr/local/bin"
-is "$(ls -A "$T/db/info" | grep -v '^format$')" "" "no info file of the probe package is left"
+is "$(find "$T/db/info" -mindepth 1 ! -name format)" "" "no info file of the probe package is left"
 is "$(ls -d "$T"/boxtmp/.sandprobe-* 2>/dev/null)" "" "no private directory is left in the box's /tmp"
 like "$(obs pkg.dpkg "$rep")" "purged: dpkg-query no longer knows $name" "the doctor proved the purge"
 
