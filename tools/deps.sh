@@ -6,7 +6,7 @@ PKGS="make gcc clang libc6-dev pkg-config libjansson-dev libinih-dev libyaml-dev
  bubblewrap runc crun podman firejail systemd-container busybox-static uidmap
  qemu-system-x86 linux-image-amd64 squid tinyproxy dante-server iproute2 iputils-ping netcat-openbsd curl
  docker.io runsc containerd nftables mitmproxy
- dpkg-dev debhelper lintian git zsh fish python3-jsonschema python3-yaml yq jq libxml2-utils openssl perl bc file util-linux clang-format procps strace python3 time chromium prometheus
+ dpkg-dev debhelper lintian git zsh fish python3-jsonschema python3-yaml python3-pip python3-venv yq jq libxml2-utils openssl perl bc file util-linux clang-format procps strace python3 time chromium prometheus
  docker-registry skopeo"
 # the arm64 doctor (make doctor-arm64) and its test under qemu-user: Debian's
 # cross toolchain and the arm64 multiarch -dev packages of what the doctor links

@@ -12,6 +12,7 @@
 #include "catalog/list_tls.h"
 #include "catalog/list_environment.h"
 #include "catalog/list_tools.h"
+#include "catalog/list_packages.h"
 #include "catalog/list_mcp.h"
 #include "catalog/list_workflows.h"
 #include "catalog/list_injection.h"
