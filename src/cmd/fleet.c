@@ -134,12 +134,16 @@ static int collect(const sp_fleet_plan *p, const char *plan_path, char **inputs,
 	bool failed = sp_live_failed(&m.run);
 	sp_fleet_matrix_free(&m);
 	sp_fleet_collect_free(&c);
-	return rc < 0 ? -1 : failed ? 1 : 0;
+	return rc < 0 ? -1 : failed ? 1
+				    : 0;
 }
 
 int cmd_fleet(int argc, char **argv)
 {
-	enum { O_PLAN = 256, O_FORMAT };
+	enum {
+		O_PLAN = 256,
+		O_FORMAT,
+	};
 	static const struct option lo[] = {
 		{"plan", required_argument, NULL, O_PLAN},
 		{"output", required_argument, NULL, 'o'},

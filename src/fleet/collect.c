@@ -130,7 +130,7 @@ static const char *check_report(json_t *root, char *why, size_t whysz)
 	json_t *r;
 	json_array_foreach(results, i, r) {
 		const char *id = str_of(r, "id"), *st = str_of(r, "status");
-		if (!id || !*id || strlen(id) >= sizeof ((sp_live_result *)0)->id || !st) {
+		if (!id || !*id || strlen(id) >= sizeof((sp_live_result *)0)->id || !st) {
 			snprintf(why, whysz, "results[%zu]: id or status missing", i);
 			return why;
 		}
@@ -184,9 +184,12 @@ static int place(sp_fleet_collect *c, json_t *root, const char *origin, int line
 		while (k < p->nclasses && strcmp(p->classes[k], slash + 1))
 			k++;
 	}
-	if (!slash || n == p->nnodes || k == p->nclasses)
-		return sp_usage_at(err, origin, line, "cell '%.120s' is not in plan %s (%s)", cell, p->name,
-				   !slash ? "a cell is NODE/RUNTIMECLASS" : n == p->nnodes ? "no such node id" : "no such RuntimeClass");
+	const char *miss = !slash ? "a cell is NODE/RUNTIMECLASS" : n == p->nnodes ? "no such node id"
+										   : NULL;
+	if (!miss && k == p->nclasses)
+		miss = "no such RuntimeClass";
+	if (miss)
+		return sp_usage_at(err, origin, line, "cell '%.120s' is not in plan %s (%s)", cell, p->name, miss);
 	const char *node_name = str_of(fl, "node_name");
 	if (!node_name || !*node_name)
 		return sp_usage_at(err, origin, line, "cell %.120s: the report names no node (environment.fleet.node_name, from spec.nodeName)", cell);

@@ -227,7 +227,7 @@ struct sp_live_lane {
 	int doctor_rc;
 	char *doctor_json;  /* the doctor's report (untrusted) */
 	char *stderr_tail;
-	void *json_extra;   /* NULL, or a json_t object: its members are added to the lane's JSON (fleet collect's cell) */
+	void *json_extra; /* NULL, or a json_t object: its members are added to the lane's JSON (fleet collect's cell) */
 };
 
 /* ---- lane.c ---- */

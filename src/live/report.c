@@ -122,6 +122,13 @@ static void removed_names(const sp_live_lane *l, char *buf, size_t n)
 		}
 }
 
+static const char *kvm_word(const sp_live_platform *p)
+{
+	if (!p->kvm_probed)
+		return "present";
+	return p->kvm_usable ? "usable" : "not usable";
+}
+
 /* does the row say why (a skip, a defect; another verb's lane that erred: a fleet cell that never reported) */
 static bool says_why(const sp_live_run *run, const sp_live_lane *l)
 {
@@ -157,7 +164,7 @@ void sp_live_write_text(FILE *f, const sp_live_run *run, bool verbose)
 		fprintf(f, "%s\n", run->origin);
 	else
 		fprintf(f, "platform: %s %s, %s host (virt: %s), cgroup %s, kvm %s (%s)\n", p->kernel, p->arch, p->host_kind,
-			p->virt, p->cgroup, !p->kvm_probed ? "present" : p->kvm_usable ? "usable" : "not usable", p->kvm_reason);
+			p->virt, p->cgroup, kvm_word(p), p->kvm_reason);
 	if (run->matrix) {
 		write_matrix_text(f, run);
 	} else {
@@ -345,7 +352,7 @@ void sp_live_write_html(FILE *f, const sp_live_run *run)
 		html_text(f, p->virt);
 		fputs("), cgroup ", f);
 		html_text(f, p->cgroup);
-		fprintf(f, ", KVM %s: ", !p->kvm_probed ? "present" : p->kvm_usable ? "usable" : "not usable");
+		fprintf(f, ", KVM %s: ", kvm_word(p));
 		html_text(f, p->kvm_reason);
 		fputs("<br><small>", f);
 		html_text(f, p->notes);
