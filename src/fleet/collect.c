@@ -313,7 +313,12 @@ static int collect_file(sp_fleet_collect *c, const char *path, sp_error *err)
 	if (!text)
 		return errnum == EFBIG ? sp_usage(err, "%s: larger than %d bytes", path, SP_FLEET_MAX_INPUT)
 				       : sp_usage(err, "%s: cannot read: %s", path, strerror(errnum));
-	return sp_fleet_collect_text(c, text, len, path, err);
+	size_t before = c->nreports;
+	if (sp_fleet_collect_text(c, text, len, path, err) < 0)
+		return -1;
+	if (c->nreports == before)
+		return sp_usage(err, "%s: no doctor report in it (a report opens with a line '{')", path);
+	return 0;
 }
 
 static int by_name(const void *a, const void *b)
