@@ -28,6 +28,7 @@
 
 #define MAX_STREAMS 4096
 #define MAX_REPORT (8 << 20)
+#define MAX_RESULTS 4096 /* the doctor has a few hundred checks */
 
 void sp_fleet_collect_init(sp_fleet_collect *c, const sp_fleet_plan *p)
 {
@@ -122,6 +123,10 @@ static const char *check_report(json_t *root, char *why, size_t whysz)
 	json_t *results = json_object_get(root, "results");
 	if (!json_is_array(results))
 		return "results: missing or not an array";
+	if (json_array_size(results) > MAX_RESULTS) {
+		snprintf(why, whysz, "results: %zu, more than %d", json_array_size(results), MAX_RESULTS);
+		return why;
+	}
 	json_t *sum = json_object_get(root, "summary");
 	if (!json_is_object(sum))
 		return "summary: missing or not an object";
@@ -229,7 +234,7 @@ static int end_frame(sp_fleet_collect *c, struct frame *f, const char *origin, s
 int sp_fleet_collect_text(sp_fleet_collect *c, const char *text, size_t len, const char *origin, sp_error *err)
 {
 	struct frame *fr = NULL;
-	size_t nfr = 0;
+	size_t nfr = 0, last = 0;
 	int rc = 0, line = 0;
 	for (size_t pos = 0; pos < len && rc == 0;) {
 		const char *s = text + pos;
@@ -255,9 +260,11 @@ int sp_fleet_collect_text(sp_fleet_collect *c, const char *text, size_t len, con
 				s = end + 2;
 			}
 		}
-		size_t i = 0;
+		/* the stream of this line: most often the last one's */
+		size_t i = last < nfr && strlen(fr[last].key) == klen && !memcmp(fr[last].key, key, klen) ? last : 0;
 		while (i < nfr && (strlen(fr[i].key) != klen || memcmp(fr[i].key, key, klen)))
 			i++;
+		last = i;
 		if (i == nfr) {
 			if (nfr == MAX_STREAMS) {
 				rc = sp_usage_at(err, origin, line, "more than %d pods' logs in one input", MAX_STREAMS);
