@@ -13,7 +13,7 @@ _sandprobe_opts() { # VERB: every option of the verb (tests/cli/completions.t ch
 	atlas) echo "--format -o --output -q --quiet --help" ;;
 	gate) echo "--plan --at --format -q --quiet -o --output --archive --sign-key --from-archive --pubkey --help" ;;
 	keygen) echo "-o --out -q --quiet --help" ;;
-	fleet) echo "--plan -o --output --help" ;;
+	fleet) echo "--plan -o --output --format --help" ;;
 	esac
 }
 
@@ -36,17 +36,18 @@ _sandprobe_values() { # VERB OPTION: the values it takes ("" files, "-" free tex
 	"verify --kind" | "import --kind") echo "host cluster auto" ;;
 	"atlas --format") echo "text json md" ;;
 	"gate --format") echo "text json junit html" ;;
+	"fleet --format") echo "text json html junit tap" ;;
 	"doctor --set" | "doctor -k" | "doctor --timeout-ms" | "doctor -j" | "live --set" | "live --timeout-ms" | "live --image" | "lint --require-runtime-class" | \
 		"soak --duration" | "soak --sample-interval" | "soak --concurrency" | "soak --seed" | "soak --prefix" | \
 		"soak --repeat" | "report --verify-timeout" | "verify --min-duration-secs" | "verify --min-samples" | \
 		"verify --min-sample-span-secs" | "verify --max-sample-gap-secs" | "soak --lane" | "soak --artifact" | "gate --at") echo "-" ;;
-	"soak --out" | "soak -o" | "soak --state" | "soak --reconcile" | "doctor --bundle" | "gate --archive" | "gate --from-archive" | "fleet -o" | "fleet --output") echo "@dir" ;;
+	"soak --out" | "soak -o" | "soak --state" | "soak --reconcile" | "doctor --bundle" | "gate --archive" | "gate --from-archive") echo "@dir" ;;
 	"doctor --policy" | "doctor -o" | "doctor --output" | "doctor --manifest" | "live -o" | "live --output" | \
 		"live --doctor" | "live --busybox" | "live --kernel" | "lint -o" | "lint --output" | "soak --workload" | \
 		"soak --sign-key" | "soak --metrics-file" | "verify --baseline" | "verify --pubkey" | "verify -o" | \
 		"verify --output" | "verify --emit-baseline" | "report -o" | "report --output" | "atlas -o" | \
 		"atlas --output" | "keygen -o" | "keygen --out" | "live --containerd-address" | "gate --plan" | "gate -o" | \
-		"gate --output" | "gate --sign-key" | "gate --pubkey" | "fleet --plan") echo "@file" ;;
+		"gate --output" | "gate --sign-key" | "gate --pubkey" | "fleet --plan" | "fleet -o" | "fleet --output") echo "@file" ;;
 	*) return 1 ;;
 	esac
 }
@@ -93,7 +94,7 @@ _sandprobe() {
 		case $verb in
 		verify | report | gate | import) COMPREPLY=($(compgen -d -- "$cur")) ;;
 		lint) COMPREPLY=($(compgen -f -- "$cur")) ;;
-		fleet) [ "$prev" = fleet ] && COMPREPLY=($(compgen -W "render" -- "$cur")) ;;
+		fleet) if [ "$prev" = fleet ]; then COMPREPLY=($(compgen -W "render collect" -- "$cur")); else COMPREPLY=($(compgen -f -- "$cur")); fi ;;
 		esac
 		;;
 	esac

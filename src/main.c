@@ -34,7 +34,7 @@ static const struct verb verbs[] = {
 	{"verify", cmd_verify, "judge an evidence bundle against its gates"},
 	{"report", cmd_report, "render an evidence bundle as a self-contained HTML page"},
 	{"gate", cmd_gate, "decide a release candidate's promotion from a plan and verified bundles"},
-	{"fleet", cmd_fleet, "render one Kubernetes Job per RuntimeClass x node from a fleet plan"},
+	{"fleet", cmd_fleet, "render one Kubernetes Job per RuntimeClass x node from a fleet plan, collect their reports"},
 	{"import", cmd_import, "turn an A3S Box evidence bundle into a sandprobe one"},
 	{"atlas", cmd_atlas, "print the threat-model crosswalk (MITRE ATLAS / ATT&CK)"},
 	{"keygen", cmd_keygen, "create an Ed25519 key pair for signing evidence"},

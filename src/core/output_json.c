@@ -42,6 +42,14 @@ int sp_write_json(FILE *f, const sp_ctx *ctx, const sp_report *rep, bool strict)
 				      "engine", sp_json_str(rep->env.engine), "runtime", sp_json_str(rep->env.runtime),
 				      "runtime_signals", sp_json_str(rep->env.runtime_signals), "kernel", sp_json_str(rep->env.kernel),
 				      "arch", sp_json_str(rep->env.arch), "uid", (json_int_t)rep->env.uid, "kernel_boundary", kb));
+	/* a Job of `sandprobe fleet render` names its cell (SP_FLEET_CELL, NODE/CLASS) and the node the
+	 * kubelet ran it on (SP_FLEET_NODE_NAME, from spec.nodeName): `fleet collect` places the report by them */
+	const char *cell = getenv("SP_FLEET_CELL");
+	if (cell) {
+		const char *node = getenv("SP_FLEET_NODE_NAME");
+		json_object_set_new(json_object_get(root, "environment"), "fleet",
+				    json_pack("{s:o,s:o}", "cell", sp_json_str(cell), "node_name", node ? sp_json_str(node) : json_null()));
+	}
 	json_t *results = json_array();
 	for (size_t i = 0; i < rep->n; i++) {
 		const sp_result *r = &rep->results[i];

@@ -4,7 +4,9 @@
  * system with a memory /tmp, no privilege escalation, every capability
  * dropped, RuntimeDefault seccomp, resources. The doctor writes its JSON
  * report to the pod's log; SP_FLEET_CELL in its environment and the Job's
- * labels name the cell. Every value was character-checked by the parser. */
+ * labels name the cell, SP_FLEET_NODE_NAME (the downward API's spec.nodeName)
+ * the node the kubelet ran it on: the doctor puts both in its report
+ * (environment.fleet) for `fleet collect`. Every value was character-checked by the parser. */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -100,6 +102,10 @@ int sp_fleet_write_job(FILE *f, const sp_fleet_plan *p, size_t node, size_t cls)
 		"          env:\n"
 		"            - name: SP_FLEET_CELL\n"
 		"              value: \"%s/%s\"\n"
+		"            - name: SP_FLEET_NODE_NAME\n"
+		"              valueFrom:\n"
+		"                fieldRef:\n"
+		"                  fieldPath: spec.nodeName\n"
 		"          securityContext:\n"
 		"            allowPrivilegeEscalation: false\n"
 		"            readOnlyRootFilesystem: true\n"

@@ -227,6 +227,7 @@ struct sp_live_lane {
 	int doctor_rc;
 	char *doctor_json;  /* the doctor's report (untrusted) */
 	char *stderr_tail;
+	void *json_extra; /* NULL, or a json_t object: its members are added to the lane's JSON (fleet collect's cell) */
 };
 
 /* ---- lane.c ---- */
@@ -389,6 +390,11 @@ typedef struct sp_live_run {
 	sp_strv defects;
 	bool matrix;
 	bool strict;
+	/* NULL: a run of sandprobe live. Else the matrix is another verb's (fleet collect), from reports it read:
+	 * origin says whose (the text's first line and the page's heading instead of the platform), the JUnit
+	 * suites are named SUITE.RUNTIME.VARIANT, and a lane carries no launch claims (nothing launched it here) */
+	const char *origin;
+	const char *suite;
 } sp_live_run;
 void sp_live_judge(sp_live_run *run);
 bool sp_live_failed(const sp_live_run *run);

@@ -122,6 +122,19 @@ static void removed_names(const sp_live_lane *l, char *buf, size_t n)
 		}
 }
 
+static const char *kvm_word(const sp_live_platform *p)
+{
+	if (!p->kvm_probed)
+		return "present";
+	return p->kvm_usable ? "usable" : "not usable";
+}
+
+/* does the row say why (a skip, a defect; another verb's lane that erred: a fleet cell that never reported) */
+static bool says_why(const sp_live_run *run, const sp_live_lane *l)
+{
+	return !strcmp(l->status, "skip") || l->defect || (run->origin && !strcmp(l->status, "error"));
+}
+
 static void write_matrix_text(FILE *f, const sp_live_run *run)
 {
 	fprintf(f, "%-15s %-14s", "runtime", "variant");
@@ -139,8 +152,7 @@ static void write_matrix_text(FILE *f, const sp_live_run *run)
 			snprintf(buf, sizeof buf, "%s%s", v, strcmp(l->status, "skip") && exp && l->variant->removes ? "*" : "");
 			fprintf(f, " %-*s", w, buf);
 		}
-		fprintf(f, "  %s (%.0f ms)%s%s\n", verdict(l), l->ms, !strcmp(l->status, "skip") || l->defect ? ": " : "",
-			!strcmp(l->status, "skip") || l->defect ? l->reason : "");
+		fprintf(f, "  %s (%.0f ms)%s%s\n", verdict(l), l->ms, says_why(run, l) ? ": " : "", says_why(run, l) ? l->reason : "");
 	}
 	fprintf(f, "* a failure the negative control must produce\n");
 }
@@ -148,8 +160,11 @@ static void write_matrix_text(FILE *f, const sp_live_run *run)
 void sp_live_write_text(FILE *f, const sp_live_run *run, bool verbose)
 {
 	const sp_live_platform *p = &run->platform;
-	fprintf(f, "platform: %s %s, %s host (virt: %s), cgroup %s, kvm %s (%s)\n", p->kernel, p->arch, p->host_kind, p->virt,
-		p->cgroup, !p->kvm_probed ? "present" : p->kvm_usable ? "usable" : "not usable", p->kvm_reason);
+	if (run->origin)
+		fprintf(f, "%s\n", run->origin);
+	else
+		fprintf(f, "platform: %s %s, %s host (virt: %s), cgroup %s, kvm %s (%s)\n", p->kernel, p->arch, p->host_kind,
+			p->virt, p->cgroup, kvm_word(p), p->kvm_reason);
 	if (run->matrix) {
 		write_matrix_text(f, run);
 	} else {
@@ -253,7 +268,7 @@ int sp_live_write_json(FILE *f, const sp_live_run *run)
 			json_object_set_new(o, "runtime_class", json_pack("{s:s,s:s}", "handler", l->rt->handler, "runtime_type",
 									 l->rt->runtime_type ? l->rt->runtime_type : ""));
 		json_object_set_new(o, "doctor_ms", json_real(l->doctor_ms));
-		if (strcmp(l->status, "skip")) {
+		if (strcmp(l->status, "skip") && !run->origin) {
 			json_object_set_new(o, "claims", launch_json(&l->claim));
 			json_object_set_new(o, "actual", launch_json(&l->actual));
 		}
@@ -268,6 +283,8 @@ int sp_live_write_json(FILE *f, const sp_live_run *run)
 			json_object_set_new(o, "collateral", strv_json(&l->collateral));
 			json_object_set_new(o, "judged_by_boundary", strv_json(&l->by_boundary));
 		}
+		if (l->json_extra)
+			json_object_update(o, l->json_extra);
 		json_object_set_new(o, "results", results);
 		json_array_append_new(lanes, o);
 	}
@@ -309,7 +326,9 @@ void sp_live_write_html(FILE *f, const sp_live_run *run)
 {
 	const sp_live_platform *p = &run->platform;
 	bool failed = sp_live_failed(run);
-	fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>sandprobe live matrix</title>\n<style>\n"
+	fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>sandprobe ", f);
+	html_text(f, run->suite ? run->suite : "live");
+	fputs(" matrix</title>\n<style>\n"
 	      "body{font:14px/1.4 system-ui,sans-serif;margin:2em;color:#222}\n"
 	      "table{border-collapse:collapse;margin:1em 0}\n"
 	      "th,td{border:1px solid #ccc;padding:.3em .6em;text-align:center}\n"
@@ -318,22 +337,28 @@ void sp_live_write_html(FILE *f, const sp_live_run *run)
 	      ".DEFECT{background:#e00;color:#fff;font-weight:bold}.ok{color:#070}.bad{color:#b00}\n"
 	      "small{color:#666}\n</style></head><body>\n",
 	      f);
-	fprintf(f, "<h1>sandprobe live: <span class=\"%s\">%s</span></h1>\n", failed ? "bad" : "ok", failed ? "FAIL" : "PASS");
+	fprintf(f, "<h1>sandprobe %s: <span class=\"%s\">%s</span></h1>\n", run->suite ? run->suite : "live", failed ? "bad" : "ok",
+		failed ? "FAIL" : "PASS");
 	fputs("<p>", f);
-	html_text(f, p->kernel);
-	fputs(" ", f);
-	html_text(f, p->arch);
-	fputs(", host ", f);
-	html_text(f, p->host_kind);
-	fputs(" (virtualization: ", f);
-	html_text(f, p->virt);
-	fputs("), cgroup ", f);
-	html_text(f, p->cgroup);
-	fprintf(f, ", KVM %s: ", !p->kvm_probed ? "present" : p->kvm_usable ? "usable" : "not usable");
-	html_text(f, p->kvm_reason);
-	fputs("<br><small>", f);
-	html_text(f, p->notes);
-	fputs("</small></p>\n<table>\n<tr><th>runtime</th><th>variant</th>", f);
+	if (run->origin) {
+		html_text(f, run->origin);
+	} else {
+		html_text(f, p->kernel);
+		fputs(" ", f);
+		html_text(f, p->arch);
+		fputs(", host ", f);
+		html_text(f, p->host_kind);
+		fputs(" (virtualization: ", f);
+		html_text(f, p->virt);
+		fputs("), cgroup ", f);
+		html_text(f, p->cgroup);
+		fprintf(f, ", KVM %s: ", kvm_word(p));
+		html_text(f, p->kvm_reason);
+		fputs("<br><small>", f);
+		html_text(f, p->notes);
+		fputs("</small>", f);
+	}
+	fputs("</p>\n<table>\n<tr><th>runtime</th><th>variant</th>", f);
 	for (size_t c = 0; c < NCOLS; c++)
 		fprintf(f, "<th>%s</th>", columns[c].title);
 	fputs("<th>verdict</th><th>ms</th></tr>\n", f);
@@ -361,7 +386,7 @@ void sp_live_write_html(FILE *f, const sp_live_run *run)
 		}
 		const char *vd = verdict(l);
 		fprintf(f, "<td class=\"%s\">%s", !strcmp(vd, "FAILED AS EXPECTED") ? "PASS" : vd, vd);
-		if (skip || l->defect) {
+		if (says_why(run, l)) {
 			fputs("<br><small>", f);
 			html_text(f, l->reason);
 			fputs("</small>", f);

@@ -117,12 +117,13 @@ void sp_live_write_junit(FILE *f, const sp_live_run *run)
 	all.tests += run->nteardown;
 	all.failures += td_failed;
 	/* a defect (a negative control that did not fail) is its lane's failed verdict */
-	sp_junit_begin(f, "sandprobe.live", all.tests, all.failures, all.errors, secs);
+	char *top = sp_xasprintf("sandprobe.%s", run->suite ? run->suite : "live");
+	sp_junit_begin(f, top, all.tests, all.failures, all.errors, secs);
 	for (size_t i = 0; i < run->n; i++) {
 		const sp_live_lane *l = &run->lanes[i];
 		struct counts n;
 		lane_counts(run, l, &n);
-		char *suite = sp_xasprintf("live.%s.%s", l->rt->name, l->variant->name);
+		char *suite = sp_xasprintf("%s.%s.%s", run->suite ? run->suite : "live", l->rt->name, l->variant->name);
 		sp_junit_suite_begin(f, suite, n.tests, n.failures, n.errors, n.skipped, l->ms / 1000.0, NULL);
 		const char *props[] = {"runtime", l->rt->name, "variant", l->variant->name, "negative_control",
 				       l->variant->removes ? "true" : "false", "removes",
@@ -178,6 +179,7 @@ void sp_live_write_junit(FILE *f, const sp_live_run *run)
 		sp_junit_suite_end(f);
 	}
 	sp_junit_end(f);
+	free(top);
 }
 
 void sp_live_write_tap(FILE *f, const sp_live_run *run)

@@ -47,6 +47,7 @@ for kind in missing empty dir binary; do
 	bad "soak --workload ($kind)" out -- "$S" soak --workload "$f" --profile R0 --out out
 	bad "gate --plan ($kind)" out -- "$S" gate --plan "$f" "$T/dir" -o out
 	bad "fleet render --plan ($kind)" out -- "$S" fleet render --plan "$f" -o out
+	bad "fleet collect ($kind)" out -- "$S" fleet collect --plan "$R/docs/examples/fleet-plan.yaml" -o out "$([ "$kind" = dir ] && echo emptydir || echo "$f")"
 	# inputs that are directories (a bundle): a file, nothing, or an empty one
 	d=$f
 	[ "$kind" = dir ] && d=emptydir

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# Fuzz smoke of the fleet plan parser and renderer (tests/fuzz/fuzz_fleet_plan.c):
+# Fuzz smoke of the fleet plan parser and renderer (tests/fuzz/fuzz_fleet_plan.c)
+# and of fleet collect's report and log reader (tests/fuzz/fuzz_fleet_collect.c):
 # libFuzzer with ASan+UBSan from the committed corpus, a few seconds.
 . "$(dirname "$0")/../lib/tap.sh"
 need clang
 cd "$SP_ROOT" || exit 1
-for h in fuzz_fleet_plan; do
+for h in fuzz_fleet_plan fuzz_fleet_collect; do
 	if ! make -s -j"$(nproc)" "build-fuzz/$h" >/dev/null 2>&1; then
 		TAP_NAME="$h builds" ok false
 		continue

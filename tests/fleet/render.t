@@ -62,7 +62,8 @@ for f in sorted(glob.glob(os.path.join(sys.argv[1], "*.yaml"))):
         "limits": (c["resources"]["limits"], {"cpu": "250m", "memory": "64Mi"}),
         "requests": (c["resources"]["requests"], {"cpu": "100m", "memory": "32Mi"}),
         "args": (c["args"], ["--profile", "container", "--format", "json", "--set", "fs.writable=/tmp"]),
-        "env": (c["env"], [{"name": "SP_FLEET_CELL", "value": f"{node}/{rc}"}]),
+        "env": (c["env"], [{"name": "SP_FLEET_CELL", "value": f"{node}/{rc}"},
+                           {"name": "SP_FLEET_NODE_NAME", "valueFrom": {"fieldRef": {"fieldPath": "spec.nodeName"}}}]),
         "image": (c["image"], "registry.example/sandprobe-doctor:0.1.0"),
     }
     if node == "worker-1":
