@@ -113,21 +113,40 @@ EOW
 # during the window a checked pull fails; afterwards a bounded retry succeeds
 checked='      - {op: pull-fails, expect: fail, argv: [sh, "{state}/pull-checked.sh"]}
       - {op: pull-retry, argv: [sh, -c, "for i in $(seq 20); do sh {state}/pull-checked.sh && exit 0; sleep 0.2; done; exit 1"]}'
-run_custom() { # NAME: runs it R0; sets out, rc
+declare -A pids
+start_custom() { # NAME: runs it R0 in the background (own prefix, own state dir)
+	"$SP_BIN" soak --workload "$tmp/$1.yaml" --profile R0 --out "$tmp/$1.out" --quiet >/dev/null 2>&1 &
+	pids[$1]=$!
+}
+finish() { # NAME: waits for it; sets out, rc
 	out=$tmp/$1.out
-	"$SP_BIN" soak --workload "$tmp/$1.yaml" --profile R0 --out "$out" --quiet >/dev/null 2>&1
+	wait "${pids[$1]}"
 	rc=$?
 }
 frow() { awk -F'\t' 'NR>1{print $1" "$8}' "$1/faults.tsv"; }
 ftarget() { awk -F'\t' 'NR>1{print $2}' "$1/faults.tsv"; }
 fop() { awk -F'\t' '$4 == "F05"{print $6" "$8}' "$1/operations.tsv"; }
 
-# positive twin: a digest-checking client passes
+# the runs that end by themselves go in parallel
 reg_workload good "truncate:4096" "$checked"
-run_custom good
+reg_workload trunc "truncate:4096" '      - {op: pull-unchecked, argv: [sh, -c, "curl -s --max-time 5 -o {state}/clients/c/blobs/sha256/$(cat {state}/digest) http://127.0.0.1:$(cat {state}/proxy.port)/v2/sp/l/blobs/sha256:$(cat {state}/digest); true"]}'
+rp=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+reg_workload noeffect "redirect:$rp" "${checked/pull-fails, expect: fail/pull-fails, expect: ok}" "$rp"
+reg_workload gone "stall" '      - {op: after, argv: ["true"]}'
+sed -i 's#      - {op: pull-ok, argv: \[sh, "{state}/pull-checked.sh"\]}#      - {op: pull-ok, argv: [sh, -c, "sh {state}/pull-checked.sh \&\& sh {state}/stop.sh {state}/proxy.pid"]}#' "$tmp/gone.yaml"
+reg_workload stuck "disconnect" '      - {op: jam, argv: [sh, -c, "rm -f {state}/proxy.mode && mkdir {state}/proxy.mode"]}'
+reg_workload outside "disconnect" "$checked"
+sed -i "s#modefile: \"{state}/proxy.mode\"#modefile: \"$tmp/foreign.mode\"#" "$tmp/outside.yaml"
+echo pass >"$tmp/foreign.mode"
+for n in good trunc noeffect gone stuck outside; do start_custom "$n"; done
+
+# positive twin: a digest-checking client passes
+finish good
 is "$rc $(frow "$out")" "0 F05 pass" "checked client: F05 recorded, verify accepts"
-like "$(ftarget "$out")" 'mode:truncate:4096 probe:reset:[0-9]+B undone-after:1[0-9]{3}ms registry:answers blobs:2-verified$' \
-	"checked client: in effect, undone after the window, the registry back, 2 blobs verified"
+like "$(ftarget "$out")" 'mode:truncate:4096 probe:reset:[0-9]+B undone-after:[0-9]+ms registry:answers blobs:2-verified$' \
+	"checked client: in effect, undone, the registry back, 2 blobs verified"
+undone=$(ftarget "$out" | sed -n 's/.*undone-after:\([0-9]*\)ms.*/\1/p')
+TAP_NAME="checked client: undone when the 1200 ms window ended (${undone} ms)" ok test "${undone:-0}" -ge 1200
 is "$(fop "$out")" "expected_fault truncate:4096/in-effect" "checked client: the fault operation says in effect"
 is "$(awk -F'\t' '$4 ~ /^pull-(fails|retry)$/{print $4" "$6}' "$out/operations.tsv" | paste -sd,)" "pull-fails ok,pull-retry ok" \
 	"checked client: a pull in the window failed, the bounded retry succeeded"
@@ -136,8 +155,7 @@ none_of_registry "$state"
 check_nothing_left "$out"
 
 # negative control: a client that stores the truncated layer under its digest
-reg_workload trunc "truncate:4096" '      - {op: pull-unchecked, argv: [sh, -c, "curl -s --max-time 5 -o {state}/clients/c/blobs/sha256/$(cat {state}/digest) http://127.0.0.1:$(cat {state}/proxy.port)/v2/sp/l/blobs/sha256:$(cat {state}/digest); true"]}'
-run_custom trunc
+finish trunc
 isnt "$rc" "0" "truncated layer kept: verify rejects the bundle"
 is "$(verdict "$out" faults.recovered)" "FAIL" "truncated layer kept: the faults.recovered gate fails"
 like "$(ftarget "$out")" "blobs:checked=2,bad=1,first=[0-9a-f]{12},stores-missing=0\$" "truncated layer kept: the record names the bad blob"
@@ -145,18 +163,14 @@ is "$(awk -F'\t' '$4 == "pull-unchecked"{print $6}' "$out/operations.tsv")" "ok"
 check_nothing_left "$out"
 
 # negative control: the fault has no effect (redirect to the registry itself)
-rp=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-reg_workload noeffect "redirect:$rp" "${checked/pull-fails, expect: fail/pull-fails, expect: ok}" "$rp"
-run_custom noeffect
+finish noeffect
 isnt "$rc" "0" "fault without effect: verify rejects the bundle"
 is "$(fop "$out")" "fail redirect:$rp/not-in-effect" "fault without effect: the operation says so"
 is "$(verdict "$out" faults.recovered)" "FAIL" "fault without effect: the faults.recovered gate fails"
 check_nothing_left "$out"
 
 # failure path: the proxy is gone before the fault
-reg_workload gone "stall" '      - {op: after, argv: ["true"]}'
-sed -i 's#      - {op: pull-ok, argv: \[sh, "{state}/pull-checked.sh"\]}#      - {op: pull-ok, argv: [sh, -c, "sh {state}/pull-checked.sh \&\& sh {state}/stop.sh {state}/proxy.pid"]}#' "$tmp/gone.yaml"
-run_custom gone
+finish gone
 isnt "$rc" "0" "proxy gone: verify rejects the bundle"
 is "$(fop "$out")" "fail target-gone" "proxy gone: not injected, the operation says why"
 is "$(frow "$out")" "F05 fail" "proxy gone: the record fails"
@@ -164,8 +178,7 @@ is "$(awk -F'\t' '$4 == "after"{print $6}' "$out/operations.tsv")" "ok" "proxy g
 check_nothing_left "$out"
 
 # failure path: the fault cannot be undone (the mode file made a directory in the window)
-reg_workload stuck "disconnect" '      - {op: jam, argv: [sh, -c, "rm -f {state}/proxy.mode && mkdir {state}/proxy.mode"]}'
-run_custom stuck
+finish stuck
 isnt "$rc" "0" "cannot undo: verify rejects the bundle"
 like "$(ftarget "$out")" 'undo-failed' "cannot undo: the record says so"
 is "$(frow "$out")" "F05 fail" "cannot undo: the record fails"
@@ -173,10 +186,7 @@ is "$(jq -r .stop_condition "$out/summary.json")" "error" "cannot undo: the run 
 check_nothing_left "$out"
 
 # failure path: a mode file outside the run's state dir is never written
-reg_workload outside "disconnect" "$checked"
-sed -i "s#modefile: \"{state}/proxy.mode\"#modefile: \"$tmp/foreign.mode\"#" "$tmp/outside.yaml"
-echo pass >"$tmp/foreign.mode"
-run_custom outside
+finish outside
 isnt "$rc" "0" "mode file outside the run: verify rejects the bundle"
 is "$(fop "$out")" "fail target-not-owned" "mode file outside the run: not injected"
 is "$(jq -r .stop_condition "$out/summary.json")" "invariant" "mode file outside the run: the run stops (invariant)"
@@ -218,8 +228,10 @@ for op in push-a push-b shared-layers inspect tag pull save-load remove prune pu
 	is "$(awk -F'\t' -v o="$op" '$4 == o{print $6}' "$out/operations.tsv")" "ok" "img-01: $op"
 done
 is "$(frow "$out")" "F05 pass" "img-01: F05 injected, undone and recovered"
-like "$(ftarget "$out")" 'mode:truncate:65536 probe:reset:[0-9]+B undone-after:2[0-9]{3}ms registry:answers blobs:[0-9]+-verified$' \
-	"img-01: in effect, undone after the window, every blob verified"
+like "$(ftarget "$out")" 'mode:truncate:65536 probe:reset:[0-9]+B undone-after:[0-9]+ms registry:answers blobs:[0-9]+-verified$' \
+	"img-01: in effect, undone, every blob verified"
+undone=$(ftarget "$out" | sed -n 's/.*undone-after:\([0-9]*\)ms.*/\1/p')
+TAP_NAME="img-01: undone when the 2500 ms window ended (${undone} ms)" ok test "${undone:-0}" -ge 2500
 like "$(cat "$out/logs/IMG-02.pull-fails.log")" "reset|EOF|digest|unexpected" "img-01: the pull in the window failed on the cut answer"
 like "$(cat "$out/logs/IMG-02.pull-retry.log")" "attempts=([2-9]|1[0-9]|20)$" "img-01: the bounded retry took more than one attempt"
 is "$(jq -c .resources "$out/inventory-start.json") $(jq -c .resources "$out/inventory-final.json")" "[] []" \
