@@ -387,6 +387,29 @@ bool sp_soak_fault_step(struct run *r, struct scen_state *st, const sp_soak_wste
 			sp_soak_run_steps(r, st, &sc->recover, gen);
 		return true;
 	}
+	if (sp_soak_fault_f05_f09(r, st, gen)) /* fault_registry.c, fault_upgrade.c */
+		return true;
 	inject_pidfile_fault(r, st, gen); /* F02 / F03 / F04 / F06 after this step */
 	return true;
+}
+
+/* for fault_registry.c and fault_upgrade.c */
+void sp_soak_sleep_unless_aborted(struct run *r, int ms)
+{
+	sleep_unless_aborted(r, ms);
+}
+
+int sp_soak_port_accepts(int port)
+{
+	return loopback_accepts(port);
+}
+
+int sp_soak_port_read(const char *path)
+{
+	return read_port(path);
+}
+
+int sp_soak_fault_list(struct run *r, const sp_soak_wfault *f, const sp_soak_vars *v, sp_strv *out)
+{
+	return list_tasks(r, f, v, out);
 }

@@ -194,6 +194,22 @@ void *sp_soak_worker(void *arg);
 /* the cycle's step i is the fault's: run it (F01/F07) or inject after it
  * (F02/F03/F06); returns true when the cycle is over */
 bool sp_soak_fault_step(struct run *r, struct scen_state *st, const sp_soak_wstep *step, unsigned long long gen);
+/* does 127.0.0.1:port accept within 300 ms (1, 0; -1 no socket); the port
+ * a port file holds (1-65535) or -1; the fault's tasks command's sorted
+ * lines (-1: it could not run or failed) */
+int sp_soak_port_accepts(int port);
+void sp_soak_sleep_unless_aborted(struct run *r, int ms);
+int sp_soak_port_read(const char *path);
+int sp_soak_fault_list(struct run *r, const sp_soak_wfault *f, const sp_soak_vars *v, sp_strv *out);
+
+/* fault_registry.c (F05) and fault_upgrade.c (F09): inject the scenario's
+ * fault after its step, run the recover steps, record it; false when the
+ * fault is neither */
+bool sp_soak_fault_f05_f09(struct run *r, struct scen_state *st, unsigned long long gen);
+void sp_soak_registry_fault(struct run *r, struct scen_state *st, unsigned long long gen);
+void sp_soak_upgrade_fault(struct run *r, struct scen_state *st, unsigned long long gen);
+/* shared by both: is path (expanded) inside the run's state dir (no "..")? */
+bool sp_soak_path_in_state(const struct run *r, const char *path);
 
 /* recorder.c */
 int sp_soak_open_streams(struct run *r, sp_error *err);

@@ -8,6 +8,7 @@
 
 #include <openssl/evp.h>
 
+#include "soak/faultproxy.h"
 #include "soak/workload.h"
 #include "yaml/ytree.h"
 #include "core/util.h"
@@ -326,9 +327,77 @@ static int parse_signal(const char *s)
 	return -1;
 }
 
+/* a path key of F05/F09: a string with placeholders, absolute once expanded */
+static int get_path(struct pctx *p, const sp_ynode *v, const char *key, char **out)
+{
+	if (get_str(p, v, key, out) < 0 || check_placeholders(p, v, *out, CTX_GLOBAL | CTX_SCENARIO) < 0)
+		return -1;
+	if ((*out)[0] != '/' && (*out)[0] != '{')
+		return sp_usage(p->err, "%s:%d: '%s' must be an absolute path (got '%.60s')", p->origin, v->line, key, *out);
+	return 0;
+}
+
+/* F05's and F09's own keys (the others refuse them) */
+static int get_fault_f05_f09(struct pctx *p, const sp_ynode *n, sp_soak_wfault *f)
+{
+	static const char *const f05[] = {"modefile", "mode", "window_ms", "blobs", NULL};
+	static const char *const f09[] = {"link", "from", "to", "next", NULL};
+	bool is05 = !strcmp(f->id, "F05"), is09 = !strcmp(f->id, "F09");
+	const sp_ynode *v;
+	for (int k = 0; k < 2; k++)
+		for (const char *const *key = k ? f09 : f05; *key; key++)
+			if ((v = sp_ynode_get(n, *key)) && !(k ? is09 : is05))
+				return sp_usage(p->err, "%s:%d: '%s' is for %s only", p->origin, v->line, *key, k ? "F09" : "F05");
+	if (is05) {
+		if (!(v = sp_ynode_get(n, "modefile")))
+			return sp_usage(p->err, "%s:%d: F05 needs 'modefile', the fault proxy's mode file", p->origin, n->line);
+		if (get_path(p, v, "modefile", &f->modefile) < 0)
+			return -1;
+		if (!(v = sp_ynode_get(n, "mode")))
+			return sp_usage(p->err, "%s:%d: F05 needs 'mode' (disconnect, truncate:N, stall, slow:BPS or redirect:PORT)",
+					p->origin, n->line);
+		sp_fp_mode_t m = {SP_FP_PASS, 0};
+		const char *why = "pass is no fault";
+		if (get_str(p, v, "mode", &f->mode) < 0)
+			return -1;
+		if (sp_fp_mode_parse(f->mode, strlen(f->mode), &m, &why) < 0 || m.mode == SP_FP_PASS)
+			return sp_usage(p->err, "%s:%d: 'mode' must be disconnect, truncate:N, stall, slow:BPS or redirect:PORT (got '%.40s': %s)",
+					p->origin, v->line, f->mode, why);
+		f->window_ms = 2000;
+		if ((v = sp_ynode_get(n, "window_ms")) && get_int32(p, v, "window_ms", 1, 3600000, &f->window_ms) < 0)
+			return -1;
+		if ((v = sp_ynode_get(n, "blobs")) && get_argv(p, v, "blobs", CTX_GLOBAL | CTX_SCENARIO, &f->blobs) < 0)
+			return -1;
+		if (f->window_ms >= f->rto_ms)
+			return sp_usage(p->err, "%s:%d: F05's window_ms (%d) must be shorter than its rto_ms (%d)", p->origin, n->line,
+					f->window_ms, f->rto_ms);
+	}
+	if (is09) {
+		static const char *const need[] = {"link", "from", "to"};
+		char **out[] = {&f->link, &f->from, &f->to};
+		for (size_t i = 0; i < 3; i++) {
+			if (!(v = sp_ynode_get(n, need[i])))
+				return sp_usage(p->err, "%s:%d: F09 needs '%s' (link: the runtime path the workload calls, from: version N, to: version N+1)",
+						p->origin, n->line, need[i]);
+			if (get_path(p, v, need[i], out[i]) < 0)
+				return -1;
+		}
+		if ((v = sp_ynode_get(n, "next"))) {
+			if (want_kind(p, v, SP_YN_SCALAR, "next") < 0)
+				return -1;
+			if (!strcmp(v->str, "fail-closed"))
+				f->next_fail_closed = true;
+			else if (strcmp(v->str, "keep"))
+				return sp_usage(p->err, "%s:%d: 'next' must be keep or fail-closed (got '%.40s')", p->origin, v->line, v->str);
+		}
+	}
+	return 0;
+}
+
 static int get_fault(struct pctx *p, const sp_ynode *n, sp_soak_scenario *sc)
 {
-	static const char *const keys[] = {"id", "step", "pidfile", "portfile", "tasks", "signal", "after_ms", "rto_ms", "expected", NULL};
+	static const char *const keys[] = {"id", "step", "pidfile", "portfile", "tasks", "signal", "after_ms", "rto_ms", "expected",
+					   "modefile", "mode", "window_ms", "blobs", "link", "from", "to", "next", NULL};
 	sp_soak_wfault *f = &sc->fault;
 	const sp_ynode *v;
 	if (want_kind(p, n, SP_YN_MAP, "fault") < 0 || check_keys(p, n, "fault", keys) < 0)
@@ -336,16 +405,18 @@ static int get_fault(struct pctx *p, const sp_ynode *n, sp_soak_scenario *sc)
 	f->present = true;
 	f->line = n->line;
 	if (!(v = sp_ynode_get(n, "id")))
-		return sp_usage(p->err, "%s:%d: fault has no 'id' (F01, F02, F03, F04, F06 or F07)", p->origin, n->line);
+		return sp_usage(p->err, "%s:%d: fault has no 'id' (F01 to F07, or F09)", p->origin, n->line);
 	if (want_kind(p, v, SP_YN_SCALAR, "id") < 0)
 		return -1;
 	if (strcmp(v->str, "F01") && strcmp(v->str, "F02") && strcmp(v->str, "F03") && strcmp(v->str, "F04") &&
-	    strcmp(v->str, "F06") && strcmp(v->str, "F07"))
-		return sp_usage(p->err, "%s:%d: fault id must be F01, F02, F03, F04, F06 or F07 (got '%.20s')", p->origin,
+	    strcmp(v->str, "F05") && strcmp(v->str, "F06") && strcmp(v->str, "F07") && strcmp(v->str, "F09"))
+		return sp_usage(p->err, "%s:%d: fault id must be F01, F02, F03, F04, F05, F06, F07 or F09 (got '%.20s')", p->origin,
 				v->line, v->str);
 	snprintf(f->id, sizeof f->id, "%s", v->str);
-	bool is_f06 = !strcmp(f->id, "F06"), is_f04 = !strcmp(f->id, "F04");
+	bool is_f05 = !strcmp(f->id, "F05"), is_f09 = !strcmp(f->id, "F09");
+	bool is_f06 = !strcmp(f->id, "F06") || is_f05, is_f04 = !strcmp(f->id, "F04") || is_f09; /* F05: pid and port files; F09: tasks */
 	bool by_pidfile = !strcmp(f->id, "F02") || !strcmp(f->id, "F03") || is_f04 || is_f06;
+	by_pidfile = by_pidfile && !is_f09;
 	f->signal = !strcmp(f->id, "F03") || is_f04 || is_f06 ? SIGTERM : SIGKILL;
 	f->rto_ms = 10000;
 	if (!(v = sp_ynode_get(n, "step")))
@@ -356,7 +427,7 @@ static int get_fault(struct pctx *p, const sp_ynode *n, sp_soak_scenario *sc)
 		return sp_usage(p->err, "%s:%d: fault step '%.48s' is not a step of scenario %s", p->origin, v->line, f->step, sc->id);
 	if ((v = sp_ynode_get(n, "pidfile"))) {
 		if (!by_pidfile)
-			return sp_usage(p->err, "%s:%d: 'pidfile' is for F02, F03, F04 and F06 only (%s interrupts its step's own process)",
+			return sp_usage(p->err, "%s:%d: 'pidfile' is for F02 to F06 only (%s does not signal a process)",
 					p->origin, v->line, f->id);
 		if (get_str(p, v, "pidfile", &f->pidfile) < 0 || check_placeholders(p, v, f->pidfile, CTX_GLOBAL | CTX_SCENARIO) < 0)
 			return -1;
@@ -365,22 +436,22 @@ static int get_fault(struct pctx *p, const sp_ynode *n, sp_soak_scenario *sc)
 	}
 	if ((v = sp_ynode_get(n, "portfile"))) {
 		if (!is_f06)
-			return sp_usage(p->err, "%s:%d: 'portfile' is for F06 only (the proxy's loopback port)", p->origin, v->line);
+			return sp_usage(p->err, "%s:%d: 'portfile' is for F05 and F06 only (the proxy's loopback port)", p->origin, v->line);
 		if (get_str(p, v, "portfile", &f->portfile) < 0 ||
 		    check_placeholders(p, v, f->portfile, CTX_GLOBAL | CTX_SCENARIO) < 0)
 			return -1;
 	} else if (is_f06) {
-		return sp_usage(p->err, "%s:%d: F06 needs 'portfile' naming the file that holds the proxy's loopback port",
-				p->origin, n->line);
+		return sp_usage(p->err, "%s:%d: %s needs 'portfile' naming the file that holds the proxy's loopback port",
+				p->origin, n->line, f->id);
 	}
 	if ((v = sp_ynode_get(n, "tasks"))) {
 		if (!is_f04)
-			return sp_usage(p->err, "%s:%d: 'tasks' is for F04 only (the daemon's task list)", p->origin, v->line);
+			return sp_usage(p->err, "%s:%d: 'tasks' is for F04 and F09 only (the daemon's tasks, the live resources)", p->origin, v->line);
 		if (get_argv(p, v, "tasks", CTX_GLOBAL | CTX_SCENARIO, &f->tasks) < 0)
 			return -1;
 	} else if (is_f04) {
-		return sp_usage(p->err, "%s:%d: F04 needs 'tasks', a command listing the daemon's tasks one per line",
-				p->origin, n->line);
+		return sp_usage(p->err, "%s:%d: %s needs 'tasks', a command listing %s one per line", p->origin, n->line, f->id,
+				is_f09 ? "the live resources" : "the daemon's tasks");
 	}
 	if ((v = sp_ynode_get(n, "signal"))) {
 		if (want_kind(p, v, SP_YN_SCALAR, "signal") < 0)
@@ -398,7 +469,7 @@ static int get_fault(struct pctx *p, const sp_ynode *n, sp_soak_scenario *sc)
 	} else {
 		f->expected = sp_xstrdup("recovered");
 	}
-	return 0;
+	return get_fault_f05_f09(p, n, f);
 }
 
 static int get_scenario(struct pctx *p, const sp_ynode *n, const sp_soak_workload *w, sp_soak_scenario *sc)
@@ -740,6 +811,12 @@ void sp_workload_free(sp_soak_workload *w)
 		free(sc->fault.portfile);
 		sp_strv_free(&sc->fault.tasks);
 		free(sc->fault.expected);
+		free(sc->fault.modefile);
+		free(sc->fault.mode);
+		sp_strv_free(&sc->fault.blobs);
+		free(sc->fault.link);
+		free(sc->fault.from);
+		free(sc->fault.to);
 	}
 	free(w->scen);
 	memset(w, 0, sizeof *w);

@@ -40,7 +40,7 @@ typedef struct sp_soak_wsteps {
 
 typedef struct sp_soak_wfault {
 	bool present;
-	char id[4];        /* F01 F02 F03 F04 F06 F07 */
+	char id[4];        /* F01 F02 F03 F04 F05 F06 F07 F09 */
 	char *step;        /* F01/F07: step to interrupt; F02/F03/F04/F06: step after which to inject */
 	char *pidfile;     /* F02/F03/F04/F06: file holding the target pid (must be owned) */
 	sp_strv tasks;     /* F04: command listing the daemon's tasks, one per line (placeholders unexpanded) */
@@ -50,6 +50,18 @@ typedef struct sp_soak_wfault {
 	int rto_ms;        /* recovery time objective */
 	char *expected;    /* expected outcome, one line */
 	int line;
+	/* F05 (fault_registry.c): the fault proxy's mode file (under {state}),
+	 * the mode applied for window_ms then undone, the blob stores whose
+	 * every blob must match its digest after the recovery */
+	char *modefile, *mode;
+	int window_ms;
+	sp_strv blobs;
+	/* F09 (fault_upgrade.c): the runtime link the workload calls (under
+	 * {state}), moved from version N to N+1 and back; tasks lists the live
+	 * resources; next_fail_closed: under N+1 they may be refused (the list
+	 * fails) instead of kept */
+	char *link, *from, *to;
+	bool next_fail_closed;
 } sp_soak_wfault;
 
 typedef struct sp_soak_scenario {

@@ -115,6 +115,49 @@ static void bad(const char *label, const char *from, const char *to, const char 
 	free(text);
 }
 
+/* F05 (fault proxy mode file, blob stores) and F09 (runtime link, N, N+1) */
+static void test_f05_f09(void)
+{
+	const char *from = "id: F02, step: start, pidfile: \"{state}/{id}.pid\", after_ms: 5, rto_ms: 99,";
+	const char *at = strstr(good, from);
+	ok(at != NULL, "F05: the good workload has its F02");
+	if (!at)
+		return;
+	char *text = sp_xasprintf("%.*sid: F05, step: start, pidfile: \"{state}/p.pid\", portfile: \"{state}/p.port\", "
+				  "modefile: \"{state}/p.mode\", mode: \"slow:100\", window_ms: 1500, blobs: [\"{state}/c\", /abs], rto_ms: 9000,%s",
+				  (int)(at - good), good, at + strlen(from));
+	sp_soak_workload w;
+	sp_error err;
+	int r = parse(text, &w, &err);
+	is_int(r, 0, "F05 parses");
+	if (r == 0) {
+		const sp_soak_wfault *f = &w.scen[1].fault;
+		is_str(f->id, "F05", "F05 id");
+		is_str(f->modefile, "{state}/p.mode", "F05 modefile kept unexpanded");
+		is_str(f->mode, "slow:100", "F05 mode");
+		is_int(f->window_ms, 1500, "F05 window");
+		is_int(f->blobs.n, 2, "F05 blob stores");
+		sp_workload_free(&w);
+	}
+	free(text);
+	text = sp_xasprintf("%.*sid: F09, step: start, tasks: [sh, \"{state}/list.sh\"], link: \"{state}/bin/rt\", from: /usr/sbin/runc, "
+			    "to: \"{state}/rt-next\", next: fail-closed, rto_ms: 9000,%s",
+			    (int)(at - good), good, at + strlen(from));
+	r = parse(text, &w, &err);
+	is_int(r, 0, "F09 parses");
+	if (r == 0) {
+		const sp_soak_wfault *f = &w.scen[1].fault;
+		is_str(f->id, "F09", "F09 id");
+		is_str(f->link, "{state}/bin/rt", "F09 link kept unexpanded");
+		is_str(f->from, "/usr/sbin/runc", "F09 from");
+		is_str(f->to, "{state}/rt-next", "F09 to");
+		ok(f->next_fail_closed, "F09 next: fail-closed");
+		ok(f->pidfile == NULL, "F09 has no pid file");
+		sp_workload_free(&w);
+	}
+	free(text);
+}
+
 /* F06 (pid file, port file) and F04 (pid file, task list command): SIGTERM by default */
 static void test_f06(void)
 {
@@ -165,13 +208,24 @@ static void test_bad(void)
 	bad("argv item map", "[runc, start, \"{sid}\"]", "[runc, {a: b}]", "w.yaml:26: every item of 'argv' must be a string");
 	bad("counter both", "dir: \"{state}/runc\"", "dir: x, argv: [ls]", "needs exactly one of 'dir' or 'argv'");
 	bad("fault outside class", "class: fault", "class: storage", "'fault' is only allowed in a scenario of class fault");
-	bad("pidfile on F01", "id: F02", "id: F01", "'pidfile' is for F02, F03, F04 and F06 only");
+	bad("pidfile on F01", "id: F02", "id: F01", "'pidfile' is for F02 to F06 only");
 	bad("F06 without portfile", "id: F02", "id: F06", "F06 needs 'portfile'");
 	bad("F04 without tasks", "id: F02", "id: F04", "F04 needs 'tasks'");
 	bad("tasks not a list", "id: F02, step: start", "id: F04, tasks: ls, step: start", "'tasks' must be");
 	bad("tasks placeholder", "id: F02, step: start", "id: F04, tasks: [ls, \"{nope}\"], step: start", "unknown placeholder '{nope}'");
-	bad("tasks on F02", "after_ms: 5", "tasks: [ls]", "'tasks' is for F04 only");
-	bad("portfile on F02", "after_ms: 5", "portfile: \"{state}/p.port\"", "'portfile' is for F06 only");
+	bad("tasks on F02", "after_ms: 5", "tasks: [ls]", "'tasks' is for F04 and F09 only");
+	bad("portfile on F02", "after_ms: 5", "portfile: \"{state}/p.port\"", "'portfile' is for F05 and F06 only");
+	bad("F05 without modefile", "id: F02", "id: F05, portfile: p", "F05 needs 'modefile'");
+	bad("F05 without mode", "id: F02", "id: F05, portfile: p, modefile: \"{state}/m\"", "F05 needs 'mode'");
+	bad("F05 mode pass", "id: F02", "id: F05, portfile: p, modefile: \"{state}/m\", mode: pass", "'mode' must be disconnect");
+	bad("F05 bad mode", "id: F02", "id: F05, portfile: p, modefile: \"{state}/m\", mode: \"truncate:x\"", "needs a number in range");
+	bad("F05 relative modefile", "id: F02", "id: F05, portfile: p, modefile: m, mode: stall", "'modefile' must be an absolute path");
+	bad("F05 window over rto", "id: F02", "id: F05, portfile: p, modefile: /m, mode: stall, window_ms: 20000", "must be shorter than its rto_ms");
+	bad("modefile on F02", "after_ms: 5", "modefile: /m", "'modefile' is for F05 only");
+	bad("F09 without link", "id: F02, step: start, pidfile: \"{state}/{id}.pid\",", "id: F09, tasks: [ls], step: start,", "F09 needs 'link'");
+	bad("F09 with pidfile", "id: F02", "id: F09, tasks: [ls], link: /l, from: /a, to: /b", "'pidfile' is for F02 to F06 only");
+	bad("F09 bad next", "id: F02, step: start, pidfile: \"{state}/{id}.pid\",", "id: F09, tasks: [ls], link: /l, from: /a, to: /b, next: maybe, step: start,", "'next' must be keep or fail-closed");
+	bad("link on F02", "after_ms: 5", "link: /l", "'link' is for F09 only");
 	bad("portfile placeholder", "id: F02, step: start", "id: F06, portfile: \"{nope}\", step: start", "unknown placeholder '{nope}'");
 	bad("signal", "after_ms: 5", "signal: STOP", "'signal' must be KILL, TERM, INT, HUP or QUIT");
 	bad("version", "version: 1", "version: 2", "w.yaml:1: unsupported workload version '2'");
@@ -567,6 +621,7 @@ int main(void)
 	test_good();
 	test_bad();
 	test_f06();
+	test_f05_f09();
 	test_linear_reject();
 	test_expand();
 	test_redact();
