@@ -45,6 +45,9 @@ typedef struct sp_soak_wfault {
 	char *pidfile;     /* F02/F03/F04/F06: file holding the target pid (must be owned) */
 	sp_strv tasks;     /* F04: command listing the daemon's tasks, one per line (placeholders unexpanded) */
 	char *portfile;    /* F06: file holding the TCP port the target (a proxy) listens on at 127.0.0.1 */
+	char *cut;         /* F06 bounded connection loss (no pidfile): "disconnect" or "stall", written to modefile */
+	char *modefile;    /* F06 cut: the mode file of a fault proxy in the path (under {state}) */
+	int window_ms;     /* F06 cut: how long the path stays cut (default 2000) */
 	int signal;        /* default SIGKILL (F03, F04, F06: SIGTERM) */
 	int after_ms;      /* delay after the step starts (F01/F07) or ends (F02/F03/F06) */
 	int rto_ms;        /* recovery time objective */
