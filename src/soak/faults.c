@@ -389,7 +389,10 @@ bool sp_soak_fault_step(struct run *r, struct scen_state *st, const sp_soak_wste
 	}
 	if (sp_soak_fault_f05_f09(r, st, gen)) /* fault_registry.c, fault_upgrade.c */
 		return true;
-	inject_pidfile_fault(r, st, gen); /* F02 / F03 / F04 / F06 after this step */
+	if (f->cut)
+		sp_soak_inject_netloss(r, st, gen); /* F06 bounded connection loss (fault_netloss.c) */
+	else
+		inject_pidfile_fault(r, st, gen); /* F02 / F03 / F04 / F06 after this step */
 	return true;
 }
 

@@ -181,7 +181,11 @@ struct cgdir {
 	int depth;
 };
 
-static void collect_cgroups(const char *dir, const char *prefix, int depth, struct cgdir **v, size_t *n)
+/* inside: dir is (under) a cgroup named with the prefix, so every cgroup
+ * below it is the run's too, whatever its name (a runtime's children: a
+ * containerd namespace named after the run holds its containers' cgroups,
+ * named by container id only), and is collected down to depth 12 */
+static void collect_cgroups(const char *dir, const char *prefix, int depth, bool inside, struct cgdir **v, size_t *n)
 {
 	DIR *d = opendir(dir);
 	if (!d)
@@ -191,12 +195,13 @@ static void collect_cgroups(const char *dir, const char *prefix, int depth, stru
 		if (de->d_type != DT_DIR || de->d_name[0] == '.')
 			continue;
 		char *sub = sp_xasprintf("%s/%s", dir, de->d_name);
-		if (strstr(de->d_name, prefix)) {
+		bool mine = inside || strstr(de->d_name, prefix);
+		if (mine) {
 			*v = sp_xrealloc(*v, (*n + 1) * sizeof **v);
 			(*v)[(*n)++] = (struct cgdir){sp_xstrdup(sub), depth};
 		}
-		if (depth < 4)
-			collect_cgroups(sub, prefix, depth + 1, v, n);
+		if (depth < (mine ? 12 : 4))
+			collect_cgroups(sub, prefix, depth + 1, mine, v, n);
 		free(sub);
 	}
 	closedir(d);
@@ -222,7 +227,7 @@ static struct cgdir *run_cgroups(const char *prefix, size_t *n)
 	/* /sys/fs/cgroup is either the v2 root or a tmpfs of v1 hierarchies (and "unified") */
 	bool is_v2 = access("/sys/fs/cgroup/cgroup.procs", F_OK) == 0;
 	if (is_v2) {
-		collect_cgroups("/sys/fs/cgroup", prefix, 0, &v, n);
+		collect_cgroups("/sys/fs/cgroup", prefix, 0, false, &v, n);
 	} else {
 		while ((de = readdir(d))) {
 			if (de->d_name[0] == '.')
@@ -230,7 +235,7 @@ static struct cgdir *run_cgroups(const char *prefix, size_t *n)
 			char *h = sp_xasprintf("/sys/fs/cgroup/%s", de->d_name);
 			struct stat st;
 			if (lstat(h, &st) == 0 && S_ISDIR(st.st_mode))
-				collect_cgroups(h, prefix, 0, &v, n);
+				collect_cgroups(h, prefix, 0, false, &v, n);
 			free(h);
 		}
 	}

@@ -211,6 +211,9 @@ void sp_soak_upgrade_fault(struct run *r, struct scen_state *st, unsigned long l
 /* shared by both: is path (expanded) inside the run's state dir (no "..")? */
 bool sp_soak_path_in_state(const struct run *r, const char *path);
 
+/* fault_netloss.c: F06 with 'cut', a bounded connection loss after the step */
+void sp_soak_inject_netloss(struct run *r, struct scen_state *st, unsigned long long gen);
+
 /* recorder.c */
 int sp_soak_open_streams(struct run *r, sp_error *err);
 void sp_soak_close_streams(struct run *r);

@@ -346,7 +346,8 @@ static int get_fault_f05_f09(struct pctx *p, const sp_ynode *n, sp_soak_wfault *
 	const sp_ynode *v;
 	for (int k = 0; k < 2; k++)
 		for (const char *const *key = k ? f09 : f05; *key; key++)
-			if ((v = sp_ynode_get(n, *key)) && !(k ? is09 : is05))
+			if ((v = sp_ynode_get(n, *key)) && !(k ? is09 : is05) &&
+			    !(f->cut && (!strcmp(*key, "modefile") || !strcmp(*key, "window_ms")))) /* F06's cut has both */
 				return sp_usage(p->err, "%s:%d: '%s' is for %s only", p->origin, v->line, *key, k ? "F09" : "F05");
 	if (is05) {
 		if (!(v = sp_ynode_get(n, "modefile")))
@@ -394,10 +395,49 @@ static int get_fault_f05_f09(struct pctx *p, const sp_ynode *n, sp_soak_wfault *
 	return 0;
 }
 
+/* F06 bounded connection loss: cut (disconnect|stall), modefile, window_ms */
+static int netloss_keys(struct pctx *p, const sp_ynode *n, sp_soak_wfault *f, bool is_f06)
+{
+	const sp_ynode *v;
+	static const char *const only = "%s:%d: '%s' is for F05 only, or F06 with 'cut' (a bounded connection loss)";
+	if ((v = sp_ynode_get(n, "cut"))) {
+		if (!is_f06)
+			return sp_usage(p->err, only, p->origin, v->line, "cut");
+		if (get_str(p, v, "cut", &f->cut) < 0)
+			return -1;
+		if (strcmp(f->cut, "disconnect") && strcmp(f->cut, "stall"))
+			return sp_usage(p->err, "%s:%d: 'cut' must be disconnect or stall (got '%.20s')", p->origin, v->line, f->cut);
+	}
+	if (!strcmp(f->id, "F05"))
+		return 0; /* its modefile and window_ms are F05's own (get_fault_f05_f09) */
+	if ((v = sp_ynode_get(n, "modefile"))) {
+		if (!f->cut)
+			return sp_usage(p->err, only, p->origin, v->line, "modefile");
+		if (get_str(p, v, "modefile", &f->modefile) < 0 ||
+		    check_placeholders(p, v, f->modefile, CTX_GLOBAL | CTX_SCENARIO) < 0)
+			return -1;
+		if (!sp_startswith(f->modefile, "{state}/") || strstr(f->modefile, ".."))
+			return sp_usage(p->err, "%s:%d: 'modefile' must be a file under {state}/ (the run writes it)", p->origin,
+					v->line);
+	} else if (f->cut) {
+		return sp_usage(p->err, "%s:%d: F06 with 'cut' needs 'modefile', the mode file of the fault proxy in the path",
+				p->origin, n->line);
+	}
+	f->window_ms = 2000;
+	if ((v = sp_ynode_get(n, "window_ms"))) {
+		if (!f->cut)
+			return sp_usage(p->err, only, p->origin, v->line, "window_ms");
+		if (get_int32(p, v, "window_ms", 1, 600000, &f->window_ms) < 0)
+			return -1;
+	}
+	return 0;
+}
+
 static int get_fault(struct pctx *p, const sp_ynode *n, sp_soak_scenario *sc)
 {
-	static const char *const keys[] = {"id", "step", "pidfile", "portfile", "tasks", "signal", "after_ms", "rto_ms", "expected",
-					   "modefile", "mode", "window_ms", "blobs", "link", "from", "to", "next", NULL};
+	static const char *const keys[] = {"id", "step", "pidfile", "portfile", "tasks", "signal", "after_ms", "rto_ms",
+					   "expected", "cut", "modefile", "mode", "window_ms", "blobs", "link", "from", "to",
+					   "next", NULL};
 	sp_soak_wfault *f = &sc->fault;
 	const sp_ynode *v;
 	if (want_kind(p, n, SP_YN_MAP, "fault") < 0 || check_keys(p, n, "fault", keys) < 0)
@@ -415,8 +455,8 @@ static int get_fault(struct pctx *p, const sp_ynode *n, sp_soak_scenario *sc)
 	snprintf(f->id, sizeof f->id, "%s", v->str);
 	bool is_f05 = !strcmp(f->id, "F05"), is_f09 = !strcmp(f->id, "F09");
 	bool is_f06 = !strcmp(f->id, "F06") || is_f05, is_f04 = !strcmp(f->id, "F04") || is_f09; /* F05: pid and port files; F09: tasks */
-	bool by_pidfile = !strcmp(f->id, "F02") || !strcmp(f->id, "F03") || is_f04 || is_f06;
-	by_pidfile = by_pidfile && !is_f09;
+	bool is_cut = !strcmp(f->id, "F06") && sp_ynode_get(n, "cut"); /* bounded connection loss: no process is signalled */
+	bool by_pidfile = (!strcmp(f->id, "F02") || !strcmp(f->id, "F03") || is_f04 || is_f06) && !is_f09 && !is_cut;
 	f->signal = !strcmp(f->id, "F03") || is_f04 || is_f06 ? SIGTERM : SIGKILL;
 	f->rto_ms = 10000;
 	if (!(v = sp_ynode_get(n, "step")))
@@ -427,8 +467,9 @@ static int get_fault(struct pctx *p, const sp_ynode *n, sp_soak_scenario *sc)
 		return sp_usage(p->err, "%s:%d: fault step '%.48s' is not a step of scenario %s", p->origin, v->line, f->step, sc->id);
 	if ((v = sp_ynode_get(n, "pidfile"))) {
 		if (!by_pidfile)
-			return sp_usage(p->err, "%s:%d: 'pidfile' is for F02 to F06 only (%s does not signal a process)",
-					p->origin, v->line, f->id);
+			return sp_usage(p->err, "%s:%d: 'pidfile' is for F02 to F06 only, not F06 with 'cut' (%s %s)", p->origin,
+					v->line, is_cut ? "F06 with 'cut'" : f->id,
+					is_cut ? "cuts a path, it signals no process" : "does not signal a process");
 		if (get_str(p, v, "pidfile", &f->pidfile) < 0 || check_placeholders(p, v, f->pidfile, CTX_GLOBAL | CTX_SCENARIO) < 0)
 			return -1;
 	} else if (by_pidfile) {
@@ -453,6 +494,8 @@ static int get_fault(struct pctx *p, const sp_ynode *n, sp_soak_scenario *sc)
 		return sp_usage(p->err, "%s:%d: %s needs 'tasks', a command listing %s one per line", p->origin, n->line, f->id,
 				is_f09 ? "the live resources" : "the daemon's tasks");
 	}
+	if (netloss_keys(p, n, f, is_f06) < 0)
+		return -1;
 	if ((v = sp_ynode_get(n, "signal"))) {
 		if (want_kind(p, v, SP_YN_SCALAR, "signal") < 0)
 			return -1;
@@ -809,6 +852,7 @@ void sp_workload_free(sp_soak_workload *w)
 		free(sc->fault.step);
 		free(sc->fault.pidfile);
 		free(sc->fault.portfile);
+		free(sc->fault.cut);
 		sp_strv_free(&sc->fault.tasks);
 		free(sc->fault.expected);
 		free(sc->fault.modefile);

@@ -45,13 +45,15 @@ typedef struct sp_soak_wfault {
 	char *pidfile;     /* F02/F03/F04/F06: file holding the target pid (must be owned) */
 	sp_strv tasks;     /* F04: command listing the daemon's tasks, one per line (placeholders unexpanded) */
 	char *portfile;    /* F06: file holding the TCP port the target (a proxy) listens on at 127.0.0.1 */
+	char *cut;         /* F06 bounded connection loss (no pidfile): "disconnect" or "stall", written to modefile */
 	int signal;        /* default SIGKILL (F03, F04, F06: SIGTERM) */
 	int after_ms;      /* delay after the step starts (F01/F07) or ends (F02/F03/F06) */
 	int rto_ms;        /* recovery time objective */
 	char *expected;    /* expected outcome, one line */
 	int line;
-	/* F05 (fault_registry.c): the fault proxy's mode file (under {state}),
-	 * the mode applied for window_ms then undone, the blob stores whose
+	/* F05 (fault_registry.c) and F06 with cut (fault_netloss.c): the fault
+	 * proxy's mode file (under {state}), the mode (F05; F06: cut) applied
+	 * for window_ms (default 2000) then undone; F05: the blob stores whose
 	 * every blob must match its digest after the recovery */
 	char *modefile, *mode;
 	int window_ms;

@@ -21,6 +21,7 @@ need containerd
 need ctr
 need runc
 need containerd-shim-runc-v2
+need runsc
 need_root
 [ -x /bin/busybox ] || skip_all "/bin/busybox (busybox-static) missing"
 tmp=$(sp_tmpdir)
@@ -46,13 +47,14 @@ check_exit_is_verifiers "$out" "$rc"
 is "$rc" "0" "k8s-01: the verifier accepts the R0 bundle"
 is "$(jq -r '.unexpected_failures' "$out/summary.json") $(jq -r .cleanup "$out/summary.json")" "0 ok" "k8s-01: no unexpected failure, cleanup ok"
 is "$(awk -F'\t' 'NR>1{print $1" "$8}' "$out/faults.tsv")" "F04 pass" "k8s-01: F04 injected and recovered"
-like "$(awk -F'\t' 'NR>1{print $2}' "$out/faults.tsv")" '^pid:[0-9]+\(.*/ctrd\.pid\) tasks:2 tasks:2-reconciled$' \
-	"k8s-01: two service tasks before, the same two after"
+like "$(awk -F'\t' 'NR>1{print $2}' "$out/faults.tsv")" '^pid:[0-9]+\(.*/ctrd\.pid\) tasks:3 tasks:3-reconciled$' \
+	"k8s-01: three service tasks before (runc and runsc handlers), the same three after"
 is "$(awk -F'\t' '$4 == "F04"{print $6" "$8}' "$out/operations.tsv")" "expected_fault TERM" "k8s-01: the restart is an expected fault"
 is "$(awk -F'\t' '$4 == "still-manageable" || $4 == "containerd-restart"{print $4" "$6}' "$out/operations.tsv" | sort | paste -sd,)" \
 	"containerd-restart ok,still-manageable ok" "k8s-01: restarted, the containers still manageable with ctr"
 is "$(awk -F'\t' 'NR>1{print $6}' "$out/capability-results.tsv" | sort -u)" "pass" "k8s-01: every scenario passes"
 ok grep -q '	job	[0-9.]*	ok	' "$out/operations.tsv"
+ok grep -q '	job-runsc	[0-9.]*	ok	' "$out/operations.tsv" # the runsc handler: a gVisor kernel through the runc shim
 check_nothing_left "$out"
 nothing_of_containerd "$out"
 
@@ -77,7 +79,7 @@ ok grep -q 'op: recreate-task' "$tmp/recreate.yaml"
 run_variant recreate
 isnt "$rc" "0" "re-created task: verify rejects the bundle"
 is "$(awk '$2 == "faults.recovered"{print $1}' "$out/verify.out")" "FAIL" "re-created task: the faults.recovered gate fails"
-like "$(awk -F'\t' 'NR>1{print $2" "$8}' "$out/faults.tsv")" 'tasks:before=2,after=2,duplicated=0,differ fail$' "re-created task: the record fails, naming the task list"
+like "$(awk -F'\t' 'NR>1{print $2" "$8}' "$out/faults.tsv")" 'tasks:before=3,after=3,duplicated=0,differ fail$' "re-created task: the record fails, naming the task list"
 is "$(awk -F'\t' '$4 == "still-manageable"{print $6}' "$out/operations.tsv")" "ok" "re-created task: although the workload's own check passed"
 check_nothing_left "$out"
 nothing_of_containerd "$out"
