@@ -105,11 +105,12 @@ is "$(jq '.results | length' "$T/wdie.json")" 7 "-j 2: every check reports"
 # pool starts the long-running round trip first)
 R=$(mktemp -d /tmp/sp-tiny.XXXXXX) # nobody must reach it: not under $T
 at_exit "rm -rf '$R'"
-mkdir -p "$R/bin" "$R/proc" "$R/dev" "$R/tmp" "$R/etc"
+mkdir -p "$R/bin" "$R/proc" "$R/dev" "$R/tmp" "$R/etc" "$R/usr"
 cp "$D" "$R/bin/doctor"
+ln -s usr/lib "$R/lib" && ln -s usr/lib64 "$R/lib64" # the sanitizer build's libraries, from /usr
 chmod -R a+rX "$R"
 tiny() { setpriv --reuid=65534 --regid=65534 --clear-groups -- bwrap --unshare-all --unshare-user --die-with-parent \
-	--new-session --cap-drop ALL --ro-bind "$R" / --proc /proc --dev /dev --tmpfs /tmp "$@"; }
+	--new-session --cap-drop ALL --ro-bind "$R" / --ro-bind /usr /usr --proc /proc --dev /dev --tmpfs /tmp "$@"; }
 tiny /bin/doctor -j 1 --profile strict --format json -k 'not net.egress' >"$T/cat1.json"
 tiny /bin/doctor -j 2 --profile strict --format json -k 'not net.egress' >"$T/cat2.json"
 verd() { jq -r '.results[] | "\(.id) \(.status) \(.detail | gsub("[0-9]+"; "N"))"' "$1"; }
