@@ -416,10 +416,12 @@ unsigned sp_run_default_jobs(void)
 }
 
 /* Run every check with up to jobs workers into raw[] (as run_unit leaves
- * them). Returns false, having run nothing, when fewer than two workers
- * can be started: the caller then runs one check at a time. */
+ * them), got[] marking what the workers reported; what no worker took (the
+ * workers kept dying outside any unit) is left to the caller. Returns
+ * false, having run nothing, when fewer than two workers can be started:
+ * the caller then runs one check at a time. */
 static bool run_pool(const sp_ctx *ctx, const sp_check *const *checks, size_t n, const sp_doctor_run_opts *o,
-		     unsigned jobs, sp_result *raw)
+		     unsigned jobs, sp_result *raw, bool *got)
 {
 	/* the units: each check, each batch once (at its first member); the
 	 * long-running batches first */
@@ -469,7 +471,7 @@ static bool run_pool(const sp_ctx *ctx, const sp_check *const *checks, size_t n,
 	close(pl.go[0]);
 	close(pl.go[1]); /* go */
 	pl.go[0] = pl.go[1] = -1;
-	unsigned alive = nw;
+	unsigned alive = nw, lost = 0;
 	while (alive > 0) {
 		int status = 0;
 		pid_t p = waitpid(-1, &status, 0);
@@ -488,6 +490,13 @@ static bool run_pool(const sp_ctx *ctx, const sp_check *const *checks, size_t n,
 		int32_t first = atomic_load(&pl.sh->cur[k]);
 		if (!ok || (first < 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0))
 			continue;
+		if (first < 0) {
+			/* killed outside any unit: by a filter that forbids pinning it to a
+			 * processor, say; the next ones are not pinned, and after as many
+			 * such deaths as workers none is started */
+			pl.ncpus = 0;
+			lost++;
+		}
 		/* the worker died in the unit (an in-process check crashed it): what
 		 * it did not report is an error, the rest go on in a new worker */
 		for (size_t j = first < 0 ? n : (size_t)first; j < n; j++)
@@ -500,7 +509,7 @@ static bool run_pool(const sp_ctx *ctx, const sp_check *const *checks, size_t n,
 				atomic_store(&pl.sh->done[j], 1);
 			}
 		atomic_store(&pl.sh->cur[k], -1);
-		if (atomic_load(&pl.sh->next) < nu) {
+		if (atomic_load(&pl.sh->next) < nu && lost <= nw) {
 			pid_t np = start_worker(ctx, checks, n, o, &pl, k);
 			if (np > 0) {
 				pids[k] = np;
@@ -508,15 +517,14 @@ static bool run_pool(const sp_ctx *ctx, const sp_check *const *checks, size_t n,
 			}
 		}
 	}
-	if (ok)
-		for (size_t i = 0; i < n; i++) {
-			if (atomic_load_explicit(&pl.sh->done[i], memory_order_acquire))
-				raw[i] = pl.sh->res[i];
-			else /* never a silent pass: a unit nothing reported on */
-				sp_errorr(&raw[i], "no worker was left to run the check");
-			raw[i].check = NULL;
-			raw[i].expect = sp_policy_expect(ctx->policy, checks[i]->id);
-		}
+	for (size_t i = 0; ok && i < n; i++) {
+		got[i] = atomic_load_explicit(&pl.sh->done[i], memory_order_acquire);
+		if (!got[i])
+			continue;
+		raw[i] = pl.sh->res[i];
+		raw[i].check = NULL;
+		raw[i].expect = sp_policy_expect(ctx->policy, checks[i]->id);
+	}
 	munmap(pl.map, pl.map_len);
 	free(units);
 	return ok;
@@ -536,19 +544,23 @@ void sp_run(const sp_ctx *ctx, const sp_env *env, const sp_check *const *checks,
 	 * after it may run) or a timeout hook (its snapshot lives in this
 	 * process) says one at a time */
 	sp_result *raw = NULL;
+	bool *got = NULL;
 	if (o->jobs > 1 && n > 1 && !o->stop_on_fail && !timeout_hook) {
 		raw = sp_xcalloc(n, sizeof *raw);
-		if (!run_pool(ctx, checks, n, o, o->jobs, raw)) {
+		got = sp_xcalloc(n, sizeof *got);
+		if (!run_pool(ctx, checks, n, o, o->jobs, raw, got)) {
 			free(raw);
+			free(got);
 			raw = NULL;
+			got = NULL;
 		}
 	}
 	for (size_t i = 0; i < n; i++) {
 		const sp_check *c = checks[i];
 		sp_result *r = &rep->results[rep->n++];
-		if (raw)
+		if (raw && got[i])
 			*r = raw[i];
-		else
+		else /* one at a time: -j 1, or what no worker took */
 			run_unit(ctx, checks, n, i, o, batched, have, r);
 		r->check = c;
 		sp_judge_boundary(ctx, &rep->env.boundary, c, r);
@@ -577,6 +589,7 @@ void sp_run(const sp_ctx *ctx, const sp_env *env, const sp_check *const *checks,
 		}
 	}
 	free(raw);
+	free(got);
 	free(batched);
 	free(have);
 	rep->duration_ms = (double)(sp_now_ns() - t0) / 1e6;

@@ -99,6 +99,13 @@ like "$(jq -r '.results[] | select(.id == "proc.host_visible") | "\(.status) \(.
 others() { jq -r '.results[] | select(.id != "proc.host_visible") | "\(.id) \(.status)"' "$1"; }
 is "$(others "$T/wdie.json")" "$(others "$T/wlive.json")" "-j 2: every other check keeps its verdict and place"
 is "$(jq '.results | length' "$T/wdie.json")" 7 "-j 2: every check reports"
+# a filter that kills sched_setaffinity (each worker pins itself to one
+# processor): the workers die before taking a unit, their successors run
+# unpinned, and every verdict is that of the same sandbox without the filter
+"$SP_HELPERS/mkseccomp" --kill-only sched_setaffinity >"$T/kill-affinity"
+bwrap --dev-bind / / --seccomp 9 "$D" -j 2 --profile strict --format json -k "$SEL" 9<"$T/kill-affinity" >"$T/wpin.json"
+all() { jq -r '.results[] | "\(.id) \(.status)"' "$1"; }
+is "$(all "$T/wpin.json")" "$(all "$T/wlive.json")" "-j 2: workers a filter kills before their first unit cost no verdict"
 
 # the whole catalogue (but net.egress) in a tiny rootfs, unprivileged: the
 # same checks, statuses and details in the same order at -j 1 and -j 2 (the
