@@ -60,6 +60,11 @@ static void timeout_evidence(const sp_check *c, pid_t pid, unsigned timeout_ms, 
 		timeout_hook(c, pid, timeout_ms, timeout_hook_arg);
 }
 
+/* set in a pool worker pinned to one CPU: the processors its probes get
+ * back, so that what they start (a tool, an MCP server) is not confined */
+static cpu_set_t probe_cpus;
+static bool probe_unpin;
+
 /* A child in a process group of its own (so a timeout kills whatever it
  * started), writing into pfd[1]. Returns the pid (0 in the child), or -1
  * with errno set and nothing left open. */
@@ -80,6 +85,10 @@ static pid_t fork_probe(int pfd[2])
 		setpgid(0, 0);
 		close(pfd[0]);
 		signal(SIGPIPE, SIG_IGN);
+		/* it starts on its worker's CPU (no wake-up of another) and may
+		 * leave it from here on */
+		if (probe_unpin)
+			sched_setaffinity(0, sizeof probe_cpus, &probe_cpus);
 		return 0;
 	}
 	setpgid(pid, pid); /* avoid the race with the child's own call */
@@ -356,14 +365,16 @@ static _Noreturn void worker_main(const sp_ctx *ctx, const sp_check *const *chec
 	if (atomic_load(&sh->abort))
 		_exit(0);
 	if (pl->ncpus > 1) {
-		/* one processor per worker, and its probes on the same one: a forked
-		 * probe runs as soon as its worker waits for it, with no wake-up of
+		/* one processor per worker, where its probes start: a forked probe
+		 * runs as soon as its worker waits for it, with no wake-up of
 		 * another (idle, on a VM halted) processor, and the workers do not
-		 * trade places (a failure leaves the worker where it was) */
+		 * trade places; the probe then gets the worker's processors back
+		 * (fork_probe). A failure leaves the worker where it was */
 		cpu_set_t one;
 		CPU_ZERO(&one);
 		CPU_SET(pl->cpus[k % pl->ncpus], &one);
-		sched_setaffinity(0, sizeof one, &one);
+		probe_unpin = sched_getaffinity(0, sizeof probe_cpus, &probe_cpus) == 0 &&
+			      sched_setaffinity(0, sizeof one, &one) == 0;
 	}
 	sp_result *batched = sp_xcalloc(n, sizeof *batched);
 	bool *have = sp_xcalloc(n, sizeof *have);
