@@ -436,17 +436,22 @@ static bool run_pool(const sp_ctx *ctx, const sp_check *const *checks, size_t n,
 {
 	/* the units: each check, each batch once (at its first member); the
 	 * long-running batches first, then the other batches (several probes
-	 * each), then single checks: the short units come last and even out
-	 * the workers' ends */
+	 * each), then the checks forked alone, then the in-process reads: the
+	 * short units come last and even out the workers' ends */
 	uint32_t *units = sp_xcalloc(n, sizeof *units);
 	size_t nu = 0;
-	for (int pass = 0; pass < 3; pass++)
+	for (int pass = 0; pass < 4; pass++)
 		for (size_t i = 0; i < n; i++) {
 			const sp_batch *b = checks[i]->batch;
 			bool seen = false;
 			for (size_t j = 0; j < i && b && !seen; j++)
 				seen = checks[j]->batch == b;
-			if (!seen && (b ? (b->long_running ? 0 : 1) : 2) == pass)
+			int rank = 2;
+			if (b)
+				rank = b->long_running ? 0 : 1;
+			else if (checks[i]->flags & SP_CHECK_INPROCESS)
+				rank = 3;
+			if (!seen && rank == pass)
 				units[nu++] = (uint32_t)i;
 		}
 	if (jobs > nu)
