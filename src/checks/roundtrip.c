@@ -23,6 +23,7 @@ const sp_batch sp_batch_roundtrip = {
 	.id = "roundtrip",
 	.what = "one large file written, fsynced, read back and removed for fs.large_write and wf.bigfile",
 	.budget_ms = roundtrip_budget,
+	.long_running = true,
 };
 
 static struct {

@@ -311,13 +311,15 @@ static void run_tmpdir(const sp_ctx *ctx, sp_result *r)
 static pid_t wait_report(pid_t pid, int options, int *st)
 {
 	uint64_t end = sp_now_ns() + 1500000000ull;
+	useconds_t nap = 20; /* doubling to 1 ms: the report is usually there within microseconds */
 	for (;;) {
 		pid_t w = waitpid(pid, st, options | WNOHANG);
 		if (w != 0 && !(w < 0 && errno == EINTR))
 			return w;
 		if (sp_now_ns() >= end)
 			return 0;
-		usleep(1000);
+		usleep(nap);
+		nap = nap < 500 ? nap * 2 : 1000;
 	}
 }
 

@@ -101,6 +101,9 @@ typedef struct sp_batch {
 	unsigned (*budget_ms)(const sp_ctx *ctx);
 	void (*prepare)(const sp_ctx *ctx); /* may be NULL */
 	void (*run)(const sp_ctx *ctx);     /* may be NULL */
+	/* its work outlasts any other unit's (the 10 MiB round trip): a run
+	 * of several at once (-j) starts it first, so it never becomes the tail */
+	bool long_running;
 } sp_batch;
 
 typedef struct sp_check {

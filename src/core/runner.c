@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdatomic.h>
+#include <sys/mman.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -58,6 +60,11 @@ static void timeout_evidence(const sp_check *c, pid_t pid, unsigned timeout_ms, 
 		timeout_hook(c, pid, timeout_ms, timeout_hook_arg);
 }
 
+/* set in a pool worker pinned to one CPU: the processors its probes get
+ * back, so that what they start (a tool, an MCP server) is not confined */
+static cpu_set_t probe_cpus;
+static bool probe_unpin;
+
 /* A child in a process group of its own (so a timeout kills whatever it
  * started), writing into pfd[1]. Returns the pid (0 in the child), or -1
  * with errno set and nothing left open. */
@@ -78,6 +85,10 @@ static pid_t fork_probe(int pfd[2])
 		setpgid(0, 0);
 		close(pfd[0]);
 		signal(SIGPIPE, SIG_IGN);
+		/* it starts on its worker's CPU (no wake-up of another) and may
+		 * leave it from here on */
+		if (probe_unpin)
+			sched_setaffinity(0, sizeof probe_cpus, &probe_cpus);
 		return 0;
 	}
 	setpgid(pid, pid); /* avoid the race with the child's own call */
@@ -303,110 +314,103 @@ static void run_unit(const sp_ctx *ctx, const sp_check *const *checks, size_t n,
 }
 
 /* ---- -j N: a pool of forked workers ------------------------------------------
- * Each worker is forked once, before any check runs, and is handed units (a
- * check, or a whole batch at its first member) in catalogue order by the
- * parent. It runs a unit with run_unit, the code a one-at-a-time run uses:
- * the same probe children, timeouts and crash isolation. Results travel back
- * as records (index, result) and land at their own index, so the report's
- * order is the catalogue's whatever finishes first. */
+ * The workers are forked once, before any check runs, and share one mapping
+ * with the parent: the queue of units (a check, or a whole batch at its
+ * first member) and a slot for every check's result. Each worker takes the
+ * next unit itself (no round trip through the parent between units) and
+ * runs it with run_unit, the code a one-at-a-time run uses: the same probe
+ * children, timeouts and crash isolation. A result lands at its check's own
+ * index, so the report's order is the catalogue's whatever finishes first.
+ * The queue starts with the units whose batch says it outlasts the others
+ * (sp_batch.long_running: the 10 MiB round trip), then the catalogue's
+ * order: the longest unit never starts last and becomes the run's tail.
+ * The parent only waits: a worker that dies in a unit (an in-process check
+ * crashed it) costs what that unit did not report, and a new worker takes
+ * the rest of the queue. */
 
-struct unit_rec {
-	uint32_t i; /* the check's index; UNIT_DONE ends a unit */
-	sp_result r;
-};
-#define UNIT_DONE UINT32_MAX
+#define POOL_MAX 64
 
-typedef struct worker {
-	pid_t pid;
-	int cmd;   /* units to run (uint32_t), parent -> worker */
-	int res;   /* unit_rec records, worker -> parent */
-	long unit; /* the unit being run (index of its first check), -1 idle */
-} worker;
+typedef struct pool_shared {
+	_Atomic uint32_t next;         /* index into units[] of the next unit to take */
+	_Atomic int abort;             /* set before the start: take nothing */
+	_Atomic int32_t cur[POOL_MAX]; /* the unit (its first check's index) worker k runs, -1 none */
+	_Atomic uint8_t *done;         /* per check: its result is in res[] */
+	sp_result *res;                /* per check */
+} pool_shared;
 
-static void worker_main(const sp_ctx *ctx, const sp_check *const *checks, size_t n, const sp_doctor_run_opts *o,
-			int cmd, int res)
+typedef struct pool {
+	pool_shared *sh;
+	int cpus[POOL_MAX]; /* worker k runs on cpus[k % ncpus] */
+	unsigned ncpus;
+	void *map;
+	size_t map_len;
+	const uint32_t *units; /* check indexes, in the order to take them */
+	size_t nu;
+	int go[2]; /* the workers start at its end of file */
+} pool;
+
+/* worker k: take units until the queue is empty */
+static _Noreturn void worker_main(const sp_ctx *ctx, const sp_check *const *checks, size_t n,
+				  const sp_doctor_run_opts *o, pool *pl, unsigned k)
 {
 	signal(SIGPIPE, SIG_IGN);
+	if (pl->go[0] >= 0) { /* wait for the parent's word (a worker replacing one starts at once) */
+		close(pl->go[1]);
+		char b;
+		while (read(pl->go[0], &b, 1) < 0 && errno == EINTR)
+			;
+		close(pl->go[0]);
+	}
+	pool_shared *sh = pl->sh;
+	if (atomic_load(&sh->abort))
+		_exit(0);
+	if (pl->ncpus > 1) {
+		/* one processor per worker, where its probes start: a forked probe
+		 * runs as soon as its worker waits for it, with no wake-up of
+		 * another (idle, on a VM halted) processor, and the workers do not
+		 * trade places; the probe then gets the worker's processors back
+		 * (fork_probe). A failure leaves the worker where it was */
+		cpu_set_t one;
+		CPU_ZERO(&one);
+		CPU_SET(pl->cpus[k % pl->ncpus], &one);
+		probe_unpin = sched_getaffinity(0, sizeof probe_cpus, &probe_cpus) == 0 &&
+			      sched_setaffinity(0, sizeof one, &one) == 0;
+	}
 	sp_result *batched = sp_xcalloc(n, sizeof *batched);
 	bool *have = sp_xcalloc(n, sizeof *have);
-	uint32_t u;
-	bool timed_out = false;
-	while (sp_read_until(cmd, &u, sizeof u, UINT64_MAX, &timed_out) == sizeof u && u < n) {
-		struct unit_rec rec;
-		memset(&rec, 0, sizeof rec);
-		rec.i = u;
-		run_unit(ctx, checks, n, u, o, batched, have, &rec.r);
-		rec.r.check = NULL;
-		if (sp_write_all(res, &rec, sizeof rec) < 0)
-			_exit(3);
+	for (;;) {
+		uint32_t q = atomic_fetch_add(&sh->next, 1);
+		if (q >= pl->nu)
+			break;
+		uint32_t u = pl->units[q];
+		atomic_store(&sh->cur[k], (int32_t)u);
+		sp_result r;
+		run_unit(ctx, checks, n, u, o, batched, have, &r);
+		r.check = NULL;
+		sh->res[u] = r;
+		atomic_store_explicit(&sh->done[u], 1, memory_order_release);
 		/* the batch's other members, judged in the same child */
 		for (size_t j = u + 1; checks[u]->batch && j < n; j++) {
 			if (checks[j]->batch != checks[u]->batch)
 				continue;
-			memset(&rec, 0, sizeof rec);
-			rec.i = (uint32_t)j;
-			rec.r = batched[j];
-			rec.r.check = NULL;
-			if (sp_write_all(res, &rec, sizeof rec) < 0)
-				_exit(3);
+			sh->res[j] = batched[j];
+			sh->res[j].check = NULL;
+			atomic_store_explicit(&sh->done[j], 1, memory_order_release);
 		}
-		memset(&rec, 0, sizeof rec);
-		rec.i = UNIT_DONE;
-		if (sp_write_all(res, &rec, sizeof rec) < 0)
-			_exit(3);
+		atomic_store(&sh->cur[k], -1);
 	}
 	_exit(0);
 }
 
-/* start workers[k]; the others' pipe ends are closed in it, so each worker
- * sees the end of its own command pipe when the parent closes it */
-static int start_worker(const sp_ctx *ctx, const sp_check *const *checks, size_t n, const sp_doctor_run_opts *o,
-			worker *workers, unsigned nworkers, unsigned k)
+static pid_t start_worker(const sp_ctx *ctx, const sp_check *const *checks, size_t n, const sp_doctor_run_opts *o,
+			  pool *pl, unsigned k)
 {
-	worker *w = &workers[k];
-	int cmd[2], res[2];
-	if (pipe2(cmd, O_CLOEXEC) < 0)
-		return -1;
-	if (pipe2(res, O_CLOEXEC) < 0) {
-		close(cmd[0]);
-		close(cmd[1]);
-		return -1;
-	}
+	atomic_store(&pl->sh->cur[k], -1);
 	fflush(NULL);
 	pid_t pid = fork();
-	if (pid < 0) {
-		int e = errno;
-		close(cmd[0]), close(cmd[1]), close(res[0]), close(res[1]);
-		errno = e;
-		return -1;
-	}
-	if (pid == 0) {
-		close(cmd[1]);
-		close(res[0]);
-		for (unsigned j = 0; j < nworkers; j++)
-			if (j != k && workers[j].pid > 0) {
-				close(workers[j].cmd);
-				close(workers[j].res);
-			}
-		worker_main(ctx, checks, n, o, cmd[0], res[1]);
-	}
-	close(cmd[0]);
-	close(res[1]);
-	*w = (worker){.pid = pid, .cmd = cmd[1], .res = res[0], .unit = -1};
-	return 0;
-}
-
-static void stop_worker(worker *w, bool kill_it)
-{
-	if (w->pid <= 0)
-		return;
-	close(w->cmd);
-	close(w->res);
-	if (kill_it)
-		kill(w->pid, SIGKILL);
-	while (waitpid(w->pid, NULL, 0) < 0 && errno == EINTR)
-		;
-	w->pid = 0;
+	if (pid == 0)
+		worker_main(ctx, checks, n, o, pl, k);
+	return pid;
 }
 
 /* the processors this process may run on: the online CPUs, or fewer when
@@ -423,113 +427,125 @@ unsigned sp_run_default_jobs(void)
 }
 
 /* Run every check with up to jobs workers into raw[] (as run_unit leaves
- * them). Returns false, having run nothing, when fewer than two workers
- * can be started: the caller then runs one check at a time. */
+ * them), got[] marking what the workers reported; what no worker took (the
+ * workers kept dying outside any unit) is left to the caller. Returns
+ * false, having run nothing, when fewer than two workers can be started:
+ * the caller then runs one check at a time. */
 static bool run_pool(const sp_ctx *ctx, const sp_check *const *checks, size_t n, const sp_doctor_run_opts *o,
-		     unsigned jobs, sp_result *raw)
+		     unsigned jobs, sp_result *raw, bool *got)
 {
-	/* the units: each check, each batch once (at its first member) */
-	size_t *units = sp_xcalloc(n, sizeof *units);
+	/* the units: each check, each batch once (at its first member); the
+	 * long-running batches first, then the other batches (several probes
+	 * each), then the checks forked alone, then the in-process reads: the
+	 * short units come last and even out the workers' ends */
+	uint32_t *units = sp_xcalloc(n, sizeof *units);
 	size_t nu = 0;
-	for (size_t i = 0; i < n; i++) {
-		bool seen = false;
-		for (size_t j = 0; j < i && checks[i]->batch && !seen; j++)
-			seen = checks[j]->batch == checks[i]->batch;
-		if (!seen)
-			units[nu++] = i;
-	}
+	for (int pass = 0; pass < 4; pass++)
+		for (size_t i = 0; i < n; i++) {
+			const sp_batch *b = checks[i]->batch;
+			bool seen = false;
+			for (size_t j = 0; j < i && b && !seen; j++)
+				seen = checks[j]->batch == b;
+			int rank = 2;
+			if (b)
+				rank = b->long_running ? 0 : 1;
+			else if (checks[i]->flags & SP_CHECK_INPROCESS)
+				rank = 3;
+			if (!seen && rank == pass)
+				units[nu++] = (uint32_t)i;
+		}
 	if (jobs > nu)
 		jobs = (unsigned)nu;
-	worker *w = sp_xcalloc(jobs ? jobs : 1, sizeof *w);
-	unsigned nw = 0;
-	while (nw < jobs && start_worker(ctx, checks, n, o, w, jobs, nw) == 0)
-		nw++;
-	if (nw < 2) {
-		/* (a process limit, say): as many processes as a one-at-a-time run */
-		for (unsigned k = 0; k < nw; k++)
-			stop_worker(&w[k], true);
-		free(w);
+	if (jobs > POOL_MAX)
+		jobs = POOL_MAX;
+	pool pl = {.units = units, .nu = nu, .go = {-1, -1}};
+	size_t off_done = (sizeof(pool_shared) + 63) & ~(size_t)63;
+	size_t off_res = (off_done + n + 63) & ~(size_t)63;
+	pl.map_len = off_res + n * sizeof(sp_result);
+	pl.map = mmap(NULL, pl.map_len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (pl.map == MAP_FAILED || pipe2(pl.go, O_CLOEXEC) < 0) {
+		if (pl.map != MAP_FAILED)
+			munmap(pl.map, pl.map_len);
 		free(units);
 		return false;
 	}
-	bool *got = sp_xcalloc(n, sizeof *got);
-	size_t next = 0, done = 0;
-	struct pollfd *pfd = sp_xcalloc(nw, sizeof *pfd);
-	while (done < nu) {
-		for (unsigned k = 0; k < nw && next < nu; k++) {
-			if (w[k].pid <= 0 || w[k].unit >= 0)
-				continue;
-			uint32_t u = (uint32_t)units[next];
-			if (sp_write_all(w[k].cmd, &u, sizeof u) < 0)
-				continue; /* gone: its end is seen below */
-			w[k].unit = (long)units[next++];
-		}
-		unsigned np = 0;
-		for (unsigned k = 0; k < nw; k++)
-			if (w[k].pid > 0 && w[k].unit >= 0)
-				pfd[np++] = (struct pollfd){.fd = w[k].res, .events = POLLIN};
-		if (np == 0)
-			break; /* no worker left running anything */
-		if (poll(pfd, np, -1) < 0) {
+	pl.sh = pl.map;
+	cpu_set_t set;
+	if (sched_getaffinity(0, sizeof set, &set) == 0)
+		for (int c = 0; c < CPU_SETSIZE && pl.ncpus < POOL_MAX; c++)
+			if (CPU_ISSET(c, &set))
+				pl.cpus[pl.ncpus++] = c;
+	pl.sh->done = (_Atomic uint8_t *)((char *)pl.map + off_done);
+	pl.sh->res = (sp_result *)(void *)((char *)pl.map + off_res);
+	pid_t pids[POOL_MAX];
+	unsigned nw = 0;
+	while (nw < jobs && (pids[nw] = start_worker(ctx, checks, n, o, &pl, nw)) > 0)
+		nw++;
+	/* (fewer than two: a process limit, say) as many processes as a
+	 * one-at-a-time run; the workers end without taking a unit */
+	bool ok = nw >= 2;
+	if (!ok)
+		atomic_store(&pl.sh->abort, 1);
+	close(pl.go[0]);
+	close(pl.go[1]); /* go */
+	pl.go[0] = pl.go[1] = -1;
+	unsigned alive = nw, lost = 0;
+	while (alive > 0) {
+		int status = 0;
+		pid_t p = waitpid(-1, &status, 0);
+		if (p < 0) {
 			if (errno == EINTR)
 				continue;
-			break;
+			break; /* ECHILD: none left */
 		}
-		for (unsigned p = 0; p < np; p++) {
-			if (!pfd[p].revents)
-				continue;
-			unsigned k = 0;
-			while (w[k].res != pfd[p].fd)
-				k++;
-			struct unit_rec rec;
-			bool to = false;
-			size_t len = sp_read_until(w[k].res, &rec, sizeof rec, UINT64_MAX, &to);
-			if (len == sizeof rec && rec.i < n) {
-				sp_expect keep = sp_policy_expect(ctx->policy, checks[rec.i]->id);
-				raw[rec.i] = rec.r;
-				raw[rec.i].expect = keep;
-				got[rec.i] = true;
-				continue;
+		unsigned k = 0;
+		while (k < nw && pids[k] != p)
+			k++;
+		if (k == nw)
+			continue; /* not a worker: a child the doctor was started with */
+		alive--;
+		pids[k] = 0;
+		int32_t first = atomic_load(&pl.sh->cur[k]);
+		if (!ok || (first < 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0))
+			continue;
+		if (first < 0) {
+			/* killed outside any unit: by a filter that forbids pinning it to a
+			 * processor, say; the next ones are not pinned, and after as many
+			 * such deaths as workers none is started */
+			pl.ncpus = 0;
+			lost++;
+		}
+		/* the worker died in the unit (an in-process check crashed it): what
+		 * it did not report is an error, the rest go on in a new worker */
+		for (size_t j = first < 0 ? n : (size_t)first; j < n; j++)
+			if ((j == (size_t)first ||
+			     (checks[first]->batch && checks[j]->batch == checks[first]->batch)) &&
+			    !atomic_load_explicit(&pl.sh->done[j], memory_order_acquire)) {
+				sp_result *r = &pl.sh->res[j];
+				memset(r, 0, sizeof *r);
+				died(r, status, " (the runner's worker)");
+				atomic_store(&pl.sh->done[j], 1);
 			}
-			size_t first = (size_t)w[k].unit;
-			if (len != sizeof rec || rec.i != UNIT_DONE) {
-				/* the worker died in the unit (an in-process check crashed it):
-				 * what it did not report is an error, the rest go on in a new one */
-				int status = 0;
-				close(w[k].cmd);
-				close(w[k].res);
-				while (waitpid(w[k].pid, &status, 0) < 0 && errno == EINTR)
-					;
-				w[k].pid = 0;
-				for (size_t j = first; j < n; j++)
-					if ((j == first || (checks[first]->batch && checks[j]->batch == checks[first]->batch)) &&
-					    !got[j]) {
-						memset(&raw[j], 0, sizeof raw[j]);
-						raw[j].expect = sp_policy_expect(ctx->policy, checks[j]->id);
-						died(&raw[j], status, " (the runner's worker)");
-						got[j] = true;
-					}
-				if (next < nu && start_worker(ctx, checks, n, o, w, nw, k) < 0)
-					w[k].pid = 0;
+		atomic_store(&pl.sh->cur[k], -1);
+		if (atomic_load(&pl.sh->next) < nu && lost <= nw) {
+			pid_t np = start_worker(ctx, checks, n, o, &pl, k);
+			if (np > 0) {
+				pids[k] = np;
+				alive++;
 			}
-			w[k].unit = -1;
-			done++;
 		}
 	}
-	for (unsigned k = 0; k < nw; k++)
-		stop_worker(&w[k], false);
-	/* never a silent pass: a unit nothing reported on */
-	for (size_t i = 0; i < n; i++)
-		if (!got[i]) {
-			memset(&raw[i], 0, sizeof raw[i]);
-			raw[i].expect = sp_policy_expect(ctx->policy, checks[i]->id);
-			sp_errorr(&raw[i], "no worker was left to run the check");
-		}
-	free(pfd);
-	free(got);
-	free(w);
+	for (size_t i = 0; ok && i < n; i++) {
+		got[i] = atomic_load_explicit(&pl.sh->done[i], memory_order_acquire);
+		if (!got[i])
+			continue;
+		raw[i] = pl.sh->res[i];
+		raw[i].check = NULL;
+		raw[i].expect = sp_policy_expect(ctx->policy, checks[i]->id);
+	}
+	munmap(pl.map, pl.map_len);
 	free(units);
-	return true;
+	return ok;
 }
 
 void sp_run(const sp_ctx *ctx, const sp_env *env, const sp_check *const *checks, size_t n, const sp_doctor_run_opts *o,
@@ -546,19 +562,23 @@ void sp_run(const sp_ctx *ctx, const sp_env *env, const sp_check *const *checks,
 	 * after it may run) or a timeout hook (its snapshot lives in this
 	 * process) says one at a time */
 	sp_result *raw = NULL;
+	bool *got = NULL;
 	if (o->jobs > 1 && n > 1 && !o->stop_on_fail && !timeout_hook) {
 		raw = sp_xcalloc(n, sizeof *raw);
-		if (!run_pool(ctx, checks, n, o, o->jobs, raw)) {
+		got = sp_xcalloc(n, sizeof *got);
+		if (!run_pool(ctx, checks, n, o, o->jobs, raw, got)) {
 			free(raw);
+			free(got);
 			raw = NULL;
+			got = NULL;
 		}
 	}
 	for (size_t i = 0; i < n; i++) {
 		const sp_check *c = checks[i];
 		sp_result *r = &rep->results[rep->n++];
-		if (raw)
+		if (raw && got[i])
 			*r = raw[i];
-		else
+		else /* one at a time: -j 1, or what no worker took */
 			run_unit(ctx, checks, n, i, o, batched, have, r);
 		r->check = c;
 		sp_judge_boundary(ctx, &rep->env.boundary, c, r);
@@ -587,6 +607,7 @@ void sp_run(const sp_ctx *ctx, const sp_env *env, const sp_check *const *checks,
 		}
 	}
 	free(raw);
+	free(got);
 	free(batched);
 	free(have);
 	rep->duration_ms = (double)(sp_now_ns() - t0) / 1e6;

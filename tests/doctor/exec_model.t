@@ -86,6 +86,44 @@ unlike "$(sd caps.bounding)" '^error' "the next member (PR_CAPBSET_READ) is judg
 unlike "$(sd caps.ambient)" '^error' "and the one after"
 unlike "$(sd priv.no_new_privs)" '^error' "and NoNewPrivs"
 
+# -j 2: an in-process check that crashes its worker (the filter kills the
+# getdents64 of proc.host_visible's /proc listing) costs that check only: a
+# new worker takes the rest of the queue, whose verdicts are those of the
+# same sandbox without the filter
+"$SP_HELPERS/mkseccomp" --kill-only getdents64 >"$T/kill-getdents"
+SEL='proc.host_visible or ns.pid or ns.net or caps.effective or caps.bounding or priv.no_new_privs or fs.tmpfs'
+bwrap --dev-bind / / --seccomp 9 "$D" -j 2 --profile strict --format json -k "$SEL" 9<"$T/kill-getdents" >"$T/wdie.json"
+bwrap --dev-bind / / "$D" -j 2 --profile strict --format json -k "$SEL" >"$T/wlive.json"
+like "$(jq -r '.results[] | select(.id == "proc.host_visible") | "\(.status) \(.detail)"' "$T/wdie.json")" \
+	"^error probe crashed \\(the runner's worker\\): signal 31" "-j 2: the in-process check that crashed its worker is an error naming SIGSYS"
+others() { jq -r '.results[] | select(.id != "proc.host_visible") | "\(.id) \(.status)"' "$1"; }
+is "$(others "$T/wdie.json")" "$(others "$T/wlive.json")" "-j 2: every other check keeps its verdict and place"
+is "$(jq '.results | length' "$T/wdie.json")" 7 "-j 2: every check reports"
+# a filter that kills sched_setaffinity (each worker pins itself to one
+# processor): the workers die before taking a unit, their successors run
+# unpinned, and every verdict is that of the same sandbox without the filter
+"$SP_HELPERS/mkseccomp" --kill-only sched_setaffinity >"$T/kill-affinity"
+bwrap --dev-bind / / --seccomp 9 "$D" -j 2 --profile strict --format json -k "$SEL" 9<"$T/kill-affinity" >"$T/wpin.json"
+all() { jq -r '.results[] | "\(.id) \(.status)"' "$1"; }
+is "$(all "$T/wpin.json")" "$(all "$T/wlive.json")" "-j 2: workers a filter kills before their first unit cost no verdict"
+
+# the whole catalogue (but net.egress) in a tiny rootfs, unprivileged: the
+# same checks, statuses and details in the same order at -j 1 and -j 2 (the
+# pool starts the long-running round trip first)
+R=$(mktemp -d /tmp/sp-tiny.XXXXXX) # nobody must reach it: not under $T
+at_exit "rm -rf '$R'"
+mkdir -p "$R/bin" "$R/proc" "$R/dev" "$R/tmp" "$R/etc" "$R/usr"
+cp "$D" "$R/bin/doctor"
+ln -s usr/lib "$R/lib" && ln -s usr/lib64 "$R/lib64" # the sanitizer build's libraries, from /usr
+chmod -R a+rX "$R"
+tiny() { setpriv --reuid=65534 --regid=65534 --clear-groups -- bwrap --unshare-all --unshare-user --die-with-parent \
+	--new-session --cap-drop ALL --ro-bind "$R" / --ro-bind /usr /usr --proc /proc --dev /dev --tmpfs /tmp "$@"; }
+tiny /bin/doctor -j 1 --profile strict --format json -k 'not net.egress' >"$T/cat1.json"
+tiny /bin/doctor -j 2 --profile strict --format json -k 'not net.egress' >"$T/cat2.json"
+verd() { jq -r '.results[] | "\(.id) \(.status) \(.detail | gsub("[0-9]+"; "N"))"' "$1"; }
+ok test "$(jq '.results | length' "$T/cat1.json")" -gt 150
+is "$(verd "$T/cat2.json")" "$(verd "$T/cat1.json")" "the whole catalogue: the same checks, verdicts and order at -j 1 and -j 2"
+
 # -j takes 1 to 64
 for bad in 0 65 x 2x; do
 	"$D" -j "$bad" --format json -k ns.pid >"$T/bad.out" 2>"$T/bad.err"
