@@ -277,9 +277,12 @@ static void run_mount_flag(const char *key, const char *flag, unsigned long stfl
 		}
 		bad += !has;
 	}
+	size_t named = paths.n;
 	sp_strv_free(&paths);
 	if (bad)
 		sp_failr(r, "%zu mount(s) lack %s", bad, flag);
+	else if (absent == named)
+		sp_skip(r, "cannot tell: none of the %zu named path(s) exists here, no mount was looked at", named);
 	else if (absent)
 		sp_pass(r, "%s where present (%zu path(s) absent)", flag, absent);
 	else
@@ -514,9 +517,12 @@ static void run_nosuid(const sp_ctx *ctx, sp_result *r)
 		by_flag++;
 		bad += !flag;
 	}
+	size_t named = paths.n;
 	sp_strv_free(&paths);
 	if (bad)
 		sp_failr(r, "%zu mount(s) let a set-user-ID file raise the euid (or lack nosuid where no file could be run)", bad);
+	else if (absent == named)
+		sp_skip(r, "cannot tell: none of the %zu named path(s) exists here, no mount was looked at", named);
 	else if (absent)
 		sp_pass(r, "no set-user-ID raise where present (%zu path(s) absent)", absent);
 	else if (by_flag)
