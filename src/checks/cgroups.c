@@ -437,7 +437,11 @@ struct devcg_arg {
 };
 
 /* the outcome of one try, in the child's return value */
-enum { DEVCG_MKNOD_REFUSED = 1, DEVCG_OPEN_REFUSED, DEVCG_NODEV, DEVCG_REACHED, DEVCG_OPENED };
+enum { DEVCG_MKNOD_REFUSED = 1,
+       DEVCG_OPEN_REFUSED,
+       DEVCG_NODEV,
+       DEVCG_REACHED,
+       DEVCG_OPENED };
 
 /* mknod c 1:0 (the mem driver has no minor 0, so no allowlist names it and an
  * open that passes the device check ends in the driver's ENXIO, with no side
@@ -458,7 +462,9 @@ static long devcg_try(const char *dir)
 	if (fd >= 0)
 		return DEVCG_OPENED;
 	/* the driver's answer rides in the high bits (a positive return carries no errno) */
-	return e == EPERM ? DEVCG_OPEN_REFUSED : e == EACCES ? DEVCG_NODEV : (e == ENXIO || e == ENODEV) ? DEVCG_REACHED | e << 8 : -1;
+	return e == EPERM ? DEVCG_OPEN_REFUSED : e == EACCES           ? DEVCG_NODEV
+					 : (e == ENXIO || e == ENODEV) ? DEVCG_REACHED | e << 8
+								       : -1;
 }
 
 static long pr_devcg(void *a)
@@ -571,9 +577,15 @@ static void run_cg_devices(const sp_ctx *ctx, sp_result *r)
 }
 
 const sp_check sp_check_cgroup_devices = {
-	.id = "cgroup.devices", .category = "cgroups", .title = "devices cgroup restricts devices",
-	.rationale = "'a *:* rwm' lets a process with mknod reach every host device", .techniques = "T1006",
-	.policy_keys = "", .method = "action", .run = run_cg_devices, .flags = SP_CHECK_KERNEL,
+	.id = "cgroup.devices",
+	.category = "cgroups",
+	.title = "devices cgroup restricts devices",
+	.rationale = "'a *:* rwm' lets a process with mknod reach every host device",
+	.techniques = "T1006",
+	.policy_keys = "",
+	.method = "action",
+	.run = run_cg_devices,
+	.flags = SP_CHECK_KERNEL,
 };
 
 static void run_rlimit(int res, const char *name, const char *key, const sp_ctx *ctx, sp_result *r)

@@ -1389,11 +1389,11 @@ static void run_sudo_helpers(const sp_ctx *ctx, sp_result *r)
 	bool nopass = false, conf_readable = false;
 	size_t unread = 0;
 	char unread_first[300] = "";
-#define SUDO_UNREAD(path, why)                                                                            \
-	do {                                                                                              \
-		if (!unread++)                                                                            \
-			snprintf(unread_first, sizeof unread_first, "%s", (path));                       \
-		sp_observed_add(r, "%s: %s", (path), (why));                                             \
+#define SUDO_UNREAD(path, why) \
+	do { \
+		if (!unread++) \
+			snprintf(unread_first, sizeof unread_first, "%s", (path)); \
+		sp_observed_add(r, "%s: %s", (path), (why)); \
 	} while (0)
 	for (size_t i = 0; i < SP_ARRAY_SIZE(confs); i++) {
 		char buf[16384];
