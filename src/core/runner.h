@@ -55,7 +55,8 @@ static inline bool sp_report_nothing_proven(const sp_report *rep)
 /* the run's result word: "fail", "skip" (nothing proven) or "pass" */
 static inline const char *sp_report_result(const sp_report *rep)
 {
-	return rep->failed ? "fail" : sp_report_nothing_proven(rep) ? "skip" : "pass";
+	return rep->failed ? "fail" : sp_report_nothing_proven(rep) ? "skip"
+								    : "pass";
 }
 
 /* Called, when set, for a forked probe that ran out of time, before it is
