@@ -1383,10 +1383,14 @@ static void run_capacity(const sp_ctx *ctx, sp_result *r)
 }
 
 const sp_check sp_check_fs_capacity = {
-	.id = "fs.capacity", .category = "filesystem", .title = "free space and inodes where the workload writes",
+	.id = "fs.capacity",
+	.category = "filesystem",
+	.title = "free space and inodes where the workload writes",
 	.rationale = "a workspace or scratch filesystem out of blocks or inodes fails the workload with misleading errors",
-	.techniques = "T1499", .policy_keys = "fs.capacity:paths,fs.capacity_min_mib:int,fs.capacity_min_inodes:int",
-	.method = "read", .run = run_capacity,
+	.techniques = "T1499",
+	.policy_keys = "fs.capacity:paths,fs.capacity_min_mib:int,fs.capacity_min_inodes:int",
+	.method = "read",
+	.run = run_capacity,
 	.batch = &fs_mount_flags,
 };
 
