@@ -1315,10 +1315,15 @@ static void run_file_caps(const sp_ctx *ctx, sp_result *r)
 		sp_pass(r, "NoNewPrivs set: file capabilities cannot raise privileges");
 		return;
 	}
+	size_t unlisted = 0;
 	for (size_t i = 0; i < dirs.n; i++) {
 		DIR *d = opendir(dirs.v[i]);
-		if (!d)
+		if (!d) {
+			/* a PATH directory that exists but cannot be listed was not looked in */
+			if (errno != ENOENT && errno != ENOTDIR && unlisted++ < 4)
+				sp_observed_add(r, "%s: cannot be listed (%s)", dirs.v[i], sp_errname(errno));
 			continue;
+		}
 		bool nosuid = path_nosuid(dirs.v[i]);
 		struct dirent *de;
 		while ((de = readdir(d))) {
@@ -1342,6 +1347,9 @@ static void run_file_caps(const sp_ctx *ctx, sp_result *r)
 	sp_observed_add(r, "%zu files examined", files);
 	if (eff)
 		sp_failr(r, "%zu program(s) on PATH gain capabilities on exec", eff);
+	else if (unlisted)
+		sp_warn(r, "none in what was listed, but %zu PATH director%s could not be listed", unlisted,
+			unlisted == 1 ? "y" : "ies");
 	else
 		sp_pass(r, "no effective file capabilities on PATH (%zu found, %zu files)", found, files);
 }

@@ -110,6 +110,13 @@ run_json fcap fcap ""
 is_status fcap priv.file_caps fail
 run_json fcapnnp fcap "$(command -v setpriv) --no-new-privs --"
 is_status fcapnnp priv.file_caps pass
+# a PATH directory nobody cannot list: the search did not look everywhere, so no pass
+mkdir -m 700 "$CAT/locked" && mkdir -m 755 "$CAT/open"
+NOBODY=("$(command -v setpriv)" --reuid=65534 --regid=65534 --clear-groups --)
+TAP_NAME="truth: nobody cannot list the locked PATH directory" ok eval '! "${NOBODY[@]}" ls "$CAT/locked" >/dev/null 2>&1'
+run_json fcaplocked env PATH="$CAT/open:$CAT/locked" "${NOBODY[@]}" "$CAT/doctor" --profile strict --format json -k priv.file_caps
+is_status fcaplocked priv.file_caps warn
+like "$(detail fcaplocked priv.file_caps)" "locked: cannot be listed \(EACCES\)" "the unlisted directory is named"
 
 # a setuid sudo with a passwordless rule, run as nobody without NoNewPrivs
 sudo_box() {
