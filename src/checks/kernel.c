@@ -212,7 +212,7 @@ static void run_debugfs(const sp_ctx *ctx, sp_result *r)
 	const char *how = "no private dir";
 	if (sp_private_dir(ctx, a.dir, sizeof a.dir) == 0) {
 		sp_call c;
-		int rc = sp_child_call(pr_debugfs, &a, 2000, &c);
+		int rc = sp_child_call(pr_debugfs, &a, 3500, &c);
 		int rm = sp_private_dir_remove(a.dir);
 		if (rm < 0) {
 			sp_errorr(r, "probe directory %s not removed", a.dir);
