@@ -154,6 +154,9 @@ static void run_readonly(const sp_ctx *ctx, sp_result *r)
 			 w.first, scope);
 	else if (w.truncated)
 		sp_warn(r, "what was probed refuses writes, but not all of it was probed (%s)", scope);
+	else if (w.files + w.dirs == 0)
+		/* nothing was tried: an absent path proves nothing about its parent */
+		sp_skip(r, "cannot tell: none of the %zu named paths exists here (%s)", n, scope);
 	else
 		sp_pass(r, "all %zu paths refuse writes (%s)", n, scope);
 }

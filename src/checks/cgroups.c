@@ -7,8 +7,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
+#include <sys/mount.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <linux/capability.h>
 #include <unistd.h>
 
 #include "checks/types.h"
@@ -397,8 +401,10 @@ static void run_cg_readonly(const sp_ctx *ctx, sp_result *r)
 			break; /* one v2 directory holds them all */
 	}
 	if (!probed) {
+		/* nothing was tried: a limit file hidden from this view may still be
+		 * writable through another (a cgroupfs mounted elsewhere) */
 		sp_observed_add(r, "no cgroup limit file visible");
-		sp_pass(r, "no cgroup limit file visible");
+		sp_skip(r, "cannot tell: no cgroup limit file of the sandbox's own is visible to try");
 	} else if (writable && must) {
 		sp_failr(r, "%zu limit file(s) writable from inside (first: %s)", writable, first);
 	} else {
@@ -414,10 +420,130 @@ const sp_check sp_check_cgroup_readonly = {
 	.batch = &cgroup_probes,
 };
 
+/* the identity map of the initial user namespace: capabilities held here
+ * count against the kernel's own checks (mknod asks capable(CAP_MKNOD)) */
+static bool initial_userns(void)
+{
+	char map[256];
+	if (sp_read_file("/proc/self/uid_map", map, sizeof map) <= 0)
+		return false;
+	unsigned long a, b, n;
+	return sscanf(map, "%lu %lu %lu", &a, &b, &n) == 3 && a == 0 && b == 0 && n == 4294967295ul &&
+	       !strchr(sp_trim(map), '\n');
+}
+
+struct devcg_arg {
+	char dir[512];
+};
+
+/* the outcome of one try, in the child's return value */
+enum { DEVCG_MKNOD_REFUSED = 1,
+       DEVCG_OPEN_REFUSED,
+       DEVCG_NODEV,
+       DEVCG_REACHED,
+       DEVCG_OPENED };
+
+/* mknod c 1:0 (the mem driver has no minor 0, so no allowlist names it and an
+ * open that passes the device check ends in the driver's ENXIO, with no side
+ * effect) and open it: the device cgroup (v1 list or v2 BPF program) answers
+ * EPERM between the nodev check (EACCES) and the driver */
+static long devcg_try(const char *dir)
+{
+	char path[600];
+	snprintf(path, sizeof path, "%s/c1-0", dir);
+	if (mknod(path, S_IFCHR | 0600, makedev(1, 0)) < 0)
+		return errno == EPERM ? DEVCG_MKNOD_REFUSED : -1;
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	int e = errno;
+	if (fd >= 0)
+		close(fd);
+	unlink(path);
+	errno = fd >= 0 ? 0 : e;
+	if (fd >= 0)
+		return DEVCG_OPENED;
+	/* the driver's answer rides in the high bits (a positive return carries no errno) */
+	return e == EPERM ? DEVCG_OPEN_REFUSED : e == EACCES           ? DEVCG_NODEV
+					 : (e == ENXIO || e == ENODEV) ? DEVCG_REACHED | e << 8
+								       : -1;
+}
+
+static long pr_devcg(void *a)
+{
+	struct devcg_arg *p = a;
+	long v = devcg_try(p->dir);
+	if (v != DEVCG_NODEV)
+		return v;
+	/* a nodev mount answered first: a private tmpfs where the sandbox may mount */
+	int e = errno;
+	if (unshare(CLONE_NEWNS) < 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ||
+	    mount("sandprobe", p->dir, "tmpfs", MS_NOSUID | MS_NOEXEC, "size=16k,mode=0700") < 0) {
+		errno = e;
+		return DEVCG_NODEV;
+	}
+	v = devcg_try(p->dir);
+	e = errno;
+	umount2(p->dir, MNT_DETACH);
+	errno = e;
+	return v;
+}
+
+/* prove the device allowlist by action; skip where no node can be made */
+static void devcg_action(const sp_ctx *ctx, sp_result *r)
+{
+	bool mknod_cap = sp_has_cap(CAP_MKNOD), init_ns = initial_userns();
+	if (!mknod_cap || !init_ns) {
+		sp_observed_add(r, "mknod of a device: %s", !mknod_cap ? "CAP_MKNOD not held" : "not in the initial user namespace");
+		sp_skip(r, "cannot tell: no devices list to read and no device node can be made to try the allowlist "
+			   "(%s); dev.host_devices judges the nodes present by opening them",
+			mknod_cap ? "CAP_MKNOD outside the initial user namespace" : "no CAP_MKNOD");
+		return;
+	}
+	struct devcg_arg a;
+	int dr = sp_private_dir(ctx, a.dir, sizeof a.dir);
+	if (dr < 0) {
+		sp_observed_add(r, "no writable dir: %s", sp_errname(-dr));
+		sp_skip(r, "cannot tell: no writable directory to make a device node in");
+		return;
+	}
+	sp_call c;
+	int rc = sp_child_call(pr_devcg, &a, 2000, &c);
+	int rm = sp_private_dir_remove(a.dir);
+	if (rm < 0 || rc < 0 || !c.ran) {
+		sp_errorr(r, "probe %s (dir %s)", c.sig ? "killed by a signal" : "failed or left its dir behind", a.dir);
+		return;
+	}
+	int drv = (int)(c.ret >> 8);
+	switch (c.ret & 0xff) {
+	case DEVCG_OPEN_REFUSED:
+		sp_observed_add(r, "mknod c 1:0 in %s: created; open: EPERM (device access control)", a.dir);
+		sp_pass(r, "a device node outside the allowlist is refused at open (EPERM)");
+		break;
+	case DEVCG_MKNOD_REFUSED:
+		sp_observed_add(r, "mknod c 1:0 in %s with CAP_MKNOD: EPERM; seccomp mode %d", a.dir, sp_seccomp_mode());
+		if (sp_seccomp_mode() == 0)
+			sp_pass(r, "device node creation refused by device access control (EPERM with CAP_MKNOD, no seccomp)");
+		else
+			sp_skip(r, "cannot tell: mknod refused (EPERM) under a seccomp filter, which may be what refused it");
+		break;
+	case DEVCG_REACHED:
+	case DEVCG_OPENED:
+		sp_observed_add(r, "mknod c 1:0 in %s: created; open: %s (the driver was reached)", a.dir,
+				(c.ret & 0xff) == DEVCG_OPENED ? "OPENED" : sp_errname(drv));
+		sp_failr(r, "no device allowlist: a node outside any allowlist reaches its driver");
+		break;
+	case DEVCG_NODEV:
+		sp_observed_add(r, "mknod c 1:0 in %s: created; open: EACCES (nodev), no mount of its own possible", a.dir);
+		sp_skip(r, "cannot tell: the node could only be made on a nodev mount, which refuses it before the allowlist");
+		break;
+	default:
+		sp_observed_add(r, "mknod c 1:0 in %s: %s", a.dir, sp_errname(c.err));
+		sp_skip(r, "cannot tell: the probe node answered %s, which is not the allowlist's answer", sp_errname(c.err));
+	}
+}
+
 static void run_cg_devices(const sp_ctx *ctx, sp_result *r)
 {
-	(void)ctx;
-	sp_expected(r, "cgroup v1 devices list is not 'a *:* rwm' (every device allowed)");
+	sp_expected(r, "the device allowlist refuses a node outside it (v1 devices.list not 'a *:* rwm', or an open/mknod refused)");
 	struct cg_mounts c;
 	memset(&c, 0, sizeof c);
 	sp_mountinfo_each(cg_cb, &c);
@@ -432,7 +558,7 @@ static void run_cg_devices(const sp_ctx *ctx, sp_result *r)
 		ssize_t n = sp_read_file(p, buf, sizeof buf);
 		if (n < 0) {
 			sp_observed(r, "%s: %s", p, sp_errname((int)-n));
-			sp_pass(r, "devices.list unreadable");
+			devcg_action(ctx, r);
 			return;
 		}
 		bool all = strstr(buf, "a *:* rwm") != NULL;
@@ -446,14 +572,20 @@ static void run_cg_devices(const sp_ctx *ctx, sp_result *r)
 			sp_pass(r, "devices cgroup restricts devices (%zu rules)", rules);
 		return;
 	}
-	sp_observed(r, "no cgroup v1 devices hierarchy visible");
-	sp_pass(r, "no v1 devices controller visible (v2 uses a BPF program; see dev.host_devices for the proof by open)");
+	sp_observed(r, "no cgroup v1 devices list (%s)", c.v2[0] ? "cgroup v2: a BPF program decides" : "no devices hierarchy");
+	devcg_action(ctx, r);
 }
 
 const sp_check sp_check_cgroup_devices = {
-	.id = "cgroup.devices", .category = "cgroups", .title = "devices cgroup restricts devices",
-	.rationale = "'a *:* rwm' lets a process with mknod reach every host device", .techniques = "T1006",
-	.policy_keys = "", .method = "read", .run = run_cg_devices, .flags = SP_CHECK_INPROCESS | SP_CHECK_KERNEL,
+	.id = "cgroup.devices",
+	.category = "cgroups",
+	.title = "devices cgroup restricts devices",
+	.rationale = "'a *:* rwm' lets a process with mknod reach every host device",
+	.techniques = "T1006",
+	.policy_keys = "",
+	.method = "action",
+	.run = run_cg_devices,
+	.flags = SP_CHECK_KERNEL,
 };
 
 static void run_rlimit(int res, const char *name, const char *key, const sp_ctx *ctx, sp_result *r)

@@ -272,8 +272,10 @@ static void run_mknod(const sp_ctx *ctx, sp_result *r)
 	struct mknod_arg a;
 	int dr = sp_private_dir(ctx, a.dir, sizeof a.dir);
 	if (dr < 0) {
-		sp_observed(r, "no writable dir: %s", strerror(-dr));
-		sp_pass(r, "no writable directory: no device node can be created");
+		/* the search looked in a few places only (fs.writable, /tmp, /dev/shm,
+		 * /var/tmp, /run): nothing was tried */
+		sp_observed(r, "no writable dir among fs.writable, /tmp, /dev/shm, /var/tmp, /run: %s", sp_errname(-dr));
+		sp_skip(r, "cannot tell: no writable directory to try mknod in (fs.writable names one)");
 		return;
 	}
 	sp_call c;

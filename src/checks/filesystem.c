@@ -277,9 +277,12 @@ static void run_mount_flag(const char *key, const char *flag, unsigned long stfl
 		}
 		bad += !has;
 	}
+	size_t named = paths.n;
 	sp_strv_free(&paths);
 	if (bad)
 		sp_failr(r, "%zu mount(s) lack %s", bad, flag);
+	else if (absent == named)
+		sp_skip(r, "cannot tell: none of the %zu named path(s) exists here, no mount was looked at", named);
 	else if (absent)
 		sp_pass(r, "%s where present (%zu path(s) absent)", flag, absent);
 	else
@@ -514,9 +517,12 @@ static void run_nosuid(const sp_ctx *ctx, sp_result *r)
 		by_flag++;
 		bad += !flag;
 	}
+	size_t named = paths.n;
 	sp_strv_free(&paths);
 	if (bad)
 		sp_failr(r, "%zu mount(s) let a set-user-ID file raise the euid (or lack nosuid where no file could be run)", bad);
+	else if (absent == named)
+		sp_skip(r, "cannot tell: none of the %zu named path(s) exists here, no mount was looked at", named);
 	else if (absent)
 		sp_pass(r, "no set-user-ID raise where present (%zu path(s) absent)", absent);
 	else if (by_flag)
@@ -1322,6 +1328,70 @@ const sp_check sp_check_fs_fsync = {
 	.id = "fs.fsync", .category = "filesystem", .title = "file content survives write, fsync and read",
 	.rationale = "a scratch filesystem that loses or corrupts data breaks the workload silently",
 	.techniques = "", .policy_keys = "fs.writable:paths", .method = "action", .run = run_fsync,
+};
+
+/* ---- fs.capacity: free space and inodes where the workload writes ----
+ * statvfs of each named path: what an unprivileged writer may still use
+ * (f_bavail, f_favail), against the policy's minimums. A filesystem that
+ * reports no inode count cannot be judged on inodes. */
+static void run_capacity(const sp_ctx *ctx, sp_result *r)
+{
+	sp_strv paths;
+	sp_policy_list(ctx->policy, "fs.capacity", &paths);
+	long long min_mib = sp_policy_int(ctx->policy, "fs.capacity_min_mib", 0);
+	long long min_inodes = sp_policy_int(ctx->policy, "fs.capacity_min_inodes", 0);
+	sp_expected(r, "free space and inodes reported for: %s; at least %lld MiB and %lld inodes free",
+		    paths.n ? sp_policy_get(ctx->policy, "fs.capacity") : "(none listed)", min_mib, min_inodes);
+	if (!paths.n) {
+		sp_skip(r, "policy names no path (fs.capacity)");
+		sp_strv_free(&paths);
+		return;
+	}
+	size_t low = 0, absent = 0, unknown = 0;
+	for (size_t i = 0; i < paths.n; i++) {
+		struct statvfs sv;
+		if (statvfs(paths.v[i], &sv) < 0) {
+			sp_observed_add(r, "%s: %s", paths.v[i], sp_errname(errno));
+			absent++;
+			continue;
+		}
+		unsigned long long unit = sv.f_frsize ? sv.f_frsize : sv.f_bsize;
+		unsigned long long free_mib = (unsigned long long)sv.f_bavail * unit >> 20;
+		unsigned long long size_mib = (unsigned long long)sv.f_blocks * unit >> 20;
+		bool inodes = sv.f_files > 0;
+		if (inodes)
+			sp_observed_add(r, "%s: %llu of %llu MiB free, %llu of %llu inodes free", paths.v[i], free_mib,
+					size_mib, (unsigned long long)sv.f_favail, (unsigned long long)sv.f_files);
+		else
+			sp_observed_add(r, "%s: %llu of %llu MiB free, no inode count reported", paths.v[i], free_mib,
+					size_mib);
+		bool short_space = (long long)free_mib < min_mib;
+		bool short_inodes = inodes && (long long)sv.f_favail < min_inodes;
+		unknown += !inodes && min_inodes > 0;
+		low += short_space || short_inodes;
+	}
+	size_t named = paths.n;
+	sp_strv_free(&paths);
+	if (low)
+		sp_failr(r, "%zu path(s) below the policy's minimum free space or inodes", low);
+	else if (absent)
+		sp_errorr(r, "%zu of %zu named path(s) cannot be examined: no capacity reported for them", absent, named);
+	else if (unknown)
+		sp_errorr(r, "%zu path(s) report no inode count: the inode minimum cannot be judged", unknown);
+	else
+		sp_pass(r, "capacity reported for all %zu path(s), each at or above the minimum", named);
+}
+
+const sp_check sp_check_fs_capacity = {
+	.id = "fs.capacity",
+	.category = "filesystem",
+	.title = "free space and inodes where the workload writes",
+	.rationale = "a workspace or scratch filesystem out of blocks or inodes fails the workload with misleading errors",
+	.techniques = "T1499",
+	.policy_keys = "fs.capacity:paths,fs.capacity_min_mib:int,fs.capacity_min_inodes:int",
+	.method = "read",
+	.run = run_capacity,
+	.batch = &fs_mount_flags,
 };
 
 /* ---- host filesystems mounted into the sandbox ----

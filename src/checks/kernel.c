@@ -212,7 +212,7 @@ static void run_debugfs(const sp_ctx *ctx, sp_result *r)
 	const char *how = "no private dir";
 	if (sp_private_dir(ctx, a.dir, sizeof a.dir) == 0) {
 		sp_call c;
-		int rc = sp_child_call(pr_debugfs, &a, 2000, &c);
+		int rc = sp_child_call(pr_debugfs, &a, 3500, &c);
 		int rm = sp_private_dir_remove(a.dir);
 		if (rm < 0) {
 			sp_errorr(r, "probe directory %s not removed", a.dir);
@@ -223,10 +223,16 @@ static void run_debugfs(const sp_ctx *ctx, sp_result *r)
 	}
 	sp_observed(r, "debugfs %s%s; /sys/kernel/debug %zu entries; mount probe: %s", s.where[0] ? "mounted at " : "not mounted",
 		    s.where, entries, how);
+	bool tried = strcmp(how, "no private dir") && strcmp(how, "probe failed");
 	if (s.where[0] || entries)
 		sp_failr(r, "debugfs is mounted and visible (%s)", s.where[0] ? s.where : "/sys/kernel/debug");
 	else if (mountable)
 		sp_failr(r, "debugfs can be mounted from the sandbox");
+	else if (!strcmp(how, "probe failed"))
+		sp_errorr(r, "debugfs not mounted, but the mount probe failed: mountable not proven either way");
+	else if (!tried)
+		/* the mount was never tried: "not mountable" would rest on nothing */
+		sp_skip(r, "cannot tell: debugfs is not mounted, but no writable directory was found to try a mount in");
 	else
 		sp_pass(r, "debugfs not mounted and not mountable");
 }

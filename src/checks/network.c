@@ -190,8 +190,15 @@ static void run_default_route(const sp_ctx *ctx, sp_result *r)
 		    pr < 0 ? "/proc/net/route unreadable" : desc[0] ? desc : "no default route in /proc/net",
 		    l4 == 0 ? "routable" : strerrorname_np(-l4), l6 == 0 ? "routable" : strerrorname_np(-l6));
 	bool routable = l4 == 0 || l6 == 0 || n4 > 0 || n6 > 0;
-	if (allowed)
-		sp_pass(r, "%s, allowed by policy", routable ? "a default route exists" : "no default route");
+	/* true allows a route, it does not demand one: a pass must still rest on
+	 * a route seen (the table or a routed lookup); where none exists there is
+	 * nothing to prove, and net.iface.default_route = present demands one */
+	if (allowed && routable)
+		sp_pass(r, "a default route exists (%s), allowed by policy",
+			l4 == 0 || l6 == 0 ? "a lookup off the host is routed" : "in the route table");
+	else if (allowed)
+		sp_skip(r, "a default route is allowed and none exists: nothing to judge "
+			   "(net.iface.default_route = present demands one)");
 	else if (routable)
 		sp_failr(r, "the sandbox has a route off the host%s", l4 == 0 || l6 == 0 ? " (proven by route lookup)" : "");
 	else

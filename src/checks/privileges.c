@@ -514,6 +514,50 @@ static long pr_dac_override(void *a)
 	return e == EACCES || e == EPERM ? 0 : -1;
 }
 
+static char probe_note[160];
+
+/* an id this user namespace does not map (-1: every candidate is mapped) */
+static long unmapped_id(bool gid)
+{
+	static const unsigned cand[] = {1000, 1, 2, 4242, 40000, 65533};
+	for (size_t i = 0; i < SP_ARRAY_SIZE(cand); i++)
+		if (!sp_id_mapped(cand[i], gid))
+			return (long)cand[i];
+	return -1;
+}
+
+/* no other id is mapped: the change is tried towards an unmapped one, which
+ * the kernel refuses (EINVAL) whatever the capability, so no change of owner
+ * or identity exists to make here; 0 refused, -1 EXDEV (not tried) */
+static long other_unmapped(int (*op)(long id, void *arg), bool gid, void *arg)
+{
+	long un = unmapped_id(gid);
+	if (un < 0) {
+		errno = EXDEV;
+		return -1;
+	}
+	int rc = op(un, arg);
+	int e = errno;
+	if (rc == 0)
+		return 1;
+	snprintf(probe_note, sizeof probe_note, "no other %s mapped: tried %ld (unmapped): %s", gid ? "gid" : "uid", un,
+		 sp_errname(e));
+	errno = e;
+	return e == EINVAL || e == EPERM ? 0 : -1;
+}
+
+static int chown_to(long id, void *arg) { return chown(arg, (uid_t)id, (gid_t)-1); }
+static int setres_uid(long id, void *arg)
+{
+	(void)arg;
+	return setresuid((uid_t)id, (uid_t)id, (uid_t)id);
+}
+static int setres_gid(long id, void *arg)
+{
+	(void)arg;
+	return setresgid((gid_t)id, (gid_t)id, (gid_t)id);
+}
+
 static long pr_chown(void *a)
 {
 	char path[600];
@@ -521,9 +565,11 @@ static long pr_chown(void *a)
 		return -1;
 	long other = sp_other_mapped_id((unsigned)geteuid(), false);
 	if (other < 0) {
+		long v = other_unmapped(chown_to, false, path);
+		int e = errno;
 		unlink(path);
-		errno = EXDEV;
-		return -1;
+		errno = e;
+		return v;
 	}
 	int rc = chown(path, (uid_t)other, (gid_t)-1);
 	int e = errno;
@@ -536,10 +582,8 @@ static long pr_chown(void *a)
 static long set_other_id(bool gid)
 {
 	long other = sp_other_mapped_id((unsigned)(gid ? getegid() : geteuid()), gid);
-	if (other < 0) {
-		errno = EXDEV;
-		return -1;
-	}
+	if (other < 0)
+		return other_unmapped(gid ? setres_gid : setres_uid, gid, NULL);
 	int rc = gid ? setresgid((gid_t)other, (gid_t)other, (gid_t)other)
 		     : setresuid((uid_t)other, (uid_t)other, (uid_t)other);
 	return eperm_verdict(rc);
@@ -695,7 +739,6 @@ static long pr_setfcap(void *a)
 }
 
 /* what a probe wants said in observed (which target it acted on) */
-static char probe_note[160];
 
 /* a process of another uid to signal: one already visible, else a child
  * this probe makes (it dies with the probe); pid in *pid, 0 when none */
@@ -1070,7 +1113,12 @@ static void run_cap(const struct cap_def *d, const sp_ctx *ctx, sp_result *r)
 	} else if (o == CAP_REFUSED) {
 		sp_pass(r, "%s: operation refused%s", name, has ? " although the capability is in CapEff (namespace or LSM)" : "");
 	} else if (!has) {
-		sp_pass(r, "%s absent from CapEff (operation not exercisable here: %s)", name, sp_errname(c.err));
+		/* nothing was tried: CapEff alone is a reading, not an event (caps.effective judges the set) */
+		sp_observed_add(r, "ground: CapEff only (the operation was not tried)");
+		sp_skip(r, "cannot tell by the operation (not exercisable here: %s); %s is absent from CapEff, which "
+			   "caps.effective judges",
+			sp_errname(c.err), name);
+		return;
 	} else if (c.err == ENOSYS) {
 		sp_pass(r, "%s: the guarded operation does not exist in this kernel", name);
 	} else if (c.err == EOPNOTSUPP && d->cap == CAP_SETFCAP) {
@@ -1267,10 +1315,15 @@ static void run_file_caps(const sp_ctx *ctx, sp_result *r)
 		sp_pass(r, "NoNewPrivs set: file capabilities cannot raise privileges");
 		return;
 	}
+	size_t unlisted = 0;
 	for (size_t i = 0; i < dirs.n; i++) {
 		DIR *d = opendir(dirs.v[i]);
-		if (!d)
+		if (!d) {
+			/* a PATH directory that exists but cannot be listed was not looked in */
+			if (errno != ENOENT && errno != ENOTDIR && unlisted++ < 4)
+				sp_observed_add(r, "%s: cannot be listed (%s)", dirs.v[i], sp_errname(errno));
 			continue;
+		}
 		bool nosuid = path_nosuid(dirs.v[i]);
 		struct dirent *de;
 		while ((de = readdir(d))) {
@@ -1294,6 +1347,9 @@ static void run_file_caps(const sp_ctx *ctx, sp_result *r)
 	sp_observed_add(r, "%zu files examined", files);
 	if (eff)
 		sp_failr(r, "%zu program(s) on PATH gain capabilities on exec", eff);
+	else if (unlisted)
+		sp_warn(r, "none in what was listed, but %zu PATH director%s could not be listed", unlisted,
+			unlisted == 1 ? "y" : "ies");
 	else
 		sp_pass(r, "no effective file capabilities on PATH (%zu found, %zu files)", found, files);
 }
@@ -1335,14 +1391,27 @@ static void run_sudo_helpers(const sp_ctx *ctx, sp_result *r)
 				snprintf(list + l, sizeof list - l, "%s%s", l ? "," : "", p);
 			}
 		}
-	/* passwordless configuration, when readable */
+	/* passwordless configuration: every file must be read whole, or the
+	 * search looked in too few places */
 	static const char *const confs[] = {"/etc/sudoers", "/etc/doas.conf"};
 	bool nopass = false, conf_readable = false;
+	size_t unread = 0;
+	char unread_first[300] = "";
+#define SUDO_UNREAD(path, why) \
+	do { \
+		if (!unread++) \
+			snprintf(unread_first, sizeof unread_first, "%s", (path)); \
+		sp_observed_add(r, "%s: %s", (path), (why)); \
+	} while (0)
 	for (size_t i = 0; i < SP_ARRAY_SIZE(confs); i++) {
 		char buf[16384];
 		ssize_t n = sp_read_file(confs[i], buf, sizeof buf);
-		if (n < 0)
+		if (n == -ENOENT)
 			continue;
+		if (n < 0 || (size_t)n >= sizeof buf - 1) {
+			SUDO_UNREAD(confs[i], n < 0 ? sp_errname((int)-n) : "too large to read whole");
+			continue;
+		}
 		conf_readable = true;
 		if (strstr(buf, "NOPASSWD") || strstr(buf, "nopass")) {
 			nopass = true;
@@ -1350,6 +1419,8 @@ static void run_sudo_helpers(const sp_ctx *ctx, sp_result *r)
 		}
 	}
 	DIR *d = opendir("/etc/sudoers.d");
+	if (!d && errno != ENOENT)
+		SUDO_UNREAD("/etc/sudoers.d", sp_errname(errno));
 	if (d) {
 		struct dirent *de;
 		while ((de = readdir(d))) {
@@ -1357,20 +1428,27 @@ static void run_sudo_helpers(const sp_ctx *ctx, sp_result *r)
 				continue;
 			char p[512], buf[8192];
 			snprintf(p, sizeof p, "/etc/sudoers.d/%s", de->d_name);
-			if (sp_read_file(p, buf, sizeof buf) >= 0) {
-				conf_readable = true;
-				if (strstr(buf, "NOPASSWD")) {
-					nopass = true;
-					sp_observed_add(r, "%s allows passwordless use", p);
-				}
+			ssize_t n = sp_read_file(p, buf, sizeof buf);
+			if (n < 0 || (size_t)n >= sizeof buf - 1) {
+				SUDO_UNREAD(p, n < 0 ? sp_errname((int)-n) : "too large to read whole");
+				continue;
+			}
+			conf_readable = true;
+			if (strstr(buf, "NOPASSWD")) {
+				nopass = true;
+				sp_observed_add(r, "%s allows passwordless use", p);
 			}
 		}
 		closedir(d);
 	}
+#undef SUDO_UNREAD
 	if (eff && nopass)
 		sp_failr(r, "passwordless privilege raising through %s", list);
 	else if (eff && !conf_readable)
 		sp_warn(r, "setuid helper(s) %s usable; their configuration is unreadable", list);
+	else if (eff && unread)
+		sp_warn(r, "setuid helper(s) %s usable; %zu configuration file(s) could not be read (first: %s)", list, unread,
+			unread_first);
 	else if (eff)
 		sp_pass(r, "setuid helper(s) %s present, none configured passwordless", list);
 	else

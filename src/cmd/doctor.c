@@ -278,7 +278,8 @@ int cmd_doctor(int argc, char **argv)
 		sp_gh_annotate_report(stdout, &rep);
 		fflush(stdout);
 	}
-	rc = rep.failed ? SP_EXIT_FAIL : SP_EXIT_OK;
+	/* all selected checks skipped: a verdict, and not a pass */
+	rc = rep.failed || sp_report_nothing_proven(&rep) ? SP_EXIT_FAIL : SP_EXIT_OK;
 	if (bundle) {
 		char tar[4096];
 		if (sp_dbundle_write(bundle, &ctx, &rep, o.strict, tar, sizeof tar, &err) < 0) {

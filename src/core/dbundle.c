@@ -432,8 +432,11 @@ int sp_dbundle_write(sp_dbundle *b, const sp_ctx *ctx, const sp_report *rep, boo
 
 	sbuf readme = {0};
 	sb_add(&readme, "sandprobe doctor evidence bundle\nprofile: %s\nstarted_at: %s\nresult: %s (%zu pass, %zu fail, "
-			"%zu skip, %zu warn, %zu error)\n", ctx->profile ? ctx->profile : "?", rep->started_at,
-	       rep->failed ? "FAIL" : "PASS", rep->sum.pass, rep->sum.fail, rep->sum.skip, rep->sum.warn, rep->sum.error);
+			"%zu skip, %zu warn, %zu error)\n",
+	       ctx->profile ? ctx->profile : "?", rep->started_at,
+	       rep->failed ? "FAIL" : sp_report_nothing_proven(rep) ? "SKIP (nothing was proven)"
+								    : "PASS",
+	       rep->sum.pass, rep->sum.fail, rep->sum.skip, rep->sum.warn, rep->sum.error);
 	sb_add(&readme, "runtime guess: %s\nkernel: %s %s\nuid: %u\n\nMANIFEST holds the SHA-256 of every other file: "
 			"run `sha256sum -c MANIFEST` in this directory.\nchecks/ holds each failing, erroring or warning "
 			"check's evidence (and, for a timeout, the snapshot taken before the kill).\n",

@@ -53,6 +53,11 @@ void sp_write_label(FILE *f, const char *label, const char *suffix)
 static void summary_line(FILE *f, const sp_ctx *ctx, const sp_report *rep)
 {
 	fputs("RESULT: ", f);
+	if (sp_report_nothing_proven(rep)) {
+		sp_write_label(f, "SKIP", "");
+		fprintf(f, " -- nothing was proven: all %zu selected checks skipped\n", rep->n);
+		return;
+	}
 	sp_write_label(f, rep->failed ? "FAIL" : "PASS", "");
 	fprintf(f, " -- %zu passed, %zu failed, %zu skipped, %zu warned, %zu errors", rep->sum.pass, rep->sum.fail,
 		rep->sum.skip, rep->sum.warn, rep->sum.error);
@@ -145,8 +150,12 @@ void sp_write_tap(FILE *f, const sp_report *rep)
 			fputs("  ...\n", f);
 		}
 	}
-	fprintf(f, "# %s -- %zu passed, %zu failed, %zu skipped, %zu warned, %zu errors\n", rep->failed ? "FAIL" : "PASS",
-		rep->sum.pass, rep->sum.fail, rep->sum.skip, rep->sum.warn, rep->sum.error);
+	if (sp_report_nothing_proven(rep))
+		fprintf(f, "# SKIP -- nothing was proven: all %zu selected checks skipped\n", rep->n);
+	else
+		fprintf(f, "# %s -- %zu passed, %zu failed, %zu skipped, %zu warned, %zu errors\n",
+			rep->failed ? "FAIL" : "PASS", rep->sum.pass, rep->sum.fail, rep->sum.skip, rep->sum.warn,
+			rep->sum.error);
 }
 
 void sp_write_junit(FILE *f, const sp_ctx *ctx, const sp_report *rep)
@@ -156,8 +165,9 @@ void sp_write_junit(FILE *f, const sp_ctx *ctx, const sp_report *rep)
 	sp_junit_suite_begin(f, "sandprobe.doctor", rep->n, rep->sum.fail, rep->sum.error, rep->sum.skip, secs,
 			     rep->started_at);
 	const char *props[] = {"profile", ctx->profile ? ctx->profile : "", "runtime_guess", rep->env.runtime_guess,
-			       "kernel_boundary", sp_kernel_kind_name(rep->env.boundary.kind)};
-	sp_junit_properties(f, props, 3);
+			       "kernel_boundary", sp_kernel_kind_name(rep->env.boundary.kind), "result",
+			       sp_report_result(rep)};
+	sp_junit_properties(f, props, 4);
 	for (size_t i = 0; i < rep->n; i++) {
 		const sp_result *r = &rep->results[i];
 		sp_junit_case c = {.classname = r->check->category,

@@ -75,7 +75,7 @@ int sp_write_json(FILE *f, const sp_ctx *ctx, const sp_report *rep, bool strict)
 				      (json_int_t)rep->sum.fail, "skip", (json_int_t)rep->sum.skip, "warn",
 				      (json_int_t)rep->sum.warn, "error", (json_int_t)rep->sum.error));
 	json_object_set_new(root, "stopped_early", json_boolean(rep->stopped_early));
-	json_object_set_new(root, "result", json_string(rep->failed ? "fail" : "pass"));
+	json_object_set_new(root, "result", json_string(sp_report_result(rep)));
 	int r = dump_whole(root, f);
 	json_decref(root);
 	return r;

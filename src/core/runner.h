@@ -46,6 +46,19 @@ typedef struct sp_report {
 	sp_env env;
 } sp_report;
 
+/* Every selected check skipped: nothing was proven, which is not a pass
+ * (exit 1, result "skip" in every format). */
+static inline bool sp_report_nothing_proven(const sp_report *rep)
+{
+	return !rep->failed && rep->n > 0 && rep->sum.skip == rep->n;
+}
+/* the run's result word: "fail", "skip" (nothing proven) or "pass" */
+static inline const char *sp_report_result(const sp_report *rep)
+{
+	return rep->failed ? "fail" : sp_report_nothing_proven(rep) ? "skip"
+								    : "pass";
+}
+
 /* Called, when set, for a forked probe that ran out of time, before it is
  * killed (pid leads its process group): doctor --bundle keeps the probe's
  * state and the machine's load at that moment. */

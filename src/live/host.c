@@ -84,8 +84,8 @@ static int validate(json_t *root, int rc, const sp_live_cfg *cfg, char *why, siz
 	if (!json_is_object(sum))
 		return snprintf(why, whysz, "summary: missing"), -1;
 	const char *result = json_string_value(json_object_get(root, "result"));
-	if (!result || (strcmp(result, "pass") && strcmp(result, "fail")))
-		return snprintf(why, whysz, "result: '%s', want pass or fail", result ? result : "(missing)"), -1;
+	if (!result || (strcmp(result, "pass") && strcmp(result, "fail") && strcmp(result, "skip")))
+		return snprintf(why, whysz, "result: '%s', want pass, fail or skip", result ? result : "(missing)"), -1;
 	json_t *env = json_object_get(root, "environment");
 	if (!json_is_object(env) || !json_is_string(json_object_get(env, "kernel")))
 		return snprintf(why, whysz, "environment.kernel: missing"), -1;
@@ -140,8 +140,14 @@ static int validate(json_t *root, int rc, const sp_live_cfg *cfg, char *why, siz
 		}
 	if (ret == 0) {
 		bool failed = counts[1] || counts[4];
+		/* "skip": every result skipped, nothing proven (exit 1) */
+		bool all_skipped = !failed && counts[2] == json_array_size(results);
 		if (failed != !strcmp(result, "fail")) {
 			snprintf(why, whysz, "result '%s' contradicts its results (%zu fail, %zu error)", result, counts[1], counts[4]);
+			ret = -1;
+		} else if (all_skipped != !strcmp(result, "skip")) {
+			snprintf(why, whysz, "result '%s' contradicts its results (%zu of %zu skipped)", result, counts[2],
+				 json_array_size(results));
 			ret = -1;
 		} else if ((rc == 0) != !strcmp(result, "pass") || (rc != 0 && rc != 1)) {
 			snprintf(why, whysz, "exit status %d contradicts result '%s'", rc, result);
@@ -209,6 +215,13 @@ void sp_doctor_ingest(sp_live_lane *l, const char *json, size_t len, int rc)
 	if (kind && (!strcmp(kind, "host") || !strcmp(kind, "user-space") || !strcmp(kind, "guest"))) {
 		snprintf(l->boundary, sizeof l->boundary, "%s", kind);
 		l->boundary_accepted = strcmp(kind, "host") && json_is_true(json_object_get(kb, "accepted"));
+	}
+	if (!strcmp(json_string_value(json_object_get(root, "result")), "skip")) {
+		/* a valid report that proves nothing: the lane has no doctor verdict */
+		sp_lres_add(&l->results, SP_HOSTID(doctor_report), "error", exp, "result skip, exit status 1",
+			    "the doctor proved nothing: all %zu of its checks skipped", json_array_size(results));
+		json_decref(root);
+		return;
 	}
 	sp_lres_add(&l->results, SP_HOSTID(doctor_report), "pass", exp, "", "valid report: %zu results, exit status %d%s%s%s",
 		    json_array_size(results), rc, l->boundary[0] ? "; kernel boundary " : "", l->boundary,

@@ -134,4 +134,22 @@ out=$("$D" --profile host --set fs.writable= -k writable --format json)
 is "$(printf '%s' "$out" | json_status fs.writable_paths)" skip "without --strict it is a skip"
 # -v prints evidence for passing checks too
 like "$("$D" --profile host -v -k time)" "expected: " "-v prints evidence of passing checks"
+
+# every selected check skips (no proxy in the environment or the policy): nothing
+# was proven, which is not a pass -- RESULT: SKIP and exit 1 in every format
+np() { env -u HTTPS_PROXY -u HTTP_PROXY -u ALL_PROXY -u https_proxy -u http_proxy -u all_proxy "$D" --profile host \
+	-k 'net.proxy.*' "$@"; }
+out=$(np); rc=$?
+is "$rc" 1 "all skipped: exit 1"
+is "$(printf '%s\n' "$out" | tail -1)" "RESULT: SKIP -- nothing was proven: all $(printf '%s\n' "$out" | grep -c '^SKIP: ') selected checks skipped" \
+	"all skipped: RESULT: SKIP names the count"
+is "$(printf '%s\n' "$out" | grep -cvE '^(SKIP: |RESULT: )')" 0 "... and every check line is a SKIP"
+out=$(np --format json); rc=$?
+is "$rc/$(printf '%s' "$out" | jq -r '.result')" "1/skip" "all skipped: JSON result skip, exit 1"
+is "$(printf '%s' "$out" | jq '[.results[] | select(.status != "skip")] | length')" 0 "... its results are all skips"
+like "$(np --format tap | tail -1)" "^# SKIP -- nothing was proven: all [0-9]+ selected checks skipped$" "all skipped: TAP says so"
+is "$(np --format junit | xmllint --xpath 'string(//property[@name="result"]/@value)' -)" skip "all skipped: JUnit result property skip"
+# one pass beside the skips is a verdict
+out=$(np --format json -k 'net.proxy.* or id:ns.pid'); rc=$?
+is "$rc/$(printf '%s' "$out" | jq -r '.result')" "0/pass" "a pass beside the skips: result pass, exit 0"
 done_testing

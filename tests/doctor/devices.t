@@ -26,6 +26,17 @@ mkdir -p "$CAT/m"
 run_json mknod unshare --mount --propagation private sh -c 'mount -t tmpfs -o dev tmpfs "$1/m" &&
 	"$1/doctor" --profile strict --format json -k dev.mknod --set "fs.writable=$1/m"' sh "$CAT"
 is_status mknod dev.mknod fail
+# nowhere writable among the places the probe tries: mknod is never tried, so no pass
+# (ground truth: touch in each of them is refused in the same box)
+ro_box() {
+	setpriv --reuid=65534 --regid=65534 --clear-groups -- bwrap --unshare-all --unshare-user --die-with-parent \
+		--cap-drop ALL --ro-bind / / --proc /proc --dev /dev --tmpfs /tmp --ro-bind "$CAT/doctor" $D \
+		--remount-ro /tmp --remount-ro /dev "$@"
+}
+is "$(ro_box sh -c 'n=0; for d in /tmp /dev/shm /var/tmp /run; do touch $d/.sp 2>/dev/null && n=$((n + 1)); done; echo $n')" 0 \
+	"truth: no writable place in the read-only box"
+run_json rombox ro_box $D --profile strict --format json -k dev.mknod
+is_status rombox dev.mknod skip
 
 # a controlling terminal shared with the caller (script gives the doctor a pty)
 script -qec "'$CAT/doctor' --profile strict --format json -k dev.tiocsti --output '$CAT/tty.json'" /dev/null >/dev/null

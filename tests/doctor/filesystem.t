@@ -45,6 +45,14 @@ for id in fs.nosuid fs.nodev fs.noexec; do
 	is_status open $id fail
 done
 like "$(detail locked fs.noexec)" "exec of a probe file: EACCES" "noexec proven by an exec attempt"
+# every named path absent: no mount was looked at, so no verdict
+ok test ! -e "$CAT/absent-a" -a ! -e "$CAT/absent-b" # truth: the paths do not exist
+run_json absent "$CAT/doctor" --profile strict --format json \
+	-k "fs.nosuid or fs.nodev or fs.noexec or fs.agent_config_readonly" \
+	--set "fs.nosuid=$CAT/absent-a,$CAT/absent-b" --set "fs.nodev=$CAT/absent-a,$CAT/absent-b" \
+	--set "fs.noexec=$CAT/absent-a,$CAT/absent-b" --set "fs.agent_config=$CAT/absent-a"
+for id in fs.nosuid fs.nodev fs.noexec fs.agent_config_readonly; do is_status absent $id skip; done
+like "$(detail absent fs.nodev)" "none of the 2 named path" "the skip says no named path exists"
 # nosuid by its effect: a set-user-ID file of uid 65534 made there (real root can chown) raises the euid only without it
 like "$(detail open fs.nosuid)" "a set-user-ID file of uid 65534 RAISED the euid" "suid mount: the probe's set-user-ID file raised the euid"
 like "$(detail locked fs.nosuid)" "a set-user-ID file of uid 65534 cannot be executed at all" "nosuid,noexec mount: it cannot even run"

@@ -59,6 +59,13 @@ rep=$(d "$b" -k net.iface.default_route --set net.iface.default_route=absent)
 is "$(st net.iface.default_route "$rep")" pass "default_route: absent where declared absent"
 rep=$(d "$a" -k net.iface.default_route --set net.iface.default_route=absent)
 is "$(st net.iface.default_route "$rep")" fail "default_route: present where declared absent fails"
+# net.default_route = true allows a route: a pass rests on the route seen, none is a skip
+rep=$(d "$a" -k net.default_route --set net.default_route=true)
+is "$(st net.default_route "$rep")" pass "net.default_route=true: the route a has passes"
+rep=$(d "$b" -k net.default_route --set net.default_route=true)
+is "$(st net.default_route "$rep")" skip "net.default_route=true: no route in b is a skip, not a pass"
+rep=$(d "$a" -k net.default_route --set net.default_route=false)
+is "$(st net.default_route "$rep")" fail "net.default_route=false: the route a has fails"
 ip -n "$b" -6 route add default via fd00:5a9e::2 dev o0
 rep=$(d "$b" -k net.iface.default_route --set net.iface.default_route=absent)
 is "$(st net.iface.default_route "$rep")" fail "default_route: an IPv6 default route alone fails absent"

@@ -28,6 +28,17 @@ done
 run_json root root_box -- -k kernel
 is_status root kernel.kallsyms fail
 is_status root kernel.debugfs fail
+# nowhere to try the mount (every scratch place read-only; ground truth: touch refused in each):
+# "not mountable" would rest on nothing, so no pass
+ro_box() {
+	setpriv --reuid=65534 --regid=65534 --clear-groups -- bwrap --unshare-all --unshare-user --die-with-parent \
+		--cap-drop ALL --ro-bind / / --proc /proc --dev /dev --tmpfs /tmp --ro-bind "$CAT/doctor" $D \
+		--remount-ro /tmp --remount-ro /dev "$@"
+}
+is "$(ro_box sh -c 'n=0; for d in /tmp /dev/shm /var/tmp /run; do touch $d/.sp 2>/dev/null && n=$((n + 1)); done; echo $n')" 0 \
+	"truth: no writable place in the read-only box"
+run_json rodbg ro_box $D --profile strict --format json -k kernel.debugfs
+is_status rodbg kernel.debugfs skip
 is_status root kernel.dmesg fail
 for id in kernel.devmem kernel.swap; do is_status root $id pass; done
 # with module support, real root reaches the module loader and reads /proc/modules

@@ -14,7 +14,7 @@
 . "$(dirname "$0")/lib.sh"
 
 CAPS="caps.net_raw caps.sys_admin caps.sys_ptrace caps.mknod caps.dac_override caps.chown caps.setuid caps.setgid
-caps.net_admin caps.sys_time caps.sys_chroot caps.sys_boot caps.sys_rawio caps.sys_nice caps.setfcap caps.kill"
+caps.net_admin caps.sys_time caps.sys_chroot caps.sys_boot caps.sys_rawio caps.sys_nice caps.setfcap"
 
 run_json strict strict_box -- -k 'privileges'
 for id in caps.effective caps.bounding caps.permitted caps.inheritable caps.ambient priv.no_new_privs priv.root_mapped $CAPS \
@@ -22,11 +22,18 @@ for id in caps.effective caps.bounding caps.permitted caps.inheritable caps.ambi
 	priv.abstract_sockets; do
 	is_status strict $id pass
 done
+# the box maps no other uid and shows no process of another uid, and nobody
+# cannot make one: kill was not tried, and CapEff alone is no pass
+is_status strict caps.kill skip
+like "$(detail strict caps.kill)" "ground: CapEff only" "caps.kill says its only ground was CapEff"
+# with no other id mapped, a change of owner or id is tried towards an unmapped one (EINVAL)
+like "$(detail strict caps.setuid)" "tried [0-9]+ \(unmapped\): EINVAL" "caps.setuid tried the operation"
 
 # a seccomp filter that kills (SIGSYS) on mount, ptrace, reboot ...: the batched capability
 # probes resume after each kill, every check still has its verdict, and nothing is left running
 STRICT_FILTER=$CAT/filter-kill run_json killfilter strict_box -- -k 'caps or priv.no_new_privs'
 for id in $CAPS caps.sys_module caps.sys_resource; do is_status killfilter $id pass; done
+is_status killfilter caps.kill skip
 is "$(pgrep -u 65534 -f "$D" | wc -l | tr -d ' ')" 0 "no probe process outlives a killed batch"
 
 # real root, every capability, host PID namespace (for caps.kill: a process of another uid)
@@ -36,7 +43,7 @@ at_exit "kill $OTHER"
 run_json root bwrap --unshare-net --unshare-ipc --unshare-uts --die-with-parent --new-session --cap-add ALL \
 	--ro-bind / / --proc /proc --dev /dev --tmpfs /tmp --ro-bind "$CAT/doctor" $D \
 	$D --profile strict --format json -k privileges
-for id in caps.effective caps.bounding caps.permitted $CAPS; do is_status root $id fail; done
+for id in caps.effective caps.bounding caps.permitted $CAPS caps.kill; do is_status root $id fail; done
 if have_modules; then is_status root caps.sys_module fail; else is_status root caps.sys_module pass; fi
 if grep -q '^CapBnd:.*' /proc/self/status && [ $((0x$(awk '/^CapBnd/ {print $2}' /proc/self/status) >> 24 & 1)) = 1 ]; then
 	is_status root caps.sys_resource fail
@@ -103,6 +110,13 @@ run_json fcap fcap ""
 is_status fcap priv.file_caps fail
 run_json fcapnnp fcap "$(command -v setpriv) --no-new-privs --"
 is_status fcapnnp priv.file_caps pass
+# a PATH directory nobody cannot list: the search did not look everywhere, so no pass
+mkdir -m 700 "$CAT/locked" && mkdir -m 755 "$CAT/open"
+NOBODY=("$(command -v setpriv)" --reuid=65534 --regid=65534 --clear-groups --)
+TAP_NAME="truth: nobody cannot list the locked PATH directory" ok eval '! "${NOBODY[@]}" ls "$CAT/locked" >/dev/null 2>&1'
+run_json fcaplocked env PATH="$CAT/open:$CAT/locked" "${NOBODY[@]}" "$CAT/doctor" --profile strict --format json -k priv.file_caps
+is_status fcaplocked priv.file_caps warn
+like "$(detail fcaplocked priv.file_caps)" "locked: cannot be listed \(EACCES\)" "the unlisted directory is named"
 
 # a setuid sudo with a passwordless rule, run as nobody without NoNewPrivs
 sudo_box() {
@@ -117,6 +131,22 @@ run_json sudo sudo_box "nobody ALL=(ALL) NOPASSWD: ALL"
 is_status sudo priv.sudo_helpers fail
 run_json sudopw sudo_box "nobody ALL=(ALL) ALL"
 is_status sudopw priv.sudo_helpers pass
+# /etc/sudoers readable, a rule in /etc/sudoers.d that nobody cannot read: the
+# search did not see every file, so no pass (ground truth: nobody's cat is refused)
+sudo_hidden() {
+	unshare --mount --propagation private sh -c '
+		mount -t tmpfs -o suid tmpfs /usr/local/sbin && cp /bin/true /usr/local/sbin/sudo &&
+		chmod 4755 /usr/local/sbin/sudo && mount -t tmpfs tmpfs /etc && printf "%s\n" "nobody ALL=(ALL) ALL" >/etc/sudoers &&
+		chmod 644 /etc/sudoers && mkdir -m 755 /etc/sudoers.d &&
+		echo "nobody ALL=(ALL) NOPASSWD: ALL" >/etc/sudoers.d/hidden && chmod 600 /etc/sudoers.d/hidden &&
+		if setpriv --reuid=65534 --regid=65534 --clear-groups -- cat /etc/sudoers.d/hidden >/dev/null 2>&1;
+		then echo "{}"; exit; fi &&
+		setpriv --reuid=65534 --regid=65534 --clear-groups -- "$1/doctor" --profile strict --format json \
+			-k priv.sudo_helpers' sh "$CAT"
+}
+run_json sudohidden sudo_hidden
+is_status sudohidden priv.sudo_helpers warn
+like "$(detail sudohidden priv.sudo_helpers)" "/etc/sudoers.d/hidden: EACCES" "the unread rule file is named"
 
 # a docker-like control socket inside the sandbox's own /run; it answers, then it does not
 mkdir -m 755 "$CAT/run"

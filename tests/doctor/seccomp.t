@@ -59,4 +59,12 @@ is_status landlock lsm.landlock pass
 run_json nolandlock "$CAT/doctor" --profile strict --format json -k lsm.landlock --set lsm.landlock=true \
 	--set lsm.landlock_hidden=/etc/hostname
 is_status nolandlock lsm.landlock fail
+# a hidden path whose own mode refuses the uid (0600 root, read by nobody), no Landlock:
+# the EACCES proves nothing about a domain (ground truth: nobody's cat is refused too)
+printf x >"$CAT/rootonly" && chmod 600 "$CAT/rootonly"
+TAP_NAME="truth: nobody cannot read the 0600 file" ok eval '! setpriv --reuid=65534 --regid=65534 --clear-groups cat "$CAT/rootonly" >/dev/null 2>&1'
+run_json modeonly setpriv --reuid=65534 --regid=65534 --clear-groups -- "$CAT/doctor" --profile strict --format json \
+	-k lsm.landlock --set lsm.landlock=true --set "lsm.landlock_hidden=$CAT/rootonly"
+is_status modeonly lsm.landlock skip
+like "$(detail modeonly lsm.landlock)" "its mode refuses this uid anyway" "the mode-only refusal is named"
 done_testing

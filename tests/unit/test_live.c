@@ -248,6 +248,26 @@ static void test_ingest(void)
 	sp_lane_free(&l);
 	is_str(ingest("", 0, &l), "error", "no report at all is an error (nothing to judge)");
 	sp_lane_free(&l);
+	/* every check skipped: result skip, exit 1; a valid report that proves nothing */
+#define SKIPSUM "{\"pass\":0,\"fail\":0,\"skip\":2,\"warn\":0,\"error\":0}"
+	is_str(ingest(REPORT(R("ns.pid", "skip") "," R("caps.effective", "skip"), SKIPSUM, "skip"), 1, &l), "error",
+	       "an all-skipped report is taken but the lane has no doctor verdict (error, not pass)");
+	is_int(l.results.n, 3, "its two skipped results are kept, plus host.doctor.report");
+	sp_lane_judge(&l);
+	is_str(l.status, "fail", "the lane whose doctor proved nothing does not pass");
+	sp_lane_free(&l);
+	is_str(ingest(REPORT(R("ns.pid", "skip") "," R("caps.effective", "skip"), SKIPSUM, "skip"), 0, &l), "fail",
+	       "result skip with exit status 0 is rejected");
+	sp_lane_free(&l);
+	is_str(ingest(REPORT(R("ns.pid", "skip") "," R("caps.effective", "skip"), SKIPSUM, "pass"), 0, &l), "fail",
+	       "result pass when every check skipped is rejected");
+	sp_lane_free(&l);
+	is_str(ingest(REPORT(R("ns.pid", "pass") "," R("caps.effective", "skip"),
+			     "{\"pass\":1,\"fail\":0,\"skip\":1,\"warn\":0,\"error\":0}", "skip"),
+		      1, &l),
+	       "fail", "result skip beside a pass is rejected");
+	sp_lane_free(&l);
+#undef SKIPSUM
 }
 
 /* a negative control on a separate kernel: the doctor's checks its policy
