@@ -32,7 +32,9 @@ static int ws_one(const sp_ctx *ctx, const char *key, char *out, size_t outsz)
 {
 	sp_strv v;
 	sp_policy_list(ctx->policy, key, &v);
-	int rc = v.n == 0 ? 1 : v.n > 1 ? -1 : 0;
+	int rc = 0;
+	if (v.n != 1)
+		rc = v.n == 0 ? 1 : -1;
 	if (rc == 0)
 		snprintf(out, outsz, "%s", v.v[0]);
 	sp_strv_free(&v);
@@ -169,8 +171,8 @@ static int ws_large(const char *path, char *why, size_t whysz)
 		ws_block(b, k);
 		ssize_t n = ws_read_full(fd, rb, WS_BLOCK);
 		if (n != (ssize_t)WS_BLOCK || memcmp(b, rb, WS_BLOCK)) {
-			snprintf(why, whysz, "%s: block %llu reads back %s", path, (unsigned long long)k,
-				 n < 0 ? strerror(errno) : n != (ssize_t)WS_BLOCK ? "short" : "different");
+			const char *how = n != (ssize_t)WS_BLOCK ? "short" : "different";
+			snprintf(why, whysz, "%s: block %llu reads back %s", path, (unsigned long long)k, n < 0 ? strerror(errno) : how);
 			goto close_out;
 		}
 	}

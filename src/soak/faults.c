@@ -387,6 +387,8 @@ bool sp_soak_fault_step(struct run *r, struct scen_state *st, const sp_soak_wste
 			sp_soak_run_steps(r, st, &sc->recover, gen);
 		return true;
 	}
+	if (!strcmp(f->id, "F08"))
+		return sp_soak_inject_vm_fault(r, st, gen), true; /* fault_vm.c */
 	inject_pidfile_fault(r, st, gen); /* F02 / F03 / F04 / F06 after this step */
 	return true;
 }

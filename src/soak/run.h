@@ -194,6 +194,8 @@ void *sp_soak_worker(void *arg);
 /* the cycle's step i is the fault's: run it (F01/F07) or inject after it
  * (F02/F03/F06); returns true when the cycle is over */
 bool sp_soak_fault_step(struct run *r, struct scen_state *st, const sp_soak_wstep *step, unsigned long long gen);
+/* ---- fault_vm.c: F08, the canary VM reset through QMP ---- */
+void sp_soak_inject_vm_fault(struct run *r, struct scen_state *st, unsigned long long gen);
 
 /* recorder.c */
 int sp_soak_open_streams(struct run *r, sp_error *err);

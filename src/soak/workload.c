@@ -326,9 +326,26 @@ static int parse_signal(const char *s)
 	return -1;
 }
 
+/* F08 (fault_vm.c): the canary VM's QMP socket and its state command */
+static int get_f08(struct pctx *p, const sp_ynode *n, sp_soak_wfault *f, bool is_f08)
+{
+	const sp_ynode *q = sp_ynode_get(n, "qmp"), *s = sp_ynode_get(n, "state");
+	if (!is_f08 && (q || s))
+		return sp_usage(p->err, "%s:%d: '%s' is for F08 only (the canary VM)", p->origin, (q ? q : s)->line, q ? "qmp" : "state");
+	if (!is_f08)
+		return 0;
+	if (!q || !s)
+		return sp_usage(p->err, "%s:%d: F08 needs 'qmp' (the VM's QMP socket) and 'state' (a command printing the state it keeps on its disk)",
+				p->origin, n->line);
+	if (get_str(p, q, "qmp", &f->qmp) < 0 || check_placeholders(p, q, f->qmp, CTX_GLOBAL | CTX_SCENARIO) < 0)
+		return -1;
+	return get_argv(p, s, "state", CTX_GLOBAL | CTX_SCENARIO, &f->state);
+}
+
 static int get_fault(struct pctx *p, const sp_ynode *n, sp_soak_scenario *sc)
 {
-	static const char *const keys[] = {"id", "step", "pidfile", "portfile", "tasks", "signal", "after_ms", "rto_ms", "expected", NULL};
+	static const char *const keys[] = {"id", "step", "pidfile", "portfile", "tasks", "qmp",
+					   "state", "signal", "after_ms", "rto_ms", "expected", NULL};
 	sp_soak_wfault *f = &sc->fault;
 	const sp_ynode *v;
 	if (want_kind(p, n, SP_YN_MAP, "fault") < 0 || check_keys(p, n, "fault", keys) < 0)
@@ -336,16 +353,17 @@ static int get_fault(struct pctx *p, const sp_ynode *n, sp_soak_scenario *sc)
 	f->present = true;
 	f->line = n->line;
 	if (!(v = sp_ynode_get(n, "id")))
-		return sp_usage(p->err, "%s:%d: fault has no 'id' (F01, F02, F03, F04, F06 or F07)", p->origin, n->line);
+		return sp_usage(p->err, "%s:%d: fault has no 'id' (F01, F02, F03, F04, F06, F07 or F08)", p->origin, n->line);
 	if (want_kind(p, v, SP_YN_SCALAR, "id") < 0)
 		return -1;
 	if (strcmp(v->str, "F01") && strcmp(v->str, "F02") && strcmp(v->str, "F03") && strcmp(v->str, "F04") &&
-	    strcmp(v->str, "F06") && strcmp(v->str, "F07"))
-		return sp_usage(p->err, "%s:%d: fault id must be F01, F02, F03, F04, F06 or F07 (got '%.20s')", p->origin,
+	    strcmp(v->str, "F06") && strcmp(v->str, "F07") && strcmp(v->str, "F08"))
+		return sp_usage(p->err, "%s:%d: fault id must be F01, F02, F03, F04, F06, F07 or F08 (got '%.20s')", p->origin,
 				v->line, v->str);
 	snprintf(f->id, sizeof f->id, "%s", v->str);
 	bool is_f06 = !strcmp(f->id, "F06"), is_f04 = !strcmp(f->id, "F04");
-	bool by_pidfile = !strcmp(f->id, "F02") || !strcmp(f->id, "F03") || is_f04 || is_f06;
+	bool is_f08 = !strcmp(f->id, "F08");
+	bool by_pidfile = !strcmp(f->id, "F02") || !strcmp(f->id, "F03") || is_f04 || is_f06 || is_f08;
 	f->signal = !strcmp(f->id, "F03") || is_f04 || is_f06 ? SIGTERM : SIGKILL;
 	f->rto_ms = 10000;
 	if (!(v = sp_ynode_get(n, "step")))
@@ -382,6 +400,8 @@ static int get_fault(struct pctx *p, const sp_ynode *n, sp_soak_scenario *sc)
 		return sp_usage(p->err, "%s:%d: F04 needs 'tasks', a command listing the daemon's tasks one per line",
 				p->origin, n->line);
 	}
+	if (get_f08(p, n, f, is_f08) < 0)
+		return -1;
 	if ((v = sp_ynode_get(n, "signal"))) {
 		if (want_kind(p, v, SP_YN_SCALAR, "signal") < 0)
 			return -1;
@@ -739,6 +759,8 @@ void sp_workload_free(sp_soak_workload *w)
 		free(sc->fault.pidfile);
 		free(sc->fault.portfile);
 		sp_strv_free(&sc->fault.tasks);
+		free(sc->fault.qmp);
+		sp_strv_free(&sc->fault.state);
 		free(sc->fault.expected);
 	}
 	free(w->scen);
