@@ -396,10 +396,11 @@ static int spawn(sp_live_lane *l, const char *accel, sp_error *err)
 		qp[at] = '\0';
 		fsdev = sp_xasprintf("local,id=ws,path=%s,security_model=mapped-xattr", qp);
 	}
+	/* no_timer_check: on a loaded host a TCG guest can fail the kernel's IO-APIC timer check and panic */
 	char *argv[] = {(char *)qemu_binary(), "-accel", (char *)accel, "-M", "pc", "-m", "256M", "-smp", "1",
 			"-nodefaults", "-no-user-config", "-display", "none", "-no-reboot",
 			"-serial", console, "-serial", "stdio", "-kernel", k, "-initrd", initrd,
-			"-append", "console=ttyS0 quiet loglevel=1 panic=-1 rdinit=/init",
+			"-append", "console=ttyS0 quiet loglevel=1 panic=-1 no_timer_check rdinit=/init",
 			fsdev ? "-fsdev" : NULL, fsdev, "-device", "virtio-9p-pci,fsdev=ws,mount_tag=" WS_TAG, NULL};
 	snprintf(l->rtinfo, sizeof l->rtinfo, "%s -accel %s -M pc, kernel %s (%s), initramfs %s%s%s%s", argv[0], accel, k,
 		 l->vm_kernel, initrd, fsdev ? ", 9p workspace " : "", fsdev ? q->export_dir : "",

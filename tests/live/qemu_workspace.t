@@ -48,7 +48,8 @@ st() { jq -r --arg id "$2" '.lanes[0].results[] | select(.id == $id) | .status' 
 ob() { jq -r --arg id "$2" '.lanes[0].results[] | select(.id == $id) | .observed' "$1"; }
 
 # --- the workspace as it should be
-is "$rc1" 0 "strict qemu lane with a workspace passes (exit 0)" || diag "$(tail -3 "$tmp/pass.err")"
+is "$rc1" 0 "strict qemu lane with a workspace passes (exit 0)" ||
+	{ sed "s/^/# /" "$tmp/pass.err" | tail -3; jq -r '.lanes[0] | "# " + .reason, (.results[] | select(.status != "pass" and .status != "skip") | "# " + .id + " " + .status + " " + (.observed | tostring)[0:300])' "$tmp/pass.json"; }
 is "$(st "$tmp/pass.json" ws.mount)" pass "ws.mount: pass"
 like "$(ob "$tmp/pass.json" ws.mount)" "^/workspace: 9p from 'sandprobe-ws'.*trans=virtio" "the guest sees a virtio 9p mount"
 is "$(st "$tmp/pass.json" ws.io)" pass "ws.io: pass"
@@ -78,8 +79,10 @@ is "$(find "$tmp/a" "$tmp/b" -maxdepth 1 -name '.sandprobe-outside-*' | wc -l)" 
 like "$(ob "$tmp/pass.json" host.teardown)" "workspace marker .* removed" "teardown proves the marker gone"
 
 # --- negative control: the parent exported
-is "$rc2" 1 "the lane that exports the parent fails (exit 1)" || diag "$(tail -3 "$tmp/neg.err")"
-is "$(st "$tmp/neg.json" ws.confined)" fail "ws.confined: fail when the parent is exported"
+is "$rc2" 1 "the lane that exports the parent fails (exit 1)" ||
+	{ sed "s/^/# /" "$tmp/neg.err" | tail -3; jq -r '.lanes[0] | "# " + .reason' "$tmp/neg.json"; }
+is "$(st "$tmp/neg.json" ws.confined)" fail "ws.confined: fail when the parent is exported" ||
+	jq -r '.lanes[0] | "# " + .reason, (.results[] | select(.status != "pass" and .status != "skip") | "# " + .id + " " + .status + " " + (.observed | tostring)[0:300])' "$tmp/neg.json"
 like "$(ob "$tmp/neg.json" ws.confined)" "^/workspace/\\.sandprobe-outside-[0-9a-f]+ is in the workspace" \
 	"it names the marker it reached"
 is "$(st "$tmp/neg.json" ws.mount)" pass "ws.mount still passes (it is a 9p mount)"
