@@ -4,7 +4,7 @@
 set -eu
 PKGS="make gcc clang libc6-dev pkg-config libjansson-dev libinih-dev libyaml-dev libssl-dev libmbedtls-dev libseccomp-dev libnghttp2-dev
  bubblewrap runc crun podman firejail systemd-container busybox-static uidmap
- qemu-system-x86 linux-image-amd64 squid tinyproxy dante-server iproute2 iputils-ping netcat-openbsd curl
+ qemu-system-x86 linux-image-amd64 cpio squid tinyproxy dante-server iproute2 iputils-ping netcat-openbsd curl
  docker.io runsc containerd nftables mitmproxy
  dpkg-dev debhelper lintian git zsh fish python3-jsonschema python3-yaml python3-pip python3-venv yq jq libxml2-utils openssl perl bc file util-linux clang-format procps strace python3 time chromium prometheus
  docker-registry skopeo"

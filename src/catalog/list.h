@@ -4,6 +4,7 @@
 #include "catalog/list_privileges.h"
 #include "catalog/list_seccomp.h"
 #include "catalog/list_filesystem.h"
+#include "catalog/list_workspace.h"
 #include "catalog/list_kernel.h"
 #include "catalog/list_devices.h"
 #include "catalog/list_cgroups.h"

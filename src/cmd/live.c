@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <libgen.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,6 +46,9 @@ static void usage(FILE *f)
 	      "  --busybox PATH      static busybox for the sandbox's shell (default: /bin/busybox)\n"
 	      "  --kernel PATH       qemu: kernel image (default: newest /boot/vmlinuz-*)\n"
 	      "  --accel A           qemu: auto (default: KVM when it really works), kvm, tcg\n"
+	      "  --workspace DIR     qemu: share DIR with the guest over 9p at /workspace; the doctor's\n"
+	      "                      ws.* checks judge it (a marker the lane puts beside DIR must stay out)\n"
+	      "  --workspace-export-parent  qemu, negative control: export DIR's parent instead (too much)\n"
 	      "  --containerd-address SOCK  containerd lanes: its socket (default: $CONTAINERD_ADDRESS,\n"
 	      "                      else /run/containerd/containerd.sock, else one the run starts itself)\n"
 	      "  --image REF         docker, docker-runsc and podman lanes run from the doctor image REF\n"
@@ -76,8 +80,8 @@ static void usage(FILE *f)
 
 struct live_opts {
 	const char *runtime, *variant, *runtimes, *variants, *format, *output, *doctor, *busybox, *kernel, *accel, *profile,
-		*containerd, *image;
-	bool matrix, strict, keep, verbose, list, quiet, doctor_image, exec_under_filter;
+		*containerd, *image, *workspace;
+	bool ws_parent, matrix, strict, keep, verbose, list, quiet, doctor_image, exec_under_filter;
 	char **exec_argv; /* --exec-under-filter: the command after the options */
 	unsigned timeout_ms;
 	sp_strv *sets; /* --set KEY=VALUE, in order */
@@ -118,7 +122,9 @@ static int parse_args(int argc, char **argv, struct live_opts *o, sp_error *err)
 	       O_SET,
 	       O_IMAGE,
 	       O_DOCTOR_IMAGE,
-	       O_EXEC_FILTER };
+	       O_EXEC_FILTER,
+	       O_WORKSPACE,
+	       O_WS_PARENT };
 	static const struct option longopts[] = {
 		{"runtime", required_argument, NULL, O_RUNTIME},
 		{"variant", required_argument, NULL, O_VARIANT},
@@ -131,6 +137,8 @@ static int parse_args(int argc, char **argv, struct live_opts *o, sp_error *err)
 		{"busybox", required_argument, NULL, O_BUSYBOX},
 		{"kernel", required_argument, NULL, O_KERNEL},
 		{"accel", required_argument, NULL, O_ACCEL},
+		{"workspace", required_argument, NULL, O_WORKSPACE},
+		{"workspace-export-parent", no_argument, NULL, O_WS_PARENT},
 		{"profile", required_argument, NULL, O_PROFILE},
 		{"timeout-ms", required_argument, NULL, O_TIMEOUT},
 		{"strict", no_argument, NULL, O_STRICT},
@@ -163,6 +171,8 @@ static int parse_args(int argc, char **argv, struct live_opts *o, sp_error *err)
 		case O_BUSYBOX: o->busybox = optarg; break;
 		case O_KERNEL: o->kernel = optarg; break;
 		case O_ACCEL: o->accel = optarg; break;
+		case O_WORKSPACE: o->workspace = optarg; break;
+		case O_WS_PARENT: o->ws_parent = true; break;
 		case O_CONTAINERD:
 			if (!*optarg || strlen(optarg) >= sizeof ((sp_live_cfg *)0)->containerd)
 				return sp_usage(err, "live: --containerd-address '%s': expected a socket path", optarg);
@@ -519,6 +529,24 @@ int cmd_live(int argc, char **argv)
 		if (check_kernel(o.kernel, &err) < 0)
 			goto fail;
 		snprintf(cfg.kernel, sizeof cfg.kernel, "%s", o.kernel);
+	}
+	if (o.ws_parent && !o.workspace) {
+		sp_usage(&err, "live: --workspace-export-parent needs --workspace DIR");
+		goto fail;
+	}
+	if (o.workspace) {
+		char real[PATH_MAX];
+		struct stat wst;
+		if (!realpath(o.workspace, real) || stat(real, &wst) < 0) {
+			sp_usage(&err, "live: --workspace %s: %s", o.workspace, strerror(errno));
+			goto fail;
+		}
+		if (!S_ISDIR(wst.st_mode) || !strcmp(real, "/")) {
+			sp_usage(&err, "live: --workspace %s: %s", o.workspace, S_ISDIR(wst.st_mode) ? "not / itself" : "not a directory");
+			goto fail;
+		}
+		snprintf(cfg.workspace, sizeof cfg.workspace, "%s", real);
+		cfg.ws_parent = o.ws_parent;
 	}
 	if (check_file("doctor", cfg.doctor, &err) < 0 || sp_live_check_static(cfg.doctor, &err) < 0 ||
 	    check_file("busybox", cfg.busybox, &err) < 0 || sp_live_check_static(cfg.busybox, &err) < 0)

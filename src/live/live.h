@@ -103,6 +103,8 @@ typedef struct sp_live_cfg {
 	unsigned timeout_ms;    /* per lane (containers) */
 	unsigned vm_timeout_ms; /* per lane (qemu) */
 	const char *accel;      /* qemu: "auto", "kvm" or "tcg" */
+	char workspace[4096];   /* qemu: host directory shared into the guest over 9p at /workspace ("" none) */
+	bool ws_parent;         /* qemu, negative control: export the workspace's parent instead (too much) */
 	bool strict;            /* a skipped lane is a failure */
 	bool keep;              /* debugging: keep the lane's temp dir */
 	char tmpbase[256];      /* where lane dirs go: a tmpfs when one allows exec, else /tmp */

@@ -14,6 +14,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <limits.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -119,6 +121,149 @@ static void shquote(FILE *f, const char *s)
 	fputc('\'', f);
 }
 
+/* ---- the shared workspace (--workspace): 9p over virtio-pci ----
+ * A distribution kernel has virtio, 9pnet and 9p as modules: the ones the
+ * mount needs, with what they depend on (modules.dep of the booted
+ * kernel's release), go into the initramfs in load order and the init
+ * insmods them. A module the kernel has built in (modules.builtin) is
+ * skipped. */
+#define WS_TAG "sandprobe-ws"
+#define WS_GUEST "/workspace"
+
+static int dep_line(const char *dep, const char *mod, char *out, size_t outsz)
+{
+	/* the line whose first field (before ':') ends in /MOD.ko */
+	char tail[80];
+	int tl = snprintf(tail, sizeof tail, "/%s.ko:", mod);
+	for (const char *p = dep; *p;) {
+		const char *nl = strchr(p, '\n');
+		size_t len = nl ? (size_t)(nl - p) : strlen(p);
+		const char *colon = memchr(p, ':', len);
+		if (colon && colon - p + 1 >= tl && !memcmp(colon + 1 - tl, tail, (size_t)tl)) {
+			snprintf(out, outsz, "%.*s", (int)len, p);
+			return 0;
+		}
+		p = nl ? nl + 1 : p + len;
+	}
+	return -1;
+}
+
+static int dep_add(const char *dep, const char *path, sp_strv *order, int depth)
+{
+	if (depth > 16)
+		return -1;
+	if (sp_strv_contains(order, path))
+		return 0;
+	/* find path's own line */
+	size_t pl = strlen(path);
+	for (const char *p = dep; *p;) {
+		const char *nl = strchr(p, '\n');
+		size_t len = nl ? (size_t)(nl - p) : strlen(p);
+		if (len > pl && !memcmp(p, path, pl) && p[pl] == ':') {
+			char line[4096];
+			snprintf(line, sizeof line, "%.*s", (int)(len - pl - 1), p + pl + 1);
+			char *save = NULL;
+			for (char *t = strtok_r(line, " ", &save); t; t = strtok_r(NULL, " ", &save))
+				if (dep_add(dep, t, order, depth + 1) < 0)
+					return -1;
+			sp_strv_push(order, path);
+			return 0;
+		}
+		p = nl ? nl + 1 : p + len;
+	}
+	return -1;
+}
+
+/* the module files (relative to /lib/modules/REL) the 9p mount needs, in load order */
+static int ws_modules(const char *rel, sp_strv *order, char *why, size_t whysz)
+{
+	char path[512];
+	snprintf(path, sizeof path, "/lib/modules/%s/modules.dep", rel);
+	size_t len = 0;
+	int e = 0;
+	_cleanup_free_ char *dep = sp_read_file_alloc(path, 64u << 20, &len, &e);
+	snprintf(path, sizeof path, "/lib/modules/%s/modules.builtin", rel);
+	_cleanup_free_ char *builtin = sp_read_file_alloc(path, 64u << 20, &len, &e);
+	static const char *const want[] = {"virtio_pci", "9pnet_virtio", "9p"};
+	for (size_t i = 0; i < SP_ARRAY_SIZE(want); i++) {
+		char needle[64], line[4096];
+		snprintf(needle, sizeof needle, "/%s.ko\n", want[i]);
+		if (builtin && strstr(builtin, needle))
+			continue;
+		if (!dep || dep_line(dep, want[i], line, sizeof line) < 0) {
+			snprintf(why, whysz, "kernel %s: %s is neither built in nor a module in /lib/modules/%s", rel, want[i], rel);
+			return -1;
+		}
+		*strchr(line, ':') = '\0';
+		if (dep_add(dep, line, order, 0) < 0) {
+			snprintf(why, whysz, "kernel %s: cannot resolve the dependencies of %s in modules.dep", rel, line);
+			return -1;
+		}
+	}
+	for (size_t i = 0; i < order->n; i++)
+		if (!sp_endswith(order->v[i], ".ko")) {
+			snprintf(why, whysz, "kernel %s: module %s is compressed; the initramfs loads plain .ko files only", rel,
+				 order->v[i]);
+			return -1;
+		}
+	return 0;
+}
+
+/* the marker beside the shared directory (its parent): a file that must not be reachable from the guest */
+typedef struct qemu_priv {
+	char marker[PATH_MAX];
+	char export_dir[PATH_MAX];
+} qemu_priv;
+
+static void remove_marker(sp_live_lane *l)
+{
+	qemu_priv *q = l->priv;
+	if (q && q->marker[0] && unlink(q->marker) == 0)
+		q->marker[0] = '\0';
+	else if (q && q->marker[0] && errno == ENOENT)
+		q->marker[0] = '\0';
+}
+
+static int ws_prepare(sp_live_lane *l, FILE *init, sp_strv *mods, sp_error *err)
+{
+	char why[600];
+	if (ws_modules(l->vm_kernel, mods, why, sizeof why) < 0)
+		return sp_usage(err, "--workspace: %s", why);
+	qemu_priv *q = sp_xcalloc(1, sizeof *q);
+	l->priv = q;
+	char parent[PATH_MAX];
+	snprintf(parent, sizeof parent, "%s", l->cfg->workspace);
+	char *slash = strrchr(parent, '/');
+	if (slash == parent)
+		slash[1] = '\0';
+	else
+		*slash = '\0';
+	snprintf(q->export_dir, sizeof q->export_dir, "%s", l->cfg->ws_parent ? parent : l->cfg->workspace);
+	snprintf(q->marker, sizeof q->marker, "%s%s.sandprobe-outside-%s", parent, strcmp(parent, "/") ? "/" : "", l->nonce + 8);
+	int fd = open(q->marker, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd < 0) {
+		int e = errno;
+		q->marker[0] = '\0';
+		return sp_fail_errno(err, e, "--workspace: the marker beside %s", l->cfg->workspace);
+	}
+	dprintf(fd, "sandprobe live: outside the shared workspace %s; must not be reachable from the guest\n",
+		l->cfg->workspace);
+	close(fd);
+	for (size_t i = 0; i < mods->n; i++) {
+		const char *b = strrchr(mods->v[i], '/');
+		fprintf(init, "busybox insmod /lib/modules/%s\n", b ? b + 1 : mods->v[i]);
+	}
+	fprintf(init, "busybox mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144 %s %s\n", WS_TAG, WS_GUEST);
+	/* the doctor's ws.* checks: where the workspace is, and the host path that must stay out of it */
+	_cleanup_free_ char *a1 = sp_xasprintf("ws.path=%s", WS_GUEST);
+	_cleanup_free_ char *a2 = sp_xasprintf("ws.outside=%s", q->marker);
+	sp_strv_push(&l->doctor_args, "--set");
+	sp_strv_push(&l->doctor_args, a1);
+	sp_strv_push(&l->doctor_args, "--set");
+	sp_strv_push(&l->doctor_args, a2);
+	return 0;
+}
+
 static int prepare(sp_live_lane *l, sp_error *err)
 {
 	char why[512], k[4096];
@@ -139,6 +284,14 @@ static int prepare(sp_live_lane *l, sp_error *err)
 		   "busybox mount -t devpts -o newinstance,ptmxmode=0666,mode=0620 devpts /dev/pts\n"
 		   "busybox mount -t tmpfs -o mode=1777,nosuid,nodev shm /dev/shm\n"
 		   "busybox mount -t tmpfs -o mode=1777,nosuid,nodev tmpfs /tmp\n");
+	sp_strv mods;
+	sp_strv_split(&mods, NULL, ",");
+	if (l->cfg->workspace[0] && ws_prepare(l, f, &mods, err) < 0) {
+		fclose(f);
+		free(script);
+		sp_strv_free(&mods);
+		return -1;
+	}
 	if (l->actual.ro_root)
 		fprintf(f, "busybox mount -o remount,ro /\n");
 	fprintf(f, "out=/dev/ttyS1\necho \"@@%s-begin@@\" > $out\n/sandprobe-doctor", l->nonce);
@@ -154,10 +307,11 @@ static int prepare(sp_live_lane *l, sp_error *err)
 	sp_live_cpio *c = sp_cpio_open(path, err);
 	if (!c) {
 		free(script);
+		sp_strv_free(&mods);
 		return -1;
 	}
 	int r = 0;
-	static const char *const dirs[] = {"bin", "dev", "proc", "sys", "tmp", "root"};
+	static const char *const dirs[] = {"bin", "dev", "proc", "sys", "tmp", "root", "workspace", "lib", "lib/modules"};
 	for (size_t i = 0; i < SP_ARRAY_SIZE(dirs) && r == 0; i++)
 		r = sp_cpio_dir(c, dirs[i], 0755);
 	if (r == 0)
@@ -171,8 +325,21 @@ static int prepare(sp_live_lane *l, sp_error *err)
 	free(script);
 	if (r < 0) {
 		sp_cpio_close(c, err);
+		sp_strv_free(&mods);
 		return sp_fail_errno(err, EIO, "write %s", path);
 	}
+	for (size_t i = 0; i < mods.n; i++) {
+		const char *b = strrchr(mods.v[i], '/');
+		_cleanup_free_ char *in = sp_xasprintf("lib/modules/%s", b ? b + 1 : mods.v[i]);
+		_cleanup_free_ char *host = sp_xasprintf("/lib/modules/%s/%s", l->vm_kernel, mods.v[i]);
+		if (sp_cpio_file_from(c, in, 0644, host, err) < 0) {
+			sp_error e2;
+			sp_cpio_close(c, &e2);
+			sp_strv_free(&mods);
+			return -1;
+		}
+	}
+	sp_strv_free(&mods);
 	if (sp_cpio_file_from(c, "bin/busybox", 0755, l->cfg->busybox, err) < 0 ||
 	    sp_cpio_file_from(c, "sandprobe-doctor", 0755, l->cfg->doctor, err) < 0) {
 		sp_error e2;
@@ -215,12 +382,29 @@ static int spawn(sp_live_lane *l, const char *accel, sp_error *err)
 	char initrd[600], console[700];
 	snprintf(initrd, sizeof initrd, "%s/initramfs.cpio", l->dir);
 	snprintf(console, sizeof console, "file:%s/console.log", l->dir);
+	const qemu_priv *q = l->priv;
+	_cleanup_free_ char *fsdev = NULL;
+	if (q && q->export_dir[0]) {
+		/* mapped-xattr: the guest's owners and modes live in xattrs; host files are the qemu user's, never setuid */
+		char qp[2 * PATH_MAX];
+		size_t at = 0;
+		for (const char *c = q->export_dir; *c && at < sizeof qp - 2; c++) {
+			if (*c == ',') /* qemu's option syntax doubles a comma */
+				qp[at++] = ',';
+			qp[at++] = *c;
+		}
+		qp[at] = '\0';
+		fsdev = sp_xasprintf("local,id=ws,path=%s,security_model=mapped-xattr", qp);
+	}
+	/* no_timer_check: on a loaded host a TCG guest can fail the kernel's IO-APIC timer check and panic */
 	char *argv[] = {(char *)qemu_binary(), "-accel", (char *)accel, "-M", "pc", "-m", "256M", "-smp", "1",
 			"-nodefaults", "-no-user-config", "-display", "none", "-no-reboot",
 			"-serial", console, "-serial", "stdio", "-kernel", k, "-initrd", initrd,
-			"-append", "console=ttyS0 quiet loglevel=1 panic=-1 rdinit=/init", NULL};
-	snprintf(l->rtinfo, sizeof l->rtinfo, "%s -accel %s -M pc, kernel %s (%s), initramfs %s", argv[0], accel, k,
-		 l->vm_kernel, initrd);
+			"-append", "console=ttyS0 quiet loglevel=1 panic=-1 no_timer_check rdinit=/init",
+			fsdev ? "-fsdev" : NULL, fsdev, "-device", "virtio-9p-pci,fsdev=ws,mount_tag=" WS_TAG, NULL};
+	snprintf(l->rtinfo, sizeof l->rtinfo, "%s -accel %s -M pc, kernel %s (%s), initramfs %s%s%s%s", argv[0], accel, k,
+		 l->vm_kernel, initrd, fsdev ? ", 9p workspace " : "", fsdev ? q->export_dir : "",
+		 fsdev && l->cfg->ws_parent ? " (the parent: --workspace-export-parent)" : "");
 	return sp_lane_proc_spawn(l, argv, err);
 }
 
@@ -252,6 +436,28 @@ static int host_pid(sp_live_lane *l, sp_error *err)
 	return 0;
 }
 
+/* the marker beside the workspace: removed, and proven gone */
+static int leftovers(sp_live_lane *l, char *what, size_t whatsz)
+{
+	qemu_priv *q = l->priv;
+	if (!q)
+		return snprintf(what, whatsz, "no workspace"), 0;
+	char m[PATH_MAX];
+	snprintf(m, sizeof m, "%s", q->marker);
+	remove_marker(l);
+	struct stat st;
+	if (q->marker[0] || (m[0] && lstat(m, &st) == 0))
+		return snprintf(what, whatsz, "workspace marker %s NOT REMOVED", m), 1;
+	return snprintf(what, whatsz, "workspace marker %s removed", m), 0;
+}
+
+static void lane_free(sp_live_lane *l)
+{
+	remove_marker(l);
+	free(l->priv);
+	l->priv = NULL;
+}
+
 const sp_live_runtime sp_rt_qemu = {
 	.name = "qemu",
 	.summary = "qemu microVM: host kernel, initramfs built around the doctor, serial console; KVM or TCG",
@@ -263,4 +469,6 @@ const sp_live_runtime sp_rt_qemu = {
 	.host_pid = host_pid,
 	.boot_watchdog_ms = boot_watchdog_ms,
 	.fallback = fallback,
+	.leftovers = leftovers,
+	.lane_free = lane_free,
 };

@@ -389,6 +389,8 @@ bool sp_soak_fault_step(struct run *r, struct scen_state *st, const sp_soak_wste
 	}
 	if (sp_soak_fault_f05_f09(r, st, gen)) /* fault_registry.c, fault_upgrade.c */
 		return true;
+	if (!strcmp(f->id, "F08"))
+		return sp_soak_inject_vm_fault(r, st, gen), true; /* fault_vm.c */
 	if (f->cut)
 		sp_soak_inject_netloss(r, st, gen); /* F06 bounded connection loss (fault_netloss.c) */
 	else

@@ -214,6 +214,9 @@ bool sp_soak_path_in_state(const struct run *r, const char *path);
 /* fault_netloss.c: F06 with 'cut', a bounded connection loss after the step */
 void sp_soak_inject_netloss(struct run *r, struct scen_state *st, unsigned long long gen);
 
+/* ---- fault_vm.c: F08, the canary VM reset through QMP ---- */
+void sp_soak_inject_vm_fault(struct run *r, struct scen_state *st, unsigned long long gen);
+
 /* recorder.c */
 int sp_soak_open_streams(struct run *r, sp_error *err);
 void sp_soak_close_streams(struct run *r);

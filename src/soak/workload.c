@@ -433,11 +433,27 @@ static int netloss_keys(struct pctx *p, const sp_ynode *n, sp_soak_wfault *f, bo
 	return 0;
 }
 
+/* F08 (fault_vm.c): the canary VM's QMP socket and its state command */
+static int get_f08(struct pctx *p, const sp_ynode *n, sp_soak_wfault *f, bool is_f08)
+{
+	const sp_ynode *q = sp_ynode_get(n, "qmp"), *s = sp_ynode_get(n, "state");
+	if (!is_f08 && (q || s))
+		return sp_usage(p->err, "%s:%d: '%s' is for F08 only (the canary VM)", p->origin, (q ? q : s)->line, q ? "qmp" : "state");
+	if (!is_f08)
+		return 0;
+	if (!q || !s)
+		return sp_usage(p->err, "%s:%d: F08 needs 'qmp' (the VM's QMP socket) and 'state' (a command printing the state it keeps on its disk)",
+				p->origin, n->line);
+	if (get_str(p, q, "qmp", &f->qmp) < 0 || check_placeholders(p, q, f->qmp, CTX_GLOBAL | CTX_SCENARIO) < 0)
+		return -1;
+	return get_argv(p, s, "state", CTX_GLOBAL | CTX_SCENARIO, &f->state);
+}
+
 static int get_fault(struct pctx *p, const sp_ynode *n, sp_soak_scenario *sc)
 {
-	static const char *const keys[] = {"id", "step", "pidfile", "portfile", "tasks", "signal", "after_ms", "rto_ms",
-					   "expected", "cut", "modefile", "mode", "window_ms", "blobs", "link", "from", "to",
-					   "next", NULL};
+	static const char *const keys[] = {"id", "step", "pidfile", "portfile", "tasks", "qmp", "state", "signal",
+					   "after_ms", "rto_ms", "expected", "cut", "modefile", "mode", "window_ms", "blobs",
+					   "link", "from", "to", "next", NULL};
 	sp_soak_wfault *f = &sc->fault;
 	const sp_ynode *v;
 	if (want_kind(p, n, SP_YN_MAP, "fault") < 0 || check_keys(p, n, "fault", keys) < 0)
@@ -445,18 +461,19 @@ static int get_fault(struct pctx *p, const sp_ynode *n, sp_soak_scenario *sc)
 	f->present = true;
 	f->line = n->line;
 	if (!(v = sp_ynode_get(n, "id")))
-		return sp_usage(p->err, "%s:%d: fault has no 'id' (F01 to F07, or F09)", p->origin, n->line);
+		return sp_usage(p->err, "%s:%d: fault has no 'id' (F01 to F09)", p->origin, n->line);
 	if (want_kind(p, v, SP_YN_SCALAR, "id") < 0)
 		return -1;
 	if (strcmp(v->str, "F01") && strcmp(v->str, "F02") && strcmp(v->str, "F03") && strcmp(v->str, "F04") &&
-	    strcmp(v->str, "F05") && strcmp(v->str, "F06") && strcmp(v->str, "F07") && strcmp(v->str, "F09"))
-		return sp_usage(p->err, "%s:%d: fault id must be F01, F02, F03, F04, F05, F06, F07 or F09 (got '%.20s')", p->origin,
-				v->line, v->str);
+	    strcmp(v->str, "F05") && strcmp(v->str, "F06") && strcmp(v->str, "F07") && strcmp(v->str, "F08") &&
+	    strcmp(v->str, "F09"))
+		return sp_usage(p->err, "%s:%d: fault id must be F01, F02, F03, F04, F05, F06, F07, F08 or F09 (got '%.20s')",
+				p->origin, v->line, v->str);
 	snprintf(f->id, sizeof f->id, "%s", v->str);
-	bool is_f05 = !strcmp(f->id, "F05"), is_f09 = !strcmp(f->id, "F09");
+	bool is_f05 = !strcmp(f->id, "F05"), is_f09 = !strcmp(f->id, "F09"), is_f08 = !strcmp(f->id, "F08");
 	bool is_f06 = !strcmp(f->id, "F06") || is_f05, is_f04 = !strcmp(f->id, "F04") || is_f09; /* F05: pid and port files; F09: tasks */
 	bool is_cut = !strcmp(f->id, "F06") && sp_ynode_get(n, "cut"); /* bounded connection loss: no process is signalled */
-	bool by_pidfile = (!strcmp(f->id, "F02") || !strcmp(f->id, "F03") || is_f04 || is_f06) && !is_f09 && !is_cut;
+	bool by_pidfile = (!strcmp(f->id, "F02") || !strcmp(f->id, "F03") || is_f04 || is_f06 || is_f08) && !is_f09 && !is_cut;
 	f->signal = !strcmp(f->id, "F03") || is_f04 || is_f06 ? SIGTERM : SIGKILL;
 	f->rto_ms = 10000;
 	if (!(v = sp_ynode_get(n, "step")))
@@ -494,7 +511,7 @@ static int get_fault(struct pctx *p, const sp_ynode *n, sp_soak_scenario *sc)
 		return sp_usage(p->err, "%s:%d: %s needs 'tasks', a command listing %s one per line", p->origin, n->line, f->id,
 				is_f09 ? "the live resources" : "the daemon's tasks");
 	}
-	if (netloss_keys(p, n, f, is_f06) < 0)
+	if (netloss_keys(p, n, f, is_f06) < 0 || get_f08(p, n, f, is_f08) < 0)
 		return -1;
 	if ((v = sp_ynode_get(n, "signal"))) {
 		if (want_kind(p, v, SP_YN_SCALAR, "signal") < 0)
@@ -854,6 +871,8 @@ void sp_workload_free(sp_soak_workload *w)
 		free(sc->fault.portfile);
 		free(sc->fault.cut);
 		sp_strv_free(&sc->fault.tasks);
+		free(sc->fault.qmp);
+		sp_strv_free(&sc->fault.state);
 		free(sc->fault.expected);
 		free(sc->fault.modefile);
 		free(sc->fault.mode);

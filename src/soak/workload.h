@@ -40,12 +40,14 @@ typedef struct sp_soak_wsteps {
 
 typedef struct sp_soak_wfault {
 	bool present;
-	char id[4];        /* F01 F02 F03 F04 F05 F06 F07 F09 */
+	char id[4];        /* F01 to F09 */
 	char *step;        /* F01/F07: step to interrupt; F02/F03/F04/F06: step after which to inject */
 	char *pidfile;     /* F02/F03/F04/F06: file holding the target pid (must be owned) */
 	sp_strv tasks;     /* F04: command listing the daemon's tasks, one per line (placeholders unexpanded) */
 	char *portfile;    /* F06: file holding the TCP port the target (a proxy) listens on at 127.0.0.1 */
 	char *cut;         /* F06 bounded connection loss (no pidfile): "disconnect" or "stall", written to modefile */
+	char *qmp;         /* F08: the canary VM's QMP unix socket (fault_vm.c) */
+	sp_strv state;     /* F08: command printing the state the canary keeps on its disk (placeholders unexpanded) */
 	int signal;        /* default SIGKILL (F03, F04, F06: SIGTERM) */
 	int after_ms;      /* delay after the step starts (F01/F07) or ends (F02/F03/F06) */
 	int rto_ms;        /* recovery time objective */
