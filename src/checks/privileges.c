@@ -1164,7 +1164,7 @@ CAP_CHECK(caps_sys_ptrace, "caps.sys_ptrace", SP_CHECK_KERNEL | SP_CHECK_NOEMU, 
 	  "CAP_SYS_PTRACE lets the sandbox inject code into any process it can see", "T1055.008");
 CAP_CHECK(caps_mknod, "caps.mknod", SP_CHECK_KERNEL, CAP_MKNOD, pr_mknod, true, "mknod c 1 3 in a private dir", "CAP_MKNOD refused",
 	  "device nodes give direct access to host disks and memory", "T1006,T1611");
-CAP_CHECK(caps_sys_module, "caps.sys_module", SP_CHECK_KERNEL, CAP_SYS_MODULE, pr_sys_module, false,
+CAP_CHECK(caps_sys_module, "caps.sys_module", SP_CHECK_KERNEL | SP_CHECK_NOEMU, CAP_SYS_MODULE, pr_sys_module, false,
 	  "init_module with a NULL image", "CAP_SYS_MODULE refused", "module loading runs code in the host kernel",
 	  "T1547.006");
 CAP_CHECK(caps_dac_override, "caps.dac_override", 0, CAP_DAC_OVERRIDE, pr_dac_override, true,

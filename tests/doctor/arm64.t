@@ -11,7 +11,7 @@
 #  - cannot run under user-mode emulation (SP_CHECK_NOEMU): the emulator,
 #    not the kernel, answers what they judge. Measured with qemu 7.2: ptrace,
 #    clone3, bpf, keyctl, add_key, request_key, perf_event_open, userfaultfd,
-#    io_uring_setup return ENOSYS from qemu whatever the sandbox allows (a
+#    io_uring_setup, init_module return ENOSYS from qemu whatever the sandbox allows (a
 #    false PASS); clone with namespace flags and mount/open_by_handle_at are
 #    refused or translated by qemu (false FAIL in the strict box); the
 #    caps.sys_ptrace and caps.sys_time probes hang or abort qemu's child;
@@ -35,7 +35,7 @@ unlike "$desc" "interpreter" "the arm64 doctor has no ELF interpreter"
 size=$(stat -c %s "$ARM")
 TAP_NAME="the arm64 doctor is at most 2.5 MiB ($size bytes)" ok test "$size" -le 2621440
 
-NOEMU="caps.sys_ptrace caps.sys_time kernel.userns wf.fork_exec"
+NOEMU="caps.sys_ptrace caps.sys_time caps.sys_module kernel.userns wf.fork_exec"
 for s in mount umount2 unshare clone clone3 setns keyctl add_key request_key bpf perf_event_open userfaultfd \
 	io_uring_setup ptrace kexec_load init_module finit_module open_by_handle_at personality; do
 	NOEMU="$NOEMU seccomp.$s"
