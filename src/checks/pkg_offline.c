@@ -15,20 +15,29 @@
  *            script is run, then dpkg --purge removes it on every path
  *            (also after a failed install) and dpkg-query proves it gone.
  *            It refuses to start when a package of that name is known to
- *            dpkg or the file exists.
+ *            dpkg or the file exists. The install and the purge hold dpkg's
+ *            frontend lock (pkg.dpkg and pkg.apt may run at once).
+ *  pkg.apt   the same kind of .deb installed by apt-get install ./FILE.deb
+ *            with no sources, an empty lists directory and its own cache in
+ *            the private directory, every proxy a loopback port nobody
+ *            serves; then run, purged and proven gone as pkg.dpkg's.
  *  pkg.npm   an npm package tarball (package/package.json, package/index.js)
  *            installed with npm install --offline into --prefix in the
  *            private directory, its cache there too, the registry set to a
  *            loopback port nobody serves; node then require()s it and must
- *            resolve it below that prefix.
+ *            resolve it below that prefix. Then npm install -g of the same
+ *            tarball into a second prefix there (never the system's): its
+ *            PREFIX/bin/NAME must lead into PREFIX/lib/node_modules and,
+ *            run, print the token.
  *
  * Every name carries this run's pid and random tag, and the module, script
  * and package print a token made of it: only this run's install can print
  * it. Each step runs as its own process group, bounded; the check's own
  * bound is above the sum, so dpkg --purge always gets its turn. A manager
  * that is not on PATH is a skip with the reason; one that is there but does
- * not work is a fail. These checks change the system (dpkg writes its
- * database and /usr/local/bin), so they run only when the policy asks. */
+ * not work is a fail. These checks change the system (dpkg and apt write
+ * dpkg's database and /usr/local/bin), so they run only when the policy
+ * asks. */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
