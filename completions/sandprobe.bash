@@ -4,7 +4,7 @@
 _sandprobe_opts() { # VERB: every option of the verb (tests/cli/completions.t checks them against --help)
 	case $1 in
 	doctor) echo "--profile --policy --set -k -x -v --strict --list --format -o --output --manifest --timeout-ms --bundle --fail-on -q --quiet --annotate -j --help" ;;
-	live) echo "--runtime --variant --matrix --runtimes --variants --list-runtimes --format -o --output --doctor --busybox --kernel --accel --containerd-address --image --doctor-image --profile --set --timeout-ms --strict --keep -v -q --quiet --exec-under-filter --help" ;;
+	live) echo "--runtime --variant --matrix --runtimes --variants --list-runtimes --format -o --output --doctor --busybox --kernel --accel --workspace --workspace-export-parent --containerd-address --image --doctor-image --profile --set --timeout-ms --strict --keep -v -q --quiet --exec-under-filter --help" ;;
 	lint) echo "--kind --format -o --output --fail-on --require-runtime-class --list-rules -q --quiet --annotate --help" ;;
 	soak) echo "--workload --profile -o --out --duration --sample-interval --concurrency --seed --sign-key --metrics-file --lane --artifact -q --quiet --reconcile --sample-once --prefix --state --repeat --help" ;;
 	verify) echo "--profile --baseline --pubkey --format -o --output --emit-baseline --self-test --verbose -v -q --quiet --input --kind --allow-dry-run --min-duration-secs --min-samples --min-sample-span-secs --max-sample-gap-secs --help" ;;

@@ -54,6 +54,8 @@ complete -c sandprobe -n $live -l doctor -r -F -d 'static sandprobe-doctor'
 complete -c sandprobe -n $live -l busybox -r -F -d 'static busybox'
 complete -c sandprobe -n $live -l kernel -r -F -d 'qemu kernel image'
 complete -c sandprobe -n $live -l accel -x -a 'auto kvm tcg' -d 'qemu accelerator'
+complete -c sandprobe -n $live -l workspace -x -a '(__fish_complete_directories)' -d 'qemu: share DIR with the guest over 9p'
+complete -c sandprobe -n $live -l workspace-export-parent -d "qemu, negative control: export DIR's parent"
 complete -c sandprobe -n $live -l containerd-address -r -F -d 'socket of the containerd to use'
 complete -c sandprobe -n $live -l image -x -d 'engine lanes from this local doctor image'
 complete -c sandprobe -n $live -l doctor-image -d 'engine lanes from a doctor image built for the run'

@@ -41,4 +41,5 @@ SP_T(propagation)    /* filesystem.c */
 SP_T(cgroup_layouts) /* cgroups.c */
 SP_T(devices)        /* devices.c: names under /dev */
 SP_T(paths)          /* probe.c: absolute paths */
+SP_T(user_paths)     /* writable_as.c: USER:/PATH */
 SP_T(boundaries)     /* runtime.c: kernel.separate_kernel */

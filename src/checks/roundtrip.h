@@ -13,6 +13,11 @@
 
 #include "core/check.h"
 
+/* the round-trip digest of the static doctor (no libcrypto): a 64-bit
+ * multiply-rotate chain over 8-byte words; split-dependent (see roundtrip.c) */
+void sp_wf_digest_init(uint64_t *h);
+void sp_wf_digest_update(uint64_t *h, const void *buf, size_t len);
+
 typedef struct sp_roundtrip {
 	char dir[512];
 	char name[600]; /* the probe file */

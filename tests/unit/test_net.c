@@ -12,7 +12,7 @@
 #include "checks/manifest.h"
 #include "checks/net_probe.h"
 #include "checks/net_proxy.h"
-#include "checks/workflows.h"
+#include "checks/roundtrip.h"
 #include "tap.h"
 
 static void test_ipv4_forms(void)
