@@ -27,7 +27,7 @@ SP_T(tls_hosts)      /* tls.c: HOST[:PORT], 443 */
 SP_T(sha256s)        /* tls.c: CA fingerprints */
 SP_T(redirects)      /* transparent.c: tcp/PORT, udp/PORT */
 SP_T(probes)         /* tools.c: PROGRAM ARG... => REGEX; ... */
-SP_T(pkg_managers)   /* pkg_offline.c: pip, dpkg, npm */
+SP_T(pkg_managers)   /* pkg_offline.c: pip, dpkg, apt, npm */
 SP_T(mcp_command)    /* mcp.c: PROGRAM ARG... */
 SP_T(mcp_url)        /* mcp.c: http://IP:PORT/PATH */
 SP_T(env_values)     /* environment.c: NAME=VALUE; NAME~REGEX */

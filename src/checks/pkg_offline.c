@@ -15,20 +15,29 @@
  *            script is run, then dpkg --purge removes it on every path
  *            (also after a failed install) and dpkg-query proves it gone.
  *            It refuses to start when a package of that name is known to
- *            dpkg or the file exists.
+ *            dpkg or the file exists. The install and the purge hold dpkg's
+ *            frontend lock (pkg.dpkg and pkg.apt may run at once).
+ *  pkg.apt   the same kind of .deb installed by apt-get install ./FILE.deb
+ *            with no sources, an empty lists directory and its own cache in
+ *            the private directory, every proxy a loopback port nobody
+ *            serves; then run, purged and proven gone as pkg.dpkg's.
  *  pkg.npm   an npm package tarball (package/package.json, package/index.js)
  *            installed with npm install --offline into --prefix in the
  *            private directory, its cache there too, the registry set to a
  *            loopback port nobody serves; node then require()s it and must
- *            resolve it below that prefix.
+ *            resolve it below that prefix. Then npm install -g of the same
+ *            tarball into a second prefix there (never the system's): its
+ *            PREFIX/bin/NAME must lead into PREFIX/lib/node_modules and,
+ *            run, print the token.
  *
  * Every name carries this run's pid and random tag, and the module, script
  * and package print a token made of it: only this run's install can print
  * it. Each step runs as its own process group, bounded; the check's own
  * bound is above the sum, so dpkg --purge always gets its turn. A manager
  * that is not on PATH is a skip with the reason; one that is there but does
- * not work is a fail. These checks change the system (dpkg writes its
- * database and /usr/local/bin), so they run only when the policy asks. */
+ * not work is a fail. These checks change the system (dpkg and apt write
+ * dpkg's database and /usr/local/bin), so they run only when the policy
+ * asks. */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -48,9 +57,9 @@
 
 extern char **environ;
 
-static const char *const managers[] = {"pip", "dpkg", "npm", NULL};
+static const char *const managers[] = {"pip", "dpkg", "apt", "npm", NULL};
 const sp_policy_type sp_ptype_pkg_managers = {
-	.name = "pkg_managers", .what = "pip, dpkg or npm", .list = true, .choices = managers};
+	.name = "pkg_managers", .what = "pip, dpkg, apt or npm", .list = true, .choices = managers};
 
 /* ---- a byte buffer and the three archive formats ----------------------------------- */
 
@@ -363,6 +372,7 @@ static bool asks(const sp_ctx *ctx, const char *which, char *why, size_t whysz)
 
 static bool asks_pip(const sp_ctx *ctx, char *why, size_t whysz) { return asks(ctx, "pip", why, whysz); }
 static bool asks_dpkg(const sp_ctx *ctx, char *why, size_t whysz) { return asks(ctx, "dpkg", why, whysz); }
+static bool asks_apt(const sp_ctx *ctx, char *why, size_t whysz) { return asks(ctx, "apt", why, whysz); }
 static bool asks_npm(const sp_ctx *ctx, char *why, size_t whysz) { return asks(ctx, "npm", why, whysz); }
 
 /* the private directory is gone (after sp_rm_rf), or observed says why not */
@@ -501,9 +511,10 @@ static void run_pip(const sp_ctx *ctx, sp_result *r)
 	remove_dir(r, dir);
 }
 
-/* ---- pkg.dpkg ------------------------------------------------------------------------ */
+/* ---- pkg.dpkg and pkg.apt ---------------------------------------------------------- */
 
 #define DEB_DIR "/usr/local/bin"
+#define FRONTEND_LOCK "/var/lib/dpkg/lock-frontend"
 
 /* dpkg-query -W NAME: 1 known to dpkg, 0 unknown, -1 cannot tell (observed
  * in r when not NULL) */
@@ -523,26 +534,75 @@ static int dpkg_knows(sp_result *r, char *const *envp, const char *name)
 	return -1;
 }
 
+/* dpkg's frontend lock, as apt takes it, waited for up to wait_ms: pkg.dpkg
+ * and pkg.apt may run at once, and dpkg itself does not wait. Returns the
+ * descriptor holding it (dpkg is then run with DPKG_FRONTEND_LOCKED set), or
+ * -errno: no lock file to open (a read-only database: dpkg then says so
+ * itself) or -EAGAIN, still held by someone else at the end. */
+static int frontend_lock(unsigned wait_ms)
+{
+	int fd = open(FRONTEND_LOCK, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0640);
+	if (fd < 0)
+		return -errno;
+	uint64_t end = sp_now_ns() + (uint64_t)wait_ms * SP_NS_PER_MS;
+	struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
+	while (fcntl(fd, F_SETLK, &fl) < 0) {
+		int e = errno;
+		if ((e != EAGAIN && e != EACCES) || sp_now_ns() >= end) {
+			close(fd);
+			return e == EACCES ? -EAGAIN : -e;
+		}
+		usleep(50000);
+	}
+	return fd;
+}
+
+/* envp with DPKG_FRONTEND_LOCKED=1 over it when lock holds the lock */
+static char **locked_env(char *const *envp, int lock)
+{
+	char *set[] = {"DPKG_FRONTEND_LOCKED=1", NULL};
+	if (lock < 0) {
+		size_t n = 0;
+		while (envp[n])
+			n++;
+		char **e = sp_xcalloc(n + 1, sizeof *e);
+		memcpy(e, envp, n * sizeof *e);
+		return e;
+	}
+	char **saved = environ;
+	environ = (char **)envp;
+	char **e = env_with(set);
+	environ = saved;
+	return e;
+}
+
 /* Whatever dpkg recorded of name goes. After a failed unpack dpkg keeps the
  * name as "install ok not-installed", which --purge alone ignores: the
- * selection is set to purge first, and the purge then drops the entry.
- * Returns dpkg_knows afterwards (0: gone); r (may be NULL) gets what was said. */
+ * selection is set to purge first, and the purge then drops the entry; both
+ * under the frontend lock. Returns dpkg_knows afterwards (0: gone); r (may
+ * be NULL) gets what was said. */
 static int purge_probe(sp_result *r, char *const *envp, const char *name)
 {
 	int left = dpkg_knows(r, envp, name);
 	if (left == 0)
 		return 0;
+	int lock = frontend_lock(20000);
+	if (lock == -EAGAIN && r)
+		sp_observed_add(r, "%s still held by another process after 20 s", FRONTEND_LOCK);
+	_cleanup_free_ char **lenv = locked_env(envp, lock);
 	step s;
 	char said[400], sel[100];
 	snprintf(sel, sizeof sel, "%s purge\n", name);
 	char *a1[] = {"dpkg", "--set-selections", NULL};
-	run_step_in(a1, envp, sel, 10000, &s);
+	run_step_in(a1, lenv, sel, 10000, &s);
 	if (!step_ok(&s) && r) {
 		step_said(&s, said, sizeof said);
 		sp_observed_add(r, "dpkg --set-selections: %s", said);
 	}
 	char *a2[] = {"dpkg", "--purge", (char *)name, NULL};
-	run_step(a2, envp, 20000, &s);
+	run_step(a2, lenv, 20000, &s);
+	if (lock >= 0)
+		close(lock);
 	if (r) {
 		step_said(&s, said, sizeof said);
 		sp_observed_add(r, "dpkg --purge: %s", said);
@@ -608,11 +668,74 @@ static void stop_janitor(pid_t pid, int wfd)
 		;
 }
 
-static void run_dpkg(const sp_ctx *ctx, sp_result *r)
+/* the .deb: no directory entries in data.tar, so dpkg owns the one file and
+ * its removal never takes a directory with it; 0 or -errno */
+static int write_deb(const char *dir, const char *name, const char *token, const char *file, char *dname,
+		     size_t dnsz, char *debpath, size_t dpsz)
 {
-	sp_expected(r, "dpkg installs a local .deb, its program runs, and dpkg --purge removes it");
-	if (!on_path("dpkg") || !on_path("dpkg-query")) {
-		sp_skip(r, "%s is not on PATH %s", on_path("dpkg") ? "dpkg-query" : "dpkg",
+	char control[300], script[200], member[160];
+	snprintf(control, sizeof control,
+		 "Package: %s\nVersion: 1.0\nArchitecture: all\nMaintainer: sandprobe <nobody@invalid>\n"
+		 "Priority: optional\nSection: misc\nDescription: sandprobe doctor offline probe (removed at once)\n",
+		 name);
+	snprintf(script, sizeof script, "#!/bin/sh\necho %s\n", token);
+	snprintf(member, sizeof member, ".%s", file);
+	buf ct = {0}, dt = {0}, deb = {0};
+	tar_file(&ct, "./control", 0644, control);
+	tar_end(&ct);
+	tar_file(&dt, member, 0755, script);
+	tar_end(&dt);
+	put(&deb, "!<arch>\n", 8);
+	ar_member(&deb, "debian-binary", "2.0\n", 4);
+	ar_member(&deb, "control.tar", ct.p, ct.n);
+	ar_member(&deb, "data.tar", dt.p, dt.n);
+	snprintf(dname, dnsz, "%s_1.0_all.deb", name);
+	int rc = write_out(dir, dname, &deb, debpath, dpsz);
+	free(ct.p);
+	free(dt.p);
+	free(deb.p);
+	return rc;
+}
+
+/* apt-get install of a local file with no way out: no sources, an empty
+ * lists directory and its own cache (nothing but the file to choose from,
+ * nothing of the system's apt state written but dpkg's), every proxy a
+ * loopback port nobody serves (a misconfiguration can only reach loopback),
+ * no retries; it waits up to 20 s for dpkg's frontend lock. 0 or -errno (a
+ * directory could not be made) */
+static int apt_install(const char *dir, const char *debpath, char *const *envp, step *s)
+{
+	char cache[300], lists[300], partial[320], parts[300], ext[300];
+	snprintf(cache, sizeof cache, "%s/apt-cache", dir);
+	snprintf(lists, sizeof lists, "%s/apt-lists", dir);
+	snprintf(partial, sizeof partial, "%s/partial", lists);
+	snprintf(parts, sizeof parts, "%s/apt-sources.d", dir);
+	snprintf(ext, sizeof ext, "%s/apt-extended_states", dir);
+	if (mkdir(cache, 0700) < 0 || mkdir(lists, 0700) < 0 || mkdir(partial, 0700) < 0 || mkdir(parts, 0700) < 0)
+		return -errno;
+	char o_cache[320], o_lists[320], o_parts[330], o_ext[330];
+	snprintf(o_cache, sizeof o_cache, "Dir::Cache=%s", cache);
+	snprintf(o_lists, sizeof o_lists, "Dir::State::Lists=%s", lists);
+	snprintf(o_parts, sizeof o_parts, "Dir::Etc::SourceParts=%s", parts);
+	snprintf(o_ext, sizeof o_ext, "Dir::State::extended_states=%s", ext);
+	char *a[] = {"apt-get", "install", "-y", "-qq", "--no-install-recommends",
+		     "-o", o_cache, "-o", o_lists, "-o", "Dir::Etc::SourceList=/dev/null", "-o", o_parts,
+		     "-o", o_ext, "-o", "Acquire::http::Proxy=http://127.0.0.1:9/",
+		     "-o", "Acquire::https::Proxy=http://127.0.0.1:9/", "-o", "Acquire::ftp::Proxy=http://127.0.0.1:9/",
+		     "-o", "Acquire::Retries=0", "-o", "Acquire::Languages=none", "-o", "APT::Sandbox::User=root",
+		     "-o", "DPkg::Lock::Timeout=20",
+		     (char *)debpath, NULL};
+	run_step(a, envp, 40000, s);
+	return 0;
+}
+
+/* pkg.dpkg (apt false): dpkg -i; pkg.apt: apt-get install ./FILE.deb */
+static void run_deb(const sp_ctx *ctx, sp_result *r, bool apt)
+{
+	const char *tool = apt ? "apt-get" : "dpkg";
+	if (!on_path(tool) || !on_path("dpkg") || !on_path("dpkg-query")) {
+		sp_skip(r, "%s is not on PATH %s",
+			!on_path(tool) ? tool : (on_path("dpkg") ? "dpkg-query" : "dpkg"),
 			getenv("PATH") ? getenv("PATH") : "");
 		return;
 	}
@@ -623,8 +746,8 @@ static void run_dpkg(const sp_ctx *ctx, sp_result *r)
 	}
 	char tag[32], name[64], token[64], file[128];
 	make_tag(tag, sizeof tag);
-	snprintf(name, sizeof name, "sandprobe-probe-%s", tag);
-	snprintf(token, sizeof token, "sandprobe-dpkg-ok-%s", tag);
+	snprintf(name, sizeof name, "sandprobe-%s-%s", apt ? "apt" : "probe", tag);
+	snprintf(token, sizeof token, "sandprobe-%s-ok-%s", apt ? "apt" : "dpkg", tag);
 	snprintf(file, sizeof file, DEB_DIR "/%s", name);
 	char *set[] = {"DEBIAN_FRONTEND=noninteractive", NULL};
 	_cleanup_free_ char **envp = env_with(set);
@@ -642,30 +765,8 @@ static void run_dpkg(const sp_ctx *ctx, sp_result *r)
 		sp_errorr(r, "no private directory for the .deb: %s", strerror(-rc));
 		return;
 	}
-	/* the .deb: no directory entries in data.tar, so dpkg owns the one file
-	 * and its removal never takes a directory with it */
-	char control[300], script[200], member[160];
-	snprintf(control, sizeof control,
-		 "Package: %s\nVersion: 1.0\nArchitecture: all\nMaintainer: sandprobe <nobody@invalid>\n"
-		 "Priority: optional\nSection: misc\nDescription: sandprobe doctor offline probe (removed at once)\n",
-		 name);
-	snprintf(script, sizeof script, "#!/bin/sh\necho %s\n", token);
-	snprintf(member, sizeof member, ".%s", file);
-	buf ct = {0}, dt = {0}, deb = {0};
-	tar_file(&ct, "./control", 0644, control);
-	tar_end(&ct);
-	tar_file(&dt, member, 0755, script);
-	tar_end(&dt);
-	put(&deb, "!<arch>\n", 8);
-	ar_member(&deb, "debian-binary", "2.0\n", 4);
-	ar_member(&deb, "control.tar", ct.p, ct.n);
-	ar_member(&deb, "data.tar", dt.p, dt.n);
 	char dname[128], debpath[512];
-	snprintf(dname, sizeof dname, "%s_1.0_all.deb", name);
-	rc = write_out(dir, dname, &deb, debpath, sizeof debpath);
-	free(ct.p);
-	free(dt.p);
-	free(deb.p);
+	rc = write_deb(dir, name, token, file, dname, sizeof dname, debpath, sizeof debpath);
 	if (rc < 0) {
 		sp_errorr(r, "cannot write the .deb in %s: %s", dir, strerror(-rc));
 		remove_dir(r, dir);
@@ -681,11 +782,23 @@ static void run_dpkg(const sp_ctx *ctx, sp_result *r)
 	}
 	step s;
 	char said[400];
-	char *a1[] = {"dpkg", "-i", debpath, NULL};
-	run_step(a1, envp, 20000, &s);
+	if (apt) {
+		rc = apt_install(dir, debpath, envp, &s);
+		if (rc < 0)
+			snprintf(s.err, sizeof s.err, "cannot make apt's directories in %s: %s", dir, strerror(-rc));
+	} else {
+		int lock = frontend_lock(20000);
+		if (lock == -EAGAIN)
+			sp_observed(r, "%s still held by another process after 20 s", FRONTEND_LOCK);
+		_cleanup_free_ char **lenv = locked_env(envp, lock);
+		char *a1[] = {"dpkg", "-i", debpath, NULL};
+		run_step(a1, lenv, 20000, &s);
+		if (lock >= 0)
+			close(lock);
+	}
 	bool installed = step_ok(&s);
 	step_said(&s, said, sizeof said);
-	sp_observed(r, "dpkg -i %s: %s", dname, said);
+	sp_observed_add(r, "%s %s: %s", apt ? "apt-get install" : "dpkg -i", dname, said);
 	bool ran = false;
 	if (installed) {
 		char *a2[] = {file, NULL};
@@ -707,11 +820,23 @@ static void run_dpkg(const sp_ctx *ctx, sp_result *r)
 	}
 	sp_observed_add(r, "purged: dpkg-query no longer knows %s, %s is gone", name, file);
 	if (!installed)
-		sp_failr(r, "dpkg -i of a local .deb failed");
+		sp_failr(r, "%s of a local .deb failed", apt ? "apt-get install" : "dpkg -i");
 	else if (!ran)
 		sp_failr(r, "the installed program did not run or printed no token");
 	else
-		sp_pass(r, "dpkg installed a local .deb, its program ran, and it was purged");
+		sp_pass(r, "%s installed a local .deb, its program ran, and it was purged", apt ? "apt-get" : "dpkg");
+}
+
+static void run_dpkg(const sp_ctx *ctx, sp_result *r)
+{
+	sp_expected(r, "dpkg installs a local .deb, its program runs, and dpkg --purge removes it");
+	run_deb(ctx, r, false);
+}
+
+static void run_apt(const sp_ctx *ctx, sp_result *r)
+{
+	sp_expected(r, "apt-get installs a local .deb with no sources and no network, its program runs, and it is purged");
+	run_deb(ctx, r, true);
 }
 
 /* ---- pkg.npm ------------------------------------------------------------------------- */
@@ -733,12 +858,16 @@ static void run_npm(const sp_ctx *ctx, sp_result *r)
 	make_tag(tag, sizeof tag);
 	snprintf(name, sizeof name, "sandprobe-probe-%s", tag);
 	snprintf(token, sizeof token, "sandprobe-npm-ok-%s", tag);
-	char pj[200], js[160];
-	snprintf(pj, sizeof pj, "{\"name\":\"%s\",\"version\":\"1.0.0\",\"main\":\"index.js\",\"license\":\"MIT\"}\n", name);
+	char pj[300], js[160];
+	snprintf(pj, sizeof pj,
+		 "{\"name\":\"%s\",\"version\":\"1.0.0\",\"main\":\"index.js\",\"bin\":{\"%s\":\"bin.js\"},"
+		 "\"license\":\"MIT\"}\n",
+		 name, name);
 	snprintf(js, sizeof js, "exports.ping = () => \"%s\";\n", token);
 	buf t = {0};
 	tar_file(&t, "package/package.json", 0644, pj);
 	tar_file(&t, "package/index.js", 0644, js);
+	tar_file(&t, "package/bin.js", 0755, "#!/usr/bin/env node\nconsole.log(require('./index.js').ping());\n");
 	tar_end(&t);
 	char tname[128], tarball[512], prefix[300], cache[300];
 	snprintf(tname, sizeof tname, "%s-1.0.0.tar", name);
@@ -786,11 +915,57 @@ static void run_npm(const sp_ctx *ctx, sp_result *r)
 	snprintf(where, sizeof where, "%s/node_modules/%s/", prefix, name);
 	bool below = strstr(s.out, where) != NULL, token_seen = strstr(s.out, token) != NULL;
 	sp_observed_add(r, "node require('%s'): %s%s", name, said, below ? "" : " (not from the prefix)");
-	if (step_ok(&s) && below && token_seen)
-		sp_pass(r, "npm installed a local tarball offline and node required it from the prefix");
-	else
+	if (!step_ok(&s) || !below || !token_seen) {
 		sp_failr(r, "the installed package %s",
 			 step_ok(&s) ? "did not come from the prefix or printed no token" : "could not be required");
+		remove_dir(r, dir);
+		return;
+	}
+	/* the global install, into a prefix of its own (never the system's):
+	 * PREFIX/bin/NAME must be a link into PREFIX/lib/node_modules/NAME and
+	 * print the token when run */
+	char global[300], gbin[400], gmod[400];
+	snprintf(global, sizeof global, "%s/global", dir);
+	snprintf(gbin, sizeof gbin, "%s/bin/%s", global, name);
+	snprintf(gmod, sizeof gmod, "%s/lib/node_modules/%s/", global, name);
+	if (mkdir(global, 0700) < 0) {
+		sp_errorr(r, "cannot make the global prefix %s: %s", global, strerror(errno));
+		remove_dir(r, dir);
+		return;
+	}
+	char *a3[] = {"npm", "install", "-g", "--offline", "--no-audit", "--no-fund", "--prefix", global, tarball, NULL};
+	run_step(a3, envp, 40000, &s);
+	step_said(&s, said, sizeof said);
+	sp_observed_add(r, "npm install -g --prefix %s: %s", global, said);
+	if (!step_ok(&s)) {
+		sp_failr(r, "npm install -g of a local tarball into a private prefix failed");
+		remove_dir(r, dir);
+		return;
+	}
+	char real[PATH_MAX];
+	if (!realpath(gbin, real)) {
+		sp_observed_add(r, "%s: %s", gbin, strerror(errno));
+		sp_failr(r, "npm install -g left no program in PREFIX/bin");
+		remove_dir(r, dir);
+		return;
+	}
+	char *a4[] = {gbin, NULL};
+	back = getcwd(cwd, sizeof cwd) != NULL;
+	if (chdir(prefix) < 0)
+		back = false;
+	run_step(a4, envp, 15000, &s);
+	if (back && chdir(cwd) < 0)
+		back = false;
+	step_said(&s, said, sizeof said);
+	bool linked = sp_startswith(real, gmod);
+	token_seen = strstr(s.out, token) != NULL;
+	sp_observed_add(r, "%s -> %s: %s", gbin, real, said);
+	if (step_ok(&s) && linked && token_seen)
+		sp_pass(r, "npm installed a local tarball offline, node required it from the prefix, and its bin from a "
+			   "global install ran from PREFIX/bin");
+	else
+		sp_failr(r, "the globally installed bin %s",
+			 !linked ? "is not a link into the prefix's node_modules" : "did not run or printed no token");
 	remove_dir(r, dir);
 }
 
@@ -820,20 +995,35 @@ const sp_check sp_check_pkg_dpkg = {
 	.method = "action",
 	.run = run_dpkg,
 	.supported = asks_dpkg,
-	/* 3 queries 30 s + install 20 s + run 5 s + selection 10 s + purge 20 s: the purge always has its turn */
-	.timeout_ms = 90000,
+	/* 3 queries 30 s + lock 20 s + install 20 s + run 5 s + lock 20 s + selection 10 s + purge 20 s:
+	 * the purge always has its turn */
+	.timeout_ms = 130000,
+};
+
+const sp_check sp_check_pkg_apt = {
+	.id = "pkg.apt",
+	.category = "packages",
+	.title = "apt-get installs a local .deb with no sources and no network, its program runs, and it is purged",
+	.rationale = "an agent that cannot apt-get install a local .deb cannot install system packages offline",
+	.techniques = "",
+	.policy_keys = "pkg.offline:pkg_managers",
+	.method = "action",
+	.run = run_apt,
+	.supported = asks_apt,
+	/* 3 queries 30 s + install 40 s (lock 20 s in it) + run 5 s + lock 20 s + selection 10 s + purge 20 s */
+	.timeout_ms = 130000,
 };
 
 const sp_check sp_check_pkg_npm = {
 	.id = "pkg.npm",
 	.category = "packages",
-	.title = "npm installs a local tarball offline, and node requires it",
+	.title = "npm installs a local tarball offline, node requires it, and its bin from a global install runs",
 	.rationale = "an agent that cannot install a node package from a local file cannot work offline",
 	.techniques = "",
 	.policy_keys = "pkg.offline:pkg_managers",
 	.method = "action",
 	.run = run_npm,
 	.supported = asks_npm,
-	/* install 40 s + require 15 s */
-	.timeout_ms = 60000,
+	/* install 40 s + require 15 s + global install 40 s + bin 15 s */
+	.timeout_ms = 115000,
 };

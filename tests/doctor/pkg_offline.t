@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# pkg.pip, pkg.dpkg, pkg.npm: package managers that work offline, proven by
-# function, in bwrap boxes over the host's root (read-only) that this test
-# builds. dpkg's database in every box is a fresh one of the test's own, so
+# pkg.pip, pkg.dpkg, pkg.apt, pkg.npm: package managers that work offline,
+# proven by function, in bwrap boxes over the host's root (read-only) that
+# this test builds, the doctor's each in a network namespace of its own where
+# a listener on 127.0.0.1:9 (the port apt's proxies and npm's registry point
+# at) logs any connection. dpkg's database in every box is a fresh one of the test's own, so
 # the host's is never touched (its status is compared byte for byte at the
 # end). Ground truth from outside the doctor: a sitecustomize and a node
 # --require hook log what the box's python and node actually imported,
@@ -12,7 +14,7 @@ need_root
 need bwrap
 need jq
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
-for t in python3 npm node dpkg dpkg-deb dpkg-query; do need $t; done
+for t in python3 npm node dpkg dpkg-deb dpkg-query apt-get; do need $t; done
 python3 -c 'import venv, pip' 2>/dev/null || skip_all "python3 has no venv or pip"
 PIPDIR=$(python3 -c 'import os, pip; print(os.path.dirname(pip.__file__))')
 [ -d "$PIPDIR/_internal" ] || skip_all "pip has no _internal package at $PIPDIR"
@@ -33,9 +35,22 @@ EOF
 cat >"$T/gt/hook.js" <<'EOF'
 process.on('exit', () => {
   for (const k of Object.keys(require.cache))
-    if (k.includes('/node_modules/sandprobe-probe-'))
+    if (k.includes('/node_modules/sandprobe-probe-') && typeof require.cache[k].exports.ping === 'function')
       require('fs').appendFileSync(process.env.SP_GT_JS, k + ' ' + require.cache[k].exports.ping() + '\n');
 });
+EOF
+cat >"$T/gt/listen.py" <<'EOF'
+import socket, sys
+s = socket.socket()
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("127.0.0.1", 9))
+s.listen(16)
+open(sys.argv[1], "w").close()
+while True:
+    c, a = s.accept()
+    with open(sys.argv[2], "a") as f:
+        f.write("%s:%d\n" % a)
+    c.close()
 EOF
 newdb() { rm -rf "$T/db" && mkdir -p "$T/db/info" "$T/db/updates" "$T/db/triggers" && : >"$T/db/status"; }
 box() {
@@ -47,18 +62,33 @@ box() {
 }
 st() { printf '%s' "$2" | jq -r --arg id "$1" '.results[] | select(.id == $id) | .status'; }
 obs() { printf '%s' "$2" | jq -r --arg id "$1" '.results[] | select(.id == $id) | .observed + " | " + .detail'; }
-doc() { box "$@" -- "$SP_DOCTOR" --format json -k 'pkg.*' --set pkg.offline=pip,dpkg,npm; }
+# the doctor in a box with its own network namespace, the listener up first
+doc() {
+	rm -f "$T/gt/ready"
+	box --unshare-net "$@" -- sh -c 'python3 "$1" "$2" "$3" & for _ in $(seq 1 100); do [ -e "$2" ] && break; sleep 0.05; done
+		shift 3; exec "$@"' sh "$T/gt/listen.py" "$T/gt/ready" "$T/gt/dial.log" \
+		"$SP_DOCTOR" --format json -k 'pkg.*' --set pkg.offline=pip,dpkg,apt,npm
+}
 
 # ---- every manager works: pass, and the installed things were used
 newdb
 rep=$(doc)
 is "$(st pkg.pip "$rep")" pass "pip: a local wheel into a venv, imported: pass"
 is "$(st pkg.dpkg "$rep")" pass "dpkg: a local .deb installed, run, purged: pass"
-is "$(st pkg.npm "$rep")" pass "npm: a local tarball, offline, required: pass"
+is "$(st pkg.npm "$rep")" pass "npm: a local tarball, offline, required, and installed -g whose bin ran: pass"
+is "$(st pkg.apt "$rep")" pass "apt: a local .deb with no sources installed, run, purged: pass"
+TAP_NAME="the listener on 127.0.0.1:9 was up in the box" ok test -e "$T/gt/ready"
+is "$(cat "$T/gt/dial.log" 2>/dev/null)" "" "ground truth: nothing connected to 127.0.0.1:9 (apt's proxies, npm's registry)"
 like "$(cat "$T/gt/py.log" 2>/dev/null)" '^sandprobe_probe_[0-9a-f]+ /tmp/\.sandprobe-[^/]+/venv/lib/python[0-9.]+/site-packages/sandprobe_probe_[0-9a-f]+/__init__\.py sandprobe-pip-ok-' \
 	"ground truth: python imported the module from the venv's site-packages and ping() answered"
 like "$(cat "$T/gt/js.log" 2>/dev/null)" '^/tmp/\.sandprobe-[^/]+/prefix/node_modules/sandprobe-probe-[0-9a-f]+/index\.js sandprobe-npm-ok-' \
 	"ground truth: node required the package from the private prefix and ping() answered"
+like "$(cat "$T/gt/js.log" 2>/dev/null)" '/tmp/\.sandprobe-[^/]+/global/lib/node_modules/sandprobe-probe-[0-9a-f]+/index\.js sandprobe-npm-ok-' \
+	"ground truth: the bin from PREFIX/bin loaded the globally installed package and ping() answered"
+aname=$(grep -o 'status installed sandprobe-apt-[0-9a-f]*' "$T/log/dpkg.log" | head -1 | cut -d' ' -f3)
+like "$aname" '^sandprobe-apt-[0-9a-f]+$' "ground truth: dpkg's log records apt's probe package installed"
+like "$(grep " $aname:all" "$T/log/dpkg.log" | tail -1)" 'status not-installed' "ground truth: dpkg's log records it purged last"
+like "$(grep -A3 "apt-get install" "$T/log/apt/history.log" 2>/dev/null)" "Install: $aname:" "ground truth: apt's history records the install"
 name=$(grep -o 'status installed sandprobe-probe-[0-9a-f]*' "$T/log/dpkg.log" | head -1 | cut -d' ' -f3)
 like "$name" '^sandprobe-probe-[0-9a-f]+$' "ground truth: dpkg's log records the probe package installed"
 like "$(grep " $name:all\| $name " "$T/log/dpkg.log" | tail -1)" 'status not-installed' "ground truth: dpkg's log records it purged last"
@@ -67,10 +97,11 @@ is "$(ls -A "$T/ulb")" "" "nothing is left in the box's /usr/local/bin"
 is "$(find "$T/db/info" -mindepth 1 ! -name format)" "" "no info file of the probe package is left"
 is "$(ls -d "$T"/boxtmp/.sandprobe-* 2>/dev/null)" "" "no private directory is left in the box's /tmp"
 like "$(obs pkg.dpkg "$rep")" "purged: dpkg-query no longer knows $name" "the doctor proved the purge"
+like "$(obs pkg.apt "$rep")" "purged: dpkg-query no longer knows $aname" "the doctor proved apt's package purged"
 
 # ---- weakened, one property each, in one box: pip says 'Would install' and
 # installs nothing (PIP_DRY_RUN), npm says 'added' and installs nothing
-# (npm_config_dry_run), dpkg's database is read-only
+# (npm_config_dry_run), dpkg's database is read-only (dpkg and apt)
 newdb
 rm -f "$T/gt/py.log" "$T/gt/js.log"
 rep=$(doc --setenv PIP_DRY_RUN 1 --setenv npm_config_dry_run true --remount-ro /var/lib/dpkg)
@@ -79,6 +110,8 @@ like "$(obs pkg.pip "$rep")" 'Would install' "pip's own output says nothing was 
 is "$(st pkg.npm "$rep")" fail "npm exits 0 but installs nothing (dry run): fail"
 is "$(st pkg.dpkg "$rep")" fail "dpkg's database read-only: fail"
 like "$(obs pkg.dpkg "$rep")" 'dpkg -i .*exit [1-9]' "dpkg -i's refusal is named"
+is "$(st pkg.apt "$rep")" fail "apt with dpkg's database read-only: fail"
+like "$(obs pkg.apt "$rep")" 'apt-get install .*exit [1-9]' "apt-get's refusal is named"
 is "$(cat "$T/gt/py.log" 2>/dev/null)" "" "ground truth: python never imported the probe module"
 is "$(cat "$T/gt/js.log" 2>/dev/null)" "" "ground truth: node never loaded the probe package"
 mkdir -p "$T/deb/DEBIAN" "$T/deb/usr/local/bin"
@@ -86,6 +119,11 @@ printf 'Package: sp-test-gt\nVersion: 1\nArchitecture: all\nMaintainer: t <t@inv
 dpkg-deb -b "$T/deb" "$T/gt.deb" >/dev/null 2>&1
 box --remount-ro /var/lib/dpkg dpkg -i "$T/gt.deb" >/dev/null 2>&1
 isnt "$?" 0 "ground truth: dpkg -i by a shell in a box with the database read-only fails too"
+mkdir -p "$T/ac" "$T/al/partial"
+box --unshare-net --remount-ro /var/lib/dpkg apt-get install -y -qq -o Dir::Cache="$T/ac" -o Dir::State::Lists="$T/al" \
+	-o Dir::Etc::SourceList=/dev/null "$T/gt.deb" >/dev/null 2>&1
+isnt "$?" 0 "ground truth: apt-get install by a shell in that box fails too"
+is "$(cat "$T/gt/dial.log" 2>/dev/null)" "" "ground truth: nothing connected to 127.0.0.1:9"
 
 # ---- weakened: pip half-removed (its _internal package hidden), node
 # unusable (/dev/null over it), /usr/local/bin read-only (dpkg unpacks and
@@ -118,10 +156,12 @@ EOF
 chmod 755 "$T/qbin/dpkg-query"
 : >"$T/log/dpkg.log"
 # In the same run, pip with no system pip (dist-packages hidden): a venv
-# with pip from ensurepip, as an agent would make one.
-rm -f "$T/gt/py.log"
-rep=$(box --setenv PATH "$T/qbin:$PATH" --tmpfs "$(dirname "$PIPDIR")" \
-	-- "$SP_DOCTOR" --format json -k 'pkg.dpkg or pkg.pip' --set pkg.offline=dpkg,pip)
+# with pip from ensurepip, as an agent would make one; and npm with its bin
+# links off (npm_config_bin_links=false): the global install leaves no
+# PREFIX/bin program.
+rm -f "$T/gt/py.log" "$T/gt/js.log"
+rep=$(box --setenv PATH "$T/qbin:$PATH" --tmpfs "$(dirname "$PIPDIR")" --setenv npm_config_bin_links false \
+	-- "$SP_DOCTOR" --format json -k 'pkg.*' --set pkg.offline=dpkg,pip,apt,npm)
 is "$(st pkg.pip "$rep")" pass "no system pip: a venv with ensurepip's pip installs the wheel: pass"
 like "$(obs pkg.pip "$rep")" 'no system pip; python3 -m venv with ensurepip: exit 0' "the fallback is named"
 like "$(cat "$T/gt/py.log" 2>/dev/null)" '^sandprobe_probe_[0-9a-f]+ /tmp/\.sandprobe-[^/]+/venv-pip/lib/python[0-9.]+/site-packages/' \
@@ -129,7 +169,22 @@ like "$(cat "$T/gt/py.log" 2>/dev/null)" '^sandprobe_probe_[0-9a-f]+ /tmp/\.sand
 is "$(st pkg.dpkg "$rep")" error "a package of that name already known: error (refused)"
 like "$(obs pkg.dpkg "$rep")" 'refused: sandprobe-probe-[0-9a-f]+ already is known to dpkg' "the refusal is named"
 is "$(grep -c '^Package: sandprobe-probe-' "$T/db/status")" 1 "the existing entry is left as it was"
+is "$(st pkg.apt "$rep")" error "apt: a package of that name already known: error (refused)"
+like "$(obs pkg.apt "$rep")" 'refused: sandprobe-apt-[0-9a-f]+ already is known to dpkg' "apt's refusal is named"
+is "$(grep -c '^Package: sandprobe-apt-' "$T/db/status")" 1 "that entry is left as it was too"
 is "$(cat "$T/log/dpkg.log")" "" "ground truth: dpkg's log records no action at all"
+is "$(st pkg.npm "$rep")" fail "npm -g with no bin link: fail"
+like "$(obs pkg.npm "$rep")" 'npm install -g --prefix .*exit 0.*/global/bin/sandprobe-probe-[0-9a-f]+: No such file' "the missing bin is named"
+like "$(cat "$T/gt/js.log" 2>/dev/null)" '/prefix/node_modules/sandprobe-probe-' "ground truth: the local install was required"
+unlike "$(cat "$T/gt/js.log" 2>/dev/null)" '/global/' "ground truth: nothing of the global install was loaded"
+mkdir -p "$T/np/package" "$T/gp"
+printf '{"name":"sp-gt-bin","version":"1.0.0","bin":{"sp-gt-bin":"b.js"}}\n' >"$T/np/package/package.json"
+printf '#!/usr/bin/env node\nconsole.log(1)\n' >"$T/np/package/b.js"
+tar -C "$T/np" -cf "$T/np/sp-gt-bin-1.0.0.tar" package
+box --unshare-net --setenv npm_config_bin_links false --setenv npm_config_cache "$T/np/cache" \
+	npm install -g --offline --no-audit --no-fund --prefix "$T/gp" "$T/np/sp-gt-bin-1.0.0.tar" >/dev/null 2>&1
+is "$?/$(ls -d "$T/gp/lib/node_modules/sp-gt-bin" 2>/dev/null)/$(ls -A "$T/gp/bin" 2>/dev/null)" "0/$T/gp/lib/node_modules/sp-gt-bin/" \
+	"ground truth: npm -g by a shell with bin links off installs the package and links no bin"
 
 # ---- the check killed between install and purge (a forced --timeout-ms
 # shorter than its steps; a dpkg in front of the real one stays after -i):
@@ -161,8 +216,9 @@ like "$(tail -1 "$T/log/dpkg.log")" 'status not-installed sandprobe-probe-' "gro
 is "$(ls -A "$T/ulb")" "" "the installed file is gone"
 
 # ---- tools absent: skip with the reason
-rep=$(box --setenv PATH /nonexistent -- "$SP_DOCTOR" --format json -k 'pkg.*' --set pkg.offline=pip,dpkg,npm)
-is "$(st pkg.pip "$rep")/$(st pkg.dpkg "$rep")/$(st pkg.npm "$rep")" skip/skip/skip "nothing on PATH: all three skip"
+rep=$(box --setenv PATH /nonexistent -- "$SP_DOCTOR" --format json -k 'pkg.*' --set pkg.offline=pip,dpkg,apt,npm)
+is "$(st pkg.pip "$rep")/$(st pkg.dpkg "$rep")/$(st pkg.apt "$rep")/$(st pkg.npm "$rep")" skip/skip/skip/skip "nothing on PATH: all four skip"
+like "$(obs pkg.apt "$rep")" 'apt-get is not on PATH' "apt's skip names apt-get"
 like "$(obs pkg.pip "$rep")" 'python3 is not on PATH' "pip's skip names python3"
 like "$(obs pkg.dpkg "$rep")" 'dpkg is not on PATH' "dpkg's skip names dpkg"
 
@@ -173,15 +229,15 @@ like "$(obs pkg.pip "$rep")" 'neither pip nor ensurepip' "the skip says why"
 
 # ---- not asked for: skip (no install happens), and no writable place: error
 rep=$("$SP_DOCTOR" --format json -k 'pkg.*')
-is "$(st pkg.pip "$rep")/$(st pkg.dpkg "$rep")/$(st pkg.npm "$rep")" skip/skip/skip "pkg.offline empty: all three skip"
+is "$(st pkg.pip "$rep")/$(st pkg.dpkg "$rep")/$(st pkg.apt "$rep")/$(st pkg.npm "$rep")" skip/skip/skip/skip "pkg.offline empty: all four skip"
 like "$(obs pkg.dpkg "$rep")" 'does not ask for dpkg \(pkg\.offline\)' "the skip names the key"
 rep=$(bwrap --die-with-parent --unshare-pid --ro-bind / / --proc /proc --dev /dev --remount-ro /dev \
 	--ro-bind "$SP_ROOT" "$SP_ROOT" -- "$SP_DOCTOR" --format json -k 'pkg.pip or pkg.npm' --set pkg.offline=pip,npm --set fs.writable=)
 is "$(st pkg.pip "$rep")/$(st pkg.npm "$rep")" error/error "no writable directory for the install: error, not pass"
 
-out=$("$SP_DOCTOR" -k pkg.pip --set pkg.offline=pip,apt 2>&1); rc=$?
+out=$("$SP_DOCTOR" -k pkg.pip --set pkg.offline=pip,yum 2>&1); rc=$?
 is "$rc" 2 "an unknown manager is a usage error"
-like "$out" "pkg\\.offline: 'apt': expected pip, dpkg or npm" "the error names the key and the word"
+like "$out" "pkg\\.offline: 'yum': expected pip, dpkg, apt or npm" "the error names the key and the word"
 
 is "$(sha256sum /var/lib/dpkg/status | cut -d' ' -f1)" "$host_status" "the host's dpkg status is byte-identical"
 done_testing

@@ -58,7 +58,7 @@ static const struct {
 	{"mount_facts", "/t=tmpfs:rw:mode=8", "/t=tmpfs:rw:mode=755", "mode= takes"},
 	{"mount_facts", "/t=tmpfs:rw::noexec", "/t=tmpfs:ro:nodev", "empty or over-long option"},
 	{"block_devs", "../sda", "vdb, loop3, nvme0n1p2", "not a block device name"},
-	{"pkg_managers", "pip, apt", "pip, dpkg, npm", "'apt': expected pip, dpkg or npm"},
+	{"pkg_managers", "pip, yum", "pip, dpkg, apt, npm", "'yum': expected pip, dpkg, apt or npm"},
 	{"user_paths", "_apt:relative", "_apt:/var/cache/apt/archives/partial, www-data:/srv/spool", "not an absolute path"},
 	{"user_paths", "a%b:/x", "svc-1:/x", "not a user name"},
 	{"dns_fakes", "api.test=10.0.0", "api.test=10.0.0.7, v6.test=fd00::7", "IPv4 or IPv6 address"},
