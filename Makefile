@@ -91,7 +91,7 @@ $(FLAGS_STAMP):
 
 # every .c under src/ but main.c; the doctor subset is what the static binary carries
 ALL_SRC := $(shell find src -name '*.c' ! -name main.c | sort)
-DOCTOR_SRC := $(filter src/core/% src/checks/%,$(ALL_SRC)) src/cmd/doctor.c src/cmd/common.c src/cmd/live_lane.c
+DOCTOR_SRC := $(filter src/core/% src/checks/%,$(ALL_SRC)) src/catalog/catalog.c src/cmd/doctor.c src/cmd/common.c src/cmd/live_lane.c
 GEN_SRC := $(BUILD)/gen/policies.c
 POLICIES := $(sort $(wildcard policies/*.ini))
 

@@ -18,6 +18,7 @@
 #include "core/check.h"
 #include "core/policy.h"
 #include "core/util.h"
+#include "catalog/catalog.h"
 
 #define AC_MAX_DEPTH 4
 #define AC_MAX_ENTRIES 512u         /* files and directories visited per check */
@@ -225,7 +226,7 @@ static void run_secrets(const sp_ctx *ctx, sp_result *r)
 }
 
 const sp_check sp_check_fs_agent_config_readonly = {
-	.id = "fs.agent_config_readonly",
+	.id = SP_CKID(fs_agent_config_readonly),
 	.category = "filesystem",
 	.title = "agent configuration paths refuse writes",
 	.rationale = "an agent that can rewrite its own prompt, tools or memory makes a hijack outlive the session",
@@ -236,7 +237,7 @@ const sp_check sp_check_fs_agent_config_readonly = {
 };
 
 const sp_check sp_check_fs_agent_config_secrets = {
-	.id = "fs.agent_config_secrets",
+	.id = SP_CKID(fs_agent_config_secrets),
 	.category = "filesystem",
 	.title = "no credentials in agent configuration files",
 	.rationale = "API keys in an agent's tool or MCP configuration are one read away from a hijacked agent",

@@ -18,6 +18,7 @@
 #include "checks/types.h"
 #include "checks/probe.h"
 #include "core/util.h"
+#include "catalog/catalog.h"
 
 /* the write-open probes of the limit files and the rlimit reads share one child */
 static const sp_batch cgroup_probes = {
@@ -236,9 +237,14 @@ static void run_version(const sp_ctx *ctx, sp_result *r)
 }
 
 const sp_check sp_check_cgroup_version = {
-	.id = "cgroup.version", .category = "cgroups", .title = "cgroup layout per policy",
+	.id = SP_CKID(cgroup_version),
+	.category = "cgroups",
+	.title = "cgroup layout per policy",
 	.rationale = "limits and device rules differ between cgroup v1 and v2; the policy says which it relies on",
-	.techniques = "", .policy_keys = "cgroup.versions:cgroup_layouts", .method = "read", .run = run_version,
+	.techniques = "",
+	.policy_keys = "cgroup.versions:cgroup_layouts",
+	.method = "read",
+	.run = run_version,
 	.flags = SP_CHECK_INPROCESS,
 };
 
@@ -349,19 +355,37 @@ static void run_cpu(const sp_ctx *ctx, sp_result *r)
 }
 
 const sp_check sp_check_cgroup_memory = {
-	.id = "cgroup.memory", .category = "cgroups", .title = "memory limit per policy",
-	.rationale = "without a memory limit one sandbox can push the host into the OOM killer", .techniques = "T1499,AML.T0029",
-	.policy_keys = "cgroup.memory_max_mib:int", .method = "read", .run = run_memory, .flags = SP_CHECK_INPROCESS,
+	.id = SP_CKID(cgroup_memory),
+	.category = "cgroups",
+	.title = "memory limit per policy",
+	.rationale = "without a memory limit one sandbox can push the host into the OOM killer",
+	.techniques = "T1499,AML.T0029",
+	.policy_keys = "cgroup.memory_max_mib:int",
+	.method = "read",
+	.run = run_memory,
+	.flags = SP_CHECK_INPROCESS,
 };
 const sp_check sp_check_cgroup_pids = {
-	.id = "cgroup.pids", .category = "cgroups", .title = "pids limit per policy",
-	.rationale = "without a pids limit a fork bomb takes the whole host down", .techniques = "T1499,AML.T0029,AML.T0034.002",
-	.policy_keys = "cgroup.pids_max:int", .method = "read", .run = run_pids, .flags = SP_CHECK_INPROCESS,
+	.id = SP_CKID(cgroup_pids),
+	.category = "cgroups",
+	.title = "pids limit per policy",
+	.rationale = "without a pids limit a fork bomb takes the whole host down",
+	.techniques = "T1499,AML.T0029,AML.T0034.002",
+	.policy_keys = "cgroup.pids_max:int",
+	.method = "read",
+	.run = run_pids,
+	.flags = SP_CHECK_INPROCESS,
 };
 const sp_check sp_check_cgroup_cpu = {
-	.id = "cgroup.cpu", .category = "cgroups", .title = "CPU quota per policy",
-	.rationale = "without a CPU quota the sandbox starves its neighbours", .techniques = "T1496,T1499,AML.T0029,AML.T0034,AML.T0034.002",
-	.policy_keys = "cgroup.cpu_max_millicores:int", .method = "read", .run = run_cpu, .flags = SP_CHECK_INPROCESS,
+	.id = SP_CKID(cgroup_cpu),
+	.category = "cgroups",
+	.title = "CPU quota per policy",
+	.rationale = "without a CPU quota the sandbox starves its neighbours",
+	.techniques = "T1496,T1499,AML.T0029,AML.T0034,AML.T0034.002",
+	.policy_keys = "cgroup.cpu_max_millicores:int",
+	.method = "read",
+	.run = run_cpu,
+	.flags = SP_CHECK_INPROCESS,
 };
 
 static void run_cg_readonly(const sp_ctx *ctx, sp_result *r)
@@ -413,9 +437,14 @@ static void run_cg_readonly(const sp_ctx *ctx, sp_result *r)
 }
 
 const sp_check sp_check_cgroup_readonly = {
-	.id = "cgroup.readonly", .category = "cgroups", .title = "the sandbox cannot change its own limits",
-	.rationale = "a writable memory.max or pids.max makes every limit advisory", .techniques = "T1611,T1499",
-	.policy_keys = "cgroup.readonly:bool", .method = "action", .run = run_cg_readonly,
+	.id = SP_CKID(cgroup_readonly),
+	.category = "cgroups",
+	.title = "the sandbox cannot change its own limits",
+	.rationale = "a writable memory.max or pids.max makes every limit advisory",
+	.techniques = "T1611,T1499",
+	.policy_keys = "cgroup.readonly:bool",
+	.method = "action",
+	.run = run_cg_readonly,
 	.flags = SP_CHECK_KERNEL,
 	.batch = &cgroup_probes,
 };
@@ -577,7 +606,7 @@ static void run_cg_devices(const sp_ctx *ctx, sp_result *r)
 }
 
 const sp_check sp_check_cgroup_devices = {
-	.id = "cgroup.devices",
+	.id = SP_CKID(cgroup_devices),
 	.category = "cgroups",
 	.title = "devices cgroup restricts devices",
 	.rationale = "'a *:* rwm' lets a process with mknod reach every host device",
@@ -613,14 +642,24 @@ static void run_nofile(const sp_ctx *ctx, sp_result *r) { run_rlimit(RLIMIT_NOFI
 static void run_nproc(const sp_ctx *ctx, sp_result *r) { run_rlimit(RLIMIT_NPROC, "RLIMIT_NPROC", "res.nproc_max", ctx, r); }
 
 const sp_check sp_check_res_nofile = {
-	.id = "res.nofile", .category = "cgroups", .title = "open file limit per policy",
-	.rationale = "an unbounded descriptor table exhausts the host's file table", .techniques = "T1499",
-	.policy_keys = "res.nofile_max:int", .method = "read", .run = run_nofile,
+	.id = SP_CKID(res_nofile),
+	.category = "cgroups",
+	.title = "open file limit per policy",
+	.rationale = "an unbounded descriptor table exhausts the host's file table",
+	.techniques = "T1499",
+	.policy_keys = "res.nofile_max:int",
+	.method = "read",
+	.run = run_nofile,
 	.batch = &cgroup_probes,
 };
 const sp_check sp_check_res_nproc = {
-	.id = "res.nproc", .category = "cgroups", .title = "process limit per policy",
+	.id = SP_CKID(res_nproc),
+	.category = "cgroups",
+	.title = "process limit per policy",
 	.rationale = "RLIMIT_NPROC is the last line against a fork bomb where no pids cgroup applies",
-	.techniques = "T1499", .policy_keys = "res.nproc_max:int", .method = "read", .run = run_nproc,
+	.techniques = "T1499",
+	.policy_keys = "res.nproc_max:int",
+	.method = "read",
+	.run = run_nproc,
 	.batch = &cgroup_probes,
 };

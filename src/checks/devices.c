@@ -19,6 +19,7 @@
 #include "checks/types.h"
 #include "checks/probe.h"
 #include "core/util.h"
+#include "catalog/catalog.h"
 
 /* the device checks open nodes with O_NONBLOCK and share one child */
 static const sp_batch dev_nodes = {
@@ -177,9 +178,13 @@ static void run_host_devices(const sp_ctx *ctx, sp_result *r)
 }
 
 const sp_check sp_check_dev_host_devices = {
-	.id = "dev.host_devices", .category = "devices", .title = "only allowlisted devices usable",
+	.id = SP_CKID(dev_host_devices),
+	.category = "devices",
+	.title = "only allowlisted devices usable",
 	.rationale = "a host device node (disk, GPU, kvm, tty) gives the sandbox direct access to host hardware",
-	.techniques = "T1006,T1611", .policy_keys = "dev.allow:devices", .method = "action",
+	.techniques = "T1006,T1611",
+	.policy_keys = "dev.allow:devices",
+	.method = "action",
 	.run = run_host_devices,
 	.flags = SP_CHECK_KERNEL,
 	.batch = &dev_nodes,
@@ -219,9 +224,14 @@ static void run_allowlist(const sp_ctx *ctx, sp_result *r)
 }
 
 const sp_check sp_check_dev_allowlist = {
-	.id = "dev.allowlist", .category = "devices", .title = "allowlisted devices present and usable",
-	.rationale = "a sandbox without /dev/null or /dev/urandom breaks ordinary programs", .techniques = "",
-	.policy_keys = "dev.allow:devices", .method = "action", .run = run_allowlist,
+	.id = SP_CKID(dev_allowlist),
+	.category = "devices",
+	.title = "allowlisted devices present and usable",
+	.rationale = "a sandbox without /dev/null or /dev/urandom breaks ordinary programs",
+	.techniques = "",
+	.policy_keys = "dev.allow:devices",
+	.method = "action",
+	.run = run_allowlist,
 	.batch = &dev_nodes,
 };
 
@@ -303,9 +313,15 @@ static void run_mknod(const sp_ctx *ctx, sp_result *r)
 }
 
 const sp_check sp_check_dev_mknod = {
-	.id = "dev.mknod", .category = "devices", .title = "device nodes cannot be created",
-	.rationale = "a self-made block device node reads the host's disk", .techniques = "T1006,T1611",
-	.policy_keys = "", .method = "action", .run = run_mknod, .flags = SP_CHECK_KERNEL,
+	.id = SP_CKID(dev_mknod),
+	.category = "devices",
+	.title = "device nodes cannot be created",
+	.rationale = "a self-made block device node reads the host's disk",
+	.techniques = "T1006,T1611",
+	.policy_keys = "",
+	.method = "action",
+	.run = run_mknod,
+	.flags = SP_CHECK_KERNEL,
 	.batch = &dev_nodes,
 };
 
@@ -334,9 +350,14 @@ static void run_block_devices(const sp_ctx *ctx, sp_result *r)
 }
 
 const sp_check sp_check_dev_block_devices = {
-	.id = "dev.block_devices", .category = "devices", .title = "no host block device",
-	.rationale = "a readable host disk bypasses every file permission and mount", .techniques = "T1006",
-	.policy_keys = "", .method = "action", .run = run_block_devices,
+	.id = SP_CKID(dev_block_devices),
+	.category = "devices",
+	.title = "no host block device",
+	.rationale = "a readable host disk bypasses every file permission and mount",
+	.techniques = "T1006",
+	.policy_keys = "",
+	.method = "action",
+	.run = run_block_devices,
 	.flags = SP_CHECK_KERNEL,
 	.batch = &dev_nodes,
 };
@@ -363,8 +384,13 @@ static void run_tiocsti(const sp_ctx *ctx, sp_result *r)
 }
 
 const sp_check sp_check_dev_tiocsti = {
-	.id = "dev.tiocsti", .category = "devices", .title = "no terminal injection (TIOCSTI)",
+	.id = SP_CKID(dev_tiocsti),
+	.category = "devices",
+	.title = "no terminal injection (TIOCSTI)",
 	.rationale = "a shared terminal lets the sandbox type commands into the user's shell (CVE-2017-5226)",
-	.techniques = "AML.T0050,T1611", .policy_keys = "", .method = "read", .run = run_tiocsti,
+	.techniques = "AML.T0050,T1611",
+	.policy_keys = "",
+	.method = "read",
+	.run = run_tiocsti,
 	.batch = &dev_nodes,
 };

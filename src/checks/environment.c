@@ -25,6 +25,7 @@
 #include "checks/environment.h"
 #include "checks/probe.h"
 #include "core/util.h"
+#include "catalog/catalog.h"
 
 /* the environment's reads through syscalls share one child */
 static const sp_batch env_basics = {
@@ -645,7 +646,7 @@ static void run_locale(const sp_ctx *ctx, sp_result *r)
 }
 
 const sp_check sp_check_env_required = {
-	.id = "env.required",
+	.id = SP_CKID(env_required),
 	.category = "environment",
 	.title = "required environment variables set",
 	.rationale = "tools inside the sandbox break in confusing ways without HOME, PATH or TERM",
@@ -657,7 +658,7 @@ const sp_check sp_check_env_required = {
 };
 
 const sp_check sp_check_env_credentials = {
-	.id = "env.credentials",
+	.id = SP_CKID(env_credentials),
 	.category = "environment",
 	.title = "no credentials in the environment or PID 1's environment",
 	.rationale = "an agent reads its environment first; a token there is a token exfiltrated",
@@ -669,7 +670,7 @@ const sp_check sp_check_env_credentials = {
 };
 
 const sp_check sp_check_env_hostname = {
-	.id = "env.hostname",
+	.id = SP_CKID(env_hostname),
 	.category = "environment",
 	.title = "hostname per policy",
 	.rationale = "the host's own name inside the sandbox shows a shared UTS namespace and identifies the host",
@@ -681,7 +682,7 @@ const sp_check sp_check_env_hostname = {
 };
 
 const sp_check sp_check_env_platform = {
-	.id = "env.platform",
+	.id = SP_CKID(env_platform),
 	.category = "environment",
 	.title = "architecture and kernel version per policy",
 	.rationale = "workloads and the isolation they rely on assume an architecture and a minimum kernel",
@@ -693,7 +694,7 @@ const sp_check sp_check_env_platform = {
 };
 
 const sp_check sp_check_env_mounts = {
-	.id = "env.mounts",
+	.id = SP_CKID(env_mounts),
 	.category = "environment",
 	.title = "/proc, /sys, /dev, /dev/pts and /dev/shm mounted",
 	.rationale = "a usable sandbox has its own pseudo filesystems, of the right type",
@@ -705,7 +706,7 @@ const sp_check sp_check_env_mounts = {
 };
 
 const sp_check sp_check_env_clock = {
-	.id = "env.clock",
+	.id = SP_CKID(env_clock),
 	.category = "environment",
 	.title = "clocks sane",
 	.rationale = "TLS, tokens and logs fail with a wrong or frozen clock",
@@ -717,7 +718,7 @@ const sp_check sp_check_env_clock = {
 };
 
 const sp_check sp_check_env_locale = {
-	.id = "env.locale",
+	.id = SP_CKID(env_locale),
 	.category = "environment",
 	.title = "time zone and locale readable",
 	.rationale = "an unreadable zone file silently turns local times into UTC",
@@ -1031,7 +1032,7 @@ static void run_swap_state(const sp_ctx *ctx, sp_result *r)
 }
 
 const sp_check sp_check_env_values = {
-	.id = "env.values",
+	.id = SP_CKID(env_values),
 	.category = "environment",
 	.title = "environment variables hold the values the policy names",
 	.rationale = "a variable that is set to the wrong value (a proxy, a CA bundle, a home) misleads every tool",
@@ -1043,7 +1044,7 @@ const sp_check sp_check_env_values = {
 };
 
 const sp_check sp_check_env_kernel_release = {
-	.id = "env.kernel_release",
+	.id = SP_CKID(env_kernel_release),
 	.category = "environment",
 	.title = "kernel release exactly (or matching) what the policy names",
 	.rationale = "a guest kernel other than the one built for the sandbox lacks its hardening",
@@ -1055,7 +1056,7 @@ const sp_check sp_check_env_kernel_release = {
 };
 
 const sp_check sp_check_env_interfaces_up = {
-	.id = "env.interfaces_up",
+	.id = SP_CKID(env_interfaces_up),
 	.category = "environment",
 	.title = "the interfaces the sandbox needs exist and are up",
 	.rationale = "a sandbox whose proxy path or loopback is down is broken, not sealed",
@@ -1067,7 +1068,7 @@ const sp_check sp_check_env_interfaces_up = {
 };
 
 const sp_check sp_check_env_swap = {
-	.id = "env.swap",
+	.id = SP_CKID(env_swap),
 	.category = "environment",
 	.title = "swap on or off as the policy demands",
 	.rationale = "the policy may require swap (memory-hungry agents) or forbid it (secrets must not reach disk)",

@@ -19,6 +19,7 @@
 #include "checks/probe.h"
 #include "core/suid_probe.h"
 #include "core/util.h"
+#include "catalog/catalog.h"
 
 /* Declared batches (see docs/CONTRIBUTING.md, execution model): the reads
  * and zero-byte write probes of kernel paths in /proc and /sys share one
@@ -145,7 +146,7 @@ static void run_writable_paths(const sp_ctx *ctx, sp_result *r)
 }
 
 const sp_check sp_check_fs_rootfs_readonly = {
-	.id = "fs.rootfs_readonly",
+	.id = SP_CKID(fs_rootfs_readonly),
 	.category = "filesystem",
 	.title = "root filesystem read-only",
 	.rationale = "a writable root lets a compromised workload persist and tamper with its own tools",
@@ -157,7 +158,7 @@ const sp_check sp_check_fs_rootfs_readonly = {
 };
 
 const sp_check sp_check_fs_writable_paths = {
-	.id = "fs.writable_paths",
+	.id = SP_CKID(fs_writable_paths),
 	.category = "filesystem",
 	.title = "declared writable paths usable",
 	.rationale = "a sandbox must stay usable: its scratch and workspace paths must accept files",
@@ -199,7 +200,7 @@ static void run_tmpfs(const sp_ctx *ctx, sp_result *r)
 }
 
 const sp_check sp_check_fs_tmpfs = {
-	.id = "fs.tmpfs",
+	.id = SP_CKID(fs_tmpfs),
 	.category = "filesystem",
 	.title = "scratch paths are tmpfs",
 	.rationale = "scratch data on tmpfs vanishes with the sandbox instead of persisting on a host disk",
@@ -534,7 +535,7 @@ static void run_nodev(const sp_ctx *ctx, sp_result *r) { run_mount_flag("fs.node
 static void run_noexec(const sp_ctx *ctx, sp_result *r) { run_mount_flag("fs.noexec", "noexec", ST_NOEXEC, ctx, r); }
 
 const sp_check sp_check_fs_nosuid = {
-	.id = "fs.nosuid",
+	.id = SP_CKID(fs_nosuid),
 	.category = "filesystem",
 	.title = "named mounts are nosuid",
 	.rationale = "setuid files on a writable mount let a compromised workload plant privilege escalation",
@@ -545,15 +546,26 @@ const sp_check sp_check_fs_nosuid = {
 	.batch = &fs_mount_flags,
 };
 const sp_check sp_check_fs_nodev = {
-	.id = "fs.nodev", .category = "filesystem", .title = "named mounts are nodev",
-	.rationale = "device nodes on a writable mount give raw access to host devices", .techniques = "T1006",
-	.policy_keys = "fs.nodev:paths", .method = "read", .run = run_nodev, .flags = SP_CHECK_KERNEL,
+	.id = SP_CKID(fs_nodev),
+	.category = "filesystem",
+	.title = "named mounts are nodev",
+	.rationale = "device nodes on a writable mount give raw access to host devices",
+	.techniques = "T1006",
+	.policy_keys = "fs.nodev:paths",
+	.method = "read",
+	.run = run_nodev,
+	.flags = SP_CHECK_KERNEL,
 	.batch = &fs_mount_flags,
 };
 const sp_check sp_check_fs_noexec = {
-	.id = "fs.noexec", .category = "filesystem", .title = "named mounts are noexec (proven by exec)",
+	.id = SP_CKID(fs_noexec),
+	.category = "filesystem",
+	.title = "named mounts are noexec (proven by exec)",
 	.rationale = "executing downloaded payloads from scratch space is the usual next step of an attack",
-	.techniques = "AML.T0011,AML.T0050", .policy_keys = "fs.noexec:paths", .method = "action", .run = run_noexec,
+	.techniques = "AML.T0011,AML.T0050",
+	.policy_keys = "fs.noexec:paths",
+	.method = "action",
+	.run = run_noexec,
 };
 
 /* ---- masked and read-only paths ---- */
@@ -645,9 +657,14 @@ static void run_masked(const sp_ctx *ctx, sp_result *r)
 }
 
 const sp_check sp_check_fs_masked_paths = {
-	.id = "fs.masked_paths", .category = "filesystem", .title = "kernel information paths masked",
+	.id = SP_CKID(fs_masked_paths),
+	.category = "filesystem",
+	.title = "kernel information paths masked",
 	.rationale = "/proc/kcore, /proc/keys, timer_list and firmware tables leak kernel memory, keys and layout",
-	.techniques = "T1613,T1552", .policy_keys = "fs.masked:paths", .method = "action", .run = run_masked,
+	.techniques = "T1613,T1552",
+	.policy_keys = "fs.masked:paths",
+	.method = "action",
+	.run = run_masked,
 	.flags = SP_CHECK_KERNEL,
 	.batch = &fs_kernel_paths,
 };
@@ -716,9 +733,13 @@ static void run_readonly_paths(const sp_ctx *ctx, sp_result *r)
 }
 
 const sp_check sp_check_fs_readonly_paths = {
-	.id = "fs.readonly_paths", .category = "filesystem", .title = "kernel tunables read-only",
+	.id = SP_CKID(fs_readonly_paths),
+	.category = "filesystem",
+	.title = "kernel tunables read-only",
 	.rationale = "writable /proc/sys, /proc/irq or /proc/bus reconfigure the host kernel",
-	.techniques = "T1611", .policy_keys = "fs.readonly:paths", .method = "action",
+	.techniques = "T1611",
+	.policy_keys = "fs.readonly:paths",
+	.method = "action",
 	.run = run_readonly_paths,
 	.flags = SP_CHECK_KERNEL,
 	.batch = &fs_kernel_paths,
@@ -756,17 +777,17 @@ static void run_knob(const char *path, bool write0, const sp_ctx *ctx, sp_result
 
 /* zero-byte writes: sysctl strings and sysfs stores ignore a zero count;
  * binfmt_misc's register refuses it with EINVAL; nothing changes */
-KNOB_CHECK(fs_core_pattern, "fs.core_pattern", "/proc/sys/kernel/core_pattern", true,
+KNOB_CHECK(fs_core_pattern, SP_CKID(fs_core_pattern), "/proc/sys/kernel/core_pattern", true,
 	   "core_pattern not writable", "a piped core_pattern runs a program as root on the host at the next crash",
 	   "T1611,T1543");
-KNOB_CHECK(fs_modprobe, "fs.modprobe", "/proc/sys/kernel/modprobe", true, "modprobe path not writable",
+KNOB_CHECK(fs_modprobe, SP_CKID(fs_modprobe), "/proc/sys/kernel/modprobe", true, "modprobe path not writable",
 	   "the kernel runs the modprobe path as root on the host", "T1611,T1547.006");
-KNOB_CHECK(fs_sysrq_trigger, "fs.sysrq_trigger", "/proc/sysrq-trigger", true, "sysrq-trigger not writable",
+KNOB_CHECK(fs_sysrq_trigger, SP_CKID(fs_sysrq_trigger), "/proc/sysrq-trigger", true, "sysrq-trigger not writable",
 	   "sysrq-trigger reboots, crashes or freezes the host", "T1499");
-KNOB_CHECK(fs_binfmt_misc, "fs.binfmt_misc", "/proc/sys/fs/binfmt_misc/register", true,
+KNOB_CHECK(fs_binfmt_misc, SP_CKID(fs_binfmt_misc), "/proc/sys/fs/binfmt_misc/register", true,
 	   "binfmt_misc register not writable", "a binfmt_misc handler runs for every matching exec on the host",
 	   "T1543,T1611");
-KNOB_CHECK(fs_uevent_helper, "fs.uevent_helper", "/sys/kernel/uevent_helper", true, "uevent_helper not writable",
+KNOB_CHECK(fs_uevent_helper, SP_CKID(fs_uevent_helper), "/sys/kernel/uevent_helper", true, "uevent_helper not writable",
 	   "the uevent helper runs as root on the host for every device event", "T1611");
 
 struct ra_arg {
@@ -882,7 +903,7 @@ static void run_release_agent(const sp_ctx *ctx, sp_result *r)
 }
 
 const sp_check sp_check_fs_release_agent = {
-	.id = "fs.release_agent",
+	.id = SP_CKID(fs_release_agent),
 	.category = "filesystem",
 	.title = "cgroup release_agent not writable",
 	.rationale = "a cgroup v1 release_agent runs a program as root on the host (CVE-2022-0492)",
@@ -944,9 +965,13 @@ static void run_host_sensitive(const sp_ctx *ctx, sp_result *r)
 }
 
 const sp_check sp_check_fs_host_sensitive = {
-	.id = "fs.host_sensitive", .category = "filesystem", .title = "host-sensitive paths absent",
+	.id = SP_CKID(fs_host_sensitive),
+	.category = "filesystem",
+	.title = "host-sensitive paths absent",
 	.rationale = "password hashes, SSH host keys, kubeconfigs and runtime sockets must not be bind-mounted in",
-	.techniques = "T1552.001,T1552,AML.T0055", .policy_keys = "fs.host_sensitive:paths", .method = "action",
+	.techniques = "T1552.001,T1552,AML.T0055",
+	.policy_keys = "fs.host_sensitive:paths",
+	.method = "action",
 	.run = run_host_sensitive,
 };
 
@@ -1010,9 +1035,14 @@ static void run_proc1_root(const sp_ctx *ctx, sp_result *r)
 }
 
 const sp_check sp_check_fs_proc1_root = {
-	.id = "fs.proc1_root", .category = "filesystem", .title = "no escape through /proc/1/root",
+	.id = SP_CKID(fs_proc1_root),
+	.category = "filesystem",
+	.title = "no escape through /proc/1/root",
 	.rationale = "a host pid 1 in view exposes the host's whole filesystem at /proc/1/root",
-	.techniques = "T1611,AML.T0112.000", .policy_keys = "proc.isolated:bool", .method = "action", .run = run_proc1_root,
+	.techniques = "T1611,AML.T0112.000",
+	.policy_keys = "proc.isolated:bool",
+	.method = "action",
+	.run = run_proc1_root,
 	.flags = SP_CHECK_KERNEL,
 	.batch = &fs_escapes,
 };
@@ -1176,9 +1206,14 @@ static void run_propagation(const sp_ctx *ctx, sp_result *r)
 }
 
 const sp_check sp_check_fs_propagation = {
-	.id = "fs.propagation", .category = "filesystem", .title = "root mount propagation private or slave",
+	.id = SP_CKID(fs_propagation),
+	.category = "filesystem",
+	.title = "root mount propagation private or slave",
 	.rationale = "a shared root propagates the sandbox's mounts to the host and the host's into the sandbox",
-	.techniques = "T1611", .policy_keys = "fs.propagation:propagation", .method = "read", .run = run_propagation,
+	.techniques = "T1611",
+	.policy_keys = "fs.propagation:propagation",
+	.method = "read",
+	.run = run_propagation,
 	.flags = SP_CHECK_KERNEL,
 	.batch = &fs_escapes,
 };
@@ -1281,7 +1316,7 @@ static void run_large_write(const sp_ctx *ctx, sp_result *r)
 }
 
 const sp_check sp_check_fs_large_write = {
-	.id = "fs.large_write",
+	.id = SP_CKID(fs_large_write),
 	.category = "filesystem",
 	.title = "large file write within quota",
 	.rationale = "the sandbox must hold a normal artefact, and a quota must stop it filling the host disk",
@@ -1325,9 +1360,14 @@ static void run_fsync(const sp_ctx *ctx, sp_result *r)
 }
 
 const sp_check sp_check_fs_fsync = {
-	.id = "fs.fsync", .category = "filesystem", .title = "file content survives write, fsync and read",
+	.id = SP_CKID(fs_fsync),
+	.category = "filesystem",
+	.title = "file content survives write, fsync and read",
 	.rationale = "a scratch filesystem that loses or corrupts data breaks the workload silently",
-	.techniques = "", .policy_keys = "fs.writable:paths", .method = "action", .run = run_fsync,
+	.techniques = "",
+	.policy_keys = "fs.writable:paths",
+	.method = "action",
+	.run = run_fsync,
 };
 
 /* ---- fs.capacity: free space and inodes where the workload writes ----
@@ -1383,7 +1423,7 @@ static void run_capacity(const sp_ctx *ctx, sp_result *r)
 }
 
 const sp_check sp_check_fs_capacity = {
-	.id = "fs.capacity",
+	.id = SP_CKID(fs_capacity),
 	.category = "filesystem",
 	.title = "free space and inodes where the workload writes",
 	.rationale = "a workspace or scratch filesystem out of blocks or inodes fails the workload with misleading errors",
@@ -1569,7 +1609,7 @@ static void run_host_mounts(const sp_ctx *ctx, sp_result *r)
 }
 
 const sp_check sp_check_fs_host_mounts = {
-	.id = "fs.host_mounts",
+	.id = SP_CKID(fs_host_mounts),
 	.category = "filesystem",
 	.title = "no host filesystem mounted into the sandbox",
 	.rationale = "the host's root, /etc, /var/lib or /run mounted inside hands over its files, secrets and engine sockets",

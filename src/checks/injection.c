@@ -15,6 +15,7 @@
 #include "checks/probe.h"
 #include "core/sha256.h"
 #include "core/util.h"
+#include "catalog/catalog.h"
 
 /* the manifest's non-empty list under key, or NULL after skipping r */
 static json_t *manifest_list(const sp_ctx *ctx, sp_result *r, const char *key)
@@ -142,7 +143,7 @@ static void run_files(const sp_ctx *ctx, sp_result *r)
 }
 
 const sp_check sp_check_inject_env = {
-	.id = "inject.env",
+	.id = SP_CKID(inject_env),
 	.category = "injection",
 	.title = "injected environment variables present",
 	.rationale = "a workload that starts without its injected configuration falls back to unsafe defaults",
@@ -153,7 +154,7 @@ const sp_check sp_check_inject_env = {
 };
 
 const sp_check sp_check_inject_files = {
-	.id = "inject.files",
+	.id = SP_CKID(inject_files),
 	.category = "injection",
 	.title = "injected files present with exactly the declared mode and owner",
 	.rationale = "an injected secret with a loose mode or the wrong owner is readable by more than it should be",

@@ -23,6 +23,7 @@
 #include "checks/probe.h"
 #include "checks/runtime.h"
 #include "core/util.h"
+#include "catalog/catalog.h"
 
 /* the kernel's action probes (each with its own bounded sub-child where a
  * filter may kill it) share one child: a declared batch */
@@ -88,9 +89,14 @@ static void run_modules(const sp_ctx *ctx, sp_result *r)
 }
 
 const sp_check sp_check_kernel_modules = {
-	.id = "kernel.modules", .category = "kernel", .title = "module loading refused",
-	.rationale = "a loaded module runs arbitrary code in the host kernel", .techniques = "T1547.006,T1611",
-	.policy_keys = "kernel.modules_allowed:bool", .method = "action", .run = run_modules,
+	.id = SP_CKID(kernel_modules),
+	.category = "kernel",
+	.title = "module loading refused",
+	.rationale = "a loaded module runs arbitrary code in the host kernel",
+	.techniques = "T1547.006,T1611",
+	.policy_keys = "kernel.modules_allowed:bool",
+	.method = "action",
+	.run = run_modules,
 	.flags = SP_CHECK_KERNEL,
 	.batch = &kernel_probes,
 };
@@ -117,9 +123,15 @@ static void run_proc_modules(const sp_ctx *ctx, sp_result *r)
 }
 
 const sp_check sp_check_kernel_proc_modules = {
-	.id = "kernel.proc_modules", .category = "kernel", .title = "/proc/modules empty",
-	.rationale = "the module list tells an attacker which vulnerable drivers are loaded", .techniques = "T1613",
-	.policy_keys = "", .method = "read", .run = run_proc_modules, .flags = SP_CHECK_INPROCESS | SP_CHECK_KERNEL,
+	.id = SP_CKID(kernel_proc_modules),
+	.category = "kernel",
+	.title = "/proc/modules empty",
+	.rationale = "the module list tells an attacker which vulnerable drivers are loaded",
+	.techniques = "T1613",
+	.policy_keys = "",
+	.method = "read",
+	.run = run_proc_modules,
+	.flags = SP_CHECK_INPROCESS | SP_CHECK_KERNEL,
 };
 
 static void run_kallsyms(const sp_ctx *ctx, sp_result *r)
@@ -159,9 +171,15 @@ static void run_kallsyms(const sp_ctx *ctx, sp_result *r)
 }
 
 const sp_check sp_check_kernel_kallsyms = {
-	.id = "kernel.kallsyms", .category = "kernel", .title = "kernel symbol addresses hidden",
-	.rationale = "symbol addresses defeat KASLR, the first step of most kernel exploits", .techniques = "T1613,T1068",
-	.policy_keys = "", .method = "read", .run = run_kallsyms, .flags = SP_CHECK_INPROCESS | SP_CHECK_KERNEL,
+	.id = SP_CKID(kernel_kallsyms),
+	.category = "kernel",
+	.title = "kernel symbol addresses hidden",
+	.rationale = "symbol addresses defeat KASLR, the first step of most kernel exploits",
+	.techniques = "T1613,T1068",
+	.policy_keys = "",
+	.method = "read",
+	.run = run_kallsyms,
+	.flags = SP_CHECK_INPROCESS | SP_CHECK_KERNEL,
 };
 
 struct dbg_arg {
@@ -238,9 +256,14 @@ static void run_debugfs(const sp_ctx *ctx, sp_result *r)
 }
 
 const sp_check sp_check_kernel_debugfs = {
-	.id = "kernel.debugfs", .category = "kernel", .title = "debugfs not mounted and not mountable",
-	.rationale = "debugfs exposes raw kernel internals and writable debug knobs", .techniques = "T1613,T1611",
-	.policy_keys = "", .method = "action", .run = run_debugfs,
+	.id = SP_CKID(kernel_debugfs),
+	.category = "kernel",
+	.title = "debugfs not mounted and not mountable",
+	.rationale = "debugfs exposes raw kernel internals and writable debug knobs",
+	.techniques = "T1613,T1611",
+	.policy_keys = "",
+	.method = "action",
+	.run = run_debugfs,
 	.flags = SP_CHECK_KERNEL,
 	.batch = &kernel_probes,
 };
@@ -274,9 +297,15 @@ static void run_devmem(const sp_ctx *ctx, sp_result *r)
 }
 
 const sp_check sp_check_kernel_devmem = {
-	.id = "kernel.devmem", .category = "kernel", .title = "/dev/mem, /dev/kmem, /dev/port unavailable",
-	.rationale = "raw physical memory and I/O port access is total control of the host", .techniques = "T1611,T1006",
-	.policy_keys = "", .method = "action", .run = run_devmem, .flags = SP_CHECK_KERNEL,
+	.id = SP_CKID(kernel_devmem),
+	.category = "kernel",
+	.title = "/dev/mem, /dev/kmem, /dev/port unavailable",
+	.rationale = "raw physical memory and I/O port access is total control of the host",
+	.techniques = "T1611,T1006",
+	.policy_keys = "",
+	.method = "action",
+	.run = run_devmem,
+	.flags = SP_CHECK_KERNEL,
 	.batch = &kernel_probes,
 };
 
@@ -302,9 +331,15 @@ static void run_kcore(const sp_ctx *ctx, sp_result *r)
 }
 
 const sp_check sp_check_kernel_kcore = {
-	.id = "kernel.kcore", .category = "kernel", .title = "/proc/kcore unreadable",
-	.rationale = "/proc/kcore is the kernel's memory as an ELF core file", .techniques = "T1003,T1613",
-	.policy_keys = "", .method = "read", .run = run_kcore, .flags = SP_CHECK_INPROCESS | SP_CHECK_KERNEL,
+	.id = SP_CKID(kernel_kcore),
+	.category = "kernel",
+	.title = "/proc/kcore unreadable",
+	.rationale = "/proc/kcore is the kernel's memory as an ELF core file",
+	.techniques = "T1003,T1613",
+	.policy_keys = "",
+	.method = "read",
+	.run = run_kcore,
+	.flags = SP_CHECK_INPROCESS | SP_CHECK_KERNEL,
 };
 
 static void run_dmesg(const sp_ctx *ctx, sp_result *r)
@@ -343,9 +378,15 @@ static void run_dmesg(const sp_ctx *ctx, sp_result *r)
 }
 
 const sp_check sp_check_kernel_dmesg = {
-	.id = "kernel.dmesg", .category = "kernel", .title = "kernel log restricted",
-	.rationale = "the kernel log leaks addresses, hardware and other tenants' activity", .techniques = "T1613",
-	.policy_keys = "", .method = "action", .run = run_dmesg, .flags = SP_CHECK_KERNEL,
+	.id = SP_CKID(kernel_dmesg),
+	.category = "kernel",
+	.title = "kernel log restricted",
+	.rationale = "the kernel log leaks addresses, hardware and other tenants' activity",
+	.techniques = "T1613",
+	.policy_keys = "",
+	.method = "action",
+	.run = run_dmesg,
+	.flags = SP_CHECK_KERNEL,
 	.batch = &kernel_probes,
 };
 
@@ -375,9 +416,15 @@ static void run_swap(const sp_ctx *ctx, sp_result *r)
 }
 
 const sp_check sp_check_kernel_swap = {
-	.id = "kernel.swap", .category = "kernel", .title = "swap off (per policy)",
-	.rationale = "swapped-out pages put keys and tokens on persistent storage", .techniques = "T1005",
-	.policy_keys = "kernel.swap_allowed:bool", .method = "read", .run = run_swap, .flags = SP_CHECK_INPROCESS,
+	.id = SP_CKID(kernel_swap),
+	.category = "kernel",
+	.title = "swap off (per policy)",
+	.rationale = "swapped-out pages put keys and tokens on persistent storage",
+	.techniques = "T1005",
+	.policy_keys = "kernel.swap_allowed:bool",
+	.method = "read",
+	.run = run_swap,
+	.flags = SP_CHECK_INPROCESS,
 };
 
 static void run_ipv6(const sp_ctx *ctx, sp_result *r)
@@ -411,9 +458,14 @@ static void run_ipv6(const sp_ctx *ctx, sp_result *r)
 }
 
 const sp_check sp_check_kernel_ipv6 = {
-	.id = "kernel.ipv6", .category = "kernel", .title = "IPv6 off (per policy)",
-	.rationale = "IPv6 is often left out of egress rules written for IPv4", .techniques = "T1048",
-	.policy_keys = "kernel.ipv6_allowed:bool", .method = "read", .run = run_ipv6,
+	.id = SP_CKID(kernel_ipv6),
+	.category = "kernel",
+	.title = "IPv6 off (per policy)",
+	.rationale = "IPv6 is often left out of egress rules written for IPv4",
+	.techniques = "T1048",
+	.policy_keys = "kernel.ipv6_allowed:bool",
+	.method = "read",
+	.run = run_ipv6,
 	.batch = &kernel_probes,
 };
 
@@ -535,7 +587,7 @@ static void run_userns(const sp_ctx *ctx, sp_result *r)
 }
 
 const sp_check sp_check_kernel_userns = {
-	.id = "kernel.userns",
+	.id = SP_CKID(kernel_userns),
 	.category = "kernel",
 	.title = "user namespace creation per policy",
 	.rationale = "nested user namespaces hand namespace-root to the sandbox, the door to many kernel bugs",
@@ -582,19 +634,19 @@ static void run_sysctl_min(const char *path, const char *key, long def, const ch
 		.policy_keys = key_ ":int", .method = "read", .run = run_##sym, .flags = SP_CHECK_INPROCESS | SP_CHECK_KERNEL, \
 	}
 
-SYSCTL_CHECK(kernel_bpf, "kernel.unprivileged_bpf", "/proc/sys/kernel/unprivileged_bpf_disabled",
+SYSCTL_CHECK(kernel_bpf, SP_CKID(kernel_bpf), "/proc/sys/kernel/unprivileged_bpf_disabled",
 	     "kernel.unprivileged_bpf_disabled_min", 1, "the sysctl", "unprivileged BPF disabled",
 	     "unprivileged eBPF is a large attack surface and a source of Spectre gadgets", "T1068");
-SYSCTL_CHECK(kernel_perf, "kernel.perf_event_paranoid", "/proc/sys/kernel/perf_event_paranoid",
+SYSCTL_CHECK(kernel_perf, SP_CKID(kernel_perf), "/proc/sys/kernel/perf_event_paranoid",
 	     "kernel.perf_event_paranoid_min", 2, "perf events", "perf_event_paranoid per policy",
 	     "perf events leak kernel addresses and have a long history of privilege escalations", "T1068,T1613");
-SYSCTL_CHECK(kernel_ptrace_scope, "kernel.ptrace_scope", "/proc/sys/kernel/yama/ptrace_scope",
+SYSCTL_CHECK(kernel_ptrace_scope, SP_CKID(kernel_ptrace_scope), "/proc/sys/kernel/yama/ptrace_scope",
 	     "kernel.ptrace_scope_min", 1, "Yama", "Yama ptrace scope per policy",
 	     "a permissive ptrace scope lets any process read the memory of its siblings", "T1055.008");
-SYSCTL_CHECK(kernel_kptr_restrict, "kernel.kptr_restrict", "/proc/sys/kernel/kptr_restrict",
+SYSCTL_CHECK(kernel_kptr_restrict, SP_CKID(kernel_kptr_restrict), "/proc/sys/kernel/kptr_restrict",
 	     "kernel.kptr_restrict_min", 1, "the sysctl", "kptr_restrict per policy",
 	     "kernel pointers printed in /proc defeat KASLR", "T1613");
-SYSCTL_CHECK(kernel_dmesg_restrict, "kernel.dmesg_restrict", "/proc/sys/kernel/dmesg_restrict",
+SYSCTL_CHECK(kernel_dmesg_restrict, SP_CKID(kernel_dmesg_restrict), "/proc/sys/kernel/dmesg_restrict",
 	     "kernel.dmesg_restrict_min", 1, "the sysctl", "dmesg_restrict per policy",
 	     "an unrestricted kernel log leaks addresses and activity", "T1613");
 
@@ -635,9 +687,14 @@ static void run_userfaultfd_sysctl(const sp_ctx *ctx, sp_result *r)
 }
 
 const sp_check sp_check_kernel_userfaultfd = {
-	.id = "kernel.unprivileged_userfaultfd", .category = "kernel", .title = "unprivileged userfaultfd disabled",
-	.rationale = "userfaultfd turns kernel race conditions into reliable exploits", .techniques = "T1068",
-	.policy_keys = "kernel.unprivileged_userfaultfd_allowed:bool", .method = "read", .run = run_userfaultfd_sysctl,
+	.id = SP_CKID(kernel_userfaultfd),
+	.category = "kernel",
+	.title = "unprivileged userfaultfd disabled",
+	.rationale = "userfaultfd turns kernel race conditions into reliable exploits",
+	.techniques = "T1068",
+	.policy_keys = "kernel.unprivileged_userfaultfd_allowed:bool",
+	.method = "read",
+	.run = run_userfaultfd_sysctl,
 	.flags = SP_CHECK_INPROCESS | SP_CHECK_KERNEL,
 };
 
@@ -675,8 +732,13 @@ static void run_cmdline(const sp_ctx *ctx, sp_result *r)
 }
 
 const sp_check sp_check_kernel_cmdline = {
-	.id = "kernel.cmdline", .category = "kernel", .title = "kernel command line flags per policy",
+	.id = SP_CKID(kernel_cmdline),
+	.category = "kernel",
+	.title = "kernel command line flags per policy",
 	.rationale = "microVM guests rely on hardening flags (init_on_alloc, slab_nomerge ...) being set",
-	.techniques = "", .policy_keys = "kernel.cmdline:list", .method = "read", .run = run_cmdline,
+	.techniques = "",
+	.policy_keys = "kernel.cmdline:list",
+	.method = "read",
+	.run = run_cmdline,
 	.flags = SP_CHECK_INPROCESS,
 };

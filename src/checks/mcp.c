@@ -34,6 +34,7 @@
 #include "checks/types.h"
 #include "core/check.h"
 #include "core/cleanup.h"
+#include "catalog/catalog.h"
 
 #define MCP_TIMEOUT_DEFAULT 10000
 #define MCP_MAX_PAGES 32
@@ -837,7 +838,7 @@ out:
 #define MCP_KEYS "mcp.command:mcp_command,mcp.url:mcp_url,mcp.sse_url:mcp_url,mcp.timeout_ms:int"
 
 const sp_check sp_check_mcp_handshake = {
-	.id = "mcp.handshake",
+	.id = SP_CKID(mcp_handshake),
 	.category = "mcp",
 	.title = "the agent's MCP server answers the protocol handshake",
 	.rationale = "the checks of the agent's tools need a server that speaks MCP; one that does not is no tool endpoint",
@@ -849,7 +850,7 @@ const sp_check sp_check_mcp_handshake = {
 };
 
 const sp_check sp_check_mcp_tools = {
-	.id = "mcp.tools",
+	.id = SP_CKID(mcp_tools),
 	.category = "mcp",
 	.title = "the MCP server offers exactly the declared tools, each well-formed",
 	.rationale = "an unexpected shell or exec tool gives the agent what the sandbox denies it directly",
@@ -861,7 +862,7 @@ const sp_check sp_check_mcp_tools = {
 };
 
 const sp_check sp_check_mcp_robust = {
-	.id = "mcp.robust",
+	.id = SP_CKID(mcp_robust),
 	.category = "mcp",
 	.title = "the MCP server survives malformed, unknown, oversized and interleaved messages",
 	.rationale = "a tool endpoint that a bad message kills or confuses is one an agent can take down or desynchronise",
@@ -873,7 +874,7 @@ const sp_check sp_check_mcp_robust = {
 };
 
 const sp_check sp_check_mcp_fs_roots = {
-	.id = "mcp.fs_roots",
+	.id = SP_CKID(mcp_fs_roots),
 	.category = "mcp",
 	.title = "the MCP file tool stays inside its declared roots",
 	.rationale = "a file tool that follows '..', an absolute path or a symlink out reads what the sandbox keeps from the agent",
@@ -885,7 +886,7 @@ const sp_check sp_check_mcp_fs_roots = {
 };
 
 const sp_check sp_check_mcp_egress = {
-	.id = "mcp.egress",
+	.id = SP_CKID(mcp_egress),
 	.category = "mcp",
 	.title = "the MCP fetch tool reaches the allowed URLs and is refused the denied ones",
 	.rationale = "a sandbox whose network is locked down but whose fetch tool reaches anywhere exfiltrates through the tool",

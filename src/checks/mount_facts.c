@@ -42,6 +42,7 @@
 #include "core/policy.h"
 #include "core/suid_probe.h"
 #include "core/util.h"
+#include "catalog/catalog.h"
 
 #define MF_MAXOPT 8
 
@@ -589,7 +590,7 @@ static bool has_mounts(const sp_ctx *ctx, char *why, size_t whysz)
 }
 
 const sp_check sp_check_fs_mount_facts = {
-	.id = "fs.mount_facts",
+	.id = SP_CKID(fs_mount_facts),
 	.supported = has_mounts,
 	.category = "filesystem",
 	.title = "declared mounts have their filesystem type, ro/rw state and options, and declared block devices are "

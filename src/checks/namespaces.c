@@ -17,6 +17,7 @@
 #include "checks/probe.h"
 #include "checks/runtime.h"
 #include "core/util.h"
+#include "catalog/catalog.h"
 
 struct ns_type {
 	const char *name;
@@ -290,18 +291,18 @@ static void run_ns(const char *type, const sp_ctx *ctx, sp_result *r)
 	}
 }
 
-#define NS_CHECK(sym, type_, kflags_, title_, why_, tech_)                                                           \
-	static void run_##sym(const sp_ctx *ctx, sp_result *r) { run_ns(type_, ctx, r); }                    \
-	const sp_check sp_check_##sym = {                                                                   \
-		.id = "ns." type_,                                                                              \
-		.category = "namespaces",                                                                    \
-		.title = title_,                                                                             \
-		.rationale = why_,                                                                           \
-		.techniques = tech_,                                                                         \
-		.policy_keys = "ns.required:namespaces",                                                     \
-		.method = "read",                                                                            \
-		.run = run_##sym,                                                                            \
-		.flags = SP_CHECK_INPROCESS | (kflags_),                                                     \
+#define NS_CHECK(sym, type_, kflags_, title_, why_, tech_) \
+	static void run_##sym(const sp_ctx *ctx, sp_result *r) { run_ns(type_, ctx, r); } \
+	const sp_check sp_check_##sym = { \
+		.id = SP_CKID(sym), \
+		.category = "namespaces", \
+		.title = title_, \
+		.rationale = why_, \
+		.techniques = tech_, \
+		.policy_keys = "ns.required:namespaces", \
+		.method = "read", \
+		.run = run_##sym, \
+		.flags = SP_CHECK_INPROCESS | (kflags_), \
 	}
 
 /* a separate kernel holds none of the host's objects of each type; the
@@ -374,7 +375,7 @@ static void run_user_map(const sp_ctx *ctx, sp_result *r)
 }
 
 const sp_check sp_check_priv_root_mapped = {
-	.id = "priv.root_mapped",
+	.id = SP_CKID(priv_root_mapped),
 	.category = "privileges",
 	.title = "sandbox root is not host root",
 	.rationale = "with an identity uid map, a process that escapes is root on the host",

@@ -25,6 +25,7 @@
 #include "core/cleanup.h"
 #include "core/policy.h"
 #include "core/util.h"
+#include "catalog/catalog.h"
 
 #define DNS_KEYS_COMMON "net.dns.server:resolver,net.egress.timeout_ms:int"
 
@@ -384,7 +385,7 @@ static bool has_nx(const sp_ctx *c, char *w, size_t n) { return declared(c, "net
 static bool has_fake(const sp_ctx *c, char *w, size_t n) { return declared(c, "net.dns.fake", w, n); }
 
 const sp_check sp_check_net_dns_transports = {
-	.id = "net.resolver.transports",
+	.id = SP_CKID(net_dns_transports),
 	.supported = has_query,
 	.category = "network",
 	.title = "the sandbox's resolver answers over UDP and over TCP, and a truncated answer comes whole over TCP",
@@ -397,7 +398,7 @@ const sp_check sp_check_net_dns_transports = {
 };
 
 const sp_check sp_check_net_dns_nxdomain = {
-	.id = "net.resolver.nxdomain",
+	.id = SP_CKID(net_dns_nxdomain),
 	.supported = has_nx,
 	.category = "network",
 	.title = "names that must not resolve get NXDOMAIN from the sandbox's resolver",
@@ -409,7 +410,7 @@ const sp_check sp_check_net_dns_nxdomain = {
 };
 
 const sp_check sp_check_net_dns_fake = {
-	.id = "net.resolver.fake",
+	.id = SP_CKID(net_dns_fake),
 	.supported = has_fake,
 	.category = "network",
 	.title = "faked names resolve to the declared address and no other",

@@ -23,6 +23,7 @@
 #include "core/cleanup.h"
 #include "core/policy.h"
 #include "core/util.h"
+#include "catalog/catalog.h"
 
 /* IFACE=ADDR[/LEN] */
 static int ifaddr_split(const char *s, char *ifn, size_t isz, char *ip, size_t ipsz, int *plen, char *why,
@@ -316,7 +317,7 @@ static bool has_route(const sp_ctx *c, char *w, size_t n)
 }
 
 const sp_check sp_check_net_iface_address = {
-	.id = "net.iface.address",
+	.id = SP_CKID(net_iface_address),
 	.supported = has_addrs,
 	.category = "network",
 	.title = "each declared interface address is assigned and local",
@@ -328,7 +329,7 @@ const sp_check sp_check_net_iface_address = {
 };
 
 const sp_check sp_check_net_iface_virtual = {
-	.id = "net.iface.virtual",
+	.id = SP_CKID(net_iface_virtual),
 	.supported = has_nophys,
 	.category = "network",
 	.title = "no real network device is visible in the sandbox",
@@ -340,7 +341,7 @@ const sp_check sp_check_net_iface_virtual = {
 };
 
 const sp_check sp_check_net_iface_default_route = {
-	.id = "net.iface.default_route",
+	.id = SP_CKID(net_iface_default_route),
 	.supported = has_route,
 	.category = "network",
 	.title = "a default route is present or absent as declared",

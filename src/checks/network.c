@@ -39,6 +39,7 @@
 #include "checks/probe.h"
 #include "core/runner.h"
 #include "core/util.h"
+#include "catalog/catalog.h"
 
 #define NET_KEYS_EGRESS "net.egress.deny:targets,net.egress.allow:targets,net.egress.timeout_ms:int"
 
@@ -1136,16 +1137,16 @@ static void run_proxy(const sp_ctx *ctx, sp_result *r, const char *id)
 	sp_proxy_judge(ctx, &b->proxy, id, r);
 }
 
-#define PROXY_RUN(sym, id)                                                                                         \
-	static void run_##sym(const sp_ctx *ctx, sp_result *r) { run_proxy(ctx, r, id); }
-PROXY_RUN(proxy_allowed, "net.proxy.allowed")
-PROXY_RUN(proxy_canary, "net.proxy.canary")
-PROXY_RUN(proxy_readonly, "net.proxy.readonly")
-PROXY_RUN(proxy_body, "net.proxy.body")
-PROXY_RUN(proxy_late_body, "net.proxy.late_body")
-PROXY_RUN(proxy_connect_ip, "net.proxy.connect_ip")
-PROXY_RUN(proxy_connect_nontls, "net.proxy.connect_nontls")
-PROXY_RUN(proxy_private_dest, "net.proxy.private_dest")
+#define PROXY_RUN(sym) \
+	static void run_##sym(const sp_ctx *ctx, sp_result *r) { run_proxy(ctx, r, SP_CKID(net_##sym)); }
+PROXY_RUN(proxy_allowed)
+PROXY_RUN(proxy_canary)
+PROXY_RUN(proxy_readonly)
+PROXY_RUN(proxy_body)
+PROXY_RUN(proxy_late_body)
+PROXY_RUN(proxy_connect_ip)
+PROXY_RUN(proxy_connect_nontls)
+PROXY_RUN(proxy_private_dest)
 
 /* ---- descriptors ---------------------------------------------------------- */
 
@@ -1165,7 +1166,7 @@ static const sp_batch net_config = {
 };
 
 const sp_check sp_check_net_interfaces = {
-	.id = "net.interfaces",
+	.id = SP_CKID(net_interfaces),
 	.category = "network",
 	.title = "network interfaces limited to the policy's list",
 	.rationale = "every extra interface is a path out of the sandbox that the egress policy may not cover",
@@ -1177,7 +1178,7 @@ const sp_check sp_check_net_interfaces = {
 };
 
 const sp_check sp_check_net_default_route = {
-	.id = "net.default_route",
+	.id = SP_CKID(net_default_route),
 	.category = "network",
 	.title = "no default route unless the policy allows one",
 	.rationale = "without a route off the host, direct egress fails before any packet is built",
@@ -1189,7 +1190,7 @@ const sp_check sp_check_net_default_route = {
 };
 
 const sp_check sp_check_net_ipv6 = {
-	.id = "net.ipv6",
+	.id = SP_CKID(net_ipv6),
 	.category = "network",
 	.title = "IPv6 state matches the policy",
 	.rationale = "IPv6 is often left open when only IPv4 egress is filtered",
@@ -1201,7 +1202,7 @@ const sp_check sp_check_net_ipv6 = {
 };
 
 const sp_check sp_check_net_dns = {
-	.id = "net.lookup",
+	.id = SP_CKID(net_dns),
 	.category = "network",
 	.title = "unlisted names do not resolve (or resolve to the policy's fake address)",
 	.rationale = "a resolver that answers for any name is both a covert channel and a map of the outside",
@@ -1213,7 +1214,7 @@ const sp_check sp_check_net_dns = {
 };
 
 const sp_check sp_check_net_listening = {
-	.id = "net.listening",
+	.id = SP_CKID(net_listening),
 	.category = "network",
 	.title = "the services the sandbox needs (a proxy, a DNS forwarder) answer where declared",
 	.rationale = "a proxy or forwarder that is not there turns every egress block into a broken sandbox, "
@@ -1226,7 +1227,7 @@ const sp_check sp_check_net_listening = {
 };
 
 const sp_check sp_check_net_egress = {
-	.id = "net.egress",
+	.id = SP_CKID(net_egress),
 	.category = "network",
 	.title = "TCP egress to the policy's deny targets is blocked",
 	.rationale = "direct egress lets an agent exfiltrate data through any tool call that opens a socket",
@@ -1238,7 +1239,7 @@ const sp_check sp_check_net_egress = {
 };
 
 const sp_check sp_check_net_egress_ipv6 = {
-	.id = "net.egress.ipv6",
+	.id = SP_CKID(net_egress_ipv6),
 	.category = "network",
 	.title = "IPv6 egress (including NAT64) is blocked",
 	.rationale = "filters written for IPv4 routinely leave IPv6 and NAT64 paths open",
@@ -1250,7 +1251,7 @@ const sp_check sp_check_net_egress_ipv6 = {
 };
 
 const sp_check sp_check_net_egress_direct_ip = {
-	.id = "net.egress.direct_ip",
+	.id = SP_CKID(net_egress_direct_ip),
 	.category = "network",
 	.title = "direct-IP forms (octal, hex, integer, v4-mapped IPv6) are blocked",
 	.rationale = "alternate address spellings and IPv6 sockets slip past filters keyed on text or on AF_INET",
@@ -1262,7 +1263,7 @@ const sp_check sp_check_net_egress_direct_ip = {
 };
 
 const sp_check sp_check_net_egress_ports = {
-	.id = "net.egress.ports",
+	.id = SP_CKID(net_egress_ports),
 	.category = "network",
 	.title = "only the allowed port is open on allowed hosts",
 	.rationale = "an allowlist by host alone leaves every other service on that host reachable",
@@ -1274,7 +1275,7 @@ const sp_check sp_check_net_egress_ports = {
 };
 
 const sp_check sp_check_net_egress_udp = {
-	.id = "net.egress.udp",
+	.id = SP_CKID(net_egress_udp),
 	.category = "network",
 	.title = "UDP egress to the policy's deny targets is blocked",
 	.rationale = "QUIC and home-made UDP channels pass filters that only watch TCP",
@@ -1286,7 +1287,7 @@ const sp_check sp_check_net_egress_udp = {
 };
 
 const sp_check sp_check_net_egress_icmp = {
-	.id = "net.egress.icmp",
+	.id = SP_CKID(net_egress_icmp),
 	.category = "network",
 	.title = "ICMP echo to the policy's deny targets gets no reply",
 	.rationale = "ICMP tunnels carry data wherever ping works",
@@ -1298,7 +1299,7 @@ const sp_check sp_check_net_egress_icmp = {
 };
 
 const sp_check sp_check_net_egress_metadata = {
-	.id = "net.egress.metadata",
+	.id = SP_CKID(net_egress_metadata),
 	.category = "network",
 	.title = "cloud metadata endpoints are unreachable",
 	.rationale = "link-local metadata services hand out cloud credentials to whoever asks",
@@ -1310,7 +1311,7 @@ const sp_check sp_check_net_egress_metadata = {
 };
 
 const sp_check sp_check_net_egress_dns = {
-	.id = "net.egress.resolver",
+	.id = SP_CKID(net_egress_dns),
 	.category = "network",
 	.title = "UDP DNS to outside resolvers is blocked",
 	.rationale = "DNS to an arbitrary resolver is the classic exfiltration channel past HTTP-only filters",
@@ -1322,7 +1323,7 @@ const sp_check sp_check_net_egress_dns = {
 };
 
 const sp_check sp_check_net_egress_allow = {
-	.id = "net.egress.allow",
+	.id = SP_CKID(net_egress_allow),
 	.category = "network",
 	.title = "allowed targets reachable (positive control)",
 	.rationale = "a block proves nothing if the network probe cannot reach what it is allowed to reach",
@@ -1333,32 +1334,32 @@ const sp_check sp_check_net_egress_allow = {
 	.batch = &sp_batch_net,
 };
 
-#define PROXY_CHECK(sym, idstr, ttl, why, tech)                                                                    \
-	const sp_check sp_check_net_##sym = {                                                                      \
-		.id = idstr,                                                                                       \
-		.category = "network",                                                                             \
-		.title = ttl,                                                                                      \
-		.rationale = why,                                                                                  \
-		.techniques = tech,                                                                                 \
-		.policy_keys = PROXY_KEYS,                                                                         \
-		.method = "action",                                                                                \
-		.run = run_##sym,                                                                                  \
-		.batch = &sp_batch_net,                                                                            \
+#define PROXY_CHECK(sym, ttl, why, tech) \
+	const sp_check sp_check_net_##sym = { \
+		.id = SP_CKID(net_##sym), \
+		.category = "network", \
+		.title = ttl, \
+		.rationale = why, \
+		.techniques = tech, \
+		.policy_keys = PROXY_KEYS, \
+		.method = "action", \
+		.run = run_##sym, \
+		.batch = &sp_batch_net, \
 	};
 
-PROXY_CHECK(proxy_allowed, "net.proxy.allowed", "allowed hosts reachable through the proxy (positive control)",
+PROXY_CHECK(proxy_allowed, "allowed hosts reachable through the proxy (positive control)",
 	    "a dead proxy must not be mistaken for a blocking one", "")
-PROXY_CHECK(proxy_canary, "net.proxy.canary", "the canary host is denied by the proxy",
+PROXY_CHECK(proxy_canary, "the canary host is denied by the proxy",
 	    "a proxy that forwards unlisted hosts is no allowlist at all", "AML.T0086,AML.T0025,AML.T0011.001")
-PROXY_CHECK(proxy_readonly, "net.proxy.readonly", "POST and PUT to read-only hosts are refused",
+PROXY_CHECK(proxy_readonly, "POST and PUT to read-only hosts are refused",
 	    "a host an agent may read from must not become a place to write data to", "AML.T0086,T1567")
-PROXY_CHECK(proxy_body, "net.proxy.body", "a large request body is refused and never reaches the origin",
+PROXY_CHECK(proxy_body, "a large request body is refused and never reaches the origin",
 	    "bulk exfiltration rides in request bodies", "AML.T0086,T1567")
-PROXY_CHECK(proxy_late_body, "net.proxy.late_body", "a chunked body sent late is refused",
+PROXY_CHECK(proxy_late_body, "a chunked body sent late is refused",
 	    "a proxy that judges only the headers lets a body follow once the request is forwarded", "AML.T0086,T1567")
-PROXY_CHECK(proxy_connect_ip, "net.proxy.connect_ip", "CONNECT to a raw IP (any spelling) is refused",
+PROXY_CHECK(proxy_connect_ip, "CONNECT to a raw IP (any spelling) is refused",
 	    "raw-IP tunnels bypass a name allowlist", "AML.T0086,AML.T0025,T1572")
-PROXY_CHECK(proxy_connect_nontls, "net.proxy.connect_nontls", "a CONNECT tunnel does not carry non-TLS bytes",
+PROXY_CHECK(proxy_connect_nontls, "a CONNECT tunnel does not carry non-TLS bytes",
 	    "an open tunnel carries any protocol, not just TLS to the named host", "AML.T0086,AML.T0025,T1572")
-PROXY_CHECK(proxy_private_dest, "net.proxy.private_dest", "a name resolving to a private or metadata address is refused",
+PROXY_CHECK(proxy_private_dest, "a name resolving to a private or metadata address is refused",
 	    "DNS rebinding turns an allowed name into a path to internal services", "AML.T0086,T1552.005")

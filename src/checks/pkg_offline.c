@@ -54,6 +54,7 @@
 #include "core/fsutil.h"
 #include "core/spawn.h"
 #include "core/util.h"
+#include "catalog/catalog.h"
 
 extern char **environ;
 
@@ -972,7 +973,7 @@ static void run_npm(const sp_ctx *ctx, sp_result *r)
 /* ---- descriptors ---------------------------------------------------------------------- */
 
 const sp_check sp_check_pkg_pip = {
-	.id = "pkg.pip",
+	.id = SP_CKID(pkg_pip),
 	.category = "packages",
 	.title = "pip installs a local wheel into a venv offline, and python imports it",
 	.rationale = "an agent that cannot install its dependencies from a local file cannot work offline",
@@ -986,7 +987,7 @@ const sp_check sp_check_pkg_pip = {
 };
 
 const sp_check sp_check_pkg_dpkg = {
-	.id = "pkg.dpkg",
+	.id = SP_CKID(pkg_dpkg),
 	.category = "packages",
 	.title = "dpkg installs a local .deb offline, its program runs, and it is purged",
 	.rationale = "an agent that cannot install a system package from a local file cannot work offline",
@@ -1001,7 +1002,7 @@ const sp_check sp_check_pkg_dpkg = {
 };
 
 const sp_check sp_check_pkg_apt = {
-	.id = "pkg.apt",
+	.id = SP_CKID(pkg_apt),
 	.category = "packages",
 	.title = "apt-get installs a local .deb with no sources and no network, its program runs, and it is purged",
 	.rationale = "an agent that cannot apt-get install a local .deb cannot install system packages offline",
@@ -1015,7 +1016,7 @@ const sp_check sp_check_pkg_apt = {
 };
 
 const sp_check sp_check_pkg_npm = {
-	.id = "pkg.npm",
+	.id = SP_CKID(pkg_npm),
 	.category = "packages",
 	.title = "npm installs a local tarball offline, node requires it, and its bin from a global install runs",
 	.rationale = "an agent that cannot install a node package from a local file cannot work offline",

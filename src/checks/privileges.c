@@ -34,6 +34,7 @@
 #include "checks/runtime.h"
 #include "core/emul.h"
 #include "core/util.h"
+#include "catalog/catalog.h"
 
 /* the reads of PATH and sudo configuration share one child; so do the
  * connects to abstract sockets (nothing is ever sent). priv.runtime_sockets
@@ -305,7 +306,7 @@ static void run_nnp(const sp_ctx *ctx, sp_result *r)
 }
 
 const sp_check sp_check_caps_effective = {
-	.id = "caps.effective",
+	.id = SP_CKID(caps_effective),
 	.category = "privileges",
 	.title = "effective capabilities within policy",
 	.rationale = "every capability is a kernel privilege the sandbox can use against its host",
@@ -317,7 +318,7 @@ const sp_check sp_check_caps_effective = {
 };
 
 const sp_check sp_check_caps_bounding = {
-	.id = "caps.bounding",
+	.id = SP_CKID(caps_bounding),
 	.category = "privileges",
 	.title = "bounding capability set within policy",
 	.rationale = "the bounding set caps what exec of a privileged file can regain",
@@ -329,7 +330,7 @@ const sp_check sp_check_caps_bounding = {
 };
 
 const sp_check sp_check_priv_no_new_privs = {
-	.id = "priv.no_new_privs",
+	.id = SP_CKID(priv_no_new_privs),
 	.category = "privileges",
 	.title = "NoNewPrivs set",
 	.rationale = "without no_new_privs, setuid binaries and file capabilities raise privileges",
@@ -370,11 +371,11 @@ static void run_ambient(const sp_ctx *ctx, sp_result *r) { run_capset(SET_AMB, "
 		.run = run_,                                                                                \
 		.batch = &caps_sets,                                                                        \
 	}
-CAPSET_CHECK(caps_permitted, "caps.permitted", "permitted capabilities within policy",
+CAPSET_CHECK(caps_permitted, SP_CKID(caps_permitted), "permitted capabilities within policy",
 	     "a permitted capability can be raised into the effective set at any time", run_permitted);
-CAPSET_CHECK(caps_inheritable, "caps.inheritable", "inheritable capabilities within policy",
+CAPSET_CHECK(caps_inheritable, SP_CKID(caps_inheritable), "inheritable capabilities within policy",
 	     "inheritable capabilities pass to programs with matching file capabilities", run_inheritable);
-CAPSET_CHECK(caps_ambient, "caps.ambient", "ambient capabilities within policy",
+CAPSET_CHECK(caps_ambient, SP_CKID(caps_ambient), "ambient capabilities within policy",
 	     "ambient capabilities survive execve of ordinary programs", run_ambient);
 
 /* ---- each capability proven by the operation it guards ---- */
@@ -1155,46 +1156,46 @@ static void run_cap(const struct cap_def *d, const sp_ctx *ctx, sp_result *r)
 /* SP_CHECK_KERNEL: the capability acts on the kernel's own objects, so a
  * separate kernel the policy accepts confines it; the file-facing ones
  * (file_facing_caps) act on files the sandbox may share with the host */
-CAP_CHECK(caps_net_raw, "caps.net_raw", SP_CHECK_KERNEL, CAP_NET_RAW, pr_net_raw, false, "raw ICMP socket", "CAP_NET_RAW refused",
+CAP_CHECK(caps_net_raw, SP_CKID(caps_net_raw), SP_CHECK_KERNEL, CAP_NET_RAW, pr_net_raw, false, "raw ICMP socket", "CAP_NET_RAW refused",
 	  "raw sockets forge packets and sniff traffic on the sandbox's interfaces", "T1048");
-CAP_CHECK(caps_sys_admin, "caps.sys_admin", SP_CHECK_KERNEL, CAP_SYS_ADMIN, pr_sys_admin, true, "tmpfs mount on a private dir",
+CAP_CHECK(caps_sys_admin, SP_CKID(caps_sys_admin), SP_CHECK_KERNEL, CAP_SYS_ADMIN, pr_sys_admin, true, "tmpfs mount on a private dir",
 	  "CAP_SYS_ADMIN refused", "CAP_SYS_ADMIN allows mounts, the usual first step out of a container", "T1611");
-CAP_CHECK(caps_sys_ptrace, "caps.sys_ptrace", SP_CHECK_KERNEL | SP_CHECK_NOEMU, CAP_SYS_PTRACE, pr_sys_ptrace, false,
+CAP_CHECK(caps_sys_ptrace, SP_CKID(caps_sys_ptrace), SP_CHECK_KERNEL | SP_CHECK_NOEMU, CAP_SYS_PTRACE, pr_sys_ptrace, false,
 	  "PTRACE_SEIZE of a non-dumpable child", "CAP_SYS_PTRACE refused",
 	  "CAP_SYS_PTRACE lets the sandbox inject code into any process it can see", "T1055.008");
-CAP_CHECK(caps_mknod, "caps.mknod", SP_CHECK_KERNEL, CAP_MKNOD, pr_mknod, true, "mknod c 1 3 in a private dir", "CAP_MKNOD refused",
+CAP_CHECK(caps_mknod, SP_CKID(caps_mknod), SP_CHECK_KERNEL, CAP_MKNOD, pr_mknod, true, "mknod c 1 3 in a private dir", "CAP_MKNOD refused",
 	  "device nodes give direct access to host disks and memory", "T1006,T1611");
-CAP_CHECK(caps_sys_module, "caps.sys_module", SP_CHECK_KERNEL | SP_CHECK_NOEMU, CAP_SYS_MODULE, pr_sys_module, false,
+CAP_CHECK(caps_sys_module, SP_CKID(caps_sys_module), SP_CHECK_KERNEL | SP_CHECK_NOEMU, CAP_SYS_MODULE, pr_sys_module, false,
 	  "init_module with a NULL image", "CAP_SYS_MODULE refused", "module loading runs code in the host kernel",
 	  "T1547.006");
-CAP_CHECK(caps_dac_override, "caps.dac_override", 0, CAP_DAC_OVERRIDE, pr_dac_override, true,
+CAP_CHECK(caps_dac_override, SP_CKID(caps_dac_override), 0, CAP_DAC_OVERRIDE, pr_dac_override, true,
 	  "write open of a mode-000 file", "CAP_DAC_OVERRIDE refused",
 	  "CAP_DAC_OVERRIDE ignores file permissions, including on bind-mounted host files", "T1548");
-CAP_CHECK(caps_chown, "caps.chown", 0, CAP_CHOWN, pr_chown, true, "chown of a probe file to another mapped uid",
+CAP_CHECK(caps_chown, SP_CKID(caps_chown), 0, CAP_CHOWN, pr_chown, true, "chown of a probe file to another mapped uid",
 	  "CAP_CHOWN refused", "CAP_CHOWN hands files to other users, for example to plant setuid binaries", "T1548");
-CAP_CHECK(caps_setuid, "caps.setuid", 0, CAP_SETUID, pr_setuid, false, "setresuid to another mapped uid",
+CAP_CHECK(caps_setuid, SP_CKID(caps_setuid), 0, CAP_SETUID, pr_setuid, false, "setresuid to another mapped uid",
 	  "CAP_SETUID refused", "CAP_SETUID becomes any user, including host-mapped ones", "T1548");
-CAP_CHECK(caps_setgid, "caps.setgid", 0, CAP_SETGID, pr_setgid, false, "setresgid to another mapped gid",
+CAP_CHECK(caps_setgid, SP_CKID(caps_setgid), 0, CAP_SETGID, pr_setgid, false, "setresgid to another mapped gid",
 	  "CAP_SETGID refused", "CAP_SETGID joins any group, for example disk or docker", "T1548");
-CAP_CHECK(caps_net_admin, "caps.net_admin", SP_CHECK_KERNEL, CAP_NET_ADMIN, pr_net_admin, false, "SO_RCVBUFFORCE on a UDP socket",
+CAP_CHECK(caps_net_admin, SP_CKID(caps_net_admin), SP_CHECK_KERNEL, CAP_NET_ADMIN, pr_net_admin, false, "SO_RCVBUFFORCE on a UDP socket",
 	  "CAP_NET_ADMIN refused", "CAP_NET_ADMIN reconfigures interfaces, routes and firewall rules", "T1611");
-CAP_CHECK(caps_sys_time, "caps.sys_time", SP_CHECK_KERNEL | SP_CHECK_NOEMU, CAP_SYS_TIME, pr_sys_time, false, "settimeofday(NULL, NULL)",
+CAP_CHECK(caps_sys_time, SP_CKID(caps_sys_time), SP_CHECK_KERNEL | SP_CHECK_NOEMU, CAP_SYS_TIME, pr_sys_time, false, "settimeofday(NULL, NULL)",
 	  "CAP_SYS_TIME refused", "the clock is shared with the host: changing it breaks logs and certificates",
 	  "");
-CAP_CHECK(caps_sys_chroot, "caps.sys_chroot", SP_CHECK_KERNEL, CAP_SYS_CHROOT, pr_sys_chroot, false, "chroot(\"/\") in a child",
+CAP_CHECK(caps_sys_chroot, SP_CKID(caps_sys_chroot), SP_CHECK_KERNEL, CAP_SYS_CHROOT, pr_sys_chroot, false, "chroot(\"/\") in a child",
 	  "CAP_SYS_CHROOT refused", "chroot combined with other capabilities escapes a chroot jail", "T1611");
-CAP_CHECK(caps_sys_boot, "caps.sys_boot", SP_CHECK_KERNEL, CAP_SYS_BOOT, pr_sys_boot, false, "reboot with bad magic numbers",
+CAP_CHECK(caps_sys_boot, SP_CKID(caps_sys_boot), SP_CHECK_KERNEL, CAP_SYS_BOOT, pr_sys_boot, false, "reboot with bad magic numbers",
 	  "CAP_SYS_BOOT refused", "CAP_SYS_BOOT reboots the machine or loads a new kernel", "T1499");
-CAP_CHECK(caps_sys_rawio, "caps.sys_rawio", SP_CHECK_KERNEL, CAP_SYS_RAWIO, pr_sys_rawio, true, "FIBMAP ioctl on a probe file",
+CAP_CHECK(caps_sys_rawio, SP_CKID(caps_sys_rawio), SP_CHECK_KERNEL, CAP_SYS_RAWIO, pr_sys_rawio, true, "FIBMAP ioctl on a probe file",
 	  "CAP_SYS_RAWIO refused", "raw I/O reaches hardware ports and memory directly", "T1611");
-CAP_CHECK(caps_sys_nice, "caps.sys_nice", SP_CHECK_KERNEL, CAP_SYS_NICE, pr_sys_nice, false, "lower own nice value",
+CAP_CHECK(caps_sys_nice, SP_CKID(caps_sys_nice), SP_CHECK_KERNEL, CAP_SYS_NICE, pr_sys_nice, false, "lower own nice value",
 	  "CAP_SYS_NICE refused", "CAP_SYS_NICE starves the host's processes of CPU", "T1499");
-CAP_CHECK(caps_sys_resource, "caps.sys_resource", SP_CHECK_KERNEL, CAP_SYS_RESOURCE, pr_sys_resource, false,
+CAP_CHECK(caps_sys_resource, SP_CKID(caps_sys_resource), SP_CHECK_KERNEL, CAP_SYS_RESOURCE, pr_sys_resource, false,
 	  "raise a lowered RLIMIT_FSIZE hard limit", "CAP_SYS_RESOURCE refused",
 	  "CAP_SYS_RESOURCE overrides resource limits and quotas", "T1499");
-CAP_CHECK(caps_setfcap, "caps.setfcap", 0, CAP_SETFCAP, pr_setfcap, true, "set security.capability on a probe file",
+CAP_CHECK(caps_setfcap, SP_CKID(caps_setfcap), 0, CAP_SETFCAP, pr_setfcap, true, "set security.capability on a probe file",
 	  "CAP_SETFCAP refused", "CAP_SETFCAP plants file capabilities that raise privileges on exec", "T1548");
-CAP_CHECK(caps_kill, "caps.kill", SP_CHECK_KERNEL, CAP_KILL, pr_kill, false, "kill(pid, 0) on a process of another uid",
+CAP_CHECK(caps_kill, SP_CKID(caps_kill), SP_CHECK_KERNEL, CAP_KILL, pr_kill, false, "kill(pid, 0) on a process of another uid",
 	  "CAP_KILL refused", "CAP_KILL signals processes of other users", "T1499");
 
 /* ---- setuid/setgid/file-capability files ---- */
@@ -1280,7 +1281,7 @@ out:
 }
 
 const sp_check sp_check_priv_setuid_files = {
-	.id = "priv.setuid_files",
+	.id = SP_CKID(priv_setuid_files),
 	.category = "privileges",
 	.title = "no setuid/setgid or file-capability executables",
 	.rationale = "a setuid-root or capability-bearing program is a ready-made privilege escalation",
@@ -1355,7 +1356,7 @@ static void run_file_caps(const sp_ctx *ctx, sp_result *r)
 }
 
 const sp_check sp_check_priv_file_caps = {
-	.id = "priv.file_caps",
+	.id = SP_CKID(priv_file_caps),
 	.category = "privileges",
 	.title = "no file capabilities on PATH",
 	.rationale = "file capabilities (security.capability) grant privileges on exec like setuid does",
@@ -1456,7 +1457,7 @@ static void run_sudo_helpers(const sp_ctx *ctx, sp_result *r)
 }
 
 const sp_check sp_check_priv_sudo_helpers = {
-	.id = "priv.sudo_helpers",
+	.id = SP_CKID(priv_sudo_helpers),
 	.category = "privileges",
 	.title = "no passwordless privilege-raising helper",
 	.rationale = "a passwordless sudo or doas turns any code execution into root",
@@ -1882,7 +1883,7 @@ static void run_abstract_sockets(const sp_ctx *ctx, sp_result *r)
 }
 
 const sp_check sp_check_priv_runtime_sockets = {
-	.id = "priv.runtime_sockets",
+	.id = SP_CKID(priv_runtime_sockets),
 	.category = "privileges",
 	.title = "no container runtime control socket reachable",
 	.rationale = "a reachable docker/containerd/podman/kubelet socket starts a privileged container on the host",
@@ -1893,7 +1894,7 @@ const sp_check sp_check_priv_runtime_sockets = {
 };
 
 const sp_check sp_check_priv_abstract_sockets = {
-	.id = "priv.abstract_sockets",
+	.id = SP_CKID(priv_abstract_sockets),
 	.category = "privileges",
 	.title = "no runtime abstract unix socket reachable",
 	.rationale = "abstract sockets follow the network namespace: containerd-shim sockets leak into host-network sandboxes",

@@ -17,6 +17,7 @@
 #include "checks/probe.h"
 #include "checks/runtime.h"
 #include "core/util.h"
+#include "catalog/catalog.h"
 
 /* the two probes of processes outside the sandbox share one child */
 static const sp_batch proc_foreign = {
@@ -156,7 +157,7 @@ static void run_host_visible(const sp_ctx *ctx, sp_result *r)
 }
 
 const sp_check sp_check_proc_host_visible = {
-	.id = "proc.host_visible",
+	.id = SP_CKID(proc_host_visible),
 	.category = "processes",
 	.title = "no host process visible in /proc",
 	.rationale = "visible host processes leak command lines and environments and invite ptrace or signals",
@@ -639,7 +640,7 @@ static void run_environ_foreign(const sp_ctx *ctx, sp_result *r)
 }
 
 const sp_check sp_check_proc_forbidden = {
-	.id = "proc.forbidden",
+	.id = SP_CKID(proc_forbidden),
 	.category = "processes",
 	.title = "no forbidden process running",
 	.rationale = "a visible sshd, cron or container daemon is a host service within reach",
@@ -651,7 +652,7 @@ const sp_check sp_check_proc_forbidden = {
 };
 
 const sp_check sp_check_proc_required = {
-	.id = "proc.required",
+	.id = SP_CKID(proc_required),
 	.category = "processes",
 	.title = "required processes running",
 	.rationale = "a sandbox that lacks its supervisor or proxy is not the sandbox the policy describes",
@@ -663,7 +664,7 @@ const sp_check sp_check_proc_required = {
 };
 
 const sp_check sp_check_proc_pid1 = {
-	.id = "proc.pid1",
+	.id = SP_CKID(proc_pid1),
 	.category = "processes",
 	.title = "PID 1 is the sandbox's init",
 	.rationale = "the host's init as pid 1 means the sandbox shares the host's process tree",
@@ -675,7 +676,7 @@ const sp_check sp_check_proc_pid1 = {
 };
 
 const sp_check sp_check_proc_signal_foreign = {
-	.id = "proc.signal_foreign",
+	.id = SP_CKID(proc_signal_foreign),
 	.category = "processes",
 	.title = "processes outside the sandbox cannot be signalled",
 	.rationale = "signalling host processes kills or disturbs the host's services",
@@ -687,7 +688,7 @@ const sp_check sp_check_proc_signal_foreign = {
 };
 
 const sp_check sp_check_proc_environ_foreign = {
-	.id = "proc.environ_foreign",
+	.id = SP_CKID(proc_environ_foreign),
 	.category = "processes",
 	.title = "environments outside the sandbox unreadable",
 	.rationale = "host process environments carry credentials and tokens",

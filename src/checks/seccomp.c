@@ -24,6 +24,7 @@
 #include "checks/probe.h"
 #include "core/emul.h"
 #include "core/util.h"
+#include "catalog/catalog.h"
 
 /* the mode read and every syscall probe: one declared batch (defined below) */
 static const sp_batch sc_probes;
@@ -55,7 +56,7 @@ static void run_mode(const sp_ctx *ctx, sp_result *r)
 }
 
 const sp_check sp_check_seccomp_mode = {
-	.id = "seccomp.mode",
+	.id = SP_CKID(seccomp_mode),
 	.category = "seccomp",
 	.title = "seccomp filter in force",
 	.rationale = "a syscall filter removes kernel attack surface the sandbox does not need",
@@ -554,7 +555,7 @@ static void run_abix32(const sp_ctx *ctx, sp_result *r) { run_abi(ABI_X32, ctx, 
 #define SC_CHECK(sym, name_, why_, tech_) \
 	static void run_##sym(const sp_ctx *ctx, sp_result *r) { run_syscall(name_, ctx, r); } \
 	const sp_check sp_check_##sym = { \
-		.id = "seccomp." name_, \
+		.id = SP_CKID(sym), \
 		.category = "seccomp", \
 		.title = "seccomp blocks " name_, \
 		.rationale = why_, \
@@ -593,7 +594,7 @@ SC_CHECK(seccomp_personality, "personality", "personality flags disable ASLR and
 	 "T1068");
 
 const sp_check sp_check_seccomp_abi32 = {
-	.id = "seccomp.abi32",
+	.id = SP_CKID(seccomp_abi32),
 	.category = "seccomp",
 	.title = "denied syscalls blocked through the 32-bit ABI",
 	.rationale = "a filter written for x86_64 numbers only is bypassed by int 0x80",
@@ -606,7 +607,7 @@ const sp_check sp_check_seccomp_abi32 = {
 };
 
 const sp_check sp_check_seccomp_abix32 = {
-	.id = "seccomp.abix32",
+	.id = SP_CKID(seccomp_abix32),
 	.category = "seccomp",
 	.title = "denied syscalls blocked through the x32 ABI",
 	.rationale = "x32 syscall numbers (bit 30) bypass a filter that does not check the ABI",
@@ -722,7 +723,7 @@ static void run_landlock(const sp_ctx *ctx, sp_result *r)
 }
 
 const sp_check sp_check_lsm_label = {
-	.id = "lsm.label",
+	.id = SP_CKID(lsm_label),
 	.category = "seccomp",
 	.title = "AppArmor or SELinux confinement",
 	.rationale = "an LSM profile is a second wall when a capability or syscall slips through",
@@ -734,7 +735,7 @@ const sp_check sp_check_lsm_label = {
 };
 
 const sp_check sp_check_lsm_landlock = {
-	.id = "lsm.landlock",
+	.id = SP_CKID(lsm_landlock),
 	.category = "seccomp",
 	.title = "Landlock domain hides the policy's paths",
 	.rationale = "Landlock lets an unprivileged sandbox restrict its own file access",

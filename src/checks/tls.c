@@ -24,6 +24,7 @@
 #include "checks/tls_probe.h"
 #include "core/runner.h"
 #include "core/util.h"
+#include "catalog/catalog.h"
 
 #define TLS_KEYS_CA "tls.ca:str,tls.ca_fingerprint:sha256s,tls.store:list"
 #define TLS_KEYS_PROBE                                                                                            \
@@ -588,7 +589,7 @@ static void run_denied(const sp_ctx *ctx, sp_result *r)
 /* ---- descriptors ---------------------------------------------------------------- */
 
 const sp_check sp_check_tls_ca_store = {
-	.id = "tls.ca_store",
+	.id = SP_CKID(tls_ca_store),
 	.category = "tls",
 	.title = "the interception CA is in the system trust store",
 	.rationale = "clients that do not trust the proxy's CA fail, and agents then switch verification off",
@@ -599,7 +600,7 @@ const sp_check sp_check_tls_ca_store = {
 };
 
 const sp_check sp_check_tls_ca_env = {
-	.id = "tls.ca_env",
+	.id = SP_CKID(tls_ca_env),
 	.category = "tls",
 	.title = "CA variables name readable files holding the interception CA",
 	.rationale = "a CA variable pointing at a missing or wrong bundle overrides the store for that client",
@@ -610,7 +611,7 @@ const sp_check sp_check_tls_ca_env = {
 };
 
 const sp_check sp_check_tls_intercept = {
-	.id = "tls.intercept",
+	.id = SP_CKID(tls_intercept),
 	.category = "tls",
 	.title = "TLS to an allowed host through the proxy verifies and chains to the interception CA",
 	.rationale = "only a handshake shows that the proxy re-signs with the CA the clients trust",
@@ -622,7 +623,7 @@ const sp_check sp_check_tls_intercept = {
 };
 
 const sp_check sp_check_tls_denied = {
-	.id = "tls.denied",
+	.id = SP_CKID(tls_denied),
 	.category = "tls",
 	.title = "TLS to a denied host through the proxy is refused",
 	.rationale = "an intercepting proxy that forwards unlisted hosts gives agents an encrypted way out",

@@ -28,6 +28,7 @@
 #include "checks/types.h"
 #include "checks/probe.h"
 #include "core/util.h"
+#include "catalog/catalog.h"
 
 #define MAX_PROBES 32
 #define PROBE_OUT 16384
@@ -634,7 +635,7 @@ static void run_shell(const sp_ctx *ctx, sp_result *r)
 /* ---- descriptors ---------------------------------------------------------------------- */
 
 const sp_check sp_check_tools_present = {
-	.id = "tools.present",
+	.id = SP_CKID(tools_present),
 	.category = "tools",
 	.title = "the tools the agent needs are on PATH and cannot be replaced by it",
 	.rationale = "a missing tool breaks the agent; one it can overwrite is a place to plant code",
@@ -646,7 +647,7 @@ const sp_check sp_check_tools_present = {
 };
 
 const sp_check sp_check_tools_probes = {
-	.id = "tools.probes",
+	.id = SP_CKID(tools_probes),
 	.category = "tools",
 	.title = "each tool's probe runs, exits 0 and prints what it should",
 	.rationale = "presence is not function: a broken runtime or package manager fails only when it runs",
@@ -660,7 +661,7 @@ const sp_check sp_check_tools_probes = {
 };
 
 const sp_check sp_check_tools_shell = {
-	.id = "tools.shell",
+	.id = SP_CKID(tools_shell),
 	.category = "tools",
 	.title = "the login shell is the one the policy names",
 	.rationale = "agents run their commands through the login shell; a different one changes what they do",

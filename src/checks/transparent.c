@@ -36,6 +36,7 @@
 #include "core/runner.h"
 #include "core/spawn.h"
 #include "core/util.h"
+#include "catalog/catalog.h"
 
 #define TP_KEYS_DIRECT                                                                                           \
 	"net.transparent.targets:targets,net.transparent.tls_ports:ports,net.transparent.sni:host,"               \
@@ -1063,7 +1064,7 @@ static void run_denied(const sp_ctx *ctx, sp_result *r)
 /* ---- descriptors ---------------------------------------------------------------- */
 
 const sp_check sp_check_net_transparent_direct = {
-	.id = "net.transparent.direct",
+	.id = SP_CKID(net_transparent_direct),
 	.category = "network",
 	.title = "a direct connection that ignores the proxy is blocked or lands at the proxy",
 	.rationale = "programs that ignore HTTPS_PROXY must still be forced through the proxy, not straight out",
@@ -1075,7 +1076,7 @@ const sp_check sp_check_net_transparent_direct = {
 };
 
 const sp_check sp_check_net_transparent_dns = {
-	.id = "net.transparent.dns",
+	.id = SP_CKID(net_transparent_dns),
 	.category = "network",
 	.title = "DNS answers come only from the sandbox's own resolver",
 	.rationale = "a query that an outside resolver answers is an exfiltration channel past the proxy",
@@ -1087,7 +1088,7 @@ const sp_check sp_check_net_transparent_dns = {
 };
 
 const sp_check sp_check_net_transparent_ruleset = {
-	.id = "net.transparent.ruleset",
+	.id = SP_CKID(net_transparent_ruleset),
 	.category = "network",
 	.title = "the namespace's nftables ruleset drops output and allows only the proxy and resolver",
 	.rationale = "the rules, read beside the policy, show the hole a probe to the policy's targets cannot reach",
@@ -1098,7 +1099,7 @@ const sp_check sp_check_net_transparent_ruleset = {
 };
 
 const sp_check sp_check_net_transparent_proxied = {
-	.id = "net.transparent.proxied",
+	.id = SP_CKID(net_transparent_proxied),
 	.category = "network",
 	.title = "traffic on a redirected port reaches the declared proxy and, for an allowed name, its origin",
 	.rationale = "a redirect to a proxy that is not there, or not the declared one, blocks or leaks instead of proxying",
@@ -1110,7 +1111,7 @@ const sp_check sp_check_net_transparent_proxied = {
 };
 
 const sp_check sp_check_net_transparent_denied = {
-	.id = "net.transparent.denied",
+	.id = SP_CKID(net_transparent_denied),
 	.category = "network",
 	.title = "a denied name is refused by the proxy on the redirected path",
 	.rationale = "the transparent path must apply the same allowlist as the explicit proxy",

@@ -17,6 +17,7 @@
 #include "checks/probe.h"
 #include "checks/roundtrip.h"
 #include "core/util.h"
+#include "catalog/catalog.h"
 
 /* the small workflows share one child; the 10 MiB file shares its round trip
  * with fs.large_write (checks/roundtrip.h) */
@@ -376,9 +377,9 @@ static void run_wf_bigfile(const sp_ctx *c, sp_result *r) { run_bigfile(c, r); }
 static void run_wf_tmpdir(const sp_ctx *c, sp_result *r) { run_tmpdir(c, r); }
 static void run_wf_signals(const sp_ctx *c, sp_result *r) { run_signals(c, r); }
 
-WF_CHECK(wf_write_read, "wf.write_read", "a text file can be written and read back", "a sandbox nobody can work in gets weakened until it is usable", "workflows.dir:str", &wf_small)
-WF_CHECK_F(wf_fork_exec, "wf.fork_exec", "fork and exec work", "build tools and shells need to start programs", "", &wf_small, SP_CHECK_NOEMU)
-WF_CHECK(wf_pipes, "wf.pipes", "pipes carry data between processes", "pipelines are how tools are combined", "", &wf_small)
-WF_CHECK(wf_bigfile, "wf.bigfile", "a large file round-trips with the same digest", "quotas and broken overlays show up as truncated or corrupted files", "workflows.dir:str,workflows.bigfile_mib:int", &sp_batch_roundtrip)
-WF_CHECK(wf_tmpdir, "wf.tmpdir", "a private temp dir is usable", "compilers and test runners need a temp dir", "workflows.dir:str", &wf_small)
-WF_CHECK(wf_signals, "wf.signals", "a child can be signalled and reaped", "job control and timeouts rely on signals and reaping", "", &wf_small)
+WF_CHECK(wf_write_read, SP_CKID(wf_write_read), "a text file can be written and read back", "a sandbox nobody can work in gets weakened until it is usable", "workflows.dir:str", &wf_small)
+WF_CHECK_F(wf_fork_exec, SP_CKID(wf_fork_exec), "fork and exec work", "build tools and shells need to start programs", "", &wf_small, SP_CHECK_NOEMU)
+WF_CHECK(wf_pipes, SP_CKID(wf_pipes), "pipes carry data between processes", "pipelines are how tools are combined", "", &wf_small)
+WF_CHECK(wf_bigfile, SP_CKID(wf_bigfile), "a large file round-trips with the same digest", "quotas and broken overlays show up as truncated or corrupted files", "workflows.dir:str,workflows.bigfile_mib:int", &sp_batch_roundtrip)
+WF_CHECK(wf_tmpdir, SP_CKID(wf_tmpdir), "a private temp dir is usable", "compilers and test runners need a temp dir", "workflows.dir:str", &wf_small)
+WF_CHECK(wf_signals, SP_CKID(wf_signals), "a child can be signalled and reaped", "job control and timeouts rely on signals and reaping", "", &wf_small)

@@ -20,6 +20,7 @@
 #include "core/check.h"
 #include "core/policy.h"
 #include "core/util.h"
+#include "catalog/catalog.h"
 
 #define WS_BLOCK 4096u
 #define WS_LARGE_BLOCKS 2048u /* 8 MiB */
@@ -402,7 +403,7 @@ out:
 }
 
 const sp_check sp_check_ws_mount = {
-	.id = "ws.mount",
+	.id = SP_CKID(ws_mount),
 	.supported = ws_declared,
 	.category = "filesystem",
 	.title = "the workspace is a shared-folder mount (9p or virtiofs)",
@@ -414,7 +415,7 @@ const sp_check sp_check_ws_mount = {
 };
 
 const sp_check sp_check_ws_io = {
-	.id = "ws.io",
+	.id = SP_CKID(ws_io),
 	.supported = ws_declared,
 	.category = "filesystem",
 	.title = "the workspace takes writes, a large file, subdirectories, delete and recreate",
@@ -427,7 +428,7 @@ const sp_check sp_check_ws_io = {
 };
 
 const sp_check sp_check_ws_confined = {
-	.id = "ws.confined",
+	.id = SP_CKID(ws_confined),
 	.supported = ws_declared,
 	.category = "filesystem",
 	.title = "nothing outside the shared directory is reachable through the workspace",

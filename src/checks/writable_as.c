@@ -18,6 +18,7 @@
 
 #include "checks/probe.h"
 #include "core/util.h"
+#include "catalog/catalog.h"
 
 /* USER:/PATH, a user name as useradd takes it and an absolute path */
 static int user_path_parse(const char *s, char *why, size_t whysz)
@@ -219,7 +220,7 @@ static void run_writable_as(const sp_ctx *ctx, sp_result *r)
 }
 
 const sp_check sp_check_fs_writable_as = {
-	.id = "fs.writable_as",
+	.id = SP_CKID(fs_writable_as),
 	.category = "filesystem",
 	.title = "paths other users of the sandbox must write",
 	.rationale = "a tool that drops to its own user (apt's _apt, a service account) fails when its spool or cache "
