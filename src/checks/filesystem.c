@@ -300,54 +300,13 @@ static void run_mount_flag(const char *key, const char *flag, unsigned long stfl
  * raise the euid there (no_new_privs, or a kernel that honours no such bit),
  * no set-user-ID file raises it on any mount of this process, whatever the
  * mount table says. Only where neither can be run does the flag decide. */
-struct suid_run {
-	const char *path;
-};
-
-static long pr_suid_run(void *a)
-{
-	const struct suid_run *sr = a;
-	int pfd[2];
-	if (pipe2(pfd, O_CLOEXEC) < 0)
-		return -1;
-	pid_t pid = fork();
-	if (pid < 0)
-		return -1;
-	if (pid == 0) {
-		char *const argv[] = {(char *)sr->path, NULL};
-		char *const envp[] = {NULL};
-		execve(sr->path, argv, envp);
-		int e = errno;
-		ssize_t w = write(pfd[1], &e, sizeof e);
-		(void)w;
-		_exit(255);
-	}
-	close(pfd[1]);
-	int e = 0;
-	ssize_t n = read(pfd[0], &e, sizeof e);
-	close(pfd[0]);
-	int st;
-	while (waitpid(pid, &st, 0) < 0)
-		if (errno != EINTR)
-			return -1;
-	if (n == (ssize_t)sizeof e) {
-		errno = e; /* the exec was refused */
-		return -2;
-	}
-	if (!WIFEXITED(st)) {
-		errno = EINTR;
-		return -1;
-	}
-	return WEXITSTATUS(st);
-}
-
 /* run a set-user-ID probe file owned by owner: 1 the euid became owner's, 0 it stayed ours, 2 it cannot be
  * executed at all (errno: EACCES on a noexec mount), -1 no answer (errno) */
 static int suid_effect(const char *path, uid_t owner)
 {
-	struct suid_run sr = {.path = path};
+	struct sp_exec_arg sr = {.path = path};
 	sp_call c;
-	int rc = sp_child_call(pr_suid_run, &sr, 2000, &c);
+	int rc = sp_child_call(sp_exec_status, &sr, 2000, &c);
 	if (rc == 0 && c.ran && c.ret == -2) {
 		errno = c.err;
 		return 2;

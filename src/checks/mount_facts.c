@@ -176,52 +176,13 @@ const sp_policy_type sp_ptype_block_devs = {.name = "block_devs",
 
 /* ---- actions ------------------------------------------------------------------ */
 
-struct exec_arg {
-	const char *path;
-};
-
-/* exec path: its exit status (the suid probe's: the low byte of its euid),
- * or -2 with errno when the exec itself was refused */
-static long do_exec(void *a)
-{
-	const struct exec_arg *ea = a;
-	int pfd[2];
-	if (pipe2(pfd, O_CLOEXEC) < 0)
-		return -1;
-	pid_t pid = fork();
-	if (pid < 0)
-		return -1;
-	if (pid == 0) {
-		char *const argv[] = {(char *)ea->path, NULL};
-		char *const envp[] = {NULL};
-		execve(ea->path, argv, envp);
-		int e = errno;
-		ssize_t w = write(pfd[1], &e, sizeof e);
-		(void)w;
-		_exit(255);
-	}
-	close(pfd[1]);
-	int e = 0;
-	ssize_t n = read(pfd[0], &e, sizeof e);
-	close(pfd[0]);
-	int st;
-	while (waitpid(pid, &st, 0) < 0)
-		if (errno != EINTR)
-			return -1;
-	if (n == (ssize_t)sizeof e) {
-		errno = e;
-		return -2;
-	}
-	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
-
 /* the exec status of a file that is no program (0 unknown, 1 the kernel
  * read it: exec allowed, 2 refused) and why */
 static int exec_of(const char *file, char *how, size_t hsz)
 {
-	struct exec_arg ea = {.path = file};
+	struct sp_exec_arg ea = {.path = file};
 	sp_call c;
-	int rc = sp_child_call(do_exec, &ea, 2000, &c);
+	int rc = sp_child_call(sp_exec_status, &ea, 2000, &c);
 	if (rc < 0 || !c.ran || c.ret != -2) {
 		snprintf(how, hsz, "exec: no answer");
 		return 0;
@@ -379,9 +340,9 @@ static int act_nosuid(const mf_decl *d, bool writable, char *how, size_t hsz)
 	    fchmod(fd, 04755) == 0) {
 		close(fd);
 		fd = -1;
-		struct exec_arg ea = {.path = f};
+		struct sp_exec_arg ea = {.path = f};
 		sp_call c;
-		if (sp_child_call(do_exec, &ea, 2000, &c) == 0 && c.ran && c.ret >= 0) {
+		if (sp_child_call(sp_exec_status, &ea, 2000, &c) == 0 && c.ran && c.ret >= 0) {
 			unsigned code = (unsigned)c.ret;
 			if (code == (owner & 0xffu) && code != (geteuid() & 0xffu))
 				res = 1;

@@ -631,3 +631,40 @@ bool sp_expect_required(const sp_ctx *ctx, sp_result *r, const char *key, const 
 	sp_expected(r, "%s", must ? expected : "any (not required by policy)");
 	return must;
 }
+
+long sp_exec_status(void *a)
+{
+	const struct sp_exec_arg *ea = a;
+	int pfd[2];
+	if (pipe2(pfd, O_CLOEXEC) < 0)
+		return -1;
+	pid_t pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		char *const argv[] = {(char *)ea->path, NULL};
+		char *const envp[] = {NULL};
+		execve(ea->path, argv, envp);
+		int e = errno;
+		ssize_t w = write(pfd[1], &e, sizeof e);
+		(void)w;
+		_exit(255);
+	}
+	close(pfd[1]);
+	int e = 0;
+	ssize_t n = read(pfd[0], &e, sizeof e);
+	close(pfd[0]);
+	int st;
+	while (waitpid(pid, &st, 0) < 0)
+		if (errno != EINTR)
+			return -1;
+	if (n == (ssize_t)sizeof e) {
+		errno = e; /* the exec was refused */
+		return -2;
+	}
+	if (!WIFEXITED(st)) {
+		errno = EINTR;
+		return -1;
+	}
+	return WEXITSTATUS(st);
+}

@@ -173,4 +173,14 @@ typedef struct sp_scan_result {
 /* 0, or -errno when mountinfo cannot be read */
 int sp_suid_scan(const sp_scan_opts *o, sp_scan_result *res);
 
+/* Run path (no arguments, an empty environment) in a child and wait: its
+ * exit status (the set-user-ID probe's: the low byte of its euid), -2 with
+ * errno when the exec itself was refused (EACCES on a noexec mount), -1
+ * with errno when there is no answer. For sp_child_call: a is a struct
+ * sp_exec_arg. */
+struct sp_exec_arg {
+	const char *path;
+};
+long sp_exec_status(void *a);
+
 #endif

@@ -83,18 +83,6 @@ static bool is_cut(const char *mode, int probe)
 	return !strcmp(mode, "stall") ? probe == NL_SILENT : probe == NL_CLOSED;
 }
 
-static int read_port(const char *path)
-{
-	char buf[32];
-	if (!path || sp_read_file(path, buf, sizeof buf) <= 0)
-		return -1;
-	char *end;
-	long p = strtol(buf, &end, 10);
-	if (end == buf || (*end && *end != '\n') || p < 1 || p > 65535)
-		return -1;
-	return (int)p;
-}
-
 static int write_mode(const char *path, const char *text, size_t n)
 {
 	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
@@ -138,7 +126,7 @@ void sp_soak_inject_netloss(struct run *r, struct scen_state *st, unsigned long 
 	if (atomic_load(&r->sch.abort_ops))
 		return;
 	char *portfile = sp_expand(f->portfile, &v), *modefile = sp_expand(f->modefile, &v);
-	int port = read_port(portfile);
+	int port = sp_soak_port_read(portfile);
 	const char *why = NULL;
 	struct restorer x = {.r = r, .path = modefile, .oldn = -1};
 	if (port < 0)

@@ -35,39 +35,6 @@
 #define QMP_TIMEOUT_MS 5000
 #define QMP_BUF 65536
 
-static int cmp_line(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* the state command's stdout lines (trimmed, non-empty), sorted; -1 when it
- * could not run, did not exit 0 or printed more than it keeps */
-static int read_state(struct run *r, const sp_soak_wfault *f, const sp_soak_vars *v, sp_strv *out)
-{
-	char **argv = sp_soak_expand_argv(&f->state, v);
-	sp_soak_capture *cap = sp_xcalloc(1, sizeof *cap);
-	sp_soak_proc_result pr;
-	sp_error err;
-	sp_soak_run_opts ro = {.timeout_ms = r->w.timeout_ms, .interrupt_ms = -1, .envp = r->envp, .stderr_null = true};
-	int rc = argv ? sp_proc_run(argv, &ro, cap, &pr, &err) : -1;
-	sp_soak_free_argv(argv);
-	if (rc < 0 || !sp_proc_ok(&pr) || cap->total > cap->head_len) {
-		free(cap);
-		return -1;
-	}
-	char *text = sp_capture_text(cap, NULL);
-	free(cap);
-	for (char *save = NULL, *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
-		char *t = sp_trim(l);
-		if (*t)
-			sp_strv_push(out, t);
-	}
-	free(text);
-	if (out->n)
-		qsort(out->v, out->n, sizeof *out->v, cmp_line);
-	return 0;
-}
-
 /* QMP over a unix socket: a line-oriented JSON exchange, bounded in size and time */
 struct qmp {
 	int fd;
@@ -222,7 +189,7 @@ void sp_soak_inject_vm_fault(struct run *r, struct scen_state *st, unsigned long
 	}
 	sp_strv before = {0}, after = {0};
 	if (!why[0]) {
-		if (read_state(r, f, &v, &before) < 0)
+		if (sp_soak_command_lines(r, &f->state, &v, &before) < 0)
 			snprintf(why, sizeof why, "state-unreadable");
 		else if (!before.n)
 			snprintf(why, sizeof why, "no-state"); /* nothing to reconcile: not injected */
@@ -248,7 +215,7 @@ void sp_soak_inject_vm_fault(struct run *r, struct scen_state *st, unsigned long
 	uint64_t end = sp_now_ns();
 	size_t tl = strlen(target);
 	if (injected) {
-		int lr = read_state(r, f, &v, &after);
+		int lr = sp_soak_command_lines(r, &f->state, &v, &after);
 		bool same = lr == 0 && after.n == before.n;
 		for (size_t i = 0; same && i < after.n; i++)
 			same = !strcmp(after.v[i], before.v[i]);

@@ -85,11 +85,9 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* F04: run the tasks command; its stdout lines (trimmed, non-empty), sorted.
- * -1 when it could not run, did not exit 0 or printed more than it keeps. */
-static int list_tasks(struct run *r, const sp_soak_wfault *f, const sp_soak_vars *v, sp_strv *out)
+int sp_soak_command_lines(struct run *r, const sp_strv *cmd, const sp_soak_vars *v, sp_strv *out)
 {
-	char **argv = sp_soak_expand_argv(&f->tasks, v);
+	char **argv = sp_soak_expand_argv(cmd, v);
 	sp_soak_capture *cap = sp_xcalloc(1, sizeof *cap);
 	sp_soak_proc_result pr;
 	sp_error err;
@@ -111,6 +109,12 @@ static int list_tasks(struct run *r, const sp_soak_wfault *f, const sp_soak_vars
 	if (out->n)
 		qsort(out->v, out->n, sizeof *out->v, cmp_str);
 	return 0;
+}
+
+/* F04/F09: the tasks command's lines */
+static int list_tasks(struct run *r, const sp_soak_wfault *f, const sp_soak_vars *v, sp_strv *out)
+{
+	return sp_soak_command_lines(r, &f->tasks, v, out);
 }
 
 /* the processes of a fault target: pidfds of the target and its descendants */

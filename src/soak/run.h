@@ -201,6 +201,10 @@ int sp_soak_port_accepts(int port);
 void sp_soak_sleep_unless_aborted(struct run *r, int ms);
 int sp_soak_port_read(const char *path);
 int sp_soak_fault_list(struct run *r, const sp_soak_wfault *f, const sp_soak_vars *v, sp_strv *out);
+/* run cmd (placeholders expanded with v); its stdout lines (trimmed,
+ * non-empty), sorted; -1 when it could not run, did not exit 0 or printed
+ * more than a capture keeps (F04/F09's tasks, F08's state) */
+int sp_soak_command_lines(struct run *r, const sp_strv *cmd, const sp_soak_vars *v, sp_strv *out);
 
 /* fault_registry.c (F05) and fault_upgrade.c (F09): inject the scenario's
  * fault after its step, run the recover steps, record it; false when the
