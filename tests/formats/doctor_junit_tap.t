@@ -24,7 +24,7 @@ is "$(xmllint --xpath 'count(/testsuites/@skipped)' "$T/strict.xml")" 0 "no skip
 times=$(grep -oE 'time="[^"]*"' "$T/strict.xml" | grep -vcE 'time="[0-9]+\.[0-9]{3}"')
 is "$times" 0 "every time= has exactly 3 decimals"
 
-"$SP_DOCTOR" --profile strict -k fs.writable --set "fs.writable=$bad" --format junit >"$T/utf8.xml"
+"$SP_DOCTOR" --profile strict -k id:fs.writable_paths --set "fs.writable=$bad" --format junit >"$T/utf8.xml"
 like "$(cat -v "$T/utf8.xml")" 'nonexistent' "the hostile path is in the report"
 TAP_NAME="invalid UTF-8, a surrogate, a control and ]]> in a path: JUnit still validates" \
 	ok xmllint --noout --schema "$XSD" "$T/utf8.xml"
@@ -52,7 +52,7 @@ isnt "$prc" 0 "prove agrees: FAIL"
 unlike "$out" 'Parse errors' "no parse error in a failing report"
 nfail=$(grep -c '^not ok' "$T/strict.tap")
 like "$out" "Failed $nfail/" "prove counts the same failures ($nfail)"
-"$SP_DOCTOR" --profile strict -k fs.writable --set "fs.writable=$bad" --format tap >"$T/utf8.tap"
+"$SP_DOCTOR" --profile strict -k id:fs.writable_paths --set "fs.writable=$bad" --format tap >"$T/utf8.tap"
 out=$(prove -v --exec cat "$T/utf8.tap" 2>&1)
 unlike "$out" 'Parse errors' "a hostile path gives no TAP parse error"
 TAP_NAME="the TAP file is well-formed UTF-8" ok bash -c "iconv -f UTF-8 -t UTF-8 '$T/utf8.tap' >/dev/null"
