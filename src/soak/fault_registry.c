@@ -207,8 +207,8 @@ static void *undo_main(void *arg)
 {
 	struct undo *u = arg;
 	uint64_t now = sp_now_ns();
-	if (u->at_ns > now)
-		sp_soak_sleep_unless_aborted(u->r, (int)((u->at_ns - now) / 1000000ull));
+	if (u->at_ns > now) /* rounded up: never undone before the window has ended */
+		sp_soak_sleep_unless_aborted(u->r, (int)((u->at_ns - now + 999999ull) / 1000000ull));
 	u->rc = write_mode(u->modefile, "pass");
 	u->done_ns = sp_now_ns();
 	return NULL;
