@@ -102,7 +102,10 @@ static bool find_from(const char *line, const char *lower, size_t off, size_t *s
 			regmatch_t g = m[shapes[i].group];
 			size_t s = o + (size_t)g.rm_so, e = o + (size_t)g.rm_eo;
 			if (g.rm_so >= 0 && e > s && !(e - s == strlen(REDACTED) && !memcmp(line + s, REDACTED, e - s))) {
-				if (!found || s < *so) {
+				/* the earliest, and of those the longest: two shapes over one value
+				 * (a key=value whose value is an Authorization header's) are
+				 * redacted as one */
+				if (!found || s < *so || (s == *so && e > *eo)) {
 					*so = s;
 					*eo = e;
 					*name = shapes[i].name;
@@ -159,7 +162,11 @@ static char *redact_line(const char *line)
 		char *n = sp_xasprintf("%.*s" REDACTED "%s", (int)so, cur, cur + eo);
 		free(cur);
 		cur = n;
-		off = so + strlen(REDACTED);
+		/* from the line's start again: a shape whose match begins before
+		 * this redaction (an Authorization header around a key=value) may
+		 * still hold what is left of the value; a value that is exactly
+		 * [REDACTED] is never found again, so each step removes a secret */
+		off = 0;
 	}
 	/* cannot converge (cannot happen: each step consumes the line): the
 	 * whole line goes */
