@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Helpers for the R24/E72 composition tests (tests/soak/r24_*.t); source
 # after tests/lib/tap.sh and tests/soak/lib.sh.
 
