@@ -6,7 +6,9 @@
 #   cycles; F04 reconciled the services' tasks.
 # - ground truth from the host, outside the run: while the storage cycle
 #   holds its lease and committed snapshot, this test lists them through the
-#   run's socket; the run's containerd and shims are seen, then gone.
+#   run's socket; the run's containerd and shims are seen, then gone; the
+#   workload's own inventory, then, lists the lease, the snapshot, the
+#   namespace, the image, a service's task, content blobs and the shims.
 # - the host as found: processes, mounts, cgroups, runc states, listeners,
 #   the system containerd's namespaces naming the prefix, the state root:
 #   the same before and after (tests/soak/r24lib.sh host_state).
@@ -53,6 +55,14 @@ like "$($x snapshots ls 2>/dev/null | awk '$1 == "c'"$prefix"'-r24sto-1" { print
 mid=$(host_state spr24c "$tmp")
 like "$(echo "$mid" | grep '^processes:')" 'processes:.*containerd.*containerd-shim' "host reading during the run: the run's containerd and shims"
 like "$(echo "$mid" | grep '^cgroups:')" "cgroups:.*$prefix" "host reading during the run: the run's cgroups"
+inv=$(sh "$state/inventory.sh" | jq -r '.resources[] | .type + " " + .id')
+ok grep -qx "lease $prefix/l$prefix-r24sto-1" <<<"$inv"
+ok grep -qx "snapshot $prefix/c$prefix-r24sto-1" <<<"$inv"
+ok grep -qx "namespace $prefix" <<<"$inv"
+ok grep -qx "image $prefix/$prefix.local/bb:1" <<<"$inv"
+ok grep -qx "task $prefix/svc-a" <<<"$inv"
+ok grep -q "^blob " <<<"$inv"
+ok grep -q "^process [0-9]*:containerd-shim" <<<"$inv"
 rm -f "$h"
 wait "$pid"
 rc=$?

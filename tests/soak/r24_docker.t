@@ -6,7 +6,9 @@
 #   cycles; F01 and F02 recovered; the R24 profile's duration is not run here.
 # - ground truth from the host, outside the run: a runc container's limits
 #   read in its cgroup while it runs, and a container's loopback port
-#   answering this test's own client while the network cycle runs.
+#   answering this test's own client while the network cycle runs; the
+#   workload's own inventory, then, lists the containers, the image, the
+#   daemon, a container's state on disk and the container's listener.
 # - the host as found: processes, mounts, cgroups, runc states, listeners,
 #   the system engine's containers naming the prefix, the state root: the
 #   same before and after (tests/soak/r24lib.sh host_state), a reading
@@ -50,10 +52,16 @@ is "$lim" "33554432" "host: the lifecycle container's cgroup holds its 32 MiB li
 mid=$(host_state spr24d "$tmp") # the reading sees the run while it goes
 like "$(echo "$mid" | grep '^processes:')" 'processes:.*dockerd' "host reading during the run: the run's dockerd"
 like "$(echo "$mid" | grep '^cgroups:')" "cgroups:.*$prefix" "host reading during the run: the run's cgroups"
+inv=$(sh "$state/inventory.sh" | jq -r '.resources[] | .type + " " + .id')
+like "$(echo "$inv" | grep -c '^container ')" '^[3-9]$' "the workload's inventory, during the run: the containers (the two services, the cycle's)"
+ok grep -q "^image " <<<"$inv"
+ok grep -q "^process [0-9]*:dockerd$" <<<"$inv"
+ok grep -q "^container-state ${cid:0:12}$" <<<"$inv"
 rm -f "$h"
 for i in $(seq 600); do h=$(ls "$state"/*-r24net-1.hold 2>/dev/null) && break; sleep 0.1; done
 port=$(cat "$state/$prefix-r24net-1.port" 2>/dev/null)
 is "$(curl -s --max-time 5 "http://127.0.0.1:$port/")" "ok-$prefix" "host: this test's client gets the container's page on 127.0.0.1:$port"
+like "$(sh "$state/inventory.sh" | jq -r '.resources[] | select(.type == "listener") | .id')" "^127.0.0.1:$port\$" "the workload's inventory, during the run: the container's listener"
 rm -f "$h"
 wait "$pid"
 rc=$?
