@@ -19,6 +19,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "core/outcome.h"
 #include "core/util.h"
 #include "yaml/ytree.h"
 
@@ -94,22 +95,19 @@ static const char *where(const a3s_kv *m, const char *key, char *buf, size_t buf
 	return buf;
 }
 
-/* the first problem of the metadata, or NULL; sets the thresholds */
-static const char *check_meta(ctx *c, char *why, size_t whysz)
+/* 0, or -1 with the first problem of the metadata in o; sets the thresholds */
+static int check_meta(ctx *c, sp_outcome *o)
 {
 	const a3s_kv *m = &c->meta;
-	if (m->conflict[0]) {
-		snprintf(why, whysz, "metadata.txt %s", m->conflict);
-		return why;
-	}
+	if (m->conflict[0])
+		return sp_why(o, "metadata.txt %s", m->conflict);
 	if (!*kvs(m, "run_id"))
-		return snprintf(why, whysz, "metadata.txt: run_id missing or empty"), why;
+		return sp_why(o, "metadata.txt: run_id missing or empty");
 	const char *sa = kvs(m, "started_at");
 	if (sp_ev_parse_iso8601(sa, strlen(sa), &c->started_at) < 0) {
 		c->started_at = NAN;
-		snprintf(why, whysz, "metadata.txt line %u: started_at '%.40s' is not an ISO 8601 UTC time of a real date",
-			 a3s_kv_line(m, "started_at"), sa);
-		return why;
+		return sp_why(o, "metadata.txt line %u: started_at '%.40s' is not an ISO 8601 UTC time of a real date",
+			      a3s_kv_line(m, "started_at"), sa);
 	}
 	const char *const *ints;
 	static const char *const host_ints[] = {"soak_duration_secs", "soak_iterations", "soak_interval_secs",
@@ -120,41 +118,37 @@ static const char *check_meta(ctx *c, char *why, size_t whysz)
 	if (!c->cluster) {
 		const char *suites = a3s_kv_get(m, "selected_suites");
 		if (!suites || !*suites)
-			return snprintf(why, whysz, "metadata.txt: selected_suites missing or empty"), why;
+			return sp_why(o, "metadata.txt: selected_suites missing or empty");
 		int selected = 0;
 		for (size_t i = 0; i < SP_ARRAY_SIZE(suite_keys); i++) {
 			char b[32];
 			const char *f = suite_flag(suites, suite_keys[i], b, sizeof b);
 			if (!f)
-				return snprintf(why, whysz, "metadata.txt line %u: selected_suites has no %s flag",
-						a3s_kv_line(m, "selected_suites"), suite_keys[i]),
-				       why;
+				return sp_why(o, "metadata.txt line %u: selected_suites has no %s flag",
+					      a3s_kv_line(m, "selected_suites"), suite_keys[i]);
 			if (strcmp(f, "0") && strcmp(f, "1"))
-				return snprintf(why, whysz, "metadata.txt line %u: selected_suites %s=%.20s is not 0 or 1",
-						a3s_kv_line(m, "selected_suites"), suite_keys[i], f),
-				       why;
+				return sp_why(o, "metadata.txt line %u: selected_suites %s=%.20s is not 0 or 1",
+					      a3s_kv_line(m, "selected_suites"), suite_keys[i], f);
 			selected += f[0] == '1';
 		}
 		if (!selected)
-			return snprintf(why, whysz, "metadata.txt line %u: selected_suites selects no work",
-					a3s_kv_line(m, "selected_suites")),
-			       why;
+			return sp_why(o, "metadata.txt line %u: selected_suites selects no work",
+				      a3s_kv_line(m, "selected_suites"));
 		ints = host_ints;
 	} else {
 		static const char *const texts[] = {"runtime_class", "runtime_class_handler"};
 		for (size_t i = 0; i < 2; i++)
 			if (!*kvs(m, texts[i]))
-				return snprintf(why, whysz, "metadata.txt: %s missing or empty", texts[i]), why;
+				return sp_why(o, "metadata.txt: %s missing or empty", texts[i]);
 		static const char *const bools[] = {"skip_smoke", "skip_jobs", "skip_complex", "cleanup", "dry_run"};
 		for (size_t i = 0; i < SP_ARRAY_SIZE(bools); i++) {
 			const char *b = a3s_kv_get(m, bools[i]);
 			char wb[40];
 			if (!b)
-				return snprintf(why, whysz, "metadata.txt: %s missing (0 or 1 wanted)", bools[i]), why;
+				return sp_why(o, "metadata.txt: %s missing (0 or 1 wanted)", bools[i]);
 			if (strcmp(b, "0") && strcmp(b, "1"))
-				return snprintf(why, whysz, "%s: %s '%.20s' is not 0 or 1", where(m, bools[i], wb, sizeof wb),
-						bools[i], b),
-				       why;
+				return sp_why(o, "%s: %s '%.20s' is not 0 or 1", where(m, bools[i], wb, sizeof wb),
+					      bools[i], b);
 		}
 		c->runtime_class = kvs(m, "runtime_class");
 		c->handler = kvs(m, "runtime_class_handler");
@@ -164,11 +158,10 @@ static const char *check_meta(ctx *c, char *why, size_t whysz)
 		c->cleanup = !strcmp(kvs(m, "cleanup"), "1");
 		if (!c->skip_jobs) {
 			if (!*kvs(m, "job_name"))
-				return snprintf(why, whysz, "metadata.txt: job_name missing or empty (jobs not skipped)"), why;
+				return sp_why(o, "metadata.txt: job_name missing or empty (jobs not skipped)");
 			if (!a3s_is_uint(kvs(m, "job_completions"), &c->job_completions) || c->job_completions < 1)
-				return snprintf(why, whysz, "metadata.txt: job_completions '%.20s' is not a positive integer",
-						kvs(m, "job_completions")),
-				       why;
+				return sp_why(o, "metadata.txt: job_completions '%.20s' is not a positive integer",
+					      kvs(m, "job_completions"));
 		}
 		ints = cluster_ints;
 	}
@@ -178,11 +171,9 @@ static const char *check_meta(ctx *c, char *why, size_t whysz)
 		if (!a3s_is_uint(a3s_kv_get(m, ints[k]), &val[k])) {
 			char wb[40];
 			if (!a3s_kv_get(m, ints[k]))
-				return snprintf(why, whysz, "metadata.txt: %s missing (a non-negative integer wanted)", ints[k]),
-				       why;
-			return snprintf(why, whysz, "%s: %s '%.20s' is not a non-negative integer", where(m, ints[k], wb, sizeof wb),
-					ints[k], kvs(m, ints[k])),
-			       why;
+				return sp_why(o, "metadata.txt: %s missing (a non-negative integer wanted)", ints[k]);
+			return sp_why(o, "%s: %s '%.20s' is not a non-negative integer", where(m, ints[k], wb, sizeof wb),
+				      ints[k], kvs(m, ints[k]));
 		}
 	/* the verifier gates the run fixed: the stricter of them and the flags */
 	long long *g = c->cluster ? val : val + 3;
@@ -190,7 +181,7 @@ static const char *check_meta(ctx *c, char *why, size_t whysz)
 	c->min_samples = c->o.min_samples > g[1] ? c->o.min_samples : g[1];
 	c->min_span = c->o.min_span_s > g[2] ? c->o.min_span_s : g[2];
 	c->max_gap = !c->o.max_gap_s ? g[3] : !g[3] ? c->o.max_gap_s : c->o.max_gap_s < g[3] ? c->o.max_gap_s : g[3];
-	return NULL;
+	return 0;
 }
 
 /* ---- the summary ------------------------------------------------------------ */
@@ -632,16 +623,16 @@ static void gate_host_files(ctx *c)
 /* ---- cluster ----------------------------------------------------------------- */
 /* a kubectl artifact: present, non-empty, without a collection error; on
  * failure writes why and returns false */
-static bool kubectl_ok(ctx *c, const char *name, a3s_text *x, char *why, size_t whysz)
+static bool kubectl_ok(ctx *c, const char *name, a3s_text *x, sp_outcome *o)
 {
 	sp_error e;
 	if (a3s_text_load(x, c->dir, name, &e) < 0) {
-		snprintf(why, whysz, "%s", e.msg);
+		sp_why(o, "%s", e.msg);
 		return false;
 	}
 	unsigned l = a3s_kubectl_error(x);
 	if (l) {
-		snprintf(why, whysz, "%s line %u: a kubectl collection error", name, l);
+		sp_why(o, "%s line %u: a kubectl collection error", name, l);
 		a3s_text_free(x);
 		return false;
 	}
@@ -659,8 +650,29 @@ struct cl {
 	a3s_rows names, labels, prc, pnodes, pstat, events;
 	sp_ev_strset selected, final_pods;
 	size_t final_n;
-	long long sel; /* final selected_nodes sample */
+	size_t fr;       /* the final sample's row, SIZE_MAX when none */
+	long long sel;   /* final selected_nodes sample */
+	long long total; /* final pods_total sample */
 };
+
+/* The cluster gates, each id beside its judge, in the order they are
+ * reported. A judge reads the bundle and reports its gate (or nothing when
+ * metadata.txt says the part was skipped); it may use what an earlier judge
+ * found in k (the artifacts, the selected nodes, the final pods). Adding a
+ * cluster gate: its id in the gate catalogue (evidence/evidence.h), a line
+ * here and its judge. */
+#define A3S_CLUSTER_GATES(X) \
+	X(A3S_ARTIFACTS, judge_artifacts) \
+	X(A3S_RUNTIMECLASS, judge_runtimeclass) \
+	X(A3S_NODES, judge_nodes) \
+	X(A3S_PODS, judge_pods) \
+	X(A3S_POD_EVIDENCE, judge_pod_evidence) \
+	X(A3S_EVENTS, judge_events) \
+	X(A3S_SMOKE_EXEC, judge_smoke_exec) \
+	X(A3S_JOBS, judge_jobs) \
+	X(A3S_COMPLEX, judge_complex) \
+	X(A3S_POST_CLEANUP, judge_post_cleanup)
+typedef void cluster_judge(ctx *c, struct cl *k, sp_ev_gate_ref id);
 
 static a3s_text *art(struct cl *k, const char *name)
 {
@@ -686,23 +698,23 @@ static bool unique_first(const a3s_rows *rs, sp_ev_strset *set, const char **dup
 }
 
 /* the same unique first-column names in both (first difference in why) */
-static bool same_names(const a3s_rows *a, const char *an, const a3s_rows *b, const char *bn, char *why, size_t whysz)
+static bool same_names(const a3s_rows *a, const char *an, const a3s_rows *b, const char *bn, sp_outcome *o)
 {
 	_cleanup_strset_ sp_ev_strset sa = {0};
 	_cleanup_strset_ sp_ev_strset sb = {0};
 	const char *dup;
 	if (!a->n || !b->n)
-		return snprintf(why, whysz, "%s has no rows", !a->n ? an : bn), false;
+		return sp_why(o, "%s has no rows", !a->n ? an : bn), false;
 	if (!unique_first(a, &sa, &dup))
-		return snprintf(why, whysz, "%s lists %.60s twice", an, dup), false;
+		return sp_why(o, "%s lists %.60s twice", an, dup), false;
 	if (!unique_first(b, &sb, &dup))
-		return snprintf(why, whysz, "%s lists %.60s twice", bn, dup), false;
+		return sp_why(o, "%s lists %.60s twice", bn, dup), false;
 	for (size_t i = 0; i < b->n; i++)
 		if (sp_strset_get(&sa, b->r[i].f[0], strlen(b->r[i].f[0])) == SIZE_MAX)
-			return snprintf(why, whysz, "%s line %u: %.60s is not in %s", bn, b->r[i].line, b->r[i].f[0], an), false;
+			return sp_why(o, "%s line %u: %.60s is not in %s", bn, b->r[i].line, b->r[i].f[0], an), false;
 	for (size_t i = 0; i < a->n; i++)
 		if (sp_strset_get(&sb, a->r[i].f[0], strlen(a->r[i].f[0])) == SIZE_MAX)
-			return snprintf(why, whysz, "%s line %u: %.60s is not in %s", an, a->r[i].line, a->r[i].f[0], bn), false;
+			return sp_why(o, "%s line %u: %.60s is not in %s", an, a->r[i].line, a->r[i].f[0], bn), false;
 	return true;
 }
 
@@ -748,25 +760,25 @@ static bool is_exec_pass(const a3s_row *r)
  * one successful exec; then every successful exec's pod unique and in the
  * final pod evidence (and, when nodes is given, on a selected node, every
  * selected node covered) */
-static bool exec_ok(ctx *c, struct cl *k, const char *name, bool nodes, const char *const *workloads, size_t nw, char *why,
-		    size_t whysz)
+static bool exec_ok(ctx *c, struct cl *k, const char *name, bool nodes, const char *const *workloads, size_t nw,
+		    sp_outcome *o)
 {
 	a3s_text x;
 	sp_error e;
 	if (a3s_text_load(&x, c->dir, name, &e) < 0)
-		return snprintf(why, whysz, "%s", e.msg), false;
+		return sp_why(o, "%s", e.msg), false;
 	bool ok = false;
 	a3s_rows rs = {0};
 	if (!a3s_line_starting(&x, "pod="))
-		snprintf(why, whysz, "%s lists no pods", name);
+		sp_why(o, "%s lists no pods", name);
 	else if (!a3s_line_starting(&x, "A3S_BOX_EXEC_OK "))
-		snprintf(why, whysz, "%s has no A3S_BOX_EXEC_OK marker", name);
+		sp_why(o, "%s has no A3S_BOX_EXEC_OK marker", name);
 	else if (a3s_line_starting(&x, "pod_list_result=fail"))
-		snprintf(why, whysz, "%s line %u: listing the pods failed", name, a3s_line_starting(&x, "pod_list_result=fail"));
+		sp_why(o, "%s line %u: listing the pods failed", name, a3s_line_starting(&x, "pod_list_result=fail"));
 	else if (a3s_line_starting(&x, "exec_result=fail"))
-		snprintf(why, whysz, "%s line %u: an exec failed", name, a3s_line_starting(&x, "exec_result=fail"));
+		sp_why(o, "%s line %u: an exec failed", name, a3s_line_starting(&x, "exec_result=fail"));
 	else if (!a3s_line_starting(&x, "exec_result=pass pod="))
-		snprintf(why, whysz, "%s has no successful exec", name);
+		sp_why(o, "%s has no successful exec", name);
 	else {
 		a3s_rows_make(&rs, &x);
 		_cleanup_strset_ sp_ev_strset on = {0};
@@ -782,10 +794,10 @@ static bool exec_ok(ctx *c, struct cl *k, const char *name, bool nodes, const ch
 			const char *node = field_of(r, "node"), *pod = field_of(r, "pod"), *w = field_of(r, "workload");
 			if (nodes) {
 				if (none(node))
-					ok = false, snprintf(why, whysz, "%s line %u: a successful exec on no node", name, r->line);
+					ok = false, sp_why(o, "%s line %u: a successful exec on no node", name, r->line);
 				else if (sp_strset_get(&k->selected, node, strlen(node)) == SIZE_MAX)
-					ok = false, snprintf(why, whysz, "%s line %u: a successful exec on unselected node %.60s", name,
-							     r->line, node);
+					ok = false, sp_why(o, "%s line %u: a successful exec on unselected node %.60s", name,
+							   r->line, node);
 				else
 					sp_strset_put(&on, node, strlen(node), i);
 			}
@@ -794,23 +806,23 @@ static bool exec_ok(ctx *c, struct cl *k, const char *name, bool nodes, const ch
 			if (!ok)
 				break;
 			if (none(pod))
-				ok = false, snprintf(why, whysz, "%s line %u: a successful exec of no pod", name, r->line);
+				ok = false, sp_why(o, "%s line %u: a successful exec of no pod", name, r->line);
 			else if (sp_strset_put(&pods, pod, strlen(pod), i) != SIZE_MAX)
-				ok = false, snprintf(why, whysz, "%s line %u: pod %.60s exec'd successfully twice", name, r->line, pod);
+				ok = false, sp_why(o, "%s line %u: pod %.60s exec'd successfully twice", name, r->line, pod);
 			else if (sp_strset_get(&k->final_pods, pod, strlen(pod)) == SIZE_MAX)
-				ok = false, snprintf(why, whysz, "%s line %u: pod %.60s is not in the final pod evidence", name,
-						     r->line, pod);
+				ok = false, sp_why(o, "%s line %u: pod %.60s is not in the final pod evidence", name,
+						   r->line, pod);
 		}
 		if (ok && !k->final_n)
-			ok = false, snprintf(why, whysz, "final-pod-statuses.tsv has no pods for %s to refer to", name);
+			ok = false, sp_why(o, "final-pod-statuses.tsv has no pods for %s to refer to", name);
 		if (ok && nodes)
 			for (size_t i = 0; i < k->names.n && ok; i++)
 				if (sp_strset_get(&on, k->names.r[i].f[0], strlen(k->names.r[i].f[0])) == SIZE_MAX)
-					ok = false, snprintf(why, whysz, "%s: no successful exec on selected node %.60s", name,
-							     k->names.r[i].f[0]);
+					ok = false, sp_why(o, "%s: no successful exec on selected node %.60s", name,
+							   k->names.r[i].f[0]);
 		for (size_t i = 0; i < nw && ok; i++)
 			if (sp_strset_get(&wl, workloads[i], strlen(workloads[i])) == SIZE_MAX)
-				ok = false, snprintf(why, whysz, "%s: no successful exec of workload %s", name, workloads[i]);
+				ok = false, sp_why(o, "%s: no successful exec of workload %s", name, workloads[i]);
 		(void)npass;
 	}
 	a3s_rows_free(&rs);
@@ -835,11 +847,12 @@ static void cl_free(struct cl *k)
 /* the text of a scalar node, or NULL */
 static const char *scalar(const sp_ynode *n) { return n && n->kind == SP_YN_SCALAR ? n->str : NULL; }
 
-static void gate_runtimeclass(ctx *c, struct cl *k)
+/* the RuntimeClass object */
+static void judge_runtimeclass(ctx *c, struct cl *k, sp_ev_gate_ref id)
 {
 	a3s_text *x = art(k, "runtimeclass.yaml");
 	if (!x || !c->meta_ok) {
-		sp_verdict_na(c->v, SP_GREF(A3S_RUNTIMECLASS), !x ? "runtimeclass.yaml is not a valid artifact" : "metadata.txt is invalid");
+		sp_verdict_na(c->v, id, !x ? "runtimeclass.yaml is not a valid artifact" : "metadata.txt is invalid");
 		return;
 	}
 	sp_error e = {0};
@@ -870,386 +883,444 @@ static void gate_runtimeclass(ctx *c, struct cl *k)
 				 sel ? sel : "missing");
 	}
 	if (why[0])
-		GATE(false, SP_GREF(A3S_RUNTIMECLASS), "mismatch", c->runtime_class, "%s", why);
+		GATE(false, id, "mismatch", c->runtime_class, "%s", why);
 	else
-		GATE(true, SP_GREF(A3S_RUNTIMECLASS), c->runtime_class, c->runtime_class,
+		GATE(true, id, c->runtime_class, c->runtime_class,
 		     "RuntimeClass %s with handler %s, scheduled on nodes labelled a3s-box.io/runtime=true", c->runtime_class,
 		     c->handler);
 	sp_ydoc_free(doc);
 }
 
+/* the artifacts every cluster bundle has */
+static void judge_artifacts(ctx *c, struct cl *k, sp_ev_gate_ref id)
+{
+	char m[64];
+	size_t bad = 0;
+	char first[300] = "";
+	for (size_t i = 0; i < SP_ARRAY_SIZE(always_artifacts); i++) {
+		sp_outcome o = {0};
+		k->ok[i] = kubectl_ok(c, always_artifacts[i], &k->x[i], &o);
+		if (!k->ok[i] && !bad++)
+			snprintf(first, sizeof first, "%s", o.why);
+	}
+	snprintf(m, sizeof m, "%zu bad", bad);
+	if (bad)
+		GATE(false, id, m, "0 bad", "%zu required kubectl artifact(s) missing, empty or with a collection error; first: %s",
+		     bad, first);
+	else
+		GATE(true, id, m, "0 bad", "%zu required kubectl artifacts present, none with a collection error",
+		     SP_ARRAY_SIZE(always_artifacts));
+}
+
+/* selected nodes in the final sample: count, names, labels */
+static void judge_nodes(ctx *c, struct cl *k, sp_ev_gate_ref id)
+{
+	if (k->fr == SIZE_MAX) {
+		sp_verdict_na(c->v, id, "resource-samples.tsv has no final sample");
+		return;
+	}
+	sp_outcome o = {0};
+	char m[64];
+	k->sel = cell_int(c, k->fr, "selected_nodes");
+	a3s_text *nx = art(k, "selected-node-names.txt"), *lx = art(k, "selected-node-labels.tsv");
+	if (nx)
+		a3s_rows_make(&k->names, nx);
+	if (lx)
+		a3s_rows_make(&k->labels, lx);
+	const char *dup;
+	if (k->sel <= 0)
+		sp_why(&o, "the final sample selected no nodes");
+	else if (!nx || !lx)
+		sp_why(&o, "%s is not a valid artifact", !nx ? "selected-node-names.txt" : "selected-node-labels.tsv");
+	else if ((long long)k->names.n != k->sel)
+		sp_why(&o, "selected-node-names.txt has %zu rows for %lld selected nodes", k->names.n, k->sel);
+	else if (!unique_first(&k->names, &k->selected, &dup))
+		sp_why(&o, "selected-node-names.txt lists %.60s twice", dup);
+	else if ((long long)k->labels.n != k->sel)
+		sp_why(&o, "selected-node-labels.tsv has %zu rows for %lld selected nodes", k->labels.n, k->sel);
+	else if (!same_names(&k->names, "selected-node-names.txt", &k->labels, "selected-node-labels.tsv", &o))
+		;
+	else
+		for (size_t i = 0; i < k->labels.n && !o.why[0]; i++) {
+			const a3s_row *r = &k->labels.r[i];
+			if (r->nf < 2 || strcmp(r->f[1], "true"))
+				sp_why(&o, "selected-node-labels.tsv line %u: %.60s has a3s-box.io/runtime=%.20s, not true", r->line,
+				       r->f[0], r->nf > 1 ? r->f[1] : "");
+			else if (r->nf < 3 || strcmp(r->f[2], "production-soak"))
+				sp_why(&o, "selected-node-labels.tsv line %u: %.60s has a3s-box.io/test-tier=%.30s, not production-soak",
+				       r->line, r->f[0], r->nf > 2 ? r->f[2] : "");
+		}
+	snprintf(m, sizeof m, "%lld nodes", k->sel);
+	if (o.why[0])
+		GATE(false, id, m, "enrolled production-soak nodes", "%s", o.why);
+	else
+		GATE(true, id, m, "enrolled production-soak nodes",
+		     "%lld selected node(s), each listed once and labelled a3s-box.io/runtime=true, test-tier=production-soak", k->sel);
+}
+
+/* pods and jobs in the samples */
+static void judge_pods(ctx *c, struct cl *k, sp_ev_gate_ref id)
+{
+	if (k->fr == SIZE_MAX) {
+		sp_verdict_na(c->v, id, "resource-samples.tsv has no final sample");
+		return;
+	}
+	sp_outcome o = {0};
+	char m[64];
+	size_t fr = k->fr;
+	long long total = cell_int(c, fr, "pods_total"), pending = cell_int(c, fr, "pods_pending"),
+		  unknown = cell_int(c, fr, "pods_unknown"), active = cell_int(c, fr, "job_active");
+	long long failed = 0, restarts = 0, jfailed = 0;
+	for (size_t r = 0; r < c->t.nrow; r++) {
+		long long x;
+		if ((x = cell_int(c, r, "pods_failed")) > failed)
+			failed = x;
+		if ((x = cell_int(c, r, "pod_restarts")) > restarts)
+			restarts = x;
+		if ((x = cell_int(c, r, "job_failed")) > jfailed)
+			jfailed = x;
+	}
+	k->total = total;
+	if (total <= 0)
+		sp_why(&o, "no pods in the final sample");
+	else if (pending)
+		sp_why(&o, "%lld pod(s) still pending in the final sample", pending);
+	else if (failed)
+		sp_why(&o, "pod failures observed: %lld", failed);
+	else if (unknown)
+		sp_why(&o, "%lld pod(s) still unknown in the final sample", unknown);
+	else if (restarts)
+		sp_why(&o, "pod restarts observed: %lld", restarts);
+	else if (active)
+		sp_why(&o, "%lld job(s) still active in the final sample", active);
+	else if (jfailed)
+		sp_why(&o, "job failures observed: %lld", jfailed);
+	snprintf(m, sizeof m, "%lld pods", total);
+	if (o.why[0])
+		GATE(false, id, m, "none pending, failed, unknown, restarted", "%s", o.why);
+	else
+		GATE(true, id, m, "none pending, failed, unknown, restarted",
+		     "%lld pod(s) in the final sample; no pending, failed or unknown pod, restart, active or failed job", total);
+}
+
+/* every final pod row: its RuntimeClass, a selected node, healthy; the first
+ * that is not in o */
+static void final_pod_rows(ctx *c, const struct cl *k, sp_outcome *o)
+{
+	for (size_t i = 0; i < k->prc.n && !o->why[0]; i++)
+		if (k->prc.r[i].nf < 2 || strcmp(k->prc.r[i].f[1], c->runtime_class))
+			sp_why(o, "final-pod-runtimeclasses.tsv line %u: %.60s has runtimeClassName %.40s, not %.40s", k->prc.r[i].line,
+			       k->prc.r[i].f[0], k->prc.r[i].nf > 1 ? k->prc.r[i].f[1] : "(none)", c->runtime_class);
+	for (size_t i = 0; i < k->pnodes.n && !o->why[0]; i++) {
+		const char *node = k->pnodes.r[i].nf > 1 ? k->pnodes.r[i].f[1] : NULL;
+		if (none(node))
+			sp_why(o, "final-pod-nodes.tsv line %u: %.60s is on no node", k->pnodes.r[i].line, k->pnodes.r[i].f[0]);
+		else if (sp_strset_get(&k->selected, node, strlen(node)) == SIZE_MAX)
+			sp_why(o, "final-pod-nodes.tsv line %u: %.60s is on unselected node %.60s", k->pnodes.r[i].line,
+			       k->pnodes.r[i].f[0], node);
+	}
+	for (size_t i = 0; i < k->pstat.n && !o->why[0]; i++) {
+		const a3s_row *r = &k->pstat.r[i];
+		/* (f[i] is never NULL below nf; said for the optimizer) */
+		const char *ph = r->nf > 1 && r->f[1] ? r->f[1] : "", *rs = r->nf > 2 && r->f[2] ? r->f[2] : "";
+		if (strcmp(ph, "Running") && strcmp(ph, "Succeeded"))
+			sp_why(o, "final-pod-statuses.tsv line %u: %.60s is %.30s (Running or Succeeded wanted)", r->line, r->f[0],
+			       *ph ? ph : "(none)");
+		else if (!zero_restarts(rs))
+			sp_why(o, "final-pod-statuses.tsv line %u: %.60s has restart count %.30s", r->line, r->f[0],
+			       *rs ? rs : "(none)");
+	}
+}
+
+/* the final pod artifacts */
+static void judge_pod_evidence(ctx *c, struct cl *k, sp_ev_gate_ref id)
+{
+	if (k->fr == SIZE_MAX) {
+		sp_verdict_na(c->v, id, "resource-samples.tsv has no final sample");
+		return;
+	}
+	sp_outcome o = {0};
+	char m[64];
+	long long total = k->total;
+	a3s_text *rcx = art(k, "final-pod-runtimeclasses.tsv"), *pnx = art(k, "final-pod-nodes.tsv"),
+		 *psx = art(k, "final-pod-statuses.tsv");
+	if (rcx)
+		a3s_rows_make(&k->prc, rcx);
+	if (pnx)
+		a3s_rows_make(&k->pnodes, pnx);
+	if (psx) {
+		a3s_rows_make(&k->pstat, psx);
+		for (size_t i = 0; i < k->pstat.n; i++)
+			sp_strset_put(&k->final_pods, k->pstat.r[i].f[0], strlen(k->pstat.r[i].f[0]), i);
+		k->final_n = k->pstat.n;
+	}
+	if (!rcx || !pnx || !psx)
+		sp_why(&o, "%s is not a valid artifact",
+		       !rcx ? "final-pod-runtimeclasses.tsv" : !pnx ? "final-pod-nodes.tsv"
+								    : "final-pod-statuses.tsv");
+	else if ((long long)k->prc.n != total)
+		sp_why(&o, "final-pod-runtimeclasses.tsv has %zu rows for %lld pods", k->prc.n, total);
+	else if ((long long)k->pnodes.n != total)
+		sp_why(&o, "final-pod-nodes.tsv has %zu rows for %lld pods", k->pnodes.n, total);
+	else if ((long long)k->pstat.n != total)
+		sp_why(&o, "final-pod-statuses.tsv has %zu rows for %lld pods", k->pstat.n, total);
+	else if (!same_names(&k->prc, "final-pod-runtimeclasses.tsv", &k->pnodes, "final-pod-nodes.tsv", &o) ||
+		 !same_names(&k->prc, "final-pod-runtimeclasses.tsv", &k->pstat, "final-pod-statuses.tsv", &o))
+		;
+	else if (!c->meta_ok)
+		sp_why(&o, "metadata.txt is invalid (RuntimeClass unknown)");
+	else
+		final_pod_rows(c, k, &o);
+	snprintf(m, sizeof m, "%lld pods", total);
+	if (o.why[0])
+		GATE(false, id, m, "every pod: runtimeClassName, selected node, healthy", "%s", o.why);
+	else
+		GATE(true, id, m, "every pod: runtimeClassName, selected node, healthy",
+		     "the final pod tables name the same %lld pods, each with runtimeClassName %s, on a selected node, Running or Succeeded with no restart",
+		     total, c->runtime_class);
+}
+
+static void judge_events(ctx *c, struct cl *k, sp_ev_gate_ref id)
+{
+	char m[64];
+	a3s_text *ex = art(k, "events.tsv");
+	if (!ex) {
+		sp_verdict_na(c->v, id, "events.tsv is not a valid artifact");
+		return;
+	}
+	a3s_rows_make(&k->events, ex);
+	const a3s_row *w = NULL;
+	for (size_t i = 0; i < k->events.n && !w; i++)
+		if (strcmp(k->events.r[i].f[0], "Normal"))
+			w = &k->events.r[i];
+	snprintf(m, sizeof m, "%zu events", k->events.n);
+	if (w)
+		GATE(false, id, m, "Normal only", "events.tsv line %u: a %.30s event: %.160s", w->line, w->f[0], w->text);
+	else
+		GATE(k->events.n > 0, id, m, "Normal only", "%zu Kubernetes event(s), all Normal", k->events.n);
+}
+
+/* smoke exec on every selected node */
+static void judge_smoke_exec(ctx *c, struct cl *k, sp_ev_gate_ref id)
+{
+	if (!c->meta_ok || c->skip_smoke)
+		return;
+	sp_outcome o = {0};
+	if (k->fr == SIZE_MAX)
+		sp_verdict_na(c->v, id, "resource-samples.tsv has no final sample");
+	else if (exec_ok(c, k, "smoke-exec.txt", true, NULL, 0, &o))
+		GATE(true, id, "every node", "every selected node",
+		     "smoke-exec.txt: a successful exec on each selected node, of pods in the final evidence");
+	else
+		GATE(false, id, "incomplete", "every selected node", "%s", o.why);
+}
+
+/* job-pod-statuses.tsv: every Job pod once, Succeeded, no restart, on a
+ * selected node, in the final pod evidence, as many as the completions */
+static void job_pods(ctx *c, const struct cl *k, const a3s_rows *js, sp_outcome *o)
+{
+	_cleanup_strset_ sp_ev_strset seen = {0};
+	for (size_t i = 0; i < js->n && !o->why[0]; i++) {
+		const a3s_row *r = &js->r[i];
+		const char *ph = r->nf > 1 ? r->f[1] : "", *rs = r->nf > 2 ? r->f[2] : "", *node = r->nf > 3 ? r->f[3] : NULL;
+		if (sp_strset_put(&seen, r->f[0], strlen(r->f[0]), i) != SIZE_MAX)
+			sp_why(o, "job-pod-statuses.tsv line %u: %.60s listed twice", r->line, r->f[0]);
+		else if (strcmp(ph, "Succeeded"))
+			sp_why(o, "job-pod-statuses.tsv line %u: %.60s is %.30s, not Succeeded", r->line, r->f[0], *ph ? ph : "(none)");
+		else if (!zero_restarts(rs))
+			sp_why(o, "job-pod-statuses.tsv line %u: %.60s has restart count %.30s", r->line, r->f[0], *rs ? rs : "(none)");
+		else if (none(node) || sp_strset_get(&k->selected, node, strlen(node)) == SIZE_MAX)
+			sp_why(o, "job-pod-statuses.tsv line %u: %.60s ran on %s node %.60s", r->line, r->f[0],
+			       none(node) ? "no" : "unselected", node ? node : "");
+		else if (sp_strset_get(&k->final_pods, r->f[0], strlen(r->f[0])) == SIZE_MAX)
+			sp_why(o, "job-pod-statuses.tsv line %u: %.60s is not in the final pod evidence", r->line, r->f[0]);
+	}
+	if (!o->why[0] && (long long)js->n != c->job_completions)
+		sp_why(o, "job-pod-statuses.tsv lists %zu Succeeded pods for %lld completions", js->n, c->job_completions);
+	if (!o->why[0] && !k->final_n)
+		sp_why(o, "final-pod-statuses.tsv has no pods");
+}
+
+/* the churn Job */
+static void judge_jobs(ctx *c, struct cl *k, sp_ev_gate_ref id)
+{
+	if (!c->meta_ok || c->skip_jobs)
+		return;
+	static const char *const job_arts[] = {"job.yaml", "job-runtimeclass.txt", "job-pods.txt", "job-pod-statuses.tsv",
+					       "job-logs.txt"};
+	a3s_text jx[SP_ARRAY_SIZE(job_arts)];
+	memset(jx, 0, sizeof jx);
+	sp_outcome o = {0};
+	char m[64];
+	for (size_t i = 0; i < SP_ARRAY_SIZE(job_arts) && !o.why[0]; i++)
+		kubectl_ok(c, job_arts[i], &jx[i], &o);
+	if (!o.why[0]) {
+		a3s_rows rv, js;
+		a3s_rows_make(&rv, &jx[1]);
+		a3s_rows_make(&js, &jx[3]);
+		if (!rv.n || strcmp(rv.r[0].f[0], c->runtime_class))
+			sp_why(&o, "job-runtimeclass.txt: runtimeClassName is %.40s, not %.40s", rv.n ? rv.r[0].f[0] : "missing",
+			       c->runtime_class);
+		else if (k->fr == SIZE_MAX)
+			sp_why(&o, "resource-samples.tsv has no final sample");
+		else
+			job_pods(c, k, &js, &o);
+		if (!o.why[0]) {
+			char rcm[160];
+			snprintf(rcm, sizeof rcm, "A3S_BOX_JOB_RUNTIME_CLASS=%.100s", c->runtime_class);
+			const char *markers[] = {"A3S_BOX_JOB_START ", rcm, "A3S_BOX_JOB_DONE "};
+			for (size_t i = 0; i < 3 && !o.why[0]; i++) {
+				size_t n = a3s_count_lines_with(&jx[4], markers[i]);
+				if ((long long)n != c->job_completions)
+					sp_why(&o, "job-logs.txt: %zu %.*s marker line(s) for %lld completions", n,
+					       (int)strcspn(markers[i], " "), markers[i], c->job_completions);
+			}
+		}
+		if (!o.why[0]) {
+			long long succ = cell_int(c, k->fr, "job_succeeded");
+			if (succ != c->job_completions)
+				sp_why(&o, "the final sample has job_succeeded %lld for %lld completions", succ, c->job_completions);
+		}
+		a3s_rows_free(&rv);
+		a3s_rows_free(&js);
+	}
+	for (size_t i = 0; i < SP_ARRAY_SIZE(job_arts); i++)
+		a3s_text_free(&jx[i]);
+	snprintf(m, sizeof m, "%lld completions", c->job_completions);
+	if (o.why[0])
+		GATE(false, id, m, "every completion proven", "%s", o.why);
+	else
+		GATE(true, id, m, "every completion proven",
+		     "the churn Job ran %lld pods with runtimeClassName %s, all Succeeded on selected nodes with no restart, each logged start to done",
+		     c->job_completions, c->runtime_class);
+}
+
+/* the long-lived complex workloads */
+static void judge_complex(ctx *c, struct cl *k, sp_ev_gate_ref id)
+{
+	if (!c->meta_ok || c->skip_complex)
+		return;
+	static const char *const wl[][2] = {{"redis", "REDIS_SOAK"}, {"postgres", "PG_SOAK"}, {"nginx", "NGINX_SOAK"}, {"python", "PY_SOAK"}};
+	static const char *const wnames[] = {"redis", "postgres", "nginx", "python"};
+	a3s_text lx;
+	sp_outcome o = {0};
+	if (kubectl_ok(c, "complex-logs.txt", &lx, &o)) {
+		for (size_t i = 0; i < SP_ARRAY_SIZE(wl) && !o.why[0]; i++) {
+			bool found = false;
+			for (const char *l = lx.buf; l && l < lx.buf + lx.len && !found;) {
+				const char *nl = memchr(l, '\n', (size_t)(lx.buf + lx.len - l));
+				size_t ll = nl ? (size_t)(nl - l) : (size_t)(lx.buf + lx.len - l);
+				found = memmem(l, ll, wl[i][0], strlen(wl[i][0])) && memmem(l, ll, wl[i][1], strlen(wl[i][1]));
+				l = nl ? nl + 1 : NULL;
+			}
+			if (!found)
+				sp_why(&o, "complex-logs.txt: no %s line of the %s workload", wl[i][1], wl[i][0]);
+		}
+		a3s_text_free(&lx);
+	}
+	if (!o.why[0] && k->fr == SIZE_MAX)
+		sp_why(&o, "resource-samples.tsv has no final sample");
+	if (!o.why[0])
+		exec_ok(c, k, "complex-exec.txt", false, wnames, SP_ARRAY_SIZE(wnames), &o);
+	if (o.why[0])
+		GATE(false, id, "incomplete", "redis, postgres, nginx, python", "%s", o.why);
+	else
+		GATE(true, id, "all four", "redis, postgres, nginx, python",
+		     "each complex workload logged its marker and answered a successful exec");
+}
+
+/* post-cleanup-counts.tsv: typed, in time order, one post-cleanup row,
+ * counted after the final sample, every count zero; the first problem in o */
+static void post_cleanup_counts(ctx *c, const struct cl *k, sp_outcome *o)
+{
+	a3s_table pc;
+	sp_error e;
+	if (a3s_table_load(&pc, c->dir, "post-cleanup-counts.tsv", &e) < 0) {
+		sp_why(o, "%s", e.msg);
+		return;
+	}
+	static const char *const cols[] = {"smoke_daemonsets", "smoke_pods", "complex_pods", "churn_jobs", "churn_pods"};
+	int cts = a3s_table_col(&pc, "timestamp"), cph = a3s_table_col(&pc, "phase");
+	if (cts < 0 || cph < 0)
+		sp_why(o, "post-cleanup-counts.tsv: required column %s missing", cts < 0 ? "timestamp" : "phase");
+	for (size_t i = 0; i < SP_ARRAY_SIZE(cols) && !o->why[0]; i++)
+		if (a3s_table_col(&pc, cols[i]) < 0)
+			sp_why(o, "post-cleanup-counts.tsv: required column %s missing", cols[i]);
+	size_t nrows = 0, row = SIZE_MAX;
+	double prev = -INFINITY, when = 0;
+	for (size_t r = 0; r < pc.nrow && !o->why[0]; r++) {
+		double ep;
+		const char *ts = a3s_cell(&pc, r, cts);
+		if (sp_ev_parse_iso8601(ts, strlen(ts), &ep) < 0)
+			sp_why(o, "post-cleanup-counts.tsv line %u: timestamp '%.40s' is not an ISO 8601 UTC time", pc.line[r], ts);
+		else if (ep < prev)
+			sp_why(o, "post-cleanup-counts.tsv line %u: timestamp goes back", pc.line[r]);
+		prev = ep;
+		for (size_t i = 0; i < SP_ARRAY_SIZE(cols) && !o->why[0]; i++) {
+			long long x;
+			if (!a3s_is_uint(a3s_cell(&pc, r, a3s_table_col(&pc, cols[i])), &x))
+				sp_why(o, "post-cleanup-counts.tsv line %u: %s '%.30s' is not a non-negative integer", pc.line[r],
+				       cols[i], a3s_cell(&pc, r, a3s_table_col(&pc, cols[i])));
+		}
+		if (!strcmp(a3s_cell(&pc, r, cph), "post-cleanup"))
+			nrows++, row = r, when = ep;
+	}
+	if (!o->why[0] && !pc.nrow)
+		sp_why(o, "post-cleanup-counts.tsv has no rows");
+	if (!o->why[0] && nrows != 1)
+		sp_why(o, "post-cleanup-counts.tsv has %zu post-cleanup rows (exactly 1 wanted)", nrows);
+	if (!o->why[0]) {
+		if (k->fr == SIZE_MAX)
+			sp_why(o, "resource-samples.tsv has no final sample");
+		else if (when < c->ep[k->fr])
+			sp_why(o, "post-cleanup-counts.tsv line %u: the post-cleanup count is earlier than the final sample",
+			       pc.line[row]);
+	}
+	for (size_t i = 0; i < SP_ARRAY_SIZE(cols) && !o->why[0]; i++) {
+		long long x = 0;
+		a3s_is_uint(a3s_cell(&pc, row, a3s_table_col(&pc, cols[i])), &x);
+		if (x)
+			sp_why(o, "post-cleanup-counts.tsv line %u: %lld %s still present", pc.line[row], x, cols[i]);
+	}
+	a3s_table_free(&pc);
+}
+
+/* after cleanup: nothing left */
+static void judge_post_cleanup(ctx *c, struct cl *k, sp_ev_gate_ref id)
+{
+	if (!c->meta_ok || !c->cleanup)
+		return;
+	sp_outcome o = {0};
+	a3s_text nsx, gax;
+	memset(&nsx, 0, sizeof nsx);
+	memset(&gax, 0, sizeof gax);
+	if (kubectl_ok(c, "post-cleanup-namespace.txt", &nsx, &o) && kubectl_ok(c, "post-cleanup-get-all.txt", &gax, &o))
+		post_cleanup_counts(c, k, &o);
+	a3s_text_free(&nsx);
+	a3s_text_free(&gax);
+	if (o.why[0])
+		GATE(false, id, "left over", "nothing left", "%s", o.why);
+	else
+		GATE(true, id, "nothing left", "nothing left",
+		     "after cleanup no smoke DaemonSet, pod, complex pod, churn Job or pod remains");
+}
+
+static const struct {
+	sp_ev_gate_ref id;
+	cluster_judge *judge;
+} cluster_gates[] = {
+#define X(id, judge) {SP_GREF_INIT(id), judge},
+	A3S_CLUSTER_GATES(X)
+#undef X
+};
+
 static void gate_cluster(ctx *c)
 {
 	struct cl k;
 	memset(&k, 0, sizeof k);
-	char why[300], m[64];
-	/* the artifacts every cluster bundle has */
-	size_t bad = 0;
-	char first[300] = "";
-	for (size_t i = 0; i < SP_ARRAY_SIZE(always_artifacts); i++) {
-		k.ok[i] = kubectl_ok(c, always_artifacts[i], &k.x[i], why, sizeof why);
-		if (!k.ok[i] && !bad++)
-			snprintf(first, sizeof first, "%s", why);
-	}
-	snprintf(m, sizeof m, "%zu bad", bad);
-	if (bad)
-		GATE(false, SP_GREF(A3S_ARTIFACTS), m, "0 bad", "%zu required kubectl artifact(s) missing, empty or with a collection error; first: %s",
-		     bad, first);
-	else
-		GATE(true, SP_GREF(A3S_ARTIFACTS), m, "0 bad", "%zu required kubectl artifacts present, none with a collection error",
-		     SP_ARRAY_SIZE(always_artifacts));
-	gate_runtimeclass(c, &k);
-
-	/* the final sample */
-	size_t fr = c->t_ok && c->phases_ok ? last_of_phase(c, "final") : SIZE_MAX;
-	if (fr == SIZE_MAX) {
-		static const sp_ev_gate_ref dep[] = {SP_GREF_INIT(A3S_NODES), SP_GREF_INIT(A3S_PODS), SP_GREF_INIT(A3S_POD_EVIDENCE)};
-		for (size_t i = 0; i < SP_ARRAY_SIZE(dep); i++)
-			sp_verdict_na(c->v, dep[i], "resource-samples.tsv has no final sample");
-	} else {
-		k.sel = cell_int(c, fr, "selected_nodes");
-		/* selected nodes: count, names, labels */
-		a3s_text *nx = art(&k, "selected-node-names.txt"), *lx = art(&k, "selected-node-labels.tsv");
-		if (nx)
-			a3s_rows_make(&k.names, nx);
-		if (lx)
-			a3s_rows_make(&k.labels, lx);
-		const char *dup;
-		why[0] = '\0';
-		if (k.sel <= 0)
-			snprintf(why, sizeof why, "the final sample selected no nodes");
-		else if (!nx || !lx)
-			snprintf(why, sizeof why, "%s is not a valid artifact", !nx ? "selected-node-names.txt" : "selected-node-labels.tsv");
-		else if ((long long)k.names.n != k.sel)
-			snprintf(why, sizeof why, "selected-node-names.txt has %zu rows for %lld selected nodes", k.names.n, k.sel);
-		else if (!unique_first(&k.names, &k.selected, &dup))
-			snprintf(why, sizeof why, "selected-node-names.txt lists %.60s twice", dup);
-		else if ((long long)k.labels.n != k.sel)
-			snprintf(why, sizeof why, "selected-node-labels.tsv has %zu rows for %lld selected nodes", k.labels.n, k.sel);
-		else if (!same_names(&k.names, "selected-node-names.txt", &k.labels, "selected-node-labels.tsv", why, sizeof why))
-			;
-		else
-			for (size_t i = 0; i < k.labels.n && !why[0]; i++) {
-				const a3s_row *r = &k.labels.r[i];
-				if (r->nf < 2 || strcmp(r->f[1], "true"))
-					snprintf(why, sizeof why, "selected-node-labels.tsv line %u: %.60s has a3s-box.io/runtime=%.20s, not true",
-						 r->line, r->f[0], r->nf > 1 ? r->f[1] : "");
-				else if (r->nf < 3 || strcmp(r->f[2], "production-soak"))
-					snprintf(why, sizeof why,
-						 "selected-node-labels.tsv line %u: %.60s has a3s-box.io/test-tier=%.30s, not production-soak",
-						 r->line, r->f[0], r->nf > 2 ? r->f[2] : "");
-			}
-		snprintf(m, sizeof m, "%lld nodes", k.sel);
-		if (why[0])
-			GATE(false, SP_GREF(A3S_NODES), m, "enrolled production-soak nodes", "%s", why);
-		else
-			GATE(true, SP_GREF(A3S_NODES), m, "enrolled production-soak nodes",
-			     "%lld selected node(s), each listed once and labelled a3s-box.io/runtime=true, test-tier=production-soak", k.sel);
-
-		/* pods and jobs in the samples */
-		long long total = cell_int(c, fr, "pods_total"), pending = cell_int(c, fr, "pods_pending"),
-			  unknown = cell_int(c, fr, "pods_unknown"), active = cell_int(c, fr, "job_active");
-		long long failed = 0, restarts = 0, jfailed = 0;
-		for (size_t r = 0; r < c->t.nrow; r++) {
-			long long x;
-			if ((x = cell_int(c, r, "pods_failed")) > failed)
-				failed = x;
-			if ((x = cell_int(c, r, "pod_restarts")) > restarts)
-				restarts = x;
-			if ((x = cell_int(c, r, "job_failed")) > jfailed)
-				jfailed = x;
-		}
-		why[0] = '\0';
-		if (total <= 0)
-			snprintf(why, sizeof why, "no pods in the final sample");
-		else if (pending)
-			snprintf(why, sizeof why, "%lld pod(s) still pending in the final sample", pending);
-		else if (failed)
-			snprintf(why, sizeof why, "pod failures observed: %lld", failed);
-		else if (unknown)
-			snprintf(why, sizeof why, "%lld pod(s) still unknown in the final sample", unknown);
-		else if (restarts)
-			snprintf(why, sizeof why, "pod restarts observed: %lld", restarts);
-		else if (active)
-			snprintf(why, sizeof why, "%lld job(s) still active in the final sample", active);
-		else if (jfailed)
-			snprintf(why, sizeof why, "job failures observed: %lld", jfailed);
-		snprintf(m, sizeof m, "%lld pods", total);
-		if (why[0])
-			GATE(false, SP_GREF(A3S_PODS), m, "none pending, failed, unknown, restarted", "%s", why);
-		else
-			GATE(true, SP_GREF(A3S_PODS), m, "none pending, failed, unknown, restarted",
-			     "%lld pod(s) in the final sample; no pending, failed or unknown pod, restart, active or failed job", total);
-
-		/* final pod artifacts */
-		a3s_text *rcx = art(&k, "final-pod-runtimeclasses.tsv"), *pnx = art(&k, "final-pod-nodes.tsv"),
-			 *psx = art(&k, "final-pod-statuses.tsv");
-		if (rcx)
-			a3s_rows_make(&k.prc, rcx);
-		if (pnx)
-			a3s_rows_make(&k.pnodes, pnx);
-		if (psx) {
-			a3s_rows_make(&k.pstat, psx);
-			for (size_t i = 0; i < k.pstat.n; i++)
-				sp_strset_put(&k.final_pods, k.pstat.r[i].f[0], strlen(k.pstat.r[i].f[0]), i);
-			k.final_n = k.pstat.n;
-		}
-		why[0] = '\0';
-		if (!rcx || !pnx || !psx)
-			snprintf(why, sizeof why, "%s is not a valid artifact",
-				 !rcx ? "final-pod-runtimeclasses.tsv" : !pnx ? "final-pod-nodes.tsv" : "final-pod-statuses.tsv");
-		else if ((long long)k.prc.n != total)
-			snprintf(why, sizeof why, "final-pod-runtimeclasses.tsv has %zu rows for %lld pods", k.prc.n, total);
-		else if ((long long)k.pnodes.n != total)
-			snprintf(why, sizeof why, "final-pod-nodes.tsv has %zu rows for %lld pods", k.pnodes.n, total);
-		else if ((long long)k.pstat.n != total)
-			snprintf(why, sizeof why, "final-pod-statuses.tsv has %zu rows for %lld pods", k.pstat.n, total);
-		else if (!same_names(&k.prc, "final-pod-runtimeclasses.tsv", &k.pnodes, "final-pod-nodes.tsv", why, sizeof why) ||
-			 !same_names(&k.prc, "final-pod-runtimeclasses.tsv", &k.pstat, "final-pod-statuses.tsv", why, sizeof why))
-			;
-		else if (!c->meta_ok)
-			snprintf(why, sizeof why, "metadata.txt is invalid (RuntimeClass unknown)");
-		else {
-			for (size_t i = 0; i < k.prc.n && !why[0]; i++)
-				if (k.prc.r[i].nf < 2 || strcmp(k.prc.r[i].f[1], c->runtime_class))
-					snprintf(why, sizeof why, "final-pod-runtimeclasses.tsv line %u: %.60s has runtimeClassName %.40s, not %.40s",
-						 k.prc.r[i].line, k.prc.r[i].f[0], k.prc.r[i].nf > 1 ? k.prc.r[i].f[1] : "(none)",
-						 c->runtime_class);
-			for (size_t i = 0; i < k.pnodes.n && !why[0]; i++) {
-				const char *node = k.pnodes.r[i].nf > 1 ? k.pnodes.r[i].f[1] : NULL;
-				if (none(node))
-					snprintf(why, sizeof why, "final-pod-nodes.tsv line %u: %.60s is on no node", k.pnodes.r[i].line,
-						 k.pnodes.r[i].f[0]);
-				else if (sp_strset_get(&k.selected, node, strlen(node)) == SIZE_MAX)
-					snprintf(why, sizeof why, "final-pod-nodes.tsv line %u: %.60s is on unselected node %.60s",
-						 k.pnodes.r[i].line, k.pnodes.r[i].f[0], node);
-			}
-			for (size_t i = 0; i < k.pstat.n && !why[0]; i++) {
-				const a3s_row *r = &k.pstat.r[i];
-				const char *ph = r->nf > 1 ? r->f[1] : "", *rs = r->nf > 2 ? r->f[2] : "";
-				if (strcmp(ph, "Running") && strcmp(ph, "Succeeded"))
-					snprintf(why, sizeof why, "final-pod-statuses.tsv line %u: %.60s is %.30s (Running or Succeeded wanted)",
-						 r->line, r->f[0], *ph ? ph : "(none)");
-				else if (!zero_restarts(rs))
-					snprintf(why, sizeof why, "final-pod-statuses.tsv line %u: %.60s has restart count %.30s", r->line,
-						 r->f[0], *rs ? rs : "(none)");
-			}
-		}
-		if (why[0])
-			GATE(false, SP_GREF(A3S_POD_EVIDENCE), m, "every pod: runtimeClassName, selected node, healthy", "%s", why);
-		else
-			GATE(true, SP_GREF(A3S_POD_EVIDENCE), m, "every pod: runtimeClassName, selected node, healthy",
-			     "the final pod tables name the same %lld pods, each with runtimeClassName %s, on a selected node, Running or Succeeded with no restart",
-			     total, c->runtime_class);
-	}
-
-	/* events */
-	a3s_text *ex = art(&k, "events.tsv");
-	if (!ex) {
-		sp_verdict_na(c->v, SP_GREF(A3S_EVENTS), "events.tsv is not a valid artifact");
-	} else {
-		a3s_rows_make(&k.events, ex);
-		const a3s_row *w = NULL;
-		for (size_t i = 0; i < k.events.n && !w; i++)
-			if (strcmp(k.events.r[i].f[0], "Normal"))
-				w = &k.events.r[i];
-		snprintf(m, sizeof m, "%zu events", k.events.n);
-		if (w)
-			GATE(false, SP_GREF(A3S_EVENTS), m, "Normal only", "events.tsv line %u: a %.30s event: %.160s", w->line, w->f[0], w->text);
-		else
-			GATE(k.events.n > 0, SP_GREF(A3S_EVENTS), m, "Normal only", "%zu Kubernetes event(s), all Normal", k.events.n);
-	}
-
-	/* smoke exec on every selected node */
-	if (c->meta_ok && !c->skip_smoke) {
-		if (fr == SIZE_MAX)
-			sp_verdict_na(c->v, SP_GREF(A3S_SMOKE_EXEC), "resource-samples.tsv has no final sample");
-		else if (exec_ok(c, &k, "smoke-exec.txt", true, NULL, 0, why, sizeof why))
-			GATE(true, SP_GREF(A3S_SMOKE_EXEC), "every node", "every selected node",
-			     "smoke-exec.txt: a successful exec on each selected node, of pods in the final evidence");
-		else
-			GATE(false, SP_GREF(A3S_SMOKE_EXEC), "incomplete", "every selected node", "%s", why);
-	}
-
-	/* the churn Job */
-	if (c->meta_ok && !c->skip_jobs) {
-		static const char *const job_arts[] = {"job.yaml", "job-runtimeclass.txt", "job-pods.txt", "job-pod-statuses.tsv",
-						       "job-logs.txt"};
-		a3s_text jx[SP_ARRAY_SIZE(job_arts)];
-		memset(jx, 0, sizeof jx);
-		why[0] = '\0';
-		for (size_t i = 0; i < SP_ARRAY_SIZE(job_arts) && !why[0]; i++)
-			kubectl_ok(c, job_arts[i], &jx[i], why, sizeof why);
-		if (!why[0]) {
-			a3s_rows rv, js;
-			a3s_rows_make(&rv, &jx[1]);
-			a3s_rows_make(&js, &jx[3]);
-			if (!rv.n || strcmp(rv.r[0].f[0], c->runtime_class))
-				snprintf(why, sizeof why, "job-runtimeclass.txt: runtimeClassName is %.40s, not %.40s",
-					 rv.n ? rv.r[0].f[0] : "missing", c->runtime_class);
-			else if (fr == SIZE_MAX)
-				snprintf(why, sizeof why, "resource-samples.tsv has no final sample");
-			else {
-				_cleanup_strset_ sp_ev_strset seen = {0};
-				for (size_t i = 0; i < js.n && !why[0]; i++) {
-					const a3s_row *r = &js.r[i];
-					const char *ph = r->nf > 1 ? r->f[1] : "", *rs = r->nf > 2 ? r->f[2] : "",
-						   *node = r->nf > 3 ? r->f[3] : NULL;
-					if (sp_strset_put(&seen, r->f[0], strlen(r->f[0]), i) != SIZE_MAX)
-						snprintf(why, sizeof why, "job-pod-statuses.tsv line %u: %.60s listed twice", r->line, r->f[0]);
-					else if (strcmp(ph, "Succeeded"))
-						snprintf(why, sizeof why, "job-pod-statuses.tsv line %u: %.60s is %.30s, not Succeeded", r->line,
-							 r->f[0], *ph ? ph : "(none)");
-					else if (!zero_restarts(rs))
-						snprintf(why, sizeof why, "job-pod-statuses.tsv line %u: %.60s has restart count %.30s", r->line,
-							 r->f[0], *rs ? rs : "(none)");
-					else if (none(node) || sp_strset_get(&k.selected, node, strlen(node)) == SIZE_MAX)
-						snprintf(why, sizeof why, "job-pod-statuses.tsv line %u: %.60s ran on %s node %.60s", r->line,
-							 r->f[0], none(node) ? "no" : "unselected", node ? node : "");
-					else if (sp_strset_get(&k.final_pods, r->f[0], strlen(r->f[0])) == SIZE_MAX)
-						snprintf(why, sizeof why, "job-pod-statuses.tsv line %u: %.60s is not in the final pod evidence",
-							 r->line, r->f[0]);
-				}
-				if (!why[0] && (long long)js.n != c->job_completions)
-					snprintf(why, sizeof why, "job-pod-statuses.tsv lists %zu Succeeded pods for %lld completions", js.n,
-						 c->job_completions);
-				if (!why[0] && !k.final_n)
-					snprintf(why, sizeof why, "final-pod-statuses.tsv has no pods");
-			}
-			if (!why[0]) {
-				char rcm[160];
-				snprintf(rcm, sizeof rcm, "A3S_BOX_JOB_RUNTIME_CLASS=%.100s", c->runtime_class);
-				const char *markers[] = {"A3S_BOX_JOB_START ", rcm, "A3S_BOX_JOB_DONE "};
-				for (size_t i = 0; i < 3 && !why[0]; i++) {
-					size_t n = a3s_count_lines_with(&jx[4], markers[i]);
-					if ((long long)n != c->job_completions)
-						snprintf(why, sizeof why, "job-logs.txt: %zu %.*s marker line(s) for %lld completions", n,
-							 (int)strcspn(markers[i], " "), markers[i], c->job_completions);
-				}
-			}
-			if (!why[0]) {
-				long long succ = cell_int(c, fr, "job_succeeded");
-				if (succ != c->job_completions)
-					snprintf(why, sizeof why, "the final sample has job_succeeded %lld for %lld completions", succ,
-						 c->job_completions);
-			}
-			a3s_rows_free(&rv);
-			a3s_rows_free(&js);
-		}
-		for (size_t i = 0; i < SP_ARRAY_SIZE(job_arts); i++)
-			a3s_text_free(&jx[i]);
-		snprintf(m, sizeof m, "%lld completions", c->job_completions);
-		if (why[0])
-			GATE(false, SP_GREF(A3S_JOBS), m, "every completion proven", "%s", why);
-		else
-			GATE(true, SP_GREF(A3S_JOBS), m, "every completion proven",
-			     "the churn Job ran %lld pods with runtimeClassName %s, all Succeeded on selected nodes with no restart, each logged start to done",
-			     c->job_completions, c->runtime_class);
-	}
-
-	/* the long-lived complex workloads */
-	if (c->meta_ok && !c->skip_complex) {
-		static const char *const wl[][2] = {{"redis", "REDIS_SOAK"}, {"postgres", "PG_SOAK"}, {"nginx", "NGINX_SOAK"},
-						    {"python", "PY_SOAK"}};
-		static const char *const wnames[] = {"redis", "postgres", "nginx", "python"};
-		a3s_text lx;
-		why[0] = '\0';
-		if (kubectl_ok(c, "complex-logs.txt", &lx, why, sizeof why)) {
-			for (size_t i = 0; i < SP_ARRAY_SIZE(wl) && !why[0]; i++) {
-				bool found = false;
-				for (const char *l = lx.buf; l && l < lx.buf + lx.len && !found;) {
-					const char *nl = memchr(l, '\n', (size_t)(lx.buf + lx.len - l));
-					size_t ll = nl ? (size_t)(nl - l) : (size_t)(lx.buf + lx.len - l);
-					found = memmem(l, ll, wl[i][0], strlen(wl[i][0])) && memmem(l, ll, wl[i][1], strlen(wl[i][1]));
-					l = nl ? nl + 1 : NULL;
-				}
-				if (!found)
-					snprintf(why, sizeof why, "complex-logs.txt: no %s line of the %s workload", wl[i][1], wl[i][0]);
-			}
-			a3s_text_free(&lx);
-		}
-		if (!why[0] && fr == SIZE_MAX)
-			snprintf(why, sizeof why, "resource-samples.tsv has no final sample");
-		if (!why[0])
-			exec_ok(c, &k, "complex-exec.txt", false, wnames, SP_ARRAY_SIZE(wnames), why, sizeof why);
-		if (why[0])
-			GATE(false, SP_GREF(A3S_COMPLEX), "incomplete", "redis, postgres, nginx, python", "%s", why);
-		else
-			GATE(true, SP_GREF(A3S_COMPLEX), "all four", "redis, postgres, nginx, python",
-			     "each complex workload logged its marker and answered a successful exec");
-	}
-
-	/* after cleanup: nothing left */
-	if (c->meta_ok && c->cleanup) {
-		why[0] = '\0';
-		a3s_text nsx, gax;
-		memset(&nsx, 0, sizeof nsx);
-		memset(&gax, 0, sizeof gax);
-		if (kubectl_ok(c, "post-cleanup-namespace.txt", &nsx, why, sizeof why) &&
-		    kubectl_ok(c, "post-cleanup-get-all.txt", &gax, why, sizeof why)) {
-			a3s_table pc;
-			sp_error e;
-			if (a3s_table_load(&pc, c->dir, "post-cleanup-counts.tsv", &e) < 0) {
-				snprintf(why, sizeof why, "%s", e.msg);
-			} else {
-				static const char *const cols[] = {"smoke_daemonsets", "smoke_pods", "complex_pods", "churn_jobs",
-								   "churn_pods"};
-				int cts = a3s_table_col(&pc, "timestamp"), cph = a3s_table_col(&pc, "phase");
-				if (cts < 0 || cph < 0)
-					snprintf(why, sizeof why, "post-cleanup-counts.tsv: required column %s missing",
-						 cts < 0 ? "timestamp" : "phase");
-				for (size_t i = 0; i < SP_ARRAY_SIZE(cols) && !why[0]; i++)
-					if (a3s_table_col(&pc, cols[i]) < 0)
-						snprintf(why, sizeof why, "post-cleanup-counts.tsv: required column %s missing", cols[i]);
-				size_t nrows = 0, row = SIZE_MAX;
-				double prev = -INFINITY, when = 0;
-				for (size_t r = 0; r < pc.nrow && !why[0]; r++) {
-					double ep;
-					const char *ts = a3s_cell(&pc, r, cts);
-					if (sp_ev_parse_iso8601(ts, strlen(ts), &ep) < 0)
-						snprintf(why, sizeof why, "post-cleanup-counts.tsv line %u: timestamp '%.40s' is not an ISO 8601 UTC time",
-							 pc.line[r], ts);
-					else if (ep < prev)
-						snprintf(why, sizeof why, "post-cleanup-counts.tsv line %u: timestamp goes back", pc.line[r]);
-					prev = ep;
-					for (size_t i = 0; i < SP_ARRAY_SIZE(cols) && !why[0]; i++) {
-						long long x;
-						if (!a3s_is_uint(a3s_cell(&pc, r, a3s_table_col(&pc, cols[i])), &x))
-							snprintf(why, sizeof why, "post-cleanup-counts.tsv line %u: %s '%.30s' is not a non-negative integer",
-								 pc.line[r], cols[i], a3s_cell(&pc, r, a3s_table_col(&pc, cols[i])));
-					}
-					if (!strcmp(a3s_cell(&pc, r, cph), "post-cleanup"))
-						nrows++, row = r, when = ep;
-				}
-				if (!why[0] && !pc.nrow)
-					snprintf(why, sizeof why, "post-cleanup-counts.tsv has no rows");
-				if (!why[0] && nrows != 1)
-					snprintf(why, sizeof why, "post-cleanup-counts.tsv has %zu post-cleanup rows (exactly 1 wanted)", nrows);
-				if (!why[0]) {
-					if (fr == SIZE_MAX)
-						snprintf(why, sizeof why, "resource-samples.tsv has no final sample");
-					else if (when < c->ep[fr])
-						snprintf(why, sizeof why, "post-cleanup-counts.tsv line %u: the post-cleanup count is earlier than the final sample",
-							 pc.line[row]);
-				}
-				for (size_t i = 0; i < SP_ARRAY_SIZE(cols) && !why[0]; i++) {
-					long long x = 0;
-					a3s_is_uint(a3s_cell(&pc, row, a3s_table_col(&pc, cols[i])), &x);
-					if (x)
-						snprintf(why, sizeof why, "post-cleanup-counts.tsv line %u: %lld %s still present", pc.line[row], x,
-							 cols[i]);
-				}
-				a3s_table_free(&pc);
-			}
-		}
-		a3s_text_free(&nsx);
-		a3s_text_free(&gax);
-		if (why[0])
-			GATE(false, SP_GREF(A3S_POST_CLEANUP), "left over", "nothing left", "%s", why);
-		else
-			GATE(true, SP_GREF(A3S_POST_CLEANUP), "nothing left", "nothing left",
-			     "after cleanup no smoke DaemonSet, pod, complex pod, churn Job or pod remains");
-	}
+	k.fr = c->t_ok && c->phases_ok ? last_of_phase(c, "final") : SIZE_MAX;
+	for (size_t i = 0; i < SP_ARRAY_SIZE(cluster_gates); i++)
+		cluster_gates[i].judge(c, &k, cluster_gates[i].id);
 	cl_free(&k);
 }
 
@@ -1280,7 +1351,6 @@ int sp_a3s_verify(const char *dir, const sp_ev_verify_opts *o, sp_ev_verdict *v,
 	v->input = sp_xstrdup("a3s");
 	v->profile = sp_xstrdup(o->profile ? o->profile : "none");
 
-	char why[300];
 	sp_error e;
 	if (a3s_kv_load(&c->meta, c->dir, "metadata.txt", &e) < 0) {
 		GATE(false, SP_GREF(A3S_METADATA), "unreadable", "valid", "%s", e.msg);
@@ -1327,10 +1397,10 @@ int sp_a3s_verify(const char *dir, const sp_ev_verify_opts *o, sp_ev_verdict *v,
 	GATE(true, SP_GREF(A3S_KIND), c->label, "host or cluster", "an A3S %s bundle%s", c->label,
 	     c->o.kind == SP_A3S_AUTO ? " (detected from metadata.txt)" : "");
 
-	const char *bad = check_meta(c, why, sizeof why);
-	c->meta_ok = !bad;
-	if (bad)
-		GATE(false, SP_GREF(A3S_METADATA), "invalid", "every key A3S reads", "%s", bad);
+	sp_outcome bad = {0};
+	c->meta_ok = check_meta(c, &bad) == 0;
+	if (!c->meta_ok)
+		GATE(false, SP_GREF(A3S_METADATA), "invalid", "every key A3S reads", "%s", bad.why);
 	else
 		GATE(true, SP_GREF(A3S_METADATA), "valid", "every key A3S reads", "metadata.txt: %zu keys, the %s keys typed", c->meta.n,
 		     c->label);

@@ -1,8 +1,10 @@
 /* sandprobe verify --self-test: builds synthetic bundles in a temp dir, one
  * per way of being wrong, and asserts that each is rejected by its specific
  * gate id, that each boundary passes and one unit beyond it fails, and that
- * a correct bundle passes. The generator below is written independently of
- * the gates (its summary is computed from its own tables). */
+ * a correct bundle passes. The generator (ev_selftest_bundle.c) is written
+ * independently of the gates (its summary is computed from its own tables). */
+#include "evidence/ev_selftest.h"
+
 #include "core/fsutil.h"
 #include "evidence/evidence.h"
 
@@ -19,612 +21,6 @@
 #include <unistd.h>
 
 #include "core/util.h"
-
-/* ---- a small table of strings ------------------------------------------ */
-typedef struct tab {
-	size_t ncol, nrow; /* nrow counts the header */
-	char **c;
-} tab;
-
-static char *cell_dup(const char *s, size_t n)
-{
-	return sp_xstrndup(s, n);
-}
-
-static void tab_free(tab *t)
-{
-	for (size_t i = 0; i < t->ncol * t->nrow; i++)
-		free(t->c[i]);
-	free(t->c);
-	memset(t, 0, sizeof *t);
-}
-
-/* append a row given as one tab-separated formatted string */
-static void tab_row(tab *t, const char *fmt, ...) SP_PRINTF(2, 3);
-static void tab_row(tab *t, const char *fmt, ...)
-{
-	va_list ap;
-	char *line = NULL;
-	va_start(ap, fmt);
-	if (vasprintf(&line, fmt, ap) < 0)
-		abort();
-	va_end(ap);
-	size_t n = 1;
-	for (char *p = line; *p; p++)
-		n += *p == '\t';
-	if (!t->nrow)
-		t->ncol = n;
-	if (n != t->ncol)
-		abort();
-	t->c = sp_xrealloc(t->c, (t->nrow + 1) * t->ncol * sizeof *t->c);
-	char *s = line;
-	for (size_t k = 0; k < n; k++) {
-		char *e = strchr(s, '\t');
-		size_t l = e ? (size_t)(e - s) : strlen(s);
-		t->c[t->nrow * t->ncol + k] = cell_dup(s, l);
-		s += l + 1;
-	}
-	t->nrow++;
-	free(line);
-}
-
-static int tab_col(const tab *t, const char *name)
-{
-	for (size_t k = 0; k < t->ncol; k++)
-		if (!strcmp(t->c[k], name))
-			return (int)k;
-	return -1;
-}
-
-static const char *tab_get(const tab *t, size_t row, const char *col)
-{
-	int k = tab_col(t, col);
-	return k < 0 || row >= t->nrow ? "" : t->c[row * t->ncol + (size_t)k];
-}
-
-static void tab_set(tab *t, size_t row, const char *col, const char *fmt, ...) SP_PRINTF(4, 5);
-static void tab_set(tab *t, size_t row, const char *col, const char *fmt, ...)
-{
-	int k = tab_col(t, col);
-	if (k < 0 || row >= t->nrow)
-		abort();
-	va_list ap;
-	char *v = NULL;
-	va_start(ap, fmt);
-	if (vasprintf(&v, fmt, ap) < 0)
-		abort();
-	va_end(ap);
-	free(t->c[row * t->ncol + (size_t)k]);
-	t->c[row * t->ncol + (size_t)k] = v;
-}
-
-static void tab_del_col(tab *t, const char *col)
-{
-	int k = tab_col(t, col);
-	if (k < 0)
-		abort();
-	size_t o = 0;
-	for (size_t r = 0; r < t->nrow; r++)
-		for (size_t c = 0; c < t->ncol; c++) {
-			if (c == (size_t)k)
-				free(t->c[r * t->ncol + c]);
-			else
-				t->c[o++] = t->c[r * t->ncol + c];
-		}
-	t->ncol--;
-}
-
-static void tab_dup_col(tab *t, const char *col)
-{
-	int k = tab_col(t, col);
-	if (k < 0)
-		abort();
-	char **n = sp_xcalloc(t->nrow * (t->ncol + 1), sizeof *n);
-	for (size_t r = 0; r < t->nrow; r++) {
-		for (size_t c = 0; c < t->ncol; c++)
-			n[r * (t->ncol + 1) + c] = t->c[r * t->ncol + c];
-		n[r * (t->ncol + 1) + t->ncol] = sp_xstrdup(t->c[r * t->ncol + (size_t)k]);
-	}
-	free(t->c);
-	t->c = n;
-	t->ncol++;
-}
-
-static void tab_del_row(tab *t, size_t row)
-{
-	for (size_t c = 0; c < t->ncol; c++)
-		free(t->c[row * t->ncol + c]);
-	memmove(&t->c[row * t->ncol], &t->c[(row + 1) * t->ncol], (t->nrow - row - 1) * t->ncol * sizeof *t->c);
-	t->nrow--;
-}
-
-static void tab_dup_row(tab *t, size_t row)
-{
-	t->c = sp_xrealloc(t->c, (t->nrow + 1) * t->ncol * sizeof *t->c);
-	memmove(&t->c[(row + 1) * t->ncol], &t->c[row * t->ncol], (t->nrow - row) * t->ncol * sizeof *t->c);
-	for (size_t c = 0; c < t->ncol; c++)
-		t->c[(row + 1) * t->ncol + c] = sp_xstrdup(t->c[row * t->ncol + c]);
-	t->nrow++;
-}
-
-static char *tab_text(const tab *t)
-{
-	size_t len = 0;
-	for (size_t i = 0; i < t->nrow * t->ncol; i++)
-		len += strlen(t->c[i]) + 1;
-	char *s = sp_xmalloc(len + 1), *p = s;
-	for (size_t r = 0; r < t->nrow; r++)
-		for (size_t c = 0; c < t->ncol; c++) {
-			size_t l = strlen(t->c[r * t->ncol + c]);
-			memcpy(p, t->c[r * t->ncol + c], l);
-			p += l;
-			*p++ = c + 1 == t->ncol ? '\n' : '\t';
-		}
-	*p = '\0';
-	return s;
-}
-
-/* ---- the synthetic bundle ---------------------------------------------- */
-enum fop { FO_NONE, FO_DELETE, FO_EMPTY, FO_TRUNCATE, FO_APPEND, FO_ADD, FO_SYMLINK, FO_MKDIR_RM, FO_FIFO };
-
-typedef struct bundle {
-	tab meta; /* two columns: key, value (no header semantics: row 0 is a key) */
-	tab ops, lat, samples, caps, faults;
-	char *inv_start, *inv_final;
-	char *log;
-	size_t log_size; /* when > 0, the log file is this many bytes */
-	bool no_caps_recompute;
-	void (*summary_edit)(json_t *s);
-	/* file operation, before (pre) or after (post) the MANIFEST is written */
-	enum fop pre, post;
-	const char *pre_path, *post_path;
-	bool sign, wrong_key, tamper_sig, demand_key, use_baseline, baseline_one;
-	const char *profile_opt;
-	void (*manifest_edit)(char **text);
-	bool lat_manual;     /* latency.tsv as the case edited it, not derived from the operations */
-	bool no_sort;        /* operations.tsv in table order, not sorted by ts */
-	bool log_elision;    /* the big log carries the writer's elision line */
-	bool via_symlink;    /* verify through a symlink to the bundle */
-	const char *dir_as;  /* a directory of this name (with a file in it) in the bundle, after sealing */
-} bundle;
-
-static void meta_set(bundle *b, const char *key, const char *fmt, ...) SP_PRINTF(3, 4);
-static void meta_set(bundle *b, const char *key, const char *fmt, ...)
-{
-	va_list ap;
-	char *v = NULL;
-	va_start(ap, fmt);
-	if (vasprintf(&v, fmt, ap) < 0)
-		abort();
-	va_end(ap);
-	for (size_t r = 0; r < b->meta.nrow; r++)
-		if (!strcmp(b->meta.c[r * 2], key)) {
-			free(b->meta.c[r * 2 + 1]);
-			b->meta.c[r * 2 + 1] = v;
-			return;
-		}
-	tab_row(&b->meta, "%s\t%s", key, v);
-	free(v);
-}
-
-static const char *meta_get(const bundle *b, const char *key)
-{
-	for (size_t r = 0; r < b->meta.nrow; r++)
-		if (!strcmp(b->meta.c[r * 2], key))
-			return b->meta.c[r * 2 + 1];
-	return "";
-}
-
-static void meta_del(bundle *b, const char *key)
-{
-	for (size_t r = 0; r < b->meta.nrow; r++)
-		if (!strcmp(b->meta.c[r * 2], key)) {
-			tab_del_row(&b->meta, r);
-			return;
-		}
-	abort();
-}
-
-#define NOPS 200
-#define LAT_DEFAULT 50.0
-
-/* the run started yesterday at midnight UTC: walls are real, past dates */
-static time_t base_epoch;
-
-static void wall_at(char *buf, size_t sz, double epoch)
-{
-	time_t t = (time_t)floor(epoch);
-	double frac = epoch - (double)t;
-	struct tm tm;
-	gmtime_r(&t, &tm);
-	size_t n = strftime(buf, sz, "%Y-%m-%dT%H:%M:%S", &tm);
-	if (frac > 1e-7)
-		snprintf(buf + n, sz - n, ".%03dZ", (int)lround(frac * 1000));
-	else
-		snprintf(buf + n, sz - n, "Z");
-}
-
-static void wall(char *buf, size_t sz, double ts)
-{
-	wall_at(buf, sz, (double)base_epoch + ts);
-}
-
-static void add_sample(bundle *b, double ts, const char *phase)
-{
-	char w[32];
-	wall(w, sizeof w, ts);
-	tab_row(&b->samples, "%.3f\t%s\t%s\t3\t10\t104857600\t1.5\t20\t5\t2\t1\t5000000\t200\t40\t10485760\t8\t1", ts, w,
-		phase);
-}
-
-static void bundle_default(bundle *b)
-{
-	memset(b, 0, sizeof *b);
-	static const char *const kv[][2] = {
-		{"schema", SP_EVIDENCE_SCHEMA},
-		{"run_id", "selftest-0001"},
-		{"profile", "custom"},
-		{"scenarios", "RUN-01,RUN-02"},
-		{"tool_version", "0.1.0"},
-		{"tool_commit", "0000000000000000000000000000000000000000"},
-		{"dirty", "0"},
-		{"host_kernel", "6.1.0"},
-		{"host_arch", "x86_64"},
-		{"host_cpus", "2"},
-		{"host_memory_bytes", "4294967296"},
-		{"runtime", "selftest"},
-		{"runtime_version", "selftest 1.0"},
-		{"rootfs_digest", "none"},
-		{"seed", "42"},
-		{"workload_sha256", "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"},
-		{"concurrency", "2"},
-		{"faults", "F01"},
-		{"duration_s", "600"},
-		{"sample_interval_s", "60"},
-		{"warmup_s", "60"},
-		{"threshold.min_span_s", "600"},
-		{"threshold.max_interval_s", "60"},
-		{"threshold.min_periodic_samples", "9"},
-		{"threshold.max_gap_s", "60"},
-		{"threshold.min_success_ratio", "0.99"},
-		{"threshold.rss_slope_mib_per_day", "1440"},
-		{"threshold.fd_growth_max", "8"},
-		{"threshold.p95_regression_pct", "30"},
-		{"threshold.disk_budget_bytes", "1000000"},
-		{"workload_name", "selftest"},
-	};
-	for (size_t i = 0; i < SP_ARRAY_SIZE(kv); i++)
-		tab_row(&b->meta, "%s\t%s", kv[i][0], kv[i][1]);
-	char sa[40];
-	wall(sa, sizeof sa, 0);
-	meta_set(b, "started_at", "%s", sa);
-
-	tab_row(&b->ops, "ts\tscenario\tapi\toperation\tlatency_ms\tresult\tgeneration\terror_code");
-	tab_row(&b->lat, "ts\tscenario\toperation\tlatency_ms\twarmup");
-	for (int i = 0; i < NOPS; i++) {
-		double ts = 1.0 + i * 2.9;
-		const char *sc = i % 2 ? "RUN-02" : "RUN-01";
-		tab_row(&b->ops, "%.3f\t%s\tcli\tcreate\t%.3f\tok\t%d\t-", ts, sc, LAT_DEFAULT, i / 10);
-	}
-	/* two operations that fail on purpose inside fault F01's windows */
-	tab_row(&b->ops, "305.000\tRUN-01\tcli\tcreate\t1.000\texpected_fault\t30\tECONNREFUSED");
-	tab_row(&b->ops, "306.000\tRUN-02\tcli\tcreate\t1.000\texpected_fault\t30\tECONNREFUSED");
-
-	tab_row(&b->samples, "ts\twall\tphase\towned_processes\towned_threads\towned_rss_bytes\towned_cpu_seconds\t"
-			     "owned_fds\towned_mounts\towned_sockets\towned_cgroups\tdisk_bytes\tglobal_processes\t"
-			     "global_mounts\trunner_rss_bytes\trunner_fds\textra.boxes");
-	add_sample(b, 0, "start");
-	for (int k = 1; k <= 9; k++)
-		add_sample(b, 60.0 * k, "periodic");
-	add_sample(b, 600, "final");
-
-	tab_row(&b->caps, "scenario\tattempted\tsucceeded\texpected_faults\tunexpected_failures\tresult");
-	tab_row(&b->faults, "fault_id\ttarget\texpected\tstarted\tended\trecovery_ms\trto_ms\tresult");
-	/* one window per expected_fault operation, each as long as its recovery */
-	tab_row(&b->faults, "F01\tsp-box-1\trestart\t300.000\t310.000\t10000\t12000\tpass");
-	tab_row(&b->faults, "F01\tsp-box-2\trestart\t305.500\t306.500\t1000\t12000\tpass");
-	b->inv_start = sp_xstrdup("{\"schema\":\"sandprobe.inventory.v1\",\"resources\":[{\"type\":\"container\",\"id\":\"sp-base\"}]}\n");
-	b->inv_final = sp_xstrdup(b->inv_start);
-	b->log = sp_xstrdup("step 1: ok\n");
-}
-
-static void bundle_free(bundle *b)
-{
-	tab_free(&b->meta);
-	tab_free(&b->ops);
-	tab_free(&b->lat);
-	tab_free(&b->samples);
-	tab_free(&b->caps);
-	tab_free(&b->faults);
-	free(b->inv_start);
-	free(b->inv_final);
-	free(b->log);
-}
-
-static double dval(const char *s)
-{
-	return *s ? strtod(s, NULL) : 0;
-}
-
-/* capability rows and summary, from the generator's own tables */
-static void recompute_caps(bundle *b)
-{
-	if (b->no_caps_recompute)
-		return;
-	while (b->caps.nrow > 1)
-		tab_del_row(&b->caps, 1);
-	sp_strv sc = {0};
-	sp_strv_split(&sc, meta_get(b, "scenarios"), ",");
-	for (size_t i = 0; i < sc.n; i++) {
-		long long n = 0, okn = 0, ef = 0, fail = 0;
-		for (size_t r = 1; r < b->ops.nrow; r++) {
-			if (strcmp(tab_get(&b->ops, r, "scenario"), sc.v[i]))
-				continue;
-			n++;
-			const char *res = tab_get(&b->ops, r, "result");
-			okn += !strcmp(res, "ok");
-			ef += !strcmp(res, "expected_fault");
-			fail += !strcmp(res, "fail");
-		}
-		if (n)
-			tab_row(&b->caps, "%s\t%lld\t%lld\t%lld\t%lld\t%s", sc.v[i], n, okn, ef, fail, fail ? "fail" : "pass");
-	}
-	sp_strv_free(&sc);
-}
-
-/* warm-up end: warmup_s and the 2nd operation of every scenario */
-static double gen_warmup_end(const bundle *b)
-{
-	double we = dval(meta_get(b, "warmup_s"));
-	sp_strv sc = {0};
-	sp_strv_split(&sc, meta_get(b, "scenarios"), ",");
-	for (size_t i = 0; i < sc.n; i++) {
-		double t1 = INFINITY, t2 = INFINITY;
-		for (size_t r = 1; r < b->ops.nrow; r++) {
-			if (strcmp(tab_get(&b->ops, r, "scenario"), sc.v[i]))
-				continue;
-			double ts = dval(tab_get(&b->ops, r, "ts"));
-			if (ts < t1) {
-				t2 = t1;
-				t1 = ts;
-			} else if (ts < t2) {
-				t2 = ts;
-			}
-		}
-		if (t2 > we)
-			we = t2;
-	}
-	sp_strv_free(&sc);
-	return isinf(we) ? 1e9 : we;
-}
-
-/* operations in time order (stable), then latency.tsv from the ok ones */
-static void sort_ops(bundle *b)
-{
-	if (b->no_sort)
-		return;
-	size_t nc = b->ops.ncol;
-	int k = tab_col(&b->ops, "ts");
-	char **tmp = sp_xmalloc(nc * sizeof *tmp);
-	for (size_t r = 2; r < b->ops.nrow; r++) {
-		double x = dval(b->ops.c[r * nc + (size_t)k]);
-		size_t j = r;
-		while (j > 1 && dval(b->ops.c[(j - 1) * nc + (size_t)k]) > x)
-			j--;
-		if (j == r)
-			continue;
-		memcpy(tmp, &b->ops.c[r * nc], nc * sizeof *tmp);
-		memmove(&b->ops.c[(j + 1) * nc], &b->ops.c[j * nc], (r - j) * nc * sizeof *tmp);
-		memcpy(&b->ops.c[j * nc], tmp, nc * sizeof *tmp);
-	}
-	free(tmp);
-}
-
-static void lat_rebuild(bundle *b)
-{
-	sort_ops(b);
-	while (b->lat.nrow > 1)
-		tab_del_row(&b->lat, 1);
-	double we = gen_warmup_end(b);
-	for (size_t r = 1; r < b->ops.nrow; r++)
-		if (!strcmp(tab_get(&b->ops, r, "result"), "ok")) {
-			double ts = dval(tab_get(&b->ops, r, "ts"));
-			tab_row(&b->lat, "%s\t%s\t%s\t%s\t%d", tab_get(&b->ops, r, "ts"), tab_get(&b->ops, r, "scenario"),
-				tab_get(&b->ops, r, "operation"), tab_get(&b->ops, r, "latency_ms"), ts < we ? 1 : 0);
-		}
-}
-
-static json_t *make_summary(const bundle *b)
-{
-	long long total = 0, okn = 0, fail = 0, ef = 0;
-	for (size_t r = 1; r < b->ops.nrow; r++) {
-		const char *res = tab_get(&b->ops, r, "result");
-		total++;
-		okn += !strcmp(res, "ok");
-		fail += !strcmp(res, "fail");
-		ef += !strcmp(res, "expected_fault");
-	}
-	double we = gen_warmup_end(b);
-	long long ns = (long long)b->samples.nrow - 1, np = 0;
-	double gap = 0;
-	for (size_t r = 1; r < b->samples.nrow; r++) {
-		np += !strcmp(tab_get(&b->samples, r, "phase"), "periodic");
-		if (r > 1) {
-			double g = dval(tab_get(&b->samples, r, "ts")) - dval(tab_get(&b->samples, r - 1, "ts"));
-			if (g > gap)
-				gap = g;
-		}
-	}
-	double span = ns > 0 ? dval(tab_get(&b->samples, (size_t)ns, "ts")) - dval(tab_get(&b->samples, 1, "ts")) : 0;
-	json_t *s = json_pack("{s:s,s:s,s:s,s:f,s:f,s:I,s:I,s:f,s:f,s:f,s:{s:I,s:I,s:I,s:I},s:I,s:s,s:s,s:s}", "schema",
-			      SP_SUMMARY_SCHEMA, "run_id", meta_get(b, "run_id"), "profile", meta_get(b, "profile"),
-			      "requested_duration_s", dval(meta_get(b, "duration_s")), "measured_duration_s",
-			      ns > 0 ? dval(tab_get(&b->samples, (size_t)ns, "ts")) : 0.0,
-			      "sample_count", (json_int_t)ns, "periodic_samples", (json_int_t)np, "span_s", span,
-			      "max_gap_s", gap, "warmup_end_s", we, "operations", "total", (json_int_t)total, "ok",
-			      (json_int_t)okn, "fail", (json_int_t)fail, "expected_fault", (json_int_t)ef,
-			      "unexpected_failures", (json_int_t)fail, "stop_condition", "duration", "cleanup", "ok",
-			      "evidence_path", "/tmp/selftest");
-	return s;
-}
-
-/* ---- writing ----------------------------------------------------------- */
-static int write_text(const char *dir, const char *name, const char *text, size_t len)
-{
-	_cleanup_free_ char *p = sp_xasprintf("%s/%s", dir, name);
-	int fd = open(p, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0)
-		return -1;
-	int r = sp_write_all(fd, text, len);
-	close(fd);
-	return r;
-}
-
-static void file_op(const char *dir, enum fop op, const char *path)
-{
-	_cleanup_free_ char *p = sp_xasprintf("%s/%s", dir, path);
-	struct stat st;
-	switch (op) {
-	case FO_NONE:
-		break;
-	case FO_DELETE:
-		if (unlink(p) < 0)
-			sp_rm_rf(p);
-		break;
-	case FO_EMPTY:
-		if (truncate(p, 0) < 0)
-			abort();
-		break;
-	case FO_TRUNCATE:
-		/* cut the file in its last line (no final newline any more) */
-		if (stat(p, &st) < 0 || truncate(p, st.st_size - 3) < 0)
-			abort();
-		break;
-	case FO_APPEND: {
-		int fd = open(p, O_WRONLY | O_APPEND | O_CLOEXEC);
-		if (fd < 0 || write(fd, "x", 1) != 1)
-			abort();
-		close(fd);
-		break;
-	}
-	case FO_ADD:
-		if (write_text(dir, path, "extra\n", 6) < 0)
-			abort();
-		break;
-	case FO_SYMLINK:
-		if (symlink("/etc/hostname", p) < 0)
-			abort();
-		break;
-	case FO_MKDIR_RM:
-		sp_rm_rf(p);
-		break;
-	case FO_FIFO:
-		if (unlink(p) < 0 || mkfifo(p, 0644) < 0)
-			abort();
-		break;
-	}
-}
-
-static EVP_PKEY *key_a, *key_b;
-
-static int write_bundle(bundle *b, const char *dir)
-{
-	if (mkdir(dir, 0755) < 0)
-		return -1;
-	_cleanup_free_ char *logs = sp_xasprintf("%s/logs", dir);
-	if (mkdir(logs, 0755) < 0)
-		return -1;
-	recompute_caps(b);
-	if (b->lat_manual)
-		sort_ops(b);
-	else
-		lat_rebuild(b);
-	json_t *s = make_summary(b);
-	if (b->summary_edit)
-		b->summary_edit(s);
-	_cleanup_free_ char *st = json_dumps(s, JSON_COMPACT);
-	json_decref(s);
-	/* metadata as key=value */
-	size_t mlen = 0;
-	for (size_t r = 0; r < b->meta.nrow; r++)
-		mlen += strlen(b->meta.c[r * 2]) + strlen(b->meta.c[r * 2 + 1]) + 2;
-	_cleanup_free_ char *mt = sp_xmalloc(mlen + 1);
-	size_t o = 0;
-	for (size_t r = 0; r < b->meta.nrow; r++)
-		o += (size_t)snprintf(mt + o, mlen + 1 - o, b->meta.c[r * 2][0] == '!' ? "%s%s\n" : "%s=%s\n",
-				      b->meta.c[r * 2] + (b->meta.c[r * 2][0] == '!'), b->meta.c[r * 2 + 1]);
-	const struct {
-		const char *name;
-		char *text;
-	} files[] = {
-		{"metadata.txt", sp_xstrdup(mt)},
-		{"operations.tsv", tab_text(&b->ops)},
-		{"latency.tsv", tab_text(&b->lat)},
-		{"resource-samples.tsv", tab_text(&b->samples)},
-		{"capability-results.tsv", tab_text(&b->caps)},
-		{"faults.tsv", tab_text(&b->faults)},
-		{"inventory-start.json", sp_xstrdup(b->inv_start)},
-		{"inventory-final.json", sp_xstrdup(b->inv_final)},
-		{"summary.json", sp_xasprintf("%s\n", st)},
-	};
-	int rc = 0;
-	for (size_t i = 0; i < SP_ARRAY_SIZE(files); i++) {
-		if (write_text(dir, files[i].name, files[i].text, strlen(files[i].text)) < 0)
-			rc = -1;
-		free(files[i].text);
-	}
-	if (b->log_size) {
-		char *big = sp_xmalloc(b->log_size);
-		memset(big, 'a', b->log_size);
-		big[b->log_size - 1] = '\n';
-		if (b->log_elision) {
-			/* head, the writer's elision line, tail */
-			static const char el[] = "\n[... 123456 bytes elided ...]\n";
-			memcpy(big + 32704, el, sizeof el - 1);
-		}
-		rc |= write_text(dir, "logs/step-001.log", big, b->log_size);
-		free(big);
-	} else {
-		rc |= write_text(dir, "logs/step-001.log", b->log, strlen(b->log));
-	}
-	if (rc < 0)
-		return -1;
-	if (b->pre)
-		file_op(dir, b->pre, b->pre_path);
-	sp_error merr;
-	char *man = sp_ev_manifest_build(dir, &merr);
-	if (!man)
-		man = sp_xstrdup("");
-	if (b->manifest_edit)
-		b->manifest_edit(&man);
-	rc = write_text(dir, "MANIFEST", man, strlen(man));
-	if (b->sign) {
-		EVP_MD_CTX *ctx = EVP_MD_CTX_new();
-		unsigned char sig[64];
-		size_t sl = sizeof sig;
-		EVP_PKEY *k = b->wrong_key ? key_b : key_a;
-		if (!ctx || EVP_DigestSignInit(ctx, NULL, NULL, NULL, k) != 1 ||
-		    EVP_DigestSign(ctx, sig, &sl, (unsigned char *)man, strlen(man)) != 1)
-			abort();
-		EVP_MD_CTX_free(ctx);
-		if (b->tamper_sig)
-			sig[10] ^= 1;
-		char b64[100];
-		int n = EVP_EncodeBlock((unsigned char *)b64, sig, 64);
-		b64[n++] = '\n';
-		rc |= write_text(dir, "MANIFEST.sig", b64, (size_t)n);
-	}
-	free(man);
-	if (b->post)
-		file_op(dir, b->post, b->post_path);
-	if (b->dir_as) {
-		_cleanup_free_ char *d = sp_xasprintf("%s/%s", dir, b->dir_as);
-		_cleanup_free_ char *f = sp_xasprintf("%s/hidden.txt", b->dir_as);
-		if (mkdir(d, 0755) < 0 || write_text(dir, f, "unlisted\n", 9) < 0)
-			rc = -1;
-	}
-	return rc;
-}
 
 /* ---- cases ------------------------------------------------------------- */
 typedef struct tcase {
@@ -662,118 +58,118 @@ static void c_sig(bundle *b, const tcase *c)
 
 static void c_span(bundle *b, const tcase *c)
 {
-	tab_set(&b->samples, b->samples.nrow - 1, "ts", "%s", c->a);
+	st_tab_set(&b->samples, b->samples.nrow - 1, "ts", "%s", c->a);
 }
 
 static void c_meta(bundle *b, const tcase *c)
 {
-	meta_set(b, c->a, "%s", c->bv);
+	st_meta_set(b, c->a, "%s", c->bv);
 }
 
 static void c_meta_del(bundle *b, const tcase *c)
 {
-	meta_del(b, c->a);
+	st_meta_del(b, c->a);
 }
 
 static void c_meta_dup(bundle *b, const tcase *c)
 {
 	(void)c;
-	tab_row(&b->meta, "seed\t43");
+	st_tab_row(&b->meta, "seed\t43");
 }
 
 static void c_meta_line(bundle *b, const tcase *c)
 {
 	(void)c;
-	tab_row(&b->meta, "!this line has no equals sign\t"); /* '!': written without '=' */
+	st_tab_row(&b->meta, "!this line has no equals sign\t"); /* '!': written without '=' */
 }
 
 static void c_gap(bundle *b, const tcase *c)
 {
-	tab_set(&b->samples, 3, "ts", "%s", c->a);
+	st_tab_set(&b->samples, 3, "ts", "%s", c->a);
 }
 
 static void set_fail(bundle *b, int n)
 {
 	for (int i = 0; i < n; i++) {
-		tab_set(&b->ops, (size_t)(1 + 7 * i), "result", "fail");
-		tab_set(&b->ops, (size_t)(1 + 7 * i), "error_code", "EIO");
+		st_tab_set(&b->ops, (size_t)(1 + 7 * i), "result", "fail");
+		st_tab_set(&b->ops, (size_t)(1 + 7 * i), "error_code", "EIO");
 	}
 }
 
 static void c_fails(bundle *b, const tcase *c)
 {
 	if (c->a)
-		meta_set(b, "threshold.min_success_ratio", "%s", c->a);
+		st_meta_set(b, "threshold.min_success_ratio", "%s", c->a);
 	set_fail(b, c->n);
 }
 
 static void c_ef_ts(bundle *b, const tcase *c)
 {
-	tab_set(&b->ops, NOPS + 1, "ts", "%s", c->a);
+	st_tab_set(&b->ops, NOPS + 1, "ts", "%s", c->a);
 }
 
 static void c_fault(bundle *b, const tcase *c)
 {
-	tab_set(&b->faults, 1, c->a, "%s", c->bv);
+	st_tab_set(&b->faults, 1, c->a, "%s", c->bv);
 }
 
 static void c_fault_declared(bundle *b, const tcase *c)
 {
 	if (c->n == 1)
-		meta_set(b, "faults", "F01,F02");
+		st_meta_set(b, "faults", "F01,F02");
 	else
-		tab_row(&b->faults, "F03\tsp-box-2\tkill\t400.000\t401.000\t1000\t1000\tpass");
+		st_tab_row(&b->faults, "F03\tsp-box-2\tkill\t400.000\t401.000\t1000\t1000\tpass");
 }
 
 /* several fault windows: nested passing ones tie an operation, a failing one
  * covering it does not */
 static void c_multi_fault(bundle *b, const tcase *c)
 {
-	meta_set(b, "faults", "F01,F02,F03");
-	tab_set(&b->faults, 1, "started", "100.000");
-	tab_set(&b->faults, 1, "ended", c->n ? "200.000" : "400.000");
-	tab_set(&b->faults, 1, "recovery_ms", c->n ? "100000" : "300000");
-	tab_set(&b->faults, 1, "rto_ms", "300000");
-	tab_row(&b->faults, "F02\tsp-box-2\tkill\t250.000\t260.000\t10000\t12000\tpass");
-	tab_row(&b->faults, "F03\tsp-box-3\tkill\t300.000\t320.000\t20000\t20000\t%s", c->n ? "fail" : "pass");
-	tab_set(&b->ops, NOPS + 1, "ts", "315.000");
-	tab_set(&b->ops, NOPS + 2, "ts", "255.000");
+	st_meta_set(b, "faults", "F01,F02,F03");
+	st_tab_set(&b->faults, 1, "started", "100.000");
+	st_tab_set(&b->faults, 1, "ended", c->n ? "200.000" : "400.000");
+	st_tab_set(&b->faults, 1, "recovery_ms", c->n ? "100000" : "300000");
+	st_tab_set(&b->faults, 1, "rto_ms", "300000");
+	st_tab_row(&b->faults, "F02\tsp-box-2\tkill\t250.000\t260.000\t10000\t12000\tpass");
+	st_tab_row(&b->faults, "F03\tsp-box-3\tkill\t300.000\t320.000\t20000\t20000\t%s", c->n ? "fail" : "pass");
+	st_tab_set(&b->ops, NOPS + 1, "ts", "315.000");
+	st_tab_set(&b->ops, NOPS + 2, "ts", "255.000");
 }
 
 static void c_rss(bundle *b, const tcase *c)
 {
 	/* +1 MiB per 60 s periodic sample is exactly 1440 MiB/day */
 	for (size_t r = 2; r + 1 < b->samples.nrow; r++)
-		tab_set(&b->samples, r, "owned_rss_bytes", "%lld", 104857600LL + (long long)(r - 2) * (1048576 + c->n));
+		st_tab_set(&b->samples, r, "owned_rss_bytes", "%lld", 104857600LL + (long long)(r - 2) * (1048576 + c->n));
 }
 
 /* an RSS climb beyond the slope: judged only when the thresholds ask for
  * periodic samples (n of them) */
 static void c_rss_rehearsal(bundle *b, const tcase *c)
 {
-	meta_set(b, "threshold.min_periodic_samples", "%d", c->n);
+	st_meta_set(b, "threshold.min_periodic_samples", "%d", c->n);
 	for (size_t r = 2; r + 1 < b->samples.nrow; r++)
-		tab_set(&b->samples, r, "owned_rss_bytes", "%lld", 104857600LL + (long long)(r - 2) * 4 * 1048576);
+		st_tab_set(&b->samples, r, "owned_rss_bytes", "%lld", 104857600LL + (long long)(r - 2) * 4 * 1048576);
 }
 
 static void c_fd_growth(bundle *b, const tcase *c)
 {
 	for (size_t r = 2; r + 1 < b->samples.nrow; r++)
-		tab_set(&b->samples, r, "owned_fds", "%lld", 20LL + (long long)(r - 2));
+		st_tab_set(&b->samples, r, "owned_fds", "%lld", 20LL + (long long)(r - 2));
 	if (c->n)
-		tab_set(&b->samples, b->samples.nrow - 2, "owned_fds", "%d", 20 + 8 + c->n);
+		st_tab_set(&b->samples, b->samples.nrow - 2, "owned_fds", "%d", 20 + 8 + c->n);
 }
 
 static void c_counter(bundle *b, const tcase *c)
 {
 	size_t last = b->samples.nrow - 1;
-	long long v = atoll(tab_get(&b->samples, last, c->a));
-	tab_set(&b->samples, last, c->a, "%lld", v + c->n);
+	long long v = atoll(st_tab_get(&b->samples, last, c->a));
+	st_tab_set(&b->samples, last, c->a, "%lld", v + c->n);
 }
 
 static void c_disk_peak(bundle *b, const tcase *c)
 {
-	tab_set(&b->samples, 5, "disk_bytes", "%lld", 5000000LL + c->n);
+	st_tab_set(&b->samples, 5, "disk_bytes", "%lld", 5000000LL + c->n);
 }
 
 static void c_latency(bundle *b, const tcase *c)
@@ -781,9 +177,9 @@ static void c_latency(bundle *b, const tcase *c)
 	/* the post-warm-up ok operations of RUN-01 (latency.tsv follows) */
 	b->use_baseline = true;
 	for (size_t r = 1; r < b->ops.nrow; r++)
-		if (!strcmp(tab_get(&b->ops, r, "scenario"), "RUN-01") && !strcmp(tab_get(&b->ops, r, "result"), "ok") &&
-		    dval(tab_get(&b->ops, r, "ts")) >= 60)
-			tab_set(&b->ops, r, "latency_ms", "%s", c->a);
+		if (!strcmp(st_tab_get(&b->ops, r, "scenario"), "RUN-01") && !strcmp(st_tab_get(&b->ops, r, "result"), "ok") &&
+		    st_dval(st_tab_get(&b->ops, r, "ts")) >= 60)
+			st_tab_set(&b->ops, r, "latency_ms", "%s", c->a);
 }
 
 static void c_baseline_one(bundle *b, const tcase *c)
@@ -812,9 +208,9 @@ static void c_secret(bundle *b, const tcase *c)
 static void c_warmflag(bundle *b, const tcase *c)
 {
 	(void)c;
-	lat_rebuild(b);
+	st_lat_rebuild(b);
 	b->lat_manual = true;
-	tab_set(&b->lat, 1, "warmup", "0");
+	st_tab_set(&b->lat, 1, "warmup", "0");
 }
 
 static void c_inventory(bundle *b, const tcase *c)
@@ -876,27 +272,27 @@ static void c_samples_order(bundle *b, const tcase *c)
 {
 	switch (c->n) {
 	case 0: /* non-monotonic */
-		tab_set(&b->samples, 4, "ts", "100.000");
-		tab_set(&b->samples, 3, "ts", "130.000");
+		st_tab_set(&b->samples, 4, "ts", "100.000");
+		st_tab_set(&b->samples, 3, "ts", "130.000");
 		break;
 	case 1: /* duplicate final */
-		tab_dup_row(&b->samples, b->samples.nrow - 1);
+		st_tab_dup_row(&b->samples, b->samples.nrow - 1);
 		break;
 	case 2: /* first sample not start */
-		tab_set(&b->samples, 1, "phase", "periodic");
+		st_tab_set(&b->samples, 1, "phase", "periodic");
 		break;
 	case 3: /* second start */
-		tab_set(&b->samples, 2, "phase", "start");
+		st_tab_set(&b->samples, 2, "phase", "start");
 		break;
 	case 4: /* no final */
-		tab_set(&b->samples, b->samples.nrow - 1, "phase", "periodic");
+		st_tab_set(&b->samples, b->samples.nrow - 1, "phase", "periodic");
 		break;
 	case 5: /* final not last */
-		tab_set(&b->samples, b->samples.nrow - 2, "phase", "final");
-		tab_set(&b->samples, b->samples.nrow - 1, "phase", "periodic");
+		st_tab_set(&b->samples, b->samples.nrow - 2, "phase", "final");
+		st_tab_set(&b->samples, b->samples.nrow - 1, "phase", "periodic");
 		break;
 	default: /* equal timestamps */
-		tab_set(&b->samples, 3, "ts", "%s", tab_get(&b->samples, 2, "ts"));
+		st_tab_set(&b->samples, 3, "ts", "%s", st_tab_get(&b->samples, 2, "ts"));
 		break;
 	}
 }
@@ -917,7 +313,7 @@ static tab *tab_of(bundle *b, const char *name)
 static void lat_fix(bundle *b, const tcase *c)
 {
 	if (!strcmp(c->a, "latency")) {
-		lat_rebuild(b);
+		st_lat_rebuild(b);
 		b->lat_manual = true;
 	}
 }
@@ -926,16 +322,16 @@ static void c_del_col(bundle *b, const tcase *c)
 {
 	lat_fix(b, c);
 	if (!strcmp(c->a, "capabilities"))
-		recompute_caps(b), b->no_caps_recompute = true;
-	tab_del_col(tab_of(b, c->a), c->bv);
+		st_recompute_caps(b), b->no_caps_recompute = true;
+	st_tab_del_col(tab_of(b, c->a), c->bv);
 }
 
 static void c_dup_col(bundle *b, const tcase *c)
 {
 	lat_fix(b, c);
 	if (!strcmp(c->a, "capabilities"))
-		recompute_caps(b), b->no_caps_recompute = true;
-	tab_dup_col(tab_of(b, c->a), c->bv);
+		st_recompute_caps(b), b->no_caps_recompute = true;
+	st_tab_dup_col(tab_of(b, c->a), c->bv);
 }
 
 /* a wrong value in column bv of file a; the value is the case's n-th */
@@ -943,7 +339,7 @@ static void c_bad_type(bundle *b, const tcase *c)
 {
 	lat_fix(b, c);
 	if (!strcmp(c->a, "capabilities"))
-		recompute_caps(b), b->no_caps_recompute = true;
+		st_recompute_caps(b), b->no_caps_recompute = true;
 	tab *t = tab_of(b, c->a);
 	const char *col = c->bv;
 	const char *bad = "x";
@@ -963,7 +359,7 @@ static void c_bad_type(bundle *b, const tcase *c)
 		bad = "maybe";
 	else
 		bad = c->n == 1 ? "-3" : c->n == 2 ? "1.5" : "x"; /* integer columns */
-	tab_set(t, 1, col, "%s", bad);
+	st_tab_set(t, 1, col, "%s", bad);
 }
 
 static void c_present(bundle *b, const tcase *c)
@@ -1012,36 +408,36 @@ static void c_caps(bundle *b, const tcase *c)
 {
 	switch (c->n) {
 	case 0: /* a declared scenario without operations */
-		meta_set(b, "scenarios", "RUN-01,RUN-02,RUN-03");
+		st_meta_set(b, "scenarios", "RUN-01,RUN-02,RUN-03");
 		break;
 	case 1: /* operations of an undeclared scenario */
-		tab_set(&b->ops, 5, "scenario", "RUN-09");
+		st_tab_set(&b->ops, 5, "scenario", "RUN-09");
 		break;
 	case 2: /* capability row missing */
-		recompute_caps(b);
+		st_recompute_caps(b);
 		b->no_caps_recompute = true;
-		tab_del_row(&b->caps, 2);
+		st_tab_del_row(&b->caps, 2);
 		break;
 	case 3: /* counts disagree */
-		recompute_caps(b);
+		st_recompute_caps(b);
 		b->no_caps_recompute = true;
-		tab_set(&b->caps, 1, "succeeded", "%lld", atoll(tab_get(&b->caps, 1, "succeeded")) - 1);
+		st_tab_set(&b->caps, 1, "succeeded", "%lld", atoll(st_tab_get(&b->caps, 1, "succeeded")) - 1);
 		break;
 	default: /* result disagrees */
-		recompute_caps(b);
+		st_recompute_caps(b);
 		b->no_caps_recompute = true;
-		tab_set(&b->caps, 1, "result", "fail");
+		st_tab_set(&b->caps, 1, "result", "fail");
 		break;
 	}
 }
 
 static void c_profile_claim(bundle *b, const tcase *c)
 {
-	meta_set(b, "profile", "%s", c->a);
+	st_meta_set(b, "profile", "%s", c->a);
 	if (c->n) { /* an R0 bundle that meets R0 */
-		meta_set(b, "warmup_s", c->n == 2 ? "1" : "0");
-		meta_set(b, "threshold.min_success_ratio", "1");
-		meta_set(b, "threshold.rss_slope_mib_per_day", "50");
+		st_meta_set(b, "warmup_s", c->n == 2 ? "1" : "0");
+		st_meta_set(b, "threshold.min_success_ratio", "1");
+		st_meta_set(b, "threshold.rss_slope_mib_per_day", "50");
 	}
 }
 
@@ -1052,7 +448,7 @@ static void c_profile_opt(bundle *b, const tcase *c)
 
 static void c_text(bundle *b, const tcase *c)
 {
-	tab_set(tab_of(b, c->a), 2, c->bv, "%s", c->n ? "bad\rvalue" : "caf\xc3(");
+	st_tab_set(tab_of(b, c->a), 2, c->bv, "%s", c->n ? "bad\rvalue" : "caf\xc3(");
 }
 
 static void c_symlink(bundle *b, const tcase *c)
@@ -1065,21 +461,21 @@ static void c_symlink(bundle *b, const tcase *c)
 static void c_untied_failing_fault(bundle *b, const tcase *c)
 {
 	(void)c;
-	tab_set(&b->faults, 1, "result", "fail");
+	st_tab_set(&b->faults, 1, "result", "fail");
 }
 
 /* ---- the cases of the lying-bundle classes ------------------------------ */
 static void set_wall(bundle *b, size_t row, double epoch)
 {
 	char w[48];
-	wall_at(w, sizeof w, epoch);
-	tab_set(&b->samples, row, "wall", "%s", w);
+	st_wall_at(w, sizeof w, epoch);
+	st_tab_set(&b->samples, row, "wall", "%s", w);
 }
 
 /* sample 5's wall n ms away from started_at + ts */
 static void c_wall_skew(bundle *b, const tcase *c)
 {
-	set_wall(b, 5, (double)base_epoch + dval(tab_get(&b->samples, 5, "ts")) + c->n / 1000.0);
+	set_wall(b, 5, (double)st_base_epoch + st_dval(st_tab_get(&b->samples, 5, "ts")) + c->n / 1000.0);
 }
 
 /* n 0: walls run backwards; 1: a wall of Feb 30; 2: every time in 2100;
@@ -1090,23 +486,23 @@ static void c_wall(bundle *b, const tcase *c)
 	switch (c->n) {
 	case 0:
 		for (size_t r = 1; r < b->samples.nrow; r++)
-			set_wall(b, r, (double)base_epoch + 600 - dval(tab_get(&b->samples, r, "ts")));
+			set_wall(b, r, (double)st_base_epoch + 600 - st_dval(st_tab_get(&b->samples, r, "ts")));
 		break;
 	case 1:
-		tab_set(&b->samples, 3, "wall", "2026-02-30T00:02:00Z");
+		st_tab_set(&b->samples, 3, "wall", "2026-02-30T00:02:00Z");
 		break;
 	case 2:
 		for (size_t r = 1; r < b->samples.nrow; r++)
-			set_wall(b, r, 4102444800.0 + dval(tab_get(&b->samples, r, "ts")));
-		wall_at(w, sizeof w, 4102444800.0);
-		meta_set(b, "started_at", "%s", w);
+			set_wall(b, r, 4102444800.0 + st_dval(st_tab_get(&b->samples, r, "ts")));
+		st_wall_at(w, sizeof w, 4102444800.0);
+		st_meta_set(b, "started_at", "%s", w);
 		break;
 	case 3:
-		wall_at(w, sizeof w, (double)base_epoch + 0.001);
-		meta_set(b, "started_at", "%s", w);
+		st_wall_at(w, sizeof w, (double)st_base_epoch + 0.001);
+		st_meta_set(b, "started_at", "%s", w);
 		break;
 	default:
-		meta_set(b, "started_at", "2100-01-01T00:00:00Z");
+		st_meta_set(b, "started_at", "2100-01-01T00:00:00Z");
 		break;
 	}
 }
@@ -1114,14 +510,14 @@ static void c_wall(bundle *b, const tcase *c)
 /* operations: n 0 two rows with the same ts, 1 two rows swapped */
 static void c_ops_order(bundle *b, const tcase *c)
 {
-	sort_ops(b);
+	st_sort_ops(b);
 	b->no_sort = true;
 	if (c->n == 0) {
-		tab_set(&b->ops, 11, "ts", "%s", tab_get(&b->ops, 10, "ts"));
+		st_tab_set(&b->ops, 11, "ts", "%s", st_tab_get(&b->ops, 10, "ts"));
 	} else {
-		char *t = sp_xstrdup(tab_get(&b->ops, 10, "ts"));
-		tab_set(&b->ops, 10, "ts", "%s", tab_get(&b->ops, 11, "ts"));
-		tab_set(&b->ops, 11, "ts", "%s", t);
+		char *t = sp_xstrdup(st_tab_get(&b->ops, 10, "ts"));
+		st_tab_set(&b->ops, 10, "ts", "%s", st_tab_get(&b->ops, 11, "ts"));
+		st_tab_set(&b->ops, 11, "ts", "%s", t);
 		free(t);
 	}
 }
@@ -1129,26 +525,26 @@ static void c_ops_order(bundle *b, const tcase *c)
 /* the last operation's ts */
 static void c_op_last(bundle *b, const tcase *c)
 {
-	tab_set(&b->ops, NOPS, "ts", "%s", c->a);
+	st_tab_set(&b->ops, NOPS, "ts", "%s", c->a);
 }
 
 /* fault F01 (row 1) over [a, bv] with a recovery n us longer than it */
 static void c_fault_win(bundle *b, const tcase *c)
 {
-	double st = dval(c->a), en = dval(c->bv);
-	tab_set(&b->faults, 1, "started", "%s", c->a);
-	tab_set(&b->faults, 1, "ended", "%s", c->bv);
-	tab_set(&b->faults, 1, "recovery_ms", "%.3f", (en - st) * 1000 + c->n / 1000.0);
-	tab_set(&b->faults, 1, "rto_ms", "1000000");
+	double st = st_dval(c->a), en = st_dval(c->bv);
+	st_tab_set(&b->faults, 1, "started", "%s", c->a);
+	st_tab_set(&b->faults, 1, "ended", "%s", c->bv);
+	st_tab_set(&b->faults, 1, "recovery_ms", "%.3f", (en - st) * 1000 + c->n / 1000.0);
+	st_tab_set(&b->faults, 1, "rto_ms", "1000000");
 }
 
 /* the laundering: a 1 ms window with a 4 s recovery */
 static void c_fault_short(bundle *b, const tcase *c)
 {
 	(void)c;
-	tab_set(&b->faults, 1, "started", "305.000");
-	tab_set(&b->faults, 1, "ended", "305.001");
-	tab_set(&b->faults, 1, "recovery_ms", "4000");
+	st_tab_set(&b->faults, 1, "started", "305.000");
+	st_tab_set(&b->faults, 1, "ended", "305.001");
+	st_tab_set(&b->faults, 1, "recovery_ms", "4000");
 }
 
 /* one window excuses one operation: n 0 a third expected_fault in the two
@@ -1156,16 +552,16 @@ static void c_fault_short(bundle *b, const tcase *c)
 static void c_fault_launder(bundle *b, const tcase *c)
 {
 	if (c->n == 0) {
-		tab_row(&b->ops, "307.000\tRUN-01\tcli\tcreate\t1.000\texpected_fault\t30\tECONNREFUSED");
+		st_tab_row(&b->ops, "307.000\tRUN-01\tcli\tcreate\t1.000\texpected_fault\t30\tECONNREFUSED");
 		return;
 	}
-	tab_set(&b->faults, 1, "started", "0.500");
-	tab_set(&b->faults, 1, "ended", "599.500");
-	tab_set(&b->faults, 1, "recovery_ms", "599000");
-	tab_set(&b->faults, 1, "rto_ms", "600000");
+	st_tab_set(&b->faults, 1, "started", "0.500");
+	st_tab_set(&b->faults, 1, "ended", "599.500");
+	st_tab_set(&b->faults, 1, "recovery_ms", "599000");
+	st_tab_set(&b->faults, 1, "rto_ms", "600000");
 	for (int i = 0; i < 4; i++) {
-		tab_set(&b->ops, (size_t)(20 + 9 * i), "result", "expected_fault");
-		tab_set(&b->ops, (size_t)(20 + 9 * i), "error_code", "EIO");
+		st_tab_set(&b->ops, (size_t)(20 + 9 * i), "result", "expected_fault");
+		st_tab_set(&b->ops, (size_t)(20 + 9 * i), "error_code", "EIO");
 	}
 }
 
@@ -1175,17 +571,17 @@ static void c_fault_id(bundle *b, const tcase *c)
 {
 	switch (c->n) {
 	case 0:
-		tab_set(&b->faults, 2, "fault_id", "F00");
+		st_tab_set(&b->faults, 2, "fault_id", "F00");
 		break;
 	case 1:
-		tab_set(&b->faults, 2, "fault_id", "F10");
+		st_tab_set(&b->faults, 2, "fault_id", "F10");
 		break;
 	case 2:
-		meta_set(b, "faults", "F01,F00");
+		st_meta_set(b, "faults", "F01,F00");
 		break;
 	default:
-		meta_set(b, "faults", "F01,F09");
-		tab_set(&b->faults, 2, "fault_id", "F09");
+		st_meta_set(b, "faults", "F01,F09");
+		st_tab_set(&b->faults, 2, "fault_id", "F09");
 		break;
 	}
 }
@@ -1195,27 +591,27 @@ static void c_fault_id(bundle *b, const tcase *c)
  * same value written with fewer decimals (passes) */
 static void c_lat_edit(bundle *b, const tcase *c)
 {
-	lat_rebuild(b);
+	st_lat_rebuild(b);
 	b->lat_manual = true;
 	size_t row = b->lat.nrow - 5; /* post-warm-up */
 	switch (c->n) {
 	case 0:
-		tab_set(&b->lat, row, "latency_ms", "40.000");
+		st_tab_set(&b->lat, row, "latency_ms", "40.000");
 		break;
 	case 1:
-		tab_set(&b->lat, row, "ts", "%.3f", dval(tab_get(&b->lat, row, "ts")) + 0.001);
+		st_tab_set(&b->lat, row, "ts", "%.3f", st_dval(st_tab_get(&b->lat, row, "ts")) + 0.001);
 		break;
 	case 2:
-		tab_dup_row(&b->lat, row);
+		st_tab_dup_row(&b->lat, row);
 		break;
 	case 3:
-		tab_del_row(&b->lat, row);
+		st_tab_del_row(&b->lat, row);
 		break;
 	case 4:
 		set_fail(b, 1);
 		break;
 	default:
-		tab_set(&b->lat, row, "latency_ms", "50.0");
+		st_tab_set(&b->lat, row, "latency_ms", "50.0");
 		break;
 	}
 }
@@ -1224,35 +620,35 @@ static void c_lat_edit(bundle *b, const tcase *c)
 static void c_interval_measured(bundle *b, const tcase *c)
 {
 	double step = 66 + c->n / 1e6;
-	meta_set(b, "threshold.max_gap_s", "120");
+	st_meta_set(b, "threshold.max_gap_s", "120");
 	for (size_t r = 1; r < b->samples.nrow; r++) {
 		double ts = step * (double)(r - 1);
-		tab_set(&b->samples, r, "ts", "%.6f", ts);
-		set_wall(b, r, (double)base_epoch + ts);
+		st_tab_set(&b->samples, r, "ts", "%.6f", ts);
+		set_wall(b, r, (double)st_base_epoch + ts);
 	}
-	meta_set(b, "duration_s", "%.6f", step * (double)(b->samples.nrow - 2));
+	st_meta_set(b, "duration_s", "%.6f", step * (double)(b->samples.nrow - 2));
 }
 
 /* n 0: periodic sample 3 1 ms before its slot; 1: a burst of three */
 static void c_cadence(bundle *b, const tcase *c)
 {
 	if (c->n == 0) {
-		tab_set(&b->samples, 4, "ts", "179.999");
+		st_tab_set(&b->samples, 4, "ts", "179.999");
 		return;
 	}
 	for (int k = 0; k < 3; k++) {
-		tab_dup_row(&b->samples, 3);
-		tab_set(&b->samples, 4, "ts", "%d.000", 123 - k);
-		set_wall(b, 4, (double)base_epoch + 123 - k);
+		st_tab_dup_row(&b->samples, 3);
+		st_tab_set(&b->samples, 4, "ts", "%d.000", 123 - k);
+		set_wall(b, 4, (double)st_base_epoch + 123 - k);
 	}
 }
 
 /* a third scenario whose second operation is at 300 s + n ms */
 static void c_warm_late(bundle *b, const tcase *c)
 {
-	meta_set(b, "scenarios", "RUN-01,RUN-02,RUN-03");
-	tab_row(&b->ops, "10.000\tRUN-03\tcli\tcreate\t50.000\tok\t0\t-");
-	tab_row(&b->ops, "%.3f\tRUN-03\tcli\tcreate\t50.000\tok\t1\t-", 300 + c->n / 1000.0);
+	st_meta_set(b, "scenarios", "RUN-01,RUN-02,RUN-03");
+	st_tab_row(&b->ops, "10.000\tRUN-03\tcli\tcreate\t50.000\tok\t0\t-");
+	st_tab_row(&b->ops, "%.3f\tRUN-03\tcli\tcreate\t50.000\tok\t1\t-", 300 + c->n / 1000.0);
 }
 
 /* a log written by the writer's own redactor passes */
@@ -1328,14 +724,19 @@ static const char *const meta_keys[] = {
 	"threshold.min_success_ratio", "threshold.rss_slope_mib_per_day", "threshold.fd_growth_max",
 	"threshold.p95_regression_pct", "threshold.disk_budget_bytes"};
 
-static void build_cases(void)
+/* correct bundles */
+static void cases_correct(void)
 {
 	add(PASSES, c_none, NULL, NULL, 0, "a correct bundle passes");
 	add(PASSES, c_signed, NULL, NULL, 0, "a correct signed bundle passes with --pubkey");
 	add(PASSES, c_baseline_one, NULL, NULL, 0, "baseline covering RUN-01 only: RUN-02 rejected");
 	cases[ncases - 1].ref = SP_GFAM(LATENCY_P95, "RUN-02");
 	sp_gate_ref_id(cases[ncases - 1].ref, cases[ncases - 1].expect);
+}
 
+/* boundaries: at (passes) and one unit beyond (fails); the redaction of logs */
+static void cases_boundaries(void)
+{
 	/* boundaries: at (passes) and one unit beyond (fails) */
 	add(PASSES, c_span, "600.000", NULL, 0, "span at its minimum 600 s");
 	add(SP_GREF(SAMPLES_SPAN), c_span, "599.999", NULL, 0, "span 1 ms below its minimum");
@@ -1396,7 +797,11 @@ static void build_cases(void)
 		"AKIAIOSFODNN7EXAMPLE ghp_0123456789abcdefghijABCDEFGHIJ0123 xoxb-0123456789-abcdef"};
 	for (size_t i = 0; i < SP_ARRAY_SIZE(writer_secrets); i++)
 		add(PASSES, c_secret_writer, writer_secrets[i], NULL, 0, "the writer's redaction of secret line %zu passes", i + 1);
+}
 
+/* time plausibility and fault laundering */
+static void cases_time(void)
+{
 	/* time plausibility */
 	add(PASSES, c_wall_skew, NULL, NULL, 5000, "a wall clock 5 s ahead of started_at + ts");
 	add(SP_GREF(SAMPLES_WALL), c_wall_skew, NULL, NULL, 5001, "a wall clock 5.001 s ahead of started_at + ts");
@@ -1428,7 +833,11 @@ static void build_cases(void)
 	add(SP_GFAM(TYPES, "faults"), c_fault_id, NULL, NULL, 1, "fault id F10 in faults.tsv");
 	add(SP_GREF(METADATA_KEYS), c_fault_id, NULL, NULL, 2, "fault id F00 declared");
 	add(PASSES, c_fault_id, NULL, NULL, 3, "fault id F09 declared and injected");
+}
 
+/* the summary, the sampling, the warm-up and the latency against the rows; content */
+static void cases_run(void)
+{
 	/* summary against the rows */
 	add(PASSES, c_summary, "measured_duration_s", NULL, 1000, "summary: measured_duration_s 1 ms off the final sample");
 	add(SP_GREF(SUMMARY_CONSISTENT), c_summary, "measured_duration_s", NULL, 1001, "summary: measured_duration_s 1.001 ms off");
@@ -1464,7 +873,11 @@ static void build_cases(void)
 	add(PASSES, c_logs_elided, NULL, NULL, 0, "a log of head, elision line and tail at 64 KiB + 128");
 	add(SP_GREF(LOGS_BOUNDED), c_logs_elided, NULL, NULL, 1, "a log with an elision line one byte over");
 	add(PASSES, c_via_symlink, NULL, NULL, 0, "verified through a symlink to the bundle");
+}
 
+/* leaks and profiles */
+static void cases_leaks(void)
+{
 	/* leaks of each counter */
 	static const char *const leak[] = {"owned_processes", "owned_mounts", "owned_sockets", "owned_cgroups",
 					   "extra.boxes"};
@@ -1485,7 +898,11 @@ static void build_cases(void)
 	add(PASSES, c_profile_claim, "R0", NULL, 1, "claims R0 and meets it");
 	add(SP_GREF(SAMPLES_SPAN), c_profile_opt, "G2", NULL, 0, "--profile G2 on a 600 s custom bundle");
 	add(PASSES, c_profile_opt, "custom", NULL, 0, "--profile custom uses the metadata thresholds");
+}
 
+/* integrity: the signature and the MANIFEST */
+static void cases_integrity(void)
+{
 	/* integrity */
 	add(SP_GREF(INTEGRITY_SIGNATURE), c_sig, NULL, NULL, 0, "unsigned bundle when a key is demanded");
 	add(SP_GREF(INTEGRITY_SIGNATURE), c_sig, NULL, NULL, 2, "signed with another key");
@@ -1506,7 +923,11 @@ static void build_cases(void)
 	add(SP_GREF(INTEGRITY_MANIFEST), c_post, "extra.txt", NULL, FO_ADD, "a top-level file added after the MANIFEST");
 	add(SP_GREF(INTEGRITY_MANIFEST), c_post, "logs/step-001.log", NULL, FO_DELETE, "a log removed after the MANIFEST");
 	add(SP_GREF(INTEGRITY_MANIFEST), c_post, "summary.json", NULL, FO_DELETE, "summary.json removed after the MANIFEST");
+}
 
+/* files, columns and types */
+static void cases_files(void)
+{
 	/* each file missing, empty, truncated (MANIFEST rewritten, so the
 	 * structural gate alone must catch it) */
 	for (size_t i = 0; i < SP_ARRAY_SIZE(known); i++)
@@ -1542,7 +963,11 @@ static void build_cases(void)
 	add(SP_GFAM(TYPES, "samples"), c_bad_type, "samples", "extra.boxes", 2, "samples: fractional extra.boxes");
 	add(SP_GFAM(TYPES, "operations"), c_text, "operations", "api", 0, "operations: invalid UTF-8");
 	add(SP_GFAM(TYPES, "operations"), c_text, "operations", "operation", 1, "operations: carriage return in a value");
+}
 
+/* metadata, sample order, capability coverage, summary consistency */
+static void cases_metadata(void)
+{
 	/* metadata */
 	for (size_t i = 0; i < SP_ARRAY_SIZE(meta_keys); i++)
 		add(i == 0 ? SP_GREF(METADATA_SCHEMA) : SP_GREF(METADATA_KEYS), c_meta_del, meta_keys[i], NULL, 0,
@@ -1589,15 +1014,28 @@ static void build_cases(void)
 	add(SP_GFAM(TYPES, "summary"), c_summary_type, NULL, NULL, 1, "summary: span_s missing");
 }
 
+/* the cases, in their order (their TAP numbers) */
+static void build_cases(void)
+{
+	cases_correct();
+	cases_boundaries();
+	cases_time();
+	cases_run();
+	cases_leaks();
+	cases_integrity();
+	cases_files();
+	cases_metadata();
+}
+
 static int run_case(const tcase *c, const char *root, size_t idx, FILE *f, bool verbose)
 {
 	bundle b;
-	bundle_default(&b);
+	st_bundle_default(&b);
 	c->fn(&b, c);
 	_cleanup_free_ char *dir = sp_xasprintf("%s/case-%03zu", root, idx);
 	int ok = 0;
 	char why[600] = "";
-	if (write_bundle(&b, dir) < 0) {
+	if (st_write_bundle(&b, dir) < 0) {
 		snprintf(why, sizeof why, "cannot write the bundle: %s", strerror(errno));
 	} else {
 		sp_ev_baseline base = {0};
@@ -1605,8 +1043,7 @@ static int run_case(const tcase *c, const char *root, size_t idx, FILE *f, bool 
 					   {.scenario = (char *)"RUN-02", .count = 100, .p50 = 90, .p95 = 100, .p99 = 110}};
 		base.v = be;
 		base.n = b.baseline_one ? 1 : 2;
-		sp_ev_verify_opts o = {.profile = b.profile_opt, .baseline = b.use_baseline ? &base : NULL,
-				    .pubkey = b.demand_key ? key_a : NULL};
+		sp_ev_verify_opts o = {.profile = b.profile_opt, .baseline = b.use_baseline ? &base : NULL, .pubkey = b.demand_key ? st_key_a : NULL};
 		sp_ev_verdict v;
 		sp_error err = {0};
 		_cleanup_free_ char *link = sp_xasprintf("%s.link", dir);
@@ -1654,7 +1091,7 @@ static int run_case(const tcase *c, const char *root, size_t idx, FILE *f, bool 
 		c->expect[0] ? " -> " : " -> passes", c->expect);
 	if (!ok)
 		fprintf(f, "#   %s\n", why);
-	bundle_free(&b);
+	st_bundle_free(&b);
 	sp_rm_rf(dir);
 	return ok;
 }
@@ -1666,14 +1103,14 @@ int sp_verify_selftest(FILE *f, bool verbose)
 		fprintf(f, "not ok 1 - cannot create a temp dir: %s\n1..1\n", strerror(errno));
 		return -1;
 	}
-	key_a = EVP_PKEY_Q_keygen(NULL, NULL, "ED25519");
-	key_b = EVP_PKEY_Q_keygen(NULL, NULL, "ED25519");
-	if (!key_a || !key_b) {
+	st_key_a = EVP_PKEY_Q_keygen(NULL, NULL, "ED25519");
+	st_key_b = EVP_PKEY_Q_keygen(NULL, NULL, "ED25519");
+	if (!st_key_a || !st_key_b) {
 		fprintf(f, "not ok 1 - cannot create Ed25519 keys\n1..1\n");
 		rmdir(root);
 		return -1;
 	}
-	base_epoch = (time(NULL) / 86400 - 1) * 86400;
+	st_base_epoch = (time(NULL) / 86400 - 1) * 86400;
 	ncases = 0;
 	build_cases();
 	size_t good = 0;
@@ -1682,9 +1119,9 @@ int sp_verify_selftest(FILE *f, bool verbose)
 	fprintf(f, "1..%zu\n# %zu cases: %zu behaved, %zu did not\n", ncases, ncases, good, ncases - good);
 	free(cases);
 	cases = NULL;
-	EVP_PKEY_free(key_a);
-	EVP_PKEY_free(key_b);
-	key_a = key_b = NULL;
+	EVP_PKEY_free(st_key_a);
+	EVP_PKEY_free(st_key_b);
+	st_key_a = st_key_b = NULL;
 	sp_rm_rf(root);
 	return good == ncases ? 0 : -1;
 }
