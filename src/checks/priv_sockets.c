@@ -46,8 +46,8 @@ static const sp_batch priv_sockets = {
 /* ---- container runtime control sockets ---- */
 
 static const char *const runtime_words[] = {"docker", "containerd", "podman", "libpod", "crio", "cri-o", "kubelet",
-					     "buildkit", "cri-dockerd", "conmon", "runc", "k3s", "dockershim",
-					     "firecracker", "lxd", "incus"};
+					    "buildkit", "cri-dockerd", "conmon", "runc", "k3s", "dockershim",
+					    "firecracker", "lxd", "incus"};
 
 static bool runtime_name(const char *s)
 {
@@ -381,11 +381,21 @@ static void run_runtime_sockets(const sp_ctx *ctx, sp_result *r)
 	bool must = !sp_policy_bool(ctx->policy, "priv.runtime_sockets_allowed", false);
 	sp_expected(r, "%s", must ? "no unix socket in the mount tree answers as a container engine or CRI API" : "any (allowed by policy)");
 	static const char *const known[] = {
-		"/var/run/docker.sock", "/run/docker.sock", "/run/containerd/containerd.sock",
-		"/var/run/containerd/containerd.sock", "/run/podman/podman.sock", "/var/run/podman/podman.sock",
-		"/run/crio/crio.sock", "/var/run/crio/crio.sock", "/var/lib/kubelet/pod-resources/kubelet.sock",
-		"/run/k3s/containerd/containerd.sock", "/run/buildkit/buildkitd.sock", "/var/run/cri-dockerd.sock",
-		"/run/dockershim.sock", "/var/snap/lxd/common/lxd/unix.socket", "/var/lib/incus/unix.socket",
+		"/var/run/docker.sock",
+		"/run/docker.sock",
+		"/run/containerd/containerd.sock",
+		"/var/run/containerd/containerd.sock",
+		"/run/podman/podman.sock",
+		"/var/run/podman/podman.sock",
+		"/run/crio/crio.sock",
+		"/var/run/crio/crio.sock",
+		"/var/lib/kubelet/pod-resources/kubelet.sock",
+		"/run/k3s/containerd/containerd.sock",
+		"/run/buildkit/buildkitd.sock",
+		"/var/run/cri-dockerd.sock",
+		"/run/dockershim.sock",
+		"/var/snap/lxd/common/lxd/unix.socket",
+		"/var/lib/incus/unix.socket",
 	};
 	long t0 = mono_ms();
 	struct sock_walk w = {.r = r, .deadline = t0 + SOCK_WALK_MS, .ask_deadline = t0 + SOCK_ASK_MS};
@@ -415,8 +425,7 @@ static void run_runtime_sockets(const sp_ctx *ctx, sp_result *r)
 static void run_abstract_sockets(const sp_ctx *ctx, sp_result *r)
 {
 	bool must = !sp_policy_bool(ctx->policy, "priv.runtime_sockets_allowed", false);
-	sp_expected(r, "%s", must ? "no runtime abstract unix socket (containerd-shim ...) reachable"
-				  : "any (allowed by policy)");
+	sp_expected(r, "%s", must ? "no runtime abstract unix socket (containerd-shim ...) reachable" : "any (allowed by policy)");
 	int e = 0;
 	_cleanup_free_ char *buf = sp_read_file_alloc("/proc/net/unix", 8u << 20, NULL, &e);
 	if (!buf) {
