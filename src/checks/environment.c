@@ -752,8 +752,8 @@ static void free_values(struct env_value **v, size_t n)
 }
 
 /* Parse env.values (copy is cut in place); the entries in *out. 0, or -1
- * with why (nothing to free then). */
-static int parse_values(char *copy, struct env_value ***out, size_t *nout, char *why, size_t whysz)
+ * with o's reason (nothing to free then). */
+static int parse_values(char *copy, struct env_value ***out, size_t *nout, sp_outcome *o)
 {
 	struct env_value **v = NULL;
 	size_t n = 0;
@@ -774,14 +774,12 @@ static int parse_values(char *copy, struct env_value ***out, size_t *nout, char 
 		snprintf(name, sizeof name, "%.*s", (int)(nl < sizeof name ? nl : sizeof name - 1), e);
 		sp_trim(name);
 		if (!e[nl] || !name[0]) {
-			snprintf(why, whysz, "'%.100s': expected NAME=VALUE or NAME~REGEX", e);
 			free_values(v, n);
-			return -1;
+			return sp_why(o, "'%.100s': expected NAME=VALUE or NAME~REGEX", e);
 		}
 		if (nl >= sizeof name) {
-			snprintf(why, whysz, "'%.100s': the variable name is longer than %zu characters", e, sizeof name - 1);
 			free_values(v, n);
-			return -1;
+			return sp_why(o, "'%.100s': the variable name is longer than %zu characters", e, sizeof name - 1);
 		}
 		/* each on its own: a compiled regex_t is not moved */
 		struct env_value *x = sp_xcalloc(1, sizeof *x);
@@ -789,9 +787,8 @@ static int parse_values(char *copy, struct env_value ***out, size_t *nout, char 
 		x->pattern = e[nl] == '~';
 		x->want = e + nl + 1;
 		if (x->pattern) {
-			char bad[200];
-			if (sp_regex_compile(&x->re, x->want, REG_EXTENDED | REG_NOSUB, bad, sizeof bad) < 0) {
-				snprintf(why, whysz, "'%.100s': %s", e, bad);
+			if (sp_regex_compile(&x->re, x->want, REG_EXTENDED | REG_NOSUB, o) < 0) {
+				sp_why_prefix(o, "'%.100s'", e);
 				free(x);
 				free_values(v, n);
 				return -1;
@@ -810,8 +807,11 @@ static int values_parse(const char *spec, char *why, size_t whysz)
 	_cleanup_free_ char *copy = sp_xstrdup(spec);
 	struct env_value **v;
 	size_t n;
-	if (parse_values(copy, &v, &n, why, whysz) < 0)
+	sp_outcome o = {0};
+	if (parse_values(copy, &v, &n, &o) < 0) {
+		snprintf(why, whysz, "%s", o.why);
 		return -1;
+	}
 	free_values(v, n);
 	return 0;
 }
@@ -831,9 +831,10 @@ static void run_values(const sp_ctx *ctx, sp_result *r)
 	_cleanup_free_ char *copy = sp_xstrdup(spec);
 	struct env_value **want;
 	size_t n = 0, bad = 0;
-	char badlist[300] = "", why[300];
-	if (parse_values(copy, &want, &n, why, sizeof why) < 0) {
-		sp_errorr(r, "env.values: %s", why);
+	char badlist[300] = "";
+	sp_outcome o = {0};
+	if (parse_values(copy, &want, &n, &o) < 0) {
+		sp_errorr(r, "env.values: %s", o.why);
 		return;
 	}
 	for (size_t i = 0; i < n; i++) {
@@ -865,15 +866,14 @@ static void run_values(const sp_ctx *ctx, sp_result *r)
 }
 
 /* env.kernel_release: exact, or "~REGEX": 0 (the regex compiled into re
- * when *pattern), or -1 with why */
-static int parse_release(const char *want, bool *pattern, regex_t *re, char *why, size_t whysz)
+ * when *pattern), or -1 with o's reason */
+static int parse_release(const char *want, bool *pattern, regex_t *re, sp_outcome *o)
 {
 	*pattern = want[0] == '~';
 	if (!*pattern)
 		return 0;
-	char bad[200];
-	if (sp_regex_compile(re, want + 1, REG_EXTENDED | REG_NOSUB, bad, sizeof bad) < 0) {
-		snprintf(why, whysz, "'%.100s': %s", want, bad);
+	if (sp_regex_compile(re, want + 1, REG_EXTENDED | REG_NOSUB, o) < 0) {
+		sp_why_prefix(o, "'%.100s'", want);
 		return -1;
 	}
 	return 0;
@@ -883,8 +883,11 @@ static int release_parse(const char *want, char *why, size_t whysz)
 {
 	bool pattern;
 	regex_t re;
-	if (parse_release(want, &pattern, &re, why, whysz) < 0)
+	sp_outcome o = {0};
+	if (parse_release(want, &pattern, &re, &o) < 0) {
+		snprintf(why, whysz, "%s", o.why);
 		return -1;
+	}
 	if (pattern)
 		regfree(&re);
 	return 0;
@@ -903,10 +906,10 @@ static void run_kernel_release(const sp_ctx *ctx, sp_result *r)
 	}
 	bool pattern;
 	regex_t re;
-	char why[200];
-	if (parse_release(want, &pattern, &re, why, sizeof why) < 0) {
+	sp_outcome o = {0};
+	if (parse_release(want, &pattern, &re, &o) < 0) {
 		sp_expected(r, "kernel release %s", want);
-		sp_errorr(r, "env.kernel_release: %s", why);
+		sp_errorr(r, "env.kernel_release: %.199s", o.why); /* the reason's bound before sp_outcome */
 		return;
 	}
 	sp_expected(r, "kernel release %s %s", pattern ? "matching" : "exactly", pattern ? want + 1 : want);

@@ -86,7 +86,7 @@ static long long mf_size(const char *s)
 	return (long long)(v << shift);
 }
 
-static int mf_split(const char *s, mf_decl *d, char *why, size_t whysz)
+static int mf_split(const char *s, mf_decl *d, sp_outcome *out)
 {
 	memset(d, 0, sizeof *d);
 	const char *co = strchr(s, ':'), *eq = NULL;
@@ -94,16 +94,12 @@ static int mf_split(const char *s, mf_decl *d, char *why, size_t whysz)
 		if (*p == '=')
 			eq = p;
 	if (s[0] != '/' || !eq || (size_t)(eq - s) >= sizeof d->path || (size_t)(co - eq - 1) >= sizeof d->type ||
-	    co == eq + 1) {
-		snprintf(why, whysz, "'%.80s': expected /PATH=FSTYPE:ro or /PATH=FSTYPE:rw, then :OPTION...", s);
-		return -1;
-	}
+	    co == eq + 1)
+		return sp_why(out, "'%.80s': expected /PATH=FSTYPE:ro or /PATH=FSTYPE:rw, then :OPTION...", s);
 	const char *mode = co + 1, *next = strchr(mode, ':');
 	size_t ml = next ? (size_t)(next - mode) : strlen(mode);
-	if (!((ml == 2 && !strncmp(mode, "ro", 2)) || (ml == 2 && !strncmp(mode, "rw", 2)))) {
-		snprintf(why, whysz, "'%.80s': the mode is ro or rw", s);
-		return -1;
-	}
+	if (!((ml == 2 && !strncmp(mode, "ro", 2)) || (ml == 2 && !strncmp(mode, "rw", 2))))
+		return sp_why(out, "'%.80s': the mode is ro or rw", s);
 	memcpy(d->path, s, (size_t)(eq - s));
 	memcpy(d->type, eq + 1, (size_t)(co - eq - 1));
 	d->ro = mode[1] == 'o';
@@ -111,32 +107,22 @@ static int mf_split(const char *s, mf_decl *d, char *why, size_t whysz)
 		const char *o = next + 1;
 		next = strchr(o, ':');
 		size_t ol = next ? (size_t)(next - o) : strlen(o);
-		if (ol == 0 || ol >= sizeof d->opt[0]) {
-			snprintf(why, whysz, "'%.80s': an empty or over-long option", s);
-			return -1;
-		}
-		if (d->nopt == MF_MAXOPT) {
-			snprintf(why, whysz, "'%.80s': more than %d options", s, MF_MAXOPT);
-			return -1;
-		}
+		if (ol == 0 || ol >= sizeof d->opt[0])
+			return sp_why(out, "'%.80s': an empty or over-long option", s);
+		if (d->nopt == MF_MAXOPT)
+			return sp_why(out, "'%.80s': more than %d options", s, MF_MAXOPT);
 		char *opt = d->opt[d->nopt++];
 		memcpy(opt, o, ol);
 		for (size_t i = 0; i < ol; i++)
-			if (!isgraph((unsigned char)opt[i])) {
-				snprintf(why, whysz, "'%.80s': a space or control character in an option", s);
-				return -1;
-			}
-		if (!strncmp(opt, "size=", 5) && mf_size(opt + 5) < 0) {
-			snprintf(why, whysz, "'%.80s': size= takes a number of bytes with k, m or g", opt);
-			return -1;
-		}
+			if (!isgraph((unsigned char)opt[i]))
+				return sp_why(out, "'%.80s': a space or control character in an option", s);
+		if (!strncmp(opt, "size=", 5) && mf_size(opt + 5) < 0)
+			return sp_why(out, "'%.80s': size= takes a number of bytes with k, m or g", opt);
 		if (!strncmp(opt, "mode=", 5)) {
 			char *end;
 			unsigned long m = strtoul(opt + 5, &end, 8);
-			if (!opt[5] || *end || m > 07777) {
-				snprintf(why, whysz, "'%.80s': mode= takes octal permission bits (at most 7777)", opt);
-				return -1;
-			}
+			if (!opt[5] || *end || m > 07777)
+				return sp_why(out, "'%.80s': mode= takes octal permission bits (at most 7777)", opt);
 		}
 	}
 	return 0;
@@ -145,7 +131,11 @@ static int mf_split(const char *s, mf_decl *d, char *why, size_t whysz)
 static int mf_parse(const char *s, char *why, size_t whysz)
 {
 	mf_decl d;
-	return mf_split(s, &d, why, whysz);
+	sp_outcome o = {0};
+	if (mf_split(s, &d, &o) == 0)
+		return 0;
+	snprintf(why, whysz, "%s", o.why);
+	return -1;
 }
 
 const sp_policy_type sp_ptype_mount_facts = {.name = "mount_facts",
@@ -491,9 +481,9 @@ static void run_mount_facts(const sp_ctx *ctx, sp_result *r)
 	size_t bad = 0;
 	for (size_t i = 0; i < v.n; i++) {
 		mf_decl d;
-		char why[200];
-		if (mf_split(v.v[i], &d, why, sizeof why) < 0) {
-			sp_errorr(r, "fs.mounts: %s", why);
+		sp_outcome o = {0};
+		if (mf_split(v.v[i], &d, &o) < 0) {
+			sp_errorr(r, "fs.mounts: %s", o.why);
 			goto out;
 		}
 		sp_mount m;

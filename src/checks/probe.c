@@ -598,20 +598,18 @@ static size_t ere_size(const char *p)
 	return sum;
 }
 
-int sp_regex_compile(struct re_pattern_buffer *re, const char *pattern, int flags, char *why, size_t whysz)
+int sp_regex_compile(struct re_pattern_buffer *re, const char *pattern, int flags, sp_outcome *o)
 {
 	size_t nodes = ere_size(pattern);
-	if (nodes > SP_REGEX_MAX_NODES) {
-		snprintf(why, whysz, "bad regex: its repetitions multiply out to more than %d nodes (nested or counted "
-				     "repetitions, as in a{1,99}{1,99} or a+++)", SP_REGEX_MAX_NODES);
-		return -1;
-	}
+	if (nodes > SP_REGEX_MAX_NODES)
+		return sp_why(o, "bad regex: its repetitions multiply out to more than %d nodes (nested or counted "
+				 "repetitions, as in a{1,99}{1,99} or a+++)",
+			      SP_REGEX_MAX_NODES);
 	int rc = regcomp(re, pattern, flags);
 	if (rc) {
 		char msg[120];
 		regerror(rc, re, msg, sizeof msg);
-		snprintf(why, whysz, "bad regex: %s", msg);
-		return -1;
+		return sp_why(o, "bad regex: %s", msg);
 	}
 	return 0;
 }

@@ -10,6 +10,7 @@
 
 #include "core/caps.h"
 #include "core/check.h"
+#include "core/outcome.h"
 
 /* one line of /proc/self/mountinfo */
 typedef struct sp_mount {
@@ -130,13 +131,13 @@ int sp_sysctl_long(const char *path, long *out);
 bool sp_policy_list_has(const sp_ctx *ctx, const char *key, const char *item);
 
 /* Compile a policy's extended regex (regcomp(3) flags given): 0, or -1 with
- * why ("bad regex: ..."). A pattern whose counted or stacked repetitions
+ * o's reason ("bad regex: ..."). A pattern whose counted or stacked repetitions
  * would make glibc's compiler build more than SP_REGEX_MAX_NODES nodes (it
  * copies them out: "a{1,255}{1,255}", "a++++...") is refused first, since
  * its compile time grows exponentially and the policy loader runs it. */
 #define SP_REGEX_MAX_NODES 4096
 struct re_pattern_buffer;
-int sp_regex_compile(struct re_pattern_buffer *re, const char *pattern, int flags, char *why, size_t whysz);
+int sp_regex_compile(struct re_pattern_buffer *re, const char *pattern, int flags, sp_outcome *o);
 /* Is the boolean policy key (default true) required? Sets r's expected
  * text to expected when it is, else to "any (not required by policy)". */
 bool sp_expect_required(const sp_ctx *ctx, sp_result *r, const char *key, const char *expected);

@@ -131,8 +131,8 @@ static char *next_entry(char *s, char **save)
 	return e;
 }
 
-/* Parse tools.probes into p[]; returns the count, or -1 with why. */
-static int parse_probes(const char *spec, tool_probe *p, size_t max, char *why, size_t whysz)
+/* Parse tools.probes into p[]; returns the count, or -1 with o's reason. */
+static int parse_probes(const char *spec, tool_probe *p, size_t max, sp_outcome *o)
 {
 	if (!spec || !*spec)
 		return 0;
@@ -143,36 +143,27 @@ static int parse_probes(const char *spec, tool_probe *p, size_t max, char *why, 
 		e = trim_sep(e);
 		if (!*e)
 			continue;
-		if (n == max) {
-			snprintf(why, whysz, "more than %zu probes", max);
-			return -1;
-		}
+		if (n == max)
+			return sp_why(o, "more than %zu probes", max);
 		tool_probe *t = &p[n];
 		memset(t, 0, sizeof *t);
 		t->fd = -1;
 		t->pid = -1;
 		snprintf(t->text, sizeof t->text, "%s", e);
 		char *arrow = strstr(e, "=>");
-		if (!arrow) {
-			snprintf(why, whysz, "'%s': expected 'PROGRAM ARG... => REGEX'", t->text);
-			return -1;
-		}
+		if (!arrow)
+			return sp_why(o, "'%s': expected 'PROGRAM ARG... => REGEX'", t->text);
 		*arrow = '\0';
 		char *pat = trim_sep(arrow + 2);
 		int q = split_args(e, &t->argv);
 		n++; /* owned from here on, freed by the caller */
-		if (q < 0) {
-			snprintf(why, whysz, "'%s': unterminated quote", t->text);
-			return -1;
-		}
-		if (t->argv.n == 0 || !*pat) {
-			snprintf(why, whysz, "'%s': %s", t->text, t->argv.n ? "empty pattern" : "no program");
-			return -1;
-		}
+		if (q < 0)
+			return sp_why(o, "'%s': unterminated quote", t->text);
+		if (t->argv.n == 0 || !*pat)
+			return sp_why(o, "'%s': %s", t->text, t->argv.n ? "empty pattern" : "no program");
 		snprintf(t->pattern, sizeof t->pattern, "%s", pat);
-		char bad[200];
-		if (sp_regex_compile(&t->re, t->pattern, REG_EXTENDED | REG_NEWLINE | REG_NOSUB, bad, sizeof bad) < 0) {
-			snprintf(why, whysz, "'%s': %s", t->text, bad);
+		if (sp_regex_compile(&t->re, t->pattern, REG_EXTENDED | REG_NEWLINE | REG_NOSUB, o) < 0) {
+			sp_why_prefix(o, "'%s'", t->text);
 			return -1;
 		}
 		t->re_ok = true;
@@ -193,7 +184,10 @@ static void free_probes(tool_probe *p, size_t n)
 static int probes_parse(const char *spec, char *why, size_t whysz)
 {
 	tool_probe *p = sp_xcalloc(MAX_PROBES, sizeof *p);
-	int n = parse_probes(spec, p, MAX_PROBES, why, whysz);
+	sp_outcome o = {0};
+	int n = parse_probes(spec, p, MAX_PROBES, &o);
+	if (n < 0)
+		snprintf(why, whysz, "%s", o.why);
 	free_probes(p, n < 0 ? MAX_PROBES : (size_t)n);
 	free(p);
 	return n < 0 ? -1 : 0;
@@ -292,8 +286,8 @@ static void replaceable(const char *path, char *out, size_t size)
 static int declared_probes(const sp_ctx *ctx)
 {
 	tool_probe *p = sp_xcalloc(MAX_PROBES, sizeof *p);
-	char why[400] = "";
-	int np = parse_probes(sp_policy_get(ctx->policy, "tools.probes"), p, MAX_PROBES, why, sizeof why);
+	sp_outcome o = {0};
+	int np = parse_probes(sp_policy_get(ctx->policy, "tools.probes"), p, MAX_PROBES, &o);
 	free_probes(p, np < 0 ? MAX_PROBES : (size_t)np);
 	free(p);
 	return np;
@@ -335,8 +329,8 @@ static void run_present(const sp_ctx *ctx, sp_result *r)
 	sp_strv names;
 	sp_policy_list(ctx->policy, "tools.required", &names);
 	tool_probe *p = sp_xcalloc(MAX_PROBES, sizeof *p);
-	char why[400] = "";
-	int np = parse_probes(sp_policy_get(ctx->policy, "tools.probes"), p, MAX_PROBES, why, sizeof why);
+	sp_outcome o = {0};
+	int np = parse_probes(sp_policy_get(ctx->policy, "tools.probes"), p, MAX_PROBES, &o);
 	for (int i = 0; i < np; i++)
 		if (!sp_strv_contains(&names, p[i].argv.v[0]))
 			sp_strv_push(&names, p[i].argv.v[0]);
@@ -345,7 +339,7 @@ static void run_present(const sp_ctx *ctx, sp_result *r)
 	sp_expected(r, "each of %zu program%s (tools.required, tools.probes) on PATH, executable, not replaceable by "
 		       "the sandbox user", names.n, names.n == 1 ? "" : "s");
 	if (np < 0) {
-		sp_errorr(r, "tools.probes: %s", why);
+		sp_errorr(r, "tools.probes: %.399s", o.why); /* the reason's bound before sp_outcome */
 		sp_strv_free(&names);
 		return;
 	}
@@ -511,10 +505,10 @@ static void run_probes(const sp_ctx *ctx, sp_result *r)
 		to = 15000; /* the check itself is bounded at 20 s */
 	sp_expected(r, "every tools.probes entry exits 0 within %u ms and its output matches its pattern", to);
 	tool_probe *p = sp_xcalloc(MAX_PROBES, sizeof *p);
-	char why[400] = "";
-	int np = parse_probes(sp_policy_get(ctx->policy, "tools.probes"), p, MAX_PROBES, why, sizeof why);
+	sp_outcome o = {0};
+	int np = parse_probes(sp_policy_get(ctx->policy, "tools.probes"), p, MAX_PROBES, &o);
 	if (np < 0) {
-		sp_errorr(r, "tools.probes: %s", why);
+		sp_errorr(r, "tools.probes: %.399s", o.why); /* the reason's bound before sp_outcome */
 		free_probes(p, MAX_PROBES);
 		free(p);
 		return;
