@@ -2,7 +2,8 @@
  * SHA-256, and the hex helpers. Everything else in
  * src/evidence/ (readers, integrity, writer, verdict) builds on this and this
  * on nothing of theirs, so the dependencies point one way:
- *   ev_gates -> ev_integrity, ev_json, ev_metadata -> ev_tsv -> ev_io
+ *   ev_gates -> gates_* -> ev_verdict; ev_gates -> ev_read* -> ev_integrity,
+ *   ev_json, ev_metadata -> ev_tsv -> ev_io
  *   ev_write -> ev_io (a writer needs no reader) */
 #ifndef SP_EV_IO_H
 #define SP_EV_IO_H
