@@ -48,25 +48,6 @@
 #define BLOBS_MAX 100000 /* files looked at per store */
 #define BLOB_DEPTH 12
 
-bool sp_soak_fault_f05_f09(struct run *r, struct scen_state *st, unsigned long long gen)
-{
-	const char *id = st->sc->fault.id;
-	if (!strcmp(id, "F05"))
-		sp_soak_registry_fault(r, st, gen);
-	else if (!strcmp(id, "F09"))
-		sp_soak_upgrade_fault(r, st, gen);
-	else
-		return false;
-	return true;
-}
-
-bool sp_soak_path_in_state(const struct run *r, const char *path)
-{
-	size_t n = strlen(r->state_dir);
-	return path && !strncmp(path, r->state_dir, n) && path[n] == '/' && path[n + 1] && !strstr(path, "/../") &&
-	       !sp_endswith(path, "/..");
-}
-
 /* ---- the runner's probe: GET /v2/ through the proxy ---- */
 enum probe_res {
 	PR_VALID,

@@ -106,7 +106,7 @@ void sp_soak_upgrade_fault(struct run *r, struct scen_state *st, unsigned long l
 		why = "link-not-at-n";
 	sp_strv before = {0}, next = {0}, back = {0};
 	if (!why) {
-		if (sp_soak_fault_list(r, f, &v, &before) < 0)
+		if (sp_soak_command_lines(r, &f->tasks, &v, &before) < 0)
 			why = "tasks-unreadable";
 		else if (!before.n)
 			why = "no-tasks"; /* nothing live to upgrade under: not injected */
@@ -125,7 +125,7 @@ void sp_soak_upgrade_fault(struct run *r, struct scen_state *st, unsigned long l
 	bool ok = false;
 	if (!why) {
 		/* under N+1: kept, or refused when the workload allows it; never lost */
-		int nrc = sp_soak_fault_list(r, f, &v, &next);
+		int nrc = sp_soak_command_lines(r, &f->tasks, &v, &next);
 		describe(desc, sizeof desc, "next", nrc, &next, &before);
 		bool next_ok = nrc == 0 ? same_list(&next, &before) : f->next_fail_closed;
 		if (!next_ok)
@@ -142,7 +142,7 @@ void sp_soak_upgrade_fault(struct run *r, struct scen_state *st, unsigned long l
 				     link, from);
 			sp_soak_set_stop(r, 1, "error");
 		} else {
-			int brc = sp_soak_fault_list(r, f, &v, &back);
+			int brc = sp_soak_command_lines(r, &f->tasks, &v, &back);
 			describe(desc, sizeof desc, "rollback", brc, &back, &before);
 			if (brc < 0 || !same_list(&back, &before)) {
 				ok = false;

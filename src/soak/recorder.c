@@ -238,26 +238,6 @@ void sp_soak_record_sample(struct run *r, sp_soak_sample *s)
 }
 
 /* ---- metrics (Prometheus text format, node_exporter textfile collector) ---- */
-int sp_soak_check_metrics_path(const char *path, sp_error *err)
-{
-	struct stat st;
-	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
-		return sp_usage(err, "--metrics-file %s: is a directory", path);
-	char *tmp = sp_xasprintf("%s.tmp", path);
-	bool existed = stat(tmp, &st) == 0;
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
-	int e = errno;
-	if (fd >= 0) {
-		close(fd);
-		if (!existed)
-			unlink(tmp);
-	}
-	free(tmp);
-	if (fd < 0)
-		return sp_usage(err, "--metrics-file %s: cannot write %s.tmp there: %s", path, path, strerror(e));
-	return 0;
-}
-
 void sp_soak_write_metrics(struct run *r, const sp_soak_sample *s)
 {
 	const char *path = r->o->metrics_file;

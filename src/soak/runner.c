@@ -27,57 +27,6 @@
 
 #include "soak/run.h"
 
-/* ---- shared by the parts ---- */
-double sp_soak_ts_now(const struct run *r)
-{
-	/* rounded to the millisecond that the bundle prints, so that every
-	 * derived figure agrees with the rows */
-	return (double)((sp_now_ns() - r->rec.t0_ns + 500000) / 1000000) / 1e3;
-}
-
-double sp_soak_ns_to_ts(const struct run *r, uint64_t ns)
-{
-	return (double)(ns - r->rec.t0_ns) / 1e9;
-}
-
-void sp_soak_reserve_heap(void)
-{
-	const size_t n = 960u << 10; /* below M_MMAP_THRESHOLD: from the arena */
-	char *p = malloc(n);
-	if (!p)
-		return;
-	memset(p, 1, n);
-	__asm__ volatile("" : : "r"(p) : "memory"); /* the writes happen */
-	free(p);                                     /* and stay (M_TRIM_THRESHOLD) */
-}
-
-void sp_soak_set_stop(struct run *r, int level, const char *cond)
-{
-	pthread_mutex_lock(&r->sch.mu);
-	int cur = atomic_load(&r->sch.stop);
-	if (!r->sch.stop_condition[0] || (level == 2 && cur < 2))
-		snprintf(r->sch.stop_condition, sizeof r->sch.stop_condition, "%s", cond);
-	if (level > cur)
-		atomic_store(&r->sch.stop, level);
-	if (level >= 2)
-		atomic_store(&r->sch.abort_ops, 1);
-	pthread_cond_broadcast(&r->sch.cv);
-	pthread_mutex_unlock(&r->sch.mu);
-}
-
-void sp_soak_note(struct run *r, const char *fmt, ...)
-{
-	char buf[1024];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof buf, fmt, ap);
-	va_end(ap);
-	pthread_mutex_lock(&r->notes_mu);
-	if (r->notes.n < 256) /* a flood of notes is not news */
-		sp_strv_push(&r->notes, buf);
-	pthread_mutex_unlock(&r->notes_mu);
-}
-
 /* ---- the sink (main thread only) ---- */
 static void emit(struct run *r, sp_soak_ev_kind kind, const char *text, const sp_soak_status *st)
 {
@@ -113,6 +62,7 @@ static struct run *run_new(const sp_soak_opts *o)
 {
 	struct run *r = sp_xcalloc(1, sizeof *r);
 	r->o = o;
+	r->sch.run_step = sp_soak_run_step; /* the faults' way to run a step (soak/base.h) */
 	r->rec.warmup_end = -1;
 	r->smp.sampler_timer = r->smp.sampler_kick = r->smp.sampler_quit = r->smp.reaper_quit = -1;
 	r->rec.b.dirfd = -1;
