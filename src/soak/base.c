@@ -44,37 +44,37 @@ void sp_soak_reserve_heap(void)
 	free(p);
 }
 
-void sp_soak_set_stop(struct run *r, int level, const char *cond)
+void sp_soak_set_stop(struct sched_state *sch, int level, const char *cond)
 {
-	pthread_mutex_lock(&r->sch.mu);
-	int cur = atomic_load(&r->sch.stop);
-	if (!r->sch.stop_condition[0] || (level == 2 && cur < 2))
-		snprintf(r->sch.stop_condition, sizeof r->sch.stop_condition, "%s", cond);
+	pthread_mutex_lock(&sch->mu);
+	int cur = atomic_load(&sch->stop);
+	if (!sch->stop_condition[0] || (level == 2 && cur < 2))
+		snprintf(sch->stop_condition, sizeof sch->stop_condition, "%s", cond);
 	if (level > cur)
-		atomic_store(&r->sch.stop, level);
+		atomic_store(&sch->stop, level);
 	if (level >= 2)
-		atomic_store(&r->sch.abort_ops, 1);
-	pthread_cond_broadcast(&r->sch.cv);
-	pthread_mutex_unlock(&r->sch.mu);
+		atomic_store(&sch->abort_ops, 1);
+	pthread_cond_broadcast(&sch->cv);
+	pthread_mutex_unlock(&sch->mu);
 }
 
-void sp_soak_note(struct run *r, const char *fmt, ...)
+void sp_soak_note(struct notes *n, const char *fmt, ...)
 {
 	char buf[1024];
 	va_list ap;
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof buf, fmt, ap);
 	va_end(ap);
-	pthread_mutex_lock(&r->notes_mu);
-	if (r->notes.n < 256) /* a flood of notes is not news */
-		sp_strv_push(&r->notes, buf);
-	pthread_mutex_unlock(&r->notes_mu);
+	pthread_mutex_lock(&n->mu);
+	if (n->v.n < 256) /* a flood of notes is not news */
+		sp_strv_push(&n->v, buf);
+	pthread_mutex_unlock(&n->mu);
 }
 
-void sp_soak_sleep_unless_aborted(struct run *r, int ms)
+void sp_soak_sleep_unless_aborted(struct sched_state *sch, int ms)
 {
 	uint64_t end = sp_now_ns() + (uint64_t)ms * 1000000ull;
-	while (!atomic_load(&r->sch.abort_ops)) {
+	while (!atomic_load(&sch->abort_ops)) {
 		uint64_t now = sp_now_ns();
 		if (now >= end)
 			break;
@@ -270,7 +270,7 @@ bool sp_soak_run_global_steps(struct run *r, const sp_soak_wsteps *steps, const 
 		if (r->rec.bundle_made)
 			sp_bundle_log(&r->rec.b, name, hdr, text, tlen);
 		if (!ok)
-			sp_soak_note(r, "%s step '%s' failed (%s); see logs/%s", section, s->op, code, name);
+			sp_soak_note(&r->notes, "%s step '%s' failed (%s); see logs/%s", section, s->op, code, name);
 		free(hdr);
 		free(cmd);
 		sp_soak_free_argv(argv);

@@ -10,6 +10,7 @@
 #ifndef SP_SOAK_BASE_H
 #define SP_SOAK_BASE_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -21,6 +22,13 @@
 
 struct run;
 struct scen_state;
+struct sched_state;
+
+/* the notes for the sink: any thread adds, the main thread drains */
+struct notes {
+	pthread_mutex_t mu;
+	sp_strv v;
+};
 
 enum op_result {
 	OP_OK,
@@ -40,7 +48,7 @@ typedef enum op_result (*sp_soak_step_fn)(struct run *r, struct scen_state *st, 
 
 /* ---- notes, clock, stop ---- */
 /* one line for the sink, drained by the main thread (at most 256 wait) */
-void sp_soak_note(struct run *r, const char *fmt, ...) SP_PRINTF(2, 3);
+void sp_soak_note(struct notes *n, const char *fmt, ...) SP_PRINTF(2, 3);
 /* seconds since the run started, rounded to the millisecond the bundle prints */
 double sp_soak_ts_now(const struct run *r);
 double sp_soak_ns_to_ts(const struct run *r, uint64_t ns);
@@ -50,9 +58,9 @@ double sp_soak_ns_to_ts(const struct run *r, uint64_t ns);
 void sp_soak_reserve_heap(void);
 /* level 1: stop launching; 2: also kill in-flight operations. cond: the
  * stop condition summary.json names (the first one, or the first level 2) */
-void sp_soak_set_stop(struct run *r, int level, const char *cond);
+void sp_soak_set_stop(struct sched_state *sch, int level, const char *cond);
 /* sleep ms, or less when in-flight operations are being killed */
-void sp_soak_sleep_unless_aborted(struct run *r, int ms);
+void sp_soak_sleep_unless_aborted(struct sched_state *sch, int ms);
 
 /* ---- argv and placeholders ---- */
 char **sp_soak_expand_argv(const sp_strv *tmpl, const sp_soak_vars *v);

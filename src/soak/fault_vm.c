@@ -205,8 +205,8 @@ void sp_soak_inject_vm_fault(struct run *r, struct scen_state *st, unsigned long
 	sp_soak_record_op(r, st, f->id, injected ? OP_FAULT : OP_FAIL, t, t_reset, gen, injected ? "system_reset" : why);
 	if (!strcmp(why, "target-not-owned")) {
 		/* the workload pointed the fault outside the run: a safety invariant */
-		sp_soak_note(r, "fault %s target %s is not owned by the run; stopping", f->id, target);
-		sp_soak_set_stop(r, 2, "invariant");
+		sp_soak_note(&r->notes, "fault %s target %s is not owned by the run; stopping", f->id, target);
+		sp_soak_set_stop(&r->sch, 2, "invariant");
 	}
 	bool ok = sp_soak_run_steps(r, st, &st->sc->recover, gen);
 	uint64_t end = sp_now_ns();
@@ -223,7 +223,7 @@ void sp_soak_inject_vm_fault(struct run *r, struct scen_state *st, unsigned long
 				 before.n, after.n);
 		if (!same) {
 			ok = false;
-			sp_soak_note(r, "fault %s: the canary's state after the reboot differs from the one before it", f->id);
+			sp_soak_note(&r->notes, "fault %s: the canary's state after the reboot differs from the one before it", f->id);
 		}
 		/* the same qemu process, still the one the pid file names (never signalled) */
 		tl = strlen(target);
@@ -232,12 +232,12 @@ void sp_soak_inject_vm_fault(struct run *r, struct scen_state *st, unsigned long
 													       : "gone");
 		if (!alive || !same_pid) {
 			ok = false;
-			sp_soak_note(r, "fault %s: the VM's qemu process %ld %s after the reset", f->id, pid,
+			sp_soak_note(&r->notes, "fault %s: the VM's qemu process %ld %s after the reset", f->id, pid,
 				     alive ? "is no longer the one its pid file names" : "is gone");
 		}
 	}
 	long long rec_ms = (long long)((end - t) / 1000000ull);
-	sp_soak_record_fault(r, f, target, sp_soak_ns_to_ts(r, t), sp_soak_ns_to_ts(r, end), rec_ms,
+	sp_soak_record_fault(&r->rec, f, target, sp_soak_ns_to_ts(r, t), sp_soak_ns_to_ts(r, end), rec_ms,
 			     injected && ok && rec_ms <= f->rto_ms);
 	if (pfd >= 0)
 		close(pfd);

@@ -18,16 +18,13 @@
  * is injected) and again after the recover steps; the record passes only
  * when the two lists are the same with no line twice (the running tasks
  * and their shims reconciled, nothing lost, nothing duplicated). */
-#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -143,7 +140,7 @@ static void recover_after_fault(struct run *r, struct scen_state *st, unsigned l
 		snprintf(desc + dl, sizeof desc - dl, " port:%d-%s", port, back ? "reopened" : "not-reopened");
 		if (!back) {
 			ok = false;
-			sp_soak_note(r, "fault %s: port 127.0.0.1:%d does not accept a connection after the recover steps", f->id,
+			sp_soak_note(&r->notes, "fault %s: port 127.0.0.1:%d does not accept a connection after the recover steps", f->id,
 				     port);
 		}
 	}
@@ -166,16 +163,16 @@ static void recover_after_fault(struct run *r, struct scen_state *st, unsigned l
 				 after.n, dup);
 		if (!same) {
 			ok = false;
-			sp_soak_note(r, "fault %s: the task list after the recovery differs from the one before it", f->id);
+			sp_soak_note(&r->notes, "fault %s: the task list after the recovery differs from the one before it", f->id);
 		}
 		sp_strv_free(&after);
 	}
 	long long rec_ms = (long long)((end - fault_ns) / 1000000ull);
 	char *t = sp_xasprintf("%s%s", target, desc);
-	sp_soak_record_fault(r, f, t, sp_soak_ns_to_ts(r, fault_ns), sp_soak_ns_to_ts(r, end), rec_ms,
+	sp_soak_record_fault(&r->rec, f, t, sp_soak_ns_to_ts(r, fault_ns), sp_soak_ns_to_ts(r, end), rec_ms,
 			     injected && ok && !survivors && rec_ms <= f->rto_ms);
 	if (survivors)
-		sp_soak_note(r, "fault %s: %zu process(es) of the target outlived the recovery:%s (killed)", f->id, survivors,
+		sp_soak_note(&r->notes, "fault %s: %zu process(es) of the target outlived the recovery:%s (killed)", f->id, survivors,
 			     desc);
 	free(t);
 }
@@ -188,7 +185,7 @@ static void inject_pidfile_fault(struct run *r, struct scen_state *st, unsigned 
 	sp_soak_vars v;
 	sp_soak_vars_for(r, st, gen, &v, idbuf, sizeof idbuf, genbuf, sizeof genbuf);
 	if (f->after_ms > 0)
-		sp_soak_sleep_unless_aborted(r, f->after_ms);
+		sp_soak_sleep_unless_aborted(&r->sch, f->after_ms);
 	if (atomic_load(&r->sch.abort_ops))
 		return;
 	char *pidfile = sp_expand(f->pidfile, &v);
@@ -273,14 +270,14 @@ static void inject_pidfile_fault(struct run *r, struct scen_state *st, unsigned 
 		snprintf(target + tl, sizeof target - tl, closed ? "-closed-after:%llums" : "-still-open",
 			 (unsigned long long)((t_closed - t) / 1000000ull));
 		if (!closed)
-			sp_soak_note(r, "fault %s: port 127.0.0.1:%d still accepts connections after the proxy was signalled",
+			sp_soak_note(&r->notes, "fault %s: port 127.0.0.1:%d still accepts connections after the proxy was signalled",
 				     f->id, port);
 	}
 	sp_soak_record_op(r, st, f->id, why ? OP_FAIL : OP_FAULT, t, t_closed, gen, code);
 	if (why && !strcmp(why, "target-not-owned")) {
 		/* the workload pointed a fault outside the run: a safety invariant */
-		sp_soak_note(r, "fault %s target %s is not owned by the run; stopping", f->id, target);
-		sp_soak_set_stop(r, 2, "invariant");
+		sp_soak_note(&r->notes, "fault %s target %s is not owned by the run; stopping", f->id, target);
+		sp_soak_set_stop(&r->sch, 2, "invariant");
 	}
 	free(pidfile);
 	recover_after_fault(r, st, gen, target, t, why == NULL && closed, &vic, port, f04 ? &tasks : NULL, &v);

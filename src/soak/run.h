@@ -21,7 +21,7 @@
  * Threads: the main thread (control loop, teardown, the only caller of the
  * progress sink), the workers, the sampler and the reaper. Shared flags are
  * atomics; everything else a thread shares is under r->mu (scheduler),
- * r->rows_mu (rows and totals) or r->notes_mu (notes for the sink). */
+ * r->rec.rows_mu (rows and totals) or r->notes.mu (notes for the sink). */
 #ifndef SP_SOAK_RUN_H
 #define SP_SOAK_RUN_H
 
@@ -165,8 +165,7 @@ struct run {
 	/* lifecycle (main thread) */
 	bool cleanup_ok;
 	int leftovers;
-	pthread_mutex_t notes_mu;
-	sp_strv notes;        /* for the sink, drained by the main thread */
+	struct notes notes; /* for the sink, drained by the main thread */
 	uint64_t last_status_ns;
 };
 
@@ -198,12 +197,12 @@ void sp_soak_inject_vm_fault(struct run *r, struct scen_state *st, unsigned long
 
 /* recorder.c */
 int sp_soak_open_streams(struct run *r, sp_error *err);
-void sp_soak_close_streams(struct run *r);
+void sp_soak_close_streams(struct recorder_state *rec);
 int sp_rows_flush(struct rowfile *rf);
-void sp_soak_flush_rows(struct run *r); /* rows_mu held by the caller */
+void sp_soak_flush_rows(struct recorder_state *rec); /* rows_mu held by the caller */
 void sp_soak_record_op(struct run *r, struct scen_state *st, const char *op, enum op_result res, uint64_t start_ns,
 		       uint64_t end_ns, unsigned long long gen, const char *code);
-void sp_soak_record_fault(struct run *r, const sp_soak_wfault *f, const char *target, double started, double ended,
+void sp_soak_record_fault(struct recorder_state *rec, const sp_soak_wfault *f, const char *target, double started, double ended,
 			  long long recovery_ms, bool pass);
 void sp_soak_record_sample(struct run *r, sp_soak_sample *s);
 int sp_soak_write_metadata(struct run *r, sp_error *err);
@@ -216,10 +215,10 @@ void sp_soak_fill_status(struct run *r, sp_soak_status *st);
 /* sampling.c */
 void sp_soak_take_sample(struct run *r, const char *phase);
 int sp_soak_sampler_start(struct run *r, sp_error *err);
-void sp_soak_sampler_stop(struct run *r);
-void sp_soak_kick_sampler(struct run *r);
-int sp_soak_reaper_start(struct run *r);
-void sp_soak_reaper_stop(struct run *r);
+void sp_soak_sampler_stop(struct sampling_state *smp);
+void sp_soak_kick_sampler(struct sampling_state *smp);
+int sp_soak_reaper_start(struct sampling_state *smp);
+void sp_soak_reaper_stop(struct sampling_state *smp);
 
 /* guard.c */
 int sp_soak_guard_leftovers(struct run *r, sp_error *err);

@@ -85,7 +85,7 @@ static void read_counters(struct run *r, sp_soak_sample *s, const char *phase)
 			sp_bundle_log(&r->rec.b, "counters.log", hdr, NULL, 0);
 			free(hdr);
 			if (!r->smp.counter_noted[i])
-				sp_soak_note(r, "counter '%s' failed (%.199s); see logs/counters.log", r->w.counters[i].name, o.why);
+				sp_soak_note(&r->notes, "counter '%s' failed (%.199s); see logs/counters.log", r->w.counters[i].name, o.why);
 			r->smp.counter_noted[i] = true;
 			if (baseline)
 				r->smp.baseline_unproven = true;
@@ -159,24 +159,24 @@ int sp_soak_sampler_start(struct run *r, sp_error *err)
 	return 0;
 }
 
-void sp_soak_sampler_stop(struct run *r)
+void sp_soak_sampler_stop(struct sampling_state *smp)
 {
-	if (!r->smp.sampler_running)
+	if (!smp->sampler_running)
 		return;
-	atomic_store(&r->smp.sampler_stop, 1); /* a counter in flight is killed */
+	atomic_store(&smp->sampler_stop, 1); /* a counter in flight is killed */
 	uint64_t one = 1;
-	if (write(r->smp.sampler_quit, &one, sizeof one) < 0) {
+	if (write(smp->sampler_quit, &one, sizeof one) < 0) {
 		/* cannot fail on an eventfd we own */
 	}
-	pthread_join(r->smp.sampler_thr, NULL);
-	r->smp.sampler_running = false;
-	atomic_store(&r->smp.sampler_stop, 0); /* the final sample reads its counters */
+	pthread_join(smp->sampler_thr, NULL);
+	smp->sampler_running = false;
+	atomic_store(&smp->sampler_stop, 0); /* the final sample reads its counters */
 }
 
-void sp_soak_kick_sampler(struct run *r)
+void sp_soak_kick_sampler(struct sampling_state *smp)
 {
 	uint64_t one = 1;
-	if (write(r->smp.sampler_kick, &one, sizeof one) < 0) {
+	if (write(smp->sampler_kick, &one, sizeof one) < 0) {
 		/* the eventfd counter cannot overflow here; nothing to do */
 	}
 }
@@ -187,9 +187,9 @@ void sp_soak_kick_sampler(struct run *r)
  * by a zombie of ours while the main thread runs cleanup steps. */
 static void *reaper_main(void *arg)
 {
-	struct run *r = arg;
+	struct sampling_state *smp = arg;
 	for (;;) {
-		struct pollfd pf = {.fd = r->smp.reaper_quit, .events = POLLIN};
+		struct pollfd pf = {.fd = smp->reaper_quit, .events = POLLIN};
 		if (poll(&pf, 1, 50) > 0 && (pf.revents & POLLIN))
 			break;
 		sp_proc_reap_orphans();
@@ -197,26 +197,26 @@ static void *reaper_main(void *arg)
 	return NULL;
 }
 
-int sp_soak_reaper_start(struct run *r)
+int sp_soak_reaper_start(struct sampling_state *smp)
 {
-	r->smp.reaper_quit = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	if (r->smp.reaper_quit < 0 || pthread_create(&r->smp.reaper_thr, NULL, reaper_main, r) != 0)
+	smp->reaper_quit = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (smp->reaper_quit < 0 || pthread_create(&smp->reaper_thr, NULL, reaper_main, smp) != 0)
 		return -1;
-	r->smp.reaper_running = true;
+	smp->reaper_running = true;
 	return 0;
 }
 
-void sp_soak_reaper_stop(struct run *r)
+void sp_soak_reaper_stop(struct sampling_state *smp)
 {
-	if (r->smp.reaper_running) {
+	if (smp->reaper_running) {
 		uint64_t one = 1;
-		if (write(r->smp.reaper_quit, &one, sizeof one) < 0) {
+		if (write(smp->reaper_quit, &one, sizeof one) < 0) {
 			/* cannot fail on our own eventfd */
 		}
-		pthread_join(r->smp.reaper_thr, NULL);
-		r->smp.reaper_running = false;
+		pthread_join(smp->reaper_thr, NULL);
+		smp->reaper_running = false;
 	}
-	if (r->smp.reaper_quit >= 0)
-		close(r->smp.reaper_quit);
-	r->smp.reaper_quit = -1;
+	if (smp->reaper_quit >= 0)
+		close(smp->reaper_quit);
+	smp->reaper_quit = -1;
 }

@@ -101,7 +101,7 @@ enum op_result sp_soak_run_step(struct run *r, struct scen_state *st, const sp_s
 	if (res_out)
 		*res_out = res;
 	if (out == OP_FAIL && step->invariant)
-		sp_soak_set_stop(r, 2, "invariant");
+		sp_soak_set_stop(&r->sch, 2, "invariant");
 	return out;
 }
 
@@ -219,7 +219,7 @@ void *sp_soak_worker(void *arg)
 		pthread_cond_broadcast(&r->sch.cv);
 		pthread_mutex_unlock(&r->sch.mu);
 		if (r->r0)
-			sp_soak_kick_sampler(r); /* R0: a sample at every phase */
+			sp_soak_kick_sampler(&r->smp); /* R0: a sample at every phase */
 	}
 	pthread_mutex_lock(&r->sch.mu);
 	r->sch.workers_running--;
