@@ -174,7 +174,7 @@ void sp_soak_inject_netloss(struct run *r, struct scen_state *st, unsigned long 
 		snprintf(target + tl, sizeof target - tl, cut ? "-closed-after:%llums" : "-still-open",
 			 (unsigned long long)((t_closed - t) / 1000000ull));
 		if (!cut)
-			sp_soak_note(r, "fault %s: 127.0.0.1:%d still answers after the path was cut (%s)", f->id, port, f->cut);
+			sp_soak_note(&r->notes, "fault %s: 127.0.0.1:%d still answers after the path was cut (%s)", f->id, port, f->cut);
 		/* the window: restored at its end (at once when the cut did not take, or the run stops) */
 		x.deadline = cut ? t + (uint64_t)f->window_ms * 1000000ull : 0;
 		restoring = pthread_create(&th, NULL, restore_at_deadline, &x) == 0;
@@ -191,7 +191,7 @@ void sp_soak_inject_netloss(struct run *r, struct scen_state *st, unsigned long 
 		if (x.rc < 0) {
 			ok = false;
 			snprintf(target + tl, sizeof target - tl, " restore-failed");
-			sp_soak_note(r, "fault %s: the mode file %s could not be restored", f->id, modefile);
+			sp_soak_note(&r->notes, "fault %s: the mode file %s could not be restored", f->id, modefile);
 		} else {
 			/* the runner's own proof that the path is back */
 			uint64_t deadline = from + (uint64_t)f->rto_ms * 1000000ull;
@@ -205,14 +205,14 @@ void sp_soak_inject_netloss(struct run *r, struct scen_state *st, unsigned long 
 				 (unsigned long long)((end - from) / 1000000ull));
 			if (!back) {
 				ok = false;
-				sp_soak_note(r, "fault %s: 127.0.0.1:%d does not answer after the path was restored", f->id, port);
+				sp_soak_note(&r->notes, "fault %s: 127.0.0.1:%d does not answer after the path was restored", f->id, port);
 			}
 		}
 	}
 	/* recovery: from the cut to the path answering again, the window included
 	 * (faults.tsv's recovery_ms is ended - started), within rto_ms */
 	long long rec_ms = (long long)((end - t) / 1000000ull);
-	sp_soak_record_fault(r, f, target, sp_soak_ns_to_ts(r, t), sp_soak_ns_to_ts(r, end), rec_ms,
+	sp_soak_record_fault(&r->rec, f, target, sp_soak_ns_to_ts(r, t), sp_soak_ns_to_ts(r, end), rec_ms,
 			     !why && cut && ok && rec_ms <= f->rto_ms);
 	free(portfile);
 	free(modefile);

@@ -48,25 +48,6 @@
 #define BLOBS_MAX 100000 /* files looked at per store */
 #define BLOB_DEPTH 12
 
-bool sp_soak_fault_f05_f09(struct run *r, struct scen_state *st, unsigned long long gen)
-{
-	const char *id = st->sc->fault.id;
-	if (!strcmp(id, "F05"))
-		sp_soak_registry_fault(r, st, gen);
-	else if (!strcmp(id, "F09"))
-		sp_soak_upgrade_fault(r, st, gen);
-	else
-		return false;
-	return true;
-}
-
-bool sp_soak_path_in_state(const struct run *r, const char *path)
-{
-	size_t n = strlen(r->state_dir);
-	return path && !strncmp(path, r->state_dir, n) && path[n] == '/' && path[n + 1] && !strstr(path, "/../") &&
-	       !sp_endswith(path, "/..");
-}
-
 /* ---- the runner's probe: GET /v2/ through the proxy ---- */
 enum probe_res {
 	PR_VALID,
@@ -208,7 +189,7 @@ static void *undo_main(void *arg)
 	struct undo *u = arg;
 	uint64_t now = sp_now_ns();
 	if (u->at_ns > now) /* rounded up: never undone before the window has ended */
-		sp_soak_sleep_unless_aborted(u->r, (int)((u->at_ns - now + 999999ull) / 1000000ull));
+		sp_soak_sleep_unless_aborted(&u->r->sch, (int)((u->at_ns - now + 999999ull) / 1000000ull));
 	u->rc = write_mode(u->modefile, "pass");
 	u->done_ns = sp_now_ns();
 	return NULL;
@@ -316,7 +297,7 @@ static void check_stores(struct run *r, const sp_soak_wfault *f, const sp_soak_v
 		*ok = false;
 		snprintf(desc + dl, dsz - dl, " blobs:checked=%zu,bad=%zu%s%s,stores-missing=%zu", bc.checked, bc.bad,
 			 bc.bad ? ",first=" : "", bc.first_bad, missing);
-		sp_soak_note(r, "fault %s: %zu of %zu blob(s) do not match their digest%s%s; %zu store(s) missing or outside the state dir",
+		sp_soak_note(&r->notes, "fault %s: %zu of %zu blob(s) do not match their digest%s%s; %zu store(s) missing or outside the state dir",
 			     f->id, bc.bad, bc.checked, bc.bad ? ", first sha256:" : "", bc.first_bad, missing);
 	} else {
 		snprintf(desc + dl, dsz - dl, " blobs:%zu-verified", bc.checked);
@@ -330,7 +311,7 @@ void sp_soak_registry_fault(struct run *r, struct scen_state *st, unsigned long 
 	sp_soak_vars v;
 	sp_soak_vars_for(r, st, gen, &v, idbuf, sizeof idbuf, genbuf, sizeof genbuf);
 	if (f->after_ms > 0)
-		sp_soak_sleep_unless_aborted(r, f->after_ms);
+		sp_soak_sleep_unless_aborted(&r->sch, f->after_ms);
 	if (atomic_load(&r->sch.abort_ops))
 		return;
 	char *pidfile = sp_expand(f->pidfile, &v), *portfile = sp_expand(f->portfile, &v), *modefile = sp_expand(f->modefile, &v);
@@ -377,16 +358,16 @@ void sp_soak_registry_fault(struct run *r, struct scen_state *st, unsigned long 
 		snprintf(target + tl, sizeof target - tl, " probe:%s:%zuB", probe_name(during), got);
 		snprintf(code, sizeof code, "%s/%s", f->mode, seen ? "in-effect" : "not-in-effect");
 		if (!seen)
-			sp_soak_note(r, "fault %s: the registry still answers through the proxy after mode '%s' was applied", f->id,
+			sp_soak_note(&r->notes, "fault %s: the registry still answers through the proxy after mode '%s' was applied", f->id,
 				     f->mode);
 	} else {
 		snprintf(code, sizeof code, "%s", why);
 	}
 	sp_soak_record_op(r, st, f->id, why || !seen ? OP_FAIL : OP_FAULT, t, sp_now_ns(), gen, code);
 	if (why && !strcmp(why, "target-not-owned")) {
-		sp_soak_note(r, "fault %s target %s (mode file %s) is not owned by the run; stopping", f->id, target,
+		sp_soak_note(&r->notes, "fault %s target %s (mode file %s) is not owned by the run; stopping", f->id, target,
 			     modefile ? modefile : "?");
-		sp_soak_set_stop(r, 2, "invariant");
+		sp_soak_set_stop(&r->sch, 2, "invariant");
 	}
 	/* the window: recover steps while the fault is on, the undo at its end */
 	struct undo u = {.r = r, .modefile = modefile, .at_ns = t + (uint64_t)f->window_ms * 1000000ull, .rc = -1};
@@ -405,9 +386,9 @@ void sp_soak_registry_fault(struct run *r, struct scen_state *st, unsigned long 
 		if (u.rc < 0) {
 			ok = false;
 			snprintf(desc + dl, sizeof desc - dl, " undo-failed");
-			sp_soak_note(r, "fault %s: the mode file %s cannot be put back to pass: the fault cannot be undone; stopping",
+			sp_soak_note(&r->notes, "fault %s: the mode file %s cannot be put back to pass: the fault cannot be undone; stopping",
 				     f->id, modefile);
-			sp_soak_set_stop(r, 1, "error");
+			sp_soak_set_stop(&r->sch, 1, "error");
 		} else {
 			snprintf(desc + dl, sizeof desc - dl, " undone-after:%llums",
 				 (unsigned long long)((u.done_ns - t) / 1000000ull));
@@ -416,7 +397,7 @@ void sp_soak_registry_fault(struct run *r, struct scen_state *st, unsigned long 
 			snprintf(desc + dl, sizeof desc - dl, " registry:%s", after == PR_VALID ? "answers" : probe_name(after));
 			if (after != PR_VALID) {
 				ok = false;
-				sp_soak_note(r, "fault %s: the registry does not answer through the proxy after the fault was undone (%s)",
+				sp_soak_note(&r->notes, "fault %s: the registry does not answer through the proxy after the fault was undone (%s)",
 					     f->id, probe_name(after));
 			}
 		}
@@ -426,7 +407,7 @@ void sp_soak_registry_fault(struct run *r, struct scen_state *st, unsigned long 
 	uint64_t end = sp_now_ns();
 	long long rec_ms = (long long)((end - t) / 1000000ull);
 	char *tt = sp_xasprintf("%s%s", target, desc);
-	sp_soak_record_fault(r, f, tt, sp_soak_ns_to_ts(r, t), sp_soak_ns_to_ts(r, end), rec_ms,
+	sp_soak_record_fault(&r->rec, f, tt, sp_soak_ns_to_ts(r, t), sp_soak_ns_to_ts(r, end), rec_ms,
 			     !why && seen && ok && rec_ms <= f->rto_ms);
 	free(tt);
 	free(pidfile);

@@ -90,7 +90,7 @@ void sp_soak_upgrade_fault(struct run *r, struct scen_state *st, unsigned long l
 	sp_soak_vars v;
 	sp_soak_vars_for(r, st, gen, &v, idbuf, sizeof idbuf, genbuf, sizeof genbuf);
 	if (f->after_ms > 0)
-		sp_soak_sleep_unless_aborted(r, f->after_ms);
+		sp_soak_sleep_unless_aborted(&r->sch, f->after_ms);
 	if (atomic_load(&r->sch.abort_ops))
 		return;
 	char *link = sp_expand(f->link, &v), *from = sp_expand(f->from, &v), *to = sp_expand(f->to, &v);
@@ -106,7 +106,7 @@ void sp_soak_upgrade_fault(struct run *r, struct scen_state *st, unsigned long l
 		why = "link-not-at-n";
 	sp_strv before = {0}, next = {0}, back = {0};
 	if (!why) {
-		if (sp_soak_fault_list(r, f, &v, &before) < 0)
+		if (sp_soak_command_lines(r, &f->tasks, &v, &before) < 0)
 			why = "tasks-unreadable";
 		else if (!before.n)
 			why = "no-tasks"; /* nothing live to upgrade under: not injected */
@@ -118,18 +118,18 @@ void sp_soak_upgrade_fault(struct run *r, struct scen_state *st, unsigned long l
 	uint64_t t = sp_now_ns();
 	sp_soak_record_op(r, st, f->id, why ? OP_FAIL : OP_FAULT, t, sp_now_ns(), gen, why ? why : "upgraded");
 	if (why && !strcmp(why, "target-not-owned")) {
-		sp_soak_note(r, "fault %s: the link %s is not inside the run's state dir; stopping", f->id, link ? link : "?");
-		sp_soak_set_stop(r, 2, "invariant");
+		sp_soak_note(&r->notes, "fault %s: the link %s is not inside the run's state dir; stopping", f->id, link ? link : "?");
+		sp_soak_set_stop(&r->sch, 2, "invariant");
 	}
 	char desc[256] = "";
 	bool ok = false;
 	if (!why) {
 		/* under N+1: kept, or refused when the workload allows it; never lost */
-		int nrc = sp_soak_fault_list(r, f, &v, &next);
+		int nrc = sp_soak_command_lines(r, &f->tasks, &v, &next);
 		describe(desc, sizeof desc, "next", nrc, &next, &before);
 		bool next_ok = nrc == 0 ? same_list(&next, &before) : f->next_fail_closed;
 		if (!next_ok)
-			sp_soak_note(r, "fault %s: under %s the resources made under %s are %s", f->id, to, from,
+			sp_soak_note(&r->notes, "fault %s: under %s the resources made under %s are %s", f->id, to, from,
 				     nrc < 0 ? "refused (next: keep)" : "not the same (lost or changed)");
 		ok = !atomic_load(&r->sch.abort_ops) && sp_soak_run_steps(r, st, &st->sc->recover, gen);
 		ok = ok && next_ok;
@@ -138,15 +138,15 @@ void sp_soak_upgrade_fault(struct run *r, struct scen_state *st, unsigned long l
 		if (relink(link, from) < 0) {
 			ok = false;
 			snprintf(desc + dl, sizeof desc - dl, " rollback-failed");
-			sp_soak_note(r, "fault %s: the link %s cannot be put back to %s: the upgrade cannot be undone; stopping", f->id,
+			sp_soak_note(&r->notes, "fault %s: the link %s cannot be put back to %s: the upgrade cannot be undone; stopping", f->id,
 				     link, from);
-			sp_soak_set_stop(r, 1, "error");
+			sp_soak_set_stop(&r->sch, 1, "error");
 		} else {
-			int brc = sp_soak_fault_list(r, f, &v, &back);
+			int brc = sp_soak_command_lines(r, &f->tasks, &v, &back);
 			describe(desc, sizeof desc, "rollback", brc, &back, &before);
 			if (brc < 0 || !same_list(&back, &before)) {
 				ok = false;
-				sp_soak_note(r, "fault %s: after the rollback to %s the resources are not the ones made before the upgrade",
+				sp_soak_note(&r->notes, "fault %s: after the rollback to %s the resources are not the ones made before the upgrade",
 					     f->id, from);
 			}
 		}
@@ -156,7 +156,7 @@ void sp_soak_upgrade_fault(struct run *r, struct scen_state *st, unsigned long l
 	uint64_t end = sp_now_ns();
 	long long rec_ms = (long long)((end - t) / 1000000ull);
 	char *tt = sp_xasprintf("%s%s", target, desc);
-	sp_soak_record_fault(r, f, tt, sp_soak_ns_to_ts(r, t), sp_soak_ns_to_ts(r, end), rec_ms, !why && ok && rec_ms <= f->rto_ms);
+	sp_soak_record_fault(&r->rec, f, tt, sp_soak_ns_to_ts(r, t), sp_soak_ns_to_ts(r, end), rec_ms, !why && ok && rec_ms <= f->rto_ms);
 	free(tt);
 	sp_strv_free(&before);
 	sp_strv_free(&next);

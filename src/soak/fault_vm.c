@@ -30,6 +30,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/outcome.h"
 #include "soak/run.h"
 
 #define QMP_TIMEOUT_MS 5000
@@ -79,11 +80,11 @@ static int qmp_line(struct qmp *q, char **line, size_t *consumed)
 
 /* send cmd, then read lines until its answer; events seen on the way are
  * checked for `event` (when not NULL: *seen set when one names it) */
-static int qmp_exec(struct qmp *q, size_t *consumed, const char *cmd, const char *event, bool *seen, char *why, size_t whysz)
+static int qmp_exec(struct qmp *q, size_t *consumed, const char *cmd, const char *event, bool *seen, sp_outcome *o)
 {
 	if (sp_write_all(q->fd, cmd, strlen(cmd)) < 0) {
-		snprintf(why, whysz, "qmp-write-%s", strerrorname_np(errno) ? strerrorname_np(errno) : "error");
-		return -1;
+		int e = errno;
+		return sp_why_errno(o, e, "qmp-write-%s", strerrorname_np(e) ? strerrorname_np(e) : "error");
 	}
 	char *line;
 	while (qmp_line(q, &line, consumed) == 1) {
@@ -91,47 +92,42 @@ static int qmp_exec(struct qmp *q, size_t *consumed, const char *cmd, const char
 			*seen = true;
 		if (strstr(line, "\"return\""))
 			return 0;
-		if (strstr(line, "\"error\"")) {
-			snprintf(why, whysz, "qmp-error");
-			return -1;
-		}
+		if (strstr(line, "\"error\""))
+			return sp_why(o, "qmp-error");
 	}
-	snprintf(why, whysz, "qmp-no-answer");
-	return -1;
+	return sp_why(o, "qmp-no-answer");
 }
 
-/* reset the VM behind the QMP socket at path; 0 with the RESET event seen, -1 (why: a short code) */
-static int qmp_reset(const char *path, char *why, size_t whysz)
+/* reset the VM behind the QMP socket at path; 0 with the RESET event seen, -1 (o: a short code) */
+static int qmp_reset(const char *path, sp_outcome *o)
 {
 	struct sockaddr_un a = {.sun_family = AF_UNIX};
-	if (!path || strlen(path) >= sizeof a.sun_path) {
-		snprintf(why, whysz, "qmp-path-invalid");
-		return -1;
-	}
+	if (!path || strlen(path) >= sizeof a.sun_path)
+		return sp_why(o, "qmp-path-invalid");
 	memcpy(a.sun_path, path, strlen(path) + 1);
 	struct qmp *q = sp_xcalloc(1, sizeof *q);
 	int rc = -1;
 	q->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	q->deadline = sp_now_ns() + (uint64_t)QMP_TIMEOUT_MS * 1000000ull;
 	if (q->fd < 0 || connect(q->fd, (struct sockaddr *)&a, sizeof a) < 0) {
-		snprintf(why, whysz, "qmp-unreachable");
+		sp_why(o, "qmp-unreachable");
 		goto out;
 	}
 	size_t consumed = 0;
 	char *line;
 	if (qmp_line(q, &line, &consumed) != 1 || !strstr(line, "\"QMP\"")) {
-		snprintf(why, whysz, "qmp-no-greeting");
+		sp_why(o, "qmp-no-greeting");
 		goto out;
 	}
 	bool seen = false;
-	if (qmp_exec(q, &consumed, "{\"execute\":\"qmp_capabilities\"}\n", NULL, NULL, why, whysz) < 0 ||
-	    qmp_exec(q, &consumed, "{\"execute\":\"system_reset\"}\n", "\"RESET\"", &seen, why, whysz) < 0)
+	if (qmp_exec(q, &consumed, "{\"execute\":\"qmp_capabilities\"}\n", NULL, NULL, o) < 0 ||
+	    qmp_exec(q, &consumed, "{\"execute\":\"system_reset\"}\n", "\"RESET\"", &seen, o) < 0)
 		goto out;
 	/* the RESET event may follow the answer */
 	while (!seen && qmp_line(q, &line, &consumed) == 1)
 		seen = strstr(line, "\"event\"") && strstr(line, "\"RESET\"");
 	if (!seen) {
-		snprintf(why, whysz, "qmp-no-reset-event");
+		sp_why(o, "qmp-no-reset-event");
 		goto out;
 	}
 	rc = 0;
@@ -201,15 +197,16 @@ void sp_soak_inject_vm_fault(struct run *r, struct scen_state *st, unsigned long
 	if (!why[0] && !pidfd_alive(pfd))
 		snprintf(why, sizeof why, "target-gone");
 	uint64_t t = sp_now_ns();
-	if (!why[0] && qmp_reset(qmp, why, sizeof why) < 0 && !why[0])
-		snprintf(why, sizeof why, "qmp-failed");
+	sp_outcome qo = {0};
+	if (!why[0] && qmp_reset(qmp, &qo) < 0)
+		snprintf(why, sizeof why, "%s", qo.why[0] ? qo.why : "qmp-failed");
 	uint64_t t_reset = sp_now_ns();
 	bool injected = !why[0];
 	sp_soak_record_op(r, st, f->id, injected ? OP_FAULT : OP_FAIL, t, t_reset, gen, injected ? "system_reset" : why);
 	if (!strcmp(why, "target-not-owned")) {
 		/* the workload pointed the fault outside the run: a safety invariant */
-		sp_soak_note(r, "fault %s target %s is not owned by the run; stopping", f->id, target);
-		sp_soak_set_stop(r, 2, "invariant");
+		sp_soak_note(&r->notes, "fault %s target %s is not owned by the run; stopping", f->id, target);
+		sp_soak_set_stop(&r->sch, 2, "invariant");
 	}
 	bool ok = sp_soak_run_steps(r, st, &st->sc->recover, gen);
 	uint64_t end = sp_now_ns();
@@ -226,7 +223,7 @@ void sp_soak_inject_vm_fault(struct run *r, struct scen_state *st, unsigned long
 				 before.n, after.n);
 		if (!same) {
 			ok = false;
-			sp_soak_note(r, "fault %s: the canary's state after the reboot differs from the one before it", f->id);
+			sp_soak_note(&r->notes, "fault %s: the canary's state after the reboot differs from the one before it", f->id);
 		}
 		/* the same qemu process, still the one the pid file names (never signalled) */
 		tl = strlen(target);
@@ -235,12 +232,12 @@ void sp_soak_inject_vm_fault(struct run *r, struct scen_state *st, unsigned long
 													       : "gone");
 		if (!alive || !same_pid) {
 			ok = false;
-			sp_soak_note(r, "fault %s: the VM's qemu process %ld %s after the reset", f->id, pid,
+			sp_soak_note(&r->notes, "fault %s: the VM's qemu process %ld %s after the reset", f->id, pid,
 				     alive ? "is no longer the one its pid file names" : "is gone");
 		}
 	}
 	long long rec_ms = (long long)((end - t) / 1000000ull);
-	sp_soak_record_fault(r, f, target, sp_soak_ns_to_ts(r, t), sp_soak_ns_to_ts(r, end), rec_ms,
+	sp_soak_record_fault(&r->rec, f, target, sp_soak_ns_to_ts(r, t), sp_soak_ns_to_ts(r, end), rec_ms,
 			     injected && ok && rec_ms <= f->rto_ms);
 	if (pfd >= 0)
 		close(pfd);

@@ -18,98 +18,18 @@
  * is injected) and again after the recover steps; the record passes only
  * when the two lists are the same with no line twice (the running tasks
  * and their shims reconciled, nothing lost, nothing duplicated). */
-#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "soak/run.h"
-
-static void sleep_unless_aborted(struct run *r, int ms)
-{
-	uint64_t end = sp_now_ns() + (uint64_t)ms * 1000000ull;
-	while (!atomic_load(&r->sch.abort_ops)) {
-		uint64_t now = sp_now_ns();
-		if (now >= end)
-			break;
-		uint64_t d = end - now > 50000000ull ? 50000000ull : end - now;
-		struct timespec ts = {0, (long)d};
-		nanosleep(&ts, NULL);
-	}
-}
-
-/* Does 127.0.0.1:port accept a TCP connection within 300 ms? 1 yes, 0 no
- * (refused, or no answer), -1 when no socket could be made. Only loopback. */
-static int loopback_accepts(int port)
-{
-	int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return -1;
-	struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
-	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	int rc = connect(fd, (struct sockaddr *)&a, sizeof a);
-	if (rc < 0 && errno == EINPROGRESS) {
-		struct pollfd pf = {.fd = fd, .events = POLLOUT};
-		int err = 0;
-		socklen_t el = sizeof err;
-		rc = poll(&pf, 1, 300) == 1 && getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &el) == 0 && err == 0 ? 0 : -1;
-	}
-	close(fd);
-	return rc == 0;
-}
-
-/* F06: the port named by the port file (1-65535), or -1 */
-static int read_port(const char *path)
-{
-	char buf[32];
-	if (!path || sp_read_file(path, buf, sizeof buf) <= 0)
-		return -1;
-	char *end;
-	long p = strtol(buf, &end, 10);
-	if (end == buf || (*end && *end != '\n') || p < 1 || p > 65535)
-		return -1;
-	return (int)p;
-}
-
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-int sp_soak_command_lines(struct run *r, const sp_strv *cmd, const sp_soak_vars *v, sp_strv *out)
-{
-	char **argv = sp_soak_expand_argv(cmd, v);
-	sp_soak_capture *cap = sp_xcalloc(1, sizeof *cap);
-	sp_soak_proc_result pr;
-	sp_error err;
-	sp_soak_run_opts ro = {.timeout_ms = r->w.timeout_ms, .interrupt_ms = -1, .envp = r->envp, .stderr_null = true};
-	int rc = argv ? sp_proc_run(argv, &ro, cap, &pr, &err) : -1;
-	sp_soak_free_argv(argv);
-	if (rc < 0 || !sp_proc_ok(&pr) || cap->total > cap->head_len) {
-		free(cap);
-		return -1;
-	}
-	char *text = sp_capture_text(cap, NULL);
-	free(cap);
-	for (char *save = NULL, *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
-		char *t = sp_trim(l);
-		if (*t)
-			sp_strv_push(out, t);
-	}
-	free(text);
-	if (out->n)
-		qsort(out->v, out->n, sizeof *out->v, cmp_str);
-	return 0;
-}
 
 /* F04/F09: the tasks command's lines */
 static int list_tasks(struct run *r, const sp_soak_wfault *f, const sp_soak_vars *v, sp_strv *out)
@@ -215,12 +135,12 @@ static void recover_after_fault(struct run *r, struct scen_state *st, unsigned l
 	uint64_t end = sp_now_ns();
 	if (port > 0 && injected) {
 		/* F06: the runner's own proof that the route is back */
-		bool back = loopback_accepts(port) == 1;
+		bool back = sp_soak_port_accepts(port) == 1;
 		size_t dl = strlen(desc);
 		snprintf(desc + dl, sizeof desc - dl, " port:%d-%s", port, back ? "reopened" : "not-reopened");
 		if (!back) {
 			ok = false;
-			sp_soak_note(r, "fault %s: port 127.0.0.1:%d does not accept a connection after the recover steps", f->id,
+			sp_soak_note(&r->notes, "fault %s: port 127.0.0.1:%d does not accept a connection after the recover steps", f->id,
 				     port);
 		}
 	}
@@ -243,16 +163,16 @@ static void recover_after_fault(struct run *r, struct scen_state *st, unsigned l
 				 after.n, dup);
 		if (!same) {
 			ok = false;
-			sp_soak_note(r, "fault %s: the task list after the recovery differs from the one before it", f->id);
+			sp_soak_note(&r->notes, "fault %s: the task list after the recovery differs from the one before it", f->id);
 		}
 		sp_strv_free(&after);
 	}
 	long long rec_ms = (long long)((end - fault_ns) / 1000000ull);
 	char *t = sp_xasprintf("%s%s", target, desc);
-	sp_soak_record_fault(r, f, t, sp_soak_ns_to_ts(r, fault_ns), sp_soak_ns_to_ts(r, end), rec_ms,
+	sp_soak_record_fault(&r->rec, f, t, sp_soak_ns_to_ts(r, fault_ns), sp_soak_ns_to_ts(r, end), rec_ms,
 			     injected && ok && !survivors && rec_ms <= f->rto_ms);
 	if (survivors)
-		sp_soak_note(r, "fault %s: %zu process(es) of the target outlived the recovery:%s (killed)", f->id, survivors,
+		sp_soak_note(&r->notes, "fault %s: %zu process(es) of the target outlived the recovery:%s (killed)", f->id, survivors,
 			     desc);
 	free(t);
 }
@@ -265,7 +185,7 @@ static void inject_pidfile_fault(struct run *r, struct scen_state *st, unsigned 
 	sp_soak_vars v;
 	sp_soak_vars_for(r, st, gen, &v, idbuf, sizeof idbuf, genbuf, sizeof genbuf);
 	if (f->after_ms > 0)
-		sleep_unless_aborted(r, f->after_ms);
+		sp_soak_sleep_unless_aborted(&r->sch, f->after_ms);
 	if (atomic_load(&r->sch.abort_ops))
 		return;
 	char *pidfile = sp_expand(f->pidfile, &v);
@@ -283,11 +203,11 @@ static void inject_pidfile_fault(struct run *r, struct scen_state *st, unsigned 
 	bool f06 = !strcmp(f->id, "F06");
 	if (!why && f06) {
 		char *portfile = sp_expand(f->portfile, &v);
-		port = read_port(portfile);
+		port = sp_soak_port_read(portfile);
 		free(portfile);
 		if (port < 0)
 			why = "portfile-invalid";
-		else if (loopback_accepts(port) != 1)
+		else if (sp_soak_port_accepts(port) != 1)
 			why = "port-not-listening"; /* nothing to cut: not injected */
 	}
 	snprintf(target, sizeof target, "pid:%ld(%s)", pid, pidfile ? pidfile : "?");
@@ -339,7 +259,7 @@ static void inject_pidfile_fault(struct run *r, struct scen_state *st, unsigned 
 	if (!why && f06) {
 		/* the route must close: the port refuses a connection within the RTO */
 		uint64_t deadline = t + (uint64_t)f->rto_ms * 1000000ull;
-		while ((closed = loopback_accepts(port) == 0) == false && sp_now_ns() < deadline &&
+		while ((closed = sp_soak_port_accepts(port) == 0) == false && sp_now_ns() < deadline &&
 		       !atomic_load(&r->sch.abort_ops)) {
 			struct timespec ts = {0, 20000000L};
 			nanosleep(&ts, NULL);
@@ -350,14 +270,14 @@ static void inject_pidfile_fault(struct run *r, struct scen_state *st, unsigned 
 		snprintf(target + tl, sizeof target - tl, closed ? "-closed-after:%llums" : "-still-open",
 			 (unsigned long long)((t_closed - t) / 1000000ull));
 		if (!closed)
-			sp_soak_note(r, "fault %s: port 127.0.0.1:%d still accepts connections after the proxy was signalled",
+			sp_soak_note(&r->notes, "fault %s: port 127.0.0.1:%d still accepts connections after the proxy was signalled",
 				     f->id, port);
 	}
 	sp_soak_record_op(r, st, f->id, why ? OP_FAIL : OP_FAULT, t, t_closed, gen, code);
 	if (why && !strcmp(why, "target-not-owned")) {
 		/* the workload pointed a fault outside the run: a safety invariant */
-		sp_soak_note(r, "fault %s target %s is not owned by the run; stopping", f->id, target);
-		sp_soak_set_stop(r, 2, "invariant");
+		sp_soak_note(&r->notes, "fault %s target %s is not owned by the run; stopping", f->id, target);
+		sp_soak_set_stop(&r->sch, 2, "invariant");
 	}
 	free(pidfile);
 	recover_after_fault(r, st, gen, target, t, why == NULL && closed, &vic, port, f04 ? &tasks : NULL, &v);
@@ -372,7 +292,7 @@ bool sp_soak_fault_step(struct run *r, struct scen_state *st, const sp_soak_wste
 	bool interrupt = !strcmp(f->id, "F01") || !strcmp(f->id, "F07");
 	bool first = step == &sc->steps.v[0];
 	sp_soak_proc_result res;
-	enum op_result o = sp_soak_run_step(r, st, step, gen, true, interrupt ? f->after_ms : -1, f->signal, &res);
+	enum op_result o = r->sch.run_step(r, st, step, gen, true, interrupt ? f->after_ms : -1, f->signal, &res);
 	if (o == OP_SKIPPED) {
 		if (!first && !atomic_load(&r->sch.abort_ops))
 			sp_soak_run_steps(r, st, &sc->recover, gen);
@@ -391,8 +311,10 @@ bool sp_soak_fault_step(struct run *r, struct scen_state *st, const sp_soak_wste
 			sp_soak_run_steps(r, st, &sc->recover, gen);
 		return true;
 	}
-	if (sp_soak_fault_f05_f09(r, st, gen)) /* fault_registry.c, fault_upgrade.c */
-		return true;
+	if (!strcmp(f->id, "F05"))
+		return sp_soak_registry_fault(r, st, gen), true; /* fault_registry.c */
+	if (!strcmp(f->id, "F09"))
+		return sp_soak_upgrade_fault(r, st, gen), true; /* fault_upgrade.c */
 	if (!strcmp(f->id, "F08"))
 		return sp_soak_inject_vm_fault(r, st, gen), true; /* fault_vm.c */
 	if (f->cut)
@@ -400,25 +322,4 @@ bool sp_soak_fault_step(struct run *r, struct scen_state *st, const sp_soak_wste
 	else
 		inject_pidfile_fault(r, st, gen); /* F02 / F03 / F04 / F06 after this step */
 	return true;
-}
-
-/* for fault_registry.c and fault_upgrade.c */
-void sp_soak_sleep_unless_aborted(struct run *r, int ms)
-{
-	sleep_unless_aborted(r, ms);
-}
-
-int sp_soak_port_accepts(int port)
-{
-	return loopback_accepts(port);
-}
-
-int sp_soak_port_read(const char *path)
-{
-	return read_port(path);
-}
-
-int sp_soak_fault_list(struct run *r, const sp_soak_wfault *f, const sp_soak_vars *v, sp_strv *out)
-{
-	return list_tasks(r, f, v, out);
 }

@@ -133,7 +133,7 @@ static int write_str(const char *path, const char *s)
 {
 	int fd = open(path, O_WRONLY | O_CLOEXEC);
 	if (fd < 0)
-		return -errno;
+		return -1;
 	int r = sp_write_all(fd, s, strlen(s));
 	close(fd);
 	return r;

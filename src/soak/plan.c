@@ -31,12 +31,6 @@ const struct sp_profile *sp_soak_find_profile(const char *name)
 	return NULL;
 }
 
-bool sp_soak_dir_exists(const char *p)
-{
-	struct stat st;
-	return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
-}
-
 /* Validate options against the workload and fix every threshold. */
 int sp_soak_plan(struct run *r, sp_error *err)
 {

@@ -123,9 +123,9 @@ int sp_soak_open_streams(struct run *r, sp_error *err)
 	return 0;
 }
 
-void sp_soak_close_streams(struct run *r)
+void sp_soak_close_streams(struct recorder_state *rec)
 {
-	struct rowfile *all[] = {&r->rec.ops, &r->rec.lat, &r->rec.samples, &r->rec.faults};
+	struct rowfile *all[] = {&rec->ops, &rec->lat, &rec->samples, &rec->faults};
 	for (size_t i = 0; i < SP_ARRAY_SIZE(all); i++) {
 		if (all[i]->fd >= 0)
 			close(all[i]->fd);
@@ -134,18 +134,18 @@ void sp_soak_close_streams(struct run *r)
 		all[i]->buf = NULL;
 		all[i]->len = all[i]->cap = 0;
 	}
-	r->rec.streams_open = false;
+	rec->streams_open = false;
 }
 
 /* rows_mu held */
-void sp_soak_flush_rows(struct run *r)
+void sp_soak_flush_rows(struct recorder_state *rec)
 {
-	if (!r->rec.streams_open)
+	if (!rec->streams_open)
 		return;
-	struct rowfile *all[] = {&r->rec.ops, &r->rec.lat, &r->rec.samples, &r->rec.faults};
+	struct rowfile *all[] = {&rec->ops, &rec->lat, &rec->samples, &rec->faults};
 	for (size_t i = 0; i < SP_ARRAY_SIZE(all); i++) {
 		if (sp_rows_flush(all[i]) < 0 && all[i]->len > SP_ROWS_BACKLOG_MAX)
-			atomic_store(&r->rec.rows_fatal, 1);
+			atomic_store(&rec->rows_fatal, 1);
 	}
 }
 
@@ -187,23 +187,23 @@ void sp_soak_record_op(struct run *r, struct scen_state *st, const char *op, enu
 		rows_add(&r->rec.lat, "%.3f\t%s\t%s\t%.3f\t%d\n", ts, st->sc->id, op, lat_ms, warm);
 	}
 	if (r->rec.ops.len > SP_ROWS_BACKLOG_MAX || r->rec.lat.len > SP_ROWS_BACKLOG_MAX)
-		sp_soak_flush_rows(r);
+		sp_soak_flush_rows(&r->rec);
 	pthread_mutex_unlock(&r->rec.rows_mu);
 }
 
-void sp_soak_record_fault(struct run *r, const sp_soak_wfault *f, const char *target, double started, double ended,
-			  long long recovery_ms, bool pass)
+void sp_soak_record_fault(struct recorder_state *rec, const sp_soak_wfault *f, const char *target, double started,
+			  double ended, long long recovery_ms, bool pass)
 {
 	char t[256], e[256];
 	snprintf(t, sizeof t, "%s", target);
 	snprintf(e, sizeof e, "%s", f->expected);
 	sp_tsv_clean(t);
 	sp_tsv_clean(e);
-	pthread_mutex_lock(&r->rec.rows_mu);
-	rows_add(&r->rec.faults, "%s\t%s\t%s\t%.3f\t%.3f\t%lld\t%d\t%s\n", f->id, t, e, started, ended, recovery_ms, f->rto_ms,
+	pthread_mutex_lock(&rec->rows_mu);
+	rows_add(&rec->faults, "%s\t%s\t%s\t%.3f\t%.3f\t%lld\t%d\t%s\n", f->id, t, e, started, ended, recovery_ms, f->rto_ms,
 		 pass ? "pass" : "fail");
-	sp_soak_flush_rows(r);
-	pthread_mutex_unlock(&r->rec.rows_mu);
+	sp_soak_flush_rows(rec);
+	pthread_mutex_unlock(&rec->rows_mu);
 }
 
 /* write the sample row (s->ts set here, strictly increasing) and the totals it closes */
@@ -221,7 +221,7 @@ void sp_soak_record_sample(struct run *r, sp_soak_sample *s)
 	for (size_t i = 0; i < s->nextra; i++)
 		rows_add(&r->rec.samples, "\t%lld", s->extra[i]);
 	rows_add(&r->rec.samples, "\n");
-	sp_soak_flush_rows(r);
+	sp_soak_flush_rows(&r->rec);
 	if (r->rec.sample_count == 0) {
 		r->rec.first_ts = s->ts;
 	} else {
@@ -238,26 +238,6 @@ void sp_soak_record_sample(struct run *r, sp_soak_sample *s)
 }
 
 /* ---- metrics (Prometheus text format, node_exporter textfile collector) ---- */
-int sp_soak_check_metrics_path(const char *path, sp_error *err)
-{
-	struct stat st;
-	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
-		return sp_usage(err, "--metrics-file %s: is a directory", path);
-	char *tmp = sp_xasprintf("%s.tmp", path);
-	bool existed = stat(tmp, &st) == 0;
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
-	int e = errno;
-	if (fd >= 0) {
-		close(fd);
-		if (!existed)
-			unlink(tmp);
-	}
-	free(tmp);
-	if (fd < 0)
-		return sp_usage(err, "--metrics-file %s: cannot write %s.tmp there: %s", path, path, strerror(e));
-	return 0;
-}
-
 void sp_soak_write_metrics(struct run *r, const sp_soak_sample *s)
 {
 	const char *path = r->o->metrics_file;
@@ -322,11 +302,11 @@ void sp_soak_write_metrics(struct run *r, const sp_soak_sample *s)
 	if (e) {
 		r->rec.metrics_failures++;
 		if (!r->rec.metrics_noted)
-			sp_soak_note(r, "cannot write the metrics file %s: %s (the run goes on; counted in summary.json)", path,
+			sp_soak_note(&r->notes, "cannot write the metrics file %s: %s (the run goes on; counted in summary.json)", path,
 				     strerror(e));
 		r->rec.metrics_noted = true;
 	} else if (r->rec.metrics_noted) {
-		sp_soak_note(r, "the metrics file %s is written again", path);
+		sp_soak_note(&r->notes, "the metrics file %s is written again", path);
 		r->rec.metrics_noted = false;
 	}
 	free(buf);

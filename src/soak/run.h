@@ -1,19 +1,27 @@
 /* Internal to src/soak/: the state of one soak run and the functions its
- * parts share. One file per responsibility:
+ * parts share. One file per responsibility, in floors: a file calls only
+ * the floors below its own (tools/layers shows no circle):
  *   runner.c     the run's lifecycle: plan -> guard -> setup -> operate ->
  *                one teardown path -> verdict
  *   plan.c       profiles, thresholds, the run's identity (nothing created)
+ *   scheduler.c  workers: picks, rate, cycles, steps; reaches the faults
+ *                through one entry (sp_soak_fault_step)
+ *   faults.c     the fault injector (F01/F07 interruptions, F02/F03/F04/F06
+ *                pid files) and the entry to the others: fault_registry.c
+ *                (F05), fault_upgrade.c (F09), fault_netloss.c (F06 cut),
+ *                fault_vm.c (F08); they run steps through the run's step
+ *                runner (r->sch.run_step), never calling the scheduler
+ *   sampling.c   the sampler thread (counters, samples) and the reaper thread
  *   guard.c      what makes the run safe to die: the supervisor process, the
  *                run's own cgroup, the journal, leftovers and --reconcile
- *   scheduler.c  workers: picks, rate, cycles, steps
- *   faults.c     the fault injector (F01/F07 interruptions, F02/F03/F06 pid files)
  *   recorder.c   the evidence written as the run goes (rows that never tear,
  *                metadata, inventory, summary, metrics)
- *   sampling.c   the sampler thread (counters, samples) and the reaper thread
+ *   base.c       the bottom floor (soak/base.h): notes, clock, stop flag,
+ *                argv, paths, ports, command lines, step lists
  * Threads: the main thread (control loop, teardown, the only caller of the
  * progress sink), the workers, the sampler and the reaper. Shared flags are
  * atomics; everything else a thread shares is under r->mu (scheduler),
- * r->rows_mu (rows and totals) or r->notes_mu (notes for the sink). */
+ * r->rec.rows_mu (rows and totals) or r->notes.mu (notes for the sink). */
 #ifndef SP_SOAK_RUN_H
 #define SP_SOAK_RUN_H
 
@@ -27,6 +35,7 @@
 
 #include "core/error.h"
 #include "core/util.h"
+#include "soak/base.h"
 #include "soak/bundle.h"
 #include "soak/proc.h"
 #include "soak/runner.h"
@@ -77,8 +86,6 @@ struct guard {
 	size_t nmounts_seen;
 };
 
-enum op_result { OP_OK, OP_FAIL, OP_FAULT, OP_SKIPPED };
-
 /* the recorder's state: the bundle, its rows and the totals they add up to
  * (rows_mu: rows, totals, samples' bookkeeping) */
 struct recorder_state {
@@ -125,6 +132,7 @@ struct sched_state {
 	char stop_condition[16];
 	atomic_int stop;      /* 1 stop launching, 2 also kill in-flight operations */
 	atomic_int abort_ops; /* in-flight operations are killed while it is set */
+	sp_soak_step_fn run_step; /* sp_soak_run_step, for the floors below (soak/base.h) */
 };
 
 struct run {
@@ -157,8 +165,7 @@ struct run {
 	/* lifecycle (main thread) */
 	bool cleanup_ok;
 	int leftovers;
-	pthread_mutex_t notes_mu;
-	sp_strv notes;        /* for the sink, drained by the main thread */
+	struct notes notes; /* for the sink, drained by the main thread */
 	uint64_t last_status_ns;
 };
 
@@ -166,54 +173,21 @@ struct run {
 const struct sp_profile *sp_soak_find_profile(const char *name);
 int sp_soak_plan(struct run *r, sp_error *err);
 int sp_soak_identity(struct run *r, sp_error *err);
-bool sp_soak_dir_exists(const char *p);
 
-/* runner.c */
-/* touch (and free) a block of the calling thread's malloc arena: the
- * arena's pages are resident before the run's first operation, so the
- * runner's memory does not creep as allocations first reach them */
-void sp_soak_reserve_heap(void);
-void sp_soak_set_stop(struct run *r, int level, const char *cond);
-void sp_soak_note(struct run *r, const char *fmt, ...) SP_PRINTF(2, 3);
-double sp_soak_ts_now(const struct run *r);
-double sp_soak_ns_to_ts(const struct run *r, uint64_t ns);
-
-/* scheduler.c */
-char **sp_soak_expand_argv(const sp_strv *tmpl, const sp_soak_vars *v);
-void sp_soak_free_argv(char **argv);
-char *sp_soak_join_argv(char **argv);
-void sp_soak_vars_for(struct run *r, struct scen_state *st, unsigned long long gen, sp_soak_vars *v, char *idbuf,
-		      size_t idsz, char *genbuf, size_t gensz);
+/* scheduler.c; sp_soak_run_step is an sp_soak_step_fn (soak/base.h) */
 enum op_result sp_soak_run_step(struct run *r, struct scen_state *st, const sp_soak_wstep *step, unsigned long long gen,
 				bool paced, int interrupt_ms, int interrupt_sig, sp_soak_proc_result *res_out);
-bool sp_soak_run_steps(struct run *r, struct scen_state *st, const sp_soak_wsteps *steps, unsigned long long gen);
-bool sp_soak_run_global_steps(struct run *r, const sp_soak_wsteps *steps, const char *section, int max_timeout_ms);
 void *sp_soak_worker(void *arg);
 
 /* faults.c */
 /* the cycle's step i is the fault's: run it (F01/F07) or inject after it
  * (F02/F03/F06); returns true when the cycle is over */
 bool sp_soak_fault_step(struct run *r, struct scen_state *st, const sp_soak_wstep *step, unsigned long long gen);
-/* does 127.0.0.1:port accept within 300 ms (1, 0; -1 no socket); the port
- * a port file holds (1-65535) or -1; the fault's tasks command's sorted
- * lines (-1: it could not run or failed) */
-int sp_soak_port_accepts(int port);
-void sp_soak_sleep_unless_aborted(struct run *r, int ms);
-int sp_soak_port_read(const char *path);
-int sp_soak_fault_list(struct run *r, const sp_soak_wfault *f, const sp_soak_vars *v, sp_strv *out);
-/* run cmd (placeholders expanded with v); its stdout lines (trimmed,
- * non-empty), sorted; -1 when it could not run, did not exit 0 or printed
- * more than a capture keeps (F04/F09's tasks, F08's state) */
-int sp_soak_command_lines(struct run *r, const sp_strv *cmd, const sp_soak_vars *v, sp_strv *out);
 
 /* fault_registry.c (F05) and fault_upgrade.c (F09): inject the scenario's
- * fault after its step, run the recover steps, record it; false when the
- * fault is neither */
-bool sp_soak_fault_f05_f09(struct run *r, struct scen_state *st, unsigned long long gen);
+ * fault after its step, run the recover steps, record it */
 void sp_soak_registry_fault(struct run *r, struct scen_state *st, unsigned long long gen);
 void sp_soak_upgrade_fault(struct run *r, struct scen_state *st, unsigned long long gen);
-/* shared by both: is path (expanded) inside the run's state dir (no "..")? */
-bool sp_soak_path_in_state(const struct run *r, const char *path);
 
 /* fault_netloss.c: F06 with 'cut', a bounded connection loss after the step */
 void sp_soak_inject_netloss(struct run *r, struct scen_state *st, unsigned long long gen);
@@ -223,29 +197,28 @@ void sp_soak_inject_vm_fault(struct run *r, struct scen_state *st, unsigned long
 
 /* recorder.c */
 int sp_soak_open_streams(struct run *r, sp_error *err);
-void sp_soak_close_streams(struct run *r);
+void sp_soak_close_streams(struct recorder_state *rec);
 int sp_rows_flush(struct rowfile *rf);
-void sp_soak_flush_rows(struct run *r); /* rows_mu held by the caller */
+void sp_soak_flush_rows(struct recorder_state *rec); /* rows_mu held by the caller */
 void sp_soak_record_op(struct run *r, struct scen_state *st, const char *op, enum op_result res, uint64_t start_ns,
 		       uint64_t end_ns, unsigned long long gen, const char *code);
-void sp_soak_record_fault(struct run *r, const sp_soak_wfault *f, const char *target, double started, double ended,
+void sp_soak_record_fault(struct recorder_state *rec, const sp_soak_wfault *f, const char *target, double started, double ended,
 			  long long recovery_ms, bool pass);
 void sp_soak_record_sample(struct run *r, sp_soak_sample *s);
 int sp_soak_write_metadata(struct run *r, sp_error *err);
 int sp_soak_write_inventory(struct run *r, const char *file, sp_error *err);
 int sp_soak_write_capabilities(struct run *r, sp_error *err);
 int sp_soak_write_summary(struct run *r, double final_ts, sp_error *err);
-int sp_soak_check_metrics_path(const char *path, sp_error *err);
 void sp_soak_write_metrics(struct run *r, const sp_soak_sample *s);
 void sp_soak_fill_status(struct run *r, sp_soak_status *st);
 
 /* sampling.c */
 void sp_soak_take_sample(struct run *r, const char *phase);
 int sp_soak_sampler_start(struct run *r, sp_error *err);
-void sp_soak_sampler_stop(struct run *r);
-void sp_soak_kick_sampler(struct run *r);
-int sp_soak_reaper_start(struct run *r);
-void sp_soak_reaper_stop(struct run *r);
+void sp_soak_sampler_stop(struct sampling_state *smp);
+void sp_soak_kick_sampler(struct sampling_state *smp);
+int sp_soak_reaper_start(struct sampling_state *smp);
+void sp_soak_reaper_stop(struct sampling_state *smp);
 
 /* guard.c */
 int sp_soak_guard_leftovers(struct run *r, sp_error *err);

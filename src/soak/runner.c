@@ -14,7 +14,6 @@
 #include <malloc.h>
 #include <poll.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,57 +25,6 @@
 #include <unistd.h>
 
 #include "soak/run.h"
-
-/* ---- shared by the parts ---- */
-double sp_soak_ts_now(const struct run *r)
-{
-	/* rounded to the millisecond that the bundle prints, so that every
-	 * derived figure agrees with the rows */
-	return (double)((sp_now_ns() - r->rec.t0_ns + 500000) / 1000000) / 1e3;
-}
-
-double sp_soak_ns_to_ts(const struct run *r, uint64_t ns)
-{
-	return (double)(ns - r->rec.t0_ns) / 1e9;
-}
-
-void sp_soak_reserve_heap(void)
-{
-	const size_t n = 960u << 10; /* below M_MMAP_THRESHOLD: from the arena */
-	char *p = malloc(n);
-	if (!p)
-		return;
-	memset(p, 1, n);
-	__asm__ volatile("" : : "r"(p) : "memory"); /* the writes happen */
-	free(p);                                     /* and stay (M_TRIM_THRESHOLD) */
-}
-
-void sp_soak_set_stop(struct run *r, int level, const char *cond)
-{
-	pthread_mutex_lock(&r->sch.mu);
-	int cur = atomic_load(&r->sch.stop);
-	if (!r->sch.stop_condition[0] || (level == 2 && cur < 2))
-		snprintf(r->sch.stop_condition, sizeof r->sch.stop_condition, "%s", cond);
-	if (level > cur)
-		atomic_store(&r->sch.stop, level);
-	if (level >= 2)
-		atomic_store(&r->sch.abort_ops, 1);
-	pthread_cond_broadcast(&r->sch.cv);
-	pthread_mutex_unlock(&r->sch.mu);
-}
-
-void sp_soak_note(struct run *r, const char *fmt, ...)
-{
-	char buf[1024];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof buf, fmt, ap);
-	va_end(ap);
-	pthread_mutex_lock(&r->notes_mu);
-	if (r->notes.n < 256) /* a flood of notes is not news */
-		sp_strv_push(&r->notes, buf);
-	pthread_mutex_unlock(&r->notes_mu);
-}
 
 /* ---- the sink (main thread only) ---- */
 static void emit(struct run *r, sp_soak_ev_kind kind, const char *text, const sp_soak_status *st)
@@ -90,10 +38,10 @@ static void emit(struct run *r, sp_soak_ev_kind kind, const char *text, const sp
 static void drain_notes(struct run *r)
 {
 	sp_strv notes = {0};
-	pthread_mutex_lock(&r->notes_mu);
-	notes = r->notes;
-	memset(&r->notes, 0, sizeof r->notes);
-	pthread_mutex_unlock(&r->notes_mu);
+	pthread_mutex_lock(&r->notes.mu);
+	notes = r->notes.v;
+	memset(&r->notes.v, 0, sizeof r->notes.v);
+	pthread_mutex_unlock(&r->notes.mu);
 	for (size_t i = 0; i < notes.n; i++)
 		emit(r, SP_SOAK_EV_NOTE, notes.v[i], NULL);
 	sp_strv_free(&notes);
@@ -113,6 +61,7 @@ static struct run *run_new(const sp_soak_opts *o)
 {
 	struct run *r = sp_xcalloc(1, sizeof *r);
 	r->o = o;
+	r->sch.run_step = sp_soak_run_step; /* the faults' way to run a step (soak/base.h) */
 	r->rec.warmup_end = -1;
 	r->smp.sampler_timer = r->smp.sampler_kick = r->smp.sampler_quit = r->smp.reaper_quit = -1;
 	r->rec.b.dirfd = -1;
@@ -120,14 +69,14 @@ static struct run *run_new(const sp_soak_opts *o)
 	r->rec.ops.fd = r->rec.lat.fd = r->rec.samples.fd = r->rec.faults.fd = -1;
 	pthread_mutex_init(&r->sch.mu, NULL);
 	pthread_mutex_init(&r->rec.rows_mu, NULL);
-	pthread_mutex_init(&r->notes_mu, NULL);
+	pthread_mutex_init(&r->notes.mu, NULL);
 	pthread_cond_init(&r->sch.cv, NULL);
 	return r;
 }
 
 static void run_free(struct run *r)
 {
-	sp_soak_close_streams(r);
+	sp_soak_close_streams(&r->rec);
 	if (r->smp.sampler_timer >= 0)
 		close(r->smp.sampler_timer);
 	if (r->smp.sampler_kick >= 0)
@@ -150,11 +99,11 @@ static void run_free(struct run *r)
 	free(r->exe);
 	free(r->smp.counter_last);
 	free(r->smp.counter_noted);
-	sp_strv_free(&r->notes);
+	sp_strv_free(&r->notes.v);
 	sp_workload_free(&r->w);
 	pthread_mutex_destroy(&r->sch.mu);
 	pthread_mutex_destroy(&r->rec.rows_mu);
-	pthread_mutex_destroy(&r->notes_mu);
+	pthread_mutex_destroy(&r->notes.mu);
 	pthread_cond_destroy(&r->sch.cv);
 	free(r);
 }
@@ -163,8 +112,8 @@ static void handle_signal(struct run *r, int sig)
 {
 	if (sig == SIGUSR1) { /* PR_SET_PDEATHSIG: the supervisor is gone */
 		atomic_store(&r->g.orphaned, 1);
-		sp_soak_note(r, "the supervisor (pid %d) died: stopping at once, cleaning up alone", (int)r->g.supervisor);
-		sp_soak_set_stop(r, 2, "signal");
+		sp_soak_note(&r->notes, "the supervisor (pid %d) died: stopping at once, cleaning up alone", (int)r->g.supervisor);
+		sp_soak_set_stop(&r->sch, 2, "signal");
 		return;
 	}
 	if (sig != SIGINT && sig != SIGTERM && sig != SIGHUP)
@@ -173,11 +122,11 @@ static void handle_signal(struct run *r, int sig)
 	bool second = atomic_load(&r->sch.stop) >= 1 && !strcmp(r->sch.stop_condition, "signal");
 	pthread_mutex_unlock(&r->sch.mu);
 	if (second) {
-		sp_soak_note(r, "second signal: interrupting in-flight operations");
-		sp_soak_set_stop(r, 2, "signal");
+		sp_soak_note(&r->notes, "second signal: interrupting in-flight operations");
+		sp_soak_set_stop(&r->sch, 2, "signal");
 	} else {
-		sp_soak_note(r, "%s: stop launching, drain, clean up", strsignal(sig));
-		sp_soak_set_stop(r, 1, "signal");
+		sp_soak_note(&r->notes, "%s: stop launching, drain, clean up", strsignal(sig));
+		sp_soak_set_stop(&r->sch, 1, "signal");
 	}
 }
 
@@ -185,16 +134,16 @@ static void handle_signal(struct run *r, int sig)
 static void flush_rows(struct run *r)
 {
 	pthread_mutex_lock(&r->rec.rows_mu);
-	sp_soak_flush_rows(r);
+	sp_soak_flush_rows(&r->rec);
 	struct rowfile *all[] = {&r->rec.ops, &r->rec.lat, &r->rec.samples, &r->rec.faults};
 	for (size_t i = 0; i < SP_ARRAY_SIZE(all); i++) {
 		struct rowfile *rf = all[i];
 		if (rf->err && !rf->stalled_noted) {
-			sp_soak_note(r, "cannot write %s/%s: %s; its rows wait in memory until they can be written", r->rec.b.dir,
+			sp_soak_note(&r->notes, "cannot write %s/%s: %s; its rows wait in memory until they can be written", r->rec.b.dir,
 				     rf->name, strerror(rf->err));
 			rf->stalled_noted = true;
 		} else if (!rf->err && rf->stalled_noted) {
-			sp_soak_note(r, "%s/%s is written again, no row lost", r->rec.b.dir, rf->name);
+			sp_soak_note(&r->notes, "%s/%s is written again, no row lost", r->rec.b.dir, rf->name);
 			rf->stalled_noted = false;
 		}
 	}
@@ -211,12 +160,12 @@ static void operate(struct run *r, int sfd)
 		uint64_t end = r->rec.start_sample_ns + (uint64_t)r->duration_s * 1000000000ull;
 		struct itimerspec its = {.it_value = {.tv_sec = (time_t)(end / 1000000000ull), .tv_nsec = (long)(end % 1000000000ull)}};
 		if (dfd < 0 || timerfd_settime(dfd, TFD_TIMER_ABSTIME, &its, NULL) < 0) {
-			sp_soak_note(r, "cannot arm the duration timer: %s", strerror(errno));
-			sp_soak_set_stop(r, 1, "error");
+			sp_soak_note(&r->notes, "cannot arm the duration timer: %s", strerror(errno));
+			sp_soak_set_stop(&r->sch, 1, "error");
 		}
 	}
 	if (atomic_load(&r->g.orphaned))
-		sp_soak_set_stop(r, 2, "signal");
+		sp_soak_set_stop(&r->sch, 2, "signal");
 	pthread_t *thr = sp_xcalloc((size_t)r->concurrency, sizeof(pthread_t));
 	int nthr = 0;
 	pthread_mutex_lock(&r->sch.mu);
@@ -227,8 +176,8 @@ static void operate(struct run *r, int sfd)
 		}
 	pthread_mutex_unlock(&r->sch.mu);
 	if (nthr == 0) {
-		sp_soak_note(r, "cannot start any worker thread");
-		sp_soak_set_stop(r, 1, "error");
+		sp_soak_note(&r->notes, "cannot start any worker thread");
+		sp_soak_set_stop(&r->sch, 1, "error");
 	}
 	uint64_t last_flush = sp_now_ns();
 	for (;;) {
@@ -244,14 +193,14 @@ static void operate(struct run *r, int sfd)
 			handle_signal(r, (int)si.ssi_signo);
 		uint64_t exp;
 		if (dfd >= 0 && read(dfd, &exp, sizeof exp) == sizeof exp)
-			sp_soak_set_stop(r, 1, "duration");
+			sp_soak_set_stop(&r->sch, 1, "duration");
 		if (sp_now_ns() - last_flush > 1000000000ull) {
 			flush_rows(r);
 			last_flush = sp_now_ns();
 		}
 		if (atomic_load(&r->rec.rows_fatal) && atomic_load(&r->sch.stop) < 2) {
-			sp_soak_note(r, "the bundle has not taken rows for too long: stopping the run");
-			sp_soak_set_stop(r, 2, "error");
+			sp_soak_note(&r->notes, "the bundle has not taken rows for too long: stopping the run");
+			sp_soak_set_stop(&r->sch, 2, "error");
 		}
 		if (atomic_exchange(&r->smp.new_sample, 0))
 			emit_status(r, true);
@@ -282,7 +231,7 @@ static int close_record(struct run *r, double final_ts, sp_error *err)
 	for (int attempt = 0;; attempt++) {
 		sp_error e = {0};
 		pthread_mutex_lock(&r->rec.rows_mu);
-		sp_soak_flush_rows(r);
+		sp_soak_flush_rows(&r->rec);
 		struct rowfile *all[] = {&r->rec.ops, &r->rec.lat, &r->rec.samples, &r->rec.faults};
 		int rerr = 0;
 		for (size_t i = 0; i < SP_ARRAY_SIZE(all); i++) {
@@ -393,20 +342,20 @@ static int teardown(struct run *r, int reached, sp_error *err)
 	sp_proc_reap_orphans();
 	/* the sampler stops before the final inventory: none of its counter
 	 * commands may be in flight when the inventory lists owned processes */
-	sp_soak_sampler_stop(r);
+	sp_soak_sampler_stop(&r->smp);
 	settle(r);
 	double final_ts = 0;
 	if (complete) {
 		sp_error ierr = {0};
 		if (sp_soak_write_inventory(r, "inventory-final.json", &ierr) < 0) {
-			sp_soak_note(r, "%s", ierr.msg);
+			sp_soak_note(&r->notes, "%s", ierr.msg);
 			r->cleanup_ok = false;
 		}
 		sp_proc_reap_orphans();
 		sp_soak_take_sample(r, "final");
 		final_ts = r->rec.last_ts;
 		if (r->smp.baseline_unproven) {
-			sp_soak_note(r, "a counter failed in the start or final sample: the return to baseline is unproven");
+			sp_soak_note(&r->notes, "a counter failed in the start or final sample: the return to baseline is unproven");
 			r->cleanup_ok = false;
 		}
 		emit_status(r, true);
@@ -416,7 +365,7 @@ static int teardown(struct run *r, int reached, sp_error *err)
 		r->leftovers = sp_soak_sweep(r);
 		if (r->leftovers > 0 && complete) {
 			r->cleanup_ok = false;
-			sp_soak_note(r, "%d owned process(es)/mount(s) survived cleanup; removed", r->leftovers);
+			sp_soak_note(&r->notes, "%d owned process(es)/mount(s) survived cleanup; removed", r->leftovers);
 		}
 	}
 	if (orphaned)
@@ -427,7 +376,7 @@ static int teardown(struct run *r, int reached, sp_error *err)
 			sp_soak_sweep(r);
 		sp_soak_remove_state(r);
 	}
-	sp_soak_reaper_stop(r);
+	sp_soak_reaper_stop(&r->smp);
 	drain_notes(r);
 	if (orphaned)
 		snprintf(why, sizeof why, "the supervisor died: processes killed, cleanup run; state dir kept");
@@ -499,7 +448,7 @@ static int run_as_runner(struct run *r, sp_error *err)
 	sp_soak_journal_event(r, "bundle", "path", r->rec.b.dir);
 	r->smp.sampler = sp_sampler_new(getpid(), r->prefix, r->state_dir);
 	sp_sampler_ignore_cgroup(r->smp.sampler, r->g.cgroup_name);
-	sp_soak_reaper_start(r);
+	sp_soak_reaper_start(&r->smp);
 	{
 		char line[1024];
 		snprintf(line, sizeof line, "run %s profile %s workload %s (%zu scenarios, concurrency %d, seed %llu) -> %s",

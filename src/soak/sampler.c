@@ -394,22 +394,16 @@ static void prefetch(sp_soak_sampler *s, const pid_t *pids, size_t npids, struct
 	pthread_join(t, NULL);
 }
 
-/* Scan every process; fill s->p with ownership decided (see struct pcache). */
-static void scan_procs(sp_soak_sampler *s)
+/* the pids /proc lists, in a new array; -1 when /proc cannot be read */
+static int list_pids(sp_soak_sampler *s, pid_t **out, size_t *nout)
 {
-	char buf[1024], path[64];
-	s->np = 0;
-	s->scan_no++;
-	size_t ccap = 64;
-	/* a generous table: the old one's live entries move over */
-	size_t want = s->cachecap ? s->cachecap : 64;
 	int dfd = dup(s->procfd);
 	if (dfd < 0)
-		return;
+		return -1;
 	DIR *d = fdopendir(dfd);
 	if (!d) {
 		close(dfd);
-		return;
+		return -1;
 	}
 	rewinddir(d);
 	struct dirent *de;
@@ -425,6 +419,108 @@ static void scan_procs(sp_soak_sampler *s)
 		pids[npids++] = (pid_t)atoi(de->d_name);
 	}
 	closedir(d);
+	*out = pids;
+	*nout = npids;
+	return 0;
+}
+
+/* descent from the runner, memoised (known verdicts are kept) */
+static void mark_descent(sp_soak_sampler *s)
+{
+	int stack[4096];
+	for (size_t i = 0; i < s->np; i++) {
+		size_t depth = 0;
+		int cur = (int)i, verdict = 2;
+		while (cur >= 0 && depth < SP_ARRAY_SIZE(stack)) {
+			struct pinfo *c = &s->p[cur];
+			if (c->tree) {
+				verdict = c->tree;
+				break;
+			}
+			stack[depth++] = cur;
+			if (c->pid == s->root) {
+				verdict = 1;
+				break;
+			}
+			if (c->ppid <= 1) {
+				verdict = 2;
+				break;
+			}
+			cur = idx_find(s, c->ppid);
+		}
+		for (size_t k = 0; k < depth; k++)
+			s->p[stack[k]].tree = verdict;
+	}
+}
+
+/* markers of processes judged this scan; handles only for owned ones,
+ * within an fd budget (beyond it they are re-read by path) */
+static void judge_markers(sp_soak_sampler *s)
+{
+	char path[64];
+	struct rlimit rl;
+	long long budget = getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY ? (long long)rl.rlim_cur - 256 : 4096;
+	for (size_t i = 0; i < s->np; i++) {
+		struct pinfo *pi = &s->p[i];
+		struct pcache *ce = &s->cache[pi->ci];
+		ce->tree = pi->tree;
+		if (ce->seen_at == s->scan_no) { /* judged now: read its markers */
+			int bits = 0;
+			bool unsure = false;
+			bool kthread = (pi->flags & PF_KTHREAD_) || pi->pid == 2 || pi->ppid == 2;
+			if (!kthread && pi->pid != s->root) {
+				bits = marker_bits(s, pi->pid, &unsure);
+				if (!bits && pi->tree != 1 && cgroup_has_prefix(s, pi->pid))
+					bits |= SP_OWN_CGROUP;
+			}
+			ce->bits = bits;
+			/* An empty environment from a live process that is not ours:
+			 * perhaps caught mid-execve. Judge it again on the next scans
+			 * rather than keep "foreign" for SP_RECHECK scans; a process
+			 * whose environment really is empty (env -i) is accepted as
+			 * foreign after SP_EMPTY_TRIES such judgements. */
+			if (unsure && !bits && pi->tree != 1 && pi->state != 'Z' && pi->state != 'X' &&
+			    ce->empties < SP_EMPTY_TRIES) {
+				ce->empties++;
+				ce->seen_at = s->scan_no - SP_RECHECK;
+			} else if (!unsure) {
+				ce->empties = 0;
+			}
+		}
+		pi->own = pi->pid == s->root ? 0 : (pi->tree == 1 ? SP_OWN_TREE : 0) | ce->bits;
+		bool keep = pi->tree == 1 || ce->bits > 0;
+		if (keep && s->cached_fds >= budget && ce->seen_at == s->scan_no && ce->statfd >= 0) {
+			close(ce->statfd);
+			ce->statfd = -1;
+			s->cached_fds--;
+		}
+		if (!keep && ce->statfd >= 0) {
+			close(ce->statfd);
+			ce->statfd = -1;
+			s->cached_fds--;
+		}
+		if (pi->own && ce->fdfd < 0 && s->fd_size_works && s->cached_fds < budget) {
+			snprintf(path, sizeof path, "%d/fd", (int)pi->pid);
+			ce->fdfd = openat(s->procfd, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+			if (ce->fdfd >= 0)
+				s->cached_fds++;
+		}
+	}
+}
+
+/* Scan every process; fill s->p with ownership decided (see struct pcache). */
+static void scan_procs(sp_soak_sampler *s)
+{
+	char buf[1024], path[64];
+	s->np = 0;
+	s->scan_no++;
+	size_t ccap = 64;
+	/* a generous table: the old one's live entries move over */
+	size_t want = s->cachecap ? s->cachecap : 64;
+	pid_t *pids = NULL;
+	size_t npids = 0;
+	if (list_pids(s, &pids, &npids) < 0)
+		return;
 	/* the table only grows, and the previous one is reused: a sample
 	 * allocates nothing once the host's process count has peaked */
 	while (ccap < npids * 2 || ccap < want)
@@ -538,83 +634,8 @@ static void scan_procs(sp_soak_sampler *s)
 	s->cache = nc;
 	s->cachecap = ccap;
 	idx_build(s);
-
-	/* descent from the runner, memoised (known verdicts are kept) */
-	int stack[4096];
-	for (size_t i = 0; i < s->np; i++) {
-		size_t depth = 0;
-		int cur = (int)i, verdict = 2;
-		while (cur >= 0 && depth < SP_ARRAY_SIZE(stack)) {
-			struct pinfo *c = &s->p[cur];
-			if (c->tree) {
-				verdict = c->tree;
-				break;
-			}
-			stack[depth++] = cur;
-			if (c->pid == s->root) {
-				verdict = 1;
-				break;
-			}
-			if (c->ppid <= 1) {
-				verdict = 2;
-				break;
-			}
-			cur = idx_find(s, c->ppid);
-		}
-		for (size_t k = 0; k < depth; k++)
-			s->p[stack[k]].tree = verdict;
-	}
-
-	/* markers of processes judged this scan; handles only for owned ones,
-	 * within an fd budget (beyond it they are re-read by path) */
-	struct rlimit rl;
-	long long budget = getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY ? (long long)rl.rlim_cur - 256 : 4096;
-	for (size_t i = 0; i < s->np; i++) {
-		struct pinfo *pi = &s->p[i];
-		struct pcache *ce = &s->cache[pi->ci];
-		ce->tree = pi->tree;
-		if (ce->seen_at == s->scan_no) { /* judged now: read its markers */
-			int bits = 0;
-			bool unsure = false;
-			bool kthread = (pi->flags & PF_KTHREAD_) || pi->pid == 2 || pi->ppid == 2;
-			if (!kthread && pi->pid != s->root) {
-				bits = marker_bits(s, pi->pid, &unsure);
-				if (!bits && pi->tree != 1 && cgroup_has_prefix(s, pi->pid))
-					bits |= SP_OWN_CGROUP;
-			}
-			ce->bits = bits;
-			/* An empty environment from a live process that is not ours:
-			 * perhaps caught mid-execve. Judge it again on the next scans
-			 * rather than keep "foreign" for SP_RECHECK scans; a process
-			 * whose environment really is empty (env -i) is accepted as
-			 * foreign after SP_EMPTY_TRIES such judgements. */
-			if (unsure && !bits && pi->tree != 1 && pi->state != 'Z' && pi->state != 'X' &&
-			    ce->empties < SP_EMPTY_TRIES) {
-				ce->empties++;
-				ce->seen_at = s->scan_no - SP_RECHECK;
-			} else if (!unsure) {
-				ce->empties = 0;
-			}
-		}
-		pi->own = pi->pid == s->root ? 0 : (pi->tree == 1 ? SP_OWN_TREE : 0) | ce->bits;
-		bool keep = pi->tree == 1 || ce->bits > 0;
-		if (keep && s->cached_fds >= budget && ce->seen_at == s->scan_no && ce->statfd >= 0) {
-			close(ce->statfd);
-			ce->statfd = -1;
-			s->cached_fds--;
-		}
-		if (!keep && ce->statfd >= 0) {
-			close(ce->statfd);
-			ce->statfd = -1;
-			s->cached_fds--;
-		}
-		if (pi->own && ce->fdfd < 0 && s->fd_size_works && s->cached_fds < budget) {
-			snprintf(path, sizeof path, "%d/fd", (int)pi->pid);
-			ce->fdfd = openat(s->procfd, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-			if (ce->fdfd >= 0)
-				s->cached_fds++;
-		}
-	}
+	mark_descent(s);
+	judge_markers(s);
 }
 
 static void add_sock(sp_soak_sampler *s, unsigned long long ino)

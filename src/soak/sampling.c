@@ -12,10 +12,11 @@
 #include <sys/timerfd.h>
 #include <unistd.h>
 
+#include "core/outcome.h"
 #include "soak/run.h"
 
-/* Read one counter. 0 and *v, or -1 with a short reason in why. */
-static int counter_value(struct run *r, const sp_soak_counter *c, int timeout_ms, long long *v, char *why, size_t whysz)
+/* Read one counter. 0 and *v, or -1 with a short reason in o. */
+static int counter_value(struct run *r, const sp_soak_counter *c, int timeout_ms, long long *v, sp_outcome *o)
 {
 	if (c->dir) {
 		char *d = sp_expand(c->dir, &r->gvars);
@@ -31,9 +32,9 @@ static int counter_value(struct run *r, const sp_soak_counter *c, int timeout_ms
 			  .abort_flag = &r->smp.sampler_stop};
 	int rc = -1;
 	if (sp_proc_run(argv, &ro, cap, &res, &err) < 0) {
-		snprintf(why, whysz, "%s", err.msg);
+		sp_why_errno(o, err.errnum, "%s", err.msg);
 	} else if (!sp_proc_ok(&res)) {
-		sp_proc_describe(&res, why, whysz);
+		sp_proc_describe(&res, o->why, sizeof o->why);
 	} else {
 		char *text = sp_capture_text(cap, NULL), *end;
 		errno = 0;
@@ -44,7 +45,7 @@ static int counter_value(struct run *r, const sp_soak_counter *c, int timeout_ms
 			*v = x;
 			rc = 0;
 		} else {
-			snprintf(why, whysz, "did not print one non-negative integer");
+			sp_why(o, "did not print one non-negative integer");
 		}
 		free(text);
 	}
@@ -67,9 +68,9 @@ static void read_counters(struct run *r, sp_soak_sample *s, const char *phase)
 		/* an equal share of what is left, so one hanging counter cannot starve the others */
 		size_t todo = (r->w.ncounters < SP_MAX_COUNTERS ? r->w.ncounters : SP_MAX_COUNTERS) - i;
 		int left = now >= deadline ? 0 : (int)((deadline - now) / 1000000ull / todo);
-		char why[200] = "no time left in this sample's counter budget";
+		sp_outcome o = {.why = "no time left in this sample's counter budget"};
 		long long v = 0;
-		int rc = left > 0 ? counter_value(r, &r->w.counters[i], left, &v, why, sizeof why) : -1;
+		int rc = left > 0 ? counter_value(r, &r->w.counters[i], left, &v, &o) : -1;
 		if (rc == 0) {
 			r->smp.counter_last[i] = v;
 		} else {
@@ -78,12 +79,13 @@ static void read_counters(struct run *r, sp_soak_sample *s, const char *phase)
 			 * the failure is logged and counted; in the start or final
 			 * sample the baseline comparison is unproven, so cleanup fails */
 			atomic_fetch_add(&r->smp.counter_failures, 1);
-			char *hdr = sp_xasprintf("## ts=%.3f phase=%s counter=%s failed: %s (the sample keeps %lld)",
-						 sp_soak_ts_now(r), phase, r->w.counters[i].name, why, r->smp.counter_last[i]);
+			/* the reason at most 199 characters, as it always was */
+			char *hdr = sp_xasprintf("## ts=%.3f phase=%s counter=%s failed: %.199s (the sample keeps %lld)",
+						 sp_soak_ts_now(r), phase, r->w.counters[i].name, o.why, r->smp.counter_last[i]);
 			sp_bundle_log(&r->rec.b, "counters.log", hdr, NULL, 0);
 			free(hdr);
 			if (!r->smp.counter_noted[i])
-				sp_soak_note(r, "counter '%s' failed (%s); see logs/counters.log", r->w.counters[i].name, why);
+				sp_soak_note(&r->notes, "counter '%s' failed (%.199s); see logs/counters.log", r->w.counters[i].name, o.why);
 			r->smp.counter_noted[i] = true;
 			if (baseline)
 				r->smp.baseline_unproven = true;
@@ -157,24 +159,24 @@ int sp_soak_sampler_start(struct run *r, sp_error *err)
 	return 0;
 }
 
-void sp_soak_sampler_stop(struct run *r)
+void sp_soak_sampler_stop(struct sampling_state *smp)
 {
-	if (!r->smp.sampler_running)
+	if (!smp->sampler_running)
 		return;
-	atomic_store(&r->smp.sampler_stop, 1); /* a counter in flight is killed */
+	atomic_store(&smp->sampler_stop, 1); /* a counter in flight is killed */
 	uint64_t one = 1;
-	if (write(r->smp.sampler_quit, &one, sizeof one) < 0) {
+	if (write(smp->sampler_quit, &one, sizeof one) < 0) {
 		/* cannot fail on an eventfd we own */
 	}
-	pthread_join(r->smp.sampler_thr, NULL);
-	r->smp.sampler_running = false;
-	atomic_store(&r->smp.sampler_stop, 0); /* the final sample reads its counters */
+	pthread_join(smp->sampler_thr, NULL);
+	smp->sampler_running = false;
+	atomic_store(&smp->sampler_stop, 0); /* the final sample reads its counters */
 }
 
-void sp_soak_kick_sampler(struct run *r)
+void sp_soak_kick_sampler(struct sampling_state *smp)
 {
 	uint64_t one = 1;
-	if (write(r->smp.sampler_kick, &one, sizeof one) < 0) {
+	if (write(smp->sampler_kick, &one, sizeof one) < 0) {
 		/* the eventfd counter cannot overflow here; nothing to do */
 	}
 }
@@ -185,9 +187,9 @@ void sp_soak_kick_sampler(struct run *r)
  * by a zombie of ours while the main thread runs cleanup steps. */
 static void *reaper_main(void *arg)
 {
-	struct run *r = arg;
+	struct sampling_state *smp = arg;
 	for (;;) {
-		struct pollfd pf = {.fd = r->smp.reaper_quit, .events = POLLIN};
+		struct pollfd pf = {.fd = smp->reaper_quit, .events = POLLIN};
 		if (poll(&pf, 1, 50) > 0 && (pf.revents & POLLIN))
 			break;
 		sp_proc_reap_orphans();
@@ -195,26 +197,26 @@ static void *reaper_main(void *arg)
 	return NULL;
 }
 
-int sp_soak_reaper_start(struct run *r)
+int sp_soak_reaper_start(struct sampling_state *smp)
 {
-	r->smp.reaper_quit = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	if (r->smp.reaper_quit < 0 || pthread_create(&r->smp.reaper_thr, NULL, reaper_main, r) != 0)
+	smp->reaper_quit = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (smp->reaper_quit < 0 || pthread_create(&smp->reaper_thr, NULL, reaper_main, smp) != 0)
 		return -1;
-	r->smp.reaper_running = true;
+	smp->reaper_running = true;
 	return 0;
 }
 
-void sp_soak_reaper_stop(struct run *r)
+void sp_soak_reaper_stop(struct sampling_state *smp)
 {
-	if (r->smp.reaper_running) {
+	if (smp->reaper_running) {
 		uint64_t one = 1;
-		if (write(r->smp.reaper_quit, &one, sizeof one) < 0) {
+		if (write(smp->reaper_quit, &one, sizeof one) < 0) {
 			/* cannot fail on our own eventfd */
 		}
-		pthread_join(r->smp.reaper_thr, NULL);
-		r->smp.reaper_running = false;
+		pthread_join(smp->reaper_thr, NULL);
+		smp->reaper_running = false;
 	}
-	if (r->smp.reaper_quit >= 0)
-		close(r->smp.reaper_quit);
-	r->smp.reaper_quit = -1;
+	if (smp->reaper_quit >= 0)
+		close(smp->reaper_quit);
+	smp->reaper_quit = -1;
 }

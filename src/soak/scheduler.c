@@ -10,42 +10,6 @@
 
 #include "soak/run.h"
 
-char *sp_soak_join_argv(char **argv)
-{
-	size_t len = 0;
-	for (char **a = argv; *a; a++)
-		len += strlen(*a) + 1;
-	char *s = sp_xmalloc(len + 1), *p = s;
-	for (char **a = argv; *a; a++) {
-		size_t l = strlen(*a);
-		memcpy(p, *a, l);
-		p += l;
-		*p++ = ' ';
-	}
-	if (p > s)
-		p--;
-	*p = '\0';
-	return s;
-}
-
-char **sp_soak_expand_argv(const sp_strv *tmpl, const sp_soak_vars *v)
-{
-	char **out = sp_xcalloc(tmpl->n + 1, sizeof(char *));
-	for (size_t i = 0; i < tmpl->n; i++) {
-		out[i] = sp_expand(tmpl->v[i], v);
-		if (!out[i]) /* the parser refused unknown placeholders: keep it literal */
-			out[i] = sp_xstrdup(tmpl->v[i]);
-	}
-	return out;
-}
-
-void sp_soak_free_argv(char **argv)
-{
-	for (char **a = argv; a && *a; a++)
-		free(*a);
-	free(argv);
-}
-
 /* xorshift64*: the pick sequence is a function of the seed */
 static unsigned long long rng_next(unsigned long long *s)
 {
@@ -81,18 +45,6 @@ static bool wait_rate_slot(struct run *r)
 		struct timespec ts = {.tv_sec = 0, .tv_nsec = (long)d};
 		nanosleep(&ts, NULL);
 	}
-}
-
-void sp_soak_vars_for(struct run *r, struct scen_state *st, unsigned long long gen, sp_soak_vars *v, char *idbuf,
-		      size_t idsz, char *genbuf, size_t gensz)
-{
-	*v = r->gvars;
-	snprintf(genbuf, gensz, "%llu", gen);
-	snprintf(idbuf, idsz, "%s-%llu", st->sid, gen);
-	v->id = idbuf;
-	v->sid = st->sid;
-	v->gen = genbuf;
-	v->scenario = st->sc->id;
 }
 
 /* Run one step as an operation. paced: a cycle or start step (waits for
@@ -149,20 +101,8 @@ enum op_result sp_soak_run_step(struct run *r, struct scen_state *st, const sp_s
 	if (res_out)
 		*res_out = res;
 	if (out == OP_FAIL && step->invariant)
-		sp_soak_set_stop(r, 2, "invariant");
+		sp_soak_set_stop(&r->sch, 2, "invariant");
 	return out;
-}
-
-/* a list of drain steps (recover, stop, start's recovery); false at the first failure */
-bool sp_soak_run_steps(struct run *r, struct scen_state *st, const sp_soak_wsteps *steps, unsigned long long gen)
-{
-	for (size_t i = 0; i < steps->n; i++) {
-		if (atomic_load(&r->sch.abort_ops))
-			return false;
-		if (sp_soak_run_step(r, st, &steps->v[i], gen, false, -1, 0, NULL) != OP_OK)
-			return false;
-	}
-	return true;
 }
 
 static void run_cycle(struct run *r, struct scen_state *st, unsigned long long gen)
@@ -279,50 +219,10 @@ void *sp_soak_worker(void *arg)
 		pthread_cond_broadcast(&r->sch.cv);
 		pthread_mutex_unlock(&r->sch.mu);
 		if (r->r0)
-			sp_soak_kick_sampler(r); /* R0: a sample at every phase */
+			sp_soak_kick_sampler(&r->smp); /* R0: a sample at every phase */
 	}
 	pthread_mutex_lock(&r->sch.mu);
 	r->sch.workers_running--;
 	pthread_mutex_unlock(&r->sch.mu);
 	return NULL;
-}
-
-/* Global steps (setup, cleanup, teardown) with logs/<section>.<op>.log;
- * true when all succeeded. max_timeout_ms > 0 caps each step's timeout (a
- * runner cleaning up after its own supervisor died has little time). */
-bool sp_soak_run_global_steps(struct run *r, const sp_soak_wsteps *steps, const char *section, int max_timeout_ms)
-{
-	bool all = true;
-	for (size_t i = 0; i < steps->n; i++) {
-		const sp_soak_wstep *s = &steps->v[i];
-		char **argv = sp_soak_expand_argv(&s->argv, &r->gvars);
-		sp_soak_capture *cap = sp_capture_for_thread(SP_STEP_HALF);
-		sp_soak_proc_result res;
-		sp_error err = {0};
-		int tmo = max_timeout_ms > 0 && s->timeout_ms > max_timeout_ms ? max_timeout_ms : s->timeout_ms;
-		sp_soak_run_opts ro = {.timeout_ms = tmo, .interrupt_ms = -1, .envp = r->envp};
-		char code[64] = "internal";
-		bool ok = false;
-		if (sp_proc_run(argv, &ro, cap, &res, &err) == 0) {
-			sp_proc_describe(&res, code, sizeof code);
-			ok = s->expect_fail ? (!res.spawn_errno && !res.timed_out && !sp_proc_ok(&res)) : sp_proc_ok(&res);
-		}
-		size_t tlen;
-		const char *text = sp_capture_text_thread(cap, &tlen);
-		char *cmd = sp_soak_join_argv(argv);
-		char *hdr = sp_xasprintf("## ts=%.3f %s op=%s result=%s %s argv: %s", sp_soak_ts_now(r), section, s->op,
-					 ok ? "ok" : "fail", code, cmd);
-		char name[160];
-		snprintf(name, sizeof name, "%s.%s.log", section, s->op);
-		if (r->rec.bundle_made)
-			sp_bundle_log(&r->rec.b, name, hdr, text, tlen);
-		if (!ok)
-			sp_soak_note(r, "%s step '%s' failed (%s); see logs/%s", section, s->op, code, name);
-		free(hdr);
-		free(cmd);
-		sp_soak_free_argv(argv);
-		if (!ok)
-			all = false;
-	}
-	return all;
 }
