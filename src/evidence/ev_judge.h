@@ -97,6 +97,10 @@ struct scen {
 	size_t idlen;
 	long long total, ok, fail, ef, ef_untied;
 	double t1, t2;        /* two smallest operation ts */
+	/* cycles: distinct generations, told apart among the last 16 seen (a
+	 * scenario's cycles finish nearly in order, at most one per worker open) */
+	long long cycles, recent[16];
+	unsigned nrecent;
 	sp_ev_dvec lat;       /* post-warm-up latencies (the latency thread's) */
 	double q50, q95, q99; /* their quantiles, when lat.n */
 	bool has_cap;
@@ -274,6 +278,7 @@ void sp_ev_record_tsv(sp_ev_judge *s, enum sp_ev_file f, const sp_ev_rows *r, bo
 	X(TYPES_ANY, "operations", sp_judge_types) \
 	X(OPS_SUCCESS, NULL, sp_judge_ops_success) \
 	X(OPS_EXPECTED_FAULTS, NULL, sp_judge_ops_expected_faults) \
+	X(OPS_COMPOSITION, NULL, sp_judge_ops_composition) \
 	X(CAPABILITY_COVERAGE, NULL, sp_judge_capability_coverage) \
 	X(CAPABILITY_AGREE, NULL, sp_judge_capability_agree) \
 	X(COLUMNS_ANY, "samples", sp_judge_columns) \

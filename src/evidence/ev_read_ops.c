@@ -392,6 +392,17 @@ static void lq_finish(sp_ev_judge *s, bool ops_ok)
 	s->lq = NULL;
 }
 
+/* a generation not among the scenario's last 16 is a new cycle */
+static void count_cycle(struct scen *sc, long long gen)
+{
+	unsigned n = sc->nrecent < SP_ARRAY_SIZE(sc->recent) ? sc->nrecent : (unsigned)SP_ARRAY_SIZE(sc->recent);
+	for (unsigned i = 0; i < n; i++)
+		if (sc->recent[i] == gen)
+			return;
+	sc->cycles++;
+	sc->recent[sc->nrecent++ % SP_ARRAY_SIZE(sc->recent)] = gen;
+}
+
 void sp_ev_read_ops(sp_ev_judge *s)
 {
 	build_windows(s);
@@ -425,6 +436,7 @@ void sp_ev_read_ops(sp_ev_judge *s)
 						 (int)(r.flen[r.col[1]] > 64 ? 64 : r.flen[r.col[1]]), op.scenario);
 			} else {
 				sc->total++;
+				count_cycle(sc, op.generation);
 				if (op.ts < sc->t1) {
 					sc->t2 = sc->t1;
 					sc->t1 = op.ts;

@@ -481,6 +481,7 @@ const sp_ev_gate_info *sp_gate_info_find(const char *id);
 	X(OPERATIONS_ANY, "operations.*", "", "operations.tsv: rows, outcomes and expected faults consistent") \
 	X(OPS_SUCCESS, "ops.success", "", "the operation success rate meets the threshold") \
 	X(OPS_EXPECTED_FAULTS, "ops.expected_faults", "", "failures during injected faults are the expected ones") \
+	X(OPS_COMPOSITION, "ops.composition", "", "an R24 or E72 run combines the five classes 40/20/15/15/10 (seed 002), declared and achieved") \
 	X(LATENCY_TSV, "latency.tsv", "", "latency.tsv parses") \
 	X(LATENCY_WARMUP, "latency.warmup", "", "latency rows after the warm-up exist") \
 	X(LATENCY_P95, "latency.p95", "", "p95 regression judged against a baseline (passes, saying so, without --baseline)") \

@@ -161,3 +161,102 @@ void sp_judge_operations_order(sp_ev_judge *s, sp_ev_gate_ref g)
 		gate(v, true, g, "in order", "by ts, inside the run",
 		     "%lld operation rows in time order, between the start and the final sample", s->ops_total);
 }
+
+/* ops.composition: seed 002's workload composition. An R24 or E72 run (the
+ * bundle's claim, or --profile) must combine the five classes at
+ * 40/20/15/15/10: declared in class_mix, every class run (scenario_classes
+ * maps the scenarios to classes), and, once there are enough cycles to tell,
+ * each class's share of the cycles within 5 points of its weight. A cycle is
+ * one generation of a scenario (the scheduler draws cycles by class weight),
+ * counted by the operations reader. */
+#define COMP_TOL_PCT 5.0
+#define COMP_MIN_CYCLES 200
+
+static bool long_profile(const char *p)
+{
+	return p && (!strcmp(p, "R24") || !strcmp(p, "E72"));
+}
+
+static const char *const cls[] = {"lifecycle", "service", "storage", "network", "fault"};
+
+static int class_index(const char *name, size_t n)
+{
+	for (int c = 0; c < (int)SP_ARRAY_SIZE(cls); c++)
+		if (strlen(cls[c]) == n && !memcmp(cls[c], name, n))
+			return c;
+	return -1;
+}
+
+void sp_judge_ops_composition(sp_ev_judge *s, sp_ev_gate_ref g)
+{
+	static const int want[] = {40, 20, 15, 15, 10};
+	const char *th = "40/20/15/15/10";
+	if (!s->meta_ok) {
+		na(s->v, g, "metadata.txt is invalid");
+		return;
+	}
+	const char *claim = long_profile(s->o->profile) ? s->o->profile : s->meta.profile;
+	if (!long_profile(claim)) {
+		gate(s->v, true, g, "-", th, "not required for profile %s (R24 and E72 only)", claim);
+		return;
+	}
+	const char *mix = sp_kv_get(s->meta.kv, s->meta.n, "class_mix");
+	if (!mix) {
+		gate(s->v, false, g, "none", th, "%s: metadata.txt has no class_mix, so the composition is not shown", claim);
+		return;
+	}
+	char expect[96];
+	snprintf(expect, sizeof expect, "lifecycle:%d,service:%d,storage:%d,network:%d,fault:%d", want[0], want[1], want[2],
+		 want[3], want[4]);
+	if (strcmp(mix, expect)) {
+		gate(s->v, false, g, mix, th, "%s: the workload declares class_mix %.200s, not seed 002's %s", claim, mix, expect);
+		return;
+	}
+	const char *map = sp_kv_get(s->meta.kv, s->meta.n, "scenario_classes");
+	if (!map || !*map) {
+		gate(s->v, false, g, "none", th, "%s: metadata.txt has no scenario_classes: what each class ran cannot be told",
+		     claim);
+		return;
+	}
+	long long cycles[5] = {0}, ops[5] = {0}, total = 0;
+	for (const char *p = map; *p;) {
+		const char *end = strchr(p, ',');
+		size_t n = end ? (size_t)(end - p) : strlen(p);
+		const char *colon = memchr(p, ':', n);
+		int c = colon ? class_index(colon + 1, n - (size_t)(colon + 1 - p)) : -1;
+		struct scen *sc = colon ? sp_ev_find_scen(s, p, (size_t)(colon - p)) : NULL;
+		if (c < 0 || !sc) {
+			gate(s->v, false, g, "-", th, "%s: scenario_classes entry '%.*s' is not SCENARIO:CLASS of a declared scenario", claim,
+			     (int)(n > 80 ? 80 : n), p);
+			return;
+		}
+		if (sc->total) {
+			ops[c] += sc->total;
+			cycles[c] += sc->cycles;
+		}
+		p += n + (end ? 1 : 0);
+	}
+	for (int c = 0; c < 5; c++)
+		total += cycles[c];
+	char m[80];
+	snprintf(m, sizeof m, "%.1f/%.1f/%.1f/%.1f/%.1f", total ? 100.0 * (double)cycles[0] / (double)total : 0.0,
+		 total ? 100.0 * (double)cycles[1] / (double)total : 0.0, total ? 100.0 * (double)cycles[2] / (double)total : 0.0,
+		 total ? 100.0 * (double)cycles[3] / (double)total : 0.0, total ? 100.0 * (double)cycles[4] / (double)total : 0.0);
+	for (int c = 0; c < 5; c++)
+		if (!ops[c]) {
+			gate(s->v, false, g, m, th, "%s: no operation of class %s ran: the classes are not combined", claim, cls[c]);
+			return;
+		}
+	if (total >= COMP_MIN_CYCLES)
+		for (int c = 0; c < 5; c++) {
+			double share = 100.0 * (double)cycles[c] / (double)total;
+			if (fabs(share - want[c]) > COMP_TOL_PCT) {
+				gate(s->v, false, g, m, th, "%s: class %s had %.1f%% of %lld cycles, declared %d%% (at most %.0f points off)",
+				     claim, cls[c], share, total, want[c], COMP_TOL_PCT);
+				return;
+			}
+		}
+	gate(s->v, true, g, m, th, "%s: the five classes combined, %lld cycles (%lld/%lld/%lld/%lld/%lld)%s", claim, total,
+	     cycles[0], cycles[1], cycles[2], cycles[3], cycles[4],
+	     total >= COMP_MIN_CYCLES ? ", each share within 5 points" : ": too few cycles to judge the shares");
+}

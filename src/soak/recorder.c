@@ -622,6 +622,17 @@ int sp_soak_write_metadata(struct run *r, sp_error *err)
 	meta_add(&m, &len, &cap, "state_root", "%s", r->state_dir);
 	meta_add(&m, &len, &cap, "prefix", "%s", r->prefix);
 	meta_add(&m, &len, &cap, "class_mix", "%s", mix);
+	{
+		/* each scenario's class, for the composition gate (ops.composition) */
+		char *sc = sp_xstrdup("");
+		for (size_t i = 0; i < r->w.nscen; i++) {
+			char *n = sp_xasprintf("%s%s%s:%s", sc, i ? "," : "", r->w.scen[i].id, sp_class_name(r->w.scen[i].cls));
+			free(sc);
+			sc = n;
+		}
+		meta_add(&m, &len, &cap, "scenario_classes", "%s", sc);
+		free(sc);
+	}
 	plain_decimal(r->w.rate, num, sizeof num);
 	meta_add(&m, &len, &cap, "target_rate_ops_s", "%s", num);
 	meta_add(&m, &len, &cap, "runner_cgroup", "%s", r->g.in_cgroup ? r->g.cgroup : "none");

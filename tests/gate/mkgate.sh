@@ -55,15 +55,18 @@ dir=$1
 case $profile in
 R0 | custom) s=3 i=10 o=60 ;;
 G2) s=24 i=300 o=60 ;;
-R24) s=288 i=300 o=500 ;;
-E72) s=864 i=300 o=1400 ;;
+R24) s=288 i=300 o=1800 ;;
+E72) s=864 i=300 o=5000 ;;
 *) echo "mkgate.sh: profile $profile" >&2; exit 2 ;;
 esac
 rss=0
 [ -n "$ops" ] || ops=$o
 [ -n "$samples" ] && s=$samples
 [ "$fail" = 1 ] && rss=200000000
-"$MK" -t "$started" -o "$ops" -s "$s" -i "$i" -p "$profile" -r "$rss" "$dir" >/dev/null
+# R24 and E72 combine the five classes (ops.composition): five scenarios, the
+# fifth's second row at the 20th, so more rows than the three-scenario ones
+comp=; case $profile in R24 | E72) comp=-c ;; esac
+"$MK" -t "$started" -o "$ops" -s "$s" -i "$i" -p "$profile" -r "$rss" $comp "$dir" >/dev/null
 IFS=, read -r s1 s2 s3 <<<"$scen"
 for f in operations.tsv latency.tsv capability-results.tsv; do
 	sed -i -e "s/\tRUN-01\t/\t$s1\t/; s/\tRUN-02\t/\t$s2\t/; s/\tRUN-03\t/\t$s3\t/; s/^RUN-01\t/$s1\t/; s/^RUN-02\t/$s2\t/; s/^RUN-03\t/$s3\t/" "$dir/$f"
@@ -72,7 +75,8 @@ done
 { head -n1 "$dir/capability-results.tsv"; tail -n +2 "$dir/capability-results.tsv" | LC_ALL=C sort; } >"$dir/c.tmp"
 mv "$dir/c.tmp" "$dir/capability-results.tsv"
 old=$(sed -n 's/^run_id=//p' "$dir/metadata.txt")
-sed -i -e "s/^run_id=.*/run_id=$run/" -e "s/^scenarios=.*/scenarios=$s1,$s2,$s3/" -e "s/^started_at=.*/started_at=$started/" \
+sed -i -e "s/^run_id=.*/run_id=$run/" -e "s/^scenarios=RUN-01,RUN-02,RUN-03/scenarios=$s1,$s2,$s3/" \
+	-e "/^scenario_classes=/{s/RUN-01:/$s1:/; s/RUN-02:/$s2:/; s/RUN-03:/$s3:/}" -e "s/^started_at=.*/started_at=$started/" \
 	-e "s/^dirty=.*/dirty=$dirty/" -e "s/^host_arch=.*/host_arch=$arch/" -e "s/^runtime=.*/runtime=$runtime/" "$dir/metadata.txt"
 [ -n "$workload" ] && sed -i "s/^workload_sha256=.*/workload_sha256=$workload/" "$dir/metadata.txt"
 [ "$lane" != - ] && echo "lane=$lane" >>"$dir/metadata.txt"

@@ -44,6 +44,14 @@ check_composition() { # OUT WORKLOAD
 		got=$(awk -F'\t' -v ids=" $ids " 'NR > 1 && index(ids, " " $2 " ") { n++; if ($6 != "ok" && $6 != "expected_fault") bad++ } END { printf "%d:%d", n, bad }' "$out/operations.tsv")
 		like "$got" '^[1-9][0-9]*:0$' "$c: operations of its scenarios ($ids) in operations.tsv, none failed ($got)"
 		like "$(jq -r ".class_cycles.$c" "$out/summary.json")" '^[1-9][0-9]*$' "$c: at least one cycle in summary.json"
+		for id in $ids; do
+			like ",$(meta "$out" scenario_classes)," ",$id:$c," "metadata: scenario_classes maps $id to $c"
+		done
 	done
+	# the composition gate: R0 does not require it; --profile R24 judges it
+	# (each class ran; a one-cycle run is too short to judge the shares)
+	is "$("$SP_BIN" verify --format json "$out" | jq -r '.gates[] | select(.id == "ops.composition") | .status')" pass "ops.composition: R0 passes (not required)"
+	like "$("$SP_BIN" verify --format json --profile R24 "$out" | jq -r '.gates[] | select(.id == "ops.composition") | "\(.status) \(.message)"')" \
+		'^pass R24: the five classes combined' "ops.composition under --profile R24: the five classes combined"
 	is "$(awk -F'\t' 'NR > 1 { print $8 }' "$out/faults.tsv" | sort -u)" "pass" "every injected fault passed"
 }

@@ -13,11 +13,15 @@
 #   -p NAME     profile recorded in metadata (default custom)
 #   -r BYTES    owned RSS grows by BYTES per periodic sample (default 0)
 #   -e NAME     one extra.NAME counter column (default boxes)
+#   -c          seed 002's composition: five scenarios RUN-01..RUN-05 of the classes
+#               lifecycle, service, storage, network, fault, their rows in the
+#               proportion 40/20/15/15/10, each row its scenario's next generation
+#               (cycle), class_mix and scenario_classes in metadata (ops.composition)
 #   -t TIME     started_at, ISO 8601 UTC to the second (default 2026-01-01T00:00:00Z); the
 #               sample walls follow it
 set -euo pipefail
 
-ops=300 periodic=10 interval=60 key="" profile=custom rss_step=0 extra=boxes reseal=0 started=2026-01-01T00:00:00Z
+ops=300 periodic=10 interval=60 key="" profile=custom rss_step=0 extra=boxes reseal=0 started=2026-01-01T00:00:00Z comp=0
 while [ $# -gt 0 ]; do
 	case "$1" in
 	-o) ops=$2; shift 2 ;;
@@ -28,6 +32,7 @@ while [ $# -gt 0 ]; do
 	-r) rss_step=$2; shift 2 ;;
 	-e) extra=$2; shift 2 ;;
 	-t) started=$2; shift 2 ;;
+	-c) comp=1; shift ;;
 	--reseal) reseal=1; shift ;;
 	-*) echo "mkbundle.sh: unknown option $1" >&2; exit 2 ;;
 	*) break ;;
@@ -74,7 +79,7 @@ fault_start=$(( duration / 2 ))
 fault_end=$(( fault_start + 5 ))
 
 # operations.tsv and latency.tsv (ok operations), then the warm-up end
-awk -v n="$ops" -v dur="$duration" -v warm="$warmup" -v fs="$fault_start" -v dir="$dir" 'BEGIN {
+awk -v n="$ops" -v dur="$duration" -v warm="$warmup" -v fs="$fault_start" -v dir="$dir" -v comp="$comp" 'BEGIN {
 	OFS = "\t"
 	opsf = dir "/operations.tsv"; latf = dir "/lat.tmp"
 	print "ts", "scenario", "api", "operation", "latency_ms", "result", "generation", "error_code" > opsf
@@ -83,19 +88,27 @@ awk -v n="$ops" -v dur="$duration" -v warm="$warmup" -v fs="$fault_start" -v dir
 		ts = sprintf("%.3f", 1 + i * (dur - 2) / n)
 		# one operation failing on purpose inside fault F01 window, in time order
 		if (!efdone && ts + 0 >= efts + 0) {
-			print efts, "RUN-01", "cli", "create", "2.000", "expected_fault", int(i / 100), "ECONNRESET" > opsf
+			print efts, "RUN-01", "cli", "create", "2.000", "expected_fault", comp ? gen["RUN-01"] + 0 : int(i / 100), "ECONNRESET" > opsf
 			efdone = 1
 		}
-		sc = sprintf("RUN-%02d", i % 3 + 1)
+		if (comp) {
+			# 20 slots: 8 lifecycle, 4 service, 3 storage, 3 network, 2 fault
+			k = i % 20
+			sc = sprintf("RUN-%02d", k < 8 ? 1 : k < 12 ? 2 : k < 15 ? 3 : k < 18 ? 4 : 5)
+			g = ++gen[sc]
+		} else {
+			sc = sprintf("RUN-%02d", i % 3 + 1)
+			g = int(i / 100)
+		}
 		op = (i % 2) ? "start" : "create"
 		lat = sprintf("%.3f", 5 + ((i * 7919) % 2000) / 100)
-		print ts, sc, "cli", op, lat, "ok", int(i / 100), "-" > opsf
+		print ts, sc, "cli", op, lat, "ok", g, "-" > opsf
 		print ts, sc, op, lat > latf
 		cnt[sc]++
 		if (cnt[sc] == 2 && ts + 0 > second) second = ts + 0
 	}
 	if (!efdone)
-		print efts, "RUN-01", "cli", "create", "2.000", "expected_fault", int(n / 100), "ECONNRESET" > opsf
+		print efts, "RUN-01", "cli", "create", "2.000", "expected_fault", comp ? gen["RUN-01"] + 0 : int(n / 100), "ECONNRESET" > opsf
 	we = warm + 0 > second ? warm + 0 : second
 	printf "%.3f\n", we > (dir "/warmup.tmp")
 }'
@@ -152,7 +165,7 @@ cat >"$dir/metadata.txt" <<EOF
 schema=sandprobe.evidence.v1
 run_id=fixture-$$-$RANDOM
 profile=$profile
-scenarios=RUN-01,RUN-02,RUN-03
+scenarios=$([ "$comp" = 1 ] && echo RUN-01,RUN-02,RUN-03,RUN-04,RUN-05 || echo RUN-01,RUN-02,RUN-03)
 tool_version=fixture
 tool_commit=0000000000000000000000000000000000000000
 dirty=0
@@ -182,6 +195,8 @@ threshold.p95_regression_pct=30
 threshold.disk_budget_bytes=1000000
 workload_name=fixture
 EOF
+[ "$comp" = 1 ] && printf '%s\n' class_mix=lifecycle:40,service:20,storage:15,network:15,fault:10 \
+	scenario_classes=RUN-01:lifecycle,RUN-02:service,RUN-03:storage,RUN-04:network,RUN-05:fault >>"$dir/metadata.txt"
 
 run_id=$(sed -n 's/^run_id=//p' "$dir/metadata.txt")
 awk -F'\t' -v run_id="$run_id" -v profile="$profile" -v dur="$duration" -v we="$we" -v dir="$dir" '
