@@ -33,6 +33,7 @@
 #include "checks/nftrules.h"
 #include "checks/probe.h"
 #include "checks/tls_probe.h"
+#include "core/outcome.h"
 #include "core/runner.h"
 #include "core/spawn.h"
 #include "core/util.h"
@@ -151,7 +152,7 @@ static struct tp_plan {
 	sp_tls_trust via_trust;
 } tp;
 
-void sp_transparent_plan_reset(void)
+static void transparent_plan_reset(void)
 {
 	sp_tls_trust_free(&tp.trust);
 	sp_tls_trust_free(&tp.via_trust);
@@ -222,9 +223,12 @@ static void build_direct(const sp_ctx *ctx, unsigned egress_to)
 	if (to == 0 || to > 60000)
 		to = 3000;
 	if (targets.n) {
-		tp.have_ca = sp_tls_trust_from_policy(ctx, &tp.trust, tp.direct_error, sizeof tp.direct_error);
-		if (tp.have_ca < 0)
+		sp_outcome o = {0};
+		tp.have_ca = sp_tls_trust_from_policy(ctx, &tp.trust, &o);
+		if (tp.have_ca < 0) {
+			snprintf(tp.direct_error, sizeof tp.direct_error, "%s", o.why);
 			targets.n = 0; /* the error is reported */
+		}
 	}
 	for (size_t i = 0; i < targets.n && i < SP_NET_MAX_TARGETS; i++) {
 		struct sockaddr_storage sa;
@@ -397,9 +401,12 @@ static void build_via(const sp_ctx *ctx)
 		goto out;
 	}
 	snprintf(tp.via_text, sizeof tp.via_text, "%s", vbuf);
-	tp.via_have_ca = sp_tls_trust_from_policy(ctx, &tp.via_trust, tp.via_error, sizeof tp.via_error);
-	if (tp.via_have_ca < 0)
+	sp_outcome o = {0};
+	tp.via_have_ca = sp_tls_trust_from_policy(ctx, &tp.via_trust, &o);
+	if (tp.via_have_ca < 0) {
+		snprintf(tp.via_error, sizeof tp.via_error, "%s", o.why);
 		goto out;
+	}
 	unsigned to = (unsigned)sp_policy_int(ctx->policy, "tls.timeout_ms", 3000);
 	if (to == 0 || to > 60000)
 		to = 3000;
@@ -432,16 +439,25 @@ out:
 	sp_strv_free(&denied);
 }
 
-void sp_transparent_plan_build(const sp_ctx *ctx, const sp_proxy_plan *proxy, unsigned egress_timeout_ms)
+static void transparent_plan_build(const sp_ctx *ctx, const sp_proxy_plan *proxy, unsigned egress_timeout_ms)
 {
 	(void)proxy;
-	sp_transparent_plan_reset();
+	transparent_plan_reset();
 	if (on(ctx, "net.transparent.direct"))
 		build_direct(ctx, egress_timeout_ms);
 	if (on(ctx, "net.transparent.dns"))
 		build_dns(ctx, egress_timeout_ms);
 	if (on(ctx, "net.transparent.proxied") || on(ctx, "net.transparent.denied"))
 		build_via(ctx);
+}
+
+/* after the tls.* handshakes in the network batch (order 20) */
+static const sp_net_ext_module transparent_ext = {
+	.name = "transparent", .order = 20, .build = transparent_plan_build, .reset = transparent_plan_reset};
+
+__attribute__((constructor)) static void transparent_ext_register(void)
+{
+	sp_net_ext_register(&transparent_ext);
 }
 
 /* ---- net.transparent.direct --------------------------------------------------- */
