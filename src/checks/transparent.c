@@ -631,8 +631,8 @@ static void run_dns(const sp_ctx *ctx, sp_result *r)
 
 /* Run `nft -j list ruleset` (json) or `nft -a list ruleset` (found on
  * PATH, /usr/sbin, /sbin), bounded in time. Returns the output, or NULL
- * with why. */
-static char *run_nft(bool json, size_t *len, char *why, size_t whysz)
+ * with o's reason. */
+static char *run_nft(bool json, size_t *len, sp_outcome *o)
 {
 	static const char *const dirs[] = {"/usr/sbin", "/sbin", "/usr/bin", "/bin", "/usr/local/sbin"};
 	char nft[256] = "";
@@ -649,7 +649,7 @@ static char *run_nft(bool json, size_t *len, char *why, size_t whysz)
 	}
 	sp_strv_free(&pd);
 	if (!nft[0]) {
-		snprintf(why, whysz, "no nft program (PATH, /usr/sbin, /sbin) and net.transparent.ruleset unset");
+		sp_why(o, "no nft program (PATH, /usr/sbin, /sbin) and net.transparent.ruleset unset");
 		return NULL;
 	}
 	char *const argv[] = {"nft", json ? "-j" : "-a", "list", "ruleset", NULL};
@@ -661,7 +661,7 @@ static char *run_nft(bool json, size_t *len, char *why, size_t whysz)
 	sp_error_clear(&serr);
 	fflush(NULL);
 	if (sp_spawn(&c, argv, &so, &serr) < 0) { /* exec failed: what the child's exit 127 said */
-		snprintf(why, whysz, "%s failed", nft);
+		sp_why(o, "%s failed", nft);
 		return NULL;
 	}
 	bool timed_out = sp_child_wait(&c, sp_now_ns() + 3000000000ull) == -ETIMEDOUT;
@@ -670,8 +670,7 @@ static char *run_nft(bool json, size_t *len, char *why, size_t whysz)
 		if (c.err_buf.data)
 			snprintf(ebuf, sizeof ebuf, "%s", c.err_buf.data);
 		ebuf[strcspn(ebuf, "\n")] = '\0';
-		snprintf(why, whysz, "%s %s", nft,
-			 timed_out ? "did not finish in 3 s" : ebuf[0] ? ebuf : "failed");
+		sp_why(o, "%s %s", nft, timed_out ? "did not finish in 3 s" : ebuf[0] ? ebuf : "failed");
 		sp_child_free(&c);
 		return NULL;
 	}
@@ -821,9 +820,10 @@ static void run_ruleset(const sp_ctx *ctx, sp_result *r)
 		}
 		snprintf(source, sizeof source, "%s", file);
 	} else {
-		text = run_nft(true, &tlen, why, sizeof why);
+		sp_outcome o = {0};
+		text = run_nft(true, &tlen, &o);
 		if (!text) {
-			sp_skip(r, "the ruleset is not readable: %s", why);
+			sp_skip(r, "the ruleset is not readable: %s", o.why);
 			return;
 		}
 		snprintf(source, sizeof source, "nft -j list ruleset");
@@ -832,7 +832,6 @@ static void run_ruleset(const sp_ctx *ctx, sp_result *r)
 	const char *lfile = sp_policy_get(ctx->policy, "net.transparent.listing");
 	char *listing = NULL;
 	size_t llen = 0;
-	char lwhy[300] = "";
 	if (lfile && *lfile) {
 		int e = 0;
 		listing = sp_read_file_alloc(lfile, 16u << 20, &llen, &e);
@@ -842,17 +841,19 @@ static void run_ruleset(const sp_ctx *ctx, sp_result *r)
 			return;
 		}
 	} else if (!(file && *file)) {
-		listing = run_nft(false, &llen, lwhy, sizeof lwhy);
+		sp_outcome lo = {0}; /* a listing nft cannot give is left out */
+		listing = run_nft(false, &llen, &lo);
 	}
 	pol.listing = listing;
 	pol.listing_len = llen;
 	sp_nft_report rep;
-	int rc = sp_nft_judge(text, tlen, &pol, &rep, why, sizeof why);
+	sp_outcome jo = {0};
+	int rc = sp_nft_judge(text, tlen, &pol, &rep, &jo);
 	free(text);
 	free(listing);
 	pol.listing = NULL;
 	if (rc < 0) {
-		sp_errorr(r, "%s: %s", source, why);
+		sp_errorr(r, "%s: %s", source, jo.why);
 		return;
 	}
 	sp_observed(r, "%s: %zu tables, %zu chains, %zu rules; default-drop output: IPv4 %s, IPv6 %s%s%s%s; %zu of %zu "
