@@ -40,8 +40,7 @@ static int fpr_parse(const char *s, char *why, size_t whysz)
 	return -1;
 }
 
-const sp_policy_type sp_ptype_sha256s = {.name = "sha256s", .what = "SHA-256 fingerprints (64 hex digits, colons allowed)",
-					 .list = true, .parse = fpr_parse};
+const sp_policy_type sp_ptype_sha256s = {.name = "sha256s", .what = "SHA-256 fingerprints (64 hex digits, colons allowed)", .list = true, .parse = fpr_parse};
 
 int sp_tls_trust_from_policy(const sp_ctx *ctx, sp_tls_trust *t, sp_outcome *o)
 {

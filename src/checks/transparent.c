@@ -670,7 +670,8 @@ static char *run_nft(bool json, size_t *len, sp_outcome *o)
 		if (c.err_buf.data)
 			snprintf(ebuf, sizeof ebuf, "%s", c.err_buf.data);
 		ebuf[strcspn(ebuf, "\n")] = '\0';
-		sp_why(o, "%s %s", nft, timed_out ? "did not finish in 3 s" : ebuf[0] ? ebuf : "failed");
+		const char *what = ebuf[0] ? ebuf : "failed";
+		sp_why(o, "%s %s", nft, timed_out ? "did not finish in 3 s" : what);
 		sp_child_free(&c);
 		return NULL;
 	}
