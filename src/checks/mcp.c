@@ -729,8 +729,8 @@ static void direct_reach(const char *url, char *out, size_t size)
 	const char *host = at ? at + 1 : hp;
 	struct sockaddr_storage sa;
 	socklen_t len;
-	char why[120];
-	if (sp_net_parse_hostport(host, tls ? 443 : 80, &sa, &len, why, sizeof why) < 0)
+	sp_outcome o = {0};
+	if (sp_net_parse_hostport(host, tls ? 443 : 80, &sa, &len, &o) < 0)
 		return;
 	int fd = sp_net_connect_deadline((struct sockaddr *)&sa, len, sp_now_ns() + 2 * SP_NS_PER_S);
 	if (fd >= 0) {

@@ -240,16 +240,20 @@ static bool on(const sp_ctx *ctx, const char *id)
 }
 
 /* "host[:port]" with the default port 443 */
-static int split_host(const char *s, char *host, size_t hsz, unsigned *port, char *why, size_t whysz)
+static int split_host(const char *s, char *host, size_t hsz, unsigned *port, sp_outcome *o)
 {
-	return sp_net_parse_name_port(s, 443, host, hsz, port, why, whysz);
+	return sp_net_parse_name_port(s, 443, host, hsz, port, o);
 }
 
 static int tls_host_parse(const char *s, char *why, size_t whysz)
 {
 	char host[128];
 	unsigned port;
-	return split_host(s, host, sizeof host, &port, why, whysz);
+	sp_outcome o = {0};
+	if (split_host(s, host, sizeof host, &port, &o) == 0)
+		return 0;
+	snprintf(why, whysz, "%s", o.why);
+	return -1;
 }
 
 const sp_policy_type sp_ptype_tls_hosts = {.name = "tls_hosts", .what = "HOST[:PORT], port 443 when absent",
@@ -261,10 +265,11 @@ static void add_reqs(const sp_ctx *ctx, const sp_proxy_plan *pp, const char *key
 	sp_strv hosts;
 	sp_policy_list(ctx->policy, key, &hosts);
 	for (size_t i = 0; i < hosts.n && i < TLS_MAX_HOSTS; i++) {
-		char host[128], why[200];
+		char host[128];
 		unsigned port;
-		if (split_host(hosts.v[i], host, sizeof host, &port, why, sizeof why) < 0) {
-			snprintf(plan.error, sizeof plan.error, "%s: %s", key, why);
+		sp_outcome o = {0};
+		if (split_host(hosts.v[i], host, sizeof host, &port, &o) < 0) {
+			snprintf(plan.error, sizeof plan.error, "%s: %s", key, o.why);
 			break;
 		}
 		plan.req = sp_xrealloc(plan.req, (plan.n + 1) * sizeof *plan.req);

@@ -233,9 +233,9 @@ static void build_direct(const sp_ctx *ctx, unsigned egress_to)
 	for (size_t i = 0; i < targets.n && i < SP_NET_MAX_TARGETS; i++) {
 		struct sockaddr_storage sa;
 		socklen_t len;
-		char why[200];
-		if (sp_net_parse_hostport(targets.v[i], 0, &sa, &len, why, sizeof why) < 0) {
-			snprintf(tp.direct_error, sizeof tp.direct_error, "net.transparent.targets: %s", why);
+		sp_outcome po = {0};
+		if (sp_net_parse_hostport(targets.v[i], 0, &sa, &len, &po) < 0) {
+			snprintf(tp.direct_error, sizeof tp.direct_error, "net.transparent.targets: %s", po.why);
 			tp.nd = 0;
 			break;
 		}
@@ -299,7 +299,8 @@ static void build_dns(const sp_ctx *ctx, unsigned to)
 		return;
 	}
 	const char *name = sp_policy_get(ctx->policy, "net.transparent.dns_name");
-	char res[96], why[200];
+	char res[96];
+	sp_outcome po = {0};
 	own_resolver(ctx, res, sizeof res, tp.resolver_src, sizeof tp.resolver_src);
 	struct sockaddr_storage sa;
 	socklen_t len;
@@ -310,13 +311,13 @@ static void build_dns(const sp_ctx *ctx, unsigned to)
 	else if (!res[0])
 		snprintf(tp.dns_error, sizeof tp.dns_error,
 			 "no own resolver (net.transparent.resolver unset, no nameserver in /etc/resolv.conf)");
-	else if (sp_net_parse_hostport(res, 53, &sa, &len, why, sizeof why) < 0)
-		snprintf(tp.dns_error, sizeof tp.dns_error, "resolver from %s: %s", tp.resolver_src, why);
+	else if (sp_net_parse_hostport(res, 53, &sa, &len, &po) < 0)
+		snprintf(tp.dns_error, sizeof tp.dns_error, "resolver from %s: %s", tp.resolver_src, po.why);
 	if (!tp.dns_error[0]) {
 		add_dns(&sa, len, name, true, to);
 		for (size_t i = 0; i < outside.n && i < SP_NET_MAX_TARGETS; i++) {
-			if (sp_net_parse_hostport(outside.v[i], 53, &sa, &len, why, sizeof why) < 0) {
-				snprintf(tp.dns_error, sizeof tp.dns_error, "net.transparent.dns: %s", why);
+			if (sp_net_parse_hostport(outside.v[i], 53, &sa, &len, &po) < 0) {
+				snprintf(tp.dns_error, sizeof tp.dns_error, "net.transparent.dns: %s", po.why);
 				tp.nq = 0;
 				break;
 			}
@@ -346,7 +347,7 @@ static void build_via(const sp_ctx *ctx)
 	sp_strv allowed, denied;
 	sp_policy_list(ctx->policy, "net.transparent.allowed_hosts", &allowed);
 	sp_policy_list(ctx->policy, "net.transparent.denied_hosts", &denied);
-	char why[200];
+	sp_outcome po = {0};
 	struct sockaddr_storage via;
 	socklen_t vlen, plen;
 	if (!px || !*px) {
@@ -358,8 +359,8 @@ static void build_via(const sp_ctx *ctx)
 			 "net.transparent.allowed_hosts is empty: no name to send through the redirect");
 		goto out;
 	}
-	if (sp_net_parse_hostport(px, 0, &tp.proxy_sa, &plen, why, sizeof why) < 0) {
-		snprintf(tp.via_error, sizeof tp.via_error, "net.transparent.proxy: %s", why);
+	if (sp_net_parse_hostport(px, 0, &tp.proxy_sa, &plen, &po) < 0) {
+		snprintf(tp.via_error, sizeof tp.via_error, "net.transparent.proxy: %s", po.why);
 		goto out;
 	}
 	snprintf(tp.proxy_text, sizeof tp.proxy_text, "%s", px);
@@ -377,7 +378,7 @@ static void build_via(const sp_ctx *ctx)
 		for (size_t i = 0; i < targets.n && !vbuf[0]; i++) {
 			struct sockaddr_storage sa;
 			socklen_t l;
-			if (sp_net_parse_hostport(targets.v[i], 0, &sa, &l, why, sizeof why) < 0)
+			if (sp_net_parse_hostport(targets.v[i], 0, &sa, &l, &po) < 0)
 				continue;
 			for (size_t k = 0; k < tlsports.n; k++) {
 				unsigned tpp;
@@ -396,8 +397,8 @@ static void build_via(const sp_ctx *ctx)
 			 "port");
 		goto out;
 	}
-	if (sp_net_parse_hostport(vbuf, 0, &via, &vlen, why, sizeof why) < 0) {
-		snprintf(tp.via_error, sizeof tp.via_error, "net.transparent.via: %s", why);
+	if (sp_net_parse_hostport(vbuf, 0, &via, &vlen, &po) < 0) {
+		snprintf(tp.via_error, sizeof tp.via_error, "net.transparent.via: %s", po.why);
 		goto out;
 	}
 	snprintf(tp.via_text, sizeof tp.via_text, "%s", vbuf);
@@ -751,7 +752,7 @@ static void run_ruleset(const sp_ctx *ctx, sp_result *r)
 	}
 	sp_nft_policy pol;
 	memset(&pol, 0, sizeof pol);
-	char why0[300];
+	sp_outcome po = {0};
 	/* the policy's side: the proxy, the resolver, extra endpoints, redirects */
 	sp_proxy_plan pp;
 	sp_proxy_plan_build(ctx, &pp, 1000);
@@ -761,8 +762,8 @@ static void run_ruleset(const sp_ctx *ctx, sp_result *r)
 	struct sockaddr_storage tpsa;
 	socklen_t tplen;
 	if (tpx && *tpx) {
-		if (sp_net_parse_hostport(tpx, 0, &tpsa, &tplen, why0, sizeof why0) < 0) {
-			sp_errorr(r, "net.transparent.proxy: %s", why0);
+		if (sp_net_parse_hostport(tpx, 0, &tpsa, &tplen, &po) < 0) {
+			sp_errorr(r, "net.transparent.proxy: %s", po.why);
 			sp_proxy_plan_free(&pp);
 			return;
 		}
@@ -777,7 +778,7 @@ static void run_ruleset(const sp_ctx *ctx, sp_result *r)
 	own_resolver(ctx, res, sizeof res, src, sizeof src);
 	struct sockaddr_storage sa;
 	socklen_t len;
-	if (res[0] && sp_net_parse_hostport(res, 53, &sa, &len, why, sizeof why) == 0)
+	if (res[0] && sp_net_parse_hostport(res, 53, &sa, &len, &po) == 0)
 		add_allow(&pol, &sa, false, SP_NFT_ANY, "resolver");
 	sp_strv extra, red;
 	sp_policy_list(ctx->policy, "net.transparent.allow", &extra);
@@ -785,8 +786,8 @@ static void run_ruleset(const sp_ctx *ctx, sp_result *r)
 	bool bad = false;
 	for (size_t i = 0; i < extra.n && !bad; i++) {
 		bool anyport;
-		if (sp_net_parse_endpoint(extra.v[i], &sa, &len, &anyport, why, sizeof why) < 0) {
-			sp_errorr(r, "net.transparent.allow: %s", why);
+		if (sp_net_parse_endpoint(extra.v[i], &sa, &len, &anyport, &po) < 0) {
+			sp_errorr(r, "net.transparent.allow: %s", po.why);
 			bad = true;
 			break;
 		}
@@ -888,8 +889,8 @@ static void run_ruleset(const sp_ctx *ctx, sp_result *r)
 			snprintf(at, sizeof at, "127.0.0.1:%u", w->to_port);
 		else
 			snprintf(at, sizeof at, strchr(w->to_addr, ':') ? "[%s]:%u" : "%s:%u", w->to_addr, w->to_port);
-		if (sp_net_parse_hostport(at, 0, &sa, &len, why, sizeof why) < 0) {
-			sp_observed_add(r, "tcp/%u's target %s: %s", w->port, at, why);
+		if (sp_net_parse_hostport(at, 0, &sa, &len, &po) < 0) {
+			sp_observed_add(r, "tcp/%u's target %s: %s", w->port, at, po.why);
 			dead++;
 			continue;
 		}
