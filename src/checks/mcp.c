@@ -49,7 +49,11 @@ static int url_parse(const char *text, char *why, size_t whysz)
 	socklen_t sl;
 	char hp[80], path[512];
 	/* https parses (the check then skips, saying the doctor does not speak it) */
-	return sp_mcp_parse_url(text, &ss, &sl, hp, sizeof hp, path, sizeof path, why, whysz) == -1 ? -1 : 0;
+	sp_outcome o = {0};
+	if (sp_mcp_parse_url(text, &ss, &sl, hp, sizeof hp, path, sizeof path, &o) != -1)
+		return 0;
+	snprintf(why, whysz, "%s", o.why);
+	return -1;
 }
 
 const sp_policy_type sp_ptype_mcp_url = {.name = "mcp_url", .what = "http://IP:PORT/PATH (an IP literal: the doctor resolves no name)", .parse = url_parse};
@@ -59,8 +63,11 @@ const sp_policy_type sp_ptype_mcp_url = {.name = "mcp_url", .what = "http://IP:P
 static int command_parse(const char *text, char *why, size_t whysz)
 {
 	sp_strv v;
-	int rc = sp_mcp_split_command(text, &v, why, whysz);
+	sp_outcome o = {0};
+	int rc = sp_mcp_split_command(text, &v, &o);
 	sp_strv_free(&v);
+	if (rc < 0)
+		snprintf(why, whysz, "%s", o.why);
 	return rc;
 }
 
@@ -115,41 +122,41 @@ static int open_session(const sp_ctx *ctx, sp_result *r, sp_mcp *m, char *proto,
 		sp_skip(r, "the policy declares no MCP server (" NO_SERVER_KEYS ")");
 		return 0;
 	}
-	char why[700] = "";
+	sp_outcome o = {0};
 	if (n > 1) {
 		sp_errorr(r, "the policy declares more than one MCP server (" NO_SERVER_KEYS "): one at a time");
 		return -1;
 	}
-	int rc = strcmp(key, "mcp.command") == 0 ? sp_mcp_start(m, cmd, mcp_timeout(ctx), why, sizeof why)
-						 : sp_mcp_start_http(m, cmd, strcmp(key, "mcp.sse_url") == 0, mcp_timeout(ctx), why, sizeof why);
+	int rc = strcmp(key, "mcp.command") == 0 ? sp_mcp_start(m, cmd, mcp_timeout(ctx), &o)
+						 : sp_mcp_start_http(m, cmd, strcmp(key, "mcp.sse_url") == 0, mcp_timeout(ctx), &o);
 	if (rc < 0) {
 		sp_observed(r, "%s '%.200s'", key, cmd);
 		if (rc == -2)
-			sp_skip(r, "%s", why);
+			sp_skip(r, "%s", o.why);
 		else
-			sp_errorr(r, "cannot %s the MCP server: %s", strcmp(key, "mcp.command") == 0 ? "start" : "reach", why);
+			sp_errorr(r, "cannot %s the MCP server: %s", strcmp(key, "mcp.command") == 0 ? "start" : "reach", o.why);
 		sp_mcp_close(m);
 		return -1;
 	}
 	json_t *res = NULL;
-	int irc = sp_mcp_initialize(m, &res, why, sizeof why);
+	int irc = sp_mcp_initialize(m, &res, &o);
 	if (irc < 0 && m->framing) {
 		/* no HTTP to speak MCP over: not a verdict on the server's MCP */
-		sp_observed(r, "%s '%.200s': %s", key, cmd, why);
-		sp_errorr(r, "the MCP server's HTTP replies are malformed: %.300s", why);
+		sp_observed(r, "%s '%.200s': %s", key, cmd, o.why);
+		sp_errorr(r, "the MCP server's HTTP replies are malformed: %.300s", o.why);
 		sp_mcp_close(m);
 		return -1;
 	} else if (irc < 0) {
-		sp_observed(r, "server '%.200s': %s", cmd, why);
-		sp_failr(r, "no MCP handshake: %.300s", why);
+		sp_observed(r, "server '%.200s': %s", cmd, o.why);
+		sp_failr(r, "no MCP handshake: %.300s", o.why);
 		sp_mcp_close(m);
 		return -1;
 	}
-	rc = sp_mcp_init_result(res, proto, protosz, server, serversz, why, sizeof why);
+	rc = sp_mcp_init_result(res, proto, protosz, server, serversz, &o);
 	json_decref(res);
 	if (rc < 0) {
-		sp_observed(r, "server '%.200s': %s", cmd, why);
-		sp_failr(r, "malformed initialize result: %s", why);
+		sp_observed(r, "server '%.200s': %s", cmd, o.why);
+		sp_failr(r, "malformed initialize result: %s", o.why);
 		sp_mcp_close(m);
 		return -1;
 	}
@@ -157,15 +164,15 @@ static int open_session(const sp_ctx *ctx, sp_result *r, sp_mcp *m, char *proto,
 }
 
 /* a ping answered with a result: 0, or -1 with why */
-static int ping(sp_mcp *m, char *why, size_t whysz)
+static int ping(sp_mcp *m, sp_outcome *o)
 {
 	json_t *resp = NULL;
-	if (sp_mcp_request(m, "ping", NULL, &resp, why, whysz) < 0)
+	if (sp_mcp_request(m, "ping", NULL, &resp, o) < 0)
 		return -1;
 	bool ok = json_object_get(resp, "result") != NULL;
 	if (!ok)
-		snprintf(why, whysz, "ping answered with error %lld",
-			 (long long)json_integer_value(json_object_get(json_object_get(resp, "error"), "code")));
+		sp_why(o, "ping answered with error %lld",
+		       (long long)json_integer_value(json_object_get(json_object_get(resp, "error"), "code")));
 	json_decref(resp);
 	return ok ? 0 : -1;
 }
@@ -177,7 +184,8 @@ static void run_handshake(const sp_ctx *ctx, sp_result *r)
 	sp_expected(r, "initialize answered with a known protocol version, the server's name and a tools capability; "
 		       "a ping answered");
 	sp_mcp m;
-	char proto[64] = "", server[160] = "", why[700] = "";
+	char proto[64] = "", server[160] = "";
+	sp_outcome o = {0};
 	int rc = open_session(ctx, r, &m, proto, sizeof proto, server, sizeof server);
 	if (rc <= 0)
 		return;
@@ -187,9 +195,9 @@ static void run_handshake(const sp_ctx *ctx, sp_result *r)
 		known |= strcmp(proto, known_protocols[i]) == 0;
 	if (!known) {
 		sp_failr(r, "the server answered with protocol version '%s', which is no MCP version", proto);
-	} else if (ping(&m, why, sizeof why) < 0) {
-		sp_observed_add(r, "%s", why);
-		sp_failr(r, "the session does not answer after the handshake: %.300s", why);
+	} else if (ping(&m, &o) < 0) {
+		sp_observed_add(r, "%s", o.why);
+		sp_failr(r, "the session does not answer after the handshake: %.300s", o.why);
 	} else {
 		sp_observed_add(r, "ping answered");
 		sp_pass(r, "MCP handshake with %s, protocol %s", server, proto);
@@ -221,7 +229,8 @@ static void run_tools(const sp_ctx *ctx, sp_result *r)
 	sp_policy_list(ctx->policy, "mcp.tools", &want);
 	sp_expected(r, "tools/list well-formed and exactly the %zu tool%s of mcp.tools", want.n, want.n == 1 ? "" : "s");
 	sp_mcp m;
-	char proto[64] = "", server[160] = "", why[700] = "";
+	char proto[64] = "", server[160] = "";
+	sp_outcome o = {0};
 	if (open_session(ctx, r, &m, proto, sizeof proto, server, sizeof server) <= 0) {
 		sp_strv_free(&want);
 		return;
@@ -236,29 +245,29 @@ static void run_tools(const sp_ctx *ctx, sp_result *r)
 		free(cursor);
 		cursor = NULL;
 		json_t *resp = NULL;
-		if (sp_mcp_request(&m, "tools/list", params, &resp, why, sizeof why) < 0) {
+		if (sp_mcp_request(&m, "tools/list", params, &resp, &o) < 0) {
 			err = true;
 			break;
 		}
 		json_t *res = json_object_get(resp, "result");
 		if (!res) {
-			snprintf(why, sizeof why, "tools/list answered with error %lld",
-				 (long long)json_integer_value(json_object_get(json_object_get(resp, "error"), "code")));
+			sp_why(&o, "tools/list answered with error %lld",
+			       (long long)json_integer_value(json_object_get(json_object_get(resp, "error"), "code")));
 			bad = true;
-		} else if (sp_mcp_tools_page(res, &have, &cursor, why, sizeof why) < 0) {
+		} else if (sp_mcp_tools_page(res, &have, &cursor, &o) < 0) {
 			bad = true;
 		}
 		json_decref(resp);
 		pages++;
 	} while (!bad && cursor && pages < MCP_MAX_PAGES);
 	if (!bad && !err && cursor) {
-		snprintf(why, sizeof why, "tools/list still has a next page after %d pages", pages);
+		sp_why(&o, "tools/list still has a next page after %d pages", pages);
 		bad = true;
 	}
 	sp_mcp_close(&m);
 	if (err || bad) {
-		sp_observed(r, "server %s: %s", server, why);
-		sp_failr(r, "%s", why);
+		sp_observed(r, "server %s: %s", server, o.why);
+		sp_failr(r, "%s", o.why);
 		goto out;
 	}
 	char names[700] = "";
@@ -310,10 +319,10 @@ typedef struct strays {
  * response, or the deadline. Other messages are counted in s: an error
  * or a result answering none of ours, notifications of the server. 0, or
  * -1 with why when the session ended. */
-static int exchange(sp_mcp *m, const char *text, size_t len, awaited *w, size_t nw, strays *s, char *why, size_t whysz)
+static int exchange(sp_mcp *m, const char *text, size_t len, awaited *w, size_t nw, strays *s, sp_outcome *o)
 {
 	memset(s, 0, sizeof *s);
-	if (sp_mcp_send_raw(m, text, len, why, whysz) < 0)
+	if (sp_mcp_send_raw(m, text, len, o) < 0)
 		return -1;
 	uint64_t deadline = sp_now_ns() + (uint64_t)m->timeout_ms * SP_NS_PER_MS;
 	for (;;) {
@@ -323,17 +332,17 @@ static int exchange(sp_mcp *m, const char *text, size_t len, awaited *w, size_t 
 		if (!left)
 			return 0;
 		json_t *msg = NULL;
-		int rc = sp_mcp_recv(m, deadline, &msg, why, whysz);
+		int rc = sp_mcp_recv(m, deadline, &msg, o);
 		if (rc == 0)
 			return 0; /* the caller sees who is missing */
 		if (rc < 0)
 			return -1;
 		bool matched = false;
 		for (size_t i = 0; i < nw && !matched; i++) {
-			char bad[200];
+			sp_outcome bad = {0};
 			bool is_error;
 			long long code;
-			int k = sp_mcp_response(msg, w[i].id, &is_error, &code, bad, sizeof bad);
+			int k = sp_mcp_response(msg, w[i].id, &is_error, &code, &bad);
 			if (k != 0) {
 				/* a broken response counts as neither error nor result */
 				matched = true;
@@ -378,7 +387,8 @@ static void run_robust(const sp_ctx *ctx, sp_result *r)
 		       "notifications: no reply; a ping answered after each",
 		    big);
 	sp_mcp m;
-	char proto[64] = "", server[160] = "", why[700] = "";
+	char proto[64] = "", server[160] = "";
+	sp_outcome o = {0};
 	if (open_session(ctx, r, &m, proto, sizeof proto, server, sizeof server) <= 0)
 		return;
 	sp_observed(r, "server %s", server);
@@ -393,7 +403,7 @@ static void run_robust(const sp_ctx *ctx, sp_result *r)
 		_cleanup_free_ char *pl = ping_line(p);
 		_cleanup_free_ char *t = sp_xasprintf("{\"jsonrpc\":\"2.0\",\"method\":\"ping\",\"id\":\n%s", pl);
 		w[0] = (awaited){.id = p};
-		if (exchange(&m, t, strlen(t), w, 1, &s, why, sizeof why) < 0 || !w[0].got) {
+		if (exchange(&m, t, strlen(t), w, 1, &s, &o) < 0 || !w[0].got) {
 			dead = "malformed JSON";
 		} else {
 			if (s.results)
@@ -412,7 +422,7 @@ static void run_robust(const sp_ctx *ctx, sp_result *r)
 			sp_xasprintf("{\"jsonrpc\":\"2.0\",\"id\":%lld,\"method\":\"sandprobe/no-such-method\"}\n%s", (long long)u, pl);
 		w[0] = (awaited){.id = u};
 		w[1] = (awaited){.id = p};
-		if (exchange(&m, t, strlen(t), w, 2, &s, why, sizeof why) < 0 || !w[1].got) {
+		if (exchange(&m, t, strlen(t), w, 2, &s, &o) < 0 || !w[1].got) {
 			dead = "an unknown method";
 		} else if (!w[0].got) {
 			list_add(fails, sizeof fails, "an unknown method got no reply");
@@ -424,18 +434,18 @@ static void run_robust(const sp_ctx *ctx, sp_result *r)
 	}
 	/* 3: an oversized request */
 	if (!dead) {
-		json_int_t o = take_id(&m), p = take_id(&m);
+		json_int_t q = take_id(&m), p = take_id(&m);
 		_cleanup_free_ char *pl = ping_line(p);
 		size_t n = (size_t)big;
 		char *t = sp_xmalloc(n + 200 + strlen(pl));
 		int h = snprintf(t, 200, "{\"jsonrpc\":\"2.0\",\"id\":%lld,\"method\":\"sandprobe/oversized\",\"params\":{\"pad\":\"",
-				 (long long)o);
+				 (long long)q);
 		memset(t + h, 'x', n);
 		size_t l = (size_t)h + n;
 		l += (size_t)snprintf(t + l, 200 + strlen(pl), "\"}}\n%s", pl);
-		w[0] = (awaited){.id = o};
+		w[0] = (awaited){.id = q};
 		w[1] = (awaited){.id = p};
-		if (exchange(&m, t, l, w, 2, &s, why, sizeof why) < 0 || !w[1].got) {
+		if (exchange(&m, t, l, w, 2, &s, &o) < 0 || !w[1].got) {
 			dead = "an oversized request";
 		} else if (!w[0].got) {
 			list_add(fails, sizeof fails, "an oversized request got no reply");
@@ -458,7 +468,7 @@ static void run_robust(const sp_ctx *ctx, sp_result *r)
 				     pa, pb);
 		w[0] = (awaited){.id = a};
 		w[1] = (awaited){.id = b};
-		if (exchange(&m, t, strlen(t), w, 2, &s, why, sizeof why) < 0 || !w[0].got || !w[1].got) {
+		if (exchange(&m, t, strlen(t), w, 2, &s, &o) < 0 || !w[0].got || !w[1].got) {
 			dead = "notifications between requests";
 		} else if (s.errors || s.results) {
 			list_add(fails, sizeof fails, "a notification was answered");
@@ -467,7 +477,7 @@ static void run_robust(const sp_ctx *ctx, sp_result *r)
 		}
 	}
 	if (dead) {
-		sp_observed_add(r, "after %s: %s", dead, why[0] ? why : "the ping got no answer");
+		sp_observed_add(r, "after %s: %s", dead, o.why[0] ? o.why : "the ping got no answer");
 		sp_failr(r, "the session stopped answering after %s", dead);
 	} else if (fails[0]) {
 		sp_failr(r, "%s", fails);
@@ -488,13 +498,12 @@ typedef struct tool_answer {
 } tool_answer;
 
 /* tools/call NAME {ARG: path}; -1 with why when the session ended */
-static int call_tool(sp_mcp *m, const char *tool, json_t *args, const char *mark, tool_answer *a, char *why,
-		     size_t whysz)
+static int call_tool(sp_mcp *m, const char *tool, json_t *args, const char *mark, tool_answer *a, sp_outcome *o)
 {
 	memset(a, 0, sizeof *a);
 	json_t *params = json_pack("{s:s, s:o}", "name", tool, "arguments", args);
 	json_t *resp = NULL;
-	if (sp_mcp_request(m, "tools/call", params, &resp, why, whysz) < 0)
+	if (sp_mcp_request(m, "tools/call", params, &resp, o) < 0)
 		return -1;
 	a->answered = true;
 	json_t *err = json_object_get(resp, "error");
@@ -531,9 +540,9 @@ static int call_tool(sp_mcp *m, const char *tool, json_t *args, const char *mark
 
 /* tools/call NAME {ARG: path} */
 static int call_path_tool(sp_mcp *m, const char *tool, const char *arg, const char *path, const char *mark,
-			  tool_answer *a, char *why, size_t whysz)
+			  tool_answer *a, sp_outcome *o)
 {
-	return call_tool(m, tool, json_pack("{s:s}", arg, path), mark, a, why, whysz);
+	return call_tool(m, tool, json_pack("{s:s}", arg, path), mark, a, o);
 }
 
 static bool under(const char *path, const char *root)
@@ -582,7 +591,8 @@ static void run_fs_roots(const sp_ctx *ctx, sp_result *r)
 	sp_expected(r, "the file tool %s reads inside its roots (%zu) and refuses '..', an absolute path and a symlink "
 		       "leading out",
 		    tool && *tool ? tool : "(mcp.fs_tool)", roots.n);
-	char in_mark[PATH_MAX] = "", out_mark[PATH_MAX] = "", link_path[PATH_MAX] = "", why[700] = "";
+	char in_mark[PATH_MAX] = "", out_mark[PATH_MAX] = "", link_path[PATH_MAX] = "";
+	sp_outcome o = {0};
 	sp_mcp m;
 	bool opened = false;
 	if (!has_server(ctx)) {
@@ -628,8 +638,8 @@ static void run_fs_roots(const sp_ctx *ctx, sp_result *r)
 	opened = true;
 	sp_observed(r, "server %s, tool %s", server, tool);
 	tool_answer a;
-	if (call_path_tool(&m, tool, arg, in_mark, mark_in, &a, why, sizeof why) < 0) {
-		sp_failr(r, "the session ended on a read inside the root: %.300s", why);
+	if (call_path_tool(&m, tool, arg, in_mark, mark_in, &a, &o) < 0) {
+		sp_failr(r, "the session ended on a read inside the root: %.300s", o.why);
 		goto out;
 	}
 	if (!a.has_mark) {
@@ -658,8 +668,8 @@ static void run_fs_roots(const sp_ctx *ctx, sp_result *r)
 			sp_observed_add(r, "%s: not probed (no symlink could be made: %s)", esc[i].what, strerror(link_err));
 			continue;
 		}
-		if (call_path_tool(&m, tool, arg, esc[i].path, mark_out, &a, why, sizeof why) < 0) {
-			sp_failr(r, "the session ended on %s: %.300s", esc[i].what, why);
+		if (call_path_tool(&m, tool, arg, esc[i].path, mark_out, &a, &o) < 0) {
+			sp_failr(r, "the session ended on %s: %.300s", esc[i].what, o.why);
 			goto out;
 		}
 		if (a.has_mark) {
@@ -690,10 +700,10 @@ out:
 /* tools/call of the fetch tool: 1 reached (a result that is no error), 0
  * refused, -1 with why when the session ended */
 static int call_fetch(sp_mcp *m, const char *tool, const char *arg, const char *url, char *head, size_t headsz,
-		      char *why, size_t whysz)
+		      sp_outcome *o)
 {
 	tool_answer a;
-	if (call_path_tool(m, tool, arg, url, "\x01", &a, why, whysz) < 0)
+	if (call_path_tool(m, tool, arg, url, "\x01", &a, o) < 0)
 		return -1;
 	snprintf(head, headsz, "%.80s", a.head);
 	return a.refused ? 0 : 1;
@@ -719,8 +729,8 @@ static void direct_reach(const char *url, char *out, size_t size)
 	const char *host = at ? at + 1 : hp;
 	struct sockaddr_storage sa;
 	socklen_t len;
-	char why[120];
-	if (sp_net_parse_hostport(host, tls ? 443 : 80, &sa, &len, why, sizeof why) < 0)
+	sp_outcome o = {0};
+	if (sp_net_parse_hostport(host, tls ? 443 : 80, &sa, &len, &o) < 0)
 		return;
 	int fd = sp_net_connect_deadline((struct sockaddr *)&sa, len, sp_now_ns() + 2 * SP_NS_PER_S);
 	if (fd >= 0) {
@@ -745,7 +755,8 @@ static void run_egress(const sp_ctx *ctx, sp_result *r)
 		    allowed.n, allowed.n == 1 ? "" : "s", denied.n);
 	sp_mcp m;
 	bool opened = false;
-	char why[700] = "", head[100];
+	char head[100];
+	sp_outcome o = {0};
 	if (!has_server(ctx)) {
 		sp_skip(r, "the policy declares no MCP server (" NO_SERVER_KEYS ")");
 		goto out;
@@ -761,9 +772,9 @@ static void run_egress(const sp_ctx *ctx, sp_result *r)
 	sp_observed(r, "server %s, tool %s", server, tool);
 	char reached[400] = "", blocked[400] = "";
 	for (size_t i = 0; i < denied.n; i++) {
-		int rc = call_fetch(&m, tool, arg, denied.v[i], head, sizeof head, why, sizeof why);
+		int rc = call_fetch(&m, tool, arg, denied.v[i], head, sizeof head, &o);
 		if (rc < 0) {
-			sp_failr(r, "the session ended on %s: %.300s", denied.v[i], why);
+			sp_failr(r, "the session ended on %s: %.300s", denied.v[i], o.why);
 			goto out;
 		}
 		char direct[120];
@@ -794,8 +805,8 @@ static void run_egress(const sp_ctx *ctx, sp_result *r)
 					 barg && *barg ? barg : "body", pad);
 		free(pad);
 		tool_answer a;
-		if (call_tool(&m, tool, args, "\x01", &a, why, sizeof why) < 0) {
-			sp_failr(r, "the session ended on a POST to %s: %.300s", readonly.v[i], why);
+		if (call_tool(&m, tool, args, "\x01", &a, &o) < 0) {
+			sp_failr(r, "the session ended on a POST to %s: %.300s", readonly.v[i], o.why);
 			goto out;
 		}
 		sp_observed_add(r, "read-only %s, POST of %lld bytes: %s (%.80s)", readonly.v[i], body,
@@ -807,9 +818,9 @@ static void run_egress(const sp_ctx *ctx, sp_result *r)
 		}
 	}
 	for (size_t i = 0; i < allowed.n; i++) {
-		int rc = call_fetch(&m, tool, arg, allowed.v[i], head, sizeof head, why, sizeof why);
+		int rc = call_fetch(&m, tool, arg, allowed.v[i], head, sizeof head, &o);
 		if (rc < 0) {
-			sp_failr(r, "the session ended on %s: %.300s", allowed.v[i], why);
+			sp_failr(r, "the session ended on %s: %.300s", allowed.v[i], o.why);
 			goto out;
 		}
 		sp_observed_add(r, "allowed %s: %s (%s)", allowed.v[i], rc ? "reached" : "refused", head);

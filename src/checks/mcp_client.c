@@ -17,7 +17,7 @@
 #include "core/cleanup.h"
 #include "core/version.h"
 
-int sp_mcp_split_command(const char *s, sp_strv *out, char *why, size_t whysz)
+int sp_mcp_split_command(const char *s, sp_strv *out, sp_outcome *o)
 {
 	sp_strv_split(out, NULL, ",");
 	_cleanup_free_ char *word = sp_xmalloc(strlen(s ? s : "") + 1);
@@ -27,7 +27,7 @@ int sp_mcp_split_command(const char *s, sp_strv *out, char *why, size_t whysz)
 		if (*c == '\'' || *c == '"') {
 			const char *end = strchr(c + 1, *c);
 			if (!end) {
-				snprintf(why, whysz, "unterminated %c quote", *c);
+				sp_why(o, "unterminated %c quote", *c);
 				return -1;
 			}
 			memcpy(word + n, c + 1, (size_t)(end - c - 1));
@@ -39,7 +39,7 @@ int sp_mcp_split_command(const char *s, sp_strv *out, char *why, size_t whysz)
 		if (*c == '\0' || *c == ' ' || *c == '\t' || *c == '\n') {
 			if (in) {
 				if (out->n == SP_MCP_MAX_WORDS) {
-					snprintf(why, whysz, "more than %d words", SP_MCP_MAX_WORDS);
+					sp_why(o, "more than %d words", SP_MCP_MAX_WORDS);
 					return -1;
 				}
 				word[n] = '\0';
@@ -55,13 +55,13 @@ int sp_mcp_split_command(const char *s, sp_strv *out, char *why, size_t whysz)
 		in = true;
 	}
 	if (out->n == 0) {
-		snprintf(why, whysz, "no program");
+		sp_why(o, "no program");
 		return -1;
 	}
 	return 0;
 }
 
-int sp_mcp_start(sp_mcp *m, const char *command, unsigned timeout_ms, char *why, size_t whysz)
+int sp_mcp_start(sp_mcp *m, const char *command, unsigned timeout_ms, sp_outcome *o)
 {
 	memset(m, 0, sizeof *m);
 	sp_child_init(&m->child);
@@ -71,16 +71,16 @@ int sp_mcp_start(sp_mcp *m, const char *command, unsigned timeout_ms, char *why,
 	sp_mcp_http_reset(&m->stream);
 	signal(SIGPIPE, SIG_IGN); /* a server that died is a write error, not our death */
 	sp_strv argv;
-	if (sp_mcp_split_command(command, &argv, why, whysz) < 0) {
+	if (sp_mcp_split_command(command, &argv, o) < 0) {
 		sp_strv_free(&argv);
 		return -1;
 	}
-	sp_spawn_opts o = {.pipe_in = true, .capture_out = true, .capture_err = true, .die_with_parent = true};
+	sp_spawn_opts so = {.pipe_in = true, .capture_out = true, .capture_err = true, .die_with_parent = true};
 	sp_error err = {0};
-	int rc = sp_spawn(&m->child, argv.v, &o, &err);
+	int rc = sp_spawn(&m->child, argv.v, &so, &err);
 	sp_strv_free(&argv);
 	if (rc < 0) {
-		snprintf(why, whysz, "%s", err.msg);
+		sp_why(o, "%s", err.msg);
 		return -1;
 	}
 	int fds[] = {m->child.in, m->child.out, m->child.err};
@@ -207,7 +207,7 @@ static int pump(sp_mcp *m, bool want_out, uint64_t deadline_ns)
 }
 
 /* append the server's exit status, when it has one by now */
-static void ended(sp_mcp *m, char *why, size_t whysz)
+static void ended(sp_mcp *m, sp_outcome *o)
 {
 	read_err(m);
 	if (m->child.pid > 0 && (sp_child_poll(&m->child, 200) == 1 || m->child.reaped)) {
@@ -217,30 +217,31 @@ static void ended(sp_mcp *m, char *why, size_t whysz)
 			err_append(m, m->child.err_buf.data, m->child.err_buf.len);
 		char d[80];
 		sp_child_describe(&m->child, d, sizeof d);
-		size_t l = strlen(why);
-		snprintf(why + l, whysz - l, "; it ended: %s", d);
+		size_t l = strlen(o->why);
+		snprintf(o->why + l, sizeof o->why - l, "; it ended: %s", d);
 	}
 }
 
-static void with_stderr(sp_mcp *m, char *why, size_t whysz)
+static void with_stderr(sp_mcp *m, sp_outcome *o)
 {
 	read_err(m);
-	size_t l = strlen(why);
-	if (m->errlen && l + 20 < whysz)
-		snprintf(why + l, whysz - l, " (server stderr: ...%s)", m->errtail + (m->errlen > 120 ? m->errlen - 120 : 0));
+	size_t l = strlen(o->why);
+	if (m->errlen && l + 20 < sizeof o->why)
+		snprintf(o->why + l, sizeof o->why - l, " (server stderr: ...%s)",
+			 m->errtail + (m->errlen > 120 ? m->errlen - 120 : 0));
 }
 
-int sp_mcp_send_raw(sp_mcp *m, const char *text, size_t len, char *why, size_t whysz)
+int sp_mcp_send_raw(sp_mcp *m, const char *text, size_t len, sp_outcome *o)
 {
 	if (m->transport != SP_MCP_STDIO)
-		return sp_mcp_http_send(m, text, len, why, whysz);
+		return sp_mcp_http_send(m, text, len, o);
 	uint64_t deadline = sp_now_ns() + (uint64_t)m->timeout_ms * SP_NS_PER_MS;
 	for (size_t part = 0; part < 2; part++) {
 		const char *p = part ? "\n" : text;
 		size_t left = part ? 1 : len, done = 0;
 		while (done < left) {
 			if (m->child.in < 0) {
-				snprintf(why, whysz, "the server's stdin is closed");
+				sp_why(o, "the server's stdin is closed");
 				return -1;
 			}
 			ssize_t n = write(m->child.in, p + done, left - done);
@@ -251,13 +252,13 @@ int sp_mcp_send_raw(sp_mcp *m, const char *text, size_t len, char *why, size_t w
 			if (n < 0 && errno == EINTR)
 				continue;
 			if (n < 0 && errno != EAGAIN) {
-				snprintf(why, whysz, "writing to the server: %s", strerror(errno));
-				ended(m, why, whysz);
-				with_stderr(m, why, whysz);
+				sp_why(o, "writing to the server: %s", strerror(errno));
+				ended(m, o);
+				with_stderr(m, o);
 				return -1;
 			}
 			if (pump(m, true, deadline) < 0) {
-				snprintf(why, whysz, "the server read %zu of %zu bytes in %u ms", done, left, m->timeout_ms);
+				sp_why(o, "the server read %zu of %zu bytes in %u ms", done, left, m->timeout_ms);
 				return -1;
 			}
 		}
@@ -265,7 +266,7 @@ int sp_mcp_send_raw(sp_mcp *m, const char *text, size_t len, char *why, size_t w
 	return 0;
 }
 
-int sp_mcp_recv(sp_mcp *m, uint64_t deadline_ns, json_t **out, char *why, size_t whysz)
+int sp_mcp_recv(sp_mcp *m, uint64_t deadline_ns, json_t **out, sp_outcome *o)
 {
 	*out = NULL;
 	for (;;) {
@@ -288,24 +289,24 @@ int sp_mcp_recv(sp_mcp *m, uint64_t deadline_ns, json_t **out, char *why, size_t
 				for (char *c = head; *c; c++)
 					if ((unsigned char)*c < 0x20)
 						*c = '?';
-				snprintf(why, whysz, "the server wrote a line that is not JSON (%s): '%s'", je.text, head);
+				sp_why(o, "the server wrote a line that is not JSON (%s): '%s'", je.text, head);
 				return -1;
 			}
 			*out = v;
 			return 1;
 		}
 		if (m->broken[0]) {
-			snprintf(why, whysz, "%s", m->broken);
+			sp_why(o, "%s", m->broken);
 			return -1;
 		}
 		if (m->overlong) {
-			snprintf(why, whysz, "the server wrote a line longer than %u bytes", SP_MCP_MAX_LINE);
+			sp_why(o, "the server wrote a line longer than %u bytes", SP_MCP_MAX_LINE);
 			return -1;
 		}
 		if (m->eof) {
-			snprintf(why, whysz, "the server closed its stdout%s", m->len ? " in the middle of a line" : "");
-			ended(m, why, whysz);
-			with_stderr(m, why, whysz);
+			sp_why(o, "the server closed its stdout%s", m->len ? " in the middle of a line" : "");
+			ended(m, o);
+			with_stderr(m, o);
 			return -1;
 		}
 		if (pump(m, false, deadline_ns) < 0)
@@ -313,7 +314,7 @@ int sp_mcp_recv(sp_mcp *m, uint64_t deadline_ns, json_t **out, char *why, size_t
 	}
 }
 
-int sp_mcp_response(const json_t *msg, long long id, bool *is_error, long long *code, char *why, size_t whysz)
+int sp_mcp_response(const json_t *msg, long long id, bool *is_error, long long *code, sp_outcome *o)
 {
 	*is_error = false;
 	*code = 0;
@@ -325,17 +326,17 @@ int sp_mcp_response(const json_t *msg, long long id, bool *is_error, long long *
 	json_t *res = json_object_get(msg, "result"), *err = json_object_get(msg, "error");
 	if (!json_is_string(json_object_get(msg, "jsonrpc")) ||
 	    strcmp(json_string_value(json_object_get(msg, "jsonrpc")), "2.0") != 0) {
-		snprintf(why, whysz, "the response to request %lld has no \"jsonrpc\": \"2.0\"", id);
+		sp_why(o, "the response to request %lld has no \"jsonrpc\": \"2.0\"", id);
 		return -1;
 	}
 	if ((res != NULL) == (err != NULL)) {
-		snprintf(why, whysz, "the response to request %lld has %s", id, res ? "both result and error" : "neither result nor error");
+		sp_why(o, "the response to request %lld has %s", id, res ? "both result and error" : "neither result nor error");
 		return -1;
 	}
 	if (err) {
 		json_t *c = json_object_get(err, "code");
 		if (!json_is_object(err) || !json_is_integer(c) || !json_is_string(json_object_get(err, "message"))) {
-			snprintf(why, whysz, "the error answering request %lld has no integer code and message string", id);
+			sp_why(o, "the error answering request %lld has no integer code and message string", id);
 			return -1;
 		}
 		*is_error = true;
@@ -344,7 +345,7 @@ int sp_mcp_response(const json_t *msg, long long id, bool *is_error, long long *
 	return 1;
 }
 
-int sp_mcp_request(sp_mcp *m, const char *method, json_t *params, json_t **resp, char *why, size_t whysz)
+int sp_mcp_request(sp_mcp *m, const char *method, json_t *params, json_t **resp, sp_outcome *o)
 {
 	*resp = NULL;
 	long long id = m->next_id++;
@@ -354,37 +355,35 @@ int sp_mcp_request(sp_mcp *m, const char *method, json_t *params, json_t **resp,
 	_cleanup_free_ char *text = json_dumps(req, JSON_COMPACT);
 	json_decref(req);
 	if (!text) {
-		snprintf(why, whysz, "%s: cannot encode the request", method);
+		sp_why(o, "%s: cannot encode the request", method);
 		return -1;
 	}
-	if (sp_mcp_send_raw(m, text, strlen(text), why, whysz) < 0)
+	if (sp_mcp_send_raw(m, text, strlen(text), o) < 0)
 		return -1;
 	uint64_t deadline = sp_now_ns() + (uint64_t)m->timeout_ms * SP_NS_PER_MS;
 	for (;;) {
 		json_t *msg = NULL;
-		int rc = sp_mcp_recv(m, deadline, &msg, why, whysz);
+		int rc = sp_mcp_recv(m, deadline, &msg, o);
 		if (rc == 0 && m->transport == SP_MCP_HTTP) {
-			snprintf(why, whysz, "%s: no response in the HTTP reply (status %d)", method, m->last_status);
+			sp_why(o, "%s: no response in the HTTP reply (status %d)", method, m->last_status);
 			return -1;
 		}
 		if (rc == 0 && m->transport == SP_MCP_SSE && (m->last_status < 200 || m->last_status > 299)) {
-			snprintf(why, whysz, "%s: no response within %u ms (the POST got HTTP status %d)", method, m->timeout_ms,
-				 m->last_status);
+			sp_why(o, "%s: no response within %u ms (the POST got HTTP status %d)", method, m->timeout_ms,
+			       m->last_status);
 			return -1;
 		}
 		if (rc == 0) {
-			snprintf(why, whysz, "%s: no response within %u ms", method, m->timeout_ms);
+			sp_why(o, "%s: no response within %u ms", method, m->timeout_ms);
 			return -1;
 		}
 		if (rc < 0) {
-			char tmp[600];
-			snprintf(tmp, sizeof tmp, "%s: %s", method, why);
-			snprintf(why, whysz, "%s", tmp);
+			sp_why_prefix(o, "%s", method);
 			return -1;
 		}
 		bool is_err;
 		long long code;
-		int r = sp_mcp_response(msg, id, &is_err, &code, why, whysz);
+		int r = sp_mcp_response(msg, id, &is_err, &code, o);
 		if (r == 1) {
 			*resp = msg;
 			return 0;
@@ -396,24 +395,23 @@ int sp_mcp_request(sp_mcp *m, const char *method, json_t *params, json_t **resp,
 	}
 }
 
-int sp_mcp_init_result(const json_t *result, char *proto, size_t protosz, char *server, size_t serversz, char *why,
-		       size_t whysz)
+int sp_mcp_init_result(const json_t *result, char *proto, size_t protosz, char *server, size_t serversz, sp_outcome *o)
 {
 	const char *pv = json_string_value(json_object_get(result, "protocolVersion"));
 	json_t *info = json_object_get(result, "serverInfo");
 	const char *name = json_string_value(json_object_get(info, "name"));
 	json_t *caps = json_object_get(result, "capabilities");
 	if (!json_is_object(result)) {
-		snprintf(why, whysz, "the initialize result is not an object");
+		sp_why(o, "the initialize result is not an object");
 		return -1;
 	}
 	if (!pv || !*pv) {
-		snprintf(why, whysz, "the initialize result has no protocolVersion string");
+		sp_why(o, "the initialize result has no protocolVersion string");
 		return -1;
 	}
 	snprintf(proto, protosz, "%s", pv);
 	if (!name || !*name) {
-		snprintf(why, whysz, "the initialize result has no serverInfo.name");
+		sp_why(o, "the initialize result has no serverInfo.name");
 		return -1;
 	}
 	snprintf(server, serversz, "%s", name);
@@ -423,18 +421,18 @@ int sp_mcp_init_result(const json_t *result, char *proto, size_t protosz, char *
 		snprintf(server + l, serversz - l, " %s", ver);
 	}
 	if (!json_is_object(caps) || !json_is_object(json_object_get(caps, "tools"))) {
-		snprintf(why, whysz, "the server declares no tools capability");
+		sp_why(o, "the server declares no tools capability");
 		return -1;
 	}
 	return 0;
 }
 
-int sp_mcp_tools_page(const json_t *result, sp_strv *names, char **cursor, char *why, size_t whysz)
+int sp_mcp_tools_page(const json_t *result, sp_strv *names, char **cursor, sp_outcome *o)
 {
 	*cursor = NULL;
 	json_t *tools = json_object_get(result, "tools");
 	if (!json_is_array(tools)) {
-		snprintf(why, whysz, "the tools/list result has no tools array");
+		sp_why(o, "the tools/list result has no tools array");
 		return -1;
 	}
 	size_t i;
@@ -442,31 +440,31 @@ int sp_mcp_tools_page(const json_t *result, sp_strv *names, char **cursor, char 
 	json_array_foreach(tools, i, t) {
 		const char *name = json_string_value(json_object_get(t, "name"));
 		if (!name || !*name) {
-			snprintf(why, whysz, "tool %zu has no name", i);
+			sp_why(o, "tool %zu has no name", i);
 			return -1;
 		}
 		if (strlen(name) > 128 || strcspn(name, " \t\r\n,;\"'") != strlen(name)) {
-			snprintf(why, whysz, "tool %zu: the name '%.40s' is not a tool name", i, name);
+			sp_why(o, "tool %zu: the name '%.40s' is not a tool name", i, name);
 			return -1;
 		}
 		if (sp_strv_contains(names, name)) {
-			snprintf(why, whysz, "the tool '%s' is listed twice", name);
+			sp_why(o, "the tool '%s' is listed twice", name);
 			return -1;
 		}
 		const char *desc = json_string_value(json_object_get(t, "description"));
 		if (!desc || !*desc) {
-			snprintf(why, whysz, "the tool '%s' has no description", name);
+			sp_why(o, "the tool '%s' has no description", name);
 			return -1;
 		}
 		json_t *schema = json_object_get(t, "inputSchema");
 		const char *type = json_string_value(json_object_get(schema, "type"));
 		if (!json_is_object(schema) || !type || strcmp(type, "object") != 0) {
-			snprintf(why, whysz, "the tool '%s' has no inputSchema of type object", name);
+			sp_why(o, "the tool '%s' has no inputSchema of type object", name);
 			return -1;
 		}
 		json_t *props = json_object_get(schema, "properties");
 		if (props && !json_is_object(props)) {
-			snprintf(why, whysz, "the tool '%s': inputSchema.properties is not an object", name);
+			sp_why(o, "the tool '%s': inputSchema.properties is not an object", name);
 			return -1;
 		}
 		sp_strv_push(names, name);
@@ -474,7 +472,7 @@ int sp_mcp_tools_page(const json_t *result, sp_strv *names, char **cursor, char 
 	json_t *next = json_object_get(result, "nextCursor");
 	if (next && !json_is_null(next)) {
 		if (!json_is_string(next) || !*json_string_value(next)) {
-			snprintf(why, whysz, "the tools/list nextCursor is not a string");
+			sp_why(o, "the tools/list nextCursor is not a string");
 			return -1;
 		}
 		*cursor = sp_xstrdup(json_string_value(next));
@@ -482,25 +480,25 @@ int sp_mcp_tools_page(const json_t *result, sp_strv *names, char **cursor, char 
 	return 0;
 }
 
-int sp_mcp_initialize(sp_mcp *m, json_t **result, char *why, size_t whysz)
+int sp_mcp_initialize(sp_mcp *m, json_t **result, sp_outcome *o)
 {
 	*result = NULL;
 	json_t *params = json_pack("{s:s, s:{}, s:{s:s, s:s}}", "protocolVersion", SP_MCP_PROTOCOL, "capabilities",
 				   "clientInfo", "name", "sandprobe-doctor", "version", SP_VERSION);
 	json_t *resp = NULL;
-	if (sp_mcp_request(m, "initialize", params, &resp, why, whysz) < 0)
+	if (sp_mcp_request(m, "initialize", params, &resp, o) < 0)
 		return -1;
 	json_t *err = json_object_get(resp, "error");
 	if (err) {
-		snprintf(why, whysz, "initialize refused: %d %.100s", (int)json_integer_value(json_object_get(err, "code")),
-			 json_string_value(json_object_get(err, "message")) ? json_string_value(json_object_get(err, "message")) : "");
+		sp_why(o, "initialize refused: %d %.100s", (int)json_integer_value(json_object_get(err, "code")),
+		       json_string_value(json_object_get(err, "message")) ? json_string_value(json_object_get(err, "message")) : "");
 		json_decref(resp);
 		return -1;
 	}
 	*result = json_incref(json_object_get(resp, "result"));
 	json_decref(resp);
 	static const char note[] = "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}";
-	if (sp_mcp_send_raw(m, note, sizeof note - 1, why, whysz) < 0) {
+	if (sp_mcp_send_raw(m, note, sizeof note - 1, o) < 0) {
 		json_decref(*result);
 		*result = NULL;
 		return -1;

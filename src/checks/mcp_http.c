@@ -25,22 +25,22 @@
 #define MAX_REPLY (4ull * SP_MCP_MAX_LINE) /* the body of one reply, or of the stream */
 
 int sp_mcp_parse_url(const char *url, struct sockaddr_storage *ss, socklen_t *sl, char *hostport, size_t hpsz,
-		     char *path, size_t pathsz, char *why, size_t whysz)
+		     char *path, size_t pathsz, sp_outcome *o)
 {
 	memset(ss, 0, sizeof *ss);
 	if (!strncmp(url, "https://", 8)) {
-		snprintf(why, whysz, "https is not supported by the doctor's MCP client (plain http only)");
+		sp_why(o, "https is not supported by the doctor's MCP client (plain http only)");
 		return -2;
 	}
 	if (strncmp(url, "http://", 7) != 0) {
-		snprintf(why, whysz, "not an http:// URL");
+		sp_why(o, "not an http:// URL");
 		return -1;
 	}
 	const char *h = url + 7, *slash = strchr(h, '/');
 	size_t hl = slash ? (size_t)(slash - h) : strlen(h);
 	char host[80];
 	if (hl == 0 || hl >= sizeof host || hl >= hpsz) {
-		snprintf(why, whysz, "no IP:PORT after http://");
+		sp_why(o, "no IP:PORT after http://");
 		return -1;
 	}
 	memcpy(host, h, hl);
@@ -49,7 +49,7 @@ int sp_mcp_parse_url(const char *url, struct sockaddr_storage *ss, socklen_t *sl
 	hostport[hl] = '\0';
 	const char *p = slash ? slash : "/";
 	if (strlen(p) >= pathsz || strcspn(p, " \t\r\n") != strlen(p)) {
-		snprintf(why, whysz, "the path is too long or holds a blank");
+		sp_why(o, "the path is too long or holds a blank");
 		return -1;
 	}
 	snprintf(path, pathsz, "%s", p);
@@ -57,7 +57,7 @@ int sp_mcp_parse_url(const char *url, struct sockaddr_storage *ss, socklen_t *sl
 	if (host[0] == '[') {
 		char *close = strchr(host, ']');
 		if (!close || close[1] != ':') {
-			snprintf(why, whysz, "an IPv6 address is written [ADDR]:PORT");
+			sp_why(o, "an IPv6 address is written [ADDR]:PORT");
 			return -1;
 		}
 		*close = '\0';
@@ -66,7 +66,7 @@ int sp_mcp_parse_url(const char *url, struct sockaddr_storage *ss, socklen_t *sl
 	} else {
 		port = strrchr(host, ':');
 		if (!port) {
-			snprintf(why, whysz, "no :PORT (the doctor needs IP:PORT)");
+			sp_why(o, "no :PORT (the doctor needs IP:PORT)");
 			return -1;
 		}
 		*port++ = '\0';
@@ -74,7 +74,7 @@ int sp_mcp_parse_url(const char *url, struct sockaddr_storage *ss, socklen_t *sl
 	char *end;
 	long pn = strtol(port, &end, 10);
 	if (!*port || *end || pn < 1 || pn > 65535) {
-		snprintf(why, whysz, "the port '%.10s' is not 1-65535", port);
+		sp_why(o, "the port '%.10s' is not 1-65535", port);
 		return -1;
 	}
 	struct sockaddr_in *v4 = (struct sockaddr_in *)ss;
@@ -88,7 +88,7 @@ int sp_mcp_parse_url(const char *url, struct sockaddr_storage *ss, socklen_t *sl
 		v6->sin6_port = htons((uint16_t)pn);
 		*sl = sizeof *v6;
 	} else {
-		snprintf(why, whysz, "'%.40s' is not an IP address (the doctor resolves no name)", addr);
+		sp_why(o, "'%.40s' is not an IP address (the doctor resolves no name)", addr);
 		return -1;
 	}
 	return 0;
@@ -122,18 +122,18 @@ static void grow(char **p, size_t *cap, size_t need)
 
 /* one message, as one line of the session's buffer (CR and LF, which JSON
  * allows only as blanks outside strings, become blanks) */
-static int deliver(sp_mcp *m, sp_mcp_http *h, const char *msg, size_t n, char *why, size_t whysz)
+static int deliver(sp_mcp *m, sp_mcp_http *h, const char *msg, size_t n, sp_outcome *o)
 {
 	while (n && (msg[0] == ' ' || msg[0] == '\n' || msg[0] == '\r' || msg[0] == '\t'))
 		msg++, n--;
 	if (!n)
 		return 0;
 	if (n > SP_MCP_MAX_LINE) {
-		snprintf(why, whysz, "the server sent a message longer than %u bytes", SP_MCP_MAX_LINE);
+		sp_why(o, "the server sent a message longer than %u bytes", SP_MCP_MAX_LINE);
 		return -1;
 	}
 	if (m->len + n + 1 > MAX_REPLY) {
-		snprintf(why, whysz, "the server sent more than %llu bytes not yet read", MAX_REPLY);
+		sp_why(o, "the server sent more than %llu bytes not yet read", MAX_REPLY);
 		return -1;
 	}
 	grow(&m->buf, &m->cap, m->len + n + 2);
@@ -146,12 +146,12 @@ static int deliver(sp_mcp *m, sp_mcp_http *h, const char *msg, size_t n, char *w
 }
 
 /* one complete SSE line (no line end) */
-static int sse_line(sp_mcp *m, sp_mcp_http *h, const char *l, size_t n, char *why, size_t whysz)
+static int sse_line(sp_mcp *m, sp_mcp_http *h, const char *l, size_t n, sp_outcome *o)
 {
 	if (n == 0) { /* dispatch */
 		int rc = 0;
 		if (h->datalen && (!h->event[0] || !strcmp(h->event, "message")))
-			rc = deliver(m, h, h->data, h->datalen, why, whysz);
+			rc = deliver(m, h, h->data, h->datalen, o);
 		else if (h->datalen && !strcmp(h->event, "endpoint") && !h->endpoint[0])
 			snprintf(h->endpoint, sizeof h->endpoint, "%.*s", (int)(h->datalen < 511 ? h->datalen : 511), h->data);
 		h->datalen = 0;
@@ -168,7 +168,7 @@ static int sse_line(sp_mcp *m, sp_mcp_http *h, const char *l, size_t n, char *wh
 		v++, vl--;
 	if (fl == 4 && !memcmp(l, "data", 4)) {
 		if (h->datalen + vl + 1 > SP_MCP_MAX_LINE) {
-			snprintf(why, whysz, "an SSE event longer than %u bytes", SP_MCP_MAX_LINE);
+			sp_why(o, "an SSE event longer than %u bytes", SP_MCP_MAX_LINE);
 			return -1;
 		}
 		grow(&h->data, &h->datacap, h->datalen + vl + 2);
@@ -182,18 +182,18 @@ static int sse_line(sp_mcp *m, sp_mcp_http *h, const char *l, size_t n, char *wh
 	return 0; /* id, retry and unknown fields: nothing for us */
 }
 
-static int body_bytes(sp_mcp *m, sp_mcp_http *h, const char *p, size_t n, char *why, size_t whysz)
+static int body_bytes(sp_mcp *m, sp_mcp_http *h, const char *p, size_t n, sp_outcome *o)
 {
 	h->got += (long long)n;
 	if ((unsigned long long)h->got > MAX_REPLY && !h->sse) {
-		snprintf(why, whysz, "a reply body longer than %llu bytes", MAX_REPLY);
+		sp_why(o, "a reply body longer than %llu bytes", MAX_REPLY);
 		return -1;
 	}
 	if (h->sse) {
 		for (size_t i = 0; i < n; i++) {
 			if (p[i] != '\n') {
 				if (h->acclen >= SP_MCP_MAX_LINE) {
-					snprintf(why, whysz, "an SSE line longer than %u bytes", SP_MCP_MAX_LINE);
+					sp_why(o, "an SSE line longer than %u bytes", SP_MCP_MAX_LINE);
 					return -1;
 				}
 				/* take the run up to the next LF at once */
@@ -210,7 +210,7 @@ static int body_bytes(sp_mcp *m, sp_mcp_http *h, const char *p, size_t n, char *
 			size_t l = h->acclen;
 			if (l && h->acc[l - 1] == '\r')
 				l--;
-			int rc = sse_line(m, h, h->acc ? h->acc : "", l, why, whysz);
+			int rc = sse_line(m, h, h->acc ? h->acc : "", l, o);
 			h->acclen = 0;
 			if (rc < 0)
 				return -1;
@@ -225,21 +225,21 @@ static int body_bytes(sp_mcp *m, sp_mcp_http *h, const char *p, size_t n, char *
 	return 0;
 }
 
-static int body_done(sp_mcp *m, sp_mcp_http *h, char *why, size_t whysz)
+static int body_done(sp_mcp *m, sp_mcp_http *h, sp_outcome *o)
 {
 	h->phase = 2;
 	if (h->sse && h->acclen) { /* a last line without its end */
 		size_t l = h->acclen;
 		h->acclen = 0;
-		if (sse_line(m, h, h->acc, l, why, whysz) < 0)
+		if (sse_line(m, h, h->acc, l, o) < 0)
 			return -1;
 	}
 	if (h->sse && h->datalen)
-		return sse_line(m, h, "", 0, why, whysz);
+		return sse_line(m, h, "", 0, o);
 	if (h->json && h->acclen) {
 		size_t l = h->acclen;
 		h->acclen = 0;
-		return deliver(m, h, h->acc, l, why, whysz);
+		return deliver(m, h, h->acc, l, o);
 	}
 	return 0;
 }
@@ -256,13 +256,13 @@ static bool hdr_is(const char *line, const char *name, const char **val)
 	return true;
 }
 
-static int parse_head(sp_mcp_http *h, char *why, size_t whysz)
+static int parse_head(sp_mcp_http *h, sp_outcome *o)
 {
 	char *save = NULL, *line = strtok_r(h->head, "\n", &save);
 	int minor, status;
 	char c;
 	if (!line || sscanf(line, "HTTP/1.%d %3d%c", &minor, &status, &c) < 2 || status < 100 || status > 599) {
-		snprintf(why, whysz, "the server's reply does not begin with an HTTP/1.x status line");
+		sp_why(o, "the server's reply does not begin with an HTTP/1.x status line");
 		return -1;
 	}
 	h->status = status;
@@ -275,13 +275,13 @@ static int parse_head(sp_mcp_http *h, char *why, size_t whysz)
 			char *end;
 			long long n = strtoll(v, &end, 10);
 			if (end == v || *end || n < 0) {
-				snprintf(why, whysz, "a malformed Content-Length");
+				sp_why(o, "a malformed Content-Length");
 				return -1;
 			}
 			h->clen = n;
 		} else if (hdr_is(line, "Transfer-Encoding", &v)) {
 			if (strcasecmp(v, "chunked") != 0) {
-				snprintf(why, whysz, "a Transfer-Encoding other than chunked: '%.30s'", v);
+				sp_why(o, "a Transfer-Encoding other than chunked: '%.30s'", v);
 				return -1;
 			}
 			h->chunked = true;
@@ -291,7 +291,7 @@ static int parse_head(sp_mcp_http *h, char *why, size_t whysz)
 		} else if (hdr_is(line, "Mcp-Session-Id", &v)) {
 			if (strlen(v) >= sizeof h->session || strspn(v, "!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyz"
 									"ABCDEFGHIJKLMNOPQRSTUVWXYZ") != strlen(v)) {
-				snprintf(why, whysz, "a malformed Mcp-Session-Id");
+				sp_why(o, "a malformed Mcp-Session-Id");
 				return -1;
 			}
 			snprintf(h->session, sizeof h->session, "%s", v);
@@ -305,7 +305,7 @@ static int parse_head(sp_mcp_http *h, char *why, size_t whysz)
 	return 0;
 }
 
-int sp_mcp_http_feed(sp_mcp *m, sp_mcp_http *h, const char *data, size_t n, char *why, size_t whysz)
+int sp_mcp_http_feed(sp_mcp *m, sp_mcp_http *h, const char *data, size_t n, sp_outcome *o)
 {
 	size_t i = 0;
 	while (i < n && h->phase != 2) {
@@ -313,23 +313,23 @@ int sp_mcp_http_feed(sp_mcp *m, sp_mcp_http *h, const char *data, size_t n, char
 			/* the head ends at an empty line (CRLF CRLF, or LF LF) */
 			char ch = data[i++];
 			if (h->headlen + 1 >= sizeof h->head) {
-				snprintf(why, whysz, "the reply's head is longer than %d bytes", SP_MCP_MAX_HEAD);
+				sp_why(o, "the reply's head is longer than %d bytes", SP_MCP_MAX_HEAD);
 				return -1;
 			}
 			if (ch == '\0') {
-				snprintf(why, whysz, "a NUL byte in the reply's head");
+				sp_why(o, "a NUL byte in the reply's head");
 				return -1;
 			}
 			h->head[h->headlen++] = ch;
 			h->head[h->headlen] = '\0';
 			size_t l = h->headlen;
 			if (ch == '\n' && ((l >= 2 && h->head[l - 2] == '\n') || (l >= 3 && !memcmp(h->head + l - 3, "\n\r\n", 3)))) {
-				if (parse_head(h, why, whysz) < 0)
+				if (parse_head(h, o) < 0)
 					return -1;
 				if (h->status >= 100 && h->status < 200) { /* an interim reply: the real one follows */
 					sp_mcp_http_reset(h);
 				}
-				if (h->phase == 2 && body_done(m, h, why, whysz) < 0)
+				if (h->phase == 2 && body_done(m, h, o) < 0)
 					return -1;
 			}
 			continue;
@@ -338,10 +338,10 @@ int sp_mcp_http_feed(sp_mcp *m, sp_mcp_http *h, const char *data, size_t n, char
 			size_t take = n - i;
 			if (h->clen >= 0 && (long long)take > h->clen - h->got)
 				take = (size_t)(h->clen - h->got);
-			if (body_bytes(m, h, data + i, take, why, whysz) < 0)
+			if (body_bytes(m, h, data + i, take, o) < 0)
 				return -1;
 			i += take;
-			if (h->clen >= 0 && h->got == h->clen && body_done(m, h, why, whysz) < 0)
+			if (h->clen >= 0 && h->got == h->clen && body_done(m, h, o) < 0)
 				return -1;
 			continue;
 		}
@@ -349,7 +349,7 @@ int sp_mcp_http_feed(sp_mcp *m, sp_mcp_http *h, const char *data, size_t n, char
 			size_t take = n - i;
 			if (take > h->cleft)
 				take = (size_t)h->cleft;
-			if (body_bytes(m, h, data + i, take, why, whysz) < 0)
+			if (body_bytes(m, h, data + i, take, o) < 0)
 				return -1;
 			i += take;
 			h->cleft -= take;
@@ -361,7 +361,7 @@ int sp_mcp_http_feed(sp_mcp *m, sp_mcp_http *h, const char *data, size_t n, char
 		char ch = data[i++];
 		if (ch != '\n') {
 			if (h->clinelen + 1 >= sizeof h->cline) {
-				snprintf(why, whysz, "a chunk size line longer than %zu bytes", sizeof h->cline);
+				sp_why(o, "a chunk size line longer than %zu bytes", sizeof h->cline);
 				return -1;
 			}
 			h->cline[h->clinelen++] = ch;
@@ -374,19 +374,19 @@ int sp_mcp_http_feed(sp_mcp *m, sp_mcp_http *h, const char *data, size_t n, char
 		h->cline[l] = '\0';
 		if (h->cphase == 2) {
 			if (l) {
-				snprintf(why, whysz, "a chunk longer than its size");
+				sp_why(o, "a chunk longer than its size");
 				return -1;
 			}
 			h->cphase = 0;
 		} else if (h->cphase == 3) {
-			if (!l && body_done(m, h, why, whysz) < 0)
+			if (!l && body_done(m, h, o) < 0)
 				return -1;
 		} else {
 			char *end;
 			errno = 0;
 			unsigned long long sz = strtoull(h->cline, &end, 16);
 			if (end == h->cline || errno || (*end && *end != ';') || h->cline[0] == '-' || sz > MAX_REPLY) {
-				snprintf(why, whysz, "a malformed chunk size '%.20s'", h->cline);
+				sp_why(o, "a malformed chunk size '%.20s'", h->cline);
 				return -1;
 			}
 			h->cleft = sz;
@@ -396,19 +396,19 @@ int sp_mcp_http_feed(sp_mcp *m, sp_mcp_http *h, const char *data, size_t n, char
 	return 0;
 }
 
-int sp_mcp_http_end(sp_mcp *m, sp_mcp_http *h, char *why, size_t whysz)
+int sp_mcp_http_end(sp_mcp *m, sp_mcp_http *h, sp_outcome *o)
 {
 	if (h->phase == 2)
 		return 0;
 	if (h->phase == 0) {
-		snprintf(why, whysz, "the server closed the connection %s", h->headlen ? "in the reply's head" : "without a reply");
+		sp_why(o, "the server closed the connection %s", h->headlen ? "in the reply's head" : "without a reply");
 		return -1;
 	}
 	if (h->chunked || h->clen >= 0) {
-		snprintf(why, whysz, "the server closed the connection in the middle of the reply body");
+		sp_why(o, "the server closed the connection in the middle of the reply body");
 		return -1;
 	}
-	return body_done(m, h, why, whysz);
+	return body_done(m, h, o);
 }
 
 /* ---- connections -------------------------------------------------------------- */
@@ -429,34 +429,34 @@ static int wait_fd(int fd, short ev, uint64_t deadline)
 }
 
 /* connect to the server, bounded; the socket, or -1 with why */
-static int dial(sp_mcp *m, uint64_t deadline, char *why, size_t whysz)
+static int dial(sp_mcp *m, uint64_t deadline, sp_outcome *o)
 {
 	int s = socket(m->addr.ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (s < 0) {
-		snprintf(why, whysz, "socket: %s", strerror(errno));
+		sp_why(o, "socket: %s", strerror(errno));
 		return -1;
 	}
 	if (connect(s, (struct sockaddr *)&m->addr, m->addrlen) < 0 && errno != EINPROGRESS) {
-		snprintf(why, whysz, "connecting to %s: %s", m->hostport, strerror(errno));
+		sp_why(o, "connecting to %s: %s", m->hostport, strerror(errno));
 		close(s);
 		return -1;
 	}
 	int err = 0;
 	socklen_t el = sizeof err;
 	if (wait_fd(s, POLLOUT, deadline) < 0) {
-		snprintf(why, whysz, "connecting to %s: no answer in %u ms", m->hostport, m->timeout_ms);
+		sp_why(o, "connecting to %s: no answer in %u ms", m->hostport, m->timeout_ms);
 		close(s);
 		return -1;
 	}
 	if (getsockopt(s, SOL_SOCKET, SO_ERROR, &err, &el) < 0 || err) {
-		snprintf(why, whysz, "connecting to %s: %s", m->hostport, strerror(err ? err : errno));
+		sp_why(o, "connecting to %s: %s", m->hostport, strerror(err ? err : errno));
 		close(s);
 		return -1;
 	}
 	return s;
 }
 
-static int write_all(int s, const char *p, size_t n, uint64_t deadline, const char *host, char *why, size_t whysz)
+static int write_all(int s, const char *p, size_t n, uint64_t deadline, const char *host, sp_outcome *o)
 {
 	size_t done = 0;
 	while (done < n) {
@@ -468,11 +468,11 @@ static int write_all(int s, const char *p, size_t n, uint64_t deadline, const ch
 		if (w < 0 && errno == EINTR)
 			continue;
 		if (w < 0 && errno != EAGAIN) {
-			snprintf(why, whysz, "writing to %s: %s", host, strerror(errno));
+			sp_why(o, "writing to %s: %s", host, strerror(errno));
 			return -1;
 		}
 		if (wait_fd(s, POLLOUT, deadline) < 0) {
-			snprintf(why, whysz, "%s read %zu of %zu bytes in time", host, done, n);
+			sp_why(o, "%s read %zu of %zu bytes in time", host, done, n);
 			return -1;
 		}
 	}
@@ -481,9 +481,9 @@ static int write_all(int s, const char *p, size_t n, uint64_t deadline, const ch
 
 /* send a request on a new connection; the socket, or -1 with why */
 static int request_on(sp_mcp *m, const char *method, const char *path, const char *accept, const char *body, size_t len,
-		      uint64_t deadline, char *why, size_t whysz)
+		      uint64_t deadline, sp_outcome *o)
 {
-	int s = dial(m, deadline, why, whysz);
+	int s = dial(m, deadline, o);
 	if (s < 0)
 		return -1;
 	char sess[200] = "";
@@ -496,8 +496,8 @@ static int request_on(sp_mcp *m, const char *method, const char *path, const cha
 	_cleanup_free_ char *head =
 		sp_xasprintf("%s %s HTTP/1.1\r\nHost: %s\r\nAccept: %s\r\nUser-Agent: sandprobe-doctor\r\n%s%s%s\r\n", method,
 			     path, m->hostport, accept, sess, clen, strcmp(method, "GET") ? "Connection: close\r\n" : "");
-	if (write_all(s, head, strlen(head), deadline, m->hostport, why, whysz) < 0 ||
-	    (body && write_all(s, body, len, deadline, m->hostport, why, whysz) < 0)) {
+	if (write_all(s, head, strlen(head), deadline, m->hostport, o) < 0 ||
+	    (body && write_all(s, body, len, deadline, m->hostport, o) < 0)) {
 		close(s);
 		return -1;
 	}
@@ -505,7 +505,7 @@ static int request_on(sp_mcp *m, const char *method, const char *path, const cha
 }
 
 /* read a reply until it is whole (or the connection ends); messages land in m->buf */
-static int read_reply(sp_mcp *m, int s, sp_mcp_http *h, uint64_t deadline, char *why, size_t whysz)
+static int read_reply(sp_mcp *m, int s, sp_mcp_http *h, uint64_t deadline, sp_outcome *o)
 {
 	char tmp[65536];
 	for (;;) {
@@ -513,42 +513,42 @@ static int read_reply(sp_mcp *m, int s, sp_mcp_http *h, uint64_t deadline, char 
 			return 0;
 		ssize_t n = recv(s, tmp, sizeof tmp, 0);
 		if (n > 0) {
-			if (sp_mcp_http_feed(m, h, tmp, (size_t)n, why, whysz) < 0) {
+			if (sp_mcp_http_feed(m, h, tmp, (size_t)n, o) < 0) {
 				m->framing = true;
 				return -1;
 			}
 			continue;
 		}
 		if (n == 0) {
-			int rc = sp_mcp_http_end(m, h, why, whysz);
+			int rc = sp_mcp_http_end(m, h, o);
 			m->framing |= rc < 0;
 			return rc;
 		}
 		if (errno == EINTR)
 			continue;
 		if (errno != EAGAIN) {
-			snprintf(why, whysz, "reading from %s: %s", m->hostport, strerror(errno));
+			sp_why(o, "reading from %s: %s", m->hostport, strerror(errno));
 			return -1;
 		}
 		if (wait_fd(s, POLLIN, deadline) < 0) {
-			snprintf(why, whysz, "no whole HTTP reply from %s in %u ms", m->hostport, m->timeout_ms);
+			sp_why(o, "no whole HTTP reply from %s in %u ms", m->hostport, m->timeout_ms);
 			return -1;
 		}
 	}
 }
 
 /* POST one message; what the reply carries lands in m->buf */
-static int post_one(sp_mcp *m, const char *msg, size_t len, char *why, size_t whysz)
+static int post_one(sp_mcp *m, const char *msg, size_t len, sp_outcome *o)
 {
 	uint64_t deadline = sp_now_ns() + (uint64_t)m->timeout_ms * SP_NS_PER_MS;
 	const char *path = m->transport == SP_MCP_SSE ? m->post : m->path;
-	int s = request_on(m, "POST", path, "application/json, text/event-stream", msg, len, deadline, why, whysz);
+	int s = request_on(m, "POST", path, "application/json, text/event-stream", msg, len, deadline, o);
 	if (s < 0)
 		return -1;
 	sp_mcp_http h;
 	memset(&h, 0, sizeof h);
 	sp_mcp_http_reset(&h);
-	int rc = read_reply(m, s, &h, deadline, why, whysz);
+	int rc = read_reply(m, s, &h, deadline, o);
 	close(s);
 	m->last_status = h.status;
 	if (rc == 0 && h.session[0] && !m->session[0])
@@ -560,14 +560,14 @@ static int post_one(sp_mcp *m, const char *msg, size_t len, char *why, size_t wh
 	return rc;
 }
 
-int sp_mcp_http_send(sp_mcp *m, const char *text, size_t len, char *why, size_t whysz)
+int sp_mcp_http_send(sp_mcp *m, const char *text, size_t len, sp_outcome *o)
 {
 	/* one message a line, as over stdio: each line its own POST */
 	size_t i = 0;
 	while (i < len) {
 		const char *nl = memchr(text + i, '\n', len - i);
 		size_t l = nl ? (size_t)(nl - (text + i)) : len - i;
-		if (l && post_one(m, text + i, l, why, whysz) < 0)
+		if (l && post_one(m, text + i, l, o) < 0)
 			return -1;
 		i += l + 1;
 	}
@@ -581,7 +581,9 @@ void sp_mcp_http_read_stream(sp_mcp *m)
 	while (m->sock >= 0 && !m->broken[0]) {
 		ssize_t n = recv(m->sock, tmp, sizeof tmp, 0);
 		if (n > 0) {
-			if (sp_mcp_http_feed(m, &m->stream, tmp, (size_t)n, m->broken, sizeof m->broken) < 0) {
+			sp_outcome o = {0};
+			if (sp_mcp_http_feed(m, &m->stream, tmp, (size_t)n, &o) < 0) {
+				snprintf(m->broken, sizeof m->broken, "%s", o.why);
 				m->framing = true;
 				return;
 			}
@@ -600,7 +602,7 @@ void sp_mcp_http_read_stream(sp_mcp *m)
 	}
 }
 
-int sp_mcp_start_http(sp_mcp *m, const char *url, bool sse, unsigned timeout_ms, char *why, size_t whysz)
+int sp_mcp_start_http(sp_mcp *m, const char *url, bool sse, unsigned timeout_ms, sp_outcome *o)
 {
 	memset(m, 0, sizeof *m);
 	sp_child_init(&m->child);
@@ -610,37 +612,36 @@ int sp_mcp_start_http(sp_mcp *m, const char *url, bool sse, unsigned timeout_ms,
 	m->next_id = 1;
 	m->transport = sse ? SP_MCP_SSE : SP_MCP_HTTP;
 	signal(SIGPIPE, SIG_IGN);
-	int rc = sp_mcp_parse_url(url, &m->addr, &m->addrlen, m->hostport, sizeof m->hostport, m->path, sizeof m->path, why,
-				  whysz);
+	int rc = sp_mcp_parse_url(url, &m->addr, &m->addrlen, m->hostport, sizeof m->hostport, m->path, sizeof m->path, o);
 	if (rc < 0)
 		return rc;
 	uint64_t deadline = sp_now_ns() + (uint64_t)m->timeout_ms * SP_NS_PER_MS;
 	if (!sse) { /* is anything listening? (the handshake tells the rest) */
-		int s = dial(m, deadline, why, whysz);
+		int s = dial(m, deadline, o);
 		if (s < 0)
 			return -1;
 		close(s);
 		return 0;
 	}
-	m->sock = request_on(m, "GET", m->path, "text/event-stream", NULL, 0, deadline, why, whysz);
+	m->sock = request_on(m, "GET", m->path, "text/event-stream", NULL, 0, deadline, o);
 	if (m->sock < 0)
 		return -1;
 	/* read until the endpoint event */
 	for (;;) {
 		sp_mcp_http_read_stream(m);
 		if (m->stream.phase >= 1 && (m->stream.status != 200 || !m->stream.sse)) {
-			snprintf(why, whysz, "GET %.100s: HTTP status %d, %s", m->path, m->stream.status,
-				 m->stream.sse ? "an event stream" : "not an event stream");
+			sp_why(o, "GET %.100s: HTTP status %d, %s", m->path, m->stream.status,
+			       m->stream.sse ? "an event stream" : "not an event stream");
 			return -1;
 		}
 		if (m->stream.endpoint[0])
 			break;
 		if (m->broken[0]) {
-			snprintf(why, whysz, "GET %.100s: %s before an endpoint event", m->path, m->broken);
+			sp_why(o, "GET %.100s: %s before an endpoint event", m->path, m->broken);
 			return -1;
 		}
 		if (wait_fd(m->sock, POLLIN, deadline) < 0) {
-			snprintf(why, whysz, "GET %.100s: no endpoint event in %u ms", m->path, m->timeout_ms);
+			sp_why(o, "GET %.100s: no endpoint event in %u ms", m->path, m->timeout_ms);
 			return -1;
 		}
 	}
@@ -648,13 +649,13 @@ int sp_mcp_start_http(sp_mcp *m, const char *url, bool sse, unsigned timeout_ms,
 	if (!strncmp(ep, "http://", 7)) {
 		const char *slash = strchr(ep + 7, '/');
 		if (strncmp(ep + 7, m->hostport, strlen(m->hostport)) != 0 || !slash || slash != ep + 7 + strlen(m->hostport)) {
-			snprintf(why, whysz, "the endpoint event names another server: '%.100s'", ep);
+			sp_why(o, "the endpoint event names another server: '%.100s'", ep);
 			return -1;
 		}
 		ep = slash;
 	}
 	if (ep[0] != '/' || strcspn(ep, " \t\r\n") != strlen(ep)) {
-		snprintf(why, whysz, "the endpoint event is no path: '%.100s'", ep);
+		sp_why(o, "the endpoint event is no path: '%.100s'", ep);
 		return -1;
 	}
 	snprintf(m->post, sizeof m->post, "%s", ep);
@@ -665,15 +666,15 @@ void sp_mcp_http_close(sp_mcp *m)
 {
 	if (m->transport == SP_MCP_HTTP && m->session[0]) {
 		/* end the session, briefly */
-		char why[200];
+		sp_outcome o = {0}; /* a failed goodbye changes nothing */
 		uint64_t deadline = sp_now_ns() + (uint64_t)(m->timeout_ms < 2000 ? m->timeout_ms : 2000) * SP_NS_PER_MS;
-		int s = request_on(m, "DELETE", m->path, "application/json, text/event-stream", NULL, 0, deadline, why, sizeof why);
+		int s = request_on(m, "DELETE", m->path, "application/json, text/event-stream", NULL, 0, deadline, &o);
 		if (s >= 0) {
 			sp_mcp_http h;
 			memset(&h, 0, sizeof h);
 			sp_mcp_http_reset(&h);
 			size_t len = m->len;
-			read_reply(m, s, &h, deadline, why, sizeof why);
+			read_reply(m, s, &h, deadline, &o);
 			m->len = len; /* nothing it says is a message of ours */
 			sp_mcp_http_free(&h);
 			close(s);

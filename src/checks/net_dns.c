@@ -34,11 +34,11 @@
 static int dns_server(const sp_ctx *ctx, struct sockaddr_storage *sa, socklen_t *len, char *label, size_t lsz,
 		      sp_result *r)
 {
-	char why[200];
+	sp_outcome o = {0};
 	const char *v = sp_policy_get(ctx->policy, "net.dns.server");
 	if (v && *v) {
-		if (sp_net_parse_hostport(v, 53, sa, len, why, sizeof why) < 0) {
-			sp_errorr(r, "net.dns.server: %s", why);
+		if (sp_net_parse_hostport(v, 53, sa, len, &o) < 0) {
+			sp_errorr(r, "net.dns.server: %s", o.why);
 			return -1;
 		}
 		snprintf(label, lsz, "%s (net.dns.server)", v);
@@ -58,8 +58,8 @@ static int dns_server(const sp_ctx *ctx, struct sockaddr_storage *sa, socklen_t 
 			continue;
 		ns[strcspn(ns, "%")] = '\0'; /* an IPv6 zone */
 		snprintf(b, sizeof b, strchr(ns, ':') ? "[%s]:53" : "%s", ns);
-		if (sp_net_parse_hostport(b, 53, sa, len, why, sizeof why) < 0) {
-			sp_errorr(r, "/etc/resolv.conf: nameserver %s: %s", ns, why);
+		if (sp_net_parse_hostport(b, 53, sa, len, &o) < 0) {
+			sp_errorr(r, "/etc/resolv.conf: nameserver %s: %s", ns, o.why);
 			return -1;
 		}
 		snprintf(label, lsz, "%s (first nameserver of /etc/resolv.conf)", b);
@@ -292,24 +292,28 @@ static void run_nxdomain(const sp_ctx *ctx, sp_result *r)
 }
 
 /* NAME=IP: 0, or -1 with why; the parts into name and canonical ip */
-static int fake_split(const char *s, char *name, size_t nsz, char *ip, size_t isz, char *why, size_t whysz)
+static int fake_split(const char *s, char *name, size_t nsz, char *ip, size_t isz, sp_outcome *o)
 {
 	const char *eq = strchr(s, '=');
 	if (!eq || eq == s || (size_t)(eq - s) >= nsz) {
-		snprintf(why, whysz, "'%.80s': expected NAME=IP", s);
+		sp_why(o, "'%.80s': expected NAME=IP", s);
 		return -1;
 	}
 	memcpy(name, s, (size_t)(eq - s));
 	name[eq - s] = '\0';
-	if (sp_dns_name_check(name, why, whysz) < 0)
+	if (sp_dns_name_check(name, o) < 0)
 		return -1;
-	return sp_net_parse_ip(eq + 1, ip, isz, why, whysz);
+	return sp_net_parse_ip(eq + 1, ip, isz, o);
 }
 
 static int fake_parse(const char *s, char *why, size_t whysz)
 {
 	char name[256], ip[INET6_ADDRSTRLEN];
-	return fake_split(s, name, sizeof name, ip, sizeof ip, why, whysz);
+	sp_outcome o = {0};
+	if (fake_split(s, name, sizeof name, ip, sizeof ip, &o) == 0)
+		return 0;
+	snprintf(why, whysz, "%s", o.why);
+	return -1;
 }
 
 const sp_policy_type sp_ptype_dns_fakes = {.name = "dns_fakes", .what = "NAME=IP (a name and the address it must resolve to)", .list = true, .max = SP_DNS_MAX_NAMES, .parse = fake_parse};
@@ -335,9 +339,10 @@ static void run_fake(const sp_ctx *ctx, sp_result *r)
 	unsigned to = dns_timeout(ctx);
 	size_t good = 0, bad = 0, silent = 0, n = 0;
 	for (size_t i = 0; i < v.n && i < SP_DNS_MAX_NAMES; i++, n++) {
-		char name[256], ip[INET6_ADDRSTRLEN], why[200], how[200];
-		if (fake_split(v.v[i], name, sizeof name, ip, sizeof ip, why, sizeof why) < 0) {
-			sp_errorr(r, "net.dns.fake: %s", why);
+		char name[256], ip[INET6_ADDRSTRLEN], how[200];
+		sp_outcome o = {0};
+		if (fake_split(v.v[i], name, sizeof name, ip, sizeof ip, &o) < 0) {
+			sp_errorr(r, "net.dns.fake: %s", o.why);
 			sp_strv_free(&v);
 			return;
 		}

@@ -1,6 +1,7 @@
 /* The children other modules add to the network batch (see net_ext.h). */
 #include "checks/net_ext.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/util.h"
@@ -10,6 +11,22 @@ static struct {
 	size_t n, cap;
 	unsigned max_ms;
 } ext;
+
+/* the registered modules, sorted by order (filled before main runs) */
+static struct {
+	const sp_net_ext_module *m[SP_NET_EXT_MAX];
+	size_t n;
+} mods;
+
+void sp_net_ext_register(const sp_net_ext_module *m)
+{
+	if (mods.n == SP_NET_EXT_MAX)
+		abort(); /* a program error: raise SP_NET_EXT_MAX */
+	size_t i = mods.n++;
+	for (; i > 0 && mods.m[i - 1]->order > m->order; i--)
+		mods.m[i] = mods.m[i - 1];
+	mods.m[i] = m;
+}
 
 size_t sp_net_ext_add(int (*fn)(void *arg, int fd), void *arg, void *out, size_t outsz, unsigned timeout_ms)
 {
@@ -36,8 +53,8 @@ size_t sp_net_ext_add(int (*fn)(void *arg, int fd), void *arg, void *out, size_t
 unsigned sp_net_ext_build(const sp_ctx *ctx, const sp_proxy_plan *proxy, unsigned egress_timeout_ms)
 {
 	sp_net_ext_reset();
-	sp_tls_plan_build(ctx, proxy, egress_timeout_ms);
-	sp_transparent_plan_build(ctx, proxy, egress_timeout_ms);
+	for (size_t i = 0; i < mods.n; i++)
+		mods.m[i]->build(ctx, proxy, egress_timeout_ms);
 	return ext.max_ms;
 }
 
@@ -97,8 +114,8 @@ const char *sp_net_ext_failure(size_t idx)
 
 void sp_net_ext_reset(void)
 {
-	sp_tls_plan_reset();
-	sp_transparent_plan_reset();
+	for (size_t i = 0; i < mods.n; i++)
+		mods.m[i]->reset();
 	free(ext.c);
 	memset(&ext, 0, sizeof ext);
 }

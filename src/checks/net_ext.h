@@ -14,8 +14,25 @@
 #include "checks/net_proxy.h"
 #include "core/check.h"
 
-/* Build every module's children for this policy (called by the batch
- * after the proxy plan); returns the longest child timeout in ms (0: none). */
+/* A module whose probes ride in the batch (tls.c, transparent.c): it
+ * registers itself at start-up (sp_net_ext_register, from a constructor),
+ * so the batch names no module and no module is named from below. */
+typedef struct sp_net_ext_module {
+	const char *name; /* "tls" */
+	unsigned order;   /* build order in the batch: lower first */
+	/* add the module's children for this policy (sp_net_ext_add) */
+	void (*build)(const sp_ctx *ctx, const sp_proxy_plan *proxy, unsigned egress_timeout_ms);
+	/* forget the module's plan */
+	void (*reset)(void);
+} sp_net_ext_module;
+
+/* Join the table (at most SP_NET_EXT_MAX modules; kept sorted by order). */
+#define SP_NET_EXT_MAX 8
+void sp_net_ext_register(const sp_net_ext_module *m);
+
+/* Build every registered module's children for this policy (called by the
+ * batch after the proxy plan); returns the longest child timeout in ms
+ * (0: none). */
 unsigned sp_net_ext_build(const sp_ctx *ctx, const sp_proxy_plan *proxy, unsigned egress_timeout_ms);
 /* The children to run with the batch, and how many. */
 sp_netchild *sp_net_ext_children(size_t *n);
@@ -36,14 +53,5 @@ const sp_netchild *sp_net_ext_get(size_t idx);
  * when its output is complete. */
 const char *sp_net_ext_failure(size_t idx);
 
-/* Make sure the batch ran for this policy (network.c); returns the batch's
- * fault ("" when it ran). */
-const char *sp_net_batch_ensure(const sp_ctx *ctx);
-
-/* Module hooks (tls.c, transparent.c). */
-void sp_tls_plan_build(const sp_ctx *ctx, const sp_proxy_plan *proxy, unsigned egress_timeout_ms);
-void sp_tls_plan_reset(void);
-void sp_transparent_plan_build(const sp_ctx *ctx, const sp_proxy_plan *proxy, unsigned egress_timeout_ms);
-void sp_transparent_plan_reset(void);
 
 #endif

@@ -26,18 +26,17 @@
 #include "catalog/catalog.h"
 
 /* IFACE=ADDR[/LEN] */
-static int ifaddr_split(const char *s, char *ifn, size_t isz, char *ip, size_t ipsz, int *plen, char *why,
-			size_t whysz)
+static int ifaddr_split(const char *s, char *ifn, size_t isz, char *ip, size_t ipsz, int *plen, sp_outcome *o)
 {
 	const char *eq = strchr(s, '=');
 	if (!eq || eq == s || (size_t)(eq - s) >= isz || (size_t)(eq - s) >= IFNAMSIZ) {
-		snprintf(why, whysz, "'%.80s': expected IFACE=ADDR[/LEN] (an interface name of 1 to 15 characters)", s);
+		sp_why(o, "'%.80s': expected IFACE=ADDR[/LEN] (an interface name of 1 to 15 characters)", s);
 		return -1;
 	}
 	memcpy(ifn, s, (size_t)(eq - s));
 	ifn[eq - s] = '\0';
 	if (strpbrk(ifn, "/ \t:")) {
-		snprintf(why, whysz, "'%.80s': not an interface name", ifn);
+		sp_why(o, "'%.80s': not an interface name", ifn);
 		return -1;
 	}
 	char a[80];
@@ -48,15 +47,15 @@ static int ifaddr_split(const char *s, char *ifn, size_t isz, char *ip, size_t i
 		*sl = '\0';
 		unsigned long long v;
 		if (sp_parse_u64(sl + 1, &v) < 0 || v > 128) {
-			snprintf(why, whysz, "'%.80s': the prefix length is 0 to 128", s);
+			sp_why(o, "'%.80s': the prefix length is 0 to 128", s);
 			return -1;
 		}
 		*plen = (int)v;
 	}
-	if (sp_net_parse_ip(a, ip, ipsz, why, whysz) < 0)
+	if (sp_net_parse_ip(a, ip, ipsz, o) < 0)
 		return -1;
 	if (*plen > (strchr(ip, ':') ? 128 : 32)) {
-		snprintf(why, whysz, "'%.80s': the prefix length is too long for the address", s);
+		sp_why(o, "'%.80s': the prefix length is too long for the address", s);
 		return -1;
 	}
 	return 0;
@@ -66,7 +65,11 @@ static int ifaddr_parse(const char *s, char *why, size_t whysz)
 {
 	char ifn[64], ip[INET6_ADDRSTRLEN];
 	int plen;
-	return ifaddr_split(s, ifn, sizeof ifn, ip, sizeof ip, &plen, why, whysz);
+	sp_outcome o = {0};
+	if (ifaddr_split(s, ifn, sizeof ifn, ip, sizeof ip, &plen, &o) == 0)
+		return 0;
+	snprintf(why, whysz, "%s", o.why);
+	return -1;
 }
 
 const sp_policy_type sp_ptype_iface_addrs = {.name = "iface_addrs", .what = "IFACE=ADDR[/LEN]", .list = true, .max = 16, .parse = ifaddr_parse};
@@ -110,10 +113,11 @@ static void run_address(const sp_ctx *ctx, sp_result *r)
 	}
 	size_t bad = 0;
 	for (size_t i = 0; i < v.n; i++) {
-		char ifn[64], ip[INET6_ADDRSTRLEN], why[200];
+		char ifn[64], ip[INET6_ADDRSTRLEN];
 		int plen;
-		if (ifaddr_split(v.v[i], ifn, sizeof ifn, ip, sizeof ip, &plen, why, sizeof why) < 0) {
-			sp_errorr(r, "net.iface.addresses: %s", why);
+		sp_outcome o = {0};
+		if (ifaddr_split(v.v[i], ifn, sizeof ifn, ip, sizeof ip, &plen, &o) < 0) {
+			sp_errorr(r, "net.iface.addresses: %s", o.why);
 			goto out;
 		}
 		bool iface_seen = false, found = false;

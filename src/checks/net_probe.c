@@ -170,8 +170,7 @@ void sp_ipv4_format(uint32_t a, sp_ipform f, char *buf, size_t size)
 	}
 }
 
-int sp_net_parse_hostport(const char *s, int defport, struct sockaddr_storage *sa, socklen_t *salen, char *why,
-			  size_t whysz)
+int sp_net_parse_hostport(const char *s, int defport, struct sockaddr_storage *sa, socklen_t *salen, sp_outcome *o)
 {
 	char host[128];
 	const char *port = NULL;
@@ -179,7 +178,7 @@ int sp_net_parse_hostport(const char *s, int defport, struct sockaddr_storage *s
 	if (s[0] == '[') {
 		const char *end = strchr(s, ']');
 		if (!end || (size_t)(end - s - 1) >= sizeof host) {
-			snprintf(why, whysz, "'%s': unterminated [IPv6] literal", s);
+			sp_why(o, "'%s': unterminated [IPv6] literal", s);
 			return -1;
 		}
 		memcpy(host, s + 1, (size_t)(end - s - 1));
@@ -187,18 +186,18 @@ int sp_net_parse_hostport(const char *s, int defport, struct sockaddr_storage *s
 		if (end[1] == ':')
 			port = end + 2;
 		else if (end[1]) {
-			snprintf(why, whysz, "'%s': expected ':port' after ']'", s);
+			sp_why(o, "'%s': expected ':port' after ']'", s);
 			return -1;
 		}
 	} else {
 		const char *colon = strrchr(s, ':');
 		if (colon && strchr(s, ':') != colon) {
-			snprintf(why, whysz, "'%s': write IPv6 addresses as [addr]:port", s);
+			sp_why(o, "'%s': write IPv6 addresses as [addr]:port", s);
 			return -1;
 		}
 		size_t hl = colon ? (size_t)(colon - s) : strlen(s);
 		if (hl >= sizeof host) {
-			snprintf(why, whysz, "'%s': host too long", s);
+			sp_why(o, "'%s': host too long", s);
 			return -1;
 		}
 		memcpy(host, s, hl);
@@ -208,7 +207,7 @@ int sp_net_parse_hostport(const char *s, int defport, struct sockaddr_storage *s
 	}
 	unsigned pv = (unsigned)defport;
 	if (port ? sp_net_parse_port(port, &pv) < 0 : defport <= 0) {
-		snprintf(why, whysz, "'%s': expected host:port with a port between 1 and 65535", s);
+		sp_why(o, "'%s': expected host:port with a port between 1 and 65535", s);
 		return -1;
 	}
 	struct sockaddr_in *in4 = (struct sockaddr_in *)sa;
@@ -225,7 +224,7 @@ int sp_net_parse_hostport(const char *s, int defport, struct sockaddr_storage *s
 		*salen = sizeof *in6;
 		return 0;
 	}
-	snprintf(why, whysz, "'%s': '%s' is not an IP literal (egress targets are addresses, not names)", s, host);
+	sp_why(o, "'%s': '%s' is not an IP literal (egress targets are addresses, not names)", s, host);
 	return -1;
 }
 
@@ -238,23 +237,23 @@ int sp_net_parse_port(const char *s, unsigned *port)
 	return 0;
 }
 
-int sp_dns_name_check(const char *name, char *why, size_t whysz)
+int sp_dns_name_check(const char *name, sp_outcome *o)
 {
 	size_t total = strlen(name);
 	if (total == 0 || total > 254 || (total == 254 && name[253] != '.')) {
-		snprintf(why, whysz, "'%.80s': a DNS name has 1 to 253 characters", name);
+		sp_why(o, "'%.80s': a DNS name has 1 to 253 characters", name);
 		return -1;
 	}
 	for (const char *p = name; *p;) {
 		size_t len = strcspn(p, ".");
 		if (len == 0 || len > 63) {
-			snprintf(why, whysz, "'%.80s': each label of a DNS name has 1 to 63 characters", name);
+			sp_why(o, "'%.80s': each label of a DNS name has 1 to 63 characters", name);
 			return -1;
 		}
 		for (size_t i = 0; i < len; i++)
 			if (!isalnum((unsigned char)p[i]) && p[i] != '-' && p[i] != '_') {
-				snprintf(why, whysz, "'%.80s': '%c' cannot be in a DNS name (letters, digits, '-', '_')",
-					 name, p[i]);
+				sp_why(o, "'%.80s': '%c' cannot be in a DNS name (letters, digits, '-', '_')",
+				       name, p[i]);
 				return -1;
 			}
 		p += len;
@@ -264,7 +263,7 @@ int sp_dns_name_check(const char *name, char *why, size_t whysz)
 	return 0;
 }
 
-int sp_net_parse_ip(const char *s, char *canon, size_t size, char *why, size_t whysz)
+int sp_net_parse_ip(const char *s, char *canon, size_t size, sp_outcome *o)
 {
 	struct in_addr a4;
 	struct in6_addr a6;
@@ -276,12 +275,11 @@ int sp_net_parse_ip(const char *s, char *canon, size_t size, char *why, size_t w
 		inet_ntop(AF_INET6, &a6, canon, (socklen_t)size);
 		return 0;
 	}
-	snprintf(why, whysz, "'%.80s': expected an IPv4 or IPv6 address", s);
+	sp_why(o, "'%.80s': expected an IPv4 or IPv6 address", s);
 	return -1;
 }
 
-int sp_net_parse_name_port(const char *s, unsigned defport, char *host, size_t hsz, unsigned *port, char *why,
-			   size_t whysz)
+int sp_net_parse_name_port(const char *s, unsigned defport, char *host, size_t hsz, unsigned *port, sp_outcome *o)
 {
 	const char *p = NULL;
 	host[0] = '\0';
@@ -289,58 +287,57 @@ int sp_net_parse_name_port(const char *s, unsigned defport, char *host, size_t h
 	if (s[0] == '[') {
 		const char *end = strchr(s, ']');
 		if (!end) {
-			snprintf(why, whysz, "'%.80s': unterminated [IPv6] literal", s);
+			sp_why(o, "'%.80s': unterminated [IPv6] literal", s);
 			return -1;
 		}
 		if (end[1] == ':')
 			p = end + 2;
 		else if (end[1]) {
-			snprintf(why, whysz, "'%.80s': expected ':port' after ']'", s);
+			sp_why(o, "'%.80s': expected ':port' after ']'", s);
 			return -1;
 		}
 		struct in6_addr a6;
 		if ((size_t)(end - s - 1) >= hsz) {
-			snprintf(why, whysz, "'%.80s': host too long", s);
+			sp_why(o, "'%.80s': host too long", s);
 			return -1;
 		}
 		snprintf(host, hsz, "%.*s", (int)(end - s - 1), s + 1);
 		if (inet_pton(AF_INET6, host, &a6) != 1) {
-			snprintf(why, whysz, "'%.80s': '%s' is not an IPv6 address", s, host);
+			sp_why(o, "'%.80s': '%s' is not an IPv6 address", s, host);
 			return -1;
 		}
 	} else {
 		const char *colon = strrchr(s, ':');
 		if (colon && strchr(s, ':') != colon) {
-			snprintf(why, whysz, "'%.80s': write IPv6 addresses as [addr]:port", s);
+			sp_why(o, "'%.80s': write IPv6 addresses as [addr]:port", s);
 			return -1;
 		}
 		size_t hl = colon ? (size_t)(colon - s) : strlen(s);
 		if (hl >= hsz) {
-			snprintf(why, whysz, "'%.80s': host too long", s);
+			sp_why(o, "'%.80s': host too long", s);
 			return -1;
 		}
 		snprintf(host, hsz, "%.*s", (int)hl, s);
 		if (colon)
 			p = colon + 1;
 		struct in_addr a4;
-		if (inet_pton(AF_INET, host, &a4) != 1 && sp_dns_name_check(host, why, whysz) < 0)
+		if (inet_pton(AF_INET, host, &a4) != 1 && sp_dns_name_check(host, o) < 0)
 			return -1;
 	}
 	if (p && sp_net_parse_port(p, port) < 0) {
-		snprintf(why, whysz, "'%.80s': the port must be a number from 1 to 65535", s);
+		sp_why(o, "'%.80s': the port must be a number from 1 to 65535", s);
 		return -1;
 	}
 	return 0;
 }
 
-int sp_net_parse_endpoint(const char *s, struct sockaddr_storage *sa, socklen_t *salen, bool *anyport, char *why,
-			  size_t whysz)
+int sp_net_parse_endpoint(const char *s, struct sockaddr_storage *sa, socklen_t *salen, bool *anyport, sp_outcome *o)
 {
 	/* a port given is used; without one, the 1 stands for "any" */
 	*anyport = false;
-	if (sp_net_parse_hostport(s, 0, sa, salen, why, whysz) == 0)
+	if (sp_net_parse_hostport(s, 0, sa, salen, o) == 0)
 		return 0;
-	if (sp_net_parse_hostport(s, 1, sa, salen, why, whysz) < 0)
+	if (sp_net_parse_hostport(s, 1, sa, salen, o) < 0)
 		return -1;
 	*anyport = true;
 	return 0;
@@ -384,8 +381,8 @@ bool sp_net_addr_is_internal(const struct sockaddr *sa)
 int sp_dns_build_query(uint8_t *buf, size_t size, uint16_t id, const char *name, uint16_t qtype)
 {
 	size_t n = 0;
-	char why[160];
-	if (size < 12 + 2 + 4 || !name || sp_dns_name_check(name, why, sizeof why) < 0)
+	sp_outcome o = {0};
+	if (size < 12 + 2 + 4 || !name || sp_dns_name_check(name, &o) < 0)
 		return -1;
 	buf[n++] = (uint8_t)(id >> 8);
 	buf[n++] = (uint8_t)id;
@@ -880,11 +877,20 @@ int sp_net_connect_deadline(const struct sockaddr *sa, socklen_t salen, uint64_t
 
 /* ---- the grammars of the network keys (core/policy.h) ------------------------------ */
 
+/* a grammar's answer in the policy type's terms (why, whysz) */
+static int policy_why(int rc, const sp_outcome *o, char *why, size_t whysz)
+{
+	if (rc < 0)
+		snprintf(why, whysz, "%s", o->why);
+	return rc;
+}
+
 static int ipport_parse(const char *s, int defport, char *why, size_t whysz)
 {
 	struct sockaddr_storage sa;
 	socklen_t len;
-	return sp_net_parse_hostport(s, defport, &sa, &len, why, whysz);
+	sp_outcome o = {0};
+	return policy_why(sp_net_parse_hostport(s, defport, &sa, &len, &o), &o, why, whysz);
 }
 static int ipport0(const char *s, char *why, size_t whysz) { return ipport_parse(s, 0, why, whysz); }
 static int ipport53(const char *s, char *why, size_t whysz) { return ipport_parse(s, 53, why, whysz); }
@@ -895,7 +901,8 @@ static int endpoint_parse(const char *s, char *why, size_t whysz)
 	struct sockaddr_storage sa;
 	socklen_t len;
 	bool any;
-	return sp_net_parse_endpoint(s, &sa, &len, &any, why, whysz);
+	sp_outcome o = {0};
+	return policy_why(sp_net_parse_endpoint(s, &sa, &len, &any, &o), &o, why, whysz);
 }
 
 static int port_parse(const char *s, char *why, size_t whysz)
@@ -910,7 +917,14 @@ static int port_parse(const char *s, char *why, size_t whysz)
 static int ip_parse(const char *s, char *why, size_t whysz)
 {
 	char canon[INET6_ADDRSTRLEN];
-	return sp_net_parse_ip(s, canon, sizeof canon, why, whysz);
+	sp_outcome o = {0};
+	return policy_why(sp_net_parse_ip(s, canon, sizeof canon, &o), &o, why, whysz);
+}
+
+static int dns_name_parse(const char *s, char *why, size_t whysz)
+{
+	sp_outcome o = {0};
+	return policy_why(sp_dns_name_check(s, &o), &o, why, whysz);
 }
 
 const sp_policy_type sp_ptype_targets = {.name = "targets", .what = "IP:PORT (an address, not a name)", .list = true,
@@ -926,16 +940,16 @@ const sp_policy_type sp_ptype_endpoints = {.name = "endpoints", .what = "IP (any
 					   .max = SP_NET_MAX_TARGETS, .parse = endpoint_parse};
 const sp_policy_type sp_ptype_ports = {.name = "ports", .what = "port numbers (1 to 65535)", .list = true,
 				       .parse = port_parse};
-const sp_policy_type sp_ptype_dns_names = {.name = "dns_names", .what = "DNS names", .list = true,
-					   .max = SP_DNS_MAX_NAMES, .parse = sp_dns_name_check};
-const sp_policy_type sp_ptype_dns_name = {.name = "dns_name", .what = "one DNS name", .parse = sp_dns_name_check};
+const sp_policy_type sp_ptype_dns_names = {.name = "dns_names", .what = "DNS names", .list = true, .max = SP_DNS_MAX_NAMES, .parse = dns_name_parse};
+const sp_policy_type sp_ptype_dns_name = {.name = "dns_name", .what = "one DNS name", .parse = dns_name_parse};
 /* a DNS name or an IP literal (a TLS server name, verified as either) */
 static int host_parse(const char *s, char *why, size_t whysz)
 {
 	char canon[INET6_ADDRSTRLEN];
-	if (sp_net_parse_ip(s, canon, sizeof canon, why, whysz) == 0)
+	sp_outcome o = {0};
+	if (sp_net_parse_ip(s, canon, sizeof canon, &o) == 0)
 		return 0;
-	return sp_dns_name_check(s, why, whysz);
+	return policy_why(sp_dns_name_check(s, &o), &o, why, whysz);
 }
 
 const sp_policy_type sp_ptype_host = {.name = "host", .what = "one DNS name or IP address", .parse = host_parse};

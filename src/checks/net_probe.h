@@ -12,6 +12,8 @@
 #include <sys/socket.h>
 #include <sys/types.h>
 
+#include "core/outcome.h"
+
 /* How a probe ended. A refusal (RST, ICMP port unreachable) means a packet
  * left and an answer came back: that is a leak, like a completed connect. */
 typedef enum sp_netclass {
@@ -54,26 +56,23 @@ void sp_ipv4_format(uint32_t addr, sp_ipform f, char *buf, size_t size);
 
 /* Parse "a.b.c.d:port", "[v6]:port" (IP literals only; a bare host without
  * a port gets defport, or is an error when defport is 0). Returns 0 or -1
- * with a reason in why. */
-int sp_net_parse_hostport(const char *s, int defport, struct sockaddr_storage *sa, socklen_t *salen, char *why,
-			  size_t whysz);
+ * with o's reason. */
+int sp_net_parse_hostport(const char *s, int defport, struct sockaddr_storage *sa, socklen_t *salen, sp_outcome *o);
 /* A port, 1 to 65535 in decimal: 0 or -1. */
 int sp_net_parse_port(const char *s, unsigned *port);
 /* Parse "host[:port]" where host is a DNS name, an IPv4 literal or a
  * bracketed IPv6 literal ("[::1]:443"); a missing port is defport. The host
- * goes to host (without brackets). Returns 0, or -1 with a reason in why. */
-int sp_net_parse_name_port(const char *s, unsigned defport, char *host, size_t hsz, unsigned *port, char *why,
-			   size_t whysz);
+ * goes to host (without brackets). Returns 0, or -1 with o's reason. */
+int sp_net_parse_name_port(const char *s, unsigned defport, char *host, size_t hsz, unsigned *port, sp_outcome *o);
 /* A DNS name a query can carry: labels of 1 to 63 letters, digits, '-' or
- * '_', 253 characters at most (a final '.' allowed). 0, or -1 with why. */
-int sp_dns_name_check(const char *name, char *why, size_t whysz);
+ * '_', 253 characters at most (a final '.' allowed). 0, or -1 with o's reason. */
+int sp_dns_name_check(const char *name, sp_outcome *o);
 /* an IP literal (IPv4 dotted or IPv6) in its canonical text form (inet_ntop):
- * 0, or -1 with why */
-int sp_net_parse_ip(const char *s, char *canon, size_t size, char *why, size_t whysz);
+ * 0, or -1 with o's reason */
+int sp_net_parse_ip(const char *s, char *canon, size_t size, sp_outcome *o);
 /* "IP:PORT", or a bare "IP" / "[v6]" meaning every port (*anyport): 0, or
- * -1 with why (net.transparent.allow) */
-int sp_net_parse_endpoint(const char *s, struct sockaddr_storage *sa, socklen_t *salen, bool *anyport, char *why,
-			  size_t whysz);
+ * -1 with o's reason (net.transparent.allow) */
+int sp_net_parse_endpoint(const char *s, struct sockaddr_storage *sa, socklen_t *salen, bool *anyport, sp_outcome *o);
 /* the most names net.dns.unlisted is queried for */
 #define SP_DNS_MAX_NAMES 4
 /* the most addresses one egress list (deny, allow, dns, metadata, targets) is probed at */

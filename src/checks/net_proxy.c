@@ -245,8 +245,8 @@ static const char *socks_reply_name(int rep)
 /* "host[:port]" / "[v6][:port]" -> host and port (default when absent) */
 static int split_target(const char *t, unsigned defport, char *host, size_t hsz, unsigned *port)
 {
-	char why[200];
-	return sp_net_parse_name_port(t, defport, host, hsz, port, why, sizeof why);
+	sp_outcome o = {0};
+	return sp_net_parse_name_port(t, defport, host, hsz, port, &o);
 }
 
 /* Greeting and CONNECT. Returns 1 when the tunnel is open, 0 when o holds
@@ -497,9 +497,8 @@ static int hosts_lookup(const char *name, char *addr, size_t size)
 
 /* The syntax of a proxy URL ("http://[user:pw@]host[:port][/]", socks5://,
  * socks5h://, or a bare host[:port]): whether it is SOCKS, and its host and
- * port. Credentials are skipped and never shown. 0, or -1 with why. */
-static int proxy_url_syntax(const char *url, bool *socks, char *host, size_t hsz, unsigned *port, char *why,
-			    size_t whysz)
+ * port. Credentials are skipped and never shown. 0, or -1 with o's reason. */
+static int proxy_url_syntax(const char *url, bool *socks, char *host, size_t hsz, unsigned *port, sp_outcome *o)
 {
 	const char *p = url;
 	*socks = false;
@@ -509,14 +508,14 @@ static int proxy_url_syntax(const char *url, bool *socks, char *host, size_t hsz
 		*socks = true;
 		p = strstr(p, "://") + 3;
 	} else if (!strncasecmp(p, "https://", 8)) {
-		snprintf(why, whysz, "TLS to the proxy (https://) is not supported by the static doctor: use its http:// "
-				     "or socks5:// address");
+		sp_why(o, "TLS to the proxy (https://) is not supported by the static doctor: use its http:// "
+			  "or socks5:// address");
 		return -1;
 	} else if (!strncasecmp(p, "socks", 5)) {
-		snprintf(why, whysz, "only socks5:// and socks5h:// SOCKS proxies are supported");
+		sp_why(o, "only socks5:// and socks5h:// SOCKS proxies are supported");
 		return -1;
 	} else if (strstr(p, "://")) {
-		snprintf(why, whysz, "unknown proxy scheme (http://, socks5://, socks5h://)");
+		sp_why(o, "unknown proxy scheme (http://, socks5://, socks5h://)");
 		return -1;
 	}
 	const char *at = strchr(p, '@');
@@ -526,19 +525,18 @@ static int proxy_url_syntax(const char *url, bool *socks, char *host, size_t hsz
 	char hp[160];
 	size_t hl = strcspn(p, "/");
 	if (hl >= sizeof hp) {
-		snprintf(why, whysz, "the proxy address is too long");
+		sp_why(o, "the proxy address is too long");
 		return -1;
 	}
 	snprintf(hp, sizeof hp, "%.*s", (int)hl, p);
-	return sp_net_parse_name_port(hp, *socks ? 1080 : 80, host, hsz, port, why, whysz);
+	return sp_net_parse_name_port(hp, *socks ? 1080 : 80, host, hsz, port, o);
 }
 
-static int parse_proxy_url(const char *url, struct sockaddr_storage *sa, socklen_t *len, bool *socks, char *why,
-			   size_t whysz)
+static int parse_proxy_url(const char *url, struct sockaddr_storage *sa, socklen_t *len, bool *socks, sp_outcome *o)
 {
 	char host[128];
 	unsigned port;
-	if (proxy_url_syntax(url, socks, host, sizeof host, &port, why, whysz) < 0)
+	if (proxy_url_syntax(url, socks, host, sizeof host, &port, o) < 0)
 		return -1;
 	char addr[128];
 	if (!strcasecmp(host, "localhost"))
@@ -549,12 +547,12 @@ static int parse_proxy_url(const char *url, struct sockaddr_storage *sa, socklen
 	struct in6_addr a6;
 	if (inet_pton(AF_INET, addr, &a4) != 1 && inet_pton(AF_INET6, addr, &a6) != 1 &&
 	    hosts_lookup(host, addr, sizeof addr) < 0) {
-		snprintf(why, whysz, "proxy host '%s' is not an address and not in /etc/hosts", host);
+		sp_why(o, "proxy host '%s' is not an address and not in /etc/hosts", host);
 		return -1;
 	}
 	char hostport[200];
 	snprintf(hostport, sizeof hostport, strchr(addr, ':') ? "[%s]:%u" : "%s:%u", addr, port);
-	return sp_net_parse_hostport(hostport, 0, sa, len, why, whysz);
+	return sp_net_parse_hostport(hostport, 0, sa, len, o);
 }
 
 /* ---- the grammars of the proxy keys (core/policy.h) ---- */
@@ -564,14 +562,22 @@ static int proxy_url_parse(const char *s, char *why, size_t whysz)
 	bool socks;
 	char host[128];
 	unsigned port;
-	return proxy_url_syntax(s, &socks, host, sizeof host, &port, why, whysz);
+	sp_outcome o = {0};
+	if (proxy_url_syntax(s, &socks, host, sizeof host, &port, &o) == 0)
+		return 0;
+	snprintf(why, whysz, "%s", o.why);
+	return -1;
 }
 
 static int proxy_target_parse(const char *s, char *why, size_t whysz)
 {
 	char host[160];
 	unsigned port;
-	return sp_net_parse_name_port(s, 80, host, sizeof host, &port, why, whysz);
+	sp_outcome o = {0};
+	if (sp_net_parse_name_port(s, 80, host, sizeof host, &port, &o) == 0)
+		return 0;
+	snprintf(why, whysz, "%s", o.why);
+	return -1;
 }
 
 const sp_policy_type sp_ptype_proxy_url = {.name = "proxy_url",
@@ -650,9 +656,9 @@ void sp_proxy_plan_build(const sp_ctx *ctx, sp_proxy_plan *pl, unsigned timeout_
 			 url, at + 1);
 	else
 		snprintf(pl->url, sizeof pl->url, "%s", url);
-	char why[240];
-	if (parse_proxy_url(url, &pl->proxy, &pl->proxylen, &pl->socks, why, sizeof why) < 0) {
-		snprintf(pl->error, sizeof pl->error, "%s = %s: %s", pl->source, pl->url, why);
+	sp_outcome o = {0};
+	if (parse_proxy_url(url, &pl->proxy, &pl->proxylen, &pl->socks, &o) < 0) {
+		snprintf(pl->error, sizeof pl->error, "%s = %s: %s", pl->source, pl->url, o.why);
 		return;
 	}
 	unsigned long long body = (unsigned long long)sp_policy_int(ctx->policy, "net.proxy.body_bytes", 1 << 20);
@@ -704,7 +710,7 @@ void sp_proxy_plan_build(const sp_ctx *ctx, sp_proxy_plan *pl, unsigned timeout_
 		for (size_t i = 0; i < deny.n; i++) {
 			struct sockaddr_storage sa;
 			socklen_t len;
-			if (sp_net_parse_hostport(deny.v[i], 0, &sa, &len, why, sizeof why) < 0)
+			if (sp_net_parse_hostport(deny.v[i], 0, &sa, &len, &o) < 0)
 				continue;
 			char t[200];
 			if (sa.ss_family == AF_INET && v4++ < 2) {

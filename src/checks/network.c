@@ -462,9 +462,9 @@ static size_t targets(const sp_ctx *ctx, const char *key, const char *check, int
 	sp_policy_list(ctx->policy, key, &v);
 	size_t n = 0;
 	for (size_t i = 0; i < v.n && n < max; i++) {
-		char why[200];
-		if (sp_net_parse_hostport(v.v[i], defport, &out[n], &lens[n], why, sizeof why) < 0) {
-			cfg_error(check, "%s: %s", key, why);
+		sp_outcome o = {0};
+		if (sp_net_parse_hostport(v.v[i], defport, &out[n], &lens[n], &o) < 0) {
+			cfg_error(check, "%s: %s", key, o.why);
 			continue;
 		}
 		if (text)
@@ -486,9 +486,9 @@ static void build_dns(const sp_ctx *ctx, unsigned to)
 		for (size_t i = 0; i < res.n; i++) {
 			struct sockaddr_storage sa;
 			socklen_t len;
-			char why[200];
-			if (sp_net_parse_hostport(res.v[i], 53, &sa, &len, why, sizeof why) < 0) {
-				cfg_error("net.lookup", "resolver %s", why);
+			sp_outcome o = {0};
+			if (sp_net_parse_hostport(res.v[i], 53, &sa, &len, &o) < 0) {
+				cfg_error("net.lookup", "resolver %s", o.why);
 				continue;
 			}
 			for (size_t j = 0; j < names.n && j < SP_DNS_MAX_NAMES; j++) {
@@ -1048,9 +1048,10 @@ static void run_listening(const sp_ctx *ctx, sp_result *r)
 static void run_dns(const sp_ctx *ctx, sp_result *r)
 {
 	const char *fake = sp_policy_get(ctx->policy, "net.dns.fake_address");
-	char canon[INET6_ADDRSTRLEN], why[200];
-	if (fake && *fake && sp_net_parse_ip(fake, canon, sizeof canon, why, sizeof why) < 0) {
-		sp_errorr(r, "net.dns.fake_address: %s", why);
+	char canon[INET6_ADDRSTRLEN];
+	sp_outcome o = {0};
+	if (fake && *fake && sp_net_parse_ip(fake, canon, sizeof canon, &o) < 0) {
+		sp_errorr(r, "net.dns.fake_address: %s", o.why);
 		return;
 	}
 	/* the replies' addresses are in inet_ntop's form: compare in it */

@@ -12,4 +12,8 @@ extern const sp_batch sp_batch_net;
  * batch is also rebuilt when a check runs with a different policy. */
 void sp_net_batch_reset(void);
 
+/* Make sure the batch ran for this policy; returns the batch's fault (""
+ * when it ran). For the modules that ride in it (net_ext.h). */
+const char *sp_net_batch_ensure(const sp_ctx *ctx);
+
 #endif

@@ -691,7 +691,7 @@ static void judge_redirects(judge *j, const char *family, const char *table, con
 	json_decref(rules);
 }
 
-int sp_nft_judge(const char *text, size_t len, sp_nft_policy *pol, sp_nft_report *rep, char *why, size_t whysz)
+int sp_nft_judge(const char *text, size_t len, sp_nft_policy *pol, sp_nft_report *rep, sp_outcome *o)
 {
 	memset(rep, 0, sizeof *rep);
 	for (size_t q = 0; q < pol->nredirect; q++) {
@@ -702,14 +702,12 @@ int sp_nft_judge(const char *text, size_t len, sp_nft_policy *pol, sp_nft_report
 	json_error_t je;
 	json_t *root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
 	if (!root) {
-		snprintf(why, whysz, "not JSON (line %d: %s)", je.line, je.text);
-		return -1;
+		return sp_why(o, "not JSON (line %d: %s)", je.line, je.text);
 	}
 	json_t *items = json_object_get(root, "nftables");
 	if (!json_is_array(items)) {
 		json_decref(root);
-		snprintf(why, whysz, "not an nftables ruleset (no \"nftables\" array)");
-		return -1;
+		return sp_why(o, "not an nftables ruleset (no \"nftables\" array)");
 	}
 	judge j = {.items = items, .pol = pol, .rep = rep};
 	size_t i;

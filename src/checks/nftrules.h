@@ -11,6 +11,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "core/outcome.h"
+
 enum { SP_NFT_ANY = 0, SP_NFT_TCP = 6, SP_NFT_UDP = 17 };
 
 typedef struct sp_nft_endpoint {
@@ -60,8 +62,8 @@ typedef struct sp_nft_report {
 } sp_nft_report;
 
 /* Parse and judge. Returns 0 (the report says what it found), or -1 when
- * the text is not an nftables JSON ruleset (why says what is wrong). */
-int sp_nft_judge(const char *text, size_t len, sp_nft_policy *pol, sp_nft_report *rep, char *why, size_t whysz);
+ * the text is not an nftables JSON ruleset (o says what is wrong). */
+int sp_nft_judge(const char *text, size_t len, sp_nft_policy *pol, sp_nft_report *rep, sp_outcome *o);
 /* The line of rule HANDLE in chain CHAIN of table FAMILY TABLE in a
  * `nft -a list ruleset` listing, without its "# handle N": 0, or -1 when
  * the listing has no such rule. */

@@ -22,6 +22,7 @@
 #include "checks/net_probe.h"
 #include "checks/probe.h"
 #include "checks/tls_probe.h"
+#include "core/outcome.h"
 #include "core/runner.h"
 #include "core/util.h"
 #include "catalog/catalog.h"
@@ -30,109 +31,12 @@
 #define TLS_KEYS_PROBE                                                                                            \
 	TLS_KEYS_CA ",tls.allowed_hosts:tls_hosts,tls.denied_hosts:tls_hosts,tls.timeout_ms:int,net.proxy:proxy_url"
 
-/* where distributions keep the bundle their OpenSSL, curl, Python and Go read */
-static const char *const default_stores[] = {
-	"/etc/ssl/certs/ca-certificates.crt",                /* Debian, Ubuntu, Alpine, Arch */
-	"/etc/pki/tls/certs/ca-bundle.crt",                  /* Fedora, RHEL */
-	"/etc/pki/ca-trust/extracted/pem/tls-ca-bundle.pem", /* RHEL 7+ */
-	"/etc/ssl/ca-bundle.pem",                            /* openSUSE */
-	"/etc/ssl/cert.pem",                                 /* Alpine, macOS-like */
-};
-
 /* the CA variables clients read: files, except SSL_CERT_DIR */
 static const char *const ca_vars[] = {"SSL_CERT_FILE",  "REQUESTS_CA_BUNDLE", "NODE_EXTRA_CA_CERTS",
 				      "CURL_CA_BUNDLE", "GIT_SSL_CAINFO",     "SSL_CERT_DIR"};
 
-/* tls.ca_fingerprint's entries: what sp_tls_fpr_normalise takes */
-static int fpr_parse(const char *s, char *why, size_t whysz)
-{
-	char f[65];
-	if (sp_tls_fpr_normalise(s, f) == 0)
-		return 0;
-	snprintf(why, whysz, "'%.100s': expected a SHA-256 fingerprint (64 hex digits, colons allowed)", s);
-	return -1;
-}
-
-const sp_policy_type sp_ptype_sha256s = {.name = "sha256s", .what = "SHA-256 fingerprints (64 hex digits, colons allowed)",
-					 .list = true, .parse = fpr_parse};
-
 /* the most hosts tls.allowed_hosts and tls.denied_hosts are probed at */
 #define TLS_MAX_HOSTS 4
-
-int sp_tls_trust_from_policy(const sp_ctx *ctx, sp_tls_trust *t, char *why, size_t whysz)
-{
-	memset(t, 0, sizeof *t);
-	sp_strv_split(&t->fpr, NULL, ",");
-	sp_policy_list(ctx->policy, "tls.store", &t->store);
-	if (t->store.n == 0)
-		for (size_t i = 0; i < SP_ARRAY_SIZE(default_stores); i++)
-			if (access(default_stores[i], F_OK) == 0) {
-				sp_strv_push(&t->store, default_stores[i]);
-				break;
-			}
-	const char *file = sp_policy_get(ctx->policy, "tls.ca");
-	sp_strv given;
-	sp_policy_list(ctx->policy, "tls.ca_fingerprint", &given);
-	for (size_t i = 0; i < given.n; i++) {
-		char f[65];
-		if (sp_tls_fpr_normalise(given.v[i], f) < 0) {
-			size_t l = (size_t)snprintf(why, whysz, "tls.ca_fingerprint: ");
-			fpr_parse(given.v[i], why + l, whysz - l);
-			sp_strv_free(&given);
-			return -1;
-		}
-		sp_strv_push(&t->fpr, f);
-	}
-	sp_strv_free(&given);
-	if (file && *file) {
-		int e = 0;
-		t->ca = sp_tls_load_certs(file, &e);
-		if (!t->ca) {
-			snprintf(why, whysz, "tls.ca %s: %s", file,
-				 e == EBADMSG ? "holds no certificate (PEM or DER)" : strerror(e));
-			return -1;
-		}
-		bool match = t->fpr.n == 0;
-		for (size_t i = 0; i < sp_tls_count(t->ca); i++) {
-			char f[65];
-			sp_tls_fingerprint(t->ca, i, f);
-			if (sp_strv_contains(&t->fpr, f))
-				match = true;
-		}
-		if (!match) {
-			snprintf(why, whysz, "tls.ca %s holds no certificate with the fingerprint tls.ca_fingerprint names", file);
-			return -1;
-		}
-		if (t->fpr.n == 0)
-			for (size_t i = 0; i < sp_tls_count(t->ca); i++) {
-				char f[65];
-				sp_tls_fingerprint(t->ca, i, f);
-				sp_strv_push(&t->fpr, f);
-			}
-	}
-	if (t->fpr.n == 0)
-		return 0;
-	if (!t->ca) {
-		/* named by fingerprint only: take the certificate from the store,
-		 * where it must be anyway, to check signatures with its key */
-		for (size_t s = 0; s < t->store.n; s++) {
-			int e = 0;
-			void *all = sp_tls_load_certs(t->store.v[s], &e);
-			for (size_t i = 0; all && i < sp_tls_count(all) && !t->ca; i++) {
-				char f[65];
-				sp_tls_fingerprint(all, i, f);
-				if (sp_strv_contains(&t->fpr, f)) {
-					t->ca = all;
-					all = NULL;
-				}
-			}
-			sp_tls_free_certs(all);
-			if (t->ca)
-				break;
-		}
-	}
-	return 1;
-}
 
 static void ca_expect_text(const sp_ctx *ctx, char *out, size_t size)
 {
@@ -151,10 +55,10 @@ static void run_ca_store(const sp_ctx *ctx, sp_result *r)
 	ca_expect_text(ctx, ca, sizeof ca);
 	sp_expected(r, "the interception CA (%s) is in every system trust store file (tls.store)", ca[0] ? ca : "none named");
 	sp_tls_trust t;
-	char why[300] = "";
-	int rc = sp_tls_trust_from_policy(ctx, &t, why, sizeof why);
+	sp_outcome o = {0};
+	int rc = sp_tls_trust_from_policy(ctx, &t, &o);
 	if (rc < 0) {
-		sp_errorr(r, "%s", why);
+		sp_errorr(r, "%s", o.why);
 		sp_tls_trust_free(&t);
 		return;
 	}
@@ -205,11 +109,11 @@ static void run_ca_env(const sp_ctx *ctx, sp_result *r)
 	sp_expected(r, "%s%s; every CA variable that is set names a readable file (SSL_CERT_DIR: directory) holding "
 		       "the interception CA", need.n ? "set: " : "", need.n ? sp_policy_get(ctx->policy, "tls.ca_env") : "no variable required");
 	sp_tls_trust t;
-	char why[300] = "";
-	int rc = sp_tls_trust_from_policy(ctx, &t, why, sizeof why);
+	sp_outcome o = {0};
+	int rc = sp_tls_trust_from_policy(ctx, &t, &o);
 	if (rc <= 0) {
 		if (rc < 0)
-			sp_errorr(r, "%s", why);
+			sp_errorr(r, "%s", o.why);
 		else
 			sp_skip(r, "policy names no interception CA (tls.ca, tls.ca_fingerprint)");
 		sp_tls_trust_free(&t);
@@ -322,7 +226,7 @@ static struct tls_plan {
 	size_t n;
 } plan;
 
-void sp_tls_plan_reset(void)
+static void tls_plan_reset(void)
 {
 	sp_tls_trust_free(&plan.trust);
 	free(plan.req);
@@ -336,16 +240,20 @@ static bool on(const sp_ctx *ctx, const char *id)
 }
 
 /* "host[:port]" with the default port 443 */
-static int split_host(const char *s, char *host, size_t hsz, unsigned *port, char *why, size_t whysz)
+static int split_host(const char *s, char *host, size_t hsz, unsigned *port, sp_outcome *o)
 {
-	return sp_net_parse_name_port(s, 443, host, hsz, port, why, whysz);
+	return sp_net_parse_name_port(s, 443, host, hsz, port, o);
 }
 
 static int tls_host_parse(const char *s, char *why, size_t whysz)
 {
 	char host[128];
 	unsigned port;
-	return split_host(s, host, sizeof host, &port, why, whysz);
+	sp_outcome o = {0};
+	if (split_host(s, host, sizeof host, &port, &o) == 0)
+		return 0;
+	snprintf(why, whysz, "%s", o.why);
+	return -1;
 }
 
 const sp_policy_type sp_ptype_tls_hosts = {.name = "tls_hosts", .what = "HOST[:PORT], port 443 when absent",
@@ -357,10 +265,11 @@ static void add_reqs(const sp_ctx *ctx, const sp_proxy_plan *pp, const char *key
 	sp_strv hosts;
 	sp_policy_list(ctx->policy, key, &hosts);
 	for (size_t i = 0; i < hosts.n && i < TLS_MAX_HOSTS; i++) {
-		char host[128], why[200];
+		char host[128];
 		unsigned port;
-		if (split_host(hosts.v[i], host, sizeof host, &port, why, sizeof why) < 0) {
-			snprintf(plan.error, sizeof plan.error, "%s: %s", key, why);
+		sp_outcome o = {0};
+		if (split_host(hosts.v[i], host, sizeof host, &port, &o) < 0) {
+			snprintf(plan.error, sizeof plan.error, "%s: %s", key, o.why);
 			break;
 		}
 		plan.req = sp_xrealloc(plan.req, (plan.n + 1) * sizeof *plan.req);
@@ -381,10 +290,10 @@ static void add_reqs(const sp_ctx *ctx, const sp_proxy_plan *pp, const char *key
 	sp_strv_free(&hosts);
 }
 
-void sp_tls_plan_build(const sp_ctx *ctx, const sp_proxy_plan *pp, unsigned egress_timeout_ms)
+static void tls_plan_build(const sp_ctx *ctx, const sp_proxy_plan *pp, unsigned egress_timeout_ms)
 {
 	(void)egress_timeout_ms;
-	sp_tls_plan_reset();
+	tls_plan_reset();
 	plan.built = true;
 	bool want_allowed = on(ctx, "tls.intercept") || on(ctx, "tls.denied");
 	bool want_denied = on(ctx, "tls.denied");
@@ -393,7 +302,10 @@ void sp_tls_plan_build(const sp_ctx *ctx, const sp_proxy_plan *pp, unsigned egre
 	plan.proxy_configured = pp->configured;
 	if (pp->configured)
 		snprintf(plan.proxy, sizeof plan.proxy, "%s (from %s)", pp->url, pp->source);
-	plan.have_ca = sp_tls_trust_from_policy(ctx, &plan.trust, plan.error, sizeof plan.error);
+	sp_outcome o = {0};
+	plan.have_ca = sp_tls_trust_from_policy(ctx, &plan.trust, &o);
+	if (plan.have_ca < 0)
+		snprintf(plan.error, sizeof plan.error, "%s", o.why);
 	if (plan.have_ca < 0 || !pp->configured)
 		return;
 	if (pp->error[0]) {
@@ -417,6 +329,15 @@ void sp_tls_plan_build(const sp_ctx *ctx, const sp_proxy_plan *pp, unsigned egre
 		plan.child[i] = sp_net_ext_add(sp_tls_child, &plan.req[i], &plan.req[i].out, sizeof plan.req[i].out, to);
 }
 
+/* the handshakes join the network batch first (order 10), before the
+ * transparent probes */
+static const sp_net_ext_module tls_ext = {
+	.name = "tls", .order = 10, .build = tls_plan_build, .reset = tls_plan_reset};
+
+__attribute__((constructor)) static void tls_ext_register(void)
+{
+	sp_net_ext_register(&tls_ext);
+}
 
 /* what one request saw, as one observed item */
 static void describe(sp_result *r, size_t i)

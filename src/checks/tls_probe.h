@@ -94,11 +94,12 @@ int sp_tls_bundle_has(const char *path, const sp_strv *fpr, size_t *ncerts);
 int sp_tls_dir_has(const char *dir, const void *ca_certs);
 
 /* Build the trust configuration from the policy (tls.ca, tls.ca_fingerprint,
- * tls.store; src/checks/tls.c). Returns 1 when a CA is named, 0 when none
- * is, -1 with why on a bad policy or an unreadable CA file. The store list
- * is left empty when no bundle exists. */
+ * tls.store; src/checks/tls_trust.c). Returns 1 when a CA is named, 0 when
+ * none is, -1 with o's reason on a bad policy or an unreadable CA file. The
+ * store list is left empty when no bundle exists. */
 struct sp_ctx;
-int sp_tls_trust_from_policy(const struct sp_ctx *ctx, sp_tls_trust *t, char *why, size_t whysz);
+struct sp_outcome;
+int sp_tls_trust_from_policy(const struct sp_ctx *ctx, sp_tls_trust *t, struct sp_outcome *o);
 void sp_tls_trust_free(sp_tls_trust *t);
 /* the text for a verify result ("The certificate is not correctly signed by the
  * trusted CA"; reasons joined with "; ") */

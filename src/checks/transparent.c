@@ -33,6 +33,7 @@
 #include "checks/nftrules.h"
 #include "checks/probe.h"
 #include "checks/tls_probe.h"
+#include "core/outcome.h"
 #include "core/runner.h"
 #include "core/spawn.h"
 #include "core/util.h"
@@ -151,7 +152,7 @@ static struct tp_plan {
 	sp_tls_trust via_trust;
 } tp;
 
-void sp_transparent_plan_reset(void)
+static void transparent_plan_reset(void)
 {
 	sp_tls_trust_free(&tp.trust);
 	sp_tls_trust_free(&tp.via_trust);
@@ -222,16 +223,19 @@ static void build_direct(const sp_ctx *ctx, unsigned egress_to)
 	if (to == 0 || to > 60000)
 		to = 3000;
 	if (targets.n) {
-		tp.have_ca = sp_tls_trust_from_policy(ctx, &tp.trust, tp.direct_error, sizeof tp.direct_error);
-		if (tp.have_ca < 0)
+		sp_outcome o = {0};
+		tp.have_ca = sp_tls_trust_from_policy(ctx, &tp.trust, &o);
+		if (tp.have_ca < 0) {
+			snprintf(tp.direct_error, sizeof tp.direct_error, "%s", o.why);
 			targets.n = 0; /* the error is reported */
+		}
 	}
 	for (size_t i = 0; i < targets.n && i < SP_NET_MAX_TARGETS; i++) {
 		struct sockaddr_storage sa;
 		socklen_t len;
-		char why[200];
-		if (sp_net_parse_hostport(targets.v[i], 0, &sa, &len, why, sizeof why) < 0) {
-			snprintf(tp.direct_error, sizeof tp.direct_error, "net.transparent.targets: %s", why);
+		sp_outcome po = {0};
+		if (sp_net_parse_hostport(targets.v[i], 0, &sa, &len, &po) < 0) {
+			snprintf(tp.direct_error, sizeof tp.direct_error, "net.transparent.targets: %s", po.why);
 			tp.nd = 0;
 			break;
 		}
@@ -295,7 +299,8 @@ static void build_dns(const sp_ctx *ctx, unsigned to)
 		return;
 	}
 	const char *name = sp_policy_get(ctx->policy, "net.transparent.dns_name");
-	char res[96], why[200];
+	char res[96];
+	sp_outcome po = {0};
 	own_resolver(ctx, res, sizeof res, tp.resolver_src, sizeof tp.resolver_src);
 	struct sockaddr_storage sa;
 	socklen_t len;
@@ -306,13 +311,13 @@ static void build_dns(const sp_ctx *ctx, unsigned to)
 	else if (!res[0])
 		snprintf(tp.dns_error, sizeof tp.dns_error,
 			 "no own resolver (net.transparent.resolver unset, no nameserver in /etc/resolv.conf)");
-	else if (sp_net_parse_hostport(res, 53, &sa, &len, why, sizeof why) < 0)
-		snprintf(tp.dns_error, sizeof tp.dns_error, "resolver from %s: %s", tp.resolver_src, why);
+	else if (sp_net_parse_hostport(res, 53, &sa, &len, &po) < 0)
+		snprintf(tp.dns_error, sizeof tp.dns_error, "resolver from %s: %s", tp.resolver_src, po.why);
 	if (!tp.dns_error[0]) {
 		add_dns(&sa, len, name, true, to);
 		for (size_t i = 0; i < outside.n && i < SP_NET_MAX_TARGETS; i++) {
-			if (sp_net_parse_hostport(outside.v[i], 53, &sa, &len, why, sizeof why) < 0) {
-				snprintf(tp.dns_error, sizeof tp.dns_error, "net.transparent.dns: %s", why);
+			if (sp_net_parse_hostport(outside.v[i], 53, &sa, &len, &po) < 0) {
+				snprintf(tp.dns_error, sizeof tp.dns_error, "net.transparent.dns: %s", po.why);
 				tp.nq = 0;
 				break;
 			}
@@ -342,7 +347,7 @@ static void build_via(const sp_ctx *ctx)
 	sp_strv allowed, denied;
 	sp_policy_list(ctx->policy, "net.transparent.allowed_hosts", &allowed);
 	sp_policy_list(ctx->policy, "net.transparent.denied_hosts", &denied);
-	char why[200];
+	sp_outcome po = {0};
 	struct sockaddr_storage via;
 	socklen_t vlen, plen;
 	if (!px || !*px) {
@@ -354,8 +359,8 @@ static void build_via(const sp_ctx *ctx)
 			 "net.transparent.allowed_hosts is empty: no name to send through the redirect");
 		goto out;
 	}
-	if (sp_net_parse_hostport(px, 0, &tp.proxy_sa, &plen, why, sizeof why) < 0) {
-		snprintf(tp.via_error, sizeof tp.via_error, "net.transparent.proxy: %s", why);
+	if (sp_net_parse_hostport(px, 0, &tp.proxy_sa, &plen, &po) < 0) {
+		snprintf(tp.via_error, sizeof tp.via_error, "net.transparent.proxy: %s", po.why);
 		goto out;
 	}
 	snprintf(tp.proxy_text, sizeof tp.proxy_text, "%s", px);
@@ -373,7 +378,7 @@ static void build_via(const sp_ctx *ctx)
 		for (size_t i = 0; i < targets.n && !vbuf[0]; i++) {
 			struct sockaddr_storage sa;
 			socklen_t l;
-			if (sp_net_parse_hostport(targets.v[i], 0, &sa, &l, why, sizeof why) < 0)
+			if (sp_net_parse_hostport(targets.v[i], 0, &sa, &l, &po) < 0)
 				continue;
 			for (size_t k = 0; k < tlsports.n; k++) {
 				unsigned tpp;
@@ -392,14 +397,17 @@ static void build_via(const sp_ctx *ctx)
 			 "port");
 		goto out;
 	}
-	if (sp_net_parse_hostport(vbuf, 0, &via, &vlen, why, sizeof why) < 0) {
-		snprintf(tp.via_error, sizeof tp.via_error, "net.transparent.via: %s", why);
+	if (sp_net_parse_hostport(vbuf, 0, &via, &vlen, &po) < 0) {
+		snprintf(tp.via_error, sizeof tp.via_error, "net.transparent.via: %s", po.why);
 		goto out;
 	}
 	snprintf(tp.via_text, sizeof tp.via_text, "%s", vbuf);
-	tp.via_have_ca = sp_tls_trust_from_policy(ctx, &tp.via_trust, tp.via_error, sizeof tp.via_error);
-	if (tp.via_have_ca < 0)
+	sp_outcome o = {0};
+	tp.via_have_ca = sp_tls_trust_from_policy(ctx, &tp.via_trust, &o);
+	if (tp.via_have_ca < 0) {
+		snprintf(tp.via_error, sizeof tp.via_error, "%s", o.why);
 		goto out;
+	}
 	unsigned to = (unsigned)sp_policy_int(ctx->policy, "tls.timeout_ms", 3000);
 	if (to == 0 || to > 60000)
 		to = 3000;
@@ -432,16 +440,25 @@ out:
 	sp_strv_free(&denied);
 }
 
-void sp_transparent_plan_build(const sp_ctx *ctx, const sp_proxy_plan *proxy, unsigned egress_timeout_ms)
+static void transparent_plan_build(const sp_ctx *ctx, const sp_proxy_plan *proxy, unsigned egress_timeout_ms)
 {
 	(void)proxy;
-	sp_transparent_plan_reset();
+	transparent_plan_reset();
 	if (on(ctx, "net.transparent.direct"))
 		build_direct(ctx, egress_timeout_ms);
 	if (on(ctx, "net.transparent.dns"))
 		build_dns(ctx, egress_timeout_ms);
 	if (on(ctx, "net.transparent.proxied") || on(ctx, "net.transparent.denied"))
 		build_via(ctx);
+}
+
+/* after the tls.* handshakes in the network batch (order 20) */
+static const sp_net_ext_module transparent_ext = {
+	.name = "transparent", .order = 20, .build = transparent_plan_build, .reset = transparent_plan_reset};
+
+__attribute__((constructor)) static void transparent_ext_register(void)
+{
+	sp_net_ext_register(&transparent_ext);
 }
 
 /* ---- net.transparent.direct --------------------------------------------------- */
@@ -615,8 +632,8 @@ static void run_dns(const sp_ctx *ctx, sp_result *r)
 
 /* Run `nft -j list ruleset` (json) or `nft -a list ruleset` (found on
  * PATH, /usr/sbin, /sbin), bounded in time. Returns the output, or NULL
- * with why. */
-static char *run_nft(bool json, size_t *len, char *why, size_t whysz)
+ * with o's reason. */
+static char *run_nft(bool json, size_t *len, sp_outcome *o)
 {
 	static const char *const dirs[] = {"/usr/sbin", "/sbin", "/usr/bin", "/bin", "/usr/local/sbin"};
 	char nft[256] = "";
@@ -633,7 +650,7 @@ static char *run_nft(bool json, size_t *len, char *why, size_t whysz)
 	}
 	sp_strv_free(&pd);
 	if (!nft[0]) {
-		snprintf(why, whysz, "no nft program (PATH, /usr/sbin, /sbin) and net.transparent.ruleset unset");
+		sp_why(o, "no nft program (PATH, /usr/sbin, /sbin) and net.transparent.ruleset unset");
 		return NULL;
 	}
 	char *const argv[] = {"nft", json ? "-j" : "-a", "list", "ruleset", NULL};
@@ -645,7 +662,7 @@ static char *run_nft(bool json, size_t *len, char *why, size_t whysz)
 	sp_error_clear(&serr);
 	fflush(NULL);
 	if (sp_spawn(&c, argv, &so, &serr) < 0) { /* exec failed: what the child's exit 127 said */
-		snprintf(why, whysz, "%s failed", nft);
+		sp_why(o, "%s failed", nft);
 		return NULL;
 	}
 	bool timed_out = sp_child_wait(&c, sp_now_ns() + 3000000000ull) == -ETIMEDOUT;
@@ -654,8 +671,8 @@ static char *run_nft(bool json, size_t *len, char *why, size_t whysz)
 		if (c.err_buf.data)
 			snprintf(ebuf, sizeof ebuf, "%s", c.err_buf.data);
 		ebuf[strcspn(ebuf, "\n")] = '\0';
-		snprintf(why, whysz, "%s %s", nft,
-			 timed_out ? "did not finish in 3 s" : ebuf[0] ? ebuf : "failed");
+		const char *what = ebuf[0] ? ebuf : "failed";
+		sp_why(o, "%s %s", nft, timed_out ? "did not finish in 3 s" : what);
 		sp_child_free(&c);
 		return NULL;
 	}
@@ -735,7 +752,7 @@ static void run_ruleset(const sp_ctx *ctx, sp_result *r)
 	}
 	sp_nft_policy pol;
 	memset(&pol, 0, sizeof pol);
-	char why0[300];
+	sp_outcome po = {0};
 	/* the policy's side: the proxy, the resolver, extra endpoints, redirects */
 	sp_proxy_plan pp;
 	sp_proxy_plan_build(ctx, &pp, 1000);
@@ -745,8 +762,8 @@ static void run_ruleset(const sp_ctx *ctx, sp_result *r)
 	struct sockaddr_storage tpsa;
 	socklen_t tplen;
 	if (tpx && *tpx) {
-		if (sp_net_parse_hostport(tpx, 0, &tpsa, &tplen, why0, sizeof why0) < 0) {
-			sp_errorr(r, "net.transparent.proxy: %s", why0);
+		if (sp_net_parse_hostport(tpx, 0, &tpsa, &tplen, &po) < 0) {
+			sp_errorr(r, "net.transparent.proxy: %s", po.why);
 			sp_proxy_plan_free(&pp);
 			return;
 		}
@@ -761,7 +778,7 @@ static void run_ruleset(const sp_ctx *ctx, sp_result *r)
 	own_resolver(ctx, res, sizeof res, src, sizeof src);
 	struct sockaddr_storage sa;
 	socklen_t len;
-	if (res[0] && sp_net_parse_hostport(res, 53, &sa, &len, why, sizeof why) == 0)
+	if (res[0] && sp_net_parse_hostport(res, 53, &sa, &len, &po) == 0)
 		add_allow(&pol, &sa, false, SP_NFT_ANY, "resolver");
 	sp_strv extra, red;
 	sp_policy_list(ctx->policy, "net.transparent.allow", &extra);
@@ -769,8 +786,8 @@ static void run_ruleset(const sp_ctx *ctx, sp_result *r)
 	bool bad = false;
 	for (size_t i = 0; i < extra.n && !bad; i++) {
 		bool anyport;
-		if (sp_net_parse_endpoint(extra.v[i], &sa, &len, &anyport, why, sizeof why) < 0) {
-			sp_errorr(r, "net.transparent.allow: %s", why);
+		if (sp_net_parse_endpoint(extra.v[i], &sa, &len, &anyport, &po) < 0) {
+			sp_errorr(r, "net.transparent.allow: %s", po.why);
 			bad = true;
 			break;
 		}
@@ -805,9 +822,10 @@ static void run_ruleset(const sp_ctx *ctx, sp_result *r)
 		}
 		snprintf(source, sizeof source, "%s", file);
 	} else {
-		text = run_nft(true, &tlen, why, sizeof why);
+		sp_outcome o = {0};
+		text = run_nft(true, &tlen, &o);
 		if (!text) {
-			sp_skip(r, "the ruleset is not readable: %s", why);
+			sp_skip(r, "the ruleset is not readable: %s", o.why);
 			return;
 		}
 		snprintf(source, sizeof source, "nft -j list ruleset");
@@ -816,7 +834,6 @@ static void run_ruleset(const sp_ctx *ctx, sp_result *r)
 	const char *lfile = sp_policy_get(ctx->policy, "net.transparent.listing");
 	char *listing = NULL;
 	size_t llen = 0;
-	char lwhy[300] = "";
 	if (lfile && *lfile) {
 		int e = 0;
 		listing = sp_read_file_alloc(lfile, 16u << 20, &llen, &e);
@@ -826,17 +843,19 @@ static void run_ruleset(const sp_ctx *ctx, sp_result *r)
 			return;
 		}
 	} else if (!(file && *file)) {
-		listing = run_nft(false, &llen, lwhy, sizeof lwhy);
+		sp_outcome lo = {0}; /* a listing nft cannot give is left out */
+		listing = run_nft(false, &llen, &lo);
 	}
 	pol.listing = listing;
 	pol.listing_len = llen;
 	sp_nft_report rep;
-	int rc = sp_nft_judge(text, tlen, &pol, &rep, why, sizeof why);
+	sp_outcome jo = {0};
+	int rc = sp_nft_judge(text, tlen, &pol, &rep, &jo);
 	free(text);
 	free(listing);
 	pol.listing = NULL;
 	if (rc < 0) {
-		sp_errorr(r, "%s: %s", source, why);
+		sp_errorr(r, "%s: %s", source, jo.why);
 		return;
 	}
 	sp_observed(r, "%s: %zu tables, %zu chains, %zu rules; default-drop output: IPv4 %s, IPv6 %s%s%s%s; %zu of %zu "
@@ -870,8 +889,8 @@ static void run_ruleset(const sp_ctx *ctx, sp_result *r)
 			snprintf(at, sizeof at, "127.0.0.1:%u", w->to_port);
 		else
 			snprintf(at, sizeof at, strchr(w->to_addr, ':') ? "[%s]:%u" : "%s:%u", w->to_addr, w->to_port);
-		if (sp_net_parse_hostport(at, 0, &sa, &len, why, sizeof why) < 0) {
-			sp_observed_add(r, "tcp/%u's target %s: %s", w->port, at, why);
+		if (sp_net_parse_hostport(at, 0, &sa, &len, &po) < 0) {
+			sp_observed_add(r, "tcp/%u's target %s: %s", w->port, at, po.why);
 			dead++;
 			continue;
 		}

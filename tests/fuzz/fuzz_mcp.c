@@ -19,7 +19,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	if (size == 0 || size > 60000) /* the whole stream fits in a pipe */
 		return 0;
-	char why[700];
+	sp_outcome o = {0};
 	if (data[0] & 2) {
 		sp_mcp m;
 		memset(&m, 0, sizeof m);
@@ -34,11 +34,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		int rc = 0;
 		while (i < size && rc == 0) {
 			size_t n = size - i < step ? size - i : step;
-			rc = sp_mcp_http_feed(&m, &h, (const char *)data + i, n, why, sizeof why);
+			rc = sp_mcp_http_feed(&m, &h, (const char *)data + i, n, &o);
 			i += n;
 		}
 		if (rc == 0)
-			sp_mcp_http_end(&m, &h, why, sizeof why);
+			sp_mcp_http_end(&m, &h, &o);
 		if (h.phase > 2 || h.headlen >= sizeof h.head || strlen(h.endpoint) >= sizeof h.endpoint)
 			abort();
 		/* every delivered message is one line, no longer than the bound */
@@ -49,7 +49,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort();
 		for (size_t k = 0; k < h.messages; k++) {
 			json_t *msg = NULL;
-			if (sp_mcp_recv(&m, sp_now_ns(), &msg, why, sizeof why) < 0)
+			if (sp_mcp_recv(&m, sp_now_ns(), &msg, &o) < 0)
 				continue;
 			json_decref(msg);
 		}
@@ -59,7 +59,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		struct sockaddr_storage ss;
 		socklen_t sl;
 		char hp[80], path[512];
-		if (sp_mcp_parse_url(url, &ss, &sl, hp, sizeof hp, path, sizeof path, why, sizeof why) == 0 && path[0] != '/')
+		if (sp_mcp_parse_url(url, &ss, &sl, hp, sizeof hp, path, sizeof path, &o) == 0 && path[0] != '/')
 			abort();
 		free(url);
 		return 0;
@@ -67,7 +67,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (data[0] & 1) {
 		char *cmd = strndup((const char *)data + 1, size - 1);
 		sp_strv v;
-		if (sp_mcp_split_command(cmd, &v, why, sizeof why) == 0 && (v.n == 0 || v.n > SP_MCP_MAX_WORDS))
+		if (sp_mcp_split_command(cmd, &v, &o) == 0 && (v.n == 0 || v.n > SP_MCP_MAX_WORDS))
 			abort();
 		sp_strv_free(&v);
 		free(cmd);
@@ -89,16 +89,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	sp_strv_split(&names, NULL, ",");
 	for (int i = 0; i < 1000; i++) {
 		json_t *msg = NULL;
-		if (sp_mcp_recv(&m, sp_now_ns() + 100 * SP_NS_PER_MS, &msg, why, sizeof why) <= 0)
+		if (sp_mcp_recv(&m, sp_now_ns() + 100 * SP_NS_PER_MS, &msg, &o) <= 0)
 			break;
 		bool is_error;
 		long long code;
-		sp_mcp_response(msg, 1, &is_error, &code, why, sizeof why);
+		sp_mcp_response(msg, 1, &is_error, &code, &o);
 		char proto[64], server[160];
-		sp_mcp_init_result(json_object_get(msg, "result"), proto, sizeof proto, server, sizeof server, why, sizeof why);
+		sp_mcp_init_result(json_object_get(msg, "result"), proto, sizeof proto, server, sizeof server, &o);
 		char *cursor = NULL;
 		size_t before = names.n;
-		if (sp_mcp_tools_page(json_object_get(msg, "result"), &names, &cursor, why, sizeof why) == 0 && cursor &&
+		if (sp_mcp_tools_page(json_object_get(msg, "result"), &names, &cursor, &o) == 0 && cursor &&
 		    !*cursor)
 			abort();
 		for (size_t k = before; k < names.n; k++)

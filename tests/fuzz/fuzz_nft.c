@@ -31,8 +31,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	    strlen(line) >= sizeof line)
 		abort();
 	sp_nft_report rep;
-	char why[200];
-	if (sp_nft_judge((const char *)data, size, &pol, &rep, why, sizeof why) == 0 && rep.accepts_ok > rep.accepts)
+	sp_outcome o = {0};
+	if (sp_nft_judge((const char *)data, size, &pol, &rep, &o) == 0 && rep.accepts_ok > rep.accepts)
 		abort();
 	return 0;
 }

@@ -59,26 +59,27 @@ static void test_hostport(void)
 {
 	struct sockaddr_storage sa;
 	socklen_t len;
-	char why[200], txt[80];
-	is_int(sp_net_parse_hostport("10.203.0.1:80", 0, &sa, &len, why, sizeof why), 0, "IPv4 host:port");
+	char txt[80];
+	sp_outcome o = {0};
+	is_int(sp_net_parse_hostport("10.203.0.1:80", 0, &sa, &len, &o), 0, "IPv4 host:port");
 	sp_net_format_sa((struct sockaddr *)&sa, txt, sizeof txt);
 	is_str(txt, "10.203.0.1:80", "formats back");
-	is_int(sp_net_parse_hostport("[fd00:5a9d::1]:443", 0, &sa, &len, why, sizeof why), 0, "[IPv6]:port");
+	is_int(sp_net_parse_hostport("[fd00:5a9d::1]:443", 0, &sa, &len, &o), 0, "[IPv6]:port");
 	sp_net_format_sa((struct sockaddr *)&sa, txt, sizeof txt);
 	is_str(txt, "[fd00:5a9d::1]:443", "IPv6 formats back");
-	is_int(sp_net_parse_hostport("10.0.0.1", 53, &sa, &len, why, sizeof why), 0, "default port applies");
+	is_int(sp_net_parse_hostport("10.0.0.1", 53, &sa, &len, &o), 0, "default port applies");
 	is_int(ntohs(((struct sockaddr_in *)&sa)->sin_port), 53, "default port is 53");
-	is_int(sp_net_parse_hostport("10.0.0.1", 0, &sa, &len, why, sizeof why), -1, "no port and no default: error");
-	is_int(sp_net_parse_hostport("example.com:80", 0, &sa, &len, why, sizeof why), -1, "names are refused");
-	like_str(why, "not an IP literal", "the reason says why");
-	is_int(sp_net_parse_hostport("fd00::1:80", 0, &sa, &len, why, sizeof why), -1, "bare IPv6 with port refused");
-	is_int(sp_net_parse_hostport("10.0.0.1:70000", 0, &sa, &len, why, sizeof why), -1, "port out of range");
-	is_int(sp_net_parse_hostport("[::1", 0, &sa, &len, why, sizeof why), -1, "unterminated bracket");
-	sp_net_parse_hostport("169.254.169.254:80", 0, &sa, &len, why, sizeof why);
+	is_int(sp_net_parse_hostport("10.0.0.1", 0, &sa, &len, &o), -1, "no port and no default: error");
+	is_int(sp_net_parse_hostport("example.com:80", 0, &sa, &len, &o), -1, "names are refused");
+	like_str(o.why, "not an IP literal", "the reason says why");
+	is_int(sp_net_parse_hostport("fd00::1:80", 0, &sa, &len, &o), -1, "bare IPv6 with port refused");
+	is_int(sp_net_parse_hostport("10.0.0.1:70000", 0, &sa, &len, &o), -1, "port out of range");
+	is_int(sp_net_parse_hostport("[::1", 0, &sa, &len, &o), -1, "unterminated bracket");
+	sp_net_parse_hostport("169.254.169.254:80", 0, &sa, &len, &o);
 	ok(sp_net_addr_is_internal((struct sockaddr *)&sa), "metadata address is internal");
-	sp_net_parse_hostport("[fd00:ec2::254]:80", 0, &sa, &len, why, sizeof why);
+	sp_net_parse_hostport("[fd00:ec2::254]:80", 0, &sa, &len, &o);
 	ok(sp_net_addr_is_internal((struct sockaddr *)&sa), "fd00::/8 is internal");
-	sp_net_parse_hostport("1.1.1.1:80", 0, &sa, &len, why, sizeof why);
+	sp_net_parse_hostport("1.1.1.1:80", 0, &sa, &len, &o);
 	ok(!sp_net_addr_is_internal((struct sockaddr *)&sa), "a public address is not internal");
 }
 

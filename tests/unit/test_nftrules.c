@@ -62,8 +62,8 @@ static sp_nft_policy policy(void)
 
 static int judge(const char *text, sp_nft_policy *p, sp_nft_report *rep)
 {
-	char why[200];
-	return sp_nft_judge(text, strlen(text), p, rep, why, sizeof why);
+	sp_outcome o = {0};
+	return sp_nft_judge(text, strlen(text), p, rep, &o);
 }
 
 static bool has_problem(const sp_nft_report *rep, const char *needle)
