@@ -23,6 +23,7 @@
 #include <sys/stat.h>
 
 #include "core/cleanup.h"
+#include "core/outcome.h"
 #include "core/util.h"
 #include "fleet/collect.h"
 
@@ -104,78 +105,63 @@ static const char *str_of(json_t *o, const char *key)
 
 static const char *const statuses[] = {"pass", "fail", "skip", "warn", "error"};
 
-/* the report's own consistency; NULL, or what is wrong (into why) */
-static const char *check_report(json_t *root, char *why, size_t whysz)
+/* the report's own consistency: 0, or -1 and what is wrong */
+static int check_report(json_t *root, sp_outcome *o)
 {
 	if (!json_is_object(root))
-		return "the report is not a JSON object";
+		return sp_why(o, "the report is not a JSON object");
 	const char *schema = str_of(root, "schema");
-	if (!schema || strcmp(schema, "sandprobe.doctor.v1")) {
-		snprintf(why, whysz, "not a doctor report (schema '%.60s', expected sandprobe.doctor.v1)", schema ? schema : "(none)");
-		return why;
-	}
+	if (!schema || strcmp(schema, "sandprobe.doctor.v1"))
+		return sp_why(o, "not a doctor report (schema '%.60s', expected sandprobe.doctor.v1)", schema ? schema : "(none)");
 	const char *result = str_of(root, "result");
 	if (!result || (strcmp(result, "pass") && strcmp(result, "fail")))
-		return "result: expected \"pass\" or \"fail\"";
+		return sp_why(o, "result: expected \"pass\" or \"fail\"");
 	json_t *env = json_object_get(root, "environment");
 	if (!json_is_object(env) || !str_of(env, "kernel"))
-		return "environment.kernel: missing (a doctor report has it)";
+		return sp_why(o, "environment.kernel: missing (a doctor report has it)");
 	json_t *results = json_object_get(root, "results");
 	if (!json_is_array(results))
-		return "results: missing or not an array";
-	if (json_array_size(results) > MAX_RESULTS) {
-		snprintf(why, whysz, "results: %zu, more than %d", json_array_size(results), MAX_RESULTS);
-		return why;
-	}
+		return sp_why(o, "results: missing or not an array");
+	if (json_array_size(results) > MAX_RESULTS)
+		return sp_why(o, "results: %zu, more than %d", json_array_size(results), MAX_RESULTS);
 	json_t *sum = json_object_get(root, "summary");
 	if (!json_is_object(sum))
-		return "summary: missing or not an object";
+		return sp_why(o, "summary: missing or not an object");
 	size_t counts[SP_ARRAY_SIZE(statuses)] = {0};
 	size_t i;
 	json_t *r;
 	json_array_foreach(results, i, r) {
 		const char *id = str_of(r, "id"), *st = str_of(r, "status");
-		if (!id || !*id || strlen(id) >= sizeof((sp_live_result *)0)->id || !st) {
-			snprintf(why, whysz, "results[%zu]: id or status missing", i);
-			return why;
-		}
+		if (!id || !*id || strlen(id) >= sizeof((sp_live_result *)0)->id || !st)
+			return sp_why(o, "results[%zu]: id or status missing", i);
 		size_t k = 0;
 		while (k < SP_ARRAY_SIZE(statuses) && strcmp(st, statuses[k]))
 			k++;
-		if (k == SP_ARRAY_SIZE(statuses)) {
-			snprintf(why, whysz, "results[%zu] (%.96s): status '%.20s' is not pass, fail, skip, warn or error", i, id, st);
-			return why;
-		}
+		if (k == SP_ARRAY_SIZE(statuses))
+			return sp_why(o, "results[%zu] (%.96s): status '%.20s' is not pass, fail, skip, warn or error", i, id, st);
 		counts[k]++;
-		if (!str_of(r, "expected") || !str_of(r, "observed") || !str_of(r, "detail")) {
-			snprintf(why, whysz, "results[%zu] (%.96s): expected, observed or detail missing", i, id);
-			return why;
-		}
+		if (!str_of(r, "expected") || !str_of(r, "observed") || !str_of(r, "detail"))
+			return sp_why(o, "results[%zu] (%.96s): expected, observed or detail missing", i, id);
 		for (size_t j = 0; j < i; j++)
-			if (!strcmp(id, str_of(json_array_get(results, j), "id"))) {
-				snprintf(why, whysz, "results[%zu]: check %.96s reported twice", i, id);
-				return why;
-			}
+			if (!strcmp(id, str_of(json_array_get(results, j), "id")))
+				return sp_why(o, "results[%zu]: check %.96s reported twice", i, id);
 	}
 	for (size_t k = 0; k < SP_ARRAY_SIZE(statuses); k++) {
 		json_t *n = json_object_get(sum, statuses[k]);
-		if (!json_is_integer(n) || json_integer_value(n) != (json_int_t)counts[k]) {
-			snprintf(why, whysz, "summary.%s says %lld, the results have %zu", statuses[k],
-				 json_is_integer(n) ? (long long)json_integer_value(n) : -1LL, counts[k]);
-			return why;
-		}
+		if (!json_is_integer(n) || json_integer_value(n) != (json_int_t)counts[k])
+			return sp_why(o, "summary.%s says %lld, the results have %zu", statuses[k],
+				      json_is_integer(n) ? (long long)json_integer_value(n) : -1LL, counts[k]);
 	}
-	return NULL;
+	return 0;
 }
 
 /* place a parsed report in its cell */
 static int place(sp_fleet_collect *c, json_t *root, const char *origin, int line, const char *pod, sp_error *err)
 {
 	const sp_fleet_plan *p = c->plan;
-	char why[512];
-	const char *bad = check_report(root, why, sizeof why);
-	if (bad)
-		return sp_usage_at(err, origin, line, "%s", bad);
+	sp_outcome o = {0};
+	if (check_report(root, &o) < 0)
+		return sp_usage_at(err, origin, line, "%s", o.why);
 	json_t *fl = json_object_get(json_object_get(root, "environment"), "fleet");
 	const char *cell = str_of(fl, "cell");
 	if (!cell)

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "core/outcome.h"
 #include "core/util.h"
 #include "verify/verify.h"
 
@@ -393,12 +394,12 @@ static const char *bundle_artifact(const sp_gate_bundle *b, const char *name)
 	return v;
 }
 
-/* wrong candidate? reason filled when so */
-static bool wrong_candidate(const sp_gate_plan *p, size_t lane, const sp_gate_bundle *b, char *why, size_t size)
+/* wrong candidate? the reason in o when so */
+static bool wrong_candidate(const sp_gate_plan *p, size_t lane, const sp_gate_bundle *b, sp_outcome *o)
 {
 	if (b->dirty) {
-		fmt(why, size, "run %s was built from a dirty worktree (dirty=%s): not the exact candidate", b->run_id,
-		    kv(b, "dirty") ? kv(b, "dirty") : "absent");
+		sp_why(o, "run %s was built from a dirty worktree (dirty=%s): not the exact candidate", b->run_id,
+		       kv(b, "dirty") ? kv(b, "dirty") : "absent");
 		return true;
 	}
 	const sp_gate_plan_artifact *want[2 * SP_PLAN_MAX_ARTIFACTS];
@@ -406,44 +407,44 @@ static bool wrong_candidate(const sp_gate_plan *p, size_t lane, const sp_gate_bu
 	for (size_t i = 0; i < n; i++) {
 		const char *have = bundle_artifact(b, want[i]->name);
 		if (!have) {
-			fmt(why, size, "run %s records no digest of artifact %s (metadata artifact.%s)", b->run_id,
-			    want[i]->name, want[i]->name);
+			sp_why(o, "run %s records no digest of artifact %s (metadata artifact.%s)", b->run_id,
+			       want[i]->name, want[i]->name);
 			return true;
 		}
 		if (strcasecmp(have, want[i]->digest)) {
-			fmt(why, size, "run %s tested artifact %s %.80s, the candidate's is %s", b->run_id, want[i]->name,
-			    have, want[i]->digest);
+			sp_why(o, "run %s tested artifact %s %.80s, the candidate's is %s", b->run_id, want[i]->name,
+			       have, want[i]->digest);
 			return true;
 		}
 	}
 	return false;
 }
 
-/* does the run's host and runtime belong to the lane? reason filled when not */
-static bool wrong_lane(const sp_gate_plan *p, size_t lane, const sp_gate_bundle *b, char *why, size_t size)
+/* does the run's host and runtime belong to the lane? the reason in o when not */
+static bool wrong_lane(const sp_gate_plan *p, size_t lane, const sp_gate_bundle *b, sp_outcome *o)
 {
 	const sp_gate_plan_lane *l = &p->lanes[lane];
 	const char *arch = kv(b, "host_arch"), *rt = kv(b, "runtime");
 	char a[40];
 	if (!arch || !sp_gate_norm_arch(arch, a, sizeof a)) {
-		fmt(why, size, "run %s records no host_arch the gate can read (%.40s); lane %s is host class %s", b->run_id,
-		    arch ? arch : "absent", l->id, l->host_class);
+		sp_why(o, "run %s records no host_arch the gate can read (%.40s); lane %s is host class %s", b->run_id,
+		       arch ? arch : "absent", l->id, l->host_class);
 		return true;
 	}
 	if (strcmp(a, l->arch)) {
-		fmt(why, size, "run %s ran on %s, lane %s is host class %s (%s)", b->run_id, arch, l->id, l->host_class,
-		    l->arch);
+		sp_why(o, "run %s ran on %s, lane %s is host class %s (%s)", b->run_id, arch, l->id, l->host_class,
+		       l->arch);
 		return true;
 	}
 	if (!rt) {
-		fmt(why, size, "run %s records no runtime; lane %s is isolation %s", b->run_id, l->id, l->isolation);
+		sp_why(o, "run %s records no runtime; lane %s is isolation %s", b->run_id, l->id, l->isolation);
 		return true;
 	}
 	for (size_t i = 0; i < l->nruntimes; i++)
 		if (!strcmp(rt, l->runtimes[i]))
 			return false;
-	fmt(why, size, "run %s ran runtime %.40s, not one of lane %s's isolation %s (%s: %s%s)", b->run_id, rt, l->id,
-	    l->isolation, l->boundary, l->runtimes[0], l->nruntimes > 1 ? ", ..." : "");
+	sp_why(o, "run %s ran runtime %.40s, not one of lane %s's isolation %s (%s: %s%s)", b->run_id, rt, l->id,
+	       l->isolation, l->boundary, l->runtimes[0], l->nruntimes > 1 ? ", ..." : "");
 	return true;
 }
 
@@ -475,12 +476,13 @@ static void classify(const sp_gate_decision *d, size_t lane, size_t scen, int pr
 		add_claim(c, bi, SP_CLAIM_FUTURE, why);
 		return;
 	}
-	if (wrong_lane(p, lane, b, why, sizeof why)) {
-		add_claim(c, bi, SP_CLAIM_WRONG_LANE, why);
+	sp_outcome o = {0};
+	if (wrong_lane(p, lane, b, &o)) {
+		add_claim(c, bi, SP_CLAIM_WRONG_LANE, o.why);
 		return;
 	}
-	if (wrong_candidate(p, lane, b, why, sizeof why)) {
-		add_claim(c, bi, SP_CLAIM_WRONG, why);
+	if (wrong_candidate(p, lane, b, &o)) {
+		add_claim(c, bi, SP_CLAIM_WRONG, o.why);
 		return;
 	}
 	if (!b->pass) {
@@ -690,7 +692,7 @@ int sp_gate_decide(const sp_gate_plan *plan, char *const *dirs, size_t ndirs, co
 	/* cells: dense index over scenario x lane x profile */
 	size_t ns = plan->nscen, nl = plan->nlanes, total = ns * nl * SP_PROF_COUNT;
 	sp_gate_cell *grid = sp_xcalloc(total, sizeof *grid);
-#define CELL(s, l, p) (&grid[((s) * nl + (l)) * SP_PROF_COUNT + (size_t)(p)])
+#define CELL(s, l, p) (&grid[((s)*nl + (l)) * SP_PROF_COUNT + (size_t)(p)])
 	for (size_t s = 0; s < ns; s++)
 		for (size_t l = 0; l < nl; l++) {
 			unsigned req = plan->scen[s].required[l], closed = req;
@@ -718,8 +720,7 @@ int sp_gate_decide(const sp_gate_plan *plan, char *const *dirs, size_t ndirs, co
 			continue;
 		}
 		if (l < 0) {
-			fmt(b->note, sizeof b->note, b->lane ? "lane %s is not a lane of the plan"
-							     : "metadata records no lane%s (sandprobe soak --lane)",
+			fmt(b->note, sizeof b->note, b->lane ? "lane %s is not a lane of the plan" : "metadata records no lane%s (sandprobe soak --lane)",
 			    b->lane ? b->lane : "");
 			continue;
 		}

@@ -213,7 +213,8 @@ static void check_volume(sp_lint *l, size_t fi, const struct svc *s, sp_ynode *v
 		} else {
 			/* unknown source: judge by where it is mounted */
 			const char *c = strstr(str, "}:");
-			c = c ? c + 2 : strrchr(str, ':') ? strrchr(str, ':') + 1 : NULL;
+			c = c ? c + 2 : strrchr(str, ':') ? strrchr(str, ':') + 1
+							  : NULL;
 			_cleanup_free_ char *t = c ? sp_xstrndup(c, strcspn(c, ":")) : NULL;
 			if (t && t[0] == '/' && sp_lint_is_runtime_socket(t)) {
 				sp_y_report(l, fi, SP_LR_COMPOSE_SOCKET, v, ptr,
@@ -312,10 +313,10 @@ static bool port_all_interfaces(sp_ydoc *d, sp_ynode *p, char *what, size_t wsz)
 static bool sysctl_safe(const char *k)
 {
 	static const char *const safe[] = {
-		"kernel.shm_rmid_forced",   "net.ipv4.ip_local_port_range",   "net.ipv4.ip_unprivileged_port_start",
-		"net.ipv4.tcp_syncookies",  "net.ipv4.ping_group_range",      "net.ipv4.ip_local_reserved_ports",
-		"net.ipv4.tcp_keepalive_time", "net.ipv4.tcp_fin_timeout",    "net.ipv4.tcp_keepalive_intvl",
-		"net.ipv4.tcp_keepalive_probes", "net.ipv4.tcp_rmem",	      "net.ipv4.tcp_wmem"};
+		"kernel.shm_rmid_forced", "net.ipv4.ip_local_port_range", "net.ipv4.ip_unprivileged_port_start",
+		"net.ipv4.tcp_syncookies", "net.ipv4.ping_group_range", "net.ipv4.ip_local_reserved_ports",
+		"net.ipv4.tcp_keepalive_time", "net.ipv4.tcp_fin_timeout", "net.ipv4.tcp_keepalive_intvl",
+		"net.ipv4.tcp_keepalive_probes", "net.ipv4.tcp_rmem", "net.ipv4.tcp_wmem"};
 	for (size_t i = 0; i < SP_ARRAY_SIZE(safe); i++)
 		if (!strcmp(k, safe[i]))
 			return true;
@@ -342,12 +343,12 @@ static void check_env_secret(sp_lint *l, size_t fi, const struct svc *s, sp_ynod
 					     ((item = sp_y_at((s)->d, list_##item, idx)) != NULL || 1); \
 			     idx++)
 
-static void check_service(sp_lint *l, size_t fi, const struct svc *s)
+/* privileges and capabilities */
+static void check_caps(sp_lint *l, size_t fi, const struct svc *s)
 {
-	sp_ydoc *d = s->d;
-	const char *name = s->name;
 	sp_ynode *key = s->key;
 	const char *sp = s->ptr[0];
+	const char *name = s->name;
 	size_t at = 0;
 	sp_ynode *n;
 	if (sp_y_true(n = svc_get(s, "privileged", &at))) {
@@ -373,6 +374,17 @@ static void check_service(sp_lint *l, size_t fi, const struct svc *s)
 		sp_y_report(l, fi, SP_LR_COMPOSE_CAPS_DROP_ALL, cd ? cd : key, cd ? p : sp,
 			    "service '%s' does not drop ALL capabilities", name);
 	}
+}
+
+/* the host's namespaces, cgroups, files, devices and interfaces */
+static void check_host(sp_lint *l, size_t fi, const struct svc *s)
+{
+	sp_ydoc *d = s->d;
+	sp_ynode *key = s->key;
+	const char *sp = s->ptr[0];
+	const char *name = s->name;
+	size_t at = 0;
+	sp_ynode *n;
 	static const char *const nsk[] = {"network_mode", "pid", "ipc", "uts", "userns_mode", "cgroup"};
 	for (size_t i = 0; i < SP_ARRAY_SIZE(nsk); i++) {
 		n = svc_get(s, nsk[i], &at);
@@ -413,6 +425,16 @@ static void check_service(sp_lint *l, size_t fi, const struct svc *s)
 		sp_y_report(l, fi, SP_LR_COMPOSE_ROOT_WRITABLE, n ? n : key, n ? p : sp,
 			    "service '%s' has a writable root filesystem (read_only: true not set)", name);
 	}
+}
+
+/* security_opt: confinement turned off, no-new-privileges missing */
+static void check_security_opt(sp_lint *l, size_t fi, const struct svc *s)
+{
+	sp_ynode *key = s->key;
+	const char *sp = s->ptr[0];
+	sp_ynode *n;
+	const char *name = s->name;
+	size_t at = 0;
 	bool nnp = false;
 	FOR_ITEMS(s, "security_opt", a, o, i)
 	{
@@ -445,7 +467,16 @@ static void check_service(sp_lint *l, size_t fi, const struct svc *s)
 		sp_y_report(l, fi, SP_LR_COMPOSE_PRIV_ESC, n ? n : key, n ? p : sp,
 			    "service '%s' does not set security_opt no-new-privileges:true", name);
 	}
-	n = svc_get(s, "user", &at);
+}
+
+/* root as user or group */
+static void check_user(sp_lint *l, size_t fi, const struct svc *s)
+{
+	sp_ynode *key = s->key;
+	const char *sp = s->ptr[0];
+	const char *name = s->name;
+	size_t at = 0;
+	sp_ynode *n = svc_get(s, "user", &at);
 	_cleanup_free_ char *p_user = svc_ptr(s, at, "user");
 	if (!n) {
 		sp_y_report(l, fi, SP_LR_COMPOSE_ROOT_USER, key, sp,
@@ -468,7 +499,15 @@ static void check_service(sp_lint *l, size_t fi, const struct svc *s)
 		_cleanup_free_ char *p = sp_jptr_index(lp, i);
 		sp_y_report(l, fi, SP_LR_COMPOSE_GROUP_ROOT, g, p, "service '%s' adds group %s", name, sp_y_str(g));
 	}
-	/* limits: the service keys or deploy.resources.limits */
+}
+
+/* limits: the service keys or deploy.resources.limits */
+static void check_limits(sp_lint *l, size_t fi, const struct svc *s)
+{
+	const char *name = s->name;
+	sp_ynode *key = s->key;
+	const char *sp = s->ptr[0];
+	sp_ydoc *d = s->d;
 	sp_ynode *lim = NULL;
 	size_t lat = 0;
 	for (size_t i = 0; i < s->n && !lim; i++)
@@ -496,7 +535,14 @@ static void check_service(sp_lint *l, size_t fi, const struct svc *s)
 			snprintf(miss, sizeof miss, "%s, %s or %s", parts[0], parts[1], parts[2]);
 		sp_y_report(l, fi, SP_LR_COMPOSE_LIMITS, key, sp, "service '%s' has no %s limit", name, miss);
 	}
-	/* sysctls: a mapping or KEY=VALUE items */
+}
+
+/* sysctls: a mapping or KEY=VALUE items */
+static void check_sysctls(sp_lint *l, size_t fi, const struct svc *s)
+{
+	sp_ydoc *d = s->d;
+	const char *name = s->name;
+	size_t at = 0;
 	sp_ynode *sys = svc_get(s, "sysctls", &at);
 	_cleanup_free_ char *sysp = svc_ptr(s, at, "sysctls");
 	for (size_t i = 0; i < sp_y_npairs(sys); i++) {
@@ -519,7 +565,12 @@ static void check_service(sp_lint *l, size_t fi, const struct svc *s)
 			sp_y_report(l, fi, SP_LR_COMPOSE_SYSCTL, it, p, "service '%s' sets sysctl %s", name, ks);
 		}
 	}
-	/* environment secrets (the nearest definition of each) */
+}
+
+/* environment secrets (the nearest definition of each) */
+static void check_env(sp_lint *l, size_t fi, const struct svc *s)
+{
+	sp_ydoc *d = s->d;
 	for (size_t ai = 0; ai < s->n; ai++) {
 		sp_ynode *env = sp_y_get(d, s->node[ai], "environment");
 		_cleanup_free_ char *ep = svc_ptr(s, ai, "environment");
@@ -544,15 +595,36 @@ static void check_service(sp_lint *l, size_t fi, const struct svc *s)
 		if (env)
 			break;
 	}
+}
+
+/* the runtime the policy demands */
+static void check_runtime(sp_lint *l, size_t fi, const struct svc *s)
+{
+	const char *name = s->name;
+	sp_ynode *key = s->key;
+	const char *sp = s->ptr[0];
 	const char *want = l->opts.require_runtime_class;
 	if (want) {
-		n = svc_get(s, "runtime", &at);
+		size_t at = 0;
+		sp_ynode *n = svc_get(s, "runtime", &at);
 		_cleanup_free_ char *p = svc_ptr(s, at, "runtime");
 		if (!sp_y_str(n) || strcmp(sp_y_str(n), want))
 			sp_y_report(l, fi, SP_LR_COMPOSE_RUNTIME, n ? n : key, n ? p : sp,
 				    "service '%s' uses runtime %s, the policy demands %s", name,
 				    sp_y_str(n) ? sp_y_str(n) : "(default)", want);
 	}
+}
+
+static void check_service(sp_lint *l, size_t fi, const struct svc *s)
+{
+	check_caps(l, fi, s);
+	check_host(l, fi, s);
+	check_security_opt(l, fi, s);
+	check_user(l, fi, s);
+	check_limits(l, fi, s);
+	check_sysctls(l, fi, s);
+	check_env(l, fi, s);
+	check_runtime(l, fi, s);
 }
 
 /* the proxy settings a service is given (for the relation rules) */

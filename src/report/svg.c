@@ -9,10 +9,10 @@
 
 /* geometry of every chart (viewBox units; the page shows it about 1:1) */
 #define W 960.0
-#define ML 74.0  /* left margin: y title and tick labels */
+#define ML 74.0 /* left margin: y title and tick labels */
 #define MR 18.0
 #define TITLE_H 26.0
-#define ROW_H 13.0   /* one row of fault labels above the plot */
+#define ROW_H 13.0 /* one row of fault labels above the plot */
 #define LABEL_ROWS 2
 #define PLOT_H 170.0
 #define XAXIS_H 40.0 /* x ticks and x title */
@@ -122,7 +122,9 @@ static double nice_step(double range, int n)
 	double raw = range / n;
 	double mag = pow(10, floor(log10(raw)));
 	double f = raw / mag;
-	double step = f <= 1 ? 1 : f <= 2 ? 2 : f <= 5 ? 5 : 10;
+	double step = f <= 1 ? 1 : f <= 2 ? 2
+			   : f <= 5       ? 5
+					  : 10;
 	return step * mag;
 }
 
@@ -184,7 +186,7 @@ size_t rp_fault_bands(const rp_window *w, size_t n, double xmax, double px, doub
 }
 
 typedef struct axis {
-	double div;      /* value units per axis unit */
+	double div;       /* value units per axis unit */
 	double step, top; /* in axis units */
 	char unit[16];
 } axis;
@@ -233,36 +235,27 @@ struct legend_item {
 	int kind; /* 0 line, 1 dashed line, 2 swatch (class), 3 markers */
 };
 
-void rp_svg_chart(FILE *f, const rp_chart *c, rp_chart_info *info)
-{
-	rp_chart_info dummy;
-	if (!info)
-		info = &dummy;
-	memset(info, 0, sizeof *info);
-	double xmax = c->xmax > 0 ? c->xmax : 1;
-	double ymax = 0;
-	size_t points = 0;
-	for (size_t s = 0; s < c->nseries; s++)
-		for (size_t i = 0; i < c->series[s].n; i++)
-			if (!isnan(c->series[s].y[i]) && !isnan(c->series[s].x[i])) {
-				ymax = fmax(ymax, c->series[s].y[i]);
-				points++;
-			}
-	bool mark = c->ymark > 0 && !isnan(c->ymark);
-	if (mark)
-		ymax = fmax(ymax, c->ymark);
-	axis ya, xa;
-	y_axis(c, ymax, &ya);
-	x_axis(xmax, &xa);
-	snprintf(info->yunit, sizeof info->yunit, "%s", ya.unit);
-	snprintf(info->xunit, sizeof info->xunit, "%s", xa.unit);
-	const double pw = W - ML - MR;
+/* the legend's items and where each goes; the texts point into it */
+struct legend {
+	struct legend_item item[16];
+	size_t n;
+	char warm_txt[64], fault_txt[96], mark_txt[160];
+	double lx[16], lrow[16];
+	int rows;
+};
 
-	/* fault bands and their label rows, decided before anything is drawn */
-	rp_band *bands = sp_xcalloc(c->nfaults ? c->nfaults : 1, sizeof *bands);
-	size_t nb = rp_fault_bands(c->faults, c->nfaults, xmax, pw, BAND_MERGE_PX, bands);
-	int *row = sp_xcalloc(nb ? nb : 1, sizeof *row);
-	char **label = sp_xcalloc(nb ? nb : 1, sizeof *label);
+/* the plot's frame: what maps a value to a point */
+struct frame {
+	double xmax, pw, ph, mt, ybase;
+	axis ya, xa;
+};
+
+#define X(v) (ML + (v) / g->xmax * g->pw)
+#define Y(v) (g->ybase - (v) / g->ya.div / g->ya.top * g->ph)
+
+/* each fault band's label and its label row (-1: none fits) */
+static void label_bands(const rp_chart *c, const rp_band *bands, size_t nb, int *row, char **label, rp_chart_info *info)
+{
 	double row_end[LABEL_ROWS];
 	for (int r = 0; r < LABEL_ROWS; r++)
 		row_end[r] = -1e9;
@@ -286,38 +279,35 @@ void rp_svg_chart(FILE *f, const rp_chart *c, rp_chart_info *info)
 			}
 		info->labelled += row[i] >= 0;
 	}
-	info->bands = nb;
-	info->faults = c->nfaults;
-	bool any_row = false;
-	for (size_t i = 0; i < nb; i++)
-		any_row |= row[i] >= 0;
-	const double MT = TITLE_H + (any_row ? ROW_H * LABEL_ROWS + 4 : 4);
+}
 
-	/* the legend: series, then threshold, warm-up and fault bands; wraps */
-	struct legend_item leg[16];
+/* the legend: series, then threshold, warm-up and fault bands; wraps */
+static void legend_layout(const rp_chart *c, size_t nb, bool mark, struct legend *lg)
+{
+	struct legend_item *leg = lg->item;
 	size_t nleg = 0;
-	char warm_txt[64], fault_txt[96], mark_txt[160];
 	for (size_t s = 0; s < c->nseries && nleg < 10; s++)
 		leg[nleg++] = (struct legend_item){c->series[s].css, c->series[s].name,
-						   c->series[s].points_only ? 3 : c->series[s].dashed ? 1 : 0};
+						   c->series[s].points_only ? 3 : c->series[s].dashed ? 1
+												      : 0};
 	if (mark) {
-		snprintf(mark_txt, sizeof mark_txt, "%s", c->ymark_label ? c->ymark_label : "threshold");
-		leg[nleg++] = (struct legend_item){"mark", mark_txt, 1};
+		snprintf(lg->mark_txt, sizeof lg->mark_txt, "%s", c->ymark_label ? c->ymark_label : "threshold");
+		leg[nleg++] = (struct legend_item){"mark", lg->mark_txt, 1};
 	}
 	if (c->warmup_end > 0) {
 		char d[32];
 		rp_format_duration(c->warmup_end, d, sizeof d);
-		snprintf(warm_txt, sizeof warm_txt, "warm-up (first %s)", d);
-		leg[nleg++] = (struct legend_item){"warmup", warm_txt, 2};
+		snprintf(lg->warm_txt, sizeof lg->warm_txt, "warm-up (first %s)", d);
+		leg[nleg++] = (struct legend_item){"warmup", lg->warm_txt, 2};
 	}
 	if (c->nfaults) {
 		if (nb == c->nfaults)
-			snprintf(fault_txt, sizeof fault_txt, "fault window%s (%zu)", c->nfaults == 1 ? "" : "s", c->nfaults);
+			snprintf(lg->fault_txt, sizeof lg->fault_txt, "fault window%s (%zu)", c->nfaults == 1 ? "" : "s",
+				 c->nfaults);
 		else
-			snprintf(fault_txt, sizeof fault_txt, "%zu fault windows in %zu bands", c->nfaults, nb);
-		leg[nleg++] = (struct legend_item){"fault", fault_txt, 2};
+			snprintf(lg->fault_txt, sizeof lg->fault_txt, "%zu fault windows in %zu bands", c->nfaults, nb);
+		leg[nleg++] = (struct legend_item){"fault", lg->fault_txt, 2};
 	}
-	double lx[16], lrow[16];
 	int legend_rows = nleg ? 1 : 0;
 	double x = ML;
 	for (size_t i = 0; i < nleg; i++) {
@@ -326,28 +316,21 @@ void rp_svg_chart(FILE *f, const rp_chart *c, rp_chart_info *info)
 			legend_rows++;
 			x = ML;
 		}
-		lx[i] = x;
-		lrow[i] = legend_rows - 1;
+		lg->lx[i] = x;
+		lg->lrow[i] = legend_rows - 1;
 		x += wdt;
 	}
-	const double H = MT + PLOT_H + XAXIS_H + LEGEND_ROW * legend_rows + 4;
-	const double ph = PLOT_H, ybase = MT + ph;
-#define X(v) (ML + (v) / xmax * pw)
-#define Y(v) (ybase - (v) / ya.div / ya.top * ph)
+	lg->n = nleg;
+	lg->rows = legend_rows;
+}
 
-	fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 %.0f %.0f\" width=\"%.0f\" height=\"%.0f\" "
-		   "role=\"img\" id=\"", W, H, W, H);
-	xml(f, c->id);
-	fputs("\">\n<title>", f);
-	xml(f, c->title);
-	fprintf(f, "</title>\n<style>%s</style>\n<rect class=\"bg\" width=\"%.0f\" height=\"%.0f\" fill=\"#ffffff\"/>\n", style, W, H);
-	fprintf(f, "<text class=\"ct\" x=\"%.1f\" y=\"18\">", ML);
-	xml(f, c->title);
-	fputs("</text>\n", f);
-
-	/* warm-up and fault bands behind everything */
+/* warm-up and fault bands behind everything */
+static void draw_bands(FILE *f, const rp_chart *c, const struct frame *g, const rp_band *bands, size_t nb,
+		       const int *row, char *const *label)
+{
+	const double MT = g->mt, ph = g->ph;
 	if (c->warmup_end > 0) {
-		double we = fmin(c->warmup_end, xmax);
+		double we = fmin(c->warmup_end, g->xmax);
 		fprintf(f, "<rect class=\"warmup\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\"/>\n", X(0), MT,
 			fmax(X(we) - X(0), 1), ph);
 	}
@@ -366,6 +349,13 @@ void rp_svg_chart(FILE *f, const rp_chart *c, rp_chart_info *info)
 			fputs("</text>\n", f);
 		}
 	}
+}
+
+/* grid, ticks, axes, their titles and the threshold line */
+static void draw_axes(FILE *f, const rp_chart *c, const struct frame *g, bool mark)
+{
+	const double MT = g->mt, ph = g->ph, pw = g->pw, ybase = g->ybase, xmax = g->xmax;
+	const axis ya = g->ya, xa = g->xa;
 	/* grid, y ticks and the y title (rotated) */
 	char buf[64];
 	for (double v = 0; v <= ya.top * 1.0001; v += ya.step) {
@@ -389,44 +379,48 @@ void rp_svg_chart(FILE *f, const rp_chart *c, rp_chart_info *info)
 	fprintf(f, "<text class=\"at\" x=\"%.1f\" y=\"%.1f\">run time (%s)</text>\n", ML + pw / 2, ybase + 34, xa.unit);
 	if (mark)
 		fprintf(f, "<path class=\"mark\" d=\"M%.1f %.1f H%.1f\"/>\n", ML, Y(c->ymark), W - MR);
-	/* the series */
-	for (size_t s = 0; s < c->nseries; s++) {
-		const rp_series *se = &c->series[s];
-		size_t n = 0;
-		for (size_t i = 0; i < se->n; i++)
-			n += !isnan(se->y[i]) && !isnan(se->x[i]);
-		if (!se->points_only) {
-			fprintf(f, "<path class=\"%s%s\" d=\"", se->css, se->dashed ? " dash" : "");
-			bool pen = false;
-			size_t drawn = 0;
-			for (size_t i = 0; i < se->n; i++) {
-				if (isnan(se->y[i]) || isnan(se->x[i])) {
-					pen = false;
-					continue;
-				}
-				fprintf(f, "%s%.1f %.1f", pen ? " L" : (drawn ? " M" : "M"), X(fmin(se->x[i], xmax)),
-					Y(se->y[i]));
-				if (!pen && (i + 1 >= se->n || isnan(se->y[i + 1])))
-					fprintf(f, " l0 0");
-				pen = true;
-				drawn++;
+}
+
+/* one series: its line (broken at gaps), and markers where a line alone would
+ * be hard to see: few points, or samples */
+static void draw_series(FILE *f, const rp_series *se, const struct frame *g)
+{
+	const double xmax = g->xmax;
+	size_t n = 0;
+	for (size_t i = 0; i < se->n; i++)
+		n += !isnan(se->y[i]) && !isnan(se->x[i]);
+	if (!se->points_only) {
+		fprintf(f, "<path class=\"%s%s\" d=\"", se->css, se->dashed ? " dash" : "");
+		bool pen = false;
+		size_t drawn = 0;
+		for (size_t i = 0; i < se->n; i++) {
+			if (isnan(se->y[i]) || isnan(se->x[i])) {
+				pen = false;
+				continue;
 			}
-			fputs("\"/>\n", f);
+			fprintf(f, "%s%.1f %.1f", pen ? " L" : (drawn ? " M" : "M"), X(fmin(se->x[i], xmax)), Y(se->y[i]));
+			if (!pen && (i + 1 >= se->n || isnan(se->y[i + 1])))
+				fprintf(f, " l0 0");
+			pen = true;
+			drawn++;
 		}
-		/* markers where a line alone would be hard to see: few points, or samples */
-		if (se->points_only || n <= 40) {
-			double r = se->points_only ? 2.2 : 3.2;
-			for (size_t i = 0; i < se->n; i++)
-				if (!isnan(se->y[i]) && !isnan(se->x[i]))
-					fprintf(f, "<circle class=\"%s\" cx=\"%.1f\" cy=\"%.1f\" r=\"%.1f\"/>", se->css,
-						X(fmin(se->x[i], xmax)), Y(se->y[i]), r);
-			fputc('\n', f);
-		}
+		fputs("\"/>\n", f);
 	}
-	if (points == 0)
-		fprintf(f, "<text class=\"empty\" x=\"%.1f\" y=\"%.1f\">no data</text>\n", ML + pw / 2, MT + ph / 2);
-	/* legend */
-	for (size_t i = 0; i < nleg; i++) {
+	if (se->points_only || n <= 40) {
+		double r = se->points_only ? 2.2 : 3.2;
+		for (size_t i = 0; i < se->n; i++)
+			if (!isnan(se->y[i]) && !isnan(se->x[i]))
+				fprintf(f, "<circle class=\"%s\" cx=\"%.1f\" cy=\"%.1f\" r=\"%.1f\"/>", se->css,
+					X(fmin(se->x[i], xmax)), Y(se->y[i]), r);
+		fputc('\n', f);
+	}
+}
+
+static void draw_legend(FILE *f, const struct legend *lg, double ybase)
+{
+	const struct legend_item *leg = lg->item;
+	const double *lx = lg->lx, *lrow = lg->lrow;
+	for (size_t i = 0; i < lg->n; i++) {
 		double ly = ybase + XAXIS_H + LEGEND_ROW * lrow[i] + 12;
 		switch (leg[i].kind) {
 		case 0:
@@ -451,9 +445,74 @@ void rp_svg_chart(FILE *f, const rp_chart *c, rp_chart_info *info)
 		xml(f, leg[i].text);
 		fputs("</text>\n", f);
 	}
-	fputs("</svg>\n", f);
+}
+
 #undef X
 #undef Y
+
+void rp_svg_chart(FILE *f, const rp_chart *c, rp_chart_info *info)
+{
+	rp_chart_info dummy;
+	if (!info)
+		info = &dummy;
+	memset(info, 0, sizeof *info);
+	struct frame fr = {.xmax = c->xmax > 0 ? c->xmax : 1};
+	double ymax = 0;
+	size_t points = 0;
+	for (size_t s = 0; s < c->nseries; s++)
+		for (size_t i = 0; i < c->series[s].n; i++)
+			if (!isnan(c->series[s].y[i]) && !isnan(c->series[s].x[i])) {
+				ymax = fmax(ymax, c->series[s].y[i]);
+				points++;
+			}
+	bool mark = c->ymark > 0 && !isnan(c->ymark);
+	if (mark)
+		ymax = fmax(ymax, c->ymark);
+	y_axis(c, ymax, &fr.ya);
+	x_axis(fr.xmax, &fr.xa);
+	snprintf(info->yunit, sizeof info->yunit, "%s", fr.ya.unit);
+	snprintf(info->xunit, sizeof info->xunit, "%s", fr.xa.unit);
+	fr.pw = W - ML - MR;
+
+	/* fault bands and their label rows, decided before anything is drawn */
+	rp_band *bands = sp_xcalloc(c->nfaults ? c->nfaults : 1, sizeof *bands);
+	size_t nb = rp_fault_bands(c->faults, c->nfaults, fr.xmax, fr.pw, BAND_MERGE_PX, bands);
+	int *row = sp_xcalloc(nb ? nb : 1, sizeof *row);
+	char **label = sp_xcalloc(nb ? nb : 1, sizeof *label);
+	label_bands(c, bands, nb, row, label, info);
+	info->bands = nb;
+	info->faults = c->nfaults;
+	bool any_row = false;
+	for (size_t i = 0; i < nb; i++)
+		any_row |= row[i] >= 0;
+	fr.mt = TITLE_H + (any_row ? ROW_H * LABEL_ROWS + 4 : 4);
+
+	struct legend lg;
+	legend_layout(c, nb, mark, &lg);
+	const double H = fr.mt + PLOT_H + XAXIS_H + LEGEND_ROW * lg.rows + 4;
+	fr.ph = PLOT_H;
+	fr.ybase = fr.mt + fr.ph;
+
+	fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 %.0f %.0f\" width=\"%.0f\" height=\"%.0f\" "
+		   "role=\"img\" id=\"",
+		W, H, W, H);
+	xml(f, c->id);
+	fputs("\">\n<title>", f);
+	xml(f, c->title);
+	fprintf(f, "</title>\n<style>%s</style>\n<rect class=\"bg\" width=\"%.0f\" height=\"%.0f\" fill=\"#ffffff\"/>\n", style, W, H);
+	fprintf(f, "<text class=\"ct\" x=\"%.1f\" y=\"18\">", ML);
+	xml(f, c->title);
+	fputs("</text>\n", f);
+
+	draw_bands(f, c, &fr, bands, nb, row, label);
+	draw_axes(f, c, &fr, mark);
+	for (size_t s = 0; s < c->nseries; s++)
+		draw_series(f, &c->series[s], &fr);
+	if (points == 0)
+		fprintf(f, "<text class=\"empty\" x=\"%.1f\" y=\"%.1f\">no data</text>\n", ML + fr.pw / 2,
+			fr.mt + fr.ph / 2);
+	draw_legend(f, &lg, fr.ybase);
+	fputs("</svg>\n", f);
 	for (size_t i = 0; i < nb; i++)
 		free(label[i]);
 	free(label);
