@@ -589,6 +589,38 @@ static int probe_cached(const sp_live_runtime *rt, const sp_live_cfg *cfg, char 
 	return rc;
 }
 
+/* the doctor's arguments (expectations derived from the claimed launch) and the command run inside */
+static void lane_args(sp_live_lane *l)
+{
+	const sp_live_cfg *cfg = l->cfg;
+	sp_strv sets;
+	sp_strv_split(&sets, NULL, ",");
+	sp_live_derive_sets(&l->claim, cfg, &sets);
+	sp_strv_split(&l->doctor_args, NULL, ",");
+	sp_strv_push(&l->doctor_args, "--format");
+	sp_strv_push(&l->doctor_args, "json");
+	sp_strv_push(&l->doctor_args, "--profile");
+	sp_strv_push(&l->doctor_args, cfg->profile);
+	for (size_t i = 0; i < sets.n; i++) {
+		sp_strv_push(&l->doctor_args, "--set");
+		sp_strv_push(&l->doctor_args, sets.v[i]);
+	}
+	/* the user's own --set come last: the doctor keeps the last value of a key */
+	for (size_t i = 0; i < cfg->sets.n; i++) {
+		sp_strv_push(&l->doctor_args, "--set");
+		sp_strv_push(&l->doctor_args, cfg->sets.v[i]);
+	}
+	sp_strv_free(&sets);
+	sp_strv_split(&l->inside, NULL, ",");
+	sp_strv_push(&l->inside, "/bin/sh");
+	sp_strv_push(&l->inside, "-c");
+	sp_strv_push(&l->inside, inside_script);
+	sp_strv_push(&l->inside, l->nonce);
+	sp_strv_push(&l->inside, l->rt->doctor_at ? l->rt->doctor_at : "/sandprobe-doctor");
+	for (size_t i = 0; i < l->doctor_args.n; i++)
+		sp_strv_push(&l->inside, l->doctor_args.v[i]);
+}
+
 void sp_lane_run(sp_live_lane *l)
 {
 	uint64_t t0 = sp_now_ns();
@@ -634,34 +666,7 @@ void sp_lane_run(sp_live_lane *l)
 		goto broken;
 	}
 
-	/* the doctor's arguments: expectations derived from the claimed launch */
-	sp_strv sets;
-	sp_strv_split(&sets, NULL, ",");
-	sp_live_derive_sets(&l->claim, cfg, &sets);
-	sp_strv_split(&l->doctor_args, NULL, ",");
-	sp_strv_push(&l->doctor_args, "--format");
-	sp_strv_push(&l->doctor_args, "json");
-	sp_strv_push(&l->doctor_args, "--profile");
-	sp_strv_push(&l->doctor_args, cfg->profile);
-	for (size_t i = 0; i < sets.n; i++) {
-		sp_strv_push(&l->doctor_args, "--set");
-		sp_strv_push(&l->doctor_args, sets.v[i]);
-	}
-	/* the user's own --set come last: the doctor keeps the last value of a key */
-	for (size_t i = 0; i < cfg->sets.n; i++) {
-		sp_strv_push(&l->doctor_args, "--set");
-		sp_strv_push(&l->doctor_args, cfg->sets.v[i]);
-	}
-	sp_strv_free(&sets);
-	sp_strv_split(&l->inside, NULL, ",");
-	sp_strv_push(&l->inside, "/bin/sh");
-	sp_strv_push(&l->inside, "-c");
-	sp_strv_push(&l->inside, inside_script);
-	sp_strv_push(&l->inside, l->nonce);
-	sp_strv_push(&l->inside, l->rt->doctor_at ? l->rt->doctor_at : "/sandprobe-doctor");
-	for (size_t i = 0; i < l->doctor_args.n; i++)
-		sp_strv_push(&l->inside, l->doctor_args.v[i]);
-
+	lane_args(l);
 	phase(l, "plan", t0);
 	if (sp_rootfs_prepare(l, &err) < 0)
 		goto broken;
