@@ -427,8 +427,8 @@ static int plan(const struct live_opts *o, sp_live_run *run, const sp_live_cfg *
  * as it must is what the user wants to see, not a bare "fail" */
 static const char *lane_progress(const sp_live_lane *l)
 {
-	if (!l->variant->removes || (strcmp(l->status, "fail") && strcmp(l->status, "pass")))
-		return l->status;
+	if (!l->variant->removes || (l->status != SP_STATUS_FAIL && l->status != SP_STATUS_PASS))
+		return sp_status_name(l->status);
 	if (l->defect)
 		return "TOOL DEFECT: the negative control did not fail as it must";
 	return "expected failure: ok (negative control)";

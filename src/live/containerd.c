@@ -366,17 +366,17 @@ static int host_pid(sp_live_lane *l, sp_error *err)
 					  "namespace %s, bundle %s)",
 			 l->name, (int)tp, by, (int)np, (int)c->shim, addr[0] ? addr : "?", ns[0] ? ns : "?", c->bundle[0] ? c->bundle : "?");
 		if (np != tp) {
-			sp_lres_add(&l->results, SP_HOSTID(engine), "fail", "the task's pid is the sandbox's shell", obs,
+			sp_lres_add(&l->results, SP_HOSTID(engine), SP_STATUS_FAIL, "the task's pid is the sandbox's shell", obs,
 				    "containerd and the host disagree on the sandbox's process");
 			return 0;
 		}
 	}
 	if (!c->shim || strcmp(addr, ctd.addr) || strcmp(ns, ctd.ns)) {
-		sp_lres_add(&l->results, SP_HOSTID(engine), "fail", "the task is served by a shim of this containerd and namespace", obs,
+		sp_lres_add(&l->results, SP_HOSTID(engine), SP_STATUS_FAIL, "the task is served by a shim of this containerd and namespace", obs,
 			    "no shim of %s in namespace %s serves the task", ctd.addr, ctd.ns);
 		return 0;
 	}
-	sp_lres_add(&l->results, SP_HOSTID(engine), "pass", "containerd's task pid is the sandbox, served by its shim", obs,
+	sp_lres_add(&l->results, SP_HOSTID(engine), SP_STATUS_PASS, "containerd's task pid is the sandbox, served by its shim", obs,
 		    "engine view: containerd (handler %s) and the host agree", l->rt->handler);
 	return 0;
 }

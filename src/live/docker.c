@@ -538,7 +538,7 @@ static int host_pid(sp_live_lane *l, sp_error *err)
 		snprintf(obs, sizeof obs, "container %.12s: init pid %llu (%s) is runsc-sandbox, spec %s, runsc root %s; "
 					  "shim %d (containerd %s, namespace %s)",
 			 l->cid, ep, by, l->spec, d->runsc_root, (int)d->shim, d->ctr_addr[0] ? d->ctr_addr : "?", d->ctr_ns[0] ? d->ctr_ns : "?");
-		sp_lres_add(&l->results, SP_HOSTID(engine), "pass", "the engine's init pid is the sandbox (gVisor's Sentry), with its spec", obs,
+		sp_lres_add(&l->results, SP_HOSTID(engine), SP_STATUS_PASS, "the engine's init pid is the sandbox (gVisor's Sentry), with its spec", obs,
 			    "engine view: docker, containerd shim and runsc agree");
 		return 0;
 	}
@@ -550,14 +550,14 @@ static int host_pid(sp_live_lane *l, sp_error *err)
 		 l->cid, ep, by, (int)np, (int)d->shim, d->ctr_addr[0] ? d->ctr_addr : "?", d->ctr_ns[0] ? d->ctr_ns : "?",
 		 d->bundle[0] ? d->bundle : "?");
 	if (np <= 0 || (pid_t)ep != np) {
-		sp_lres_add(&l->results, SP_HOSTID(engine), "fail", "the engine's init pid is the sandbox's init (its shell, or the doctor holding it open)", obs,
+		sp_lres_add(&l->results, SP_HOSTID(engine), SP_STATUS_FAIL, "the engine's init pid is the sandbox's init (its shell, or the doctor holding it open)", obs,
 			    "docker and the host disagree on the sandbox's process");
 		if (np > 0)
 			l->host_pid = np;
 		return 0;
 	}
 	l->host_pid = np;
-	sp_lres_add(&l->results, SP_HOSTID(engine), "pass", "the engine's init pid is the sandbox's init (its shell, or the doctor holding it open)", obs,
+	sp_lres_add(&l->results, SP_HOSTID(engine), SP_STATUS_PASS, "the engine's init pid is the sandbox's init (its shell, or the doctor holding it open)", obs,
 		    "engine view and host view agree");
 	return 0;
 }

@@ -340,7 +340,7 @@ static int host_pid(sp_live_lane *l, sp_error *err)
 		return -1;
 	char obs[1400];
 	snprintf(obs, sizeof obs, "%s: pid %lld is runsc-sandbox (the Sentry), spec %s", by, pid, l->spec);
-	sp_lres_add(&l->results, SP_HOSTID(engine), "pass", "the runtime's pid is the sandbox (gVisor's Sentry), with its spec", obs,
+	sp_lres_add(&l->results, SP_HOSTID(engine), SP_STATUS_PASS, "the runtime's pid is the sandbox (gVisor's Sentry), with its spec", obs,
 		    "engine view: runsc names its sandbox");
 	return 0;
 }

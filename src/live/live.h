@@ -216,7 +216,7 @@ struct sp_live_lane {
 	int seccomp_fd;
 	void *prefilter; /* NULL, or a seccomp filter (struct sock_fprog) the runtime process starts under */
 	/* outcome */
-	char status[8];   /* pass fail skip error */
+	sp_status status; /* pass fail skip error */
 	char reason[1024];
 	sp_live_results results;
 	sp_strv expected_fail, missed, collateral;
