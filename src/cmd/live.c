@@ -507,12 +507,12 @@ int cmd_live(int argc, char **argv)
 		goto fail;
 	if (o.list) {
 		for (size_t i = 0; i < sp_runtimes_count; i++) {
-			char why[1024] = "";
+			sp_outcome po = {0};
 			sp_live_cfg probe_cfg = {.accel = "auto"};
 			snprintf(probe_cfg.busybox, sizeof probe_cfg.busybox, "/bin/busybox");
-			int a = sp_runtimes[i]->probe(&probe_cfg, why, sizeof why);
+			int a = sp_runtimes[i]->probe(&probe_cfg, &po);
 			printf("%-15s %-9s %s%s%s\n", sp_runtimes[i]->name, a == 0 ? "available" : "skip", sp_runtimes[i]->summary,
-			       a == 0 ? "" : " -- ", a == 0 ? "" : why);
+			       a == 0 ? "" : " -- ", a == 0 ? "" : po.why);
 		}
 		goto done;
 	}

@@ -52,43 +52,41 @@ static bool valid_status(const char *s)
 }
 
 /* a string member no longer than FIELD_MAX (absent: "") */
-static int str_field(json_t *o, const char *k, const char **out, char *why, size_t whysz, size_t idx)
+static int str_field(json_t *obj, const char *k, const char **out, sp_outcome *o, size_t idx)
 {
-	json_t *v = json_object_get(o, k);
+	json_t *v = json_object_get(obj, k);
 	if (!v) {
 		*out = "";
 		return 0;
 	}
-	if (!json_is_string(v) || json_string_length(v) > FIELD_MAX) {
-		snprintf(why, whysz, "results[%zu].%s: not a string of at most %u bytes", idx, k, FIELD_MAX);
-		return -1;
-	}
+	if (!json_is_string(v) || json_string_length(v) > FIELD_MAX)
+		return sp_why(o, "results[%zu].%s: not a string of at most %u bytes", idx, k, FIELD_MAX);
 	*out = json_string_value(v);
 	return 0;
 }
 
 /* validate against sandprobe.doctor.v1; 0 or -1 with why */
-static int validate(json_t *root, int rc, const sp_live_cfg *cfg, char *why, size_t whysz)
+static int validate(json_t *root, int rc, const sp_live_cfg *cfg, sp_outcome *o)
 {
 	if (!json_is_object(root))
-		return snprintf(why, whysz, "top level is not an object"), -1;
+		return sp_why(o, "top level is not an object");
 	const char *schema = json_string_value(json_object_get(root, "schema"));
 	if (!schema || strcmp(schema, "sandprobe.doctor.v1"))
-		return snprintf(why, whysz, "schema is '%s', want sandprobe.doctor.v1", schema ? schema : "(missing)"), -1;
+		return sp_why(o, "schema is '%s', want sandprobe.doctor.v1", schema ? schema : "(missing)");
 	json_t *results = json_object_get(root, "results");
 	if (!json_is_array(results) || json_array_size(results) == 0)
-		return snprintf(why, whysz, "results: missing or empty"), -1;
+		return sp_why(o, "results: missing or empty");
 	if (json_array_size(results) > 4096)
-		return snprintf(why, whysz, "results: %zu entries, more than 4096", json_array_size(results)), -1;
+		return sp_why(o, "results: %zu entries, more than 4096", json_array_size(results));
 	json_t *sum = json_object_get(root, "summary");
 	if (!json_is_object(sum))
-		return snprintf(why, whysz, "summary: missing"), -1;
+		return sp_why(o, "summary: missing");
 	const char *result = json_string_value(json_object_get(root, "result"));
 	if (!result || (strcmp(result, "pass") && strcmp(result, "fail") && strcmp(result, "skip")))
-		return snprintf(why, whysz, "result: '%s', want pass, fail or skip", result ? result : "(missing)"), -1;
+		return sp_why(o, "result: '%s', want pass, fail or skip", result ? result : "(missing)");
 	json_t *env = json_object_get(root, "environment");
 	if (!json_is_object(env) || !json_is_string(json_object_get(env, "kernel")))
-		return snprintf(why, whysz, "environment.kernel: missing"), -1;
+		return sp_why(o, "environment.kernel: missing");
 	size_t counts[5] = {0};
 	sp_strv seen;
 	sp_strv_split(&seen, NULL, ",");
@@ -100,27 +98,27 @@ static int validate(json_t *root, int rc, const sp_live_cfg *cfg, char *why, siz
 		const char *st = json_string_value(json_object_get(r, "status"));
 		const char *dummy;
 		if (!json_is_object(r) || !id || !valid_id(id)) {
-			snprintf(why, whysz, "results[%zu].id: missing or malformed", i);
+			sp_why(o, "results[%zu].id: missing or malformed", i);
 			ret = -1;
 			break;
 		}
 		if (!st || !valid_status(st)) {
-			snprintf(why, whysz, "results[%zu].status: '%s' is not pass/fail/skip/warn/error", i, st ? st : "(missing)");
+			sp_why(o, "results[%zu].status: '%s' is not pass/fail/skip/warn/error", i, st ? st : "(missing)");
 			ret = -1;
 			break;
 		}
-		if (str_field(r, "expected", &dummy, why, whysz, i) < 0 || str_field(r, "observed", &dummy, why, whysz, i) < 0 ||
-		    str_field(r, "detail", &dummy, why, whysz, i) < 0) {
+		if (str_field(r, "expected", &dummy, o, i) < 0 || str_field(r, "observed", &dummy, o, i) < 0 ||
+		    str_field(r, "detail", &dummy, o, i) < 0) {
 			ret = -1;
 			break;
 		}
 		if (sp_strv_contains(&seen, id)) {
-			snprintf(why, whysz, "results[%zu].id: '%s' appears twice", i, id);
+			sp_why(o, "results[%zu].id: '%s' appears twice", i, id);
 			ret = -1;
 			break;
 		}
 		if (!sp_strv_contains(&cfg->ids, id)) {
-			snprintf(why, whysz, "results[%zu].id: '%s' is not in the doctor's catalogue", i, id);
+			sp_why(o, "results[%zu].id: '%s' is not in the doctor's catalogue", i, id);
 			ret = -1;
 			break;
 		}
@@ -132,8 +130,8 @@ static int validate(json_t *root, int rc, const sp_live_cfg *cfg, char *why, siz
 		for (size_t s = 0; s < SP_ARRAY_SIZE(statuses); s++) {
 			json_t *c = json_object_get(sum, statuses[s]);
 			if (!json_is_integer(c) || json_integer_value(c) != (json_int_t)counts[s]) {
-				snprintf(why, whysz, "summary.%s is not the number of %s results (%zu)", statuses[s], statuses[s],
-					 counts[s]);
+				sp_why(o, "summary.%s is not the number of %s results (%zu)", statuses[s], statuses[s],
+				       counts[s]);
 				ret = -1;
 				break;
 			}
@@ -143,21 +141,21 @@ static int validate(json_t *root, int rc, const sp_live_cfg *cfg, char *why, siz
 		/* "skip": every result skipped, nothing proven (exit 1) */
 		bool all_skipped = !failed && counts[2] == json_array_size(results);
 		if (failed != !strcmp(result, "fail")) {
-			snprintf(why, whysz, "result '%s' contradicts its results (%zu fail, %zu error)", result, counts[1], counts[4]);
+			sp_why(o, "result '%s' contradicts its results (%zu fail, %zu error)", result, counts[1], counts[4]);
 			ret = -1;
 		} else if (all_skipped != !strcmp(result, "skip")) {
-			snprintf(why, whysz, "result '%s' contradicts its results (%zu of %zu skipped)", result, counts[2],
-				 json_array_size(results));
+			sp_why(o, "result '%s' contradicts its results (%zu of %zu skipped)", result, counts[2],
+			       json_array_size(results));
 			ret = -1;
 		} else if ((rc == 0) != !strcmp(result, "pass") || (rc != 0 && rc != 1)) {
-			snprintf(why, whysz, "exit status %d contradicts result '%s'", rc, result);
+			sp_why(o, "exit status %d contradicts result '%s'", rc, result);
 			ret = -1;
 		}
 	}
 	if (ret == 0)
 		for (size_t k = 0; k < cfg->run_ids.n; k++)
 			if (!sp_strv_contains(&seen, cfg->run_ids.v[k])) {
-				snprintf(why, whysz, "check '%s' of the catalogue is missing from the report", cfg->run_ids.v[k]);
+				sp_why(o, "check '%s' of the catalogue is missing from the report", cfg->run_ids.v[k]);
 				ret = -1;
 				break;
 			}
@@ -183,9 +181,10 @@ void sp_doctor_ingest(sp_live_lane *l, const char *json, size_t len, int rc)
 			    je.column);
 		return;
 	}
-	char why[512];
-	if (validate(root, rc, l->cfg, why, sizeof why) < 0) {
-		sp_lres_add(&l->results, SP_HOSTID(doctor_report), SP_STATUS_FAIL, exp, why, "report rejected: %s", why);
+	sp_outcome o = {0};
+	if (validate(root, rc, l->cfg, &o) < 0) {
+		o.why[511] = '\0'; /* the reason as it always was: at most 511 bytes */
+		sp_lres_add(&l->results, SP_HOSTID(doctor_report), SP_STATUS_FAIL, exp, o.why, "report rejected: %s", o.why);
 		json_decref(root);
 		return;
 	}
@@ -194,10 +193,10 @@ void sp_doctor_ingest(sp_live_lane *l, const char *json, size_t len, int rc)
 	json_t *r;
 	json_array_foreach(results, i, r) {
 		const char *g[3];
-		char dummy[8];
-		str_field(r, "expected", &g[0], dummy, sizeof dummy, i);
-		str_field(r, "observed", &g[1], dummy, sizeof dummy, i);
-		str_field(r, "detail", &g[2], dummy, sizeof dummy, i);
+		sp_outcome unused; /* validated above */
+		str_field(r, "expected", &g[0], &unused, i);
+		str_field(r, "observed", &g[1], &unused, i);
+		str_field(r, "detail", &g[2], &unused, i);
 		sp_status st = SP_STATUS_ERROR;
 		sp_lres_status(json_string_value(json_object_get(r, "status")), &st); /* validated above */
 		sp_lres_add(&l->results, json_string_value(json_object_get(r, "id")), st, g[0], g[1], "%s", g[2]);

@@ -564,7 +564,7 @@ static void find_host_pid(sp_live_lane *l)
 }
 
 /* a runtime is probed once per run: its later lanes reuse the answer */
-static int probe_cached(const sp_live_runtime *rt, const sp_live_cfg *cfg, char *why, size_t whysz)
+static int probe_cached(const sp_live_runtime *rt, const sp_live_cfg *cfg, sp_outcome *o)
 {
 	static struct {
 		const sp_live_runtime *rt;
@@ -575,16 +575,17 @@ static int probe_cached(const sp_live_runtime *rt, const sp_live_cfg *cfg, char 
 	static size_t n;
 	for (size_t i = 0; i < n; i++)
 		if (cache[i].rt == rt && cache[i].cfg == cfg) {
-			snprintf(why, whysz, "%s", cache[i].why);
+			sp_why(o, "%s", cache[i].why);
 			return cache[i].rc;
 		}
-	why[0] = '\0';
-	int rc = rt->probe(cfg, why, whysz);
+	o->why[0] = '\0';
+	o->errnum = 0;
+	int rc = rt->probe(cfg, o);
 	if (n < SP_ARRAY_SIZE(cache)) {
 		cache[n].rt = rt;
 		cache[n].cfg = cfg;
 		cache[n].rc = rc;
-		snprintf(cache[n].why, sizeof cache[n].why, "%s", why);
+		snprintf(cache[n].why, sizeof cache[n].why, "%s", o->why);
 		n++;
 	}
 	return rc;
@@ -626,7 +627,7 @@ void sp_lane_run(sp_live_lane *l)
 {
 	uint64_t t0 = sp_now_ns();
 	const sp_live_cfg *cfg = l->cfg;
-	char why[1024];
+	sp_outcome o = {0};
 	sp_error err;
 	sp_error_clear(&err);
 	bool launched = false;
@@ -635,13 +636,13 @@ void sp_lane_run(sp_live_lane *l)
 		lane_skip(l, "%s cannot launch the '%s' variant", l->rt->name, l->variant->name);
 		goto out;
 	}
-	if (probe_cached(l->rt, cfg, why, sizeof why) < 0) {
-		lane_skip(l, "%s", why);
+	if (probe_cached(l->rt, cfg, &o) < 0) {
+		lane_skip(l, "%s", o.why);
 		goto out;
 	}
 	l->rt->claims(&l->claim);
-	if (l->rt->plan && l->rt->plan(l, why, sizeof why) < 0) {
-		lane_skip(l, "launch limitation: %s", why);
+	if (l->rt->plan && l->rt->plan(l, &o) < 0) {
+		lane_skip(l, "launch limitation: %s", o.why);
 		l->limited = true;
 		goto out;
 	}
