@@ -21,6 +21,21 @@
 #include "live/live.h"
 #include "live/report_ci.h"
 
+/* "  --runtime NAME      " and the runtimes of live/list_runtimes.h, comma-separated, wrapped at 93 columns */
+static void usage_runtimes(FILE *f)
+{
+	size_t col = (size_t)fprintf(f, "  --runtime NAME      ");
+	for (size_t i = 0; i < sp_runtimes_count; i++) {
+		size_t w = strlen(sp_runtimes[i]->name) + (i + 1 < sp_runtimes_count);
+		if (i && col + 1 + w > 93)
+			col = (size_t)fprintf(f, "\n%22s", "") - 1;
+		else if (i)
+			col += (size_t)fprintf(f, " ");
+		col += (size_t)fprintf(f, "%s%s", sp_runtimes[i]->name, i + 1 < sp_runtimes_count ? "," : "");
+	}
+	fputc('\n', f);
+}
+
 static void usage(FILE *f)
 {
 	fputs("usage: sandprobe live --runtime NAME [--variant NAME] [options]\n"
@@ -30,10 +45,10 @@ static void usage(FILE *f)
 	      "Launches a sandbox with a real runtime, runs the static doctor inside it, checks the\n"
 	      "same properties from the host (host.* checks) and judges both. Negative controls\n"
 	      "remove one protection and must fail; one that does not is reported as a tool defect.\n"
-	      "\n"
-	      "  --runtime NAME      bwrap, unshare, runc, crun, runsc, podman, docker, docker-runsc,\n"
-	      "                      containerd-runc, containerd-runsc, firejail, systemd-nspawn, qemu\n"
-	      "  --variant NAME      strict (default), host-pid, host-net, writable-root, kept-caps,\n"
+	      "\n",
+	      f);
+	usage_runtimes(f);
+	fputs("  --variant NAME      strict (default), host-pid, host-net, writable-root, kept-caps,\n"
 	      "                      host-dev, no-seccomp, privileged, no-nnp\n"
 	      "  --matrix            every available runtime and every variant it can launch\n"
 	      "  --list-runtimes     list the runtimes and whether each can run here, run nothing\n"
@@ -427,8 +442,8 @@ static int plan(const struct live_opts *o, sp_live_run *run, const sp_live_cfg *
  * as it must is what the user wants to see, not a bare "fail" */
 static const char *lane_progress(const sp_live_lane *l)
 {
-	if (!l->variant->removes || (strcmp(l->status, "fail") && strcmp(l->status, "pass")))
-		return l->status;
+	if (!l->variant->removes || (l->status != SP_STATUS_FAIL && l->status != SP_STATUS_PASS))
+		return sp_status_name(l->status);
 	if (l->defect)
 		return "TOOL DEFECT: the negative control did not fail as it must";
 	return "expected failure: ok (negative control)";
@@ -507,12 +522,12 @@ int cmd_live(int argc, char **argv)
 		goto fail;
 	if (o.list) {
 		for (size_t i = 0; i < sp_runtimes_count; i++) {
-			char why[1024] = "";
+			sp_outcome po = {0};
 			sp_live_cfg probe_cfg = {.accel = "auto"};
 			snprintf(probe_cfg.busybox, sizeof probe_cfg.busybox, "/bin/busybox");
-			int a = sp_runtimes[i]->probe(&probe_cfg, why, sizeof why);
+			int a = sp_runtimes[i]->probe(&probe_cfg, &po);
 			printf("%-15s %-9s %s%s%s\n", sp_runtimes[i]->name, a == 0 ? "available" : "skip", sp_runtimes[i]->summary,
-			       a == 0 ? "" : " -- ", a == 0 ? "" : why);
+			       a == 0 ? "" : " -- ", a == 0 ? "" : po.why);
 		}
 		goto done;
 	}

@@ -402,7 +402,7 @@ void sp_fleet_matrix_build(const sp_fleet_collect *c, const char *plan_path, sp_
 			json_object_set_new(fl, "cell", json_sprintf("%s/%s", p->nodes[n].id, p->classes[k]));
 			if (!ce->report) {
 				missing++;
-				snprintf(l->status, sizeof l->status, "error");
+				l->status = SP_STATUS_ERROR;
 				snprintf(l->reason, sizeof l->reason, "never reported: no report of cell %s/%s (Job %s) in the inputs",
 					 p->nodes[n].id, p->classes[k], job);
 				snprintf(l->rtinfo, sizeof l->rtinfo, "node %s, RuntimeClass %s: no report", p->nodes[n].id, p->classes[k]);
@@ -419,17 +419,20 @@ void sp_fleet_matrix_build(const sp_fleet_collect *c, const char *plan_path, sp_
 				l->boundary_accepted = strcmp(kind, "host") && json_is_true(json_object_get(kb, "accepted"));
 			}
 			snprintf(l->doctor_kernel, sizeof l->doctor_kernel, "%s", kernel);
-			snprintf(l->status, sizeof l->status, "%s", str_of(root, "result"));
+			sp_lres_status(str_of(root, "result"), &l->status); /* pass or fail (check_report) */
 			json_t *dms = json_object_get(root, "duration_ms");
 			l->doctor_ms = l->ms = json_is_number(dms) && json_number_value(dms) >= 0 ? json_number_value(dms) : 0;
 			json_t *results = json_object_get(root, "results");
 			size_t j;
 			json_t *r;
-			json_array_foreach(results, j, r)
-				sp_lres_add(&l->results, str_of(r, "id"), str_of(r, "status"), str_of(r, "expected"), str_of(r, "observed"),
-					    "%s", str_of(r, "detail"));
+			json_array_foreach(results, j, r) {
+				sp_status st = SP_STATUS_ERROR;
+				sp_lres_status(str_of(r, "status"), &st); /* one of the five (check_report) */
+				sp_lres_add(&l->results, str_of(r, "id"), st, str_of(r, "expected"), str_of(r, "observed"), "%s",
+					    str_of(r, "detail"));
+			}
 			snprintf(l->reason, sizeof l->reason, "reported by %s: %zu results, doctor %s", ce->origin, json_array_size(results),
-				 l->status);
+				 sp_status_name(l->status));
 			snprintf(l->rtinfo, sizeof l->rtinfo, "node %s (%s), RuntimeClass %s, kernel %s%s%s%s", p->nodes[n].id, node_name,
 				 p->classes[k], kernel, l->boundary[0] ? " (" : "", l->boundary, l->boundary[0] ? ")" : "");
 			json_object_set_new(fl, "node_name", json_string(node_name));

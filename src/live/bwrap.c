@@ -12,10 +12,10 @@
 
 #include "live/live.h"
 
-static int probe(const sp_live_cfg *cfg, char *why, size_t whysz)
+static int probe(const sp_live_cfg *cfg, sp_outcome *o)
 {
 	(void)cfg;
-	return sp_probe_tool("bwrap", why, whysz, "bwrap not installed (package bubblewrap)");
+	return sp_probe_tool("bwrap", o, "bwrap not installed (package bubblewrap)");
 }
 
 static void claims(sp_live_launch *l)

@@ -56,10 +56,10 @@ static int ctr_version(const char *addr, sp_error *err)
 }
 
 /* which containerd: 0, or -1 with the skip reason */
-static int resolve(const sp_live_cfg *cfg, char *why, size_t whysz)
+static int resolve(const sp_live_cfg *cfg, sp_outcome *o)
 {
 	if (ctd.resolved)
-		return ctd.addr[0] || ctd.start_own ? 0 : (snprintf(why, whysz, "%s", ctd.how), -1);
+		return ctd.addr[0] || ctd.start_own ? 0 : sp_why(o, "%s", ctd.how);
 	ctd.resolved = true;
 	const char *env = getenv("CONTAINERD_ADDRESS");
 	const char *given = cfg->containerd[0] ? cfg->containerd : env && *env ? env : NULL;
@@ -71,7 +71,7 @@ static int resolve(const sp_live_cfg *cfg, char *why, size_t whysz)
 			snprintf(ctd.how, sizeof ctd.how, "no containerd answers at %s (%s): `ctr --address %s version` fails: %s", given,
 				 cfg->containerd[0] ? "--containerd-address" : "CONTAINERD_ADDRESS", given, msg.msg);
 			ctd.addr[0] = '\0';
-			snprintf(why, whysz, "%s", ctd.how);
+			sp_why(o, "%s", ctd.how);
 			return -1;
 		}
 		snprintf(ctd.how, sizeof ctd.how, "containerd at %s (%s)", given, cfg->containerd[0] ? "--containerd-address" : "CONTAINERD_ADDRESS");
@@ -87,7 +87,7 @@ static int resolve(const sp_live_cfg *cfg, char *why, size_t whysz)
 	if (!sp_which("containerd", p, sizeof p)) {
 		snprintf(ctd.how, sizeof ctd.how, "no containerd answers at %s and containerd is not installed to start one "
 						   "(Debian package containerd; or give --containerd-address)", def);
-		snprintf(why, whysz, "%s", ctd.how);
+		sp_why(o, "%s", ctd.how);
 		return -1;
 	}
 	ctd.start_own = true;
@@ -95,26 +95,26 @@ static int resolve(const sp_live_cfg *cfg, char *why, size_t whysz)
 	return 0;
 }
 
-static int probe_common(const sp_live_cfg *cfg, char *why, size_t whysz)
+static int probe_common(const sp_live_cfg *cfg, sp_outcome *o)
 {
-	if (sp_probe_root(why, whysz, "containerd lanes need root") < 0 ||
-	    sp_probe_tool("ctr", why, whysz, "ctr not installed (Debian package containerd; tried: ctr version)") < 0)
+	if (sp_probe_root(o, "containerd lanes need root") < 0 ||
+	    sp_probe_tool("ctr", o, "ctr not installed (Debian package containerd; tried: ctr version)") < 0)
 		return -1;
-	return resolve(cfg, why, whysz);
+	return resolve(cfg, o);
 }
 
-static int probe_runc(const sp_live_cfg *cfg, char *why, size_t whysz)
+static int probe_runc(const sp_live_cfg *cfg, sp_outcome *o)
 {
-	if (probe_common(cfg, why, whysz) < 0)
+	if (probe_common(cfg, o) < 0)
 		return -1;
-	return sp_probe_tool("runc", why, whysz, "runc not installed: the io.containerd.runc.v2 shim runs it");
+	return sp_probe_tool("runc", o, "runc not installed: the io.containerd.runc.v2 shim runs it");
 }
 
-static int probe_runsc(const sp_live_cfg *cfg, char *why, size_t whysz)
+static int probe_runsc(const sp_live_cfg *cfg, sp_outcome *o)
 {
-	if (probe_common(cfg, why, whysz) < 0)
+	if (probe_common(cfg, o) < 0)
 		return -1;
-	return sp_probe_tool("runsc", why, whysz, "runsc not installed (Debian package runsc)");
+	return sp_probe_tool("runsc", o, "runsc not installed (Debian package runsc)");
 }
 
 /* our own containerd: config, root, state and socket in a dir of its own */
@@ -217,9 +217,9 @@ static void claims_runc(sp_live_launch *l)
 	sp_oci_claims(l);
 }
 
-static int plan_runsc(sp_live_lane *l, char *why, size_t whysz)
+static int plan_runsc(sp_live_lane *l, sp_outcome *o)
 {
-	return sp_gvisor_plan(l, why, whysz);
+	return sp_gvisor_plan(l, o);
 }
 
 static int launch(sp_live_lane *l, sp_error *err)
@@ -366,17 +366,17 @@ static int host_pid(sp_live_lane *l, sp_error *err)
 					  "namespace %s, bundle %s)",
 			 l->name, (int)tp, by, (int)np, (int)c->shim, addr[0] ? addr : "?", ns[0] ? ns : "?", c->bundle[0] ? c->bundle : "?");
 		if (np != tp) {
-			sp_lres_add(&l->results, SP_HOSTID(engine), "fail", "the task's pid is the sandbox's shell", obs,
+			sp_lres_add(&l->results, SP_HOSTID(engine), SP_STATUS_FAIL, "the task's pid is the sandbox's shell", obs,
 				    "containerd and the host disagree on the sandbox's process");
 			return 0;
 		}
 	}
 	if (!c->shim || strcmp(addr, ctd.addr) || strcmp(ns, ctd.ns)) {
-		sp_lres_add(&l->results, SP_HOSTID(engine), "fail", "the task is served by a shim of this containerd and namespace", obs,
+		sp_lres_add(&l->results, SP_HOSTID(engine), SP_STATUS_FAIL, "the task is served by a shim of this containerd and namespace", obs,
 			    "no shim of %s in namespace %s serves the task", ctd.addr, ctd.ns);
 		return 0;
 	}
-	sp_lres_add(&l->results, SP_HOSTID(engine), "pass", "containerd's task pid is the sandbox, served by its shim", obs,
+	sp_lres_add(&l->results, SP_HOSTID(engine), SP_STATUS_PASS, "containerd's task pid is the sandbox, served by its shim", obs,
 		    "engine view: containerd (handler %s) and the host agree", l->rt->handler);
 	return 0;
 }

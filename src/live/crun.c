@@ -36,22 +36,21 @@ static bool hybrid(void)
 	return c[0] != '\0';
 }
 
-static int probe(const sp_live_cfg *cfg, char *why, size_t whysz)
+static int probe(const sp_live_cfg *cfg, sp_outcome *o)
 {
 	(void)cfg;
-	if (sp_oci_probe("crun", why, whysz) < 0)
+	if (sp_oci_probe("crun", o) < 0)
 		return -1;
-	if (hybrid() && (sp_probe_tool("unshare", why, whysz, "crun on a hybrid cgroup host runs in a private mount namespace: "
-							       "unshare (util-linux) is not installed") < 0 ||
-			 sp_probe_tool("umount", why, whysz, "crun on a hybrid cgroup host needs umount (util-linux)") < 0))
+	if (hybrid() && (sp_probe_tool("unshare", o, "crun on a hybrid cgroup host runs in a private mount namespace: "
+						     "unshare (util-linux) is not installed") < 0 ||
+			 sp_probe_tool("umount", o, "crun on a hybrid cgroup host needs umount (util-linux)") < 0))
 		return -1;
 	return 0;
 }
 
-static int plan(sp_live_lane *l, char *why, size_t whysz)
+static int plan(sp_live_lane *l, sp_outcome *o)
 {
-	(void)why;
-	(void)whysz;
+	(void)o;
 	char c[512];
 	hybrid_controllers(c, sizeof c);
 	if (c[0]) {

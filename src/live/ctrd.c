@@ -246,12 +246,12 @@ static ssize_t on_read_req(nghttp2_session *s, int32_t sid, uint8_t *buf, size_t
 	return (ssize_t)n;
 }
 
-static int dial(const char *addr, char *why, size_t whysz)
+static int dial(const char *addr, sp_outcome *o)
 {
 	const char *path = strncmp(addr, "unix://", 7) ? addr : addr + 7;
 	int fd = sp_unix_connect(path, false);
 	if (fd < 0)
-		snprintf(why, whysz, "cannot connect to containerd at %s: %s", path, strerror(-fd));
+		sp_why(o, "cannot connect to containerd at %s: %s", path, strerror(-fd));
 	return fd;
 }
 
@@ -262,12 +262,12 @@ static nghttp2_nv hdr(const char *n, const char *v)
 }
 
 static int call_api(const char *addr, const char *ns, const char *method, const uint8_t *msg, size_t msglen,
-		    struct call *c, unsigned timeout_ms, char *why, size_t whysz)
+		    struct call *c, unsigned timeout_ms, sp_outcome *o)
 {
 	uint8_t req[600];
 	memset(c, 0, sizeof *c);
 	if (msglen > sizeof req - 5) {
-		snprintf(why, whysz, "request too long");
+		sp_why(o, "request too long");
 		return -1;
 	}
 	req[0] = 0;
@@ -280,14 +280,14 @@ static int call_api(const char *addr, const char *ns, const char *method, const 
 	c->req = req;
 	c->reqlen = msglen + 5;
 	c->http_status = c->grpc_status = -1;
-	c->fd = dial(addr, why, whysz);
+	c->fd = dial(addr, o);
 	if (c->fd < 0)
 		return -1;
 	nghttp2_session_callbacks *cbs;
 	nghttp2_session *s = NULL;
 	int ret = -1;
 	if (nghttp2_session_callbacks_new(&cbs) != 0) {
-		snprintf(why, whysz, "out of memory");
+		sp_why(o, "out of memory");
 		close(c->fd);
 		return -1;
 	}
@@ -298,7 +298,7 @@ static int call_api(const char *addr, const char *ns, const char *method, const 
 	int nr = nghttp2_session_client_new(&s, cbs, c);
 	nghttp2_session_callbacks_del(cbs);
 	if (nr != 0) {
-		snprintf(why, whysz, "HTTP/2 session: %s", nghttp2_strerror(nr));
+		sp_why(o, "HTTP/2 session: %s", nghttp2_strerror(nr));
 		close(c->fd);
 		return -1;
 	}
@@ -313,7 +313,7 @@ static int call_api(const char *addr, const char *ns, const char *method, const 
 	nghttp2_submit_settings(s, NGHTTP2_FLAG_NONE, NULL, 0);
 	c->sid = nghttp2_submit_request(s, NULL, h, sizeof h / sizeof *h, &dp, NULL);
 	if (c->sid < 0) {
-		snprintf(why, whysz, "HTTP/2 request: %s", nghttp2_strerror(c->sid));
+		sp_why(o, "HTTP/2 request: %s", nghttp2_strerror(c->sid));
 		goto out;
 	}
 	uint64_t end = sp_now_ns() + (uint64_t)timeout_ms * SP_NS_PER_MS;
@@ -321,7 +321,7 @@ static int call_api(const char *addr, const char *ns, const char *method, const 
 	while (!c->closed) {
 		int e = nghttp2_session_send(s);
 		if (e != 0) {
-			snprintf(why, whysz, "HTTP/2 send to containerd: %s", nghttp2_strerror(e));
+			sp_why(o, "HTTP/2 send to containerd: %s", nghttp2_strerror(e));
 			goto out;
 		}
 		uint64_t now = sp_now_ns();
@@ -330,30 +330,30 @@ static int call_api(const char *addr, const char *ns, const char *method, const 
 		if (pr < 0 && errno == EINTR)
 			continue;
 		if (pr <= 0) {
-			snprintf(why, whysz, "containerd at %s did not answer %s in %u ms", addr, method, timeout_ms);
+			sp_why(o, "containerd at %s did not answer %s in %u ms", addr, method, timeout_ms);
 			goto out;
 		}
 		ssize_t n = read(c->fd, buf, sizeof buf);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0) {
-			snprintf(why, whysz, "containerd at %s closed the connection during %s", addr, method);
+			sp_why(o, "containerd at %s closed the connection during %s", addr, method);
 			goto out;
 		}
 		ssize_t m = nghttp2_session_mem_recv(s, buf, (size_t)n);
 		if (m < 0) {
-			snprintf(why, whysz, "%s from containerd at %s: %s", c->too_big ? "a reply over 16 MiB" : "bad HTTP/2", addr,
-				 nghttp2_strerror((int)m));
+			sp_why(o, "%s from containerd at %s: %s", c->too_big ? "a reply over 16 MiB" : "bad HTTP/2", addr,
+			       nghttp2_strerror((int)m));
 			goto out;
 		}
 	}
 	if (c->h2_error) {
-		snprintf(why, whysz, "containerd reset %s (HTTP/2 error %u)", method, c->h2_error);
+		sp_why(o, "containerd reset %s (HTTP/2 error %u)", method, c->h2_error);
 	} else if (c->http_status != 200) {
-		snprintf(why, whysz, "containerd answered %s with HTTP status %d", method, c->http_status);
+		sp_why(o, "containerd answered %s with HTTP status %d", method, c->http_status);
 	} else if (c->grpc_status != 0) {
-		snprintf(why, whysz, "containerd answered %s with gRPC status %d%s%s", method, c->grpc_status,
-			 c->grpc_msg[0] ? ": " : "", c->grpc_msg);
+		sp_why(o, "containerd answered %s with gRPC status %d%s%s", method, c->grpc_status,
+		       c->grpc_msg[0] ? ": " : "", c->grpc_msg);
 	} else {
 		ret = 0;
 	}
@@ -363,8 +363,7 @@ out:
 	return ret;
 }
 
-int sp_ctrd_list(const char *addr, const char *ns, enum sp_ctrd_kind kind, sp_strv *ids, unsigned timeout_ms, char *why,
-		 size_t whysz)
+int sp_ctrd_list(const char *addr, const char *ns, enum sp_ctrd_kind kind, sp_strv *ids, unsigned timeout_ms, sp_outcome *o)
 {
 	static const char *const methods[] = {
 		[SP_CTRD_CONTAINERS] = "/containerd.services.containers.v1.Containers/List",
@@ -377,7 +376,7 @@ int sp_ctrd_list(const char *addr, const char *ns, enum sp_ctrd_kind kind, sp_st
 		const char *sn = sp_ctrd_snapshotter();
 		size_t n = strlen(sn);
 		if (n > 127) {
-			snprintf(why, whysz, "snapshotter name too long: %.40s...", sn);
+			sp_why(o, "snapshotter name too long: %.40s...", sn);
 			return -1;
 		}
 		msg[0] = (1 << 3) | 2;
@@ -386,13 +385,13 @@ int sp_ctrd_list(const char *addr, const char *ns, enum sp_ctrd_kind kind, sp_st
 		mlen = n + 2;
 	}
 	struct call c;
-	if (call_api(addr, ns, methods[kind], msg, mlen, &c, timeout_ms, why, whysz) < 0) {
+	if (call_api(addr, ns, methods[kind], msg, mlen, &c, timeout_ms, o) < 0) {
 		free(c.body);
 		return -1;
 	}
 	int r = sp_ctrd_parse(kind, c.body, c.blen, ids);
 	if (r < 0)
-		snprintf(why, whysz, "containerd's reply to %s is malformed (%zu bytes)", methods[kind], c.blen);
+		sp_why(o, "containerd's reply to %s is malformed (%zu bytes)", methods[kind], c.blen);
 	free(c.body);
 	return r;
 }
@@ -449,22 +448,22 @@ static int holds_ctr(const char *addr, const char *ns, const char *id, unsigned 
 int sp_ctrd_holds(const char *addr, const char *ns, const char *id, unsigned mask, char *what, size_t whatsz, char *by,
 		  size_t bysz)
 {
-	char why[400] = "";
+	sp_outcome o = {0};
 	int ret = 0;
 	for (int k = 0; k < 3 && !ret; k++) {
 		if (!(mask & (1u << k)))
 			continue;
 		sp_strv ids;
 		sp_strv_split(&ids, NULL, ",");
-		if (sp_ctrd_list(addr, ns, (enum sp_ctrd_kind)k, &ids, 10000, why, sizeof why) < 0) {
+		if (sp_ctrd_list(addr, ns, (enum sp_ctrd_kind)k, &ids, 10000, &o) < 0) {
 			sp_strv_free(&ids);
 			char p[4096];
 			if (!sp_which("ctr", p, sizeof p)) {
-				snprintf(what, whatsz, "cannot ask containerd: its API: %s; ctr not installed", why);
+				snprintf(what, whatsz, "cannot ask containerd: its API: %.399s; ctr not installed", o.why);
 				snprintf(by, bysz, "neither containerd's API nor ctr");
 				return -1;
 			}
-			snprintf(by, bysz, "ctr (containerd's API: %s)", why);
+			snprintf(by, bysz, "ctr (containerd's API: %.399s)", o.why);
 			return holds_ctr(addr, ns, id, mask, what, whatsz);
 		}
 		for (size_t i = 0; i < ids.n && !ret; i++)

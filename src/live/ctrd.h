@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/outcome.h"
 #include "core/util.h"
 
 enum sp_ctrd_kind {
@@ -18,8 +19,7 @@ enum sp_ctrd_kind {
 
 /* the ids of one kind in namespace ns of the containerd at addr (a unix socket path), appended to
  * ids: 0, or -1 with the reason in why (no answer, an HTTP/2 or gRPC error, a malformed reply) */
-int sp_ctrd_list(const char *addr, const char *ns, enum sp_ctrd_kind kind, sp_strv *ids, unsigned timeout_ms, char *why,
-		 size_t whysz);
+int sp_ctrd_list(const char *addr, const char *ns, enum sp_ctrd_kind kind, sp_strv *ids, unsigned timeout_ms, sp_outcome *o);
 
 /* a reply's body (its length-prefixed gRPC messages) of a list of kind: the ids appended to ids;
  * 0, or -1 when it is malformed (untrusted: fuzzed) */

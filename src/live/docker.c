@@ -152,7 +152,7 @@ static void api_prove(const char *cli_id)
 /* the engine's record of a container: 1 it knows it (*body its inspect JSON), 0 it does not (404), -1 no proof
  * (what is in why); *by names who answered: the API when it is proven (and answers this once), else `docker
  * inspect` */
-static int engine_knows(const char *ref, char **body, const char **by, char *why, size_t whysz)
+static int engine_knows(const char *ref, char **body, const char **by, sp_outcome *o)
 {
 	*body = NULL;
 	if (api.ok) {
@@ -167,8 +167,8 @@ static int engine_knows(const char *ref, char **body, const char **by, char *why
 		free(*body);
 		*body = NULL;
 		if (st > 0) {
-			snprintf(why, whysz, "the engine API (GET %s on %s) answers HTTP %d: cannot prove the container is gone", path,
-				 api.path, st);
+			sp_why(o, "the engine API (GET %s on %s) answers HTTP %d: cannot prove the container is gone", path,
+			       api.path, st);
 			return -1;
 		}
 	}
@@ -182,7 +182,7 @@ static int engine_knows(const char *ref, char **body, const char **by, char *why
 		return 0;
 	char msg[200];
 	sp_runtime_message(eo, msg, sizeof msg);
-	snprintf(why, whysz, "docker inspect fails (exit %d): cannot prove the container is gone: %s", rc, msg);
+	sp_why(o, "docker inspect fails (exit %d): cannot prove the container is gone: %s", rc, msg);
 	return -1;
 }
 
@@ -222,7 +222,7 @@ static int ask_info(sp_live_engine_state *st)
 }
 
 /* the registered runtime whose binary (or name) is e->want_runtime */
-static int find_runtime(sp_live_engine *e, char *why, size_t whysz)
+static int find_runtime(sp_live_engine *e, sp_outcome *o)
 {
 	if (e->runtime[0])
 		return 0;
@@ -249,11 +249,11 @@ static int find_runtime(sp_live_engine *e, char *why, size_t whysz)
 	json_decref(rts);
 	if (e->runtime[0])
 		return 0;
-	snprintf(why, whysz,
-		 "the docker engine at %s has no gVisor runtime registered (runtimes: %s); register it in the engine's "
-		 "daemon.json, e.g. {\"runtimes\": {\"runsc\": {\"path\": \"/usr/bin/runsc\", \"runtimeArgs\": "
-		 "[\"--ignore-cgroups\", \"--network=none\"]}}} (or `runsc install`), and restart dockerd",
-		 e->st->endpoint, e->st->runtimes_json);
+	sp_why(o,
+	       "the docker engine at %s has no gVisor runtime registered (runtimes: %s); register it in the engine's "
+	       "daemon.json, e.g. {\"runtimes\": {\"runsc\": {\"path\": \"/usr/bin/runsc\", \"runtimeArgs\": "
+	       "[\"--ignore-cgroups\", \"--network=none\"]}}} (or `runsc install`), and restart dockerd",
+	       e->st->endpoint, e->st->runtimes_json);
 	return -1;
 }
 
@@ -348,29 +348,29 @@ static int ask_caps(sp_live_engine_state *st)
 	return -1;
 }
 
-static int probe_engine(sp_live_engine *e, char *why, size_t whysz)
+static int probe_engine(sp_live_engine *e, sp_outcome *o)
 {
-	if (sp_probe_tool("docker", why, whysz, "docker CLI not installed (tried: docker info)") < 0)
+	if (sp_probe_tool("docker", o, "docker CLI not installed (tried: docker info)") < 0)
 		return -1;
 	if (ask_info(e->st) < 0) {
-		snprintf(why, whysz, "%s", e->st->info_why);
+		sp_why(o, "%s", e->st->info_why);
 		return -1;
 	}
-	if (e->want_runtime && find_runtime(e, why, whysz) < 0)
+	if (e->want_runtime && find_runtime(e, o) < 0)
 		return -1;
 	return 0;
 }
 
-static int probe(const sp_live_cfg *cfg, char *why, size_t whysz)
+static int probe(const sp_live_cfg *cfg, sp_outcome *o)
 {
 	(void)cfg;
-	return probe_engine(&docker, why, whysz);
+	return probe_engine(&docker, o);
 }
 
-static int probe_runsc(const sp_live_cfg *cfg, char *why, size_t whysz)
+static int probe_runsc(const sp_live_cfg *cfg, sp_outcome *o)
 {
 	(void)cfg;
-	return probe_engine(&docker_runsc, why, whysz);
+	return probe_engine(&docker_runsc, o);
 }
 
 static void claims_runsc(sp_live_launch *l)
@@ -388,9 +388,9 @@ static unsigned version_num(const char *v)
 	return a * 100 + b;
 }
 
-static int plan_common(sp_live_lane *l, sp_live_engine *e, char *why, size_t whysz)
+static int plan_common(sp_live_lane *l, sp_live_engine *e, sp_outcome *o)
 {
-	if (sp_engine_plan(l, why, whysz) < 0)
+	if (sp_engine_plan(l, o) < 0)
 		return -1;
 	unsigned v = version_num(e->st->version);
 	if (v && v < 2010) {
@@ -402,16 +402,16 @@ static int plan_common(sp_live_lane *l, sp_live_engine *e, char *why, size_t why
 		sp_lane_note(l, "the container's pid and teardown are asked with docker inspect: %s", api.why);
 	if (l->variant->removes & (SP_PROT_CAPS | SP_PROT_UNPRIV)) {
 		if (ask_caps(e->st) < 0) {
-			snprintf(why, whysz, "%s", e->st->caps_why);
+			sp_why(o, "%s", e->st->caps_why);
 			return -1;
 		}
 	}
 	return 0;
 }
 
-static int plan(sp_live_lane *l, char *why, size_t whysz)
+static int plan(sp_live_lane *l, sp_outcome *o)
 {
-	if (plan_common(l, &docker, why, whysz) < 0)
+	if (plan_common(l, &docker, o) < 0)
 		return -1;
 	if (l->variant->removes & SP_PROT_UNPRIV) {
 		sp_strv host;
@@ -425,20 +425,20 @@ static int plan(sp_live_lane *l, char *why, size_t whysz)
 			}
 		sp_strv_free(&host);
 		if (missing[0]) {
-			snprintf(why, whysz,
-				 "docker --privileged grants every capability the engine knows, and this host's bounding set lacks %s: "
-				 "runc cannot grant it (\"unable to apply caps: operation not permitted\")",
-				 missing);
+			sp_why(o,
+			       "docker --privileged grants every capability the engine knows, and this host's bounding set lacks %s: "
+			       "runc cannot grant it (\"unable to apply caps: operation not permitted\")",
+			       missing);
 			return -1;
 		}
 	}
 	return 0;
 }
 
-static int plan_runsc(sp_live_lane *l, char *why, size_t whysz)
+static int plan_runsc(sp_live_lane *l, sp_outcome *o)
 {
 	sp_live_engine *e = &docker_runsc;
-	if (plan_common(l, e, why, whysz) < 0)
+	if (plan_common(l, e, o) < 0)
 		return -1;
 	bool oci_seccomp = has_arg(e, "--oci-seccomp");
 	sp_lane_note(l, "gVisor via the engine's runtime '%s' (runtimeArgs: %s)", e->runtime, e->runtime_args[0] ? e->runtime_args : "none");
@@ -452,33 +452,35 @@ static int plan_runsc(sp_live_lane *l, char *why, size_t whysz)
 	unsigned r = l->variant->removes;
 	if (!r && !oci_seccomp) {
 		/* the reference lane would run without the workload's own filter: not strict, and the user can fix it */
-		snprintf(why, whysz,
-			 "the engine registers runsc without --oci-seccomp (runtimeArgs: %s): gVisor would not load docker's "
-			 "seccomp profile, so this engine cannot run a strict lane; fix: add \"--oci-seccomp\" to the runsc "
-			 "runtimeArgs in the engine's daemon.json (/etc/docker/daemon.json) and restart dockerd",
-			 e->runtime_args[0] ? e->runtime_args : "none");
+		sp_why(o,
+		       "the engine registers runsc without --oci-seccomp (runtimeArgs: %s): gVisor would not load docker's "
+		       "seccomp profile, so this engine cannot run a strict lane; fix: add \"--oci-seccomp\" to the runsc "
+		       "runtimeArgs in the engine's daemon.json (/etc/docker/daemon.json) and restart dockerd",
+		       e->runtime_args[0] ? e->runtime_args : "none");
 		return -1;
 	}
 	if (r & SP_PROT_NNP)
-		return sp_gvisor_nnp_limit(why, whysz);
+		return sp_gvisor_nnp_limit(o);
 	if (r & SP_PROT_PIDNS) {
-		snprintf(why, whysz, "gVisor keeps a process table of its own: with --pid host only the Sentry joins the host's "
-				     "pid namespace, the workload still sees only its own processes");
+		sp_why(o, "gVisor keeps a process table of its own: with --pid host only the Sentry joins the host's "
+			  "pid namespace, the workload still sees only its own processes");
 		return -1;
 	}
 	if ((r & SP_PROT_NETNS) && (has_arg(e, "--network=none") || has_arg(e, "--network=sandbox"))) {
-		snprintf(why, whysz, "runsc is registered with %s: the workload gets gVisor's network stack, not the host's, "
-				     "even with --network host", has_arg(e, "--network=none") ? "--network=none" : "--network=sandbox");
+		sp_why(o, "runsc is registered with %s: the workload gets gVisor's network stack, not the host's, "
+			  "even with --network host",
+		       has_arg(e, "--network=none") ? "--network=none" : "--network=sandbox");
 		return -1;
 	}
 	if ((r & SP_PROT_DEV) && !(r & SP_PROT_UNPRIV)) {
-		snprintf(why, whysz, "gVisor does not pass host device nodes through: with -v /dev:/dev their names appear, "
-				     "but opening one is refused (EPERM)");
+		sp_why(o, "gVisor does not pass host device nodes through: with -v /dev:/dev their names appear, "
+			  "but opening one is refused (EPERM)");
 		return -1;
 	}
 	if ((r & SP_PROT_SECCOMP) && !(r & SP_PROT_UNPRIV) && !oci_seccomp) {
-		snprintf(why, whysz, "without --oci-seccomp (runtimeArgs: %s) gVisor applies no OCI seccomp filter: there is "
-				     "none to remove", e->runtime_args[0] ? e->runtime_args : "none");
+		sp_why(o, "without --oci-seccomp (runtimeArgs: %s) gVisor applies no OCI seccomp filter: there is "
+			  "none to remove",
+		       e->runtime_args[0] ? e->runtime_args : "none");
 		return -1;
 	}
 	if (r & SP_PROT_UNPRIV) {
@@ -517,18 +519,18 @@ static int host_pid(sp_live_lane *l, sp_error *err)
 	if (read_cid(l) < 0)
 		return sp_fail_errno(err, ENOENT, "docker wrote no container id (--cidfile %s/cid)", l->dir);
 	_cleanup_free_ char *body = NULL;
-	char why[400] = "";
+	sp_outcome o = {0};
 	const char *by = "";
-	int k = engine_knows(l->cid, &body, &by, why, sizeof why);
+	int k = engine_knows(l->cid, &body, &by, &o);
 	json_t *j = k == 1 ? json_loads(body, 0, NULL) : NULL;
 	json_t *c = json_is_array(j) ? json_array_get(j, 0) : j; /* the CLI prints a list, the API one object */
 	json_int_t jp = json_integer_value(json_object_get(json_object_get(c, "State"), "Pid"));
 	json_decref(j);
 	unsigned long long ep = jp > 0 ? (unsigned long long)jp : 0;
 	if (ep == 0)
-		return sp_fail_errno(err, EIO, "%s %.12s: no init pid (%s)", by, l->cid,
+		return sp_fail_errno(err, EIO, "%s %.12s: no init pid (%.399s)", by, l->cid,
 				     k == 1 ? "no State.Pid" : k == 0 ? "no such container"
-								      : why);
+								      : o.why);
 	find_shim(l);
 	char obs[1400];
 	if (l->claim.user_kernel) {
@@ -538,7 +540,7 @@ static int host_pid(sp_live_lane *l, sp_error *err)
 		snprintf(obs, sizeof obs, "container %.12s: init pid %llu (%s) is runsc-sandbox, spec %s, runsc root %s; "
 					  "shim %d (containerd %s, namespace %s)",
 			 l->cid, ep, by, l->spec, d->runsc_root, (int)d->shim, d->ctr_addr[0] ? d->ctr_addr : "?", d->ctr_ns[0] ? d->ctr_ns : "?");
-		sp_lres_add(&l->results, SP_HOSTID(engine), "pass", "the engine's init pid is the sandbox (gVisor's Sentry), with its spec", obs,
+		sp_lres_add(&l->results, SP_HOSTID(engine), SP_STATUS_PASS, "the engine's init pid is the sandbox (gVisor's Sentry), with its spec", obs,
 			    "engine view: docker, containerd shim and runsc agree");
 		return 0;
 	}
@@ -550,14 +552,14 @@ static int host_pid(sp_live_lane *l, sp_error *err)
 		 l->cid, ep, by, (int)np, (int)d->shim, d->ctr_addr[0] ? d->ctr_addr : "?", d->ctr_ns[0] ? d->ctr_ns : "?",
 		 d->bundle[0] ? d->bundle : "?");
 	if (np <= 0 || (pid_t)ep != np) {
-		sp_lres_add(&l->results, SP_HOSTID(engine), "fail", "the engine's init pid is the sandbox's init (its shell, or the doctor holding it open)", obs,
+		sp_lres_add(&l->results, SP_HOSTID(engine), SP_STATUS_FAIL, "the engine's init pid is the sandbox's init (its shell, or the doctor holding it open)", obs,
 			    "docker and the host disagree on the sandbox's process");
 		if (np > 0)
 			l->host_pid = np;
 		return 0;
 	}
 	l->host_pid = np;
-	sp_lres_add(&l->results, SP_HOSTID(engine), "pass", "the engine's init pid is the sandbox's init (its shell, or the doctor holding it open)", obs,
+	sp_lres_add(&l->results, SP_HOSTID(engine), SP_STATUS_PASS, "the engine's init pid is the sandbox's init (its shell, or the doctor holding it open)", obs,
 		    "engine view and host view agree");
 	return 0;
 }
@@ -571,15 +573,16 @@ static int leftovers(sp_live_lane *l, char *what, size_t whatsz)
 	bool ask_ctr = d && d->ctr_addr[0] && d->ctr_ns[0];
 	/* ask docker (by the container's id or name: inspect knows both), then its containerd */
 	_cleanup_free_ char *body = NULL;
-	char why[400] = "", cby[600] = "";
+	sp_outcome o = {0};
+	char cby[600] = "";
 	const char *ref = l->cid[0] ? l->cid : l->name;
 	const char *by = "";
-	int known = engine_knows(ref, &body, &by, why, sizeof why);
+	int known = engine_knows(ref, &body, &by, &o);
 	int ret = 1;
 	if (known == 1) {
 		snprintf(what, whatsz, "docker still knows container %.12s", ref);
 	} else if (known < 0) {
-		snprintf(what, whatsz, "%s", why);
+		snprintf(what, whatsz, "%.399s", o.why);
 	} else if (ask_ctr && l->cid[0]) {
 		int held = sp_ctrd_holds(d->ctr_addr, d->ctr_ns, l->cid, 1u << SP_CTRD_CONTAINERS | 1u << SP_CTRD_TASKS, what, whatsz,
 					 cby, sizeof cby);

@@ -78,7 +78,7 @@ static const char *run_hex(sp_live_engine_state *st)
 
 /* FROM scratch, the doctor alone: what the Containerfile builds, from --doctor, for this run */
 
-static int build_doctor_image(const sp_live_lane *l, char *why, size_t whysz)
+static int build_doctor_image(const sp_live_lane *l, sp_outcome *o)
 {
 	sp_live_engine *e = l->rt->engine;
 	sp_live_engine_state *st = e->st;
@@ -86,7 +86,7 @@ static int build_doctor_image(const sp_live_lane *l, char *why, size_t whysz)
 	snprintf(st->build_label, sizeof st->build_label, "sandprobe-live-%d-%s", (int)getpid(), run_hex(st));
 	snprintf(st->build_ctx, sizeof st->build_ctx, "%s/sandprobe-image.XXXXXX", cfg->tmpbase[0] ? cfg->tmpbase : "/tmp");
 	if (!mkdtemp(st->build_ctx)) {
-		snprintf(why, whysz, "--doctor-image: mkdtemp %s: %s", st->build_ctx, strerror(errno));
+		sp_why(o, "--doctor-image: mkdtemp %s: %s", st->build_ctx, strerror(errno));
 		st->build_ctx[0] = '\0';
 		return -1;
 	}
@@ -101,7 +101,7 @@ static int build_doctor_image(const sp_live_lane *l, char *why, size_t whysz)
 	sp_error_clear(&err);
 	snprintf(p, sizeof p, "%s/sandprobe-doctor", st->build_ctx);
 	if (sp_copy_file(cfg->doctor, p, 0755, &err) < 0) {
-		snprintf(why, whysz, "--doctor-image: %s", err.msg);
+		sp_why(o, "--doctor-image: %s", err.msg);
 		return -1;
 	}
 	/* the Containerfile's recipe, without its ARG (the version is this sandprobe's) */
@@ -120,7 +120,7 @@ static int build_doctor_image(const sp_live_lane *l, char *why, size_t whysz)
 	if (f && fclose(f) != 0)
 		wrote = false;
 	if (!wrote) {
-		snprintf(why, whysz, "--doctor-image: cannot write %s: %s", p, strerror(errno));
+		sp_why(o, "--doctor-image: cannot write %s: %s", p, strerror(errno));
 		return -1;
 	}
 	sp_strv argv;
@@ -154,12 +154,12 @@ static int build_doctor_image(const sp_live_lane *l, char *why, size_t whysz)
 	char msg[400];
 	if (rc != 0) {
 		sp_runtime_message(eo, msg, sizeof msg);
-		snprintf(why, whysz, "--doctor-image: %s build failed (exit %d): %s", e->bin, rc, msg[0] ? msg : "(no output)");
+		sp_why(o, "--doctor-image: %s build failed (exit %d): %s", e->bin, rc, msg[0] ? msg : "(no output)");
 		return -1;
 	}
 	sp_error ie;
 	if (image_id_of(e, tag, st->image_id, sizeof st->image_id, &ie) < 0 || !st->image_id[0]) {
-		snprintf(why, whysz, "--doctor-image: %s built %s but does not know it: %s", e->bin, tag, ie.msg);
+		sp_why(o, "--doctor-image: %s built %s but does not know it: %s", e->bin, tag, ie.msg);
 		return -1;
 	}
 	snprintf(st->image_note, sizeof st->image_note,
@@ -187,7 +187,7 @@ static char *between_markers(const char *out, const char *nonce)
 /* Run the image's doctor once as the lanes will (its entrypoint, --live-lane) and ask it for its catalogue,
  * which must be the one of --doctor (the lanes' expectations come from it). While it holds the container open,
  * the root directory a container of this image gets is measured from the host (/proc/PID/root). */
-static int check_image_doctor(const sp_live_lane *l, char *why, size_t whysz)
+static int check_image_doctor(const sp_live_lane *l, sp_outcome *o)
 {
 	sp_live_engine *e = l->rt->engine;
 	sp_live_engine_state *st = e->st;
@@ -209,13 +209,12 @@ static int check_image_doctor(const sp_live_lane *l, char *why, size_t whysz)
 		sp_strv_push(&argv, *x);
 	sp_child c;
 	sp_child_init(&c);
-	sp_spawn_opts o = {.pipe_in = true, .capture_out = true, .capture_err = true, .out_max = 8u << 20,
-			   .err_max = 1u << 20, .die_with_parent = true};
+	sp_spawn_opts so = {.pipe_in = true, .capture_out = true, .capture_err = true, .out_max = 8u << 20, .err_max = 1u << 20, .die_with_parent = true};
 	sp_error err;
 	sp_error_clear(&err);
 	int rc = -1;
 	st->root_mode = -1;
-	if (sp_spawn(&c, argv.v, &o, &err) == 0) {
+	if (sp_spawn(&c, argv.v, &so, &err) == 0) {
 		uint64_t deadline = sp_now_ns() + (uint64_t)cfg->timeout_ms * 1000000ull;
 		char end[64];
 		snprintf(end, sizeof end, "@@%s:", nonce);
@@ -236,7 +235,7 @@ static int check_image_doctor(const sp_live_lane *l, char *why, size_t whysz)
 		sp_child_wait(&c, deadline);
 		rc = sp_child_code(&c);
 	} else {
-		snprintf(why, whysz, "cannot run %s: %s", e->bin, err.msg);
+		sp_why(o, "cannot run %s: %s", e->bin, err.msg);
 		sp_strv_free(&argv);
 		return -1;
 	}
@@ -245,11 +244,11 @@ static int check_image_doctor(const sp_live_lane *l, char *why, size_t whysz)
 	if (rc != 0 || !list) {
 		char msg[400];
 		sp_runtime_message(c.err_buf.data && *c.err_buf.data ? c.err_buf.data : c.out_buf.data, msg, sizeof msg);
-		snprintf(why, whysz,
-			 "the doctor in image %s does not run as the lanes' entrypoint (`%s run --entrypoint %s %s --live-lane "
-			 "%s --list` exit %d: %s): give an image built from this sandprobe's doctor (its Containerfile), or "
-			 "--doctor-image",
-			 st->image, e->bin, doctor_in_image, st->image, nonce, rc, msg[0] ? msg : "(no output)");
+		sp_why(o,
+		       "the doctor in image %s does not run as the lanes' entrypoint (`%s run --entrypoint %s %s --live-lane "
+		       "%s --list` exit %d: %s): give an image built from this sandprobe's doctor (its Containerfile), or "
+		       "--doctor-image",
+		       st->image, e->bin, doctor_in_image, st->image, nonce, rc, msg[0] ? msg : "(no output)");
 		sp_child_free(&c);
 		return -1;
 	}
@@ -261,23 +260,23 @@ static int check_image_doctor(const sp_live_lane *l, char *why, size_t whysz)
 	json_decref(mine);
 	json_decref(theirs);
 	if (!same) {
-		snprintf(why, whysz,
-			 "the doctor in image %s is not the one of --doctor %s: its catalogue differs (%zu checks, --doctor has "
-			 "%zu; the lanes' expectations come from --doctor): rebuild the image from this build, or give "
-			 "--doctor-image",
-			 st->image, cfg->doctor, nt, nm);
+		sp_why(o,
+		       "the doctor in image %s is not the one of --doctor %s: its catalogue differs (%zu checks, --doctor has "
+		       "%zu; the lanes' expectations come from --doctor): rebuild the image from this build, or give "
+		       "--doctor-image",
+		       st->image, cfg->doctor, nt, nm);
 		return -1;
 	}
 	return 0;
 }
 
-static int image_setup(const sp_live_lane *l, char *why, size_t whysz)
+static int image_setup(const sp_live_lane *l, sp_outcome *o)
 {
 	sp_live_engine *e = l->rt->engine;
 	sp_live_engine_state *st = e->st;
 	const sp_live_cfg *cfg = l->cfg;
 	if (cfg->doctor_image) {
-		if (build_doctor_image(l, why, whysz) < 0)
+		if (build_doctor_image(l, o) < 0)
 			return -1;
 	} else {
 		snprintf(st->image, sizeof st->image, "%s", cfg->image);
@@ -285,17 +284,17 @@ static int image_setup(const sp_live_lane *l, char *why, size_t whysz)
 		sp_error ie;
 		int r = image_id_of(e, cfg->image, id, sizeof id, &ie);
 		if (r < 0 || !id[0]) {
-			snprintf(why, whysz,
-				 "--image %s: %s (`%s image inspect %s`: %s); build it from the Containerfile (%s%s build -f "
-				 "Containerfile -t %s .) or give --doctor-image",
-				 cfg->image, r < 0 ? "the engine cannot be asked for it" : "not in the engine's local store", e->bin,
-				 cfg->image, ie.msg[0] ? ie.msg : "no answer", e->docker ? "DOCKER_BUILDKIT=0 " : "", e->bin, cfg->image);
+			sp_why(o,
+			       "--image %s: %s (`%s image inspect %s`: %s); build it from the Containerfile (%s%s build -f "
+			       "Containerfile -t %s .) or give --doctor-image",
+			       cfg->image, r < 0 ? "the engine cannot be asked for it" : "not in the engine's local store", e->bin,
+			       cfg->image, ie.msg[0] ? ie.msg : "no answer", e->docker ? "DOCKER_BUILDKIT=0 " : "", e->bin, cfg->image);
 			st->image[0] = '\0';
 			return -1;
 		}
 		snprintf(st->image_note, sizeof st->image_note, "from the doctor image %s (id %.12s, --image)", cfg->image, id);
 	}
-	if (check_image_doctor(l, why, whysz) < 0)
+	if (check_image_doctor(l, o) < 0)
 		return -1;
 	size_t len = strlen(st->image_note);
 	snprintf(st->image_note + len, sizeof st->image_note - len,
@@ -310,12 +309,12 @@ static int image_once(const sp_live_lane *l)
 	sp_live_engine_state *st = ((sp_live_engine *)l->rt->engine)->st;
 	if (!st->image_tried) {
 		st->image_tried = true;
-		st->image_rc = image_setup(l, st->image_why, sizeof st->image_why);
+		st->image_rc = image_setup(l, &st->image_why);
 	}
 	return st->image_rc;
 }
 
-int sp_engine_plan(sp_live_lane *l, char *why, size_t whysz)
+int sp_engine_plan(sp_live_lane *l, sp_outcome *o)
 {
 	if (!image_mode(l->cfg))
 		return 0;
@@ -326,19 +325,19 @@ int sp_engine_plan(sp_live_lane *l, char *why, size_t whysz)
 	/* the writable-root control keeps every capability dropped: with no CAP_DAC_OVERRIDE only the owner's
 	 * write bit on / lets the doctor's create at / through */
 	if (st->root_mode < 0) {
-		snprintf(why, whysz, "the root directory of a container from image %s could not be measured (/proc/PID/root "
-				     "of the catalogue check's container): cannot tell whether the writable-root control can fail",
-			 st->image);
+		sp_why(o, "the root directory of a container from image %s could not be measured (/proc/PID/root "
+			  "of the catalogue check's container): cannot tell whether the writable-root control can fail",
+		       st->image);
 		return -1;
 	}
 	if (st->root_uid != 0 || !(st->root_mode & 0200)) {
-		snprintf(why, whysz,
-			 "a container from image %s gets a root directory of mode %04o owned by uid %u (as %s's storage makes "
-			 "an image's root; measured at /proc/PID/root of the catalogue check's container): with every capability "
-			 "dropped (no CAP_DAC_OVERRIDE) a create at / is refused by permissions even on a read-write root, so the "
-			 "doctor can only warn: the writable-root control cannot run from the image (the rootfs lanes run it "
-			 "from --rootfs)",
-			 st->image, (unsigned)st->root_mode, (unsigned)st->root_uid, ((sp_live_engine *)l->rt->engine)->bin);
+		sp_why(o,
+		       "a container from image %s gets a root directory of mode %04o owned by uid %u (as %s's storage makes "
+		       "an image's root; measured at /proc/PID/root of the catalogue check's container): with every capability "
+		       "dropped (no CAP_DAC_OVERRIDE) a create at / is refused by permissions even on a read-write root, so the "
+		       "doctor can only warn: the writable-root control cannot run from the image (the rootfs lanes run it "
+		       "from --rootfs)",
+		       st->image, (unsigned)st->root_mode, (unsigned)st->root_uid, ((sp_live_engine *)l->rt->engine)->bin);
 		return -1;
 	}
 	return 0;
@@ -349,7 +348,7 @@ static int image_prepare(sp_live_lane *l, sp_error *err)
 {
 	sp_live_engine_state *st = ((sp_live_engine *)l->rt->engine)->st;
 	if (image_once(l) < 0)
-		return sp_fail_errno(err, 0, "%s", st->image_why);
+		return sp_fail_errno(err, 0, "%s", st->image_why.why);
 	sp_strv_free(&l->inside);
 	sp_strv_split(&l->inside, NULL, ",");
 	sp_strv_push(&l->inside, "--live-lane");

@@ -13,7 +13,7 @@ typedef struct sp_live_engine_state {
 	bool image_ours;        /* this run imported or built it: removed, and proven gone, when the run ends */
 	bool image_tried;       /* the doctor image was set up (below is its outcome, for every lane of the run) */
 	int image_rc;
-	char image_why[1024];
+	sp_outcome image_why;
 	char image_note[400];   /* how the lanes run from it, for their notes */
 	char build_label[96];   /* org.sandprobe.live.run=VALUE on the image this run built */
 	char build_ctx[600];    /* the build's context dir (removed right after the build) */
@@ -49,7 +49,7 @@ typedef struct sp_live_engine {
 /* the sp_live_runtime hooks of an engine adapter: the engine is l->rt->engine (rt->engine) */
 void sp_engine_claims(sp_live_launch *l);
 /* the doctor image (--image, --doctor-image): set up once per engine, and what its lanes cannot launch */
-int sp_engine_plan(sp_live_lane *l, char *why, size_t whysz);
+int sp_engine_plan(sp_live_lane *l, sp_outcome *o);
 int sp_engine_prepare(sp_live_lane *l, sp_error *err);
 int sp_engine_launch(sp_live_lane *l, sp_error *err);
 void sp_engine_teardown(sp_live_lane *l);

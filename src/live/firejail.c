@@ -23,19 +23,19 @@
 
 #include "live/live.h"
 
-static int probe(const sp_live_cfg *cfg, char *why, size_t whysz)
+static int probe(const sp_live_cfg *cfg, sp_outcome *o)
 {
 	(void)cfg;
-	if (sp_probe_tool("firejail", why, whysz, "firejail not installed (tried: firejail --version)") < 0 ||
-	    sp_probe_root(why, whysz, "the firejail lane runs as root (the doctor comes in through root's private home)") < 0)
+	if (sp_probe_tool("firejail", o, "firejail not installed (tried: firejail --version)") < 0 ||
+	    sp_probe_root(o, "the firejail lane runs as root (the doctor comes in through root's private home)") < 0)
 		return -1;
 	struct passwd *pw = getpwuid(0);
 	if (!pw || strcmp(pw->pw_dir, "/root")) {
-		snprintf(why, whysz, "root's home is %s, not /root: the lane's doctor path assumes /root", pw ? pw->pw_dir : "(none)");
+		sp_why(o, "root's home is %s, not /root: the lane's doctor path assumes /root", pw ? pw->pw_dir : "(none)");
 		return -1;
 	}
 	char *argv[] = {"firejail", "--version", NULL};
-	return sp_probe_cmd(argv, true, 10000, "no version", why, whysz);
+	return sp_probe_cmd(argv, true, 10000, "no version", o);
 }
 
 static void claims(sp_live_launch *l)

@@ -22,14 +22,14 @@
 #include "core/caps.h"
 #include "live/oci.h"
 
-static int probe(const sp_live_cfg *cfg, char *why, size_t whysz)
+static int probe(const sp_live_cfg *cfg, sp_outcome *o)
 {
 	(void)cfg;
-	if (sp_probe_root(why, whysz, "runsc lanes need root (rootless gVisor is not implemented)") < 0 ||
-	    sp_probe_tool("runsc", why, whysz, "runsc not installed (Debian package runsc; tried: runsc --version)") < 0)
+	if (sp_probe_root(o, "runsc lanes need root (rootless gVisor is not implemented)") < 0 ||
+	    sp_probe_tool("runsc", o, "runsc not installed (Debian package runsc; tried: runsc --version)") < 0)
 		return -1;
 	char *argv[] = {"runsc", "--version", NULL};
-	if (sp_probe_cmd(argv, true, 10000, "no version", why, whysz) < 0)
+	if (sp_probe_cmd(argv, true, 10000, "no version", o) < 0)
 		return -1;
 	return 0;
 }
@@ -61,18 +61,18 @@ void sp_gvisor_claims(sp_live_launch *l)
  * without no_new_privs cannot be launched; tests/live/matrix.t proves
  * this by the operation (a set-user-ID file under runsc with and without
  * noNewPrivileges), so a gVisor that starts honouring it is noticed. */
-int sp_gvisor_nnp_limit(char *why, size_t whysz)
+int sp_gvisor_nnp_limit(sp_outcome *o)
 {
-	snprintf(why, whysz, "gVisor ignores a false noNewPrivileges: its kernel honours no set-user-ID bit or file "
-			     "capability at execve and reports no_new_privs set (prctl) whatever the spec says");
+	sp_why(o, "gVisor ignores a false noNewPrivileges: its kernel honours no set-user-ID bit or file "
+		  "capability at execve and reports no_new_privs set (prctl) whatever the spec says");
 	return -1;
 }
 
-int sp_gvisor_plan(sp_live_lane *l, char *why, size_t whysz)
+int sp_gvisor_plan(sp_live_lane *l, sp_outcome *o)
 {
 	unsigned r = l->variant->removes;
 	if (r & SP_PROT_NNP)
-		return sp_gvisor_nnp_limit(why, whysz);
+		return sp_gvisor_nnp_limit(o);
 	if (!has_oci_seccomp()) {
 		l->claim.seccomp = false;
 		snprintf(l->notes, sizeof l->notes, "this runsc has no --oci-seccomp: no seccomp filter of the workload's own is claimed");
@@ -83,13 +83,13 @@ int sp_gvisor_plan(sp_live_lane *l, char *why, size_t whysz)
 			 (r & SP_PROT_NETNS) ? "host" : "none");
 	}
 	if (r & SP_PROT_PIDNS) {
-		snprintf(why, whysz, "gVisor keeps a process table of its own: without a pid namespace in the spec only the "
-				     "Sentry joins the host's, the workload still sees only its own processes");
+		sp_why(o, "gVisor keeps a process table of its own: without a pid namespace in the spec only the "
+			  "Sentry joins the host's, the workload still sees only its own processes");
 		return -1;
 	}
 	if ((r & SP_PROT_DEV) && !(r & SP_PROT_UNPRIV)) {
-		snprintf(why, whysz, "gVisor does not pass host device nodes through: with /dev bound from the host their names "
-				     "appear, but opening one is refused (EPERM)");
+		sp_why(o, "gVisor does not pass host device nodes through: with /dev bound from the host their names "
+			  "appear, but opening one is refused (EPERM)");
 		return -1;
 	}
 	if (r & SP_PROT_UNPRIV) {
@@ -340,7 +340,7 @@ static int host_pid(sp_live_lane *l, sp_error *err)
 		return -1;
 	char obs[1400];
 	snprintf(obs, sizeof obs, "%s: pid %lld is runsc-sandbox (the Sentry), spec %s", by, pid, l->spec);
-	sp_lres_add(&l->results, SP_HOSTID(engine), "pass", "the runtime's pid is the sandbox (gVisor's Sentry), with its spec", obs,
+	sp_lres_add(&l->results, SP_HOSTID(engine), SP_STATUS_PASS, "the runtime's pid is the sandbox (gVisor's Sentry), with its spec", obs,
 		    "engine view: runsc names its sandbox");
 	return 0;
 }

@@ -52,43 +52,41 @@ static bool valid_status(const char *s)
 }
 
 /* a string member no longer than FIELD_MAX (absent: "") */
-static int str_field(json_t *o, const char *k, const char **out, char *why, size_t whysz, size_t idx)
+static int str_field(json_t *obj, const char *k, const char **out, sp_outcome *o, size_t idx)
 {
-	json_t *v = json_object_get(o, k);
+	json_t *v = json_object_get(obj, k);
 	if (!v) {
 		*out = "";
 		return 0;
 	}
-	if (!json_is_string(v) || json_string_length(v) > FIELD_MAX) {
-		snprintf(why, whysz, "results[%zu].%s: not a string of at most %u bytes", idx, k, FIELD_MAX);
-		return -1;
-	}
+	if (!json_is_string(v) || json_string_length(v) > FIELD_MAX)
+		return sp_why(o, "results[%zu].%s: not a string of at most %u bytes", idx, k, FIELD_MAX);
 	*out = json_string_value(v);
 	return 0;
 }
 
 /* validate against sandprobe.doctor.v1; 0 or -1 with why */
-static int validate(json_t *root, int rc, const sp_live_cfg *cfg, char *why, size_t whysz)
+static int validate(json_t *root, int rc, const sp_live_cfg *cfg, sp_outcome *o)
 {
 	if (!json_is_object(root))
-		return snprintf(why, whysz, "top level is not an object"), -1;
+		return sp_why(o, "top level is not an object");
 	const char *schema = json_string_value(json_object_get(root, "schema"));
 	if (!schema || strcmp(schema, "sandprobe.doctor.v1"))
-		return snprintf(why, whysz, "schema is '%s', want sandprobe.doctor.v1", schema ? schema : "(missing)"), -1;
+		return sp_why(o, "schema is '%s', want sandprobe.doctor.v1", schema ? schema : "(missing)");
 	json_t *results = json_object_get(root, "results");
 	if (!json_is_array(results) || json_array_size(results) == 0)
-		return snprintf(why, whysz, "results: missing or empty"), -1;
+		return sp_why(o, "results: missing or empty");
 	if (json_array_size(results) > 4096)
-		return snprintf(why, whysz, "results: %zu entries, more than 4096", json_array_size(results)), -1;
+		return sp_why(o, "results: %zu entries, more than 4096", json_array_size(results));
 	json_t *sum = json_object_get(root, "summary");
 	if (!json_is_object(sum))
-		return snprintf(why, whysz, "summary: missing"), -1;
+		return sp_why(o, "summary: missing");
 	const char *result = json_string_value(json_object_get(root, "result"));
 	if (!result || (strcmp(result, "pass") && strcmp(result, "fail") && strcmp(result, "skip")))
-		return snprintf(why, whysz, "result: '%s', want pass, fail or skip", result ? result : "(missing)"), -1;
+		return sp_why(o, "result: '%s', want pass, fail or skip", result ? result : "(missing)");
 	json_t *env = json_object_get(root, "environment");
 	if (!json_is_object(env) || !json_is_string(json_object_get(env, "kernel")))
-		return snprintf(why, whysz, "environment.kernel: missing"), -1;
+		return sp_why(o, "environment.kernel: missing");
 	size_t counts[5] = {0};
 	sp_strv seen;
 	sp_strv_split(&seen, NULL, ",");
@@ -100,27 +98,27 @@ static int validate(json_t *root, int rc, const sp_live_cfg *cfg, char *why, siz
 		const char *st = json_string_value(json_object_get(r, "status"));
 		const char *dummy;
 		if (!json_is_object(r) || !id || !valid_id(id)) {
-			snprintf(why, whysz, "results[%zu].id: missing or malformed", i);
+			sp_why(o, "results[%zu].id: missing or malformed", i);
 			ret = -1;
 			break;
 		}
 		if (!st || !valid_status(st)) {
-			snprintf(why, whysz, "results[%zu].status: '%s' is not pass/fail/skip/warn/error", i, st ? st : "(missing)");
+			sp_why(o, "results[%zu].status: '%s' is not pass/fail/skip/warn/error", i, st ? st : "(missing)");
 			ret = -1;
 			break;
 		}
-		if (str_field(r, "expected", &dummy, why, whysz, i) < 0 || str_field(r, "observed", &dummy, why, whysz, i) < 0 ||
-		    str_field(r, "detail", &dummy, why, whysz, i) < 0) {
+		if (str_field(r, "expected", &dummy, o, i) < 0 || str_field(r, "observed", &dummy, o, i) < 0 ||
+		    str_field(r, "detail", &dummy, o, i) < 0) {
 			ret = -1;
 			break;
 		}
 		if (sp_strv_contains(&seen, id)) {
-			snprintf(why, whysz, "results[%zu].id: '%s' appears twice", i, id);
+			sp_why(o, "results[%zu].id: '%s' appears twice", i, id);
 			ret = -1;
 			break;
 		}
 		if (!sp_strv_contains(&cfg->ids, id)) {
-			snprintf(why, whysz, "results[%zu].id: '%s' is not in the doctor's catalogue", i, id);
+			sp_why(o, "results[%zu].id: '%s' is not in the doctor's catalogue", i, id);
 			ret = -1;
 			break;
 		}
@@ -132,8 +130,8 @@ static int validate(json_t *root, int rc, const sp_live_cfg *cfg, char *why, siz
 		for (size_t s = 0; s < SP_ARRAY_SIZE(statuses); s++) {
 			json_t *c = json_object_get(sum, statuses[s]);
 			if (!json_is_integer(c) || json_integer_value(c) != (json_int_t)counts[s]) {
-				snprintf(why, whysz, "summary.%s is not the number of %s results (%zu)", statuses[s], statuses[s],
-					 counts[s]);
+				sp_why(o, "summary.%s is not the number of %s results (%zu)", statuses[s], statuses[s],
+				       counts[s]);
 				ret = -1;
 				break;
 			}
@@ -143,21 +141,21 @@ static int validate(json_t *root, int rc, const sp_live_cfg *cfg, char *why, siz
 		/* "skip": every result skipped, nothing proven (exit 1) */
 		bool all_skipped = !failed && counts[2] == json_array_size(results);
 		if (failed != !strcmp(result, "fail")) {
-			snprintf(why, whysz, "result '%s' contradicts its results (%zu fail, %zu error)", result, counts[1], counts[4]);
+			sp_why(o, "result '%s' contradicts its results (%zu fail, %zu error)", result, counts[1], counts[4]);
 			ret = -1;
 		} else if (all_skipped != !strcmp(result, "skip")) {
-			snprintf(why, whysz, "result '%s' contradicts its results (%zu of %zu skipped)", result, counts[2],
-				 json_array_size(results));
+			sp_why(o, "result '%s' contradicts its results (%zu of %zu skipped)", result, counts[2],
+			       json_array_size(results));
 			ret = -1;
 		} else if ((rc == 0) != !strcmp(result, "pass") || (rc != 0 && rc != 1)) {
-			snprintf(why, whysz, "exit status %d contradicts result '%s'", rc, result);
+			sp_why(o, "exit status %d contradicts result '%s'", rc, result);
 			ret = -1;
 		}
 	}
 	if (ret == 0)
 		for (size_t k = 0; k < cfg->run_ids.n; k++)
 			if (!sp_strv_contains(&seen, cfg->run_ids.v[k])) {
-				snprintf(why, whysz, "check '%s' of the catalogue is missing from the report", cfg->run_ids.v[k]);
+				sp_why(o, "check '%s' of the catalogue is missing from the report", cfg->run_ids.v[k]);
 				ret = -1;
 				break;
 			}
@@ -169,23 +167,24 @@ void sp_doctor_ingest(sp_live_lane *l, const char *json, size_t len, int rc)
 {
 	const char *exp = "a sandprobe.doctor.v1 report under 4 MiB, consistent with itself and the exit status";
 	if (len == 0) {
-		sp_lres_add(&l->results, SP_HOSTID(doctor_report), "error", exp, "no JSON before the exit marker", "the doctor printed no report");
+		sp_lres_add(&l->results, SP_HOSTID(doctor_report), SP_STATUS_ERROR, exp, "no JSON before the exit marker", "the doctor printed no report");
 		return;
 	}
 	if (len > DOCTOR_REPORT_MAX) {
-		sp_lres_add(&l->results, SP_HOSTID(doctor_report), "fail", exp, "oversized", "report of %zu bytes rejected", len);
+		sp_lres_add(&l->results, SP_HOSTID(doctor_report), SP_STATUS_FAIL, exp, "oversized", "report of %zu bytes rejected", len);
 		return;
 	}
 	json_error_t je;
 	json_t *root = json_loadb(json, len, JSON_REJECT_DUPLICATES, &je);
 	if (!root) {
-		sp_lres_add(&l->results, SP_HOSTID(doctor_report), "fail", exp, je.text, "not valid JSON at line %d column %d", je.line,
+		sp_lres_add(&l->results, SP_HOSTID(doctor_report), SP_STATUS_FAIL, exp, je.text, "not valid JSON at line %d column %d", je.line,
 			    je.column);
 		return;
 	}
-	char why[512];
-	if (validate(root, rc, l->cfg, why, sizeof why) < 0) {
-		sp_lres_add(&l->results, SP_HOSTID(doctor_report), "fail", exp, why, "report rejected: %s", why);
+	sp_outcome o = {0};
+	if (validate(root, rc, l->cfg, &o) < 0) {
+		o.why[511] = '\0'; /* the reason as it always was: at most 511 bytes */
+		sp_lres_add(&l->results, SP_HOSTID(doctor_report), SP_STATUS_FAIL, exp, o.why, "report rejected: %s", o.why);
 		json_decref(root);
 		return;
 	}
@@ -194,12 +193,13 @@ void sp_doctor_ingest(sp_live_lane *l, const char *json, size_t len, int rc)
 	json_t *r;
 	json_array_foreach(results, i, r) {
 		const char *g[3];
-		char dummy[8];
-		str_field(r, "expected", &g[0], dummy, sizeof dummy, i);
-		str_field(r, "observed", &g[1], dummy, sizeof dummy, i);
-		str_field(r, "detail", &g[2], dummy, sizeof dummy, i);
-		sp_lres_add(&l->results, json_string_value(json_object_get(r, "id")), json_string_value(json_object_get(r, "status")), g[0],
-			    g[1], "%s", g[2]);
+		sp_outcome unused; /* validated above */
+		str_field(r, "expected", &g[0], &unused, i);
+		str_field(r, "observed", &g[1], &unused, i);
+		str_field(r, "detail", &g[2], &unused, i);
+		sp_status st = SP_STATUS_ERROR;
+		sp_lres_status(json_string_value(json_object_get(r, "status")), &st); /* validated above */
+		sp_lres_add(&l->results, json_string_value(json_object_get(r, "id")), st, g[0], g[1], "%s", g[2]);
 	}
 	json_t *dms = json_object_get(root, "duration_ms");
 	l->doctor_ms = json_is_number(dms) ? json_number_value(dms) : 0;
@@ -218,12 +218,12 @@ void sp_doctor_ingest(sp_live_lane *l, const char *json, size_t len, int rc)
 	}
 	if (!strcmp(json_string_value(json_object_get(root, "result")), "skip")) {
 		/* a valid report that proves nothing: the lane has no doctor verdict */
-		sp_lres_add(&l->results, SP_HOSTID(doctor_report), "error", exp, "result skip, exit status 1",
+		sp_lres_add(&l->results, SP_HOSTID(doctor_report), SP_STATUS_ERROR, exp, "result skip, exit status 1",
 			    "the doctor proved nothing: all %zu of its checks skipped", json_array_size(results));
 		json_decref(root);
 		return;
 	}
-	sp_lres_add(&l->results, SP_HOSTID(doctor_report), "pass", exp, "", "valid report: %zu results, exit status %d%s%s%s",
+	sp_lres_add(&l->results, SP_HOSTID(doctor_report), SP_STATUS_PASS, exp, "", "valid report: %zu results, exit status %d%s%s%s",
 		    json_array_size(results), rc, l->boundary[0] ? "; kernel boundary " : "", l->boundary,
 		    l->boundary_accepted ? " (accepted by its policy)" : "");
 	json_decref(root);
@@ -282,20 +282,20 @@ static void host_ns(sp_live_lane *l)
 		int es = ns_link(l->host_pid, t, sb, sizeof sb), eh = ns_link(0, t, hb, sizeof hb);
 		if (es < 0 || eh < 0) {
 			snprintf(obs, sizeof obs, "sandbox %s, host %s", es < 0 ? strerror(-es) : sb, eh < 0 ? strerror(-eh) : hb);
-			sp_lres_add(&l->results, id, "error", exp, obs, "cannot read both namespace links: empty-vs-empty is no proof");
+			sp_lres_add(&l->results, id, SP_STATUS_ERROR, exp, obs, "cannot read both namespace links: empty-vs-empty is no proof");
 			continue;
 		}
 		snprintf(obs, sizeof obs, "sandbox (pid %d) %s, host %s", (int)l->host_pid, sb, hb);
 		const char *in = inside(l, doctor_ns_ids[i]);
 		if (in && strncmp(in, sb, strlen(sb)) != 0) {
-			sp_lres_add(&l->results, id, "fail", exp, obs, "inside and outside disagree: the doctor saw '%.60s', the host sees %s", in, sb);
+			sp_lres_add(&l->results, id, SP_STATUS_FAIL, exp, obs, "inside and outside disagree: the doctor saw '%.60s', the host sees %s", in, sb);
 			continue;
 		}
 		bool same = !strcmp(sb, hb);
 		if (same && claimed)
-			sp_lres_add(&l->results, id, "fail", exp, obs, "the sandbox shares the host's %s namespace", t);
+			sp_lres_add(&l->results, id, SP_STATUS_FAIL, exp, obs, "the sandbox shares the host's %s namespace", t);
 		else
-			sp_lres_add(&l->results, id, "pass", exp, obs, "%s%s", same ? "shared, not claimed" : "own namespace",
+			sp_lres_add(&l->results, id, SP_STATUS_PASS, exp, obs, "%s%s", same ? "shared, not claimed" : "own namespace",
 				    in ? ", and the doctor saw the same link" : "");
 	}
 }
@@ -309,7 +309,7 @@ static void host_caps(sp_live_lane *l)
 	int a = sp_status_field(path, "CapEff", eff, sizeof eff), b = sp_status_field(path, "CapBnd", bnd, sizeof bnd);
 	uint64_t e, bb;
 	if (a < 0 || b < 0 || sp_caps_parse(eff, &e) < 0 || sp_caps_parse(bnd, &bb) < 0) {
-		sp_lres_add(&l->results, SP_HOSTID(caps), "error", exp, path, "cannot read CapEff/CapBnd of the sandbox from the host");
+		sp_lres_add(&l->results, SP_HOSTID(caps), SP_STATUS_ERROR, exp, path, "cannot read CapEff/CapBnd of the sandbox from the host");
 		return;
 	}
 	char obs[512];
@@ -318,22 +318,22 @@ static void host_caps(sp_live_lane *l)
 	const char *ie = inside(l, SP_CKID(caps_effective)), *ib = inside(l, SP_CKID(caps_bounding));
 	uint64_t de, db;
 	if (ie && (after_key_hex(ie, "CapEff", &de) < 0)) {
-		sp_lres_add(&l->results, SP_HOSTID(caps), "error", exp, obs, "cannot read the doctor's CapEff from '%.80s'", ie);
+		sp_lres_add(&l->results, SP_HOSTID(caps), SP_STATUS_ERROR, exp, obs, "cannot read the doctor's CapEff from '%.80s'", ie);
 		return;
 	}
 	if (ib && (after_key_hex(ib, "CapBnd", &db) < 0)) {
-		sp_lres_add(&l->results, SP_HOSTID(caps), "error", exp, obs, "cannot read the doctor's CapBnd from '%.80s'", ib);
+		sp_lres_add(&l->results, SP_HOSTID(caps), SP_STATUS_ERROR, exp, obs, "cannot read the doctor's CapBnd from '%.80s'", ib);
 		return;
 	}
 	if ((ie && de != e) || (ib && db != bb)) {
-		sp_lres_add(&l->results, SP_HOSTID(caps), "fail", exp, obs, "inside and outside disagree: the doctor saw CapEff %016llx CapBnd %016llx",
+		sp_lres_add(&l->results, SP_HOSTID(caps), SP_STATUS_FAIL, exp, obs, "inside and outside disagree: the doctor saw CapEff %016llx CapBnd %016llx",
 			    ie ? (unsigned long long)de : 0ull, ib ? (unsigned long long)db : 0ull);
 		return;
 	}
 	if (l->claim.drop_caps && (e || bb))
-		sp_lres_add(&l->results, SP_HOSTID(caps), "fail", exp, obs, "the launch dropped every capability, but the sandbox holds some");
+		sp_lres_add(&l->results, SP_HOSTID(caps), SP_STATUS_FAIL, exp, obs, "the launch dropped every capability, but the sandbox holds some");
 	else
-		sp_lres_add(&l->results, SP_HOSTID(caps), "pass", exp, obs, "%s", ie ? "matches the claim and the doctor's view" : "matches the claim");
+		sp_lres_add(&l->results, SP_HOSTID(caps), SP_STATUS_PASS, exp, obs, "%s", ie ? "matches the claim and the doctor's view" : "matches the claim");
 }
 
 static void host_status_flag(sp_live_lane *l, const char *id, const char *field, const char *doctor_id, const char *doctor_key,
@@ -343,7 +343,7 @@ static void host_status_flag(sp_live_lane *l, const char *id, const char *field,
 	snprintf(path, sizeof path, "/proc/%d/status", (int)l->host_pid);
 	snprintf(exp, sizeof exp, "%s %s, as the doctor saw", field, claimed ? want : "any (not claimed)");
 	if (sp_status_field(path, field, v, sizeof v) < 0 || !v[0]) {
-		sp_lres_add(&l->results, id, "error", exp, path, "cannot read %s of the sandbox from the host", field);
+		sp_lres_add(&l->results, id, SP_STATUS_ERROR, exp, path, "cannot read %s of the sandbox from the host", field);
 		return;
 	}
 	char obs[256];
@@ -352,7 +352,7 @@ static void host_status_flag(sp_live_lane *l, const char *id, const char *field,
 	if (in) {
 		const char *p = strstr(in, doctor_key);
 		if (!p) {
-			sp_lres_add(&l->results, id, "error", exp, obs, "cannot find '%s' in the doctor's observation '%.80s'", doctor_key, in);
+			sp_lres_add(&l->results, id, SP_STATUS_ERROR, exp, obs, "cannot find '%s' in the doctor's observation '%.80s'", doctor_key, in);
 			return;
 		}
 		p += strlen(doctor_key);
@@ -360,14 +360,14 @@ static void host_status_flag(sp_live_lane *l, const char *id, const char *field,
 		size_t n = strcspn(p, " ,;");
 		snprintf(dv, sizeof dv, "%.*s", (int)(n < 31 ? n : 31), p);
 		if (strcmp(dv, v)) {
-			sp_lres_add(&l->results, id, "fail", exp, obs, "inside and outside disagree: the doctor saw %s %s", field, dv);
+			sp_lres_add(&l->results, id, SP_STATUS_FAIL, exp, obs, "inside and outside disagree: the doctor saw %s %s", field, dv);
 			return;
 		}
 	}
 	if (claimed && strcmp(v, want))
-		sp_lres_add(&l->results, id, "fail", exp, obs, "the launch claims %s, the host sees %s %s", what, field, v);
+		sp_lres_add(&l->results, id, SP_STATUS_FAIL, exp, obs, "the launch claims %s, the host sees %s %s", what, field, v);
 	else
-		sp_lres_add(&l->results, id, "pass", exp, obs, "%s%s", claimed ? what : "not claimed", in ? ", the doctor agrees" : "");
+		sp_lres_add(&l->results, id, SP_STATUS_PASS, exp, obs, "%s%s", claimed ? what : "not claimed", in ? ", the doctor agrees" : "");
 }
 
 static void host_cgroup(sp_live_lane *l)
@@ -377,7 +377,7 @@ static void host_cgroup(sp_live_lane *l)
 	const char *exp = l->claim.own_cgroup ? "a cgroup other than the host side's" : "any (this runtime makes no cgroup)";
 	ssize_t a = sp_read_file(path, sb, sizeof sb), b = sp_read_file("/proc/self/cgroup", hb, sizeof hb);
 	if (a <= 0 || b <= 0) {
-		sp_lres_add(&l->results, SP_HOSTID(cgroup), "error", exp, path, "cannot read both cgroup files");
+		sp_lres_add(&l->results, SP_HOSTID(cgroup), SP_STATUS_ERROR, exp, path, "cannot read both cgroup files");
 		return;
 	}
 	/* the unified (0::) line, or the pids controller on v1 */
@@ -396,9 +396,9 @@ static void host_cgroup(sp_live_lane *l)
 	snprintf(obs, sizeof obs, "sandbox %s", line[0] ? line : "(no pids/unified line)");
 	bool same = !strcmp(sb, hb);
 	if (l->claim.own_cgroup && same)
-		sp_lres_add(&l->results, SP_HOSTID(cgroup), "fail", exp, obs, "the sandbox sits in the same cgroups as sandprobe");
+		sp_lres_add(&l->results, SP_HOSTID(cgroup), SP_STATUS_FAIL, exp, obs, "the sandbox sits in the same cgroups as sandprobe");
 	else
-		sp_lres_add(&l->results, SP_HOSTID(cgroup), "pass", exp, obs, "%s", same ? "same cgroups as sandprobe (not claimed)" : "own cgroup");
+		sp_lres_add(&l->results, SP_HOSTID(cgroup), SP_STATUS_PASS, exp, obs, "%s", same ? "same cgroups as sandprobe (not claimed)" : "own cgroup");
 }
 
 /* the sandbox's root mount from its own mountinfo (paths are relative to its root) */
@@ -464,18 +464,18 @@ static void host_mounts(sp_live_lane *l, bool ro_from_mountinfo)
 	const char *exp = l->claim.host_fs_root ? "a mountinfo of its own (its root is the host's filesystem: claimed)"
 						: "a mountinfo of its own, whose root is not the host's /";
 	if (rm < 0 || n == 0 || stat(rp, &a) < 0 || stat("/", &b) < 0) {
-		sp_lres_add(&l->results, SP_HOSTID(mounts), "error", exp, rp, "cannot read the sandbox's mountinfo or root from the host");
+		sp_lres_add(&l->results, SP_HOSTID(mounts), SP_STATUS_ERROR, exp, rp, "cannot read the sandbox's mountinfo or root from the host");
 	} else {
 		bool same_root = a.st_dev == b.st_dev && a.st_ino == b.st_ino;
 		char obs[512];
 		snprintf(obs, sizeof obs, "%zu mounts; root %u:%u inode %lu (host / %u:%u inode %lu)", n, major(a.st_dev),
 			 minor(a.st_dev), (unsigned long)a.st_ino, major(b.st_dev), minor(b.st_dev), (unsigned long)b.st_ino);
 		if (same_root && mnt_claim && !l->claim.host_fs_root)
-			sp_lres_add(&l->results, SP_HOSTID(mounts), "fail", exp, obs, "the sandbox's root is the host's /");
+			sp_lres_add(&l->results, SP_HOSTID(mounts), SP_STATUS_FAIL, exp, obs, "the sandbox's root is the host's /");
 		else
-			sp_lres_add(&l->results, SP_HOSTID(mounts), "pass", exp, obs, "%s",
+			sp_lres_add(&l->results, SP_HOSTID(mounts), SP_STATUS_PASS, exp, obs, "%s",
 				    !same_root ? "own root" : l->claim.host_fs_root ? "the host's filesystem, a view of its own (claimed: no chroot)"
-										: "host root (not claimed)");
+										    : "host root (not claimed)");
 	}
 
 	if (!ro_from_mountinfo)
@@ -486,32 +486,32 @@ static void host_mounts(sp_live_lane *l, bool ro_from_mountinfo)
 	bool in_refused = in && strstr(in, "failed with");
 	bool in_wrote = in && sp_startswith(in, "created");
 	if (rm < 0) {
-		sp_lres_add(&l->results, SP_HOSTID(fs_rootfs_readonly), "error", exp2, "", "mountinfo unreadable: %s", strerror(-rm));
+		sp_lres_add(&l->results, SP_HOSTID(fs_rootfs_readonly), SP_STATUS_ERROR, exp2, "", "mountinfo unreadable: %s", strerror(-rm));
 		return;
 	}
 	if (rm == 0) {
 		/* no mount at / (a chroot): nothing to read from outside */
 		if (l->claim.ro_root)
-			sp_lres_add(&l->results, SP_HOSTID(fs_rootfs_readonly), "error", exp2, "no mount at / in the sandbox's mountinfo",
+			sp_lres_add(&l->results, SP_HOSTID(fs_rootfs_readonly), SP_STATUS_ERROR, exp2, "no mount at / in the sandbox's mountinfo",
 				    "cannot see the root mount from the host");
 		else
-			sp_lres_add(&l->results, SP_HOSTID(fs_rootfs_readonly), "pass", exp2, "no mount at / (chroot)", "not claimed");
+			sp_lres_add(&l->results, SP_HOSTID(fs_rootfs_readonly), SP_STATUS_PASS, exp2, "no mount at / (chroot)", "not claimed");
 		return;
 	}
 	bool ro = mount_opt_has(opts, "ro") || mount_opt_has(super, "ro");
 	char obs[1024];
 	snprintf(obs, sizeof obs, "/ is %s (%s, super %s)", fstype, opts, super);
 	if (in && !in_refused && !in_wrote) {
-		sp_lres_add(&l->results, SP_HOSTID(fs_rootfs_readonly), "error", exp2, obs, "cannot read the doctor's probe from '%.80s'", in);
+		sp_lres_add(&l->results, SP_HOSTID(fs_rootfs_readonly), SP_STATUS_ERROR, exp2, obs, "cannot read the doctor's probe from '%.80s'", in);
 	} else if (in && ro && in_wrote) {
-		sp_lres_add(&l->results, SP_HOSTID(fs_rootfs_readonly), "fail", exp2, obs,
+		sp_lres_add(&l->results, SP_HOSTID(fs_rootfs_readonly), SP_STATUS_FAIL, exp2, obs,
 			    "inside and outside disagree: mounted ro, but the doctor created a file at /");
 	} else if (l->claim.ro_root && !ro) {
-		sp_lres_add(&l->results, SP_HOSTID(fs_rootfs_readonly), "fail", exp2, obs, "the launch claims a read-only root, the host sees it rw");
+		sp_lres_add(&l->results, SP_HOSTID(fs_rootfs_readonly), SP_STATUS_FAIL, exp2, obs, "the launch claims a read-only root, the host sees it rw");
 	} else if (l->claim.ro_root && in_wrote) {
-		sp_lres_add(&l->results, SP_HOSTID(fs_rootfs_readonly), "fail", exp2, obs, "the doctor created a file at /");
+		sp_lres_add(&l->results, SP_HOSTID(fs_rootfs_readonly), SP_STATUS_FAIL, exp2, obs, "the doctor created a file at /");
 	} else {
-		sp_lres_add(&l->results, SP_HOSTID(fs_rootfs_readonly), "pass", exp2, obs, "%s", ro ? "root mounted ro" : "root rw, not claimed");
+		sp_lres_add(&l->results, SP_HOSTID(fs_rootfs_readonly), SP_STATUS_PASS, exp2, obs, "%s", ro ? "root mounted ro" : "root rw, not claimed");
 	}
 }
 
@@ -605,7 +605,7 @@ static void host_dev(sp_live_lane *l)
 	sp_live_dev_scan sc;
 	int r = sp_dev_walk(path, &sc);
 	if (r < 0) {
-		sp_lres_add(&l->results, SP_HOSTID(dev), "error", exp, path, "cannot list the sandbox's /dev from the host: %s", strerror(-r));
+		sp_lres_add(&l->results, SP_HOSTID(dev), SP_STATUS_ERROR, exp, path, "cannot list the sandbox's /dev from the host: %s", strerror(-r));
 		return;
 	}
 	char obs[800];
@@ -613,28 +613,28 @@ static void host_dev(sp_live_lane *l)
 		 sc.nodes, sc.truncated ? ", cut short at its bounds" : "", sc.extra, sc.blocks, sc.extra ? ": " : "", sc.list,
 		 sc.extra > 8 ? ",..." : "");
 	if (l->claim.min_dev && sc.extra)
-		sp_lres_add(&l->results, SP_HOSTID(dev), "fail", exp, obs, "host device nodes reachable in the sandbox");
+		sp_lres_add(&l->results, SP_HOSTID(dev), SP_STATUS_FAIL, exp, obs, "host device nodes reachable in the sandbox");
 	else if (l->claim.min_dev && sc.truncated)
-		sp_lres_add(&l->results, SP_HOSTID(dev), "error", exp, obs, "the walk of /dev was cut short: no proof");
+		sp_lres_add(&l->results, SP_HOSTID(dev), SP_STATUS_ERROR, exp, obs, "the walk of /dev was cut short: no proof");
 	else
-		sp_lres_add(&l->results, SP_HOSTID(dev), "pass", exp, obs, "%s", sc.extra ? "extra devices (not claimed)" : "only harmless device nodes");
+		sp_lres_add(&l->results, SP_HOSTID(dev), SP_STATUS_PASS, exp, obs, "%s", sc.extra ? "extra devices (not claimed)" : "only harmless device nodes");
 }
 
 static void host_vm(sp_live_lane *l)
 {
 	struct utsname u;
 	uname(&u);
-	sp_lres_add(&l->results, SP_HOSTID(vm_accel), "pass", "a working accelerator, reported", l->vm_accel, "guest ran under %s", l->vm_accel);
+	sp_lres_add(&l->results, SP_HOSTID(vm_accel), SP_STATUS_PASS, "a working accelerator, reported", l->vm_accel, "guest ran under %s", l->vm_accel);
 	char obs[512];
 	snprintf(obs, sizeof obs, "doctor reports kernel '%s'; image is '%s'; host runs '%s'", l->doctor_kernel, l->vm_kernel,
 		 u.release);
 	const char *exp = "the doctor ran on the guest kernel that was booted";
 	if (!l->doctor_kernel[0] || !l->vm_kernel[0])
-		sp_lres_add(&l->results, SP_HOSTID(vm_kernel), "error", exp, obs, "cannot compare: a kernel release is missing");
+		sp_lres_add(&l->results, SP_HOSTID(vm_kernel), SP_STATUS_ERROR, exp, obs, "cannot compare: a kernel release is missing");
 	else if (!sp_startswith(l->vm_kernel, l->doctor_kernel))
-		sp_lres_add(&l->results, SP_HOSTID(vm_kernel), "fail", exp, obs, "the report does not come from the booted guest kernel");
+		sp_lres_add(&l->results, SP_HOSTID(vm_kernel), SP_STATUS_FAIL, exp, obs, "the report does not come from the booted guest kernel");
 	else
-		sp_lres_add(&l->results, SP_HOSTID(vm_kernel), "pass", exp, obs, "the report comes from the guest kernel");
+		sp_lres_add(&l->results, SP_HOSTID(vm_kernel), SP_STATUS_PASS, exp, obs, "the report comes from the guest kernel");
 }
 
 /* ------------------------------------------------- user-space kernel (gVisor) */
@@ -696,9 +696,9 @@ static void uk_ns(sp_live_lane *l, json_t *spec)
 		snprintf(obs, sizeof obs, "spec: %s namespace %s; the Sentry (pid %d) is in %s, the host in %s", oci_ns_names[i],
 			 in_spec ? "new" : "not asked for", (int)l->host_pid, sb[0] ? sb : "?", hb[0] ? hb : "?");
 		if (claimed && !in_spec)
-			sp_lres_add(&l->results, id, "fail", exp, obs, "the engine did not ask for a %s namespace", oci_ns_names[i]);
+			sp_lres_add(&l->results, id, SP_STATUS_FAIL, exp, obs, "the engine did not ask for a %s namespace", oci_ns_names[i]);
 		else
-			sp_lres_add(&l->results, id, "pass", exp, obs, "%s", in_spec ? "in the spec" : "not claimed");
+			sp_lres_add(&l->results, id, SP_STATUS_PASS, exp, obs, "%s", in_spec ? "in the spec" : "not claimed");
 	}
 }
 
@@ -708,7 +708,7 @@ static void uk_caps(sp_live_lane *l, json_t *spec)
 					     : "any capabilities (not dropped by this launch), as the doctor saw";
 	uint64_t e, b;
 	if (spec_caps(spec, "effective", &e) < 0 || spec_caps(spec, "bounding", &b) < 0) {
-		sp_lres_add(&l->results, SP_HOSTID(caps), "error", exp, l->spec, "the spec's process.capabilities is malformed");
+		sp_lres_add(&l->results, SP_HOSTID(caps), SP_STATUS_ERROR, exp, l->spec, "the spec's process.capabilities is malformed");
 		return;
 	}
 	char path[64], se[64] = "?", obs[512];
@@ -720,12 +720,12 @@ static void uk_caps(sp_live_lane *l, json_t *spec)
 	uint64_t de = 0, db = 0;
 	bool have_e = ie && after_key_hex(ie, "CapEff", &de) == 0, have_b = ib && after_key_hex(ib, "CapBnd", &db) == 0;
 	if ((have_e && de != e) || (have_b && db != b))
-		sp_lres_add(&l->results, SP_HOSTID(caps), "fail", exp, obs, "the doctor saw CapEff %016llx CapBnd %016llx, not what the spec gives",
+		sp_lres_add(&l->results, SP_HOSTID(caps), SP_STATUS_FAIL, exp, obs, "the doctor saw CapEff %016llx CapBnd %016llx, not what the spec gives",
 			    (unsigned long long)de, (unsigned long long)db);
 	else if (l->claim.drop_caps && (e || b))
-		sp_lres_add(&l->results, SP_HOSTID(caps), "fail", exp, obs, "the launch dropped every capability, but the spec gives some");
+		sp_lres_add(&l->results, SP_HOSTID(caps), SP_STATUS_FAIL, exp, obs, "the launch dropped every capability, but the spec gives some");
 	else
-		sp_lres_add(&l->results, SP_HOSTID(caps), "pass", exp, obs, "%s", have_e || have_b ? "the spec and the doctor's view agree" : "matches the claim");
+		sp_lres_add(&l->results, SP_HOSTID(caps), SP_STATUS_PASS, exp, obs, "%s", have_e || have_b ? "the spec and the doctor's view agree" : "matches the claim");
 }
 
 static void uk_seccomp(sp_live_lane *l, json_t *spec, bool oci_seccomp)
@@ -743,15 +743,14 @@ static void uk_seccomp(sp_live_lane *l, json_t *spec, bool oci_seccomp)
 	const char *p = in ? strstr(in, "Seccomp ") : NULL;
 	int dv = p ? atoi(p + 8) : -1;
 	if (strcmp(sentry, "2"))
-		sp_lres_add(&l->results, SP_HOSTID(seccomp), "fail", exp, obs, "the Sentry itself runs without its seccomp filter");
+		sp_lres_add(&l->results, SP_HOSTID(seccomp), SP_STATUS_FAIL, exp, obs, "the Sentry itself runs without its seccomp filter");
 	else if (dv >= 0 && (dv == 2) != workload)
-		sp_lres_add(&l->results, SP_HOSTID(seccomp), "fail", exp, obs, "the doctor saw Seccomp %d, the engine's view says %s", dv,
+		sp_lres_add(&l->results, SP_HOSTID(seccomp), SP_STATUS_FAIL, exp, obs, "the doctor saw Seccomp %d, the engine's view says %s", dv,
 			    workload ? "a filter" : "none");
 	else if (l->claim.seccomp && !workload)
-		sp_lres_add(&l->results, SP_HOSTID(seccomp), "fail", exp, obs, "%s", in_spec ? "the engine passed a seccomp filter, but gVisor does not load it without --oci-seccomp"
-										: "the spec has no seccomp filter");
+		sp_lres_add(&l->results, SP_HOSTID(seccomp), SP_STATUS_FAIL, exp, obs, "%s", in_spec ? "the engine passed a seccomp filter, but gVisor does not load it without --oci-seccomp" : "the spec has no seccomp filter");
 	else
-		sp_lres_add(&l->results, SP_HOSTID(seccomp), "pass", exp, obs, "%s", workload ? "the workload's filter is loaded" : "not claimed");
+		sp_lres_add(&l->results, SP_HOSTID(seccomp), SP_STATUS_PASS, exp, obs, "%s", workload ? "the workload's filter is loaded" : "not claimed");
 }
 
 /* the doctor's reading of no_new_privs: "NoNewPrivs N in status", or where
@@ -788,16 +787,16 @@ static void uk_nnp(sp_live_lane *l, json_t *spec)
 	snprintf(obs, sizeof obs, "spec: noNewPrivileges %s; gVisor's kernel (the doctor): NoNewPrivs %s; the Sentry's own NoNewPrivs %s (the host kernel's flag on the sandbox process)",
 		 nnp ? "true" : "false", dv < 0 ? (in ? "unreadable" : "(no probe)") : dv ? "1" : "0", sentry);
 	if (in && dv < 0)
-		sp_lres_add(&l->results, SP_HOSTID(nnp), "error", exp, obs, "cannot read NoNewPrivs in the doctor's observation '%.80s'", in);
+		sp_lres_add(&l->results, SP_HOSTID(nnp), SP_STATUS_ERROR, exp, obs, "cannot read NoNewPrivs in the doctor's observation '%.80s'", in);
 	else if (nnp && dv == 0)
-		sp_lres_add(&l->results, SP_HOSTID(nnp), "fail", exp, obs, "the spec sets noNewPrivileges, but gVisor's kernel reports it off in the workload");
+		sp_lres_add(&l->results, SP_HOSTID(nnp), SP_STATUS_FAIL, exp, obs, "the spec sets noNewPrivileges, but gVisor's kernel reports it off in the workload");
 	else if (l->claim.nnp && !nnp)
-		sp_lres_add(&l->results, SP_HOSTID(nnp), "fail", exp, obs, "the launch claims no_new_privs, the spec does not set it%s",
+		sp_lres_add(&l->results, SP_HOSTID(nnp), SP_STATUS_FAIL, exp, obs, "the launch claims no_new_privs, the spec does not set it%s",
 			    dv == 1 ? " (gVisor reports it in force anyway: it ignores the field)" : "");
 	else if (!l->claim.nnp)
-		sp_lres_add(&l->results, SP_HOSTID(nnp), "pass", exp, obs, "not claimed");
+		sp_lres_add(&l->results, SP_HOSTID(nnp), SP_STATUS_PASS, exp, obs, "not claimed");
 	else
-		sp_lres_add(&l->results, SP_HOSTID(nnp), "pass", exp, obs, "no_new_privs in the spec%s", dv == 1 ? ", in force in the workload (the doctor agrees)" : "");
+		sp_lres_add(&l->results, SP_HOSTID(nnp), SP_STATUS_PASS, exp, obs, "no_new_privs in the spec%s", dv == 1 ? ", in force in the workload (the doctor agrees)" : "");
 }
 
 static void uk_rootfs(sp_live_lane *l, json_t *spec)
@@ -811,13 +810,13 @@ static void uk_rootfs(sp_live_lane *l, json_t *spec)
 	snprintf(obs, sizeof obs, "spec: root %s readonly %s; the doctor: %.200s", json_string_value(json_object_get(json_object_get(spec, "root"), "path")) ?: "?",
 		 ro ? "true" : "false", in ? in : "(no probe)");
 	if (ro && in_wrote)
-		sp_lres_add(&l->results, SP_HOSTID(fs_rootfs_readonly), "fail", exp, obs, "the spec's root is read-only, but the doctor created a file at /");
+		sp_lres_add(&l->results, SP_HOSTID(fs_rootfs_readonly), SP_STATUS_FAIL, exp, obs, "the spec's root is read-only, but the doctor created a file at /");
 	else if (l->claim.ro_root && !ro)
-		sp_lres_add(&l->results, SP_HOSTID(fs_rootfs_readonly), "fail", exp, obs, "the launch claims a read-only root, the spec's is writable");
+		sp_lres_add(&l->results, SP_HOSTID(fs_rootfs_readonly), SP_STATUS_FAIL, exp, obs, "the launch claims a read-only root, the spec's is writable");
 	else if (l->claim.ro_root && in_wrote)
-		sp_lres_add(&l->results, SP_HOSTID(fs_rootfs_readonly), "fail", exp, obs, "the doctor created a file at /");
+		sp_lres_add(&l->results, SP_HOSTID(fs_rootfs_readonly), SP_STATUS_FAIL, exp, obs, "the doctor created a file at /");
 	else
-		sp_lres_add(&l->results, SP_HOSTID(fs_rootfs_readonly), "pass", exp, obs, "%s", ro ? "read-only in the spec" : "writable, not claimed");
+		sp_lres_add(&l->results, SP_HOSTID(fs_rootfs_readonly), SP_STATUS_PASS, exp, obs, "%s", ro ? "read-only in the spec" : "writable, not claimed");
 }
 
 /* gVisor gives the workload a /dev of its own and opens no host device node
@@ -898,11 +897,11 @@ static void uk_dev(sp_live_lane *l, json_t *spec)
 				  "is not the host's)",
 		 given.n, dev_bind ? " and a bind of the host's /dev" : "", usable, usable ? ": " : "", list);
 	if (!in && l->claim.min_dev && (given.n || dev_bind))
-		sp_lres_add(&l->results, SP_HOSTID(dev), "error", exp, obs, "the spec gives host devices, and the doctor's probe of them is missing");
+		sp_lres_add(&l->results, SP_HOSTID(dev), SP_STATUS_ERROR, exp, obs, "the spec gives host devices, and the doctor's probe of them is missing");
 	else if (l->claim.min_dev && usable)
-		sp_lres_add(&l->results, SP_HOSTID(dev), "fail", exp, obs, "a host device the engine gave is usable inside gVisor");
+		sp_lres_add(&l->results, SP_HOSTID(dev), SP_STATUS_FAIL, exp, obs, "a host device the engine gave is usable inside gVisor");
 	else
-		sp_lres_add(&l->results, SP_HOSTID(dev), "pass", exp, obs, "%s",
+		sp_lres_add(&l->results, SP_HOSTID(dev), SP_STATUS_PASS, exp, obs, "%s",
 			    given.n || dev_bind ? "host devices in the spec, none usable inside" : "no host device in the spec");
 	sp_strv_free(&given);
 }
@@ -920,20 +919,20 @@ static void host_user_kernel(sp_live_lane *l)
 		 (int)l->host_pid, sentry ? "runsc-sandbox (the Sentry)" : n > 0 ? cl : "gone");
 	const char *exp = "the doctor ran on gVisor's kernel (not the host's), in the sandbox process the engine names";
 	if (!sentry)
-		sp_lres_add(&l->results, SP_HOSTID(kernel_boundary), "error", exp, obs, "the sandbox's process is not a gVisor sandbox");
+		sp_lres_add(&l->results, SP_HOSTID(kernel_boundary), SP_STATUS_ERROR, exp, obs, "the sandbox's process is not a gVisor sandbox");
 	else if (!l->doctor_kernel[0])
-		sp_lres_add(&l->results, SP_HOSTID(kernel_boundary), "error", exp, obs, "the doctor reported no kernel release");
+		sp_lres_add(&l->results, SP_HOSTID(kernel_boundary), SP_STATUS_ERROR, exp, obs, "the doctor reported no kernel release");
 	else if (!strcmp(l->doctor_kernel, u.release))
-		sp_lres_add(&l->results, SP_HOSTID(kernel_boundary), "fail", exp, obs, "the doctor ran on the host's kernel, not in gVisor");
+		sp_lres_add(&l->results, SP_HOSTID(kernel_boundary), SP_STATUS_FAIL, exp, obs, "the doctor ran on the host's kernel, not in gVisor");
 	else
-		sp_lres_add(&l->results, SP_HOSTID(kernel_boundary), "pass", exp, obs, "user-space kernel: the workload's system calls end in the Sentry");
+		sp_lres_add(&l->results, SP_HOSTID(kernel_boundary), SP_STATUS_PASS, exp, obs, "user-space kernel: the workload's system calls end in the Sentry");
 	json_error_t je;
 	json_t *spec = l->spec[0] ? json_load_file(l->spec, 0, &je) : NULL;
 	if (!json_is_object(spec)) {
 		static const char *const ids[] = {SP_HOSTID(ns_pid), SP_HOSTID(ns_net), SP_HOSTID(ns_mnt), SP_HOSTID(ns_uts), SP_HOSTID(ns_ipc), SP_HOSTID(ns_user),
 						  SP_HOSTID(ns_cgroup), SP_HOSTID(caps), SP_HOSTID(seccomp), SP_HOSTID(nnp), SP_HOSTID(fs_rootfs_readonly), SP_HOSTID(dev)};
 		for (size_t i = 0; i < SP_ARRAY_SIZE(ids); i++)
-			sp_lres_add(&l->results, ids[i], "error", "the engine's view (the OCI spec the runtime was given)", l->spec,
+			sp_lres_add(&l->results, ids[i], SP_STATUS_ERROR, "the engine's view (the OCI spec the runtime was given)", l->spec,
 				    "cannot read the runtime's spec%s%s", l->spec[0] ? ": " : "", l->spec[0] ? je.text : "");
 		json_decref(spec);
 		return;

@@ -296,7 +296,7 @@ void sp_lane_init(sp_live_lane *l, const sp_live_runtime *rt, const sp_live_vari
 	sp_child_init(&l->proc);
 	l->seccomp_fd = -1;
 	l->doctor_rc = -1;
-	snprintf(l->status, sizeof l->status, "error");
+	l->status = SP_STATUS_ERROR;
 }
 
 void sp_lane_free(sp_live_lane *l)
@@ -327,7 +327,7 @@ static void lane_skip(sp_live_lane *l, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(l->reason, sizeof l->reason, fmt, ap);
 	va_end(ap);
-	snprintf(l->status, sizeof l->status, "skip");
+	l->status = SP_STATUS_SKIP;
 }
 
 bool sp_lane_by_boundary(const sp_live_lane *l, const char *id)
@@ -375,14 +375,15 @@ void sp_lane_judge(sp_live_lane *l)
 	bool bad = false;
 	size_t nfail = 0, nwarn = 0, nskip = 0;
 	for (size_t i = 0; i < l->results.n; i++) {
-		if (!strcmp(l->results.v[i].status, "fail") || !strcmp(l->results.v[i].status, "error")) {
+		sp_status st = l->results.v[i].status;
+		if (st == SP_STATUS_FAIL || st == SP_STATUS_ERROR) {
 			bad = true;
 			nfail++;
 		}
-		nwarn += !strcmp(l->results.v[i].status, "warn");
-		nskip += !strcmp(l->results.v[i].status, "skip");
+		nwarn += st == SP_STATUS_WARN;
+		nskip += st == SP_STATUS_SKIP;
 	}
-	snprintf(l->status, sizeof l->status, "%s", bad ? "fail" : "pass");
+	l->status = bad ? SP_STATUS_FAIL : SP_STATUS_PASS;
 	if (!l->variant->removes) {
 		/* "all checks passed" only when nothing warned or skipped beside it */
 		if (!l->reason[0] && !bad && (nwarn || nskip))
@@ -397,19 +398,19 @@ void sp_lane_judge(sp_live_lane *l)
 	sp_strv_split(&l->also_failed, NULL, ",");
 	for (size_t i = 0; i < l->expected_fail.n; i++) {
 		const sp_live_result *r = sp_lres_find(&l->results, l->expected_fail.v[i]);
-		if (!r || strcmp(r->status, "fail"))
+		if (!r || r->status != SP_STATUS_FAIL)
 			sp_strv_push(&l->missed, l->expected_fail.v[i]);
 	}
 	for (size_t i = 0; i < l->results.n; i++) {
 		const char *id = l->results.v[i].id;
-		if ((strcmp(l->results.v[i].status, "fail") && strcmp(l->results.v[i].status, "error")) ||
+		if ((l->results.v[i].status != SP_STATUS_FAIL && l->results.v[i].status != SP_STATUS_ERROR) ||
 		    sp_strv_contains(&l->expected_fail, id))
 			continue;
 		bool may = false;
 		for (unsigned bit = 1; bit <= SP_PROT_LAST && !may; bit <<= 1)
 			if (l->variant->removes & bit)
 				for (const char *const *g = sp_prot_may_fail(bit); *g && !may; g++)
-					may = sp_glob_match(*g, id) && !strcmp(l->results.v[i].status, "fail");
+					may = sp_glob_match(*g, id) && l->results.v[i].status == SP_STATUS_FAIL;
 		if (may)
 			sp_strv_push(&l->also_failed, id);
 		else
@@ -541,7 +542,7 @@ static void teardown_and_prove(sp_live_lane *l, bool launched)
 			snprintf(obs + len, sizeof obs - len, "temp dir %s kept (--keep)", l->dir);
 		}
 	}
-	sp_lres_add(&l->results, SP_HOSTID(teardown), ok ? "pass" : "fail", "no process, mount, runtime state or temp dir left",
+	sp_lres_add(&l->results, SP_HOSTID(teardown), ok ? SP_STATUS_PASS : SP_STATUS_FAIL, "no process, mount, runtime state or temp dir left",
 		    obs, "%s", ok ? "nothing left behind" : "something was left behind");
 }
 
@@ -551,19 +552,19 @@ static void find_host_pid(sp_live_lane *l)
 	sp_error_clear(&err);
 	if (l->rt->host_pid) {
 		if (l->rt->host_pid(l, &err) < 0)
-			sp_lres_add(&l->results, SP_HOSTID(pid), "error", "the sandbox's process found from the host", "", "%s", err.msg);
+			sp_lres_add(&l->results, SP_HOSTID(pid), SP_STATUS_ERROR, "the sandbox's process found from the host", "", "%s", err.msg);
 		return;
 	}
 	pid_t p = sp_find_nonce_pid(l->nonce);
 	if (p > 0)
 		l->host_pid = p;
 	else
-		sp_lres_add(&l->results, SP_HOSTID(pid), "error", "exactly one process with the lane's nonce", p ? "several" : "none",
+		sp_lres_add(&l->results, SP_HOSTID(pid), SP_STATUS_ERROR, "exactly one process with the lane's nonce", p ? "several" : "none",
 			    "cannot find the sandbox's process from the host");
 }
 
 /* a runtime is probed once per run: its later lanes reuse the answer */
-static int probe_cached(const sp_live_runtime *rt, const sp_live_cfg *cfg, char *why, size_t whysz)
+static int probe_cached(const sp_live_runtime *rt, const sp_live_cfg *cfg, sp_outcome *o)
 {
 	static struct {
 		const sp_live_runtime *rt;
@@ -574,67 +575,26 @@ static int probe_cached(const sp_live_runtime *rt, const sp_live_cfg *cfg, char 
 	static size_t n;
 	for (size_t i = 0; i < n; i++)
 		if (cache[i].rt == rt && cache[i].cfg == cfg) {
-			snprintf(why, whysz, "%s", cache[i].why);
+			sp_why(o, "%s", cache[i].why);
 			return cache[i].rc;
 		}
-	why[0] = '\0';
-	int rc = rt->probe(cfg, why, whysz);
+	o->why[0] = '\0';
+	o->errnum = 0;
+	int rc = rt->probe(cfg, o);
 	if (n < SP_ARRAY_SIZE(cache)) {
 		cache[n].rt = rt;
 		cache[n].cfg = cfg;
 		cache[n].rc = rc;
-		snprintf(cache[n].why, sizeof cache[n].why, "%s", why);
+		snprintf(cache[n].why, sizeof cache[n].why, "%s", o->why);
 		n++;
 	}
 	return rc;
 }
 
-void sp_lane_run(sp_live_lane *l)
+/* the doctor's arguments (expectations derived from the claimed launch) and the command run inside */
+static void lane_args(sp_live_lane *l)
 {
-	uint64_t t0 = sp_now_ns();
 	const sp_live_cfg *cfg = l->cfg;
-	char why[1024];
-	sp_error err;
-	sp_error_clear(&err);
-	bool launched = false;
-
-	if ((l->variant->removes & ~l->rt->removable) != 0) {
-		lane_skip(l, "%s cannot launch the '%s' variant", l->rt->name, l->variant->name);
-		goto out;
-	}
-	if (probe_cached(l->rt, cfg, why, sizeof why) < 0) {
-		lane_skip(l, "%s", why);
-		goto out;
-	}
-	l->rt->claims(&l->claim);
-	if (l->rt->plan && l->rt->plan(l, why, sizeof why) < 0) {
-		lane_skip(l, "launch limitation: %s", why);
-		l->limited = true;
-		goto out;
-	}
-	if (l->variant->removes && !(l->variant->removes & ~l->kept & ~(unsigned)SP_PROT_UNPRIV)) {
-		lane_skip(l, "launch limitation: %s keeps every protection the '%s' variant removes: %s", l->rt->name,
-			  l->variant->name, l->notes[0] ? l->notes : "(no reason given)");
-		l->limited = true;
-		goto out;
-	}
-	l->actual = l->claim;
-	sp_launch_remove(&l->actual, l->variant->removes);
-
-	random_hex(l->nonce + snprintf(l->nonce, sizeof l->nonce, "sp-live-"), 8);
-	snprintf(l->name, sizeof l->name, "sandprobe-%s", l->nonce + 8);
-	snprintf(l->dir, sizeof l->dir, "%s/sandprobe-live.XXXXXX", cfg->tmpbase[0] ? cfg->tmpbase : "/tmp");
-	if (!mkdtemp(l->dir)) {
-		sp_fail_errno(&err, errno, "mkdtemp");
-		l->dir[0] = '\0';
-		goto broken;
-	}
-	if (chmod(l->dir, 0755) < 0) {
-		sp_fail_errno(&err, errno, "chmod %s", l->dir);
-		goto broken;
-	}
-
-	/* the doctor's arguments: expectations derived from the claimed launch */
 	sp_strv sets;
 	sp_strv_split(&sets, NULL, ",");
 	sp_live_derive_sets(&l->claim, cfg, &sets);
@@ -661,7 +621,54 @@ void sp_lane_run(sp_live_lane *l)
 	sp_strv_push(&l->inside, l->rt->doctor_at ? l->rt->doctor_at : "/sandprobe-doctor");
 	for (size_t i = 0; i < l->doctor_args.n; i++)
 		sp_strv_push(&l->inside, l->doctor_args.v[i]);
+}
 
+void sp_lane_run(sp_live_lane *l)
+{
+	uint64_t t0 = sp_now_ns();
+	const sp_live_cfg *cfg = l->cfg;
+	sp_outcome o = {0};
+	sp_error err;
+	sp_error_clear(&err);
+	bool launched = false;
+
+	if ((l->variant->removes & ~l->rt->removable) != 0) {
+		lane_skip(l, "%s cannot launch the '%s' variant", l->rt->name, l->variant->name);
+		goto out;
+	}
+	if (probe_cached(l->rt, cfg, &o) < 0) {
+		lane_skip(l, "%s", o.why);
+		goto out;
+	}
+	l->rt->claims(&l->claim);
+	if (l->rt->plan && l->rt->plan(l, &o) < 0) {
+		lane_skip(l, "launch limitation: %s", o.why);
+		l->limited = true;
+		goto out;
+	}
+	if (l->variant->removes && !(l->variant->removes & ~l->kept & ~(unsigned)SP_PROT_UNPRIV)) {
+		lane_skip(l, "launch limitation: %s keeps every protection the '%s' variant removes: %s", l->rt->name,
+			  l->variant->name, l->notes[0] ? l->notes : "(no reason given)");
+		l->limited = true;
+		goto out;
+	}
+	l->actual = l->claim;
+	sp_launch_remove(&l->actual, l->variant->removes);
+
+	random_hex(l->nonce + snprintf(l->nonce, sizeof l->nonce, "sp-live-"), 8);
+	snprintf(l->name, sizeof l->name, "sandprobe-%s", l->nonce + 8);
+	snprintf(l->dir, sizeof l->dir, "%s/sandprobe-live.XXXXXX", cfg->tmpbase[0] ? cfg->tmpbase : "/tmp");
+	if (!mkdtemp(l->dir)) {
+		sp_fail_errno(&err, errno, "mkdtemp");
+		l->dir[0] = '\0';
+		goto broken;
+	}
+	if (chmod(l->dir, 0755) < 0) {
+		sp_fail_errno(&err, errno, "chmod %s", l->dir);
+		goto broken;
+	}
+
+	lane_args(l);
 	phase(l, "plan", t0);
 	if (sp_rootfs_prepare(l, &err) < 0)
 		goto broken;
@@ -717,7 +724,7 @@ void sp_lane_run(sp_live_lane *l)
 		if (l->proc.reaped)
 			sp_child_describe(&l->proc, how, sizeof how);
 		l->launch_failed = true;
-		sp_lres_add(&l->results, SP_HOSTID(launch), "error", "the sandbox starts (its shell prints the begin marker)",
+		sp_lres_add(&l->results, SP_HOSTID(launch), SP_STATUS_ERROR, "the sandbox starts (its shell prints the begin marker)",
 			    msg[0] ? msg : "(no output)", "%s", rr == -ETIMEDOUT ? "no start before the lane timeout" : "the runtime ended before the sandbox started");
 		snprintf(l->reason, sizeof l->reason, "launch failed (%s): %s; tried: %.400s", rr == -ETIMEDOUT ? "timeout" : how,
 			 msg[0] ? msg : "(no output)", l->command ? l->command : "?");
@@ -728,14 +735,14 @@ void sp_lane_run(sp_live_lane *l)
 		sp_last_line(l->proc.err_buf.data, last, sizeof last);
 		if (!last[0])
 			sp_last_line(l->proc.out_buf.data, last, sizeof last);
-		sp_lres_add(&l->results, SP_HOSTID(doctor_report), "error", "a doctor report followed by the exit marker", last,
+		sp_lres_add(&l->results, SP_HOSTID(doctor_report), SP_STATUS_ERROR, "a doctor report followed by the exit marker", last,
 			    "%s", rr == -ETIMEDOUT ? "no report before the lane timeout" : "the sandbox ended without a report");
 		snprintf(l->reason, sizeof l->reason, "%s: %s", rr == -ETIMEDOUT ? "timeout" : "no report",
 			 last[0] ? last : "(no output)");
 		goto teardown;
 	}
 	if (l->proc.out_buf.overflow) {
-		sp_lres_add(&l->results, SP_HOSTID(doctor_report), "error", "a report under 8 MiB", "more than 8 MiB", "oversized report rejected");
+		sp_lres_add(&l->results, SP_HOSTID(doctor_report), SP_STATUS_ERROR, "a report under 8 MiB", "more than 8 MiB", "oversized report rejected");
 		goto teardown;
 	}
 	/* the marker may arrive in pieces (a serial console): wait for its closing "@@" */
@@ -750,7 +757,7 @@ void sp_lane_run(sp_live_lane *l)
 	if (mend && (size_t)(mend - m) - strlen(needle) < sizeof rcs)
 		memcpy(rcs, m + strlen(needle), (size_t)(mend - m) - strlen(needle));
 	if (!rcs[0] || sp_parse_u64(rcs, &urc) < 0 || urc > 255) {
-		sp_lres_add(&l->results, SP_HOSTID(doctor_report), "error", "the exit marker with the doctor's exit status",
+		sp_lres_add(&l->results, SP_HOSTID(doctor_report), SP_STATUS_ERROR, "the exit marker with the doctor's exit status",
 			    mend ? rcs : "(cut off)", "malformed exit marker");
 		goto teardown;
 	}
@@ -775,7 +782,7 @@ void sp_lane_run(sp_live_lane *l)
 	goto teardown;
 
 broken:
-	sp_lres_add(&l->results, SP_HOSTID(launch), "error", "the sandbox launches", "", "%s", err.msg);
+	sp_lres_add(&l->results, SP_HOSTID(launch), SP_STATUS_ERROR, "the sandbox launches", "", "%s", err.msg);
 	snprintf(l->reason, sizeof l->reason, "%s", err.msg);
 teardown:
 	teardown_and_prove(l, launched);
@@ -788,7 +795,7 @@ teardown:
 			snprintf(l->reason, sizeof l->reason, "%s", reason);
 		if (l->launch_failed) {
 			/* nothing was judged: a skip naming the runtime's message (a failure under --strict) */
-			snprintf(l->status, sizeof l->status, "skip");
+			l->status = SP_STATUS_SKIP;
 			l->defect = false;
 		}
 	}

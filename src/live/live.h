@@ -27,6 +27,7 @@
 #include "core/check.h"
 #include "core/error.h"
 #include "core/fsutil.h"
+#include "core/outcome.h"
 #include "core/spawn.h"
 #include "core/util.h"
 #include "live/result.h"
@@ -138,12 +139,12 @@ struct sp_live_runtime {
 	const char *summary;
 	unsigned removable; /* SP_PROT_* its variants may remove */
 	/* 0: usable here; -1: skip, with the exact reason in why */
-	int (*probe)(const sp_live_cfg *cfg, char *why, size_t whysz);
+	int (*probe)(const sp_live_cfg *cfg, sp_outcome *o);
 	void (*claims)(sp_live_launch *l);
 	/* NULL, or: refine l->claim from the engine's effective configuration
 	 * (notes into l->notes); -1 when this host or engine cannot launch the
 	 * lane's variant: a launch limitation (skip) with the reason in why */
-	int (*plan)(sp_live_lane *l, char *why, size_t whysz);
+	int (*plan)(sp_live_lane *l, sp_outcome *o);
 	const char *doctor_at; /* the doctor's path inside (NULL: /sandprobe-doctor) */
 	int (*prepare)(sp_live_lane *l, sp_error *err);  /* NULL: the plain rootfs is enough */
 	int (*launch)(sp_live_lane *l, sp_error *err);
@@ -216,7 +217,7 @@ struct sp_live_lane {
 	int seccomp_fd;
 	void *prefilter; /* NULL, or a seccomp filter (struct sock_fprog) the runtime process starts under */
 	/* outcome */
-	char status[8];   /* pass fail skip error */
+	sp_status status; /* pass fail skip error */
 	char reason[1024];
 	sp_live_results results;
 	sp_strv expected_fail, missed, collateral;
@@ -281,9 +282,9 @@ int sp_unix_connect(const char *path, bool nonblock);
 int sp_gvisor_sandbox(sp_live_lane *l, pid_t pid, const char *id, char *root, size_t rootsz, sp_error *err);
 /* the claims, plan and launch message of a gVisor lane on an OCI bundle (runsc, containerd-runsc) */
 void sp_gvisor_claims(sp_live_launch *l);
-int sp_gvisor_plan(sp_live_lane *l, char *why, size_t whysz);
+int sp_gvisor_plan(sp_live_lane *l, sp_outcome *o);
 /* the no-nnp control on gVisor: a launch limitation (-1, the reason in why) */
-int sp_gvisor_nnp_limit(char *why, size_t whysz);
+int sp_gvisor_nnp_limit(sp_outcome *o);
 void sp_gvisor_launch_message(sp_live_lane *l, sp_error *msg);
 /* keep only the capabilities this runsc knows in the lane's bundle (asked once per run) */
 int sp_gvisor_known_caps(sp_live_lane *l, sp_error *err);
@@ -302,11 +303,11 @@ pid_t sp_find_nonce_pid(const char *nonce);
 void sp_last_line(const char *text, char *out, size_t outsz);
 /* probe helpers for the adapters: 0 when the condition holds, else -1 with
  * the skip reason (printf-style, or the command's failure) in why */
-int sp_probe_root(char *why, size_t whysz, const char *fmt, ...) SP_PRINTF(3, 4);
-int sp_probe_tool(const char *bin, char *why, size_t whysz, const char *fmt, ...) SP_PRINTF(4, 5);
+int sp_probe_root(sp_outcome *o, const char *fmt, ...) SP_PRINTF(2, 3);
+int sp_probe_tool(const char *bin, sp_outcome *o, const char *fmt, ...) SP_PRINTF(3, 4);
 /* argv runs and exits 0 (and, with want_out, prints something): else why is
  * "ARGV0 ARGV1 fails (exit N): <last stderr line, or if_silent>" */
-int sp_probe_cmd(char *const argv[], bool want_out, unsigned timeout_ms, const char *if_silent, char *why, size_t whysz);
+int sp_probe_cmd(char *const argv[], bool want_out, unsigned timeout_ms, const char *if_silent, sp_outcome *o);
 
 /* ---- oci.c ---- */
 /* the capabilities in the host's bounding set, as "CAP_CHOWN" ... */
@@ -373,7 +374,7 @@ typedef struct sp_live_platform {
 /* probe_kvm: run the KVM probe (a VM with one instruction; only when a qemu lane runs) */
 void sp_platform_detect(sp_live_platform *p, bool probe_kvm);
 /* KVM: can we create a VM and run one instruction? (cached) */
-bool sp_kvm_usable(char *why, size_t whysz);
+bool sp_kvm_usable(sp_outcome *o);
 
 /* ---- report.c ---- */
 /* what a runtime's finish removed at the end of the run, and its proof */

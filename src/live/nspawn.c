@@ -21,11 +21,11 @@
 
 #include "live/live.h"
 
-static int probe(const sp_live_cfg *cfg, char *why, size_t whysz)
+static int probe(const sp_live_cfg *cfg, sp_outcome *o)
 {
 	(void)cfg;
-	if (sp_probe_root(why, whysz, "systemd-nspawn needs root") < 0 ||
-	    sp_probe_tool("systemd-nspawn", why, whysz, "systemd-nspawn not installed (package systemd-container)") < 0)
+	if (sp_probe_root(o, "systemd-nspawn needs root") < 0 ||
+	    sp_probe_tool("systemd-nspawn", o, "systemd-nspawn not installed (package systemd-container)") < 0)
 		return -1;
 	return 0;
 }

@@ -187,14 +187,14 @@ int sp_oci_cgroup_left(const sp_live_lane *l, char *what, size_t whatsz)
 	return 0;
 }
 
-int sp_oci_probe(const char *runtime, char *why, size_t whysz)
+int sp_oci_probe(const char *runtime, sp_outcome *o)
 {
-	if (sp_probe_root(why, whysz, "%s lanes need root (rootless bundles are not implemented)", runtime) < 0 ||
-	    sp_probe_tool(runtime, why, whysz, "%s not installed", runtime) < 0)
+	if (sp_probe_root(o, "%s lanes need root (rootless bundles are not implemented)", runtime) < 0 ||
+	    sp_probe_tool(runtime, o, "%s not installed", runtime) < 0)
 		return -1;
 	char *argv[] = {(char *)runtime, "--version", NULL};
 	if (sp_run_cmd(argv, NULL, NULL, 5000) != 0) {
-		snprintf(why, whysz, "%s --version fails", runtime);
+		sp_why(o, "%s --version fails", runtime);
 		return -1;
 	}
 	return 0;

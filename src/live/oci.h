@@ -4,7 +4,7 @@
 
 #include "live/live.h"
 
-int sp_oci_probe(const char *runtime, char *why, size_t whysz);
+int sp_oci_probe(const char *runtime, sp_outcome *o);
 /* write LANE_DIR/config.json for the lane's actual launch (rootfs at LANE_DIR/rootfs) */
 int sp_oci_write_bundle(sp_live_lane *l, sp_error *err);
 /* the sp_live_runtime hooks of an OCI adapter: the runtime's binary is its adapter's name (l->rt->name) */

@@ -32,13 +32,13 @@ static void cgroup_mode(char *out, size_t n)
 }
 
 /* does KVM's supported CPUID carry the baseline a distribution kernel needs? */
-static int kvm_cpuid_ok(int kvm, char *why, size_t whysz)
+static int kvm_cpuid_ok(int kvm, sp_outcome *o)
 {
 	size_t nent = 256;
 	struct kvm_cpuid2 *c = sp_xcalloc(1, sizeof *c + nent * sizeof(struct kvm_cpuid_entry2));
 	c->nent = (unsigned)nent;
 	if (ioctl(kvm, KVM_GET_SUPPORTED_CPUID, c) < 0) {
-		snprintf(why, whysz, "KVM_GET_SUPPORTED_CPUID: %s", strerror(errno));
+		sp_why(o, "KVM_GET_SUPPORTED_CPUID: %s", strerror(errno));
 		free(c);
 		return -1;
 	}
@@ -51,19 +51,19 @@ static int kvm_cpuid_ok(int kvm, char *why, size_t whysz)
 	}
 	free(c);
 	if (!sse3 || !lm) {
-		snprintf(why, whysz, "/dev/kvm works but its CPUID lacks %s%s%s, which standard x86-64 kernels need",
-			 sse3 ? "" : "SSE3 (pni)", !sse3 && !lm ? " and " : "", lm ? "" : "long mode");
+		sp_why(o, "/dev/kvm works but its CPUID lacks %s%s%s, which standard x86-64 kernels need",
+		       sse3 ? "" : "SSE3 (pni)", !sse3 && !lm ? " and " : "", lm ? "" : "long mode");
 		return -1;
 	}
 	return 0;
 }
 
 /* create a VM, run one hlt instruction */
-static int kvm_hlt(int kvm, char *why, size_t whysz)
+static int kvm_hlt(int kvm, sp_outcome *o)
 {
 	int vm = ioctl(kvm, KVM_CREATE_VM, 0);
 	if (vm < 0) {
-		snprintf(why, whysz, "KVM_CREATE_VM: %s", strerror(errno));
+		sp_why(o, "KVM_CREATE_VM: %s", strerror(errno));
 		return -1;
 	}
 	int rc = -1, vcpu = -1;
@@ -71,32 +71,32 @@ static int kvm_hlt(int kvm, char *why, size_t whysz)
 	struct kvm_run *run = MAP_FAILED;
 	long runsz = ioctl(kvm, KVM_GET_VCPU_MMAP_SIZE, 0);
 	if (mem == MAP_FAILED || runsz <= 0) {
-		snprintf(why, whysz, "KVM: cannot map guest memory");
+		sp_why(o, "KVM: cannot map guest memory");
 		goto out;
 	}
 	((unsigned char *)mem)[0] = 0xf4; /* hlt */
 	struct kvm_userspace_memory_region reg = {.slot = 0, .guest_phys_addr = 0x1000, .memory_size = 0x1000,
 						  .userspace_addr = (unsigned long)mem};
 	if (ioctl(vm, KVM_SET_USER_MEMORY_REGION, &reg) < 0 || (vcpu = ioctl(vm, KVM_CREATE_VCPU, 0)) < 0) {
-		snprintf(why, whysz, "KVM: cannot create a vCPU: %s", strerror(errno));
+		sp_why(o, "KVM: cannot create a vCPU: %s", strerror(errno));
 		goto out;
 	}
 	run = mmap(NULL, (size_t)runsz, PROT_READ | PROT_WRITE, MAP_SHARED, vcpu, 0);
 	struct kvm_sregs sregs;
 	struct kvm_regs regs = {.rip = 0, .rflags = 2};
 	if (run == MAP_FAILED || ioctl(vcpu, KVM_GET_SREGS, &sregs) < 0) {
-		snprintf(why, whysz, "KVM: cannot read vCPU state");
+		sp_why(o, "KVM: cannot read vCPU state");
 		goto out;
 	}
 	sregs.cs.base = 0x1000;
 	sregs.cs.selector = 0x100;
 	if (ioctl(vcpu, KVM_SET_SREGS, &sregs) < 0 || ioctl(vcpu, KVM_SET_REGS, &regs) < 0 ||
 	    ioctl(vcpu, KVM_RUN, 0) < 0) {
-		snprintf(why, whysz, "KVM_RUN: %s", strerror(errno));
+		sp_why(o, "KVM_RUN: %s", strerror(errno));
 		goto out;
 	}
 	if (run->exit_reason != KVM_EXIT_HLT) {
-		snprintf(why, whysz, "KVM: a one-instruction guest exited with reason %u, not HLT", run->exit_reason);
+		sp_why(o, "KVM: a one-instruction guest exited with reason %u, not HLT", run->exit_reason);
 		goto out;
 	}
 	rc = 0;
@@ -111,7 +111,7 @@ out:
 	return rc;
 }
 
-bool sp_kvm_usable(char *why, size_t whysz)
+bool sp_kvm_usable(sp_outcome *o)
 {
 	static int cached = -2;
 	static char reason[256];
@@ -127,10 +127,12 @@ bool sp_kvm_usable(char *why, size_t whysz)
 			cached = -1;
 		} else {
 			int v = ioctl(kvm, KVM_GET_API_VERSION, 0);
+			sp_outcome ko = {0};
 			if (v != KVM_API_VERSION) {
 				snprintf(reason, sizeof reason, "KVM API version %d, want %d", v, KVM_API_VERSION);
 				cached = -1;
-			} else if (kvm_hlt(kvm, reason, sizeof reason) < 0 || kvm_cpuid_ok(kvm, reason, sizeof reason) < 0) {
+			} else if (kvm_hlt(kvm, &ko) < 0 || kvm_cpuid_ok(kvm, &ko) < 0) {
+				snprintf(reason, sizeof reason, "%s", ko.why);
 				cached = -1;
 			} else {
 				snprintf(reason, sizeof reason, "KVM runs guests and offers the x86-64 baseline");
@@ -139,7 +141,7 @@ bool sp_kvm_usable(char *why, size_t whysz)
 			close(kvm);
 		}
 	}
-	snprintf(why, whysz, "%s", reason);
+	sp_why(o, "%s", reason);
 	return cached == 0;
 }
 
@@ -173,9 +175,11 @@ void sp_platform_detect(sp_live_platform *p, bool probe_kvm)
 	p->kvm_probed = probe_kvm || !p->kvm_present;
 	if (!p->kvm_present)
 		snprintf(p->kvm_reason, sizeof p->kvm_reason, "no /dev/kvm");
-	else if (probe_kvm)
-		p->kvm_usable = sp_kvm_usable(p->kvm_reason, sizeof p->kvm_reason);
-	else
+	else if (probe_kvm) {
+		sp_outcome ko = {0};
+		p->kvm_usable = sp_kvm_usable(&ko);
+		snprintf(p->kvm_reason, sizeof p->kvm_reason, "%s", ko.why);
+	} else
 		snprintf(p->kvm_reason, sizeof p->kvm_reason, "not probed (no qemu lane in this run)");
 
 	/* what the host itself runs on */

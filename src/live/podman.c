@@ -10,14 +10,14 @@ static const char *const podman_extra[] = {"--runtime", "runc", "--ulimit", "nof
 static sp_live_engine_state podman_state;
 static sp_live_engine podman = {.bin = "podman", .extra = podman_extra, .has_rootfs = true, .has_mask = true, .st = &podman_state};
 
-static int probe(const sp_live_cfg *cfg, char *why, size_t whysz)
+static int probe(const sp_live_cfg *cfg, sp_outcome *o)
 {
 	(void)cfg;
 	char *argv[] = {"podman", "info", "--format", "{{.Host.CgroupsVersion}}", NULL};
-	if (sp_probe_root(why, whysz, "podman lanes need root (rootless podman is not implemented)") < 0 ||
-	    sp_probe_tool("podman", why, whysz, "podman not installed") < 0 ||
-	    sp_probe_tool("runc", why, whysz, "podman lanes use runc, which is not installed") < 0 ||
-	    sp_probe_cmd(argv, false, 30000, "", why, whysz) < 0)
+	if (sp_probe_root(o, "podman lanes need root (rootless podman is not implemented)") < 0 ||
+	    sp_probe_tool("podman", o, "podman not installed") < 0 ||
+	    sp_probe_tool("runc", o, "podman lanes use runc, which is not installed") < 0 ||
+	    sp_probe_cmd(argv, false, 30000, "", o) < 0)
 		return -1;
 	return 0;
 }

@@ -76,34 +76,35 @@ int sp_lane_spawn(sp_live_lane *l, sp_strv *argv, sp_error *err)
 	return r;
 }
 
-static int why_unless(bool ok, char *why, size_t whysz, const char *fmt, va_list ap)
+static int why_unless(bool ok, sp_outcome *o, const char *fmt, va_list ap)
 {
 	if (ok)
 		return 0;
-	vsnprintf(why, whysz, fmt, ap);
+	vsnprintf(o->why, sizeof o->why, fmt, ap);
+	o->errnum = 0;
 	return -1;
 }
 
-int sp_probe_root(char *why, size_t whysz, const char *fmt, ...)
+int sp_probe_root(sp_outcome *o, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	int r = why_unless(geteuid() == 0, why, whysz, fmt, ap);
+	int r = why_unless(geteuid() == 0, o, fmt, ap);
 	va_end(ap);
 	return r;
 }
 
-int sp_probe_tool(const char *bin, char *why, size_t whysz, const char *fmt, ...)
+int sp_probe_tool(const char *bin, sp_outcome *o, const char *fmt, ...)
 {
 	char p[4096];
 	va_list ap;
 	va_start(ap, fmt);
-	int r = why_unless(sp_which(bin, p, sizeof p), why, whysz, fmt, ap);
+	int r = why_unless(sp_which(bin, p, sizeof p), o, fmt, ap);
 	va_end(ap);
 	return r;
 }
 
-int sp_probe_cmd(char *const argv[], bool want_out, unsigned timeout_ms, const char *if_silent, char *why, size_t whysz)
+int sp_probe_cmd(char *const argv[], bool want_out, unsigned timeout_ms, const char *if_silent, sp_outcome *o)
 {
 	_cleanup_free_ char *out = NULL;
 	_cleanup_free_ char *err = NULL;
@@ -112,7 +113,7 @@ int sp_probe_cmd(char *const argv[], bool want_out, unsigned timeout_ms, const c
 		return 0;
 	char last[256];
 	sp_last_line(err, last, sizeof last);
-	snprintf(why, whysz, "%s %s fails (exit %d): %s", argv[0], argv[1], rc, last[0] ? last : if_silent);
+	sp_why(o, "%s %s fails (exit %d): %s", argv[0], argv[1], rc, last[0] ? last : if_silent);
 	return -1;
 }
 

@@ -66,42 +66,40 @@ static const char *qemu_binary(void)
 	return !strcmp(u.machine, "x86_64") ? "qemu-system-x86_64" : NULL;
 }
 
-static int pick_kernel(const sp_live_cfg *cfg, char *path, size_t psz, char *why, size_t whysz)
+static int pick_kernel(const sp_live_cfg *cfg, char *path, size_t psz, sp_outcome *o)
 {
 	if (cfg->kernel[0])
 		snprintf(path, psz, "%s", cfg->kernel);
 	else if (newest_kernel(path, psz) < 0) {
-		snprintf(why, whysz, "no kernel: /boot has no vmlinuz-* (apt-get install linux-image-amd64, or --kernel FILE)");
+		sp_why(o, "no kernel: /boot has no vmlinuz-* (apt-get install linux-image-amd64, or --kernel FILE)");
 		return -1;
 	}
 	if (access(path, R_OK) != 0) {
-		snprintf(why, whysz, "kernel %s: %s", path, strerror(errno));
+		sp_why(o, "kernel %s: %s", path, strerror(errno));
 		return -1;
 	}
 	return 0;
 }
 
-static int probe(const sp_live_cfg *cfg, char *why, size_t whysz)
+static int probe(const sp_live_cfg *cfg, sp_outcome *o)
 {
 	const char *q = qemu_binary();
 	if (!q) {
-		snprintf(why, whysz, "qemu lanes are implemented for x86_64 hosts only");
+		sp_why(o, "qemu lanes are implemented for x86_64 hosts only");
 		return -1;
 	}
-	if (sp_probe_tool(q, why, whysz, "%s not installed (package qemu-system-x86)", q) < 0)
+	if (sp_probe_tool(q, o, "%s not installed (package qemu-system-x86)", q) < 0)
 		return -1;
 	char k[4096], rel[128];
-	if (pick_kernel(cfg, k, sizeof k, why, whysz) < 0)
+	if (pick_kernel(cfg, k, sizeof k, o) < 0)
 		return -1;
 	if (bzimage_release(k, rel, sizeof rel) < 0) {
-		snprintf(why, whysz, "kernel %s is not an x86 bzImage", k);
+		sp_why(o, "kernel %s is not an x86 bzImage", k);
 		return -1;
 	}
-	char kwhy[256];
-	if (!strcmp(cfg->accel, "kvm") && !sp_kvm_usable(kwhy, sizeof kwhy)) {
-		snprintf(why, whysz, "--accel kvm, but KVM is not usable: %s", kwhy);
-		return -1;
-	}
+	sp_outcome kwhy = {0};
+	if (!strcmp(cfg->accel, "kvm") && !sp_kvm_usable(&kwhy))
+		return sp_why(o, "--accel kvm, but KVM is not usable: %s", kwhy.why);
 	return 0;
 }
 
@@ -175,7 +173,7 @@ static int dep_add(const char *dep, const char *path, sp_strv *order, int depth)
 }
 
 /* the module files (relative to /lib/modules/REL) the 9p mount needs, in load order */
-static int ws_modules(const char *rel, sp_strv *order, char *why, size_t whysz)
+static int ws_modules(const char *rel, sp_strv *order, sp_outcome *o)
 {
 	char path[512];
 	snprintf(path, sizeof path, "/lib/modules/%s/modules.dep", rel);
@@ -191,19 +189,19 @@ static int ws_modules(const char *rel, sp_strv *order, char *why, size_t whysz)
 		if (builtin && strstr(builtin, needle))
 			continue;
 		if (!dep || dep_line(dep, want[i], line, sizeof line) < 0) {
-			snprintf(why, whysz, "kernel %s: %s is neither built in nor a module in /lib/modules/%s", rel, want[i], rel);
+			sp_why(o, "kernel %s: %s is neither built in nor a module in /lib/modules/%s", rel, want[i], rel);
 			return -1;
 		}
 		*strchr(line, ':') = '\0';
 		if (dep_add(dep, line, order, 0) < 0) {
-			snprintf(why, whysz, "kernel %s: cannot resolve the dependencies of %s in modules.dep", rel, line);
+			sp_why(o, "kernel %s: cannot resolve the dependencies of %s in modules.dep", rel, line);
 			return -1;
 		}
 	}
 	for (size_t i = 0; i < order->n; i++)
 		if (!sp_endswith(order->v[i], ".ko")) {
-			snprintf(why, whysz, "kernel %s: module %s is compressed; the initramfs loads plain .ko files only", rel,
-				 order->v[i]);
+			sp_why(o, "kernel %s: module %s is compressed; the initramfs loads plain .ko files only", rel,
+			       order->v[i]);
 			return -1;
 		}
 	return 0;
@@ -226,9 +224,9 @@ static void remove_marker(sp_live_lane *l)
 
 static int ws_prepare(sp_live_lane *l, FILE *init, sp_strv *mods, sp_error *err)
 {
-	char why[600];
-	if (ws_modules(l->vm_kernel, mods, why, sizeof why) < 0)
-		return sp_usage(err, "--workspace: %s", why);
+	sp_outcome o = {0};
+	if (ws_modules(l->vm_kernel, mods, &o) < 0)
+		return sp_usage(err, "--workspace: %.599s", o.why);
 	qemu_priv *q = sp_xcalloc(1, sizeof *q);
 	l->priv = q;
 	char parent[PATH_MAX];
@@ -266,9 +264,10 @@ static int ws_prepare(sp_live_lane *l, FILE *init, sp_strv *mods, sp_error *err)
 
 static int prepare(sp_live_lane *l, sp_error *err)
 {
-	char why[512], k[4096];
-	if (pick_kernel(l->cfg, k, sizeof k, why, sizeof why) < 0 || bzimage_release(k, l->vm_kernel, sizeof l->vm_kernel) < 0)
-		return sp_usage(err, "%s", why);
+	sp_outcome o = {0};
+	char k[4096];
+	if (pick_kernel(l->cfg, k, sizeof k, &o) < 0 || bzimage_release(k, l->vm_kernel, sizeof l->vm_kernel) < 0)
+		return sp_usage(err, "%.511s", o.why);
 	/* the init script */
 	char *script = NULL;
 	size_t slen = 0;
@@ -356,8 +355,9 @@ static int spawn(sp_live_lane *l, const char *accel, sp_error *err);
 static int launch(sp_live_lane *l, sp_error *err)
 {
 	const char *accel;
-	char kwhy[256];
-	bool kvm = sp_kvm_usable(kwhy, sizeof kwhy);
+	sp_outcome ko = {0};
+	bool kvm = sp_kvm_usable(&ko);
+	const char *kwhy = ko.why; /* at most 255 bytes */
 	if (kvm && kvm_failed_boot && strcmp(l->cfg->accel, "kvm")) {
 		accel = "tcg";
 		snprintf(l->vm_accel, sizeof l->vm_accel, "tcg (KVM passed its probe but an earlier guest did not boot under it)");
@@ -376,9 +376,10 @@ static int launch(sp_live_lane *l, sp_error *err)
 
 static int spawn(sp_live_lane *l, const char *accel, sp_error *err)
 {
-	char why[256], k[4096];
-	if (pick_kernel(l->cfg, k, sizeof k, why, sizeof why) < 0)
-		return sp_usage(err, "%s", why);
+	sp_outcome o = {0};
+	char k[4096];
+	if (pick_kernel(l->cfg, k, sizeof k, &o) < 0)
+		return sp_usage(err, "%.255s", o.why);
 	char initrd[600], console[700];
 	snprintf(initrd, sizeof initrd, "%s/initramfs.cpio", l->dir);
 	snprintf(console, sizeof console, "file:%s/console.log", l->dir);

@@ -42,9 +42,9 @@ static size_t column_of(const char *id)
 	return NCOLS - 1;
 }
 
-static bool is_bad(const char *status)
+static bool is_bad(sp_status status)
 {
-	return !strcmp(status, "fail") || !strcmp(status, "error");
+	return status == SP_STATUS_FAIL || status == SP_STATUS_ERROR;
 }
 
 /* "PASS", "FAIL" or "-" for lane l, column c; *expected: a failure the variant asked for */
@@ -67,10 +67,10 @@ static const char *cell(const sp_live_lane *l, size_t c, bool *expected)
 
 static const char *verdict(const sp_live_lane *l)
 {
-	if (!strcmp(l->status, "skip"))
+	if (l->status == SP_STATUS_SKIP)
 		return "SKIP";
 	if (!l->variant->removes)
-		return strcmp(l->status, "pass") ? "FAIL" : "PASS";
+		return l->status != SP_STATUS_PASS ? "FAIL" : "PASS";
 	return l->defect ? "DEFECT" : "FAILED AS EXPECTED";
 }
 
@@ -79,7 +79,7 @@ void sp_live_judge(sp_live_run *run)
 	sp_strv_split(&run->defects, NULL, ",");
 	for (size_t i = 0; i < run->n; i++) {
 		const sp_live_lane *l = &run->lanes[i];
-		if (!l->defect || strcmp(l->status, "skip") == 0)
+		if (!l->defect || l->status == SP_STATUS_SKIP)
 			continue;
 		char buf[1024];
 		int len = snprintf(buf, sizeof buf, "%s/%s: negative control (%s) did not fail", l->rt->name, l->variant->name,
@@ -101,12 +101,12 @@ bool sp_live_failed(const sp_live_run *run)
 			return true;
 	for (size_t i = 0; i < run->n; i++) {
 		const sp_live_lane *l = &run->lanes[i];
-		if (!strcmp(l->status, "skip")) {
+		if (l->status == SP_STATUS_SKIP) {
 			if (run->strict)
 				return true;
 			continue;
 		}
-		if (!l->variant->removes && strcmp(l->status, "pass"))
+		if (!l->variant->removes && l->status != SP_STATUS_PASS)
 			return true;
 	}
 	return false;
@@ -132,7 +132,7 @@ static const char *kvm_word(const sp_live_platform *p)
 /* does the row say why (a skip, a defect; another verb's lane that erred: a fleet cell that never reported) */
 static bool says_why(const sp_live_run *run, const sp_live_lane *l)
 {
-	return !strcmp(l->status, "skip") || l->defect || (run->origin && !strcmp(l->status, "error"));
+	return l->status == SP_STATUS_SKIP || l->defect || (run->origin && l->status == SP_STATUS_ERROR);
 }
 
 static void write_matrix_text(FILE *f, const sp_live_run *run)
@@ -147,9 +147,9 @@ static void write_matrix_text(FILE *f, const sp_live_run *run)
 		for (size_t c = 0; c < NCOLS; c++) {
 			int w = (int)(strlen(columns[c].title) > 5 ? strlen(columns[c].title) : 5);
 			bool exp;
-			const char *v = !strcmp(l->status, "skip") ? "skip" : cell(l, c, &exp);
+			const char *v = l->status == SP_STATUS_SKIP ? "skip" : cell(l, c, &exp);
 			char buf[16];
-			snprintf(buf, sizeof buf, "%s%s", v, strcmp(l->status, "skip") && exp && l->variant->removes ? "*" : "");
+			snprintf(buf, sizeof buf, "%s%s", v, l->status != SP_STATUS_SKIP && exp && l->variant->removes ? "*" : "");
 			fprintf(f, " %-*s", w, buf);
 		}
 		fprintf(f, "  %s (%.0f ms)%s%s\n", verdict(l), l->ms, says_why(run, l) ? ": " : "", says_why(run, l) ? l->reason : "");
@@ -175,15 +175,11 @@ void sp_live_write_text(FILE *f, const sp_live_run *run, bool verbose)
 				fprintf(f, "note: %s\n", l->notes);
 			for (size_t k = 0; k < l->results.n; k++) {
 				const sp_live_result *r = &l->results.v[k];
-				char label[8];
-				snprintf(label, sizeof label, "%s", r->status);
-				for (char *c = label; *c; c++)
-					*c = (char)(*c >= 'a' && *c <= 'z' ? *c - 32 : *c);
-				fprintf(f, "%s: %s -- %s\n", label, r->id, r->detail);
+				fprintf(f, "%s: %s -- %s\n", sp_status_label(r->status), r->id, r->detail);
 				if (verbose || is_bad(r->status))
 					fprintf(f, "      expected: %s\n      observed: %s\n", r->expected, r->observed);
 			}
-			if (l->stderr_tail && strcmp(l->status, "pass") && verbose)
+			if (l->stderr_tail && l->status != SP_STATUS_PASS && verbose)
 				fprintf(f, "runtime stderr:\n%s\n", l->stderr_tail);
 		}
 	}
@@ -242,12 +238,12 @@ int sp_live_write_json(FILE *f, const sp_live_run *run)
 		for (size_t k = 0; k < l->results.n; k++) {
 			const sp_live_result *r = &l->results.v[k];
 			json_array_append_new(results, json_pack("{s:o,s:s,s:s,s:o,s:o,s:o}", "id", sp_json_str(r->id), "side",
-								 r->host ? "host" : "inside", "status", r->status, "expected",
+								 r->host ? "host" : "inside", "status", sp_status_name(r->status), "expected",
 								 sp_json_str(r->expected), "observed", sp_json_str(r->observed), "detail",
 								 sp_json_str(r->detail)));
 		}
 		json_t *o = json_pack("{s:s,s:s,s:b,s:o,s:s,s:o,s:s,s:f}", "runtime", l->rt->name, "variant", l->variant->name,
-				      "negative_control", l->variant->removes != 0, "removed", removed, "status", l->status,
+				      "negative_control", l->variant->removes != 0, "removed", removed, "status", sp_status_name(l->status),
 				      "reason", sp_json_str(l->reason), "verdict", verdict(l), "duration_ms", l->ms);
 		if (l->variant->property)
 			json_object_set_new(o, "property", json_string(l->variant->property));
@@ -268,7 +264,7 @@ int sp_live_write_json(FILE *f, const sp_live_run *run)
 			json_object_set_new(o, "runtime_class", json_pack("{s:s,s:s}", "handler", l->rt->handler, "runtime_type",
 									 l->rt->runtime_type ? l->rt->runtime_type : ""));
 		json_object_set_new(o, "doctor_ms", json_real(l->doctor_ms));
-		if (strcmp(l->status, "skip") && !run->origin) {
+		if (l->status != SP_STATUS_SKIP && !run->origin) {
 			json_object_set_new(o, "claims", launch_json(&l->claim));
 			json_object_set_new(o, "actual", launch_json(&l->actual));
 		}
@@ -364,7 +360,7 @@ void sp_live_write_html(FILE *f, const sp_live_run *run)
 	fputs("<th>verdict</th><th>ms</th></tr>\n", f);
 	for (size_t i = 0; i < run->n; i++) {
 		const sp_live_lane *l = &run->lanes[i];
-		bool skip = !strcmp(l->status, "skip");
+		bool skip = l->status == SP_STATUS_SKIP;
 		fputs("<tr><td class=\"l\">", f);
 		html_text(f, l->rt->name);
 		fputs("</td><td class=\"l\">", f);

@@ -19,17 +19,17 @@ typedef struct ci_case {
 	char note[160]; /* why, when the kind is not the result's own status */
 } ci_case;
 
-static bool bad(const char *status)
+static bool bad(sp_status status)
 {
-	return !strcmp(status, "fail") || !strcmp(status, "error");
+	return status == SP_STATUS_FAIL || status == SP_STATUS_ERROR;
 }
 
 static const char *lane_verdict(const sp_live_lane *l)
 {
-	if (!strcmp(l->status, "skip"))
+	if (l->status == SP_STATUS_SKIP)
 		return "SKIP";
 	if (!l->variant->removes)
-		return strcmp(l->status, "pass") ? "FAIL" : "PASS";
+		return l->status != SP_STATUS_PASS ? "FAIL" : "PASS";
 	return l->defect ? "DEFECT" : "FAILED AS EXPECTED";
 }
 
@@ -40,26 +40,26 @@ static void classify(const sp_live_lane *l, const sp_live_result *r, ci_case *c)
 	if (neg && sp_strv_contains(&l->expected_fail, r->id)) {
 		if (bad(r->status)) {
 			c->kind = SP_JUNIT_PASS;
-			snprintf(c->note, sizeof c->note, "%s as expected: the variant removes %s", r->status,
+			snprintf(c->note, sizeof c->note, "%s as expected: the variant removes %s", sp_status_name(r->status),
 				 l->variant->property ? l->variant->property : "a protection");
 		} else {
 			c->kind = SP_JUNIT_FAILURE;
 			snprintf(c->note, sizeof c->note, "negative control did not fail (%s): this check must fail without %s",
-				 r->status, l->variant->property ? l->variant->property : "the protection");
+				 sp_status_name(r->status), l->variant->property ? l->variant->property : "the protection");
 		}
 		return;
 	}
 	if (neg && bad(r->status)) {
 		c->kind = SP_JUNIT_PASS;
-		snprintf(c->note, sizeof c->note, "%s, %s of the removed protection (not judged)", r->status,
+		snprintf(c->note, sizeof c->note, "%s, %s of the removed protection (not judged)", sp_status_name(r->status),
 			 sp_strv_contains(&l->also_failed, r->id) ? "a finer probe" : "collateral");
 		return;
 	}
-	if (!strcmp(r->status, "fail"))
+	if (r->status == SP_STATUS_FAIL)
 		c->kind = SP_JUNIT_FAILURE;
-	else if (!strcmp(r->status, "error"))
+	else if (r->status == SP_STATUS_ERROR)
 		c->kind = SP_JUNIT_ERROR;
-	else if (!strcmp(r->status, "skip"))
+	else if (r->status == SP_STATUS_SKIP)
 		c->kind = SP_JUNIT_SKIPPED;
 	else
 		c->kind = SP_JUNIT_PASS;
@@ -73,7 +73,7 @@ static sp_junit_kind verdict_kind(const sp_live_run *run, const sp_live_lane *l)
 		return run->strict ? SP_JUNIT_FAILURE : SP_JUNIT_SKIPPED;
 	if (!strcmp(v, "PASS") || !strcmp(v, "FAILED AS EXPECTED"))
 		return SP_JUNIT_PASS;
-	return !strcmp(l->status, "error") ? SP_JUNIT_ERROR : SP_JUNIT_FAILURE;
+	return l->status == SP_STATUS_ERROR ? SP_JUNIT_ERROR : SP_JUNIT_FAILURE;
 }
 
 struct counts {
@@ -148,7 +148,7 @@ void sp_live_write_junit(FILE *f, const sp_live_run *run)
 						  r->observed ? r->observed : "");
 			char *msg = c.note[0] ? sp_xasprintf("%s -- %s", c.note, r->detail ? r->detail : "")
 					      : sp_xstrdup(r->detail ? r->detail : "");
-			char *out = sp_xasprintf("%s: %s\n%s", r->status, msg, body);
+			char *out = sp_xasprintf("%s: %s\n%s", sp_status_name(r->status), msg, body);
 			sp_junit_case jc = {.classname = cls, .name = r->id, .kind = c.kind, .message = msg, .text = body};
 			if (c.kind == SP_JUNIT_PASS)
 				jc.out = out;
@@ -212,9 +212,9 @@ void sp_live_write_tap(FILE *f, const sp_live_run *run)
 			fputs(c.kind == SP_JUNIT_SKIPPED ? " # SKIP " : " - ", f);
 			sp_tap_desc(f, r->detail ? r->detail : "");
 			fputc('\n', f);
-			if (strcmp(r->status, "pass") || c.note[0]) {
+			if (r->status != SP_STATUS_PASS || c.note[0]) {
 				fputs("  ---\n", f);
-				sp_tap_yaml(f, "status", r->status);
+				sp_tap_yaml(f, "status", sp_status_name(r->status));
 				sp_tap_yaml(f, "side", r->host ? "host" : "inside");
 				if (c.note[0])
 					sp_tap_yaml(f, "judged", c.note);

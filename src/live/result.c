@@ -12,14 +12,25 @@
 #undef SP_HG
 #undef SP_H
 
-sp_live_result *sp_lres_add(sp_live_results *rs, const char *id, const char *status, const char *expected, const char *observed,
-			const char *fmt, ...)
+int sp_lres_status(const char *s, sp_status *st)
+{
+	static const sp_status all[] = {SP_STATUS_PASS, SP_STATUS_FAIL, SP_STATUS_SKIP, SP_STATUS_WARN, SP_STATUS_ERROR};
+	for (size_t i = 0; s && i < SP_ARRAY_SIZE(all); i++)
+		if (!strcmp(s, sp_status_name(all[i]))) {
+			*st = all[i];
+			return 0;
+		}
+	return -1;
+}
+
+sp_live_result *sp_lres_add(sp_live_results *rs, const char *id, sp_status status, const char *expected, const char *observed,
+			    const char *fmt, ...)
 {
 	rs->v = sp_xrealloc(rs->v, (rs->n + 1) * sizeof *rs->v);
 	sp_live_result *r = &rs->v[rs->n++];
 	memset(r, 0, sizeof *r);
 	snprintf(r->id, sizeof r->id, "%s", id);
-	snprintf(r->status, sizeof r->status, "%s", status);
+	r->status = status;
 	r->expected = sp_xstrdup(expected ? expected : "");
 	r->observed = sp_xstrdup(observed ? observed : "");
 	va_list ap;

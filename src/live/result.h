@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "core/check.h"
 #include "core/util.h"
 
 #define SP_H(sym, id) extern const char sp_hostid_##sym[];
@@ -22,7 +23,7 @@
 /* one result of a lane (doctor or host side) */
 typedef struct sp_live_result {
 	char id[96];
-	char status[8]; /* pass fail skip warn error */
+	sp_status status;
 	char *expected, *observed, *detail;
 	bool host;      /* a host.* check */
 } sp_live_result;
@@ -32,8 +33,10 @@ typedef struct sp_live_results {
 	size_t n;
 } sp_live_results;
 
-sp_live_result *sp_lres_add(sp_live_results *rs, const char *id, const char *status, const char *expected,
-			const char *observed, const char *fmt, ...) SP_PRINTF(6, 7);
+/* a status by its name ("pass" ... "error"): 0, or -1 when s names none */
+int sp_lres_status(const char *s, sp_status *st);
+sp_live_result *sp_lres_add(sp_live_results *rs, const char *id, sp_status status, const char *expected,
+			    const char *observed, const char *fmt, ...) SP_PRINTF(6, 7);
 const sp_live_result *sp_lres_find(const sp_live_results *rs, const char *id);
 void sp_lres_free(sp_live_results *rs);
 

@@ -7,10 +7,10 @@ void sp_oci_claims(sp_live_launch *l)
 			 .nnp = true, .min_dev = true, .tmp = true, .own_cgroup = true, .masked = true, .root_is_host_root = true};
 }
 
-static int probe(const sp_live_cfg *cfg, char *why, size_t whysz)
+static int probe(const sp_live_cfg *cfg, sp_outcome *o)
 {
 	(void)cfg;
-	return sp_oci_probe("runc", why, whysz);
+	return sp_oci_probe("runc", o);
 }
 
 const sp_live_runtime sp_rt_runc = {

@@ -18,18 +18,18 @@
 
 #include "live/live.h"
 
-static int probe(const sp_live_cfg *cfg, char *why, size_t whysz)
+static int probe(const sp_live_cfg *cfg, sp_outcome *o)
 {
 	(void)cfg;
-	if (sp_probe_root(why, whysz, "unshare lanes need root (the rootfs is bind-mounted read-only first)") < 0 ||
-	    sp_probe_tool("unshare", why, whysz, "unshare not installed (package util-linux)") < 0 ||
-	    sp_probe_tool("setpriv", why, whysz, "setpriv not installed (package util-linux)") < 0)
+	if (sp_probe_root(o, "unshare lanes need root (the rootfs is bind-mounted read-only first)") < 0 ||
+	    sp_probe_tool("unshare", o, "unshare not installed (package util-linux)") < 0 ||
+	    sp_probe_tool("setpriv", o, "setpriv not installed (package util-linux)") < 0)
 		return -1;
 	/* --root appeared in util-linux 2.38 */
 	char *argv[] = {"unshare", "--help", NULL};
 	_cleanup_free_ char *out = NULL;
 	if (sp_run_cmd(argv, &out, NULL, 5000) != 0 || !strstr(out, "--root")) {
-		snprintf(why, whysz, "this unshare has no --root option (util-linux older than 2.38)");
+		sp_why(o, "this unshare has no --root option (util-linux older than 2.38)");
 		return -1;
 	}
 	return 0;

@@ -83,9 +83,9 @@ static int live(const char *spec)
 	for (int k = 0; k < 3; k++) {
 		sp_strv ids;
 		sp_strv_split(&ids, NULL, ",");
-		char why[512];
-		if (sp_ctrd_list(addr, ns, (enum sp_ctrd_kind)k, &ids, 5000, why, sizeof why) < 0) {
-			printf("error %s %s\n", names[k], why);
+		sp_outcome o = {0};
+		if (sp_ctrd_list(addr, ns, (enum sp_ctrd_kind)k, &ids, 5000, &o) < 0) {
+			printf("error %s %.511s\n", names[k], o.why);
 			sp_strv_free(&ids);
 			return 1;
 		}

@@ -201,7 +201,7 @@ static const char *ingest(const char *json, int rc, sp_live_lane *l)
 	sp_lane_init(l, &sp_rt_bwrap, &sp_variants[0], &cfg);
 	sp_doctor_ingest(l, json, strlen(json), rc);
 	const sp_live_result *r = sp_lres_find(&l->results, "host.doctor.report");
-	return r ? r->status : "(none)";
+	return r ? sp_status_name(r->status) : "(none)";
 }
 
 #define REPORT(results, summary, result)                                                                        \
@@ -254,7 +254,7 @@ static void test_ingest(void)
 	       "an all-skipped report is taken but the lane has no doctor verdict (error, not pass)");
 	is_int(l.results.n, 3, "its two skipped results are kept, plus host.doctor.report");
 	sp_lane_judge(&l);
-	is_str(l.status, "fail", "the lane whose doctor proved nothing does not pass");
+	is_str(sp_status_name(l.status), "fail", "the lane whose doctor proved nothing does not pass");
 	sp_lane_free(&l);
 	is_str(ingest(REPORT(R("ns.pid", "skip") "," R("caps.effective", "skip"), SKIPSUM, "skip"), 0, &l), "fail",
 	       "result skip with exit status 0 is rejected");
@@ -284,7 +284,7 @@ static const char *boundary_report(const char *kind, const char *accepted)
 	return b;
 }
 
-static bool judged(const char *rt, bool user_kernel, const char *kind, const char *accepted, const char *host_status,
+static bool judged(const char *rt, bool user_kernel, const char *kind, const char *accepted, sp_status host_status,
 		   sp_live_lane *l, sp_live_cfg *c)
 {
 	sp_lane_init(l, sp_runtime_find(rt), sp_variant_find("no-seccomp"), c);
@@ -306,25 +306,25 @@ static void test_boundary(void)
 	sp_strv_split(&c.sat_guest, "ns.pid", ",");
 	c.profile = "strict";
 	sp_live_lane l;
-	ok(!judged("runsc", true, "user-space", "true", "fail", &l, &c), "gVisor, boundary accepted: not a defect");
+	ok(!judged("runsc", true, "user-space", "true", SP_STATUS_FAIL, &l, &c), "gVisor, boundary accepted: not a defect");
 	is_str(l.boundary, "user-space", "the doctor's kernel boundary is kept");
 	ok(l.boundary_accepted, "and that its policy accepts it");
 	ok(l.by_boundary.n == 1 && !strcmp(l.by_boundary.v[0], "seccomp.mode"), "seccomp.mode is judged by the boundary");
 	ok(l.expected_fail.n == 1 && !strcmp(l.expected_fail.v[0], "host.seccomp"), "host.seccomp must still fail");
-	is_str(l.status, "fail", "the control fails");
+	is_str(sp_status_name(l.status), "fail", "the control fails");
 	sp_lane_free(&l);
-	ok(judged("runsc", true, "user-space", "true", "pass", &l, &c), "the host's check passing too is a defect");
+	ok(judged("runsc", true, "user-space", "true", SP_STATUS_PASS, &l, &c), "the host's check passing too is a defect");
 	ok(l.missed.n == 1 && !strcmp(l.missed.v[0], "host.seccomp"), "host.seccomp did not fail");
 	sp_lane_free(&l);
-	ok(judged("runsc", true, "user-space", "false", "fail", &l, &c), "a boundary the policy does not accept: seccomp.mode must fail");
+	ok(judged("runsc", true, "user-space", "false", SP_STATUS_FAIL, &l, &c), "a boundary the policy does not accept: seccomp.mode must fail");
 	ok(l.missed.n == 1 && !strcmp(l.missed.v[0], "seccomp.mode"), "and it did not");
 	sp_lane_free(&l);
-	ok(judged("runc", false, "user-space", "true", "fail", &l, &c), "a doctor that claims gVisor on a runc lane is not believed");
+	ok(judged("runc", false, "user-space", "true", SP_STATUS_FAIL, &l, &c), "a doctor that claims gVisor on a runc lane is not believed");
 	is_int(l.by_boundary.n, 0, "nothing judged by a boundary the host does not confirm");
 	sp_lane_free(&l);
-	ok(judged("runsc", true, "guest", "true", "fail", &l, &c), "a guest kernel on a gVisor lane is not believed either");
+	ok(judged("runsc", true, "guest", "true", SP_STATUS_FAIL, &l, &c), "a guest kernel on a gVisor lane is not believed either");
 	sp_lane_free(&l);
-	ok(judged("runsc", true, "martian", "true", "fail", &l, &c), "an unknown kind is the host's kernel");
+	ok(judged("runsc", true, "martian", "true", SP_STATUS_FAIL, &l, &c), "an unknown kind is the host's kernel");
 	is_str(l.boundary, "", "and is not kept");
 	sp_lane_free(&l);
 	sp_strv_free(&c.ids);

@@ -18,7 +18,7 @@ static sp_live_cfg cfg;
 static void lane(sp_live_lane *l, const char *rt, const char *variant, const char *status, const char *reason)
 {
 	sp_lane_init(l, sp_runtime_find(rt), sp_variant_find(variant), &cfg);
-	snprintf(l->status, sizeof l->status, "%s", status);
+	sp_lres_status(status, &l->status);
 	snprintf(l->reason, sizeof l->reason, "%s", reason);
 	sp_strv_split(&l->expected_fail, NULL, ",");
 	sp_strv_split(&l->missed, NULL, ",");
@@ -86,24 +86,24 @@ int main(void)
 
 	sp_live_lane *s = &run.lanes[0];
 	lane(s, "bwrap", "strict", "pass", "all checks passed");
-	sp_lres_add(&s->results, "ns.pid", "pass", "own", "pid:[2]", "own pid namespace");
-	sp_lres_add(&s->results, "host.ns.pid", "pass", "differs", "2 vs 1", "differs from the host's");
-	sp_lres_add(&s->results, "fs.writable_paths", "warn", "", "", "advisory");
+	sp_lres_add(&s->results, "ns.pid", SP_STATUS_PASS, "own", "pid:[2]", "own pid namespace");
+	sp_lres_add(&s->results, "host.ns.pid", SP_STATUS_PASS, "differs", "2 vs 1", "differs from the host's");
+	sp_lres_add(&s->results, "fs.writable_paths", SP_STATUS_WARN, "", "", "advisory");
 
 	sp_live_lane *n = &run.lanes[1];
 	lane(n, "bwrap", "host-pid", "fail", "negative control failed as expected");
 	sp_strv_push(&n->expected_fail, "ns.pid");
 	sp_strv_push(&n->also_failed, "proc.host_visible");
-	sp_lres_add(&n->results, "ns.pid", "fail", "own", "initial", "shares the initial pid namespace");
-	sp_lres_add(&n->results, "proc.host_visible", "fail", "none", "1 host process", "host processes visible");
-	sp_lres_add(&n->results, "ns.net", "pass", "own", "net:[3]", "own net namespace");
+	sp_lres_add(&n->results, "ns.pid", SP_STATUS_FAIL, "own", "initial", "shares the initial pid namespace");
+	sp_lres_add(&n->results, "proc.host_visible", SP_STATUS_FAIL, "none", "1 host process", "host processes visible");
+	sp_lres_add(&n->results, "ns.net", SP_STATUS_PASS, "own", "net:[3]", "own net namespace");
 
 	sp_live_lane *d = &run.lanes[2];
 	lane(d, "bwrap", "host-net", "fail", "negative control (host network) did not fail: 1 of 1");
 	sp_strv_push(&d->expected_fail, "ns.net");
 	sp_strv_push(&d->missed, "ns.net");
 	d->defect = true;
-	sp_lres_add(&d->results, "ns.net", "pass", "own", "net:[3]", "own net namespace \xff<&>");
+	sp_lres_add(&d->results, "ns.net", SP_STATUS_PASS, "own", "net:[3]", "own net namespace \xff<&>");
 	sp_strv_push(&run.defects, "bwrap/host-net: negative control (host network) did not fail: ns.net");
 
 	sp_live_lane *k = &run.lanes[3];
