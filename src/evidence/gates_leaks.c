@@ -15,11 +15,8 @@ void sp_judge_leak_rss_slope(sp_ev_judge *s, sp_ev_gate_ref g)
 {
 	const struct samples_acc *a = &s->a;
 	const sp_ev_thresholds *th = &s->th;
-	const char *why = sp_ev_samples_unjudged(s, true);
-	if (why) {
-		na(s->v, g, why);
+	if (samples_na(s, g, true))
 		return;
-	}
 	char m[64], t[64];
 	bool need = th->min_periodic_samples >= 2;
 	num(t, sizeof t, th->rss_slope_mib_per_day);
@@ -42,11 +39,8 @@ void sp_judge_leak_fd_growth(sp_ev_judge *s, sp_ev_gate_ref g)
 {
 	const struct samples_acc *a = &s->a;
 	const sp_ev_thresholds *th = &s->th;
-	const char *why = sp_ev_samples_unjudged(s, true);
-	if (why) {
-		na(s->v, g, why);
+	if (samples_na(s, g, true))
 		return;
-	}
 	char m[64], t[64];
 	bool need = th->min_periodic_samples >= 2;
 	snprintf(t, sizeof t, "%lld", th->fd_growth_max);
@@ -67,11 +61,8 @@ void sp_judge_leak_fd_growth(sp_ev_judge *s, sp_ev_gate_ref g)
 void sp_judge_leak_fd_final(sp_ev_judge *s, sp_ev_gate_ref g)
 {
 	const struct samples_acc *a = &s->a;
-	const char *why = sp_ev_samples_unjudged(s, true);
-	if (why) {
-		na(s->v, g, why);
+	if (samples_na(s, g, true))
 		return;
-	}
 	char m[64], t[64];
 	snprintf(t, sizeof t, "%lld", s->th.fd_growth_max);
 	long long fdd = a->final.c[SP_C_OWNED_FDS] - a->start.c[SP_C_OWNED_FDS];
@@ -83,11 +74,8 @@ void sp_judge_leak_fd_final(sp_ev_judge *s, sp_ev_gate_ref g)
 void sp_judge_disk_peak(sp_ev_judge *s, sp_ev_gate_ref g)
 {
 	const struct samples_acc *a = &s->a;
-	const char *why = sp_ev_samples_unjudged(s, true);
-	if (why) {
-		na(s->v, g, why);
+	if (samples_na(s, g, true))
 		return;
-	}
 	char m[64], t[64];
 	long long peak = a->disk_peak - a->start.c[SP_C_DISK_BYTES];
 	snprintf(t, sizeof t, "%lld", s->th.disk_budget_bytes);
@@ -99,11 +87,8 @@ void sp_judge_disk_peak(sp_ev_judge *s, sp_ev_gate_ref g)
 void sp_judge_disk_final(sp_ev_judge *s, sp_ev_gate_ref g)
 {
 	const struct samples_acc *a = &s->a;
-	const char *why = sp_ev_samples_unjudged(s, true);
-	if (why) {
-		na(s->v, g, why);
+	if (samples_na(s, g, true))
 		return;
-	}
 	char m[64], t[64];
 	long long fin = a->final.c[SP_C_DISK_BYTES] - a->start.c[SP_C_DISK_BYTES];
 	snprintf(t, sizeof t, "%lld", s->th.disk_budget_bytes);
@@ -116,11 +101,8 @@ void sp_judge_disk_final(sp_ev_judge *s, sp_ev_gate_ref g)
 void sp_judge_cleanup_owned(sp_ev_judge *s, sp_ev_gate_ref g)
 {
 	const struct samples_acc *a = &s->a;
-	const char *why = sp_ev_samples_unjudged(s, true);
-	if (why) {
-		na(s->v, g, why);
+	if (samples_na(s, g, true))
 		return;
-	}
 	enum sp_ev_counter c = g.id == SP_G_CLEANUP_OWNED_PROCESSES ? SP_C_OWNED_PROCESSES
 			       : g.id == SP_G_CLEANUP_OWNED_MOUNTS  ? SP_C_OWNED_MOUNTS
 			       : g.id == SP_G_CLEANUP_OWNED_SOCKETS ? SP_C_OWNED_SOCKETS

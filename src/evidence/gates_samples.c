@@ -49,11 +49,8 @@ void sp_judge_samples_phases(sp_ev_judge *s, sp_ev_gate_ref g)
 void sp_judge_samples_span(sp_ev_judge *s, sp_ev_gate_ref g)
 {
 	const struct samples_acc *a = &s->a;
-	const char *why = sp_ev_samples_unjudged(s, true);
-	if (why) {
-		na(s->v, g, why);
+	if (samples_na(s, g, true))
 		return;
-	}
 	char m[64], t[64];
 	double span = a->final.ts - a->start.ts;
 	num(m, sizeof m, span);
@@ -64,11 +61,8 @@ void sp_judge_samples_span(sp_ev_judge *s, sp_ev_gate_ref g)
 void sp_judge_samples_count(sp_ev_judge *s, sp_ev_gate_ref g)
 {
 	const struct samples_acc *a = &s->a;
-	const char *why = sp_ev_samples_unjudged(s, true);
-	if (why) {
-		na(s->v, g, why);
+	if (samples_na(s, g, true))
 		return;
-	}
 	char m[64], t[64];
 	snprintf(m, sizeof m, "%lld", a->nperiodic);
 	snprintf(t, sizeof t, "%lld", s->th.min_periodic_samples);
@@ -80,11 +74,8 @@ void sp_judge_samples_count(sp_ev_judge *s, sp_ev_gate_ref g)
 void sp_judge_samples_gap(sp_ev_judge *s, sp_ev_gate_ref g)
 {
 	const struct samples_acc *a = &s->a;
-	const char *why = sp_ev_samples_unjudged(s, true);
-	if (why) {
-		na(s->v, g, why);
+	if (samples_na(s, g, true))
 		return;
-	}
 	char m[64], t[64];
 	num(m, sizeof m, a->max_gap);
 	num(t, sizeof t, s->th.max_gap_s);
@@ -99,11 +90,8 @@ void sp_judge_samples_interval(sp_ev_judge *s, sp_ev_gate_ref g)
 {
 	const struct samples_acc *a = &s->a;
 	const sp_ev_thresholds *th = &s->th;
-	const char *why = sp_ev_samples_unjudged(s, true);
-	if (why) {
-		na(s->v, g, why);
+	if (samples_na(s, g, true))
 		return;
-	}
 	char m[64], t[64], lim[32];
 	num(t, sizeof t, th->max_interval_s);
 	num(lim, sizeof lim, a->interval_limit);
