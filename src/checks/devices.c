@@ -128,17 +128,17 @@ static void walk_dev(struct dev_walk *w, const char *dir, const char *rel, int d
 
 /* dev.allow's entries: names under /dev ("null", "net/tun"), as the walk
  * and the allowlist probe join them to "/dev/" */
-static int device_parse(const char *name, char *why, size_t whysz)
+static int device_parse(const char *name, sp_outcome *o)
 {
 	if (name[0] == '/' || strlen(name) > 200) {
-		snprintf(why, whysz, "'%.100s': name a device relative to /dev (null, net/tun)", name);
+		sp_why(o, "'%.100s': name a device relative to /dev (null, net/tun)", name);
 		return -1;
 	}
 	const char *p = name;
 	for (;;) {
 		size_t l = strcspn(p, "/");
 		if (l == 0 || (l == 1 && p[0] == '.') || (l == 2 && p[0] == '.' && p[1] == '.')) {
-			snprintf(why, whysz, "'%.100s': an empty, '.' or '..' component", name);
+			sp_why(o, "'%.100s': an empty, '.' or '..' component", name);
 			return -1;
 		}
 		p += l;

@@ -409,13 +409,13 @@ static int parse_version(const char *s, unsigned long v[3], size_t *n)
 	}
 }
 
-static int version_parse(const char *s, char *why, size_t whysz)
+static int version_parse(const char *s, sp_outcome *o)
 {
 	unsigned long v[3];
 	size_t n;
 	if (parse_version(s, v, &n) == 0)
 		return 0;
-	snprintf(why, whysz, "'%.80s': expected a kernel version (5, 5.10 or 5.10.2)", s);
+	sp_why(o, "'%.80s': expected a kernel version (5, 5.10 or 5.10.2)", s);
 	return -1;
 }
 
@@ -456,9 +456,9 @@ static void run_platform(const sp_ctx *ctx, sp_result *r)
 	unsigned long min[3];
 	size_t nmin = 0;
 	if (kmin && *kmin && parse_version(kmin, min, &nmin) < 0) {
-		char why[160];
-		version_parse(kmin, why, sizeof why);
-		sp_errorr(r, "env.kernel_min: %s", why);
+		sp_outcome o = {0};
+		version_parse(kmin, &o);
+		sp_errorr(r, "env.kernel_min: %.159s", o.why);
 	} else if (!arch_ok)
 		sp_failr(r, "architecture %s is not allowed by env.arch", u.machine);
 	else if (nmin && release_cmp(u.release, min, nmin) < 0)
@@ -567,21 +567,18 @@ static void run_clock(const sp_ctx *ctx, sp_result *r)
 
 /* ---- time zone and locale ------------------------------------------------------------- */
 
-static int tzif_ok(const char *path, char *why, size_t whysz)
+/* 0 or -1; either way o says what was found */
+static int tzif_ok(const char *path, sp_outcome *o)
 {
 	char magic[5] = "";
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		snprintf(why, whysz, "%s: %s", path, strerrorname_np(errno));
-		return -1;
-	}
+	if (fd < 0)
+		return sp_why_errno(o, errno, "%s: %s", path, strerrorname_np(errno));
 	ssize_t n = read(fd, magic, 4);
 	close(fd);
-	if (n != 4 || memcmp(magic, "TZif", 4)) {
-		snprintf(why, whysz, "%s: not a TZif file", path);
-		return -1;
-	}
-	snprintf(why, whysz, "%s: TZif", path);
+	if (n != 4 || memcmp(magic, "TZif", 4))
+		return sp_why(o, "%s: not a TZif file", path);
+	sp_why(o, "%s: TZif", path);
 	return 0;
 }
 
@@ -590,7 +587,7 @@ static void run_locale(const sp_ctx *ctx, sp_result *r)
 	(void)ctx;
 	sp_expected(r, "the time zone in force is readable; the locale named by LC_ALL/LANG exists (or C/POSIX)");
 	const char *tz = getenv("TZ");
-	char why[300];
+	sp_outcome tzo = {0};
 	int tzr;
 	if (tz && *tz) {
 		const char *name = tz[0] == ':' ? tz + 1 : tz;
@@ -601,14 +598,14 @@ static void run_locale(const sp_ctx *ctx, sp_result *r)
 			snprintf(path, sizeof path, "/usr/share/zoneinfo/%s", name);
 		/* a POSIX TZ rule like "UTC0" or "EST5EDT" needs no file */
 		bool rule = tz[0] != ':' && strpbrk(tz, "0123456789") != NULL;
-		tzr = rule ? 0 : tzif_ok(path, why, sizeof why);
+		tzr = rule ? 0 : tzif_ok(path, &tzo);
 		if (rule)
-			snprintf(why, sizeof why, "TZ=%s (a POSIX rule, no file needed)", tz);
+			sp_why(&tzo, "TZ=%s (a POSIX rule, no file needed)", tz);
 	} else if (access("/etc/localtime", F_OK) == 0) {
-		tzr = tzif_ok("/etc/localtime", why, sizeof why);
+		tzr = tzif_ok("/etc/localtime", &tzo);
 	} else {
 		tzr = 0;
-		snprintf(why, sizeof why, "no TZ and no /etc/localtime: UTC");
+		sp_why(&tzo, "no TZ and no /etc/localtime: UTC");
 	}
 	const char *lc = getenv("LC_ALL");
 	if (!lc || !*lc)
@@ -636,7 +633,7 @@ static void run_locale(const sp_ctx *ctx, sp_result *r)
 		lr = have ? 0 : -1;
 		snprintf(lwhy, sizeof lwhy, "locale %s %s", lc, have ? "present" : "has no files in /usr/lib/locale");
 	}
-	sp_observed(r, "%s; %s", why, lwhy);
+	sp_observed(r, "%.299s; %s", tzo.why, lwhy);
 	if (tzr < 0)
 		sp_failr(r, "time zone unreadable");
 	else if (lr < 0)
@@ -802,16 +799,13 @@ static int parse_values(char *copy, struct env_value ***out, size_t *nout, sp_ou
 	return 0;
 }
 
-static int values_parse(const char *spec, char *why, size_t whysz)
+static int values_parse(const char *spec, sp_outcome *o)
 {
 	_cleanup_free_ char *copy = sp_xstrdup(spec);
 	struct env_value **v;
 	size_t n;
-	sp_outcome o = {0};
-	if (parse_values(copy, &v, &n, &o) < 0) {
-		snprintf(why, whysz, "%s", o.why);
+	if (parse_values(copy, &v, &n, o) < 0)
 		return -1;
-	}
 	free_values(v, n);
 	return 0;
 }
@@ -879,15 +873,12 @@ static int parse_release(const char *want, bool *pattern, regex_t *re, sp_outcom
 	return 0;
 }
 
-static int release_parse(const char *want, char *why, size_t whysz)
+static int release_parse(const char *want, sp_outcome *o)
 {
 	bool pattern;
 	regex_t re;
-	sp_outcome o = {0};
-	if (parse_release(want, &pattern, &re, &o) < 0) {
-		snprintf(why, whysz, "%s", o.why);
+	if (parse_release(want, &pattern, &re, o) < 0)
 		return -1;
-	}
 	if (pattern)
 		regfree(&re);
 	return 0;
@@ -998,9 +989,9 @@ static void run_swap_state(const sp_ctx *ctx, sp_result *r)
 	const char *want = sp_policy_get(ctx->policy, "env.swap");
 	if (!want || !*want)
 		want = "any";
-	char why[200];
-	if (sp_policy_value_check(&sp_ptype_swap, want, why, sizeof why) < 0) {
-		sp_errorr(r, "env.swap: %s", why);
+	sp_outcome o = {0};
+	if (sp_policy_value_check(&sp_ptype_swap, want, &o) < 0) {
+		sp_errorr(r, "env.swap: %.199s", o.why);
 		return;
 	}
 	sp_expected(r, "swap %s", want);

@@ -84,14 +84,13 @@ static void run_rootfs_readonly(const sp_ctx *ctx, sp_result *r)
 }
 
 /* create, write, read back, delete, and prove the deletion */
-static int probe_dir(const char *dir, char *why, size_t whysz)
+static int probe_dir(const char *dir, sp_outcome *o)
 {
 	char name[512];
 	sp_probe_name(name, sizeof name, dir);
 	int fd = open(name, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
 	if (fd < 0) {
-		snprintf(why, whysz, "create: %s", strerror(errno));
-		return -1;
+		return sp_why_errno(o, errno, "create: %s", strerror(errno));
 	}
 	char pattern[4096], back[4096];
 	for (size_t i = 0; i < sizeof pattern; i++)
@@ -104,14 +103,14 @@ static int probe_dir(const char *dir, char *why, size_t whysz)
 	struct stat st;
 	bool gone = lstat(name, &st) < 0 && errno == ENOENT;
 	if (!ok || got != (ssize_t)sizeof back || memcmp(pattern, back, sizeof back) != 0) {
-		snprintf(why, whysz, "write/read back failed: %s", got < 0 ? strerror(rerr) : "content differs");
+		sp_why_errno(o, got < 0 ? rerr : 0, "write/read back failed: %s", got < 0 ? strerror(rerr) : "content differs");
 		return -1;
 	}
 	if (u != 0 || !gone) {
-		snprintf(why, whysz, "probe %s could not be removed", name);
+		sp_why(o, "probe %s could not be removed", name);
 		return -2;
 	}
-	snprintf(why, whysz, "create/write/read/delete ok");
+	sp_why(o, "create/write/read/delete ok");
 	return 0;
 }
 
@@ -128,9 +127,9 @@ static void run_writable_paths(const sp_ctx *ctx, sp_result *r)
 	sp_expected(r, "create/read/delete works in %s", sp_policy_get(ctx->policy, "fs.writable"));
 	size_t bad = 0, leaked = 0;
 	for (size_t i = 0; i < paths.n; i++) {
-		char why[600];
-		int pr = probe_dir(paths.v[i], why, sizeof why);
-		sp_observed_add(r, "%s: %s", paths.v[i], why);
+		sp_outcome o = {0};
+		int pr = probe_dir(paths.v[i], &o);
+		sp_observed_add(r, "%s: %.599s", paths.v[i], o.why);
 		bad += pr < 0;
 		leaked += pr == -2;
 	}

@@ -43,16 +43,14 @@
 
 /* ---- policy value: the server's HTTP URL ------------------------------------------ */
 
-static int url_parse(const char *text, char *why, size_t whysz)
+static int url_parse(const char *text, sp_outcome *o)
 {
 	struct sockaddr_storage ss;
 	socklen_t sl;
 	char hp[80], path[512];
 	/* https parses (the check then skips, saying the doctor does not speak it) */
-	sp_outcome o = {0};
-	if (sp_mcp_parse_url(text, &ss, &sl, hp, sizeof hp, path, sizeof path, &o) != -1)
+	if (sp_mcp_parse_url(text, &ss, &sl, hp, sizeof hp, path, sizeof path, o) != -1)
 		return 0;
-	snprintf(why, whysz, "%s", o.why);
 	return -1;
 }
 
@@ -60,14 +58,11 @@ const sp_policy_type sp_ptype_mcp_url = {.name = "mcp_url", .what = "http://IP:P
 
 /* ---- policy value: the server's command line --------------------------------- */
 
-static int command_parse(const char *text, char *why, size_t whysz)
+static int command_parse(const char *text, sp_outcome *o)
 {
 	sp_strv v;
-	sp_outcome o = {0};
-	int rc = sp_mcp_split_command(text, &v, &o);
+	int rc = sp_mcp_split_command(text, &v, o);
 	sp_strv_free(&v);
-	if (rc < 0)
-		snprintf(why, whysz, "%s", o.why);
 	return rc;
 }
 

@@ -128,13 +128,11 @@ static int mf_split(const char *s, mf_decl *d, sp_outcome *out)
 	return 0;
 }
 
-static int mf_parse(const char *s, char *why, size_t whysz)
+static int mf_parse(const char *s, sp_outcome *o)
 {
 	mf_decl d;
-	sp_outcome o = {0};
-	if (mf_split(s, &d, &o) == 0)
+	if (mf_split(s, &d, o) == 0)
 		return 0;
-	snprintf(why, whysz, "%s", o.why);
 	return -1;
 }
 
@@ -145,14 +143,14 @@ const sp_policy_type sp_ptype_mount_facts = {.name = "mount_facts",
 					     .parse = mf_parse};
 
 /* a block device's name as under /sys/class/block: vdb, loop3, nvme0n1p2 */
-static int bdev_parse(const char *s, char *why, size_t whysz)
+static int bdev_parse(const char *s, sp_outcome *o)
 {
 	size_t n = strlen(s);
 	bool ok = n > 0 && n < 64 && strcmp(s, ".") && strcmp(s, "..");
 	for (size_t i = 0; ok && i < n; i++)
 		ok = isalnum((unsigned char)s[i]) || s[i] == '-' || s[i] == '_' || s[i] == '.' || s[i] == ':';
 	if (!ok) {
-		snprintf(why, whysz, "'%.80s': not a block device name (as under /sys/class/block: vdb, loop3)", s);
+		sp_why(o, "'%.80s': not a block device name (as under /sys/class/block: vdb, loop3)", s);
 		return -1;
 	}
 	return 0;
@@ -531,12 +529,12 @@ out:
 }
 
 /* with nothing declared the runner skips the check without a probe child */
-static bool has_mounts(const sp_ctx *ctx, char *why, size_t whysz)
+static bool has_mounts(const sp_ctx *ctx, sp_outcome *o)
 {
 	const char *a = sp_policy_get(ctx->policy, "fs.mounts"), *b = sp_policy_get(ctx->policy, "fs.block_ro");
 	if ((a && *a) || (b && *b))
 		return true;
-	snprintf(why, whysz, "fs.mounts and fs.block_ro are unset: nothing declared");
+	sp_why(o, "fs.mounts and fs.block_ro are unset: nothing declared");
 	return false;
 }
 

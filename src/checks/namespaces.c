@@ -45,11 +45,11 @@ static const char *ns_type_name(size_t i)
 }
 
 /* ns.required's entries: the namespace types the checks know */
-static int ns_parse(const char *name, char *why, size_t whysz)
+static int ns_parse(const char *name, sp_outcome *o)
 {
 	if (ns_type_find(name))
 		return 0;
-	return sp_not_one_of(name, "a namespace type", ns_type_name, SP_ARRAY_SIZE(ns_types), why, whysz);
+	return sp_not_one_of(name, "a namespace type", ns_type_name, SP_ARRAY_SIZE(ns_types), o);
 }
 
 const sp_policy_type sp_ptype_namespaces = {.name = "namespaces", .what = "namespace types: pid, net, mnt, uts, ipc, user, cgroup, time",

@@ -306,13 +306,11 @@ static int fake_split(const char *s, char *name, size_t nsz, char *ip, size_t is
 	return sp_net_parse_ip(eq + 1, ip, isz, o);
 }
 
-static int fake_parse(const char *s, char *why, size_t whysz)
+static int fake_parse(const char *s, sp_outcome *o)
 {
 	char name[256], ip[INET6_ADDRSTRLEN];
-	sp_outcome o = {0};
-	if (fake_split(s, name, sizeof name, ip, sizeof ip, &o) == 0)
+	if (fake_split(s, name, sizeof name, ip, sizeof ip, o) == 0)
 		return 0;
-	snprintf(why, whysz, "%s", o.why);
 	return -1;
 }
 
@@ -371,23 +369,23 @@ static void run_fake(const sp_ctx *ctx, sp_result *r)
 }
 
 /* with nothing declared the runner skips the check without a probe child */
-static bool declared(const sp_ctx *ctx, const char *key, char *why, size_t whysz)
+static bool declared(const sp_ctx *ctx, const char *key, sp_outcome *o)
 {
 	const char *v = sp_policy_get(ctx->policy, key);
 	if (v && *v)
 		return true;
-	snprintf(why, whysz, "%s is unset: nothing declared", key);
+	sp_why(o, "%s is unset: nothing declared", key);
 	return false;
 }
-static bool has_query(const sp_ctx *c, char *w, size_t n)
+static bool has_query(const sp_ctx *c, sp_outcome *o)
 {
-	if (declared(c, "net.dns.large", w, n) || declared(c, "net.dns.query", w, n))
+	if (declared(c, "net.dns.large", o) || declared(c, "net.dns.query", o))
 		return true;
-	snprintf(w, n, "net.dns.query and net.dns.large are unset: nothing declared");
+	sp_why(o, "net.dns.query and net.dns.large are unset: nothing declared");
 	return false;
 }
-static bool has_nx(const sp_ctx *c, char *w, size_t n) { return declared(c, "net.dns.nxdomain", w, n); }
-static bool has_fake(const sp_ctx *c, char *w, size_t n) { return declared(c, "net.dns.fake", w, n); }
+static bool has_nx(const sp_ctx *c, sp_outcome *o) { return declared(c, "net.dns.nxdomain", o); }
+static bool has_fake(const sp_ctx *c, sp_outcome *o) { return declared(c, "net.dns.fake", o); }
 
 const sp_check sp_check_net_dns_transports = {
 	.id = SP_CKID(net_dns_transports),

@@ -61,14 +61,12 @@ static int ifaddr_split(const char *s, char *ifn, size_t isz, char *ip, size_t i
 	return 0;
 }
 
-static int ifaddr_parse(const char *s, char *why, size_t whysz)
+static int ifaddr_parse(const char *s, sp_outcome *o)
 {
 	char ifn[64], ip[INET6_ADDRSTRLEN];
 	int plen;
-	sp_outcome o = {0};
-	if (ifaddr_split(s, ifn, sizeof ifn, ip, sizeof ip, &plen, &o) == 0)
+	if (ifaddr_split(s, ifn, sizeof ifn, ip, sizeof ip, &plen, o) == 0)
 		return 0;
-	snprintf(why, whysz, "%s", o.why);
 	return -1;
 }
 
@@ -295,28 +293,28 @@ static void run_default_route(const sp_ctx *ctx, sp_result *r)
 }
 
 /* with nothing declared the runner skips the check without a probe child */
-static bool declared(const sp_ctx *ctx, const char *key, char *why, size_t whysz)
+static bool declared(const sp_ctx *ctx, const char *key, sp_outcome *o)
 {
 	const char *v = sp_policy_get(ctx->policy, key);
 	if (v && *v)
 		return true;
-	snprintf(why, whysz, "%s is unset: nothing declared", key);
+	sp_why(o, "%s is unset: nothing declared", key);
 	return false;
 }
-static bool has_addrs(const sp_ctx *c, char *w, size_t n) { return declared(c, "net.iface.addresses", w, n); }
-static bool has_nophys(const sp_ctx *c, char *w, size_t n)
+static bool has_addrs(const sp_ctx *c, sp_outcome *o) { return declared(c, "net.iface.addresses", o); }
+static bool has_nophys(const sp_ctx *c, sp_outcome *o)
 {
 	if (sp_policy_bool(c->policy, "net.iface.no_physical", false))
 		return true;
-	snprintf(w, n, "net.iface.no_physical is not set: no claim that the sandbox has no real NIC");
+	sp_why(o, "net.iface.no_physical is not set: no claim that the sandbox has no real NIC");
 	return false;
 }
-static bool has_route(const sp_ctx *c, char *w, size_t n)
+static bool has_route(const sp_ctx *c, sp_outcome *o)
 {
 	const char *v = sp_policy_get(c->policy, "net.iface.default_route");
 	if (v && *v && strcmp(v, "any"))
 		return true;
-	snprintf(w, n, "net.iface.default_route is unset or any: nothing declared");
+	sp_why(o, "net.iface.default_route is unset or any: nothing declared");
 	return false;
 }
 

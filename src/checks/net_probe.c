@@ -877,54 +877,42 @@ int sp_net_connect_deadline(const struct sockaddr *sa, socklen_t salen, uint64_t
 
 /* ---- the grammars of the network keys (core/policy.h) ------------------------------ */
 
-/* a grammar's answer in the policy type's terms (why, whysz) */
-static int policy_why(int rc, const sp_outcome *o, char *why, size_t whysz)
-{
-	if (rc < 0)
-		snprintf(why, whysz, "%s", o->why);
-	return rc;
-}
-
-static int ipport_parse(const char *s, int defport, char *why, size_t whysz)
+static int ipport_parse(const char *s, int defport, sp_outcome *o)
 {
 	struct sockaddr_storage sa;
 	socklen_t len;
-	sp_outcome o = {0};
-	return policy_why(sp_net_parse_hostport(s, defport, &sa, &len, &o), &o, why, whysz);
+	return sp_net_parse_hostport(s, defport, &sa, &len, o);
 }
-static int ipport0(const char *s, char *why, size_t whysz) { return ipport_parse(s, 0, why, whysz); }
-static int ipport53(const char *s, char *why, size_t whysz) { return ipport_parse(s, 53, why, whysz); }
-static int ipport80(const char *s, char *why, size_t whysz) { return ipport_parse(s, 80, why, whysz); }
+static int ipport0(const char *s, sp_outcome *o) { return ipport_parse(s, 0, o); }
+static int ipport53(const char *s, sp_outcome *o) { return ipport_parse(s, 53, o); }
+static int ipport80(const char *s, sp_outcome *o) { return ipport_parse(s, 80, o); }
 
-static int endpoint_parse(const char *s, char *why, size_t whysz)
+static int endpoint_parse(const char *s, sp_outcome *o)
 {
 	struct sockaddr_storage sa;
 	socklen_t len;
 	bool any;
-	sp_outcome o = {0};
-	return policy_why(sp_net_parse_endpoint(s, &sa, &len, &any, &o), &o, why, whysz);
+	return sp_net_parse_endpoint(s, &sa, &len, &any, o);
 }
 
-static int port_parse(const char *s, char *why, size_t whysz)
+static int port_parse(const char *s, sp_outcome *o)
 {
 	unsigned p;
 	if (sp_net_parse_port(s, &p) == 0)
 		return 0;
-	snprintf(why, whysz, "'%.80s' is not a port (1 to 65535)", s);
+	sp_why(o, "'%.80s' is not a port (1 to 65535)", s);
 	return -1;
 }
 
-static int ip_parse(const char *s, char *why, size_t whysz)
+static int ip_parse(const char *s, sp_outcome *o)
 {
 	char canon[INET6_ADDRSTRLEN];
-	sp_outcome o = {0};
-	return policy_why(sp_net_parse_ip(s, canon, sizeof canon, &o), &o, why, whysz);
+	return sp_net_parse_ip(s, canon, sizeof canon, o);
 }
 
-static int dns_name_parse(const char *s, char *why, size_t whysz)
+static int dns_name_parse(const char *s, sp_outcome *o)
 {
-	sp_outcome o = {0};
-	return policy_why(sp_dns_name_check(s, &o), &o, why, whysz);
+	return sp_dns_name_check(s, o);
 }
 
 const sp_policy_type sp_ptype_targets = {.name = "targets", .what = "IP:PORT (an address, not a name)", .list = true,
@@ -943,13 +931,12 @@ const sp_policy_type sp_ptype_ports = {.name = "ports", .what = "port numbers (1
 const sp_policy_type sp_ptype_dns_names = {.name = "dns_names", .what = "DNS names", .list = true, .max = SP_DNS_MAX_NAMES, .parse = dns_name_parse};
 const sp_policy_type sp_ptype_dns_name = {.name = "dns_name", .what = "one DNS name", .parse = dns_name_parse};
 /* a DNS name or an IP literal (a TLS server name, verified as either) */
-static int host_parse(const char *s, char *why, size_t whysz)
+static int host_parse(const char *s, sp_outcome *o)
 {
 	char canon[INET6_ADDRSTRLEN];
-	sp_outcome o = {0};
-	if (sp_net_parse_ip(s, canon, sizeof canon, &o) == 0)
+	if (sp_net_parse_ip(s, canon, sizeof canon, o) == 0)
 		return 0;
-	return policy_why(sp_dns_name_check(s, &o), &o, why, whysz);
+	return sp_dns_name_check(s, o);
 }
 
 const sp_policy_type sp_ptype_host = {.name = "host", .what = "one DNS name or IP address", .parse = host_parse};

@@ -557,26 +557,22 @@ static int parse_proxy_url(const char *url, struct sockaddr_storage *sa, socklen
 
 /* ---- the grammars of the proxy keys (core/policy.h) ---- */
 
-static int proxy_url_parse(const char *s, char *why, size_t whysz)
+static int proxy_url_parse(const char *s, sp_outcome *o)
 {
 	bool socks;
 	char host[128];
 	unsigned port;
-	sp_outcome o = {0};
-	if (proxy_url_syntax(s, &socks, host, sizeof host, &port, &o) == 0)
+	if (proxy_url_syntax(s, &socks, host, sizeof host, &port, o) == 0)
 		return 0;
-	snprintf(why, whysz, "%s", o.why);
 	return -1;
 }
 
-static int proxy_target_parse(const char *s, char *why, size_t whysz)
+static int proxy_target_parse(const char *s, sp_outcome *o)
 {
 	char host[160];
 	unsigned port;
-	sp_outcome o = {0};
-	if (sp_net_parse_name_port(s, 80, host, sizeof host, &port, &o) == 0)
+	if (sp_net_parse_name_port(s, 80, host, sizeof host, &port, o) == 0)
 		return 0;
-	snprintf(why, whysz, "%s", o.why);
 	return -1;
 }
 

@@ -216,9 +216,9 @@ static void run_ipv6(const sp_ctx *ctx, sp_result *r)
 	const char *want = sp_policy_get(ctx->policy, "net.ipv6");
 	if (!want || !*want)
 		want = "any";
-	char why[200];
-	if (sp_policy_value_check(&sp_ptype_ipv6_mode, want, why, sizeof why) < 0) {
-		sp_errorr(r, "net.ipv6: %s", why);
+	sp_outcome o = {0};
+	if (sp_policy_value_check(&sp_ptype_ipv6_mode, want, &o) < 0) {
+		sp_errorr(r, "net.ipv6: %.199s", o.why);
 		return;
 	}
 	sp_expected(r, "%s", !strcmp(want, "off") ? "IPv6 unavailable (no addresses, or the family refused)"

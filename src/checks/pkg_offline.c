@@ -363,18 +363,18 @@ static void make_tag(char *tag, size_t size)
 
 /* ---- selection ------------------------------------------------------------------------ */
 
-static bool asks(const sp_ctx *ctx, const char *which, char *why, size_t whysz)
+static bool asks(const sp_ctx *ctx, const char *which, sp_outcome *o)
 {
 	if (sp_policy_list_has(ctx, "pkg.offline", which))
 		return true;
-	snprintf(why, whysz, "the policy does not ask for %s (pkg.offline)", which);
+	sp_why(o, "the policy does not ask for %s (pkg.offline)", which);
 	return false;
 }
 
-static bool asks_pip(const sp_ctx *ctx, char *why, size_t whysz) { return asks(ctx, "pip", why, whysz); }
-static bool asks_dpkg(const sp_ctx *ctx, char *why, size_t whysz) { return asks(ctx, "dpkg", why, whysz); }
-static bool asks_apt(const sp_ctx *ctx, char *why, size_t whysz) { return asks(ctx, "apt", why, whysz); }
-static bool asks_npm(const sp_ctx *ctx, char *why, size_t whysz) { return asks(ctx, "npm", why, whysz); }
+static bool asks_pip(const sp_ctx *ctx, sp_outcome *o) { return asks(ctx, "pip", o); }
+static bool asks_dpkg(const sp_ctx *ctx, sp_outcome *o) { return asks(ctx, "dpkg", o); }
+static bool asks_apt(const sp_ctx *ctx, sp_outcome *o) { return asks(ctx, "apt", o); }
+static bool asks_npm(const sp_ctx *ctx, sp_outcome *o) { return asks(ctx, "npm", o); }
 
 /* the private directory is gone (after sp_rm_rf), or observed says why not */
 static void remove_dir(sp_result *r, const char *dir)

@@ -72,24 +72,24 @@ static int shared_fs_cb(const sp_mount *m, void *arg)
 /* Are the files the sandbox can touch its own? Only behind a guest kernel
  * the policy accepts, with no mount of a filesystem served from outside
  * (a VM's virtiofs or 9p share, NFS ...). gVisor's own root is served by
- * its gofer from the host, so never there. why says which. */
-static bool files_confined(const sp_ctx *ctx, char *why, size_t whysz)
+ * its gofer from the host, so never there. o says which. */
+static bool files_confined(const sp_ctx *ctx, sp_outcome *o)
 {
 	const sp_boundary *b = sp_boundary_get();
 	if (b->kind != SP_KERNEL_GUEST || !sp_boundary_accepted(ctx, SP_CHECK_KERNEL_GUEST)) {
-		snprintf(why, whysz, "the files are shared with the kernel's other users");
+		sp_why(o, "the files are shared with the kernel's other users");
 		return false;
 	}
 	char where[160] = "";
 	if (sp_mountinfo_each(shared_fs_cb, where) < 0) {
-		snprintf(why, whysz, "mountinfo unreadable");
+		sp_why(o, "mountinfo unreadable");
 		return false;
 	}
 	if (where[0]) {
-		snprintf(why, whysz, "the guest mounts files from outside (%s)", where);
+		sp_why(o, "the guest mounts files from outside (%s)", where);
 		return false;
 	}
-	snprintf(why, whysz, "a guest kernel (%s) with no filesystem shared from outside", b->kernel);
+	sp_why(o, "a guest kernel (%s) with no filesystem shared from outside", b->kernel);
 	return true;
 }
 
@@ -198,8 +198,8 @@ static void judge_set(const sp_ctx *ctx, sp_result *r, const char *what, uint64_
 	}
 	uint64_t kernel_only = sp_boundary_accepted(ctx, SP_CHECK_KERNEL) ? extra & ~file_facing_caps() : 0;
 	const sp_boundary *b = sp_boundary_get();
-	char why[200];
-	if (kernel_only && files_confined(ctx, why, sizeof why))
+	sp_outcome fo = {0};
+	if (kernel_only && files_confined(ctx, &fo))
 		kernel_only = extra; /* the file-facing ones too: every file is the guest's own */
 	if (kernel_only) {
 		sp_caps_format(kernel_only, buf, sizeof buf);
@@ -1083,10 +1083,10 @@ static void run_cap(const struct cap_def *d, const sp_ctx *ctx, sp_result *r)
 	}
 	if (idx < SP_ARRAY_SIZE(cap_defs) && cap_notes[idx][0])
 		sp_observed_add(r, "%s", cap_notes[idx]);
-	char why[200];
-	if (o == CAP_USED && !may && (file_facing_caps() >> d->cap & 1) && files_confined(ctx, why, sizeof why)) {
-		sp_observed_add(r, "; %s", why);
-		sp_pass(r, "%s usable, on files only the guest holds: %s", name, why);
+	sp_outcome fo = {0};
+	if (o == CAP_USED && !may && (file_facing_caps() >> d->cap & 1) && files_confined(ctx, &fo)) {
+		sp_observed_add(r, "; %.199s", fo.why);
+		sp_pass(r, "%s usable, on files only the guest holds: %.199s", name, fo.why);
 		return;
 	}
 	if (o == CAP_USED && !has && !may) {

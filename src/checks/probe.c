@@ -285,14 +285,16 @@ int sp_probe_seq_run(const sp_probe_seq *s)
 	return 0;
 }
 
-int sp_not_one_of(const char *name, const char *what, const char *(*name_at)(size_t i), size_t n, char *why,
-		  size_t whysz)
+int sp_not_one_of(const char *name, const char *what, const char *(*name_at)(size_t i), size_t n, sp_outcome *o)
 {
-	size_t w = (size_t)snprintf(why, whysz, "'%.60s' is not %s (", name, what);
-	for (size_t i = 0; i < n && w < whysz; i++)
-		w += (size_t)snprintf(why + w, whysz - w, "%s%s", i ? ", " : "", name_at(i));
-	if (w < whysz)
-		snprintf(why + w, whysz - w, ")");
+	char *why = o->why;
+	size_t cap = sizeof o->why;
+	o->errnum = 0;
+	size_t w = (size_t)snprintf(why, cap, "'%.60s' is not %s (", name, what);
+	for (size_t i = 0; i < n && w < cap; i++)
+		w += (size_t)snprintf(why + w, cap - w, "%s%s", i ? ", " : "", name_at(i));
+	if (w < cap)
+		snprintf(why + w, cap - w, ")");
 	return -1;
 }
 
@@ -470,14 +472,14 @@ int sp_sysctl_long(const char *path, long *out)
 /* the path lists (fs.*, env.mounts, lsm.landlock_hidden, priv.scan_roots
  * ...): absolute, since a relative one is looked up from wherever the
  * doctor runs, where "absent" would pass for "masked" */
-static int path_parse(const char *s, char *why, size_t whysz)
+static int path_parse(const char *s, sp_outcome *o)
 {
 	if (s[0] != '/') {
-		snprintf(why, whysz, "'%.100s': not an absolute path", s);
+		sp_why(o, "'%.100s': not an absolute path", s);
 		return -1;
 	}
 	if (strlen(s) >= PATH_MAX) {
-		snprintf(why, whysz, "'%.60s...': longer than PATH_MAX", s);
+		sp_why(o, "'%.60s...': longer than PATH_MAX", s);
 		return -1;
 	}
 	return 0;

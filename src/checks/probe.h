@@ -86,10 +86,9 @@ int sp_probe_seq_run(const sp_probe_seq *s);
  * when unshare is refused, the caller goes on in its own namespace. */
 void sp_private_mountns(void);
 
-/* For a policy type's parser: "'NAME' is not WHAT (a, b, c)" in why, the
+/* For a policy type's parser: "'NAME' is not WHAT (a, b, c)" in o, the
  * known names being name_at(0 .. n-1). Returns -1. */
-int sp_not_one_of(const char *name, const char *what, const char *(*name_at)(size_t i), size_t n, char *why,
-		  size_t whysz);
+int sp_not_one_of(const char *name, const char *what, const char *(*name_at)(size_t i), size_t n, sp_outcome *o);
 
 /* errno name ("EPERM"), never NULL */
 const char *sp_errname(int e);

@@ -277,22 +277,22 @@ typedef enum name_match {
 /* A name as the lists hold it: a file name ("sshd"), or a path when it holds
  * a '/' ("/usr/sbin/sshd"), compared exactly with the executable, argv[0]
  * and an interpreter's script (each read into 256 bytes). */
-static int proc_name_parse(const char *name, char *why, size_t whysz)
+static int proc_name_parse(const char *name, sp_outcome *o)
 {
 	if (strlen(name) > 255) {
-		snprintf(why, whysz, "'%.60s...': longer than a process's path can be read (255 characters)", name);
+		sp_why(o, "'%.60s...': longer than a process's path can be read (255 characters)", name);
 		return -1;
 	}
 	if (strpbrk(name, "[")) {
 		/* a bracket expression must close, or fnmatch takes '[' literally */
 		const char *b = strchr(name, '[');
 		if (!strchr(b + 1, ']')) {
-			snprintf(why, whysz, "'%.100s': unterminated '[' in a pattern", name);
+			sp_why(o, "'%.100s': unterminated '[' in a pattern", name);
 			return -1;
 		}
 	}
 	if (sp_endswith(name, "/")) {
-		snprintf(why, whysz, "'%.100s': a directory is no process name", name);
+		sp_why(o, "'%.100s': a directory is no process name", name);
 		return -1;
 	}
 	return 0;

@@ -157,8 +157,8 @@ static void detect_userspace(sp_boundary *b, const char *release, int *score)
 
 /* Is the doctor in every initial namespace of its kernel? Where the kernel
  * fixes no inode for a type (net and mnt before 6.18), pid 1 of the initial
- * PID namespace, the kernel's own init, must share it. why says what failed. */
-static bool all_initial(char *why, size_t whysz)
+ * PID namespace, the kernel's own init, must share it. o says what failed. */
+static bool all_initial(sp_outcome *o)
 {
 	unsigned kv = sp_kernel_version();
 	for (size_t i = 0; i < SP_ARRAY_SIZE(initial); i++) {
@@ -167,24 +167,24 @@ static bool all_initial(char *why, size_t whysz)
 		if (!self[0]) {
 			if (!strcmp(initial[i].type, "time") || !strcmp(initial[i].type, "cgroup"))
 				continue; /* older kernel without that namespace type */
-			snprintf(why, whysz, "no /proc/self/ns/%s", initial[i].type);
+			sp_why(o, "no /proc/self/ns/%s", initial[i].type);
 			return false;
 		}
 		if (kv >= initial[i].since) {
 			if (strcmp(self, initial[i].link)) {
-				snprintf(why, whysz, "in a %s namespace of its own (%s)", initial[i].type, self);
+				sp_why(o, "in a %s namespace of its own (%s)", initial[i].type, self);
 				return false;
 			}
 			continue;
 		}
 		ns_link("1", initial[i].type, one, sizeof one);
 		if (!one[0]) {
-			snprintf(why, whysz, "/proc/1/ns/%s unreadable: cannot prove the initial %s namespace",
-				 initial[i].type, initial[i].type);
+			sp_why(o, "/proc/1/ns/%s unreadable: cannot prove the initial %s namespace",
+			       initial[i].type, initial[i].type);
 			return false;
 		}
 		if (strcmp(self, one)) {
-			snprintf(why, whysz, "%s namespace %s differs from pid 1's %s", initial[i].type, self, one);
+			sp_why(o, "%s namespace %s differs from pid 1's %s", initial[i].type, self, one);
 			return false;
 		}
 	}
@@ -195,14 +195,14 @@ static bool all_initial(char *why, size_t whysz)
  * must be one of its ancestors (the init that started it) or its own
  * descendants; a general-purpose VM runs others (daemons, a shell, other
  * containers), and then its kernel is as shared as any host's. */
-static bool sole_workload(char *why, size_t whysz)
+static bool sole_workload(sp_outcome *o)
 {
 	enum { MAXP = 4096 };
 	static int pids[MAXP], ppids[MAXP];
 	size_t n = 0;
 	DIR *d = opendir("/proc");
 	if (!d) {
-		snprintf(why, whysz, "/proc unreadable");
+		sp_why(o, "/proc unreadable");
 		return false;
 	}
 	struct dirent *de;
@@ -228,7 +228,7 @@ static bool sole_workload(char *why, size_t whysz)
 	}
 	closedir(d);
 	if (n >= MAXP) {
-		snprintf(why, whysz, "more than %d processes", MAXP);
+		sp_why(o, "more than %d processes", MAXP);
 		return false;
 	}
 	int self = getpid();
@@ -259,7 +259,7 @@ static bool sole_workload(char *why, size_t whysz)
 			snprintf(p, sizeof p, "/proc/%d/comm", pids[i]);
 			if (sp_read_file(p, comm, sizeof comm) > 0)
 				sp_trim(comm);
-			snprintf(why, whysz, "another workload shares this kernel (pid %d %s)", pids[i], comm);
+			sp_why(o, "another workload shares this kernel (pid %d %s)", pids[i], comm);
 			return false;
 		}
 	}
@@ -301,20 +301,21 @@ static void detect(sp_boundary *b)
 		tag(b->signals, sizeof b->signals, "%s", "no-hypervisor-signal");
 		return;
 	}
-	char why[160];
-	if (!all_initial(why, sizeof why)) {
+	sp_outcome o = {0};
+	if (!all_initial(&o)) {
 		/* a container inside a VM: its kernel is the VM's, shared with the
 		 * VM's other processes, so it is the host kernel for this sandbox */
 		tag(b->signals, sizeof b->signals, "%s", "not-initial-namespaces");
 		size_t dl = strlen(b->doubt);
-		snprintf(b->doubt + dl, sizeof b->doubt - dl, "%sa hypervisor is present but the doctor is %s", dl ? "; " : "", why);
+		snprintf(b->doubt + dl, sizeof b->doubt - dl, "%sa hypervisor is present but the doctor is %.159s", dl ? "; " : "",
+			 o.why);
 		return;
 	}
 	tag(b->signals, sizeof b->signals, "%s", "initial-namespaces");
-	if (!sole_workload(why, sizeof why)) {
+	if (!sole_workload(&o)) {
 		tag(b->signals, sizeof b->signals, "%s", "other-workloads");
 		size_t dl = strlen(b->doubt);
-		snprintf(b->doubt + dl, sizeof b->doubt - dl, "%sa VM, but not the doctor's alone: %s", dl ? "; " : "", why);
+		snprintf(b->doubt + dl, sizeof b->doubt - dl, "%sa VM, but not the doctor's alone: %.159s", dl ? "; " : "", o.why);
 		return;
 	}
 	tag(b->signals, sizeof b->signals, "%s", "sole-workload");

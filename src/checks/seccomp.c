@@ -425,11 +425,11 @@ static const char *probe_name(size_t i)
 	return probes[i].name;
 }
 
-static int syscall_parse(const char *name, char *why, size_t whysz)
+static int syscall_parse(const char *name, sp_outcome *o)
 {
 	if (probe_find(name))
 		return 0;
-	return sp_not_one_of(name, "a syscall the doctor probes", probe_name, SP_ARRAY_SIZE(probes), why, whysz);
+	return sp_not_one_of(name, "a syscall the doctor probes", probe_name, SP_ARRAY_SIZE(probes), o);
 }
 
 const sp_policy_type sp_ptype_syscalls = {.name = "syscalls", .what = "names of the syscalls the doctor probes",

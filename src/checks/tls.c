@@ -245,14 +245,12 @@ static int split_host(const char *s, char *host, size_t hsz, unsigned *port, sp_
 	return sp_net_parse_name_port(s, 443, host, hsz, port, o);
 }
 
-static int tls_host_parse(const char *s, char *why, size_t whysz)
+static int tls_host_parse(const char *s, sp_outcome *o)
 {
 	char host[128];
 	unsigned port;
-	sp_outcome o = {0};
-	if (split_host(s, host, sizeof host, &port, &o) == 0)
+	if (split_host(s, host, sizeof host, &port, o) == 0)
 		return 0;
-	snprintf(why, whysz, "%s", o.why);
 	return -1;
 }
 

@@ -31,12 +31,10 @@ static int fpr_why(const char *s, sp_outcome *o)
 	return sp_why(o, "'%.100s': expected a SHA-256 fingerprint (64 hex digits, colons allowed)", s);
 }
 
-static int fpr_parse(const char *s, char *why, size_t whysz)
+static int fpr_parse(const char *s, sp_outcome *o)
 {
-	sp_outcome o = {0};
-	if (fpr_why(s, &o) == 0)
+	if (fpr_why(s, o) == 0)
 		return 0;
-	snprintf(why, whysz, "%s", o.why);
 	return -1;
 }
 

@@ -181,13 +181,10 @@ static void free_probes(tool_probe *p, size_t n)
 }
 
 /* tools.probes as a policy type: the same parse the checks run */
-static int probes_parse(const char *spec, char *why, size_t whysz)
+static int probes_parse(const char *spec, sp_outcome *o)
 {
 	tool_probe *p = sp_xcalloc(MAX_PROBES, sizeof *p);
-	sp_outcome o = {0};
-	int n = parse_probes(spec, p, MAX_PROBES, &o);
-	if (n < 0)
-		snprintf(why, whysz, "%s", o.why);
+	int n = parse_probes(spec, p, MAX_PROBES, o);
 	free_probes(p, n < 0 ? MAX_PROBES : (size_t)n);
 	free(p);
 	return n < 0 ? -1 : 0;
@@ -295,7 +292,7 @@ static int declared_probes(const sp_ctx *ctx)
 
 /* a check that skips does no work: with nothing declared the runner skips
  * it without a probe child (a malformed declaration runs, and is an error) */
-static bool names_some_tool(const sp_ctx *ctx, char *why, size_t whysz)
+static bool names_some_tool(const sp_ctx *ctx, sp_outcome *o)
 {
 	sp_strv names;
 	sp_policy_list(ctx->policy, "tools.required", &names);
@@ -303,24 +300,24 @@ static bool names_some_tool(const sp_ctx *ctx, char *why, size_t whysz)
 	sp_strv_free(&names);
 	if (n || declared_probes(ctx) != 0)
 		return true;
-	snprintf(why, whysz, "the policy names no tool (tools.required, tools.probes)");
+	sp_why(o, "the policy names no tool (tools.required, tools.probes)");
 	return false;
 }
 
-static bool names_some_probe(const sp_ctx *ctx, char *why, size_t whysz)
+static bool names_some_probe(const sp_ctx *ctx, sp_outcome *o)
 {
 	if (declared_probes(ctx) != 0)
 		return true;
-	snprintf(why, whysz, "the policy names no tool probe (tools.probes)");
+	sp_why(o, "the policy names no tool probe (tools.probes)");
 	return false;
 }
 
-static bool names_a_shell(const sp_ctx *ctx, char *why, size_t whysz)
+static bool names_a_shell(const sp_ctx *ctx, sp_outcome *o)
 {
 	const char *want = sp_policy_get(ctx->policy, "tools.shell");
 	if (want && *want)
 		return true;
-	snprintf(why, whysz, "the policy names no shell (tools.shell)");
+	sp_why(o, "the policy names no shell (tools.shell)");
 	return false;
 }
 

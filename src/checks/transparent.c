@@ -726,13 +726,13 @@ static bool have_ipv6(void)
 }
 
 /* net.transparent.redirect's entries: what sp_nft_parse_redirect takes */
-static int redirect_parse(const char *s, char *why, size_t whysz)
+static int redirect_parse(const char *s, sp_outcome *o)
 {
 	int proto;
 	unsigned port;
 	if (sp_nft_parse_redirect(s, &proto, &port) == 0)
 		return 0;
-	snprintf(why, whysz, "'%.80s': expected tcp/PORT, udp/PORT or PORT", s);
+	sp_why(o, "'%.80s': expected tcp/PORT, udp/PORT or PORT", s);
 	return -1;
 }
 
@@ -774,7 +774,7 @@ static void run_ruleset(const sp_ctx *ctx, sp_result *r)
 		sp_proxy_plan_free(&pp);
 		return;
 	}
-	char res[96], src[64] = "", why[300];
+	char res[96], src[64] = "";
 	own_resolver(ctx, res, sizeof res, src, sizeof src);
 	struct sockaddr_storage sa;
 	socklen_t len;
@@ -797,8 +797,9 @@ static void run_ruleset(const sp_ctx *ctx, sp_result *r)
 		sp_nft_redirect *w = &pol.redirect[pol.nredirect++];
 		memset(w, 0, sizeof *w);
 		if (sp_nft_parse_redirect(red.v[i], &w->proto, &w->port) < 0) {
-			redirect_parse(red.v[i], why, sizeof why);
-			sp_errorr(r, "net.transparent.redirect: %s", why);
+			sp_outcome ro = {0};
+			redirect_parse(red.v[i], &ro);
+			sp_errorr(r, "net.transparent.redirect: %.299s", ro.why);
 			bad = true;
 		}
 	}

@@ -42,11 +42,11 @@ static int ws_one(const sp_ctx *ctx, const char *key, char *out, size_t outsz)
 	return rc;
 }
 
-static bool ws_declared(const sp_ctx *ctx, char *why, size_t whysz)
+static bool ws_declared(const sp_ctx *ctx, sp_outcome *o)
 {
 	char p[PATH_MAX];
 	if (ws_one(ctx, "ws.path", p, sizeof p) == 1) {
-		snprintf(why, whysz, "ws.path is unset: no shared workspace declared");
+		sp_why(o, "ws.path is unset: no shared workspace declared");
 		return false;
 	}
 	return true;
@@ -137,35 +137,35 @@ static ssize_t ws_read_full(int fd, void *buf, size_t len)
 }
 
 /* the large file: written block by block, then read back and compared */
-static int ws_large(const char *path, char *why, size_t whysz)
+static int ws_large(const char *path, sp_outcome *o)
 {
 	unsigned char *b = sp_xcalloc(2, WS_BLOCK), *rb = b + WS_BLOCK;
 	int rc = -1;
 	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
 	if (fd < 0) {
-		snprintf(why, whysz, "create %s: %s", path, strerror(errno));
+		sp_why_errno(o, errno, "create %s: %s", path, strerror(errno));
 		goto out;
 	}
 	for (uint64_t k = 0; k < WS_LARGE_BLOCKS; k++) {
 		ws_block(b, k);
 		if (sp_write_all(fd, b, WS_BLOCK) < 0) {
-			snprintf(why, whysz, "write %s block %llu: %s", path, (unsigned long long)k, strerror(errno));
+			sp_why_errno(o, errno, "write %s block %llu: %s", path, (unsigned long long)k, strerror(errno));
 			close(fd);
 			goto out;
 		}
 	}
 	if (fsync(fd) < 0 || close(fd) < 0) {
-		snprintf(why, whysz, "fsync/close %s: %s", path, strerror(errno));
+		sp_why_errno(o, errno, "fsync/close %s: %s", path, strerror(errno));
 		goto out;
 	}
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 	struct stat st;
 	if (fd < 0 || fstat(fd, &st) < 0) {
-		snprintf(why, whysz, "reopen %s: %s", path, strerror(errno));
+		sp_why_errno(o, errno, "reopen %s: %s", path, strerror(errno));
 		goto close_out;
 	}
 	if ((uint64_t)st.st_size != (uint64_t)WS_LARGE_BLOCKS * WS_BLOCK) {
-		snprintf(why, whysz, "%s: size %lld after writing %u", path, (long long)st.st_size, WS_LARGE_BLOCKS * WS_BLOCK);
+		sp_why(o, "%s: size %lld after writing %u", path, (long long)st.st_size, WS_LARGE_BLOCKS * WS_BLOCK);
 		goto close_out;
 	}
 	for (uint64_t k = 0; k < WS_LARGE_BLOCKS; k++) {
@@ -173,7 +173,7 @@ static int ws_large(const char *path, char *why, size_t whysz)
 		ssize_t n = ws_read_full(fd, rb, WS_BLOCK);
 		if (n != (ssize_t)WS_BLOCK || memcmp(b, rb, WS_BLOCK)) {
 			const char *how = n != (ssize_t)WS_BLOCK ? "short" : "different";
-			snprintf(why, whysz, "%s: block %llu reads back %s", path, (unsigned long long)k, n < 0 ? strerror(errno) : how);
+			sp_why(o, "%s: block %llu reads back %s", path, (unsigned long long)k, n < 0 ? strerror(errno) : how);
 			goto close_out;
 		}
 	}
@@ -236,8 +236,11 @@ static void run_ws_io(const sp_ctx *ctx, sp_result *r)
 	sp_observed_add(r, "small write read back");
 	step = "large file";
 	snprintf(f, sizeof f, "%s/large", dir);
-	if (ws_large(f, why, sizeof why) < 0)
+	sp_outcome lo = {0};
+	if (ws_large(f, &lo) < 0) {
+		snprintf(why, sizeof why, "%s", lo.why);
 		goto bad;
+	}
 	sp_observed_add(r, "%u MiB written and read back block for block", WS_LARGE_BLOCKS * WS_BLOCK >> 20);
 	step = "subdirectories";
 	snprintf(f, sizeof f, "%s/sub", dir);

@@ -21,29 +21,29 @@
 #include "catalog/catalog.h"
 
 /* USER:/PATH, a user name as useradd takes it and an absolute path */
-static int user_path_parse(const char *s, char *why, size_t whysz)
+static int user_path_parse(const char *s, sp_outcome *o)
 {
 	const char *colon = strchr(s, ':');
 	if (!colon || colon == s) {
-		snprintf(why, whysz, "'%.100s': expected USER:/PATH", s);
+		sp_why(o, "'%.100s': expected USER:/PATH", s);
 		return -1;
 	}
 	for (const char *p = s; p < colon; p++)
 		if (!(*p == '_' || *p == '-' || *p == '.' || (*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'z') ||
 		      (*p >= 'A' && *p <= 'Z'))) {
-			snprintf(why, whysz, "'%.100s': '%.*s' is not a user name", s, (int)(colon - s), s);
+			sp_why(o, "'%.100s': '%.*s' is not a user name", s, (int)(colon - s), s);
 			return -1;
 		}
 	if (colon - s > 32) {
-		snprintf(why, whysz, "'%.100s': a user name is at most 32 characters", s);
+		sp_why(o, "'%.100s': a user name is at most 32 characters", s);
 		return -1;
 	}
 	if (colon[1] != '/') {
-		snprintf(why, whysz, "'%.100s': '%.100s' is not an absolute path", s, colon + 1);
+		sp_why(o, "'%.100s': '%.100s' is not an absolute path", s, colon + 1);
 		return -1;
 	}
 	if (strlen(colon + 1) >= 1024) {
-		snprintf(why, whysz, "'%.60s...': the path is longer than 1023 bytes", s);
+		sp_why(o, "'%.60s...': the path is longer than 1023 bytes", s);
 		return -1;
 	}
 	return 0;

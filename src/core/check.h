@@ -115,7 +115,7 @@ typedef struct sp_check {
 	const char *policy_keys; /* policy keys this check reads, comma-separated */
 	const char *method;      /* "action" (proven by an operation) or "read" */
 	/* NULL: always supported. Otherwise false + reason means skip. */
-	bool (*supported)(const sp_ctx *ctx, char *why, size_t whysz);
+	bool (*supported)(const sp_ctx *ctx, sp_outcome *o);
 	void (*run)(const sp_ctx *ctx, sp_result *r);
 	unsigned timeout_ms;     /* 0: the context's default (ignored for a batch member) */
 	unsigned flags;

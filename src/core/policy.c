@@ -79,33 +79,33 @@ static bool parse_int(const char *v, long long *out)
 
 /* ---- core's own types ---- */
 
-static int bool_parse(const char *v, char *why, size_t whysz)
+static int bool_parse(const char *v, sp_outcome *o)
 {
 	bool b;
 	if (parse_bool(v, &b))
 		return 0;
-	snprintf(why, whysz, "'%s': expected true or false", v);
+	sp_why(o, "'%s': expected true or false", v);
 	return -1;
 }
 
-static int int_parse(const char *v, char *why, size_t whysz)
+static int int_parse(const char *v, sp_outcome *o)
 {
 	long long n;
 	if (parse_int(v, &n))
 		return 0;
-	snprintf(why, whysz, "'%s': expected a non-negative integer", v);
+	sp_why(o, "'%s': expected a non-negative integer", v);
 	return -1;
 }
 
 /* one capability name, as sp_caps_mask (the checks' own reader) takes it */
-static int cap_parse(const char *v, char *why, size_t whysz)
+static int cap_parse(const char *v, sp_outcome *o)
 {
 	char *name = (char *)v;
 	uint64_t mask;
 	const char *bad = NULL;
 	if (sp_caps_mask(&name, 1, &mask, &bad) == 0)
 		return 0;
-	snprintf(why, whysz, "unknown capability '%s'", bad ? bad : v);
+	sp_why(o, "unknown capability '%s'", bad ? bad : v);
 	return -1;
 }
 
@@ -127,44 +127,49 @@ const sp_policy_type *sp_policy_type_find(const sp_registry *reg, const char *na
 	return NULL;
 }
 
-static int check_one(const sp_policy_type *t, const char *v, char *why, size_t whysz)
+static int check_one(const sp_policy_type *t, const char *v, sp_outcome *o)
 {
+	char *why = o->why;
+	size_t cap = sizeof o->why;
 	if (t->choices) {
 		bool ok = false;
 		for (const char *const *c = t->choices; *c && !ok; c++)
 			ok = !strcmp(*c, v);
 		if (!ok) {
-			size_t n = (size_t)snprintf(why, whysz, "'%s': expected ", v);
-			for (const char *const *c = t->choices; *c && n < whysz; c++)
-				n += (size_t)snprintf(why + n, whysz - n, "%s%s", c == t->choices ? "" : c[1] ? ", " : " or ", *c);
+			size_t n = (size_t)snprintf(why, cap, "'%s': expected ", v);
+			for (const char *const *c = t->choices; *c && n < cap; c++)
+				n += (size_t)snprintf(why + n, cap - n, "%s%s", c == t->choices ? "" : c[1] ? ", "
+													    : " or ",
+						      *c);
 			return -1;
 		}
 	}
-	if (t->parse && t->parse(v, why, whysz) < 0) {
-		if (!why[0])
-			snprintf(why, whysz, "'%s': expected %s", v, t->what);
+	if (t->parse && t->parse(v, o) < 0) {
+		if (!o->why[0])
+			sp_why(o, "'%s': expected %s", v, t->what);
 		return -1;
 	}
 	return 0;
 }
 
-int sp_policy_value_check(const sp_policy_type *t, const char *value, char *why, size_t whysz)
+int sp_policy_value_check(const sp_policy_type *t, const char *value, sp_outcome *o)
 {
-	why[0] = '\0';
+	o->errnum = 0;
+	o->why[0] = '\0';
 	if (!t->list) {
 		if (*value || t == &t_bool || t == &t_int)
-			return check_one(t, value, why, whysz);
+			return check_one(t, value, o);
 		return 0;
 	}
 	sp_strv items;
 	sp_strv_split(&items, value, ", \t");
 	int r = 0;
 	if (t->max && items.n > t->max) {
-		snprintf(why, whysz, "%zu entries, at most %zu (the check probes no more)", items.n, t->max);
+		sp_why(o, "%zu entries, at most %zu (the check probes no more)", items.n, t->max);
 		r = -1;
 	}
 	for (size_t i = 0; i < items.n && r == 0; i++)
-		r = check_one(t, items.v[i], why, whysz);
+		r = check_one(t, items.v[i], o);
 	sp_strv_free(&items);
 	return r;
 }
@@ -236,9 +241,9 @@ static int validate(const sp_registry *reg, const char *key, const char *value, 
 	if (!t)
 		return sp_fail_errno(err, EINVAL, "%s: %s: declared with type '%s', which no check registers (internal)",
 				     place, key, tname ? tname : "?");
-	char why[400];
-	if (sp_policy_value_check(t, value, why, sizeof why) < 0)
-		return sp_usage(err, "%s: %s: %s", place, key, why);
+	sp_outcome o = {0};
+	if (sp_policy_value_check(t, value, &o) < 0)
+		return sp_usage(err, "%s: %s: %.399s", place, key, o.why);
 	return 0;
 }
 

@@ -8,6 +8,7 @@
 #include <stddef.h>
 
 #include "core/error.h"
+#include "core/outcome.h"
 
 struct sp_strv;
 struct sp_check;
@@ -83,7 +84,7 @@ struct sp_policy_type {
 	const char *const *choices; /* NULL, or the only words allowed (NULL-terminated) */
 	/* 0, or -1 with what is wrong in why (lowercase, no full stop, naming the
 	 * part at fault but not the key or the place: the loader adds those) */
-	int (*parse)(const char *text, char *why, size_t whysz);
+	int (*parse)(const char *text, sp_outcome *o);
 };
 
 /* core's own type or one registered in reg by name; NULL when none */
@@ -94,8 +95,8 @@ const sp_policy_type *sp_policy_type_find(const sp_registry *reg, const char *na
 const sp_policy_type *sp_policy_key_type(const sp_registry *reg, const char *key, const char **type_name);
 /* Is key read by any check of reg (or the runner), or a global policy key? */
 bool sp_policy_key_known(const sp_registry *reg, const char *key);
-/* value against type: 0, or -1 with what is wrong in why. An empty value
+/* value against type: 0, or -1 with what is wrong in o. An empty value
  * is "unset" and always accepted, except by bool and int. */
-int sp_policy_value_check(const sp_policy_type *t, const char *value, char *why, size_t whysz);
+int sp_policy_value_check(const sp_policy_type *t, const char *value, sp_outcome *o);
 
 #endif

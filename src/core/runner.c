@@ -164,10 +164,10 @@ static bool precondition(const sp_ctx *ctx, const sp_check *c, sp_result *r)
 	}
 	if (!c->supported)
 		return true;
-	char why[512] = "";
-	if (c->supported(ctx, why, sizeof why))
+	sp_outcome o = {0};
+	if (c->supported(ctx, &o))
 		return true;
-	sp_skip(r, "%s", why[0] ? why : "not supported here");
+	sp_skip(r, "%.511s", o.why[0] ? o.why : "not supported here");
 	return false;
 }
 

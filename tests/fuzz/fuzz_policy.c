@@ -51,8 +51,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		_cleanup_free_ char *assign = sp_xasprintf("%s=%s", keys.v[data[0] % keys.n], value);
 		sp_policy_set(&p, assign, &err);
 		const sp_policy_type *t = sp_policy_types[data[1] % sp_policy_types_count];
-		char why[400];
-		if (sp_policy_value_check(t, value, why, sizeof why) < 0 && !why[0])
+		sp_outcome o = {0};
+		if (sp_policy_value_check(t, value, &o) < 0 && !o.why[0])
 			abort(); /* a refusal always says why */
 	}
 

@@ -33,7 +33,12 @@ static void run_spawn(const sp_ctx *c, sp_result *r)
 	}
 	sp_pass(r, "spawned %d", (int)p);
 }
-static bool unsupported(const sp_ctx *c, char *why, size_t n) { (void)c; snprintf(why, n, "no such thing here"); return false; }
+static bool unsupported(const sp_ctx *c, sp_outcome *o)
+{
+	(void)c;
+	sp_why(o, "no such thing here");
+	return false;
+}
 
 #define CHECK(name, fn, ...) {.id = name, .category = "unit", .title = name, .rationale = "", .techniques = "", .policy_keys = "", .run = fn, __VA_ARGS__}
 static const sp_check c_pass = CHECK("u.pass", run_pass);
