@@ -69,6 +69,7 @@ if mount -t tmpfs -o size=2m tmpfs "$mnt"; then
 	like "$(cat "$tmp/full.err")" "cannot write .*/operations.tsv: No space left on device; its rows wait in memory" "full disk: the stall is reported"
 	like "$(cat "$tmp/full.err")" "operations.tsv is written again, no row lost" "full disk: and its end"
 	is "$rc" "0" "full disk that freed up: the bundle is complete and verifies"
+	[ "$rc" = 0 ] || grep '^FAIL' "$out/verify.out" | while IFS= read -r l; do echo "# verify: $l"; done
 	ok test "$(jq -r .operations.total "$out/summary.json")" -gt 200
 	check_nothing_left "$out"
 else
