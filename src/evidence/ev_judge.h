@@ -241,14 +241,18 @@ struct scen *sp_ev_find_scen(sp_ev_judge *s, const char *id, size_t n);
 /* why the gates over the samples cannot be judged (ordered: also those that
  * need one start and one final sample in order), or NULL (gates_samples.c) */
 const char *sp_ev_samples_unjudged(const sp_ev_judge *s, bool ordered);
-/* reports the gate "not evaluated" when the samples cannot judge it (as
- * sp_ev_samples_unjudged says); true then: the judge returns */
-static inline bool samples_na(sp_ev_judge *s, sp_ev_gate_ref g, bool ordered)
+/* reports the gate "not evaluated: why" when why is set (a reason the judge
+ * cannot judge it); true then: the judge returns */
+static inline bool na_if(sp_ev_judge *s, sp_ev_gate_ref g, const char *why)
 {
-	const char *why = sp_ev_samples_unjudged(s, ordered);
 	if (why)
 		sp_ev_gate_na(s->v, g, why);
 	return why != NULL;
+}
+/* the same for the samples (as sp_ev_samples_unjudged says) */
+static inline bool samples_na(sp_ev_judge *s, sp_ev_gate_ref g, bool ordered)
+{
+	return na_if(s, g, sp_ev_samples_unjudged(s, ordered));
 }
 /* why the samples give no run (one start and one final sample, in order),
  * or NULL: the run's bounds are then s->a.start.ts, s->a.final.ts */

@@ -32,11 +32,8 @@ void sp_judge_latency_agree(sp_ev_judge *s, sp_ev_gate_ref g)
 
 void sp_judge_latency_warmup(sp_ev_judge *s, sp_ev_gate_ref g)
 {
-	const char *why = latency_unjudged(s);
-	if (why) {
-		na(s->v, g, why);
+	if (na_if(s, g, latency_unjudged(s)))
 		return;
-	}
 	char m[48];
 	num(m, sizeof m, s->warmup_end);
 	if (s->lat_warm_max > s->warmup_end)

@@ -17,11 +17,8 @@ static const char *ops_unjudged(const sp_ev_judge *s)
 void sp_judge_ops_success(sp_ev_judge *s, sp_ev_gate_ref g)
 {
 	sp_ev_verdict *v = s->v;
-	const char *why = ops_unjudged(s);
-	if (why) {
-		na(v, g, why);
+	if (na_if(s, g, ops_unjudged(s)))
 		return;
-	}
 	char m[96], t[48];
 	long long unexpected = s->ops_fail + s->ops_untied;
 	long long denom = s->ops_ok_n + unexpected;
@@ -41,11 +38,8 @@ void sp_judge_ops_success(sp_ev_judge *s, sp_ev_gate_ref g)
 void sp_judge_ops_expected_faults(sp_ev_judge *s, sp_ev_gate_ref g)
 {
 	sp_ev_verdict *v = s->v;
-	const char *why = ops_unjudged(s);
-	if (why) {
-		na(v, g, why);
+	if (na_if(s, g, ops_unjudged(s)))
 		return;
-	}
 	char m[96];
 	snprintf(m, sizeof m, "%lld untied", s->ops_untied);
 	if (s->ops_untied)
@@ -68,11 +62,8 @@ static const char *caps_unjudged(const sp_ev_judge *s)
 void sp_judge_capability_coverage(sp_ev_judge *s, sp_ev_gate_ref g)
 {
 	sp_ev_verdict *v = s->v;
-	const char *why = caps_unjudged(s);
-	if (why) {
-		na(v, g, why);
+	if (na_if(s, g, caps_unjudged(s)))
 		return;
-	}
 	char m[48], t[48];
 	snprintf(t, sizeof t, "%zu of %zu", s->nsc, s->nsc);
 	size_t covered = 0;
@@ -102,11 +93,8 @@ void sp_judge_capability_coverage(sp_ev_judge *s, sp_ev_gate_ref g)
 void sp_judge_capability_agree(sp_ev_judge *s, sp_ev_gate_ref g)
 {
 	sp_ev_verdict *v = s->v;
-	const char *why = caps_unjudged(s);
-	if (why) {
-		na(v, g, why);
+	if (na_if(s, g, caps_unjudged(s)))
 		return;
-	}
 	for (size_t i = 0; i < s->nsc; i++) {
 		struct scen *sc = &s->sc[i];
 		if (!sc->has_cap)
@@ -189,7 +177,8 @@ static int class_index(const char *name, size_t n)
 
 void sp_judge_ops_composition(sp_ev_judge *s, sp_ev_gate_ref g)
 {
-	static const int want[] = {40, 20, 15, 15, 10};
+	static const int want[SP_ARRAY_SIZE(cls)] = {40, 20, 15, 15, 10};
+	enum { NCLS = SP_ARRAY_SIZE(cls) };
 	const char *th = "40/20/15/15/10";
 	if (!s->meta_ok) {
 		na(s->v, g, "metadata.txt is invalid");
@@ -200,14 +189,17 @@ void sp_judge_ops_composition(sp_ev_judge *s, sp_ev_gate_ref g)
 		gate(s->v, true, g, "-", th, "not required for profile %s (R24 and E72 only)", claim);
 		return;
 	}
+	if (na_if(s, g, ops_unjudged(s)))
+		return;
 	const char *mix = sp_kv_get(s->meta.kv, s->meta.n, "class_mix");
 	if (!mix) {
 		gate(s->v, false, g, "none", th, "%s: metadata.txt has no class_mix, so the composition is not shown", claim);
 		return;
 	}
 	char expect[96];
-	snprintf(expect, sizeof expect, "lifecycle:%d,service:%d,storage:%d,network:%d,fault:%d", want[0], want[1], want[2],
-		 want[3], want[4]);
+	size_t el = 0;
+	for (size_t c = 0; c < NCLS; c++)
+		el += (size_t)snprintf(expect + el, sizeof expect - el, "%s%s:%d", c ? "," : "", cls[c], want[c]);
 	if (strcmp(mix, expect)) {
 		gate(s->v, false, g, mix, th, "%s: the workload declares class_mix %.200s, not seed 002's %s", claim, mix, expect);
 		return;
@@ -218,7 +210,7 @@ void sp_judge_ops_composition(sp_ev_judge *s, sp_ev_gate_ref g)
 		     claim);
 		return;
 	}
-	long long cycles[5] = {0}, ops[5] = {0}, total = 0;
+	long long cycles[NCLS] = {0}, ops[NCLS] = {0}, total = 0;
 	for (const char *p = map; *p;) {
 		const char *end = strchr(p, ',');
 		size_t n = end ? (size_t)(end - p) : strlen(p);
@@ -230,31 +222,28 @@ void sp_judge_ops_composition(sp_ev_judge *s, sp_ev_gate_ref g)
 			     (int)(n > 80 ? 80 : n), p);
 			return;
 		}
-		if (sc->total) {
-			ops[c] += sc->total;
-			cycles[c] += sc->cycles;
-		}
+		ops[c] += sc->total;
+		cycles[c] += sc->cycles;
+		total += sc->cycles;
 		p += n + (end ? 1 : 0);
 	}
-	for (int c = 0; c < 5; c++)
-		total += cycles[c];
+	double share[NCLS];
 	char m[80];
-	snprintf(m, sizeof m, "%.1f/%.1f/%.1f/%.1f/%.1f", total ? 100.0 * (double)cycles[0] / (double)total : 0.0,
-		 total ? 100.0 * (double)cycles[1] / (double)total : 0.0, total ? 100.0 * (double)cycles[2] / (double)total : 0.0,
-		 total ? 100.0 * (double)cycles[3] / (double)total : 0.0, total ? 100.0 * (double)cycles[4] / (double)total : 0.0);
-	for (int c = 0; c < 5; c++)
+	size_t ml = 0;
+	for (size_t c = 0; c < NCLS; c++) {
+		share[c] = total ? 100.0 * (double)cycles[c] / (double)total : 0.0;
+		ml += (size_t)snprintf(m + ml, sizeof m - ml, "%s%.1f", c ? "/" : "", share[c]);
+	}
+	for (size_t c = 0; c < NCLS; c++)
 		if (!ops[c]) {
 			gate(s->v, false, g, m, th, "%s: no operation of class %s ran: the classes are not combined", claim, cls[c]);
 			return;
 		}
-	if (total >= COMP_MIN_CYCLES)
-		for (int c = 0; c < 5; c++) {
-			double share = 100.0 * (double)cycles[c] / (double)total;
-			if (fabs(share - want[c]) > COMP_TOL_PCT) {
-				gate(s->v, false, g, m, th, "%s: class %s had %.1f%% of %lld cycles, declared %d%% (at most %.0f points off)",
-				     claim, cls[c], share, total, want[c], COMP_TOL_PCT);
-				return;
-			}
+	for (size_t c = 0; total >= COMP_MIN_CYCLES && c < NCLS; c++)
+		if (fabs(share[c] - want[c]) > COMP_TOL_PCT) {
+			gate(s->v, false, g, m, th, "%s: class %s had %.1f%% of %lld cycles, declared %d%% (at most %.0f points off)", claim,
+			     cls[c], share[c], total, want[c], COMP_TOL_PCT);
+			return;
 		}
 	gate(s->v, true, g, m, th, "%s: the five classes combined, %lld cycles (%lld/%lld/%lld/%lld/%lld)%s", claim, total,
 	     cycles[0], cycles[1], cycles[2], cycles[3], cycles[4],

@@ -565,11 +565,16 @@ int sp_soak_write_metadata(struct run *r, sp_error *err)
 	uname(&u);
 	char started[32];
 	sp_utc_now(started, sizeof started);
-	char *scen = NULL, *faults = NULL, *mix = NULL;
-	size_t sl = 0, fl = 0;
+	char *scen = NULL, *faults = NULL, *mix = NULL, *classes = NULL;
+	size_t sl = 0, fl = 0, cl = 0;
 	for (size_t i = 0; i < r->w.nscen; i++) {
 		scen = sp_xrealloc(scen, sl + strlen(r->w.scen[i].id) + 2);
 		sl += (size_t)snprintf(scen + sl, strlen(r->w.scen[i].id) + 2, "%s%s", i ? "," : "", r->w.scen[i].id);
+		/* each scenario's class, for the composition gate (ops.composition) */
+		const char *cn = sp_class_name(r->w.scen[i].cls);
+		size_t cw = strlen(r->w.scen[i].id) + strlen(cn) + 3;
+		classes = sp_xrealloc(classes, cl + cw);
+		cl += (size_t)snprintf(classes + cl, cw, "%s%s:%s", i ? "," : "", r->w.scen[i].id, cn);
 		const sp_soak_wfault *f = &r->w.scen[i].fault;
 		if (f->present && !(faults && strstr(faults, f->id))) {
 			faults = sp_xrealloc(faults, fl + 5);
@@ -622,17 +627,7 @@ int sp_soak_write_metadata(struct run *r, sp_error *err)
 	meta_add(&m, &len, &cap, "state_root", "%s", r->state_dir);
 	meta_add(&m, &len, &cap, "prefix", "%s", r->prefix);
 	meta_add(&m, &len, &cap, "class_mix", "%s", mix);
-	{
-		/* each scenario's class, for the composition gate (ops.composition) */
-		char *sc = sp_xstrdup("");
-		for (size_t i = 0; i < r->w.nscen; i++) {
-			char *n = sp_xasprintf("%s%s%s:%s", sc, i ? "," : "", r->w.scen[i].id, sp_class_name(r->w.scen[i].cls));
-			free(sc);
-			sc = n;
-		}
-		meta_add(&m, &len, &cap, "scenario_classes", "%s", sc);
-		free(sc);
-	}
+	meta_add(&m, &len, &cap, "scenario_classes", "%s", classes ? classes : "");
 	plain_decimal(r->w.rate, num, sizeof num);
 	meta_add(&m, &len, &cap, "target_rate_ops_s", "%s", num);
 	meta_add(&m, &len, &cap, "runner_cgroup", "%s", r->g.in_cgroup ? r->g.cgroup : "none");
@@ -650,6 +645,7 @@ int sp_soak_write_metadata(struct run *r, sp_error *err)
 	int rc = sp_bundle_write(&r->rec.b, "metadata.txt", m, len, err);
 	free(m);
 	free(scen);
+	free(classes);
 	free(faults);
 	free(mix);
 	free(rv);
