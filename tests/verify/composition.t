@@ -55,6 +55,12 @@ r=$(comp "$T/nofault")
 is "$(status "$r")" fail "the fault class declared but never run: fail"
 like "$r" "no operation of class fault" "the reason names the class"
 
+# an operations.tsv that does not parse is not judged on its partial rows
+mutate badops '3s/\t/ /' operations.tsv
+r=$(comp "$T/badops")
+is "$(status "$r")" fail "R24 with an invalid operations.tsv: fail"
+like "$r" "operations.tsv is invalid" "not evaluated, and why"
+
 # storage runs 5%, network 25%: declared right, run wrong. Every other
 # storage row becomes a network row of the next generation.
 cp -a "$T/good" "$T/skew"
