@@ -46,15 +46,20 @@ int sp_fail_errno(sp_error *err, int errnum, const char *fmt, ...)
 	return -1;
 }
 
+void sp_msg_vprefix(char *msg, size_t sz, const char *fmt, va_list ap)
+{
+	char prefix[512], old[1024];
+	vsnprintf(prefix, sizeof prefix, fmt, ap);
+	snprintf(old, sizeof old < sz ? sizeof old : sz, "%s", msg);
+	snprintf(msg, sz, "%s: %s", prefix, old);
+}
+
 void sp_error_prefix(sp_error *err, const char *fmt, ...)
 {
-	char prefix[512], old[sizeof err->msg];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(prefix, sizeof prefix, fmt, ap);
+	sp_msg_vprefix(err->msg, sizeof err->msg, fmt, ap);
 	va_end(ap);
-	memcpy(old, err->msg, sizeof old);
-	snprintf(err->msg, sizeof err->msg, "%s: %s", prefix, old);
 }
 
 int sp_error_report(const sp_error *err)

@@ -6,6 +6,7 @@
 #ifndef SP_ERROR_H
 #define SP_ERROR_H
 
+#include <stdarg.h>
 #include <stddef.h>
 
 /* exit codes, docs/man/sandprobe.1 (EXIT STATUS) */
@@ -32,6 +33,9 @@ int sp_usage_at(sp_error *err, const char *origin, int line, const char *fmt, ..
 int sp_fail_errno(sp_error *err, int errnum, const char *fmt, ...) SP_PRINTF(3, 4);
 /* Prepend context: "context: previous message". */
 void sp_error_prefix(sp_error *err, const char *fmt, ...) SP_PRINTF(2, 3);
+/* Rewrite the line msg (of size sz) as "<fmt...>: <msg>" (sp_error_prefix
+ * and sp_why_prefix both do it). */
+void sp_msg_vprefix(char *msg, size_t sz, const char *fmt, va_list ap) SP_PRINTF(3, 0);
 /* Print "sandprobe: message" to stderr and return the exit code to use. */
 int sp_error_report(const sp_error *err);
 void sp_error_clear(sp_error *err);

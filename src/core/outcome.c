@@ -2,15 +2,20 @@
 
 #include <stdarg.h>
 #include <stdio.h>
-#include <string.h>
+
+static void vset(sp_outcome *o, int errnum, const char *fmt, va_list ap) SP_PRINTF(3, 0);
+static void vset(sp_outcome *o, int errnum, const char *fmt, va_list ap)
+{
+	vsnprintf(o->why, sizeof o->why, fmt, ap);
+	o->errnum = errnum;
+}
 
 int sp_why(sp_outcome *o, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(o->why, sizeof o->why, fmt, ap);
+	vset(o, 0, fmt, ap);
 	va_end(ap);
-	o->errnum = 0;
 	return -1;
 }
 
@@ -18,19 +23,15 @@ int sp_why_errno(sp_outcome *o, int errnum, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(o->why, sizeof o->why, fmt, ap);
+	vset(o, errnum, fmt, ap);
 	va_end(ap);
-	o->errnum = errnum;
 	return -1;
 }
 
 void sp_why_prefix(sp_outcome *o, const char *fmt, ...)
 {
-	char prefix[512], old[sizeof o->why];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(prefix, sizeof prefix, fmt, ap);
+	sp_msg_vprefix(o->why, sizeof o->why, fmt, ap);
 	va_end(ap);
-	memcpy(old, o->why, sizeof old);
-	snprintf(o->why, sizeof o->why, "%s: %s", prefix, old);
 }
