@@ -205,17 +205,18 @@ static void zip_end(zipw *z, buf *out)
 	free(z->dir.p);
 }
 
-/* write b to dir/name (exclusive create); 0 or -errno */
-static int write_out(const char *dir, const char *name, const buf *b, char *path, size_t size)
+/* write b to dir/name (exclusive create); 0, or -1 with o (the call's
+ * strerror, for the caller to prefix) */
+static int write_out(const char *dir, const char *name, const buf *b, char *path, size_t size, sp_outcome *o)
 {
 	snprintf(path, size, "%s/%s", dir, name);
 	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
 	if (fd < 0)
-		return -errno;
-	int rc = sp_write_all(fd, b->p, b->n);
-	if (close(fd) < 0 && rc == 0)
-		rc = -errno;
-	return rc;
+		return sp_why_errno(o, errno, "%s", strerror(errno));
+	int rc = sp_write_all(fd, b->p, b->n), e = rc < 0 ? -rc : 0;
+	if (close(fd) < 0 && !e)
+		e = errno;
+	return e ? sp_why_errno(o, e, "%s", strerror(e)) : 0;
 }
 
 /* ---- running a step ------------------------------------------------------------------ */
@@ -423,13 +424,16 @@ static void run_pip(const sp_ctx *ctx, sp_result *r)
 	zip_end(&z, &whl);
 	char wname[128], wheel[512], venv[300], vpy[340], run[300];
 	snprintf(wname, sizeof wname, "%s-1.0-py3-none-any.whl", mod);
-	rc = write_out(dir, wname, &whl, wheel, sizeof wheel);
+	sp_outcome o = {0};
+	rc = write_out(dir, wname, &whl, wheel, sizeof wheel, &o);
 	free(whl.p);
 	snprintf(venv, sizeof venv, "%s/venv", dir);
 	snprintf(vpy, sizeof vpy, "%s/bin/python", venv);
 	snprintf(run, sizeof run, "%s/run", dir);
-	if (rc < 0 || mkdir(run, 0700) < 0) {
-		sp_errorr(r, "cannot write the wheel in %s: %s", dir, strerror(rc < 0 ? -rc : errno));
+	if (rc == 0 && mkdir(run, 0700) < 0)
+		rc = sp_why_errno(&o, errno, "%s", strerror(errno));
+	if (rc < 0) {
+		sp_errorr(r, "cannot write the wheel in %s: %s", dir, o.why);
 		remove_dir(r, dir);
 		return;
 	}
@@ -538,20 +542,22 @@ static int dpkg_knows(sp_result *r, char *const *envp, const char *name)
 /* dpkg's frontend lock, as apt takes it, waited for up to wait_ms: pkg.dpkg
  * and pkg.apt may run at once, and dpkg itself does not wait. Returns the
  * descriptor holding it (dpkg is then run with DPKG_FRONTEND_LOCKED set), or
- * -errno: no lock file to open (a read-only database: dpkg then says so
- * itself) or -EAGAIN, still held by someone else at the end. */
-static int frontend_lock(unsigned wait_ms)
+ * -1 with o: no lock file to open (a read-only database: dpkg then says so
+ * itself) or errnum EAGAIN, still held by someone else at the end. */
+static int frontend_lock(unsigned wait_ms, sp_outcome *o)
 {
 	int fd = open(FRONTEND_LOCK, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0640);
 	if (fd < 0)
-		return -errno;
+		return sp_why_errno(o, errno, "%s: %s", FRONTEND_LOCK, strerror(errno));
 	uint64_t end = sp_now_ns() + (uint64_t)wait_ms * SP_NS_PER_MS;
 	struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
 	while (fcntl(fd, F_SETLK, &fl) < 0) {
 		int e = errno;
 		if ((e != EAGAIN && e != EACCES) || sp_now_ns() >= end) {
 			close(fd);
-			return e == EACCES ? -EAGAIN : -e;
+			if (e == EACCES || e == EAGAIN)
+				return sp_why_errno(o, EAGAIN, "%s still held by another process", FRONTEND_LOCK);
+			return sp_why_errno(o, e, "%s: %s", FRONTEND_LOCK, strerror(e));
 		}
 		usleep(50000);
 	}
@@ -587,8 +593,9 @@ static int purge_probe(sp_result *r, char *const *envp, const char *name)
 	int left = dpkg_knows(r, envp, name);
 	if (left == 0)
 		return 0;
-	int lock = frontend_lock(20000);
-	if (lock == -EAGAIN && r)
+	sp_outcome lo = {0};
+	int lock = frontend_lock(20000, &lo);
+	if (lock < 0 && lo.errnum == EAGAIN && r)
 		sp_observed_add(r, "%s still held by another process after 20 s", FRONTEND_LOCK);
 	_cleanup_free_ char **lenv = locked_env(envp, lock);
 	step s;
@@ -620,18 +627,18 @@ static int purge_probe(sp_result *r, char *const *envp, const char *name)
  * descriptors (the runner's result pipe must see EOF). The normal path waits
  * for it. A whole sandbox torn down within the purge's time (its pid
  * namespace's init gone) takes the janitor with it. */
-static pid_t start_janitor(char *const *envp, const char *name, int *wfd)
+static pid_t start_janitor(char *const *envp, const char *name, int *wfd, sp_outcome *o)
 {
 	int p[2];
 	if (pipe2(p, O_CLOEXEC) < 0)
-		return -errno;
+		return sp_why_errno(o, errno, "%s", strerror(errno));
 	fflush(NULL);
 	pid_t pid = fork();
 	if (pid < 0) {
 		int e = errno;
 		close(p[0]);
 		close(p[1]);
-		return -e;
+		return sp_why_errno(o, e, "%s", strerror(e));
 	}
 	if (pid == 0) {
 		setsid();
@@ -670,9 +677,9 @@ static void stop_janitor(pid_t pid, int wfd)
 }
 
 /* the .deb: no directory entries in data.tar, so dpkg owns the one file and
- * its removal never takes a directory with it; 0 or -errno */
+ * its removal never takes a directory with it; 0, or -1 with o */
 static int write_deb(const char *dir, const char *name, const char *token, const char *file, char *dname,
-		     size_t dnsz, char *debpath, size_t dpsz)
+		     size_t dnsz, char *debpath, size_t dpsz, sp_outcome *o)
 {
 	char control[300], script[200], member[160];
 	snprintf(control, sizeof control,
@@ -691,7 +698,7 @@ static int write_deb(const char *dir, const char *name, const char *token, const
 	ar_member(&deb, "control.tar", ct.p, ct.n);
 	ar_member(&deb, "data.tar", dt.p, dt.n);
 	snprintf(dname, dnsz, "%s_1.0_all.deb", name);
-	int rc = write_out(dir, dname, &deb, debpath, dpsz);
+	int rc = write_out(dir, dname, &deb, debpath, dpsz, o);
 	free(ct.p);
 	free(dt.p);
 	free(deb.p);
@@ -702,9 +709,9 @@ static int write_deb(const char *dir, const char *name, const char *token, const
  * lists directory and its own cache (nothing but the file to choose from,
  * nothing of the system's apt state written but dpkg's), every proxy a
  * loopback port nobody serves (a misconfiguration can only reach loopback),
- * no retries; it waits up to 20 s for dpkg's frontend lock. 0 or -errno (a
- * directory could not be made) */
-static int apt_install(const char *dir, const char *debpath, char *const *envp, step *s)
+ * no retries; it waits up to 20 s for dpkg's frontend lock. 0, or -1 with o
+ * (a directory could not be made) */
+static int apt_install(const char *dir, const char *debpath, char *const *envp, step *s, sp_outcome *o)
 {
 	char cache[300], lists[300], partial[320], parts[300], ext[300];
 	snprintf(cache, sizeof cache, "%s/apt-cache", dir);
@@ -713,7 +720,7 @@ static int apt_install(const char *dir, const char *debpath, char *const *envp, 
 	snprintf(parts, sizeof parts, "%s/apt-sources.d", dir);
 	snprintf(ext, sizeof ext, "%s/apt-extended_states", dir);
 	if (mkdir(cache, 0700) < 0 || mkdir(lists, 0700) < 0 || mkdir(partial, 0700) < 0 || mkdir(parts, 0700) < 0)
-		return -errno;
+		return sp_why_errno(o, errno, "%s", strerror(errno));
 	char o_cache[320], o_lists[320], o_parts[330], o_ext[330];
 	snprintf(o_cache, sizeof o_cache, "Dir::Cache=%s", cache);
 	snprintf(o_lists, sizeof o_lists, "Dir::State::Lists=%s", lists);
@@ -767,29 +774,29 @@ static void run_deb(const sp_ctx *ctx, sp_result *r, bool apt)
 		return;
 	}
 	char dname[128], debpath[512];
-	rc = write_deb(dir, name, token, file, dname, sizeof dname, debpath, sizeof debpath);
+	sp_outcome o = {0};
+	rc = write_deb(dir, name, token, file, dname, sizeof dname, debpath, sizeof debpath, &o);
 	if (rc < 0) {
-		sp_errorr(r, "cannot write the .deb in %s: %s", dir, strerror(-rc));
+		sp_errorr(r, "cannot write the .deb in %s: %s", dir, o.why);
 		remove_dir(r, dir);
 		return;
 	}
 	int jfd = -1;
-	pid_t janitor = start_janitor(envp, name, &jfd);
+	pid_t janitor = start_janitor(envp, name, &jfd, &o);
 	if (janitor < 0) {
-		sp_errorr(r, "cannot start the janitor that purges the package if this check is killed: %s",
-			  strerror((int)-janitor));
+		sp_errorr(r, "cannot start the janitor that purges the package if this check is killed: %s", o.why);
 		remove_dir(r, dir);
 		return;
 	}
 	step s;
 	char said[400];
 	if (apt) {
-		rc = apt_install(dir, debpath, envp, &s);
+		rc = apt_install(dir, debpath, envp, &s, &o);
 		if (rc < 0)
-			snprintf(s.err, sizeof s.err, "cannot make apt's directories in %s: %s", dir, strerror(-rc));
+			snprintf(s.err, sizeof s.err, "cannot make apt's directories in %s: %s", dir, o.why);
 	} else {
-		int lock = frontend_lock(20000);
-		if (lock == -EAGAIN)
+		int lock = frontend_lock(20000, &o);
+		if (lock < 0 && o.errnum == EAGAIN)
 			sp_observed(r, "%s still held by another process after 20 s", FRONTEND_LOCK);
 		_cleanup_free_ char **lenv = locked_env(envp, lock);
 		char *a1[] = {"dpkg", "-i", debpath, NULL};
@@ -872,12 +879,15 @@ static void run_npm(const sp_ctx *ctx, sp_result *r)
 	tar_end(&t);
 	char tname[128], tarball[512], prefix[300], cache[300];
 	snprintf(tname, sizeof tname, "%s-1.0.0.tar", name);
-	rc = write_out(dir, tname, &t, tarball, sizeof tarball);
+	sp_outcome o = {0};
+	rc = write_out(dir, tname, &t, tarball, sizeof tarball, &o);
 	free(t.p);
 	snprintf(prefix, sizeof prefix, "%s/prefix", dir);
 	snprintf(cache, sizeof cache, "%s/cache", dir);
-	if (rc < 0 || mkdir(prefix, 0700) < 0 || mkdir(cache, 0700) < 0) {
-		sp_errorr(r, "cannot write the package in %s: %s", dir, strerror(rc < 0 ? -rc : errno));
+	if (rc == 0 && (mkdir(prefix, 0700) < 0 || mkdir(cache, 0700) < 0))
+		rc = sp_why_errno(&o, errno, "%s", strerror(errno));
+	if (rc < 0) {
+		sp_errorr(r, "cannot write the package in %s: %s", dir, o.why);
 		remove_dir(r, dir);
 		return;
 	}

@@ -57,19 +57,20 @@ static bool runtime_name(const char *s)
 	return false;
 }
 
-/* connect only: nothing is ever sent */
-static int unix_connect(const char *name, bool abstract)
+/* connect only: nothing is ever sent; 0 when something listens, or -1 with
+ * o (errnum: why the connect failed) */
+static int unix_connect(const char *name, bool abstract, sp_outcome *o)
 {
 	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (fd < 0)
-		return -errno;
+		return sp_why_errno(o, errno, "socket: %s", strerror(errno));
 	struct sockaddr_un a;
 	memset(&a, 0, sizeof a);
 	a.sun_family = AF_UNIX;
 	size_t len = strlen(name);
 	if (len + 2 > sizeof a.sun_path) {
 		close(fd);
-		return -ENAMETOOLONG;
+		return sp_why_errno(o, ENAMETOOLONG, "@%.100s: the name is too long for a socket address", name);
 	}
 	socklen_t sl;
 	if (abstract) {
@@ -91,7 +92,7 @@ static int unix_connect(const char *name, bool abstract)
 		close(fd);
 	if (rc == 0 || e == EAGAIN || e == EINPROGRESS)
 		return 0;
-	return -e;
+	return sp_why_errno(o, e, "connect @%.100s: %s", name, strerror(e));
 }
 
 /* ---- runtime sockets found by what answers on them ----
@@ -140,22 +141,22 @@ typedef enum sock_kind {
 	SK_HTTP2,    /* HTTP/2 (gRPC: containerd, CRI-O, kubelet, buildkit) */
 } sock_kind;
 
-/* connect to a path socket (stream); fd or -errno */
-static int sock_open(const char *path)
+/* connect to a path socket (stream); fd, or -1 with o (errnum: why not) */
+static int sock_open(const char *path, sp_outcome *o)
 {
 	struct sockaddr_un a;
 	memset(&a, 0, sizeof a);
 	a.sun_family = AF_UNIX;
 	if (strlen(path) + 1 > sizeof a.sun_path)
-		return -ENAMETOOLONG;
+		return sp_why_errno(o, ENAMETOOLONG, "%.100s: the path is too long for a socket address", path);
 	memcpy(a.sun_path, path, strlen(path) + 1);
 	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (fd < 0)
-		return -errno;
+		return sp_why_errno(o, errno, "socket: %s", strerror(errno));
 	if (connect(fd, (struct sockaddr *)&a, sizeof a) < 0 && errno != EAGAIN && errno != EINPROGRESS) {
 		int e = errno;
 		close(fd);
-		return -e;
+		return sp_why_errno(o, e, "connect %.100s: %s", path, strerror(e));
 	}
 	return fd;
 }
@@ -192,17 +193,16 @@ static bool is_settings_frame(const char *b, size_t n)
 	       !b[8];
 }
 
-static sock_kind sock_identify(const char *path, int *err, char *what, size_t wsz)
+/* what answers on path (what: how it answered); SK_REFUSED with o when the
+ * connect failed */
+static sock_kind sock_identify(const char *path, sp_outcome *o, char *what, size_t wsz)
 {
 	static const char ping[] = "GET /_ping HTTP/1.1\r\nHost: sandprobe\r\nConnection: close\r\n\r\n";
 	static const char h2[] = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n\0\0\0\4\0\0\0\0\0";
-	*err = 0;
 	snprintf(what, wsz, "connects");
-	int fd = sock_open(path);
-	if (fd < 0) {
-		*err = -fd;
+	int fd = sock_open(path, o);
+	if (fd < 0)
 		return SK_REFUSED;
-	}
 	char buf[2048];
 	size_t n = sock_exchange(fd, ping, sizeof ping - 1, buf, sizeof buf, SOCK_PROBE_MS);
 	close(fd);
@@ -225,7 +225,7 @@ static sock_kind sock_identify(const char *path, int *err, char *what, size_t ws
 		return SK_CONNECTS;
 	}
 	/* silent: an HTTP/2 server that waits for the client preface */
-	fd = sock_open(path);
+	fd = sock_open(path, o);
 	if (fd < 0)
 		return SK_CONNECTS;
 	n = sock_exchange(fd, h2, sizeof h2 - 1, buf, sizeof buf, SOCK_PROBE_MS);
@@ -294,9 +294,9 @@ static void sock_consider(struct sock_walk *w, const char *path)
 		return;
 	}
 	w->probed++;
-	int err;
+	sp_outcome o = {0};
 	char what[160];
-	sock_kind k = sock_identify(path, &err, what, sizeof what);
+	sock_kind k = sock_identify(path, &o, what, sizeof what);
 	bool bad = k == SK_ENGINE || k == SK_HTTP2 || (k != SK_REFUSED && runtime_name(path));
 	if (bad) {
 		w->answering++;
@@ -304,7 +304,7 @@ static void sock_consider(struct sock_walk *w, const char *path)
 			snprintf(w->first, sizeof w->first, "%s (%s)", path, what);
 	}
 	if (bad || w->probed <= 12)
-		sp_observed_add(w->r, "%s: %s%s", path, k == SK_REFUSED ? sp_errname(err) : what,
+		sp_observed_add(w->r, "%s: %s%s", path, k == SK_REFUSED ? sp_errname(o.errnum) : what,
 				bad ? " -- RUNTIME API" : "");
 }
 
@@ -450,14 +450,15 @@ static void run_abstract_sockets(const sp_ctx *ctx, sp_result *r)
 		if (!runtime_name(name))
 			continue;
 		runtime++;
-		int rc = unix_connect(name, true);
+		sp_outcome o = {0};
+		int rc = unix_connect(name, true, &o);
 		if (rc == 0) {
 			reach++;
 			if (!first[0])
 				snprintf(first, sizeof first, "@%s", name);
 		}
 		if (runtime <= 8)
-			sp_observed_add(r, "@%s %s", name, rc == 0 ? "ANSWERS" : sp_errname(-rc));
+			sp_observed_add(r, "@%s %s", name, rc == 0 ? "ANSWERS" : sp_errname(o.errnum));
 	}
 	sp_observed_add(r, "%zu abstract sockets, %zu with runtime names, %zu answering", abstract, runtime, reach);
 	if (reach && must)

@@ -100,8 +100,9 @@ enum capset_kind { SET_EFF, SET_PRM, SET_INH, SET_BND, SET_AMB };
 
 static const char *const set_field[] = {"CapEff", "CapPrm", "CapInh", "CapBnd", "CapAmb"};
 
-/* the syscall's view; 0, or -errno */
-static int syscall_caps(enum capset_kind k, uint64_t *out, char *how, size_t howsz)
+/* the syscall's view (how: which call answered); 0, or -1 with o (errnum:
+ * the call's errno) */
+static int syscall_caps(enum capset_kind k, uint64_t *out, char *how, size_t howsz, sp_outcome *o)
 {
 	*out = 0;
 	if (k == SET_EFF || k == SET_PRM || k == SET_INH) {
@@ -109,7 +110,7 @@ static int syscall_caps(enum capset_kind k, uint64_t *out, char *how, size_t how
 		struct __user_cap_data_struct data[2];
 		memset(data, 0, sizeof data);
 		if (syscall(SYS_capget, &hdr, data) < 0)
-			return -errno;
+			return sp_why_errno(o, errno, "capget: %s", strerror(errno));
 		for (int i = 0; i < 2; i++) {
 			uint32_t v = k == SET_EFF ? data[i].effective : k == SET_PRM ? data[i].permitted : data[i].inheritable;
 			*out |= (uint64_t)v << (32 * i);
@@ -130,7 +131,8 @@ static int syscall_caps(enum capset_kind k, uint64_t *out, char *how, size_t how
 			return 0;
 		}
 		if (v < 0)
-			return -errno;
+			return sp_why_errno(o, errno, "%s for capability %u: %s",
+					    k == SET_BND ? "PR_CAPBSET_READ" : "PR_CAP_AMBIENT_IS_SET", c, strerror(errno));
 		if (v)
 			*out |= 1ull << c;
 	}
@@ -142,11 +144,12 @@ static int syscall_caps(enum capset_kind k, uint64_t *out, char *how, size_t how
 static int read_capset(enum capset_kind k, uint64_t *out, sp_result *r)
 {
 	const char *field = set_field[k];
-	char v[64], how[96];
+	char v[64], how[96] = "";
 	uint64_t st = 0, sc = 0;
 	int e = sp_status_field("/proc/self/status", field, v, sizeof v);
 	bool have_st = e == 0 && sp_caps_parse(v, &st) == 0;
-	int se = syscall_caps(k, &sc, how, sizeof how);
+	sp_outcome so = {0};
+	int se = syscall_caps(k, &sc, how, sizeof how, &so);
 	if (have_st && se == 0) {
 		if (st != sc) {
 			sp_observed(r, "%s %016llx, %s %016llx", field, (unsigned long long)st, how, (unsigned long long)sc);
@@ -161,7 +164,7 @@ static int read_capset(enum capset_kind k, uint64_t *out, sp_result *r)
 	if (have_st) {
 		*out = st;
 		sp_observed(r, "%s %016llx (status; %s: %s)", field, (unsigned long long)st, how[0] ? how : "syscall",
-			    sp_errname(-se));
+			    sp_errname(so.errnum));
 		return 0;
 	}
 	if (se == 0) {
@@ -171,7 +174,7 @@ static int read_capset(enum capset_kind k, uint64_t *out, sp_result *r)
 		return 0;
 	}
 	sp_errorr(r, "neither /proc/self/status %s (%s) nor the syscall (%s) answers", field,
-		  e < 0 ? sp_errname(-e) : "unparseable", sp_errname(-se));
+		  e < 0 ? sp_errname(-e) : "unparseable", sp_errname(so.errnum));
 	return -1;
 }
 

@@ -33,16 +33,18 @@ struct proc_entry {
 	char comm[32];
 };
 
-static int read_stat(int pid, struct proc_entry *e)
+/* pid's entry from /proc/PID/stat; 0, or -1 with o (the strerror of why
+ * not: EINVAL when it does not parse) */
+static int read_stat(int pid, struct proc_entry *e, sp_outcome *o)
 {
 	char path[64], buf[1024];
 	snprintf(path, sizeof path, "/proc/%d/stat", pid);
 	ssize_t n = sp_read_file(path, buf, sizeof buf);
-	if (n <= 0)
-		return n < 0 ? (int)n : -EINVAL;
+	if (n < 0)
+		return sp_why_errno(o, (int)-n, "%s", strerror((int)-n));
 	char *lp = strchr(buf, '('), *rp = strrchr(buf, ')');
-	if (!lp || !rp || rp < lp)
-		return -EINVAL;
+	if (n == 0 || !lp || !rp || rp < lp)
+		return sp_why_errno(o, EINVAL, "%s", strerror(EINVAL));
 	size_t clen = (size_t)(rp - lp - 1);
 	if (clen >= sizeof e->comm)
 		clen = sizeof e->comm - 1;
@@ -53,7 +55,7 @@ static int read_stat(int pid, struct proc_entry *e)
 	unsigned flags;
 	/* after ")": state ppid pgrp session tty_nr tpgid flags */
 	if (sscanf(rp + 1, " %c %d %*d %*d %*d %*d %u", &state, &ppid, &flags) != 3)
-		return -EINVAL;
+		return sp_why_errno(o, EINVAL, "%s", strerror(EINVAL));
 	e->pid = pid;
 	e->ppid = ppid;
 	e->flags = flags;
@@ -66,6 +68,7 @@ static struct proc_entry *read_procs(DIR *d, size_t *count)
 	size_t cap = 256, n = 0;
 	struct proc_entry *v = sp_xmalloc(cap * sizeof *v);
 	struct dirent *de;
+	sp_outcome o; /* a process gone or unreadable is left out */
 	while ((de = readdir(d))) {
 		if (!isdigit((unsigned char)de->d_name[0]))
 			continue;
@@ -73,7 +76,7 @@ static struct proc_entry *read_procs(DIR *d, size_t *count)
 			cap *= 2;
 			v = sp_xrealloc(v, cap * sizeof *v);
 		}
-		if (read_stat(atoi(de->d_name), &v[n]) == 0)
+		if (read_stat(atoi(de->d_name), &v[n], &o) == 0)
 			n++;
 	}
 	*count = n;
@@ -242,11 +245,12 @@ static struct ident_list *list_idents(void)
 	struct ident_list *l = sp_xcalloc(1, sizeof *l);
 	size_t cap = 0;
 	struct dirent *de;
+	sp_outcome o; /* a process gone or unreadable is left out */
 	while ((de = readdir(d))) {
 		if (!isdigit((unsigned char)de->d_name[0]))
 			continue;
 		struct proc_entry e;
-		if (read_stat(atoi(de->d_name), &e) < 0 || (e.flags & PF_KTHREAD))
+		if (read_stat(atoi(de->d_name), &e, &o) < 0 || (e.flags & PF_KTHREAD))
 			continue;
 		if (l->n == cap) {
 			cap = cap ? cap * 2 : 256;
@@ -458,10 +462,10 @@ static void run_pid1(const sp_ctx *ctx, sp_result *r)
 	sp_expected(r, "pid 1 is the sandbox's own init, not one of: %s",
 		    bad.n ? sp_policy_get(ctx->policy, "proc.pid1_forbidden") : "(none listed)");
 	struct proc_entry e;
-	int rc = read_stat(1, &e);
-	if (rc < 0) {
-		sp_observed(r, "/proc/1/stat: %s", strerror(-rc));
-		sp_errorr(r, "cannot read pid 1: %s", strerror(-rc));
+	sp_outcome o = {0};
+	if (read_stat(1, &e, &o) < 0) {
+		sp_observed(r, "/proc/1/stat: %s", o.why);
+		sp_errorr(r, "cannot read pid 1: %s", o.why);
 		sp_strv_free(&bad);
 		return;
 	}

@@ -202,19 +202,26 @@ static const char *sandbox_path(void)
 	return p && *p ? p : "/usr/local/bin:/usr/bin:/bin";
 }
 
-/* 0 and the path found, or -errno (ENOENT: nowhere on PATH) */
-static int find_program(const char *name, char *out, size_t size)
+/* why path (found) cannot be run: errnum e; EACCES says "not executable" */
+static int not_runnable(sp_outcome *o, int e)
+{
+	return sp_why_errno(o, e, "%s", e == EACCES ? "not executable" : strerror(e));
+}
+
+/* 0 and the path found, or -1 with o (errnum ENOENT or ENOTDIR: nowhere on
+ * PATH; else out is the path that cannot be run, and o says why) */
+static int find_program(const char *name, char *out, size_t size, sp_outcome *o)
 {
 	if (strchr(name, '/')) {
 		snprintf(out, size, "%s", name);
 		struct stat st;
 		if (stat(name, &st) < 0)
-			return -errno;
-		return S_ISREG(st.st_mode) ? 0 : -EISDIR;
+			return not_runnable(o, errno);
+		return S_ISREG(st.st_mode) ? 0 : not_runnable(o, EISDIR);
 	}
 	sp_strv dirs;
 	sp_strv_split(&dirs, sandbox_path(), ":");
-	int best = -ENOENT;
+	int best = ENOENT; /* 0 found, EACCES found but not executable, ENOENT not found */
 	for (size_t i = 0; i < dirs.n; i++) {
 		char p[PATH_MAX];
 		snprintf(p, sizeof p, "%s/%s", dirs.v[i], name);
@@ -226,13 +233,15 @@ static int find_program(const char *name, char *out, size_t size)
 			best = 0;
 			break;
 		}
-		if (best == -ENOENT) {
+		if (best == ENOENT) {
 			snprintf(out, size, "%s", p);
-			best = -EACCES;
+			best = EACCES;
 		}
 	}
 	sp_strv_free(&dirs);
-	return best;
+	if (best == ENOENT)
+		return sp_why_errno(o, ENOENT, "not on PATH %s", sandbox_path());
+	return best ? not_runnable(o, best) : 0;
 }
 
 static bool writable(const char *path)
@@ -349,16 +358,17 @@ static void run_present(const sp_ctx *ctx, sp_result *r)
 	char bad[300] = "";
 	for (size_t i = 0; i < names.n; i++) {
 		char path[PATH_MAX], how[PATH_MAX + 40];
-		int rc = find_program(names.v[i], path, sizeof path);
+		sp_outcome fo = {0};
+		int rc = find_program(names.v[i], path, sizeof path, &fo);
 		const char *problem = NULL;
-		if (rc == -ENOENT || rc == -ENOTDIR) {
+		if (rc < 0 && (fo.errnum == ENOENT || fo.errnum == ENOTDIR)) {
 			missing++;
 			problem = "MISSING";
 			sp_observed_add(r, "%s: not on PATH %s", names.v[i], sandbox_path());
 		} else if (rc < 0) {
 			notexec++;
 			problem = "not executable";
-			sp_observed_add(r, "%s: %s %s", names.v[i], path, rc == -EACCES ? "not executable" : strerror(-rc));
+			sp_observed_add(r, "%s: %s %s", names.v[i], path, fo.why);
 		} else {
 			replaceable(path, how, sizeof how);
 			if (how[0]) {
@@ -552,13 +562,14 @@ static void run_probes(const sp_ctx *ctx, sp_result *r)
 
 /* ---- tools.shell ------------------------------------------------------------------- */
 
-/* the login shell of uid from /etc/passwd; 0, -ENOENT (no entry), -errno */
-static int login_shell(unsigned uid, char *out, size_t size, char *user, size_t usize)
+/* the login shell of uid from /etc/passwd; 0, or -1 with o (errnum ENOENT:
+ * no entry, or no /etc/passwd) */
+static int login_shell(unsigned uid, char *out, size_t size, char *user, size_t usize, sp_outcome *o)
 {
 	int e = 0;
 	_cleanup_free_ char *pw = sp_read_file_alloc("/etc/passwd", 4u << 20, NULL, &e);
 	if (!pw)
-		return -e;
+		return sp_why_errno(o, e, "/etc/passwd unreadable: %s", strerror(e));
 	char *save = NULL;
 	for (char *line = strtok_r(pw, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		/* name:passwd:uid:gid:gecos:home:shell */
@@ -580,7 +591,7 @@ static int login_shell(unsigned uid, char *out, size_t size, char *user, size_t 
 		snprintf(user, usize, "%s", f[0]);
 		return 0;
 	}
-	return -ENOENT;
+	return sp_why_errno(o, ENOENT, "uid %u has no /etc/passwd entry", uid);
 }
 
 static void run_shell(const sp_ctx *ctx, sp_result *r)
@@ -594,14 +605,15 @@ static void run_shell(const sp_ctx *ctx, sp_result *r)
 	sp_expected(r, "the login shell of this user is %s, and it runs", want);
 	char shell[512], user[128];
 	unsigned uid = (unsigned)getuid();
-	int rc = login_shell(uid, shell, sizeof shell, user, sizeof user);
-	if (rc == -ENOENT) {
-		sp_observed(r, "uid %u has no /etc/passwd entry", uid);
-		sp_failr(r, "no login shell: uid %u is not in /etc/passwd", uid);
-		return;
-	}
-	if (rc < 0) {
-		sp_errorr(r, "/etc/passwd unreadable: %s", strerror(-rc));
+	sp_outcome o = {0};
+	if (login_shell(uid, shell, sizeof shell, user, sizeof user, &o) < 0) {
+		if (o.errnum == ENOENT) {
+			/* no entry, or no /etc/passwd at all: this user has no login shell */
+			sp_observed(r, "uid %u has no /etc/passwd entry", uid);
+			sp_failr(r, "no login shell: uid %u is not in /etc/passwd", uid);
+		} else {
+			sp_errorr(r, "%s", o.why);
+		}
 		return;
 	}
 	const char *env = getenv("SHELL");

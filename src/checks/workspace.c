@@ -97,26 +97,34 @@ static void ws_block(unsigned char *b, uint64_t k)
 	memset(b + 8, (int)(k & 0xff), WS_BLOCK - 8);
 }
 
-static int ws_write(const char *path, const void *data, size_t len, bool excl)
+/* the reasons of ws_write and ws_equal are the call's strerror alone: the
+ * caller names the file */
+static int ws_errno(sp_outcome *o, int e)
+{
+	return sp_why_errno(o, e, "%s", strerror(e));
+}
+
+/* 0, or -1 with o */
+static int ws_write(const char *path, const void *data, size_t len, bool excl, sp_outcome *o)
 {
 	_cleanup_close_ int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW | (excl ? O_EXCL : 0), 0644);
 	if (fd < 0)
-		return -errno;
+		return ws_errno(o, errno);
 	if (sp_write_all(fd, data, len) < 0 || fsync(fd) < 0)
-		return -errno;
+		return ws_errno(o, errno);
 	return 0;
 }
 
-/* does path hold exactly want (len bytes)? 1 yes, 0 no, -errno */
-static int ws_equal(const char *path, const char *want, size_t len)
+/* does path hold exactly want (len bytes)? 1 yes, 0 no, -1 with o */
+static int ws_equal(const char *path, const char *want, size_t len, sp_outcome *o)
 {
 	char buf[256];
 	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 	if (fd < 0)
-		return -errno;
+		return ws_errno(o, errno);
 	ssize_t n = read(fd, buf, sizeof buf);
 	if (n < 0)
-		return -errno;
+		return ws_errno(o, errno);
 	return (size_t)n == len && !memcmp(buf, want, len);
 }
 
@@ -226,19 +234,20 @@ static void run_ws_io(const sp_ctx *ctx, sp_result *r)
 	static const char small[] = "sandprobe ws.io small\n", first[] = "sandprobe ws.io first\n",
 			  second[] = "sandprobe ws.io second, after delete\n", deep[] = "sandprobe ws.io nested\n";
 	int e;
+	sp_outcome o = {0};
 	struct stat st;
 	/* a small write read back */
 	snprintf(f, sizeof f, "%s/small", dir);
-	if ((e = ws_write(f, small, sizeof small - 1, true)) < 0 || (e = ws_equal(f, small, sizeof small - 1)) != 1) {
-		snprintf(why, sizeof why, "%s: %s", f, e < 0 ? strerror(-e) : "reads back different");
+	if ((e = ws_write(f, small, sizeof small - 1, true, &o)) < 0 ||
+	    (e = ws_equal(f, small, sizeof small - 1, &o)) != 1) {
+		snprintf(why, sizeof why, "%s: %s", f, e < 0 ? o.why : "reads back different");
 		goto bad;
 	}
 	sp_observed_add(r, "small write read back");
 	step = "large file";
 	snprintf(f, sizeof f, "%s/large", dir);
-	sp_outcome lo = {0};
-	if (ws_large(f, &lo) < 0) {
-		snprintf(why, sizeof why, "%s", lo.why);
+	if (ws_large(f, &o) < 0) {
+		snprintf(why, sizeof why, "%s", o.why);
 		goto bad;
 	}
 	sp_observed_add(r, "%u MiB written and read back block for block", WS_LARGE_BLOCKS * WS_BLOCK >> 20);
@@ -253,8 +262,8 @@ static void run_ws_io(const sp_ctx *ctx, sp_result *r)
 	if (mkdir(f, 0755) < 0)
 		goto bad_errno;
 	snprintf(f, sizeof f, "%s/sub/a/b/file", dir);
-	if ((e = ws_write(f, deep, sizeof deep - 1, true)) < 0 || (e = ws_equal(f, deep, sizeof deep - 1)) != 1) {
-		snprintf(why, sizeof why, "%s: %s", f, e < 0 ? strerror(-e) : "reads back different");
+	if ((e = ws_write(f, deep, sizeof deep - 1, true, &o)) < 0 || (e = ws_equal(f, deep, sizeof deep - 1, &o)) != 1) {
+		snprintf(why, sizeof why, "%s: %s", f, e < 0 ? o.why : "reads back different");
 		goto bad;
 	}
 	snprintf(f, sizeof f, "%s/sub/a/b", dir);
@@ -265,22 +274,23 @@ static void run_ws_io(const sp_ctx *ctx, sp_result *r)
 	sp_observed_add(r, "sub/a/b/file written and read back");
 	step = "delete and recreate";
 	snprintf(f, sizeof f, "%s/recreated", dir);
-	if ((e = ws_write(f, first, sizeof first - 1, true)) < 0)
-		goto bad_e;
+	if (ws_write(f, first, sizeof first - 1, true, &o) < 0)
+		goto bad_o;
 	if (unlink(f) < 0)
 		goto bad_errno;
 	if (lstat(f, &st) == 0 || errno != ENOENT) {
 		snprintf(why, sizeof why, "%s: still there after unlink", f);
 		goto bad;
 	}
-	if ((e = ws_write(f, second, sizeof second - 1, true)) < 0 || (e = ws_equal(f, second, sizeof second - 1)) != 1) {
-		snprintf(why, sizeof why, "%s: %s", f, e < 0 ? strerror(-e) : "reads back different after recreate");
+	if ((e = ws_write(f, second, sizeof second - 1, true, &o)) < 0 ||
+	    (e = ws_equal(f, second, sizeof second - 1, &o)) != 1) {
+		snprintf(why, sizeof why, "%s: %s", f, e < 0 ? o.why : "reads back different after recreate");
 		goto bad;
 	}
 	/* a deleted file stays deleted */
 	snprintf(f, sizeof f, "%s/deleted", dir);
-	if ((e = ws_write(f, first, sizeof first - 1, true)) < 0)
-		goto bad_e;
+	if (ws_write(f, first, sizeof first - 1, true, &o) < 0)
+		goto bad_o;
 	if (unlink(f) < 0)
 		goto bad_errno;
 	if (lstat(f, &st) == 0 || errno != ENOENT) {
@@ -301,9 +311,9 @@ static void run_ws_io(const sp_ctx *ctx, sp_result *r)
 	sp_pass(r, "writes, a large file, subdirectories, delete and recreate work in %s", p);
 	return;
 bad_errno:
-	e = -errno;
-bad_e:
-	snprintf(why, sizeof why, "%s: %s", f, strerror(-e));
+	ws_errno(&o, errno);
+bad_o:
+	snprintf(why, sizeof why, "%s: %s", f, o.why);
 bad:
 	sp_observed_add(r, "%s: %s", step, why);
 	if (kr != 0)

@@ -52,13 +52,16 @@ static int user_path_parse(const char *s, sp_outcome *o)
 const sp_policy_type sp_ptype_user_paths = {
 	.name = "user_paths", .what = "USER:/PATH pairs", .list = true, .parse = user_path_parse};
 
-/* uid and primary gid of user from /etc/passwd: 0, -ENOENT (no entry), -errno */
-static int passwd_ids(const char *user, unsigned *uid, unsigned *gid)
+static const char passwd_bad[] = "/etc/passwd unreadable or malformed";
+
+/* uid and primary gid of user from /etc/passwd: 0, or -1 with o (errnum
+ * ENOENT: no entry, or no /etc/passwd) */
+static int passwd_ids(const char *user, unsigned *uid, unsigned *gid, sp_outcome *o)
 {
 	int e = 0;
 	_cleanup_free_ char *pw = sp_read_file_alloc("/etc/passwd", 4u << 20, NULL, &e);
 	if (!pw)
-		return -(e ? e : EIO);
+		return sp_why_errno(o, e ? e : EIO, "%s", e == ENOENT ? "no /etc/passwd entry" : passwd_bad);
 	size_t ul = strlen(user);
 	for (char *line = pw, *next; line && *line; line = next) {
 		next = strchr(line, '\n');
@@ -69,19 +72,19 @@ static int passwd_ids(const char *user, unsigned *uid, unsigned *gid)
 		/* name:password:uid:gid:... */
 		char *f = strchr(line + ul + 1, ':');
 		if (!f)
-			return -EINVAL;
+			return sp_why_errno(o, EINVAL, "%s", passwd_bad);
 		char *end;
 		unsigned long u = strtoul(f + 1, &end, 10);
 		if (end == f + 1 || *end != ':')
-			return -EINVAL;
+			return sp_why_errno(o, EINVAL, "%s", passwd_bad);
 		unsigned long g = strtoul(end + 1, &end, 10);
 		if (*end != ':' || u > 0xfffffffeul || g > 0xfffffffeul)
-			return -EINVAL;
+			return sp_why_errno(o, EINVAL, "%s", passwd_bad);
 		*uid = (unsigned)u;
 		*gid = (unsigned)g;
 		return 0;
 	}
-	return -ENOENT;
+	return sp_why_errno(o, ENOENT, "no /etc/passwd entry");
 }
 
 /* the outcome the child reports, one byte: */
@@ -176,10 +179,9 @@ static void run_writable_as(const sp_ctx *ctx, sp_result *r)
 		*colon = '\0';
 		const char *dir = colon + 1;
 		unsigned uid = 0, gid = 0;
-		int rc = passwd_ids(user, &uid, &gid);
-		if (rc < 0) {
-			sp_observed_add(r, "%s: %s", user,
-					rc == -ENOENT ? "no /etc/passwd entry" : "/etc/passwd unreadable or malformed");
+		sp_outcome po = {0};
+		if (passwd_ids(user, &uid, &gid, &po) < 0) {
+			sp_observed_add(r, "%s: %s", user, po.why);
 			untried++;
 			continue;
 		}
