@@ -60,9 +60,9 @@ static int write_out(const sp_gate_decision *d, enum fmt fm, FILE *f, const char
 	case F_TEXT: return sp_gate_write_text(f, d);
 	case F_JSON: return sp_gate_write_json(f, d);
 	case F_JUNIT: return sp_gate_write_junit(f, d);
-	case F_HTML: return sp_gate_write_html(f, d, report_dir);
+	case F_HTML: break;
 	}
-	return -EINVAL;
+	return sp_gate_write_html(f, d, report_dir);
 }
 
 struct out {

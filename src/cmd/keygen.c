@@ -62,16 +62,18 @@ int cmd_keygen(int argc, char **argv)
 		fprintf(stderr, "sandprobe: keygen: cannot generate an Ed25519 key\n");
 		return SP_EXIT_INTERNAL;
 	}
-	int r = sp_ev_pem_write(key, 0600, k, true);
+	sp_outcome o = {0};
+	int r = sp_ev_pem_write(key, 0600, k, true, &o);
 	if (r == 0) {
-		r = sp_ev_pem_write(pub, 0644, k, false);
+		r = sp_ev_pem_write(pub, 0644, k, false, &o);
 		if (r < 0)
 			unlink(key);
 	}
 	sp_pubkey_free(k);
 	if (r < 0) {
-		fprintf(stderr, "sandprobe: keygen: cannot write %s: %s\n", r == -EEXIST ? key : prefix, strerror(-r));
-		return r == -EEXIST || r == -ENOENT || r == -EACCES ? SP_EXIT_USAGE : SP_EXIT_INTERNAL;
+		int e = o.errnum;
+		fprintf(stderr, "sandprobe: keygen: cannot write %s: %s\n", e == EEXIST ? key : prefix, o.why);
+		return e == EEXIST || e == ENOENT || e == EACCES ? SP_EXIT_USAGE : SP_EXIT_INTERNAL;
 	}
 	if (!quiet)
 		printf("%s\n%s\n", key, pub);

@@ -190,9 +190,9 @@ char *sp_ev_manifest_build(const char *dir, sp_error *err)
 		}
 		_cleanup_free_ char *p = sp_xasprintf("%s/%s", dir, paths[i]);
 		char hex[65];
-		int r = sp_ev_sha256_file_hex(p, hex);
-		if (r < 0) {
-			sp_fail_errno(err, -r, "%s", paths[i]);
+		sp_outcome o = {0};
+		if (sp_ev_sha256_file_hex(p, hex, &o) < 0) {
+			sp_fail_errno(err, o.errnum, "%s", paths[i]);
 			free(out);
 			out = NULL;
 			break;

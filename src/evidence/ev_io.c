@@ -29,21 +29,27 @@ void sp_ev_hex(const unsigned char *d, size_t n, char *out)
 }
 
 /* ---- opening files of a bundle ----------------------------------------- */
-int sp_ev_open_regular(const char *path)
+/* -1 with o: errnum e, why its sp_ev_strerror */
+static int io_why(sp_outcome *o, int e)
+{
+	return sp_why_errno(o, e, "%s", sp_ev_strerror(e));
+}
+
+int sp_ev_open_regular(const char *path, sp_outcome *o)
 {
 	/* O_NONBLOCK: a fifo planted in a bundle must not hang the verifier */
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW | O_NONBLOCK);
 	if (fd < 0)
-		return -errno;
+		return io_why(o, errno);
 	struct stat st;
 	if (fstat(fd, &st) < 0) {
 		int e = errno;
 		close(fd);
-		return -e;
+		return io_why(o, e);
 	}
 	if (!S_ISREG(st.st_mode)) {
 		close(fd);
-		return -EINVAL;
+		return io_why(o, EINVAL);
 	}
 	int fl = fcntl(fd, F_GETFL);
 	if (fl >= 0)
@@ -58,9 +64,10 @@ const char *sp_ev_strerror(int e)
 
 char *sp_ev_read_all(const char *path, size_t max, size_t *len, int *errnum)
 {
-	int fd = sp_ev_open_regular(path);
+	sp_outcome o = {0};
+	int fd = sp_ev_open_regular(path, &o);
 	if (fd < 0) {
-		*errnum = -fd;
+		*errnum = o.errnum;
 		return NULL;
 	}
 	return sp_read_fd_alloc(fd, max, len, errnum); /* closes fd */
@@ -74,7 +81,7 @@ int sp_ev_sha256_init(sp_ev_sha256 *h)
 	if (!h->ctx || EVP_DigestInit_ex(h->ctx, EVP_sha256(), NULL) != 1) {
 		EVP_MD_CTX_free(h->ctx);
 		h->ctx = NULL;
-		return -ENOMEM;
+		return -1;
 	}
 	return 0;
 }
@@ -112,16 +119,16 @@ void sp_ev_sha256_free(sp_ev_sha256 *h)
 	h->ctx = NULL;
 }
 
-int sp_ev_sha256_file(const char *path, unsigned char digest[32], unsigned long long *size)
+int sp_ev_sha256_file(const char *path, unsigned char digest[32], unsigned long long *size, sp_outcome *o)
 {
-	int fd = sp_ev_open_regular(path);
+	int fd = sp_ev_open_regular(path, o);
 	if (fd < 0)
-		return fd;
+		return -1;
 	_cleanup_free_ char *buf = sp_xmalloc(HASH_CHUNK);
 	sp_ev_sha256 h;
 	if (sp_ev_sha256_init(&h) < 0) {
 		close(fd);
-		return -ENOMEM;
+		return io_why(o, ENOMEM);
 	}
 	unsigned long long total = 0;
 	for (;;) {
@@ -132,7 +139,7 @@ int sp_ev_sha256_file(const char *path, unsigned char digest[32], unsigned long 
 			int e = errno;
 			close(fd);
 			sp_ev_sha256_free(&h);
-			return -e;
+			return io_why(o, e);
 		}
 		if (n == 0)
 			break;
@@ -147,10 +154,10 @@ int sp_ev_sha256_file(const char *path, unsigned char digest[32], unsigned long 
 	return 0;
 }
 
-int sp_ev_sha256_file_hex(const char *path, char hex[65])
+int sp_ev_sha256_file_hex(const char *path, char hex[65], sp_outcome *o)
 {
 	unsigned char d[32];
-	int r = sp_ev_sha256_file(path, d, NULL);
+	int r = sp_ev_sha256_file(path, d, NULL, o);
 	if (r == 0)
 		sp_ev_hex(d, 32, hex);
 	return r;

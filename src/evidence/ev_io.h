@@ -12,10 +12,12 @@
 #include <stddef.h>
 
 #include "core/error.h"
+#include "core/outcome.h"
 
 /* Open a bundle file for reading: never follows a symlink, never blocks on
- * a fifo; -errno (-EINVAL: not a regular file). */
-int sp_ev_open_regular(const char *path);
+ * a fifo; the fd, or -1 with o (errnum EINVAL: not a regular file; why its
+ * sp_ev_strerror). */
+int sp_ev_open_regular(const char *path, sp_outcome *o);
 /* Whole regular file (at most max bytes, else EFBIG) NUL-terminated, or NULL
  * with *errnum. */
 char *sp_ev_read_all(const char *path, size_t max, size_t *len, int *errnum);
@@ -29,8 +31,8 @@ struct sp_ev_sha256 {
 	bool done;
 	unsigned char digest[32];
 };
-/* 0, or -ENOMEM when OpenSSL cannot start a digest (update and final then
- * do nothing and done stays false) */
+/* 0, or -1 when OpenSSL cannot start a digest (update and final then do
+ * nothing and done stays false) */
 int sp_ev_sha256_init(sp_ev_sha256 *h);
 #define SP_EV_SHA256_INIT_FAILED "openssl: cannot initialise SHA-256"
 /* 0, or -1 with err (internal, exit 3) when no digest can be started */
@@ -38,12 +40,14 @@ int sp_ev_sha256_ready(sp_error *err);
 void sp_ev_sha256_update(sp_ev_sha256 *h, const void *p, size_t n);
 void sp_ev_sha256_final(sp_ev_sha256 *h); /* fills digest, frees ctx */
 void sp_ev_sha256_free(sp_ev_sha256 *h);
-/* hash a whole file in chunks; 0 or -errno; *size gets its length */
-int sp_ev_sha256_file(const char *path, unsigned char digest[32], unsigned long long *size);
+/* hash a whole file in chunks; 0, or -1 with o (errnum, why its
+ * sp_ev_strerror; ENOMEM when no digest can be started); *size gets its
+ * length */
+int sp_ev_sha256_file(const char *path, unsigned char digest[32], unsigned long long *size, sp_outcome *o);
 
 /* n bytes as 2n lowercase hex digits and a NUL */
 void sp_ev_hex(const unsigned char *d, size_t n, char *out);
-/* sp_ev_sha256_file as 64 hex digits; 0 or -errno */
-int sp_ev_sha256_file_hex(const char *path, char hex[65]);
+/* sp_ev_sha256_file as 64 hex digits; 0, or -1 with o */
+int sp_ev_sha256_file_hex(const char *path, char hex[65], sp_outcome *o);
 
 #endif

@@ -718,12 +718,13 @@ int sp_rows_open(sp_ev_rows *r, const char *dir, enum sp_ev_file kind, sp_ev_sha
 int sp_rows_open_hashed(sp_ev_rows *r, const char *dir, enum sp_ev_file kind, sp_ev_sha256 *hash, sp_ev_hasher *hs)
 {
 	_cleanup_free_ char *path = sp_xasprintf("%s/%s", dir, kinds[kind].name);
-	int fd = sp_ev_open_regular(path);
+	sp_outcome o = {0};
+	int fd = sp_ev_open_regular(path, &o);
 	if (fd < 0) {
 		memset(r, 0, sizeof *r);
 		r->kind = kind;
 		r->fd = -1;
-		return rwhy(r, SP_RW_OPEN, (size_t)-fd, NULL, rerr(r, SP_EVE_PRESENT, "%s", sp_ev_strerror(-fd)));
+		return rwhy(r, SP_RW_OPEN, (size_t)o.errnum, NULL, rerr(r, SP_EVE_PRESENT, "%s", o.why));
 	}
 	return rows_open_fd(r, fd, kind, hash, hs);
 }

@@ -38,28 +38,34 @@ void *sp_ev_keygen(void)
 	return EVP_PKEY_Q_keygen(NULL, NULL, "ED25519");
 }
 
-int sp_ev_pem_write(const char *path, unsigned mode, void *pkey, bool private_key)
+/* -1 with o: errnum e, why strerror(e) */
+static int pem_why(sp_outcome *o, int e)
+{
+	return sp_why_errno(o, e, "%s", strerror(e));
+}
+
+int sp_ev_pem_write(const char *path, unsigned mode, void *pkey, bool private_key, sp_outcome *o)
 {
 	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, (mode_t)mode);
 	if (fd < 0)
-		return -errno;
+		return pem_why(o, errno);
 	if (fchmod(fd, (mode_t)mode) < 0) { /* whatever the umask */
 		int e = errno;
 		close(fd);
 		unlink(path);
-		return -e;
+		return pem_why(o, e);
 	}
 	FILE *f = fdopen(fd, "w");
 	if (!f) {
 		int e = errno;
 		close(fd);
 		unlink(path);
-		return -e;
+		return pem_why(o, e);
 	}
 	int ok = private_key ? PEM_write_PKCS8PrivateKey(f, pkey, NULL, NULL, 0, NULL, NULL) : PEM_write_PUBKEY(f, pkey);
 	if (fclose(f) != 0 || !ok) {
 		unlink(path);
-		return -EIO;
+		return pem_why(o, EIO);
 	}
 	return 0;
 }

@@ -392,8 +392,9 @@ int sp_privkey_load(void **pkey, const char *path, sp_error *err);
 /* a new Ed25519 key pair (free with sp_pubkey_free), NULL on failure */
 void *sp_ev_keygen(void);
 /* PEM file (private: PKCS#8) created with exactly mode, never over an
- * existing file; 0 or -errno (nothing left behind). */
-int sp_ev_pem_write(const char *path, unsigned mode, void *pkey, bool private_key);
+ * existing file; 0, or -1 with o (errnum; why its strerror; nothing left
+ * behind). */
+int sp_ev_pem_write(const char *path, unsigned mode, void *pkey, bool private_key, sp_outcome *o);
 
 /* ---- statistics -------------------------------------------------------- */
 typedef struct sp_ev_dvec {

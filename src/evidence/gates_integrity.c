@@ -76,7 +76,8 @@ void sp_judge_integrity_manifest(sp_ev_judge *s, sp_ev_gate_ref g)
 						dp = s->hash[k].digest;
 				if (!dp) {
 					_cleanup_free_ char *fp = sp_xasprintf("%s/%s", s->dir, paths[j]);
-					int r = sp_ev_sha256_file(fp, d, NULL);
+					sp_outcome o = {0};
+					int r = sp_ev_sha256_file(fp, d, NULL, &o);
 					if (r < 0) {
 						what = "unreadable";
 						who = paths[j];

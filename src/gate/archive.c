@@ -265,9 +265,9 @@ static int check_manifest(const char *dir, void *pubkey, sp_error *err)
 		} else {
 			unsigned char dg[32];
 			_cleanup_free_ char *fp = sp_xasprintf("%s/%s", dir, paths[j]);
-			int r = sp_ev_sha256_file(fp, dg, NULL);
-			if (r < 0)
-				rc = sp_usage(err, "%s: %s", paths[j], strerror(-r));
+			sp_outcome o = {0};
+			if (sp_ev_sha256_file(fp, dg, NULL, &o) < 0)
+				rc = sp_usage(err, "%s: %s", paths[j], strerror(o.errnum));
 			else if (memcmp(dg, man.v[i].digest, 32))
 				rc = sp_usage(err, "%s: does not match its MANIFEST digest (edited)", paths[j]);
 			i++;

@@ -260,7 +260,8 @@ static void load_bundle(sp_gate_bundle *b, const char *dir, void *pubkey, bool k
 	unsigned char d[32];
 	_cleanup_free_ char *mp = sp_xasprintf("%s/MANIFEST", dir);
 	struct stat st; /* a regular file only: never a fifo or a link */
-	if (lstat(mp, &st) == 0 && S_ISREG(st.st_mode) && sp_ev_sha256_file(mp, d, NULL) == 0)
+	sp_outcome ho = {0};
+	if (lstat(mp, &st) == 0 && S_ISREG(st.st_mode) && sp_ev_sha256_file(mp, d, NULL, &ho) == 0)
 		sp_ev_hex(d, 32, b->manifest_sha256);
 
 	/* the verifier's judgement */
@@ -615,7 +616,8 @@ void sp_gcell_id(const sp_gate_decision *d, const sp_gate_cell *c, char *buf, si
 static int hash_file_hex(const char *path, char out[65])
 {
 	unsigned char dg[32];
-	if (sp_ev_sha256_file(path, dg, NULL) < 0)
+	sp_outcome o = {0};
+	if (sp_ev_sha256_file(path, dg, NULL, &o) < 0)
 		return -1;
 	sp_ev_hex(dg, 32, out);
 	return 0;

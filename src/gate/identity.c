@@ -83,9 +83,10 @@ int sp_identity_build(sp_gate_identity *id, const char *lane, char *const *artif
 			/* the file a link names (/usr/bin/x -> ...): hashed without following again */
 			_cleanup_free_ char *real = realpath(v, NULL);
 			char hex[65];
-			int r = real ? sp_ev_sha256_file_hex(real, hex) : -errno;
+			sp_outcome o = {0};
+			int r = real ? sp_ev_sha256_file_hex(real, hex, &o) : sp_why_errno(&o, errno, "%s", strerror(errno));
 			if (r < 0) {
-				sp_usage(err, "--artifact %s=%s: %s", name, v, strerror(-r));
+				sp_usage(err, "--artifact %s=%s: %s", name, v, strerror(o.errnum));
 				goto fail;
 			}
 			snprintf(digest, sizeof digest, "sha256:%s", hex);

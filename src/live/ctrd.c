@@ -249,9 +249,9 @@ static ssize_t on_read_req(nghttp2_session *s, int32_t sid, uint8_t *buf, size_t
 static int dial(const char *addr, sp_outcome *o)
 {
 	const char *path = strncmp(addr, "unix://", 7) ? addr : addr + 7;
-	int fd = sp_unix_connect(path, false);
+	int fd = sp_unix_connect(path, false, o);
 	if (fd < 0)
-		sp_why(o, "cannot connect to containerd at %s: %s", path, strerror(-fd));
+		sp_why_errno(o, o->errnum, "cannot connect to containerd at %s: %s", path, strerror(o->errnum));
 	return fd;
 }
 

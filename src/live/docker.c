@@ -85,22 +85,22 @@ static struct {
 	char why[200]; /* why the CLI is asked instead (for the notes) */
 } api;
 
-/* GET PATH on the engine's socket (HTTP/1.0: one answer, then the engine closes): the HTTP status, or
- * -errno; *body (malloc'd, NUL-terminated) is what follows the headers */
-static int api_get(const char *sock, const char *path, char **body, unsigned timeout_ms)
+/* GET PATH on the engine's socket (HTTP/1.0: one answer, then the engine closes): the HTTP status, or -1
+ * (o says why: no connection, no complete answer); *body (malloc'd, NUL-terminated) is what follows the headers */
+static int api_get(const char *sock, const char *path, char **body, unsigned timeout_ms, sp_outcome *o)
 {
 	*body = NULL;
 	/* non-blocking: an engine whose backlog is full answers EAGAIN at once instead of holding the lane */
-	_cleanup_close_ int fd = sp_unix_connect(sock, true);
+	_cleanup_close_ int fd = sp_unix_connect(sock, true, o);
 	if (fd < 0)
-		return fd;
+		return -1;
 	char req[512];
 	int rl = snprintf(req, sizeof req, "GET %s HTTP/1.0\r\nHost: docker\r\nUser-Agent: sandprobe\r\n\r\n", path);
 	if (rl < 0 || (size_t)rl >= sizeof req)
-		return -ENAMETOOLONG;
+		return sp_why_errno(o, ENAMETOOLONG, "GET %.100s: the request is too long", path);
 	int wr = sp_write_all(fd, req, (size_t)rl);
 	if (wr < 0)
-		return wr;
+		return sp_why_errno(o, -wr, "GET %.100s: %s", path, strerror(-wr));
 	enum { MAX = 4u << 20 };
 	char *buf = sp_xmalloc(MAX + 1);
 	bool timed_out = false;
@@ -110,7 +110,9 @@ static int api_get(const char *sock, const char *path, char **body, unsigned tim
 	unsigned st = 0;
 	if (timed_out || n == MAX || !hend || sscanf(buf, "HTTP/1.%*1[01] %3u", &st) != 1 || st < 100 || st > 599) {
 		free(buf);
-		return timed_out ? -ETIMEDOUT : -EPROTO;
+		if (timed_out)
+			return sp_why_errno(o, ETIMEDOUT, "GET %.100s: no answer within %u ms", path, timeout_ms);
+		return sp_why_errno(o, EPROTO, "GET %.100s: no complete HTTP answer", path);
 	}
 	memmove(buf, hend + 4, n - (size_t)(hend + 4 - buf) + 1);
 	*body = buf;
@@ -132,7 +134,8 @@ static void api_prove(const char *cli_id)
 		return;
 	}
 	_cleanup_free_ char *body = NULL;
-	int st = api_get(sock, "/info", &body, 20000);
+	sp_outcome o = {0}; /* "does not answer" says enough in the notes */
+	int st = api_get(sock, "/info", &body, 20000, &o);
 	json_t *j = st == 200 ? json_loads(body, 0, NULL) : NULL;
 	const char *id = j ? json_string_value(json_object_get(j, "ID")) : NULL;
 	if (cli_id && *cli_id && id && strcmp(id, cli_id) == 0) {
@@ -158,7 +161,7 @@ static int engine_knows(const char *ref, char **body, const char **by, sp_outcom
 	if (api.ok) {
 		char path[200];
 		snprintf(path, sizeof path, "/containers/%.150s/json", ref);
-		int st = api_get(api.path, path, body, 20000);
+		int st = api_get(api.path, path, body, 20000, o); /* no answer: docker inspect is asked below */
 		*by = "the engine API on the CLI's socket";
 		if (st == 200)
 			return 1;

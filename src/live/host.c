@@ -231,7 +231,8 @@ void sp_doctor_ingest(sp_live_lane *l, const char *json, size_t len, int rc)
 
 /* ------------------------------------------------------------- helpers */
 
-static int ns_link(pid_t pid, const char *type, char *buf, size_t size)
+/* the target of pid's (0: our own) namespace link of type: 0, or -1 (o: strerror of errnum) */
+static int ns_link(pid_t pid, const char *type, char *buf, size_t size, sp_outcome *o)
 {
 	char path[64];
 	if (pid)
@@ -240,9 +241,9 @@ static int ns_link(pid_t pid, const char *type, char *buf, size_t size)
 		snprintf(path, sizeof path, "/proc/self/ns/%s", type);
 	ssize_t n = readlink(path, buf, size - 1);
 	if (n < 0)
-		return -errno;
+		return sp_why_errno(o, errno, "%s", strerror(errno));
 	buf[n] = '\0';
-	return n > 0 ? 0 : -EINVAL;
+	return n > 0 ? 0 : sp_why_errno(o, EINVAL, "%s", strerror(EINVAL));
 }
 
 /* what the doctor observed for id (NULL when the check did not run) */
@@ -279,9 +280,10 @@ static void host_ns(sp_live_lane *l)
 		bool claimed = l->claim.ns & (1u << i);
 		snprintf(exp, sizeof exp, "%s", claimed ? "the sandbox's link differs from the host's, both readable"
 							 : "any (not claimed by this launch)");
-		int es = ns_link(l->host_pid, t, sb, sizeof sb), eh = ns_link(0, t, hb, sizeof hb);
+		sp_outcome os = {0}, oh = {0};
+		int es = ns_link(l->host_pid, t, sb, sizeof sb, &os), eh = ns_link(0, t, hb, sizeof hb, &oh);
 		if (es < 0 || eh < 0) {
-			snprintf(obs, sizeof obs, "sandbox %s, host %s", es < 0 ? strerror(-es) : sb, eh < 0 ? strerror(-eh) : hb);
+			snprintf(obs, sizeof obs, "sandbox %s, host %s", es < 0 ? os.why : sb, eh < 0 ? oh.why : hb);
 			sp_lres_add(&l->results, id, SP_STATUS_ERROR, exp, obs, "cannot read both namespace links: empty-vs-empty is no proof");
 			continue;
 		}
@@ -412,13 +414,14 @@ static bool mount_opt_has(const char *opts, const char *opt)
 	return has;
 }
 
+/* 1 found (opts, super, fstype filled), 0 not, -1 when pid's mountinfo cannot be opened (the caller says so) */
 static int root_mount(pid_t pid, char *opts, size_t osz, char *super, size_t ssz, char *fstype, size_t fsz, size_t *nmounts)
 {
 	char path[64];
 	snprintf(path, sizeof path, "/proc/%d/mountinfo", (int)pid);
 	_cleanup_fclose_ FILE *f = fopen(path, "re");
 	if (!f)
-		return -errno;
+		return -1;
 	/* the mount the process's root is on (mounts stacked over / later are not its root) */
 	char rootp[64];
 	snprintf(rootp, sizeof rootp, "/proc/%d/root/", (int)pid);
@@ -578,12 +581,12 @@ static void dev_walk_at(int dfd, const char *rel, int depth, bool own_pts, sp_li
 	closedir(d);
 }
 
-int sp_dev_walk(const char *dev, sp_live_dev_scan *sc)
+int sp_dev_walk(const char *dev, sp_live_dev_scan *sc, sp_outcome *o)
 {
 	memset(sc, 0, sizeof *sc);
 	int fd = open(dev, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
-		return -errno;
+		return sp_why_errno(o, errno, "%s", strerror(errno));
 	/* its pts is the sandbox's own when it is a devpts mount other than the host's */
 	char pts[1100];
 	snprintf(pts, sizeof pts, "%s/pts", dev);
@@ -603,9 +606,9 @@ static void host_dev(sp_live_lane *l)
 				  ? "no device node anywhere under /dev beyond null,zero,full,random,urandom,tty,ptmx,console and its own pts"
 				  : "any (this launch does not claim a minimal /dev)";
 	sp_live_dev_scan sc;
-	int r = sp_dev_walk(path, &sc);
-	if (r < 0) {
-		sp_lres_add(&l->results, SP_HOSTID(dev), SP_STATUS_ERROR, exp, path, "cannot list the sandbox's /dev from the host: %s", strerror(-r));
+	sp_outcome o = {0};
+	if (sp_dev_walk(path, &sc, &o) < 0) {
+		sp_lres_add(&l->results, SP_HOSTID(dev), SP_STATUS_ERROR, exp, path, "cannot list the sandbox's /dev from the host: %s", o.why);
 		return;
 	}
 	char obs[800];
@@ -691,8 +694,9 @@ static void uk_ns(sp_live_lane *l, json_t *spec)
 		bool in_spec = spec_has_ns(spec, oci_ns_names[i]);
 		const char *exp = claimed ? "the engine's spec gives the workload its own namespace (gVisor implements it)"
 					  : "any (not claimed by this launch)";
-		ns_link(l->host_pid, t, sb, sizeof sb);
-		ns_link(0, t, hb, sizeof hb);
+		sp_outcome ignored = {0}; /* an unreadable link leaves its buffer empty */
+		ns_link(l->host_pid, t, sb, sizeof sb, &ignored);
+		ns_link(0, t, hb, sizeof hb, &ignored);
 		snprintf(obs, sizeof obs, "spec: %s namespace %s; the Sentry (pid %d) is in %s, the host in %s", oci_ns_names[i],
 			 in_spec ? "new" : "not asked for", (int)l->host_pid, sb[0] ? sb : "?", hb[0] ? hb : "?");
 		if (claimed && !in_spec)

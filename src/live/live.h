@@ -275,8 +275,8 @@ bool sp_wait_procs_gone(const char *needle, unsigned timeout_ms, char *what, siz
 /* the containerd shim serving container id: its pid (0 when none), -address, -namespace and cwd (the bundle) */
 pid_t sp_find_shim(const char *id, char *addr, size_t addrsz, char *ns, size_t nssz, char *bundle, size_t bundlesz);
 /* proc.c: a stream connection to the unix socket at path (an engine's API), non-blocking when asked
- * (an engine whose backlog is full then answers EAGAIN at once): the fd, or -errno */
-int sp_unix_connect(const char *path, bool nonblock);
+ * (an engine whose backlog is full then answers EAGAIN at once): the fd, or -1 (o: strerror of errnum) */
+int sp_unix_connect(const char *path, bool nonblock, sp_outcome *o);
 /* gvisor.c: pid is runsc's sandbox (the Sentry) of container id: l->host_pid, l->spec (its bundle's
  * config.json) and its --root; else -1 with err */
 int sp_gvisor_sandbox(sp_live_lane *l, pid_t pid, const char *id, char *root, size_t rootsz, sp_error *err);
@@ -326,7 +326,8 @@ typedef struct sp_live_dev_scan {
 	bool truncated; /* cut short at its bounds (depth 8, 65536 entries) */
 	char list[512]; /* the first extra nodes: "net/tun (10:200),..." */
 } sp_live_dev_scan;
-int sp_dev_walk(const char *dev, sp_live_dev_scan *sc);
+/* 0, or -1 (o: strerror of errnum) when dev cannot be opened */
+int sp_dev_walk(const char *dev, sp_live_dev_scan *sc, sp_outcome *o);
 void sp_host_checks(sp_live_lane *l);
 /* validate the doctor's report (schema sandprobe.doctor.v1); adds its results to the lane */
 void sp_doctor_ingest(sp_live_lane *l, const char *json, size_t len, int rc);

@@ -349,19 +349,19 @@ void sp_run_cmds(char **const argvs[], size_t n, int *rcs, char **outs, char **e
 	free(up);
 }
 
-int sp_unix_connect(const char *path, bool nonblock)
+int sp_unix_connect(const char *path, bool nonblock, sp_outcome *o)
 {
 	struct sockaddr_un sa = {.sun_family = AF_UNIX};
 	if (strlen(path) >= sizeof sa.sun_path)
-		return -ENAMETOOLONG;
+		return sp_why_errno(o, ENAMETOOLONG, "%s", strerror(ENAMETOOLONG));
 	memcpy(sa.sun_path, path, strlen(path) + 1);
 	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | (nonblock ? SOCK_NONBLOCK : 0), 0);
 	if (fd < 0)
-		return -errno;
+		return sp_why_errno(o, errno, "%s", strerror(errno));
 	if (connect(fd, (struct sockaddr *)&sa, sizeof sa) < 0) {
 		int e = errno;
 		close(fd);
-		return -e;
+		return sp_why_errno(o, e, "%s", strerror(e));
 	}
 	return fd;
 }

@@ -37,24 +37,25 @@ static int newest_kernel(char *out, size_t outsz)
 	return 0;
 }
 
-/* the release string of an x86 bzImage (boot protocol header) */
-static int bzimage_release(const char *path, char *out, size_t outsz)
+/* the release string of an x86 bzImage (boot protocol header): 0, or -1 (o: "kernel PATH is not an x86
+ * bzImage", errnum set when it could not be opened) */
+static int bzimage_release(const char *path, char *out, size_t outsz, sp_outcome *o)
 {
 	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return -errno;
+		return sp_why_errno(o, errno, "kernel %s is not an x86 bzImage", path);
 	unsigned char hdr[0x210];
 	if (pread(fd, hdr, sizeof hdr, 0) != (ssize_t)sizeof hdr || memcmp(hdr + 0x202, "HdrS", 4) != 0)
-		return -EINVAL;
+		return sp_why(o, "kernel %s is not an x86 bzImage", path);
 	unsigned off = (unsigned)hdr[0x20e] | ((unsigned)hdr[0x20f] << 8);
 	char ver[256];
 	ssize_t n = pread(fd, ver, sizeof ver - 1, (off_t)off + 0x200);
 	if (n <= 0)
-		return -EINVAL;
+		return sp_why(o, "kernel %s is not an x86 bzImage", path);
 	ver[n] = '\0';
 	size_t len = strcspn(ver, " \n");
 	if (len == 0)
-		return -EINVAL;
+		return sp_why(o, "kernel %s is not an x86 bzImage", path);
 	snprintf(out, outsz, "%.*s", (int)len, ver);
 	return 0;
 }
@@ -93,10 +94,8 @@ static int probe(const sp_live_cfg *cfg, sp_outcome *o)
 	char k[4096], rel[128];
 	if (pick_kernel(cfg, k, sizeof k, o) < 0)
 		return -1;
-	if (bzimage_release(k, rel, sizeof rel) < 0) {
-		sp_why(o, "kernel %s is not an x86 bzImage", k);
+	if (bzimage_release(k, rel, sizeof rel, o) < 0)
 		return -1;
-	}
 	sp_outcome kwhy = {0};
 	if (!strcmp(cfg->accel, "kvm") && !sp_kvm_usable(&kwhy))
 		return sp_why(o, "--accel kvm, but KVM is not usable: %s", kwhy.why);
@@ -266,7 +265,7 @@ static int prepare(sp_live_lane *l, sp_error *err)
 {
 	sp_outcome o = {0};
 	char k[4096];
-	if (pick_kernel(l->cfg, k, sizeof k, &o) < 0 || bzimage_release(k, l->vm_kernel, sizeof l->vm_kernel) < 0)
+	if (pick_kernel(l->cfg, k, sizeof k, &o) < 0 || bzimage_release(k, l->vm_kernel, sizeof l->vm_kernel, &o) < 0)
 		return sp_usage(err, "%.511s", o.why);
 	/* the init script */
 	char *script = NULL;

@@ -458,7 +458,8 @@ static int rfs_cb(const char *fpath, const struct stat *sb, int flag, struct FTW
 	e->mode = (unsigned)(sb->st_mode & 07777);
 	e->kind = flag == FTW_D || flag == FTW_DP ? 'd' : flag == FTW_SL || flag == FTW_SLN ? 'l' : S_ISREG(sb->st_mode) ? 'f' : 'o';
 	if (e->kind == 'f') {
-		if (sp_ev_sha256_file_hex(fpath, e->h) < 0)
+		sp_outcome o = {0};
+		if (sp_ev_sha256_file_hex(fpath, e->h, &o) < 0)
 			snprintf(e->h, sizeof e->h, "unreadable");
 	} else if (e->kind == 'l') {
 		char t[4096];

@@ -362,25 +362,27 @@ static void test_dev_walk(void)
 	MD("pts");
 	MK("pts/ptmx", S_IFCHR | 0666, 5, 2);
 	sp_live_dev_scan sc;
-	is_int(sp_dev_walk(dir, &sc), 0, "walk a minimal /dev");
+	sp_outcome o = {0};
+	is_int(sp_dev_walk(dir, &sc, &o), 0, "walk a minimal /dev");
 	is_int(sc.nodes, 3, "three nodes");
 	is_int(sc.extra, 0, "none beyond the allowlist");
 	MD("net");
 	MK("net/tun", S_IFCHR | 0666, 10, 200);
-	sp_dev_walk(dir, &sc);
+	sp_dev_walk(dir, &sc, &o);
 	is_int(sc.extra, 1, "a node in a subdirectory is found (net/tun)");
 	like_str(sc.list, "net/tun (10:200)", "and named with its numbers");
 	MK("pts/0", S_IFCHR | 0620, 136, 0);
-	sp_dev_walk(dir, &sc);
+	sp_dev_walk(dir, &sc, &o);
 	ok(!sc.own_pts && sc.extra == 2, "a terminal under a pts that is not a devpts of its own counts");
 	MD("disk");
 	MK("disk/vda", S_IFBLK | 0660, 254, 0);
 	snprintf(p, sizeof p, "%s/sda-link", dir);
 	ok(symlink("/dev/vda", p) == 0, "a symlink to a host disk");
-	sp_dev_walk(dir, &sc);
+	sp_dev_walk(dir, &sc, &o);
 	is_int(sc.blocks, 1, "the block node is found, the symlink is not followed");
 	is_int(sc.nodes, 6, "six nodes in all");
-	is_int(sp_dev_walk("/nonexistent-dev-dir", &sc), -ENOENT, "an absent /dev is an error");
+	is_int(sp_dev_walk("/nonexistent-dev-dir", &sc, &o), -1, "an absent /dev is an error");
+	is_int(o.errnum, ENOENT, "and says why (ENOENT)");
 	sp_rm_rf(dir);
 #undef MK
 #undef MD
