@@ -1,6 +1,7 @@
 /* The verifier of sandprobe bundles, inside: what the readers (ev_read.c,
  * ev_read_ops.c) gather from the bundle's files in one pass each, and the
- * gate list that names, in report order, one judge function per gate.
+ * declarations of the judges that the gate list (SP_GATE_LIST, evidence.h)
+ * names, in report order, one judge function per gate.
  *
  * sp_ev_verify (ev_gates.c) runs the readers, then the judge of every G and
  * J line of SP_GATE_LIST (evidence.h) in order: a judge reads the gathered
