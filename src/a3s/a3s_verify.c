@@ -655,23 +655,14 @@ struct cl {
 	long long total; /* final pods_total sample */
 };
 
-/* The cluster gates, each id beside its judge, in the order they are
- * reported. A judge reads the bundle and reports its gate (or nothing when
- * metadata.txt says the part was skipped); it may use what an earlier judge
- * found in k (the artifacts, the selected nodes, the final pods). Adding a
- * cluster gate: its id in the gate catalogue (evidence/evidence.h), a line
- * here and its judge. */
-#define A3S_CLUSTER_GATES(X) \
-	X(A3S_ARTIFACTS, judge_artifacts) \
-	X(A3S_RUNTIMECLASS, judge_runtimeclass) \
-	X(A3S_NODES, judge_nodes) \
-	X(A3S_PODS, judge_pods) \
-	X(A3S_POD_EVIDENCE, judge_pod_evidence) \
-	X(A3S_EVENTS, judge_events) \
-	X(A3S_SMOKE_EXEC, judge_smoke_exec) \
-	X(A3S_JOBS, judge_jobs) \
-	X(A3S_COMPLEX, judge_complex) \
-	X(A3S_POST_CLEANUP, judge_post_cleanup)
+/* The cluster gates are the A lines of the gate list (SP_GATE_LIST,
+ * evidence/evidence.h), each id beside its judge here, reported in the
+ * list's order. A judge reads the bundle and reports its gate (or nothing
+ * when metadata.txt says the part was skipped); it may use what an earlier
+ * judge found in k (the artifacts, the selected nodes, the final pods).
+ * Adding a cluster gate: one A line in that list and its judge
+ *     static void a3s_judge_<name>(ctx *c, struct cl *k, sp_ev_gate_ref id)
+ * in this file, before the table below. */
 typedef void cluster_judge(ctx *c, struct cl *k, sp_ev_gate_ref id);
 
 static a3s_text *art(struct cl *k, const char *name)
@@ -848,7 +839,7 @@ static void cl_free(struct cl *k)
 static const char *scalar(const sp_ynode *n) { return n && n->kind == SP_YN_SCALAR ? n->str : NULL; }
 
 /* the RuntimeClass object */
-static void judge_runtimeclass(ctx *c, struct cl *k, sp_ev_gate_ref id)
+static void a3s_judge_runtimeclass(ctx *c, struct cl *k, sp_ev_gate_ref id)
 {
 	a3s_text *x = art(k, "runtimeclass.yaml");
 	if (!x || !c->meta_ok) {
@@ -892,7 +883,7 @@ static void judge_runtimeclass(ctx *c, struct cl *k, sp_ev_gate_ref id)
 }
 
 /* the artifacts every cluster bundle has */
-static void judge_artifacts(ctx *c, struct cl *k, sp_ev_gate_ref id)
+static void a3s_judge_artifacts(ctx *c, struct cl *k, sp_ev_gate_ref id)
 {
 	char m[64];
 	size_t bad = 0;
@@ -913,7 +904,7 @@ static void judge_artifacts(ctx *c, struct cl *k, sp_ev_gate_ref id)
 }
 
 /* selected nodes in the final sample: count, names, labels */
-static void judge_nodes(ctx *c, struct cl *k, sp_ev_gate_ref id)
+static void a3s_judge_nodes(ctx *c, struct cl *k, sp_ev_gate_ref id)
 {
 	if (k->fr == SIZE_MAX) {
 		sp_verdict_na(c->v, id, "resource-samples.tsv has no final sample");
@@ -959,7 +950,7 @@ static void judge_nodes(ctx *c, struct cl *k, sp_ev_gate_ref id)
 }
 
 /* pods and jobs in the samples */
-static void judge_pods(ctx *c, struct cl *k, sp_ev_gate_ref id)
+static void a3s_judge_pods(ctx *c, struct cl *k, sp_ev_gate_ref id)
 {
 	if (k->fr == SIZE_MAX) {
 		sp_verdict_na(c->v, id, "resource-samples.tsv has no final sample");
@@ -1033,7 +1024,7 @@ static void final_pod_rows(ctx *c, const struct cl *k, sp_outcome *o)
 }
 
 /* the final pod artifacts */
-static void judge_pod_evidence(ctx *c, struct cl *k, sp_ev_gate_ref id)
+static void a3s_judge_pod_evidence(ctx *c, struct cl *k, sp_ev_gate_ref id)
 {
 	if (k->fr == SIZE_MAX) {
 		sp_verdict_na(c->v, id, "resource-samples.tsv has no final sample");
@@ -1080,7 +1071,7 @@ static void judge_pod_evidence(ctx *c, struct cl *k, sp_ev_gate_ref id)
 		     total, c->runtime_class);
 }
 
-static void judge_events(ctx *c, struct cl *k, sp_ev_gate_ref id)
+static void a3s_judge_events(ctx *c, struct cl *k, sp_ev_gate_ref id)
 {
 	char m[64];
 	a3s_text *ex = art(k, "events.tsv");
@@ -1101,7 +1092,7 @@ static void judge_events(ctx *c, struct cl *k, sp_ev_gate_ref id)
 }
 
 /* smoke exec on every selected node */
-static void judge_smoke_exec(ctx *c, struct cl *k, sp_ev_gate_ref id)
+static void a3s_judge_smoke_exec(ctx *c, struct cl *k, sp_ev_gate_ref id)
 {
 	if (!c->meta_ok || c->skip_smoke)
 		return;
@@ -1142,7 +1133,7 @@ static void job_pods(ctx *c, const struct cl *k, const a3s_rows *js, sp_outcome 
 }
 
 /* the churn Job */
-static void judge_jobs(ctx *c, struct cl *k, sp_ev_gate_ref id)
+static void a3s_judge_jobs(ctx *c, struct cl *k, sp_ev_gate_ref id)
 {
 	if (!c->meta_ok || c->skip_jobs)
 		return;
@@ -1196,7 +1187,7 @@ static void judge_jobs(ctx *c, struct cl *k, sp_ev_gate_ref id)
 }
 
 /* the long-lived complex workloads */
-static void judge_complex(ctx *c, struct cl *k, sp_ev_gate_ref id)
+static void a3s_judge_complex(ctx *c, struct cl *k, sp_ev_gate_ref id)
 {
 	if (!c->meta_ok || c->skip_complex)
 		return;
@@ -1286,7 +1277,7 @@ static void post_cleanup_counts(ctx *c, const struct cl *k, sp_outcome *o)
 }
 
 /* after cleanup: nothing left */
-static void judge_post_cleanup(ctx *c, struct cl *k, sp_ev_gate_ref id)
+static void a3s_judge_post_cleanup(ctx *c, struct cl *k, sp_ev_gate_ref id)
 {
 	if (!c->meta_ok || !c->cleanup)
 		return;
@@ -1309,9 +1300,9 @@ static const struct {
 	sp_ev_gate_ref id;
 	cluster_judge *judge;
 } cluster_gates[] = {
-#define X(id, judge) {SP_GREF_INIT(id), judge},
-	A3S_CLUSTER_GATES(X)
-#undef X
+#define A3S_CLUSTER_GATE(name, id, techniques, what, judge) {SP_GREF_INIT(name), judge},
+	SP_GATE_LIST(SP_GATE_SKIP, SP_GATE_SKIP, SP_GATE_SKIP, A3S_CLUSTER_GATE)
+#undef A3S_CLUSTER_GATE
 };
 
 static void gate_cluster(ctx *c)

@@ -5,8 +5,8 @@
  *
  * The readers (ev_read.c, ev_read_ops.c) parse each file in one streaming
  * pass, hashed while parsed, so the MANIFEST check re-reads only what was not
- * parsed (logs/, unexpected files); then each line of the gate list
- * SP_EV_JUDGES (ev_judge.h) has its judge (gates_<family>.c) report its
+ * parsed (logs/, unexpected files); then each G and J line of the gate
+ * list SP_GATE_LIST (evidence.h) has its judge (gates_<family>.c) report its
  * gate, in the list's order. */
 #include "evidence/ev_judge.h"
 
@@ -21,9 +21,11 @@ static const struct judge_line {
 	sp_ev_gate_ref g;
 	void (*judge)(sp_ev_judge *s, sp_ev_gate_ref g);
 } judges[] = {
-#define SP_EV_JUDGE_LINE(name, sfx, fn) {{SP_G_##name, sfx}, fn},
-	SP_EV_JUDGES(SP_EV_JUDGE_LINE)
-#undef SP_EV_JUDGE_LINE
+#define SP_EV_JUDGE_G(name, id, techniques, what, fn) {{SP_G_##name, NULL}, fn},
+#define SP_EV_JUDGE_J(name, sfx, fn) {{SP_G_##name, sfx}, fn},
+	SP_GATE_LIST(SP_EV_JUDGE_G, SP_EV_JUDGE_J, SP_GATE_SKIP, SP_GATE_SKIP)
+#undef SP_EV_JUDGE_G
+#undef SP_EV_JUDGE_J
 };
 
 /* every file of the bundle, in the order the readers need one another */

@@ -1,18 +1,24 @@
 /* The verifier of sandprobe bundles, inside: what the readers (ev_read.c,
  * ev_read_ops.c) gather from the bundle's files in one pass each, and the
- * gate list that names, in report order, one judge function per gate.
+ * declarations of the judges that the gate list (SP_GATE_LIST, evidence.h)
+ * names, in report order, one judge function per gate.
  *
- * sp_ev_verify (ev_gates.c) runs the readers, then every line of
- * SP_EV_JUDGES in order: a judge reads the gathered state and reports its
- * gate (sp_ev_gatef/sp_ev_gate_na, ev_verdict.c), zero or more members for a
- * family (latency.p95.*, cleanup.*). Judges are grouped by family in
- * gates_<family>.c.
+ * sp_ev_verify (ev_gates.c) runs the readers, then the judge of every G and
+ * J line of SP_GATE_LIST (evidence.h) in order: a judge reads the gathered
+ * state and reports its gate (sp_ev_gatef/sp_ev_gate_na, ev_verdict.c), zero
+ * or more members for a family (latency.p95.*, cleanup.*). Judges are grouped
+ * by family in gates_<family>.c.
  *
- * Adding a gate: its id in SP_GATE_LIST (evidence.h), one line below at the
- * place its report line goes, and its judge
+ * Adding a gate costs one line and one function: a line
+ *     G(NAME, "id", "techniques", "what it proves", sp_judge_<name>) \
+ * in SP_GATE_LIST at the place its report line goes (that gives its enum
+ * SP_G_NAME, its catalogue entry and its place in the report; this header
+ * declares the judge), and the judge
  *     void sp_judge_<name>(sp_ev_judge *s, sp_ev_gate_ref g)
- * in the gates_<family>.c it belongs to. If it needs data no reader keeps
- * yet, the reader that parses that file stores it in sp_ev_judge. */
+ * in the gates_<family>.c it belongs to. One more report line of a declared
+ * gate (a family member, a second judge) is a J line. If the gate needs data
+ * no reader keeps yet, the reader that parses that file stores it in
+ * sp_ev_judge (that is then more than one function). */
 #ifndef SP_EV_JUDGE_H
 #define SP_EV_JUDGE_H
 
@@ -270,73 +276,11 @@ void sp_ev_read_bundle(sp_ev_judge *s); /* the file list, logs/, MANIFEST, MANIF
 void sp_ev_record_tsv(sp_ev_judge *s, enum sp_ev_file f, const sp_ev_rows *r, bool opened, bool read_ok,
 		      unsigned long long rows);
 
-/* ---- the gate list ----------------------------------------------------------
- * X(NAME, suffix, judge): the gate SP_G_NAME (a family member when suffix is
- * not NULL) judged by judge, in the order the report prints them. A gate
- * whose place in the report depends on its input is listed at each place,
- * with a judge that reports it only there (summary.consistent). */
-#define SP_EV_JUDGES(X) \
-	X(FILES_PRESENT, NULL, sp_judge_files_present) \
-	X(METADATA_SCHEMA, NULL, sp_judge_metadata_schema) \
-	X(METADATA_KEYS, NULL, sp_judge_metadata_keys) \
-	X(PROFILE_CLAIM, NULL, sp_judge_profile_claim) \
-	X(METADATA_ABSENT, NULL, sp_judge_metadata_absent) \
-	X(COLUMNS_ANY, "faults", sp_judge_columns) \
-	X(TYPES_ANY, "faults", sp_judge_types) \
-	X(FAULTS_RECOVERED, NULL, sp_judge_faults_recovered) \
-	X(FAULTS_DECLARED, NULL, sp_judge_faults_declared) \
-	X(COLUMNS_ANY, "capabilities", sp_judge_columns) \
-	X(TYPES_ANY, "capabilities", sp_judge_types) \
-	X(COLUMNS_ANY, "operations", sp_judge_columns) \
-	X(TYPES_ANY, "operations", sp_judge_types) \
-	X(OPS_SUCCESS, NULL, sp_judge_ops_success) \
-	X(OPS_EXPECTED_FAULTS, NULL, sp_judge_ops_expected_faults) \
-	X(OPS_COMPOSITION, NULL, sp_judge_ops_composition) \
-	X(CAPABILITY_COVERAGE, NULL, sp_judge_capability_coverage) \
-	X(CAPABILITY_AGREE, NULL, sp_judge_capability_agree) \
-	X(COLUMNS_ANY, "samples", sp_judge_columns) \
-	X(TYPES_ANY, "samples", sp_judge_types) \
-	X(COLUMNS_ANY, "latency", sp_judge_columns) \
-	X(TYPES_ANY, "latency", sp_judge_types) \
-	X(LATENCY_AGREE, NULL, sp_judge_latency_agree) \
-	X(LATENCY_WARMUP, NULL, sp_judge_latency_warmup) \
-	X(LATENCY_P95, NULL, sp_judge_latency_p95) \
-	X(LATENCY_P95_ANY, NULL, sp_judge_latency_p95_scenario) \
-	X(SAMPLES_MONOTONIC, NULL, sp_judge_samples_monotonic) \
-	X(SAMPLES_PHASES, NULL, sp_judge_samples_phases) \
-	X(SAMPLES_SPAN, NULL, sp_judge_samples_span) \
-	X(SAMPLES_COUNT, NULL, sp_judge_samples_count) \
-	X(SAMPLES_GAP, NULL, sp_judge_samples_gap) \
-	X(SAMPLES_INTERVAL, NULL, sp_judge_samples_interval) \
-	X(SAMPLES_CADENCE, NULL, sp_judge_samples_cadence) \
-	X(LEAK_RSS_SLOPE, NULL, sp_judge_leak_rss_slope) \
-	X(LEAK_FD_GROWTH, NULL, sp_judge_leak_fd_growth) \
-	X(LEAK_FD_FINAL, NULL, sp_judge_leak_fd_final) \
-	X(DISK_PEAK, NULL, sp_judge_disk_peak) \
-	X(DISK_FINAL, NULL, sp_judge_disk_final) \
-	X(CLEANUP_OWNED_PROCESSES, NULL, sp_judge_cleanup_owned) \
-	X(CLEANUP_OWNED_MOUNTS, NULL, sp_judge_cleanup_owned) \
-	X(CLEANUP_OWNED_SOCKETS, NULL, sp_judge_cleanup_owned) \
-	X(CLEANUP_OWNED_CGROUPS, NULL, sp_judge_cleanup_owned) \
-	X(CLEANUP_ANY, NULL, sp_judge_cleanup_extra) \
-	X(SAMPLES_WALL, NULL, sp_judge_samples_wall) \
-	X(OPERATIONS_ORDER, NULL, sp_judge_operations_order) \
-	X(FAULTS_WINDOW, NULL, sp_judge_faults_window) \
-	X(WARMUP_BOUNDED, NULL, sp_judge_warmup_bounded) \
-	X(TYPES_ANY, "inventory", sp_judge_types_inventory) \
-	X(CLEANUP_INVENTORY, NULL, sp_judge_cleanup_inventory) \
-	X(TYPES_ANY, "summary", sp_judge_types_summary) \
-	X(SUMMARY_CONSISTENT, NULL, sp_judge_summary_unread) \
-	X(CLEANUP_STATUS, NULL, sp_judge_cleanup_status) \
-	X(RUN_COMPLETED, NULL, sp_judge_run_completed) \
-	X(SUMMARY_CONSISTENT, NULL, sp_judge_summary_consistent) \
-	X(LOGS_BOUNDED, NULL, sp_judge_logs_bounded) \
-	X(LOGS_REDACTED, NULL, sp_judge_logs_redacted) \
-	X(INTEGRITY_MANIFEST, NULL, sp_judge_integrity_manifest) \
-	X(INTEGRITY_SIGNATURE, NULL, sp_judge_integrity_signature)
-
-#define SP_EV_JUDGE_DECL(name, sfx, judge) void judge(sp_ev_judge *s, sp_ev_gate_ref g);
-SP_EV_JUDGES(SP_EV_JUDGE_DECL)
-#undef SP_EV_JUDGE_DECL
+/* ---- the judges of the gate list (SP_GATE_LIST's G and J lines) ---------- */
+#define SP_EV_JUDGE_G(name, id, techniques, what, judge) void judge(sp_ev_judge *s, sp_ev_gate_ref g);
+#define SP_EV_JUDGE_J(name, sfx, judge) void judge(sp_ev_judge *s, sp_ev_gate_ref g);
+SP_GATE_LIST(SP_EV_JUDGE_G, SP_EV_JUDGE_J, SP_GATE_SKIP, SP_GATE_SKIP)
+#undef SP_EV_JUDGE_G
+#undef SP_EV_JUDGE_J
 
 #endif

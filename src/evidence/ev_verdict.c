@@ -38,8 +38,8 @@ void sp_ev_sanitize(char *p)
 
 /* ---- the gate catalogue -------------------------------------------------- */
 const sp_ev_gate_info sp_gate_catalog[] = {
-#define SP_GATE_INFO(name, id, techniques, what) [SP_G_##name] = {id, techniques, what},
-	SP_GATE_LIST(SP_GATE_INFO)
+#define SP_GATE_INFO(name, id, techniques, what, ...) [SP_G_##name] = {id, techniques, what},
+	SP_GATE_LIST(SP_GATE_INFO, SP_GATE_SKIP, SP_GATE_INFO, SP_GATE_INFO)
 #undef SP_GATE_INFO
 };
 const size_t sp_gate_catalog_count = SP_ARRAY_SIZE(sp_gate_catalog);

@@ -453,8 +453,21 @@ extern const size_t sp_gate_catalog_count;
 /* the catalogue entry of a reported gate id, or NULL */
 const sp_ev_gate_info *sp_gate_info_find(const char *id);
 
-/* The catalogue of gate ids the verifier can report, as one X-macro list:
- * X(NAME, "id", techniques, what) gives enum sp_gate_id SP_G_NAME, the id
+/* The gates the verifier can report, as one X-macro list in report order
+ * (the order of sp_ev_verify's report, and of the catalogue that atlas and
+ * the docs print). A line of each kind:
+ *   G(NAME, "id", techniques, what, judge)  a gate and its judge, which
+ *       reports it here (ev_judge.h declares it, ev_gates.c calls it);
+ *   J(NAME, suffix, judge)  another report line of a gate declared above: a
+ *       family member ("faults" for columns.faults) or a second judge
+ *       (summary.consistent is reported where its input says);
+ *   C(NAME, "id", techniques, what)  a gate with no report line of its own
+ *       here: a family whose J lines follow, an A3S gate its verifier
+ *       reports, an id the catalogue keeps;
+ *   A(NAME, "id", techniques, what, judge)  an A3S cluster gate: only
+ *       src/a3s/ expands judge (its cluster judges, in this order); evidence/
+ *       never names it.
+ * G, C and A give enum sp_gate_id SP_G_NAME and its catalogue entry: the id
  * printed (an exact id, or a family "columns.*" whose members are
  * "columns.<suffix>"), the techniques (MITRE ATLAS / ATT&CK ids,
  * comma-separated) a failing gate detects over a run and what it proves.
@@ -465,95 +478,113 @@ const sp_ev_gate_info *sp_gate_info_find(const char *id);
  * grow without bound (the sandbox's limits failed to hold, T1499 /
  * AML.T0029) and credentials written to logs. The a3s.* entries are the
  * gates of A3S Box bundles (verify --format a3s): A3S's rules, and
- * sandprobe's where the data allows. */
+ * sandprobe's where the data allows.
+ * Adding a gate: one G line at its place in the report and its judge (see
+ * ev_judge.h); an A3S cluster gate: one A line and its judge in
+ * src/a3s/a3s_verify.c. */
 #define SP_GATE_DOS "T1499,AML.T0029"
-#define SP_GATE_LIST(X) \
-	X(FILES_PRESENT, "files.present", "", "every required file of the bundle is present") \
-	X(COLUMNS_ANY, "columns.*", "", "a TSV file has every required column") \
-	X(TYPES_ANY, "types.*", "", "every value of a file has its declared type") \
-	X(METADATA_TXT, "metadata.txt", "", "metadata.txt parses") \
-	X(METADATA_KEYS, "metadata.keys", "", "metadata.txt has every required key") \
-	X(METADATA_SCHEMA, "metadata.schema", "", "the bundle's schema version is known") \
-	X(METADATA_ABSENT, "metadata.absent", "", "no field is marked absent (an imported bundle marks what its source does not record)") \
-	X(INTEGRITY_MANIFEST, "integrity.manifest", "", "MANIFEST lists every file with its SHA-256, and nothing else") \
-	X(INTEGRITY_SIGNATURE, "integrity.signature", "", "the Ed25519 signature over MANIFEST verifies") \
-	X(PROFILE_CLAIM, "profile.claim", "", "the run meets the duration and interval its claimed profile demands") \
-	X(RUN_COMPLETED, "run.completed", "", "the run ended on its duration, not on an error or a signal") \
-	X(OPERATIONS_ANY, "operations.*", "", "operations.tsv: rows, outcomes and expected faults consistent") \
-	X(OPS_SUCCESS, "ops.success", "", "the operation success rate meets the threshold") \
-	X(OPS_EXPECTED_FAULTS, "ops.expected_faults", "", "failures during injected faults are the expected ones") \
-	X(OPS_COMPOSITION, "ops.composition", "", "an R24 or E72 run combines the five classes 40/20/15/15/10 (seed 002), declared and achieved") \
-	X(LATENCY_TSV, "latency.tsv", "", "latency.tsv parses") \
-	X(LATENCY_WARMUP, "latency.warmup", "", "latency rows after the warm-up exist") \
-	X(LATENCY_P95, "latency.p95", "", "p95 regression judged against a baseline (passes, saying so, without --baseline)") \
-	X(LATENCY_P95_ANY, "latency.p95.*", "", "a scenario's p95 latency within the baseline's margin") \
-	X(FAULTS_TSV, "faults.tsv", "", "faults.tsv parses") \
-	X(FAULTS_DECLARED, "faults.declared", "", "every injected fault was declared by the workload") \
-	X(FAULTS_RECOVERED, "faults.recovered", "", "every fault recovered within its RTO") \
-	X(CAPABILITY_AGREE, "capability.agree", "", "capability probes agree with the claimed sandbox") \
-	X(CAPABILITY_COVERAGE, "capability.coverage", "", "every declared capability was probed") \
-	X(SAMPLES_MONOTONIC, "samples.monotonic", "", "sample timestamps increase") \
-	X(SAMPLES_PHASES, "samples.phases", "", "one start sample, periodic samples, one final sample") \
-	X(SAMPLES_SPAN, "samples.span", "", "samples span the run") \
-	X(SAMPLES_COUNT, "samples.count", "", "enough periodic samples for the duration") \
-	X(SAMPLES_GAP, "samples.gap", "", "no gap between samples beyond the threshold") \
-	X(SAMPLES_INTERVAL, "samples.interval", "", "the declared sample interval within the maximum, and the measured median interval too") \
-	X(SAMPLES_CADENCE, "samples.cadence", "", "periodic samples follow the sampler's schedule (none before its slot): no burst pads the count") \
-	X(SAMPLES_WALL, "samples.wall", "", "sample wall clocks are real dates in step with ts, never back, not before started_at, not in the future") \
-	X(OPERATIONS_ORDER, "operations.order", "", "operation rows in time order, all between the start and the final sample") \
-	X(FAULTS_WINDOW, "faults.window", "", "every fault window inside the run and as long as its recorded recovery") \
-	X(LATENCY_AGREE, "latency.agree", "", "latency.tsv holds exactly the ok operations of operations.tsv (ts, scenario, operation, latency)") \
-	X(WARMUP_BOUNDED, "warmup.bounded", "", "the warm-up is no longer than the profile allows (15 minutes, scaled) and ends in the first half of the run") \
-	X(LEAK_RSS_SLOPE, "leak.rss_slope", SP_GATE_DOS, "owned resident memory does not grow beyond the slope threshold") \
-	X(LEAK_FD_GROWTH, "leak.fd_growth", SP_GATE_DOS, "owned open descriptors do not grow over the run") \
-	X(LEAK_FD_FINAL, "leak.fd_final", SP_GATE_DOS, "open descriptors at the end are back to the start") \
-	X(DISK_PEAK, "disk.peak", SP_GATE_DOS, "disk use of the run's state stays within the budget") \
-	X(DISK_FINAL, "disk.final", SP_GATE_DOS, "disk use at the end is back within the budget") \
-	X(CLEANUP_OWNED_PROCESSES, "cleanup.owned_processes", "", "no process the run owned outlives it") \
-	X(CLEANUP_OWNED_MOUNTS, "cleanup.owned_mounts", "", "no mount the run owned outlives it") \
-	X(CLEANUP_OWNED_SOCKETS, "cleanup.owned_sockets", "", "no socket the run owned outlives it") \
-	X(CLEANUP_OWNED_CGROUPS, "cleanup.owned_cgroups", "", "no cgroup the run owned outlives it") \
-	X(CLEANUP_ANY, "cleanup.*", "", "any other owned resource counter of the samples is back to its start value") \
-	X(CLEANUP_STATUS, "cleanup.status", "", "the runner's own cleanup reported success") \
-	X(CLEANUP_INVENTORY, "cleanup.inventory", "", "nothing owned is left in the post-run inventory") \
-	X(SUMMARY_JSON, "summary.json", "", "summary.json parses") \
-	X(SUMMARY_CONSISTENT, "summary.consistent", "", "summary.json agrees with the rows it summarizes") \
-	X(LOGS_BOUNDED, "logs.bounded", "", "logs within their size bound") \
-	X(LOGS_REDACTED, "logs.redacted", "T1552,AML.T0055", "no credential-shaped text in the logs") \
-	X(A3S_KIND, "a3s.kind", "", "the bundle is an A3S host or cluster bundle (detected from metadata.txt, or --kind)") \
-	X(A3S_METADATA, "a3s.metadata", "", "metadata.txt has every key A3S reads, typed, none given twice with different values") \
-	X(A3S_DRY_RUN, "a3s.dry_run", "", "a dry run is accepted only with --allow-dry-run and no gate; a cluster run has dry_run=0") \
-	X(A3S_RESULT, "a3s.result", "", "summary.txt says result=pass") \
-	X(A3S_ITERATIONS, "a3s.iterations", "", "a host soak ran iterations and none failed") \
-	X(A3S_SAMPLES_COLUMNS, "a3s.samples.columns", "", "resource-samples.tsv has timestamp, phase and the counters of its kind") \
-	X(A3S_SAMPLES_TYPES, "a3s.samples.types", "", "every timestamp a real ISO 8601 UTC time, every counter a non-negative integer") \
-	X(A3S_SAMPLES_MONOTONIC, "a3s.samples.monotonic", "", "sample timestamps never go back") \
-	X(A3S_SAMPLES_PHASES, "a3s.samples.phases", "", "one start sample first (host) and one final sample last") \
-	X(A3S_WALL, "a3s.wall", "", "samples start at or after metadata started_at and none is in the future") \
-	X(A3S_DURATION, "a3s.duration", "", "summary duration_secs is not shorter than the sample span (60 s allowed)") \
-	X(A3S_MIN_DURATION, "a3s.min_duration", "", "the duration and the samples' span meet the minimum duration (flag or metadata)") \
-	X(A3S_MIN_SAMPLES, "a3s.min_samples", "", "enough resource samples (flag or metadata)") \
-	X(A3S_MIN_SPAN, "a3s.min_span", "", "the samples span the minimum (flag or metadata)") \
-	X(A3S_MAX_GAP, "a3s.max_gap", "", "no gap between samples beyond the maximum (flag or metadata)") \
-	X(A3S_PROFILE, "a3s.profile", "", "the samples meet the claimed profile (G2, R24, E72: span, count, gap, median interval)") \
-	X(A3S_RSS_SLOPE_ANY, "a3s.rss_slope.*", SP_GATE_DOS, "an RSS column's slope after a 15-minute warm-up at most 50 MiB/day") \
-	X(A3S_SNAPSHOTS, "a3s.snapshots", "", "start, final and per-iteration CLI snapshots present") \
-	X(A3S_LOGS, "a3s.logs", "", "a log for every declared suite in every iteration") \
-	X(A3S_CLEANUP_ANY, "a3s.cleanup.*", "", "a host counter (shims, mounts, box_dirs, socket_dirs) not above its start value at the end") \
-	X(A3S_ARTIFACTS, "a3s.artifacts", "", "the cluster's kubectl artifacts present, non-empty, without a collection error") \
-	X(A3S_RUNTIMECLASS, "a3s.runtimeclass", "", "the RuntimeClass object: kind, name, handler and node selector a3s-box.io/runtime=true") \
-	X(A3S_NODES, "a3s.nodes", "", "selected nodes counted, listed once each, labelled runtime=true and test-tier=production-soak") \
-	X(A3S_PODS, "a3s.pods", "", "no pending, failed or unknown pod, no restart, no active or failed job in the samples") \
-	X(A3S_POD_EVIDENCE, "a3s.pod_evidence", "", "the final pod tables agree and show every pod on the RuntimeClass, a selected node, healthy") \
-	X(A3S_EVENTS, "a3s.events", "", "only Normal Kubernetes events") \
-	X(A3S_SMOKE_EXEC, "a3s.smoke_exec", "", "a successful exec on every selected node, of pods in the final evidence") \
-	X(A3S_JOBS, "a3s.jobs", "", "every churn Job completion proven: pods Succeeded on selected nodes, logged, counted") \
-	X(A3S_COMPLEX, "a3s.complex", "", "the redis, postgres, nginx and python workloads logged their markers and answered an exec") \
-	X(A3S_POST_CLEANUP, "a3s.post_cleanup", "", "nothing left after cleanup, counted after the final sample")
+#define SP_GATE_LIST(G, J, C, A) \
+	G(FILES_PRESENT, "files.present", "", "every required file of the bundle is present", sp_judge_files_present) \
+	C(METADATA_TXT, "metadata.txt", "", "metadata.txt parses") \
+	G(METADATA_SCHEMA, "metadata.schema", "", "the bundle's schema version is known", sp_judge_metadata_schema) \
+	G(METADATA_KEYS, "metadata.keys", "", "metadata.txt has every required key", sp_judge_metadata_keys) \
+	G(PROFILE_CLAIM, "profile.claim", "", "the run meets the duration and interval its claimed profile demands", sp_judge_profile_claim) \
+	G(METADATA_ABSENT, "metadata.absent", "", "no field is marked absent (an imported bundle marks what its source does not record)", sp_judge_metadata_absent) \
+	C(COLUMNS_ANY, "columns.*", "", "a TSV file has every required column") \
+	J(COLUMNS_ANY, "faults", sp_judge_columns) \
+	C(TYPES_ANY, "types.*", "", "every value of a file has its declared type") \
+	J(TYPES_ANY, "faults", sp_judge_types) \
+	C(FAULTS_TSV, "faults.tsv", "", "faults.tsv parses") \
+	G(FAULTS_RECOVERED, "faults.recovered", "", "every fault recovered within its RTO", sp_judge_faults_recovered) \
+	G(FAULTS_DECLARED, "faults.declared", "", "every injected fault was declared by the workload", sp_judge_faults_declared) \
+	J(COLUMNS_ANY, "capabilities", sp_judge_columns) \
+	J(TYPES_ANY, "capabilities", sp_judge_types) \
+	C(OPERATIONS_ANY, "operations.*", "", "operations.tsv: rows, outcomes and expected faults consistent") \
+	J(COLUMNS_ANY, "operations", sp_judge_columns) \
+	J(TYPES_ANY, "operations", sp_judge_types) \
+	G(OPS_SUCCESS, "ops.success", "", "the operation success rate meets the threshold", sp_judge_ops_success) \
+	G(OPS_EXPECTED_FAULTS, "ops.expected_faults", "", "failures during injected faults are the expected ones", sp_judge_ops_expected_faults) \
+	G(OPS_COMPOSITION, "ops.composition", "", "an R24 or E72 run combines the five classes 40/20/15/15/10 (seed 002), declared and achieved", sp_judge_ops_composition) \
+	G(CAPABILITY_COVERAGE, "capability.coverage", "", "every declared capability was probed", sp_judge_capability_coverage) \
+	G(CAPABILITY_AGREE, "capability.agree", "", "capability probes agree with the claimed sandbox", sp_judge_capability_agree) \
+	J(COLUMNS_ANY, "samples", sp_judge_columns) \
+	J(TYPES_ANY, "samples", sp_judge_types) \
+	C(LATENCY_TSV, "latency.tsv", "", "latency.tsv parses") \
+	J(COLUMNS_ANY, "latency", sp_judge_columns) \
+	J(TYPES_ANY, "latency", sp_judge_types) \
+	G(LATENCY_AGREE, "latency.agree", "", "latency.tsv holds exactly the ok operations of operations.tsv (ts, scenario, operation, latency)", sp_judge_latency_agree) \
+	G(LATENCY_WARMUP, "latency.warmup", "", "latency rows after the warm-up exist", sp_judge_latency_warmup) \
+	G(LATENCY_P95, "latency.p95", "", "p95 regression judged against a baseline (passes, saying so, without --baseline)", sp_judge_latency_p95) \
+	G(LATENCY_P95_ANY, "latency.p95.*", "", "a scenario's p95 latency within the baseline's margin", sp_judge_latency_p95_scenario) \
+	G(SAMPLES_MONOTONIC, "samples.monotonic", "", "sample timestamps increase", sp_judge_samples_monotonic) \
+	G(SAMPLES_PHASES, "samples.phases", "", "one start sample, periodic samples, one final sample", sp_judge_samples_phases) \
+	G(SAMPLES_SPAN, "samples.span", "", "samples span the run", sp_judge_samples_span) \
+	G(SAMPLES_COUNT, "samples.count", "", "enough periodic samples for the duration", sp_judge_samples_count) \
+	G(SAMPLES_GAP, "samples.gap", "", "no gap between samples beyond the threshold", sp_judge_samples_gap) \
+	G(SAMPLES_INTERVAL, "samples.interval", "", "the declared sample interval within the maximum, and the measured median interval too", sp_judge_samples_interval) \
+	G(SAMPLES_CADENCE, "samples.cadence", "", "periodic samples follow the sampler's schedule (none before its slot): no burst pads the count", sp_judge_samples_cadence) \
+	G(LEAK_RSS_SLOPE, "leak.rss_slope", SP_GATE_DOS, "owned resident memory does not grow beyond the slope threshold", sp_judge_leak_rss_slope) \
+	G(LEAK_FD_GROWTH, "leak.fd_growth", SP_GATE_DOS, "owned open descriptors do not grow over the run", sp_judge_leak_fd_growth) \
+	G(LEAK_FD_FINAL, "leak.fd_final", SP_GATE_DOS, "open descriptors at the end are back to the start", sp_judge_leak_fd_final) \
+	G(DISK_PEAK, "disk.peak", SP_GATE_DOS, "disk use of the run's state stays within the budget", sp_judge_disk_peak) \
+	G(DISK_FINAL, "disk.final", SP_GATE_DOS, "disk use at the end is back within the budget", sp_judge_disk_final) \
+	G(CLEANUP_OWNED_PROCESSES, "cleanup.owned_processes", "", "no process the run owned outlives it", sp_judge_cleanup_owned) \
+	G(CLEANUP_OWNED_MOUNTS, "cleanup.owned_mounts", "", "no mount the run owned outlives it", sp_judge_cleanup_owned) \
+	G(CLEANUP_OWNED_SOCKETS, "cleanup.owned_sockets", "", "no socket the run owned outlives it", sp_judge_cleanup_owned) \
+	G(CLEANUP_OWNED_CGROUPS, "cleanup.owned_cgroups", "", "no cgroup the run owned outlives it", sp_judge_cleanup_owned) \
+	G(CLEANUP_ANY, "cleanup.*", "", "any other owned resource counter of the samples is back to its start value", sp_judge_cleanup_extra) \
+	G(SAMPLES_WALL, "samples.wall", "", "sample wall clocks are real dates in step with ts, never back, not before started_at, not in the future", sp_judge_samples_wall) \
+	G(OPERATIONS_ORDER, "operations.order", "", "operation rows in time order, all between the start and the final sample", sp_judge_operations_order) \
+	G(FAULTS_WINDOW, "faults.window", "", "every fault window inside the run and as long as its recorded recovery", sp_judge_faults_window) \
+	G(WARMUP_BOUNDED, "warmup.bounded", "", "the warm-up is no longer than the profile allows (15 minutes, scaled) and ends in the first half of the run", sp_judge_warmup_bounded) \
+	J(TYPES_ANY, "inventory", sp_judge_types_inventory) \
+	G(CLEANUP_INVENTORY, "cleanup.inventory", "", "nothing owned is left in the post-run inventory", sp_judge_cleanup_inventory) \
+	C(SUMMARY_JSON, "summary.json", "", "summary.json parses") \
+	J(TYPES_ANY, "summary", sp_judge_types_summary) \
+	G(SUMMARY_CONSISTENT, "summary.consistent", "", "summary.json agrees with the rows it summarizes", sp_judge_summary_unread) \
+	G(CLEANUP_STATUS, "cleanup.status", "", "the runner's own cleanup reported success", sp_judge_cleanup_status) \
+	G(RUN_COMPLETED, "run.completed", "", "the run ended on its duration, not on an error or a signal", sp_judge_run_completed) \
+	J(SUMMARY_CONSISTENT, NULL, sp_judge_summary_consistent) \
+	G(LOGS_BOUNDED, "logs.bounded", "", "logs within their size bound", sp_judge_logs_bounded) \
+	G(LOGS_REDACTED, "logs.redacted", "T1552,AML.T0055", "no credential-shaped text in the logs", sp_judge_logs_redacted) \
+	G(INTEGRITY_MANIFEST, "integrity.manifest", "", "MANIFEST lists every file with its SHA-256, and nothing else", sp_judge_integrity_manifest) \
+	G(INTEGRITY_SIGNATURE, "integrity.signature", "", "the Ed25519 signature over MANIFEST verifies", sp_judge_integrity_signature) \
+	C(A3S_KIND, "a3s.kind", "", "the bundle is an A3S host or cluster bundle (detected from metadata.txt, or --kind)") \
+	C(A3S_METADATA, "a3s.metadata", "", "metadata.txt has every key A3S reads, typed, none given twice with different values") \
+	C(A3S_DRY_RUN, "a3s.dry_run", "", "a dry run is accepted only with --allow-dry-run and no gate; a cluster run has dry_run=0") \
+	C(A3S_RESULT, "a3s.result", "", "summary.txt says result=pass") \
+	C(A3S_ITERATIONS, "a3s.iterations", "", "a host soak ran iterations and none failed") \
+	C(A3S_SAMPLES_COLUMNS, "a3s.samples.columns", "", "resource-samples.tsv has timestamp, phase and the counters of its kind") \
+	C(A3S_SAMPLES_TYPES, "a3s.samples.types", "", "every timestamp a real ISO 8601 UTC time, every counter a non-negative integer") \
+	C(A3S_SAMPLES_MONOTONIC, "a3s.samples.monotonic", "", "sample timestamps never go back") \
+	C(A3S_SAMPLES_PHASES, "a3s.samples.phases", "", "one start sample first (host) and one final sample last") \
+	C(A3S_WALL, "a3s.wall", "", "samples start at or after metadata started_at and none is in the future") \
+	C(A3S_DURATION, "a3s.duration", "", "summary duration_secs is not shorter than the sample span (60 s allowed)") \
+	C(A3S_MIN_DURATION, "a3s.min_duration", "", "the duration and the samples' span meet the minimum duration (flag or metadata)") \
+	C(A3S_MIN_SAMPLES, "a3s.min_samples", "", "enough resource samples (flag or metadata)") \
+	C(A3S_MIN_SPAN, "a3s.min_span", "", "the samples span the minimum (flag or metadata)") \
+	C(A3S_MAX_GAP, "a3s.max_gap", "", "no gap between samples beyond the maximum (flag or metadata)") \
+	C(A3S_PROFILE, "a3s.profile", "", "the samples meet the claimed profile (G2, R24, E72: span, count, gap, median interval)") \
+	C(A3S_RSS_SLOPE_ANY, "a3s.rss_slope.*", SP_GATE_DOS, "an RSS column's slope after a 15-minute warm-up at most 50 MiB/day") \
+	C(A3S_SNAPSHOTS, "a3s.snapshots", "", "start, final and per-iteration CLI snapshots present") \
+	C(A3S_LOGS, "a3s.logs", "", "a log for every declared suite in every iteration") \
+	C(A3S_CLEANUP_ANY, "a3s.cleanup.*", "", "a host counter (shims, mounts, box_dirs, socket_dirs) not above its start value at the end") \
+	A(A3S_ARTIFACTS, "a3s.artifacts", "", "the cluster's kubectl artifacts present, non-empty, without a collection error", a3s_judge_artifacts) \
+	A(A3S_RUNTIMECLASS, "a3s.runtimeclass", "", "the RuntimeClass object: kind, name, handler and node selector a3s-box.io/runtime=true", a3s_judge_runtimeclass) \
+	A(A3S_NODES, "a3s.nodes", "", "selected nodes counted, listed once each, labelled runtime=true and test-tier=production-soak", a3s_judge_nodes) \
+	A(A3S_PODS, "a3s.pods", "", "no pending, failed or unknown pod, no restart, no active or failed job in the samples", a3s_judge_pods) \
+	A(A3S_POD_EVIDENCE, "a3s.pod_evidence", "", "the final pod tables agree and show every pod on the RuntimeClass, a selected node, healthy", a3s_judge_pod_evidence) \
+	A(A3S_EVENTS, "a3s.events", "", "only Normal Kubernetes events", a3s_judge_events) \
+	A(A3S_SMOKE_EXEC, "a3s.smoke_exec", "", "a successful exec on every selected node, of pods in the final evidence", a3s_judge_smoke_exec) \
+	A(A3S_JOBS, "a3s.jobs", "", "every churn Job completion proven: pods Succeeded on selected nodes, logged, counted", a3s_judge_jobs) \
+	A(A3S_COMPLEX, "a3s.complex", "", "the redis, postgres, nginx and python workloads logged their markers and answered an exec", a3s_judge_complex) \
+	A(A3S_POST_CLEANUP, "a3s.post_cleanup", "", "nothing left after cleanup, counted after the final sample", a3s_judge_post_cleanup)
+/* a kind of line an expansion leaves out */
+#define SP_GATE_SKIP(...)
 
 enum sp_gate_id {
-#define SP_GATE_ENUM(name, id, techniques, what) SP_G_##name,
-	SP_GATE_LIST(SP_GATE_ENUM)
+#define SP_GATE_ENUM(name, ...) SP_G_##name,
+	SP_GATE_LIST(SP_GATE_ENUM, SP_GATE_SKIP, SP_GATE_ENUM, SP_GATE_ENUM) /* SP_G_<NAME>, in list order */
 #undef SP_GATE_ENUM
 	SP_G_COUNT
 };

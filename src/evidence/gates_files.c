@@ -125,7 +125,7 @@ static enum sp_ev_file file_of(sp_ev_gate_ref g)
 	for (int f = 0; f < SP_EV_NFILES; f++)
 		if (!strcmp(sp_ev_file_stem((enum sp_ev_file)f), g.suffix))
 			return (enum sp_ev_file)f;
-	abort(); /* a line of SP_EV_JUDGES names no TSV file */
+	abort(); /* a line of SP_GATE_LIST names no TSV file */
 }
 
 void sp_judge_columns(sp_ev_judge *s, sp_ev_gate_ref g)

@@ -71,30 +71,30 @@ void sp_judge_leak_fd_final(sp_ev_judge *s, sp_ev_gate_ref g)
 	     a->final.c[SP_C_OWNED_FDS], a->start.c[SP_C_OWNED_FDS], fdd, t);
 }
 
-void sp_judge_disk_peak(sp_ev_judge *s, sp_ev_gate_ref g)
+/* disk.peak, disk.final: the state root's growth over its start sample, at
+ * its peak or at the final sample (said as "peaked at", "after cleanup"),
+ * within the budget */
+static void disk_growth(sp_ev_judge *s, sp_ev_gate_ref g, bool peak, const char *when)
 {
 	const struct samples_acc *a = &s->a;
 	if (samples_na(s, g, true))
 		return;
 	char m[64], t[64];
-	long long peak = a->disk_peak - a->start.c[SP_C_DISK_BYTES];
+	long long grew = (peak ? a->disk_peak : a->final.c[SP_C_DISK_BYTES]) - a->start.c[SP_C_DISK_BYTES];
 	snprintf(t, sizeof t, "%lld", s->th.disk_budget_bytes);
-	snprintf(m, sizeof m, "%lld", peak);
-	gate(s->v, peak <= s->th.disk_budget_bytes, g, m, pre(t, "<="), "state-root disk growth peaked at %lld bytes (budget %lld)",
-	     peak, s->th.disk_budget_bytes);
+	snprintf(m, sizeof m, "%lld", grew);
+	gate(s->v, grew <= s->th.disk_budget_bytes, g, m, pre(t, "<="), "state-root disk growth %s %lld bytes (budget %lld)", when,
+	     grew, s->th.disk_budget_bytes);
+}
+
+void sp_judge_disk_peak(sp_ev_judge *s, sp_ev_gate_ref g)
+{
+	disk_growth(s, g, true, "peaked at");
 }
 
 void sp_judge_disk_final(sp_ev_judge *s, sp_ev_gate_ref g)
 {
-	const struct samples_acc *a = &s->a;
-	if (samples_na(s, g, true))
-		return;
-	char m[64], t[64];
-	long long fin = a->final.c[SP_C_DISK_BYTES] - a->start.c[SP_C_DISK_BYTES];
-	snprintf(t, sizeof t, "%lld", s->th.disk_budget_bytes);
-	snprintf(m, sizeof m, "%lld", fin);
-	gate(s->v, fin <= s->th.disk_budget_bytes, g, m, pre(t, "<="), "state-root disk growth after cleanup %lld bytes (budget %lld)",
-	     fin, s->th.disk_budget_bytes);
+	disk_growth(s, g, false, "after cleanup");
 }
 
 /* cleanup.owned_*: an owned count of the samples back to its start value */

@@ -5,6 +5,7 @@
 
 #include <string.h>
 
+#include "core/op_classes.h"
 #include "core/util.h"
 
 static const char *ops_unjudged(const sp_ev_judge *s)
@@ -165,7 +166,7 @@ static bool long_profile(const char *p)
 	return p && (!strcmp(p, "R24") || !strcmp(p, "E72"));
 }
 
-static const char *const cls[] = {"lifecycle", "service", "storage", "network", "fault"};
+static const char *const cls[] = {SP_OP_CLASSES(SP_OP_CLASS_NAME)};
 
 static int class_index(const char *name, size_t n)
 {

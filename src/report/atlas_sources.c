@@ -1,7 +1,8 @@
 /* Every registry that can cover a technique, read at run time: doctor checks
  * (src/catalog/list_*.h), lint rules (src/lint/rules.h) and verify gates (the
- * gate catalogue in src/evidence/ev_gates.c). Each entry: source, id,
- * comma-separated technique ids, method "action" or "read". */
+ * gate catalogue, SP_GATE_LIST in src/evidence/evidence.h, in its report
+ * order). Each entry: source, id, comma-separated technique ids, method
+ * "action" or "read". */
 #include "checks/registry.h"
 #include "core/check.h"
 #include "evidence/evidence.h"

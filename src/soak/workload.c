@@ -8,12 +8,14 @@
 
 #include <openssl/evp.h>
 
+#include "core/op_classes.h"
 #include "soak/faultproxy.h"
 #include "soak/workload.h"
 #include "yaml/ytree.h"
 #include "core/util.h"
 
-static const char *const class_names[SP_CLASS_COUNT] = {"lifecycle", "service", "storage", "network", "fault"};
+#define SP_OP_CLASS_AT(name, str) [SP_CLASS_##name] = str,
+static const char *const class_names[SP_CLASS_COUNT] = {SP_OP_CLASSES(SP_OP_CLASS_AT)};
 static const int default_mix[SP_CLASS_COUNT] = {40, 20, 15, 15, 10};
 
 const char *sp_class_name(sp_soak_class c)
@@ -589,7 +591,8 @@ static int get_scenario(struct pctx *p, const sp_ynode *n, const sp_soak_workloa
 
 static int get_mix(struct pctx *p, const sp_ynode *n, int mix[SP_CLASS_COUNT])
 {
-	static const char *const keys[] = {"lifecycle", "service", "storage", "network", "fault", NULL};
+	static const char *const keys[] = {SP_OP_CLASSES(SP_OP_CLASS_NAME) NULL};
+	_Static_assert(SP_ARRAY_SIZE(keys) == SP_CLASS_COUNT + 1, "a name for every class");
 	if (want_kind(p, n, SP_YN_MAP, "mix") < 0 || check_keys(p, n, "mix", keys) < 0)
 		return -1;
 	int sum = 0;
