@@ -12,7 +12,7 @@
  *
  * (a function of another type does not compile), and the kind runs them:
  *
- *     SP_LINT_FOREACH_CHECK(compose_checks, c)
+ *     for (const struct compose_checks_entry *c = compose_checks; c; c = c->next)
  *             c->fn(l, fi, s);
  *
  * The checks join at start-up (a constructor each) and run in the order of
@@ -41,7 +41,5 @@
 		*p = &table##_##check; \
 	} \
 	static struct table##_entry table##_##check = {check, __LINE__, NULL}
-
-#define SP_LINT_FOREACH_CHECK(table, e) for (const struct table##_entry *e = table; e; e = e->next)
 
 #endif

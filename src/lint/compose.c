@@ -672,7 +672,7 @@ int sp_lint_compose_doc(sp_lint *l, size_t fi, sp_ydoc *d, sp_ynode *root, sp_er
 		svc_init(&s, d, root, k, v);
 		if (s.n) {
 			collect_proxies(&l->files[fi], &s);
-			SP_LINT_FOREACH_CHECK(compose_checks, c)
+			for (const struct compose_checks_entry *c = compose_checks; c; c = c->next)
 				c->fn(l, fi, &s);
 		}
 		svc_free(&s);
