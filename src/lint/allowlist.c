@@ -7,6 +7,7 @@
 #include <jansson.h>
 #include <string.h>
 
+#include "lint/checkreg.h"
 #include "lint/lint.h"
 #include "lint/strmap.h"
 
@@ -121,9 +122,14 @@ static void check_host(sp_lint *l, size_t fi, const char *host, const char *poin
 			       what, host);
 }
 
-void sp_lint_allowlist_check(sp_lint *l, size_t fi)
+/* An allowlist's rules: each check below joins this table where it is
+ * defined and they run in the order they are written (checkreg.h). */
+typedef void allowlist_check(sp_lint *l, size_t fi, json_t *root);
+SP_LINT_CHECKS(allowlist_checks, allowlist_check);
+
+/* each domain: its name, its mode, and whether it is also forbidden */
+static void check_domains(sp_lint *l, size_t fi, json_t *root)
 {
-	json_t *root = l->files[fi].json;
 	json_t *domains = json_object_get(root, "domains");
 	json_t *providers = json_object_get(root, "inference_providers");
 	json_t *forbidden = json_object_get(root, "forbidden_hosts");
@@ -148,9 +154,23 @@ void sp_lint_allowlist_check(sp_lint *l, size_t fi)
 	}
 	sp_strmap_free(&prov);
 	sp_strmap_free(&forb);
+}
+SP_LINT_CHECK(allowlist_checks, check_domains);
+
+/* each inference provider's name */
+static void check_providers(sp_lint *l, size_t fi, json_t *root)
+{
 	size_t i;
-	json_array_foreach(providers, i, v) {
+	json_t *v;
+	json_array_foreach(json_object_get(root, "inference_providers"), i, v) {
 		_cleanup_free_ char *p = sp_jptr_index("/inference_providers", i);
 		check_host(l, fi, json_string_value(v), p, "inference provider");
 	}
+}
+SP_LINT_CHECK(allowlist_checks, check_providers);
+
+void sp_lint_allowlist_check(sp_lint *l, size_t fi)
+{
+	for (const struct allowlist_checks_entry *c = allowlist_checks; c; c = c->next)
+		c->fn(l, fi, l->files[fi].json);
 }

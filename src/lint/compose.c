@@ -8,6 +8,7 @@
  * default; `~` is the home directory of the host. */
 #include <string.h>
 
+#include "lint/checkreg.h"
 #include "lint/yamldoc.h"
 
 static const sp_lint_yschema compose_schema[] = {
@@ -122,6 +123,11 @@ static char *svc_ptr(const struct svc *s, size_t at, const char *key)
 {
 	return sp_jptr_join(s->ptr[at], key);
 }
+
+/* A service's rules: each check below joins this table where it is defined
+ * and they run in the order they are written (checkreg.h). */
+typedef void compose_check(sp_lint *l, size_t fi, const struct svc *s);
+SP_LINT_CHECKS(compose_checks, compose_check);
 
 /* Interpolate as compose does with no variable set: ${V:-d} and ${V-d} give
  * d, $$ is $, anything else that refers to a variable makes the value
@@ -375,6 +381,7 @@ static void check_caps(sp_lint *l, size_t fi, const struct svc *s)
 			    "service '%s' does not drop ALL capabilities", name);
 	}
 }
+SP_LINT_CHECK(compose_checks, check_caps);
 
 /* the host's namespaces, cgroups, files, devices and interfaces */
 static void check_host(sp_lint *l, size_t fi, const struct svc *s)
@@ -426,6 +433,7 @@ static void check_host(sp_lint *l, size_t fi, const struct svc *s)
 			    "service '%s' has a writable root filesystem (read_only: true not set)", name);
 	}
 }
+SP_LINT_CHECK(compose_checks, check_host);
 
 /* security_opt: confinement turned off, no-new-privileges missing */
 static void check_security_opt(sp_lint *l, size_t fi, const struct svc *s)
@@ -468,6 +476,7 @@ static void check_security_opt(sp_lint *l, size_t fi, const struct svc *s)
 			    "service '%s' does not set security_opt no-new-privileges:true", name);
 	}
 }
+SP_LINT_CHECK(compose_checks, check_security_opt);
 
 /* root as user or group */
 static void check_user(sp_lint *l, size_t fi, const struct svc *s)
@@ -500,6 +509,7 @@ static void check_user(sp_lint *l, size_t fi, const struct svc *s)
 		sp_y_report(l, fi, SP_LR_COMPOSE_GROUP_ROOT, g, p, "service '%s' adds group %s", name, sp_y_str(g));
 	}
 }
+SP_LINT_CHECK(compose_checks, check_user);
 
 /* limits: the service keys or deploy.resources.limits */
 static void check_limits(sp_lint *l, size_t fi, const struct svc *s)
@@ -518,7 +528,7 @@ static void check_limits(sp_lint *l, size_t fi, const struct svc *s)
 	bool cpu = svc_get(s, "cpus", NULL) || svc_get(s, "cpu_quota", NULL) || sp_y_get(d, lim, "cpus");
 	bool pids = svc_get(s, "pids_limit", NULL) || sp_y_get(d, lim, "pids");
 	if (!mem || !cpu || !pids) {
-		const char *parts[3];
+		const char *parts[3] = {0};
 		size_t np = 0;
 		if (!mem)
 			parts[np++] = "memory";
@@ -536,6 +546,7 @@ static void check_limits(sp_lint *l, size_t fi, const struct svc *s)
 		sp_y_report(l, fi, SP_LR_COMPOSE_LIMITS, key, sp, "service '%s' has no %s limit", name, miss);
 	}
 }
+SP_LINT_CHECK(compose_checks, check_limits);
 
 /* sysctls: a mapping or KEY=VALUE items */
 static void check_sysctls(sp_lint *l, size_t fi, const struct svc *s)
@@ -566,6 +577,7 @@ static void check_sysctls(sp_lint *l, size_t fi, const struct svc *s)
 		}
 	}
 }
+SP_LINT_CHECK(compose_checks, check_sysctls);
 
 /* environment secrets (the nearest definition of each) */
 static void check_env(sp_lint *l, size_t fi, const struct svc *s)
@@ -596,6 +608,7 @@ static void check_env(sp_lint *l, size_t fi, const struct svc *s)
 			break;
 	}
 }
+SP_LINT_CHECK(compose_checks, check_env);
 
 /* the runtime the policy demands */
 static void check_runtime(sp_lint *l, size_t fi, const struct svc *s)
@@ -614,18 +627,7 @@ static void check_runtime(sp_lint *l, size_t fi, const struct svc *s)
 				    sp_y_str(n) ? sp_y_str(n) : "(default)", want);
 	}
 }
-
-static void check_service(sp_lint *l, size_t fi, const struct svc *s)
-{
-	check_caps(l, fi, s);
-	check_host(l, fi, s);
-	check_security_opt(l, fi, s);
-	check_user(l, fi, s);
-	check_limits(l, fi, s);
-	check_sysctls(l, fi, s);
-	check_env(l, fi, s);
-	check_runtime(l, fi, s);
-}
+SP_LINT_CHECK(compose_checks, check_runtime);
 
 /* the proxy settings a service is given (for the relation rules) */
 static void collect_proxies(sp_lint_file *f, const struct svc *s)
@@ -670,7 +672,8 @@ int sp_lint_compose_doc(sp_lint *l, size_t fi, sp_ydoc *d, sp_ynode *root, sp_er
 		svc_init(&s, d, root, k, v);
 		if (s.n) {
 			collect_proxies(&l->files[fi], &s);
-			check_service(l, fi, &s);
+			for (const struct compose_checks_entry *c = compose_checks; c; c = c->next)
+				c->fn(l, fi, &s);
 		}
 		svc_free(&s);
 	}

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lint/checkreg.h"
 #include "lint/yamldoc.h"
 
 static const sp_lint_yschema pod_schema[] = {
@@ -282,7 +283,32 @@ struct pod {
 	sp_ynode *spec, *psc, *meta, *ann;
 	const char *sptr;
 	char *pscptr, *annptr;
+	sp_ynode *kindnode;
+	struct sp_kube_file *st;
 };
+
+/* A container of a pod: its securityContext (csc, at scp) and where a
+ * finding about a setting it lacks goes (at, atp: the securityContext, or
+ * the container when it has none). */
+struct ctr {
+	struct pod *p;
+	sp_ynode *c, *csc, *at;
+	const char *cptr, *scp, *atp, *name;
+	bool ephemeral;
+};
+
+/* The rules of an object (RBAC, SCC), of a pod, and of each of its
+ * containers: each check below joins its table where it is defined and a
+ * table's checks run in the order they are written (checkreg.h). Every
+ * object goes through the object checks (each looks at the kind it is
+ * about); a pod's checks run before its containers'. */
+typedef void kube_object_check(sp_lint *l, size_t fi, sp_ydoc *d, sp_ynode *root, const char *base,
+			       const char *kind);
+SP_LINT_CHECKS(kube_object_checks, kube_object_check);
+typedef void kube_pod_check(struct pod *p);
+SP_LINT_CHECKS(kube_pod_checks, kube_pod_check);
+typedef void kube_container_check(const struct ctr *k);
+SP_LINT_CHECKS(kube_container_checks, kube_container_check);
 
 static void report_ann(struct pod *p, sp_lint_rule_id rule, sp_ynode *n, const char *key, const char *fmt,
 		       const char *name)
@@ -291,9 +317,239 @@ static void report_ann(struct pod *p, sp_lint_rule_id rule, sp_ynode *n, const c
 	sp_y_report(p->l, p->fi, rule, n, ptr, fmt, name);
 }
 
-static void check_env(struct pod *p, sp_ynode *c, const char *cptr, const char *name)
+/* privileged, capabilities added, ALL not dropped */
+static void ctr_privileges(const struct ctr *k)
 {
+	sp_lint *l = k->p->l;
+	size_t fi = k->p->fi;
+	sp_ydoc *d = k->p->d;
+	sp_ynode *csc = k->csc;
+	const char *scp = k->scp, *name = k->name;
+	sp_ynode *n;
+	if (sp_y_true(n = sp_y_get(d, csc, "privileged"))) {
+		_cleanup_free_ char *ptr = sp_jptr_join(scp, "privileged");
+		sp_y_report(l, fi, SP_LR_KUBE_PRIVILEGED, n, ptr, "container '%s' is privileged", name);
+	}
+	sp_ynode *caps = sp_y_get(d, csc, "capabilities");
+	sp_ynode *add = sp_y_get(d, caps, "add");
+	for (size_t i = 0; i < sp_y_len(add); i++) {
+		sp_ynode *cap = sp_y_at(d, add, i);
+		_cleanup_free_ char *ptr = sp_xasprintf("%s/capabilities/add/%zu", scp, i);
+		sp_y_report(l, fi, SP_LR_KUBE_CAP_ADD, cap, ptr, "container '%s' adds %s", name, sp_y_str(cap) ?: "?");
+	}
+	sp_ynode *drop = sp_y_get(d, caps, "drop");
+	if (!seq_has(d, drop, "ALL")) {
+		_cleanup_free_ char *ptr = drop ? sp_xasprintf("%s/capabilities/drop", scp) : NULL;
+		sp_y_report(l, fi, SP_LR_KUBE_CAPS_DROP_ALL, drop ? drop : k->at, drop ? ptr : k->atp,
+			    "container '%s' does not drop ALL capabilities%s", name,
+			    seq_has(d, drop, "NET_RAW") ? "" : ": NET_RAW is kept");
+	}
+}
+SP_LINT_CHECK(kube_container_checks, ctr_privileges);
+
+static void ctr_escalation(const struct ctr *k)
+{
+	sp_ynode *n = sp_y_get(k->p->d, k->csc, "allowPrivilegeEscalation");
+	if (!sp_y_false(n)) {
+		_cleanup_free_ char *ptr = sp_jptr_join(k->scp, "allowPrivilegeEscalation");
+		sp_y_report(k->p->l, k->p->fi, SP_LR_KUBE_PRIV_ESC, n ? n : k->at, n ? ptr : k->atp, "container '%s' %s",
+			    k->name,
+			    n ? "sets allowPrivilegeEscalation: true" : "does not set allowPrivilegeEscalation: false");
+	}
+}
+SP_LINT_CHECK(kube_container_checks, ctr_escalation);
+
+static void ctr_root_fs(const struct ctr *k)
+{
+	sp_ynode *n = sp_y_get(k->p->d, k->csc, "readOnlyRootFilesystem");
+	if (!sp_y_true(n)) {
+		_cleanup_free_ char *ptr = sp_jptr_join(k->scp, "readOnlyRootFilesystem");
+		sp_y_report(k->p->l, k->p->fi, SP_LR_KUBE_ROOT_WRITABLE, n ? n : k->at, n ? ptr : k->atp,
+			    "container '%s' has a writable root filesystem", k->name);
+	}
+}
+SP_LINT_CHECK(kube_container_checks, ctr_root_fs);
+
+static void ctr_proc_mount(const struct ctr *k)
+{
+	sp_ynode *n = sp_y_get(k->p->d, k->csc, "procMount");
+	if (sp_y_str(n) && !strcmp(sp_y_str(n), "Unmasked")) {
+		_cleanup_free_ char *ptr = sp_jptr_join(k->scp, "procMount");
+		sp_y_report(k->p->l, k->p->fi, SP_LR_KUBE_PROC_UNMASKED, n, ptr, "container '%s' has procMount: Unmasked",
+			    k->name);
+	}
+}
+SP_LINT_CHECK(kube_container_checks, ctr_proc_mount);
+
+/* root as user (container over pod) or group */
+static void ctr_user(const struct ctr *k)
+{
+	struct pod *p = k->p;
+	sp_lint *l = p->l;
+	size_t fi = p->fi;
 	sp_ydoc *d = p->d;
+	const char *name = k->name;
+	bool frompod;
+	sp_ynode *uid = sc_get2(d, k->csc, p->psc, "runAsUser", &frompod);
+	const char *uidp = frompod ? p->pscptr : k->scp;
+	sp_ynode *nonroot = sc_get2(d, k->csc, p->psc, "runAsNonRoot", &frompod);
+	const char *uids = sp_y_str(uid);
+	if (uids && !strcmp(uids, "0")) {
+		_cleanup_free_ char *ptr = sp_jptr_join(uidp, "runAsUser");
+		sp_y_report(l, fi, SP_LR_KUBE_ROOT_USER, uid, ptr, "container '%s' runs as uid 0", name);
+	} else if (!uids && !sp_y_true(nonroot)) {
+		sp_y_report(l, fi, SP_LR_KUBE_ROOT_USER, k->at, k->atp,
+			    "container '%s' sets neither runAsNonRoot: true nor a non-zero runAsUser", name);
+	}
+	sp_ynode *gid = sp_y_get(d, k->csc, "runAsGroup");
+	if (sp_y_str(gid) && !strcmp(sp_y_str(gid), "0")) {
+		_cleanup_free_ char *ptr = sp_jptr_join(k->scp, "runAsGroup");
+		sp_y_report(l, fi, SP_LR_KUBE_GROUP_ROOT, gid, ptr, "container '%s' runs with gid 0", name);
+	}
+}
+SP_LINT_CHECK(kube_container_checks, ctr_user);
+
+/* seccomp: the field (container over pod), then the annotations */
+static void ctr_seccomp(const struct ctr *k)
+{
+	struct pod *p = k->p;
+	sp_lint *l = p->l;
+	size_t fi = p->fi;
+	sp_ydoc *d = p->d;
+	const char *name = k->name;
+	sp_ynode *sct = sp_y_get(d, sp_y_get(d, k->csc, "seccompProfile"), "type");
+	const char *sctp = k->scp;
+	if (!sct) {
+		sct = sp_y_get(d, sp_y_get(d, p->psc, "seccompProfile"), "type");
+		sctp = p->pscptr;
+	}
+	_cleanup_free_ char *skey = sp_xasprintf("container.seccomp.security.alpha.kubernetes.io/%s", name);
+	sp_ynode *sann = sp_y_get(d, p->ann, skey);
+	sp_ynode *pann = sp_y_get(d, p->ann, "seccomp.security.alpha.kubernetes.io/pod");
+	if (sct) {
+		if (is_unconfined(sp_y_str(sct))) {
+			_cleanup_free_ char *ptr = sp_xasprintf("%s/seccompProfile/type", sctp);
+			sp_y_report(l, fi, SP_LR_KUBE_SECCOMP_UNCONFINED, sct, ptr,
+				    "container '%s' has seccompProfile Unconfined", name);
+		}
+	} else if (sann) {
+		if (is_unconfined(sp_y_str(sann)))
+			report_ann(p, SP_LR_KUBE_SECCOMP_UNCONFINED, sann, skey,
+				   "container '%s' is annotated seccomp unconfined", name);
+	} else if (!pann) {
+		sp_y_report(l, fi, SP_LR_KUBE_SECCOMP_UNSET, k->at, k->atp,
+			    "container '%s' has no seccompProfile (nor does the pod): it runs Unconfined", name);
+	}
+}
+SP_LINT_CHECK(kube_container_checks, ctr_seccomp);
+
+/* AppArmor likewise */
+static void ctr_apparmor(const struct ctr *k)
+{
+	struct pod *p = k->p;
+	sp_lint *l = p->l;
+	size_t fi = p->fi;
+	sp_ydoc *d = p->d;
+	const char *name = k->name;
+	sp_ynode *aat = sp_y_get(d, sp_y_get(d, k->csc, "appArmorProfile"), "type");
+	const char *aatp = k->scp;
+	if (!aat) {
+		aat = sp_y_get(d, sp_y_get(d, p->psc, "appArmorProfile"), "type");
+		aatp = p->pscptr;
+	}
+	_cleanup_free_ char *akey = sp_xasprintf("container.apparmor.security.beta.kubernetes.io/%s", name);
+	sp_ynode *aann = sp_y_get(d, p->ann, akey);
+	if (aat && is_unconfined(sp_y_str(aat))) {
+		_cleanup_free_ char *ptr = sp_xasprintf("%s/appArmorProfile/type", aatp);
+		sp_y_report(l, fi, SP_LR_KUBE_APPARMOR_UNCONFINED, aat, ptr, "container '%s' has appArmorProfile Unconfined",
+			    name);
+	} else if (!aat && aann && is_unconfined(sp_y_str(aann))) {
+		report_ann(p, SP_LR_KUBE_APPARMOR_UNCONFINED, aann, akey, "container '%s' is annotated apparmor unconfined",
+			   name);
+	} else if (!aat && !aann) {
+		sp_y_report(l, fi, SP_LR_KUBE_APPARMOR_UNSET, k->at, k->atp, "container '%s' names no AppArmor profile",
+			    name);
+	}
+}
+SP_LINT_CHECK(kube_container_checks, ctr_apparmor);
+
+/* SELinux: each field of the container's options, else the pod's */
+static void ctr_selinux(const struct ctr *k)
+{
+	struct pod *p = k->p;
+	sp_ydoc *d = p->d;
+	static const char *const sel_keys[] = {"type", "user"};
+	for (size_t i = 0; i < SP_ARRAY_SIZE(sel_keys); i++) {
+		sp_ynode *cs = sp_y_get(d, sp_y_get(d, k->csc, "seLinuxOptions"), sel_keys[i]);
+		bool pod = !cs;
+		if (pod)
+			cs = sp_y_get(d, sp_y_get(d, p->psc, "seLinuxOptions"), sel_keys[i]);
+		if (sp_y_str(cs) && selinux_unconfined(sel_keys[i], sp_y_str(cs))) {
+			_cleanup_free_ char *ptr =
+				sp_xasprintf("%s/seLinuxOptions/%s", pod ? p->pscptr : k->scp, sel_keys[i]);
+			sp_y_report(p->l, p->fi, SP_LR_KUBE_SELINUX, cs, ptr, "container '%s' runs as SELinux %s %s",
+				    k->name, sel_keys[i], sp_y_str(cs));
+		}
+	}
+}
+SP_LINT_CHECK(kube_container_checks, ctr_selinux);
+
+static void ctr_host_process(const struct ctr *k)
+{
+	sp_ydoc *d = k->p->d;
+	sp_ynode *n = sp_y_get(d, sp_y_get(d, k->csc, "windowsOptions"), "hostProcess");
+	if (sp_y_true(n)) {
+		_cleanup_free_ char *ptr = sp_xasprintf("%s/windowsOptions/hostProcess", k->scp);
+		sp_y_report(k->p->l, k->p->fi, SP_LR_KUBE_HOST_PROCESS, n, ptr, "container '%s' is a HostProcess container",
+			    k->name);
+	}
+}
+SP_LINT_CHECK(kube_container_checks, ctr_host_process);
+
+/* resources (ephemeral containers have none to set) */
+static void ctr_limits(const struct ctr *k)
+{
+	if (k->ephemeral)
+		return;
+	sp_ydoc *d = k->p->d;
+	sp_ynode *c = k->c;
+	const char *cptr = k->cptr;
+	sp_ynode *res = sp_y_get(d, c, "resources"), *lim = sp_y_get(d, res, "limits");
+	bool mem = sp_y_get(d, lim, "memory"), cpu = sp_y_get(d, lim, "cpu");
+	const char *miss = !mem && !cpu ? "memory or CPU" : (!mem ? "memory" : (!cpu ? "CPU" : NULL));
+	if (miss) {
+		_cleanup_free_ char *ptr = sp_xasprintf("%s/%s", cptr, lim ? "resources/limits" : "resources");
+		sp_ynode *at = lim ? lim : (res ? res : c);
+		sp_y_report(k->p->l, k->p->fi, SP_LR_KUBE_LIMITS, at, lim || res ? ptr : cptr,
+			    "container '%s' has no %s limit", k->name, miss);
+	}
+}
+SP_LINT_CHECK(kube_container_checks, ctr_limits);
+
+static void ctr_ports(const struct ctr *k)
+{
+	sp_ydoc *d = k->p->d;
+	sp_ynode *ports = sp_y_get(d, k->c, "ports");
+	for (size_t i = 0; i < sp_y_len(ports); i++) {
+		sp_ynode *pt = sp_y_at(d, ports, i);
+		sp_ynode *hp = sp_y_get(d, pt, "hostPort");
+		const char *hs = sp_y_str(hp), *ip = sp_y_str(sp_y_get(d, pt, "hostIP"));
+		if (!hs || !strcmp(hs, "0") || (ip && (sp_startswith(ip, "127.") || !strcmp(ip, "::1"))))
+			continue;
+		_cleanup_free_ char *ptr = sp_xasprintf("%s/ports/%zu/hostPort", k->cptr, i);
+		sp_y_report(k->p->l, k->p->fi, SP_LR_KUBE_HOST_PORT, hp, ptr, "container '%s' binds port %s on the node (%s)",
+			    k->name, hs, ip ? ip : "every interface");
+	}
+}
+SP_LINT_CHECK(kube_container_checks, ctr_ports);
+
+/* secrets written in env, or read into it */
+static void ctr_env(const struct ctr *k)
+{
+	struct pod *p = k->p;
+	sp_ydoc *d = p->d;
+	sp_ynode *c = k->c;
+	const char *cptr = k->cptr, *name = k->name;
 	sp_ynode *env = sp_y_get(d, c, "env");
 	for (size_t i = 0; i < sp_y_len(env); i++) {
 		sp_ynode *e = sp_y_at(d, env, i);
@@ -325,189 +581,64 @@ static void check_env(struct pod *p, sp_ynode *c, const char *cptr, const char *
 			    sp_y_str(sp_y_get(d, ref, "name")) ?: "?");
 	}
 }
+SP_LINT_CHECK(kube_container_checks, ctr_env);
 
 static void check_container(struct pod *p, sp_ynode *c, const char *cptr, bool ephemeral)
 {
-	sp_lint *l = p->l;
-	size_t fi = p->fi;
 	sp_ydoc *d = p->d;
-	sp_ynode *psc = p->psc;
-	const char *name = sp_y_str(sp_y_get(d, c, "name")) ?: "?";
 	sp_ynode *csc = sp_y_get(d, c, "securityContext");
 	_cleanup_free_ char *scp = sp_jptr_join(cptr, "securityContext");
-	sp_ynode *at = csc ? csc : c;
-	const char *atp = csc ? scp : cptr;
-	sp_ynode *n;
-	bool frompod;
-	if (sp_y_true(n = sp_y_get(d, csc, "privileged"))) {
-		_cleanup_free_ char *ptr = sp_jptr_join(scp, "privileged");
-		sp_y_report(l, fi, SP_LR_KUBE_PRIVILEGED, n, ptr, "container '%s' is privileged", name);
-	}
-	sp_ynode *caps = sp_y_get(d, csc, "capabilities");
-	sp_ynode *add = sp_y_get(d, caps, "add");
-	for (size_t i = 0; i < sp_y_len(add); i++) {
-		sp_ynode *cap = sp_y_at(d, add, i);
-		_cleanup_free_ char *ptr = sp_xasprintf("%s/capabilities/add/%zu", scp, i);
-		sp_y_report(l, fi, SP_LR_KUBE_CAP_ADD, cap, ptr, "container '%s' adds %s", name, sp_y_str(cap) ?: "?");
-	}
-	sp_ynode *drop = sp_y_get(d, caps, "drop");
-	if (!seq_has(d, drop, "ALL")) {
-		_cleanup_free_ char *ptr = drop ? sp_xasprintf("%s/capabilities/drop", scp) : NULL;
-		sp_y_report(l, fi, SP_LR_KUBE_CAPS_DROP_ALL, drop ? drop : at, drop ? ptr : atp,
-			    "container '%s' does not drop ALL capabilities%s", name,
-			    seq_has(d, drop, "NET_RAW") ? "" : ": NET_RAW is kept");
-	}
-	n = sp_y_get(d, csc, "allowPrivilegeEscalation");
-	if (!sp_y_false(n)) {
-		_cleanup_free_ char *ptr = sp_jptr_join(scp, "allowPrivilegeEscalation");
-		sp_y_report(l, fi, SP_LR_KUBE_PRIV_ESC, n ? n : at, n ? ptr : atp, "container '%s' %s", name,
-			    n ? "sets allowPrivilegeEscalation: true" : "does not set allowPrivilegeEscalation: false");
-	}
-	n = sp_y_get(d, csc, "readOnlyRootFilesystem");
-	if (!sp_y_true(n)) {
-		_cleanup_free_ char *ptr = sp_jptr_join(scp, "readOnlyRootFilesystem");
-		sp_y_report(l, fi, SP_LR_KUBE_ROOT_WRITABLE, n ? n : at, n ? ptr : atp,
-			    "container '%s' has a writable root filesystem", name);
-	}
-	n = sp_y_get(d, csc, "procMount");
-	if (sp_y_str(n) && !strcmp(sp_y_str(n), "Unmasked")) {
-		_cleanup_free_ char *ptr = sp_jptr_join(scp, "procMount");
-		sp_y_report(l, fi, SP_LR_KUBE_PROC_UNMASKED, n, ptr, "container '%s' has procMount: Unmasked", name);
-	}
-	sp_ynode *uid = sc_get2(d, csc, psc, "runAsUser", &frompod);
-	const char *uidp = frompod ? p->pscptr : scp;
-	sp_ynode *nonroot = sc_get2(d, csc, psc, "runAsNonRoot", &frompod);
-	const char *uids = sp_y_str(uid);
-	if (uids && !strcmp(uids, "0")) {
-		_cleanup_free_ char *ptr = sp_jptr_join(uidp, "runAsUser");
-		sp_y_report(l, fi, SP_LR_KUBE_ROOT_USER, uid, ptr, "container '%s' runs as uid 0", name);
-	} else if (!uids && !sp_y_true(nonroot)) {
-		sp_y_report(l, fi, SP_LR_KUBE_ROOT_USER, at, atp,
-			    "container '%s' sets neither runAsNonRoot: true nor a non-zero runAsUser", name);
-	}
-	sp_ynode *gid = sp_y_get(d, csc, "runAsGroup");
-	if (sp_y_str(gid) && !strcmp(sp_y_str(gid), "0")) {
-		_cleanup_free_ char *ptr = sp_jptr_join(scp, "runAsGroup");
-		sp_y_report(l, fi, SP_LR_KUBE_GROUP_ROOT, gid, ptr, "container '%s' runs with gid 0", name);
-	}
-	/* seccomp: the field (container over pod), then the annotations */
-	sp_ynode *sct = sp_y_get(d, sp_y_get(d, csc, "seccompProfile"), "type");
-	const char *sctp = scp;
-	if (!sct) {
-		sct = sp_y_get(d, sp_y_get(d, psc, "seccompProfile"), "type");
-		sctp = p->pscptr;
-	}
-	_cleanup_free_ char *skey = sp_xasprintf("container.seccomp.security.alpha.kubernetes.io/%s", name);
-	sp_ynode *sann = sp_y_get(d, p->ann, skey);
-	sp_ynode *pann = sp_y_get(d, p->ann, "seccomp.security.alpha.kubernetes.io/pod");
-	if (sct) {
-		if (is_unconfined(sp_y_str(sct))) {
-			_cleanup_free_ char *ptr = sp_xasprintf("%s/seccompProfile/type", sctp);
-			sp_y_report(l, fi, SP_LR_KUBE_SECCOMP_UNCONFINED, sct, ptr,
-				    "container '%s' has seccompProfile Unconfined", name);
-		}
-	} else if (sann) {
-		if (is_unconfined(sp_y_str(sann)))
-			report_ann(p, SP_LR_KUBE_SECCOMP_UNCONFINED, sann, skey,
-				   "container '%s' is annotated seccomp unconfined", name);
-	} else if (!pann) {
-		sp_y_report(l, fi, SP_LR_KUBE_SECCOMP_UNSET, at, atp,
-			    "container '%s' has no seccompProfile (nor does the pod): it runs Unconfined", name);
-	}
-	/* AppArmor likewise */
-	sp_ynode *aat = sp_y_get(d, sp_y_get(d, csc, "appArmorProfile"), "type");
-	const char *aatp = scp;
-	if (!aat) {
-		aat = sp_y_get(d, sp_y_get(d, psc, "appArmorProfile"), "type");
-		aatp = p->pscptr;
-	}
-	_cleanup_free_ char *akey = sp_xasprintf("container.apparmor.security.beta.kubernetes.io/%s", name);
-	sp_ynode *aann = sp_y_get(d, p->ann, akey);
-	if (aat && is_unconfined(sp_y_str(aat))) {
-		_cleanup_free_ char *ptr = sp_xasprintf("%s/appArmorProfile/type", aatp);
-		sp_y_report(l, fi, SP_LR_KUBE_APPARMOR_UNCONFINED, aat, ptr, "container '%s' has appArmorProfile Unconfined",
-			    name);
-	} else if (!aat && aann && is_unconfined(sp_y_str(aann))) {
-		report_ann(p, SP_LR_KUBE_APPARMOR_UNCONFINED, aann, akey, "container '%s' is annotated apparmor unconfined",
-			   name);
-	} else if (!aat && !aann) {
-		sp_y_report(l, fi, SP_LR_KUBE_APPARMOR_UNSET, at, atp, "container '%s' names no AppArmor profile", name);
-	}
-	/* SELinux: each field of the container's options, else the pod's */
-	static const char *const sel_keys[] = {"type", "user"};
-	for (size_t k = 0; k < SP_ARRAY_SIZE(sel_keys); k++) {
-		sp_ynode *cs = sp_y_get(d, sp_y_get(d, csc, "seLinuxOptions"), sel_keys[k]);
-		bool pod = !cs;
-		if (pod)
-			cs = sp_y_get(d, sp_y_get(d, psc, "seLinuxOptions"), sel_keys[k]);
-		if (sp_y_str(cs) && selinux_unconfined(sel_keys[k], sp_y_str(cs))) {
-			_cleanup_free_ char *ptr =
-				sp_xasprintf("%s/seLinuxOptions/%s", pod ? p->pscptr : scp, sel_keys[k]);
-			sp_y_report(l, fi, SP_LR_KUBE_SELINUX, cs, ptr, "container '%s' runs as SELinux %s %s", name,
-				    sel_keys[k], sp_y_str(cs));
-		}
-	}
-	n = sp_y_get(d, sp_y_get(d, csc, "windowsOptions"), "hostProcess");
-	if (sp_y_true(n)) {
-		_cleanup_free_ char *ptr = sp_xasprintf("%s/windowsOptions/hostProcess", scp);
-		sp_y_report(l, fi, SP_LR_KUBE_HOST_PROCESS, n, ptr, "container '%s' is a HostProcess container", name);
-	}
-	/* resources (ephemeral containers have none to set) */
-	if (!ephemeral) {
-		sp_ynode *lim = sp_y_get(d, sp_y_get(d, c, "resources"), "limits");
-		const char *miss = !sp_y_get(d, lim, "memory") && !sp_y_get(d, lim, "cpu") ? "memory or CPU"
-				   : !sp_y_get(d, lim, "memory")			 ? "memory"
-				   : !sp_y_get(d, lim, "cpu")				 ? "CPU"
-											 : NULL;
-		if (miss) {
-			_cleanup_free_ char *ptr = sp_xasprintf("%s/%s", cptr, lim ? "resources/limits" : "resources");
-			sp_ynode *res = sp_y_get(d, c, "resources");
-			sp_y_report(l, fi, SP_LR_KUBE_LIMITS, lim ? lim : res ? res : c, lim || res ? ptr : cptr,
-				    "container '%s' has no %s limit", name, miss);
-		}
-	}
-	sp_ynode *ports = sp_y_get(d, c, "ports");
-	for (size_t i = 0; i < sp_y_len(ports); i++) {
-		sp_ynode *pt = sp_y_at(d, ports, i);
-		sp_ynode *hp = sp_y_get(d, pt, "hostPort");
-		const char *hs = sp_y_str(hp), *ip = sp_y_str(sp_y_get(d, pt, "hostIP"));
-		if (!hs || !strcmp(hs, "0") || (ip && (sp_startswith(ip, "127.") || !strcmp(ip, "::1"))))
-			continue;
-		_cleanup_free_ char *ptr = sp_xasprintf("%s/ports/%zu/hostPort", cptr, i);
-		sp_y_report(l, fi, SP_LR_KUBE_HOST_PORT, hp, ptr, "container '%s' binds port %s on the node (%s)", name, hs,
-			    ip ? ip : "every interface");
-	}
-	check_env(p, c, cptr, name);
+	const struct ctr k = {
+		.p = p,
+		.c = c,
+		.csc = csc,
+		.at = csc ? csc : c,
+		.cptr = cptr,
+		.scp = scp,
+		.atp = csc ? scp : cptr,
+		.name = sp_y_str(sp_y_get(d, c, "name")) ?: "?",
+		.ephemeral = ephemeral,
+	};
+	for (const struct kube_container_checks_entry *e = kube_container_checks; e; e = e->next)
+		e->fn(&k);
 }
 
-static void check_pod(struct pod *p, const char *metaptr, sp_ynode *kindnode, struct sp_kube_file *st)
+static void pod_host_ns(struct pod *p)
+{
+	static const char *const hostns[] = {"hostNetwork", "hostPID", "hostIPC"};
+	for (size_t i = 0; i < SP_ARRAY_SIZE(hostns); i++) {
+		sp_ynode *n = sp_y_get(p->d, p->spec, hostns[i]);
+		if (sp_y_true(n)) {
+			_cleanup_free_ char *ptr = sp_jptr_join(p->sptr, hostns[i]);
+			sp_y_report(p->l, p->fi, SP_LR_KUBE_HOST_NS, n, ptr, "the pod sets %s: true", hostns[i]);
+		}
+	}
+}
+SP_LINT_CHECK(kube_pod_checks, pod_host_ns);
+
+static void pod_host_users(struct pod *p)
+{
+	sp_ynode *hu = sp_y_get(p->d, p->spec, "hostUsers");
+	if (!sp_y_false(hu)) {
+		_cleanup_free_ char *ptr = sp_jptr_join(p->sptr, "hostUsers");
+		sp_y_report(p->l, p->fi, SP_LR_KUBE_HOST_USERS, hu ? hu : p->spec, hu ? ptr : p->sptr,
+			    "the pod %s: it runs in the node's user namespace", hu ? "sets hostUsers: true" : "does not set hostUsers: false");
+	}
+}
+SP_LINT_CHECK(kube_pod_checks, pod_host_users);
+
+/* the volume types the restricted Pod Security Standard allows; hostPath */
+static void pod_volumes(struct pod *p)
 {
 	sp_lint *l = p->l;
 	size_t fi = p->fi;
 	sp_ydoc *d = p->d;
-	sp_ynode *spec = p->spec;
-	const char *sptr = p->sptr;
-	static const char *const hostns[] = {"hostNetwork", "hostPID", "hostIPC"};
-	for (size_t i = 0; i < SP_ARRAY_SIZE(hostns); i++) {
-		sp_ynode *n = sp_y_get(d, spec, hostns[i]);
-		if (sp_y_true(n)) {
-			_cleanup_free_ char *ptr = sp_jptr_join(sptr, hostns[i]);
-			sp_y_report(l, fi, SP_LR_KUBE_HOST_NS, n, ptr, "the pod sets %s: true", hostns[i]);
-		}
-	}
-	sp_ynode *hu = sp_y_get(d, spec, "hostUsers");
-	if (!sp_y_false(hu)) {
-		_cleanup_free_ char *ptr = sp_jptr_join(sptr, "hostUsers");
-		sp_y_report(l, fi, SP_LR_KUBE_HOST_USERS, hu ? hu : spec, hu ? ptr : sptr,
-			    "the pod %s: it runs in the node's user namespace", hu ? "sets hostUsers: true" : "does not set hostUsers: false");
-	}
-	/* the volume types the restricted Pod Security Standard allows */
 	static const char *const core_vol[] = {"configMap", "csi",	       "downwardAPI", "emptyDir",
 					       "ephemeral", "persistentVolumeClaim", "projected",   "secret"};
-	sp_ynode *vols = sp_y_get(d, spec, "volumes");
+	sp_ynode *vols = sp_y_get(d, p->spec, "volumes");
 	for (size_t i = 0; i < sp_y_len(vols); i++) {
 		sp_ynode *v = sp_y_at(d, vols, i);
-		_cleanup_free_ char *vp = sp_xasprintf("%s/volumes/%zu", sptr, i);
+		_cleanup_free_ char *vp = sp_xasprintf("%s/volumes/%zu", p->sptr, i);
 		for (size_t k = 0; k < sp_y_npairs(v); k++) {
 			sp_ynode *key, *val;
 			sp_y_pair(d, v, k, &key, &val);
@@ -535,29 +666,49 @@ static void check_pod(struct pod *p, const char *metaptr, sp_ynode *kindnode, st
 			sp_y_report(l, fi, SP_LR_KUBE_HOST_PATH, pn ? pn : hp, ptr, "hostPath volume mounts %s of the node",
 				    path);
 	}
-	const char *want = l->opts.require_runtime_class;
+}
+SP_LINT_CHECK(kube_pod_checks, pod_volumes);
+
+/* the RuntimeClass the policy demands */
+static void pod_runtime_class(struct pod *p)
+{
+	const char *want = p->l->opts.require_runtime_class;
 	if (want) {
-		sp_ynode *rc = sp_y_get(d, spec, "runtimeClassName");
-		_cleanup_free_ char *ptr = sp_jptr_join(sptr, "runtimeClassName");
+		sp_ynode *rc = sp_y_get(p->d, p->spec, "runtimeClassName");
+		_cleanup_free_ char *ptr = sp_jptr_join(p->sptr, "runtimeClassName");
 		if (!sp_y_str(rc) || strcmp(sp_y_str(rc), want))
-			sp_y_report(l, fi, SP_LR_KUBE_RUNTIME_CLASS, rc ? rc : kindnode, rc ? ptr : sptr,
+			sp_y_report(p->l, p->fi, SP_LR_KUBE_RUNTIME_CLASS, rc ? rc : p->kindnode, rc ? ptr : p->sptr,
 				    "runtimeClassName is %s, the policy demands %s", sp_y_str(rc) ?: "unset", want);
 	}
-	/* the service account token: a ServiceAccount of the same file may say no */
+}
+SP_LINT_CHECK(kube_pod_checks, pod_runtime_class);
+
+/* the service account token: a ServiceAccount of the same file may say no */
+static void pod_sa_token(struct pod *p)
+{
+	sp_lint *l = p->l;
+	sp_ydoc *d = p->d;
+	sp_ynode *spec = p->spec;
+	struct sp_kube_file *st = p->st;
 	sp_ynode *am = sp_y_get(d, spec, "automountServiceAccountToken");
 	if (!sp_y_false(am)) {
 		const char *sa = sp_y_str(sp_y_get(d, spec, "serviceAccountName"))
 					 ?: sp_y_str(sp_y_get(d, spec, "serviceAccount")) ?: "default";
-		_cleanup_free_ char *ptr = sp_jptr_join(sptr, "automountServiceAccountToken");
+		_cleanup_free_ char *ptr = sp_jptr_join(p->sptr, "automountServiceAccountToken");
 		if (!am) {
 			st->pend = sp_xrealloc(st->pend, (st->npend + 1) * sizeof *st->pend);
 			st->pend[st->npend++] = (struct sa_pending){.finding = l->nf, .sa = sp_xstrdup(sa)};
 		}
-		sp_y_report(l, fi, SP_LR_KUBE_SA_TOKEN, am ? am : spec, am ? ptr : sptr,
+		sp_y_report(l, p->fi, SP_LR_KUBE_SA_TOKEN, am ? am : spec, am ? ptr : p->sptr,
 			    "the pod mounts the token of service account '%s'", sa);
 	}
-	sp_ynode *psc = p->psc;
-	sp_ynode *sys = sp_y_get(d, psc, "sysctls");
+}
+SP_LINT_CHECK(kube_pod_checks, pod_sa_token);
+
+static void pod_sysctls(struct pod *p)
+{
+	sp_ydoc *d = p->d;
+	sp_ynode *sys = sp_y_get(d, p->psc, "sysctls");
 	static const char *const safe[] = {
 		"kernel.shm_rmid_forced",   "net.ipv4.ip_local_port_range",   "net.ipv4.ip_unprivileged_port_start",
 		"net.ipv4.tcp_syncookies",  "net.ipv4.ping_group_range",      "net.ipv4.ip_local_reserved_ports",
@@ -569,8 +720,18 @@ static void check_pod(struct pod *p, const char *metaptr, sp_ynode *kindnode, st
 		if (!s || in_list(s, safe, SP_ARRAY_SIZE(safe)))
 			continue;
 		_cleanup_free_ char *ptr = sp_xasprintf("%s/sysctls/%zu/name", p->pscptr, i);
-		sp_y_report(l, fi, SP_LR_KUBE_SYSCTL, sn, ptr, "the pod sets sysctl %s", s);
+		sp_y_report(p->l, p->fi, SP_LR_KUBE_SYSCTL, sn, ptr, "the pod sets sysctl %s", s);
 	}
+}
+SP_LINT_CHECK(kube_pod_checks, pod_sysctls);
+
+/* group 0: supplemental, runAsGroup, fsGroup */
+static void pod_groups(struct pod *p)
+{
+	sp_lint *l = p->l;
+	size_t fi = p->fi;
+	sp_ydoc *d = p->d;
+	sp_ynode *psc = p->psc;
 	sp_ynode *sg = sp_y_get(d, psc, "supplementalGroups");
 	for (size_t i = 0; i < sp_y_len(sg); i++) {
 		sp_ynode *g = sp_y_at(d, sg, i);
@@ -587,30 +748,51 @@ static void check_pod(struct pod *p, const char *metaptr, sp_ynode *kindnode, st
 			sp_y_report(l, fi, SP_LR_KUBE_GROUP_ROOT, g, ptr, "the pod sets %s: 0", gkeys[i]);
 		}
 	}
-	sp_ynode *hpn = sp_y_get(d, sp_y_get(d, psc, "windowsOptions"), "hostProcess");
+}
+SP_LINT_CHECK(kube_pod_checks, pod_groups);
+
+static void pod_host_process(struct pod *p)
+{
+	sp_ynode *hpn = sp_y_get(p->d, sp_y_get(p->d, p->psc, "windowsOptions"), "hostProcess");
 	if (sp_y_true(hpn)) {
 		_cleanup_free_ char *ptr = sp_xasprintf("%s/windowsOptions/hostProcess", p->pscptr);
-		sp_y_report(l, fi, SP_LR_KUBE_HOST_PROCESS, hpn, ptr, "the pod's containers are HostProcess containers");
+		sp_y_report(p->l, p->fi, SP_LR_KUBE_HOST_PROCESS, hpn, ptr, "the pod's containers are HostProcess containers");
 	}
-	sp_ynode *podsec = sp_y_get(d, p->ann, "seccomp.security.alpha.kubernetes.io/pod");
+}
+SP_LINT_CHECK(kube_pod_checks, pod_host_process);
+
+static void pod_seccomp_annotation(struct pod *p)
+{
+	sp_ynode *podsec = sp_y_get(p->d, p->ann, "seccomp.security.alpha.kubernetes.io/pod");
 	if (is_unconfined(sp_y_str(podsec)))
 		report_ann(p, SP_LR_KUBE_SECCOMP_UNCONFINED, podsec, "seccomp.security.alpha.kubernetes.io/pod",
 			   "the pod is annotated seccomp %s", "unconfined");
+}
+SP_LINT_CHECK(kube_pod_checks, pod_seccomp_annotation);
+
+/* the pod's rules, then each container's */
+static void check_pod(struct pod *p)
+{
+	for (const struct kube_pod_checks_entry *e = kube_pod_checks; e; e = e->next)
+		e->fn(p);
+	sp_ydoc *d = p->d;
 	static const char *const lists[] = {"initContainers", "containers", "ephemeralContainers"};
 	for (size_t li = 0; li < SP_ARRAY_SIZE(lists); li++) {
-		sp_ynode *cs = sp_y_get(d, spec, lists[li]);
-		_cleanup_free_ char *lp = sp_jptr_join(sptr, lists[li]);
+		sp_ynode *cs = sp_y_get(d, p->spec, lists[li]);
+		_cleanup_free_ char *lp = sp_jptr_join(p->sptr, lists[li]);
 		for (size_t i = 0; i < sp_y_len(cs); i++) {
 			_cleanup_free_ char *cp = sp_jptr_index(lp, i);
 			check_container(p, sp_y_at(d, cs, i), cp, li == 2);
 		}
 	}
-	(void)metaptr;
 }
 
+/* RBAC roles: wildcards, pod creation, exec and attach */
 static void check_rbac(sp_lint *l, size_t fi, sp_ydoc *d, sp_ynode *root, const char *base,
 		       const char *kind)
 {
+	if (strcmp(kind, "Role") && strcmp(kind, "ClusterRole"))
+		return;
 	const char *rname = sp_y_str(sp_y_get(d, sp_y_get(d, root, "metadata"), "name")) ?: "?";
 	sp_ynode *rules = sp_y_get(d, root, "rules");
 	_cleanup_free_ char *rp = sp_jptr_join(base, "rules");
@@ -646,9 +828,27 @@ static void check_rbac(sp_lint *l, size_t fi, sp_ydoc *d, sp_ynode *root, const 
 				    rname);
 	}
 }
+SP_LINT_CHECK(kube_object_checks, check_rbac);
 
-static void check_scc(sp_lint *l, size_t fi, sp_ydoc *d, sp_ynode *root, const char *base)
+/* RBAC bindings: cluster-admin */
+static void check_binding(sp_lint *l, size_t fi, sp_ydoc *d, sp_ynode *root, const char *base, const char *kind)
 {
+	if (strcmp(kind, "RoleBinding") && strcmp(kind, "ClusterRoleBinding"))
+		return;
+	sp_ynode *rn = sp_y_get(d, sp_y_get(d, root, "roleRef"), "name");
+	if (sp_y_str(rn) && !strcmp(sp_y_str(rn), "cluster-admin")) {
+		_cleanup_free_ char *ptr = sp_xasprintf("%s/roleRef/name", base);
+		sp_y_report(l, fi, SP_LR_KUBE_RBAC_CLUSTER_ADMIN, rn, ptr, "%s '%s' binds cluster-admin", kind,
+			    sp_y_str(sp_y_get(d, sp_y_get(d, root, "metadata"), "name")) ?: "?");
+	}
+}
+SP_LINT_CHECK(kube_object_checks, check_binding);
+
+/* OpenShift SecurityContextConstraints */
+static void check_scc(sp_lint *l, size_t fi, sp_ydoc *d, sp_ynode *root, const char *base, const char *kind)
+{
+	if (strcmp(kind, "SecurityContextConstraints"))
+		return;
 	const char *name = sp_y_str(sp_y_get(d, sp_y_get(d, root, "metadata"), "name")) ?: "?";
 	static const char *const flags[] = {"allowPrivilegedContainer", "allowHostDirVolumePlugin", "allowHostNetwork",
 					    "allowHostPID", "allowHostIPC"};
@@ -670,6 +870,7 @@ static void check_scc(sp_lint *l, size_t fi, sp_ydoc *d, sp_ynode *root, const c
 			    "SecurityContextConstraints '%s' allows every capability", name);
 	}
 }
+SP_LINT_CHECK(kube_object_checks, check_scc);
 
 static bool ends_with(const char *s, const char *suf)
 {
@@ -700,23 +901,12 @@ static int check_object(sp_lint *l, size_t fi, struct sp_kube_file *st, sp_ydoc 
 		}
 		return 0;
 	}
-	if (!strcmp(kind, "Role") || !strcmp(kind, "ClusterRole")) {
-		check_rbac(l, fi, d, root, base, kind);
+	for (const struct kube_object_checks_entry *e = kube_object_checks; e; e = e->next)
+		e->fn(l, fi, d, root, base, kind);
+	/* the kinds above have no pod */
+	if (!strcmp(kind, "Role") || !strcmp(kind, "ClusterRole") || !strcmp(kind, "RoleBinding") ||
+	    !strcmp(kind, "ClusterRoleBinding") || !strcmp(kind, "SecurityContextConstraints"))
 		return 0;
-	}
-	if (!strcmp(kind, "RoleBinding") || !strcmp(kind, "ClusterRoleBinding")) {
-		sp_ynode *rn = sp_y_get(d, sp_y_get(d, root, "roleRef"), "name");
-		if (sp_y_str(rn) && !strcmp(sp_y_str(rn), "cluster-admin")) {
-			_cleanup_free_ char *ptr = sp_xasprintf("%s/roleRef/name", base);
-			sp_y_report(l, fi, SP_LR_KUBE_RBAC_CLUSTER_ADMIN, rn, ptr, "%s '%s' binds cluster-admin", kind,
-				    sp_y_str(sp_y_get(d, sp_y_get(d, root, "metadata"), "name")) ?: "?");
-		}
-		return 0;
-	}
-	if (!strcmp(kind, "SecurityContextConstraints")) {
-		check_scc(l, fi, d, root, base);
-		return 0;
-	}
 	if (!strcmp(kind, "ServiceAccount")) {
 		const char *name = sp_y_str(sp_y_get(d, sp_y_get(d, root, "metadata"), "name"));
 		if (name && sp_y_false(sp_y_get(d, root, "automountServiceAccountToken")))
@@ -745,8 +935,10 @@ static int check_object(sp_lint *l, size_t fi, struct sp_kube_file *st, sp_ydoc 
 		.sptr = sptr,
 		.pscptr = sp_jptr_join(sptr, "securityContext"),
 		.annptr = sp_jptr_join(metaptr, "annotations"),
+		.kindnode = kindnode,
+		.st = st,
 	};
-	check_pod(&p, metaptr, kindnode, st);
+	check_pod(&p);
 	free(p.pscptr);
 	free(p.annptr);
 	return 0;

@@ -10,7 +10,8 @@
 /* One row a kind: how its text is read (a JSON kind parses, then validates
  * the types it reads; squid parses; compose and kube are linted document by
  * document while yamlrun.c reads them), what checks it after every file is
- * in, and whether it is a sandbox config that may carry proxy settings.
+ * in (its table of rule checks, checkreg.h: a new rule never touches this
+ * row), and whether it is a sandbox config that may carry proxy settings.
  * Adding a kind: a row here, its name in finding.c and its module. */
 struct kind_ops {
 	int (*parse)(sp_lint_file *f, sp_error *err);

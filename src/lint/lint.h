@@ -127,7 +127,8 @@ const sp_lint_rule *sp_lint_rule_find(const char *id);
 void sp_lint_input_error(sp_lint *l, size_t fi, const sp_error *err);
 
 /* Per-kind parsers and checkers (src/lint/<kind>.c). parse: -1 + err on
- * malformed input; check: adds findings. */
+ * malformed input; check: runs the kind's rule checks, which join the kind's
+ * table where each is defined (checkreg.h), and adds their findings. */
 int sp_lint_json_parse(sp_lint_file *f, sp_error *err);
 /* compose and kube: read, check and lint every document (yamldoc.c) */
 int sp_lint_yaml_run(sp_lint *l, size_t fi, bool json, sp_error *err);

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "core/caps.h"
+#include "lint/checkreg.h"
 #include "lint/lint.h"
 
 static const sp_lint_jschema oci_schema[] = {
@@ -134,8 +135,42 @@ static bool str_in_array(json_t *a, const char *s)
 	return false;
 }
 
-static void check_namespaces(sp_lint *l, size_t fi, json_t *linux_)
+static bool path_under(const char *p, const char *dir)
 {
+	size_t dl = strlen(dir);
+	return !strncmp(p, dir, dl) && (p[dl] == '\0' || p[dl] == '/');
+}
+
+/* /dev entries every runtime creates itself */
+static bool dev_benign(const char *p)
+{
+	static const char *const ok[] = {"/dev/null", "/dev/zero", "/dev/full", "/dev/random",
+					 "/dev/urandom", "/dev/tty", "/dev/ptmx", "/dev/console"};
+	for (size_t i = 0; i < SP_ARRAY_SIZE(ok); i++)
+		if (!strcmp(p, ok[i]))
+			return true;
+	return false;
+}
+
+/* A config's parts, for its rules. The Linux rules are for Linux configs (a
+ * linux object, or no platform object at all, as older writers leave it);
+ * FreeBSD, z/OS, Windows, Solaris and VM configs get the rules that hold for
+ * them. */
+struct oci {
+	json_t *root, *process, *linux_, *fbsd, *zos, *win;
+	bool is_linux;
+};
+
+/* A config's rules: each check below joins this table where it is defined
+ * and they run in the order they are written (checkreg.h). */
+typedef void oci_check(sp_lint *l, size_t fi, const struct oci *o);
+SP_LINT_CHECKS(oci_checks, oci_check);
+
+static void check_namespaces(sp_lint *l, size_t fi, const struct oci *o)
+{
+	json_t *linux_ = o->linux_;
+	if (!o->is_linux)
+		return;
 	static const char *const needed[] = {"pid", "network", "mount", "ipc", "uts"};
 	json_t *ns = json_object_get(linux_, "namespaces");
 	for (size_t k = 0; k < SP_ARRAY_SIZE(needed); k++) {
@@ -175,6 +210,7 @@ static void check_namespaces(sp_lint *l, size_t fi, json_t *linux_)
 		sp_lint_report(l, fi, SP_LR_OCI_USERNS_MISSING, ns ? "/linux/namespaces" : "/linux", 0, 0,
 			       "no user namespace: uid 0 in the container is uid 0 on the host");
 }
+SP_LINT_CHECK(oci_checks, check_namespaces);
 
 /* the capabilities Docker, podman and runc grant by default */
 static bool cap_default(int cap)
@@ -203,8 +239,11 @@ static bool cap_dangerous(int cap)
 	return false;
 }
 
-static void check_caps(sp_lint *l, size_t fi, json_t *process)
+static void check_caps(sp_lint *l, size_t fi, const struct oci *o)
 {
+	json_t *process = o->process;
+	if (!o->is_linux)
+		return;
 	static const char *const sets[] = {"bounding", "effective", "permitted", "inheritable", "ambient"};
 	json_t *caps = json_object_get(process, "capabilities");
 	for (size_t s = 0; s < SP_ARRAY_SIZE(sets); s++) {
@@ -243,9 +282,131 @@ static void check_caps(sp_lint *l, size_t fi, json_t *process)
 		}
 	}
 }
+SP_LINT_CHECK(oci_checks, check_caps);
 
-static void check_paths(sp_lint *l, size_t fi, json_t *linux_)
+static void check_no_new_privs(sp_lint *l, size_t fi, const struct oci *o)
 {
+	json_t *process = o->process;
+	if (!o->is_linux)
+		return;
+	if (!json_is_true(json_object_get(process, "noNewPrivileges")))
+		sp_lint_report(l, fi, SP_LR_OCI_NO_NEW_PRIVS,
+			       json_object_get(process, "noNewPrivileges") ? "/process/noNewPrivileges" : "/process",
+			       0, 0, "process.noNewPrivileges is %s",
+			       json_object_get(process, "noNewPrivileges") ? "false" : "unset");
+}
+SP_LINT_CHECK(oci_checks, check_no_new_privs);
+
+/* no filter, or the seccomp rules on the one given (seccomp.c) */
+static void check_seccomp(sp_lint *l, size_t fi, const struct oci *o)
+{
+	json_t *linux_ = o->linux_;
+	if (!o->is_linux)
+		return;
+	json_t *sc = json_object_get(linux_, "seccomp");
+	if (!sc)
+		sp_lint_report(l, fi, SP_LR_OCI_SECCOMP_MISSING, linux_ ? "/linux" : "", 0, 0,
+			       "no linux.seccomp: every syscall is allowed");
+	else
+		sp_lint_seccomp_check_obj(l, fi, sc, "/linux/seccomp");
+}
+SP_LINT_CHECK(oci_checks, check_seccomp);
+
+/* FreeBSD (runtime-spec config-freebsd.md): a jail inherits the host's vnet,
+ * addresses or SysV IPC only when told to; enforceStatfs 0 shows the host's
+ * mounts; devices are exposed by name under /dev. */
+static void check_freebsd(sp_lint *l, size_t fi, const struct oci *o)
+{
+	json_t *fb = o->fbsd;
+	if (!fb)
+		return;
+	json_t *jail = json_object_get(fb, "jail");
+	static const struct {
+		const char *key, *what;
+	} inherit[] = {
+		{"vnet", "network stack (vnet)"},
+		{"ip4", "IPv4 addresses"},
+		{"ip6", "IPv6 addresses"},
+		{"sysvmsg", "SysV message queues"},
+		{"sysvsem", "SysV semaphores"},
+		{"sysvshm", "SysV shared memory"},
+	};
+	for (size_t i = 0; i < SP_ARRAY_SIZE(inherit); i++) {
+		const char *v = json_string_value(json_object_get(jail, inherit[i].key));
+		if (!v || strcmp(v, "inherit"))
+			continue;
+		_cleanup_free_ char *p = sp_jptr_join("/freebsd/jail", inherit[i].key);
+		sp_lint_report(l, fi, SP_LR_OCI_NAMESPACE_MISSING, p, 0, 0, "the jail inherits the host's %s",
+			       inherit[i].what);
+	}
+	json_t *es = json_object_get(jail, "enforceStatfs");
+	if (json_is_integer(es) && json_integer_value(es) == 0)
+		sp_lint_report(l, fi, SP_LR_OCI_NAMESPACE_MISSING, "/freebsd/jail/enforceStatfs", 0, 0,
+			       "enforceStatfs 0: the jail sees every mount of the host");
+	size_t i;
+	json_t *d;
+	json_array_foreach(json_object_get(fb, "devices"), i, d) {
+		const char *path = json_string_value(json_object_get(d, "path"));
+		static const char *const ok[] = {"null", "zero", "random", "urandom", "stdin", "stdout", "stderr", "fd"};
+		bool benign = false;
+		for (size_t k = 0; path && k < SP_ARRAY_SIZE(ok); k++)
+			benign |= !strcmp(path, ok[k]);
+		if (benign)
+			continue;
+		_cleanup_free_ char *p = sp_xasprintf("/freebsd/devices/%zu", i);
+		sp_lint_report(l, fi, SP_LR_OCI_HOST_DEVICES, p, 0, 0, "device /dev/%s is exposed to the jail",
+			       path ? path : "?");
+	}
+}
+SP_LINT_CHECK(oci_checks, check_freebsd);
+
+/* z/OS (config-zos.md): pid, mount, ipc and uts namespaces, devices */
+static void check_zos(sp_lint *l, size_t fi, const struct oci *o)
+{
+	json_t *zos = o->zos;
+	if (!zos)
+		return;
+	static const char *const needed[] = {"pid", "mount", "ipc", "uts"};
+	json_t *ns = json_object_get(zos, "namespaces");
+	for (size_t k = 0; k < SP_ARRAY_SIZE(needed); k++) {
+		bool have = false;
+		size_t i;
+		json_t *v;
+		json_array_foreach(ns, i, v) {
+			const char *t = json_string_value(json_object_get(v, "type"));
+			have |= t && !strcmp(t, needed[k]);
+		}
+		if (!have)
+			sp_lint_report(l, fi, SP_LR_OCI_NAMESPACE_MISSING, ns ? "/zos/namespaces" : "/zos", 0, 0,
+				       "no %s namespace: the container shares the host's", needed[k]);
+	}
+	size_t i;
+	json_t *d;
+	json_array_foreach(json_object_get(zos, "devices"), i, d) {
+		const char *path = json_string_value(json_object_get(d, "path"));
+		if (path && dev_benign(path))
+			continue;
+		_cleanup_free_ char *p = sp_xasprintf("/zos/devices/%zu", i);
+		sp_lint_report(l, fi, SP_LR_OCI_HOST_DEVICES, p, 0, 0, "device %s is created in the container",
+			       path ? path : "(no path)");
+	}
+}
+SP_LINT_CHECK(oci_checks, check_zos);
+
+static void check_root_writable(sp_lint *l, size_t fi, const struct oci *o)
+{
+	json_t *r = json_object_get(o->root, "root");
+	if (!o->win && !json_is_true(json_object_get(r, "readonly"))) /* Windows: readonly must be omitted or false */
+		sp_lint_report(l, fi, SP_LR_OCI_ROOT_WRITABLE, json_object_get(r, "readonly") ? "/root/readonly" : "/root",
+			       0, 0, "root.readonly is not true");
+}
+SP_LINT_CHECK(oci_checks, check_root_writable);
+
+static void check_paths(sp_lint *l, size_t fi, const struct oci *o)
+{
+	json_t *linux_ = o->linux_;
+	if (!o->is_linux)
+		return;
 	static const char *const masked[] = {"/proc/acpi",	    "/proc/kcore",	 "/proc/keys",
 					     "/proc/latency_stats", "/proc/timer_list",	 "/proc/timer_stats",
 					     "/proc/sched_debug",   "/proc/scsi",	 "/sys/firmware"};
@@ -274,26 +435,11 @@ static void check_paths(sp_lint *l, size_t fi, json_t *linux_)
 		sp_lint_report(l, fi, SP_LR_OCI_READONLY_PATHS, r ? "/linux/readonlyPaths" : "/linux", 0, 0,
 			       "readonlyPaths lacks %s", missing);
 }
+SP_LINT_CHECK(oci_checks, check_paths);
 
-static bool path_under(const char *p, const char *dir)
+static void check_mounts(sp_lint *l, size_t fi, const struct oci *o)
 {
-	size_t dl = strlen(dir);
-	return !strncmp(p, dir, dl) && (p[dl] == '\0' || p[dl] == '/');
-}
-
-/* /dev entries every runtime creates itself */
-static bool dev_benign(const char *p)
-{
-	static const char *const ok[] = {"/dev/null", "/dev/zero",   "/dev/full", "/dev/random",
-					 "/dev/urandom", "/dev/tty", "/dev/ptmx", "/dev/console"};
-	for (size_t i = 0; i < SP_ARRAY_SIZE(ok); i++)
-		if (!strcmp(p, ok[i]))
-			return true;
-	return false;
-}
-
-static void check_mounts(sp_lint *l, size_t fi, json_t *root)
-{
+	json_t *root = o->root;
 	json_t *mounts = json_object_get(root, "mounts");
 	size_t i;
 	json_t *m;
@@ -327,9 +473,13 @@ static void check_mounts(sp_lint *l, size_t fi, json_t *root)
 		}
 	}
 }
+SP_LINT_CHECK(oci_checks, check_mounts);
 
-static void check_devices(sp_lint *l, size_t fi, json_t *linux_)
+static void check_devices(sp_lint *l, size_t fi, const struct oci *o)
 {
+	json_t *linux_ = o->linux_;
+	if (!o->is_linux)
+		return;
 	size_t i;
 	json_t *d;
 	json_array_foreach(json_object_get(linux_, "devices"), i, d) {
@@ -355,9 +505,13 @@ static void check_devices(sp_lint *l, size_t fi, json_t *linux_)
 		}
 	}
 }
+SP_LINT_CHECK(oci_checks, check_devices);
 
-static void check_limits(sp_lint *l, size_t fi, json_t *linux_)
+static void check_limits(sp_lint *l, size_t fi, const struct oci *o)
 {
+	json_t *linux_ = o->linux_;
+	if (!o->is_linux)
+		return;
 	json_t *res = json_object_get(linux_, "resources");
 	json_t *mem = json_object_get(res, "memory"), *pids = json_object_get(res, "pids");
 	json_t *ml = json_object_get(mem, "limit"), *pl = json_object_get(pids, "limit");
@@ -370,6 +524,7 @@ static void check_limits(sp_lint *l, size_t fi, json_t *linux_)
 			       pl ? "/linux/resources/pids/limit" : pids ? "/linux/resources/pids" : "/linux/resources", 0,
 			       0, "%s", pl ? "the pids limit is unlimited" : "no pids limit (linux.resources.pids.limit)");
 }
+SP_LINT_CHECK(oci_checks, check_limits);
 
 static bool has_namespace(json_t *linux_, const char *type)
 {
@@ -384,8 +539,11 @@ static bool has_namespace(json_t *linux_, const char *type)
 	return false;
 }
 
-static void check_sysctl(sp_lint *l, size_t fi, json_t *linux_)
+static void check_sysctl(sp_lint *l, size_t fi, const struct oci *o)
 {
+	json_t *linux_ = o->linux_;
+	if (!o->is_linux)
+		return;
 	bool ipc = has_namespace(linux_, "ipc"), net = has_namespace(linux_, "network"), uts = has_namespace(linux_, "uts");
 	const char *k;
 	json_t *v;
@@ -405,9 +563,11 @@ static void check_sysctl(sp_lint *l, size_t fi, json_t *linux_)
 			       k, json_string_value(v));
 	}
 }
+SP_LINT_CHECK(oci_checks, check_sysctl);
 
-static void check_hooks(sp_lint *l, size_t fi, json_t *root)
+static void check_hooks(sp_lint *l, size_t fi, const struct oci *o)
 {
+	json_t *root = o->root;
 	const char *stage;
 	json_t *list;
 	json_object_foreach(json_object_get(root, "hooks"), stage, list) {
@@ -422,115 +582,20 @@ static void check_hooks(sp_lint *l, size_t fi, json_t *root)
 		}
 	}
 }
-
-/* FreeBSD (runtime-spec config-freebsd.md): a jail inherits the host's vnet,
- * addresses or SysV IPC only when told to; enforceStatfs 0 shows the host's
- * mounts; devices are exposed by name under /dev. */
-static void check_freebsd(sp_lint *l, size_t fi, json_t *fb)
-{
-	json_t *jail = json_object_get(fb, "jail");
-	static const struct {
-		const char *key, *what;
-	} inherit[] = {{"vnet", "network stack (vnet)"},     {"ip4", "IPv4 addresses"},
-		       {"ip6", "IPv6 addresses"},	     {"sysvmsg", "SysV message queues"},
-		       {"sysvsem", "SysV semaphores"},	     {"sysvshm", "SysV shared memory"}};
-	for (size_t i = 0; i < SP_ARRAY_SIZE(inherit); i++) {
-		const char *v = json_string_value(json_object_get(jail, inherit[i].key));
-		if (!v || strcmp(v, "inherit"))
-			continue;
-		_cleanup_free_ char *p = sp_jptr_join("/freebsd/jail", inherit[i].key);
-		sp_lint_report(l, fi, SP_LR_OCI_NAMESPACE_MISSING, p, 0, 0, "the jail inherits the host's %s",
-			       inherit[i].what);
-	}
-	json_t *es = json_object_get(jail, "enforceStatfs");
-	if (json_is_integer(es) && json_integer_value(es) == 0)
-		sp_lint_report(l, fi, SP_LR_OCI_NAMESPACE_MISSING, "/freebsd/jail/enforceStatfs", 0, 0,
-			       "enforceStatfs 0: the jail sees every mount of the host");
-	size_t i;
-	json_t *d;
-	json_array_foreach(json_object_get(fb, "devices"), i, d) {
-		const char *path = json_string_value(json_object_get(d, "path"));
-		static const char *const ok[] = {"null", "zero", "random", "urandom", "stdin", "stdout", "stderr", "fd"};
-		bool benign = false;
-		for (size_t k = 0; path && k < SP_ARRAY_SIZE(ok); k++)
-			benign |= !strcmp(path, ok[k]);
-		if (benign)
-			continue;
-		_cleanup_free_ char *p = sp_xasprintf("/freebsd/devices/%zu", i);
-		sp_lint_report(l, fi, SP_LR_OCI_HOST_DEVICES, p, 0, 0, "device /dev/%s is exposed to the jail",
-			       path ? path : "?");
-	}
-}
-
-/* z/OS (config-zos.md): pid, mount, ipc and uts namespaces, devices */
-static void check_zos(sp_lint *l, size_t fi, json_t *zos)
-{
-	static const char *const needed[] = {"pid", "mount", "ipc", "uts"};
-	json_t *ns = json_object_get(zos, "namespaces");
-	for (size_t k = 0; k < SP_ARRAY_SIZE(needed); k++) {
-		bool have = false;
-		size_t i;
-		json_t *v;
-		json_array_foreach(ns, i, v) {
-			const char *t = json_string_value(json_object_get(v, "type"));
-			have |= t && !strcmp(t, needed[k]);
-		}
-		if (!have)
-			sp_lint_report(l, fi, SP_LR_OCI_NAMESPACE_MISSING, ns ? "/zos/namespaces" : "/zos", 0, 0,
-				       "no %s namespace: the container shares the host's", needed[k]);
-	}
-	size_t i;
-	json_t *d;
-	json_array_foreach(json_object_get(zos, "devices"), i, d) {
-		const char *path = json_string_value(json_object_get(d, "path"));
-		if (path && dev_benign(path))
-			continue;
-		_cleanup_free_ char *p = sp_xasprintf("/zos/devices/%zu", i);
-		sp_lint_report(l, fi, SP_LR_OCI_HOST_DEVICES, p, 0, 0, "device %s is created in the container",
-			       path ? path : "(no path)");
-	}
-}
+SP_LINT_CHECK(oci_checks, check_hooks);
 
 void sp_lint_oci_check(sp_lint *l, size_t fi)
 {
 	json_t *root = l->files[fi].json;
-	json_t *process = json_object_get(root, "process"), *linux_ = json_object_get(root, "linux");
-	json_t *fbsd = json_object_get(root, "freebsd"), *zos = json_object_get(root, "zos"),
-	       *win = json_object_get(root, "windows");
-	/* the Linux rules are for Linux configs (a linux object, or no platform
-	 * object at all, as older writers leave it); FreeBSD, z/OS, Windows,
-	 * Solaris and VM configs get the rules that hold for them */
-	bool is_linux = linux_ || !(fbsd || zos || win || json_object_get(root, "solaris") || json_object_get(root, "vm"));
-	if (is_linux) {
-		check_namespaces(l, fi, linux_);
-		check_caps(l, fi, process);
-		if (!json_is_true(json_object_get(process, "noNewPrivileges")))
-			sp_lint_report(l, fi, SP_LR_OCI_NO_NEW_PRIVS,
-				       json_object_get(process, "noNewPrivileges") ? "/process/noNewPrivileges" : "/process",
-				       0, 0, "process.noNewPrivileges is %s",
-				       json_object_get(process, "noNewPrivileges") ? "false" : "unset");
-		json_t *sc = json_object_get(linux_, "seccomp");
-		if (!sc)
-			sp_lint_report(l, fi, SP_LR_OCI_SECCOMP_MISSING, linux_ ? "/linux" : "", 0, 0,
-				       "no linux.seccomp: every syscall is allowed");
-		else
-			sp_lint_seccomp_check_obj(l, fi, sc, "/linux/seccomp");
-	}
-	if (fbsd)
-		check_freebsd(l, fi, fbsd);
-	if (zos)
-		check_zos(l, fi, zos);
-	json_t *r = json_object_get(root, "root");
-	if (!win && !json_is_true(json_object_get(r, "readonly"))) /* Windows: readonly must be omitted or false */
-		sp_lint_report(l, fi, SP_LR_OCI_ROOT_WRITABLE, json_object_get(r, "readonly") ? "/root/readonly" : "/root",
-			       0, 0, "root.readonly is not true");
-	if (is_linux)
-		check_paths(l, fi, linux_);
-	check_mounts(l, fi, root);
-	if (is_linux) {
-		check_devices(l, fi, linux_);
-		check_limits(l, fi, linux_);
-		check_sysctl(l, fi, linux_);
-	}
-	check_hooks(l, fi, root);
+	struct oci o = {
+		.root = root,
+		.process = json_object_get(root, "process"),
+		.linux_ = json_object_get(root, "linux"),
+		.fbsd = json_object_get(root, "freebsd"),
+		.zos = json_object_get(root, "zos"),
+		.win = json_object_get(root, "windows"),
+	};
+	o.is_linux = o.linux_ || !(o.fbsd || o.zos || o.win || json_object_get(root, "solaris") || json_object_get(root, "vm"));
+	for (const struct oci_checks_entry *c = oci_checks; c; c = c->next)
+		c->fn(l, fi, &o);
 }

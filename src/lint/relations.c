@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lint/checkreg.h"
 #include "lint/squid.h"
 
 static const char *const write_methods[] = {"POST", "PUT", "PATCH", "DELETE"};
@@ -164,20 +165,45 @@ static void sandbox_vs_squid(sp_lint *l, size_t fi)
 	}
 }
 
-void sp_lint_relations_check(sp_lint *l)
+/* The relation rules: each check below joins this table where it is
+ * defined and they run in the order they are written (checkreg.h). */
+typedef void relation_check(sp_lint *l);
+SP_LINT_CHECKS(relation_checks, relation_check);
+
+static bool any_squid(const sp_lint *l)
 {
-	bool any_squid = false;
+	for (size_t si = 0; si < l->nfiles; si++)
+		if (l->files[si].kind == SP_LK_SQUID && !l->files[si].failed)
+			return true;
+	return false;
+}
+
+/* every allowlist against every squid config */
+static void check_allowlists(sp_lint *l)
+{
 	for (size_t si = 0; si < l->nfiles; si++) {
 		if (l->files[si].kind != SP_LK_SQUID || l->files[si].failed)
 			continue;
-		any_squid = true;
 		for (size_t ai = 0; ai < l->nfiles; ai++)
 			if (l->files[ai].kind == SP_LK_ALLOWLIST && !l->files[ai].failed)
 				allowlist_vs_squid(l, ai, si);
 	}
-	if (!any_squid)
+}
+SP_LINT_CHECK(relation_checks, check_allowlists);
+
+/* every sandbox config's proxy settings, when a squid config is given */
+static void check_sandboxes(sp_lint *l)
+{
+	if (!any_squid(l))
 		return;
 	for (size_t fi = 0; fi < l->nfiles; fi++)
 		if (l->files[fi].is_sandbox && !l->files[fi].failed)
 			sandbox_vs_squid(l, fi);
+}
+SP_LINT_CHECK(relation_checks, check_sandboxes);
+
+void sp_lint_relations_check(sp_lint *l)
+{
+	for (const struct relation_checks_entry *c = relation_checks; c; c = c->next)
+		c->fn(l);
 }

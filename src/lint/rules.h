@@ -1,7 +1,9 @@
 /* The lint rule catalogue, one X-macro line per rule:
  *   X(SYM, "id", KIND, SEVERITY, "title", "rationale", "technique ids")
  * The binary, --list-rules, the SARIF driver and the tests all read this list.
- * Rule ids are stable: never renumber or rename one, add new ones. */
+ * Rule ids are stable: never renumber or rename one, add new ones.
+ * A rule costs this line and the function that reports it, in its kind's
+ * file, joined to the kind's table where it is defined (checkreg.h). */
 #define SP_LINT_RULES(X) \
 	X(OCI_NAMESPACE_MISSING, "oci.namespace_missing", SP_LK_OCI, SP_SEV_ERROR, \
 	  "a pid, network, mount, ipc or uts namespace is missing or joins the host's (on FreeBSD: the jail inherits " \

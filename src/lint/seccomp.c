@@ -4,6 +4,7 @@
 #include <jansson.h>
 #include <string.h>
 
+#include "lint/checkreg.h"
 #include "lint/lint.h"
 
 static const sp_lint_jschema seccomp_schema[] = {
@@ -193,20 +194,31 @@ static bool arch_listed(json_t *obj, const char *arch)
 	return false;
 }
 
-void sp_lint_seccomp_check_obj(sp_lint *l, size_t fi, void *obj, const char *prefix)
+/* A filter's rules, run when its default action does not allow (listing
+ * what is allowed on top of allow-all would only repeat it): each check
+ * below joins this table where it is defined and they run in the order they
+ * are written (checkreg.h). */
+typedef void seccomp_check(sp_lint *l, size_t fi, json_t *obj, const char *prefix);
+SP_LINT_CHECKS(seccomp_checks, seccomp_check);
+
+static void check_dangerous(sp_lint *l, size_t fi, json_t *obj, const char *prefix)
 {
-	const char *def = json_string_value(json_object_get(obj, "defaultAction"));
-	_cleanup_free_ char *dp = sp_xasprintf("%s/defaultAction", prefix);
-	if (action_allows(def)) {
-		sp_lint_report(l, fi, SP_LR_SECCOMP_DEFAULT_ALLOW, dp, 0, 0,
-			       "defaultAction %s: every syscall not listed is allowed", def);
-		return; /* listing what is allowed on top of allow-all would only repeat it */
-	}
 	json_t *sys = json_object_get(obj, "syscalls");
 	for (size_t k = 0; k < SP_ARRAY_SIZE(dangerous); k++)
 		check_syscall(l, fi, sys, prefix, dangerous[k]);
+}
+SP_LINT_CHECK(seccomp_checks, check_dangerous);
+
+static void check_clone(sp_lint *l, size_t fi, json_t *obj, const char *prefix)
+{
+	json_t *sys = json_object_get(obj, "syscalls");
 	check_syscall(l, fi, sys, prefix, "clone");
 	check_syscall(l, fi, sys, prefix, "clone3");
+}
+SP_LINT_CHECK(seccomp_checks, check_clone);
+
+static void check_arch(sp_lint *l, size_t fi, json_t *obj, const char *prefix)
+{
 	if (arch_listed(obj, "SCMP_ARCH_X86_64")) {
 		bool x86 = arch_listed(obj, "SCMP_ARCH_X86"), x32 = arch_listed(obj, "SCMP_ARCH_X32");
 		if (!x86 || !x32) {
@@ -216,6 +228,20 @@ void sp_lint_seccomp_check_obj(sp_lint *l, size_t fi, void *obj, const char *pre
 				       x86 ? "" : "SCMP_ARCH_X86", !x86 && !x32 ? " and " : "", x32 ? "" : "SCMP_ARCH_X32");
 		}
 	}
+}
+SP_LINT_CHECK(seccomp_checks, check_arch);
+
+void sp_lint_seccomp_check_obj(sp_lint *l, size_t fi, void *obj, const char *prefix)
+{
+	const char *def = json_string_value(json_object_get(obj, "defaultAction"));
+	_cleanup_free_ char *dp = sp_xasprintf("%s/defaultAction", prefix);
+	if (action_allows(def)) {
+		sp_lint_report(l, fi, SP_LR_SECCOMP_DEFAULT_ALLOW, dp, 0, 0,
+			       "defaultAction %s: every syscall not listed is allowed", def);
+		return;
+	}
+	for (const struct seccomp_checks_entry *c = seccomp_checks; c; c = c->next)
+		c->fn(l, fi, obj, prefix);
 }
 
 void sp_lint_seccomp_check(sp_lint *l, size_t fi)

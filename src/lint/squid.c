@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lint/checkreg.h"
 #include "lint/squid.h"
 
 #define SQUID_MAX_INCLUDE_DEPTH 8
@@ -458,9 +459,13 @@ const struct squid_acl *sp_squid_dstdomain_for(const struct sp_squid *s, const c
 	return first >= 0 ? &s->acls[first] : NULL;
 }
 
-void sp_lint_squid_check(sp_lint *l, size_t fi)
+/* A squid config's rules: each check below joins this table where it is
+ * defined and they run in the order they are written (checkreg.h). */
+typedef void squid_check(sp_lint *l, size_t fi, const struct sp_squid *s);
+SP_LINT_CHECKS(squid_checks, squid_check);
+
+static void check_open_proxy(sp_lint *l, size_t fi, const struct sp_squid *s)
 {
-	const struct sp_squid *s = l->files[fi].squid;
 	/* a host no allowlist would ever name */
 	static const char probe[] = "unlisted-host.sandprobe.invalid";
 	unsigned line = 0;
@@ -472,4 +477,11 @@ void sp_lint_squid_check(sp_lint *l, size_t fi)
 		sp_lint_report(l, fi, SP_LR_SQUID_OPEN_PROXY, NULL, line ? line : 1, 1,
 			       "requests to any host are forwarded: %s (client ACLs are assumed to match the sandbox)", text);
 	}
+}
+SP_LINT_CHECK(squid_checks, check_open_proxy);
+
+void sp_lint_squid_check(sp_lint *l, size_t fi)
+{
+	for (const struct squid_checks_entry *c = squid_checks; c; c = c->next)
+		c->fn(l, fi, l->files[fi].squid);
 }
