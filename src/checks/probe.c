@@ -178,21 +178,6 @@ void sp_private_mountns(void)
 		mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL);
 }
 
-pid_t sp_fork_piped(int pfd[2])
-{
-	if (pipe2(pfd, O_CLOEXEC) < 0)
-		return -errno;
-	pid_t pid = fork();
-	if (pid < 0) {
-		int e = errno;
-		close(pfd[0]);
-		close(pfd[1]);
-		return -e;
-	}
-	close(pfd[pid == 0 ? 0 : 1]);
-	return pid;
-}
-
 struct call_msg {
 	long ret;
 	int err;

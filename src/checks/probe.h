@@ -11,6 +11,7 @@
 #include "core/caps.h"
 #include "core/check.h"
 #include "core/outcome.h"
+#include "core/spawn.h" /* sp_fork_piped */
 
 /* one line of /proc/self/mountinfo */
 typedef struct sp_mount {
@@ -37,11 +38,6 @@ void sp_probe_name(char *buf, size_t size, const char *dir);
 
 /* kernel version as major*10000+minor*100+patch (0 if unknown) */
 unsigned sp_kernel_version(void);
-
-/* A pipe (O_CLOEXEC) and a child: the child keeps the write end pfd[1],
- * the parent the read end pfd[0] (each closes the other end). Returns the
- * pid (0 in the child), or -errno with nothing left open. */
-pid_t sp_fork_piped(int pfd[2]);
 
 /* Outcome of a call made in a bounded child (sp_child_call). */
 typedef struct sp_call {

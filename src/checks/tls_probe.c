@@ -449,14 +449,14 @@ static void count_fpr(const unsigned char *der, size_t len, void *arg)
 /* SHA-256 of each certificate of a PEM bundle, from the DER in each block
  * (no X.509 parsing: a 150-certificate bundle costs well under a
  * millisecond); for a file without PEM, the certificate parsed as DER */
-int sp_tls_bundle_has(const char *path, const sp_strv *fpr, size_t *ncerts)
+int sp_tls_bundle_has(const char *path, const sp_strv *fpr, size_t *ncerts, sp_outcome *o)
 {
 	*ncerts = 0;
 	size_t len = 0;
 	int e = 0;
 	_cleanup_free_ char *buf = sp_read_file_alloc(path, 16u << 20, &len, &e);
 	if (!buf)
-		return -e;
+		return sp_why_errno(o, e, "%s", strerror(e));
 	struct fpr_count fc = {.fpr = fpr};
 	if (!memmem(buf, len, "-----BEGIN", 10)) {
 		size_t el = der_element_len((const unsigned char *)buf, len);
@@ -467,19 +467,19 @@ int sp_tls_bundle_has(const char *path, const sp_strv *fpr, size_t *ncerts)
 			*ncerts = 1;
 		}
 		mbedtls_x509_crt_free(&one);
-		return *ncerts ? fc.found : -EBADMSG;
+		return *ncerts ? fc.found : sp_why_errno(o, EBADMSG, "no certificate in it");
 	}
 	*ncerts = each_pem_cert(buf, len, count_fpr, &fc);
-	return *ncerts ? fc.found : -EBADMSG;
+	return *ncerts ? fc.found : sp_why_errno(o, EBADMSG, "no certificate in it");
 }
 
-int sp_tls_dir_has(const char *dir, const void *ca_certs)
+int sp_tls_dir_has(const char *dir, const void *ca_certs, sp_outcome *o)
 {
 	struct stat st;
 	if (stat(dir, &st) < 0)
-		return -errno;
+		return sp_why_errno(o, errno, "%s", strerror(errno));
 	if (!S_ISDIR(st.st_mode))
-		return -ENOTDIR;
+		return sp_why_errno(o, ENOTDIR, "%s", strerror(ENOTDIR));
 	for (const mbedtls_x509_crt *want = ca_certs; crt_present(want); want = want->next) {
 		char wf[65];
 		fpr_of(want, wf);

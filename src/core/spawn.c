@@ -430,3 +430,18 @@ int sp_run_cmd(char *const argv[], char **out, char **errout, unsigned timeout_m
 	sp_child_free(&c);
 	return code;
 }
+
+pid_t sp_fork_piped(int pfd[2])
+{
+	if (pipe2(pfd, O_CLOEXEC) < 0)
+		return -errno;
+	pid_t pid = fork();
+	if (pid < 0) {
+		int e = errno;
+		close(pfd[0]);
+		close(pfd[1]);
+		return -e;
+	}
+	close(pfd[pid == 0 ? 0 : 1]);
+	return pid;
+}

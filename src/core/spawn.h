@@ -106,4 +106,9 @@ void sp_child_free(sp_child *c);
  * 128 + signal, or -1 when it cannot run or was killed at the deadline */
 int sp_run_cmd(char *const argv[], char **out, char **errout, unsigned timeout_ms);
 
+/* A pipe (O_CLOEXEC) and a child: the child keeps the write end pfd[1],
+ * the parent the read end pfd[0] (each closes the other end). Returns the
+ * pid (0 in the child), or -errno with nothing left open. */
+pid_t sp_fork_piped(int pfd[2]);
+
 #endif
