@@ -161,9 +161,12 @@ static void run_default_route(const sp_ctx *ctx, sp_result *r)
 	/* TEST-NET-1 and the IPv6 documentation prefix: never routed publicly */
 	sp_outcome o4 = {0}, o6 = {0};
 	int l4 = sp_net_route_lookup(AF_INET, "192.0.2.1", &o4), l6 = sp_net_route_lookup(AF_INET6, "2001:db8::1", &o6);
-	sp_observed(r, "%s; route lookup (UDP connect, nothing sent) to 192.0.2.1: %s, to 2001:db8::1: %s",
-		    pr < 0 ? "/proc/net/route unreadable" : desc[0] ? desc : "no default route in /proc/net",
-		    l4 == 0 ? "routable" : strerrorname_np(o4.errnum), l6 == 0 ? "routable" : strerrorname_np(o6.errnum));
+	const char *table = desc[0] ? desc : "no default route in /proc/net";
+	if (pr < 0)
+		table = "/proc/net/route unreadable";
+	const char *w4 = l4 == 0 ? "routable" : strerrorname_np(o4.errnum);
+	const char *w6 = l6 == 0 ? "routable" : strerrorname_np(o6.errnum);
+	sp_observed(r, "%s; route lookup (UDP connect, nothing sent) to 192.0.2.1: %s, to 2001:db8::1: %s", table, w4, w6);
 	bool routable = l4 == 0 || l6 == 0 || n4 > 0 || n6 > 0;
 	/* true allows a route, it does not demand one: a pass must still rest on
 	 * a route seen (the table or a routed lookup); where none exists there is

@@ -88,7 +88,10 @@ static void run_ca_store(const sp_ctx *ctx, sp_result *r)
 	/* OpenSSL's hashed directory, where clients look up issuers by name */
 	if (t.ca && access("/etc/ssl/certs", F_OK) == 0) {
 		int d = sp_tls_dir_has("/etc/ssl/certs", t.ca, &o);
-		sp_observed_add(r, "/etc/ssl/certs (hashed): the CA %s", d > 0 ? "present" : d == 0 ? "absent" : o.why);
+		const char *state = d > 0 ? "present" : "absent";
+		if (d < 0)
+			state = o.why;
+		sp_observed_add(r, "/etc/ssl/certs (hashed): the CA %s", state);
 	}
 	if (unreadable)
 		sp_errorr(r, "%zu trust store file%s unreadable: cannot judge", unreadable, unreadable == 1 ? "" : "s");
@@ -162,9 +165,10 @@ static void run_ca_env(const sp_ctx *ctx, sp_result *r)
 			sp_strv_free(&dirs);
 			if (!t.ca)
 				problem = "cannot be judged (the CA certificate itself is not available)";
+			else if (found <= 0 && err.errnum)
+				snprintf(note, sizeof note, "unreadable or lacks the CA: %s", err.why), problem = note;
 			else if (found <= 0)
-				snprintf(note, sizeof note, "%s%s", err.errnum ? "unreadable or lacks the CA: " : "lacks the CA",
-					 err.errnum ? err.why : ""), problem = note;
+				problem = "lacks the CA";
 		} else {
 			size_t n = 0;
 			/* variables often name the same bundle: read each file once */
