@@ -10,28 +10,9 @@
 
 #include "core/caps.h"
 #include "core/check.h"
+#include "core/mountinfo.h" /* sp_mount, sp_mountinfo_each, sp_mountinfo_find */
 #include "core/outcome.h"
 #include "core/spawn.h" /* sp_fork_piped */
-
-/* one line of /proc/self/mountinfo */
-typedef struct sp_mount {
-	int id, parent;
-	char root[512];
-	char mountpoint[512];
-	char opts[256];       /* per-mount options: rw,nosuid,... */
-	char optional[128];   /* shared:N master:N ... */
-	char fstype[64];
-	char source[256];
-	char super_opts[512];
-} sp_mount;
-
-/* Call fn for each mount (in mountinfo order); fn returns nonzero to stop.
- * Returns 0, or -errno if mountinfo cannot be read. */
-int sp_mountinfo_each(int (*fn)(const sp_mount *m, void *arg), void *arg);
-/* The mount that path resolves into (topmost mount at the longest prefix). */
-int sp_mountinfo_find(const char *path, sp_mount *out);
-/* Does a comma-separated option list contain opt exactly? */
-bool sp_opt_has(const char *opts, const char *opt);
 
 /* "dir/.sandprobe-PID-N-RAND": unique, for O_CREAT|O_EXCL probes */
 void sp_probe_name(char *buf, size_t size, const char *dir);
@@ -120,8 +101,6 @@ bool sp_id_mapped(unsigned id, bool gid);
 /* an id other than the caller's that is mapped (for setuid/chown probes),
  * or -1 when only the caller's is mapped */
 long sp_other_mapped_id(unsigned self, bool gid);
-/* integer value of a /proc/sys file: 0 or -errno */
-int sp_sysctl_long(const char *path, long *out);
 /* is a list-valued policy key containing item (case-sensitive)? */
 bool sp_policy_list_has(const sp_ctx *ctx, const char *key, const char *item);
 
