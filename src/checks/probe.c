@@ -97,16 +97,16 @@ struct seq_frame {
 	} u;
 };
 
-int sp_probe_seq_run(const sp_probe_seq *s)
+int sp_probe_seq_run(const sp_probe_seq *s, sp_outcome *o)
 {
 	if (s->rec_size > SP_PROBE_SEQ_REC_MAX)
-		return -EINVAL;
+		return sp_why_errno(o, EINVAL, "a probe record of %zu bytes is over %d", s->rec_size, SP_PROBE_SEQ_REC_MAX);
 	size_t fsz = offsetof(struct seq_frame, u) + s->rec_size, next = 0;
 	while (next < s->n) {
 		int pfd[2];
 		pid_t pid = sp_fork_piped(pfd);
 		if (pid < 0)
-			return (int)pid;
+			return sp_why_errno(o, (int)-pid, "cannot start a probe child: %s", strerror((int)-pid));
 		if (pid == 0) {
 			for (size_t i = next; i < s->n; i++) {
 				struct seq_frame f;
@@ -162,14 +162,14 @@ const char *sp_errname(int e)
 	return n ? n : "E?";
 }
 
-int sp_private_dir(const sp_ctx *ctx, char *out, size_t size)
+int sp_private_dir(const sp_ctx *ctx, char *out, size_t size, sp_outcome *o)
 {
 	sp_strv dirs;
 	sp_policy_list(ctx->policy, "fs.writable", &dirs);
 	static const char *const fallback[] = {"/tmp", "/dev/shm", "/var/tmp", "/run"};
 	for (size_t i = 0; i < SP_ARRAY_SIZE(fallback); i++)
 		sp_strv_push(&dirs, fallback[i]);
-	int last = -ENOENT;
+	int last = ENOENT;
 	for (size_t i = 0; i < dirs.n; i++) {
 		char tmpl[512];
 		snprintf(tmpl, sizeof tmpl, "%s%s.sandprobe-XXXXXX", dirs.v[i], sp_endswith(dirs.v[i], "/") ? "" : "/");
@@ -178,13 +178,13 @@ int sp_private_dir(const sp_ctx *ctx, char *out, size_t size)
 			sp_strv_free(&dirs);
 			return 0;
 		}
-		last = -errno;
+		last = errno;
 	}
 	sp_strv_free(&dirs);
-	return last;
+	return sp_why_errno(o, last, "%s", strerror(last));
 }
 
-int sp_private_dir_remove(const char *dir)
+int sp_private_dir_remove(const char *dir, sp_outcome *o)
 {
 	DIR *d = opendir(dir);
 	if (d) {
@@ -198,10 +198,10 @@ int sp_private_dir_remove(const char *dir)
 		closedir(d);
 	}
 	if (rmdir(dir) < 0)
-		return -errno;
+		return sp_why_errno(o, errno, "%s", strerror(errno));
 	struct stat st;
 	if (lstat(dir, &st) == 0)
-		return -EEXIST;
+		return sp_why_errno(o, EEXIST, "%s", strerror(EEXIST));
 	return 0;
 }
 

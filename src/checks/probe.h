@@ -54,9 +54,10 @@ typedef struct sp_probe_seq {
 	bool (*lost)(size_t i, int sig, bool timed_out, void *arg);
 	void *arg;
 } sp_probe_seq;
-/* Returns 0, or -errno when a pipe or child cannot be made (the probes not
- * yet run are then neither reported nor lost). */
-int sp_probe_seq_run(const sp_probe_seq *s);
+/* Returns 0, or -1 with o when a pipe or child cannot be made (o->errnum its
+ * errno; the probes not yet run are then neither reported nor lost) or the
+ * record is over SP_PROBE_SEQ_REC_MAX (EINVAL). */
+int sp_probe_seq_run(const sp_probe_seq *s, sp_outcome *o);
 
 /* For a probe child about to mount: unshare a mount namespace and make every
  * mount in it private, so nothing it mounts can propagate out. Best effort:
@@ -71,11 +72,13 @@ int sp_not_one_of(const char *name, const char *what, const char *(*name_at)(siz
 const char *sp_errname(int e);
 
 /* Create a private directory (mode 0700) for probes under the first
- * writable of fs.writable, /tmp, /dev/shm, /var/tmp, /run. 0 or -errno. */
-int sp_private_dir(const sp_ctx *ctx, char *out, size_t size);
+ * writable of fs.writable, /tmp, /dev/shm, /var/tmp, /run. 0, or -1 with o
+ * (o->errnum the last mkdtemp's errno, o->why its text). */
+int sp_private_dir(const sp_ctx *ctx, char *out, size_t size, sp_outcome *o);
 /* Remove the private directory and what is in it (one level); proves it
- * is gone. 0 or -errno. */
-int sp_private_dir_remove(const char *dir);
+ * is gone. 0, or -1 with o (o->why the error's text; EEXIST when it is
+ * still there). */
+int sp_private_dir_remove(const char *dir, sp_outcome *o);
 
 /* Open path for writing without O_TRUNC or O_CREAT (never changes it), and
  * write zero bytes when write0. Returns 1 when the open (and the zero-byte

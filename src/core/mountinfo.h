@@ -11,8 +11,8 @@ typedef struct sp_mount {
 	int id, parent;
 	char root[512];
 	char mountpoint[512];
-	char opts[256];       /* per-mount options: rw,nosuid,... */
-	char optional[128];   /* shared:N master:N ... */
+	char opts[256];     /* per-mount options: rw,nosuid,... */
+	char optional[128]; /* shared:N master:N ... */
 	char fstype[64];
 	char source[256];
 	char super_opts[512];
