@@ -413,7 +413,7 @@ static void run_cg_readonly(const sp_ctx *ctx, sp_result *r)
 			int e = 0;
 			/* open only: a write to a limit file would change it */
 			int w = sp_write_probe(p, false, &e);
-			if (w == -ENOENT)
+			if (w < 0) /* absent */
 				continue;
 			probed++;
 			if (w == 1 && !writable++)

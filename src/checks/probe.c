@@ -51,44 +51,6 @@ void sp_private_mountns(void)
 		mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL);
 }
 
-struct call_msg {
-	long ret;
-	int err;
-};
-
-int sp_child_call(long (*fn)(void *arg), void *arg, unsigned timeout_ms, sp_call *out)
-{
-	memset(out, 0, sizeof *out);
-	int pfd[2];
-	pid_t pid = sp_fork_piped(pfd);
-	if (pid < 0)
-		return (int)pid;
-	if (pid == 0) {
-		errno = 0;
-		long ret = fn(arg);
-		struct call_msg m = {.ret = ret, .err = ret <= 0 ? errno : 0};
-		ssize_t w = write(pfd[1], &m, sizeof m);
-		_exit(w == (ssize_t)sizeof m ? 0 : 1);
-	}
-	struct call_msg m;
-	uint64_t deadline = sp_now_ns() + (uint64_t)timeout_ms * 1000000ull;
-	size_t got = sp_read_until(pfd[0], &m, sizeof m, deadline, &out->timed_out);
-	close(pfd[0]);
-	if (out->timed_out)
-		kill(pid, SIGKILL);
-	int status = 0;
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
-	if (got == sizeof m) {
-		out->ran = true;
-		out->ret = m.ret;
-		out->err = m.err;
-	}
-	if (WIFSIGNALED(status) && !out->timed_out)
-		out->sig = WTERMSIG(status);
-	return 0;
-}
-
 struct seq_frame {
 	int idx;
 	union {
@@ -211,7 +173,7 @@ int sp_write_probe(const char *path, bool write0, int *err)
 	int fd = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW);
 	if (fd < 0) {
 		*err = errno;
-		return errno == ENOENT ? -ENOENT : 0;
+		return errno == ENOENT ? -1 : 0;
 	}
 	int ok = 1;
 	/* a handler that rejects the empty write (EINVAL) was still reached */

@@ -12,27 +12,13 @@
 #include "core/check.h"
 #include "core/mountinfo.h" /* sp_mount, sp_mountinfo_each, sp_mountinfo_find */
 #include "core/outcome.h"
-#include "core/spawn.h" /* sp_fork_piped */
+#include "core/spawn.h" /* sp_fork_piped, sp_child_call */
 
 /* "dir/.sandprobe-PID-N-RAND": unique, for O_CREAT|O_EXCL probes */
 void sp_probe_name(char *buf, size_t size, const char *dir);
 
 /* kernel version as major*10000+minor*100+patch (0 if unknown) */
 unsigned sp_kernel_version(void);
-
-/* Outcome of a call made in a bounded child (sp_child_call). */
-typedef struct sp_call {
-	long ret;        /* the function's return value */
-	int err;         /* errno after the call (0 when ret >= 0) */
-	int sig;         /* signal that killed the child, 0 if it exited */
-	bool timed_out;  /* killed after timeout_ms */
-	bool ran;        /* the child reported a result */
-} sp_call;
-
-/* Run fn(arg) in a forked child (timeout_ms bound) and hand back its return
- * value and errno. A SIGSYS kill (seccomp) is reported in ->sig. Returns 0,
- * or -errno when the child cannot be started. */
-int sp_child_call(long (*fn)(void *arg), void *arg, unsigned timeout_ms, sp_call *out);
 
 /* A sequence of probes run in as few children as possible: a child runs
  * probes next..n-1 in order and reports each before the next; when a filter
@@ -82,7 +68,7 @@ int sp_private_dir_remove(const char *dir, sp_outcome *o);
 
 /* Open path for writing without O_TRUNC or O_CREAT (never changes it), and
  * write zero bytes when write0. Returns 1 when the open (and the zero-byte
- * write) succeeded, 0 when refused (*err set), -ENOENT when absent. */
+ * write) succeeded, 0 when refused (*err set), -1 when absent (*err ENOENT). */
 int sp_write_probe(const char *path, bool write0, int *err);
 
 /* Create a new file in dir (a unique sp_probe_name, exclusive create, no
