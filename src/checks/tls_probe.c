@@ -541,32 +541,6 @@ const char *sp_tls_verify_text(long v)
 
 /* ---- the probe ---------------------------------------------------------------- */
 
-
-/* read a response head, byte by byte so nothing past it is consumed (the
- * TLS stream starts right after a CONNECT's answer); bytes, or -errno */
-static ssize_t read_head(int fd, char *buf, size_t size, uint64_t deadline)
-{
-	size_t got = 0;
-	buf[0] = '\0';
-	while (got + 1 < size) {
-		int ev = sp_net_wait(fd, POLLIN, deadline);
-		if (ev < 0)
-			return got ? (ssize_t)got : ev;
-		ssize_t n = recv(fd, buf + got, 1, MSG_DONTWAIT);
-		if (n < 0 && (errno == EAGAIN || errno == EINTR))
-			continue;
-		if (n < 0)
-			return got ? (ssize_t)got : -errno;
-		if (n == 0)
-			break;
-		got++;
-		buf[got] = '\0';
-		if (got >= 4 && !memcmp(buf + got - 4, "\r\n\r\n", 4))
-			break;
-	}
-	return (ssize_t)got;
-}
-
 /* "HTTP/1.1 403 Forbidden; Server: x; Via: y" */
 static void summarise_head(const char *head, char *out, size_t size)
 {
@@ -956,7 +930,7 @@ void sp_tls_run(sp_tls_req *q)
 		snprintf(req, sizeof req, "CONNECT %s:%u HTTP/1.1\r\nHost: %s:%u\r\nUser-Agent: sandprobe-doctor\r\n\r\n",
 			 q->host, q->port, q->host, q->port);
 		int s = sp_net_send_all(fd, req, strlen(req), deadline, false);
-		ssize_t n = s < 0 ? s : read_head(fd, head, sizeof head, deadline);
+		ssize_t n = s < 0 ? s : sp_net_read_head(fd, head, sizeof head, deadline, true);
 		if (n <= 0) {
 			o->err = n < 0 ? (int)-n : 0;
 			o->closed = n == 0 || n == -ECONNRESET || n == -EPIPE;
@@ -981,7 +955,7 @@ void sp_tls_run(sp_tls_req *q)
 		snprintf(req, sizeof req, "GET / HTTP/1.1\r\nHost: %s\r\nUser-Agent: sandprobe-doctor\r\nAccept: */*\r\n"
 					  "Connection: close\r\n\r\n", host);
 		int s = sp_net_send_all(fd, req, strlen(req), deadline, false);
-		ssize_t n = s < 0 ? s : read_head(fd, head, sizeof head, deadline);
+		ssize_t n = s < 0 ? s : sp_net_read_head(fd, head, sizeof head, deadline, true);
 		if (n <= 0) {
 			o->err = n < 0 ? (int)-n : 0;
 			o->closed = n == 0 || n == -ECONNRESET || n == -EPIPE;

@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <poll.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "core/util.h"
@@ -86,4 +87,28 @@ int sp_net_connect_deadline(const struct sockaddr *sa, socklen_t salen, uint64_t
 		return -e;
 	}
 	return fd;
+}
+
+ssize_t sp_net_read_head(int fd, char *buf, size_t size, uint64_t deadline_ns, bool bytewise)
+{
+	size_t got = 0;
+	buf[0] = '\0';
+	while (got + 1 < size) {
+		int ev = sp_net_wait(fd, POLLIN, deadline_ns);
+		if (ev < 0)
+			return got ? (ssize_t)got : ev;
+		ssize_t n = recv(fd, buf + got, bytewise ? 1 : size - 1 - got, MSG_DONTWAIT);
+		if (n < 0 && (errno == EAGAIN || errno == EINTR))
+			continue;
+		if (n < 0)
+			return got ? (ssize_t)got : -errno;
+		if (n == 0)
+			break;
+		got += (size_t)n;
+		buf[got] = '\0';
+		if (bytewise ? got >= 4 && !memcmp(buf + got - 4, "\r\n\r\n", 4) : strstr(buf, "\r\n\r\n") != NULL)
+			break;
+	}
+	buf[got] = '\0';
+	return (ssize_t)got;
 }

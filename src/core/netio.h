@@ -21,5 +21,11 @@ ssize_t sp_net_read_exact(int fd, void *buf, size_t len, uint64_t deadline_ns);
 /* all of buf before the deadline: 0, -ETIMEDOUT or -errno; with
  * stop_on_input, 1 (early) as soon as the peer has something to say */
 int sp_net_send_all(int fd, const void *buf, size_t len, uint64_t deadline_ns, bool stop_on_input);
+/* Read a response head (HTTP): until "\r\n\r\n", EOF, size-1 bytes or the
+ * deadline; buf is NUL-terminated. bytewise: one byte a read, so nothing
+ * past the head is consumed (a TLS stream follows a CONNECT's answer), the
+ * end seen in the last four bytes; else as much as there is, the end looked
+ * for with strstr. The bytes read, or -errno (-ETIMEDOUT) when none were. */
+ssize_t sp_net_read_head(int fd, char *buf, size_t size, uint64_t deadline_ns, bool bytewise);
 
 #endif
