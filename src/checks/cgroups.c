@@ -413,7 +413,7 @@ static void run_cg_readonly(const sp_ctx *ctx, sp_result *r)
 			int e = 0;
 			/* open only: a write to a limit file would change it */
 			int w = sp_write_probe(p, false, &e);
-			if (w == -ENOENT)
+			if (w < 0) /* absent */
 				continue;
 			probed++;
 			if (w == 1 && !writable++)
@@ -528,15 +528,15 @@ static void devcg_action(const sp_ctx *ctx, sp_result *r)
 		return;
 	}
 	struct devcg_arg a;
-	int dr = sp_private_dir(ctx, a.dir, sizeof a.dir);
-	if (dr < 0) {
-		sp_observed_add(r, "no writable dir: %s", sp_errname(-dr));
+	sp_outcome o = {0};
+	if (sp_private_dir(ctx, a.dir, sizeof a.dir, &o) < 0) {
+		sp_observed_add(r, "no writable dir: %s", sp_errname(o.errnum));
 		sp_skip(r, "cannot tell: no writable directory to make a device node in");
 		return;
 	}
 	sp_call c;
 	int rc = sp_child_call(pr_devcg, &a, 2000, &c);
-	int rm = sp_private_dir_remove(a.dir);
+	int rm = sp_private_dir_remove(a.dir, &o);
 	if (rm < 0 || rc < 0 || !c.ran) {
 		sp_errorr(r, "probe %s (dir %s)", c.sig ? "killed by a signal" : "failed or left its dir behind", a.dir);
 		return;

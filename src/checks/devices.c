@@ -280,17 +280,17 @@ static void run_mknod(const sp_ctx *ctx, sp_result *r)
 {
 	sp_expected(r, "mknod of a character device in a private dir refused, or the node unusable (nodev)");
 	struct mknod_arg a;
-	int dr = sp_private_dir(ctx, a.dir, sizeof a.dir);
-	if (dr < 0) {
+	sp_outcome o = {0};
+	if (sp_private_dir(ctx, a.dir, sizeof a.dir, &o) < 0) {
 		/* the search looked in a few places only (fs.writable, /tmp, /dev/shm,
 		 * /var/tmp, /run): nothing was tried */
-		sp_observed(r, "no writable dir among fs.writable, /tmp, /dev/shm, /var/tmp, /run: %s", sp_errname(-dr));
+		sp_observed(r, "no writable dir among fs.writable, /tmp, /dev/shm, /var/tmp, /run: %s", sp_errname(o.errnum));
 		sp_skip(r, "cannot tell: no writable directory to try mknod in (fs.writable names one)");
 		return;
 	}
 	sp_call c;
 	int rc = sp_child_call(pr_mknod_dev, &a, 2000, &c);
-	int rm = sp_private_dir_remove(a.dir);
+	int rm = sp_private_dir_remove(a.dir, &o);
 	if (rm < 0 || rc < 0 || (!c.ran && !c.sig)) {
 		sp_errorr(r, "probe failed or left %s behind", a.dir);
 		return;

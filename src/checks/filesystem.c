@@ -350,7 +350,7 @@ static void run_knob(const char *path, bool write0, const sp_ctx *ctx, sp_result
 	sp_expected(r, "%s", must ? "open for writing refused (or absent)" : "any (fs.knobs_readonly = false)");
 	int e = 0;
 	int w = sp_write_probe(path, write0, &e);
-	if (w == -ENOENT) {
+	if (w < 0) {
 		sp_observed(r, "%s absent", path);
 		sp_pass(r, "%s absent", path);
 		return;
@@ -474,21 +474,21 @@ static void run_release_agent(const sp_ctx *ctx, sp_result *r)
 	sp_observed(r, "mounted v1 hierarchies");
 	sp_mountinfo_each(ra_cb, &w);
 	struct ra_arg a;
-	int dr = sp_private_dir(ctx, a.dir, sizeof a.dir);
+	sp_outcome o = {0};
+	int dr = sp_private_dir(ctx, a.dir, sizeof a.dir, &o);
 	sp_call c = {0};
 	int rc = -1;
 	if (dr == 0) {
 		rc = sp_child_call(pr_release_agent, &a, 2000, &c);
-		int rm = sp_private_dir_remove(a.dir);
-		if (rm < 0) {
-			sp_errorr(r, "probe directory %s not removed: %s", a.dir, strerror(-rm));
+		if (sp_private_dir_remove(a.dir, &o) < 0) {
+			sp_errorr(r, "probe directory %s not removed: %s", a.dir, o.why);
 			return;
 		}
 		if (rc == 0 && c.ran)
 			sp_observed_add(r, "fresh cgroup v1 mount in a child: %s",
 					c.ret == 1 ? "mounted, release_agent writable" : sp_errname(c.err));
 	} else {
-		sp_observed_add(r, "no private dir for the mount probe: %s", strerror(-dr));
+		sp_observed_add(r, "no private dir for the mount probe: %s", o.why);
 	}
 	bool fresh = rc == 0 && c.ran && c.ret == 1;
 	if ((w.writable || fresh) && must)

@@ -228,10 +228,11 @@ static void run_debugfs(const sp_ctx *ctx, sp_result *r)
 	struct dbg_arg a;
 	bool mountable = false;
 	const char *how = "no private dir";
-	if (sp_private_dir(ctx, a.dir, sizeof a.dir) == 0) {
+	sp_outcome o = {0};
+	if (sp_private_dir(ctx, a.dir, sizeof a.dir, &o) == 0) {
 		sp_call c;
 		int rc = sp_child_call(pr_debugfs, &a, 3500, &c);
-		int rm = sp_private_dir_remove(a.dir);
+		int rm = sp_private_dir_remove(a.dir, &o);
 		if (rm < 0) {
 			sp_errorr(r, "probe directory %s not removed", a.dir);
 			return;
@@ -562,7 +563,8 @@ static void run_userns(const sp_ctx *ctx, sp_result *r)
 			    .got = uw_got,
 			    .lost = uw_lost,
 			    .arg = &st};
-	sp_probe_seq_run(&seq);
+	sp_outcome o = {0};
+	sp_probe_seq_run(&seq, &o);
 	const char *made = NULL;
 	size_t unknown = 0;
 	for (int w = 0; w < UW_N; w++) {

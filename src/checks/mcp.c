@@ -548,18 +548,19 @@ static bool under(const char *path, const char *root)
 	return strncmp(path, root, l) == 0 && (path[l] == '/' || path[l] == '\0' || (l == 1 && root[0] == '/'));
 }
 
-/* a file of its own, holding mark, created exclusively in dir; 0 or -errno */
-static int place_marker(const char *dir, const char *mark, char *path, size_t size)
+/* a file of its own, holding mark, created exclusively in dir; 0, or -1
+ * with o (o->why the error's text) */
+static int place_marker(const char *dir, const char *mark, char *path, size_t size, sp_outcome *o)
 {
 	snprintf(path, size, "%s/.sandprobe-mcp-%d-%08x", dir, (int)getpid(), (unsigned)(sp_now_ns() & 0xffffffffu));
 	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
 	if (fd < 0)
-		return -errno;
+		return sp_why_errno(o, errno, "%s", strerror(errno));
 	int rc = sp_write_all(fd, mark, strlen(mark));
 	close(fd);
 	if (rc < 0) {
 		unlink(path);
-		return rc;
+		return sp_why_errno(o, -rc, "%s", strerror(-rc));
 	}
 	return 0;
 }
@@ -602,11 +603,10 @@ static void run_fs_roots(const sp_ctx *ctx, sp_result *r)
 	char mark_in[64], mark_out[64];
 	snprintf(mark_in, sizeof mark_in, "sandprobe-inside-%d-%llx", (int)getpid(), (unsigned long long)sp_now_ns());
 	snprintf(mark_out, sizeof mark_out, "sandprobe-outside-%d-%llx", (int)getpid(), (unsigned long long)sp_now_ns());
-	int rc = place_marker(roots.v[0], mark_in, in_mark, sizeof in_mark);
-	if (rc < 0) {
+	if (place_marker(roots.v[0], mark_in, in_mark, sizeof in_mark, &o) < 0) {
 		in_mark[0] = '\0';
 		sp_skip(r, "cannot place a file in the root %s (%s): the tool's reach cannot be proven", roots.v[0],
-			strerror(-rc));
+			o.why);
 		goto out;
 	}
 	const char *tmp = getenv("TMPDIR");
@@ -615,7 +615,7 @@ static void run_fs_roots(const sp_ctx *ctx, sp_result *r)
 		bool inside = false;
 		for (size_t k = 0; k < roots.n; k++)
 			inside |= under(dirs[i], roots.v[k]);
-		if (!inside && place_marker(dirs[i], mark_out, out_mark, sizeof out_mark) < 0)
+		if (!inside && place_marker(dirs[i], mark_out, out_mark, sizeof out_mark, &o) < 0)
 			out_mark[0] = '\0';
 	}
 	if (!out_mark[0]) {

@@ -55,22 +55,23 @@ static int ns_parse(const char *name, sp_outcome *o)
 const sp_policy_type sp_ptype_namespaces = {.name = "namespaces", .what = "namespace types: pid, net, mnt, uts, ipc, user, cgroup, time",
 					    .list = true, .parse = ns_parse};
 
-/* readlink /proc/PID/ns/TYPE -> "net:[4026531833]" and its inode */
-static int ns_link(const char *pid, const char *type, char *buf, size_t size, unsigned long *ino)
+/* readlink /proc/PID/ns/TYPE -> "net:[4026531833]" and its inode; 0, or -1
+ * with o (o->why the error's text; EINVAL for a link of another form) */
+static int ns_link(const char *pid, const char *type, char *buf, size_t size, unsigned long *ino, sp_outcome *o)
 {
 	char path[64];
 	snprintf(path, sizeof path, "/proc/%s/ns/%s", pid, type);
 	ssize_t n = readlink(path, buf, size - 1);
 	if (n < 0)
-		return -errno;
+		return sp_why_errno(o, errno, "%s", strerror(errno));
 	buf[n] = '\0';
 	const char *lb = strchr(buf, '[');
 	if (!lb || !*buf)
-		return -EINVAL;
+		return sp_why_errno(o, EINVAL, "%s", strerror(EINVAL));
 	char *end;
 	*ino = strtoul(lb + 1, &end, 10);
 	if (*end != ']' || *ino == 0)
-		return -EINVAL;
+		return sp_why_errno(o, EINVAL, "%s", strerror(EINVAL));
 	return 0;
 }
 
@@ -209,8 +210,9 @@ static void run_ns(const char *type, const sp_ctx *ctx, sp_result *r)
 
 	char self[128];
 	unsigned long ino;
-	int e = ns_link("self", type, self, sizeof self, &ino);
-	if (e == -ENOENT) {
+	sp_outcome o = {0};
+	int e = ns_link("self", type, self, sizeof self, &ino, &o);
+	if (e < 0 && o.errnum == ENOENT) {
 		sp_observed(r, "/proc/self/ns/%s absent", type);
 		if (must)
 			sp_failr(r, "kernel has no %s namespaces, so the sandbox cannot have its own", type);
@@ -219,8 +221,8 @@ static void run_ns(const char *type, const sp_ctx *ctx, sp_result *r)
 		return;
 	}
 	if (e < 0) {
-		sp_observed(r, "/proc/self/ns/%s unreadable: %s", type, strerror(-e));
-		sp_errorr(r, "cannot read the %s namespace link: %s", type, strerror(-e));
+		sp_observed(r, "/proc/self/ns/%s unreadable: %s", type, o.why);
+		sp_errorr(r, "cannot read the %s namespace link: %s", type, o.why);
 		return;
 	}
 	sp_observed(r, "%s", self);
@@ -238,8 +240,8 @@ static void run_ns(const char *type, const sp_ctx *ctx, sp_result *r)
 		char init[128];
 		unsigned long init_ino, pidns;
 		char pidlink[128];
-		if (ns_link("self", "pid", pidlink, sizeof pidlink, &pidns) == 0 && pidns == 0xEFFFFFFCul &&
-		    ns_link("1", type, init, sizeof init, &init_ino) == 0) {
+		if (ns_link("self", "pid", pidlink, sizeof pidlink, &pidns, &o) == 0 && pidns == 0xEFFFFFFCul &&
+		    ns_link("1", type, init, sizeof init, &init_ino, &o) == 0) {
 			verdict = ino != init_ino;
 			how = "host init's link";
 			sp_observed_add(r, "host init %s", init);

@@ -235,30 +235,6 @@ static int proc_defaults(int *n4, int *n6)
 	return ok ? 0 : -1;
 }
 
-/* a route lookup: UDP connect (nothing is sent); 0 routable, -errno */
-static int lookup(int af, const char *addr)
-{
-	struct sockaddr_storage ss = {0};
-	socklen_t len;
-	if (af == AF_INET) {
-		struct sockaddr_in *s = (struct sockaddr_in *)&ss;
-		s->sin_family = AF_INET;
-		s->sin_port = htons(9);
-		inet_pton(AF_INET, addr, &s->sin_addr);
-		len = sizeof *s;
-	} else {
-		struct sockaddr_in6 *s = (struct sockaddr_in6 *)&ss;
-		s->sin6_family = AF_INET6;
-		s->sin6_port = htons(9);
-		inet_pton(AF_INET6, addr, &s->sin6_addr);
-		len = sizeof *s;
-	}
-	_cleanup_close_ int fd = socket(af, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return -errno;
-	return connect(fd, (struct sockaddr *)&ss, len) == 0 ? 0 : -errno;
-}
-
 static const char *const route_modes[] = {"present", "absent", "any", NULL};
 const sp_policy_type sp_ptype_route_mode = {.name = "route_mode", .what = "present, absent or any", .choices = route_modes};
 
@@ -278,9 +254,10 @@ static void run_default_route(const sp_ctx *ctx, sp_result *r)
 		return;
 	}
 	/* documentation addresses: never dialed, only looked up */
-	int l4 = lookup(AF_INET, "192.0.2.1"), l6 = lookup(AF_INET6, "2001:db8::1");
+	sp_outcome o4 = {0}, o6 = {0};
+	int l4 = sp_net_route_lookup(AF_INET, "192.0.2.1", &o4), l6 = sp_net_route_lookup(AF_INET6, "2001:db8::1", &o6);
 	sp_observed(r, "default routes: %d IPv4, %d IPv6 in /proc/net; route lookup to 192.0.2.1: %s, to 2001:db8::1: %s",
-		    n4, n6, l4 == 0 ? "routable" : strerrorname_np(-l4), l6 == 0 ? "routable" : strerrorname_np(-l6));
+		    n4, n6, l4 == 0 ? "routable" : strerrorname_np(o4.errnum), l6 == 0 ? "routable" : strerrorname_np(o6.errnum));
 	bool proc = n4 + n6 > 0, routed = l4 == 0 || l6 == 0;
 	if (present && proc && routed)
 		sp_pass(r, "a default route is present and a lookup off the host is routed");

@@ -793,86 +793,29 @@ void sp_net_run_parallel(sp_netprobe *p, size_t n, sp_netchild *c, size_t nc)
 			end_child(&c[i]);
 }
 
-int sp_net_wait(int fd, short ev, uint64_t deadline_ns)
+int sp_net_route_lookup(int af, const char *addr, sp_outcome *o)
 {
-	for (;;) {
-		uint64_t now = sp_now_ns();
-		if (now >= deadline_ns)
-			return -ETIMEDOUT;
-		struct pollfd p = {.fd = fd, .events = ev};
-		int r = poll(&p, 1, (int)((deadline_ns - now + 999999) / 1000000ull));
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0)
-			return -errno;
-		if (r > 0)
-			return p.revents;
+	struct sockaddr_storage ss = {0};
+	socklen_t len;
+	if (af == AF_INET) {
+		struct sockaddr_in *s = (struct sockaddr_in *)&ss;
+		s->sin_family = AF_INET;
+		s->sin_port = htons(9);
+		inet_pton(AF_INET, addr, &s->sin_addr);
+		len = sizeof *s;
+	} else {
+		struct sockaddr_in6 *s = (struct sockaddr_in6 *)&ss;
+		s->sin6_family = AF_INET6;
+		s->sin6_port = htons(9);
+		inet_pton(AF_INET6, addr, &s->sin6_addr);
+		len = sizeof *s;
 	}
-}
-
-ssize_t sp_net_read_exact(int fd, void *buf, size_t len, uint64_t deadline_ns)
-{
-	size_t got = 0;
-	while (got < len) {
-		int ev = sp_net_wait(fd, POLLIN, deadline_ns);
-		if (ev < 0)
-			return ev;
-		ssize_t n = recv(fd, (char *)buf + got, len - got, MSG_DONTWAIT);
-		if (n < 0 && (errno == EAGAIN || errno == EINTR))
-			continue;
-		if (n < 0)
-			return -errno;
-		if (n == 0)
-			return 0;
-		got += (size_t)n;
-	}
-	return (ssize_t)got;
-}
-
-int sp_net_send_all(int fd, const void *buf, size_t len, uint64_t deadline_ns, bool stop_on_input)
-{
-	size_t off = 0;
-	while (off < len) {
-		int ev = sp_net_wait(fd, (short)(POLLOUT | (stop_on_input ? POLLIN : 0)), deadline_ns);
-		if (ev < 0)
-			return ev;
-		if (stop_on_input && (ev & POLLIN))
-			return 1;
-		ssize_t n = send(fd, (const char *)buf + off, len - off, MSG_NOSIGNAL | MSG_DONTWAIT);
-		if (n < 0 && (errno == EAGAIN || errno == EINTR))
-			continue;
-		if (n < 0)
-			return -errno;
-		off += (size_t)n;
-	}
-	return 0;
-}
-
-int sp_net_connect_deadline(const struct sockaddr *sa, socklen_t salen, uint64_t deadline_ns)
-{
-	int fd = socket(sa->sa_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	_cleanup_close_ int fd = socket(af, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)
-		return -errno;
-	if (connect(fd, sa, salen) == 0)
-		return fd;
-	if (errno != EINPROGRESS) {
-		int e = errno;
-		close(fd);
-		return -e;
-	}
-	int w = sp_net_wait(fd, POLLOUT, deadline_ns);
-	if (w < 0) {
-		close(fd);
-		return w;
-	}
-	int e = 0;
-	socklen_t el = sizeof e;
-	getsockopt(fd, SOL_SOCKET, SO_ERROR, &e, &el);
-	if (e) {
-		close(fd);
-		return -e;
-	}
-	return fd;
+		return sp_why_errno(o, errno, "route lookup to %s: socket: %s", addr, strerror(errno));
+	if (connect(fd, (struct sockaddr *)&ss, len) < 0)
+		return sp_why_errno(o, errno, "route lookup to %s: %s", addr, strerror(errno));
+	return 0;
 }
 
 /* ---- the grammars of the network keys (core/policy.h) ------------------------------ */

@@ -12,6 +12,7 @@
 #include <sys/socket.h>
 #include <sys/types.h>
 
+#include "core/netio.h" /* sockets with a deadline */
 #include "core/outcome.h"
 
 /* How a probe ended. A refusal (RST, ICMP port unreachable) means a packet
@@ -164,15 +165,8 @@ typedef struct sp_netchild {
  * reaped before it returns. */
 void sp_net_run_parallel(sp_netprobe *p, size_t n, sp_netchild *c, size_t nc);
 
-/* Connect with a deadline (blocking helper for forked probes): returns an
- * fd, or -errno (-ETIMEDOUT at the deadline). */
-int sp_net_connect_deadline(const struct sockaddr *sa, socklen_t salen, uint64_t deadline_ns);
-/* poll fd for ev until the deadline: its revents, -ETIMEDOUT or -errno */
-int sp_net_wait(int fd, short ev, uint64_t deadline_ns);
-/* exactly len bytes before the deadline: len, 0 at EOF before len, or -errno */
-ssize_t sp_net_read_exact(int fd, void *buf, size_t len, uint64_t deadline_ns);
-/* all of buf before the deadline: 0, -ETIMEDOUT or -errno; with
- * stop_on_input, 1 (early) as soon as the peer has something to say */
-int sp_net_send_all(int fd, const void *buf, size_t len, uint64_t deadline_ns, bool stop_on_input);
+/* A route lookup: a UDP connect() to addr port 9, which sends nothing.
+ * 0 when the address is routable, else -1 with o (o->errnum: why not). */
+int sp_net_route_lookup(int af, const char *addr, sp_outcome *o);
 
 #endif

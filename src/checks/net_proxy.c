@@ -42,25 +42,7 @@ static int io_send(io *c, const void *buf, size_t len, bool stop_on_input)
 /* read until the end of the response head (or EOF); returns bytes or -errno */
 static ssize_t io_read_head(io *c, char *buf, size_t size)
 {
-	size_t got = 0;
-	while (got + 1 < size) {
-		int ev = io_wait(c, POLLIN);
-		if (ev < 0)
-			return got ? (ssize_t)got : ev;
-		ssize_t n = recv(c->fd, buf + got, size - 1 - got, MSG_DONTWAIT);
-		if (n < 0 && (errno == EAGAIN || errno == EINTR))
-			continue;
-		if (n < 0)
-			return got ? (ssize_t)got : -errno;
-		if (n == 0)
-			break;
-		got += (size_t)n;
-		buf[got] = '\0';
-		if (strstr(buf, "\r\n\r\n"))
-			break;
-	}
-	buf[got] = '\0';
-	return (ssize_t)got;
+	return sp_net_read_head(c->fd, buf, size, c->deadline, false);
 }
 
 int sp_http_status(const char *head)

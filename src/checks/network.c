@@ -151,33 +151,6 @@ static int proc_default_routes(char *desc, size_t size, int *n4, int *n6)
 	return readable ? 0 : -1;
 }
 
-/* A UDP connect() performs a route lookup and sends nothing. */
-static int route_lookup(int family, const char *addr)
-{
-	struct sockaddr_storage ss;
-	memset(&ss, 0, sizeof ss);
-	socklen_t len;
-	if (family == AF_INET) {
-		struct sockaddr_in *a = (struct sockaddr_in *)&ss;
-		a->sin_family = AF_INET;
-		a->sin_port = htons(9);
-		inet_pton(AF_INET, addr, &a->sin_addr);
-		len = sizeof *a;
-	} else {
-		struct sockaddr_in6 *a = (struct sockaddr_in6 *)&ss;
-		a->sin6_family = AF_INET6;
-		a->sin6_port = htons(9);
-		inet_pton(AF_INET6, addr, &a->sin6_addr);
-		len = sizeof *a;
-	}
-	int fd = socket(family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return -errno;
-	int rc = connect(fd, (struct sockaddr *)&ss, len) == 0 ? 0 : -errno;
-	close(fd);
-	return rc;
-}
-
 static void run_default_route(const sp_ctx *ctx, sp_result *r)
 {
 	bool allowed = sp_policy_bool(ctx->policy, "net.default_route", false);
@@ -186,10 +159,14 @@ static void run_default_route(const sp_ctx *ctx, sp_result *r)
 	int n4, n6;
 	int pr = proc_default_routes(desc, sizeof desc, &n4, &n6);
 	/* TEST-NET-1 and the IPv6 documentation prefix: never routed publicly */
-	int l4 = route_lookup(AF_INET, "192.0.2.1"), l6 = route_lookup(AF_INET6, "2001:db8::1");
-	sp_observed(r, "%s; route lookup (UDP connect, nothing sent) to 192.0.2.1: %s, to 2001:db8::1: %s",
-		    pr < 0 ? "/proc/net/route unreadable" : desc[0] ? desc : "no default route in /proc/net",
-		    l4 == 0 ? "routable" : strerrorname_np(-l4), l6 == 0 ? "routable" : strerrorname_np(-l6));
+	sp_outcome o4 = {0}, o6 = {0};
+	int l4 = sp_net_route_lookup(AF_INET, "192.0.2.1", &o4), l6 = sp_net_route_lookup(AF_INET6, "2001:db8::1", &o6);
+	const char *table = desc[0] ? desc : "no default route in /proc/net";
+	if (pr < 0)
+		table = "/proc/net/route unreadable";
+	const char *w4 = l4 == 0 ? "routable" : strerrorname_np(o4.errnum);
+	const char *w6 = l6 == 0 ? "routable" : strerrorname_np(o6.errnum);
+	sp_observed(r, "%s; route lookup (UDP connect, nothing sent) to 192.0.2.1: %s, to 2001:db8::1: %s", table, w4, w6);
 	bool routable = l4 == 0 || l6 == 0 || n4 > 0 || n6 > 0;
 	/* true allows a route, it does not demand one: a pass must still rest on
 	 * a route seen (the table or a routed lookup); where none exists there is
@@ -254,11 +231,12 @@ static void run_ipv6(const sp_ctx *ctx, sp_result *r)
 			snprintf(addrs + l, sizeof addrs - l, "%s%s/%u(%s)", l ? " " : "", txt, plen, dev);
 		}
 	}
-	int l6 = route_lookup(AF_INET6, "2001:db8::1");
+	sp_outcome o6 = {0};
+	int l6 = sp_net_route_lookup(AF_INET6, "2001:db8::1", &o6);
 	sp_observed(r, "AF_INET6 socket: %s; addresses: %s; route to 2001:db8::1: %s",
 		    s >= 0 ? "ok" : strerrorname_np(se),
 		    if6 ? (addrs[0] ? addrs : "none") : "/proc/net/if_inet6 absent",
-		    l6 == 0 ? "routable" : strerrorname_np(-l6));
+		    l6 == 0 ? "routable" : strerrorname_np(o6.errnum));
 	bool off = s < 0 || (if6 && total == 0) || (!if6 && e == ENOENT);
 	if (!strcmp(want, "any"))
 		sp_pass(r, "IPv6 %s (reported only)", off ? "unavailable" : "available");

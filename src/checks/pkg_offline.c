@@ -396,9 +396,10 @@ static void run_pip(const sp_ctx *ctx, sp_result *r)
 		return;
 	}
 	char dir[256];
-	int rc = sp_private_dir(ctx, dir, sizeof dir);
+	sp_outcome dir_o = {0};
+	int rc = sp_private_dir(ctx, dir, sizeof dir, &dir_o);
 	if (rc < 0) {
-		sp_errorr(r, "no private directory for the venv: %s", strerror(-rc));
+		sp_errorr(r, "no private directory for the venv: %s", dir_o.why);
 		return;
 	}
 	char tag[32], mod[64], token[64], dist[64];
@@ -768,9 +769,10 @@ static void run_deb(const sp_ctx *ctx, sp_result *r, bool apt)
 		return;
 	}
 	char dir[256];
-	int rc = sp_private_dir(ctx, dir, sizeof dir);
+	sp_outcome dir_o = {0};
+	int rc = sp_private_dir(ctx, dir, sizeof dir, &dir_o);
 	if (rc < 0) {
-		sp_errorr(r, "no private directory for the .deb: %s", strerror(-rc));
+		sp_errorr(r, "no private directory for the .deb: %s", dir_o.why);
 		return;
 	}
 	char dname[128], debpath[512];
@@ -857,9 +859,10 @@ static void run_npm(const sp_ctx *ctx, sp_result *r)
 		return;
 	}
 	char dir[256];
-	int rc = sp_private_dir(ctx, dir, sizeof dir);
+	sp_outcome dir_o = {0};
+	int rc = sp_private_dir(ctx, dir, sizeof dir, &dir_o);
 	if (rc < 0) {
-		sp_errorr(r, "no private directory for npm: %s", strerror(-rc));
+		sp_errorr(r, "no private directory for npm: %s", dir_o.why);
 		return;
 	}
 	char tag[32], name[64], token[64];

@@ -967,6 +967,7 @@ static sp_call cap_cache[SP_ARRAY_SIZE(cap_defs)];
 static char cap_notes[SP_ARRAY_SIZE(cap_defs)][160];
 static bool cap_cached;
 static int cap_dir_rm;
+static sp_outcome cap_dir_why; /* why not, when cap_dir_rm < 0 */
 static char cap_dir[512];
 static int cap_fork_err;
 
@@ -1016,7 +1017,8 @@ static void cap_batch(const sp_ctx *ctx)
 	cap_cached = true;
 	struct cap_probe_arg arg;
 	memset(&arg, 0, sizeof arg);
-	if (sp_private_dir(ctx, arg.dir, sizeof arg.dir) < 0)
+	sp_outcome o = {0};
+	if (sp_private_dir(ctx, arg.dir, sizeof arg.dir, &o) < 0)
 		arg.dir[0] = '\0';
 	snprintf(cap_dir, sizeof cap_dir, "%s", arg.dir);
 	sp_probe_seq seq = {.n = SP_ARRAY_SIZE(cap_defs),
@@ -1026,10 +1028,9 @@ static void cap_batch(const sp_ctx *ctx)
 			    .got = cap_seq_got,
 			    .lost = cap_seq_lost,
 			    .arg = &arg};
-	int rc = sp_probe_seq_run(&seq);
-	if (rc < 0)
-		cap_fork_err = -rc;
-	cap_dir_rm = arg.dir[0] ? sp_private_dir_remove(arg.dir) : 0;
+	if (sp_probe_seq_run(&seq, &o) < 0)
+		cap_fork_err = o.errnum;
+	cap_dir_rm = arg.dir[0] ? sp_private_dir_remove(arg.dir, &cap_dir_why) : 0;
 }
 
 static void caps_probe_run(const sp_ctx *ctx)
@@ -1061,7 +1062,7 @@ static void run_cap(const struct cap_def *d, const sp_ctx *ctx, sp_result *r)
 	sp_call c = idx < SP_ARRAY_SIZE(cap_defs) ? cap_cache[idx] : (sp_call){0};
 	sp_observed(r, "%s in CapEff: %s; %s: ", name, has ? "yes" : "no", d->how);
 	if (cap_dir_rm < 0) {
-		sp_errorr(r, "private probe directory %s not removed: %s", cap_dir, strerror(-cap_dir_rm));
+		sp_errorr(r, "private probe directory %s not removed: %s", cap_dir, cap_dir_why.why);
 		return;
 	}
 	if (c.sig == SIGSYS) {

@@ -24,133 +24,6 @@
 #include "checks/types.h"
 #include "core/util.h"
 
-/* mountinfo escapes blanks as \040 etc. */
-static void unescape(char *s)
-{
-	char *w = s;
-	for (char *r = s; *r; r++) {
-		if (r[0] == '\\' && r[1] >= '0' && r[1] <= '7' && r[2] >= '0' && r[2] <= '7' && r[3] >= '0' &&
-		    r[3] <= '7') {
-			*w++ = (char)((r[1] - '0') * 64 + (r[2] - '0') * 8 + (r[3] - '0'));
-			r += 3;
-		} else {
-			*w++ = *r;
-		}
-	}
-	*w = '\0';
-}
-
-static int parse_mount_line(char *line, sp_mount *m)
-{
-	memset(m, 0, sizeof *m);
-	char *fields[32];
-	int n = 0;
-	for (char *save = NULL, *tok = strtok_r(line, " ", &save); tok && n < 32; tok = strtok_r(NULL, " ", &save))
-		fields[n++] = tok;
-	if (n < 10)
-		return -1;
-	int sep = -1;
-	for (int i = 6; i < n; i++)
-		if (!strcmp(fields[i], "-")) {
-			sep = i;
-			break;
-		}
-	if (sep < 0 || sep + 3 >= n + 1 || sep + 2 >= n)
-		return -1;
-	m->id = atoi(fields[0]);
-	m->parent = atoi(fields[1]);
-	snprintf(m->root, sizeof m->root, "%s", fields[3]);
-	snprintf(m->mountpoint, sizeof m->mountpoint, "%s", fields[4]);
-	snprintf(m->opts, sizeof m->opts, "%s", fields[5]);
-	m->optional[0] = '\0';
-	for (int i = 6; i < sep; i++) {
-		size_t len = strlen(m->optional);
-		snprintf(m->optional + len, sizeof m->optional - len, "%s%s", len ? " " : "", fields[i]);
-	}
-	snprintf(m->fstype, sizeof m->fstype, "%s", fields[sep + 1]);
-	snprintf(m->source, sizeof m->source, "%s", fields[sep + 2]);
-	if (sep + 3 < n)
-		snprintf(m->super_opts, sizeof m->super_opts, "%s", fields[sep + 3]);
-	unescape(m->root);
-	unescape(m->mountpoint);
-	unescape(m->source);
-	return 0;
-}
-
-int sp_mountinfo_each(int (*fn)(const sp_mount *m, void *arg), void *arg)
-{
-	int e = 0;
-	_cleanup_free_ char *buf = sp_read_file_alloc("/proc/self/mountinfo", 64u << 20, NULL, &e);
-	if (!buf)
-		return -e;
-	char *save = NULL;
-	for (char *line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		sp_mount m;
-		if (parse_mount_line(line, &m) < 0)
-			continue;
-		if (fn(&m, arg))
-			break;
-	}
-	return 0;
-}
-
-struct find_state {
-	const char *path;
-	size_t best;
-	bool found;
-	sp_mount *out;
-};
-
-static bool covers(const char *mountpoint, const char *path, size_t *len)
-{
-	size_t n = strlen(mountpoint);
-	if (!strcmp(mountpoint, "/")) {
-		*len = 1;
-		return true;
-	}
-	if (strncmp(mountpoint, path, n) == 0 && (path[n] == '\0' || path[n] == '/')) {
-		*len = n;
-		return true;
-	}
-	return false;
-}
-
-static int find_cb(const sp_mount *m, void *arg)
-{
-	struct find_state *st = arg;
-	size_t len;
-	/* later entries at the same mount point are stacked on top */
-	if (covers(m->mountpoint, st->path, &len) && len >= st->best) {
-		st->best = len;
-		*st->out = *m;
-		st->found = true;
-	}
-	return 0;
-}
-
-int sp_mountinfo_find(const char *path, sp_mount *out)
-{
-	struct find_state st = {.path = path, .best = 0, .found = false, .out = out};
-	int r = sp_mountinfo_each(find_cb, &st);
-	if (r < 0)
-		return r;
-	return st.found ? 0 : -ENOENT;
-}
-
-bool sp_opt_has(const char *opts, const char *opt)
-{
-	size_t n = strlen(opt);
-	for (const char *p = opts; p && *p;) {
-		size_t len = strcspn(p, ",");
-		if (len == n && !strncmp(p, opt, n))
-			return true;
-		p += len;
-		if (*p == ',')
-			p++;
-	}
-	return false;
-}
-
 void sp_probe_name(char *buf, size_t size, const char *dir)
 {
 	static unsigned counter;
@@ -178,59 +51,6 @@ void sp_private_mountns(void)
 		mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL);
 }
 
-pid_t sp_fork_piped(int pfd[2])
-{
-	if (pipe2(pfd, O_CLOEXEC) < 0)
-		return -errno;
-	pid_t pid = fork();
-	if (pid < 0) {
-		int e = errno;
-		close(pfd[0]);
-		close(pfd[1]);
-		return -e;
-	}
-	close(pfd[pid == 0 ? 0 : 1]);
-	return pid;
-}
-
-struct call_msg {
-	long ret;
-	int err;
-};
-
-int sp_child_call(long (*fn)(void *arg), void *arg, unsigned timeout_ms, sp_call *out)
-{
-	memset(out, 0, sizeof *out);
-	int pfd[2];
-	pid_t pid = sp_fork_piped(pfd);
-	if (pid < 0)
-		return (int)pid;
-	if (pid == 0) {
-		errno = 0;
-		long ret = fn(arg);
-		struct call_msg m = {.ret = ret, .err = ret <= 0 ? errno : 0};
-		ssize_t w = write(pfd[1], &m, sizeof m);
-		_exit(w == (ssize_t)sizeof m ? 0 : 1);
-	}
-	struct call_msg m;
-	uint64_t deadline = sp_now_ns() + (uint64_t)timeout_ms * 1000000ull;
-	size_t got = sp_read_until(pfd[0], &m, sizeof m, deadline, &out->timed_out);
-	close(pfd[0]);
-	if (out->timed_out)
-		kill(pid, SIGKILL);
-	int status = 0;
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
-	if (got == sizeof m) {
-		out->ran = true;
-		out->ret = m.ret;
-		out->err = m.err;
-	}
-	if (WIFSIGNALED(status) && !out->timed_out)
-		out->sig = WTERMSIG(status);
-	return 0;
-}
-
 struct seq_frame {
 	int idx;
 	union {
@@ -239,16 +59,16 @@ struct seq_frame {
 	} u;
 };
 
-int sp_probe_seq_run(const sp_probe_seq *s)
+int sp_probe_seq_run(const sp_probe_seq *s, sp_outcome *o)
 {
 	if (s->rec_size > SP_PROBE_SEQ_REC_MAX)
-		return -EINVAL;
+		return sp_why_errno(o, EINVAL, "a probe record of %zu bytes is over %d", s->rec_size, SP_PROBE_SEQ_REC_MAX);
 	size_t fsz = offsetof(struct seq_frame, u) + s->rec_size, next = 0;
 	while (next < s->n) {
 		int pfd[2];
 		pid_t pid = sp_fork_piped(pfd);
 		if (pid < 0)
-			return (int)pid;
+			return sp_why_errno(o, (int)-pid, "cannot start a probe child: %s", strerror((int)-pid));
 		if (pid == 0) {
 			for (size_t i = next; i < s->n; i++) {
 				struct seq_frame f;
@@ -304,14 +124,14 @@ const char *sp_errname(int e)
 	return n ? n : "E?";
 }
 
-int sp_private_dir(const sp_ctx *ctx, char *out, size_t size)
+int sp_private_dir(const sp_ctx *ctx, char *out, size_t size, sp_outcome *o)
 {
 	sp_strv dirs;
 	sp_policy_list(ctx->policy, "fs.writable", &dirs);
 	static const char *const fallback[] = {"/tmp", "/dev/shm", "/var/tmp", "/run"};
 	for (size_t i = 0; i < SP_ARRAY_SIZE(fallback); i++)
 		sp_strv_push(&dirs, fallback[i]);
-	int last = -ENOENT;
+	int last = ENOENT;
 	for (size_t i = 0; i < dirs.n; i++) {
 		char tmpl[512];
 		snprintf(tmpl, sizeof tmpl, "%s%s.sandprobe-XXXXXX", dirs.v[i], sp_endswith(dirs.v[i], "/") ? "" : "/");
@@ -320,13 +140,13 @@ int sp_private_dir(const sp_ctx *ctx, char *out, size_t size)
 			sp_strv_free(&dirs);
 			return 0;
 		}
-		last = -errno;
+		last = errno;
 	}
 	sp_strv_free(&dirs);
-	return last;
+	return sp_why_errno(o, last, "%s", strerror(last));
 }
 
-int sp_private_dir_remove(const char *dir)
+int sp_private_dir_remove(const char *dir, sp_outcome *o)
 {
 	DIR *d = opendir(dir);
 	if (d) {
@@ -340,10 +160,10 @@ int sp_private_dir_remove(const char *dir)
 		closedir(d);
 	}
 	if (rmdir(dir) < 0)
-		return -errno;
+		return sp_why_errno(o, errno, "%s", strerror(errno));
 	struct stat st;
 	if (lstat(dir, &st) == 0)
-		return -EEXIST;
+		return sp_why_errno(o, EEXIST, "%s", strerror(EEXIST));
 	return 0;
 }
 
@@ -353,7 +173,7 @@ int sp_write_probe(const char *path, bool write0, int *err)
 	int fd = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW);
 	if (fd < 0) {
 		*err = errno;
-		return errno == ENOENT ? -ENOENT : 0;
+		return errno == ENOENT ? -1 : 0;
 	}
 	int ok = 1;
 	/* a handler that rejects the empty write (EINVAL) was still reached */
@@ -452,21 +272,6 @@ long sp_other_mapped_id(unsigned self, bool gid)
 	struct id_q q = {.self = self, .found = -1};
 	id_map_each(gid, id_other, &q);
 	return q.found;
-}
-
-int sp_sysctl_long(const char *path, long *out)
-{
-	char buf[64];
-	ssize_t n = sp_read_file(path, buf, sizeof buf);
-	if (n < 0)
-		return (int)n;
-	char *end;
-	errno = 0;
-	long v = strtol(sp_trim(buf), &end, 10);
-	if (errno || end == buf)
-		return -EINVAL;
-	*out = v;
-	return 0;
 }
 
 /* the path lists (fs.*, env.mounts, lsm.landlock_hidden, priv.scan_roots

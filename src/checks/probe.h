@@ -10,52 +10,15 @@
 
 #include "core/caps.h"
 #include "core/check.h"
+#include "core/mountinfo.h" /* sp_mount, sp_mountinfo_each, sp_mountinfo_find */
 #include "core/outcome.h"
-
-/* one line of /proc/self/mountinfo */
-typedef struct sp_mount {
-	int id, parent;
-	char root[512];
-	char mountpoint[512];
-	char opts[256];       /* per-mount options: rw,nosuid,... */
-	char optional[128];   /* shared:N master:N ... */
-	char fstype[64];
-	char source[256];
-	char super_opts[512];
-} sp_mount;
-
-/* Call fn for each mount (in mountinfo order); fn returns nonzero to stop.
- * Returns 0, or -errno if mountinfo cannot be read. */
-int sp_mountinfo_each(int (*fn)(const sp_mount *m, void *arg), void *arg);
-/* The mount that path resolves into (topmost mount at the longest prefix). */
-int sp_mountinfo_find(const char *path, sp_mount *out);
-/* Does a comma-separated option list contain opt exactly? */
-bool sp_opt_has(const char *opts, const char *opt);
+#include "core/spawn.h" /* sp_fork_piped, sp_child_call */
 
 /* "dir/.sandprobe-PID-N-RAND": unique, for O_CREAT|O_EXCL probes */
 void sp_probe_name(char *buf, size_t size, const char *dir);
 
 /* kernel version as major*10000+minor*100+patch (0 if unknown) */
 unsigned sp_kernel_version(void);
-
-/* A pipe (O_CLOEXEC) and a child: the child keeps the write end pfd[1],
- * the parent the read end pfd[0] (each closes the other end). Returns the
- * pid (0 in the child), or -errno with nothing left open. */
-pid_t sp_fork_piped(int pfd[2]);
-
-/* Outcome of a call made in a bounded child (sp_child_call). */
-typedef struct sp_call {
-	long ret;        /* the function's return value */
-	int err;         /* errno after the call (0 when ret >= 0) */
-	int sig;         /* signal that killed the child, 0 if it exited */
-	bool timed_out;  /* killed after timeout_ms */
-	bool ran;        /* the child reported a result */
-} sp_call;
-
-/* Run fn(arg) in a forked child (timeout_ms bound) and hand back its return
- * value and errno. A SIGSYS kill (seccomp) is reported in ->sig. Returns 0,
- * or -errno when the child cannot be started. */
-int sp_child_call(long (*fn)(void *arg), void *arg, unsigned timeout_ms, sp_call *out);
 
 /* A sequence of probes run in as few children as possible: a child runs
  * probes next..n-1 in order and reports each before the next; when a filter
@@ -77,9 +40,10 @@ typedef struct sp_probe_seq {
 	bool (*lost)(size_t i, int sig, bool timed_out, void *arg);
 	void *arg;
 } sp_probe_seq;
-/* Returns 0, or -errno when a pipe or child cannot be made (the probes not
- * yet run are then neither reported nor lost). */
-int sp_probe_seq_run(const sp_probe_seq *s);
+/* Returns 0, or -1 with o when a pipe or child cannot be made (o->errnum its
+ * errno; the probes not yet run are then neither reported nor lost) or the
+ * record is over SP_PROBE_SEQ_REC_MAX (EINVAL). */
+int sp_probe_seq_run(const sp_probe_seq *s, sp_outcome *o);
 
 /* For a probe child about to mount: unshare a mount namespace and make every
  * mount in it private, so nothing it mounts can propagate out. Best effort:
@@ -94,15 +58,17 @@ int sp_not_one_of(const char *name, const char *what, const char *(*name_at)(siz
 const char *sp_errname(int e);
 
 /* Create a private directory (mode 0700) for probes under the first
- * writable of fs.writable, /tmp, /dev/shm, /var/tmp, /run. 0 or -errno. */
-int sp_private_dir(const sp_ctx *ctx, char *out, size_t size);
+ * writable of fs.writable, /tmp, /dev/shm, /var/tmp, /run. 0, or -1 with o
+ * (o->errnum the last mkdtemp's errno, o->why its text). */
+int sp_private_dir(const sp_ctx *ctx, char *out, size_t size, sp_outcome *o);
 /* Remove the private directory and what is in it (one level); proves it
- * is gone. 0 or -errno. */
-int sp_private_dir_remove(const char *dir);
+ * is gone. 0, or -1 with o (o->why the error's text; EEXIST when it is
+ * still there). */
+int sp_private_dir_remove(const char *dir, sp_outcome *o);
 
 /* Open path for writing without O_TRUNC or O_CREAT (never changes it), and
  * write zero bytes when write0. Returns 1 when the open (and the zero-byte
- * write) succeeded, 0 when refused (*err set), -ENOENT when absent. */
+ * write) succeeded, 0 when refused (*err set), -1 when absent (*err ENOENT). */
 int sp_write_probe(const char *path, bool write0, int *err);
 
 /* Create a new file in dir (a unique sp_probe_name, exclusive create, no
@@ -124,8 +90,6 @@ bool sp_id_mapped(unsigned id, bool gid);
 /* an id other than the caller's that is mapped (for setuid/chown probes),
  * or -1 when only the caller's is mapped */
 long sp_other_mapped_id(unsigned self, bool gid);
-/* integer value of a /proc/sys file: 0 or -errno */
-int sp_sysctl_long(const char *path, long *out);
 /* is a list-valued policy key containing item (case-sensitive)? */
 bool sp_policy_list_has(const sp_ctx *ctx, const char *key, const char *item);
 

@@ -375,7 +375,8 @@ static void sc_batch(enum abi abi)
 			    .got = sc_seq_got,
 			    .lost = sc_seq_lost,
 			    .arg = &q};
-	sp_probe_seq_run(&seq);
+	sp_outcome o = {0};
+	sp_probe_seq_run(&seq, &o);
 	sc_cached[abi] = true;
 }
 

@@ -76,10 +76,10 @@ static void run_ca_store(const sp_ctx *ctx, sp_result *r)
 	size_t absent = 0, unreadable = 0;
 	for (size_t i = 0; i < t.store.n; i++) {
 		size_t n = 0;
-		int has = sp_tls_bundle_has(t.store.v[i], &t.fpr, &n);
+		int has = sp_tls_bundle_has(t.store.v[i], &t.fpr, &n, &o);
 		if (has < 0) {
 			unreadable++;
-			sp_observed_add(r, "%s: %s", t.store.v[i], has == -EBADMSG ? "no certificate in it" : strerror(-has));
+			sp_observed_add(r, "%s: %s", t.store.v[i], o.why);
 		} else {
 			absent += has == 0;
 			sp_observed_add(r, "%s: %zu certificates, the CA %s", t.store.v[i], n, has ? "present" : "ABSENT");
@@ -87,8 +87,11 @@ static void run_ca_store(const sp_ctx *ctx, sp_result *r)
 	}
 	/* OpenSSL's hashed directory, where clients look up issuers by name */
 	if (t.ca && access("/etc/ssl/certs", F_OK) == 0) {
-		int d = sp_tls_dir_has("/etc/ssl/certs", t.ca);
-		sp_observed_add(r, "/etc/ssl/certs (hashed): the CA %s", d > 0 ? "present" : d == 0 ? "absent" : strerror(-d));
+		int d = sp_tls_dir_has("/etc/ssl/certs", t.ca, &o);
+		const char *state = d > 0 ? "present" : "absent";
+		if (d < 0)
+			state = o.why;
+		sp_observed_add(r, "/etc/ssl/certs (hashed): the CA %s", state);
 	}
 	if (unreadable)
 		sp_errorr(r, "%zu trust store file%s unreadable: cannot judge", unreadable, unreadable == 1 ? "" : "s");
@@ -134,6 +137,7 @@ static void run_ca_env(const sp_ctx *ctx, sp_result *r)
 		char path[512];
 		int has;
 		size_t n;
+		sp_outcome o; /* why not, when has < 0 */
 	} memo[8];
 	for (size_t i = 0; i < vars.n; i++) {
 		const char *name = vars.v[i], *v = getenv(name);
@@ -148,40 +152,46 @@ static void run_ca_env(const sp_ctx *ctx, sp_result *r)
 			/* a colon-separated list of hashed directories */
 			sp_strv dirs;
 			sp_strv_split(&dirs, v, ":");
-			int found = 0, err = 0;
+			int found = 0;
+			sp_outcome err = {0}; /* the last directory that could not be read */
 			for (size_t k = 0; k < dirs.n && found <= 0; k++) {
-				int d = sp_tls_dir_has(dirs.v[k], t.ca);
+				sp_outcome dk = {0};
+				int d = sp_tls_dir_has(dirs.v[k], t.ca, &dk);
 				if (d < 0)
-					err = -d;
+					err = dk;
 				else
 					found = d;
 			}
 			sp_strv_free(&dirs);
 			if (!t.ca)
 				problem = "cannot be judged (the CA certificate itself is not available)";
+			else if (found <= 0 && err.errnum)
+				snprintf(note, sizeof note, "unreadable or lacks the CA: %s", err.why), problem = note;
 			else if (found <= 0)
-				snprintf(note, sizeof note, "%s%s", err ? "unreadable or lacks the CA: " : "lacks the CA",
-					 err ? strerror(err) : ""), problem = note;
+				problem = "lacks the CA";
 		} else {
 			size_t n = 0;
 			/* variables often name the same bundle: read each file once */
 			int has = 0;
+			sp_outcome ho = {0};
 			size_t k = 0;
 			for (; k < nmemo && strcmp(memo[k].path, v); k++)
 				;
 			if (k < nmemo) {
 				has = memo[k].has;
 				n = memo[k].n;
+				ho = memo[k].o;
 			} else {
-				has = sp_tls_bundle_has(v, &t.fpr, &n);
+				has = sp_tls_bundle_has(v, &t.fpr, &n, &ho);
 				if (nmemo < SP_ARRAY_SIZE(memo)) {
 					snprintf(memo[nmemo].path, sizeof memo[nmemo].path, "%s", v);
 					memo[nmemo].has = has;
+					memo[nmemo].o = ho;
 					memo[nmemo++].n = n;
 				}
 			}
 			if (has < 0)
-				snprintf(note, sizeof note, "%s: %s", v, has == -EBADMSG ? "holds no certificate" : strerror(-has)),
+				snprintf(note, sizeof note, "%s: %s", v, ho.errnum == EBADMSG ? "holds no certificate" : ho.why),
 					problem = note;
 			else if (has == 0)
 				snprintf(note, sizeof note, "%s holds %zu certificate%s, not the CA", v, n, n == 1 ? "" : "s"),

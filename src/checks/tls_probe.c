@@ -449,14 +449,14 @@ static void count_fpr(const unsigned char *der, size_t len, void *arg)
 /* SHA-256 of each certificate of a PEM bundle, from the DER in each block
  * (no X.509 parsing: a 150-certificate bundle costs well under a
  * millisecond); for a file without PEM, the certificate parsed as DER */
-int sp_tls_bundle_has(const char *path, const sp_strv *fpr, size_t *ncerts)
+int sp_tls_bundle_has(const char *path, const sp_strv *fpr, size_t *ncerts, sp_outcome *o)
 {
 	*ncerts = 0;
 	size_t len = 0;
 	int e = 0;
 	_cleanup_free_ char *buf = sp_read_file_alloc(path, 16u << 20, &len, &e);
 	if (!buf)
-		return -e;
+		return sp_why_errno(o, e, "%s", strerror(e));
 	struct fpr_count fc = {.fpr = fpr};
 	if (!memmem(buf, len, "-----BEGIN", 10)) {
 		size_t el = der_element_len((const unsigned char *)buf, len);
@@ -467,19 +467,19 @@ int sp_tls_bundle_has(const char *path, const sp_strv *fpr, size_t *ncerts)
 			*ncerts = 1;
 		}
 		mbedtls_x509_crt_free(&one);
-		return *ncerts ? fc.found : -EBADMSG;
+		return *ncerts ? fc.found : sp_why_errno(o, EBADMSG, "no certificate in it");
 	}
 	*ncerts = each_pem_cert(buf, len, count_fpr, &fc);
-	return *ncerts ? fc.found : -EBADMSG;
+	return *ncerts ? fc.found : sp_why_errno(o, EBADMSG, "no certificate in it");
 }
 
-int sp_tls_dir_has(const char *dir, const void *ca_certs)
+int sp_tls_dir_has(const char *dir, const void *ca_certs, sp_outcome *o)
 {
 	struct stat st;
 	if (stat(dir, &st) < 0)
-		return -errno;
+		return sp_why_errno(o, errno, "%s", strerror(errno));
 	if (!S_ISDIR(st.st_mode))
-		return -ENOTDIR;
+		return sp_why_errno(o, ENOTDIR, "%s", strerror(ENOTDIR));
 	for (const mbedtls_x509_crt *want = ca_certs; crt_present(want); want = want->next) {
 		char wf[65];
 		fpr_of(want, wf);
@@ -540,32 +540,6 @@ const char *sp_tls_verify_text(long v)
 }
 
 /* ---- the probe ---------------------------------------------------------------- */
-
-
-/* read a response head, byte by byte so nothing past it is consumed (the
- * TLS stream starts right after a CONNECT's answer); bytes, or -errno */
-static ssize_t read_head(int fd, char *buf, size_t size, uint64_t deadline)
-{
-	size_t got = 0;
-	buf[0] = '\0';
-	while (got + 1 < size) {
-		int ev = sp_net_wait(fd, POLLIN, deadline);
-		if (ev < 0)
-			return got ? (ssize_t)got : ev;
-		ssize_t n = recv(fd, buf + got, 1, MSG_DONTWAIT);
-		if (n < 0 && (errno == EAGAIN || errno == EINTR))
-			continue;
-		if (n < 0)
-			return got ? (ssize_t)got : -errno;
-		if (n == 0)
-			break;
-		got++;
-		buf[got] = '\0';
-		if (got >= 4 && !memcmp(buf + got - 4, "\r\n\r\n", 4))
-			break;
-	}
-	return (ssize_t)got;
-}
 
 /* "HTTP/1.1 403 Forbidden; Server: x; Via: y" */
 static void summarise_head(const char *head, char *out, size_t size)
@@ -956,7 +930,7 @@ void sp_tls_run(sp_tls_req *q)
 		snprintf(req, sizeof req, "CONNECT %s:%u HTTP/1.1\r\nHost: %s:%u\r\nUser-Agent: sandprobe-doctor\r\n\r\n",
 			 q->host, q->port, q->host, q->port);
 		int s = sp_net_send_all(fd, req, strlen(req), deadline, false);
-		ssize_t n = s < 0 ? s : read_head(fd, head, sizeof head, deadline);
+		ssize_t n = s < 0 ? s : sp_net_read_head(fd, head, sizeof head, deadline, true);
 		if (n <= 0) {
 			o->err = n < 0 ? (int)-n : 0;
 			o->closed = n == 0 || n == -ECONNRESET || n == -EPIPE;
@@ -981,7 +955,7 @@ void sp_tls_run(sp_tls_req *q)
 		snprintf(req, sizeof req, "GET / HTTP/1.1\r\nHost: %s\r\nUser-Agent: sandprobe-doctor\r\nAccept: */*\r\n"
 					  "Connection: close\r\n\r\n", host);
 		int s = sp_net_send_all(fd, req, strlen(req), deadline, false);
-		ssize_t n = s < 0 ? s : read_head(fd, head, sizeof head, deadline);
+		ssize_t n = s < 0 ? s : sp_net_read_head(fd, head, sizeof head, deadline, true);
 		if (n <= 0) {
 			o->err = n < 0 ? (int)-n : 0;
 			o->closed = n == 0 || n == -ECONNRESET || n == -EPIPE;

@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <sys/socket.h>
 
+#include "core/outcome.h"
 #include "core/util.h"
 
 /* How far a probe got. */
@@ -86,12 +87,13 @@ unsigned long sp_tls_subject_hash(const void *certs, size_t i);
  * lowercase hex digits; 0, or -1 when it is not a SHA-256 fingerprint. */
 int sp_tls_fpr_normalise(const char *in, char out[65]);
 /* Does the bundle hold a certificate with one of the fingerprints? Returns
- * the number found, or -errno / -EBADMSG. */
-int sp_tls_bundle_has(const char *path, const sp_strv *fpr, size_t *ncerts);
+ * the number found, or -1 with o: the file unreadable (o->why the error's
+ * text) or holding no certificate (o->errnum EBADMSG). */
+int sp_tls_bundle_has(const char *path, const sp_strv *fpr, size_t *ncerts, sp_outcome *o);
 /* In an OpenSSL hashed directory (SSL_CERT_DIR, /etc/ssl/certs), is one of
- * the CA certificates present under its subject hash (HASH.N)? 1, 0, or
- * -errno when the directory is unreadable. */
-int sp_tls_dir_has(const char *dir, const void *ca_certs);
+ * the CA certificates present under its subject hash (HASH.N)? 1, 0, or -1
+ * with o (o->why the error's text) when the directory is unreadable. */
+int sp_tls_dir_has(const char *dir, const void *ca_certs, sp_outcome *o);
 
 /* Build the trust configuration from the policy (tls.ca, tls.ca_fingerprint,
  * tls.store; src/checks/tls_trust.c). Returns 1 when a CA is named, 0 when

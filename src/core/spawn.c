@@ -430,3 +430,56 @@ int sp_run_cmd(char *const argv[], char **out, char **errout, unsigned timeout_m
 	sp_child_free(&c);
 	return code;
 }
+
+pid_t sp_fork_piped(int pfd[2])
+{
+	if (pipe2(pfd, O_CLOEXEC) < 0)
+		return -errno;
+	pid_t pid = fork();
+	if (pid < 0) {
+		int e = errno;
+		close(pfd[0]);
+		close(pfd[1]);
+		return -e;
+	}
+	close(pfd[pid == 0 ? 0 : 1]);
+	return pid;
+}
+
+struct call_msg {
+	long ret;
+	int err;
+};
+
+int sp_child_call(long (*fn)(void *arg), void *arg, unsigned timeout_ms, sp_call *out)
+{
+	memset(out, 0, sizeof *out);
+	int pfd[2];
+	pid_t pid = sp_fork_piped(pfd);
+	if (pid < 0)
+		return (int)pid;
+	if (pid == 0) {
+		errno = 0;
+		long ret = fn(arg);
+		struct call_msg m = {.ret = ret, .err = ret <= 0 ? errno : 0};
+		ssize_t w = write(pfd[1], &m, sizeof m);
+		_exit(w == (ssize_t)sizeof m ? 0 : 1);
+	}
+	struct call_msg m;
+	uint64_t deadline = sp_now_ns() + (uint64_t)timeout_ms * 1000000ull;
+	size_t got = sp_read_until(pfd[0], &m, sizeof m, deadline, &out->timed_out);
+	close(pfd[0]);
+	if (out->timed_out)
+		kill(pid, SIGKILL);
+	int status = 0;
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	if (got == sizeof m) {
+		out->ran = true;
+		out->ret = m.ret;
+		out->err = m.err;
+	}
+	if (WIFSIGNALED(status) && !out->timed_out)
+		out->sig = WTERMSIG(status);
+	return 0;
+}

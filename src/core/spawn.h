@@ -106,4 +106,23 @@ void sp_child_free(sp_child *c);
  * 128 + signal, or -1 when it cannot run or was killed at the deadline */
 int sp_run_cmd(char *const argv[], char **out, char **errout, unsigned timeout_ms);
 
+/* A pipe (O_CLOEXEC) and a child: the child keeps the write end pfd[1],
+ * the parent the read end pfd[0] (each closes the other end). Returns the
+ * pid (0 in the child), or -errno with nothing left open. */
+pid_t sp_fork_piped(int pfd[2]);
+
+/* Outcome of a call made in a bounded child (sp_child_call). */
+typedef struct sp_call {
+	long ret;       /* the function's return value */
+	int err;        /* errno after the call (0 when ret >= 0) */
+	int sig;        /* signal that killed the child, 0 if it exited */
+	bool timed_out; /* killed after timeout_ms */
+	bool ran;       /* the child reported a result */
+} sp_call;
+
+/* Run fn(arg) in a forked child (timeout_ms bound) and hand back its return
+ * value and errno. A SIGSYS kill (seccomp) is reported in ->sig. Returns 0,
+ * or -errno when the child cannot be started. */
+int sp_child_call(long (*fn)(void *arg), void *arg, unsigned timeout_ms, sp_call *out);
+
 #endif

@@ -326,3 +326,18 @@ size_t sp_read_until(int fd, void *buf, size_t size, uint64_t deadline, bool *ti
 	}
 	return got;
 }
+
+int sp_sysctl_long(const char *path, long *out)
+{
+	char buf[64];
+	ssize_t n = sp_read_file(path, buf, sizeof buf);
+	if (n < 0)
+		return (int)n;
+	char *end;
+	errno = 0;
+	long v = strtol(sp_trim(buf), &end, 10);
+	if (errno || end == buf)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}

@@ -39,6 +39,8 @@ int sp_write_all(int fd, const void *buf, size_t len);
 int sp_status_field(const char *path, const char *key, char *out, size_t outsz);
 /* the same from text already read ("Key: value" lines): 0, or -ENOENT */
 int sp_text_field(const char *text, const char *key, char *out, size_t outsz);
+/* integer value of a /proc/sys file: 0 or -errno */
+int sp_sysctl_long(const char *path, long *out);
 
 /* monotonic clock in nanoseconds */
 uint64_t sp_now_ns(void);

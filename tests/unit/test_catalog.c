@@ -161,7 +161,8 @@ int main(void)
 			    .got = seq_got,
 			    .lost = seq_lost,
 			    .arg = &lg};
-	is_int(sp_probe_seq_run(&seq), 0, "probe sequence runs");
+	sp_outcome so = {0};
+	is_int(sp_probe_seq_run(&seq, &so), 0, "probe sequence runs");
 	ok(lg.got[0] && lg.got[2] && lg.got[4] && !lg.got[1] && !lg.got[3], "the probes that finished report");
 	ok(lg.lost[1] && lg.lost_sig[1] == SIGUSR1 && !lg.lost_to[1], "probe 1: its killing signal, not a timeout");
 	ok(lg.lost[3] && lg.lost_sig[3] == 0 && lg.lost_to[3], "probe 3: timed out");
@@ -170,10 +171,11 @@ int main(void)
 	   "each resumption runs in a new child");
 	struct seq_log st = {.stop_at = 1};
 	seq.arg = &st;
-	is_int(sp_probe_seq_run(&seq), 0, "probe sequence runs (stopping)");
+	is_int(sp_probe_seq_run(&seq, &so), 0, "probe sequence runs (stopping)");
 	ok(st.got[0] && st.lost[1] && !st.got[2] && !st.lost[2] && !st.got[4], "lost() returning false stops it");
 	seq.rec_size = SP_PROBE_SEQ_REC_MAX + 1;
-	is_int(sp_probe_seq_run(&seq), -EINVAL, "a record too large is refused");
+	is_int(sp_probe_seq_run(&seq, &so), -1, "a record too large is refused");
+	is_int(so.errnum, EINVAL, "EINVAL");
 
 	/* the scan finds nothing in an empty tree and counts what it walks */
 	sp_scan_result *res = sp_xcalloc(1, sizeof *res);

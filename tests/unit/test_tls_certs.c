@@ -81,14 +81,15 @@ int main(void)
 		sp_tls_fingerprint(c, 0, got);
 		is_str(got, want, "the SHA-256 fingerprint is openssl's");
 		sp_strv f;
+		sp_outcome o = {0};
 		sp_strv_split(&f, want, ",");
 		size_t n = 0;
-		is_int(sp_tls_bundle_has(BUNDLE, &f, &n), 1, "the system bundle holds it once");
+		is_int(sp_tls_bundle_has(BUNDLE, &f, &n, &o), 1, "the system bundle holds it once");
 		ok(n >= checked / 2, "and its %zu certificates are all counted", n);
-		ok(sp_tls_dir_has(CERTS, c) == 1, "the hashed directory holds it under its hash");
+		ok(sp_tls_dir_has(CERTS, c, &o) == 1, "the hashed directory holds it under its hash");
 		sp_strv_free(&f);
 		sp_strv_split(&f, "00000000000000000000000000000000000000000000000000000000000000ff", ",");
-		is_int(sp_tls_bundle_has(BUNDLE, &f, &n), 0, "an unknown fingerprint is not found");
+		is_int(sp_tls_bundle_has(BUNDLE, &f, &n, &o), 0, "an unknown fingerprint is not found");
 		sp_strv_free(&f);
 		sp_tls_free_certs(c);
 	}
