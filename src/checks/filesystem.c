@@ -396,15 +396,15 @@ struct ra_arg {
  * an open for writing proves nothing: the write is the proof. It writes the
  * file's current value back (the kernel strips the newline it shows), so an
  * accepted write changes nothing; an empty value is written back as "\n".
- * 1 accepted, 0 refused (*err: the open's or the write's errno), -ENOENT
- * absent. */
+ * 1 accepted, 0 refused (*err: the open's or the write's errno), -1
+ * absent (*err ENOENT). */
 static int ra_write_same(const char *path, int *err)
 {
 	*err = 0;
 	int fd = open(path, O_RDWR | O_NOCTTY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW);
 	if (fd < 0) {
 		*err = errno;
-		return errno == ENOENT ? -ENOENT : 0;
+		return errno == ENOENT ? -1 : 0;
 	}
 	char cur[4097];
 	ssize_t n = pread(fd, cur, sizeof cur - 1, 0);
@@ -457,7 +457,7 @@ static int ra_cb(const sp_mount *m, void *arg)
 	int e = 0;
 	/* the host's own file: its current value written back, nothing else */
 	int ok = ra_write_same(p, &e);
-	if (ok == -ENOENT)
+	if (ok < 0)
 		return 0;
 	sp_observed_add(w->r, "%s: write of its own value %s", p, ok == 1 ? "ACCEPTED" : sp_errname(e));
 	if (ok == 1 && !w->writable++)
