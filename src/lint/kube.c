@@ -409,6 +409,20 @@ static void ctr_user(const struct ctr *k)
 }
 SP_LINT_CHECK(kube_container_checks, ctr_user);
 
+/* a security profile's type: the container's FIELD/type, else the pod's;
+ * *at is the JSON pointer of the securityContext it came from */
+static sp_ynode *profile_type(const struct ctr *k, const char *field, const char **at)
+{
+	struct pod *p = k->p;
+	sp_ynode *t = sp_y_get(p->d, sp_y_get(p->d, k->csc, field), "type");
+	*at = k->scp;
+	if (!t) {
+		t = sp_y_get(p->d, sp_y_get(p->d, p->psc, field), "type");
+		*at = p->pscptr;
+	}
+	return t;
+}
+
 /* seccomp: the field (container over pod), then the annotations */
 static void ctr_seccomp(const struct ctr *k)
 {
@@ -417,12 +431,8 @@ static void ctr_seccomp(const struct ctr *k)
 	size_t fi = p->fi;
 	sp_ydoc *d = p->d;
 	const char *name = k->name;
-	sp_ynode *sct = sp_y_get(d, sp_y_get(d, k->csc, "seccompProfile"), "type");
-	const char *sctp = k->scp;
-	if (!sct) {
-		sct = sp_y_get(d, sp_y_get(d, p->psc, "seccompProfile"), "type");
-		sctp = p->pscptr;
-	}
+	const char *sctp;
+	sp_ynode *sct = profile_type(k, "seccompProfile", &sctp);
 	_cleanup_free_ char *skey = sp_xasprintf("container.seccomp.security.alpha.kubernetes.io/%s", name);
 	sp_ynode *sann = sp_y_get(d, p->ann, skey);
 	sp_ynode *pann = sp_y_get(d, p->ann, "seccomp.security.alpha.kubernetes.io/pod");
@@ -451,12 +461,8 @@ static void ctr_apparmor(const struct ctr *k)
 	size_t fi = p->fi;
 	sp_ydoc *d = p->d;
 	const char *name = k->name;
-	sp_ynode *aat = sp_y_get(d, sp_y_get(d, k->csc, "appArmorProfile"), "type");
-	const char *aatp = k->scp;
-	if (!aat) {
-		aat = sp_y_get(d, sp_y_get(d, p->psc, "appArmorProfile"), "type");
-		aatp = p->pscptr;
-	}
+	const char *aatp;
+	sp_ynode *aat = profile_type(k, "appArmorProfile", &aatp);
 	_cleanup_free_ char *akey = sp_xasprintf("container.apparmor.security.beta.kubernetes.io/%s", name);
 	sp_ynode *aann = sp_y_get(d, p->ann, akey);
 	if (aat && is_unconfined(sp_y_str(aat))) {
