@@ -897,16 +897,20 @@ static long long exact_rss(sp_soak_sampler *s, pid_t pid, long long fallback)
  * shares again (exec only makes a new one), so that answer is kept, and its
  * RSS is read again after the answer: the scan's figure may predate its
  * exec. One that is gone by then holds nothing; if kcmp cannot tell, the
- * scan's figure counts (more, never less). */
-static long long own_rss_pages(sp_soak_sampler *s, struct pcache *ce, const struct pinfo *pi)
+ * scan's figure counts (more, never less). *shared: it still shares its
+ * parent's (or is gone), so its descriptors are not its own either (below). */
+static long long own_rss_pages(sp_soak_sampler *s, struct pcache *ce, const struct pinfo *pi, bool *shared)
 {
+	*shared = false;
 	if (ce->own_mm || pi->ppid <= 0)
 		return pi->rss_pages;
 	long r = syscall(SYS_kcmp, pi->pid, pi->ppid, KCMP_VM, 0, 0);
-	if (r == 0)
+	if (r == 0 || (r < 0 && errno == ESRCH)) {
+		*shared = true;
 		return 0;
+	}
 	if (r < 0)
-		return errno == ESRCH ? 0 : pi->rss_pages;
+		return pi->rss_pages;
 	ce->own_mm = true;
 	struct pinfo now = {.pid = pi->pid};
 	return reread_stat(s, ce, &now) ? now.rss_pages : 0;
@@ -930,9 +934,14 @@ void sp_sampler_take(sp_soak_sampler *s, sp_soak_sample *o)
 			continue;
 		o->owned_processes++;
 		o->owned_threads += pi->threads;
-		o->owned_rss_bytes += own_rss_pages(s, &s->cache[pi->ci], pi) * s->page;
+		bool shared;
+		o->owned_rss_bytes += own_rss_pages(s, &s->cache[pi->ci], pi, &shared) * s->page;
 		ticks += pi->utime + pi->stime;
-		o->owned_fds += count_fds(s, &s->cache[pi->ci], pi->pid);
+		/* a child between vfork and exec holds, for that moment, copies
+		 * of the runner's descriptors (and sockets), which exec closes:
+		 * counted, they made an fd growth out of nothing under load */
+		if (!shared)
+			o->owned_fds += count_fds(s, &s->cache[pi->ci], pi->pid);
 	}
 	o->owned_cpu_seconds = (double)ticks / (double)s->clk;
 	o->owned_sockets = unique_socks(s);

@@ -501,9 +501,11 @@ static void test_sockets(void)
 /* Children sharing the runner's address space (every spawn between vfork
  * and exec) showed up with the runner's whole RSS, a leak slope out of
  * nothing. A child made with clone(CLONE_VM) stands for that moment: its own
- * /proc RSS is the parent's, and owned RSS must not count it. A forked child
- * that dirties memory of its own must still count (a leak in a child is
- * never hidden). */
+ * /proc RSS is the parent's, and owned RSS must not count it; nor the copies
+ * of our descriptors it holds until exec (under load they made an fd growth
+ * out of nothing). A forked child that dirties memory of its own must still
+ * count, and so must the descriptors it holds (a leak in a child is never
+ * hidden). */
 __attribute__((no_sanitize("address", "undefined"))) static int vm_child(void *arg)
 {
 	(void)arg;
@@ -524,9 +526,20 @@ static long long stat_rss(pid_t pid)
 	return res * sysconf(_SC_PAGESIZE);
 }
 
+static long long fd_count(pid_t pid)
+{
+	char path[64];
+	snprintf(path, sizeof path, "/proc/%d/fd", (int)pid);
+	return sp_count_dir(path);
+}
+
 static void test_shared_mm(void)
 {
 	const size_t big = 48u << 20, mine = 32u << 20;
+	enum { NFD = 40 };
+	int fds[NFD];
+	for (int i = 0; i < NFD; i++)
+		fds[i] = fcntl(0, F_DUPFD_CLOEXEC, 3);
 	char *mem = mmap(NULL, big, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	ok(mem != MAP_FAILED, "48 MiB mapped");
 	memset(mem, 1, big);
@@ -545,6 +558,9 @@ static void test_shared_mm(void)
 	ok(smp.owned_rss_bytes < (long long)(8u << 20),
 	   "owned RSS does not count our memory again through it (%lld bytes)", smp.owned_rss_bytes);
 	ok(smp.runner_rss_bytes >= (long long)big, "the runner's RSS has it once (%lld bytes)", smp.runner_rss_bytes);
+	long long vfd = fd_count(vm);
+	ok(vfd >= NFD, "ground truth: it holds copies of our %d extra descriptors (%lld)", NFD, vfd);
+	ok(smp.owned_fds < 8, "owned FDs do not count them (%lld)", smp.owned_fds);
 	/* a forked child with memory of its own is counted */
 	int go[2];
 	ok(pipe(go) == 0, "pipe");
@@ -570,6 +586,9 @@ static void test_shared_mm(void)
 	   "a forked child's own memory is counted (%lld bytes owned, its RSS %lld)", smp.owned_rss_bytes, frss);
 	ok(smp.owned_rss_bytes < frss + (long long)(8u << 20), "and the sharing child still is not (%lld bytes)",
 	   smp.owned_rss_bytes);
+	long long ffd = fd_count(fk);
+	ok(ffd >= NFD && smp.owned_fds >= ffd && smp.owned_fds < ffd + 8,
+	   "the forked child's descriptors are counted (%lld owned, it holds %lld)", smp.owned_fds, ffd);
 	kill(fk, SIGKILL);
 	waitpid(fk, NULL, 0);
 	kill(vm, SIGKILL);
@@ -577,6 +596,8 @@ static void test_shared_mm(void)
 	sp_sampler_free(s);
 	munmap(stack, stsz);
 	munmap(mem, big);
+	for (int i = 0; i < NFD; i++)
+		close(fds[i]);
 }
 
 static void test_manifest(void)
